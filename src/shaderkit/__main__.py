@@ -1,0 +1,3 @@
+from shaderkit.cli import main
+
+main()

@@ -1,0 +1,76 @@
+"""Command-line interface. Commands load lazily so that start-up stays fast."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+#: verb -> "module:function" (a click command); modules import only when the verb runs.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("shaderkit.cli.info:info", "Show what is inside a file."),
+    "disasm": ("shaderkit.cli.disasm:disasm", "Disassemble every program in a file."),
+    "asm": ("shaderkit.cli.asm:asm", "Assemble PICA200 (picasso syntax) sources into a SHBIN."),
+    "rebuild": ("shaderkit.cli.rebuild:rebuild", "Parse a file and write it back from the model."),
+    "verify": ("shaderkit.cli.verify:verify", "Parse, rebuild and compare files or folders."),
+    "variation": ("shaderkit.cli.variation:variation", "Find the binaries of a SHARCFB variation."),
+    "extract": ("shaderkit.cli.extract:extract", "Write one stage's code out of a BNSH."),
+    "replace": ("shaderkit.cli.replace:replace", "Put new stage code into a BNSH."),
+    "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, _, attr = entry[0].partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return None
+        command = getattr(module, attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, help_text) for name, (_, help_text) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="shaderkit", prog_name="shaderkit")
+def cli() -> None:
+    """shaderkit: see, disassemble, rebuild and edit compiled GPU shader binaries."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: errors on input become one line on stderr and exit status 2."""
+    from shaderkit.errors import ShaderkitError
+
+    try:
+        status = cli.main(args=argv, prog_name="shaderkit", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
+    except ShaderkitError as exc:
+        click.echo(f"shaderkit: {exc}", err=True)
+        sys.exit(2)
+    except OSError as exc:
+        name = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"shaderkit: {name}{exc.strerror or exc}", err=True)
+        sys.exit(2)
+    if isinstance(status, int) and status:
+        sys.exit(status)
+    return status

@@ -1,0 +1,64 @@
+"""File I/O and small helpers shared by the commands (cli/ is the only place doing I/O)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from shaderkit.formats.base import ShaderFile
+
+
+def read_input(path: str) -> bytes:
+    """Bytes of ``path``; ``-`` reads standard input."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def write_output(path: str, data: bytes | str) -> None:
+    """Write to ``path`` (``-`` is standard output), creating parent folders."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if path == "-":
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+        return
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(raw)
+
+
+def load_model(path: str) -> ShaderFile:
+    """Parse the file at ``path``; unknown formats are a usage error."""
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.registry import detect
+
+    data = read_input(path)
+    spec = detect(data)
+    if spec is None:
+        raise ShaderFormatError(f"{path}: not a known shader format (starts with {data[:4]!r})", 0)
+    try:
+        return spec.parse(data)
+    except ShaderFormatError as exc:
+        raise ShaderFormatError(exc.message, exc.offset, f"{path}: {exc.context}" if exc.context else path) from None
+
+
+def walk_paths(paths: tuple[str, ...]) -> list[Path]:
+    """Files named, plus every file below each folder named (sorted, recursive)."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file()))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise click.BadParameter(f"{name}: no such file or folder", param_hint="PATH")
+    return found

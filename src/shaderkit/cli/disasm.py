@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import os
+
+import click
+
+from shaderkit.cli.common import load_model, write_output
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
+def disasm(files: tuple[str, ...], output: str) -> None:
+    """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200)."""
+    if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
+        write_output(output, load_model(files[0]).disassemble())
+        return
+    if output == "-":
+        raise click.UsageError("several inputs need -o DIR")
+    os.makedirs(output, exist_ok=True)
+    for name in files:
+        stem = os.path.basename(name)
+        for suffix in (".dxbc", ".shbin", ".bcsdr", ".bnsh", ".sharcfb", ".gsh"):
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        write_output(os.path.join(output, stem + ".asm"), load_model(name).disassemble())

@@ -1,0 +1,93 @@
+"""Which format a byte string is, decided from its first bytes; models load lazily."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from shaderkit.formats.base import IdentifiedFile, ShaderFile
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str
+    title: str
+    sniff: Callable[[bytes], bool]
+    #: "module:Class" of the ShaderFile subclass; None for formats only identified, not read.
+    target: str | None = None
+    note: str = ""
+
+    def load(self) -> type[ShaderFile]:
+        if self.target is None:
+            raise LookupError(f"{self.name} has no model")
+        module_name, _, class_name = self.target.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        assert issubclass(cls, ShaderFile)
+        return cls
+
+    def parse(self, data: bytes) -> ShaderFile:
+        if self.target is None:
+            return IdentifiedFile(data, self.title, self.note)
+        return self.load().from_bytes(data)
+
+
+def _magic(*magics: bytes, at: int = 0) -> Callable[[bytes], bool]:
+    return lambda data: any(data[at : at + len(m)] == m for m in magics)
+
+
+def _is_nvn_program(data: bytes) -> bool:
+    # Raw NVN program blob: a small header of offsets, the control section starts with 0x98761234.
+    return len(data) >= 0x40 and b"\x34\x12\x76\x98" in data[:0x100]
+
+
+def _is_csdr(data: bytes) -> bool:
+    text = data[:4096].strip()
+    if len(text) < 8 or not all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r\n" for c in text[:256]):
+        return False
+    try:
+        head = base64.b64decode(text[:16] + b"=" * (-len(text[:16]) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return head[:4] in (b"DVLB", b"CGFX", b"DVOB", b"DVOJ")
+
+
+FORMATS: tuple[FormatSpec, ...] = (
+    FormatSpec("dxbc", "Direct3D shader bytecode (DXBC)", _magic(b"DXBC"),
+               "shaderkit.formats.dxbc.container:DxbcContainer"),
+    FormatSpec("dvlb", "Nintendo 3DS shader binary (SHBIN/DVLB)", _magic(b"DVLB"),
+               "shaderkit.formats.dvlb.dvlb:Dvlb"),
+    FormatSpec("dvob", "Nintendo 3DS shader object (DVOB/DVOJ)", _magic(b"DVOB", b"DVOJ"),
+               "shaderkit.formats.dvlb.dvob:Dvob"),
+    FormatSpec("cgfx", "Nintendo 3DS CGFX container (.bcsdr)", _magic(b"CGFX"),
+               "shaderkit.formats.dvlb.cgfx:Cgfx"),
+    FormatSpec("bnsh", "Nintendo Switch shader binary (BNSH)", _magic(b"BNSH"),
+               "shaderkit.formats.bnsh.bnsh:Bnsh"),
+    FormatSpec("sharcfb", "Wii U AGL binary shader archive (SHARCFB)", _magic(b"BAHS", b"SHAB"),
+               "shaderkit.formats.agl.sharcfb:Sharcfb"),
+    FormatSpec("sharc", "Wii U AGL shader source archive (SHARC)", _magic(b"AAHS", b"SHAA"),
+               "shaderkit.formats.agl.sharc:Sharc"),
+    FormatSpec("gsh", "Wii U GX2 shader (GFD/GSH)", _magic(b"Gfx2"),
+               "shaderkit.formats.gfd.gsh:Gsh"),
+    FormatSpec("yaz0", "Yaz0-compressed archive (SZS)", _magic(b"Yaz0"),
+               note="compressed container; decompress it (for example with a Yaz0 tool) to reach the files inside"),
+    FormatSpec("bfsha", "Nintendo shader archive (BFSHA)", _magic(b"FSHA"),
+               note="BFSHA archives are not read yet; the shaders they embed are BNSH (Switch) or GX2 (Wii U)"),
+    FormatSpec("nvn", "Nintendo Switch raw NVN shader program", _is_nvn_program,
+               "shaderkit.formats.bnsh.nvn:NvnProgramFile"),
+    FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,
+               "shaderkit.formats.dvlb.csdr:Csdr"),
+)
+
+BY_NAME = {spec.name: spec for spec in FORMATS}
+
+
+def detect(data: bytes) -> FormatSpec | None:
+    """The format of ``data``, or None when no known format matches."""
+    head = bytes(data[:4096])
+    for spec in FORMATS:
+        if spec.sniff(head if spec.name != "csdr" else data):
+            return spec
+    return None

@@ -1,0 +1,197 @@
+"""Bounds-checked reading of untrusted bytes.
+
+Every failure raises :class:`ShaderFormatError` carrying the absolute offset and a context path.
+Offsets passed to and returned by a Reader are absolute positions in the underlying buffer;
+a Reader made with :meth:`Reader.sub` only narrows the window that may be read.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+from shaderkit.errors import ShaderFormatError
+
+#: Hard cap on the number of elements any single table may declare.
+MAX_TABLE_ENTRIES = 1 << 20
+
+
+@lru_cache(maxsize=512)
+def _compiled(fmt: str) -> struct.Struct:
+    return struct.Struct(fmt)
+
+
+class Reader:
+    """A cursor over ``data[start:end]`` with endianness and a context path for errors."""
+
+    __slots__ = ("data", "pos", "start", "end", "endian", "_path")
+
+    def __init__(
+        self,
+        data: bytes | bytearray | memoryview,
+        offset: int = 0,
+        *,
+        end: int | None = None,
+        endian: str = "<",
+        context: str = "",
+    ) -> None:
+        self.data = bytes(data) if not isinstance(data, bytes) else data
+        size = len(self.data)
+        self.start = offset
+        self.end = size if end is None else end
+        if not 0 <= self.start <= self.end <= size:
+            raise ShaderFormatError(
+                f"window {offset:#x}..{self.end:#x} lies outside {size} bytes", offset, context
+            )
+        self.pos = offset
+        self.endian = endian
+        self._path: list[str] = [context] if context else []
+
+    # -- context ---------------------------------------------------------------------------
+    @property
+    def context(self) -> str:
+        return ".".join(p for p in self._path if p).replace(".[", "[")
+
+    @contextmanager
+    def scope(self, name: str) -> Iterator[Reader]:
+        """Push ``name`` onto the context path while reading a nested structure."""
+        self._path.append(name)
+        try:
+            yield self
+        finally:
+            self._path.pop()
+
+    def error(self, message: str, offset: int | None = None) -> ShaderFormatError:
+        return ShaderFormatError(message, self.pos if offset is None else offset, self.context)
+
+    # -- position --------------------------------------------------------------------------
+    def tell(self) -> int:
+        return self.pos
+
+    @property
+    def remaining(self) -> int:
+        return self.end - self.pos
+
+    def seek(self, offset: int, what: str = "offset") -> Reader:
+        if not self.start <= offset <= self.end:
+            raise self.error(
+                f"{what} {offset:#x} is outside {self.start:#x}..{self.end:#x}", self.pos
+            )
+        self.pos = offset
+        return self
+
+    def skip(self, count: int) -> None:
+        self.seek(self.pos + count, "skip target")
+
+    def at(self, offset: int, name: str = "") -> Reader:
+        """A new reader over the same window, positioned at ``offset``."""
+        child = self._child(self.start, self.end, name)
+        child.seek(offset)
+        return child
+
+    def sub(self, offset: int, size: int, name: str = "") -> Reader:
+        """A reader limited to ``size`` bytes starting at absolute ``offset``."""
+        if size < 0 or offset < self.start or offset + size > self.end:
+            raise self.error(
+                f"{name or 'block'} of {size} bytes at {offset:#x} runs past {self.end:#x}",
+                offset,
+            )
+        child = self._child(offset, offset + size, name)
+        return child
+
+    def _child(self, start: int, end: int, name: str) -> Reader:
+        child = Reader.__new__(Reader)
+        child.data = self.data
+        child.start = start
+        child.end = end
+        child.pos = start
+        child.endian = self.endian
+        child._path = [*self._path, name] if name else list(self._path)
+        return child
+
+    # -- raw reads -------------------------------------------------------------------------
+    def need(self, size: int, what: str = "data") -> None:
+        if size < 0 or self.pos + size > self.end:
+            raise self.error(f"{what} needs {size} bytes, {self.end - self.pos} left")
+
+    def read(self, size: int, what: str = "data") -> bytes:
+        self.need(size, what)
+        pos = self.pos
+        self.pos = pos + size
+        return self.data[pos : pos + size]
+
+    def peek(self, size: int) -> bytes:
+        return self.data[self.pos : min(self.pos + size, self.end)]
+
+    def unpack(self, fmt: str, what: str = "fields") -> tuple:
+        """Unpack ``fmt`` (without byte-order prefix) in this reader's endianness."""
+        st = _compiled(self.endian + fmt)
+        self.need(st.size, what)
+        values = st.unpack_from(self.data, self.pos)
+        self.pos += st.size
+        return values
+
+    def unpack_at(self, offset: int, fmt: str, what: str = "fields") -> tuple:
+        st = _compiled(self.endian + fmt)
+        if offset < self.start or offset + st.size > self.end:
+            raise self.error(f"{what} at {offset:#x} runs past {self.end:#x}", offset)
+        return st.unpack_from(self.data, offset)
+
+    def u8(self) -> int:
+        return int(self.unpack("B", "u8")[0])
+
+    def u16(self) -> int:
+        return int(self.unpack("H", "u16")[0])
+
+    def u32(self) -> int:
+        return int(self.unpack("I", "u32")[0])
+
+    def i32(self) -> int:
+        return int(self.unpack("i", "i32")[0])
+
+    def u64(self) -> int:
+        return int(self.unpack("Q", "u64")[0])
+
+    def f32(self) -> float:
+        return float(self.unpack("f", "f32")[0])
+
+    def u32_array(self, count: int, what: str = "u32 array") -> list[int]:
+        self.check_count(count, 4, what)
+        return list(self.unpack(f"{count}I", what))
+
+    # -- checks ----------------------------------------------------------------------------
+    def check_count(self, count: int, item_size: int, what: str = "table", offset: int | None = None) -> int:
+        """Refuse a count whose items cannot fit in the bytes left from ``offset``."""
+        base = self.pos if offset is None else offset
+        left = self.end - base
+        if count < 0 or count > MAX_TABLE_ENTRIES or count * item_size > left:
+            raise self.error(
+                f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left", base
+            )
+        return count
+
+    def expect(self, magic: bytes, what: str = "magic") -> None:
+        got = self.read(len(magic), what)
+        if got != magic:
+            raise self.error(f"bad {what}: expected {magic!r}, found {got!r}", self.pos - len(magic))
+
+    # -- strings ---------------------------------------------------------------------------
+    def cstring_at(self, offset: int, encoding: str = "ascii", what: str = "string") -> str:
+        """A NUL-terminated string at absolute ``offset`` inside the window."""
+        if not self.start <= offset < self.end:
+            raise self.error(f"{what} offset {offset:#x} is outside {self.start:#x}..{self.end:#x}", offset)
+        nul = self.data.find(b"\0", offset, self.end)
+        if nul < 0:
+            raise self.error(f"{what} at {offset:#x} has no terminator", offset)
+        raw = self.data[offset:nul]
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
+
+    def cstring(self, encoding: str = "ascii", what: str = "string") -> str:
+        text = self.cstring_at(self.pos, encoding, what)
+        self.pos = self.data.index(b"\0", self.pos, self.end) + 1
+        return text

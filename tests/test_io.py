@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.io import Reader, Writer
+
+
+def test_reader_reads_both_endians() -> None:
+    data = bytes.fromhex("01020304")
+    assert Reader(data).u32() == 0x04030201
+    assert Reader(data, endian=">").u32() == 0x01020304
+    assert Reader(data, endian=">").u16() == 0x0102
+
+
+def test_reader_error_carries_offset_and_context() -> None:
+    reader = Reader(b"\x00" * 6, context="FILE")
+    reader.u32()
+    with reader.scope("table[2]"), pytest.raises(ShaderFormatError) as info:
+        reader.u32()
+    assert info.value.offset == 4
+    assert info.value.context == "FILE.table[2]"
+    assert "needs 4 bytes, 2 left" in str(info.value)
+
+
+def test_check_count_refuses_before_allocating() -> None:
+    reader = Reader(b"\x00" * 16)
+    with pytest.raises(ShaderFormatError, match="count 4294967295"):
+        reader.check_count(0xFFFFFFFF, 4, "entries")
+    assert reader.check_count(4, 4) == 4
+
+
+def test_sub_reader_is_limited_to_its_window() -> None:
+    reader = Reader(bytes(range(16)))
+    sub = reader.sub(4, 4, "chunk")
+    assert sub.u32() == struct.unpack("<I", bytes(range(4, 8)))[0]
+    with pytest.raises(ShaderFormatError):
+        sub.u8()
+    with pytest.raises(ShaderFormatError):
+        reader.sub(12, 8)
+
+
+def test_cstring_needs_terminator() -> None:
+    reader = Reader(b"abc\0def")
+    assert reader.cstring() == "abc"
+    assert reader.tell() == 4
+    with pytest.raises(ShaderFormatError, match="no terminator"):
+        reader.cstring()
+
+
+def test_writer_alignment_padding_and_references() -> None:
+    writer = Writer()
+    writer.ref("table_offset")
+    writer.u8(7)
+    writer.align(8, b"\xab")
+    writer.resolve("table_offset", writer.tell())
+    writer.u16(0x1234)
+    assert writer.getvalue() == bytes.fromhex("08000000" "07ababab" "3412")
+
+
+def test_writer_refuses_unresolved_reference() -> None:
+    writer = Writer()
+    writer.ref("size")
+    with pytest.raises(ValueError, match="size"):
+        writer.getvalue()
+
+
+@given(st.binary(max_size=64), st.integers(min_value=-4, max_value=80), st.integers(min_value=-4, max_value=80))
+def test_reader_never_raises_foreign_errors(data: bytes, offset: int, count: int) -> None:
+    reader = Reader(data)
+    for action in (
+        lambda: reader.seek(offset),
+        lambda: reader.read(count),
+        lambda: reader.u32(),
+        lambda: reader.cstring_at(offset),
+        lambda: reader.sub(offset, count),
+        lambda: reader.u32_array(count),
+    ):
+        try:
+            action()
+        except ShaderFormatError:
+            pass
