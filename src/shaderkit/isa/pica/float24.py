@@ -1,0 +1,67 @@
+"""PICA200 float24 (1.7.16): sign bit 23, exponent bits 16-22 (bias 63), mantissa bits 0-15.
+
+Decoding follows the hardware/Citra rules: exponent and mantissa all zero is a signed zero,
+exponent 0x7F is infinity (mantissa 0) or NaN, and there are no denormals (exponent 0 with a
+non-zero mantissa is the normal number 2**-63 * 1.m). Encoding follows picasso's ``f32tof24``:
+the value is first rounded to float32, the mantissa truncated (>> 7) and the exponent rebiased;
+below range flushes to a signed zero, above range (and inf/NaN) saturates to infinity.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+F24_MASK = 0xFFFFFF
+F24_SIGN = 0x800000
+F24_INF = 0x7F0000
+F24_ONE = 0x3F0000
+
+
+def f24_to_f32_bits(raw: int) -> int:
+    """The float32 bit pattern of the float24 ``raw`` (bits above 23 are ignored)."""
+    raw &= F24_MASK
+    sign = (raw & F24_SIGN) << 8
+    if raw & 0x7FFFFF == 0:
+        return sign
+    exponent = (raw >> 16) & 0x7F
+    mantissa = (raw & 0xFFFF) << 7
+    exponent = 0xFF if exponent == 0x7F else exponent + 64
+    return sign | (exponent << 23) | mantissa
+
+
+def f24_to_f32(raw: int) -> float:
+    """The value of the float24 ``raw`` (exact: every float24 is a float32)."""
+    return float(_F32.unpack(_U32.pack(f24_to_f32_bits(raw)))[0])
+
+
+def f32_bits_to_f24(bits: int) -> int:
+    """picasso's ``f32tof24`` on a float32 bit pattern."""
+    sign = (bits >> 31) & 1
+    exponent = ((bits >> 23) & 0xFF) - 127 + 63
+    mantissa = (bits & 0x7FFFFF) >> 7
+    if exponent < 0:
+        return sign << 23
+    if exponent > 0x7F:
+        return (sign << 23) | F24_INF
+    return (sign << 23) | (exponent << 16) | mantissa
+
+
+def f32_to_f24(value: float) -> int:
+    """Encode ``value`` (rounded to float32 first) as a float24 word like picasso does."""
+    if math.isnan(value):
+        # NaN has float32 exponent 255: picasso saturates it to +/-inf like any overflow.
+        return (F24_SIGN if math.copysign(1.0, value) < 0 else 0) | F24_INF
+    try:
+        packed = _F32.pack(value)
+    except OverflowError:  # finite double beyond float32 range
+        return (F24_SIGN if value < 0 else 0) | F24_INF
+    return f32_bits_to_f24(_U32.unpack(packed)[0])
+
+
+def f24_words_to_floats(words: tuple[int, ...] | list[int]) -> list[float]:
+    """Decode a sequence of float24 words."""
+    return [f24_to_f32(w) for w in words]
