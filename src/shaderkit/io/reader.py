@@ -16,6 +16,8 @@ from shaderkit.errors import ShaderFormatError
 
 #: Hard cap on the number of elements any single table may declare.
 MAX_TABLE_ENTRIES = 1 << 20
+#: Hard cap on containers nested in containers (DXBC LIBF, CGFX, base64 wrappers).
+MAX_NESTING_DEPTH = 8
 
 
 @lru_cache(maxsize=512)
