@@ -1,0 +1,1 @@
+"""Direct3D shader bytecode containers (DXBC) and their chunks."""

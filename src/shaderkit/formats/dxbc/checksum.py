@@ -1,0 +1,85 @@
+"""The DXBC header checksum: MD5's compression function with DXBC's own final padding.
+
+The hash covers every byte from offset 20 (the version field) to the end of the container.
+Full 64-byte blocks go through the standard MD5 compression; only the last block differs
+(reference section 2): with ``L`` bytes hashed, ``r = L % 64`` trailing bytes, ``A = 8*L mod 2**32``
+and ``B = 2*L | 1``:
+
+* ``r < 56``: one block ``u32(A) | rest | 0x80 | zeros | u32(B)`` (B in bytes 60..63);
+* ``r >= 56``: ``rest | 0x80 | zeros`` then ``u32(A) | 56 zero bytes | u32(B)``.
+
+hashlib cannot be used because it always applies the standard padding.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+__all__ = ["dxbc_checksum", "HASHED_FROM"]
+
+#: First byte covered by the checksum (the version field).
+HASHED_FROM = 20
+
+_BLOCK = struct.Struct("<16I")
+_DIGEST = struct.Struct("<4I")
+_WORD = struct.Struct("<I")
+_MASK = 0xFFFFFFFF
+_INIT = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
+
+# Per-round sine constants, rotation amounts and message-word indices.
+_K = tuple(int(abs(math.sin(i + 1)) * 2**32) & _MASK for i in range(64))
+_S = (7, 12, 17, 22) * 4 + (5, 9, 14, 20) * 4 + (4, 11, 16, 23) * 4 + (6, 10, 15, 21) * 4
+_G = (
+    tuple(range(16))
+    + tuple((5 * i + 1) % 16 for i in range(16, 32))
+    + tuple((3 * i + 5) % 16 for i in range(32, 48))
+    + tuple((7 * i) % 16 for i in range(48, 64))
+)
+_ROUNDS = tuple(zip(range(64), _K, _S, _G))
+
+
+def _compress(state: tuple[int, int, int, int], block: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """One MD5 compression of 16 little-endian words into ``state``."""
+    a, b, c, d = state
+    for i, k, s, g in _ROUNDS:
+        if i < 16:
+            f = (b & c) | (~b & d)
+        elif i < 32:
+            f = (d & b) | (~d & c)
+        elif i < 48:
+            f = b ^ c ^ d
+        else:
+            f = c ^ (b | (~d & _MASK))
+        x = (a + (f & _MASK) + k + block[g]) & _MASK
+        a, d, c = d, c, b
+        b = (b + ((x << s) | (x >> (32 - s)))) & _MASK
+    return (
+        (state[0] + a) & _MASK,
+        (state[1] + b) & _MASK,
+        (state[2] + c) & _MASK,
+        (state[3] + d) & _MASK,
+    )
+
+
+def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM) -> bytes:
+    """The 16-byte checksum of ``data[start:]`` as stored in a DXBC header."""
+    view = memoryview(data)[start:]
+    length = len(view)
+    full = length - length % 64
+    state = _INIT
+    for words in _BLOCK.iter_unpack(view[:full]):
+        state = _compress(state, words)
+    rest = bytes(view[full:])
+    bits = _WORD.pack((length * 8) & _MASK)
+    tail = _WORD.pack((length * 2 | 1) & _MASK)
+    if len(rest) < 56:
+        last = bits + rest + b"\x80"
+        last += bytes(60 - len(last)) + tail
+        state = _compress(state, _BLOCK.unpack(last))
+    else:
+        first = rest + b"\x80"
+        first += bytes(64 - len(first))
+        state = _compress(state, _BLOCK.unpack(first))
+        state = _compress(state, _BLOCK.unpack(bits + bytes(56) + tail))
+    return _DIGEST.pack(*state)

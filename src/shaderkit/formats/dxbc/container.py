@@ -1,0 +1,348 @@
+"""The DXBC container: header, chunk index, checksum, and typed chunks in file order.
+
+Layout: ``"DXBC"``, 16-byte checksum, ``u32 version`` (1), ``u32 total_size``, ``u32 chunk_count``,
+``u32 chunk_offsets[chunk_count]``, then each chunk as ``FourCC, u32 size, payload``. Chunks
+start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
+
+Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model and recomputes the
+offsets, sizes, chunk count and total size. Checksum policy: when the rebuilt bytes hash-cover
+exactly the same content as the parsed file, the *stored* checksum is written back (so the two
+fxc debug-layer files, whose checksum is deliberately wrong, rebuild byte for byte); as soon as
+the content differs (the model was edited) the checksum is recomputed. :meth:`fix_checksum`
+makes the stored checksum the computed one. A parsed all-zero checksum ("unsigned") is kept
+while the content is unchanged.
+
+``summary()`` keys (stable, used by ``shaderkit info --json``):
+
+* ``format`` "dxbc", ``shader_model`` (``vs_5_0``, ``lib``, ``fx`` or null), ``shader_type``
+  (``vertex``... or null), ``size``, ``version``;
+* ``checksum``: ``{"state": "match"|"mismatch"|"unsigned", "stored": hex, "computed": hex}``;
+* ``chunks``: rows ``{"fourcc", "offset", "size"}`` in file order;
+* ``input_signature`` / ``output_signature`` / ``patch_constant_signature``: rows with
+  ``semantic_name, semantic_index, mask, register, system_value, component_type, used_mask,
+  stream, min_precision`` (only present when the chunk exists);
+* ``creator``, ``constant_buffers`` (name, type, size, flags, ``variables``: name, offset, size,
+  flags, type as text), ``resource_bindings`` (name, type, return_type, dimension, bind_point,
+  bind_count, space, flags) when RDEF exists;
+* ``statistics``: STAT counters by name; ``features``: SFI0 feature names;
+* ``functions``: for libraries, the summary of each nested LIBF container.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
+from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
+from shaderkit.formats.dxbc.ifce import Interfaces
+from shaderkit.formats.dxbc.raw import RawChunk
+from shaderkit.formats.dxbc.rdef import ResourceDefinition
+from shaderkit.formats.dxbc.rts0 import RootSignature
+from shaderkit.formats.dxbc.sfi0 import FeatureInfo
+from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
+from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
+from shaderkit.formats.dxbc.stat import Statistics
+from shaderkit.io.reader import Reader
+
+MAGIC = b"DXBC"
+HEADER = struct.Struct("<4s16s3I")
+CHUNK_HEADER = struct.Struct("<4sI")
+#: Nested LIBF containers deeper than this are refused.
+MAX_DEPTH = 4
+
+Chunk = Union[
+    RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
+    Interfaces, RootSignature, "LibraryFunction",
+]
+
+INPUT_SIGNATURES = ("ISGN", "ISG1")
+OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
+PATCH_SIGNATURES = ("PCSG", "PSG1")
+
+
+@dataclass
+class LibraryFunction:
+    """LIBF: one library function, itself a complete DXBC container."""
+
+    container: DxbcContainer
+    fourcc: str = "LIBF"
+
+    def build(self) -> bytes:
+        return self.container.to_bytes()
+
+
+def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
+    """The typed model of one chunk payload (``r`` spans exactly the payload)."""
+    if fourcc in ELEMENT_SIZES:
+        return Signature.parse(r, fourcc)
+    if fourcc in ("SHDR", "SHEX"):
+        return ShaderProgram.parse(r, fourcc)
+    if fourcc == "RDEF":
+        return ResourceDefinition.parse(r)
+    if fourcc == "STAT":
+        return Statistics.parse(r)
+    if fourcc == "SFI0":
+        return FeatureInfo.parse(r)
+    if fourcc == "IFCE":
+        return Interfaces.parse(r)
+    if fourcc == "RTS0":
+        return RootSignature.parse(r)
+    if fourcc == "LIBF":
+        if depth >= MAX_DEPTH:
+            raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
+        return LibraryFunction(DxbcContainer.parse(r, depth + 1))
+    return RawChunk.parse(r, fourcc)
+
+
+@dataclass
+class DxbcContainer(ShaderFile):
+    format_name = "dxbc"
+
+    chunks: list[Chunk] = field(default_factory=list)
+    #: the checksum found in the file (or set by :meth:`fix_checksum`).
+    checksum: bytes = bytes(16)
+    version: int = 1
+    #: bytes between the previous chunk's end and each chunk's start (alignment or gaps),
+    #: kept while the chunk list keeps its length; otherwise zero padding to 4 bytes is used.
+    gaps: list[bytes] = field(default_factory=list)
+    #: bytes after the last chunk that the header's total size still covers.
+    tail: bytes = b""
+    #: bytes after the header's total size (outside the container).
+    trailing: bytes = b""
+    #: sha256 of the hashed bytes as parsed, to tell whether the model was edited.
+    source_digest: bytes | None = None
+
+    # -- reading ---------------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, data: bytes) -> DxbcContainer:
+        return cls.parse(Reader(bytes(data), context="DXBC"), 0)
+
+    @classmethod
+    def parse(cls, r: Reader, depth: int = 0) -> DxbcContainer:
+        """Parse the container filling the window of ``r``."""
+        base = r.start
+        r.seek(base)
+        magic, checksum, version, total_size, count = r.unpack(HEADER.format[1:], "DXBC header")
+        if magic != MAGIC:
+            raise r.error(f"bad magic {magic!r}, expected {MAGIC!r}", base)
+        window = r.end - base
+        if total_size > window or total_size < HEADER.size:
+            raise r.error(f"total size {total_size} does not fit the {window} bytes available", base + 24)
+        body = r.sub(base, total_size)
+        body.seek(base + HEADER.size)
+        body.check_count(count, 4, "chunk offsets")
+        offsets = body.u32_array(count, "chunk offsets")
+        chunks: list[Chunk] = []
+        gaps: list[bytes] = []
+        pos = body.tell()
+        in_order = True
+        ends: list[int] = []
+        for i, rel in enumerate(offsets):
+            with body.scope(f"chunk[{i}]"):
+                start = base + rel
+                if rel > total_size - CHUNK_HEADER.size:
+                    raise body.error(f"chunk offset {rel:#x} is outside the {total_size}-byte container",
+                                     base + HEADER.size + 4 * i)
+                raw_cc, size = body.unpack_at(start, "4sI", "chunk header")
+                fourcc = fourcc_text(raw_cc)
+                payload = body.sub(start + CHUNK_HEADER.size, size, fourcc)
+                chunks.append(_parse_chunk(payload, fourcc, depth))
+                if start >= pos and in_order:
+                    gaps.append(r.data[pos:start])
+                else:
+                    in_order = False
+                pos = start + CHUNK_HEADER.size + size
+                ends.append(pos)
+        end = base + total_size
+        tail = r.data[pos:end] if in_order else b""
+        if not in_order:
+            gaps = []
+        model = cls(chunks, checksum, version, gaps, tail, r.data[end : r.end])
+        model.source_digest = hashlib.sha256(r.data[base + HASHED_FROM : end]).digest()
+        return model
+
+    # -- writing ---------------------------------------------------------------------------
+    def _layout(self) -> bytearray:
+        """The container bytes with the checksum field left as zeros."""
+        payloads = [(fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
+        count = len(payloads)
+        keep_gaps = len(self.gaps) == count
+        head_size = HEADER.size + 4 * count
+        out = bytearray(head_size)
+        offsets = []
+        for i, (cc, payload) in enumerate(payloads):
+            if keep_gaps:
+                out += self.gaps[i]
+            out += bytes(-len(out) % 4)
+            offsets.append(len(out))
+            out += CHUNK_HEADER.pack(cc, len(payload))
+            out += payload
+        out += self.tail if keep_gaps else b""
+        HEADER.pack_into(out, 0, MAGIC, bytes(16), self.version, len(out), count)
+        struct.pack_into(f"<{count}I", out, HEADER.size, *offsets)
+        return out
+
+    def _unchanged(self, out: bytearray) -> bool:
+        return self.source_digest is not None and hashlib.sha256(out[HASHED_FROM:]).digest() == self.source_digest
+
+    def to_bytes(self) -> bytes:
+        out = self._layout()
+        if self._unchanged(out):
+            out[4:20] = self.checksum
+        else:
+            out[4:20] = dxbc_checksum(out)
+        return bytes(out) + self.trailing
+
+    def computed_checksum(self) -> bytes:
+        """The checksum the current content should carry."""
+        return dxbc_checksum(self._layout())
+
+    def fix_checksum(self) -> None:
+        """Store the computed checksum, so :meth:`to_bytes` writes a valid one."""
+        out = self._layout()
+        self.checksum = dxbc_checksum(out)
+        self.source_digest = hashlib.sha256(out[HASHED_FROM:]).digest()
+
+    def checksum_state(self) -> str:
+        """``match``, ``mismatch`` or ``unsigned`` for the bytes :meth:`to_bytes` writes."""
+        out = self.to_bytes()
+        stored = out[4:20]
+        if stored == bytes(16):
+            return "unsigned"
+        return "match" if stored == dxbc_checksum(out[: len(out) - len(self.trailing)]) else "mismatch"
+
+    def problems(self) -> list[str]:
+        out = self.to_bytes()
+        body = out[: len(out) - len(self.trailing)]
+        stored, computed = out[4:20], dxbc_checksum(body)
+        if stored != computed and stored != bytes(16):
+            return [f"checksum mismatch: stored {stored.hex()}, computed {computed.hex()}"]
+        return []
+
+    # -- accessors -------------------------------------------------------------------------
+    def chunk(self, fourcc: str) -> Chunk | None:
+        """The first chunk with this FourCC, or None."""
+        return next((c for c in self.chunks if c.fourcc == fourcc), None)
+
+    def chunks_of(self, *fourccs: str) -> list[Chunk]:
+        return [c for c in self.chunks if c.fourcc in fourccs]
+
+    def remove_chunk(self, fourcc: str) -> int:
+        """Drop every chunk with this FourCC; returns how many were dropped."""
+        before = len(self.chunks)
+        self.chunks = [c for c in self.chunks if c.fourcc != fourcc]
+        if len(self.chunks) != before:
+            self.gaps = []
+            self.tail = b""
+        return before - len(self.chunks)
+
+    def _first(self, kind: type, *fourccs: str) -> Any:
+        for c in self.chunks:
+            if c.fourcc in fourccs and isinstance(c, kind):
+                return c
+        return None
+
+    @property
+    def shader(self) -> ShaderProgram | None:
+        """The SHDR/SHEX program chunk."""
+        return self._first(ShaderProgram, "SHDR", "SHEX")
+
+    @property
+    def rdef(self) -> ResourceDefinition | None:
+        return self._first(ResourceDefinition, "RDEF")
+
+    @property
+    def input_signature(self) -> Signature | None:
+        return self._first(Signature, *INPUT_SIGNATURES)
+
+    @property
+    def output_signature(self) -> Signature | None:
+        return self._first(Signature, *OUTPUT_SIGNATURES)
+
+    @property
+    def patch_constant_signature(self) -> Signature | None:
+        return self._first(Signature, *PATCH_SIGNATURES)
+
+    @property
+    def statistics(self) -> Statistics | None:
+        return self._first(Statistics, "STAT")
+
+    @property
+    def features(self) -> FeatureInfo | None:
+        return self._first(FeatureInfo, "SFI0")
+
+    @property
+    def interfaces(self) -> Interfaces | None:
+        return self._first(Interfaces, "IFCE")
+
+    @property
+    def root_signature(self) -> RootSignature | None:
+        return self._first(RootSignature, "RTS0")
+
+    @property
+    def functions(self) -> list[DxbcContainer]:
+        """Nested containers of a library (one per LIBF chunk)."""
+        return [c.container for c in self.chunks if isinstance(c, LibraryFunction)]
+
+    @property
+    def shader_model(self) -> str | None:
+        """``vs_5_0``-style profile, ``lib`` for libraries, ``fx`` for effects, else None."""
+        if self.shader is not None:
+            return self.shader.profile
+        if self.chunk("LIBF") is not None:
+            return "lib"
+        if self.chunk("FX10") is not None:
+            return "fx"
+        return None
+
+    # -- text ------------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        out = self.to_bytes()
+        computed = dxbc_checksum(out[: len(out) - len(self.trailing)])
+        stored = out[4:20]
+        state = "unsigned" if stored == bytes(16) else ("match" if stored == computed else "mismatch")
+        offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
+        info: dict[str, Any] = {
+            "format": self.format_name,
+            "shader_model": self.shader_model,
+            "shader_type": PROGRAM_NAMES.get(self.shader.program_type) if self.shader else None,
+            "size": len(out),
+            "version": self.version,
+            "checksum": {"state": state, "stored": stored.hex(), "computed": computed.hex()},
+            "chunks": [
+                {"fourcc": c.fourcc, "offset": off, "size": CHUNK_HEADER.unpack_from(out, off)[1]}
+                for c, off in zip(self.chunks, offsets)
+            ],
+        }
+        for key, sig in (("patch_constant_signature", self.patch_constant_signature),
+                         ("input_signature", self.input_signature),
+                         ("output_signature", self.output_signature)):
+            if sig is not None:
+                info[key] = sig.summary()
+        if self.rdef is not None:
+            info.update(self.rdef.summary())
+        if self.statistics is not None:
+            info["statistics"] = self.statistics.summary()
+        if self.features is not None:
+            info["features"] = self.features.feature_names()
+        if self.functions:
+            info["functions"] = [f.summary() for f in self.functions]
+        return info
+
+    def disassemble(self) -> str:
+        import importlib
+
+        try:
+            disasm = importlib.import_module("shaderkit.formats.dxbc.disasm")
+        except ModuleNotFoundError as exc:
+            raise UnsupportedOperation("dxbc: the SM4/5 disassembler is not available") from exc
+        text: str = disasm.listing(self)
+        return text
+
+
+__all__ = ["DxbcContainer", "LibraryFunction", "ShaderFormatError"]

@@ -1,0 +1,22 @@
+"""Chunks kept as bytes: LIBH, FX10, Aon9, SPDB, SDBG, PRIV, XNAS, XNAP and unknown FourCCs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shaderkit.io.reader import Reader
+
+
+@dataclass
+class RawChunk:
+    """A chunk whose payload shaderkit does not model; written back as is (never padded)."""
+
+    fourcc: str
+    data: bytes
+
+    @classmethod
+    def parse(cls, r: Reader, fourcc: str) -> RawChunk:
+        return cls(fourcc, r.read(r.remaining, f"{fourcc} payload"))
+
+    def build(self) -> bytes:
+        return bytes(self.data)

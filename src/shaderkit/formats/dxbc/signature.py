@@ -1,0 +1,137 @@
+"""Input/output/patch-constant signature chunks: ISGN, OSGN, PCSG, OSG5, ISG1, OSG1, PSG1.
+
+Payload: ``u32 element_count, u32 element_offset (8)``, the element array, then a string table
+of semantic names padded to 4 bytes with 0xAB. Element layouts:
+
+* ISGN/OSGN/PCSG (24 bytes): name offset, semantic index, system value, component type,
+  register, u8 mask, u8 read/write mask, u16 reserved;
+* OSG5 (28 bytes): ``u32 stream`` then the 24 bytes above;
+* ISG1/OSG1/PSG1 (32 bytes): ``u32 stream``, the 24 bytes, then ``u32 min_precision``.
+
+fxc's layout: elements in register order as given, then each distinct name once, in order of
+first use, NUL-terminated, then 0xAB padding. :meth:`Signature.build` lays the chunk out that way.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from shaderkit.formats.dxbc.common import StringPool, chunk_string, pad4
+from shaderkit.io.reader import Reader
+
+#: FourCCs handled here and their element sizes.
+ELEMENT_SIZES = {"ISGN": 24, "OSGN": 24, "PCSG": 24, "OSG5": 28, "ISG1": 32, "OSG1": 32, "PSG1": 32}
+
+_HEAD = struct.Struct("<2I")
+_BASE = struct.Struct("<5I2BH")
+_OSG5 = struct.Struct("<6I2BH")
+_SIG1 = struct.Struct("<6I2BHI")
+
+#: D3D_NAME values (system value types) as fxc prints them.
+SYSTEM_VALUES = {
+    0: "NONE", 1: "POS", 2: "CLIPDST", 3: "CULLDST", 4: "RTINDEX", 5: "VPINDEX", 6: "VERTID",
+    7: "PRIMID", 8: "INSTID", 9: "FFACE", 10: "SAMPLE", 11: "QUADEDGE", 12: "QUADINT",
+    13: "TRIEDGE", 14: "TRIINT", 15: "LINEDET", 16: "LINEDEN", 17: "BARYCEN", 18: "SHADINGRATE",
+    19: "CULLPRIM", 64: "TARGET", 65: "DEPTH", 66: "COVERAGE", 67: "DEPTHGE", 68: "DEPTHLE",
+    69: "STENCILREF", 70: "INNERCOV",
+}
+#: D3D_REGISTER_COMPONENT_TYPE values.
+COMPONENT_TYPES = {0: "unknown", 1: "uint", 2: "int", 3: "float"}
+#: D3D_MIN_PRECISION values.
+MIN_PRECISIONS = {0: "default", 1: "float16", 2: "float2_8", 3: "reserved", 4: "sint16",
+                  5: "uint16", 0xF0: "any16", 0xF1: "any10"}
+
+
+@dataclass
+class SignatureElement:
+    semantic_name: str
+    semantic_index: int = 0
+    system_value_type: int = 0
+    component_type: int = 3
+    register: int = 0
+    mask: int = 0xF
+    read_write_mask: int = 0
+    reserved: int = 0
+    stream: int = 0
+    min_precision: int = 0
+
+
+@dataclass
+class Signature:
+    """One signature chunk; ``fourcc`` picks the element layout."""
+
+    fourcc: str
+    elements: list[SignatureElement] = field(default_factory=list)
+
+    @property
+    def element_size(self) -> int:
+        return ELEMENT_SIZES[self.fourcc]
+
+    @classmethod
+    def parse(cls, r: Reader, fourcc: str) -> Signature:
+        size = ELEMENT_SIZES[fourcc]
+        count, offset = r.unpack_at(r.start, "2I", "signature header")
+        if offset > r.end - r.start:
+            raise r.error(f"element offset {offset:#x} is past the chunk end", r.start + 4)
+        r.check_count(count, size, "signature elements", r.start + offset)
+        elements = []
+        pos = r.start + offset
+        data = r.data
+        for i in range(count):
+            if size == 24:
+                name_off, index, sv, ctype, reg, mask, rw, res = _BASE.unpack_from(data, pos)
+                stream = prec = 0
+            elif size == 28:
+                stream, name_off, index, sv, ctype, reg, mask, rw, res = _OSG5.unpack_from(data, pos)
+                prec = 0
+            else:
+                stream, name_off, index, sv, ctype, reg, mask, rw, res, prec = _SIG1.unpack_from(data, pos)
+            with r.scope(f"{fourcc}.elements[{i}]"):
+                name = chunk_string(r, name_off, "semantic name")
+            elements.append(SignatureElement(name, index, sv, ctype, reg, mask, rw, res, stream, prec))
+            pos += size
+        return cls(fourcc, elements)
+
+    def build(self) -> bytes:
+        """Lay the chunk payload out as fxc does."""
+        size = self.element_size
+        pool = StringPool.at(_HEAD.size + size * len(self.elements))
+        out = bytearray(_HEAD.pack(len(self.elements), _HEAD.size))
+        for e in self.elements:
+            name = pool.add(e.semantic_name)
+            fields = (name, e.semantic_index, e.system_value_type, e.component_type, e.register,
+                      e.mask, e.read_write_mask, e.reserved)
+            if size == 24:
+                out += _BASE.pack(*fields)
+            elif size == 28:
+                out += _OSG5.pack(e.stream, *fields)
+            else:
+                out += _SIG1.pack(e.stream, *fields, e.min_precision)
+        out += pool.data
+        pad4(out)
+        return bytes(out)
+
+    def find(self, semantic_name: str, semantic_index: int = 0) -> SignatureElement | None:
+        """The element with this semantic (names compare case-insensitively, as in HLSL)."""
+        key = semantic_name.upper()
+        for e in self.elements:
+            if e.semantic_name.upper() == key and e.semantic_index == semantic_index:
+                return e
+        return None
+
+    def summary(self) -> list[dict[str, object]]:
+        return [
+            {
+                "semantic_name": e.semantic_name,
+                "semantic_index": e.semantic_index,
+                "mask": e.mask,
+                "register": e.register,
+                "system_value": SYSTEM_VALUES.get(e.system_value_type, str(e.system_value_type)),
+                "component_type": COMPONENT_TYPES.get(e.component_type, str(e.component_type)),
+                "used_mask": e.read_write_mask,
+                "stream": e.stream,
+                "min_precision": MIN_PRECISIONS.get(e.min_precision, str(e.min_precision)),
+            }
+            for e in self.elements
+        ]
