@@ -1,0 +1,720 @@
+"""SHBIN: the DVLB header, the shared DVLP (code + operand descriptors) and one DVLE per entry point.
+
+All integers are little-endian. Offsets in the file are the truth: a parsed file remembers where
+every table was (its :class:`DvlbLayout`) together with the bytes of every gap, so the three
+layouts seen in real files (picasso >= 2015-08, older picasso, nihstro) rebuild byte for byte.
+A model built from scratch, or edited so that a table changes size, is laid out the way current
+picasso lays it out (see :meth:`Dvlb.relayout`).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from shaderkit.errors import UnsupportedOperation
+from shaderkit.formats.base import ShaderFile
+from shaderkit.io.reader import Reader
+from shaderkit.io.writer import Writer
+from shaderkit.isa.pica.float24 import f24_to_f32, f32_to_f24
+
+DVLB_MAGIC = b"DVLB"
+DVLP_MAGIC = b"DVLP"
+DVLE_MAGIC = b"DVLE"
+
+#: DVLE version written by picasso >= v2.5 (older picasso and nihstro write 0).
+DVLE_VERSION_PICASSO = 0x1002
+
+_DVLP_HEADER = struct.Struct("<4s6I")  # magic, version, code off/size, opdesc off/count, symtab off
+DVLP_HEADER_MIN = _DVLP_HEADER.size  # 0x1C: nihstro's header; picasso adds three words
+DVLP_HEADER_PICASSO = 0x28
+_DVLE_HEADER = struct.Struct("<4sHBBIIHHBBBB10I")
+DVLE_HEADER_SIZE = _DVLE_HEADER.size  # 0x40
+_OPDESC = struct.Struct("<II")
+_CONSTANT = struct.Struct("<HH4I")
+_LABEL = struct.Struct("<B3sIII")
+_OUTPUT = struct.Struct("<HHB3s")
+_UNIFORM = struct.Struct("<IHH")
+
+SHADER_TYPES = {0: "vertex", 1: "geometry"}
+GS_MODES = {0: "point", 1: "variable", 2: "fixed"}
+CONSTANT_TYPES = {0: "bool", 1: "ivec", 2: "fvec"}
+CONSTANT_BOOL, CONSTANT_IVEC, CONSTANT_FVEC = 0, 1, 2
+OUTPUT_SEMANTICS = {
+    0: "position",
+    1: "normalquat",
+    2: "color",
+    3: "texcoord0",
+    4: "texcoord0w",
+    5: "texcoord1",
+    6: "texcoord2",
+    8: "view",
+    9: "dummy",
+}
+
+
+def register_name(index: int) -> str:
+    """Name of a uniform-table register index: v0-v15, c0-c95, i0-i3, b0-b15."""
+    if 0x00 <= index <= 0x0F:
+        return f"v{index}"
+    if 0x10 <= index <= 0x6F:
+        return f"c{index - 0x10}"
+    if 0x70 <= index <= 0x73:
+        return f"i{index - 0x70}"
+    if 0x78 <= index <= 0x87:
+        return f"b{index - 0x78}"
+    return f"reg{index:#x}"
+
+
+def mask_text(mask: int) -> str:
+    """Component mask of the output table (bit0 = x .. bit3 = w) as text."""
+    return "".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1)
+
+
+# -- model ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class OperandDescriptor:
+    """One 8-byte entry of the DVLP operand descriptor table."""
+
+    value: int
+    #: the second word of the entry (0 in every file seen)
+    extra: int = 0
+
+
+@dataclass
+class Dvlp:
+    """The program shared by every DVLE: code words and operand descriptors."""
+
+    code: list[int] = field(default_factory=list)
+    opdescs: list[OperandDescriptor] = field(default_factory=list)
+    version: int = 0
+    #: header words after the filename-symbol-table offset (picasso writes three zero words,
+    #: nihstro's header stops before them)
+    unknown_words: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+
+@dataclass
+class Constant:
+    """A constant-table entry: a value put into a bool/int/float uniform register at load time.
+
+    ``words`` are the 16 data bytes as four u32, exactly as stored: fvec holds one float24 per
+    word; ivec holds x, y, z, w as the four bytes of the first word; bool holds 0/1 in the first.
+    """
+
+    type: int
+    register: int
+    words: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    @classmethod
+    def fvec(cls, register: int, x: float, y: float, z: float, w: float) -> Constant:
+        return cls(CONSTANT_FVEC, register, (f32_to_f24(x), f32_to_f24(y), f32_to_f24(z), f32_to_f24(w)))
+
+    @classmethod
+    def ivec(cls, register: int, x: int, y: int, z: int, w: int) -> Constant:
+        packed = (x & 0xFF) | (y & 0xFF) << 8 | (z & 0xFF) << 16 | (w & 0xFF) << 24
+        return cls(CONSTANT_IVEC, register, (packed, 0, 0, 0))
+
+    @classmethod
+    def boolean(cls, register: int, value: bool) -> Constant:
+        return cls(CONSTANT_BOOL, register, (1 if value else 0, 0, 0, 0))
+
+    @property
+    def type_name(self) -> str:
+        return CONSTANT_TYPES.get(self.type, f"type{self.type}")
+
+    @property
+    def register_name(self) -> str:
+        prefix = {CONSTANT_BOOL: "b", CONSTANT_IVEC: "i", CONSTANT_FVEC: "c"}.get(self.type, "?")
+        return f"{prefix}{self.register}"
+
+    @property
+    def value(self) -> list[float] | list[int] | bool:
+        """Decoded value: four floats (fvec), four bytes (ivec) or a bool."""
+        if self.type == CONSTANT_FVEC:
+            return [f24_to_f32(w) for w in self.words]
+        if self.type == CONSTANT_IVEC:
+            return list(self.words[0].to_bytes(4, "little"))
+        return bool(self.words[0])
+
+
+@dataclass
+class Label:
+    """A label-table entry (nihstro writes one per label; picasso writes none)."""
+
+    id: int
+    program_offset: int
+    name: str
+    unknown: int = 0
+    reserved: bytes = b"\0\0\0"
+
+
+@dataclass
+class Output:
+    """An output-table entry: semantic, o-register and component mask (bit0 = x)."""
+
+    semantic: int
+    register: int
+    mask: int = 0xF
+    reserved: bytes = b"\0\0\0"
+
+    @property
+    def semantic_name(self) -> str:
+        return OUTPUT_SEMANTICS.get(self.semantic, f"semantic{self.semantic}")
+
+
+@dataclass
+class Uniform:
+    """A uniform ("variable") table entry: name and an inclusive register range.
+
+    Registers are indices in the combined space: 0x00-0x0F v, 0x10-0x6F c, 0x70-0x73 i, 0x78-0x87 b.
+    """
+
+    name: str
+    first_register: int
+    last_register: int
+
+    @property
+    def register_range(self) -> str:
+        first, last = register_name(self.first_register), register_name(self.last_register)
+        return first if first == last else f"{first}-{last}"
+
+
+@dataclass
+class Dvle:
+    """One entry point (DVLE): header fields and its tables."""
+
+    shader_type: int = 0
+    main_offset: int = 0
+    endmain_offset: int = 0
+    version: int = DVLE_VERSION_PICASSO
+    merge_outmaps: int = 0
+    input_mask: int = 0
+    output_mask: int = 0
+    gs_mode: int = 0
+    gs_fixed_vertex_start: int = 0
+    gs_variable_vertex_num: int = 0
+    gs_fixed_vertex_num: int = 0
+    constants: list[Constant] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+    uniforms: list[Uniform] = field(default_factory=list)
+
+    @property
+    def is_geometry(self) -> bool:
+        return self.shader_type == 1
+
+
+# -- layout hints -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DvleLayout:
+    """Where one DVLE and its tables were (table offsets relative to the DVLE, as stored)."""
+
+    offset: int
+    constant_offset: int
+    label_offset: int
+    output_offset: int
+    uniform_offset: int
+    symbol_offset: int
+    symbol_size: int
+    counts: tuple[int, int, int, int]  # constants, labels, outputs, uniforms
+    label_symbols: list[int]
+    uniform_symbols: list[int]
+    name_sizes: list[int]  # encoded length of each label name, then each uniform name
+
+
+@dataclass
+class DvlbLayout:
+    """Where everything was in a parsed file, plus the bytes of every gap between structures."""
+
+    size: int
+    dvlp_header_size: int
+    code_offset: int
+    opdesc_offset: int
+    filename_symbol_offset: int
+    code_words: int
+    opdesc_count: int
+    dvles: list[DvleLayout]
+    gaps: list[tuple[int, bytes]]
+
+
+# -- the file -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Dvlb(ShaderFile):
+    """A SHBIN file: DVLB header, one DVLP, one DVLE per entry point."""
+
+    format_name: ClassVar[str] = "dvlb"
+
+    dvlp: Dvlp = field(default_factory=Dvlp)
+    dvles: list[Dvle] = field(default_factory=list)
+    #: recorded positions of a parsed file; None lays the model out like picasso
+    layout: DvlbLayout | None = field(default=None, repr=False, compare=False)
+
+    # -- reading ----------------------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Dvlb:
+        return _parse(bytes(data))
+
+    # -- writing ----------------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        if self.layout is not None and _layout_fits(self, self.layout):
+            return _write_placed(self, self.layout)
+        return _write_canonical(self)
+
+    def relayout(self) -> bytes:
+        """The model laid out as current picasso does, ignoring the recorded layout."""
+        return _write_canonical(self)
+
+    # -- views ------------------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        return {
+            "format": self.format_name,
+            "dvle_count": len(self.dvles),
+            "dvlp": {
+                "version": self.dvlp.version,
+                "code_words": len(self.dvlp.code),
+                "code_bytes": 4 * len(self.dvlp.code),
+                "opdesc_count": len(self.dvlp.opdescs),
+                "unknown_words": [f"{w:#x}" for w in self.dvlp.unknown_words],
+                "layout": _layout_name(self.layout),
+            },
+            "dvles": [_dvle_summary(i, dvle) for i, dvle in enumerate(self.dvles)],
+        }
+
+    def problems(self) -> list[str]:
+        found: list[str] = []
+        size = len(self.dvlp.code)
+        for i, dvle in enumerate(self.dvles):
+            if dvle.main_offset > size:
+                found.append(f"DVLE[{i}]: main offset {dvle.main_offset} is past the code ({size} words)")
+            if dvle.endmain_offset > size:
+                found.append(f"DVLE[{i}]: endmain offset {dvle.endmain_offset} is past the code ({size} words)")
+            for j, label in enumerate(dvle.labels):
+                if label.program_offset > size:
+                    found.append(f"DVLE[{i}].labels[{j}]: offset {label.program_offset} is past the code")
+        return found
+
+    def disassemble(self) -> str:
+        try:
+            from shaderkit.formats.dvlb.source import dvlb_to_source
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("shaderkit"):
+                raise UnsupportedOperation("dvlb: the PICA200 disassembler is not available yet") from None
+            raise
+        text: str = dvlb_to_source(self)
+        return text
+
+
+def _layout_name(layout: DvlbLayout | None) -> str:
+    if layout is None:
+        return "picasso (new)"
+    if layout.dvlp_header_size == DVLP_HEADER_MIN:
+        return "nihstro"
+    if layout.dvles and layout.dvles[0].offset < layout.code_offset + 8 + 4 * len(layout.dvles):
+        return "old picasso"
+    return "picasso"
+
+
+def _dvle_summary(index: int, dvle: Dvle) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "index": index,
+        "version": f"{dvle.version:#06x}",
+        "shader_type": SHADER_TYPES.get(dvle.shader_type, str(dvle.shader_type)),
+        "merge_outmaps": dvle.merge_outmaps,
+        "main": dvle.main_offset,
+        "endmain": dvle.endmain_offset,
+        "input_mask": f"{dvle.input_mask:#06x}",
+        "output_mask": f"{dvle.output_mask:#06x}",
+    }
+    if dvle.is_geometry or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num or dvle.gs_fixed_vertex_num:
+        info["gs_mode"] = GS_MODES.get(dvle.gs_mode, str(dvle.gs_mode))
+        info["gs_fixed_vertex_start"] = dvle.gs_fixed_vertex_start
+        info["gs_variable_vertex_num"] = dvle.gs_variable_vertex_num
+        info["gs_fixed_vertex_num"] = dvle.gs_fixed_vertex_num
+    info["uniforms"] = [
+        {"name": u.name, "registers": u.register_range, "first": u.first_register, "last": u.last_register}
+        for u in dvle.uniforms
+    ]
+    info["constants"] = [
+        {"type": c.type_name, "register": c.register_name, "value": c.value, "raw": [f"{w:#08x}" for w in c.words]}
+        for c in dvle.constants
+    ]
+    info["outputs"] = [
+        {"semantic": o.semantic_name, "register": f"o{o.register}", "mask": mask_text(o.mask)} for o in dvle.outputs
+    ]
+    info["labels"] = [
+        {"id": lb.id, "name": lb.name, "offset": lb.program_offset, "unknown": lb.unknown} for lb in dvle.labels
+    ]
+    return info
+
+
+# -- parsing --------------------------------------------------------------------------------------
+
+
+def _table(r: Reader, offset: int, count: int, item: int, what: str) -> int:
+    """Check that ``count`` entries of ``item`` bytes fit at absolute ``offset``; return it."""
+    if count:
+        if offset > r.end:
+            raise r.error(f"{what}: offset {offset:#x} is past the end ({r.end:#x})", offset)
+        r.check_count(count, item, what, offset)
+    return offset
+
+
+def _parse(data: bytes) -> Dvlb:
+    r = Reader(data, context="DVLB")
+    r.expect(DVLB_MAGIC, "DVLB magic")
+    count = r.u32()
+    r.check_count(count, 4, "DVLE offset table")
+    dvle_offsets = list(r.unpack(f"{count}I", "DVLE offset table"))
+    dvlp_start = r.tell()
+    blocks: list[tuple[int, int, str]] = [(0, dvlp_start, "DVLB header")]
+
+    with r.scope("DVLP"):
+        r.need(DVLP_HEADER_MIN, "DVLP header")
+        magic, version, code_off, code_size, opd_off, opd_count, fname_off = _DVLP_HEADER.unpack_from(data, dvlp_start)
+        if magic != DVLP_MAGIC:
+            raise r.error(f"bad DVLP magic: found {magic!r}")
+        # The header is 0x1C (nihstro) or 0x28 (picasso) bytes: it ends where the first thing after it starts.
+        ends = [DVLP_HEADER_PICASSO, len(data) - dvlp_start]
+        if code_size:
+            ends.append(code_off)
+        if opd_count:
+            ends.append(opd_off)
+        ends.extend(o - dvlp_start for o in dvle_offsets if o > dvlp_start)
+        header_size = max(DVLP_HEADER_MIN, min(ends) & ~3)
+        unknown = list(r.unpack_at(dvlp_start + DVLP_HEADER_MIN, f"{(header_size - DVLP_HEADER_MIN) // 4}I", "DVLP header"))
+        blocks.append((dvlp_start, dvlp_start + header_size, "DVLP header"))
+
+        code_abs = _table(r, dvlp_start + code_off, code_size, 4, "code")
+        code = list(r.unpack_at(code_abs, f"{code_size}I", "code")) if code_size else []
+        blocks.append((code_abs, code_abs + 4 * code_size, "DVLP code"))
+        opd_abs = _table(r, dvlp_start + opd_off, opd_count, 8, "operand descriptors")
+        opdescs = (
+            [OperandDescriptor(v, x) for v, x in _OPDESC.iter_unpack(data[opd_abs : opd_abs + 8 * opd_count])]
+            if opd_count
+            else []
+        )
+        blocks.append((opd_abs, opd_abs + 8 * opd_count, "DVLP operand descriptors"))
+
+    dvles: list[Dvle] = []
+    dvle_layouts: list[DvleLayout] = []
+    name_blocks: list[tuple[int, bytes]] = []
+    for index, offset in enumerate(dvle_offsets):
+        with r.scope(f"DVLE[{index}]"):
+            dvle, dvle_layout = _parse_dvle(r, data, offset, blocks, name_blocks)
+        dvles.append(dvle)
+        dvle_layouts.append(dvle_layout)
+
+    _check_overlaps(r, blocks)
+    gaps = _gaps(data, blocks, name_blocks)
+    layout = DvlbLayout(
+        size=len(data),
+        dvlp_header_size=header_size,
+        code_offset=code_off,
+        opdesc_offset=opd_off,
+        filename_symbol_offset=fname_off,
+        code_words=code_size,
+        opdesc_count=opd_count,
+        dvles=dvle_layouts,
+        gaps=gaps,
+    )
+    dvlp = Dvlp(code=code, opdescs=opdescs, version=version, unknown_words=unknown)
+    return Dvlb(dvlp=dvlp, dvles=dvles, layout=layout)
+
+
+def _parse_dvle(
+    r: Reader,
+    data: bytes,
+    offset: int,
+    blocks: list[tuple[int, int, str]],
+    name_blocks: list[tuple[int, bytes]],
+) -> tuple[Dvle, DvleLayout]:
+    if offset > r.end or offset + DVLE_HEADER_SIZE > r.end:
+        raise r.error(f"DVLE header at {offset:#x} runs past the end ({r.end:#x})", min(offset, r.end))
+    (
+        magic, version, shader_type, merge, main, endmain, in_mask, out_mask,
+        gs_mode, gs_start, gs_var, gs_fixed,
+        const_off, const_n, label_off, label_n, out_off, out_n, unif_off, unif_n, sym_off, sym_size,
+    ) = _DVLE_HEADER.unpack_from(data, offset)
+    if magic != DVLE_MAGIC:
+        raise r.error(f"bad DVLE magic: found {magic!r}", offset)
+    blocks.append((offset, offset + DVLE_HEADER_SIZE, f"DVLE header at {offset:#x}"))
+
+    def table(rel: int, n: int, item: int, what: str) -> int:
+        with r.scope(what):
+            start = _table(r, offset + rel, n, item, what)
+        blocks.append((start, start + n * item, f"DVLE at {offset:#x} {what}"))
+        return start
+
+    const_abs = table(const_off, const_n, _CONSTANT.size, "constants")
+    label_abs = table(label_off, label_n, _LABEL.size, "labels")
+    out_abs = table(out_off, out_n, _OUTPUT.size, "outputs")
+    unif_abs = table(unif_off, unif_n, _UNIFORM.size, "uniforms")
+    sym_abs = table(sym_off, 1 if sym_size else 0, sym_size, "symbols")
+    symbols = r.sub(sym_abs, sym_size, "symbols") if sym_size else None
+
+    def name_at(sym: int, what: str) -> tuple[str, int]:
+        if symbols is None or sym >= sym_size:
+            raise r.error(f"{what}: symbol offset {sym:#x} is outside the symbol table ({sym_size} bytes)", sym_abs)
+        text = symbols.cstring_at(sym_abs + sym, "ascii", what)
+        raw = text.encode("latin-1")
+        name_blocks.append((sym_abs + sym, raw + b"\0"))
+        return text, len(raw)
+
+    constants = [
+        Constant(t, reg, (a, b, c, d))
+        for t, reg, a, b, c, d in _CONSTANT.iter_unpack(data[const_abs : const_abs + const_n * _CONSTANT.size])
+    ] if const_n else []
+    outputs = [
+        Output(sem, reg, mask, bytes(res))
+        for sem, reg, mask, res in _OUTPUT.iter_unpack(data[out_abs : out_abs + out_n * _OUTPUT.size])
+    ] if out_n else []
+
+    labels: list[Label] = []
+    label_syms: list[int] = []
+    sizes: list[int] = []
+    for i, (lid, res, prog, unk, sym) in enumerate(
+        _LABEL.iter_unpack(data[label_abs : label_abs + label_n * _LABEL.size]) if label_n else ()
+    ):
+        name, size = name_at(sym, f"labels[{i}]")
+        labels.append(Label(lid, prog, name, unk, bytes(res)))
+        label_syms.append(sym)
+        sizes.append(size)
+
+    uniforms: list[Uniform] = []
+    unif_syms: list[int] = []
+    for i, (sym, first, last) in enumerate(
+        _UNIFORM.iter_unpack(data[unif_abs : unif_abs + unif_n * _UNIFORM.size]) if unif_n else ()
+    ):
+        name, size = name_at(sym, f"uniforms[{i}]")
+        uniforms.append(Uniform(name, first, last))
+        unif_syms.append(sym)
+        sizes.append(size)
+
+    dvle = Dvle(
+        shader_type=shader_type,
+        main_offset=main,
+        endmain_offset=endmain,
+        version=version,
+        merge_outmaps=merge,
+        input_mask=in_mask,
+        output_mask=out_mask,
+        gs_mode=gs_mode,
+        gs_fixed_vertex_start=gs_start,
+        gs_variable_vertex_num=gs_var,
+        gs_fixed_vertex_num=gs_fixed,
+        constants=constants,
+        labels=labels,
+        outputs=outputs,
+        uniforms=uniforms,
+    )
+    layout = DvleLayout(
+        offset=offset,
+        constant_offset=const_off,
+        label_offset=label_off,
+        output_offset=out_off,
+        uniform_offset=unif_off,
+        symbol_offset=sym_off,
+        symbol_size=sym_size,
+        counts=(const_n, label_n, out_n, unif_n),
+        label_symbols=label_syms,
+        uniform_symbols=unif_syms,
+        name_sizes=sizes,
+    )
+    return dvle, layout
+
+
+def _check_overlaps(r: Reader, blocks: list[tuple[int, int, str]]) -> None:
+    used = sorted(b for b in blocks if b[1] > b[0])
+    for (s1, e1, n1), (s2, _e2, n2) in zip(used, used[1:]):
+        if s2 < e1:
+            raise r.error(f"{n2} ({s2:#x}) overlaps {n1} ({s1:#x}..{e1:#x})", s2)
+
+
+def _gaps(data: bytes, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """Byte ranges covered by no structure (symbol tables count only where a name lies)."""
+    spans = sorted(
+        [(s, e) for s, e, what in blocks if e > s and not what.endswith("symbols")]
+        + [(s, s + len(raw)) for s, raw in names]
+    )
+    gaps: list[tuple[int, bytes]] = []
+    pos = 0
+    for start, end in spans:
+        if start > pos:
+            gaps.append((pos, data[pos:start]))
+        pos = max(pos, end)
+    if pos < len(data):
+        gaps.append((pos, data[pos:]))
+    return gaps
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+
+def _encode_name(name: str) -> bytes:
+    return name.encode("latin-1")
+
+
+def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbol_size: int) -> bytes:
+    const_off, label_off, out_off, unif_off, sym_off = offsets
+    return _DVLE_HEADER.pack(
+        DVLE_MAGIC, dvle.version, dvle.shader_type, dvle.merge_outmaps,
+        dvle.main_offset, dvle.endmain_offset, dvle.input_mask, dvle.output_mask,
+        dvle.gs_mode, dvle.gs_fixed_vertex_start, dvle.gs_variable_vertex_num, dvle.gs_fixed_vertex_num,
+        const_off, len(dvle.constants), label_off, len(dvle.labels), out_off, len(dvle.outputs),
+        unif_off, len(dvle.uniforms), sym_off, symbol_size,
+    )  # fmt: skip
+
+
+def _pack_constants(dvle: Dvle) -> bytes:
+    return b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in dvle.constants)
+
+
+def _pack_labels(dvle: Dvle, symbols: list[int]) -> bytes:
+    return b"".join(
+        _LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(dvle.labels, symbols)
+    )
+
+
+def _pack_outputs(dvle: Dvle) -> bytes:
+    return b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in dvle.outputs)
+
+
+def _pack_uniforms(dvle: Dvle, symbols: list[int]) -> bytes:
+    return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(dvle.uniforms, symbols))
+
+
+def _layout_fits(model: Dvlb, layout: DvlbLayout) -> bool:
+    """True when every table still has its recorded size, so the recorded positions can be reused."""
+    dvlp = model.dvlp
+    if (
+        len(dvlp.code) != layout.code_words
+        or len(dvlp.opdescs) != layout.opdesc_count
+        or DVLP_HEADER_MIN + 4 * len(dvlp.unknown_words) != layout.dvlp_header_size
+        or len(model.dvles) != len(layout.dvles)
+    ):
+        return False
+    for dvle, dl in zip(model.dvles, layout.dvles):
+        counts = (len(dvle.constants), len(dvle.labels), len(dvle.outputs), len(dvle.uniforms))
+        if counts != dl.counts:
+            return False
+        names = [_encode_name(lb.name) for lb in dvle.labels] + [_encode_name(u.name) for u in dvle.uniforms]
+        if [len(n) for n in names] != dl.name_sizes:
+            return False
+        seen: dict[int, bytes] = {}
+        for sym, name in zip(dl.label_symbols + dl.uniform_symbols, names):
+            if seen.setdefault(sym, name) != name:
+                return False  # two entries shared one string and now differ
+    return True
+
+
+def _write_placed(model: Dvlb, layout: DvlbLayout) -> bytes:
+    """Write every structure at its recorded offset; gaps get their recorded bytes."""
+    out = bytearray(layout.size)
+    for pos, raw in layout.gaps:
+        out[pos : pos + len(raw)] = raw
+
+    def put(pos: int, raw: bytes) -> None:
+        out[pos : pos + len(raw)] = raw
+
+    count = len(model.dvles)
+    put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *(d.offset for d in layout.dvles)))
+    dvlp_start = 8 + 4 * count
+    dvlp = model.dvlp
+    put(
+        dvlp_start,
+        _DVLP_HEADER.pack(
+            DVLP_MAGIC, dvlp.version, layout.code_offset, len(dvlp.code), layout.opdesc_offset,
+            len(dvlp.opdescs), layout.filename_symbol_offset,
+        ) + struct.pack(f"<{len(dvlp.unknown_words)}I", *dvlp.unknown_words),
+    )  # fmt: skip
+    if dvlp.code:
+        put(dvlp_start + layout.code_offset, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code))
+    if dvlp.opdescs:
+        put(dvlp_start + layout.opdesc_offset, b"".join(_OPDESC.pack(o.value, o.extra) for o in dvlp.opdescs))
+    for dvle, dl in zip(model.dvles, layout.dvles):
+        base = dl.offset
+        offsets = (dl.constant_offset, dl.label_offset, dl.output_offset, dl.uniform_offset, dl.symbol_offset)
+        put(base, _pack_dvle_header(dvle, offsets, dl.symbol_size))
+        put(base + dl.constant_offset, _pack_constants(dvle))
+        put(base + dl.label_offset, _pack_labels(dvle, dl.label_symbols))
+        put(base + dl.output_offset, _pack_outputs(dvle))
+        put(base + dl.uniform_offset, _pack_uniforms(dvle, dl.uniform_symbols))
+        names = [lb.name for lb in dvle.labels] + [u.name for u in dvle.uniforms]
+        for sym, name in zip(dl.label_symbols + dl.uniform_symbols, names):
+            put(base + dl.symbol_offset + sym, _encode_name(name) + b"\0")
+    return bytes(out)
+
+
+def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
+    size = (
+        DVLE_HEADER_SIZE
+        + _CONSTANT.size * len(dvle.constants)
+        + _LABEL.size * len(dvle.labels)
+        + _OUTPUT.size * len(dvle.outputs)
+        + _UNIFORM.size * len(dvle.uniforms)
+        + symbol_size
+    )
+    return (size + 3) & ~3
+
+
+def _symbol_table(dvle: Dvle) -> tuple[bytes, list[int], list[int]]:
+    """picasso's symbol table: uniform names in table order (then label names), each NUL-terminated."""
+    pool = bytearray()
+    uniform_syms: list[int] = []
+    for u in dvle.uniforms:
+        uniform_syms.append(len(pool))
+        pool += _encode_name(u.name) + b"\0"
+    label_syms: list[int] = []
+    for lb in dvle.labels:
+        label_syms.append(len(pool))
+        pool += _encode_name(lb.name) + b"\0"
+    return bytes(pool), label_syms, uniform_syms
+
+
+def _write_canonical(model: Dvlb) -> bytes:
+    """Lay the model out as picasso >= v2.5 does."""
+    dvlp = model.dvlp
+    unknown = list(dvlp.unknown_words) + [0] * (3 - len(dvlp.unknown_words))
+    header_size = DVLP_HEADER_MIN + 4 * len(unknown)
+    code_size = 4 * len(dvlp.code)
+    dvlp_size = header_size + code_size + _OPDESC.size * len(dvlp.opdescs)
+    tables = [_symbol_table(dvle) for dvle in model.dvles]
+
+    w = Writer("<")
+    w.write(DVLB_MAGIC)
+    w.u32(len(model.dvles))
+    offset = 8 + 4 * len(model.dvles) + dvlp_size
+    for dvle, (pool, _, _) in zip(model.dvles, tables):
+        w.u32(offset)
+        offset += _dvle_size(dvle, len(pool))
+    w.write(
+        _DVLP_HEADER.pack(
+            DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
+            len(dvlp.opdescs), dvlp_size,
+        )
+    )  # fmt: skip
+    w.pack(f"{len(unknown)}I", *unknown)
+    w.pack(f"{len(dvlp.code)}I", *dvlp.code)
+    for o in dvlp.opdescs:
+        w.write(_OPDESC.pack(o.value, o.extra))
+    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
+        const_off = DVLE_HEADER_SIZE
+        label_off = const_off + _CONSTANT.size * len(dvle.constants)
+        out_off = label_off + _LABEL.size * len(dvle.labels)
+        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+        w.write(_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)))
+        w.write(_pack_constants(dvle))
+        w.write(_pack_labels(dvle, label_syms))
+        w.write(_pack_outputs(dvle))
+        w.write(_pack_uniforms(dvle, uniform_syms))
+        w.write(pool)
+        w.align(4)
+    return w.getvalue()
