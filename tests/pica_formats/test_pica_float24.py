@@ -66,6 +66,14 @@ def test_overflow_saturates_to_inf() -> None:
     assert f32_to_f24(math.nan) == 0x7F0000
 
 
+def test_exponent_127_keeps_mantissa_like_picasso() -> None:
+    # picasso/libctru only saturate when the rebiased exponent is > 0x7F, so 2**64 <= |x| < 2**65
+    # keeps its mantissa under exponent 0x7F (which the GPU reads as inf/NaN).
+    assert f32_to_f24(2.0**64) == 0x7F0000
+    assert f32_to_f24(1.5 * 2.0**64) == 0x7F8000
+    assert f32_to_f24(2.0**65) == 0x7F0000
+
+
 def test_inf_and_nan_decode() -> None:
     assert f24_to_f32(0x7F0000) == math.inf
     assert f24_to_f32(0xFF0000) == -math.inf
@@ -93,7 +101,7 @@ def test_exponent_zero_values_encode_back(mantissa: int) -> None:
 def test_encode_is_truncation(value: float) -> None:
     raw = f32_to_f24(value)
     back = f24_to_f32(raw)
-    if math.isinf(back) or back == 0.0:
+    if math.isinf(back) or math.isnan(back) or back == 0.0:
         return
     # truncation toward zero: |back| <= |value| and within one f24 ulp
     assert abs(back) <= abs(value)

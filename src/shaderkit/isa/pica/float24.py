@@ -4,7 +4,8 @@ Decoding follows the hardware/Citra rules: exponent and mantissa all zero is a s
 exponent 0x7F is infinity (mantissa 0) or NaN, and there are no denormals (exponent 0 with a
 non-zero mantissa is the normal number 2**-63 * 1.m). Encoding follows picasso's ``f32tof24``:
 the value is first rounded to float32, the mantissa truncated (>> 7) and the exponent rebiased;
-below range flushes to a signed zero, above range (and inf/NaN) saturates to infinity.
+below range flushes to a signed zero, above range (and inf/NaN) saturates to infinity. Like
+picasso, a rebiased exponent of exactly 0x7F (2**64 <= |x| < 2**65) keeps its mantissa.
 """
 
 from __future__ import annotations
