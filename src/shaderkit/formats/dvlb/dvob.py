@@ -1,0 +1,357 @@
+"""DVOJ shader objects (unlinked, one shader each) and the DVOB file that holds them.
+
+DVOJ layout (seed "3DS Files - Video Shaders", offsets relative to the DVOJ start): magic, three
+unknown words (0x04 follows the shader type, 0x0C is usually 0xFFFFFFFF), then nine
+offset/count pairs: constants (20 B), labels (16 B), code (4 B), operand descriptors (8 B),
+line numbers (8 B), relocations (12 B), outputs (8 B), inputs (8 B) and the symbol table (bytes).
+Labels, line numbers and inputs name their strings by offset into that one symbol table.
+
+No real DVOB/DVOJ file is known. A file starting with ``DVOJ`` is a single object. For ``DVOB``
+we assume the DVLB pattern: magic, u32 object count, u32 absolute offset of each DVOJ.
+Like :mod:`shaderkit.formats.dvlb.dvlb`, parsed files keep their layout and gap bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dvlb.dvlb import (
+    _CONSTANT,
+    _LABEL,
+    _OPDESC,
+    _OUTPUT,
+    _UNIFORM,
+    SHADER_TYPES,
+    Constant,
+    Label,
+    OperandDescriptor,
+    Output,
+    Uniform,
+    _check_overlaps,
+    _encode_name,
+    _gaps,
+    _table,
+    mask_text,
+)
+from shaderkit.io.reader import Reader
+from shaderkit.io.writer import Writer
+
+DVOB_MAGIC = b"DVOB"
+DVOJ_MAGIC = b"DVOJ"
+_DVOJ_HEADER = struct.Struct("<4s3I18I")
+DVOJ_HEADER_SIZE = _DVOJ_HEADER.size  # 0x58
+_LINE = struct.Struct("<II")
+_RELOCATION = struct.Struct("<III")
+#: entry size of each table, in header order (the symbol table counts bytes)
+_TABLES = (
+    ("constants", _CONSTANT.size),
+    ("labels", _LABEL.size),
+    ("code", 4),
+    ("operand descriptors", _OPDESC.size),
+    ("line numbers", _LINE.size),
+    ("relocations", _RELOCATION.size),
+    ("outputs", _OUTPUT.size),
+    ("inputs", _UNIFORM.size),
+    ("symbols", 1),
+)
+
+
+@dataclass
+class LineNumber:
+    """Source position of one code word."""
+
+    filename: str
+    line: int
+
+
+@dataclass
+class Relocation:
+    """A relocation entry: the word address of an instruction and two unknown words."""
+
+    address: int
+    unknown0: int = 0
+    unknown1: int = 0
+
+
+@dataclass
+class Dvoj:
+    """One shader object: code, descriptors and the entry-point tables, with one symbol table."""
+
+    shader_type: int = 0
+    unknown_08: int = 0
+    unknown_0c: int = 0xFFFFFFFF
+    code: list[int] = field(default_factory=list)
+    opdescs: list[OperandDescriptor] = field(default_factory=list)
+    constants: list[Constant] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    line_numbers: list[LineNumber] = field(default_factory=list)
+    relocations: list[Relocation] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+    inputs: list[Uniform] = field(default_factory=list)
+
+    def counts(self) -> tuple[int, ...]:
+        return (
+            len(self.constants), len(self.labels), len(self.code), len(self.opdescs),
+            len(self.line_numbers), len(self.relocations), len(self.outputs), len(self.inputs),
+        )  # fmt: skip
+
+    def names(self) -> list[str]:
+        """Every string the tables refer to, in reference order (labels, line numbers, inputs)."""
+        return [lb.name for lb in self.labels] + [ln.filename for ln in self.line_numbers] + [u.name for u in self.inputs]
+
+
+@dataclass
+class DvojLayout:
+    offset: int
+    table_offsets: list[int]  # nine offsets relative to the object, as stored
+    symbol_size: int
+    counts: tuple[int, ...]
+    symbols: list[int]  # symbol offset of each name, in names() order
+    name_sizes: list[int]
+
+
+@dataclass
+class DvobLayout:
+    size: int
+    objects: list[DvojLayout]
+    gaps: list[tuple[int, bytes]]
+
+
+@dataclass
+class Dvob(ShaderFile):
+    """A DVOB file (objects behind an offset table) or a bare DVOJ object (``magic == b"DVOJ"``)."""
+
+    format_name: ClassVar[str] = "dvob"
+
+    objects: list[Dvoj] = field(default_factory=list)
+    magic: bytes = DVOB_MAGIC
+    layout: DvobLayout | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Dvob:
+        return _parse(bytes(data))
+
+    def to_bytes(self) -> bytes:
+        if self.layout is not None and _layout_fits(self, self.layout):
+            return _write_placed(self, self.layout)
+        return _write_canonical(self)
+
+    def relayout(self) -> bytes:
+        return _write_canonical(self)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "format": self.magic.decode("ascii").lower(),
+            "object_count": len(self.objects),
+            "objects": [_object_summary(i, obj) for i, obj in enumerate(self.objects)],
+        }
+
+
+def _object_summary(index: int, obj: Dvoj) -> dict[str, Any]:
+    return {
+        "index": index,
+        "shader_type": SHADER_TYPES.get(obj.shader_type, str(obj.shader_type)),
+        "unknown_08": f"{obj.unknown_08:#x}",
+        "unknown_0c": f"{obj.unknown_0c:#x}",
+        "code_words": len(obj.code),
+        "opdesc_count": len(obj.opdescs),
+        "line_number_count": len(obj.line_numbers),
+        "relocation_count": len(obj.relocations),
+        "inputs": [{"name": u.name, "registers": u.register_range} for u in obj.inputs],
+        "constants": [{"type": c.type_name, "register": c.register_name, "value": c.value} for c in obj.constants],
+        "outputs": [{"semantic": o.semantic_name, "register": f"o{o.register}", "mask": mask_text(o.mask)} for o in obj.outputs],
+        "labels": [{"id": lb.id, "name": lb.name, "offset": lb.program_offset} for lb in obj.labels],
+    }
+
+
+# -- parsing ----------------------------------------------------------------------------------------
+
+
+def _parse(data: bytes) -> Dvob:
+    r = Reader(data, context="DVOB")
+    magic = r.read(4, "magic")
+    blocks: list[tuple[int, int, str]] = []
+    if magic == DVOJ_MAGIC:
+        offsets = [0]
+    elif magic == DVOB_MAGIC:
+        count = r.u32()
+        r.check_count(count, 4, "DVOJ offset table")
+        offsets = list(r.unpack(f"{count}I", "DVOJ offset table"))
+        blocks.append((0, r.tell(), "DVOB header"))
+    else:
+        raise r.error(f"bad magic: expected b'DVOB' or b'DVOJ', found {magic!r}", 0)
+    names: list[tuple[int, bytes]] = []
+    objects: list[Dvoj] = []
+    layouts: list[DvojLayout] = []
+    for index, offset in enumerate(offsets):
+        with r.scope(f"DVOJ[{index}]"):
+            obj, obj_layout = _parse_dvoj(r, data, offset, blocks, names)
+        objects.append(obj)
+        layouts.append(obj_layout)
+    _check_overlaps(r, blocks)
+    layout = DvobLayout(len(data), layouts, _gaps(data, blocks, names))
+    return Dvob(objects, magic, layout)
+
+
+def _parse_dvoj(
+    r: Reader, data: bytes, base: int, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]
+) -> tuple[Dvoj, DvojLayout]:
+    if base + DVOJ_HEADER_SIZE > r.end:
+        raise r.error(f"DVOJ header at {base:#x} runs past the end ({r.end:#x})", min(base, r.end))
+    magic, shader_type, unknown_08, unknown_0c, *pairs = _DVOJ_HEADER.unpack_from(data, base)
+    if magic != DVOJ_MAGIC:
+        raise r.error(f"bad DVOJ magic: found {magic!r}", base)
+    blocks.append((base, base + DVOJ_HEADER_SIZE, f"DVOJ header at {base:#x}"))
+    rel = pairs[0::2]
+    counts = pairs[1::2]
+    starts: list[int] = []
+    for (what, item), off, n in zip(_TABLES, rel, counts):
+        with r.scope(what):
+            start = _table(r, base + off, n, item, what)
+        blocks.append((start, start + n * item, f"DVOJ at {base:#x} {what}"))
+        starts.append(start)
+
+    def rows(i: int, st: struct.Struct) -> list[tuple[Any, ...]]:
+        start = starts[i]
+        return list(st.iter_unpack(data[start : start + counts[i] * st.size])) if counts[i] else []
+
+    sym_abs, sym_size = starts[8], counts[8]
+    symbols = r.sub(sym_abs, sym_size, "symbols") if sym_size else None
+    sym_refs: list[int] = []
+    sizes: list[int] = []
+
+    def name_at(sym: int, what: str) -> str:
+        if symbols is None or sym >= sym_size:
+            raise r.error(f"{what}: symbol offset {sym:#x} is outside the symbol table ({sym_size} bytes)", sym_abs)
+        text = symbols.cstring_at(sym_abs + sym, "ascii", what)
+        raw = _encode_name(text)
+        names.append((sym_abs + sym, raw + b"\0"))
+        sym_refs.append(sym)
+        sizes.append(len(raw))
+        return text
+
+    obj = Dvoj(shader_type=shader_type, unknown_08=unknown_08, unknown_0c=unknown_0c)
+    obj.constants = [Constant(t, reg, (a, b, c, d)) for t, reg, a, b, c, d in rows(0, _CONSTANT)]
+    obj.labels = [
+        Label(lid, prog, name_at(sym, f"labels[{i}]"), unk, bytes(res))
+        for i, (lid, res, prog, unk, sym) in enumerate(rows(1, _LABEL))
+    ]
+    obj.code = list(struct.unpack_from(f"<{counts[2]}I", data, starts[2])) if counts[2] else []
+    obj.opdescs = [OperandDescriptor(v, x) for v, x in rows(3, _OPDESC)]
+    obj.line_numbers = [LineNumber(name_at(sym, f"line_numbers[{i}]"), line) for i, (sym, line) in enumerate(rows(4, _LINE))]
+    obj.relocations = [Relocation(a, u0, u1) for a, u0, u1 in rows(5, _RELOCATION)]
+    obj.outputs = [Output(sem, reg, mask, bytes(res)) for sem, reg, mask, res in rows(6, _OUTPUT)]
+    obj.inputs = [
+        Uniform(name_at(sym, f"inputs[{i}]"), first, last) for i, (sym, first, last) in enumerate(rows(7, _UNIFORM))
+    ]
+    layout = DvojLayout(base, list(rel), sym_size, tuple(counts[:8]), sym_refs, sizes)
+    return obj, layout
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+
+def _tables(obj: Dvoj, symbols: list[int]) -> list[bytes]:
+    """The eight fixed-entry tables in header order (the symbol table is built separately)."""
+    labels_n, lines_n = len(obj.labels), len(obj.line_numbers)
+    label_syms = symbols[:labels_n]
+    line_syms = symbols[labels_n : labels_n + lines_n]
+    input_syms = symbols[labels_n + lines_n :]
+    return [
+        b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in obj.constants),
+        b"".join(_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, s) for lb, s in zip(obj.labels, label_syms)),
+        struct.pack(f"<{len(obj.code)}I", *obj.code),
+        b"".join(_OPDESC.pack(o.value, o.extra) for o in obj.opdescs),
+        b"".join(_LINE.pack(s, ln.line) for ln, s in zip(obj.line_numbers, line_syms)),
+        b"".join(_RELOCATION.pack(x.address, x.unknown0, x.unknown1) for x in obj.relocations),
+        b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in obj.outputs),
+        b"".join(_UNIFORM.pack(s, u.first_register, u.last_register) for u, s in zip(obj.inputs, input_syms)),
+    ]
+
+
+def _header(obj: Dvoj, offsets: list[int], symbol_size: int) -> bytes:
+    counts = [*obj.counts(), symbol_size]
+    pairs = [v for pair in zip(offsets, counts) for v in pair]
+    return _DVOJ_HEADER.pack(DVOJ_MAGIC, obj.shader_type, obj.unknown_08, obj.unknown_0c, *pairs)
+
+
+def _layout_fits(model: Dvob, layout: DvobLayout) -> bool:
+    if len(model.objects) != len(layout.objects):
+        return False
+    if model.magic == DVOJ_MAGIC and len(model.objects) != 1:
+        return False
+    for obj, ol in zip(model.objects, layout.objects):
+        names = [_encode_name(n) for n in obj.names()]
+        if obj.counts() != ol.counts or [len(n) for n in names] != ol.name_sizes:
+            return False
+        seen: dict[int, bytes] = {}
+        for sym, name in zip(ol.symbols, names):
+            if seen.setdefault(sym, name) != name:
+                return False
+    return True
+
+
+def _write_placed(model: Dvob, layout: DvobLayout) -> bytes:
+    out = bytearray(layout.size)
+    for pos, raw in layout.gaps:
+        out[pos : pos + len(raw)] = raw
+
+    def put(pos: int, raw: bytes) -> None:
+        out[pos : pos + len(raw)] = raw
+
+    if model.magic == DVOB_MAGIC:
+        count = len(model.objects)
+        put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *(o.offset for o in layout.objects)))
+    for obj, ol in zip(model.objects, layout.objects):
+        base = ol.offset
+        put(base, _header(obj, ol.table_offsets, ol.symbol_size))
+        for rel, raw in zip(ol.table_offsets, _tables(obj, ol.symbols)):
+            put(base + rel, raw)
+        for sym, name in zip(ol.symbols, obj.names()):
+            put(base + ol.table_offsets[8] + sym, _encode_name(name) + b"\0")
+    return bytes(out)
+
+
+def _symbol_pool(obj: Dvoj) -> tuple[bytes, list[int]]:
+    """One string per distinct name, in first-use order; the offset of each reference."""
+    pool = bytearray()
+    where: dict[str, int] = {}
+    refs: list[int] = []
+    for name in obj.names():
+        if name not in where:
+            where[name] = len(pool)
+            pool += _encode_name(name) + b"\0"
+        refs.append(where[name])
+    return bytes(pool), refs
+
+
+def _write_canonical(model: Dvob) -> bytes:
+    """Header, then each object: header and tables in header order, 4-byte aligned."""
+    w = Writer("<")
+    bare = model.magic == DVOJ_MAGIC and len(model.objects) == 1
+    if not bare:
+        w.write(DVOB_MAGIC)
+        w.u32(len(model.objects))
+        slots = [w.reserve("I") for _ in model.objects]
+    for i, obj in enumerate(model.objects):
+        w.align(4)
+        base = w.tell()
+        if not bare:
+            w.patch(slots[i], "I", base)
+        pool, refs = _symbol_pool(obj)
+        tables = _tables(obj, refs)
+        offsets: list[int] = []
+        pos = DVOJ_HEADER_SIZE
+        for raw in tables:
+            offsets.append(pos)
+            pos += len(raw)
+        offsets.append(pos)
+        w.write(_header(obj, offsets, len(pool)))
+        for raw in tables:
+            w.write(raw)
+        w.write(pool)
+    w.align(4)
+    return w.getvalue()

@@ -1,0 +1,127 @@
+"""DVOB/DVOJ: hand-built objects in the seed's layout (no real samples exist)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.dvlb.dvlb import Constant, Label, OperandDescriptor, Output, Uniform
+from shaderkit.formats.dvlb.dvob import Dvob, Dvoj, LineNumber, Relocation
+from shaderkit.formats.registry import detect
+
+
+def _hand_dvoj() -> bytes:
+    """A DVOJ laid out by hand from the seed's table (offsets relative to the DVOJ start).
+
+    Tables are deliberately not in header order: symbols first, then code, then the rest.
+    """
+    symbols = b"main\0font_Shader.vsh\0vVtxData\0"  # main @0, file @5, input @21
+    code = struct.pack("<3I", 0x4C000000, 0x4C201001, 0x88000000)
+    opdescs = struct.pack("<2I", 0x8006C36F, 0x0F)
+    constant = struct.pack("<HH4I", 2, 3, 0x3F0000, 0, 0xC04000, 0x3E0000)
+    label = struct.pack("<B3sIII", 0, b"\0\x01\0", 0, 0xFFFFFFFF, 0)
+    lines = struct.pack("<4I", 5, 10, 5, 11)
+    reloc = struct.pack("<3I", 1, 2, 3)
+    output = struct.pack("<HHHH", 2, 1, 5, 0)
+    inputs = struct.pack("<IHH", 21, 0, 1)
+    body = [symbols + b"\0\0", code, opdescs, constant, label, lines, reloc, output, inputs]
+    pos = 0x58
+    where = []
+    for part in body:
+        where.append(pos)
+        pos += len(part)
+    sym, cod, opd, con, lab, lin, rel, out, inp = where
+    header = struct.pack(
+        "<4s3I18I", b"DVOJ", 0, 7, 0xFFFFFFFF,
+        con, 1, lab, 1, cod, 3, opd, 1, lin, 2, rel, 1, out, 1, inp, 1, sym, len(symbols),
+    )  # fmt: skip
+    return header + b"".join(body)
+
+
+def test_hand_built_dvoj_fields() -> None:
+    data = _hand_dvoj()
+    assert detect(data) is not None and detect(data).name == "dvob"  # type: ignore[union-attr]
+    model = Dvob.from_bytes(data)
+    assert model.magic == b"DVOJ"
+    (obj,) = model.objects
+    assert (obj.shader_type, obj.unknown_08, obj.unknown_0c) == (0, 7, 0xFFFFFFFF)
+    assert obj.code == [0x4C000000, 0x4C201001, 0x88000000]
+    assert obj.opdescs == [OperandDescriptor(0x8006C36F, 0x0F)]
+    assert obj.constants[0].value == [1.0, 0.0, -2.5, 0.5]
+    assert obj.labels == [Label(0, 0, "main", 0xFFFFFFFF, b"\0\x01\0")]
+    assert obj.line_numbers == [LineNumber("font_Shader.vsh", 10), LineNumber("font_Shader.vsh", 11)]
+    assert obj.relocations == [Relocation(1, 2, 3)]
+    assert (obj.outputs[0].semantic_name, obj.outputs[0].register, obj.outputs[0].mask) == ("color", 1, 5)
+    assert obj.inputs == [Uniform("vVtxData", 0, 1)]
+    assert model.to_bytes() == data
+    info = model.summary()
+    assert info["format"] == "dvoj" and info["objects"][0]["inputs"][0]["registers"] == "v0-v1"
+
+
+def test_dvob_wrapping_two_objects() -> None:
+    one = _hand_dvoj()
+    # DVOB header: magic, count, absolute offsets (assumed DVLB-like layout)
+    data = b"DVOB" + struct.pack("<3I", 2, 16, 16 + len(one)) + one + one
+    model = Dvob.from_bytes(data)
+    assert len(model.objects) == 2 and model.objects[0] == model.objects[1]
+    assert model.to_bytes() == data
+
+
+def test_edit_relays_out() -> None:
+    model = Dvob.from_bytes(_hand_dvoj())
+    obj = model.objects[0]
+    obj.inputs.append(Uniform("vColor", 2, 2))
+    obj.line_numbers.append(LineNumber("other.vsh", 12))
+    obj.code.append(0x88000000)
+    again = Dvob.from_bytes(model.to_bytes())
+    assert again.objects == model.objects
+    assert again.magic == b"DVOJ"
+
+
+def test_new_object_canonical_layout() -> None:
+    obj = Dvoj(code=[0x88000000], labels=[Label(0, 0, "main")], inputs=[Uniform("pos", 0, 0)],
+               constants=[Constant.fvec(0, 1, 2, 3, 4)], outputs=[Output(0, 0)])  # fmt: skip
+    data = Dvob([obj], b"DVOJ").to_bytes()
+    header = struct.unpack_from("<4s3I18I", data)
+    # header 0x58, constants 20, labels 16, code 4, then empty tables, outputs 8, inputs 8, symbols
+    assert header[4:] == (
+        0x58, 1, 0x6C, 1, 0x7C, 1, 0x80, 0, 0x80, 0, 0x80, 0, 0x80, 1, 0x88, 1, 0x90, 9,
+    )  # fmt: skip
+    assert data[0x90:0x99] == b"main\0pos\0"
+    assert len(data) % 4 == 0
+    assert Dvob.from_bytes(data).objects == [obj]
+
+
+def test_truncation_only_raises_format_errors() -> None:
+    data = _hand_dvoj()
+    for size in range(len(data)):
+        with pytest.raises(ShaderFormatError):
+            Dvob.from_bytes(data[:size])
+
+
+def test_symbol_outside_table() -> None:
+    data = bytearray(_hand_dvoj())
+    inp = struct.unpack_from("<I", data, 0x48)[0]
+    struct.pack_into("<I", data, inp, 999)
+    with pytest.raises(ShaderFormatError, match="outside the symbol table"):
+        Dvob.from_bytes(bytes(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_corrupted_words(data: st.DataObject) -> None:
+    raw = bytearray(_hand_dvoj())
+    for _ in range(data.draw(st.integers(1, 3))):
+        pos = data.draw(st.integers(0, len(raw) // 4 - 1)) * 4
+        struct.pack_into("<I", raw, pos, data.draw(st.integers(0, 2**32 - 1) | st.integers(0, 0x200)))
+    try:
+        model = Dvob.from_bytes(bytes(raw))
+    except ShaderFormatError:
+        return
+    assert model.to_bytes() == bytes(raw)
+    model.summary()
+    Dvob.from_bytes(model.relayout())
