@@ -1,24 +1,473 @@
-"""RDEF chunk (placeholder model: payload kept as bytes)."""
+"""RDEF: resource definitions (constant buffers, variables, types, resource bindings, creator).
+
+Payload layout (offsets are from the start of the payload):
+
+* header: ``cb_count, cb_offset, binding_count, binding_offset, target, flags, creator_offset``
+  (28 bytes); SM5 adds the ``RD11`` header (SM5.1 writes the tag ``0x25441313``): header size 60,
+  cbuffer size 24, binding size 32 (40 in 5.1), variable size 40, type size 36, member size 12 and
+  the interface slot count;
+* resource binding (32/40 bytes): name, input type, return type, dimension, sample count, bind
+  point, bind count, flags (+ space, id in 5.1);
+* constant buffer (24 bytes): name, variable count, variable offset, size, flags, type;
+* variable (24 bytes, 40 in SM5): name, start offset, size, flags, type offset, default value
+  offset (+ start texture, texture size, start sampler, sampler size);
+* type (16 bytes, 36 in SM5): u16 class, type, rows, columns, elements, member count, u32 member
+  offset (+ subtype, base class, interface count, interface offset, name offset);
+* member (12 bytes): name, type offset, offset in the parent.
+
+fxc's layout, which :meth:`ResourceDefinition.build` reproduces (all 278 RDEF chunks of the
+corpus): header; the binding array; the binding names; 0xAB padding; the cbuffer array; then for
+each cbuffer its name (unless a binding already wrote it) and its variable array, followed,
+variable by variable, by the variable name, its type and its default value; then the creator.
+A type is written in post order: its name, the interface types and their offset array, each
+member's name and type, the member array, and the type record itself. Strings are written once
+each (first use wins). Types are written once per *type object*: parsing maps each type record to
+one object, so the file's own sharing survives (fxc shares by its internal type identity, which
+is not derivable from the bytes); member and interface arrays with identical contents are
+written once. Tables are 4-aligned with 0xAB padding.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import struct
+from dataclasses import dataclass, field
 from typing import Any
 
-from shaderkit.io.reader import Reader
+from shaderkit.formats.dxbc.common import PAD_BYTE, chunk_string
+from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
+
+RD11 = 0x31314452  # "RD11"
+RD11_51 = 0x25441313  # tag written by fxc for SM5.1
+
+_HEADER = struct.Struct("<7I")
+_RD11 = struct.Struct("<8I")
+_BINDING = struct.Struct("<8I")
+_BINDING51 = struct.Struct("<10I")
+_CBUFFER = struct.Struct("<6I")
+_VAR4 = struct.Struct("<6I")
+_VAR5 = struct.Struct("<10I")
+_TYPE4 = struct.Struct("<6HI")
+_TYPE5 = struct.Struct("<6H6I")
+_MEMBER = struct.Struct("<3I")
+_U32 = struct.Struct("<I")
+
+#: D3D_SHADER_VARIABLE_CLASS
+VARIABLE_CLASSES = {0: "scalar", 1: "vector", 2: "matrix_rows", 3: "matrix_columns", 4: "object",
+                    5: "struct", 6: "interface_class", 7: "interface_pointer"}
+#: D3D_SHADER_VARIABLE_TYPE (the ones that appear in constant buffers)
+VARIABLE_TYPES = {0: "void", 1: "bool", 2: "int", 3: "float", 4: "string", 19: "uint", 20: "uint8",
+                  39: "double", 57: "min8float", 58: "min10float", 59: "min16float", 60: "min12int",
+                  61: "min16int", 62: "min16uint"}
+#: D3D_SHADER_INPUT_TYPE
+INPUT_TYPES = {0: "cbuffer", 1: "tbuffer", 2: "texture", 3: "sampler", 4: "uav_rwtyped",
+               5: "structured", 6: "uav_rwstructured", 7: "byteaddress", 8: "uav_rwbyteaddress",
+               9: "uav_append_structured", 10: "uav_consume_structured",
+               11: "uav_rwstructured_with_counter", 12: "rtaccelerationstructure", 13: "uav_feedbacktexture"}
+#: D3D_CBUFFER_TYPE
+CBUFFER_TYPES = {0: "cbuffer", 1: "tbuffer", 2: "interface_pointers", 3: "resource_bind_info"}
+#: program type of the RDEF target word
+TARGET_TYPES = {0xFFFF: "ps", 0xFFFE: "vs", 0x4753: "gs", 0x4853: "hs", 0x4453: "ds", 0x4353: "cs",
+                0x4C46: "lib", 0x4C49: "lib"}
+
+
+@dataclass(eq=False)
+class ShaderType:
+    """A variable type; structs carry members, classes their interfaces (SM5)."""
+
+    variable_class: int = 0
+    variable_type: int = 3
+    rows: int = 1
+    columns: int = 1
+    elements: int = 0
+    members: list[ShaderTypeMember] = field(default_factory=list)
+    #: SM5 type name (``float4``); empty in SM4.
+    name: str = ""
+    subtype: ShaderType | None = None
+    base_class: ShaderType | None = None
+    interfaces: list[ShaderType] = field(default_factory=list)
+    #: member offset word of a type without members: 0, or ``-1`` = points at the type itself
+    #: (fxc does that for interface classes).
+    member_offset_word: int = 0
+    #: interface pointers (class 7) point at their interface type through the member offset.
+    pointee: ShaderType | None = None
+
+    def key(self) -> tuple[Any, ...]:
+        """Structural identity (fxc writes each distinct type once)."""
+        return (
+            self.variable_class, self.variable_type, self.rows, self.columns, self.elements,
+            tuple((m.name, m.offset, m.type.key()) for m in self.members), self.name,
+            self.subtype.key() if self.subtype else None,
+            self.base_class.key() if self.base_class else None,
+            tuple(i.key() for i in self.interfaces), self.member_offset_word,
+            self.pointee.key() if self.pointee else None,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShaderType) and self.key() == other.key()
+
+    def describe(self) -> str:
+        """Short text such as ``float4``, ``float4x4[3]`` or ``struct Light``."""
+        if self.name:
+            text = self.name
+        elif self.variable_class == 5:
+            text = "struct"
+        else:
+            base = VARIABLE_TYPES.get(self.variable_type, f"type{self.variable_type}")
+            if self.variable_class == 1:
+                text = f"{base}{self.columns}"
+            elif self.variable_class in (2, 3):
+                text = f"{base}{self.rows}x{self.columns}"
+            else:
+                text = base
+        return f"{text}[{self.elements}]" if self.elements else text
+
+
+@dataclass
+class ShaderTypeMember:
+    name: str
+    type: ShaderType
+    offset: int = 0
+
+
+@dataclass
+class ShaderVariable:
+    name: str
+    type: ShaderType
+    start_offset: int = 0
+    size: int = 0
+    flags: int = 0
+    #: initial value bytes (``size`` bytes), or None when the variable has none.
+    default_value: bytes | None = None
+    start_texture: int = 0xFFFFFFFF
+    texture_size: int = 0
+    start_sampler: int = 0xFFFFFFFF
+    sampler_size: int = 0
+
+
+@dataclass
+class ConstantBuffer:
+    name: str
+    variables: list[ShaderVariable] = field(default_factory=list)
+    size: int = 0
+    flags: int = 0
+    cbuffer_type: int = 0
+
+
+@dataclass
+class ResourceBinding:
+    name: str
+    input_type: int = 0
+    return_type: int = 0
+    dimension: int = 0
+    num_samples: int = 0
+    bind_point: int = 0
+    bind_count: int = 1
+    flags: int = 0
+    space: int = 0
+    id: int = 0
 
 
 @dataclass
 class ResourceDefinition:
-    data: bytes
+    constant_buffers: list[ConstantBuffer] = field(default_factory=list)
+    resource_bindings: list[ResourceBinding] = field(default_factory=list)
+    #: target word: ``minor | major << 8 | program type << 16``.
+    target: int = 0xFFFE0400
+    flags: int = 0
+    creator: str = ""
+    #: RD11 tag (0 for SM4 headers), and its size fields.
+    rd11_tag: int = 0
+    rd11_sizes: tuple[int, int, int, int, int, int] = (60, 24, 32, 40, 36, 12)
+    interface_slot_count: int = 0
+    #: binding offset word when there are no bindings (fxc writes the header size; keep it).
+    empty_binding_offset: int | None = None
     fourcc: str = "RDEF"
 
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def major(self) -> int:
+        return (self.target >> 8) & 0xFF
+
+    @property
+    def minor(self) -> int:
+        return self.target & 0xFF
+
+    @property
+    def program_type(self) -> int:
+        return self.target >> 16
+
+    @property
+    def is_sm5(self) -> bool:
+        return self.rd11_tag != 0
+
+    @property
+    def is_sm51(self) -> bool:
+        return self.rd11_tag != 0 and self.rd11_sizes[2] >= _BINDING51.size
+
+    def constant_buffer(self, name: str) -> ConstantBuffer | None:
+        return next((c for c in self.constant_buffers if c.name == name), None)
+
+    # -- parsing ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RDEF") -> ResourceDefinition:
-        return cls(r.read(r.remaining))
+        base = r.start
+        cb_count, cb_off, rb_count, rb_off, target, flags, creator_off = r.unpack_at(base, "7I", "RDEF header")
+        rd = cls(target=target, flags=flags)
+        # the RD11 header follows for SM5 and also for lib_4_x functions (target "LF" 4.x)
+        if r.end - base >= _HEADER.size + _RD11.size:
+            tag, *sizes, slots = r.unpack_at(base + _HEADER.size, "8I", "RD11 header")
+            if tag in (RD11, RD11_51):
+                rd.rd11_tag = tag
+                rd.rd11_sizes = (sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5])
+                rd.interface_slot_count = slots
+                if sizes[2] not in (_BINDING.size, _BINDING51.size):
+                    raise r.error(f"unsupported resource binding size {sizes[2]}", base + 36)
+        sm5 = rd.is_sm5
+        binding_st = _BINDING51 if rd.is_sm51 else _BINDING
+        parser = _Parser(r, sm5)
+        with r.scope("RDEF"):
+            rd.creator = chunk_string(r, creator_off, "creator") if creator_off else ""
+            if rb_count == 0:
+                rd.empty_binding_offset = rb_off
+            r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
+            for i in range(rb_count):
+                fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
+                with r.scope(f"resource_bindings[{i}]"):
+                    name = chunk_string(r, fields_[0], "name")
+                rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
+            r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
+            for i in range(cb_count):
+                name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
+                    r.data, base + cb_off + i * _CBUFFER.size)
+                with r.scope(f"constant_buffers[{i}]"):
+                    cb = ConstantBuffer(chunk_string(r, name_off, "name"), [], size, cb_flags, cb_type)
+                    cb.variables = parser.variables(var_count, var_off)
+                rd.constant_buffers.append(cb)
+        return rd
 
+    # -- building --------------------------------------------------------------------------
     def build(self) -> bytes:
-        return self.data
+        return _Builder(self).run()
 
+    # -- text ------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
-        return {}
+        return {
+            "creator": self.creator,
+            "constant_buffers": [
+                {
+                    "name": cb.name,
+                    "type": CBUFFER_TYPES.get(cb.cbuffer_type, str(cb.cbuffer_type)),
+                    "size": cb.size,
+                    "flags": cb.flags,
+                    "variables": [
+                        {"name": v.name, "offset": v.start_offset, "size": v.size, "flags": v.flags,
+                         "type": v.type.describe()}
+                        for v in cb.variables
+                    ],
+                }
+                for cb in self.constant_buffers
+            ],
+            "resource_bindings": [
+                {"name": b.name, "type": INPUT_TYPES.get(b.input_type, str(b.input_type)),
+                 "return_type": b.return_type, "dimension": b.dimension, "bind_point": b.bind_point,
+                 "bind_count": b.bind_count, "space": b.space, "flags": b.flags}
+                for b in self.resource_bindings
+            ],
+        }
+
+
+class _Parser:
+    """Reads variables and (shared, possibly nested) types with depth and cycle limits."""
+
+    def __init__(self, r: Reader, sm5: bool) -> None:
+        self.r = r
+        self.base = r.start
+        self.sm5 = sm5
+        self.types: dict[int, ShaderType] = {}
+        self.busy: set[int] = set()
+
+    def at(self, offset: int) -> int:
+        if offset > self.r.end - self.base:
+            raise self.r.error(f"offset {offset:#x} is past the chunk end", self.base)
+        return self.base + offset
+
+    def variables(self, count: int, offset: int) -> list[ShaderVariable]:
+        r = self.r
+        st = _VAR5 if self.sm5 else _VAR4
+        r.check_count(count, st.size, "variables", self.at(offset))
+        out = []
+        for i in range(count):
+            words = st.unpack_from(r.data, self.base + offset + i * st.size)
+            name_off, start, size, flags, type_off, default_off = words[:6]
+            with r.scope(f"variables[{i}]"):
+                name = chunk_string(r, name_off, "name")
+                var = ShaderVariable(name, self.type(type_off, 0), start, size, flags)
+                if default_off:
+                    var.default_value = r.sub(self.at(default_off), size, "default value").read(size)
+            if self.sm5:
+                var.start_texture, var.texture_size, var.start_sampler, var.sampler_size = words[6:]
+            out.append(var)
+        return out
+
+    def type(self, offset: int, depth: int) -> ShaderType:
+        found = self.types.get(offset)
+        if found is not None:
+            return found
+        r = self.r
+        if depth > MAX_NESTING_DEPTH or offset in self.busy:
+            raise r.error("type nesting is too deep or cyclic", self.base + offset)
+        st = _TYPE5 if self.sm5 else _TYPE4
+        pos = self.at(offset)
+        r.check_count(1, st.size, "type", pos)
+        words = st.unpack_from(r.data, pos)
+        cls_, typ, rows, cols, elems, member_count, member_off = words[:7]
+        t = ShaderType(cls_, typ, rows, cols, elems)
+        self.busy.add(offset)
+        with r.scope(f"type@{offset:#x}"):
+            if member_count:
+                r.check_count(member_count, _MEMBER.size, "members", self.at(member_off))
+                for i in range(member_count):
+                    name_off, type_off, moff = _MEMBER.unpack_from(r.data, self.base + member_off + 12 * i)
+                    name = chunk_string(r, name_off, "member name")
+                    t.members.append(ShaderTypeMember(name, self.type(type_off, depth + 1), moff))
+            elif member_off == offset:
+                t.member_offset_word = -1
+            elif member_off and cls_ == 7:
+                t.pointee = self.type(member_off, depth + 1)
+            elif member_off:
+                t.member_offset_word = member_off
+            if self.sm5:
+                sub_off, base_off, iface_count, iface_off, name_off = words[7:]
+                t.name = chunk_string(r, name_off, "type name") if name_off else ""
+                if sub_off:
+                    t.subtype = self.type(sub_off, depth + 1)
+                if base_off:
+                    t.base_class = self.type(base_off, depth + 1)
+                if iface_count:
+                    r.check_count(iface_count, 4, "interfaces", self.at(iface_off))
+                    offs = struct.unpack_from(f"<{iface_count}I", r.data, self.base + iface_off)
+                    t.interfaces = [self.type(o, depth + 1) for o in offs]
+        self.busy.discard(offset)
+        self.types[offset] = t
+        return t
+
+
+class _Builder:
+    """Lays an RDEF payload out in fxc's order (see the module docstring)."""
+
+    def __init__(self, rd: ResourceDefinition) -> None:
+        self.rd = rd
+        self.out = bytearray()
+        self.strings: dict[str, int] = {}
+        self.types: dict[int, int] = {}
+        self.member_arrays: dict[tuple[tuple[int, int, int], ...], int] = {}
+        self.interface_arrays: dict[tuple[int, ...], int] = {}
+        self.sm5 = rd.is_sm5
+
+    def align(self) -> None:
+        self.out += PAD_BYTE * (-len(self.out) % 4)
+
+    def string(self, text: str) -> int:
+        found = self.strings.get(text)
+        if found is None:
+            found = len(self.out)
+            self.strings[text] = found
+            self.out += text.encode("latin-1") + b"\0"
+        return found
+
+    def run(self) -> bytes:
+        rd = self.rd
+        head_size = _HEADER.size + (_RD11.size if self.sm5 else 0)
+        self.out += bytes(head_size)
+        binding_st = _BINDING51 if rd.is_sm51 else _BINDING
+        rb_off = len(self.out) if rd.resource_bindings else (
+            rd.empty_binding_offset if rd.empty_binding_offset is not None else head_size)
+        self.out += bytes(binding_st.size * len(rd.resource_bindings))
+        for i, b in enumerate(rd.resource_bindings):
+            values = [self.string(b.name), b.input_type, b.return_type, b.dimension, b.num_samples,
+                      b.bind_point, b.bind_count, b.flags]
+            if rd.is_sm51:
+                values += [b.space, b.id]
+            binding_st.pack_into(self.out, rb_off + i * binding_st.size, *values)
+        if rd.constant_buffers:
+            self.align()
+        cb_off = len(self.out) if rd.constant_buffers else 0
+        self.out += bytes(_CBUFFER.size * len(rd.constant_buffers))
+        for i, cb in enumerate(rd.constant_buffers):
+            # a cbuffer without a same-named binding gets its name just before its variables
+            name_off = self.string(cb.name)
+            var_off = self.variables(cb.variables) if cb.variables else 0
+            _CBUFFER.pack_into(self.out, cb_off + i * _CBUFFER.size, name_off, len(cb.variables),
+                               var_off, cb.size, cb.flags, cb.cbuffer_type)
+        creator_off = len(self.out)
+        self.out += rd.creator.encode("latin-1") + b"\0"
+        self.align()
+        _HEADER.pack_into(self.out, 0, len(rd.constant_buffers), cb_off, len(rd.resource_bindings), rb_off,
+                          rd.target, rd.flags, creator_off)
+        if self.sm5:
+            _RD11.pack_into(self.out, _HEADER.size, rd.rd11_tag, *rd.rd11_sizes, rd.interface_slot_count)
+        return bytes(self.out)
+
+    def variables(self, variables: list[ShaderVariable]) -> int:
+        st = _VAR5 if self.sm5 else _VAR4
+        self.align()
+        table = len(self.out)
+        self.out += bytes(st.size * len(variables))
+        for i, v in enumerate(variables):
+            name = self.string(v.name)
+            type_off = self.type(v.type)
+            default_off = 0
+            if v.default_value is not None:
+                self.align()
+                default_off = len(self.out)
+                self.out += v.default_value
+            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
+            if self.sm5:
+                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
+            st.pack_into(self.out, table + i * st.size, *values)
+        return table
+
+    def type(self, t: ShaderType, nested: bool = False) -> int:
+        # A type object is written once; parsing maps each type record to one shared object,
+        # so the file's own sharing is kept (fxc's sharing follows its internal type objects).
+        key = id(t)
+        found = self.types.get(key)
+        if found is not None:
+            return found
+        name_off = self.string(t.name) if self.sm5 and t.name else 0
+        pointee_off = self.type(t.pointee, True) if t.pointee is not None else 0
+        sub_off = self.type(t.subtype, True) if t.subtype else 0
+        base_off = self.type(t.base_class, True) if t.base_class else 0
+        iface_off = 0
+        if t.interfaces:
+            offs = tuple(self.type(i, True) for i in t.interfaces)
+            found_ifaces = self.interface_arrays.get(offs)
+            if found_ifaces is None:
+                self.align()
+                found_ifaces = self.interface_arrays[offs] = len(self.out)
+                self.out += struct.pack(f"<{len(offs)}I", *offs)
+            iface_off = found_ifaces
+        member_off = 0
+        if t.members:
+            entries = tuple((self.string(m.name), self.type(m.type, True), m.offset) for m in t.members)
+            # two records of one struct type share the member array
+            found_members = self.member_arrays.get(entries)
+            if found_members is None:
+                self.align()
+                found_members = self.member_arrays[entries] = len(self.out)
+                for entry in entries:
+                    self.out += _MEMBER.pack(*entry)
+            member_off = found_members
+        self.align()
+        pos = len(self.out)
+        if t.pointee is not None:
+            member_off = pointee_off
+        elif not t.members:
+            member_off = pos if t.member_offset_word == -1 else t.member_offset_word
+        head = (t.variable_class, t.variable_type, t.rows, t.columns, t.elements, len(t.members), member_off)
+        if self.sm5:
+            self.out += _TYPE5.pack(*head, sub_off, base_off, len(t.interfaces), iface_off, name_off)
+        else:
+            self.out += _TYPE4.pack(*head)
+        self.types[key] = pos
+        return pos
