@@ -1,0 +1,93 @@
+"""SHBIN files from assembled PICA200 programs, laid out as picasso lays them out.
+
+:func:`program_to_dvlb` turns the assembler's :class:`Program` into the container model
+(:class:`~shaderkit.formats.dvlb.dvlb.Dvlb`), whose canonical writer is picasso's layout: DVLB
+header, DVLP header (40 bytes) + code + descriptors, then per DVLE its header and constant, (empty)
+label, output, uniform and symbol tables, padded to 4 bytes.
+"""
+
+from __future__ import annotations
+
+from shaderkit.formats.dvlb.dvlb import (
+    DVLE_VERSION_PICASSO,
+    Constant,
+    Dvlb,
+    Dvle,
+    Dvlp,
+    OperandDescriptor,
+    Output,
+    Uniform,
+)
+from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble
+
+#: register base of each constant kind in the assembler's numbering
+_CONST_BASE = {CONST_BOOL: 0x88, 1: 0x80, CONST_FVEC: 0x20}
+
+
+def _constant(kind: int, reg: int, values: tuple[int, ...]) -> Constant:
+    index = reg - _CONST_BASE[kind]
+    if kind == CONST_FVEC:
+        x, y, z, w = values
+        return Constant(kind, index, (x, y, z, w))
+    if kind == CONST_BOOL:
+        return Constant(kind, index, (values[0], 0, 0, 0))
+    packed = values[0] | values[1] << 8 | values[2] << 16 | values[3] << 24
+    return Constant(kind, index, (packed, 0, 0, 0))
+
+
+def program_to_dvlb(program: Program) -> Dvlb:
+    """The container model of an assembled program (no recorded layout: picasso's is used)."""
+    dvles = []
+    for data in program.emitted_dvles:
+        dvle = Dvle(
+            shader_type=1 if data.is_geo else 0,
+            main_offset=data.entry_start,
+            endmain_offset=data.entry_end,
+            version=DVLE_VERSION_PICASSO,
+            merge_outmaps=1 if data.is_merge else 0,
+            input_mask=data.input_mask,
+            output_mask=data.output_mask,
+            gs_mode=data.gsh_mode,
+            gs_fixed_vertex_start=data.gsh_fixed_start,
+            gs_variable_vertex_num=data.gsh_variable_num,
+            gs_fixed_vertex_num=data.gsh_fixed_num,
+        )
+        dvle.constants = [_constant(c.kind, c.reg, c.values) for c in data.constants]
+        dvle.outputs = [Output(o.semantic, o.reg, o.mask) for o in data.outputs]
+        # picasso writes "$" in identifiers as "." in the symbol table
+        dvle.uniforms = [Uniform(u.name.replace("$", "."), u.index, u.index + u.size - 1)
+                         for u in data.sorted_uniforms()]
+        dvles.append(dvle)
+    dvlp = Dvlp(code=list(program.code), opdescs=[OperandDescriptor(d & 0xFFFFFFFF) for d in program.opdescs])
+    return Dvlb(dvlp=dvlp, dvles=dvles)
+
+
+def program_to_shbin(program: Program) -> bytes:
+    """Serialise an assembled program exactly as picasso does."""
+    return program_to_dvlb(program).to_bytes()
+
+
+def split_units(text: str, filename: str) -> list[tuple[str, str]]:
+    """Split a source at ``; shaderkit: DVLE n`` marker lines (as written by ``disasm``).
+
+    Each part is one picasso source file (one DVLE); text without markers is a single part.
+    Lines before the second marker belong to the first part. Line numbers stay those of the
+    whole file (other parts' lines are blanked).
+    """
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
+    if len(starts) < 2:
+        return [(filename, text)]
+    bounds = [0, *starts[1:], len(lines)]
+    return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
+
+
+UNIT_MARKER = "; shaderkit: DVLE"
+
+
+def assemble_sources(sources: list[tuple[str, str]]) -> bytes:
+    """``(filename, text)`` pairs -> SHBIN bytes; each file (or marked unit) is one DVLE."""
+    units: list[tuple[str, str]] = []
+    for filename, text in sources:
+        units.extend(split_units(text, filename))
+    return program_to_shbin(assemble(units))

@@ -1,0 +1,1239 @@
+"""A picasso-compatible PICA200 assembler.
+
+It follows devkitPro picasso's observable behaviour so that its output is byte-identical:
+uniform allocation (globals from the bottom, per-file constants from the top), operand
+descriptor reuse by "don't care" bits (``optimizeOpdesc``/``findOrAddOpdesc``), keeping MAD
+descriptors below 32 by swapping, automatic padding NOPs, label/procedure relocation and the
+inverted instruction forms. Several sources make one program with one DVLE per source.
+The result is a :class:`Program`; ``shaderkit.formats.dvlb.build`` turns it into SHBIN bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from shaderkit.errors import AssemblyError
+from shaderkit.isa.pica.float24 import f32_to_f24
+from shaderkit.isa.pica.opcodes import (
+    BY_MNEMONIC,
+    CMP_OPS,
+    CONST_BOOL,
+    CONST_FVEC,
+    CONST_IVEC,
+    DEFAULT_OPSRC,
+    GSH_MODE_BY_NAME,
+    IDX_BY_NAME,
+    MASK_12,
+    MASK_D1,
+    MASK_D12,
+    MASK_D123,
+    MAX_MAD_OPDESC,
+    MAX_OPDESC,
+    OUTPUT_SEMANTIC_BY_NAME,
+    SWIZZLE_ALIASES,
+    make_opdesc,
+    swizzle_comp,
+)
+
+MAX_STACK = 32
+MAX_UNIFORM = 0x60
+MAX_CONSTANT = 0x60
+MAX_OUTPUT = 16
+MAX_VSH_SIZE = 512
+
+# 6-bit opcode values used by the encoder below (see opcodes.OPCODES)
+OP = {row.mnemonic: row.opcode for row in BY_MNEMONIC.values()}
+_FLOW_PAD = frozenset({OP["jmpc"], OP["jmpu"], OP["call"], OP["callc"], OP["callu"]})
+
+SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
+UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
+
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_C_FLOAT = re.compile(
+    r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
+_C_INT = re.compile(r"\s*([+-]?\d+)")
+
+
+# -- results ------------------------------------------------------------------------------------
+@dataclass
+class Constant:
+    """A constant table entry: ``kind`` 0 bool / 1 ivec / 2 fvec, ``reg`` in picasso numbering."""
+
+    kind: int
+    reg: int
+    #: fvec: four float24 words; ivec: four bytes; bool: one 0/1 value
+    values: tuple[int, ...]
+
+
+@dataclass
+class Uniform:
+    """A named uniform or input: ``index`` is the table register index (v 0x00, c 0x10, i 0x70, b 0x78)."""
+
+    name: str
+    index: int
+    size: int
+    kind: int
+
+
+@dataclass
+class Output:
+    semantic: int
+    reg: int
+    mask: int  # bit0 = x .. bit3 = w
+
+
+@dataclass
+class DvleData:
+    """Everything one source file contributes to its DVLE."""
+
+    filename: str
+    entrypoint: str = "main"
+    entry_start: int = 0
+    entry_end: int = 0
+    nodvle: bool = False
+    is_geo: bool = False
+    is_compat_geo: bool = False
+    is_merge: bool = False
+    gsh_mode: int = 0
+    gsh_fixed_start: int = 0
+    gsh_variable_num: int = 0
+    gsh_fixed_num: int = 0
+    input_mask: int = 0
+    output_mask: int = 0
+    output_used: int = 0
+    uniforms: list[Uniform] = field(default_factory=list)
+    constants: list[Constant] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+
+    @property
+    def uses_gsh_space(self) -> bool:
+        return self.is_geo and not self.is_compat_geo
+
+    @property
+    def max_output_reg(self) -> int:
+        return 7 if self.is_geo else 16
+
+    def free_output(self) -> int:
+        return next((i for i in range(self.max_output_reg) if not self.output_mask >> i & 1), -1)
+
+    def free_input(self) -> int:
+        return next((i for i in range(16) if not self.input_mask >> i & 1), -1)
+
+    def sorted_uniforms(self) -> list[Uniform]:
+        """The uniform table as picasso writes it: sorted by register."""
+        return sorted(self.uniforms, key=lambda u: u.index)
+
+
+@dataclass
+class Program:
+    """Assembled code shared by every DVLE, the descriptor table and the DVLEs in order."""
+
+    code: list[int]
+    opdescs: list[int]
+    dvles: list[DvleData]
+
+    @property
+    def emitted_dvles(self) -> list[DvleData]:
+        return [d for d in self.dvles if not d.nodvle]
+
+
+# -- helpers ------------------------------------------------------------------------------------
+class _Alloc:
+    """picasso's UniformAlloc: globals grow up from ``start``, locals down from ``end``."""
+
+    def __init__(self, start: int, end: int) -> None:
+        self.reinit(start, end)
+
+    def reinit(self, start: int, end: int) -> None:
+        self.start, self.end, self.bound, self.tend = start, end, end, end
+
+    def clear_local(self) -> None:
+        self.end = self.tend
+
+    def alloc_global(self, size: int) -> int:
+        if self.start + size > self.bound:
+            return -1
+        pos = self.start
+        self.start += size
+        return pos
+
+    def alloc_local(self, size: int) -> int:
+        pos = self.end - size
+        if pos < self.start:
+            return -1
+        self.bound = min(self.bound, pos)
+        self.end = pos
+        return pos
+
+
+class _Bundle:
+    def __init__(self) -> None:
+        self.allocs = {UTYPE_FVEC: _Alloc(0x20, 0x80), UTYPE_IVEC: _Alloc(0x80, 0x84),
+                       UTYPE_BOOL: _Alloc(0x88, 0x98)}
+
+    def clear(self) -> None:
+        for alloc in self.allocs.values():
+            alloc.clear_local()
+
+    def init_for_gsh(self, first_free: int) -> None:
+        self.allocs[UTYPE_FVEC].reinit(first_free, 0x80)
+        self.allocs[UTYPE_IVEC].reinit(0x80, 0x84)
+        self.allocs[UTYPE_BOOL].reinit(0x88, 0x97)
+
+
+def c_atof(text: str) -> float:
+    """C ``atof``: the longest numeric prefix, 0.0 when there is none."""
+    m = _C_FLOAT.match(text)
+    return float(m.group(1)) if m else 0.0
+
+
+def c_atoi(text: str) -> int:
+    m = _C_INT.match(text)
+    return int(m.group(1)) if m else 0
+
+
+def f24_picasso(value: float) -> int:
+    """picasso's f32tof24: zero (either sign) encodes as 0."""
+    return 0 if value == 0 else f32_to_f24(value)
+
+
+def parse_swizzle(text: str) -> int:
+    """picasso's parseSwizzling: up to four letters, the last repeated; -1 when invalid."""
+    if len(text) > 4:
+        return -1
+    out, comp = 0, 0
+    for slot, ch in enumerate(text):
+        comp = SWIZZLE_ALIASES.get(ch.lower(), -1)
+        if comp < 0:
+            return -1
+        out |= swizzle_comp(slot, comp)
+    for slot in range(len(text), 4):
+        out |= swizzle_comp(slot, comp)
+    return out << 1
+
+
+def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
+    """Component mask of a 9-bit source field; reverse gives the dest-mask bit order (x = bit3)."""
+    sw >>= 1
+    out = 0
+    for i in range(4):
+        bit = (sw >> (i * 2)) & 3
+        out |= 1 << (3 - bit if reverse else bit)
+    return out
+
+
+def _comp_bits(*slots: int) -> int:
+    return sum(swizzle_comp(s, 3) for s in slots)
+
+
+def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
+    """Drop the descriptor bits the instruction ignores (picasso's optimizeOpdesc)."""
+    u1 = u2 = u3 = 0
+    if mnemonic in ("add", "mul", "sge", "slt", "flr", "max", "min", "mov", "mad"):
+        for i in range(4):
+            if not opdesc & (8 >> i):
+                u1 |= swizzle_comp(i, 3)
+        u2 = u3 = u1
+    elif mnemonic == "dp3":
+        u1 = u2 = _comp_bits(3)
+    elif mnemonic == "dph":
+        u1 = _comp_bits(3)
+    elif mnemonic in ("ex2", "lg2", "rcp", "rsq"):
+        u1 = _comp_bits(1, 2, 3)
+    elif mnemonic == "mova":
+        if not opdesc & 8:
+            u1 |= _comp_bits(0)
+        if not opdesc & 4:
+            u1 |= _comp_bits(1)
+        u1 |= _comp_bits(2, 3)
+    elif mnemonic == "cmp":
+        u1 = _comp_bits(2, 3)
+    return mask & ~make_opdesc(0, u1 << 1, u2 << 1, u3 << 1)
+
+
+class _Cursor:
+    """picasso's mystrtok over one source line, remembering columns for error messages."""
+
+    def __init__(self, line: str, pos: int, end: int) -> None:
+        self.line = line
+        self.pos = pos
+        self.end = end
+
+    def _take(self, delims: str) -> tuple[str, int] | None:
+        if self.pos >= self.end:
+            return None
+        start = self.pos
+        stop = start
+        while stop < self.end and self.line[stop] not in delims:
+            stop += 1
+        self.pos = stop + 1 if stop < self.end else stop
+        return self.line[start:stop], start
+
+    @staticmethod
+    def _trim(item: tuple[str, int] | None) -> tuple[str, int] | None:
+        if item is None:
+            return None
+        text, col = item
+        stripped = text.lstrip()
+        return stripped.rstrip(), col + len(text) - len(stripped)
+
+    def arg(self) -> tuple[str, int] | None:
+        return self._trim(self._take(","))
+
+    def arg_spc(self) -> tuple[str, int] | None:
+        item = self._take(" \t")
+        while self.pos < self.end and self.line[self.pos].isspace():
+            self.pos += 1
+        return self._trim(item)
+
+    def arg_cparen(self) -> tuple[str, int] | None:
+        return self._trim(self._take("("))
+
+    def rest(self) -> tuple[str, int] | None:
+        if self.pos >= self.end:
+            return None
+        return self.line[self.pos:self.end], self.pos
+
+
+@dataclass
+class _StackEntry:
+    kind: int
+    pos: int
+    name: str = ""
+    extra: int = 0
+
+
+@dataclass
+class _Operand:
+    reg: int
+    sw: int  # negate | swizzle << 1
+    idx: int = 0
+
+
+# -- the assembler ------------------------------------------------------------------------------
+class Assembler:
+    """Assemble one or more picasso sources (call :meth:`add_source` for each, then :meth:`finish`)."""
+
+    def __init__(self) -> None:
+        self.code: list[int] = []
+        self.opdescs: list[int] = []
+        self.opdesc_masks: list[int] = []
+        self.opdesc_is_mad = 0
+        self.global_uniforms: list[Uniform] = []
+        self.procs: dict[str, tuple[int, int]] = {}
+        self.proc_relocs: list[tuple[int, str, str, int, int]] = []
+        self.dvles: list[DvleData] = []
+        self.bundles = (_Bundle(), _Bundle())
+        self.last_was_end = False
+        # per file
+        self.filename = "<source>"
+        self.line_no = 0
+        self.labels: dict[str, int] = {}
+        self.label_relocs: list[tuple[int, str, int, int]] = []
+        self.aliases: dict[str, int] = {}
+        self.dvle: DvleData | None = None
+        self.stack: list[_StackEntry] = []
+        self.const_array: list[Constant] = []
+        self.const_array_size = -1
+        self.const_array_name = ""
+        self.cur: _Cursor = _Cursor("", 0, 0)
+
+    # -- errors ---------------------------------------------------------------------------------
+    def error(self, message: str, column: int = 0) -> AssemblyError:
+        return AssemblyError(message, self.line_no, column + 1, self.filename)
+
+    # -- driver ---------------------------------------------------------------------------------
+    def add_source(self, text: str, filename: str = "<source>") -> None:
+        self.filename = filename
+        self.bundles[0].clear()
+        self.labels = {}
+        self.label_relocs = []
+        self.aliases = {}
+        self.dvle = None
+        self.line_no = 1
+        lines = text.split("\n")
+        for raw in lines:
+            self._line(raw)
+            self.line_no += 1
+        self.line_no = len(lines)
+        if self.stack:
+            raise self.error("unclosed block(s)")
+        for pos, name, line, col in self.label_relocs:
+            if name not in self.labels:
+                raise AssemblyError(f"label '{name}' is undefined", line, col + 1, filename)
+            self.code[pos] = (self.code[pos] & ~(0xFFF << 10)) | (self.labels[name] << 10)
+
+    def finish(self) -> Program:
+        for pos, name, filename, line, col in self.proc_relocs:
+            if name not in self.procs:
+                raise AssemblyError(f"procedure '{name}' is undefined", line, col + 1, filename)
+            start, size = self.procs[name]
+            self.code[pos] = (self.code[pos] & ~0x3FFFFF) | size | (start << 10)
+        if not any(not d.nodvle for d in self.dvles):
+            raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
+                                self.filename)
+        for dvle in self.dvles:
+            if dvle.nodvle:
+                continue
+            if dvle.entrypoint not in self.procs:
+                raise AssemblyError(f"entrypoint '{dvle.entrypoint}' is undefined", 1, 1, dvle.filename)
+            start, size = self.procs[dvle.entrypoint]
+            dvle.entry_start, dvle.entry_end = start, start + size
+        return Program(list(self.code), list(self.opdescs), self.dvles)
+
+    def _line(self, raw: str) -> None:
+        semi = raw.find(";")
+        end = len(raw) if semi < 0 else semi
+        while end > 0 and raw[end - 1].isspace():
+            end -= 1
+        pos = 0
+        while pos < end and raw[pos].isspace():
+            pos += 1
+        # labels: "name:" (several may precede an instruction)
+        while True:
+            colon = raw.find(":", pos, end)
+            if colon < 0:
+                break
+            name = raw[pos:colon].rstrip()
+            if not _IDENT.match(name):
+                raise self.error(f"invalid label name: {name}", pos)
+            if name in self.labels:
+                raise self.error(f"duplicate label: {name}", pos)
+            self.labels[name] = len(self.code)
+            pos = colon + 1
+            while pos < end and raw[pos].isspace():
+                pos += 1
+        if pos >= end:
+            return
+        if raw[pos] == "#":  # preprocessor line marker: # LINE "file"
+            parts = raw[pos + 1:end].split(None, 1)
+            if parts and parts[0].isdigit():
+                self.line_no = int(parts[0]) - 1
+                if len(parts) > 1:
+                    self.filename = parts[1].strip().strip('"')
+            return
+        self.cur = _Cursor(raw, pos, end)
+        token = self.cur.arg_spc()
+        assert token is not None
+        self._command(*token)
+
+    def _command(self, name: str, col: int) -> None:
+        lname = name.lower()
+        if lname.startswith("."):
+            directive = _DIRECTIVES.get(lname[1:])
+            if directive is None:
+                raise self.error(f"invalid directive: {name}", col)
+            directive(self, lname[1:])
+            return
+        if not self.stack:
+            raise self.error("instruction outside block", col)
+        self.last_was_end = False
+        if not self.get_dvle().is_geo and len(self.code) >= MAX_VSH_SIZE:
+            raise self.error(f"instruction outside vertex shader code memory (max {MAX_VSH_SIZE} "
+                             f"instructions, currently {len(self.code)})", col)
+        handler = _INSTRUCTIONS.get(lname)
+        if handler is None:
+            raise self.error(f"unknown mnemonic: {name}", col)
+        handler(self, lname, col)
+
+    def get_dvle(self) -> DvleData:
+        if self.dvle is None:
+            self.dvle = DvleData(self.filename)
+            self.dvles.append(self.dvle)
+        return self.dvle
+
+    # -- arguments ------------------------------------------------------------------------------
+    def next_arg(self, what: str = "parameter") -> tuple[str, int]:
+        item = self.cur.arg()
+        if item is None:
+            raise self.error(f"missing {what}", self.cur.end)
+        return item
+
+    def next_arg_spc(self, what: str = "parameter") -> tuple[str, int]:
+        item = self.cur.arg_spc()
+        if item is None:
+            raise self.error(f"missing {what}", self.cur.end)
+        return item
+
+    def no_more_args(self) -> None:
+        item = self.cur.arg()
+        if item is not None:
+            raise self.error("too many parameters", item[1])
+
+    def parse_int(self, text: str, col: int, lo: int, hi: int) -> int:
+        t = text.strip()
+        try:
+            if t.lower().startswith(("0x", "-0x", "+0x")):
+                value = int(t, 16)
+            elif len(t.lstrip("+-")) > 1 and t.lstrip("+-").startswith("0"):
+                value = int(t, 8)
+            else:
+                value = int(t, 10)
+        except ValueError:
+            raise self.error(f"invalid value: {text}", col) from None
+        if not lo <= value <= hi:
+            raise self.error(f"value out of range ({lo}..{hi}): {value}", col)
+        return value
+
+    def parse_reg(self, text: str, col: int, allow_idx: bool = False) -> _Operand:
+        """picasso's parseReg: ``-name[offset|idx+offset].swizzle`` with alias lookup."""
+        sw = DEFAULT_OPSRC
+        body = text
+        if body.startswith("-"):
+            body = body[1:]
+            sw |= 1
+        bracket = body.find("[")
+        dot = body.find(".", body.find("]") if bracket >= 0 else 0)
+        if dot >= 0:
+            swz = parse_swizzle(body[dot + 1:])
+            if swz < 0:
+                raise self.error(f"bad swizzle: {body[dot + 1:]}", col + len(text) - len(body) + dot + 1)
+            sw = swz | (sw & 1)
+            body = body[:dot]
+        offset = 0
+        idx = 0
+        if bracket >= 0:
+            close = body.find("]", bracket)
+            if close < 0:
+                raise self.error(f"missing closing bracket: {text}", col)
+            inner = body[bracket + 1:close].strip()
+            body = body[:bracket]
+            idx_name = inner.lower()
+            if idx_name in IDX_BY_NAME:
+                idx = IDX_BY_NAME[idx_name]
+                inner = ""
+            elif "+" in inner:
+                left, right = (s.strip() for s in inner.split("+", 1))
+                if left.lower() in IDX_BY_NAME:
+                    idx, inner = IDX_BY_NAME[left.lower()], right
+                elif right.lower() in IDX_BY_NAME:
+                    idx, inner = IDX_BY_NAME[right.lower()], left
+                else:
+                    raise self.error(f"invalid index register: {left}", col)
+            if idx and not allow_idx:
+                raise self.error(f"index register not allowed here: {text}", col)
+            offset = c_atoi(inner) if inner else 0
+            if offset < 0:
+                raise self.error(f"invalid register offset: {inner}", col)
+        alias = self.aliases.get(body)
+        if alias is not None:
+            reg = (alias & 0xFF) + offset
+            sw ^= (alias >> 8) & 1
+            alias_swz = alias >> 9
+            combined = sw & 1
+            for slot in range(4):
+                comp = (sw >> (7 - slot * 2)) & 3
+                comp = (alias_swz >> (6 - comp * 2)) & 3
+                combined |= swizzle_comp(slot, comp) << 1
+            return _Operand(reg, combined, idx)
+        if len(body) < 2 or body[0].lower() not in "ovrcib" or not body[1].isdigit():
+            raise self.error(f"invalid register: {body}", col)
+        num = self.parse_int(body[1:], col, 0, 255)
+        kind = body[0]
+        limits = {"o": self.get_dvle().max_output_reg if kind == "o" else 16, "v": 16, "r": 16,
+                  "c": 96, "i": 8, "b": 16}
+        base = {"o": 0, "v": 0, "r": 0x10, "c": 0x20, "i": 0x80, "b": 0x88}
+        if kind in base:
+            if num >= limits[kind]:
+                raise self.error(f"register out of range: {body}", col)
+            num += base[kind]
+        return _Operand(num + offset, sw, idx)
+
+    # -- descriptors ----------------------------------------------------------------------------
+    def find_or_add_opdesc(self, mnemonic: str, opdesc: int, mask: int, col: int) -> int:
+        mask = optimize_mask(mask, mnemonic, opdesc)
+        for i, (value, have) in enumerate(zip(self.opdescs, self.opdesc_masks)):
+            common = mask & have
+            if opdesc & common == value & common:
+                self.opdescs[i] = (value & ~mask) | (opdesc & mask)
+                self.opdesc_masks[i] = have | mask
+                return i
+        if len(self.opdescs) == MAX_OPDESC:
+            raise self.error(f"too many operand descriptors (limit is {MAX_OPDESC})", col)
+        self.opdescs.append(opdesc)
+        self.opdesc_masks.append(mask)
+        return len(self.opdescs) - 1
+
+    def swap_opdesc(self, a: int, b: int) -> None:
+        self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
+        self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
+        for i, word in enumerate(self.code):
+            op = word >> 26
+            if op < 0x20 or (op & ~1) == OP["cmp"]:
+                cur = word & 0x7F
+                cur = b if cur == a else a if cur == b else cur
+                self.code[i] = (word & ~0x7F) | cur
+
+    # -- blocks ---------------------------------------------------------------------------------
+    def push(self, entry: _StackEntry, col: int) -> None:
+        if len(self.stack) == MAX_STACK:
+            raise self.error("too many nested blocks", col)
+        self.stack.append(entry)
+
+    def padding_nop(self) -> None:
+        self.code.append(OP["nop"] << 26)
+
+
+# -- instruction handlers -----------------------------------------------------------------------
+def _bad_inputs(*regs: int) -> bool:
+    """Two different input registers (v0-v15) may not be read by one instruction."""
+    return any(a < 0x10 and b < 0x10 and a != b for a in regs for b in regs)
+
+
+def _ensure(asm: Assembler, ok: bool, message: str, col: int) -> None:
+    if not ok:
+        raise asm.error(message, col)
+
+
+def _fmt0(asm: Assembler, name: str, col: int) -> None:
+    asm.no_more_args()
+    asm.code.append(OP[name] << 26)
+
+
+def _base(name: str) -> str:
+    return name[:-1] if name in ("dphi", "dsti", "sgei", "slti", "madi") else name
+
+
+def _fmt1(asm: Assembler, name: str, col: int) -> None:
+    name = _base(name)
+    (dtext, dcol), (s1text, s1col), (s2text, s2col) = asm.next_arg(), asm.next_arg(), asm.next_arg()
+    asm.no_more_args()
+    dest = asm.parse_reg(dtext, dcol)
+    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    s1 = asm.parse_reg(s1text, s1col, True)
+    s2 = asm.parse_reg(s2text, s2col, True)
+    inverted = name in ("dph", "dst", "sge", "slt") and s1.reg < 0x20 and (
+        s2.reg >= 0x20 or (s2.idx > 0 and s1.idx == 0))
+    if not inverted:
+        _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
+        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
+        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+    else:
+        _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
+        _ensure(asm, not s1.idx, "index register not allowed in source1", s1col)
+        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
+    _ensure(asm, not _bad_inputs(s1.reg, s2.reg),
+            "source operands must be different input registers (v0..v15)", s1col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw),
+                                  MASK_D12, col)
+    if not inverted:
+        word = (OP[name] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
+    else:
+        word = (OP[name + "i"] << 26 | desc | s2.reg << 7 | s1.reg << 14 | s2.idx << 19
+                | dest.reg << 21)
+    asm.code.append(word)
+
+
+def _fmt1u(asm: Assembler, name: str, col: int) -> None:
+    (dtext, dcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
+    asm.no_more_args()
+    dest = asm.parse_reg(dtext, dcol)
+    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    s1 = asm.parse_reg(s1text, s1col, True)
+    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw), MASK_D1, col)
+    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
+
+
+_MOVA_TARGETS = {"a0": 8, "a1": 4, "a01": 12, "a0.x": 8, "a0.y": 4, "a0.xy": 12}
+
+
+def _mova(asm: Assembler, name: str, col: int) -> None:
+    (ttext, tcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
+    asm.no_more_args()
+    mask = _MOVA_TARGETS.get(ttext.lower())
+    _ensure(asm, mask is not None, f"invalid destination register for mova: {ttext}", tcol)
+    assert mask is not None
+    s1 = asm.parse_reg(s1text, s1col, True)
+    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask, s1.sw), MASK_D1, col)
+    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19)
+
+
+def _cmp(asm: Assembler, name: str, col: int) -> None:
+    (s1text, s1col), (xtext, xcol), (ytext, ycol), (s2text, s2col) = (
+        asm.next_arg(), asm.next_arg(), asm.next_arg(), asm.next_arg())
+    asm.no_more_args()
+    s1 = asm.parse_reg(s1text, s1col, True)
+    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
+    ops = []
+    for text, c in ((xtext, xcol), (ytext, ycol)):
+        _ensure(asm, text.lower() in CMP_OPS, f"invalid conditional operator: {text}", c)
+        ops.append(CMP_OPS.index(text.lower()))
+    s2 = asm.parse_reg(s2text, s2col)
+    _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), MASK_12, col)
+    asm.code.append(OP["cmp"] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19
+                    | ops[1] << 21 | ops[0] << 24)
+
+
+def _mad(asm: Assembler, name: str, col: int) -> None:
+    args = [asm.next_arg() for _ in range(4)]
+    asm.no_more_args()
+    (dtext, dcol), (s1text, s1col), (s2text, s2col), (s3text, s3col) = args
+    dest = asm.parse_reg(dtext, dcol)
+    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    s1 = asm.parse_reg(s1text, s1col)
+    _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
+    s2 = asm.parse_reg(s2text, s2col, True)
+    s3 = asm.parse_reg(s3text, s3col, True)
+    inverted = s2.reg < 0x20 and (s3.reg >= 0x20 or (s3.idx > 0 and s2.idx == 0))
+    if not inverted:
+        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
+        _ensure(asm, s3.reg < 0x20, f"register out of range for source3: {s3text}", s3col)
+        _ensure(asm, not s3.idx, "index register not allowed in source3", s3col)
+    else:
+        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
+        _ensure(asm, s3.reg < 0x80, f"register out of range for source3: {s3text}", s3col)
+        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+    _ensure(asm, not _bad_inputs(s1.reg, s2.reg, s3.reg),
+            "source registers must be different input registers (v0..v15)", s1col)
+    desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
+                                  MASK_D123, col)
+    if desc >= MAX_MAD_OPDESC:
+        free = next((i for i in range(MAX_MAD_OPDESC) if not asm.opdesc_is_mad >> i & 1), -1)
+        _ensure(asm, free >= 0, "too many operand descriptors for MAD (limit is 32)", col)
+        asm.swap_opdesc(free, desc)
+        desc = free
+    asm.opdesc_is_mad |= 1 << desc
+    if not inverted:
+        word = (OP["mad"] << 26 | desc | s3.reg << 5 | s2.reg << 10 | s1.reg << 17 | s2.idx << 22
+                | dest.reg << 24)
+    else:
+        word = (OP["madi"] << 26 | desc | s3.reg << 5 | s2.reg << 12 | s1.reg << 17 | s3.idx << 22
+                | dest.reg << 24)
+    asm.code.append(word)
+
+
+def _setemit(asm: Assembler, name: str, col: int) -> None:
+    vtext, vcol = asm.next_arg()
+    flags = asm.cur.arg()
+    asm.no_more_args()
+    vertex = asm.parse_int(vtext, vcol, 0, 2)
+    prim = inv = False
+    if flags is not None:
+        ftext, fcol = flags
+        for flag in ftext.split():
+            if flag.lower() in ("prim", "primitive"):
+                prim = True
+            elif flag.lower() in ("inv", "invert"):
+                inv = True
+            else:
+                raise asm.error(f"unknown setemit flag: {flag}", fcol + ftext.find(flag))
+    dvle = asm.get_dvle()
+    if not dvle.is_geo:
+        dvle.is_geo = dvle.is_compat_geo = True
+    asm.code.append(OP["setemit"] << 26 | inv << 22 | prim << 23 | vertex << 24)
+
+
+def _target(asm: Assembler) -> tuple[str, int]:
+    text, col = asm.next_arg()
+    _ensure(asm, bool(_IDENT.match(text)), f"invalid target: {text}", col)
+    return text, col
+
+
+def _call(asm: Assembler, name: str, col: int) -> None:
+    text, tcol = _target(asm)
+    asm.no_more_args()
+    asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
+    asm.code.append(OP["call"] << 26)
+
+
+def _for(asm: Assembler, name: str, col: int) -> None:
+    text, tcol = asm.next_arg()
+    asm.no_more_args()
+    reg = asm.parse_reg(text, tcol)
+    _ensure(asm, 0x80 <= reg.reg < 0x88, f"invalid integer vector uniform: {text}", tcol)
+    asm.push(_StackEntry(SE_FOR, len(asm.code)), col)
+    asm.code.append(OP["loop"] << 26 | (reg.reg - 0x80) << 22)
+
+
+def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
+    """(which, negate) of ``[!]cmp.x`` / ``[!]cmp.y``."""
+    body = text.strip()
+    neg = 0
+    while body.startswith("!"):
+        neg ^= 1
+        body = body[1:].lstrip()
+    which = {"cmp.x": 0, "cmp.y": 1}.get(body.lower())
+    if which is None:
+        raise asm.error(f"invalid condition register: {text.strip()}", col)
+    return which, neg
+
+
+def _cond_exp(asm: Assembler, text: str, col: int) -> int:
+    flags = 1 << 24 | 1 << 25
+    cut = min((i for i in (text.find("&"), text.find("|")) if i >= 0), default=-1)
+    ops = []
+    if cut >= 0:
+        kind = text[cut]
+        second = text[cut + 1:]
+        if second.startswith(kind):
+            second = second[1:]
+        if kind == "&":
+            flags |= 1 << 22
+        ops.append(_cond_op(asm, second, col + cut + 1))
+        text = text[:cut]
+    ops.append(_cond_op(asm, text, col))
+    if len(ops) == 2 and ops[0][0] == ops[1][0]:
+        raise asm.error("condition register checked twice", col)
+    for which, neg in ops:
+        flags ^= neg << (25 - which)
+    if len(ops) == 1:
+        flags |= (ops[0][0] + 2) << 22
+    return flags
+
+
+def _fmt2(asm: Assembler, name: str, col: int) -> None:
+    ctext, ccol = asm.next_arg()
+    flags = _cond_exp(asm, ctext, ccol)
+    if name == "breakc":
+        asm.no_more_args()
+    elif name in ("callc", "jmpc"):
+        text, tcol = _target(asm)
+        asm.no_more_args()
+        if name == "callc":
+            asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
+        else:
+            asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
+    else:  # ifc
+        asm.no_more_args()
+        asm.push(_StackEntry(SE_IF, len(asm.code)), col)
+    asm.code.append(OP[name] << 26 | flags)
+
+
+def _fmt3(asm: Assembler, name: str, col: int) -> None:
+    rtext, rcol = asm.next_arg()
+    negate = 0
+    if rtext.startswith("!"):
+        _ensure(asm, name == "jmpu", f"inverting the condition is not supported by {name}", rcol)
+        negate = 1
+        rtext, rcol = rtext[1:], rcol + 1
+    reg = asm.parse_reg(rtext, rcol)
+    _ensure(asm, 0x88 <= reg.reg < 0x98, f"invalid boolean uniform: {rtext}", rcol)
+    if name in ("callu", "jmpu"):
+        text, tcol = _target(asm)
+        asm.no_more_args()
+        if name == "callu":
+            asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
+        else:
+            asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
+    else:  # ifu
+        asm.no_more_args()
+        asm.push(_StackEntry(SE_IF, len(asm.code)), col)
+    asm.code.append(OP[name] << 26 | (reg.reg - 0x88) << 22 | negate)
+
+
+_INSTRUCTIONS = {
+    "nop": _fmt0, "end": _fmt0, "emit": _fmt0, "break": _fmt0,
+    **{n: _fmt1 for n in ("add", "dp3", "dp4", "dph", "dphi", "dst", "dsti", "mul", "sge", "sgei",
+                          "slt", "slti", "max", "min")},
+    **{n: _fmt1u for n in ("ex2", "lg2", "litp", "flr", "rcp", "rsq", "mov")},
+    "mova": _mova, "cmp": _cmp, "call": _call, "for": _for,
+    "breakc": _fmt2, "callc": _fmt2, "ifc": _fmt2, "jmpc": _fmt2,
+    "callu": _fmt3, "ifu": _fmt3, "jmpu": _fmt3,
+    "mad": _mad, "madi": _mad, "setemit": _setemit,
+}
+
+
+# -- directive handlers -------------------------------------------------------------------------
+def _needs_padding(asm: Assembler, elem: _StackEntry) -> bool:
+    """picasso's automatic NOP: a block may not end right after a jump/call (or too short)."""
+    p = len(asm.code)
+    last = asm.code[p - 1] >> 26 if p else -1
+    if last in _FLOW_PAD or (elem.kind == SE_FOR and last == OP["breakc"]):
+        return True
+    return elem.kind != SE_ARRAY and (p - elem.pos) < (1 if elem.kind == SE_PROC else 2)
+
+
+def _dir_proc(asm: Assembler, name: str) -> None:
+    text, col = asm.next_arg()
+    asm.no_more_args()
+    asm.push(_StackEntry(SE_PROC, len(asm.code), text), col)
+    if text in asm.procs:
+        raise asm.error(f"proc already exists: {text}", col)
+
+
+def _dir_else(asm: Assembler, name: str) -> None:
+    asm.no_more_args()
+    if not asm.stack or asm.stack[-1].kind != SE_IF:
+        raise asm.error(".else with unmatched IF", asm.cur.pos)
+    elem = asm.stack[-1]
+    if elem.extra:
+        raise asm.error("spurious .else", asm.cur.pos)
+    if asm.last_was_end:
+        asm.padding_nop()
+        asm.last_was_end = False
+    elif _needs_padding(asm, elem):
+        asm.padding_nop()
+    cur = len(asm.code)
+    elem.extra = cur
+    asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+
+
+def _dir_end(asm: Assembler, name: str) -> None:
+    asm.no_more_args()
+    if not asm.stack:
+        raise asm.error(".end with unmatched block", 0)
+    elem = asm.stack.pop()
+    if elem.kind != SE_ARRAY and asm.last_was_end:
+        asm.padding_nop()
+        asm.last_was_end = False
+    elif elem.kind in (SE_PROC, SE_FOR) or (elem.kind == SE_IF and asm.code):
+        if _needs_padding(asm, elem):
+            asm.padding_nop()
+    cur = len(asm.code)
+    if elem.kind == SE_PROC:
+        asm.procs.setdefault(elem.name, (elem.pos, cur - elem.pos))
+    elif elem.kind == SE_FOR:
+        asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | (cur - 1) << 10
+        asm.last_was_end = True
+    elif elem.kind == SE_IF:
+        if not elem.extra:
+            asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+        else:
+            asm.code[elem.pos] = (asm.code[elem.pos] & ~0x3FF) | (cur - elem.extra)
+        asm.last_was_end = True
+    else:
+        _end_array(asm)
+
+
+def _end_array(asm: Assembler) -> None:
+    dvle = asm.get_dvle()
+    alloc = asm.bundles[dvle.uses_gsh_space].allocs[UTYPE_FVEC]
+    name = asm.const_array_name
+    if name in asm.aliases:
+        raise asm.error(f"identifier already used: {name}", 0)
+    while asm.const_array_size >= 0 and len(asm.const_array) < asm.const_array_size:
+        asm.const_array.append(Constant(CONST_FVEC, 0, (0, 0, 0, 0)))
+    size = len(asm.const_array)
+    if not size:
+        raise asm.error(f"no elements have been specified in array '{name}'", 0)
+    pos = alloc.alloc_local(size)
+    if pos < 0:
+        raise asm.error(f"not enough space for local constant array '{name}'", 0)
+    if len(dvle.constants) + size > MAX_CONSTANT:
+        raise asm.error("too many local constants", 0)
+    for i, const in enumerate(asm.const_array):
+        const.reg = pos + i
+        dvle.constants.append(const)
+    asm.aliases[name] = pos | DEFAULT_OPSRC << 8
+    asm.const_array = []
+    asm.const_array_size = -1
+    asm.const_array_name = ""
+
+
+def _check_ident(asm: Assembler, text: str, col: int, what: str) -> None:
+    if not _IDENT.match(text):
+        raise asm.error(f"invalid {what}: {text}", col)
+
+
+def _dir_alias(asm: Assembler, name: str) -> None:
+    (atext, acol), (rtext, rcol) = asm.next_arg_spc(), asm.next_arg_spc()
+    asm.no_more_args()
+    _check_ident(asm, atext, acol, "alias name")
+    if len(atext) > 1 and atext[0].lower() in "ovrcib" and atext[1].isdigit():
+        raise asm.error("cannot redefine register", acol)
+    reg = asm.parse_reg(rtext, rcol)
+    if atext in asm.aliases:
+        raise asm.error(f"identifier already used: {atext}", acol)
+    asm.aliases[atext] = reg.reg | reg.sw << 8
+
+
+def _dir_uniform(asm: Assembler, name: str) -> None:
+    kind = {"fvec": UTYPE_FVEC, "ivec": UTYPE_IVEC, "bool": UTYPE_BOOL}[name]
+    dvle = asm.get_dvle()
+    alloc = asm.bundles[dvle.uses_gsh_space].allocs[kind]
+    shared = not dvle.uses_gsh_space
+    while True:
+        item = asm.cur.arg()
+        if item is None:
+            break
+        text, col = item
+        size = 1
+        if "[" in text:
+            open_at = text.index("[")
+            close = text.find("]", open_at)
+            if close < 0:
+                raise asm.error(f"missing closing bracket: {text}", col)
+            size = c_atoi(text[open_at + 1:close])
+            if size < 1:
+                raise asm.error(f"invalid uniform size: {text}", col)
+            text = text[:open_at]
+        _check_ident(asm, text, col, "uniform name")
+        if text in asm.aliases:
+            raise asm.error(f"identifier already used: {text}", col)
+        pos = -1
+        if shared:
+            for known in asm.global_uniforms:
+                if known.name == text:
+                    if known.kind != kind:
+                        raise asm.error(f"mismatched uniform type: {text}", col)
+                    if known.size != size:
+                        raise asm.error(f"uniform '{text}' previously declared as having size "
+                                        f"{known.size}", col)
+                    pos = known.index
+                    break
+        if pos < 0:
+            if len(asm.global_uniforms) >= MAX_UNIFORM:
+                raise asm.error(f"too many global uniforms: {text}", col)
+            pos = alloc.alloc_global(size)
+            if pos < 0:
+                raise asm.error(f"not enough uniform space: {text}[{size}]", col)
+        if shared:
+            asm.global_uniforms.append(Uniform(text, pos, size, kind))
+        if not text.startswith("_"):
+            if len(dvle.uniforms) >= MAX_UNIFORM:
+                raise asm.error(f"too many referenced uniforms: {text}", col)
+            dvle.uniforms.append(Uniform(text, pos - 0x10, size, kind))
+        asm.aliases[text] = pos | DEFAULT_OPSRC << 8
+
+
+def _paren_args(asm: Assembler) -> tuple[tuple[str, int], list[str]]:
+    """``name(a, b, c, d)``: the name and four argument texts."""
+    name = asm.cur.arg_cparen()
+    if name is None:
+        raise asm.error("missing parameter", asm.cur.end)
+    args = [asm.next_arg()[0] for _ in range(3)]
+    rest = asm.cur.rest()
+    if rest is None:
+        raise asm.error("missing parameter", asm.cur.end)
+    close = rest[0].find(")")
+    if close < 0:
+        raise asm.error("invalid syntax: missing ')'", rest[1])
+    args.append(rest[0][:close].strip())
+    asm.cur.pos = asm.cur.end
+    return name, args
+
+
+def _const_values(kind: int, args: list[str]) -> tuple[int, ...]:
+    if kind == UTYPE_FVEC:
+        return tuple(f24_picasso(c_atof(a)) for a in args)
+    return tuple(c_atoi(a) & 0xFF for a in args)
+
+
+def _dir_const(asm: Assembler, name: str) -> None:
+    kind = UTYPE_FVEC if name == "constf" else UTYPE_IVEC
+    dvle = asm.get_dvle()
+    alloc = asm.bundles[dvle.uses_gsh_space].allocs[kind]
+    (cname, ccol), args = _paren_args(asm)
+    if cname in asm.aliases:
+        raise asm.error(f"identifier already used: {cname}", ccol)
+    pos = alloc.alloc_local(1)
+    if pos < 0:
+        raise asm.error(f"not enough space for local constant '{cname}'", ccol)
+    if len(dvle.constants) >= MAX_CONSTANT:
+        raise asm.error("too many local constants", ccol)
+    dvle.constants.append(Constant(kind, pos, _const_values(kind, args)))
+    asm.aliases[cname] = pos | DEFAULT_OPSRC << 8
+
+
+def _dir_constfa(asm: Assembler, name: str) -> None:
+    in_array = bool(asm.stack) and asm.stack[-1].kind == SE_ARRAY
+    if not in_array:
+        text, col = asm.next_arg()
+        asm.no_more_args()
+        open_at = text.find("[")
+        close = text.find("]", open_at + 1)
+        if open_at < 0 or close < 0:
+            raise asm.error(f"missing bracket: {text}", col)
+        if text[close + 1:].strip():
+            raise asm.error(f"garbage found: {text[close + 1:].strip()}", col)
+        size_text = text[open_at + 1:close].strip()
+        arr_name = text[:open_at].strip()
+        if size_text:
+            asm.const_array_size = c_atoi(size_text)
+            if asm.const_array_size <= 0:
+                raise asm.error(f"invalid array size: {text}", col)
+        _check_ident(asm, arr_name, col, "array name")
+        asm.const_array_name = arr_name
+        asm.push(_StackEntry(SE_ARRAY, 0), col)
+        return
+    if 0 <= asm.const_array_size == len(asm.const_array):
+        raise asm.error(f"too many elements in the array, expected {asm.const_array_size}",
+                        asm.cur.pos)
+    first, col = asm.next_arg()
+    if not first.startswith("("):
+        raise asm.error("invalid syntax: expected '('", col)
+    args = [first[1:], asm.next_arg()[0], asm.next_arg()[0]]
+    rest = asm.cur.rest()
+    if rest is None or ")" not in rest[0]:
+        raise asm.error("invalid syntax: missing ')'", asm.cur.end)
+    args.append(rest[0][:rest[0].find(")")].strip())
+    asm.cur.pos = asm.cur.end
+    asm.const_array.append(Constant(CONST_FVEC, 0, _const_values(UTYPE_FVEC, args)))
+
+
+def _dir_setfi(asm: Assembler, name: str) -> None:
+    kind = UTYPE_FVEC if name == "setf" else UTYPE_IVEC
+    dvle = asm.get_dvle()
+    (cname, ccol), args = _paren_args(asm)
+    reg = asm.parse_reg(cname, ccol)
+    lo, hi = (0x20, 0x80) if kind == UTYPE_FVEC else (0x80, 0x84)
+    if not lo <= reg.reg < hi:
+        raise asm.error(f"register out of range for .{name}: {cname}", ccol)
+    if len(dvle.constants) >= MAX_CONSTANT:
+        raise asm.error("too many local constants", ccol)
+    dvle.constants.append(Constant(kind, reg.reg, _const_values(kind, args)))
+
+
+def _dir_setb(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    (rtext, rcol), (vtext, vcol) = asm.next_arg_spc(), asm.next_arg_spc()
+    asm.no_more_args()
+    reg = asm.parse_reg(rtext, rcol)
+    if not 0x88 <= reg.reg < 0x98:
+        raise asm.error(f"invalid boolean uniform: {rtext}", rcol)
+    low = vtext.lower()
+    if low in ("true", "on", "1"):
+        value = 1
+    elif low in ("false", "off", "0"):
+        value = 0
+    else:
+        raise asm.error(f"invalid bool value: {vtext}", vcol)
+    if len(dvle.constants) >= MAX_CONSTANT:
+        raise asm.error("too many local constants", rcol)
+    dvle.constants.append(Constant(CONST_BOOL, reg.reg, (value,)))
+
+
+def _dir_in(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    ntext, ncol = asm.next_arg_spc()
+    reg_item = asm.cur.arg_spc()
+    asm.no_more_args()
+    _check_ident(asm, ntext, ncol, "identifier")
+    if ntext in asm.aliases:
+        raise asm.error(f"identifier already used: {ntext}", ncol)
+    if reg_item is not None:
+        reg = asm.parse_reg(*reg_item)
+        if not 0 <= reg.reg < 0x10:
+            raise asm.error(f"invalid input register: {reg_item[0]}", reg_item[1])
+        oid = reg.reg
+    else:
+        oid = dvle.free_input()
+    if oid < 0:
+        raise asm.error("too many inputs", ncol)
+    if len(dvle.uniforms) >= MAX_UNIFORM:
+        raise asm.error("too many uniforms in DVLE", ncol)
+    dvle.input_mask |= 1 << oid
+    dvle.uniforms.append(Uniform(ntext, oid, 1, UTYPE_FVEC))
+    asm.aliases[ntext] = oid | DEFAULT_OPSRC << 8
+
+
+def _dir_out(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    (ntext, ncol), (ttext, tcol) = asm.next_arg_spc(), asm.next_arg_spc()
+    reg_item = asm.cur.arg_spc()
+    asm.no_more_args()
+    out_name: str | None = ntext
+    if ntext == "-":
+        out_name = None
+    else:
+        _check_ident(asm, ntext, ncol, "identifier")
+    oid = -1
+    sw = DEFAULT_OPSRC
+    if reg_item is not None:
+        reg = asm.parse_reg(*reg_item)
+        if not 0 <= reg.reg < dvle.max_output_reg:
+            raise asm.error(f"invalid output register: {reg_item[0]}", reg_item[1])
+        oid, sw = reg.reg, reg.sw
+    else:
+        dot = ttext.find(".")
+        if dot >= 0:
+            sw = parse_swizzle(ttext[dot + 1:])
+            if sw < 0:
+                raise asm.error(f"bad swizzle: invalid output mask {ttext[dot + 1:]}", tcol + dot + 1)
+            ttext = ttext[:dot]
+    mask = mask_from_swizzle(sw, False)
+    semantic = OUTPUT_SEMANTIC_BY_NAME.get(ttext.lower(), -1)
+    if semantic < 0:
+        raise asm.error(f"invalid output type: {ttext}", tcol)
+    if oid < 0:
+        oid = dvle.free_output()
+    elif dvle.output_used & (mask << (4 * oid)):
+        raise asm.error("this output collides with another one previously defined", ncol)
+    if oid < 0 or len(dvle.outputs) >= MAX_OUTPUT:
+        raise asm.error("too many outputs", ncol)
+    if out_name is not None and out_name in asm.aliases:
+        raise asm.error(f"identifier already used: {out_name}", ncol)
+    if oid >= 7 and semantic != 9:
+        raise asm.error(f"this register (o{oid}) can only be a dummy output", ncol)
+    dvle.outputs.append(Output(semantic, oid, mask))
+    dvle.output_mask |= 1 << oid
+    dvle.output_used |= mask << (4 * oid)
+    if out_name is not None:
+        asm.aliases[out_name] = oid | DEFAULT_OPSRC << 8
+    if semantic == 9 and dvle.uses_gsh_space:
+        dvle.is_merge = True
+
+
+def _dir_entry(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    text, col = asm.next_arg_spc()
+    asm.no_more_args()
+    _check_ident(asm, text, col, "identifier")
+    dvle.entrypoint = text
+
+
+def _dir_nodvle(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    asm.no_more_args()
+    dvle.nodvle = True
+
+
+def _dir_gsh(asm: Assembler, name: str) -> None:
+    dvle = asm.get_dvle()
+    mode_item = asm.cur.arg_spc()
+    if mode_item is None:
+        dvle.is_geo = dvle.is_compat_geo = True
+        return
+    mtext, mcol = mode_item
+    if dvle.is_geo:
+        raise asm.error(".gsh had already been used", mcol)
+    if dvle.constants or dvle.uniforms or dvle.output_mask:
+        raise asm.error(".gsh must be used before any constant, uniform or output is declared", mcol)
+    mode = GSH_MODE_BY_NAME.get(mtext.lower(), -1)
+    if mode < 0:
+        raise asm.error(f"invalid geometry shader mode: {mtext}", mcol)
+    dvle.is_geo = True
+    dvle.gsh_mode = mode
+    ftext, fcol = asm.next_arg_spc()
+    first_free = asm.parse_reg(ftext, fcol).reg
+    if not 0x20 <= first_free < 0x80:
+        raise asm.error(f"invalid float uniform register: {ftext}", fcol)
+    asm.bundles[1].init_for_gsh(first_free)
+    if mode == 0:
+        asm.no_more_args()
+    elif mode == 1:
+        ntext, ncol = asm.next_arg_spc()
+        asm.no_more_args()
+        dvle.gsh_variable_num = asm.parse_int(ntext, ncol, 0, 255)
+    else:
+        (stext, scol), (ntext, ncol) = asm.next_arg_spc(), asm.next_arg_spc()
+        asm.no_more_args()
+        start = asm.parse_reg(stext, scol).reg
+        num = asm.parse_int(ntext, ncol, 0, 255)
+        if not 0x20 <= start < 0x80:
+            raise asm.error(f"invalid float uniform register: {stext}", scol)
+        if start >= first_free:
+            raise asm.error(f"specified location overlaps uniform allocation pool: {stext}", scol)
+        dvle.gsh_fixed_start = start - 0x20
+        dvle.gsh_fixed_num = num
+
+
+_DIRECTIVES = {
+    "proc": _dir_proc, "else": _dir_else, "end": _dir_end, "alias": _dir_alias,
+    "fvec": _dir_uniform, "ivec": _dir_uniform, "bool": _dir_uniform,
+    "constf": _dir_const, "consti": _dir_const, "constfa": _dir_constfa,
+    "in": _dir_in, "out": _dir_out, "entry": _dir_entry, "nodvle": _dir_nodvle, "gsh": _dir_gsh,
+    "setf": _dir_setfi, "seti": _dir_setfi, "setb": _dir_setb,
+}
+
+
+def assemble(sources: list[tuple[str, str]]) -> Program:
+    """Assemble ``(filename, text)`` pairs, one DVLE each, into a :class:`Program`."""
+    asm = Assembler()
+    for filename, text in sources:
+        asm.add_source(text, filename)
+    return asm.finish()
