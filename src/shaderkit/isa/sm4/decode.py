@@ -1,0 +1,192 @@
+"""SHDR/SHEX token words -> :class:`Program` (typed instructions and operands).
+
+The decoder trusts nothing: every length, operand and index is checked against the end of its
+instruction; failures raise :class:`ShaderFormatError` carrying the byte offset of the offending
+token (relative to ``base``, the byte offset of the first word in the caller's buffer).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
+from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA, OPCODES, Layout
+
+#: deepest chain of relative addressing accepted (fxc never nests more than one level)
+MAX_REL_DEPTH = 4
+
+_LAYOUT = {value: info.layout for value, info in OPCODES.items()}
+_COUNTS = {value: info.num_operands for value, info in OPCODES.items()}
+_IMM_WORDS = {4: (0, 1, 4, 0), 5: (0, 2, 4, 0)}  # per num_components code
+
+
+def words_from_bytes(data: bytes | memoryview, base: int = 0) -> tuple[int, ...]:
+    """Little-endian u32 words of a SHDR/SHEX payload (a trailing partial word is an error)."""
+    if len(data) % 4:
+        raise ShaderFormatError(f"program size {len(data)} is not a multiple of 4", base, "SHDR")
+    return struct.unpack(f"<{len(data) // 4}I", data)
+
+
+class _Cursor:
+    __slots__ = ("words", "base", "pos", "end")
+
+    def __init__(self, words: Sequence[int], base: int) -> None:
+        self.words = words
+        self.base = base
+        self.pos = 0
+        self.end = 0
+
+    def fail(self, message: str, pos: int | None = None) -> ShaderFormatError:
+        at = self.pos if pos is None else pos
+        return ShaderFormatError(message, self.base + 4 * at, "SHDR")
+
+
+def _operand(cur: _Cursor, depth: int) -> Operand:
+    words = cur.words
+    pos = cur.pos
+    end = cur.end
+    if pos >= end:
+        raise cur.fail("operand runs past the end of its instruction")
+    token = words[pos]
+    pos += 1
+    extended: list[int] = []
+    more = token >> 31
+    while more:
+        if pos >= end:
+            raise cur.fail("extended operand token runs past the instruction end", pos)
+        ext = words[pos]
+        pos += 1
+        more = ext >> 31
+        extended.append(ext & 0x7FFFFFFF)
+    comps = token & 3
+    op_type = (token >> 12) & 0xFF
+    dim = (token >> 20) & 3
+    op = Operand(op_type, comps, (token >> 2) & 3, (token >> 4) & 0xFF, [], extended, [])
+    if op_type == 4 or op_type == 5:
+        count = _IMM_WORDS[op_type][comps]
+        if pos + count > end:
+            raise cur.fail("immediate value runs past the instruction end", pos)
+        op.values = list(words[pos : pos + count])
+        pos += count
+    cur.pos = pos
+    if dim:
+        indices = op.indices
+        for i in range(dim):
+            rep = (token >> (22 + 3 * i)) & 7
+            pos = cur.pos
+            if rep == 0:
+                if pos >= end:
+                    raise cur.fail("operand index runs past the instruction end", pos)
+                indices.append(Index(0, words[pos]))
+                cur.pos = pos + 1
+            elif rep == 1 or rep == 4:
+                if pos + 2 > end:
+                    raise cur.fail("64-bit operand index runs past the instruction end", pos)
+                value = words[pos] | words[pos + 1] << 32
+                cur.pos = pos + 2
+                rel = _relative(cur, depth) if rep == 4 else None
+                indices.append(Index(rep, value, rel))
+            elif rep == 2:
+                indices.append(Index(2, 0, _relative(cur, depth)))
+            elif rep == 3:
+                if pos >= end:
+                    raise cur.fail("operand index runs past the instruction end", pos)
+                value = words[pos]
+                cur.pos = pos + 1
+                indices.append(Index(3, value, _relative(cur, depth)))
+            else:
+                raise cur.fail(f"unknown index representation {rep}", pos)
+    return op
+
+
+def _relative(cur: _Cursor, depth: int) -> Operand:
+    if depth >= MAX_REL_DEPTH:
+        raise cur.fail(f"relative addressing nested deeper than {MAX_REL_DEPTH}")
+    return _operand(cur, depth + 1)
+
+
+def decode_instruction(cur: _Cursor, limit: int) -> Instruction:
+    """Decode the instruction at ``cur.pos``; ``limit`` is the program end (word index)."""
+    words = cur.words
+    start = cur.pos
+    token = words[start]
+    opcode = token & 0x7FF
+    if opcode == OP_CUSTOMDATA:
+        if start + 2 > limit:
+            raise cur.fail("customdata block header runs past the program end", start)
+        length = words[start + 1]
+        if length < 2 or start + length > limit:
+            raise cur.fail(f"customdata length {length} does not fit the program", start)
+        inst = Instruction(opcode, token >> 11, [], [], list(words[start + 2 : start + length]), start)
+        cur.pos = start + length
+        return inst
+    length = (token >> 24) & 0x7F
+    if length == 0:
+        raise cur.fail(f"instruction 0x{token:08x} has length 0", start)
+    end = start + length
+    if end > limit:
+        raise cur.fail(f"instruction length {length} runs past the program end", start)
+    cur.end = end
+    pos = start + 1
+    extended: list[int] = []
+    more = token >> 31
+    while more:
+        if pos >= end:
+            raise cur.fail("extended opcode token runs past the instruction end", pos)
+        ext = words[pos]
+        pos += 1
+        more = ext >> 31
+        extended.append(ext & 0x7FFFFFFF)
+    cur.pos = pos
+    inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended, [], [], start)
+    layout = _LAYOUT.get(opcode, Layout.RAW)
+    if layout == Layout.OPERANDS:
+        ops = inst.operands
+        count = _COUNTS[opcode]
+        for _ in range(count):
+            ops.append(_operand(cur, 0))
+        inst.raw = list(words[cur.pos : end])
+    elif layout == Layout.DCL_OPERAND:
+        inst.operands.append(_operand(cur, 0))
+        inst.raw = list(words[cur.pos : end])
+    elif layout == Layout.CALL:
+        if pos >= end:
+            raise cur.fail("fcall without interface id", pos)
+        cur.pos = pos + 1
+        inst.operands.append(_operand(cur, 0))
+        inst.raw = [words[pos], *words[cur.pos : end]]
+    else:
+        inst.raw = list(words[pos:end])
+    cur.pos = end
+    return inst
+
+
+def decode(words: Sequence[int], base: int = 0) -> Program:
+    """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...)."""
+    total = len(words)
+    if total < 2:
+        raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
+    version, length = words[0], words[1]
+    if length < 2 or length > total:
+        raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
+    prog = Program(version >> 16, (version >> 4) & 0xF, version & 0xF, [], (version >> 8) & 0xFF,
+                   list(words[length:]))
+    cur = _Cursor(words, base)
+    cur.pos = 2
+    out = prog.instructions
+    while cur.pos < length:
+        out.append(decode_instruction(cur, length))
+    return prog
+
+
+def decode_bytes(data: bytes | memoryview, base: int = 0) -> Program:
+    return decode(words_from_bytes(data, base), base)
+
+
+def decode_operands(words: Sequence[int], count: int, base: int = 0) -> list[Operand]:
+    """``count`` operands packed back to back (shader-message customdata blocks)."""
+    cur = _Cursor(words, base)
+    cur.end = len(words)
+    return [_operand(cur, 0) for _ in range(count)]

@@ -1,0 +1,495 @@
+"""fxc-identical text for a decoded :class:`Program` (the D3DDisassemble listing body).
+
+``legacy=True`` selects the d3dcompiler_43-era (fxc 9.x) spelling: typed float immediates always
+print ``%f`` (``l(0.000000, ...)``) and ``dcl_constantbuffer`` uses a lower-case ``cb``.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
+from shaderkit.isa.sm4.opcodes import (
+    GLOBAL_FLAGS,
+    INTERPOLATION_MODES,
+    MIN_PRECISION,
+    OPCODES,
+    PRIMITIVE_TOPOLOGIES,
+    PRIMITIVES,
+    REGISTER_NAMES,
+    RESOURCE_DIMENSIONS,
+    RETURN_TYPES,
+    SAMPLER_MODES,
+    SYSTEM_VALUES,
+    TESS_DOMAINS,
+    TESS_OUTPUTS,
+    TESS_PARTITIONINGS,
+    UPPER_51,
+    Block,
+    Ctl,
+    Imm,
+    OpInfo,
+)
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+_F64 = struct.Struct("<d")
+_U64 = struct.Struct("<Q")
+_XYZW = "xyzw"
+_MASKS = ["".join(_XYZW[i] for i in range(4) if m >> i & 1) for m in range(16)]
+_MASKS_DOT = ["." + m if m else "" for m in _MASKS]
+_SWIZZLES = ["." + _XYZW[b & 3] + _XYZW[b >> 2 & 3] + _XYZW[b >> 4 & 3] + _XYZW[b >> 6 & 3] for b in range(256)]
+_SELECT = [".x", ".y", ".z", ".w"]
+_INDENT = ["  " * n for n in range(64)]
+_INF = float("inf")
+
+# Operand types whose first immediate index is glued to the name (r0, cb0[1], fp0[0][1]).
+_GLUED = frozenset({0, 1, 2, 3, 6, 7, 8, 10, 16, 17, 18, 19, 27, 30, 31})
+# Operand types printed as a bare name when they have no index.
+_INPUT_LIKE = frozenset({1, 2})
+
+
+def _f32(word: int) -> float:
+    return float(_F32.unpack(_U32.pack(word & 0xFFFFFFFF))[0])
+
+
+_FLOATS: dict[int, str] = {}
+_FLOATS_LEGACY: dict[int, str] = {}
+
+
+def fmt_float(word: int, legacy: bool = False) -> str:
+    """MSVC ``%f`` of a float32 bit pattern (cached per bit pattern)."""
+    cache = _FLOATS_LEGACY if legacy else _FLOATS
+    text = cache.get(word)
+    if text is None:
+        text = _msvc_f(_f32(word), word >> 31 & 1, legacy)
+        if len(cache) < 65536:
+            cache[word] = text
+    return text
+
+
+def _msvc_f(value: float, sign: int, legacy: bool) -> str:
+    """``%f`` as fxc prints it (exact value, ties to even); the old CRT behind fxc 9.x keeps
+    only 17 significant digits and pads the rest of the integer part with zeros."""
+    if value != value:
+        return "-1.#QNAN0" if sign else "1.#QNAN0"
+    if value in (_INF, -_INF):
+        return "-1.#INF00" if value < 0 else "1.#INF00"
+    text = f"{value:f}"
+    if legacy:
+        digits = len(text.lstrip("-").split(".")[0])
+        if digits > 17:
+            mantissa = f"{abs(value):.16e}".split("e")[0].replace(".", "")
+            text = ("-" if value < 0 else "") + mantissa + "0" * (digits - 17) + ".000000"
+    return text
+
+
+def fmt_int(word: int) -> str:
+    """Integer immediates: small values decimal, others ``0x%08x``."""
+    signed = word - (1 << 32) if word & 0x80000000 else word
+    if -10000 <= signed <= 10000:
+        return str(signed)
+    return f"0x{word & 0xFFFFFFFF:08x}"
+
+
+def fmt_untyped(word: int, legacy: bool = False) -> str:
+    """mov/movc/ICB per-component guess: normal floats ``%f``, others integers."""
+    if word == 0x80000000:
+        return "-0.000000"
+    exponent = (word >> 23) & 0xFF
+    if exponent != 0 and exponent != 0xFF:
+        return fmt_float(word, legacy)
+    return fmt_int(word)
+
+
+
+
+def fmt_double(lo: int, hi: int) -> str:
+    value = float(_F64.unpack(_U64.pack(lo | hi << 32))[0])
+    return f"{value:f}l"
+
+
+class Formatter:
+    """Formats operands and instructions; one per program (holds the style and the version)."""
+
+    def __init__(self, prog: Program, legacy: bool = False) -> None:
+        self.prog = prog
+        self.legacy = legacy
+        self.sm51 = (prog.major, prog.minor) >= (5, 1)
+
+    # -- operands ----------------------------------------------------------------------
+    def immediate(self, op: Operand, kind: Imm) -> str:
+        values = op.values
+        if op.type == 5:
+            pairs = [fmt_double(values[i], values[i + 1]) for i in range(0, len(values), 2)]
+            return "d(" + ", ".join(pairs) + ")"
+        if kind == Imm.UNTYPED:
+            legacy = self.legacy
+            return "l(" + ",".join(fmt_untyped(v, legacy) for v in values) + ")"
+        if kind == Imm.INT:
+            return "l(" + ", ".join(fmt_int(v) for v in values) + ")"
+        legacy = self.legacy
+        return "l(" + ", ".join(fmt_float(v, legacy) for v in values) + ")"
+
+    def index(self, index: Index) -> str:
+        rep = index.rep
+        if rep == 0 or rep == 1:
+            return f"[{index.value}]"
+        assert index.rel is not None
+        rel = self.operand(index.rel, Imm.INT)
+        return f"[{rel} + {index.value}]"
+
+    def register(self, op: Operand) -> str:
+        t = op.type
+        indices = op.indices
+        if self.sm51 and t in UPPER_51:
+            name = UPPER_51[t]
+        else:
+            name = REGISTER_NAMES.get(t, f"<type{t}>")
+        if not indices:
+            return name
+        first = indices[0]
+        if t in _GLUED and first.rep == 0 and not (t in _INPUT_LIKE and len(indices) > 1):
+            return name + str(first.value) + "".join(self.index(i) for i in indices[1:])
+        return name + "".join(self.index(i) for i in indices)
+
+    def components(self, op: Operand) -> str:
+        if op.num_components != 2:
+            return ""
+        sel = op.selection_mode
+        bits = op.component_bits
+        if sel == 0:
+            return _MASKS_DOT[bits & 0xF]
+        if sel == 1:
+            return _SWIZZLES[bits]
+        return _SELECT[bits & 3]
+
+    def operand(self, op: Operand, kind: Imm, annotate: bool = True) -> str:
+        if op.type == 4 or op.type == 5:
+            text = self.immediate(op, kind)
+        else:
+            text = self.register(op) + self.components(op)
+        if op.extended:
+            mod = op.modifier
+            if mod == 1:
+                text = "-" + text
+            elif mod == 2:
+                text = "|" + text + "|"
+            elif mod == 3:
+                text = "-|" + text + "|"
+            prec = op.min_precision
+            if prec and annotate:
+                text += " {" + _prec(prec) + "}"
+            if op.non_uniform:
+                text += " {nonuniform}"
+        return text
+
+    # -- instructions ----------------------------------------------------------------------
+    def mnemonic(self, inst: Instruction, info: OpInfo) -> str:
+        name = info.name
+        ctl = info.ctl
+        c = inst.controls
+        if ctl == Ctl.TEST:
+            name += "_nz" if c >> 7 & 1 else "_z"
+        elif ctl == Ctl.SYNC:
+            if c & 8:
+                name += "_uglobal"
+            elif c & 4:
+                name += "_ugroup"
+            if c & 2:
+                name += "_g"
+            if c & 1:
+                name += "_t"
+        if inst.extended:
+            offsets = inst.ext_of(1)
+            dim = inst.ext_of(2)
+            ret = inst.ext_of(3)
+            if offsets is not None:
+                name += "_aoffimmi"
+            if dim is not None:
+                name += "_indexable"
+            if offsets is not None:
+                u = _s4(offsets >> 9)
+                v = _s4(offsets >> 13)
+                w = _s4(offsets >> 17)
+                name += f"({u},{v},{w})"
+            if dim is not None:
+                kind = (dim >> 6) & 0x1F
+                dname = RESOURCE_DIMENSIONS[kind] if kind < len(RESOURCE_DIMENSIONS) else f"dim{kind}"
+                if kind == 12:
+                    name += f"({dname}, stride={(dim >> 11) & 0xFFF})"
+                else:
+                    name += f"({dname})"
+            if ret is not None:
+                name += "(" + ",".join(_ret(ret >> (6 + 4 * i)) for i in range(4)) + ")"
+        if ctl == Ctl.RESINFO:
+            mode = c & 3
+            if inst.opcode == 111:
+                name += "_uint" if mode & 1 else ""
+            elif mode == 1:
+                name += "_rcpFloat"
+            elif mode == 2:
+                name += "_uint"
+        if ctl != Ctl.DCL and c >> 2 & 1 and ctl != Ctl.SYNC:
+            name += "_sat"
+        return name
+
+    def instruction(self, inst: Instruction) -> str:
+        info = OPCODES.get(inst.opcode)
+        if info is None or info.name.startswith("reserved"):
+            return self.unknown(inst)
+        if info.dcl:
+            return self.declaration(inst, info)
+        if inst.opcode == 53:
+            return self.customdata(inst)
+        name = self.mnemonic(inst, info)
+        if inst.opcode == 120:  # fcall fp#[array index][call site]
+            site = inst.raw[0] if inst.raw else 0
+            return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
+        if not inst.operands:
+            return name + " "
+        kind = info.imm
+        special = dict(info.imm_at) if info.imm_at else None
+        parts = []
+        for i, op in enumerate(inst.operands):
+            k = special.get(i, kind) if special else kind
+            parts.append(self.operand(op, k, annotate=False))
+        if any(op.extended for op in inst.operands):
+            self.precision_notes(inst, parts)
+        return name + " " + ", ".join(parts)
+
+    def precision_notes(self, inst: Instruction, parts: list[str]) -> None:
+        """``{min16f}`` suffixes; a source whose precision differs from the destination's in a
+        same-typed operation reads ``{min16f as def32}``."""
+        ops = inst.operands
+        dest = ops[0].min_precision
+        same_typed = inst.opcode not in _CONVERSIONS and not any(o.type in _RESOURCE_TYPES for o in ops)
+        for i, op in enumerate(ops):
+            prec = op.min_precision
+            if i == 0 or not same_typed or (inst.opcode == 55 and i == 1):
+                if prec:
+                    parts[i] += " {" + _prec(prec) + "}"
+            elif prec != dest:
+                parts[i] += " {" + _prec(prec) + " as " + _prec(dest) + "}"
+            elif prec:
+                parts[i] += " {" + _prec(prec) + "}"
+
+    def unknown(self, inst: Instruction) -> str:
+        from shaderkit.isa.sm4.encode import encode_instruction
+
+        words: list[int] = []
+        encode_instruction(inst, words)
+        return f"// unknown opcode {inst.opcode}: " + " ".join(f"0x{w:08x}" for w in words)
+
+    # -- declarations ----------------------------------------------------------------------
+    def declaration(self, inst: Instruction, info: OpInfo) -> str:
+        op = inst.opcode
+        c = inst.controls
+        raw = inst.raw
+        name = info.name
+        opnd = inst.operands[0] if inst.operands else None
+        otext = self.dcl_operand(opnd) if opnd is not None else ""
+        space = f", space={raw[-1]}" if self.sm51 and raw and op in _SPACED else ""
+        if op == 88:  # dcl_resource
+            dim = c & 0x1F
+            text = "dcl_resource_" + _dim(dim)
+            if dim in (4, 9):
+                text += f"({(c >> 5) & 0x7F})"
+            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
+        if op == 89:
+            if self.sm51 and len(raw) > 1:
+                otext += f"[{raw[0]}]"
+            access = "dynamicIndexed" if c & 1 else "immediateIndexed"
+            return f"{name} {otext}, {access}{space}"
+        if op == 90:
+            return f"{name} {otext}, {SAMPLER_MODES[c & 3] if (c & 0xF) < 3 else c & 0xF}{space}"
+        if op == 91:
+            return f"{name} {otext} {raw[0] if raw else 0}"
+        if op == 92:
+            return f"{name} {PRIMITIVE_TOPOLOGIES.get(c & 0x7F, str(c & 0x7F))} "
+        if op == 93:
+            return f"{name} {PRIMITIVES.get(c & 0x3F, str(c & 0x3F))} "
+        if op in (94, 104, 153, 154, 206):
+            return f"{name} {raw[0] if raw else ''}"
+        if op in (95, 101, 143):
+            return f"{name} {otext}"
+        if op in (96, 97, 102, 103):
+            return f"{name} {otext}, {_sysval(raw)}"
+        if op in (98, 99, 100):
+            mode = c & 0xF
+            interp = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
+            if op == 99 and self.legacy:
+                interp = ""
+            prefix = f"{name} {interp} " if interp else f"{name} "
+            if op == 98:
+                return prefix + otext
+            return f"{prefix}{otext}, {_sysval(raw)}"
+        if op == 105:
+            reg, size, comps = (raw + [0, 0, 0])[:3]
+            return f"{name} x{reg}[{size}], {comps}"
+        if op == 106:
+            flags = [label for bit, label in GLOBAL_FLAGS if (c << 11) & bit]
+            return f"{name} " + " | ".join(flags)
+        if op == 144:
+            return f"{name} fb{raw[0] if raw else 0}"
+        if op == 145:
+            table = raw[0] if raw else 0
+            bodies = ", ".join(f"fb{b}" for b in raw[2:])
+            return f"{name} ft{table} = {{{bodies}}}"
+        if op == 146:
+            index, sites, shape = (raw + [0, 0, 0])[:3]
+            tables = raw[3 : 3 + (shape & 0xFFFF)]
+            text = name + ("_dynamicindexed" if c & 1 else "")
+            fts = ", ".join(f"ft{t}" for t in tables)
+            return f"{text} fp{index}[{shape >> 16}][{sites}] = {{{fts}}}"
+        if op in (147, 148):
+            return f"{name} {c & 0x3F}"
+        if op == 149:
+            return f"{name} {_pick(TESS_DOMAINS, c & 3)}"
+        if op == 150:
+            return f"{name} {_pick(TESS_PARTITIONINGS, c & 7)}"
+        if op == 151:
+            return f"{name} {_pick(TESS_OUTPUTS, c & 7)}"
+        if op == 152:
+            return f"{name} l({fmt_float(raw[0] if raw else 0, self.legacy)})"
+        if op == 155:
+            return f"{name} " + ", ".join(str(v) for v in raw)
+        if op == 156:
+            dim = c & 0x1F
+            text = "dcl_uav_typed_" + _dim(dim) + _uav_flags(c)
+            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
+        if op == 157:
+            return f"{name}{_uav_flags(c)} {otext}{space}"
+        if op == 158:
+            return f"{name}{_uav_flags(c)} {otext}, {raw[0] if raw else 0}{space}"
+        if op == 159:
+            return f"{name} {otext}, {raw[0] if raw else 0}"
+        if op == 160:
+            stride, count = (raw + [0, 0])[:2]
+            return f"{name} {otext}, {stride}, {count}"
+        if op == 161:
+            return f"{name} {otext}{space}"
+        if op == 162:
+            return f"{name} {otext}, {raw[0] if raw else 0}{space}"
+        return f"{name} {otext}"
+
+    def dcl_operand(self, op: Operand) -> str:
+        if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
+            ids = op.indices
+            upper = ids[2].value
+            hi = "*" if upper == 0xFFFFFFFF else str(upper)
+            return f"{UPPER_51[op.type]}{ids[0].value}[{ids[1].value}:{hi}]"
+        if op.type == 8:
+            return ("cb" if self.legacy else "CB") + self.register(op)[2:]
+        return self.operand(op, Imm.INT)
+
+    # -- custom data ----------------------------------------------------------------------
+    def customdata(self, inst: Instruction) -> str:
+        cls = inst.controls
+        if cls == 3:
+            return self.icb(inst.raw)
+        if cls == 4:
+            return self.message(inst)
+        return f"// customdata class {cls}, {len(inst.raw)} words"
+
+    def message(self, inst: Instruction) -> str:
+        """Shader message (printf/errorf): id, format kind, length, operand count/size, operands, text."""
+        raw = inst.raw
+        if len(raw) < 5:
+            return f"// customdata class 4, {len(raw)} words"
+        msg_id, _kind, chars, count, size = raw[:5]
+        from shaderkit.isa.sm4.decode import decode_operands
+
+        operands = decode_operands(raw[5 : 5 + size], count)
+        text_words = raw[5 + size :]
+        blob = struct.pack(f"<{len(text_words)}I", *text_words)[:chars]
+        name = "errorf" if msg_id & 0xFF == 3 else "printf"
+        args = "".join(", " + self.operand(op, Imm.FLOAT) for op in operands)
+        text = blob.decode("latin-1").translate(_ESCAPES)
+        return f'{name} "{text}"{args}'
+
+    def icb(self, data: list[int]) -> str:
+        rows = []
+        for i in range(0, len(data) - len(data) % 4, 4):
+            rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
+        if not rows:
+            return "dcl_immediateConstantBuffer { }"
+        pad = " " * 30
+        return "dcl_immediateConstantBuffer { " + (",\n" + pad).join(rows) + " }"
+
+    # -- whole program ------------------------------------------------------------------------
+    def lines(self) -> list[str]:
+        prog = self.prog
+        out = [prog.profile]
+        level = 0
+        for inst in prog.instructions:
+            info = OPCODES.get(inst.opcode)
+            block = info.block if info is not None else Block.NONE
+            if block == Block.CLOSE or block == Block.MIDDLE:
+                level = max(level - 1, 0)
+            elif block == Block.PHASE:
+                level = 0
+            text = self.instruction(inst)
+            indent = _INDENT[level] if level < 64 else "  " * level
+            if "\n" in text:
+                text = text.replace("\n", "\n" + indent)
+            out.append(indent + text)
+            if block == Block.OPEN or block == Block.MIDDLE:
+                level += 1
+        return out
+
+
+_SPACED = frozenset({88, 89, 90, 156, 157, 158, 161, 162})
+# conversions: sources and destination have different data types
+_CONVERSIONS = frozenset({27, 28, 43, 86, 130, 131, 201, 202, 214, 215, 216, 217})
+_RESOURCE_TYPES = frozenset({6, 7, 30, 31})
+
+
+_ESCAPES = {10: "\\n", 13: "\\r", 9: "\\t", 8: "\\b", 92: "\\\\"}
+
+
+def _prec(value: int) -> str:
+    return MIN_PRECISION.get(value, f"min{value}") if value else "def32"
+
+
+def _s4(value: int) -> int:
+    value &= 0xF
+    return value - 16 if value & 8 else value
+
+
+def _ret(value: int) -> str:
+    value &= 0xF
+    return RETURN_TYPES[value] if value < len(RETURN_TYPES) else str(value)
+
+
+def _rtypes(word: int) -> str:
+    return ",".join(_ret(word >> (4 * i)) for i in range(4))
+
+
+def _dim(dim: int) -> str:
+    return RESOURCE_DIMENSIONS[dim] if dim < len(RESOURCE_DIMENSIONS) else f"dim{dim}"
+
+
+def _pick(names: tuple[str, ...], value: int) -> str:
+    return names[value] if value < len(names) else str(value)
+
+
+def _sysval(raw: list[int]) -> str:
+    value = raw[0] if raw else 0
+    return SYSTEM_VALUES.get(value, str(value))
+
+
+def _uav_flags(c: int) -> str:
+    text = ""
+    if c >> 5 & 1:
+        text += "_glc"
+    if c >> 6 & 1:
+        text += "_rov"
+    if c >> 12 & 1:
+        text += "_opc"
+    return text
+
+
+def format_program(prog: Program, legacy: bool = False) -> str:
+    """The listing body: version line, declarations and instructions, one per line."""
+    return "\n".join(Formatter(prog, legacy).lines()) + "\n"
