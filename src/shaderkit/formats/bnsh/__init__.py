@@ -1,0 +1,1 @@
+"""Nintendo Switch shader binaries: BNSH (``grsc`` container) and raw NVN program blobs."""

@@ -1,0 +1,245 @@
+"""Nintendo Switch BNSH files (``nn::gfx::ResShaderFile``).
+
+``Bnsh.from_bytes(data).to_bytes() == data`` for real files: while the structures keep their
+sizes, the writer places them at the offsets they were read from; otherwise (and always with
+:meth:`Bnsh.relayout`) it lays the whole file out again.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.bnsh import writer
+from shaderkit.formats.bnsh.model import (
+    CODE_TYPES,
+    STAGES,
+    TABLES,
+    MemoryPool,
+    NvnShaderCode,
+    ShaderProgram,
+    ShaderVariation,
+    SourceArrayCode,
+    SourceCode,
+    StageCode,
+)
+from shaderkit.formats.bnsh.nvn import ControlSectionHeader, code_summary
+from shaderkit.formats.bnsh.reader import SIGNATURE, parse
+from shaderkit.formats.nn.binary import BinaryFileHeader
+
+_SIZES = struct.Struct("<II")
+
+
+def _default_header() -> BinaryFileHeader:
+    return BinaryFileHeader(SIGNATURE, 5, 1, 2)
+
+
+@dataclass
+class Bnsh(ShaderFile):
+    """A BNSH file: the grsc container with its variations and the shader memory pool."""
+
+    format_name: ClassVar[str] = "bnsh"
+
+    name: str = ""
+    variations: list[ShaderVariation] = field(default_factory=list)
+    memory_pool: MemoryPool | None = field(default_factory=MemoryPool)
+    header: BinaryFileHeader = field(default_factory=_default_header)
+    header_reserved: bytes = bytes(0x40)
+    target_api_type: int = 4
+    target_api_version: int = 0
+    target_code_type: int = 0
+    compiler_version: int = 0x302
+    low_level_compiler_version: int = 0
+    grsc_reserved: int = 0
+    grsc_reserved3: bytes = bytes(3)
+    grsc_reserved40: bytes = bytes(40)
+    #: Pool strings in their original order (decides the order when the pool is rebuilt).
+    string_pool: list[str] = field(default_factory=list)
+    string_pool_reserved: int = 0
+    relocation_padding: int = 0
+    # where things lay in the file read (None for a model built in code)
+    _source: writer.Plan | None = field(default=None, repr=False, compare=False)
+    _gaps: list[tuple[int, bytes]] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def alignment(self) -> int:
+        return self.header.alignment
+
+    @property
+    def version(self) -> str:
+        return self.header.version
+
+    # -- reading / writing ---------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Bnsh:
+        try:
+            p = parse(bytes(data))
+        except RecursionError:  # pragma: no cover - the parser does not recurse on file data
+            raise ShaderFormatError("structure nesting too deep", 0, "BNSH") from None
+        api_type, api_version, code_type, res3, compiler, llc, res40 = p.grsc_fields
+        model = cls(
+            p.name, p.variations, p.memory_pool, p.header, p.header_reserved, api_type, api_version, code_type,
+            compiler, llc, p.grsc_reserved, res3, res40, p.strings.strings, p.strings.reserved,
+            p.relocation_table.padding,
+        )
+        pool_size = p.layout.get(("pooldata",), (0, 0))[1]
+        model._source = writer.Plan(dict(p.layout), pool_size)
+        model._gaps = _gaps(data, p.layout.values())
+        return model
+
+    def _layout_unchanged(self) -> bool:
+        if self._source is None:
+            return False
+        fresh = writer.plan(self).layout
+        old = self._source.layout
+        if set(fresh) != set(old):
+            return False
+        return all(fresh[k][1] == old[k][1] for k in fresh if k[0] not in ("pooldata", "rlt"))
+
+    def to_bytes(self) -> bytes:
+        """The file; at the original offsets while the layout still fits, else laid out anew."""
+        if self._source is not None and self._layout_unchanged():
+            return writer.emit(self, self._source, self._gaps)
+        return self.relayout()
+
+    def relayout(self) -> bytes:
+        """Lay the file out again from the model alone (string pool, dictionaries, _RLT rebuilt)."""
+        return writer.emit(self, writer.plan(self))
+
+    # -- stage code access -------------------------------------------------------------------
+    def program(self, variation: int, kind: str = "binary") -> ShaderProgram:
+        if not 0 <= variation < len(self.variations):
+            raise IndexError(f"variation {variation} does not exist ({len(self.variations)} variations)")
+        program = getattr(self.variations[variation], f"{kind}_program")
+        if program is None:
+            raise KeyError(f"variation {variation} has no {kind} program")
+        assert isinstance(program, ShaderProgram)
+        return program
+
+    def stage_code(self, variation: int, stage: str, kind: str = "binary") -> StageCode:
+        code = self.program(variation, kind).stage(stage)
+        if code is None:
+            raise KeyError(f"variation {variation} has no {stage} stage")
+        return code
+
+    def extract(self, variation: int, stage: str, kind: str = "binary") -> bytes:
+        """A stage's code as one blob (see :func:`pack_stage`)."""
+        return pack_stage(self.stage_code(variation, stage, kind))
+
+    def replace(self, variation: int, stage: str, blob: bytes, kind: str = "binary") -> None:
+        """Put a blob made like :meth:`extract`'s output in place of a stage's code."""
+        program = self.program(variation, kind)
+        index = STAGES.index(stage)
+        old = program.stages[index]
+        if old is None:
+            raise KeyError(f"variation {variation} has no {stage} stage")
+        program.stages[index] = unpack_stage(old, blob)
+
+    # -- description ----------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        stages: list[dict[str, Any]] = []
+        reflection: list[dict[str, Any]] = []
+        for v, variation in enumerate(self.variations):
+            for kind, program in variation.programs():
+                for index, code in enumerate(program.stages):
+                    if code is not None:
+                        stages.append(_stage_summary(v, kind, program, STAGES[index], code))
+                if program.reflection is None:
+                    continue
+                for index, rstage in enumerate(program.reflection.stages):
+                    if rstage is None:
+                        continue
+                    for table, entries in zip(TABLES, rstage.tables()):
+                        for name, slot in entries or ():
+                            reflection.append({"variation": v, "stage": STAGES[index], "table": table,
+                                               "name": name, "slot": slot})
+                    if any(rstage.compute_work_group_size):
+                        reflection.append({"variation": v, "stage": STAGES[index], "table": "work_group_size",
+                                           "name": "x,y,z", "slot": list(rstage.compute_work_group_size)})
+        return {
+            "format": self.format_name,
+            "version": self.version,
+            "name": self.name,
+            "alignment": self.alignment,
+            "target_api_type": self.target_api_type,
+            "target_api_version": self.target_api_version,
+            "compiler_version": f"{self.compiler_version:#x}",
+            "low_level_compiler_version": f"{self.low_level_compiler_version:#x}",
+            "variation_count": len(self.variations),
+            "memory_pool_property": f"{self.memory_pool.memory_pool_property:#x}" if self.memory_pool else None,
+            "stages": stages,
+            "reflection": reflection,
+        }
+
+
+def _stage_summary(v: int, kind: str, program: ShaderProgram, stage: str, code: StageCode) -> dict[str, Any]:
+    row: dict[str, Any] = {"variation": v, "program": kind, "stage": stage,
+                           "code_type": CODE_TYPES.get(program.code_type, str(program.code_type))}
+    if isinstance(code, NvnShaderCode):
+        row["control_size"] = len(code.control)
+        row["data_size"] = len(code.data)
+        sph = code_summary(code.data)
+        row.update({k: sph[k] for k in ("sph_type", "shader_type", "output_attributes", "error") if k in sph})
+        try:
+            row["registers"] = ControlSectionHeader.from_bytes(code.control).program_reg_num
+        except ShaderFormatError:
+            pass
+    elif isinstance(code, SourceCode):
+        row["source_size"] = len(code.code)
+        row["compressed"] = code.compressed
+    else:
+        row["sources"] = [len(c) for c in code.codes]
+    return row
+
+
+def pack_stage(code: StageCode) -> bytes:
+    """The ``extract`` blob: binary code is u32 control size, u32 data size (little-endian), the
+    control section, then the data (NVN header, SPH, Maxwell code); source code is its text
+    (decompressed); a source array is its texts joined by NUL bytes."""
+    if isinstance(code, NvnShaderCode):
+        return _SIZES.pack(len(code.control), len(code.data)) + code.control + code.data
+    if isinstance(code, SourceCode):
+        try:
+            return code.text()
+        except ValueError as exc:
+            raise ShaderFormatError(str(exc), None, "source code") from None
+    return b"\0".join(code.codes)
+
+
+def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
+    """New stage code of the same kind as ``old`` from a :func:`pack_stage` blob."""
+    if isinstance(old, NvnShaderCode):
+        if len(blob) < _SIZES.size:
+            raise ShaderFormatError("binary stage blob needs an 8-byte size header", 0, "replace")
+        control_size, data_size = _SIZES.unpack_from(blob)
+        if _SIZES.size + control_size + data_size != len(blob):
+            raise ShaderFormatError(
+                f"blob sizes {control_size}+{data_size} do not add up to {len(blob) - _SIZES.size}", 0, "replace")
+        control = blob[8 : 8 + control_size]
+        data = blob[8 + control_size :]
+        return NvnShaderCode(control, data, old.data_address, old.scratch_memory_recommended,
+                             old.scratch_memory_per_warp, old.reserved)
+    if isinstance(old, SourceCode):
+        if old.compressed:
+            return SourceCode(zlib.compress(blob), len(blob), old.reserved)
+        return SourceCode(blob, old.decompressed_code_size and len(blob), old.reserved)
+    assert isinstance(old, SourceArrayCode)
+    return SourceArrayCode(blob.split(b"\0"), old.reserved0, old.reserved1)
+
+
+def _gaps(data: bytes, spans: Any) -> list[tuple[int, bytes]]:
+    """Non-zero bytes that no structure covers (kept so that such files still round-trip)."""
+    covered = sorted((off, off + size) for off, size in spans if size)
+    out: list[tuple[int, bytes]] = []
+    pos = 0
+    for start, end in [*covered, (len(data), len(data))]:
+        if start > pos:
+            for m in re.finditer(rb"[^\0]+", data[pos:start]):
+                out.append((pos + m.start(), m.group()))
+        pos = max(pos, end)
+    return out

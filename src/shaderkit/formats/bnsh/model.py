@@ -1,0 +1,156 @@
+"""BNSH model: typed dataclasses named after nn::gfx's Res* structures (snake_case).
+
+Offsets, sizes, counts, string positions and the relocation table are not stored here: the
+writer derives them. Reserved words are kept so that a file writes back byte for byte.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+STAGES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
+CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_array"}
+PROGRAM_KINDS = ("source", "intermediate_language", "binary")
+#: Reflection tables in slot-array order.
+TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images")
+
+
+@dataclass
+class NvnShaderCode:
+    """Binary stage code (``NvnShaderCode``, 0x40 bytes): the GLSLC control section and the data
+    (NVN header + SPH + Maxwell code) that lives in the shader memory pool."""
+
+    control: bytes
+    data: bytes
+    data_address: int = 0
+    scratch_memory_recommended: int = 0
+    scratch_memory_per_warp: int = 0
+    reserved: bytes = bytes(16)
+
+
+@dataclass
+class SourceCode:
+    """Source stage code (``ShaderCode``, 0x20 bytes). ``code`` is stored as in the file: zlib
+    data when ``decompressed_code_size`` is non-zero and differs from its length."""
+
+    code: bytes
+    decompressed_code_size: int = 0
+    reserved: bytes = bytes(16)
+
+    @property
+    def compressed(self) -> bool:
+        return self.decompressed_code_size not in (0, len(self.code))
+
+    def text(self) -> bytes:
+        """The source bytes, decompressed when needed (at most ``decompressed_code_size``)."""
+        if not self.compressed:
+            return self.code
+        inflater = zlib.decompressobj()
+        try:
+            out = inflater.decompress(self.code, self.decompressed_code_size)
+        except zlib.error as exc:
+            raise ValueError(f"source code does not inflate: {exc}") from None
+        return out
+
+
+@dataclass
+class SourceArrayCode:
+    """Several source strings for one stage (``SourceArrayCode``, 0x20 bytes)."""
+
+    codes: list[bytes]
+    reserved0: bytes = bytes(6)
+    reserved1: bytes = bytes(8)
+
+
+StageCode = NvnShaderCode | SourceCode | SourceArrayCode
+
+
+@dataclass
+class ReflectionStage:
+    """``ResShaderReflectionStageData`` (0x60 bytes). Each table is a list of (name, slot) or None
+    when its dictionary pointer is null; the slots form the shader slot array."""
+
+    inputs: list[tuple[str, int]] | None = None
+    outputs: list[tuple[str, int]] | None = None
+    samplers: list[tuple[str, int]] | None = None
+    constant_buffers: list[tuple[str, int]] | None = None
+    storage_buffers: list[tuple[str, int]] | None = None
+    images: list[tuple[str, int]] | None = None
+    compute_work_group_size: tuple[int, int, int] = (0, 0, 0)
+    #: Whether the slot array pointer is set (it is whenever any table has entries).
+    has_slot_array: bool = True
+
+    def tables(self) -> list[list[tuple[str, int]] | None]:
+        return [getattr(self, name) for name in TABLES]
+
+    def offsets(self) -> list[int]:
+        """Start index of each table in the slot array (inputs start at 0)."""
+        out, total = [], 0
+        for table in self.tables():
+            out.append(total)
+            total += len(table or ())
+        return out
+
+    def slot_count(self) -> int:
+        return sum(len(t or ()) for t in self.tables())
+
+
+@dataclass
+class ShaderReflection:
+    """``ResShaderReflectionData``: one optional stage entry per stage slot."""
+
+    stages: list[ReflectionStage | None] = field(default_factory=lambda: [None] * 6)
+    reserved: bytes = bytes(16)
+
+
+@dataclass
+class ShaderProgram:
+    """``ResShaderProgramData`` (0xA0 bytes) with its ShaderInfoData and stage code."""
+
+    flags: int = 3
+    code_type: int = 0
+    source_format: int = 0
+    binary_format: int = 0
+    stages: list[StageCode | None] = field(default_factory=lambda: [None] * 6)
+    obj_size: int = 0x100
+    reflection: ShaderReflection | None = None
+    reserved_info: int = 0
+    reserved0: bytes = bytes(40)
+    reserved1: int = 0
+    reserved2: bytes = bytes(24)
+
+    def stage(self, name: str) -> StageCode | None:
+        return self.stages[STAGES.index(name)]
+
+
+@dataclass
+class ShaderVariation:
+    """``ResShaderVariationData``: source, intermediate-language and binary programs."""
+
+    source_program: ShaderProgram | None = None
+    intermediate_language_program: ShaderProgram | None = None
+    binary_program: ShaderProgram | None = None
+    reserved: bytes = bytes(32)
+
+    def programs(self) -> list[tuple[str, ShaderProgram]]:
+        out = []
+        for kind, program in zip(PROGRAM_KINDS, (self.source_program, self.intermediate_language_program,
+                                                 self.binary_program)):
+            if program is not None:
+                out.append((kind, program))
+        return out
+
+
+@dataclass
+class MemoryPool:
+    """``NvnShaderPool``: MemoryPoolInfoData plus space the runtime fills in."""
+
+    memory_pool_property: int = 0x61
+    reserved0: bytes = bytes(16)
+    reserved1: int = 0
+    #: Runtime pointer (0 in files); written back as stored, never relocated.
+    current_memory_pool: int = 0
+    reserved2: bytes = bytes(24)
+    #: Bytes reserved for the runtime memory-pool object (``pMemoryPool``).
+    pool_object_size: int = 0x140

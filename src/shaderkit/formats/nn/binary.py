@@ -1,0 +1,84 @@
+"""The nn::util binary-file header (0x20 bytes) and block headers (0x10 bytes)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from shaderkit.io.reader import Reader
+
+BOM = 0xFEFF
+FILE_HEADER = struct.Struct("<8sBBHHBBIHHII")
+BLOCK_HEADER = struct.Struct("<4sIII")
+
+
+@dataclass
+class BinaryFileHeader:
+    """``nn::util::BinaryFileHeader``; the offsets are derived when a file is written."""
+
+    signature: bytes
+    version_micro: int
+    version_minor: int
+    version_major: int
+    alignment_shift: int = 12
+    address_size: int = 0
+    flags: int = 0
+    #: Offsets as read (kept for inspection; writers compute their own).
+    name_offset: int = 0
+    first_block_offset: int = 0
+    relocation_table_offset: int = 0
+    file_size: int = 0
+
+    @property
+    def version(self) -> str:
+        return f"{self.version_major}.{self.version_minor}.{self.version_micro}"
+
+    @property
+    def alignment(self) -> int:
+        return 1 << self.alignment_shift
+
+    @classmethod
+    def read(cls, r: Reader, signature: bytes) -> BinaryFileHeader:
+        with r.scope("header"):
+            r.seek(0)
+            r.expect(signature, "signature")
+            micro, minor, major = r.unpack("BBH", "version")
+            (bom,) = r.unpack("H", "byte-order mark")
+            if bom != BOM:
+                raise r.error(f"byte-order mark {bom:#06x} is not 0xfeff (only little-endian files)", 0xC)
+            shift, address_size, name_offset, flags, first, rlt, size = r.unpack("BBIHHII")
+            if shift > 20:
+                raise r.error(f"alignment shift {shift} is out of range", 0xE)
+            if size != len(r.data):
+                raise r.error(f"file size field {size:#x} does not match the {len(r.data):#x} bytes read", 0x1C)
+            return cls(signature, micro, minor, major, shift, address_size, flags, name_offset, first, rlt, size)
+
+    def pack(self, name_offset: int, first_block: int, rlt_offset: int, file_size: int) -> bytes:
+        return FILE_HEADER.pack(
+            self.signature, self.version_micro, self.version_minor, self.version_major, BOM,
+            self.alignment_shift, self.address_size, name_offset, self.flags, first_block,
+            rlt_offset, file_size,
+        )
+
+
+@dataclass
+class BlockHeader:
+    """``nn::util::BinaryBlockHeader``: signature, offset of the next block (relative), size."""
+
+    signature: bytes
+    next_offset: int
+    block_size: int
+    reserved: int = 0
+
+    @classmethod
+    def read(cls, r: Reader, offset: int, signature: bytes) -> BlockHeader:
+        r.seek(offset, "block offset")
+        r.expect(signature, "block signature")
+        nxt, size, reserved = r.unpack("III", "block header")
+        if offset + size > len(r.data) or (nxt and offset + nxt > len(r.data)):
+            raise r.error(f"block {signature!r} of {size:#x} bytes runs past the end", offset)
+        return cls(signature, nxt, size, reserved)
+
+    @staticmethod
+    def pack(signature: bytes, next_offset: int, block_size: int, reserved: int = 0) -> bytes:
+        return BLOCK_HEADER.pack(signature, next_offset, block_size, reserved)

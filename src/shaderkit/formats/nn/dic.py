@@ -1,0 +1,120 @@
+"""``_DIC``: the nn::util::ResDic Patricia trie used for name look-up.
+
+Layout: ``_DIC``, i32 count (root excluded), then count+1 entries of 0x10 bytes
+{i32 ref_bit, u16 child[0], u16 child[1], u64 key pointer}. Entry 0 is the root (ref bit -1,
+empty key). A key's bit ``n`` is bit ``n & 7`` of the byte ``n >> 3`` counted from the *end* of
+the key, 0 past its start. Entries appear in key insertion order; :func:`build` reproduces the
+trie from the keys alone.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from shaderkit.io.reader import Reader
+
+ENTRY = struct.Struct("<iHHQ")
+HEADER_SIZE = 8
+
+
+@dataclass(frozen=True)
+class DicEntry:
+    ref_bit: int
+    left: int
+    right: int
+    key: str
+
+
+def key_bit(key: bytes, bit: int) -> int:
+    """Bit ``bit`` of ``key``, counted from the last byte, LSB first; -1 and past-the-start give 0."""
+    index = bit >> 3
+    if bit < 0 or index >= len(key):
+        return 0
+    return (key[len(key) - 1 - index] >> (bit & 7)) & 1
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    """Lowest bit index where ``a`` and ``b`` differ (under :func:`key_bit`)."""
+    for index in range(max(len(a), len(b))):
+        x = a[len(a) - 1 - index] if index < len(a) else 0
+        y = b[len(b) - 1 - index] if index < len(b) else 0
+        if x != y:
+            diff = x ^ y
+            return index * 8 + (diff & -diff).bit_length() - 1
+    raise ValueError(f"duplicate dictionary key {a!r}")
+
+
+def _search(entries: list[list[int]], keys: list[bytes], key: bytes, limit: int | None = None) -> tuple[int, int]:
+    """Walk from the root; returns (parent, child). Stops early at ``limit`` when given."""
+    parent = 0
+    child = entries[0][1]
+    while entries[parent][0] < entries[child][0] and (limit is None or entries[child][0] < limit):
+        parent = child
+        child = entries[child][1 + key_bit(key, entries[child][0])]
+    return parent, child
+
+
+def build(keys: list[str]) -> list[DicEntry]:
+    """The trie for ``keys`` in insertion order: root first, then one entry per key."""
+    raw = [k.encode("utf-8") for k in keys]
+    # entries as mutable [ref_bit, child0, child1]
+    entries: list[list[int]] = [[-1, 0, 0]]
+    names: list[bytes] = [b""]
+    seen: set[bytes] = set()
+    for key in raw:
+        if key in seen:
+            raise ValueError(f"duplicate dictionary key {key!r}")
+        seen.add(key)
+        index = len(entries)
+        _, closest = _search(entries, names, key)
+        ref = _first_difference(key, names[closest])
+        parent, child = _search(entries, names, key, ref)
+        new = [ref, 0, 0]
+        bit = key_bit(key, ref)
+        new[1 + bit] = index
+        new[2 - bit] = child
+        entries.append(new)
+        names.append(key)
+        entries[parent][1 + key_bit(key, entries[parent][0])] = index
+    return [DicEntry(e[0], e[1], e[2], n.decode("utf-8")) for e, n in zip(entries, names)]
+
+
+def find(entries: list[DicEntry], key: str) -> int | None:
+    """Index (1-based, as in the file) of ``key``, or None."""
+    if len(entries) < 2:
+        return None
+    raw = key.encode("utf-8")
+    table = [[e.ref_bit, e.left, e.right] for e in entries]
+    _, child = _search(table, [], raw)
+    return child if entries[child].key == key and child else None
+
+
+def read(r: Reader, offset: int, string_at: Callable[[int], str]) -> list[DicEntry]:
+    """The entries of the dictionary at ``offset``; ``string_at(ptr)`` resolves a key pointer."""
+    r.seek(offset, "dictionary offset")
+    r.expect(b"_DIC", "dictionary signature")
+    count = r.i32()
+    r.check_count(count + 1, ENTRY.size, "dictionary entries")
+    out: list[DicEntry] = []
+    for index in range(count + 1):
+        ref, left, right, key_ptr = r.unpack("iHHQ", "dictionary entry")
+        if left > count or right > count:
+            raise r.error(f"entry {index}: child index {max(left, right)} is past the {count} entries", r.pos - 16)
+        key = string_at(key_ptr)
+        out.append(DicEntry(ref, left, right, key))
+    return out
+
+
+def pack(entries: list[DicEntry], key_offsets: list[int]) -> bytes:
+    """Dictionary bytes; ``key_offsets[i]`` is where entry i's key string lies."""
+    out = bytearray(b"_DIC" + struct.pack("<i", len(entries) - 1))
+    for entry, key_offset in zip(entries, key_offsets):
+        out += ENTRY.pack(entry.ref_bit, entry.left, entry.right, key_offset)
+    return bytes(out)
+
+
+def size(count: int) -> int:
+    """Bytes a dictionary with ``count`` keys takes."""
+    return HEADER_SIZE + (count + 1) * ENTRY.size
