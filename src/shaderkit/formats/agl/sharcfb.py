@@ -1,0 +1,389 @@
+"""SHARCFB v8 (agl::ResBinaryShaderArchive): compiled GX2 shaders grouped into named programs.
+
+Header 0x18: magic ``SHAB`` (``BAHS`` little-endian), version 8, file size, endian (0 big, 1
+little), resolved flag (0 in files), name length; the name; the shader binary array; the
+program array. u32 words follow the file's endianness; strings and microcode are never swapped.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, SupportsIndex, overload
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.agl.resarray import join_cstring, read_array, split_cstring, swap_words, write_array
+from shaderkit.formats.agl.variation import Variation, VariationError, variation_index
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.gx2.shader import PLAIN, SHADER_TYPES, GX2Shader
+from shaderkit.io.reader import Reader
+
+VERSION = 8
+MAGIC = {"<": b"BAHS", ">": b"SHAB"}
+ENDIAN_FIELD = {"<": 1, ">": 0}
+CODE_ALIGN = 0x100
+STAGE_NAMES = {0: "vertex", 1: "pixel", 2: "geometry"}
+KIND_VERTEX, KIND_PIXEL, KIND_GEOMETRY = 1, 2, 4
+#: the order of a program's symbol arrays (agl ShaderSymbolType)
+SYMBOL_KINDS = ("uniforms", "uniform_blocks", "samplers", "attributes")
+
+
+@dataclass
+class ShaderBinary:
+    """One shader binary: type (0 VS, 1 PS, 2 GS) and its GX2 struct blob."""
+
+    type: int
+    shader: GX2Shader
+    #: bytes between the 0x10-byte header and the data (the data offset), and after the data
+    lead: bytes = b""
+    trail: bytes = b""
+
+    @property
+    def stage(self) -> str:
+        return STAGE_NAMES.get(self.type, f"type_{self.type}")
+
+
+@dataclass
+class VariationMacro:
+    """A macro and its possible values (in the defaults array: its single default value)."""
+
+    name: str
+    values: list[str]
+    id: str
+    #: the value bytes as stored, when they were not the plain NUL-joined values (extra NULs),
+    #: and the values they encode; used again only while ``values`` is unchanged
+    raw_values: bytes | None = field(default=None, repr=False)
+    raw_for: list[str] | None = field(default=None, repr=False, compare=False)
+    name_extra: bytes = field(default=b"", repr=False)
+    id_extra: bytes = field(default=b"", repr=False)
+    trail: bytes = field(default=b"", repr=False)
+
+    def values_bytes(self) -> bytes:
+        if self.raw_values is not None and self.raw_for == self.values:
+            return self.raw_values
+        return b"".join(v.encode("latin-1") + b"\0" for v in self.values)
+
+
+@dataclass
+class ShaderSymbol:
+    """A uniform, uniform block, sampler or attribute symbol of a program.
+
+    ``default_value`` holds big-endian (Wii U order) words for every kind except uniform blocks,
+    whose default bytes are stored as they are; ``used`` has one flag byte per variation.
+    """
+
+    name: str
+    id: str
+    offset: int
+    default_value: bytes
+    used: bytes
+    name_extra: bytes = field(default=b"", repr=False)
+    id_extra: bytes = field(default=b"", repr=False)
+    trail: bytes = field(default=b"", repr=False)
+
+
+@dataclass
+class ShaderProgram:
+    name: str
+    kind: int
+    base_index: int
+    macros: list[VariationMacro] = field(default_factory=list)
+    defaults: list[VariationMacro] = field(default_factory=list)
+    uniforms: list[ShaderSymbol] = field(default_factory=list)
+    uniform_blocks: list[ShaderSymbol] = field(default_factory=list)
+    samplers: list[ShaderSymbol] = field(default_factory=list)
+    attributes: list[ShaderSymbol] = field(default_factory=list)
+    name_extra: bytes = field(default=b"", repr=False)
+    #: bytes left after the last element of each of the six arrays, and after them
+    paddings: list[bytes] = field(default_factory=lambda: [b""] * 6, repr=False)
+    trail: bytes = field(default=b"", repr=False)
+    archive: Sharcfb | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_geometry_shader(self) -> bool:
+        return bool(self.kind & KIND_GEOMETRY)
+
+    @property
+    def stride(self) -> int:
+        return 3 if self.has_geometry_shader else 2
+
+    @property
+    def variation_count(self) -> int:
+        count = 1
+        for macro in self.macros:
+            count *= len(macro.values)
+        return count
+
+    def default_values(self) -> dict[str, str]:
+        """Each macro's default: the defaults array entry of the same name, else its first value."""
+        found = {d.name: d.values[0] for d in self.defaults if d.values}
+        return {m.name: found.get(m.name, m.values[0] if m.values else "") for m in self.macros}
+
+    def variation_index(self, settings: dict[str, str] | None = None) -> int:
+        return variation_index([(m.name, m.values) for m in self.macros], self.default_values(), settings or {})
+
+    def variation(self, settings: dict[str, str] | None = None) -> Variation:
+        """The binaries of one variation; macros not given take their defaults."""
+        index = self.variation_index(settings)
+        first = self.base_index + index * self.stride
+        indices = list(range(first, first + self.stride))
+        binaries = self.archive.binaries if self.archive is not None else []
+        if indices[-1] >= len(binaries) and self.archive is not None:
+            raise VariationError(f"binary index {indices[-1]} is beyond the {len(binaries)} binaries")
+        stages = ("vertex", "pixel", "geometry")
+        return Variation(
+            program=self.name, index=index, binary_indices=dict(zip(stages, indices)),
+            binaries={s: binaries[i] for s, i in zip(stages, indices) if i < len(binaries)},
+        )
+
+    def symbols(self) -> dict[str, list[ShaderSymbol]]:
+        return {kind: getattr(self, kind) for kind in SYMBOL_KINDS}
+
+
+class ProgramList(list[ShaderProgram]):
+    """A list of programs that can also be indexed by program name."""
+
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> ShaderProgram: ...
+    @overload
+    def __getitem__(self, key: slice) -> list[ShaderProgram]: ...
+    @overload
+    def __getitem__(self, key: str) -> ShaderProgram: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            for program in self:
+                if program.name == key:
+                    return program
+            names = ", ".join(p.name for p in self) or "none"
+            raise KeyError(f"no program {key!r} (programs: {names})")
+        return super().__getitem__(key)
+
+    def names(self) -> list[str]:
+        return [p.name for p in self]
+
+
+@dataclass
+class Sharcfb(ShaderFile):
+    format_name: ClassVar[str] = "sharcfb"
+
+    name: str = ""
+    endian: str = ">"
+    version: int = VERSION
+    resolved: int = 0
+    binaries: list[ShaderBinary] = field(default_factory=list)
+    programs: ProgramList = field(default_factory=ProgramList)
+    name_extra: bytes = field(default=b"", repr=False)
+    binary_padding: bytes = field(default=b"", repr=False)
+    program_padding: bytes = field(default=b"", repr=False)
+    #: bytes after the program array up to the file size, and after the file size
+    tail: bytes = field(default=b"", repr=False)
+    trailing: bytes = field(default=b"", repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.programs, ProgramList):
+            self.programs = ProgramList(self.programs)
+        for program in self.programs:
+            program.archive = self
+
+    # -- reading ----------------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Sharcfb:
+        magic = bytes(data[:4])
+        endian = next((e for e, m in MAGIC.items() if m == magic), None)
+        if endian is None:
+            raise ShaderFormatError(f"bad magic {magic!r}, expected b'SHAB' or b'BAHS'", 0, "sharcfb")
+        r = Reader(data, endian=endian, context="sharcfb")
+        _, version, file_size, endian_field, resolved, name_len = r.unpack("4s5I", "header")
+        if endian_field != ENDIAN_FIELD[endian]:
+            raise r.error(f"endian field {endian_field:#x} contradicts the magic {magic!r}", 0xC)
+        if version != VERSION:
+            raise r.error(f"SHARCFB version {version} is not supported (only {VERSION})", 4)
+        if file_size > len(data) or file_size < 0x18:
+            raise r.error(f"file size field {file_size:#x} disagrees with the {len(data):#x} bytes", 8)
+        r.end = file_size
+        name, name_extra = split_cstring(r.read(name_len, "name"), r, "name", 0x18)
+        archive = cls(name=name, endian=endian, version=version, resolved=resolved, name_extra=name_extra)
+        archive.binaries, archive.binary_padding = read_array(r, "binaries", 0x10, _read_binary)
+        programs, archive.program_padding = read_array(r, "programs", 0x10, _read_program)
+        archive.programs = ProgramList(programs)
+        archive.tail = r.read(r.remaining)
+        archive.trailing = bytes(data[file_size:])
+        archive.__post_init__()
+        for i, program in enumerate(archive.programs):
+            needed = program.base_index + program.variation_count * program.stride
+            if program.base_index < 0 or needed > len(archive.binaries):
+                raise ShaderFormatError(
+                    f"program {program.name!r}: base index {program.base_index} with "
+                    f"{program.variation_count} variations needs {needed} binaries, have {len(archive.binaries)}",
+                    None, f"sharcfb.programs[{i}]",
+                )
+        return archive
+
+    # -- writing ----------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        e = self.endian
+        if e not in MAGIC:
+            raise ValueError(f"endian must be '<' or '>', not {self.endian!r}")
+        name = join_cstring(self.name, self.name_extra)
+        pos = 0x18 + len(name) + 8  # first binary element
+        elements = []
+        for binary in self.binaries:
+            data_at = pos + 0x10 + len(binary.lead)
+            blob = binary.shader.build(PLAIN, e, data_at, CODE_ALIGN).data
+            elem = struct.pack(f"{e}4I", 0x10 + len(binary.lead) + len(blob) + len(binary.trail), binary.type,
+                               len(binary.lead), len(blob))
+            elements.append(elem + binary.lead + blob + binary.trail)
+            pos += len(elements[-1])
+        body = write_array(e, elements, self.binary_padding)
+        body += write_array(e, [_program_bytes(p, e) for p in self.programs], self.program_padding)
+        size = 0x18 + len(name) + len(body) + len(self.tail)
+        header = struct.pack(f"{e}5I", self.version, size, ENDIAN_FIELD[e], self.resolved, len(name))
+        return MAGIC[e] + header + name + body + self.tail + self.trailing
+
+    # -- checks and views ---------------------------------------------------------------------
+    def problems(self) -> list[str]:
+        found = []
+        for program in self.programs:
+            for v in range(program.variation_count):
+                for stage, t in zip(range(program.stride), (0, 1, 2)):
+                    i = program.base_index + v * program.stride + stage
+                    if i < len(self.binaries) and self.binaries[i].type != t:
+                        found.append(f"program {program.name!r} variation {v}: binary {i} is a "
+                                     f"{self.binaries[i].stage} shader, expected {STAGE_NAMES[t]}")
+            for kind, symbols in program.symbols().items():
+                for s in symbols:
+                    if len(s.used) != program.variation_count:
+                        found.append(f"program {program.name!r} {kind} {s.name!r}: {len(s.used)} used "
+                                     f"flags for {program.variation_count} variations")
+        return found
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "format": self.format_name,
+            "version": self.version,
+            "name": self.name,
+            "endian": "little" if self.endian == "<" else "big",
+            "programs": [_program_summary(p) for p in self.programs],
+            "binaries": [
+                {"index": i, "stage": b.stage, "program_size": len(b.shader.program), **_counts(b.shader)}
+                for i, b in enumerate(self.binaries)
+            ],
+        }
+
+
+def _counts(shader: GX2Shader) -> dict[str, int]:
+    return {k: len(getattr(shader, k)) for k in shader.ARRAYS}
+
+
+def _program_summary(p: ShaderProgram) -> dict[str, Any]:
+    defaults = p.default_values()
+    return {
+        "name": p.name,
+        "kind": p.kind,
+        "stages": [s for bit, s in ((1, "vertex"), (2, "pixel"), (4, "geometry")) if p.kind & bit],
+        "base_index": p.base_index,
+        "variation_count": p.variation_count,
+        "macros": [{"name": m.name, "id": m.id, "values": list(m.values), "default": defaults[m.name]}
+                   for m in p.macros],
+        **{kind: [{"name": s.name, "id": s.id, "offset": s.offset, "default_size": len(s.default_value)}
+                  for s in getattr(p, kind)] for kind in SYMBOL_KINDS},
+    }
+
+
+# -- element readers ----------------------------------------------------------------------------
+def _read_binary(r: Reader, index: int) -> ShaderBinary:
+    start = r.tell()
+    size, btype, offset, data_size = r.unpack("4I", "binary header")
+    if btype not in SHADER_TYPES:
+        raise r.error(f"unknown shader type {btype}", start + 4)
+    offset_s = offset - (1 << 32) if offset & 0x80000000 else offset
+    data_at = start + 0x10 + offset_s
+    if offset_s < 0 or data_size > size - 0x10 - offset_s:
+        raise r.error(f"data offset {offset_s:#x} + size {data_size:#x} runs outside the {size:#x}-byte binary",
+                      start + 8)
+    with r.scope(f"{STAGE_NAMES[btype]}"):
+        shader = SHADER_TYPES[btype].parse(r, data_at, data_size, PLAIN, CODE_ALIGN)
+    lead = r.data[start + 0x10 : data_at]
+    trail = r.data[data_at + data_size : start + size]
+    return ShaderBinary(btype, shader, lead, trail)
+
+
+def _read_macro(r: Reader, index: int) -> VariationMacro:
+    start = r.tell()
+    size, name_len, value_count, id_len = r.unpack("4I", "macro header")
+    name, name_extra = split_cstring(r.read(name_len, "macro name"), r, "macro name", start + 0x10)
+    values_end = r.end - id_len
+    if values_end < r.tell():
+        raise r.error(f"macro id of {id_len} bytes does not fit", start + 0xC)
+    raw = r.read(values_end - r.tell(), "values")
+    values = [v.decode("latin-1") for v in raw.split(b"\0") if v]
+    if len(values) != value_count:
+        raise r.error(f"macro {name!r} declares {value_count} values, has {len(values)}", start + 8)
+    ident, id_extra = split_cstring(r.read(id_len, "macro id"), r, "macro id", values_end)
+    macro = VariationMacro(name, values, ident, name_extra=name_extra, id_extra=id_extra, trail=r.read(r.remaining))
+    if macro.values_bytes() != raw:
+        macro.raw_values, macro.raw_for = raw, list(values)
+    return macro
+
+
+def _symbol_reader(swap: bool, little: bool) -> Callable[[Reader, int], ShaderSymbol]:
+    def parse(r: Reader, index: int) -> ShaderSymbol:
+        start = r.tell()
+        _, offset, name_len, id_len, default_size, var_count = r.unpack("Ii4I", "symbol header")
+        name, name_extra = split_cstring(r.read(name_len, "symbol name"), r, "symbol name", start + 0x18)
+        ident, id_extra = split_cstring(r.read(id_len, "symbol id"), r, "symbol id", r.tell() - id_len)
+        default = r.read(default_size, "default value")
+        if swap and little:
+            default = swap_words(default)
+        used = r.read(var_count, "used flags")
+        return ShaderSymbol(name, ident, offset, default, used, name_extra, id_extra, r.read(r.remaining))
+
+    return parse
+
+
+def _read_program(r: Reader, index: int) -> ShaderProgram:
+    start = r.tell()
+    _, name_len, kind, base_index = r.unpack("3Ii", "program header")
+    name, name_extra = split_cstring(r.read(name_len, "program name"), r, "program name", start + 0x10)
+    with r.scope(name):
+        program = ShaderProgram(name, kind, base_index, name_extra=name_extra)
+        program.macros, program.paddings[0] = read_array(r, "macros", 0x10, _read_macro)
+        program.defaults, program.paddings[1] = read_array(r, "defaults", 0x10, _read_macro)
+        little = r.endian == "<"
+        for i, kind_name in enumerate(SYMBOL_KINDS):
+            reader = _symbol_reader(kind_name != "uniform_blocks", little)
+            symbols, program.paddings[2 + i] = read_array(r, kind_name, 0x18, reader)
+            setattr(program, kind_name, symbols)
+        program.trail = r.read(r.remaining)
+    return program
+
+
+# -- element writers ----------------------------------------------------------------------------
+def _macro_bytes(m: VariationMacro, e: str) -> bytes:
+    name = join_cstring(m.name, m.name_extra)
+    values = m.values_bytes()
+    ident = join_cstring(m.id, m.id_extra)
+    size = 0x10 + len(name) + len(values) + len(ident) + len(m.trail)
+    return struct.pack(f"{e}4I", size, len(name), len(m.values), len(ident)) + name + values + ident + m.trail
+
+
+def _symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
+    name = join_cstring(s.name, s.name_extra)
+    ident = join_cstring(s.id, s.id_extra)
+    default = swap_words(s.default_value) if swap and e == "<" else s.default_value
+    size = 0x18 + len(name) + len(ident) + len(default) + len(s.used) + len(s.trail)
+    head = struct.pack(f"{e}Ii4I", size, s.offset, len(name), len(ident), len(default), len(s.used))
+    return head + name + ident + default + bytes(s.used) + s.trail
+
+
+def _program_bytes(p: ShaderProgram, e: str) -> bytes:
+    name = join_cstring(p.name, p.name_extra)
+    body = write_array(e, [_macro_bytes(m, e) for m in p.macros], p.paddings[0])
+    body += write_array(e, [_macro_bytes(m, e) for m in p.defaults], p.paddings[1])
+    for i, kind in enumerate(SYMBOL_KINDS):
+        swap = kind != "uniform_blocks"
+        body += write_array(e, [_symbol_bytes(s, e, swap) for s in getattr(p, kind)], p.paddings[2 + i])
+    size = 0x10 + len(name) + len(body) + len(p.trail)
+    return struct.pack(f"{e}3Ii", size, len(name), p.kind, p.base_index) + name + body + p.trail

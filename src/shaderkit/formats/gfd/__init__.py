@@ -1,0 +1,1 @@
+"""GFD (Gfx2) containers: .gsh shader files."""

@@ -1,0 +1,291 @@
+"""GFD ("Gfx2") shader files, .gsh: blocks holding GX2 shader headers and their programs.
+
+File header 0x20 (big-endian): ``Gfx2``, header size, major (7; 6 accepted), minor, gpu version,
+align mode, 2 reserved words. Every block has a 0x20-byte ``BLK{`` header (header size, major,
+minor, type, data size, id, index). Shader header blocks (3 VS, 6 PS, 8 GS) hold a GX2 struct with
+tagged pointers and end with a 0x28-byte relocation trailer ``}BLK``; program blocks (5 VS, 7 PS,
+9 GS, 10 GS copy) hold the microcode of the header block before them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.gx2.shader import (
+    TAGGED,
+    GX2GeometryShader,
+    GX2PixelShader,
+    GX2Shader,
+    GX2VertexShader,
+)
+from shaderkit.io.reader import Reader
+
+_FILE_HEADER = struct.Struct(">4s7I")
+_BLOCK_HEADER = struct.Struct(">4s7I")
+_TRAILER = struct.Struct(">4s9I")
+DATA_TAG = 0xD0600000
+TAG_MASK = 0xFFF00000
+
+BLOCK_TYPES = {
+    0: "invalid", 1: "end", 2: "padding", 3: "vertex_shader_header", 4: "vertex_shader_program_old",
+    5: "vertex_shader_program", 6: "pixel_shader_header", 7: "pixel_shader_program",
+    8: "geometry_shader_header", 9: "geometry_shader_program", 10: "geometry_shader_copy_program",
+    11: "texture_header", 12: "texture_image", 13: "texture_mipmap",
+    14: "compute_shader_header", 15: "compute_shader_program",
+}
+#: header block type -> struct class
+HEADER_TYPES: dict[int, type[GX2Shader]] = {3: GX2VertexShader, 6: GX2PixelShader, 8: GX2GeometryShader}
+#: program block type -> (header block type, shader attribute)
+PROGRAM_TYPES: dict[int, tuple[int, str]] = {
+    5: (3, "program"), 7: (6, "program"), 9: (8, "program"), 10: (8, "vertex_program"),
+}
+SUPPORTED_MAJOR = (6, 7)
+
+
+@dataclass
+class GfdHeader:
+    magic: bytes = b"Gfx2"
+    header_size: int = 0x20
+    major_version: int = 7
+    minor_version: int = 1
+    gpu_version: int = 2
+    align_mode: int = 0
+    reserved1: int = 0
+    reserved2: int = 0
+
+
+@dataclass
+class RelocationTrailer:
+    """The ``}BLK`` trailer of a header block; sizes, offsets and the patch count are derived."""
+
+    magic: bytes = b"}BLK"
+    header_size: int = 0x28
+    unknown: int = 0
+    data_size: int = 0
+    data_offset: int = DATA_TAG
+    text_size: int = 0
+    text_offset: int = DATA_TAG
+    patch_base: int = 0
+    patch_count: int = 0
+    patch_offset: int = DATA_TAG
+
+
+@dataclass
+class GfdBlock:
+    type: int
+    id: int = 0
+    index: int = 0
+    magic: bytes = b"BLK{"
+    header_size: int = 0x20
+    major_version: int = 1
+    minor_version: int = 0
+    #: payload of blocks that are not modelled (padding, textures, unknown) or orphan programs
+    data: bytes = b""
+    #: header blocks: the shader struct; program blocks read their code from the header block
+    shader: GX2Shader | None = None
+    trailer: RelocationTrailer | None = None
+    #: the stored patch list when it differs from the one computed from the shader, else None
+    patch_list: list[int] | None = None
+    patch_gap: bytes = b""
+    trailer_gap: bytes = b""
+    #: False when the stored text offset/size differ from the strings (then they are kept)
+    derived_text: bool = True
+    #: program blocks: index of their header block in ``Gsh.blocks`` (-1 = keep ``data``)
+    header_index: int = -1
+    #: program sizes the struct declared when read (checked against the program blocks)
+    declared_sizes: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def type_name(self) -> str:
+        return BLOCK_TYPES.get(self.type, f"type_{self.type}")
+
+
+@dataclass
+class Gsh(ShaderFile):
+    format_name: ClassVar[str] = "gsh"
+
+    header: GfdHeader = field(default_factory=GfdHeader)
+    blocks: list[GfdBlock] = field(default_factory=list)
+    #: bytes after the end block
+    trailing: bytes = b""
+
+    @property
+    def shaders(self) -> list[GX2Shader]:
+        return [b.shader for b in self.blocks if b.shader is not None]
+
+    # -- reading ----------------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Gsh:
+        r = Reader(data, endian=">", context="gsh")
+        magic, hsize, major, minor, gpu, align, res1, res2 = r.unpack("4s7I", "file header")
+        if magic != b"Gfx2":
+            raise r.error(f"bad magic {magic!r}, expected b'Gfx2'", 0)
+        if hsize != 0x20:
+            raise r.error(f"file header size {hsize:#x}, expected 0x20", 4)
+        if major not in SUPPORTED_MAJOR:
+            raise r.error(f"GFD version {major}.{minor} is not supported (major 6 or 7)", 8)
+        gsh = cls(GfdHeader(magic, hsize, major, minor, gpu, align, res1, res2))
+        last_header: dict[int, int] = {}
+        while r.remaining:
+            index = len(gsh.blocks)
+            with r.scope(f"block[{index}]"):
+                block = _read_block(r)
+                if block.shader is not None:
+                    last_header[block.type] = index
+                elif block.type in PROGRAM_TYPES:
+                    owner_type, attr = PROGRAM_TYPES[block.type]
+                    owner = last_header.get(owner_type)
+                    if owner is not None:
+                        shader = gsh.blocks[owner].shader
+                        assert shader is not None
+                        if getattr(shader, attr):
+                            raise r.error(f"second {attr} block for one shader header")
+                        setattr(shader, attr, block.data)
+                        block.header_index, block.data = owner, b""
+                gsh.blocks.append(block)
+                if block.type == 1:
+                    break
+        gsh.trailing = r.read(r.remaining)
+        gsh._check_program_sizes(data)
+        return gsh
+
+    def _check_program_sizes(self, data: bytes) -> None:
+        for i, block in enumerate(self.blocks):
+            shader = block.shader
+            if shader is None:
+                continue
+            for attr, size in block.declared_sizes.items():
+                got = len(getattr(shader, attr))
+                if got != size:
+                    raise ShaderFormatError(
+                        f"{shader.STAGE} header declares a {attr} of {size} bytes, its program block has {got}",
+                        None, f"gsh.block[{i}]",
+                    )
+
+    # -- writing ----------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        h = self.header
+        out = bytearray(_FILE_HEADER.pack(h.magic, h.header_size, h.major_version, h.minor_version,
+                                          h.gpu_version, h.align_mode, h.reserved1, h.reserved2))
+        for block in self.blocks:
+            payload = self._payload(block)
+            out += _BLOCK_HEADER.pack(block.magic, block.header_size, block.major_version,
+                                      block.minor_version, block.type, len(payload), block.id, block.index)
+            out += payload
+        out += self.trailing
+        return bytes(out)
+
+    def _payload(self, block: GfdBlock) -> bytes:
+        if block.header_index >= 0:
+            owner = self.blocks[block.header_index].shader
+            assert owner is not None
+            return bytes(getattr(owner, PROGRAM_TYPES[block.type][1]))
+        if block.shader is None:
+            return block.data
+        built = block.shader.build(TAGGED, ">")
+        patches = block.patch_list
+        if patches is None:
+            patches = [DATA_TAG | f if f else 0 for f in built.patch_fields]
+        t = block.trailer or RelocationTrailer()
+        patch_at = len(built.data) + len(block.patch_gap)
+        payload = bytearray(built.data)
+        payload += block.patch_gap
+        payload += struct.pack(f">{len(patches)}I", *patches)
+        payload += block.trailer_gap
+        if block.derived_text:
+            text_size, text_offset = len(built.data) - built.text_start, DATA_TAG | built.text_start
+        else:
+            text_size, text_offset = t.text_size, t.text_offset
+        payload += _TRAILER.pack(
+            t.magic, t.header_size, t.unknown, len(built.data), t.data_offset, text_size, text_offset,
+            t.patch_base, len(patches), DATA_TAG | patch_at,
+        )
+        return bytes(payload)
+
+    # -- showing ----------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        h = self.header
+        return {
+            "format": self.format_name,
+            "version": f"{h.major_version}.{h.minor_version}",
+            "gpu_version": h.gpu_version,
+            "align_mode": h.align_mode,
+            "blocks": [
+                {"type": b.type, "name": b.type_name, "size": self._payload_size(b), "id": b.id, "index": b.index}
+                for b in self.blocks
+            ],
+            "shaders": [s.summary() for s in self.shaders],
+        }
+
+    def _payload_size(self, block: GfdBlock) -> int:
+        if block.header_index >= 0:
+            owner = self.blocks[block.header_index].shader
+            assert owner is not None
+            return len(getattr(owner, PROGRAM_TYPES[block.type][1]))
+        if block.shader is None:
+            return len(block.data)
+        return len(self._payload(block))
+
+
+def _read_block(r: Reader) -> GfdBlock:
+    start = r.tell()
+    magic, hsize, major, minor, btype, size, bid, bindex = r.unpack("4s7I", "block header")
+    if magic != b"BLK{":
+        raise r.error(f"bad block magic {magic!r}, expected b'BLK{{'", start)
+    if hsize != 0x20:
+        raise r.error(f"block header size {hsize:#x}, expected 0x20", start + 4)
+    body = r.sub(r.tell(), size, BLOCK_TYPES.get(btype, f"type_{btype}")) if size <= r.remaining else None
+    if body is None:
+        raise r.error(f"block data of {size} bytes runs past the end ({r.remaining} left)", start + 0x14)
+    block = GfdBlock(btype, bid, bindex, magic, hsize, major, minor)
+    shader_cls = HEADER_TYPES.get(btype)
+    if shader_cls is None:
+        block.data = body.read(size)
+    else:
+        _read_header_block(body, block, shader_cls)
+    r.seek(start + 0x20 + size)
+    return block
+
+
+def _read_header_block(body: Reader, block: GfdBlock, shader_cls: type[GX2Shader]) -> None:
+    base, size = body.start, body.end - body.start
+    if size < _TRAILER.size:
+        raise body.error(f"{size} bytes cannot hold the relocation trailer", base)
+    tpos = body.end - _TRAILER.size
+    t = RelocationTrailer(*body.unpack_at(tpos, "4s9I", "relocation trailer"))
+    if t.magic != b"}BLK" or t.header_size != 0x28:
+        raise body.error(f"bad relocation trailer {t.magic!r} size {t.header_size:#x}", tpos)
+    with body.scope("relocation"):
+        if t.data_offset != DATA_TAG:
+            raise body.error(f"data offset {t.data_offset:#x}, expected {DATA_TAG:#x}", tpos + 0x10)
+        for name, value in (("text offset", t.text_offset), ("patch offset", t.patch_offset)):
+            if value & TAG_MASK != DATA_TAG:
+                raise body.error(f"{name} {value:#010x} lacks the tag {DATA_TAG:#010x}", tpos)
+        patch_at = t.patch_offset & ~TAG_MASK
+        if t.data_size > patch_at or patch_at > tpos - base:
+            raise body.error(
+                f"data size {t.data_size:#x} / patch list at {patch_at:#x} do not fit before the trailer", tpos
+            )
+        body.check_count(t.patch_count, 4, "patch list", offset=base + patch_at)
+        if patch_at + 4 * t.patch_count > tpos - base:
+            raise body.error(f"patch list of {t.patch_count} entries runs into the trailer", base + patch_at)
+        patches = list(body.unpack_at(base + patch_at, f"{t.patch_count}I", "patch list"))
+    shader = shader_cls.parse(body, base, t.data_size, TAGGED)
+    block.shader, block.trailer = shader, t
+    block.patch_gap = body.data[base + t.data_size : base + patch_at]
+    block.trailer_gap = body.data[base + patch_at + 4 * t.patch_count : tpos]
+    # the sizes the struct declares for its programs (checked against the program blocks)
+    words = body.unpack_at(base + shader_cls.REGS.word_count() * 4, "5I", "program sizes")
+    declared = {"program": words[0]}
+    if shader_cls is GX2GeometryShader:
+        declared["vertex_program"] = words[2]
+    block.declared_sizes = declared
+    built = shader.build(TAGGED, ">")
+    if [DATA_TAG | f if f else 0 for f in built.patch_fields] != patches:
+        block.patch_list = patches
+    if (len(built.data) - built.text_start, DATA_TAG | built.text_start) != (t.text_size, t.text_offset):
+        block.derived_text = False

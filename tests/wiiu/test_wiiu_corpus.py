@@ -1,0 +1,89 @@
+"""Real files: byte-exact round trips and values read by hand from the hex dumps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_params
+from shaderkit.formats.agl.sharcfb import Sharcfb
+from shaderkit.formats.gfd.gsh import Gsh
+from shaderkit.formats.gx2.shader import GX2PixelShader, GX2VertexShader
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.gsh"))
+def test_gsh_round_trip(path: Path) -> None:
+    data = path.read_bytes()
+    assert Gsh.from_bytes(data).to_bytes() == data
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.sharcfb"))
+def test_sharcfb_round_trip(path: Path) -> None:
+    data = path.read_bytes()
+    assert Sharcfb.from_bytes(data).to_bytes() == data
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "rio_04_test_shader.gsh"))
+def test_gsh_rio04_fields(path: Path) -> None:
+    # Worked out from the hex dump: VS header block at 0x20 (2 attribs), VS program 0x120 bytes,
+    # PS header with two samplers texture0/texture1, PS program 0x1a0 bytes.
+    gsh = Gsh.from_bytes(path.read_bytes())
+    assert gsh.header.major_version == 7 and gsh.header.minor_version == 1 and gsh.header.gpu_version == 2
+    assert [b.type for b in gsh.blocks] == [3, 5, 6, 7, 1]
+    vs, ps = gsh.shaders
+    assert isinstance(vs, GX2VertexShader) and isinstance(ps, GX2PixelShader)
+    assert [(a.name, a.location) for a in vs.attrib_vars] == [("v_inPos", 0), ("v_inTexCoord", 1)]
+    assert len(vs.program) == 0x120 and len(ps.program) == 0x1A0
+    assert vs.regs.sq_pgm_resources_vs == 0x103 and vs.regs.num_spi_vs_out_id == 1
+    assert [(s.name, s.type, s.location) for s in ps.sampler_vars] == [("texture0", 1, 0), ("texture1", 1, 1)]
+    assert vs.mode == 0 and ps.mode == 0
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "sc_obj_coin.sharcfb"))
+def test_sharcfb_obj_coin_fields(path: Path) -> None:
+    data = path.read_bytes()
+    archive = Sharcfb.from_bytes(data)
+    # header: BAHS, v8, size 0x62db, endian 1, name "obj_coin"
+    assert archive.endian == "<" and archive.version == 8 and archive.name == "obj_coin"
+    assert [b.type for b in archive.binaries] == [0, 1]
+    vs = archive.binaries[0].shader
+    # struct at 0x39: sq_pgm_resources_vs 0x314, 4 blocks, 307 uniforms, 1 loop var, 4 attributes,
+    # microcode 0x1590 bytes at file offset 0x2d00 (0x100-aligned)
+    assert vs.regs.sq_pgm_resources_vs == 0x314 and vs.mode == 1
+    assert len(vs.uniform_blocks) == 4 and len(vs.uniform_vars) == 307 and len(vs.attrib_vars) == 4
+    assert vs.uniform_blocks[0].name == "Mat" and vs.uniform_blocks[0].size == 0x290
+    assert (vs.loop_vars[0].offset, vs.loop_vars[0].value) == (0, 0xFFFFFFFF)
+    assert vs.program == data[0x2D00 : 0x2D00 + 0x1590]
+    (program,) = archive.programs
+    assert (program.name, program.kind, program.base_index) == ("mat_coin", 3, 0)
+    assert program.macros == [] and program.variation_count == 1
+    tev = program.uniforms[0]
+    assert (tev.name, tev.id, tev.offset, tev.used) == ("tev_color0", "tev_color0", 0x40, b"\x01")
+    assert tev.default_value == bytes.fromhex("3f800000") * 4  # 1.0f x4, held big-endian
+    assert len(program.uniform_blocks) == 4 and program.uniform_blocks[0].name == "Mat"
+    mat = program.uniform_blocks[0]
+    # uniform-block defaults are not word-swapped: 0x290 bytes as stored (LE floats here)
+    assert mat.offset == 0x290 and len(mat.default_value) == 0x290 and mat.default_value[0x40:0x44] == b"\0\0\x80?"  # tev_color0 at word 16
+    assert program.attributes[-1].name == "aBlendIndex" and program.attributes[-1].offset == -1
+    variation = program.variation({})
+    assert variation.index == 0 and variation.binary_indices == {"vertex": 0, "pixel": 1}
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "sc_obj_coin.sharcfb"))
+def test_sharcfb_endian_swap(path: Path) -> None:
+    data = path.read_bytes()
+    little = Sharcfb.from_bytes(data)
+    little.endian = ">"
+    big_bytes = little.to_bytes()
+    assert big_bytes[:4] == b"SHAB" and big_bytes[0xC:0x10] == b"\0\0\0\0"
+    big = Sharcfb.from_bytes(big_bytes)
+    assert big.endian == ">" and big.to_bytes() == big_bytes
+    again = Sharcfb.from_bytes(data)
+    again.endian = ">"
+    assert big == again
+    # microcode and strings are never swapped; the first struct word is
+    assert big.binaries[0].shader.program == little.binaries[0].shader.program
+    big.endian = "<"
+    assert big.to_bytes() == data
+
