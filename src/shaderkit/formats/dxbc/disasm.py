@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import importlib
 import struct
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ MAX_DEPTH = 4
 def _comment_hooks() -> tuple[Any, Any]:
     """``comment_header``/``comment_footer`` from listing.py when that module exists."""
     try:
-        from shaderkit.formats.dxbc import listing as hooks
+        hooks = importlib.import_module("shaderkit.formats.dxbc.listing")
     except ImportError:
         return None, None
     return getattr(hooks, "comment_header", None), getattr(hooks, "comment_footer", None)
@@ -71,11 +72,12 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     if chunk is None:
         return []
     try:
-        from shaderkit.isa.sm4 import level9
+        level9 = importlib.import_module("shaderkit.isa.sm4.level9")
     except ImportError:
         return []
     data = getattr(chunk, "data", b"")
-    return level9.listing_lines(bytes(data))
+    lines: list[str] = level9.listing_lines(bytes(data))
+    return lines
 
 
 def _library_names(container: DxbcContainer) -> tuple[int, list[str], str]:
