@@ -12,7 +12,9 @@ import pytest
 from conftest import corpus_files, corpus_params
 from shaderkit.formats.dxbc import checksum as ck
 from shaderkit.formats.dxbc.container import DxbcContainer, LibraryFunction
+from shaderkit.formats.dxbc.ifce import Interfaces
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
+from shaderkit.formats.dxbc.rts0 import RootSignature
 from shaderkit.formats.dxbc.signature import Signature
 from shaderkit.io.reader import Reader
 
@@ -77,24 +79,29 @@ def _payload_checks(data: bytes, base: int, counts: dict[str, list[int]]) -> Non
             built = ResourceDefinition.parse(r).build()
         elif cc in ("ISGN", "OSGN", "PCSG", "OSG5", "ISG1", "OSG1", "PSG1"):
             built = Signature.parse(r, cc).build()
+        elif cc == "RTS0":
+            built = RootSignature.parse(r).build()
+        elif cc == "IFCE":
+            built = Interfaces.parse(r).build()
         else:
             continue
-        key = "RDEF" if cc == "RDEF" else "signature"
+        key = cc if cc in ("RDEF", "RTS0", "IFCE") else "signature"
         counts[key][0] += built == payload
         counts[key][1] += 1
 
 
 def test_chunk_compilers_reproduce_every_corpus_chunk() -> None:
-    """RDEF and signature chunks laid out from the model equal fxc's bytes (278 + 778 + nested)."""
+    """RDEF, signature, RTS0 and IFCE chunks laid out from the model equal the original bytes."""
     files = corpus_files("dxbc", "*.dxbc")
     if not files:
         pytest.skip("corpus not found")
-    counts = {"RDEF": [0, 0], "signature": [0, 0]}
+    counts = {"RDEF": [0, 0], "signature": [0, 0], "RTS0": [0, 0], "IFCE": [0, 0]}
     for path in files:
         _payload_checks(path.read_bytes(), 0, counts)
     assert counts["RDEF"][1] >= 278 and counts["signature"][1] >= 778
-    assert counts["RDEF"][0] == counts["RDEF"][1]
-    assert counts["signature"][0] == counts["signature"][1]
+    assert counts["RTS0"][1] == 36 and counts["IFCE"][1] == 9
+    for matched, total in counts.values():
+        assert matched == total
 
 
 _ROW = re.compile(r"^// (\S+)\s+(\d+)\s+(?:[xyzw ]{4}|\s*N/A)\s+(\S+)\s+\S+\s+\S+")

@@ -25,6 +25,8 @@ while the content is unchanged.
   flags, type as text), ``resource_bindings`` (name, type, return_type, dimension, bind_point,
   bind_count, space, flags) when RDEF exists;
 * ``statistics``: STAT counters by name; ``features``: SFI0 feature names;
+* ``interfaces`` (IFCE: class_types, class_instances, interface_slot_count) and
+  ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
 * ``functions``: for libraries, the summary of each nested LIBF container.
 """
 
@@ -330,6 +332,10 @@ class DxbcContainer(ShaderFile):
             info["statistics"] = self.statistics.summary()
         if self.features is not None:
             info["features"] = self.features.feature_names()
+        if self.interfaces is not None:
+            info["interfaces"] = self.interfaces.summary()
+        if self.root_signature is not None:
+            info["root_signature"] = self.root_signature.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info
