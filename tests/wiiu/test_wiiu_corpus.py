@@ -87,3 +87,24 @@ def test_sharcfb_endian_swap(path: Path) -> None:
     big.endian = "<"
     assert big.to_bytes() == data
 
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.sharc"))
+def test_sharc_round_trip_and_fields(path: Path) -> None:
+    from shaderkit.formats.agl.sharc import Sharc
+
+    data = path.read_bytes()
+    archive = Sharc.from_bytes(data)
+    assert archive.to_bytes() == data
+    # from the hex dump: v11 LE "obj_coin", program mat_coin with VS source 0, PS source 1, no GS;
+    # 16 VS defines (the first is fog_index=0), 77 PS defines
+    assert (archive.version, archive.endian, archive.name) == (11, "<", "obj_coin")
+    (program,) = archive.programs
+    assert program.name == "mat_coin" and program.source_index == [0, 1, -1]
+    assert [len(m) for m in program.macros] == [16, 77, 0]
+    assert (program.macros[0][0].name, program.macros[0][0].value) == ("fog_index", "0")
+    assert [s.name for s in archive.sources] == ["wii_pipeline_vs.sh", "wii_pipeline_fs.sh"]
+    assert len(archive.sources[0].code) == 0x3975 and archive.sources[0].text.startswith("//---")
+    archive.endian = ">"
+    big = archive.to_bytes()
+    assert big[:4] == b"SHAA" and Sharc.from_bytes(big) == archive

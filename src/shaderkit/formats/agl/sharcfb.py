@@ -310,7 +310,7 @@ def _read_binary(r: Reader, index: int) -> ShaderBinary:
     return ShaderBinary(btype, shader, lead, trail)
 
 
-def _read_macro(r: Reader, index: int) -> VariationMacro:
+def read_macro(r: Reader, index: int) -> VariationMacro:
     start = r.tell()
     size, name_len, value_count, id_len = r.unpack("4I", "macro header")
     name, name_extra = split_cstring(r.read(name_len, "macro name"), r, "macro name", start + 0x10)
@@ -328,7 +328,7 @@ def _read_macro(r: Reader, index: int) -> VariationMacro:
     return macro
 
 
-def _symbol_reader(swap: bool, little: bool) -> Callable[[Reader, int], ShaderSymbol]:
+def symbol_reader(swap: bool, little: bool) -> Callable[[Reader, int], ShaderSymbol]:
     def parse(r: Reader, index: int) -> ShaderSymbol:
         start = r.tell()
         _, offset, name_len, id_len, default_size, var_count = r.unpack("Ii4I", "symbol header")
@@ -349,11 +349,11 @@ def _read_program(r: Reader, index: int) -> ShaderProgram:
     name, name_extra = split_cstring(r.read(name_len, "program name"), r, "program name", start + 0x10)
     with r.scope(name):
         program = ShaderProgram(name, kind, base_index, name_extra=name_extra)
-        program.macros, program.paddings[0] = read_array(r, "macros", 0x10, _read_macro)
-        program.defaults, program.paddings[1] = read_array(r, "defaults", 0x10, _read_macro)
+        program.macros, program.paddings[0] = read_array(r, "macros", 0x10, read_macro)
+        program.defaults, program.paddings[1] = read_array(r, "defaults", 0x10, read_macro)
         little = r.endian == "<"
         for i, kind_name in enumerate(SYMBOL_KINDS):
-            reader = _symbol_reader(kind_name != "uniform_blocks", little)
+            reader = symbol_reader(kind_name != "uniform_blocks", little)
             symbols, program.paddings[2 + i] = read_array(r, kind_name, 0x18, reader)
             setattr(program, kind_name, symbols)
         program.trail = r.read(r.remaining)
@@ -361,7 +361,7 @@ def _read_program(r: Reader, index: int) -> ShaderProgram:
 
 
 # -- element writers ----------------------------------------------------------------------------
-def _macro_bytes(m: VariationMacro, e: str) -> bytes:
+def macro_bytes(m: VariationMacro, e: str) -> bytes:
     name = join_cstring(m.name, m.name_extra)
     values = m.values_bytes()
     ident = join_cstring(m.id, m.id_extra)
@@ -369,7 +369,7 @@ def _macro_bytes(m: VariationMacro, e: str) -> bytes:
     return struct.pack(f"{e}4I", size, len(name), len(m.values), len(ident)) + name + values + ident + m.trail
 
 
-def _symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
+def symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
     name = join_cstring(s.name, s.name_extra)
     ident = join_cstring(s.id, s.id_extra)
     default = swap_words(s.default_value) if swap and e == "<" else s.default_value
@@ -380,10 +380,10 @@ def _symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
 
 def _program_bytes(p: ShaderProgram, e: str) -> bytes:
     name = join_cstring(p.name, p.name_extra)
-    body = write_array(e, [_macro_bytes(m, e) for m in p.macros], p.paddings[0])
-    body += write_array(e, [_macro_bytes(m, e) for m in p.defaults], p.paddings[1])
+    body = write_array(e, [macro_bytes(m, e) for m in p.macros], p.paddings[0])
+    body += write_array(e, [macro_bytes(m, e) for m in p.defaults], p.paddings[1])
     for i, kind in enumerate(SYMBOL_KINDS):
         swap = kind != "uniform_blocks"
-        body += write_array(e, [_symbol_bytes(s, e, swap) for s in getattr(p, kind)], p.paddings[2 + i])
+        body += write_array(e, [symbol_bytes(s, e, swap) for s in getattr(p, kind)], p.paddings[2 + i])
     size = 0x10 + len(name) + len(body) + len(p.trail)
     return struct.pack(f"{e}3Ii", size, len(name), p.kind, p.base_index) + name + body + p.trail
