@@ -39,8 +39,12 @@ def _magic(*magics: bytes, at: int = 0) -> Callable[[bytes], bool]:
 
 
 def _is_nvn_program(data: bytes) -> bool:
-    # Raw NVN program blob: a small header of offsets, the control section starts with 0x98761234.
-    return len(data) >= 0x40 and b"\x34\x12\x76\x98" in data[:0x100]
+    # Raw NVN program blob: a table of u32 offsets whose first entry (= the table size) points at
+    # a GLSLC control section (magic 0x98761234).
+    if len(data) < 0x40:
+        return False
+    first = int.from_bytes(data[:4], "little")
+    return 4 <= first <= 0x100 and first % 4 == 0 and data[first : first + 4] == b"\x34\x12\x76\x98"
 
 
 def _is_csdr(data: bytes) -> bool:

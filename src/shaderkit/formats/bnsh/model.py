@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 STAGES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
 CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_array"}
 PROGRAM_KINDS = ("source", "intermediate_language", "binary")
+#: Largest decompressed source accepted (guards against zlib bombs).
+MAX_SOURCE_SIZE = 1 << 26
 #: Reflection tables in slot-array order.
 TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images")
 
@@ -46,6 +48,8 @@ class SourceCode:
         """The source bytes, decompressed when needed (at most ``decompressed_code_size``)."""
         if not self.compressed:
             return self.code
+        if self.decompressed_code_size > MAX_SOURCE_SIZE:
+            raise ValueError(f"decompressed size {self.decompressed_code_size} is implausibly large")
         inflater = zlib.decompressobj()
         try:
             out = inflater.decompress(self.code, self.decompressed_code_size)

@@ -341,12 +341,12 @@ class NvnProgramFile(ShaderFile):
             if part[:4] == struct.pack("<I", CONTROL_MAGIC):
                 row["kind"] = "control"
                 try:
-                    row.update(ControlSectionHeader.from_bytes(part, off).summary())
+                    row["control"] = ControlSectionHeader.from_bytes(part, off).summary()
                 except ShaderFormatError as exc:
                     row["error"] = exc.message
             elif part[:4] == struct.pack("<I", NVN_MAGIC):
                 row["kind"] = "code"
-                row.update(code_summary(part))
+                row["sph"] = code_summary(part)
             else:
                 row["kind"] = "unknown"
             rows.append(row)

@@ -119,6 +119,8 @@ class _Parser:
         res0, obj_size, res1, p_obj, _parent, p_refl, p_comp, res2 = r.unpack("40sIIQQQQ24s", "program")
         if p_comp:
             raise r.error("compiler reflection (pShaderCompilerReflection) is not supported", at + 0x80)
+        if obj_size > len(r.data):
+            raise r.error(f"object size {obj_size:#x} is larger than the file", at + 0x60)
         if p_obj:
             self.claim(("obj", *pk), p_obj, obj_size, "program object memory")
         stages: list[StageCode | None] = []

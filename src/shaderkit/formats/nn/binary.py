@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shaderkit.io.reader import Reader
 
@@ -24,10 +24,10 @@ class BinaryFileHeader:
     address_size: int = 0
     flags: int = 0
     #: Offsets as read (kept for inspection; writers compute their own).
-    name_offset: int = 0
-    first_block_offset: int = 0
-    relocation_table_offset: int = 0
-    file_size: int = 0
+    name_offset: int = field(default=0, compare=False)
+    first_block_offset: int = field(default=0, compare=False)
+    relocation_table_offset: int = field(default=0, compare=False)
+    file_size: int = field(default=0, compare=False)
 
     @property
     def version(self) -> str:
