@@ -59,7 +59,7 @@ class Bnsh(ShaderFile):
     grsc_reserved3: bytes = bytes(3)
     grsc_reserved40: bytes = bytes(40)
     #: Pool strings in their original order (decides the order when the pool is rebuilt).
-    string_pool: list[str] = field(default_factory=list)
+    string_pool: list[str] = field(default_factory=list, compare=False)
     string_pool_reserved: int = 0
     relocation_padding: int = 0
     # where things lay in the file read (None for a model built in code)
