@@ -1,0 +1,109 @@
+"""Untrusted DXBC bytes: truncation and corruption raise ShaderFormatError and nothing else."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_root
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.dxbc.container import DxbcContainer
+
+#: small files covering RDEF+types, SM5.1/RTS0, IFCE, libraries (nested LIBF), STAT/SFI0, Aon9
+SAMPLES = (
+    "angle__buffertotexture11_gs__g_GS_BufferToTexture.dxbc",
+    "dxdecompiler__HlslCrossCompiler_ps5_interfaces.dxbc",
+    "dxdecompiler__Internal_Misc_LibraryTest2_4_0.dxbc",
+    "slimshader__Tests_Sdk_Direct3D11_NBodyGravityCS11_NBodyGravityCS11.dxbc",
+    "dxdecompiler__Internal_BasicHLSL_VS_5_1.dxbc",
+    "directxtk12__DebugEffect_PSHemiAmbient.dxbc",
+    "directxtk__EnvironmentMapEffect_PSEnvMap.dxbc",
+    "dxdecompiler__3Dmigoto_min_precision.dxbc",
+)
+
+
+def _sample(name: str) -> bytes:
+    root = corpus_root()
+    path = None if root is None else root / "dxbc" / name
+    if path is None or not path.exists():
+        pytest.skip(f"corpus file {name} not found")
+    return path.read_bytes()
+
+
+def _parse_only_format_errors(data: bytes) -> None:
+    try:
+        model = DxbcContainer.from_bytes(data)
+    except ShaderFormatError as exc:
+        assert exc.offset is not None
+        return
+    # whatever parses must also rebuild and summarise
+    model.to_bytes()
+    model.summary()
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_truncation_at_every_offset(name: str) -> None:
+    data = _sample(name)
+    for cut in range(len(data)):
+        with pytest.raises(ShaderFormatError):
+            DxbcContainer.from_bytes(data[:cut])
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_truncation_with_patched_total_size(name: str) -> None:
+    """Cut the file and make the header agree, so that chunk parsers see the short data."""
+    data = _sample(name)
+    for cut in range(32, len(data), 3):
+        short = bytearray(data[:cut])
+        struct.pack_into("<I", short, 24, cut)
+        _parse_only_format_errors(bytes(short))
+
+
+def test_empty_and_garbage() -> None:
+    for blob in (b"", b"DXBC", b"DXBC" + bytes(28), b"XXXX" + bytes(40), b"DXBC" + b"\xff" * 64):
+        with pytest.raises(ShaderFormatError):
+            DxbcContainer.from_bytes(blob)
+
+
+def test_huge_chunk_count_is_refused_before_allocation() -> None:
+    head = b"DXBC" + bytes(16) + struct.pack("<3I", 1, 36, 0xFFFFFFFF) + bytes(4)
+    with pytest.raises(ShaderFormatError, match="chunk offsets"):
+        DxbcContainer.from_bytes(head)
+
+
+_WORDS = st.sampled_from([0, 1, 2, 3, 4, 0x7F, 0xFF, 0xFFFF, 0x10000, 0x7FFFFFFF, 0xFFFFFFFF, 0xFFFFFFF0])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_corrupted_words(data: st.DataObject) -> None:
+    """Counts, offsets and sizes overwritten anywhere (header, chunk index, inside chunks)."""
+    name = data.draw(st.sampled_from(SAMPLES))
+    blob = bytearray(_sample(name))
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(0, len(blob) // 4 - 1)) * 4
+        value = data.draw(st.one_of(_WORDS, st.integers(0, len(blob) + 64)))
+        struct.pack_into("<I", blob, pos, value)
+    if data.draw(st.booleans()):
+        struct.pack_into("<I", blob, 24, len(blob))  # keep the total size consistent
+    _parse_only_format_errors(bytes(blob))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=0, max_size=200))
+def test_random_tails_after_header(tail: bytes) -> None:
+    blob = b"DXBC" + bytes(16) + struct.pack("<3I", 1, 32 + len(tail), min(len(tail) // 4, 8)) + tail
+    _parse_only_format_errors(blob)
+
+
+def test_error_names_the_chunk(corpus: Path) -> None:
+    data = bytearray((corpus / "dxbc/angle__buffertotexture11_gs__g_GS_BufferToTexture.dxbc").read_bytes())
+    isgn = struct.unpack_from("<I", data, 36)[0]  # second chunk: ISGN
+    struct.pack_into("<I", data, isgn + 8, 0x10000)  # element count
+    with pytest.raises(ShaderFormatError) as info:
+        DxbcContainer.from_bytes(bytes(data))
+    assert "chunk[1]" in info.value.context and "signature elements" in info.value.message
