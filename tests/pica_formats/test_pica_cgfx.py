@@ -1,0 +1,194 @@
+"""CGFX (.bcsdr): hand-built containers around real SHBINs, the shader dictionary tree, bad input."""
+
+from __future__ import annotations
+
+import base64
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_files
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dvlb.cgfx import Cgfx, CgfxShader, build_tree, find
+from shaderkit.formats.dvlb.csdr import Csdr
+from shaderkit.formats.dvlb.dvlb import Constant, Dvlb
+from shaderkit.formats.registry import detect
+
+
+def _shbin(name: str) -> bytes:
+    files = corpus_files("pica", name)
+    if not files:
+        pytest.skip("corpus not found")
+    return files[0].read_bytes()
+
+
+SPRITE = "RetroArch__ctr_sprite__82b12978.shbin"
+WORLD = "Re-Craft-3DS__world__7006574e.shbin"
+
+
+def _hand_cgfx() -> bytes:
+    """A CGFX written by hand from SPICA's structures: one texture entry (opaque) and one shader.
+
+    The shader object here has two extra words before the binary size/pointer pair, so the parser
+    must find the DVLB by its pointer rather than at a fixed field.
+    """
+    shbin = _shbin(WORLD)
+    header_size = 0x14
+    data_at = header_size
+    dict_at = data_at + 8 + 16 * 8  # 0x9C
+    nodes_at = dict_at + 12
+    shdr_at = nodes_at + 2 * 16  # root + one entry
+    shdr = 40  # type, SHDR, revision, name, user count, user ptr, 2 unknown, size, pointer
+    names_at = shdr_at + shdr
+    name = b"SpriteShader\0"
+    texture_at = names_at + len(name) + 3  # 3 bytes of 0xEE padding before the texture blob
+    texture = b"TXOB" + bytes(range(28))
+    dvlb_at = texture_at + len(texture)
+    total = dvlb_at + len(shbin)
+
+    pairs = [0] * 32
+    pairs[2 * 1] = 1  # one texture
+    pairs[2 * 1 + 1] = texture_at - (data_at + 8 + 8 * 1 + 4)
+    pairs[2 * 4] = 1  # one shader
+    pairs[2 * 4 + 1] = dict_at - (data_at + 8 + 8 * 4 + 4)
+    out = bytearray()
+    out += struct.pack("<4sHHIII", b"CGFX", 0xFEFF, header_size, 0x05000000, total, 1)
+    out += struct.pack("<4sI32I", b"DATA", total - data_at, *pairs)
+    out += struct.pack("<4sII", b"DICT", 12 + 32, 1)
+    out += struct.pack("<IHHii", 0xFFFFFFFF, 1, 0, 0, 0)
+    entry = nodes_at + 16
+    out += struct.pack("<IHHii", 7, 0, 1, names_at - (entry + 8), shdr_at - (entry + 12))
+    out += struct.pack("<I4sIiII", 0x80000001, b"SHDR", 0x05000000, names_at - (shdr_at + 12), 0, 0)
+    out += struct.pack("<II", 0x1234, 0x5678)
+    size_at = shdr_at + 32
+    out += struct.pack("<Ii", len(shbin), dvlb_at - (size_at + 4))
+    out += name + b"\xee" * 3 + texture + shbin
+    assert len(out) == total
+    return bytes(out)
+
+
+def test_hand_built_cgfx() -> None:
+    data = _hand_cgfx()
+    assert detect(data) is not None and detect(data).name == "cgfx"  # type: ignore[union-attr]
+    model = Cgfx.from_bytes(data)
+    assert model.dict_counts[1] == 1 and model.dict_counts[4] == 1
+    (shader,) = model.shaders
+    assert shader.name == "SpriteShader" and shader.reference_bit == 7
+    assert shader.dvlb is not None and shader.dvlb.to_bytes() == _shbin(WORLD)
+    assert model.to_bytes() == data
+    assert model.problems() == []
+    info = model.summary()
+    assert info["dictionaries"] == {"textures": 1, "shaders": 1}
+    assert info["shaders"][0]["dvlb"]["dvle_count"] == 1
+
+
+def test_same_size_edit_is_written_in_place() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
+    dvlb = model.shaders[0].dvlb
+    assert dvlb is not None
+    dvlb.dvles[0].constants[0] = Constant.fvec(95, 4.0, 4.0, 4.0, 4.0)
+    model.shaders[0].name = "OtherShader1"  # same length
+    out = model.to_bytes()
+    assert len(out) == len(data)
+    again = Cgfx.from_bytes(out)
+    assert again.shaders[0].name == "OtherShader1"
+    assert again.shaders[0].dvlb is not None and again.shaders[0].dvlb.dvles[0].constants[0].value == [4.0] * 4
+    # the opaque texture bytes are untouched
+    assert b"TXOB" + bytes(range(28)) in out
+
+
+def test_resizing_in_a_file_with_other_resources_is_refused() -> None:
+    model = Cgfx.from_bytes(_hand_cgfx())
+    model.shaders[0].name = "a much longer shader name"
+    with pytest.raises(UnsupportedOperation):
+        model.to_bytes()
+
+
+def test_new_shader_only_cgfx() -> None:
+    names = ["sprite", "world", "gui", "a"]
+    shaders = [
+        CgfxShader(n, Dvlb.from_bytes(_shbin(f)))
+        for n, f in zip(names, [SPRITE, WORLD, "Re-Craft-3DS__gui__c7350b44.shbin", SPRITE])
+    ]
+    data = Cgfx(shaders=shaders).to_bytes()
+    # fixed parts worked out from the layout: header 0x14, DATA at 0x14, shader DICT at 0x9C
+    assert struct.unpack_from("<4sHHIII", data) == (b"CGFX", 0xFEFF, 0x14, 0x05000000, len(data), 1)
+    assert struct.unpack_from("<4sI", data, 0x14) == (b"DATA", len(data) - 0x14)
+    count, offset = struct.unpack_from("<II", data, 0x14 + 8 + 4 * 8)
+    assert count == 4 and 0x14 + 8 + 4 * 8 + 4 + offset == 0x9C
+    assert data[0x9C:0xA0] == b"DICT"
+    again = Cgfx.from_bytes(data)
+    assert [s.name for s in again.shaders] == names
+    assert [s.dvlb for s in again.shaders] == [s.dvlb for s in shaders]
+    assert again.to_bytes() == data
+    tree = [(again.root_reference_bit, again.root_left, again.root_right)] + [
+        (s.reference_bit, s.left, s.right) for s in again.shaders
+    ]
+    assert all(find(names, tree, n) == i for i, n in enumerate(names))
+    assert find(names, tree, "missing") == -1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text("abcdefgh_0123", min_size=1, max_size=12), min_size=1, max_size=12, unique=True))
+def test_tree_finds_every_name(names: list[str]) -> None:
+    tree = build_tree(names)
+    assert len(tree) == len(names) + 1
+    for i, n in enumerate(names):
+        assert find(names, tree, n) == i
+
+
+def test_tree_by_hand() -> None:
+    # one name "a" (0x61): longest 1 -> start at bit 7; root has no name (bits 0), "a" has
+    # bits 6, 5 and 0 set, so the first differing bit from the top is 6; bit 6 of "a" is 1, so
+    # the entry's left points back at the root (0) and its right at itself (1).
+    assert build_tree(["a"]) == [(0xFFFFFFFF, 1, 0), (6, 0, 1)]
+
+
+def test_csdr_wrapping_cgfx() -> None:
+    text = base64.encodebytes(_hand_cgfx())
+    model = Csdr.from_bytes(text)
+    assert isinstance(model.payload, Cgfx)
+    assert model.to_bytes() == text
+
+
+def test_truncated_everywhere() -> None:
+    data = _hand_cgfx()
+    for size in range(0, len(data), 3):
+        try:
+            model = Cgfx.from_bytes(data[:size])
+        except ShaderFormatError:
+            continue
+        assert model.to_bytes() == data[:size]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_corrupted_words(data: st.DataObject) -> None:
+    raw = bytearray(_hand_cgfx())
+    for _ in range(data.draw(st.integers(1, 3))):
+        pos = data.draw(st.integers(0, len(raw) // 4 - 1)) * 4
+        struct.pack_into("<I", raw, pos, data.draw(st.integers(0, 2**32 - 1) | st.integers(0, 0x400)))
+    try:
+        model = Cgfx.from_bytes(bytes(raw))
+    except ShaderFormatError:
+        return
+    assert model.to_bytes() == bytes(raw)
+    model.summary()
+    model.problems()
+
+
+def test_bad_inputs() -> None:
+    data = _hand_cgfx()
+    with pytest.raises(ShaderFormatError, match="byte order"):
+        Cgfx.from_bytes(data[:4] + b"\xfe\xff" + data[6:])
+    bad = bytearray(data)
+    struct.pack_into("<I", bad, 0x9C + 8, 5)  # DICT says 5 entries, DATA says 1
+    with pytest.raises(ShaderFormatError, match="DICT holds 5"):
+        Cgfx.from_bytes(bytes(bad))
+    bad = bytearray(data)
+    struct.pack_into("<i", bad, 0x9C + 12 + 16 + 8, 0x7FFFFFF0)  # name pointer far away
+    with pytest.raises(ShaderFormatError, match="name pointer"):
+        Cgfx.from_bytes(bytes(bad))
