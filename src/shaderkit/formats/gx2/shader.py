@@ -50,6 +50,8 @@ class PointerStyle:
     string_tag: int = 0
     #: microcode lives inside the blob (SHARCFB) rather than in a separate block (GSH)
     code_inside: bool = True
+    #: alignment of new name strings (gshCompile starts each name on a 4-byte boundary)
+    string_align: int = 1
 
     def decode(self, r: Reader, value: int, kind: str, what: str) -> int | None:
         if value == 0:
@@ -69,7 +71,7 @@ class PointerStyle:
 
 
 PLAIN = PointerStyle("plain")
-TAGGED = PointerStyle("tagged", 0xD0600000, 0xCA700000, code_inside=False)
+TAGGED = PointerStyle("tagged", 0xD0600000, 0xCA700000, code_inside=False, string_align=4)
 
 
 @lru_cache(maxsize=256)
@@ -130,7 +132,8 @@ class BlobLayout:
     order: list[Key]
     #: bytes in front of an item; for code items only when they differ from the alignment padding
     gaps: dict[Key, bytes] = field(default_factory=dict)
-    tail: bytes = b""
+    #: bytes after the last item; None when they were just the padding to the string alignment
+    tail: bytes | None = None
     #: name items that shared another name's bytes
     aliases: dict[Key, Key] = field(default_factory=dict)
 
@@ -209,7 +212,9 @@ class GX2Shader:
                 shader.program_ptr = tail["program_ptr"][0]
                 if "vertex_program_ptr" in tail:
                     shader.vertex_program_ptr = tail["vertex_program_ptr"][0]
-            shader.layout = _layout(blob, base, size, cls.SIZE, spans, code_align if style.code_inside else 0)
+            shader.layout = _layout(
+                blob, base, size, cls.SIZE, spans, code_align if style.code_inside else 0, style.string_align
+            )
         return shader
 
     def _read_scalars(self, tail: dict[str, tuple[int, ...]]) -> None:
@@ -319,17 +324,22 @@ class GX2Shader:
         for key in order:
             gap = layout.gaps.get(key) if layout is not None else None
             if gap is None:
-                gap = bytes(-(base + cursor) % code_align) if key in CODE_KEYS and code_align else b""
+                if key in CODE_KEYS:
+                    gap = bytes(-(base + cursor) % code_align) if code_align else b""
+                elif isinstance(key, tuple):
+                    gap = bytes(-cursor % style.string_align)
+                else:
+                    gap = b""
             gaps.append(gap)
             cursor += len(gap)
             pos[key] = cursor
             cursor += sizes[key]
         for key, target in alias.items():
             pos[key] = pos[target]
-        if layout is not None:
+        if layout is not None and layout.tail is not None:
             tail = layout.tail
         else:
-            tail = bytes(-cursor % 4) if any(isinstance(k, tuple) for k in order) else b""
+            tail = bytes(-cursor % style.string_align) if any(isinstance(k, tuple) for k in order) else b""
 
         # pass 2: bytes
         out = bytearray(self._struct_bytes(style, endian, pos))
@@ -433,7 +443,7 @@ class GX2Shader:
 
 
 def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tuple[int, int, Key]],
-            code_align: int) -> BlobLayout:
+            code_align: int, string_align: int) -> BlobLayout:
     """Order the items, keep the bytes between them, detect shared name strings."""
     spans.sort(key=lambda s: (s[0], s[1]))
     layout = BlobLayout([])
@@ -458,7 +468,9 @@ def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tu
         layout.order.append(key)
         cursor = end
         prev = (start, end, key)
-    layout.tail = blob.data[base + cursor : base + size]
+    tail = blob.data[base + cursor : base + size]
+    natural = bytes(-cursor % string_align) if any(isinstance(k, tuple) for k in layout.order) else b""
+    layout.tail = None if tail == natural else tail
     return layout
 
 
