@@ -1,0 +1,83 @@
+"""SM4/SM5 decode and decode+format throughput over the corpus programs, one core, as JSON.
+
+    python benchmarks/bench_sm4.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import struct
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import corpus_root  # noqa: E402
+
+from shaderkit.isa.sm4.decode import decode, words_from_bytes  # noqa: E402
+from shaderkit.isa.sm4.encode import encode  # noqa: E402
+from shaderkit.isa.sm4.text import Formatter  # noqa: E402
+
+
+def programs(data: bytes, depth: int = 0) -> list[bytes]:
+    out = []
+    count = struct.unpack_from("<I", data, 28)[0]
+    for offset in struct.unpack_from(f"<{count}I", data, 32):
+        tag = data[offset : offset + 4]
+        size = struct.unpack_from("<I", data, offset + 4)[0]
+        if tag in (b"SHDR", b"SHEX"):
+            out.append(data[offset + 8 : offset + 8 + size])
+        elif tag == b"LIBF" and depth < 3:
+            out.extend(programs(data[offset + 8 : offset + 8 + size], depth + 1))
+    return out
+
+
+def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    """Best wall time of ``repeat`` runs, garbage collector off (as timeit does)."""
+    times = []
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    payloads = []
+    for path in sorted((corpus_root() / "dxbc").glob("*.dxbc")):
+        payloads.extend(programs(path.read_bytes()))
+    words = [words_from_bytes(p) for p in payloads]
+    total_bytes = sum(len(p) for p in payloads)
+    decoded = [decode(w) for w in words]
+    count = sum(len(p.instructions) for p in decoded)
+
+    t_decode = best(lambda: [decode(w) for w in words], args.repeat)
+    t_format = best(lambda: [Formatter(p).lines() for p in decoded], args.repeat)
+    t_both = best(lambda: [Formatter(decode(w)).lines() for w in words], args.repeat)
+    t_encode = best(lambda: [encode(p) for p in decoded], args.repeat)
+    mb = total_bytes / 1e6
+    print(json.dumps({
+        "programs": len(payloads),
+        "instructions": count,
+        "bytes": total_bytes,
+        "decode": {"seconds": round(t_decode, 4), "instructions_per_s": round(count / t_decode),
+                   "mb_per_s": round(mb / t_decode, 2)},
+        "format": {"seconds": round(t_format, 4), "instructions_per_s": round(count / t_format)},
+        "decode_format": {"seconds": round(t_both, 4), "instructions_per_s": round(count / t_both),
+                          "mb_per_s": round(mb / t_both, 2)},
+        "encode": {"seconds": round(t_encode, 4), "instructions_per_s": round(count / t_encode)},
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
