@@ -153,3 +153,24 @@ def test_empty_and_tiny_inputs() -> None:
     for data in (b"", b"DV", b"DVLB", b"DVLB\0\0\0\0", b"DVLB\x01\0\0\0"):
         with pytest.raises(ShaderFormatError):
             Dvlb.from_bytes(data)
+
+
+def test_many_entries_sharing_one_big_table_fail_fast() -> None:
+    # 20000 DVLE offsets all naming one DVLE whose constant table fills the file: without an
+    # early overlap check this parse would read the table 20000 times.
+    count, constants = 20000, 20000
+    dvlp = 8 + 4 * count
+    dvle = dvlp + 40
+    header = struct.pack(
+        "<4sHBBIIHHBBBB10I", b"DVLE", 0x1002, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        64, constants, 64, 0, 64, 0, 64, 0, 64, 0,
+    )  # fmt: skip
+    data = (
+        b"DVLB"
+        + struct.pack(f"<I{count}I", count, *([dvle] * count))
+        + struct.pack("<4s6I3I", b"DVLP", 0, 40, 0, 40, 0, 40, 0, 0, 0)
+        + header
+        + bytes(20 * constants)
+    )
+    with pytest.raises(ShaderFormatError, match="overlaps"):
+        Dvlb.from_bytes(data)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dvlb.dvlb import Dvlb, _check_overlaps
+from shaderkit.formats.dvlb.dvlb import Dvlb, _check_overlaps, _guard
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 
@@ -256,11 +256,14 @@ def _parse(data: bytes) -> Cgfx:
             blocks.append((dict_at, nodes_at + _NODE.size * (entries + 1), "shader DICT"))
             ref, left, right, name_ptr, value_ptr = _NODE.unpack_from(data, nodes_at)
             root, root_pointers = (ref, left, right), (name_ptr, value_ptr)
+            covered = _guard(r, blocks, 0, 0)
             for i in range(1, entries + 1):
+                since = len(blocks)
                 with r.scope(f"[{i - 1}]"):
                     shader, slot = _parse_entry(r, data, nodes_at + _NODE.size * i, blocks, names)
                 shaders.append(shader)
                 slots.append(slot)
+                covered = _guard(r, blocks, since, covered)
     _check_overlaps(r, blocks)
     gaps = _gaps(data, blocks, names)
     layout = CgfxLayout(

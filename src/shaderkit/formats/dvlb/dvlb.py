@@ -405,11 +405,14 @@ def _parse(data: bytes) -> Dvlb:
     dvles: list[Dvle] = []
     dvle_layouts: list[DvleLayout] = []
     name_blocks: list[tuple[int, bytes]] = []
+    covered = _guard(r, blocks, 0, 0)
     for index, offset in enumerate(dvle_offsets):
+        since = len(blocks)
         with r.scope(f"DVLE[{index}]"):
             dvle, dvle_layout = _parse_dvle(r, data, offset, blocks, name_blocks)
         dvles.append(dvle)
         dvle_layouts.append(dvle_layout)
+        covered = _guard(r, blocks, since, covered)
 
     _check_overlaps(r, blocks)
     gaps = _gaps(data, blocks, name_blocks)
@@ -528,6 +531,19 @@ def _parse_dvle(
         name_sizes=sizes,
     )
     return dvle, layout
+
+
+def _guard(r: Reader, blocks: list[tuple[int, int, str]], since: int, covered: int) -> int:
+    """Add the sizes of ``blocks[since:]``; more bytes than the file holds means an overlap.
+
+    Checked while parsing so that many entries pointing at the same big table cannot make the
+    parse quadratic.
+    """
+    covered += sum(e - s for s, e, _ in blocks[since:] if e > s)
+    if covered > r.end:
+        _check_overlaps(r, blocks)
+        raise r.error(f"structures cover {covered} bytes of a {r.end}-byte file")
+    return covered
 
 
 def _check_overlaps(r: Reader, blocks: list[tuple[int, int, str]]) -> None:

@@ -33,6 +33,7 @@ from shaderkit.formats.dvlb.dvlb import (
     _check_overlaps,
     _encode_name,
     _gaps,
+    _guard,
     _table,
     mask_text,
 )
@@ -186,11 +187,14 @@ def _parse(data: bytes) -> Dvob:
     names: list[tuple[int, bytes]] = []
     objects: list[Dvoj] = []
     layouts: list[DvojLayout] = []
+    covered = _guard(r, blocks, 0, 0)
     for index, offset in enumerate(offsets):
+        since = len(blocks)
         with r.scope(f"DVOJ[{index}]"):
             obj, obj_layout = _parse_dvoj(r, data, offset, blocks, names)
         objects.append(obj)
         layouts.append(obj_layout)
+        covered = _guard(r, blocks, since, covered)
     _check_overlaps(r, blocks)
     layout = DvobLayout(len(data), layouts, _gaps(data, blocks, names))
     return Dvob(objects, magic, layout)
