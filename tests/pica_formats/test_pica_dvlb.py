@@ -203,3 +203,17 @@ def test_summary_lists_everything() -> None:
     assert info["format"] == "dvlb" and info["dvle_count"] == 2
     assert [u["name"] for u in info["dvles"][1]["uniforms"]] == ["projection", "gradient"]
     assert info["dvles"][1]["uniforms"][1]["registers"] == "c4-c5"
+
+
+def test_problems_flag_impossible_values() -> None:
+    model = _sample()
+    assert model.problems() == []
+    dvle = model.dvles[0]
+    dvle.main_offset = 3  # code has 2 words
+    dvle.uniforms.append(Uniform("backwards", 0x13, 0x10))
+    dvle.uniforms.append(Uniform("gap", 0x74, 0x74))  # between i3 (0x73) and b0 (0x78)
+    dvle.constants.append(Constant.ivec(4, 0, 0, 0, 0))  # only i0-i3
+    dvle.outputs.append(Output(0, 16))
+    found = "\n".join(model.problems())
+    for text in ("main offset 3", "'backwards'", "'gap'", "ivec register 4", "o16"):
+        assert text in found

@@ -41,6 +41,8 @@ SHADER_TYPES = {0: "vertex", 1: "geometry"}
 GS_MODES = {0: "point", 1: "variable", 2: "fixed"}
 CONSTANT_TYPES = {0: "bool", 1: "ivec", 2: "fvec"}
 CONSTANT_BOOL, CONSTANT_IVEC, CONSTANT_FVEC = 0, 1, 2
+#: number of registers of each constant type (b0-b15, i0-i3, c0-c95)
+_CONSTANT_LIMITS = {CONSTANT_BOOL: 16, CONSTANT_IVEC: 4, CONSTANT_FVEC: 96}
 OUTPUT_SEMANTICS = {
     0: "position",
     1: "normalquat",
@@ -273,6 +275,13 @@ class Dvlb(ShaderFile):
 
     # -- views ------------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
+        """Keys: ``format`` ("dvlb"), ``dvle_count``, ``dvlp`` (version, code_words, code_bytes,
+        opdesc_count, unknown_words, layout: picasso / old picasso / nihstro / "picasso (new)"),
+        ``dvles``: one record per entry point with index, version, shader_type, merge_outmaps,
+        main, endmain, input_mask, output_mask, the gs_* fields (geometry shaders, or when set),
+        ``uniforms`` (name, registers, first, last), ``constants`` (type, register, value, raw),
+        ``outputs`` (semantic, register, mask) and ``labels`` (id, name, offset, unknown).
+        """
         return {
             "format": self.format_name,
             "dvle_count": len(self.dvles),
@@ -298,6 +307,16 @@ class Dvlb(ShaderFile):
             for j, label in enumerate(dvle.labels):
                 if label.program_offset > size:
                     found.append(f"DVLE[{i}].labels[{j}]: offset {label.program_offset} is past the code")
+            for j, u in enumerate(dvle.uniforms):
+                if u.first_register > u.last_register or "reg" in u.register_range:
+                    found.append(f"DVLE[{i}].uniforms[{j}] {u.name!r}: bad register range {u.register_range}")
+            for j, c in enumerate(dvle.constants):
+                limit = _CONSTANT_LIMITS.get(c.type)
+                if limit is None or c.register >= limit:
+                    found.append(f"DVLE[{i}].constants[{j}]: {c.type_name} register {c.register} is out of range")
+            for j, o in enumerate(dvle.outputs):
+                if o.register > 15:
+                    found.append(f"DVLE[{i}].outputs[{j}]: output register o{o.register} does not exist")
         return found
 
     def disassemble(self) -> str:
