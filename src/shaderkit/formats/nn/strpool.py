@@ -26,6 +26,8 @@ def read_string(r: Reader, offset: int, what: str = "string") -> str:
     if r.data[start + length] != 0:
         raise r.error(f"{what} at {offset:#x} has no terminator after {length} bytes", offset)
     raw = r.data[start : start + length]
+    if b"\0" in raw:
+        raise r.error(f"{what} at {offset:#x} holds a NUL inside its {length} bytes", offset)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
