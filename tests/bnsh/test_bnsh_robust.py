@@ -6,10 +6,10 @@ from __future__ import annotations
 import struct
 
 import pytest
-from conftest import corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import corpus_files
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.bnsh.bnsh import Bnsh
 from shaderkit.formats.bnsh.nvn import NvnProgramFile
