@@ -302,6 +302,8 @@ class _StackEntry:
     pos: int
     name: str = ""
     extra: int = 0
+    line: int = 0  # where the block was opened (for "unclosed block")
+    column: int = 0
 
 
 @dataclass
@@ -358,7 +360,9 @@ class Assembler:
             self.line_no += 1
         self.line_no = len(lines)
         if self.stack:
-            raise self.error("unclosed block(s)")
+            top = self.stack[-1]
+            raise AssemblyError("unclosed block(s): this one has no .end", top.line, top.column + 1,
+                                self.filename)
         for pos, name, line, col in self.label_relocs:
             if name not in self.labels:
                 raise AssemblyError(f"label '{name}' is undefined", line, col + 1, filename)
@@ -569,6 +573,7 @@ class Assembler:
     def push(self, entry: _StackEntry, col: int) -> None:
         if len(self.stack) == MAX_STACK:
             raise self.error("too many nested blocks", col)
+        entry.line, entry.column = self.line_no, col
         self.stack.append(entry)
 
     def padding_nop(self) -> None:

@@ -1,0 +1,98 @@
+"""Bad assembly raises AssemblyError with file, line and column; random input raises nothing else."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shaderkit.errors import AssemblyError
+from shaderkit.formats.dvlb.build import assemble_sources
+
+
+def _error(src: str) -> AssemblyError:
+    with pytest.raises(AssemblyError) as info:
+        assemble_sources([("bad.pica", src)])
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("src", "line", "column", "words"),
+    [
+        (".proc main\n  foo r0, r1\n.end\n", 2, 3, "unknown mnemonic"),
+        (".proc main\n  mov r16, r0\n  end\n.end\n", 2, 7, "register out of range"),
+        (".proc main\n  mov r0, c96\n  end\n.end\n", 2, 11, "register out of range"),
+        (".proc main\n  add r0, c1, r2[a0.x]\n  end\n.end\n", 2, 15, "index register not allowed"),
+        (".proc main\n  mov r0.xk, r1\n  end\n.end\n", 2, 10, "bad swizzle"),
+        (".proc main\n  mov r0, r1.xyzwx\n  end\n.end\n", 2, 14, "bad swizzle"),
+        (".proc main\n  mov r0, q1\n  end\n.end\n", 2, 11, "invalid register"),
+        ("  mov r0, r1\n", 1, 3, "instruction outside block"),
+        (".proc main\n  jmpc cmp.x, nowhere\n  end\n.end\n", 2, 15, "undefined"),
+        (".proc main\n  end\n", 1, 7, "unclosed block"),
+        (".proc main\n  add r0, v0, v1\n  end\n.end\n", 2, 11, "different input registers"),
+        (".proc main\n  cmp r0, eq, xx, r1\n  end\n.end\n", 2, 15, "conditional operator"),
+        (".proc main\n  ifu !b0\n  .end\n  end\n.end\n", 2, 7, "not supported"),
+        (".proc main\n  setemit 3\n  end\n.end\n", 2, 11, "out of range"),
+        (".out x nowhere\n", 1, 8, "invalid output type"),
+        (".fvec a\n.fvec a\n", 2, 7, "already used"),
+        (".proc main\n  mov r0, r1, r2\n  end\n.end\n", 2, 15, "too many parameters"),
+        (".proc main\n  mov r0\n  end\n.end\n", 2, 9, "missing"),
+        (".entry start\n.proc main\n  end\n.end\n", 1, 1, "entrypoint 'start' is undefined"),
+    ],
+)
+def test_error_position(src: str, line: int, column: int, words: str) -> None:
+    err = _error(src)
+    assert words in err.message
+    assert (err.filename, err.line, err.column) == ("bad.pica", line, column)
+    assert str(err).startswith(f"bad.pica:{line}:{column}: ")
+
+
+def test_too_many_descriptors() -> None:
+    # 129 distinct swizzles need 129 descriptors; the limit is 128
+    swizzles = [f"{a}{b}{c}{d}" for a in "xyzw" for b in "xyzw" for c in "xyzw" for d in "xyzw"]
+    body = "\n".join(f"  mov r0, r1.{s}" for s in swizzles[:129])
+    err = _error(f".proc main\n{body}\n  end\n.end\n")
+    assert "too many operand descriptors" in err.message
+    assert err.line == 130
+
+
+def test_too_many_mad_descriptors() -> None:
+    swizzles = [f"{a}{b}{c}{d}" for a in "xyzw" for b in "xyzw" for c in "xyzw" for d in "xyzw"]
+    body = "\n".join(f"  mad r0, r1.{s}, r2, r3" for s in swizzles[:33])
+    err = _error(f".proc main\n{body}\n  end\n.end\n")
+    assert "MAD" in err.message
+    assert err.line == 34
+
+
+def test_128_descriptors_fit() -> None:
+    swizzles = [f"{a}{b}{c}{d}" for a in "xyzw" for b in "xyzw" for c in "xyzw" for d in "xyzw"]
+    body = "\n".join(f"  mov r0, r1.{s}" for s in swizzles[:128])
+    data = assemble_sources([("ok.pica", f".proc main\n{body}\n  end\n.end\n")])
+    assert int.from_bytes(data[12 + 0x14: 12 + 0x18], "little") == 128
+
+
+_TOKENS = st.sampled_from([
+    ".proc", "main", ".end", ".else", ".fvec", ".constf", ".out", ".in", ".alias", ".gsh", "mov", "add",
+    "mad", "ifu", "ifc", "for", "jmpc", "call", "cmp", "setemit", "r0", "c95", "v0", "o0", "b0", "i0",
+    "a0.x", "[", "]", "(", ")", ",", ".xyzw", "-", "!", "cmp.x", "&&", ":", ";", "1.5", "x", " ", "\n",
+    "position", "lbl", "end", "nop", "mova", "-1", "999999999999", "\t", "#", "$", ".constfa",
+    ".setf", ".setb", ".consti", "variable", "fixed", "point",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKENS, max_size=60))
+def test_random_text_raises_only_assembly_error(tokens: list[str]) -> None:
+    try:
+        assemble_sources([("fuzz.pica", "".join(tokens))])
+    except AssemblyError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_text_raises_only_assembly_error(text: str) -> None:
+    try:
+        assemble_sources([("fuzz.pica", ".proc main\n" + text + "\nend\n.end\n")])
+    except AssemblyError:
+        pass
