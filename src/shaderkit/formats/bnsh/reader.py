@@ -18,7 +18,7 @@ from shaderkit.formats.bnsh.model import (
     StageCode,
 )
 from shaderkit.formats.nn import dic
-from shaderkit.formats.nn.binary import BinaryFileHeader, BlockHeader
+from shaderkit.formats.nn.binary import BinaryFileHeader, read_chain
 from shaderkit.formats.nn.rlt import RelocationTable
 from shaderkit.formats.nn.strpool import StringPool, read_string
 from shaderkit.io.reader import Reader
@@ -70,17 +70,18 @@ class _Parser:
         header = BinaryFileHeader.read(r, SIGNATURE)
         self.layout[("header",)] = (0, 0x60)
         header_reserved = r.sub(0x20, 0x40, "header").read(0x40)
-        grsc_at = header.first_block_offset
+        blocks = {block.signature: (offset, block) for offset, block in read_chain(r, header.first_block_offset)}
+        if b"grsc" not in blocks or b"_STR" not in blocks:
+            raise r.error(f"blocks {sorted(blocks)} lack grsc or _STR", header.first_block_offset)
+        grsc_at, block = blocks[b"grsc"]
+        str_at, str_block = blocks[b"_STR"]
         with r.scope("grsc"):
-            block = BlockHeader.read(r, grsc_at, b"grsc")
             self.claim(("grsc",), grsc_at, 0x60, "grsc")
+            r.seek(grsc_at + 0x10)
             fields = r.unpack("HHB3sIIQQQ40s", "grsc")
             api_type, api_version, code_type, res3, compiler, count, p_vars, p_pool, llc, res40 = fields
-            if not block.next_offset:
-                raise r.error("grsc has no following _STR block", grsc_at + 4)
-        strings = StringPool.read(r, grsc_at + block.next_offset)
-        str_at = grsc_at + block.next_offset
-        self.layout[("str",)] = (str_at, BlockHeader.read(r, str_at, b"_STR").block_size)
+        strings = StringPool.read(r, str_at)
+        self.layout[("str",)] = (str_at, str_block.block_size)
         name = ""
         if header.name_offset:
             if header.name_offset < 2:

@@ -82,3 +82,28 @@ class BlockHeader:
     @staticmethod
     def pack(signature: bytes, next_offset: int, block_size: int, reserved: int = 0) -> bytes:
         return BLOCK_HEADER.pack(signature, next_offset, block_size, reserved)
+
+
+#: Most blocks a chain may hold (real files have two to a few dozen).
+MAX_BLOCKS = 4096
+
+
+def read_chain(r: Reader, first: int) -> list[tuple[int, BlockHeader]]:
+    """(offset, header) of every block from ``first`` along the next-offsets.
+
+    Each next offset must move forward, so a chain can neither loop nor run on forever.
+    """
+    out: list[tuple[int, BlockHeader]] = []
+    offset = first
+    while True:
+        with r.scope(f"block[{len(out)}]"):
+            r.seek(offset, "block offset")
+            (signature,) = r.unpack("4s", "block signature")
+            block = BlockHeader.read(r, offset, signature)
+        out.append((offset, block))
+        if not block.next_offset:
+            return out
+        if block.next_offset < BLOCK_HEADER.size or len(out) >= MAX_BLOCKS:
+            raise r.error(f"block {signature!r} has a bad next offset {block.next_offset:#x}", offset + 4)
+        offset += block.next_offset
+
