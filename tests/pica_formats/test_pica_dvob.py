@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shaderkit.errors import ShaderFormatError
-from shaderkit.formats.dvlb.dvlb import Constant, Label, OperandDescriptor, Output, Uniform
+from shaderkit.formats.dvlb.dvlb import Constant, Dvlb, Label, OperandDescriptor, Output, Uniform
 from shaderkit.formats.dvlb.dvob import Dvob, Dvoj, LineNumber, Relocation
 from shaderkit.formats.registry import detect
 
@@ -125,3 +125,13 @@ def test_corrupted_words(data: st.DataObject) -> None:
     assert model.to_bytes() == bytes(raw)
     model.summary()
     Dvob.from_bytes(model.relayout())
+
+
+def test_object_as_shbin_model() -> None:
+    obj = Dvob.from_bytes(_hand_dvoj()).objects[0]
+    dvlb = obj.to_dvlb()
+    (dvle,) = dvlb.dvles
+    assert dvlb.dvlp.code == obj.code and dvlb.dvlp.opdescs == obj.opdescs
+    assert (dvle.main_offset, dvle.endmain_offset) == (0, 3)
+    assert dvle.uniforms == obj.inputs and dvle.labels == obj.labels
+    assert Dvlb.from_bytes(dvlb.to_bytes()).dvles == [dvle]

@@ -400,13 +400,10 @@ def _parse(data: bytes) -> Dvlb:
         if magic != DVLP_MAGIC:
             raise r.error(f"bad DVLP magic: found {magic!r}")
         # The header is 0x1C (nihstro) or 0x28 (picasso) bytes: it ends where the first thing after it starts.
-        ends = [DVLP_HEADER_PICASSO, len(data) - dvlp_start]
-        if code_size:
-            ends.append(code_off)
-        if opd_count:
-            ends.append(opd_off)
-        ends.extend(o - dvlp_start for o in dvle_offsets if o > dvlp_start)
-        header_size = max(DVLP_HEADER_MIN, min(ends) & ~3)
+        ends = [o for o in (code_off, opd_off) if o >= DVLP_HEADER_MIN]
+        ends.extend(o - dvlp_start for o in dvle_offsets if o - dvlp_start >= DVLP_HEADER_MIN)
+        header_end = min(min(ends, default=DVLP_HEADER_PICASSO), len(data) - dvlp_start)
+        header_size = max(DVLP_HEADER_MIN, header_end & ~3)
         unknown = list(r.unpack_at(dvlp_start + DVLP_HEADER_MIN, f"{(header_size - DVLP_HEADER_MIN) // 4}I", "DVLP header"))
         blocks.append((dvlp_start, dvlp_start + header_size, "DVLP header"))
 

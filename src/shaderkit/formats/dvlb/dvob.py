@@ -26,6 +26,9 @@ from shaderkit.formats.dvlb.dvlb import (
     _UNIFORM,
     SHADER_TYPES,
     Constant,
+    Dvlb,
+    Dvle,
+    Dvlp,
     Label,
     OperandDescriptor,
     Output,
@@ -99,6 +102,19 @@ class Dvoj:
             len(self.line_numbers), len(self.relocations), len(self.outputs), len(self.inputs),
         )  # fmt: skip
 
+    def to_dvlb(self) -> Dvlb:
+        """A one-entry SHBIN model holding this object's code and tables (entry at word 0)."""
+        dvle = Dvle(
+            shader_type=self.shader_type & 0xFF,
+            main_offset=0,
+            endmain_offset=len(self.code),
+            constants=list(self.constants),
+            labels=list(self.labels),
+            outputs=list(self.outputs),
+            uniforms=list(self.inputs),
+        )
+        return Dvlb(Dvlp(code=list(self.code), opdescs=list(self.opdescs)), [dvle])
+
     def names(self) -> list[str]:
         """Every string the tables refer to, in reference order (labels, line numbers, inputs)."""
         return [lb.name for lb in self.labels] + [ln.filename for ln in self.line_numbers] + [u.name for u in self.inputs]
@@ -142,6 +158,9 @@ class Dvob(ShaderFile):
 
     def relayout(self) -> bytes:
         return _write_canonical(self)
+
+    def disassemble(self) -> str:
+        return "\n".join(obj.to_dvlb().disassemble() for obj in self.objects)
 
     def summary(self) -> dict[str, Any]:
         return {
