@@ -47,6 +47,8 @@ class _Parser:
         self.r = Reader(data, context="BNSH")
         self.layout: dict[Key, tuple[int, int]] = {}
         self.claimed: set[int] = set()
+        self.claimed_bytes = 0
+        self.pool_strings: dict[int, str] = {}
 
     def claim(self, key: Key, offset: int, size: int, what: str, unique: bool = True) -> None:
         """Record a structure; a pointer reaching the same structure twice is refused."""
@@ -56,13 +58,26 @@ class _Parser:
             raise self.r.error(f"{what} at {offset:#x} is referenced twice (cyclic or shared pointer)", offset)
         if unique and size:
             self.claimed.add(offset)
+            self.account(size, offset)
         self.layout[key] = (offset, size)
+
+    def account(self, size: int, offset: int) -> None:
+        """Structures never overlap, so together they cannot outgrow the file; this bounds the
+        work (and memory) a crafted file with overlapping structures could demand."""
+        self.claimed_bytes += size
+        if self.claimed_bytes > len(self.r.data):
+            raise self.r.error("structures overlap: together they are larger than the file", offset)
 
     def bytes_at(self, offset: int, size: int, what: str) -> bytes:
         return self.r.sub(offset, size, what).read(size, what)
 
     def key_string(self, ptr: int) -> str:
-        return read_string(self.r, ptr, "dictionary key")
+        """A dictionary key: it must be one of the pool's strings (which keeps look-ups O(1))."""
+        text = self.pool_strings.get(ptr)
+        if text is None:
+            read_string(self.r, ptr, "dictionary key")  # a precise error when it is not even a string
+            raise self.r.error(f"dictionary key at {ptr:#x} is not a string of the _STR pool", ptr)
+        return text
 
     # -- structures -------------------------------------------------------------------------
     def parse(self) -> Parsed:
@@ -81,6 +96,7 @@ class _Parser:
             fields = r.unpack("HHB3sIIQQQ40s", "grsc")
             api_type, api_version, code_type, res3, compiler, count, p_vars, p_pool, llc, res40 = fields
         strings = StringPool.read(r, str_at)
+        self.pool_strings = strings.by_offset
         self.layout[("str",)] = (str_at, str_block.block_size)
         name = ""
         if header.name_offset:
@@ -201,6 +217,7 @@ class _Parser:
                 self.claim(dkey, ptr, 8, "dictionary")
                 entries = dic.read(r, ptr, self.key_string)
                 self.layout[dkey] = (ptr, dic.size(len(entries) - 1))
+                self.account(dic.size(len(entries) - 1) - 8, ptr)
                 names = [e.key for e in entries[1:]]
                 if len(set(names)) != len(names) or "" in names:
                     raise r.error("dictionary keys are empty or repeated", ptr)

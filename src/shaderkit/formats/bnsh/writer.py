@@ -167,6 +167,7 @@ class _Out:
 
 
 def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> bytes:
+    """The file bytes for ``model`` laid out as ``p`` says; ``gaps`` are bytes to restore first."""
     lay = p.layout
 
     def at(key: Key) -> int:
@@ -176,7 +177,7 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         entry = lay.get(key)
         return entry[0] if entry else None
 
-    str_at, str_block = lay[("str",)]
+    str_at = lay[("str",)][0]
     rlt_at = lay[("rlt",)][0]
     pool = StringPool(used_strings(model), reserved=model.string_pool_reserved)
     str_bytes, where, str_size = pool.build(str_at)
@@ -215,7 +216,7 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
 
     # header
     name_at = where[model.name] + 2 if model.name else 0
-    out.raw(0, model.header.pack(name_at, grsc, rlt_at, 0))
+    out.raw(0, model.header.pack(name_at, grsc, rlt_at, 0))  # size patched in below
     out.raw(0x20, model.header_reserved)
 
     # relocation table: sections by where the pointer targets lie
@@ -244,9 +245,8 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         section.first_entry = first
         first += len(section.entries)
     rlt = table.pack(rlt_at)
-    data = bytes(out.buf) + rlt
-    struct.pack_into("<I", (buf := bytearray(data)), 0x1C, len(data))
-    return bytes(buf)
+    out.put(0x1C, "I", rlt_at + len(rlt))  # file size
+    return bytes(out.buf) + rlt
 
 
 def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: dict[Key, tuple[int, int]],

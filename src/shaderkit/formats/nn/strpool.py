@@ -46,8 +46,10 @@ class StringPool:
 
     strings: list[str] = field(default_factory=list)
     #: Offset of each string's length field as read (``""`` maps to the leading entry).
-    offsets: dict[str, int] = field(default_factory=dict)
+    offsets: dict[str, int] = field(default_factory=dict, compare=False)
     reserved: int = 0
+    #: Every entry's length-field offset -> its text, as read.
+    by_offset: dict[int, str] = field(default_factory=dict, compare=False)
 
     @classmethod
     def read(cls, r: Reader, offset: int) -> StringPool:
@@ -60,6 +62,7 @@ class StringPool:
             sub.check_count(count + 1, 4, "string count")
             pos = sub.tell()
             offsets: dict[str, int] = {}
+            by_offset: dict[int, str] = {}
             strings: list[str] = []
             for index in range(count + 1):
                 with sub.scope(f"[{index}]"):
@@ -70,10 +73,11 @@ class StringPool:
                 else:
                     strings.append(text)
                 offsets.setdefault(text, pos)
+                by_offset[pos] = text
                 pos += entry_size(text)
                 if pos > end:
                     raise sub.error("string pool runs past its block", pos)
-            return cls(strings, offsets, block.reserved)
+            return cls(strings, offsets, block.reserved, by_offset)
 
     def build(self, offset: int) -> tuple[bytes, dict[str, int], int]:
         """The block bytes (padded to 8), the length-field offset of every string, the unpadded size."""
