@@ -68,6 +68,10 @@ class _Names:
 
     src: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # reg -> (name, base, size)
     dst: dict[int, str] = field(default_factory=dict)
+    flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
+
+    def flag(self, reg: int) -> str:
+        return self.flags.get(reg) or (f"i{reg - 0x80}" if reg < 0x88 else f"b{reg - 0x88}")
 
     def source(self, reg: int, idx: int) -> str:
         found = self.src.get(reg)
@@ -146,6 +150,8 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         for r in range(reg, reg + size):
             if kind == CONSTANT_FVEC:
                 names.src.setdefault(r, (name, reg, size))
+            else:
+                names.flags.setdefault(r, name if size == 1 else f"{name}[{r - reg}]")
     for reg, name in inputs:
         unit.add(f".in {name} v{reg}")
         names.src.setdefault(reg, (name, reg, 1))
@@ -334,7 +340,7 @@ class _Code:
             flags = " ".join(f for f, on in (("prim", ops["prim"]), ("inv", ops["winding"])) if on)
             return f"setemit {ops['vertex_id']}" + (f", {flags}" if flags else "")
         if fmt == "3l":
-            return f"for i{ops['int_id']}"
+            return f"for {names.flag(0x80 + ops['int_id'])}"
         num = word & 0x3FF
         if fmt == "2":
             cond = _cond_text(inst)
@@ -348,7 +354,7 @@ class _Code:
             if m == "call":
                 return f"call {self.proc_name(unit, ops['dst'], num)}"
             return f"jmpc {cond}, {self.jump_label(unit, ops['dst'], labels)}"
-        reg = f"b{ops['bool_id']}"
+        reg = names.flag(0x88 + ops["bool_id"])
         if m == "ifu":
             return f"ifu {reg}"
         if m == "callu":
@@ -440,6 +446,28 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             stack.append(block)
 
 
+def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
+    """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
+    read: set[int] = set()
+    for inst in printer.insts[lo:hi]:
+        for field_name in ("src1", "src2", "src3"):
+            reg = inst.operands.get(field_name)
+            if reg is not None and reg < 0x10 and inst.fmt in _SOURCE_FORMATS:
+                read.add(reg)
+    for reg in sorted(read):
+        if reg in names.src:
+            continue
+        name = f"in{reg}"
+        while name in used:
+            name += "_"
+        used.add(name)
+        unit.add(f".alias {name} v{reg}")
+        names.src[reg] = (name, reg, 1)
+
+
+_SOURCE_FORMATS = frozenset({"1", "1i", "1u", "1m", "1c", "5", "5i"})
+
+
 def _ranges(dvlb: Dvlb) -> list[tuple[int, int]] | None:
     """Code range of each DVLE: cut at the entry points when they increase in DVLE order."""
     size = len(dvlb.dvlp.code)
@@ -467,13 +495,13 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
         ranges = [(0, len(code))] + [(len(code), len(code))] * (count - 1)
     entries = [_entry(d, 0 if shared else lo, len(code) if shared else hi)
                for d, (lo, hi) in zip(dvlb.dvles, ranges)]
-    entry_names = ["main" if i == 0 else f"main_{i}" for i in range(count)]
     # procedures: entry points and call targets, named once for all DVLEs
     proc_starts: dict[int, str] = {}
     procs: dict[tuple[int, int], str] = {}
     for i, (start, size) in enumerate(entries):
-        procs.setdefault((start, size), entry_names[i])
-        proc_starts.setdefault(start, entry_names[i])
+        name = proc_starts.setdefault(start, "main" if i == 0 else f"main_{i}")
+        procs.setdefault((start, size), name)
+    entry_names = [proc_starts[start] for start, _ in entries]
     for word in code:
         inst = decode(word)
         if inst.mnemonic in _FLOW_CALLS:
@@ -522,6 +550,7 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
         if dvle.input_mask and not all(dvle.input_mask >> u.first_register & 1
                                        for u in dvle.uniforms if u.first_register < 0x10):
             unit.lossy("input mask does not match the .in declarations")
+        _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
         if hi > lo:
             _write_code(unit, printer, lo, hi, names, entry_names[i], entries[i])
