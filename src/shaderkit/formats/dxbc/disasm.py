@@ -66,18 +66,38 @@ def _shader_listing(container: DxbcContainer, out: list[str]) -> None:
         out.append(f"// Approximately {count} instruction slots used")
 
 
+#: level-9 D3D9 programs in listing order, with fxc's section titles
+LEVEL9_CHUNKS = (("Aon9", "Level9"), ("XNAP", "XNA Prepass"), ("XNAS", "XNA"))
+
+
 def _level9_lines(container: DxbcContainer) -> list[str]:
-    """The level-9 (Aon9) D3D9 program, when a disassembler for it is available."""
-    chunk = container.chunk("Aon9")
-    if chunk is None:
+    """The level-9 D3D9 programs (Aon9, then the XNA variants), each under fxc's title.
+
+    The constant/sampler mapping tables of the XNA variants come from the optional
+    ``listing.level9_mappings(payload)`` hook (the Aon9 tables are part of the comment header).
+    """
+    chunks = [(c, title) for fourcc, title in LEVEL9_CHUNKS for c in container.chunks_of(fourcc)]
+    if not chunks:
         return []
     try:
         level9 = importlib.import_module("shaderkit.isa.sm4.level9")
     except ImportError:
         return []
-    data = getattr(chunk, "data", b"")
-    lines: list[str] = level9.listing_lines(bytes(data))
-    return lines
+    try:
+        hooks = importlib.import_module("shaderkit.formats.dxbc.listing")
+    except ImportError:
+        hooks = None
+    mappings = getattr(hooks, "level9_mappings", None)
+    shader = container.shader
+    prefix = f"lib_{shader.major}_{shader.minor}_" if shader is not None else "lib_4_0_"
+    out: list[str] = []
+    for chunk, title in chunks:
+        data = bytes(getattr(chunk, "data", b""))
+        if chunk.fourcc != "Aon9" and mappings is not None:
+            out.extend(mappings(data))
+        out.extend((f"// {title} shader bytecode:", "//"))
+        out.extend(level9.listing_lines(data, prefix))
+    return out
 
 
 def _library_names(container: DxbcContainer) -> tuple[int, list[str], str]:
