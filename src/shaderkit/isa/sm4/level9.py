@@ -311,7 +311,8 @@ def _debug_of(words: tuple[int, ...]) -> DebugInfo | None:
             return None
         size = (token >> 16) & 0x7FFF
         if pos + 1 < len(words) and words[pos + 1] == 0x47554244:  # "DBUG"
-            blob = struct.pack(f"<{max(size - 1, 0)}I", *words[pos + 2 : pos + 1 + size])
+            body = words[pos + 2 : pos + 1 + size]
+            blob = struct.pack(f"<{len(body)}I", *body)
             return parse_debug(blob)
         pos += 1 + size
     return None
