@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shaderkit.formats.bnsh.model import (
@@ -146,6 +147,11 @@ def plan(model: Bnsh) -> Plan:
     return out
 
 
+@lru_cache(maxsize=128)
+def _compiled(fmt: str) -> struct.Struct:
+    return struct.Struct("<" + fmt)
+
+
 class _Out:
     """The output buffer plus the pointers written so far."""
 
@@ -154,7 +160,7 @@ class _Out:
         self.pointers: list[int] = []
 
     def put(self, offset: int, fmt: str, *values: object) -> None:
-        struct.pack_into("<" + fmt, self.buf, offset, *values)
+        _compiled(fmt).pack_into(self.buf, offset, *values)
 
     def raw(self, offset: int, data: bytes) -> None:
         self.buf[offset : offset + len(data)] = data
