@@ -57,6 +57,13 @@ def _ident(name: str) -> str:
     return name.replace(".", "$")
 
 
+_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _valid_ident(name: str) -> bool:
+    return bool(name) and not name[0].isdigit() and all(c in _IDENT_CHARS for c in name)
+
+
 def _float_text(word: int) -> str:
     value = f24_to_f32(word)
     return repr(value)
@@ -139,11 +146,19 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         kind, reg = _uniform_kind(u.first_register)
         size = u.last_register - u.first_register + 1
         name = _ident(u.name)
+        if not _valid_ident(name) or name.startswith("_") or name in used:
+            fixed = "u_" + "".join(c if c in _IDENT_CHARS else "_" for c in name)
+            while fixed in used:
+                fixed += "_"
+            unit.lossy(f"uniform name {u.name!r} cannot be written; renamed {fixed}")
+            name = fixed
         used.add(name)
         if kind < 0:
+            if size != 1:
+                unit.lossy(f"input {u.name} covers several registers; only the first is declared")
             inputs.append((reg, name))
             continue
-        if size < 1 or _uniform_kind(u.last_register)[0] != kind:
+        if size < 1 or reg + size > _SPACE_END[kind]:
             unit.lossy(f"uniform {u.name} has an invalid register range")
             continue
         per_kind.setdefault(kind, []).append((reg, size, name))
