@@ -28,8 +28,10 @@ from shaderkit.isa.pica.opcodes import (
     IDENTITY_SWIZZLE,
     IDX_NAMES,
     OUTPUT_SEMANTICS,
+    dst_name,
     mask_text,
     opdesc_src,
+    src_name,
     swizzle_text,
 )
 
@@ -98,16 +100,8 @@ class _Names:
         return self.dst.get(reg) or _raw_dst(reg)
 
 
-def _raw_src(reg: int) -> str:
-    if reg < 0x10:
-        return f"v{reg}"
-    if reg < 0x20:
-        return f"r{reg - 0x10}"
-    return f"c{reg - 0x20}"
-
-
-def _raw_dst(reg: int) -> str:
-    return f"o{reg}" if reg < 0x10 else f"r{reg - 0x10}"
+_raw_src = src_name
+_raw_dst = dst_name
 
 
 class _Allocation:
@@ -517,8 +511,8 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
         name = proc_starts.setdefault(start, "main" if i == 0 else f"main_{i}")
         procs.setdefault((start, size), name)
     entry_names = [proc_starts[start] for start, _ in entries]
-    for word in code:
-        inst = decode(word)
+    printer = _Code(code, opdescs, procs, proc_starts)
+    for word, inst in zip(code, printer.insts):
         if inst.mnemonic in _FLOW_CALLS:
             start, num = inst.get("dst"), word & 0x3FF
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
@@ -527,7 +521,6 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
                 proc_starts.setdefault(start + num, f"proc_{start + num:03x}")
     for start, size in entries:
         proc_starts.setdefault(start + size, f"proc_{start + size:03x}")
-    printer = _Code(code, opdescs, procs, proc_starts)
     alloc = _Allocation()
     texts = []
     for i, dvle in enumerate(dvlb.dvles):

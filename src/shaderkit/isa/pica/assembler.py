@@ -31,6 +31,8 @@ from shaderkit.isa.pica.opcodes import (
     MAX_MAD_OPDESC,
     MAX_OPDESC,
     OUTPUT_SEMANTIC_BY_NAME,
+    REG_BASE,
+    REG_LIMIT,
     SWIZZLE_ALIASES,
     make_opdesc,
     swizzle_comp,
@@ -535,13 +537,11 @@ class Assembler:
             raise self.error(f"invalid register: {body}", col)
         num = self.parse_int(body[1:], col, 0, 255)
         kind = body[0]
-        limits = {"o": self.get_dvle().max_output_reg if kind == "o" else 16, "v": 16, "r": 16,
-                  "c": 96, "i": 8, "b": 16}
-        base = {"o": 0, "v": 0, "r": 0x10, "c": 0x20, "i": 0x80, "b": 0x88}
-        if kind in base:
-            if num >= limits[kind]:
+        if kind in REG_BASE:  # picasso leaves upper-case prefixes unmapped
+            limit = self.get_dvle().max_output_reg if kind == "o" else REG_LIMIT[kind] - REG_BASE[kind]
+            if num >= limit:
                 raise self.error(f"register out of range: {body}", col)
-            num += base[kind]
+            num += REG_BASE[kind]
         return _Operand(num + offset, sw, idx)
 
     # -- descriptors ----------------------------------------------------------------------------
