@@ -206,6 +206,11 @@ class Gsh(ShaderFile):
         )
         return bytes(payload)
 
+    def problems(self) -> list[str]:
+        if not self.blocks or self.blocks[-1].type != 1:
+            return ["no end block: the file looks truncated"]
+        return []
+
     # -- showing ----------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
         h = self.header

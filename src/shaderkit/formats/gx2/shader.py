@@ -190,31 +190,30 @@ class GX2Shader:
     @classmethod
     def parse(cls, r: Reader, base: int, size: int, style: PointerStyle, code_align: int = 0x100) -> GX2Shader:
         """Parse the blob ``r.data[base:base+size]`` (absolute offsets)."""
-        with r.scope(cls.STAGE):
-            blob = r.sub(base, size, cls.STAGE)
-            if size < cls.SIZE:
-                raise blob.error(f"{size} bytes cannot hold the {cls.SIZE:#x}-byte struct", base)
-            nregs = cls.REGS.word_count()
-            ntail = sum(n for _, n in cls.TAIL)
-            words = blob.unpack_at(base, f"{nregs + ntail}I", "struct")
-            shader = cls(regs=cls.REGS.from_words(words[:nregs]))
-            tail: dict[str, tuple[int, ...]] = {}
-            pos = nregs
-            for name, n in cls.TAIL:
-                tail[name] = words[pos : pos + n]
-                pos += n
-            spans: list[tuple[int, int, Key]] = []
-            shader._read_arrays(blob, base, tail, style, spans)
-            shader._read_scalars(tail)
-            if style.code_inside:
-                shader._read_code(blob, base, tail, style, spans)
-            else:
-                shader.program_ptr = tail["program_ptr"][0]
-                if "vertex_program_ptr" in tail:
-                    shader.vertex_program_ptr = tail["vertex_program_ptr"][0]
-            shader.layout = _layout(
-                blob, base, size, cls.SIZE, spans, code_align if style.code_inside else 0, style.string_align
-            )
+        blob = r.sub(base, size, cls.STAGE)
+        if size < cls.SIZE:
+            raise blob.error(f"{size} bytes cannot hold the {cls.SIZE:#x}-byte struct", base)
+        nregs = cls.REGS.word_count()
+        ntail = sum(n for _, n in cls.TAIL)
+        words = blob.unpack_at(base, f"{nregs + ntail}I", "struct")
+        shader = cls(regs=cls.REGS.from_words(words[:nregs]))
+        tail: dict[str, tuple[int, ...]] = {}
+        pos = nregs
+        for name, n in cls.TAIL:
+            tail[name] = words[pos : pos + n]
+            pos += n
+        spans: list[tuple[int, int, Key]] = []
+        shader._read_arrays(blob, base, tail, style, spans)
+        shader._read_scalars(tail)
+        if style.code_inside:
+            shader._read_code(blob, base, tail, style, spans)
+        else:
+            shader.program_ptr = tail["program_ptr"][0]
+            if "vertex_program_ptr" in tail:
+                shader.vertex_program_ptr = tail["vertex_program_ptr"][0]
+        shader.layout = _layout(
+            blob, base, size, cls.SIZE, spans, code_align if style.code_inside else 0, style.string_align
+        )
         return shader
 
     def _read_scalars(self, tail: dict[str, tuple[int, ...]]) -> None:
@@ -238,8 +237,10 @@ class GX2Shader:
                 off = style.decode(blob, ptr, DATA, f"{kind} pointer")
                 if off is None:
                     if count:
-                        raise blob.error(f"count {count} with a null pointer")
+                        raise blob.error(f"count {count} with a null pointer", base)
                     continue
+                if off > blob.end - base:
+                    raise blob.error(f"pointer {off:#x} is outside the {blob.end - base:#x}-byte shader data", base)
                 blob.check_count(count, nwords * 4, kind, offset=base + off)
                 flat = blob.unpack_at(base + off, f"{count * nwords}I", kind) if count else ()
                 spans.append((off, off + count * nwords * 4, kind))
@@ -250,8 +251,9 @@ class GX2Shader:
                     if name_word >= 0:
                         with blob.scope(f"[{i}]"):
                             noff = style.decode(blob, w[name_word], STRING, "name pointer")
-                            if noff is None:
-                                raise blob.error("null name pointer")
+                            if noff is None or noff >= blob.end - base:
+                                raise blob.error(f"name pointer {w[name_word]:#x} is outside the shader data",
+                                                 base + off + i * nwords * 4)
                             name = blob.cstring_at(base + noff, "ascii", "name")
                             spans.append((noff, noff + len(name) + 1, (kind, i)))
                     records.append(_record(kind, w, name))
@@ -270,8 +272,8 @@ class GX2Shader:
                     if size:
                         raise blob.error(f"program of {size} bytes has a null pointer")
                     continue
-                if base + off > blob.end:
-                    raise blob.error(f"program offset {off:#x} is outside the shader data")
+                if off > blob.end - base:
+                    raise blob.error(f"program offset {off:#x} is outside the shader data", base)
                 code = blob.at(base + off).read(size, "program")
                 setattr(self, key, code)
                 spans.append((off, off + size, key))
@@ -323,6 +325,8 @@ class GX2Shader:
         cursor = self.SIZE
         for key in order:
             gap = layout.gaps.get(key) if layout is not None else None
+            if gap is None and key in known and key not in CODE_KEYS:
+                gap = b""  # a parsed item that had nothing in front of it
             if gap is None:
                 if key in CODE_KEYS:
                     gap = bytes(-(base + cursor) % code_align) if code_align else b""
