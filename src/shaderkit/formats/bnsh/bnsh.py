@@ -142,6 +142,13 @@ class Bnsh(ShaderFile):
 
     # -- description ----------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
+        """``format``, ``version``, ``name``, ``alignment``, ``target_api_type``,
+        ``target_api_version``, ``compiler_version``, ``low_level_compiler_version`` (hex strings),
+        ``variation_count``, ``memory_pool_property``; ``stages``: one row per stage code
+        (``variation``, ``program``, ``stage``, ``code_type``, then ``control_size``, ``data_size``,
+        ``sph_type``, ``shader_type``, ``output_attributes``, ``registers`` for binary code or
+        ``source_size``/``compressed``/``sources`` for source); ``reflection``: one row per
+        dictionary entry (``variation``, ``stage``, ``table``, ``name``, ``slot``)."""
         stages: list[dict[str, Any]] = []
         reflection: list[dict[str, Any]] = []
         for v, variation in enumerate(self.variations):
