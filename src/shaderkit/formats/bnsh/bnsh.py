@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -83,9 +84,12 @@ class Bnsh(ShaderFile):
             raise ShaderFormatError("structure nesting too deep", 0, "BNSH") from None
         api_type, api_version, code_type, res3, compiler, llc, res40 = p.grsc_fields
         model = cls(
-            p.name, p.variations, p.memory_pool, p.header, p.header_reserved, api_type, api_version, code_type,
-            compiler, llc, p.grsc_reserved, res3, res40, p.strings.strings, p.strings.reserved,
-            p.relocation_table.padding,
+            name=p.name, variations=p.variations, memory_pool=p.memory_pool, header=p.header,
+            header_reserved=p.header_reserved, target_api_type=api_type, target_api_version=api_version,
+            target_code_type=code_type, compiler_version=compiler, low_level_compiler_version=llc,
+            grsc_reserved=p.grsc_reserved, grsc_reserved3=res3, grsc_reserved40=res40,
+            string_pool=p.strings.strings, string_pool_reserved=p.strings.reserved,
+            relocation_padding=p.relocation_table.padding,
         )
         pool_size = p.layout.get(("pooldata",), (0, 0))[1]
         model._source = writer.Plan(dict(p.layout), pool_size)
@@ -239,7 +243,7 @@ def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
     return SourceArrayCode(blob.split(b"\0"), old.reserved0, old.reserved1)
 
 
-def _gaps(data: bytes, spans: Any) -> list[tuple[int, bytes]]:
+def _gaps(data: bytes, spans: Iterable[tuple[int, int]]) -> list[tuple[int, bytes]]:
     """Non-zero bytes that no structure covers (kept so that such files still round-trip)."""
     covered = sorted((off, off + size) for off, size in spans if size)
     out: list[tuple[int, bytes]] = []

@@ -31,7 +31,9 @@ Key = tuple[object, ...]
 class Parsed:
     header: BinaryFileHeader
     header_reserved: bytes
-    grsc_fields: tuple
+    #: target_api_type, target_api_version, target_code_type, reserved (3), compiler_version,
+    #: low_level_compiler_version, reserved (40)
+    grsc_fields: tuple[int, int, int, bytes, int, int, bytes]
     grsc_reserved: int
     variations: list[ShaderVariation]
     memory_pool: MemoryPool | None
