@@ -3,7 +3,7 @@
 Layout: header of 9 dwords ``class_instance_count, class_type_count, interface_slot_record_count,
 interface_slot_count, class_instance_offset, class_type_offset, interface_slot_offset`` and two
 reserved words (fxc writes ``"OSGN"`` and ``0x00100020``); slot records (16 bytes: slot span,
-count, type-ID array offset, table-ID array offset); class types (12 bytes: name offset, u16 ID,
+count, type-ID array offset, table-ID array offset); class types (12 bytes: name offset, u16 reserved (0; the ID is the index),
 constant buffer stride, texture, sampler); class instances (16 bytes: name offset, u16 type,
 reserved, constant buffer, constant buffer offset, texture, sampler).
 
@@ -29,8 +29,10 @@ _INSTANCE = struct.Struct("<I6H")
 
 @dataclass
 class ClassType:
+    """A class; its ID is its index in the table (fxc's listing prints the index)."""
+
     name: str
-    id: int = 0
+    reserved: int = 0
     constant_buffer_stride: int = 0
     texture: int = 0
     sampler: int = 0
@@ -77,25 +79,24 @@ class Interfaces:
                 raise r.error(f"offset {offset:#x} is past the chunk end", base)
             return base + offset
 
-        with r.scope("IFCE"):
-            r.check_count(n_records, _SLOT.size, "interface slot records", at(slot_off))
-            for i in range(n_records):
-                span, count, types_at, tables_at = _SLOT.unpack_from(r.data, base + slot_off + i * _SLOT.size)
-                r.check_count(count, 2, "type IDs", at(types_at))
-                r.check_count(count, 4, "table IDs", at(tables_at))
-                model.slots.append(InterfaceSlot(
-                    span,
-                    list(struct.unpack_from(f"<{count}H", r.data, base + types_at)),
-                    list(struct.unpack_from(f"<{count}I", r.data, base + tables_at)),
-                ))
-            r.check_count(n_types, _CLASS_TYPE.size, "class types", at(type_off))
-            for i in range(n_types):
-                name_off, *rest = _CLASS_TYPE.unpack_from(r.data, base + type_off + i * _CLASS_TYPE.size)
-                model.class_types.append(ClassType(chunk_string(r, name_off, "class name"), *rest))
-            r.check_count(n_inst, _INSTANCE.size, "class instances", at(inst_off))
-            for i in range(n_inst):
-                name_off, *rest = _INSTANCE.unpack_from(r.data, base + inst_off + i * _INSTANCE.size)
-                model.class_instances.append(ClassInstance(chunk_string(r, name_off, "instance name"), *rest))
+        r.check_count(n_records, _SLOT.size, "interface slot records", at(slot_off))
+        for i in range(n_records):
+            span, count, types_at, tables_at = _SLOT.unpack_from(r.data, base + slot_off + i * _SLOT.size)
+            r.check_count(count, 2, "type IDs", at(types_at))
+            r.check_count(count, 4, "table IDs", at(tables_at))
+            model.slots.append(InterfaceSlot(
+                span,
+                list(struct.unpack_from(f"<{count}H", r.data, base + types_at)),
+                list(struct.unpack_from(f"<{count}I", r.data, base + tables_at)),
+            ))
+        r.check_count(n_types, _CLASS_TYPE.size, "class types", at(type_off))
+        for i in range(n_types):
+            name_off, *rest = _CLASS_TYPE.unpack_from(r.data, base + type_off + i * _CLASS_TYPE.size)
+            model.class_types.append(ClassType(chunk_string(r, name_off, "class name"), *rest))
+        r.check_count(n_inst, _INSTANCE.size, "class instances", at(inst_off))
+        for i in range(n_inst):
+            name_off, *rest = _INSTANCE.unpack_from(r.data, base + inst_off + i * _INSTANCE.size)
+            model.class_instances.append(ClassInstance(chunk_string(r, name_off, "instance name"), *rest))
         return model
 
     def build(self) -> bytes:
@@ -121,7 +122,7 @@ class Interfaces:
             _INSTANCE.pack_into(out, inst_off + i * _INSTANCE.size, name(inst.name), inst.type, inst.reserved,
                                 inst.constant_buffer, inst.constant_buffer_offset, inst.texture, inst.sampler)
         for i, ct in enumerate(self.class_types):
-            _CLASS_TYPE.pack_into(out, type_off + i * _CLASS_TYPE.size, name(ct.name), ct.id,
+            _CLASS_TYPE.pack_into(out, type_off + i * _CLASS_TYPE.size, name(ct.name), ct.reserved,
                                   ct.constant_buffer_stride, ct.texture, ct.sampler)
         _HEADER.pack_into(out, 0, len(self.class_instances), len(self.class_types), len(self.slots),
                           self.interface_slot_count, inst_off, type_off, slot_off, *self.reserved)

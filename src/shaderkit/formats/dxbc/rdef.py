@@ -225,24 +225,23 @@ class ResourceDefinition:
         sm5 = rd.is_sm5
         binding_st = _BINDING51 if rd.is_sm51 else _BINDING
         parser = _Parser(r, sm5)
-        with r.scope("RDEF"):
-            rd.creator = chunk_string(r, creator_off, "creator") if creator_off else ""
-            if rb_count == 0:
-                rd.empty_binding_offset = rb_off
-            r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
-            for i in range(rb_count):
-                fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
-                with r.scope(f"resource_bindings[{i}]"):
-                    name = chunk_string(r, fields_[0], "name")
-                rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
-            r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
-            for i in range(cb_count):
-                name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
-                    r.data, base + cb_off + i * _CBUFFER.size)
-                with r.scope(f"constant_buffers[{i}]"):
-                    cb = ConstantBuffer(chunk_string(r, name_off, "name"), [], size, cb_flags, cb_type)
-                    cb.variables = parser.variables(var_count, var_off)
-                rd.constant_buffers.append(cb)
+        rd.creator = chunk_string(r, creator_off, "creator") if creator_off else ""
+        if rb_count == 0:
+            rd.empty_binding_offset = rb_off
+        r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
+        for i in range(rb_count):
+            fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
+            with r.scope(f"resource_bindings[{i}]"):
+                name = chunk_string(r, fields_[0], "name")
+            rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
+        r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
+        for i in range(cb_count):
+            name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
+                r.data, base + cb_off + i * _CBUFFER.size)
+            with r.scope(f"constant_buffers[{i}]"):
+                cb = ConstantBuffer(chunk_string(r, name_off, "name"), [], size, cb_flags, cb_type)
+                cb.variables = parser.variables(var_count, var_off)
+            rd.constant_buffers.append(cb)
         return rd
 
     # -- building --------------------------------------------------------------------------

@@ -116,7 +116,7 @@ class RootSignature:
         for i in range(count):
             ptype, vis, payload = _PARAM.unpack_from(r.data, base + params_off + i * _PARAM.size)
             param = RootParameter(ptype, vis)
-            with r.scope(f"RTS0.parameters[{i}]"):
+            with r.scope(f"parameters[{i}]"):
                 if ptype == 0:
                     range_count, ranges_off = r.unpack_at(at(payload), "2I", "descriptor table")
                     r.check_count(range_count, range_st.size, "descriptor ranges", at(ranges_off))
