@@ -36,29 +36,35 @@ _G = (
     + tuple((3 * i + 5) % 16 for i in range(32, 48))
     + tuple((7 * i) % 16 for i in range(48, 64))
 )
-_ROUNDS = tuple(zip(range(64), _K, _S, _G))
+# (constant, shift, word index) for each of the four 16-step rounds
+_R1, _R2, _R3, _R4 = (tuple(zip(_K[i : i + 16], _S[i : i + 16], _G[i : i + 16])) for i in (0, 16, 32, 48))
 
 
 def _compress(state: tuple[int, int, int, int], block: tuple[int, ...]) -> tuple[int, int, int, int]:
     """One MD5 compression of 16 little-endian words into ``state``."""
     a, b, c, d = state
-    for i, k, s, g in _ROUNDS:
-        if i < 16:
-            f = (b & c) | (~b & d)
-        elif i < 32:
-            f = (d & b) | (~d & c)
-        elif i < 48:
-            f = b ^ c ^ d
-        else:
-            f = c ^ (b | (~d & _MASK))
-        x = (a + (f & _MASK) + k + block[g]) & _MASK
+    m = _MASK
+    for k, s, g in _R1:
+        x = (a + ((b & c) | (~b & d)) + k + block[g]) & m
         a, d, c = d, c, b
-        b = (b + ((x << s) | (x >> (32 - s)))) & _MASK
+        b = (b + ((x << s) | (x >> (32 - s)))) & m
+    for k, s, g in _R2:
+        x = (a + ((d & b) | (~d & c)) + k + block[g]) & m
+        a, d, c = d, c, b
+        b = (b + ((x << s) | (x >> (32 - s)))) & m
+    for k, s, g in _R3:
+        x = (a + (b ^ c ^ d) + k + block[g]) & m
+        a, d, c = d, c, b
+        b = (b + ((x << s) | (x >> (32 - s)))) & m
+    for k, s, g in _R4:
+        x = (a + (c ^ (b | (~d & m))) + k + block[g]) & m
+        a, d, c = d, c, b
+        b = (b + ((x << s) | (x >> (32 - s)))) & m
     return (
-        (state[0] + a) & _MASK,
-        (state[1] + b) & _MASK,
-        (state[2] + c) & _MASK,
-        (state[3] + d) & _MASK,
+        (state[0] + a) & m,
+        (state[1] + b) & m,
+        (state[2] + c) & m,
+        (state[3] + d) & m,
     )
 
 
