@@ -96,3 +96,38 @@ def test_arbitrary_text_raises_only_assembly_error(text: str) -> None:
         assemble_sources([("fuzz.pica", ".proc main\n" + text + "\nend\n.end\n")])
     except AssemblyError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("src", "words"),
+    [
+        ("; shaderkit: opdescs 0x36f\n.proc main\n  mov r0, r1.yyyy  ; shaderkit: desc 0\n  end\n.end\n",
+         "does not match"),
+        ("; shaderkit: opdescs 0x36f\n.proc main\n  mov r0, r1  ; shaderkit: desc 3\n  end\n.end\n",
+         "does not match"),
+        (".proc main\n  mov r0, r1\n; shaderkit: opdescs 0x36f\n  end\n.end\n", "before any instruction"),
+        ("; shaderkit: dvle colour=1\n.proc main\n  end\n.end\n", "unknown DVLE header field"),
+        ("; shaderkit: opdescs 0xzz\n", "bad pragma"),
+    ],
+)
+def test_pragma_errors(src: str, words: str) -> None:
+    assert words in _error(src).message
+
+
+def test_pragmas_pin_descriptors_and_header() -> None:
+    import struct
+
+    # two descriptors that agree on every used bit: picasso would merge them, the pins keep both
+    src = ("; shaderkit: opdescs 0x36f 0x6c36f\n; shaderkit: dvle version=0 output_mask=0\n"
+           "; shaderkit: label 7 1 there 0x5\n.proc main\n  mov r0, r1  ; shaderkit: desc 1\n"
+           "there:\n  mov r0, r1\n  end\n.end\n")
+    data = assemble_sources([("p.pica", src)])
+    assert struct.unpack_from("<4I", data, 12 + 40) == (0x4C000000 | 0x10 << 21 | 0x11 << 12 | 1,
+                                                        0x4C000000 | 0x10 << 21 | 0x11 << 12, 0x88000000,
+                                                        0x36F)
+    dvle = struct.unpack_from("<I", data, 8)[0]
+    assert struct.unpack_from("<H", data, dvle + 4)[0] == 0  # version
+    assert struct.unpack_from("<H", data, dvle + 0x12)[0] == 0  # output mask
+    label_off, label_count = struct.unpack_from("<II", data, dvle + 0x20)
+    assert label_count == 1
+    assert struct.unpack_from("<B3xII", data, dvle + label_off) == (7, 1, 5)

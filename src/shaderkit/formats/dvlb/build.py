@@ -14,6 +14,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvlb,
     Dvle,
     Dvlp,
+    Label,
     OperandDescriptor,
     Output,
     Uniform,
@@ -57,6 +58,10 @@ def program_to_dvlb(program: Program) -> Dvlb:
         # picasso writes "$" in identifiers as "." in the symbol table
         dvle.uniforms = [Uniform(u.name.replace("$", "."), u.index, u.index + u.size - 1)
                          for u in data.sorted_uniforms()]
+        # shaderkit pragmas: header fields and label entries of files picasso did not make
+        for key, value in data.overrides.items():
+            setattr(dvle, key, value)
+        dvle.labels = [Label(lid, offset, name, unknown) for lid, offset, name, unknown in data.labels]
         dvles.append(dvle)
     dvlp = Dvlp(code=list(program.code), opdescs=[OperandDescriptor(d & 0xFFFFFFFF) for d in program.opdescs])
     return Dvlb(dvlp=dvlp, dvles=dvles)

@@ -36,6 +36,11 @@ from shaderkit.isa.pica.opcodes import (
 )
 
 UNIT_MARKER = "; shaderkit: DVLE"
+#: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
+PRAGMA_OPDESCS = "; shaderkit: opdescs"
+PRAGMA_DESC = "; shaderkit: desc"
+PRAGMA_DVLE = "; shaderkit: dvle"
+PRAGMA_LABEL = "; shaderkit: label"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {CONSTANT_FVEC: ".fvec", CONSTANT_IVEC: ".ivec", CONSTANT_BOOL: ".bool"}
@@ -268,6 +273,8 @@ class _Code:
 
     def __init__(self, code: list[int], opdescs: list[int], procs: dict[tuple[int, int], str],
                  proc_starts: dict[int, str]) -> None:
+        #: add "; shaderkit: desc N" to each instruction (when picasso's merging would differ)
+        self.hints = False
         self.code = code
         self.insts = [decode(w) for w in code]
         self.opdescs = opdescs
@@ -305,12 +312,18 @@ class _Code:
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
         inst = self.insts[pos]
         word = self.code[pos]
+        if inst.extra:
+            unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
+        if inst.fmt in _SOURCE_FORMATS and self.hints:
+            return self.text_of(unit, inst, word, names, labels) + f"  {PRAGMA_DESC} {inst.get('desc')}"
+        return self.text_of(unit, inst, word, names, labels)
+
+    def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
+                labels: dict[int, str]) -> str:
         m = inst.mnemonic
         fmt = inst.fmt
         ops = inst.operands
-        if inst.extra:
-            unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
-        if fmt in ("1", "1i", "1u", "1m", "1c", "5", "5i"):
+        if fmt in _SOURCE_FORMATS:
             desc = self.desc(unit, inst)
             if fmt in ("1", "1i"):
                 base = m[:-1] if fmt == "1i" else m
@@ -494,7 +507,47 @@ def _entry(dvle: Dvle, lo: int, hi: int) -> tuple[int, int]:
 
 
 def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
-    """One picasso source per DVLE."""
+    """One picasso source per DVLE.
+
+    When picasso's descriptor merging would not rebuild this file's descriptor table (files made
+    by nihstro keep descriptors that agree on every used bit apart), the text also carries
+    ``; shaderkit: opdescs ...`` and per-instruction ``; shaderkit: desc N`` comments: picasso
+    ignores them, ``shaderkit asm`` uses them to rebuild the same table and words.
+    """
+    texts = _sources(dvlb, False, [{}] * len(dvlb.dvles))
+    rebuilt = _rebuild(texts)
+    if rebuilt is None:
+        return texts  # not representable either way; keep the plain text
+    same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
+    headers = [_header_overrides(old, new) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
+    if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers)
+                                                  and not any(d.labels for d in dvlb.dvles)):
+        return texts
+    return _sources(dvlb, not same_code, headers)
+
+
+def _rebuild(texts: list[str]) -> Dvlb | None:
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dvlb.build import program_to_dvlb, split_units
+    from shaderkit.isa.pica.assembler import assemble
+
+    try:
+        return program_to_dvlb(assemble(split_units("\n".join(texts), "check")))
+    except AssemblyError:
+        return None
+
+
+_HEADER_FIELDS = ("version", "shader_type", "merge_outmaps", "main_offset", "endmain_offset", "input_mask",
+                  "output_mask", "gs_mode", "gs_fixed_vertex_start", "gs_variable_vertex_num",
+                  "gs_fixed_vertex_num")
+
+
+def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
+    """DVLE header fields picasso would write differently (files from nihstro or old picasso)."""
+    return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
+
+
+def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -512,6 +565,7 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
         procs.setdefault((start, size), name)
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
+    printer.hints = hints
     for word, inst in zip(code, printer.insts):
         if inst.mnemonic in _FLOW_CALLS:
             start, num = inst.get("dst"), word & 0x3FF
@@ -528,6 +582,15 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
         lo, hi = ranges[i]
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
+        if hints and i == 0:
+            unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
+        if headers[i]:
+            unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+        for label in dvle.labels:
+            if _valid_ident(label.name):
+                unit.add(f"{PRAGMA_LABEL} {label.id} {label.program_offset} {label.name} {label.unknown:#x}")
+            else:
+                unit.lossy(f"label name {label.name!r} cannot be written")
         names = _Names()
         used: set[str] = set()
         gsh_space = False

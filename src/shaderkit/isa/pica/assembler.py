@@ -43,6 +43,14 @@ MAX_UNIFORM = 0x60
 MAX_CONSTANT = 0x60
 MAX_OUTPUT = 16
 MAX_VSH_SIZE = 512
+#: comment pragmas understood by this assembler (picasso skips them as comments)
+PRAGMA = "shaderkit:"
+#: DVLE header fields a "; shaderkit: dvle" pragma may set, with their bit masks
+HEADER_FIELDS = {
+    "version": 0xFFFF, "shader_type": 0xFF, "merge_outmaps": 0xFF, "main_offset": 0xFFFFFFFF,
+    "endmain_offset": 0xFFFFFFFF, "input_mask": 0xFFFF, "output_mask": 0xFFFF, "gs_mode": 0xFF,
+    "gs_fixed_vertex_start": 0xFF, "gs_variable_vertex_num": 0xFF, "gs_fixed_vertex_num": 0xFF,
+}
 
 # 6-bit opcode values used by the encoder below (see opcodes.OPCODES)
 OP = {row.mnemonic: row.opcode for row in BY_MNEMONIC.values()}
@@ -107,6 +115,10 @@ class DvleData:
     uniforms: list[Uniform] = field(default_factory=list)
     constants: list[Constant] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
+    #: from "; shaderkit: dvle field=value ..." pragmas: header fields to write as given
+    overrides: dict[str, int] = field(default_factory=dict)
+    #: from "; shaderkit: label id offset name [unknown]" pragmas: label table entries
+    labels: list[tuple[int, int, str, int]] = field(default_factory=list)
 
     @property
     def uses_gsh_space(self) -> bool:
@@ -330,6 +342,9 @@ class Assembler:
         self.dvles: list[DvleData] = []
         self.bundles = (_Bundle(), _Bundle())
         self.last_was_end = False
+        # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
+        self.pinned = False
+        self.desc_hint: int | None = None
         # per file
         self.filename = "<source>"
         self.line_no = 0
@@ -390,6 +405,43 @@ class Assembler:
 
     def _line(self, raw: str) -> None:
         semi = raw.find(";")
+        if semi >= 0 and raw[semi + 1:].lstrip().startswith(PRAGMA):
+            self._pragma(raw, semi)
+        try:
+            self._statement(raw, semi)
+        finally:
+            self.desc_hint = None
+
+    def _pragma(self, raw: str, semi: int) -> None:
+        """shaderkit's comment pragmas (picasso ignores them): descriptor table and choices."""
+        words = raw[semi + 1:].strip()[len(PRAGMA):].split()
+        col = semi + 1
+        try:
+            if words and words[0] == "opdescs":
+                if self.opdescs or self.code:
+                    raise self.error("the descriptor table must be given before any instruction", col)
+                values = [int(w, 16) for w in words[1:]]
+                if len(values) > MAX_OPDESC or any(not 0 <= v < 1 << 32 for v in values):
+                    raise self.error("bad descriptor table", col)
+                self.opdescs = values
+                self.opdesc_masks = [0xFFFFFFFF] * len(values)
+                self.pinned = True
+            elif words and words[0] == "desc" and len(words) == 2:
+                self.desc_hint = int(words[1], 0)
+            elif words and words[0] == "dvle":
+                for item in words[1:]:
+                    key, _, value = item.partition("=")
+                    if key not in HEADER_FIELDS:
+                        raise self.error(f"unknown DVLE header field: {key}", col)
+                    self.get_dvle().overrides[key] = int(value, 0) & HEADER_FIELDS[key]
+            elif words and words[0] == "label" and len(words) in (4, 5):
+                extra = int(words[4], 0) if len(words) == 5 else 0
+                self.get_dvle().labels.append((int(words[1], 0) & 0xFF, int(words[2], 0) & 0xFFFFFFFF,
+                                               words[3], extra & 0xFFFFFFFF))
+        except ValueError:
+            raise self.error(f"bad pragma: {' '.join(words)}", col) from None
+
+    def _statement(self, raw: str, semi: int) -> None:
         end = len(raw) if semi < 0 else semi
         while end > 0 and raw[end - 1].isspace():
             end -= 1
@@ -547,6 +599,11 @@ class Assembler:
     # -- descriptors ----------------------------------------------------------------------------
     def find_or_add_opdesc(self, mnemonic: str, opdesc: int, mask: int, col: int) -> int:
         mask = optimize_mask(mask, mnemonic, opdesc)
+        if self.pinned and self.desc_hint is not None:
+            hint = self.desc_hint
+            if not 0 <= hint < len(self.opdescs) or (self.opdescs[hint] ^ opdesc) & mask:
+                raise self.error(f"descriptor {hint} does not match the operands", col)
+            return hint
         for i, (value, have) in enumerate(zip(self.opdescs, self.opdesc_masks)):
             common = mask & have
             if opdesc & common == value & common:
@@ -696,11 +753,12 @@ def _mad(asm: Assembler, name: str, col: int) -> None:
             "source registers must be different input registers (v0..v15)", s1col)
     desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
                                   MASK_D123, col)
-    if desc >= MAX_MAD_OPDESC:
+    if desc >= MAX_MAD_OPDESC and not (asm.pinned and asm.desc_hint is not None):
         free = next((i for i in range(MAX_MAD_OPDESC) if not asm.opdesc_is_mad >> i & 1), -1)
         _ensure(asm, free >= 0, "too many operand descriptors for MAD (limit is 32)", col)
         asm.swap_opdesc(free, desc)
         desc = free
+    _ensure(asm, desc < MAX_MAD_OPDESC, f"descriptor {desc} is out of MAD's range (0-31)", col)
     asm.opdesc_is_mad |= 1 << desc
     if not inverted:
         word = (OP["mad"] << 26 | desc | s3.reg << 5 | s2.reg << 10 | s1.reg << 17 | s2.idx << 22
