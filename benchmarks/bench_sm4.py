@@ -36,14 +36,14 @@ def programs(data: bytes, depth: int = 0) -> list[bytes]:
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    """Best wall time of ``repeat`` runs, garbage collector off (as timeit does)."""
+    """Best CPU time of ``repeat`` runs (one core; robust on a busy machine), GC off as in timeit."""
     times = []
     gc.disable()
     try:
         for _ in range(repeat):
-            start = time.perf_counter()
+            start = time.process_time()
             fn()
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
     finally:
         gc.enable()
     return min(times)

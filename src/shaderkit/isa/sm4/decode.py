@@ -50,6 +50,16 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
     if pos >= end:
         raise cur.fail("operand runs past the end of its instruction")
     token = words[pos]
+    op_type = (token >> 12) & 0xFF
+    if not token & 0xFFC00000 and op_type != 4 and op_type != 5:
+        # fast path (most operands): no extended token, only immediate indices
+        dim = (token >> 20) & 3
+        stop = pos + 1 + dim
+        if stop > end:
+            raise cur.fail("operand index runs past the instruction end", end)
+        cur.pos = stop
+        return Operand(op_type, token & 3, (token >> 2) & 3, (token >> 4) & 0xFF,
+                       [Index(0, w) for w in words[pos + 1 : stop]], [], [])
     pos += 1
     extended: list[int] = []
     more = token >> 31
@@ -61,7 +71,6 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
         more = ext >> 31
         extended.append(ext & 0x7FFFFFFF)
     comps = token & 3
-    op_type = (token >> 12) & 0xFF
     dim = (token >> 20) & 3
     op = Operand(op_type, comps, (token >> 2) & 3, (token >> 4) & 0xFF, [], extended, [])
     if op_type == 4 or op_type == 5:

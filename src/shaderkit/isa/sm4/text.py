@@ -116,6 +116,8 @@ class Formatter:
         self.prog = prog
         self.legacy = legacy
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
+        #: prefixes of the register types whose first index is glued to the name
+        self.glued = {t: (UPPER_51[t] if self.sm51 and t in UPPER_51 else REGISTER_NAMES[t]) for t in _GLUED}
 
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
@@ -165,7 +167,21 @@ class Formatter:
         return _SELECT[bits & 3]
 
     def operand(self, op: Operand, kind: Imm, annotate: bool = True) -> str:
-        if op.type == 4 or op.type == 5:
+        t = op.type
+        indices = op.indices
+        if len(indices) == 1 and not op.extended and t in self.glued:
+            first = indices[0]
+            if first.rep == 0:  # fast path: r0.xyzw, v1.x, o0.xy, cb0 ...
+                text = self.glued[t] + str(first.value)
+                if op.num_components == 2:
+                    sel = op.selection_mode
+                    if sel == 0:
+                        return text + _MASKS_DOT[op.component_bits & 0xF]
+                    if sel == 1:
+                        return text + _SWIZZLES[op.component_bits]
+                    return text + _SELECT[op.component_bits & 3]
+                return text
+        if t == 4 or t == 5:
             text = self.immediate(op, kind)
         else:
             text = self.register(op) + self.components(op)
@@ -249,13 +265,16 @@ class Formatter:
         if not inst.operands:
             return name + " "
         kind = info.imm
-        special = dict(info.imm_at) if info.imm_at else None
-        parts = []
-        for i, op in enumerate(inst.operands):
-            k = special.get(i, kind) if special else kind
-            parts.append(self.operand(op, k, annotate=False))
-        if any(op.extended for op in inst.operands):
-            self.precision_notes(inst, parts)
+        special = _IMM_AT.get(inst.opcode)
+        operand = self.operand
+        if special is None:
+            parts = [operand(op, kind, False) for op in inst.operands]
+        else:
+            parts = [operand(op, special.get(i, kind), False) for i, op in enumerate(inst.operands)]
+        for op in inst.operands:
+            if op.extended:
+                self.precision_notes(inst, parts)
+                break
         return name + " " + ", ".join(parts)
 
     def precision_notes(self, inst: Instruction, parts: list[str]) -> None:
@@ -422,23 +441,30 @@ class Formatter:
         prog = self.prog
         out = [prog.profile]
         level = 0
+        blocks = _BLOCKS
+        instruction = self.instruction
         for inst in prog.instructions:
-            info = OPCODES.get(inst.opcode)
-            block = info.block if info is not None else Block.NONE
-            if block == Block.CLOSE or block == Block.MIDDLE:
-                level = max(level - 1, 0)
-            elif block == Block.PHASE:
-                level = 0
-            text = self.instruction(inst)
-            indent = _INDENT[level] if level < 64 else "  " * level
-            if "\n" in text:
-                text = text.replace("\n", "\n" + indent)
-            out.append(indent + text)
-            if block == Block.OPEN or block == Block.MIDDLE:
+            block = blocks.get(inst.opcode, 0)
+            if block:
+                if block == _CLOSE or block == _MIDDLE:
+                    level = max(level - 1, 0)
+                elif block == _PHASE:
+                    level = 0
+            text = instruction(inst)
+            if level:
+                indent = _INDENT[level] if level < 64 else "  " * level
+                if "\n" in text:
+                    text = text.replace("\n", "\n" + indent)
+                text = indent + text
+            out.append(text)
+            if block == _OPEN or block == _MIDDLE:
                 level += 1
         return out
 
 
+_BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}
+_OPEN, _CLOSE, _MIDDLE, _PHASE = int(Block.OPEN), int(Block.CLOSE), int(Block.MIDDLE), int(Block.PHASE)
+_IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
 _SPACED = frozenset({88, 89, 90, 156, 157, 158, 161, 162})
 # conversions: sources and destination have different data types
 _CONVERSIONS = frozenset({27, 28, 43, 86, 130, 131, 201, 202, 214, 215, 216, 217})
