@@ -157,7 +157,7 @@ class Sharc(ShaderFile):
                     "variation_count": p.variation_count,
                     "macros": [{"name": m.name, "id": m.id, "values": list(m.values)} for m in p.variation_macros],
                     **{f"{stage}_defines": len(p.macros[k]) for k, stage in enumerate(STAGES)},
-                    **{kind: [s.name for s in getattr(p, kind)] for kind in SYMBOL_KINDS},
+                    **{kind: len(getattr(p, kind)) for kind in SYMBOL_KINDS},
                 }
                 for p in self.programs
             ],

@@ -299,6 +299,9 @@ class GX2Shader:
     def build(self, style: PointerStyle, endian: str, base: int = 0, code_align: int = 0x100) -> BuiltBlob:
         """Serialise the blob; ``base`` is its absolute file offset (for code alignment)."""
         layout = self.layout
+        for kind in ARRAY_INFO:
+            if kind not in self.ARRAYS and getattr(self, kind):
+                raise ValueError(f"a {self.STAGE} shader has no {kind}")
         sizes: dict[Key, int] = {}
         for key, size in self._items():
             if key in CODE_KEYS and not style.code_inside:
