@@ -39,6 +39,7 @@ from typing import Any, Union
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
 from shaderkit.formats.dxbc.ifce import Interfaces
@@ -59,7 +60,7 @@ MAX_DEPTH = 4
 
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
-    Interfaces, RootSignature, "LibraryFunction",
+    Interfaces, RootSignature, Level9Shader, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -94,6 +95,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Interfaces.parse(r)
     if fourcc == "RTS0":
         return RootSignature.parse(r)
+    if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
+        return Level9Shader.parse(r, fourcc)
     if fourcc == "LIBF":
         if depth >= MAX_DEPTH:
             raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
@@ -285,6 +288,11 @@ class DxbcContainer(ShaderFile):
     @property
     def root_signature(self) -> RootSignature | None:
         return self._first(RootSignature, "RTS0")
+
+    @property
+    def level9(self) -> Level9Shader | None:
+        """The Aon9 chunk of a ``*_level_9_*`` shader."""
+        return self._first(Level9Shader, "Aon9")
 
     @property
     def functions(self) -> list[DxbcContainer]:

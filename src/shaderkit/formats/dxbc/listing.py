@@ -8,6 +8,9 @@ structured-buffer element types with offsets, sizes, ``[unused]`` and default va
 table, and the SM5.1 table with the ``ID`` column), the patch-constant, input and output
 signatures, the tessellation tables (from STAT) and the class-linkage tables (IFCE).
 :func:`comment_footer` is the ``// Approximately N instruction slots used`` line (0 without STAT).
+Level-9 shaders get the ``Aon9`` mapping tables at the end of the header; the disassembler prints
+the ``Level9 shader bytecode:`` title and program, and calls :func:`level9_mappings` for the
+XNA prepass/shadow variants.
 
 Blank comment lines follow fxc 10.1; listings by fxc 9.30 carry an extra ``///`` line after the
 preamble. Lines are returned without trailing newlines, with fxc's trailing blanks.
@@ -18,6 +21,8 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING
 
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.rdef import (
     ConstantBuffer,
     ResourceBinding,
@@ -27,11 +32,12 @@ from shaderkit.formats.dxbc.rdef import (
 )
 from shaderkit.formats.dxbc.sfi0 import FEATURE_NAMES
 from shaderkit.formats.dxbc.signature import Signature, SignatureElement
+from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
 
-__all__ = ["comment_header", "comment_footer"]
+__all__ = ["comment_header", "comment_footer", "level9_mappings"]
 
 DISASSEMBLER = "Microsoft (R) D3D Shader Disassembler"
 _WORD = struct.Struct("<I")
@@ -317,50 +323,55 @@ def class_lines(container: DxbcContainer) -> list[str]:
 
 
 # -- level 9 (Aon9) -----------------------------------------------------------------------------
-_AON9_HEAD = struct.Struct("<4I10H")
-_CB_MAPPING = struct.Struct("<4H4B")
 _CONVERSIONS = {0: "FLT", 1: "BOOL", 2: "INT", 3: "UINT"}
 _RUNTIME_CONSTANTS = {0: "Vertex Shader position offset"}
 
 
 def level9_lines(container: DxbcContainer) -> list[str]:
-    """The DX9 mapping tables of an ``Aon9`` chunk, up to the ``Level9 shader bytecode:`` title.
+    """The DX9 mapping tables of the ``Aon9`` chunk (the disassembler adds the bytecode title)."""
+    aon9 = container.level9
+    return [] if aon9 is None else _mapping_lines(aon9)
 
-    Aon9 payload: ``size, d3d9 version, bytecode size, bytecode offset`` then (count, offset) u16
-    pairs for constant-buffer mappings (12 bytes: buffer, start register, register count, target
-    register, 4 conversion bytes), loop registers, an unused table, sampler mappings (4 bytes:
-    target sampler, source sampler, source resource, pad) and runtime constants (4 bytes:
-    description, target register).
-    """
-    chunk = container.chunk("Aon9")
-    data = bytes(getattr(chunk, "data", b""))
-    if len(data) < _AON9_HEAD.size:
+
+def level9_mappings(payload: bytes) -> list[str]:
+    """Mapping tables of an Aon9/XNAS/XNAP payload (used for the XNA variants); [] if unreadable."""
+    r = Reader(bytes(payload), context="level9")
+    try:
+        if not Level9Shader.understood(r):
+            return []
+        return _mapping_lines(Level9Shader.parse(r))
+    except ShaderFormatError:
         return []
-    (_, _, _, _, cb_count, cb_off, _, _, _, _, smp_count, smp_off, rt_count, rt_off) = _AON9_HEAD.unpack_from(data)
+
+
+def _mapping_lines(aon9: Level9Shader) -> list[str]:
     out: list[str] = []
-    if cb_count and cb_off + cb_count * _CB_MAPPING.size <= len(data):
+    if aon9.constant_buffer_mappings:
         out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//",
                 "// Target Reg Buffer  Start Reg # of Regs        Data Conversion",
                 "// ---------- ------- --------- --------- ----------------------"]
-        for buf, start, count, target, *conv in _CB_MAPPING.iter_unpack(data[cb_off : cb_off + cb_count * 12]):
-            text = ",".join(f"{_CONVERSIONS.get(c, '?'):>4}" for c in conv)
-            out.append(f"// {'c' + str(target):<10} {'cb' + str(buf):<7} {start:>9} {count:>9}  ({text})")
+        for m in aon9.constant_buffer_mappings:
+            text = ",".join(f"{_CONVERSIONS.get(c, '?'):>4}" for c in m.conversions)
+            out.append(f"// {'c' + str(m.target_register):<10} {'cb' + str(m.buffer):<7} {m.start_register:>9} "
+                       f"{m.register_count:>9}  ({text})")
         out.append("//")
-    if rt_count and rt_off + rt_count * 4 <= len(data):
+    if aon9.runtime_constant_mappings:
         out += ["//", "// Runtime generated constant mappings:", "//",
                 "// Target Reg                               Constant Description",
                 "// ---------- --------------------------------------------------"]
-        for desc, target in struct.iter_unpack("<2H", data[rt_off : rt_off + rt_count * 4]):
-            out.append(f"// {'c' + str(target):<10} {_RUNTIME_CONSTANTS.get(desc, str(desc)):>50}")
+        for r in aon9.runtime_constant_mappings:
+            desc = _RUNTIME_CONSTANTS.get(r.description, str(r.description))
+            out.append(f"// {'c' + str(r.target_register):<10} {desc:>50}")
         out.append("//")
-    if smp_count and smp_off + smp_count * 4 <= len(data):
+    if aon9.sampler_mappings:
         out += ["//", "// Sampler/Resource to DX9 shader sampler mappings:", "//",
                 "// Target Sampler Source Sampler  Source Resource",
                 "// -------------- --------------- ----------------"]
-        for target, sampler, resource, _ in struct.iter_unpack("<4B", data[smp_off : smp_off + smp_count * 4]):
-            out.append(f"// {'s' + str(target):<14} {'s' + str(sampler):<15} {'t' + str(resource):<16} ")
+        for s in aon9.sampler_mappings:
+            out.append(f"// {'s' + str(s.target_sampler):<14} {'s' + str(s.source_sampler):<15} "
+                       f"{'t' + str(s.source_resource):<16} ")
         out.append("//")
-    out += ["//", "// Level9 shader bytecode:", "//"]
+    out.append("//")  # fxc's blank line before the "... shader bytecode:" title
     return out
 
 

@@ -1,0 +1,118 @@
+"""Aon9 / XNAS / XNAP: the Direct3D 9 program of a ``*_level_9_*`` shader and its register maps.
+
+Payload: ``u32 size`` (of the payload), ``u32 d3d9 version token``, ``u32 program size``,
+``u32 program offset``, then five (u16 count, u16 offset) pairs: constant-buffer mappings,
+loop-register mappings, an unused table, sampler mappings, runtime constant mappings; the
+tables; and the D3D9 token stream, which ends the payload.
+
+* constant-buffer mapping (12 bytes): u16 buffer, start register, register count, target
+  register, then 4 data-conversion bytes (0 FLT, 2 INT, 3 UINT);
+* sampler mapping (4 bytes): u8 target sampler, source sampler, source resource, reserved;
+* runtime constant (4 bytes): u16 description (0 = vertex shader position offset), target.
+
+fxc writes the sampler table first, then the constant-buffer table, then the runtime
+constants, then the program; an empty table points where it would have started.
+:meth:`Level9Shader.build` reproduces that layout. The loop-register and unused tables are
+empty in every file seen; payloads using them are kept as raw chunks by the container.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from shaderkit.io.reader import Reader
+
+_HEAD = struct.Struct("<4I10H")
+_CB = struct.Struct("<4H4B")
+_SAMPLER = struct.Struct("<4B")
+_RUNTIME = struct.Struct("<2H")
+
+
+@dataclass
+class ConstantBufferMapping:
+    buffer: int
+    start_register: int
+    register_count: int
+    target_register: int
+    conversions: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass
+class SamplerMapping:
+    target_sampler: int
+    source_sampler: int
+    source_resource: int
+    reserved: int = 0
+
+
+@dataclass
+class RuntimeConstantMapping:
+    description: int
+    target_register: int
+
+
+@dataclass
+class Level9Shader:
+    fourcc: str = "Aon9"
+    #: D3D9 version token (``0xFFFF0200`` = ps_2_0, ``0xFFFE0200`` = vs_2_0)
+    version: int = 0xFFFF0200
+    constant_buffer_mappings: list[ConstantBufferMapping] = field(default_factory=list)
+    sampler_mappings: list[SamplerMapping] = field(default_factory=list)
+    runtime_constant_mappings: list[RuntimeConstantMapping] = field(default_factory=list)
+    #: the D3D9 token stream (version token first)
+    program: bytes = b""
+
+    @staticmethod
+    def understood(r: Reader) -> bool:
+        """True when the payload uses only the tables this model knows."""
+        if r.remaining < _HEAD.size:
+            return False
+        head = _HEAD.unpack_from(r.data, r.pos)
+        return head[6] == 0 and head[8] == 0
+
+    @classmethod
+    def parse(cls, r: Reader, fourcc: str = "Aon9") -> Level9Shader:
+        base = r.start
+        (size, version, prog_size, prog_off, cb_count, cb_off, _, _, _, _, smp_count, smp_off,
+         rt_count, rt_off) = r.unpack_at(base, _HEAD.format[1:], "Aon9 header")
+        model = cls(fourcc, version)
+        if size != r.end - base:
+            raise r.error(f"payload size field {size} differs from the chunk size {r.end - base}", base)
+
+        def table(count: int, offset: int, st: struct.Struct, what: str) -> list[tuple[int, ...]]:
+            r.check_count(count, st.size, what, base + offset)
+            return list(st.iter_unpack(r.data[base + offset : base + offset + count * st.size]))
+
+        for buf, start, count, target, *conv in table(cb_count, cb_off, _CB, "constant buffer mappings"):
+            model.constant_buffer_mappings.append(
+                ConstantBufferMapping(buf, start, count, target, (conv[0], conv[1], conv[2], conv[3])))
+        model.sampler_mappings = [SamplerMapping(*v) for v in table(smp_count, smp_off, _SAMPLER, "sampler mappings")]
+        model.runtime_constant_mappings = [RuntimeConstantMapping(*v)
+                                           for v in table(rt_count, rt_off, _RUNTIME, "runtime constants")]
+        if prog_off + prog_size != size:
+            raise r.error(f"program of {prog_size} bytes at {prog_off:#x} does not end the payload", base + 8)
+        model.program = r.sub(base + prog_off, prog_size, "program").read(prog_size)
+        return model
+
+    def build(self) -> bytes:
+        smp_off = _HEAD.size
+        cb_off = smp_off + _SAMPLER.size * len(self.sampler_mappings)
+        rt_off = cb_off + _CB.size * len(self.constant_buffer_mappings)
+        prog_off = rt_off + _RUNTIME.size * len(self.runtime_constant_mappings)
+        out = bytearray(_HEAD.pack(
+            prog_off + len(self.program), self.version, len(self.program), prog_off,
+            len(self.constant_buffer_mappings), cb_off, 0, rt_off, 0, rt_off,
+            len(self.sampler_mappings), smp_off, len(self.runtime_constant_mappings), rt_off))
+        for s in self.sampler_mappings:
+            out += _SAMPLER.pack(s.target_sampler, s.source_sampler, s.source_resource, s.reserved)
+        for c in self.constant_buffer_mappings:
+            out += _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
+        for m in self.runtime_constant_mappings:
+            out += _RUNTIME.pack(m.description, m.target_register)
+        return bytes(out + self.program)
+
+    @property
+    def data(self) -> bytes:
+        """The payload bytes (for readers that decode the program themselves)."""
+        return self.build()
