@@ -4,6 +4,7 @@ raise ShaderFormatError and nothing else."""
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -148,3 +149,25 @@ def test_random_bytes_behind_a_valid_signature(tail: bytes) -> None:
         NvnProgramFile.from_bytes(bytes(tail))
     except ShaderFormatError:
         pass
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_corrupt_synthetic_file(draw: st.DataObject) -> None:
+    """The synthetic file has source, source-array and six-stage programs: corrupt those too."""
+    from test_bnsh_synthetic import make_model
+
+    data = _SYNTHETIC.setdefault("data", make_model().to_bytes())
+    positions = _SYNTHETIC.setdefault("pointers", _pointer_positions(data))
+    out = bytearray(data)
+    for _ in range(draw.draw(st.integers(1, 3))):
+        if draw.draw(st.booleans()):
+            pos = draw.draw(st.sampled_from(positions))
+            struct.pack_into("<Q", out, pos, draw.draw(st.integers(0, len(data) + 16)))
+        else:
+            pos = draw.draw(st.integers(0, (len(data) - 4) // 4)) * 4
+            struct.pack_into("<I", out, pos, draw.draw(st.integers(0, 2**32 - 1)))
+    _exercise(bytes(out))
+
+
+_SYNTHETIC: dict[str, Any] = {}
