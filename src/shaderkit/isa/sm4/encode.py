@@ -6,9 +6,11 @@ import struct
 
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.isa.sm4.model import Instruction, Operand, Program
-from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA
+from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA, OPCODES, Layout
 
 _REL_REPS = (2, 3, 4)
+#: opcodes whose raw words come before the operands (fcall: the call-site word)
+_RAW_FIRST = frozenset(v for v, info in OPCODES.items() if info.layout == Layout.CALL)
 
 
 def _chain(tokens: list[int]) -> list[int]:
@@ -52,7 +54,7 @@ def encode_instruction(inst: Instruction, out: list[int]) -> None:
     start = len(out)
     out.append(0)
     out.extend(_chain(inst.extended))
-    if inst.raw and inst.opcode == 120:  # fcall: interface id, operand, any padding
+    if inst.raw and inst.opcode in _RAW_FIRST:  # fcall: call-site word, operand, any padding
         out.append(inst.raw[0])
         for op in inst.operands:
             encode_operand(op, out)

@@ -94,6 +94,38 @@ class Instruction:
                 return ext
         return None
 
+    @property
+    def sample_offsets(self) -> tuple[int, int, int] | None:
+        """``_aoffimmi(u,v,w)`` immediate texel offsets (signed 4-bit), if present."""
+        ext = self.ext_of(1)
+        if ext is None:
+            return None
+        return (_s4(ext >> 9), _s4(ext >> 13), _s4(ext >> 17))
+
+    @property
+    def resource_dimension(self) -> int | None:
+        """Extended resource dimension (RESOURCE_DIMENSIONS index), if present."""
+        ext = self.ext_of(2)
+        return None if ext is None else (ext >> 6) & 0x1F
+
+    @property
+    def structure_stride(self) -> int | None:
+        ext = self.ext_of(2)
+        return None if ext is None else (ext >> 11) & 0xFFF
+
+    @property
+    def return_types(self) -> tuple[int, int, int, int] | None:
+        """Extended resource return types (RETURN_TYPES indices) for x, y, z, w, if present."""
+        ext = self.ext_of(3)
+        if ext is None:
+            return None
+        return ((ext >> 6) & 0xF, (ext >> 10) & 0xF, (ext >> 14) & 0xF, (ext >> 18) & 0xF)
+
+
+def _s4(value: int) -> int:
+    value &= 0xF
+    return value - 16 if value & 8 else value
+
 
 @dataclass(slots=True)
 class Program:

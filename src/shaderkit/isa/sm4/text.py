@@ -217,27 +217,23 @@ class Formatter:
             if c & 1:
                 name += "_t"
         if inst.extended:
-            offsets = inst.ext_of(1)
-            dim = inst.ext_of(2)
-            ret = inst.ext_of(3)
+            offsets = inst.sample_offsets
+            dim = inst.resource_dimension
+            rets = inst.return_types
             if offsets is not None:
                 name += "_aoffimmi"
             if dim is not None:
                 name += "_indexable"
             if offsets is not None:
-                u = _s4(offsets >> 9)
-                v = _s4(offsets >> 13)
-                w = _s4(offsets >> 17)
-                name += f"({u},{v},{w})"
+                name += "({},{},{})".format(*offsets)
             if dim is not None:
-                kind = (dim >> 6) & 0x1F
-                dname = RESOURCE_DIMENSIONS[kind] if kind < len(RESOURCE_DIMENSIONS) else f"dim{kind}"
-                if kind == 12:
-                    name += f"({dname}, stride={(dim >> 11) & 0xFFF})"
+                dname = RESOURCE_DIMENSIONS[dim] if dim < len(RESOURCE_DIMENSIONS) else f"dim{dim}"
+                if dim == 12:
+                    name += f"({dname}, stride={inst.structure_stride})"
                 else:
                     name += f"({dname})"
-            if ret is not None:
-                name += "(" + ",".join(_ret(ret >> (6 + 4 * i)) for i in range(4)) + ")"
+            if rets is not None:
+                name += "(" + ",".join(_ret(r) for r in rets) + ")"
         if ctl == Ctl.RESINFO:
             mode = c & 3
             if inst.opcode == 111:
@@ -476,11 +472,6 @@ _ESCAPES = {10: "\\n", 13: "\\r", 9: "\\t", 8: "\\b", 92: "\\\\"}
 
 def _prec(value: int) -> str:
     return MIN_PRECISION.get(value, f"min{value}") if value else "def32"
-
-
-def _s4(value: int) -> int:
-    value &= 0xF
-    return value - 16 if value & 8 else value
 
 
 def _ret(value: int) -> str:
