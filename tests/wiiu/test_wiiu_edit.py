@@ -127,3 +127,17 @@ def test_gsh_geometry_blocks_built_from_scratch() -> None:
     assert struct.unpack_from(">I", data, struct_at + 0x4C)[0] == 0x40
     assert struct.unpack_from(">I", data, struct_at + 0x54)[0] == 0x80
     assert struct.unpack_from(">2I", data, struct_at + 0x68) == (1, DATA_TAG | 0xC0)
+
+
+def test_gsh_v6_block_numbering() -> None:
+    # block-header major 0 numbers the GS copy program 13 (and textures 10-12)
+    gs = GX2GeometryShader(program=b"\x01" * 0x40, vertex_program=b"\x02" * 0x80, mode=2)
+    v0 = {"major_version": 0}
+    gsh = Gsh(blocks=[GfdBlock(8, shader=gs, **v0), GfdBlock(9, header_index=0, **v0),
+                      GfdBlock(13, header_index=0, **v0), GfdBlock(10, data=b"tex!", **v0), GfdBlock(1, **v0)])
+    gsh.header.major_version = 6
+    parsed = Gsh.from_bytes(gsh.to_bytes())
+    assert parsed.shaders == [gs]
+    assert [b.type_name for b in parsed.blocks] == [
+        "geometry_shader_header", "geometry_shader_program", "geometry_shader_copy_program", "texture_header", "end"]
+    assert parsed.blocks[3].data == b"tex!" and parsed.to_bytes() == gsh.to_bytes()

@@ -30,19 +30,34 @@ _TRAILER = struct.Struct(">4s9I")
 DATA_TAG = 0xD0600000
 TAG_MASK = 0xFFF00000
 
+#: block types of block-header major version 1 (GFD 7)
 BLOCK_TYPES = {
     0: "invalid", 1: "end", 2: "padding", 3: "vertex_shader_header", 4: "vertex_shader_program_old",
     5: "vertex_shader_program", 6: "pixel_shader_header", 7: "pixel_shader_program",
     8: "geometry_shader_header", 9: "geometry_shader_program", 10: "geometry_shader_copy_program",
     11: "texture_header", 12: "texture_image", 13: "texture_mipmap",
-    14: "compute_shader_header", 15: "compute_shader_program",
+    14: "compute_shader_header", 15: "compute_shader_program", 16: "user",
+}
+#: block-header major version 0 (older GFD) numbers textures 10-12 and the GS copy program 13
+BLOCK_TYPES_V0 = {
+    **{k: v for k, v in BLOCK_TYPES.items() if k < 10}, 10: "texture_header", 11: "texture_image",
+    12: "texture_mipmap", 13: "geometry_shader_copy_program", 14: "reserved_1", 15: "reserved_2", 16: "user",
 }
 #: header block type -> struct class
 HEADER_TYPES: dict[int, type[GX2Shader]] = {3: GX2VertexShader, 6: GX2PixelShader, 8: GX2GeometryShader}
-#: program block type -> (header block type, shader attribute)
+#: program block type -> (header block type, shader attribute), by block-header major version
 PROGRAM_TYPES: dict[int, tuple[int, str]] = {
     5: (3, "program"), 7: (6, "program"), 9: (8, "program"), 10: (8, "vertex_program"),
 }
+PROGRAM_TYPES_V0: dict[int, tuple[int, str]] = {
+    5: (3, "program"), 7: (6, "program"), 9: (8, "program"), 13: (8, "vertex_program"),
+}
+
+
+def program_types(block_major: int) -> dict[int, tuple[int, str]]:
+    return PROGRAM_TYPES_V0 if block_major == 0 else PROGRAM_TYPES
+
+
 SUPPORTED_MAJOR = (6, 7)
 
 
@@ -101,7 +116,8 @@ class GfdBlock:
 
     @property
     def type_name(self) -> str:
-        return BLOCK_TYPES.get(self.type, f"type_{self.type}")
+        names = BLOCK_TYPES_V0 if self.major_version == 0 else BLOCK_TYPES
+        return names.get(self.type, f"type_{self.type}")
 
 
 @dataclass
@@ -136,8 +152,8 @@ class Gsh(ShaderFile):
                 block = _read_block(r)
                 if block.shader is not None:
                     last_header[block.type] = index
-                elif block.type in PROGRAM_TYPES:
-                    owner_type, attr = PROGRAM_TYPES[block.type]
+                elif block.type in program_types(block.major_version):
+                    owner_type, attr = program_types(block.major_version)[block.type]
                     owner = last_header.get(owner_type)
                     if owner is not None:
                         shader = gsh.blocks[owner].shader
@@ -183,7 +199,7 @@ class Gsh(ShaderFile):
         if block.header_index >= 0:
             owner = self.blocks[block.header_index].shader
             assert owner is not None
-            return bytes(getattr(owner, PROGRAM_TYPES[block.type][1]))
+            return bytes(getattr(owner, program_types(block.major_version)[block.type][1]))
         if block.shader is None:
             return block.data
         built = block.shader.build(TAGGED, ">")
@@ -230,7 +246,7 @@ class Gsh(ShaderFile):
         if block.header_index >= 0:
             owner = self.blocks[block.header_index].shader
             assert owner is not None
-            return len(getattr(owner, PROGRAM_TYPES[block.type][1]))
+            return len(getattr(owner, program_types(block.major_version)[block.type][1]))
         if block.shader is None:
             return len(block.data)
         return len(self._payload(block))
@@ -243,7 +259,7 @@ def _read_block(r: Reader) -> GfdBlock:
         raise r.error(f"bad block magic {magic!r}, expected b'BLK{{'", start)
     if hsize != 0x20:
         raise r.error(f"block header size {hsize:#x}, expected 0x20", start + 4)
-    body = r.sub(r.tell(), size, BLOCK_TYPES.get(btype, f"type_{btype}")) if size <= r.remaining else None
+    body = r.sub(r.tell(), size, f"type_{btype}") if size <= r.remaining else None
     if body is None:
         raise r.error(f"block data of {size} bytes runs past the end ({r.remaining} left)", start + 0x14)
     block = GfdBlock(btype, bid, bindex, magic, hsize, major, minor)
