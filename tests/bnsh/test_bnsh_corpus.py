@@ -23,7 +23,7 @@ from shaderkit.formats.bnsh.nvn import (
     VtgMaps,
 )
 from shaderkit.formats.nn import dic
-from shaderkit.formats.nn.rlt import RelocationTable, group
+from shaderkit.formats.nn.rlt import RelocationEntry, RelocationTable, group
 from shaderkit.formats.nn.strpool import StringPool, read_string
 from shaderkit.formats.registry import detect
 from shaderkit.io.reader import Reader
@@ -240,3 +240,23 @@ def test_cli_verify_info_extract_replace(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["extract", texture, "--stage", "compute", "-o", str(out)])
     assert result.exit_code != 0
 
+
+
+
+def test_original_grouping_is_kept_while_the_pointers_are_the_same() -> None:
+    data = _nx(LGPE)
+    table = RelocationTable.read(Reader(data), 0x30D0)
+    # split (0x108: 2 chunks of 1, 19 words skipped) into two single entries: same pointers
+    section = table.sections[0]
+    assert section.entries[1] == RelocationEntry(0x108, 2, 1, 19)
+    section.entries[1:2] = [RelocationEntry(0x108, 1, 1, 0), RelocationEntry(0x1A8, 1, 1, 0)]
+    first = 0
+    for sec in table.sections:
+        sec.first_entry = first
+        first += len(sec.entries)
+    regrouped = bytearray(data[:0x30D0] + table.pack(0x30D0))
+    struct.pack_into("<I", regrouped, 0x1C, len(regrouped))
+    model = Bnsh.from_bytes(bytes(regrouped))
+    assert model.to_bytes() == bytes(regrouped)
+    # laid out anew, the table is grouped as Nintendo's tool groups it
+    assert model.relayout() == data

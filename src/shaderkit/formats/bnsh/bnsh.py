@@ -92,7 +92,7 @@ class Bnsh(ShaderFile):
             relocation_padding=p.relocation_table.padding,
         )
         pool_size = p.layout.get(("pooldata",), (0, 0))[1]
-        model._source = writer.Plan(dict(p.layout), pool_size)
+        model._source = writer.Plan(dict(p.layout), pool_size, p.relocation_table)
         model._gaps = _gaps(data, p.layout.values())
         return model
 

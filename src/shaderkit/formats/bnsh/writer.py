@@ -114,6 +114,8 @@ class Plan:
 
     layout: dict[Key, tuple[int, int]] = field(default_factory=dict)
     pool_size: int = 0
+    #: The relocation table read with this layout (None for a fresh layout).
+    relocations: RelocationTable | None = None
 
     def at(self, key: Key) -> int:
         return self.layout[key][0]
@@ -246,6 +248,10 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         [RelocationSection(start, size, group(ptrs)) for (start, size), ptrs in zip(bounds, buckets)],
         model.relocation_padding,
     )
+    if p.relocations is not None and _same_pointers(p.relocations, table):
+        # the pointers are those of the file read: keep its grouping as well
+        table = RelocationTable([RelocationSection(s.position, s.size, list(s.entries), s.pointer)
+                                 for s in p.relocations.sections], model.relocation_padding)
     first = 0
     for section in table.sections:
         section.first_entry = first
@@ -333,3 +339,15 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
             slots.extend(slot for _, slot in entries)
         if slots_at is not None and slots:
             out.put(slots_at, f"{len(slots)}i", *slots)
+
+
+def _same_pointers(old: RelocationTable, new: RelocationTable) -> bool:
+    """Whether two tables have the same sections and relocate the same pointers in each."""
+    if len(old.sections) != len(new.sections):
+        return False
+    for a, b in zip(old.sections, new.sections):
+        if (a.position, a.size) != (b.position, b.size):
+            return False
+        if sorted(p for e in a.entries for p in e.pointers()) != sorted(p for e in b.entries for p in e.pointers()):
+            return False
+    return True
