@@ -194,8 +194,9 @@ def _stage_summary(v: int, kind: str, program: ShaderProgram, stage: str, code: 
     if isinstance(code, NvnShaderCode):
         row["control_size"] = len(code.control)
         row["data_size"] = len(code.data)
-        sph = code_summary(code.data)
-        row.update({k: sph[k] for k in ("sph_type", "shader_type", "output_attributes", "error") if k in sph})
+        if stage != "compute":  # graphics stages only: compute launches are described without an SPH
+            sph = code_summary(code.data)
+            row.update({k: sph[k] for k in ("sph_type", "shader_type", "output_attributes", "error") if k in sph})
         try:
             row["registers"] = ControlSectionHeader.from_bytes(code.control).program_reg_num
         except ShaderFormatError:
