@@ -46,8 +46,9 @@ def _first_difference(a: bytes, b: bytes) -> int:
     raise ValueError(f"duplicate dictionary key {a!r}")
 
 
-def _search(entries: list[list[int]], keys: list[bytes], key: bytes, limit: int | None = None) -> tuple[int, int]:
-    """Walk from the root; returns (parent, child). Stops early at ``limit`` when given."""
+def _search(entries: list[list[int]], key: bytes, limit: int | None = None) -> tuple[int, int]:
+    """Walk from the root while ref bits grow; returns (parent, child). With ``limit``, stop
+    before an entry whose ref bit reaches it. Ref bits strictly increase, so the walk ends."""
     parent = 0
     child = entries[0][1]
     while entries[parent][0] < entries[child][0] and (limit is None or entries[child][0] < limit):
@@ -68,9 +69,9 @@ def build(keys: list[str]) -> list[DicEntry]:
             raise ValueError(f"duplicate dictionary key {key!r}")
         seen.add(key)
         index = len(entries)
-        _, closest = _search(entries, names, key)
+        _, closest = _search(entries, key)
         ref = _first_difference(key, names[closest])
-        parent, child = _search(entries, names, key, ref)
+        parent, child = _search(entries, key, ref)
         new = [ref, 0, 0]
         bit = key_bit(key, ref)
         new[1 + bit] = index
@@ -87,7 +88,7 @@ def find(entries: list[DicEntry], key: str) -> int | None:
         return None
     raw = key.encode("utf-8")
     table = [[e.ref_bit, e.left, e.right] for e in entries]
-    _, child = _search(table, [], raw)
+    _, child = _search(table, raw)
     return child if entries[child].key == key and child else None
 
 
