@@ -11,8 +11,10 @@ import pytest
 
 from conftest import corpus_files, corpus_params
 from shaderkit.formats.dxbc import checksum as ck
+from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.container import DxbcContainer, LibraryFunction
 from shaderkit.formats.dxbc.ifce import Interfaces
+from shaderkit.formats.dxbc.lfs0 import FunctionSignature
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.rts0 import RootSignature
 from shaderkit.formats.dxbc.signature import Signature
@@ -83,23 +85,30 @@ def _payload_checks(data: bytes, base: int, counts: dict[str, list[int]]) -> Non
             built = RootSignature.parse(r).build()
         elif cc == "IFCE":
             built = Interfaces.parse(r).build()
+        elif cc == "LFS0":
+            built = FunctionSignature.parse(r).build()
+        elif cc in ("Aon9", "XNAS", "XNAP"):
+            built = Level9Shader.parse(r, cc).build()
+            cc = "Aon9"
         else:
             continue
-        key = cc if cc in ("RDEF", "RTS0", "IFCE") else "signature"
+        key = cc if cc in ("RDEF", "RTS0", "IFCE", "LFS0", "Aon9") else "signature"
         counts[key][0] += built == payload
         counts[key][1] += 1
 
 
 def test_chunk_compilers_reproduce_every_corpus_chunk() -> None:
-    """RDEF, signature, RTS0 and IFCE chunks laid out from the model equal the original bytes."""
+    """RDEF, signature, RTS0, IFCE, LFS0 and Aon9/XNAS/XNAP chunks laid out from the model equal the
+    original bytes (nested library functions included)."""
     files = corpus_files("dxbc", "*.dxbc")
     if not files:
         pytest.skip("corpus not found")
-    counts = {"RDEF": [0, 0], "signature": [0, 0], "RTS0": [0, 0], "IFCE": [0, 0]}
+    counts = {"RDEF": [0, 0], "signature": [0, 0], "RTS0": [0, 0], "IFCE": [0, 0], "LFS0": [0, 0], "Aon9": [0, 0]}
     for path in files:
         _payload_checks(path.read_bytes(), 0, counts)
     assert counts["RDEF"][1] >= 278 and counts["signature"][1] >= 778
     assert counts["RTS0"][1] == 36 and counts["IFCE"][1] == 9
+    assert counts["LFS0"][1] == 33 and counts["Aon9"][1] >= 52
     for matched, total in counts.values():
         assert matched == total
 

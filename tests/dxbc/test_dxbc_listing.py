@@ -14,7 +14,12 @@ import pytest
 
 from conftest import corpus_files
 from shaderkit.formats.dxbc.container import DxbcContainer
-from shaderkit.formats.dxbc.listing import comment_footer, comment_header, level9_mappings
+from shaderkit.formats.dxbc.listing import (
+    comment_footer,
+    comment_header,
+    function_signature_lines,
+    level9_mappings,
+)
 
 _LEVEL9_TITLES = ("// Level9 shader bytecode:", "// XNA Prepass shader bytecode:", "// XNA shader bytecode:")
 
@@ -111,3 +116,23 @@ def test_edited_semantic_shows_in_header(corpus: Path) -> None:
     assert model.input_signature is not None
     model.input_signature.elements[2].semantic_name = "SLICE"
     assert "// SLICE                    0    y          1     NONE    uint    y  " in comment_header(model)
+
+
+def test_library_function_parameters(corpus: Path) -> None:
+    """LFS0 tables of every function of a library, against fxc's listing (matrices, semantics,
+    registers >= 10, in/out/inout)."""
+    path = corpus / "dxbc/dxdecompiler__Internal_Misc_LibraryTest_4_1.dxbc"
+    lines = [line.rstrip() for line in path.with_suffix(".fxc.asm").read_text(encoding="latin-1").splitlines()]
+    expected = []
+    for i, line in enumerate(lines):
+        if line.startswith("// Function parameter signature"):
+            end = lines.index("//", i + 2)
+            expected.append(lines[i:end])
+    model = DxbcContainer.from_bytes(path.read_bytes())
+    ours = []
+    for function in model.functions:
+        assert function.function_signature is not None
+        block = [line.rstrip() for line in function_signature_lines(function.function_signature)]
+        ours.append(block[1:-1])
+    assert len(expected) == len(ours) == 6
+    assert ours == expected

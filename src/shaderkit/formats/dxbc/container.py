@@ -43,6 +43,7 @@ from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
 from shaderkit.formats.dxbc.ifce import Interfaces
+from shaderkit.formats.dxbc.lfs0 import FunctionSignature
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.rts0 import RootSignature
@@ -60,7 +61,7 @@ MAX_DEPTH = 4
 
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
-    Interfaces, RootSignature, Level9Shader, "LibraryFunction",
+    Interfaces, RootSignature, Level9Shader, FunctionSignature, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -93,6 +94,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return FeatureInfo.parse(r)
     if fourcc == "IFCE":
         return Interfaces.parse(r)
+    if fourcc == "LFS0":
+        return FunctionSignature.parse(r)
     if fourcc == "RTS0":
         return RootSignature.parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
@@ -288,6 +291,11 @@ class DxbcContainer(ShaderFile):
     @property
     def root_signature(self) -> RootSignature | None:
         return self._first(RootSignature, "RTS0")
+
+    @property
+    def function_signature(self) -> FunctionSignature | None:
+        """LFS0: parameters of a library function (nested LIBF containers)."""
+        return self._first(FunctionSignature, "LFS0")
 
     @property
     def level9(self) -> Level9Shader | None:

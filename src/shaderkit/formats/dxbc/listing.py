@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.aon9 import Level9Shader
+from shaderkit.formats.dxbc.lfs0 import NONE, FunctionParameter, FunctionSignature
 from shaderkit.formats.dxbc.rdef import (
     ConstantBuffer,
     ResourceBinding,
@@ -268,6 +269,45 @@ def signature_lines(title: str, short: str, sig: Signature | None, output: bool)
     return out
 
 
+# -- library function parameters (LFS0) ----------------------------------------------------------
+def _parameter_type(p: FunctionParameter) -> str:
+    base = _SCALAR_NAMES.get(p.variable_type, f"type{p.variable_type}")
+    if p.variable_class == 1:
+        return f"{base}{p.columns}"
+    if p.variable_class == 3:  # column-major: LFS0 stores the register layout (rows = registers)
+        return f"{base}{p.columns}x{p.rows}"
+    if p.variable_class == 2:
+        return f"row_major {base}{p.rows}x{p.columns}"
+    return base
+
+
+def _register_field(prefix: str, register: int, component: int, p: FunctionParameter, width: int) -> str:
+    if register == NONE:
+        return " " * width
+    # ``rows`` registers of ``columns`` components each
+    mask = "xyzw"[component : component + p.columns]
+    return " " * (width - 14) + f"{prefix + str(register):<5}{p.rows:>2}   {mask:<4}"
+
+
+def function_signature_lines(sig: FunctionSignature) -> list[str]:
+    params = sig.parameters
+    has_return = bool(params) and params[0].variable_type != 0
+    out = ["//",
+           f"// Function parameter signature (return: {'yes' if has_return else 'no'}, "
+           f"parameters: {max(len(params) - 1, 0)}):",
+           "//",
+           "// Name                 SemanticName         In 1st,Num,Mask Out 1st,Num,Mask Type                           ",
+           "// -------------------- -------------------- --------------- ---------------- ------------------------------ "]
+    for p in params:
+        direction = {1: "in ", 2: "out ", 3: "inout "}.get(p.flags & 3, "")
+        kind = "void" if p.variable_type == 0 else direction + _parameter_type(p)
+        fields = (_register_field("v", p.first_in_register, p.first_in_component, p, 15) + " "
+                  + _register_field("o", p.first_out_register, p.first_out_component, p, 16))
+        out.append(f"// {p.name:<20} {p.semantic_name:<20} {fields} {kind}")
+    out.append("//")
+    return out
+
+
 # -- tessellation and class linkage ------------------------------------------------------------
 def tessellation_lines(container: DxbcContainer) -> list[str]:
     stat = container.statistics
@@ -417,8 +457,12 @@ def comment_header(container: DxbcContainer) -> list[str]:
     if program in (3, 4):  # written by the hull shader, read by the domain shader
         out += signature_lines("Patch Constant signature", "Patch Constant", container.patch_constant_signature,
                                program == 3)
-    out += signature_lines("Input signature", "Input", container.input_signature, False)
-    out += signature_lines("Output signature", "Output", container.output_signature, True)
+    lfs0 = container.function_signature
+    if lfs0 is not None:  # library functions list their parameters instead of signatures
+        out += function_signature_lines(lfs0)
+    else:
+        out += signature_lines("Input signature", "Input", container.input_signature, False)
+        out += signature_lines("Output signature", "Output", container.output_signature, True)
     out += tessellation_lines(container)
     stat = container.statistics
     if stat is not None and stat.is_sample_frequency_shader:

@@ -1,0 +1,74 @@
+"""LFS0: the parameter signature of a library function (inside a LIBF container).
+
+Payload: ``u32 parameter_count, u32 parameter_offset (8)``, parameter records of 12 dwords,
+then the strings (0xAB-padded). Record: name offset, semantic name offset (0 = none), variable
+type, variable class, rows, columns, interpolation mode, flags (1 in, 2 out), first input
+register, first input component, first output register, first output component (unused
+registers are 0xFFFFFFFF). The first record describes the return value (``void`` when none).
+
+fxc's layout, which :meth:`FunctionSignature.build` reproduces: header, records, then for each
+record its name and semantic name (each string once), then 0xAB padding.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from shaderkit.formats.dxbc.common import StringPool, chunk_string, pad4
+from shaderkit.io.reader import Reader
+
+_HEAD = struct.Struct("<2I")
+_PARAM = struct.Struct("<12I")
+NONE = 0xFFFFFFFF
+
+
+@dataclass
+class FunctionParameter:
+    name: str
+    semantic_name: str = ""
+    variable_type: int = 3
+    variable_class: int = 1
+    rows: int = 1
+    columns: int = 4
+    interpolation_mode: int = 0
+    flags: int = 1
+    first_in_register: int = NONE
+    first_in_component: int = NONE
+    first_out_register: int = NONE
+    first_out_component: int = NONE
+
+
+@dataclass
+class FunctionSignature:
+    parameters: list[FunctionParameter] = field(default_factory=list)
+    fourcc: str = "LFS0"
+
+    @classmethod
+    def parse(cls, r: Reader, fourcc: str = "LFS0") -> FunctionSignature:
+        base = r.start
+        count, offset = r.unpack_at(base, "2I", "LFS0 header")
+        if offset > r.end - base:
+            raise r.error(f"parameter offset {offset:#x} is past the chunk end", base + 4)
+        r.check_count(count, _PARAM.size, "function parameters", base + offset)
+        model = cls()
+        for i in range(count):
+            words = _PARAM.unpack_from(r.data, base + offset + i * _PARAM.size)
+            with r.scope(f"parameters[{i}]"):
+                name = chunk_string(r, words[0], "name")
+                semantic = chunk_string(r, words[1], "semantic name") if words[1] else ""
+            model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
+        return model
+
+    def build(self) -> bytes:
+        pool = StringPool.at(_HEAD.size + _PARAM.size * len(self.parameters))
+        out = bytearray(_HEAD.pack(len(self.parameters), _HEAD.size))
+        for p in self.parameters:
+            name = pool.add(p.name)
+            semantic = pool.add(p.semantic_name) if p.semantic_name else 0
+            out += _PARAM.pack(name, semantic, p.variable_type, p.variable_class, p.rows, p.columns,
+                               p.interpolation_mode, p.flags, p.first_in_register, p.first_in_component,
+                               p.first_out_register, p.first_out_component)
+        out += pool.data
+        pad4(out)
+        return bytes(out)
