@@ -136,7 +136,7 @@ def test_value_count_past_the_end(endian: str) -> None:
     data = bytearray(build_archive(endian).to_bytes())
     at = _find_macro(bytes(data), b"A", endian)
     struct.pack_into(endian + "I", data, at + 8, 0x7FFFFFFF)
-    with pytest.raises(ShaderFormatError, match="declares 2147483647 values, has 3"):
+    with pytest.raises(ShaderFormatError, match="declares 2147483647 values, [0-9]+ bytes left"):
         Sharcfb.from_bytes(bytes(data))
 
 

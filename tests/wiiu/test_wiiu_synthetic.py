@@ -171,3 +171,21 @@ def test_gs_struct_fields_round_trip() -> None:
     vs = archive.binaries[0].shader
     assert vs.initial_values[0].value == (1.0, 0.5, -2.0, 0.0)
     assert vs.uniform_vars[1].type == 29 and archive.binaries[1].shader.uniform_vars[0].block == -1
+
+
+def test_macro_values_with_extra_nuls() -> None:
+    # agl skips NULs in front of each value and of the ID; such bytes are read and survive a round trip
+    plain = build_archive(">").to_bytes()
+    padded = b"A\0" + b"\x00" + b"0\x00" + b"\x00" + b"1\x002\x00" + b"\x00\x00" + b"MACRO_A\0"
+    archive = Sharcfb.from_bytes(plain)
+    macro = archive.programs[0].macros[0]
+    macro.raw_values, macro.raw_for = padded[2:-8], ["0", "1", "2"]
+    out = archive.to_bytes()
+    assert padded in out and len(out) == len(plain) + 4
+    again = Sharcfb.from_bytes(out)
+    assert again.programs[0].macros[0].values == ["0", "1", "2"] and again.programs[0].macros[0].id == "MACRO_A"
+    assert again.programs[0].variation({"A": "2"}).index == 2 * 4 + 0 * 2 + 1
+    assert again.to_bytes() == out
+    # once the values change, the writer lays them out plainly again
+    again.programs[0].macros[0].values = ["0", "1", "3"]
+    assert b"A\x000\x001\x003\x00MACRO_A\x00" in again.to_bytes()

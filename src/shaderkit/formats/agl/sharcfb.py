@@ -310,17 +310,30 @@ def _read_binary(r: Reader, index: int) -> ShaderBinary:
 
 
 def read_macro(r: Reader, index: int) -> VariationMacro:
+    """Values are NUL-terminated; like agl's ``getValue``/``getID``, NULs before each value and
+    before the ID are skipped."""
     start = r.tell()
-    size, name_len, value_count, id_len = r.unpack("4I", "macro header")
+    _, name_len, value_count, id_len = r.unpack("4I", "macro header")
     name, name_extra = split_cstring(r.read(name_len, "macro name"), r, "macro name", start + 0x10)
-    values_end = r.end - id_len
-    if values_end < r.tell():
+    if value_count * 2 > r.remaining:
+        raise r.error(f"macro {name!r} declares {value_count} values, {r.remaining} bytes left", start + 8)
+    data, vstart, last = r.data, r.tell(), r.end - id_len
+    if last < vstart:
         raise r.error(f"macro id of {id_len} bytes does not fit", start + 0xC)
-    raw = r.read(values_end - r.tell(), "values")
-    values = [v.decode("latin-1") for v in raw.split(b"\0") if v]
-    if len(values) != value_count:
-        raise r.error(f"macro {name!r} declares {value_count} values, has {len(values)}", start + 8)
-    ident, id_extra = split_cstring(r.read(id_len, "macro id"), r, "macro id", values_end)
+    pos, values = vstart, list[str]()
+    for _ in range(value_count):
+        while pos < last and data[pos] == 0:
+            pos += 1
+        nul = data.find(b"\0", pos, last)
+        if pos >= last or nul < 0:
+            raise r.error(f"macro {name!r} declares {value_count} values, has {len(values)}", start + 8)
+        values.append(data[pos:nul].decode("latin-1"))
+        pos = nul + 1
+    while pos < last and data[pos] == 0:
+        pos += 1
+    raw = data[vstart:pos]
+    r.seek(pos)
+    ident, id_extra = split_cstring(r.read(id_len, "macro id"), r, "macro id", pos)
     macro = VariationMacro(name, values, ident, name_extra=name_extra, id_extra=id_extra, trail=r.read(r.remaining))
     if macro.values_bytes() != raw:
         macro.raw_values, macro.raw_for = raw, list(values)
