@@ -405,14 +405,15 @@ def _segments(lo: int, hi: int, entry: tuple[int, int], calls: list[tuple[int, i
 
 
 def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
-                entry_name: str, entry: tuple[int, int]) -> None:
+                entry_name: str, entry: tuple[int, int], known: dict[int, str]) -> None:
+    """The procedures of one DVLE's range; ``known`` are label-table names (nihstro files)."""
     insts = printer.insts
-    labels: dict[int, str] = {}
+    labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
     for inst in insts[lo:hi]:
         if inst.mnemonic in _FLOW_JUMPS:
             target = inst.get("dst")
             if lo <= target <= hi:
-                labels[target] = f"label_{target:03x}"
+                labels.setdefault(target, f"label_{target:03x}")
     cuts = [c for c in sorted(set(printer.proc_starts) | {lo, hi}) if lo <= c <= hi]
     for start, stop in zip(cuts, cuts[1:]):
         name = entry_name if start == entry[0] else printer.proc_starts.get(start, f"proc_{start:03x}")
@@ -624,7 +625,11 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
         if hi > lo:
-            _write_code(unit, printer, lo, hi, names, entry_names[i], entries[i])
+            known: dict[int, str] = {}
+            for label in dvle.labels:
+                if _valid_ident(label.name) and label.name not in known.values():
+                    known.setdefault(label.program_offset, label.name)
+            _write_code(unit, printer, lo, hi, names, entry_names[i], entries[i], known)
         texts.append("\n".join(unit.lines) + "\n")
     return texts
 
