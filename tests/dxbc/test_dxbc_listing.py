@@ -83,7 +83,7 @@ def test_header_matches_fxc_for_at_least_90_percent() -> None:
     fxc = sum((results.get(g, Counter()) for g in ("9.29", "9.30", "10.1")), Counter())
     total = fxc[True] + fxc[False]
     assert total == 278
-    assert fxc[True] / total >= 0.95  # measured 273/278
+    assert fxc[True] / total >= 0.95  # measured 275/278
     disasm = results["disassembler"]
     assert disasm[True] == disasm[True] + disasm[False] == 99
 

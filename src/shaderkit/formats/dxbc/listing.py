@@ -112,7 +112,7 @@ def _array(elements: int) -> str:
 
 
 def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[str], first: bool,
-                  base: int) -> None:
+                  base: int, elements: int) -> None:
     """A struct member or variable: ``struct X { members } name;`` with fxc's blank lines."""
     pad = " " * indent
     if not first:
@@ -124,25 +124,27 @@ def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[st
     for i, m in enumerate(t.members):
         _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0)
     out.append("//")
-    out.append(_decl_line(indent, "} " + name + _array(t.elements) + ";", tail))
+    out.append(_decl_line(indent, "} " + name + _array(elements) + ";", tail))
 
 
 def _member_lines(t: ShaderType, name: str, indent: int, offset: int, out: list[str], first: bool) -> None:
     """A struct member; ``offset`` is absolute (fxc adds the enclosing offsets)."""
     tail = f"// Offset: {offset:4d}"
     if t.variable_class == 5:
-        _struct_lines(t, name, indent, tail, out, first, offset)
+        _struct_lines(t, name, indent, tail, out, first, offset, t.elements)
     else:
         out.append(_decl_line(indent, f"{type_name(t)} {name}{_array(t.elements)};", tail))
 
 
-def _variable_lines(v: ShaderVariable, out: list[str], first: bool) -> None:
+def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer: bool) -> None:
+    """A cbuffer variable; ``whole_buffer`` marks an SM5.1 ``ConstantBuffer<T>`` (its single
+    struct variable is named like the buffer and printed without the array size)."""
     t = v.type
     tail = f"// Offset: {v.start_offset:4d} Size: {v.size:5d}"
     if not v.flags & 2:
         tail += " [unused]"
     if t.variable_class == 5:
-        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset)
+        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset, 0 if whole_buffer else t.elements)
     elif t.variable_class == 7:
         iface = t.pointee.name if t.pointee is not None else t.name
         out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements)};", tail))
@@ -158,8 +160,9 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool) -> None:
 def _cbuffer_lines(cb: ConstantBuffer, out: list[str]) -> None:
     kind = {0: "cbuffer", 1: "tbuffer", 2: "interfaces", 3: "Resource bind info for"}.get(cb.cbuffer_type, "cbuffer")
     out += [f"// {kind} {cb.name}", "// {", "//"]
+    whole = len(cb.variables) == 1 and cb.variables[0].name == cb.name
     for i, v in enumerate(cb.variables):
-        _variable_lines(v, out, i == 0)
+        _variable_lines(v, out, i == 0, whole)
     out += ["//", "// }", "//"]
 
 
@@ -253,6 +256,8 @@ def _signature_row(e: SignatureElement, output: bool) -> str:
     if e.register == 0xFFFFFFFF:
         reg = _SPECIAL_REGISTERS.get(sv, "N/A")
         used = ("NO" if e.read_write_mask == e.mask else "YES") if output else ("YES" if e.read_write_mask else "NO")
+        if len(reg) > 8:  # fxc's listing shows "oStencilRef" after 4 blanks
+            reg = "   " + reg
         return f"// {e.semantic_name:<20} {e.semantic_index:>5}   {'N/A':>4} {reg:>8} {sv:>8} {fmt:>7}   {used:>4}"
     used_mask = e.mask & ~e.read_write_mask if output else e.read_write_mask
     return (f"// {e.semantic_name:<20} {e.semantic_index:>5}   {_mask_text(e.mask)} {e.register:>8} {sv:>8} "
