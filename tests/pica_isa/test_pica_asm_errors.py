@@ -131,3 +131,15 @@ def test_pragmas_pin_descriptors_and_header() -> None:
     label_off, label_count = struct.unpack_from("<II", data, dvle + 0x20)
     assert label_count == 1
     assert struct.unpack_from("<B3xII", data, dvle + label_off) == (7, 1, 5)
+
+
+def test_program_too_large_for_12_bit_targets() -> None:
+    # geometry shaders have no 512-word limit, but jump/call targets are 12 bits (4096 words)
+    src = ".gsh\n.proc main\n" + "  mov r0, r1\n" * 4100 + "  end\n.end\n"
+    assert "program too large" in _error(src).message
+
+
+def test_vertex_shader_limit_is_512_words() -> None:
+    src = ".proc main\n" + "  mov r0, r1\n" * 512 + "  end\n.end\n"
+    err = _error(src)
+    assert "max 512" in err.message and err.line == 514

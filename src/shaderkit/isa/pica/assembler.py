@@ -43,6 +43,7 @@ MAX_UNIFORM = 0x60
 MAX_CONSTANT = 0x60
 MAX_OUTPUT = 16
 MAX_VSH_SIZE = 512
+MAX_CODE_SIZE = 4096  # 12-bit jump/call targets
 #: comment pragmas understood by this assembler (picasso skips them as comments)
 PRAGMA = "shaderkit:"
 #: DVLE header fields a "; shaderkit: dvle" pragma may set, with their bit masks
@@ -386,10 +387,16 @@ class Assembler:
             self.code[pos] = (self.code[pos] & ~(0xFFF << 10)) | (self.labels[name] << 10)
 
     def finish(self) -> Program:
+        if len(self.code) > MAX_CODE_SIZE:
+            raise AssemblyError(f"program too large: {len(self.code)} words (flow control reaches "
+                                f"{MAX_CODE_SIZE})", self.line_no, 1, self.filename)
         for pos, name, filename, line, col in self.proc_relocs:
             if name not in self.procs:
                 raise AssemblyError(f"procedure '{name}' is undefined", line, col + 1, filename)
             start, size = self.procs[name]
+            if size > 0x3FF:
+                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max 1023)",
+                                    line, col + 1, filename)
             self.code[pos] = (self.code[pos] & ~0x3FFFFF) | size | (start << 10)
         if not any(not d.nodvle for d in self.dvles):
             raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
@@ -956,6 +963,8 @@ def _dir_end(asm: Assembler, name: str) -> None:
         if not elem.extra:
             asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
         else:
+            if cur - elem.extra > 0x3FF:
+                raise asm.error("else block too long (max 1023 words)", 0)
             asm.code[elem.pos] = (asm.code[elem.pos] & ~0x3FF) | (cur - elem.extra)
         asm.last_was_end = True
     else:
