@@ -12,7 +12,7 @@ import importlib
 import struct
 from typing import TYPE_CHECKING, Any
 
-from shaderkit.errors import ShaderFormatError
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
@@ -139,27 +139,344 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
         _shader_listing(function, out)
 
 
-def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
-    from shaderkit.formats.dxbc.container import DxbcContainer as Container
+# -- effects (FX10, fx_4_0) ---------------------------------------------------------------
+# Layout facts from the public Effects11 EffectBinaryFormat.h: a 76-byte header, an
+# "unstructured" blob that every offset points into, then the structured records.
 
+_FX_HEADER = struct.Struct("<19I")
+_FX_TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1"}
+_BOOL = ("FALSE", "TRUE")
+_CMP = ("", "NEVER", "LESS", "EQUAL", "LESS_EQUAL", "GREATER", "NOT_EQUAL", "GREATER_EQUAL", "ALWAYS")
+_STENCIL = ("", "KEEP", "ZERO", "REPLACE", "INCR_SAT", "DECR_SAT", "INVERT", "INCR", "DECR")
+_BLEND = ("", "ZERO", "ONE", "SRC_COLOR", "INV_SRC_COLOR", "SRC_ALPHA", "INV_SRC_ALPHA", "DEST_ALPHA",
+          "INV_DEST_ALPHA", "DEST_COLOR", "INV_DEST_COLOR", "SRC_ALPHA_SAT", "", "", "BLEND_FACTOR",
+          "INV_BLEND_FACTOR", "SRC1_COLOR", "INV_SRC1_COLOR", "SRC1_ALPHA", "INV_SRC1_ALPHA")
+_BLENDOP = ("", "ADD", "SUBTRACT", "REV_SUBTRACT", "MIN", "MAX")
+_ADDRESS = ("", "WRAP", "MIRROR", "CLAMP", "BORDER", "MIRROR_ONCE")
+_FILTERS = {0: "MIN_MAG_MIP_POINT", 1: "MIN_MAG_POINT_MIP_LINEAR", 4: "MIN_POINT_MAG_LINEAR_MIP_POINT",
+            5: "MIN_POINT_MAG_MIP_LINEAR", 16: "MIN_LINEAR_MAG_MIP_POINT",
+            17: "MIN_LINEAR_MAG_POINT_MIP_LINEAR", 20: "MIN_MAG_LINEAR_MIP_POINT",
+            21: "MIN_MAG_MIP_LINEAR", 85: "ANISOTROPIC", 128: "COMPARISON_MIN_MAG_MIP_POINT",
+            129: "COMPARISON_MIN_MAG_POINT_MIP_LINEAR", 132: "COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT",
+            133: "COMPARISON_MIN_POINT_MAG_MIP_LINEAR", 144: "COMPARISON_MIN_LINEAR_MAG_MIP_POINT",
+            145: "COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR", 148: "COMPARISON_MIN_MAG_LINEAR_MIP_POINT",
+            149: "COMPARISON_MIN_MAG_MIP_LINEAR", 213: "COMPARISON_ANISOTROPIC", 0x80000000: "TEXT_1BIT"}
+
+
+def _names(table: tuple[str, ...]) -> dict[int, str]:
+    return {i: name for i, name in enumerate(table) if name}
+
+
+# Effects state table (g_lvGeneral order): name, value type, columns, indexable, value names.
+_STATES: tuple[tuple[str, str, int, bool, dict[int, str] | None], ...] = (
+    ("RasterizerState", "object", 1, False, None), ("DepthStencilState", "object", 1, False, None),
+    ("BlendState", "object", 1, False, None), ("RenderTargetView", "object", 1, True, None),
+    ("DepthStencilView", "object", 1, True, None), ("GenerateMips", "object", 1, False, None),
+    ("VertexShader", "object", 1, False, None), ("PixelShader", "object", 1, False, None),
+    ("GeometryShader", "object", 1, False, None), ("DS_StencilRef", "uint", 1, False, None),
+    ("AB_BlendFactor", "float", 4, False, None), ("AB_SampleMask", "uint", 1, False, None),
+    ("FillMode", "uint", 1, False, {2: "WIREFRAME", 3: "SOLID"}),
+    ("CullMode", "uint", 1, False, {1: "NONE", 2: "FRONT", 3: "BACK"}),
+    ("FrontCounterClockwise", "bool", 1, False, _names(_BOOL)), ("DepthBias", "uint", 1, False, None),
+    ("DepthBiasClamp", "float", 1, False, None), ("SlopeScaledDepthBias", "float", 1, False, None),
+    ("DepthClipEnable", "bool", 1, False, _names(_BOOL)), ("ScissorEnable", "bool", 1, False, _names(_BOOL)),
+    ("MultisampleEnable", "bool", 1, False, _names(_BOOL)),
+    ("AntialiasedLineEnable", "bool", 1, False, _names(_BOOL)),
+    ("DepthEnable", "bool", 1, False, _names(_BOOL)),
+    ("DepthWriteMask", "uint", 1, False, {0: "ZERO", 1: "ALL"}),
+    ("DepthFunc", "uint", 1, False, _names(_CMP)), ("StencilEnable", "bool", 1, False, _names(_BOOL)),
+    ("StencilReadMask", "byte", 1, False, None), ("StencilWriteMask", "byte", 1, False, None),
+    ("FrontFaceStencilFail", "uint", 1, False, _names(_STENCIL)),
+    ("FrontFaceStencilDepthFail", "uint", 1, False, _names(_STENCIL)),
+    ("FrontFaceStencilPass", "uint", 1, False, _names(_STENCIL)),
+    ("FrontFaceStencilFunc", "uint", 1, False, _names(_CMP)),
+    ("BackFaceStencilFail", "uint", 1, False, _names(_STENCIL)),
+    ("BackFaceStencilDepthFail", "uint", 1, False, _names(_STENCIL)),
+    ("BackFaceStencilPass", "uint", 1, False, _names(_STENCIL)),
+    ("BackFaceStencilFunc", "uint", 1, False, _names(_CMP)),
+    ("AlphaToCoverageEnable", "bool", 1, False, _names(_BOOL)),
+    ("BlendEnable", "bool", 1, True, _names(_BOOL)), ("SrcBlend", "uint", 1, True, _names(_BLEND)),
+    ("DestBlend", "uint", 1, True, _names(_BLEND)), ("BlendOp", "uint", 1, True, _names(_BLENDOP)),
+    ("SrcBlendAlpha", "uint", 1, True, _names(_BLEND)), ("DestBlendAlpha", "uint", 1, True, _names(_BLEND)),
+    ("BlendOpAlpha", "uint", 1, True, _names(_BLENDOP)), ("RenderTargetWriteMask", "byte", 1, True, None),
+    ("Filter", "uint", 1, False, _FILTERS), ("AddressU", "uint", 1, False, _names(_ADDRESS)),
+    ("AddressV", "uint", 1, False, _names(_ADDRESS)), ("AddressW", "uint", 1, False, _names(_ADDRESS)),
+    ("MipLODBias", "float", 1, False, None), ("MaxAnisotropy", "uint", 1, False, None),
+    ("ComparisonFunc", "uint", 1, False, _names(_CMP)), ("BorderColor", "float", 4, False, None),
+    ("MinLOD", "float", 1, False, None), ("MaxLOD", "float", 1, False, None),
+    ("Texture", "object", 1, False, None), ("HullShader", "object", 1, False, None),
+    ("DomainShader", "object", 1, False, None), ("ComputeShader", "object", 1, False, None),
+)
+_STATE_OBJECTS = {2: "BlendState", 3: "DepthStencilState", 4: "RasterizerState", 21: "SamplerState"}
+_SHADER_OBJECTS = frozenset({5, 6, 7, 8})
+
+
+def _fx_float(word: int) -> str:
+    """Effect constants print like ``%g`` with 9 significant digits (``0.707000017``)."""
+    from shaderkit.isa.sm4.level9 import fmt_def
+
+    return fmt_def(word)
+
+
+class _Effect:
+    """Reads an FX10 payload and prints fxc's effect listing."""
+
+    def __init__(self, data: bytes, depth: int) -> None:
+        if len(data) < _FX_HEADER.size:
+            raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
+        self.data = data
+        self.depth = depth
+        self.header = _FX_HEADER.unpack_from(data, 0)
+        if self.header[0] not in _FX_TAGS:
+            if self.header[0] == 0xFEFF2001:
+                raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
+            raise ShaderFormatError(f"unknown effect tag 0x{self.header[0]:08x}", 0, "FX10")
+        self.blob_end = _FX_HEADER.size + self.header[8]
+        if self.blob_end > len(data):
+            raise ShaderFormatError("FX10 unstructured block runs past the chunk", 32, "FX10")
+        self.pos = self.blob_end
+
+    # -- reading -------------------------------------------------------------------------------
+    def u32s(self, count: int) -> tuple[int, ...]:
+        end = self.pos + 4 * count
+        if count < 0 or end > len(self.data):
+            raise ShaderFormatError(f"FX10 record of {count} words runs past the chunk", self.pos, "FX10")
+        values = struct.unpack_from(f"<{count}I", self.data, self.pos)
+        self.pos = end
+        return values
+
+    def blob_u32s(self, offset: int, count: int) -> tuple[int, ...]:
+        start = _FX_HEADER.size + offset
+        if count < 0 or offset < 0 or start + 4 * count > self.blob_end:
+            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block", start, "FX10")
+        return struct.unpack_from(f"<{count}I", self.data, start)
+
+    def string(self, offset: int) -> str:
+        start = _FX_HEADER.size + offset
+        end = self.data.find(b"\0", start, self.blob_end)
+        if offset < 0 or end < 0:
+            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", start, "FX10")
+        return self.data[start:end].decode("latin-1")
+
+    def type_info(self, offset: int) -> tuple[str, int, int, int, int, int]:
+        """(name, var type, elements, total size, packed size, object type or numeric bits)."""
+        name_off, var_type, elements, total, _stride, packed, extra = self.blob_u32s(offset, 7)
+        return self.string(name_off), var_type, elements, total, packed, extra
+
+    def annotations(self, indent: str) -> list[str]:
+        (count,) = self.u32s(1)
+        if count > len(self.data):
+            raise ShaderFormatError(f"FX10 annotation count {count} is too large", self.pos, "FX10")
+        lines = []
+        for _ in range(count):
+            name_off, type_off = self.u32s(2)
+            tname, var_type, elements, _total, packed, _extra = self.type_info(type_off)
+            if var_type == 2:  # string(s): one offset per element
+                offs = self.u32s(max(elements, 1))
+                value = ", ".join('"' + self.string(o) + '"' for o in offs)
+            else:
+                (value_off,) = self.u32s(1)
+                words = self.blob_u32s(value_off, packed // 4)
+                value = ", ".join(self.scalar(tname, w) for w in words)
+            lines.append(f"{indent}    {tname} {self.string(name_off)} = {value};")
+        if lines:
+            return [f"{indent}<", *lines, f"{indent}>"]
+        return []
+
+    @staticmethod
+    def scalar(type_name: str, word: int) -> str:
+        if type_name.startswith("float"):
+            return _fx_float(word)
+        if type_name.startswith("bool"):
+            return "true" if word else "false"
+        if type_name.startswith("uint") or type_name.startswith("dword"):
+            return str(word)
+        return str(word - (1 << 32) if word >> 31 else word)
+
+    # -- printing ------------------------------------------------------------------------------
+    def numeric(self, out: list[str], pool: bool) -> None:
+        name_off, type_off, _sem, offset, default_off, _flags = self.u32s(6)
+        tname, _vt, elements, total, packed, _extra = self.type_info(type_off)
+        decl = f"{tname:<7} {self.string(name_off)}" + (f"[{elements}]" if elements else "")
+        if default_off:
+            words = self.blob_u32s(default_off, packed // 4)
+            decl += " = { " + ", ".join(self.scalar(tname, w) for w in words) + " }"
+        if not pool:  # variables of a shared pool carry no annotations here
+            self.annotations("    ")
+        out.append(f"    {decl + ';':<36}// Offset: {offset:4d}, size: {total:4d}")
+
+    def buffers(self, count: int, out: list[str], pool: bool = False) -> None:
+        for _ in range(count):
+            name_off, _size, flags, variables, bind = self.u32s(5)
+            kind = "tbuffer" if flags & 1 else "cbuffer"
+            reg = f" : register({'t' if flags & 1 else 'b'}{bind})" if bind != 0xFFFFFFFF else ""
+            out.append(f"{kind} {self.string(name_off)}{reg}")
+            if not pool:
+                self.annotations("")
+            out.append("{")
+            for _ in range(variables):
+                self.numeric(out, pool)
+            out.extend(("}", ""))
+
+    def value(self, state: int, type_code: int, word: int) -> str:
+        _name, kind, _cols, _indexed, names = _STATES[state] if state < len(_STATES) else ("", "uint", 1, False, None)
+        if kind == "float":
+            value = float(struct.unpack("<f", struct.pack("<I", word))[0]) if type_code == 1 else float(
+                word - (1 << 32) if word >> 31 else word)
+            return _fx_float(struct.unpack("<I", struct.pack("<f", value))[0])
+        if kind == "byte":
+            return f"0x{word & 0xFF:02x}"
+        if names is not None and word in names:
+            return f"{names[word]} /* {word} */"
+        return str(word) if word <= 10000 else f"0x{word:08x}"
+
+    def assignment(self, indent: str, out: list[str]) -> None:
+        state, index, kind, init = self.u32s(4)
+        name, vtype, cols, indexed, _names = _STATES[state] if state < len(_STATES) else (f"state{state}", "uint", 1, False, None)
+        lhs = f"{name}[{index}]" if indexed else name
+        if kind == 1:  # constants
+            (count,) = self.blob_u32s(init, 1)
+            pairs = self.blob_u32s(init + 4, 2 * count)
+            values = [self.value(state, pairs[2 * i], pairs[2 * i + 1]) for i in range(count)]
+            if vtype == "object":
+                rhs = "NULL"
+            else:
+                rhs = f"{vtype}{cols if cols > 1 else ''}({', '.join(values)})"
+        elif kind == 2:  # variable
+            rhs = self.string(init)
+        elif kind == 3:  # constant index
+            array_off, array_index = self.blob_u32s(init, 2)
+            rhs = f"{self.string(array_off)}[{array_index}]"
+        elif kind == 4:  # variable index
+            array_off, index_off = self.blob_u32s(init, 2)
+            rhs = f"{self.string(array_off)}[{self.string(index_off)}]"
+        elif kind in (7, 8):  # inline shader
+            (shader_off,) = self.blob_u32s(init, 1)
+            self.shader_block(lhs, indent, shader_off, out)
+            return
+        else:
+            rhs = f"/* assignment type {kind} */"
+        out.append(f"{indent}{lhs:<8} = {rhs};")
+
+    def shader_block(self, lhs: str, indent: str, shader_off: int, out: list[str]) -> None:
+        from shaderkit.formats.dxbc.container import DxbcContainer as Container
+
+        if not shader_off:
+            out.append(f"{indent}{lhs} = NULL;")
+            return
+        (size,) = self.blob_u32s(shader_off, 1)
+        start = _FX_HEADER.size + shader_off + 4
+        if start + size > self.blob_end:
+            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block", start, "FX10")
+        out.append(f"{indent}{lhs} = asm {{")
+        inner: list[str] = []
+        if size:
+            _listing(Container.from_bytes(self.data[start : start + size]), inner, self.depth + 1)
+        out.extend((indent + "    " + line) if line else line for line in inner)
+        out.append(" " * 20)
+        out.append(f"{indent}}};")
+
+    def objects(self, count: int, out: list[str], pool: bool = False) -> None:
+        for _ in range(count):
+            name_off, type_off, _sem, _bind = self.u32s(4)
+            tname, _vt, elements, _total, _packed, obj_type = self.type_info(type_off)
+            name = self.string(name_off) + (f"[{elements}]" if elements else "")
+            n = max(elements, 1)
+            if pool:  # shared objects are declared only; their contents live in the pool
+                out.append(f"{tname:<7} {name};")
+                continue
+            if obj_type in _STATE_OBJECTS:
+                blocks = []
+                for _ in range(n):
+                    (assignments,) = self.u32s(1)
+                    lines: list[str] = []
+                    for _ in range(assignments):
+                        self.assignment("    " if elements == 0 else "        ", lines)
+                    blocks.append(lines)
+                ann = [] if pool else self.annotations("")
+                out.append(f"{tname:<7} {name}")
+                out.extend(ann)
+                if elements == 0:
+                    if blocks[0]:
+                        out.extend(("{", *blocks[0], "};"))
+                    else:
+                        out[-1] += ";"
+                else:
+                    out.append("{")
+                    for i, lines in enumerate(blocks):
+                        out.extend(("    {", *lines, "    }" + ("," if i < n - 1 else "")))
+                    out.append("};")
+                continue
+            if obj_type in _SHADER_OBJECTS or obj_type == 1:
+                offs = self.u32s(n)
+                ann = [] if pool else self.annotations("")
+                if obj_type == 1:
+                    values = ", ".join('"' + self.string(o) + '"' for o in offs)
+                    out.append(f"{tname:<7} {name} = {values};")
+                else:
+                    out.append(f"{tname} {name} = ")
+                    for o in offs:
+                        if o == 0:
+                            out.append("    NULL;")
+                        else:
+                            self.shader_block("", "", o, out)
+                out.extend(ann)
+                continue
+            ann = [] if pool else self.annotations("")
+            out.append(f"{tname:<7} {name};")
+            out.extend(ann)
+
+    def techniques(self, count: int, out: list[str]) -> None:
+        for _ in range(count):
+            name_off, passes = self.u32s(2)
+            out.append(f"technique10 {self.string(name_off)}")
+            ann = self.annotations("")
+            out.extend(ann)
+            out.append("{")
+            for _ in range(passes):
+                pass_name, assignments = self.u32s(2)
+                out.append(f"    pass {self.string(pass_name)}")
+                out.extend(self.annotations("    "))
+                out.append("    {")
+                for _ in range(assignments):
+                    self.assignment("        ", out)
+                out.append("    }")
+                out.append("")
+            out.extend(("}", ""))
+
+    def lines(self) -> list[str]:
+        h = self.header
+        version = _FX_TAGS.get(h[0], f"0x{h[0]:08x}")
+        local_cbs, _local_numeric, local_objects, pool_cbs, _pool_numeric, pool_objects = h[1:7]
+        child = bool(pool_cbs or pool_objects or h[5])
+        out = ["//", f"// FX Version: {version}",
+               f"// Child effect (requires effect pool): {'true' if child else 'false'}", "//"]
+        if local_cbs:
+            out.extend((f"// {local_cbs} local buffer(s)", "//"))
+        self.buffers(local_cbs, out)
+        if local_objects:
+            out.extend(("//", f"// {local_objects} local object(s)", "//"))
+        self.objects(local_objects, out)
+        if pool_cbs:
+            if out[-1]:
+                out.append("")
+            out.extend(("//", f"// {pool_cbs} shared buffer(s)", "//"))
+        self.buffers(pool_cbs, out, True)
+        if pool_objects:
+            out.extend(("//", f"// {pool_objects} shared object(s)", "//"))
+        self.objects(pool_objects, out, True)
+        if h[7]:
+            out.extend(("", "//", f"// {h[7]} technique(s)", "//"))
+        else:
+            out.append("")
+        self.techniques(h[7], out)
+        return out
+
+
+def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
     chunk = container.chunk("FX10")
     data = bytes(getattr(chunk, "data", b"")) if chunk is not None else b""
-    out.append("//")
-    out.append("// FX Version: fx_4_0")
-    out.append("//")
-    pos = data.find(b"DXBC")
-    while pos >= 0 and pos + 32 <= len(data):
-        (size,) = _U32.unpack_from(data, pos + 24)
-        if 32 <= size <= len(data) - pos:
-            try:
-                inner = Container.from_bytes(data[pos : pos + size])
-            except ShaderFormatError:
-                pos = data.find(b"DXBC", pos + 4)
-                continue
-            _listing(inner, out, depth + 1)
-            pos = data.find(b"DXBC", pos + size)
-        else:
-            pos = data.find(b"DXBC", pos + 4)
+    out.extend(_Effect(data, depth).lines())
 
 
 def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:

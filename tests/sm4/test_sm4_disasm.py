@@ -1,0 +1,67 @@
+"""dxbc disasm: effect (FX10) and library framing on real files, and bad effect payloads."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_files
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.disasm import _Effect
+
+
+def _fx10_payloads() -> list[bytes]:
+    out = []
+    for path in corpus_files("dxbc", "*_FX.dxbc"):
+        data = path.read_bytes()
+        count = struct.unpack_from("<I", data, 28)[0]
+        for offset in struct.unpack_from(f"<{count}I", data, 32):
+            if data[offset : offset + 4] == b"FX10":
+                size = struct.unpack_from("<I", data, offset + 4)[0]
+                out.append(data[offset + 8 : offset + 8 + size])
+    return sorted(out, key=len)
+
+
+FX10 = _fx10_payloads()
+
+
+def test_effect_header_lines() -> None:
+    if not FX10:
+        pytest.skip("corpus effects not found")
+    lines = _Effect(FX10[0], 0).lines()
+    assert lines[:2] == ["//", "// FX Version: fx_4_0"]
+
+
+def test_truncated_effects_raise_format_errors() -> None:
+    if not FX10:
+        pytest.skip("corpus effects not found")
+    data = FX10[0]
+    for n in range(0, len(data), max(1, len(data) // 400)):
+        with pytest.raises(ShaderFormatError):
+            _Effect(data[:n], 0).lines()
+
+
+def test_effect_tags() -> None:
+    with pytest.raises(ShaderFormatError):
+        _Effect(bytes(76), 0)
+    with pytest.raises(UnsupportedOperation):
+        _Effect(struct.pack("<I", 0xFEFF2001) + bytes(72), 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_corrupted_effects(data: st.DataObject) -> None:
+    if not FX10:
+        pytest.skip("corpus effects not found")
+    blob = bytearray(data.draw(st.sampled_from(FX10)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(4, len(blob) - 4)) & ~3
+        value = data.draw(st.sampled_from([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, len(blob)]))
+        struct.pack_into("<I", blob, pos, value)
+    try:
+        _Effect(bytes(blob), 0).lines()
+    except ShaderFormatError:
+        pass
