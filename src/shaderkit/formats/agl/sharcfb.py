@@ -7,6 +7,7 @@ program array. u32 words follow the file's endianness; strings and microcode are
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -309,6 +310,14 @@ def _read_binary(r: Reader, index: int) -> ShaderBinary:
     return ShaderBinary(btype, shader, lead, trail)
 
 
+_NON_NUL = re.compile(rb"[^\0]")
+
+
+def _skip_nuls(data: bytes, pos: int, end: int) -> int:
+    found = _NON_NUL.search(data, pos, end)
+    return found.start() if found else max(pos, end)
+
+
 def read_macro(r: Reader, index: int) -> VariationMacro:
     """Values are NUL-terminated; like agl's ``getValue``/``getID``, NULs before each value and
     before the ID are skipped."""
@@ -322,15 +331,13 @@ def read_macro(r: Reader, index: int) -> VariationMacro:
         raise r.error(f"macro id of {id_len} bytes does not fit", start + 0xC)
     pos, values = vstart, list[str]()
     for _ in range(value_count):
-        while pos < last and data[pos] == 0:
-            pos += 1
+        pos = _skip_nuls(data, pos, last)
         nul = data.find(b"\0", pos, last)
         if pos >= last or nul < 0:
             raise r.error(f"macro {name!r} declares {value_count} values, has {len(values)}", start + 8)
         values.append(data[pos:nul].decode("latin-1"))
         pos = nul + 1
-    while pos < last and data[pos] == 0:
-        pos += 1
+    pos = _skip_nuls(data, pos, last)
     raw = data[vstart:pos]
     r.seek(pos)
     ident, id_extra = split_cstring(r.read(id_len, "macro id"), r, "macro id", pos)

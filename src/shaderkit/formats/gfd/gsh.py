@@ -4,7 +4,20 @@ File header 0x20 (big-endian): ``Gfx2``, header size, major (7; 6 accepted), min
 align mode, 2 reserved words. Every block has a 0x20-byte ``BLK{`` header (header size, major,
 minor, type, data size, id, index). Shader header blocks (3 VS, 6 PS, 8 GS) hold a GX2 struct with
 tagged pointers and end with a 0x28-byte relocation trailer ``}BLK``; program blocks (5 VS, 7 PS,
-9 GS, 10 GS copy) hold the microcode of the header block before them.
+9 GS, 10 GS copy; 13 for the copy program when the block header's major version is 0) hold
+the microcode of the header block before them.
+
+Facts checked on every corpus file (gshCompile output), which the writer reproduces:
+
+- a header block is the struct, its arrays (in struct order), the names (each starting on a
+  4-byte boundary, the last one padded to 4), the patch list, 8 zero bytes, the trailer;
+- trailer: data size = offset of the patch list; text offset = the first name (the data end
+  when there are none), text size = data size - text offset; data offset is 0xD0600000;
+- patch list: one entry per pointer field of the struct in struct order (program, [copy
+  program,] uniform blocks, uniform vars, initial values, loop vars, samplers, [attribs]) holding
+  the field's tagged offset or 0 when the pointer is null, then every name pointer of the
+  arrays that have names (blocks, vars, samplers, attribs), then two zero entries. A stored
+  list that differs from this is kept as it is (``GfdBlock.patch_list``).
 """
 
 from __future__ import annotations
