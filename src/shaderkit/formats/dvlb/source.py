@@ -10,6 +10,12 @@ register, else ``.setf``/``.seti``; ``.setb`` for bools. Operand descriptors are
 full (all four swizzle components and the negations) so that picasso's descriptor merging
 rebuilds the same table. What picasso syntax cannot express is written as a ``; !`` comment
 (and ``nop`` for an unknown instruction word, to keep addresses).
+
+Files picasso did not make (nihstro, old picasso) also get ``; shaderkit: ...`` comment pragmas
+that picasso ignores and ``shaderkit asm`` honours: the descriptor table and each instruction's
+descriptor (nihstro keeps descriptors picasso would merge), DVLE header fields picasso computes
+differently (version 0, masks 0, endmain 0) and label-table entries, so that the rebuilt model
+is the same; only the placement of the structures (nihstro/old layouts) is picasso's.
 """
 
 from __future__ import annotations
@@ -393,15 +399,6 @@ class _Code:
             unit.lossy(f"jump target {target} lies outside this DVLE's code")
             return f"label_{target:03x}"
         return name
-
-
-def _segments(lo: int, hi: int, entry: tuple[int, int], calls: list[tuple[int, int]]) -> list[int]:
-    cuts = {lo, hi}
-    for start, size in [entry, *calls]:
-        for point in (start, start + size):
-            if lo <= point <= hi:
-                cuts.add(point)
-    return sorted(cuts)
 
 
 def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
