@@ -24,13 +24,22 @@ def _default_output(source: str) -> str:
 @click.argument("sources", nargs=-1, required=True)
 @click.option("-o", "--output", default=None,
               help="SHBIN to write ('-' for standard output); default: first source with .shbin.")
-def asm(sources: tuple[str, ...], output: str | None) -> None:
+@click.option("--header", "header", default=None, metavar="FILE",
+              help="Also write a C header of uniform locations (like picasso -h).")
+def asm(sources: tuple[str, ...], output: str | None, header: str | None) -> None:
     """Assemble PICA200 SOURCES (picasso syntax) into one SHBIN, one DVLE per source in order.
 
     A source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
     """
-    from shaderkit.formats.dvlb.build import assemble_sources
+    from shaderkit.formats.dvlb.build import program_to_shbin, split_units
+    from shaderkit.isa.pica.assembler import assemble
 
-    texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
-    write_output(output or _default_output(sources[0]), assemble_sources(texts))
+    units: list[tuple[str, str]] = []
+    for name in sources:
+        units.extend(split_units(read_input(name).decode("latin-1"), name if name != "-" else "<stdin>"))
+    program = assemble(units)
+    data = program_to_shbin(program)
+    write_output(output or _default_output(sources[0]), data)
+    if header:
+        write_output(header, program.c_header())
