@@ -72,6 +72,7 @@ def test_pixel_program_text() -> None:
         "    mov r0, c0",
         "    add r1.xyz, r0, -c2.x",
         "",
+        "// approximately 2 instruction slots used",
     ]
 
 
@@ -101,7 +102,18 @@ def test_debug_lines_and_variable_notes() -> None:
         '#line 5 "b.fxh"',
         "    mov r0, c0",
         "",
+        "// approximately 4 instruction slots used",
     ]
+
+
+def test_slot_count_splits_texture_and_weights_macros() -> None:
+    texld = [0x03000042, 0x800F0000, 0xB0E40000, 0xA0E40800]  # texld r0, t0, s0
+    nrm = [0x02000024, 0x80070000, 0x80E40000]  # nrm r0.xyz, r0 (3 slots)
+    lines = listing_lines(aon9([0xFFFF0200, *texld, *nrm, END]))
+    assert lines[1:3] == ["    texld r0, t0, s0", "    nrm r0.xyz, r0"]
+    assert lines[-1] == "// approximately 4 instruction slots used (1 texture, 3 arithmetic)"
+    single = listing_lines(aon9([0xFFFF0200, *MOV_R0_C0, END]))
+    assert single[-1] == "// approximately 1 instruction slot used"
 
 
 def test_def_number_format() -> None:

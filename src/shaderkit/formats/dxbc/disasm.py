@@ -73,8 +73,8 @@ LEVEL9_CHUNKS = (("Aon9", "Level9"), ("XNAP", "XNA Prepass"), ("XNAS", "XNA"))
 def _level9_lines(container: DxbcContainer) -> list[str]:
     """The level-9 D3D9 programs (Aon9, then the XNA variants), each under fxc's title.
 
-    The constant/sampler mapping tables of the XNA variants come from the optional
-    ``listing.level9_mappings(payload)`` hook (the Aon9 tables are part of the comment header).
+    The constant/sampler mapping tables of every program after the first come from the
+    ``listing.level9_mappings(payload)`` hook (the first one's end the comment header).
     """
     chunks = [(c, title) for fourcc, title in LEVEL9_CHUNKS for c in container.chunks_of(fourcc)]
     if not chunks:
@@ -91,9 +91,9 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     shader = container.shader
     prefix = f"lib_{shader.major}_{shader.minor}_" if shader is not None else "lib_4_0_"
     out: list[str] = []
-    for chunk, title in chunks:
+    for index, (chunk, title) in enumerate(chunks):
         data = bytes(getattr(chunk, "data", b""))
-        if chunk.fourcc != "Aon9" and mappings is not None:
+        if index and mappings is not None:  # the first program's tables end the comment header
             out.extend(mappings(data))
         out.extend((f"// {title} shader bytecode:", "//"))
         out.extend(level9.listing_lines(data, prefix))

@@ -48,6 +48,10 @@ _USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoo
            "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
 _SAMPLERS = {2: "_2d", 3: "_cube", 4: "_volume"}
 _RASTOUT = ("oPos", "oFog", "oPts")
+#: instruction slots of the D3D9 macro instructions (every other instruction takes one)
+_SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
+          "m3x3": 3, "m3x2": 2}
+_TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
 _XYZW = "xyzw"
 
 
@@ -326,6 +330,7 @@ def listing_lines(data: bytes, prefix: str = "lib_4_0_") -> list[str]:
     debug = _debug_of(words)
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
+    texture = arithmetic = 0
     for text, index in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
@@ -339,5 +344,14 @@ def listing_lines(data: bytes, prefix: str = "lib_4_0_") -> list[str]:
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
         out.append("    " + text + ("  // " + ", ".join(notes) if notes else ""))
-    out.append("")
+        if not text.startswith(("dcl", "def")):
+            op = text.split(" ", 1)[0].split("_", 1)[0]
+            if op in _TEXTURE_OPS:
+                texture += 1
+            else:
+                arithmetic += _SLOTS.get(op, 1)
+    total = texture + arithmetic
+    plural = "slot" if total == 1 else "slots"
+    split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""
+    out.extend(("", f"// approximately {total} instruction {plural} used{split}"))
     return out
