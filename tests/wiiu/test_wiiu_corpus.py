@@ -108,3 +108,26 @@ def test_sharc_round_trip_and_fields(path: Path) -> None:
     archive.endian = ">"
     big = archive.to_bytes()
     assert big[:4] == b"SHAA" and Sharc.from_bytes(big) == archive
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.gsh"))
+def test_gsh_fresh_layout_matches_gshcompile(path: Path) -> None:
+    # drop everything the parser remembered about placement: the writer's own layout (struct,
+    # arrays, 4-aligned names, canonical patch list, 8 zero bytes, trailer) is gshCompile's
+    data = path.read_bytes()
+    gsh = Gsh.from_bytes(data)
+    for block in gsh.blocks:
+        if block.shader is not None:
+            block.shader.layout = None
+            block.patch_list, block.patch_gap, block.trailer_gap = None, b"", bytes(8)
+    assert gsh.to_bytes() == data
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.sharcfb"))
+def test_sharcfb_fresh_layout_matches_sharccompiler(path: Path) -> None:
+    # arrays, names, loop vars, zero padding to a 0x100-aligned file offset, microcode
+    data = path.read_bytes()
+    archive = Sharcfb.from_bytes(data)
+    for binary in archive.binaries:
+        binary.shader.layout = None
+    assert archive.to_bytes() == data

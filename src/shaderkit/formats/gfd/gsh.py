@@ -119,7 +119,7 @@ class GfdBlock:
     #: the stored patch list when it differs from the one computed from the shader, else None
     patch_list: list[int] | None = None
     patch_gap: bytes = b""
-    trailer_gap: bytes = b""
+    trailer_gap: bytes = bytes(8)
     #: False when the stored text offset/size differ from the strings (then they are kept)
     derived_text: bool = True
     #: program blocks: index of their header block in ``Gsh.blocks`` (-1 = keep ``data``)

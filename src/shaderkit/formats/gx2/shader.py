@@ -52,6 +52,8 @@ class PointerStyle:
     code_inside: bool = True
     #: alignment of new name strings (gshCompile starts each name on a 4-byte boundary)
     string_align: int = 1
+    #: arrays placed after the names in a new layout (SharcCompiler puts the loop vars there)
+    late_arrays: tuple[str, ...] = ()
 
     def decode(self, r: Reader, value: int, kind: str, what: str) -> int | None:
         if value == 0:
@@ -70,7 +72,7 @@ class PointerStyle:
         return tag | offset
 
 
-PLAIN = PointerStyle("plain")
+PLAIN = PointerStyle("plain", late_arrays=("loop_vars",))
 TAGGED = PointerStyle("tagged", 0xD0600000, 0xCA700000, code_inside=False, string_align=4)
 
 
@@ -279,22 +281,29 @@ class GX2Shader:
                 spans.append((off, off + size, key))
 
     # -- writing ----------------------------------------------------------------------------
-    def _items(self) -> Iterator[tuple[Key, int]]:
+    def _items(self, style: PointerStyle) -> Iterator[tuple[Key, int]]:
         """Every item the current model needs, in canonical order, with its size."""
         layout = self.layout
-        for kind in self.ARRAYS:
-            records = getattr(self, kind)
-            if records or (layout is not None and kind in layout.order):
-                yield kind, len(records) * ARRAY_INFO[kind][0] * 4
+        arrays = [k for k in self.ARRAYS if k not in style.late_arrays]
+        late = [k for k in self.ARRAYS if k in style.late_arrays]
+        for kind in arrays:
+            yield from self._array_item(kind, layout)
         for kind in NAMED_ARRAYS:
             if kind in self.ARRAYS:
                 for i, rec in enumerate(getattr(self, kind)):
                     yield (kind, i), len(rec.name.encode("latin-1")) + 1
+        for kind in late:
+            yield from self._array_item(kind, layout)
         for key in CODE_KEYS:
             if f"{key}_ptr" in dict(self.TAIL):
                 code = getattr(self, key)
                 if code or (layout is not None and key in layout.order):
                     yield key, len(code)
+
+    def _array_item(self, kind: str, layout: BlobLayout | None) -> Iterator[tuple[Key, int]]:
+        records = getattr(self, kind)
+        if records or (layout is not None and kind in layout.order):
+            yield kind, len(records) * ARRAY_INFO[kind][0] * 4
 
     def build(self, style: PointerStyle, endian: str, base: int = 0, code_align: int = 0x100) -> BuiltBlob:
         """Serialise the blob; ``base`` is its absolute file offset (for code alignment)."""
@@ -303,7 +312,7 @@ class GX2Shader:
             if kind not in self.ARRAYS and getattr(self, kind):
                 raise ValueError(f"a {self.STAGE} shader has no {kind}")
         sizes: dict[Key, int] = {}
-        for key, size in self._items():
+        for key, size in self._items(style):
             if key in CODE_KEYS and not style.code_inside:
                 continue
             sizes[key] = size
