@@ -158,3 +158,14 @@ def test_constant_array_allocates_from_the_top() -> None:
     # mov r0, c94: 0x13<<26 | dst r0 0x10<<21 | src1 (0x20 + 94)<<12
     assert Dvlb.from_bytes(data).dvlp.code[0] == 0x4C000000 | 0x10 << 21 | 0x7E << 12
     _exact([("a.pica", src)])
+
+
+def test_point_geometry_shader_with_its_own_uniform_space() -> None:
+    vertex = ".fvec mvp[4]\n.proc main\n mov o0, mvp[1]\n end\n.end\n"
+    # its uniform sits at c0 too: only a separate (".gsh point") space can hold both
+    geometry = (".gsh point c0\n.entry gmain\n.fvec gdata\n.out gpos position\n"
+                ".proc gmain\n setemit 0\n mov gpos, gdata\n emit\n end\n.end\n")
+    data = assemble_sources([("v.pica", vertex), ("g.pica", geometry)])
+    gs = Dvlb.from_bytes(data).dvles[1]
+    assert [(u.name, u.first_register) for u in gs.uniforms] == [("gdata", 0x10)]
+    _exact([("v.pica", vertex), ("g.pica", geometry)])

@@ -201,6 +201,15 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         alloc.start = local_start
 
 
+def _conflicts_in_shared_space(dvle: Dvle, alloc: _Allocation) -> bool:
+    """True when a legacy ``.gsh`` (shared uniform space) could not place these uniforms."""
+    trial = _Allocation()
+    trial.start, trial.known, trial.gaps = dict(alloc.start), dict(alloc.known), alloc.gaps
+    scratch = _Unit()
+    _declare_uniforms(scratch, dvle, trial, False, 0x20, _Names(), set())
+    return bool(scratch.notes)
+
+
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
     end = {CONSTANT_FVEC: 0x80, CONSTANT_IVEC: 0x84}
     for const in dvle.constants:
@@ -595,7 +604,11 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
         first_free = 0x20
         if dvle.is_geometry:
             fixed_start = 0x20 + dvle.gs_fixed_vertex_start
-            gs_new = dvle.gs_mode != 0 or dvle.merge_outmaps or dvle.gs_variable_vertex_num or dvle.gs_fixed_vertex_num
+            gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
+                          or dvle.gs_fixed_vertex_num)
+            has_dummy = any(o.semantic == 9 for o in dvle.outputs)
+            if not gs_new and not has_dummy and _conflicts_in_shared_space(dvle, alloc):
+                gs_new = True  # ".gsh point cN" gives the same header and its own uniform space
             if gs_new:
                 fvecs = [u.first_register + 0x10 for u in dvle.uniforms if 0x10 <= u.first_register < 0x70]
                 first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else 0x20)
