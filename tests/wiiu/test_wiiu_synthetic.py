@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shaderkit.formats.agl.sharcfb import (
     ShaderBinary,
@@ -13,7 +16,7 @@ from shaderkit.formats.agl.sharcfb import (
     Sharcfb,
     VariationMacro,
 )
-from shaderkit.formats.agl.variation import VariationError
+from shaderkit.formats.agl.variation import VariationError, variation_index
 from shaderkit.formats.gx2.shader import GX2GeometryShader, GX2PixelShader, GX2VertexShader
 from shaderkit.formats.gx2.types import (
     GX2AttribVar,
@@ -189,3 +192,28 @@ def test_macro_values_with_extra_nuls() -> None:
     # once the values change, the writer lays them out plainly again
     again.programs[0].macros[0].values = ["0", "1", "3"]
     assert b"A\x000\x001\x003\x00MACRO_A\x00" in again.to_bytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_variation_index_matches_enumeration(data: st.DataObject) -> None:
+    # oracle: itertools.product enumerates variations with the last macro fastest, i.e. the first
+    # macro most significant; the variation index is the position in that enumeration
+    counts = data.draw(st.lists(st.integers(1, 4), max_size=4))
+    macros = [(f"M{i}", [f"v{j}" for j in range(n)]) for i, n in enumerate(counts)]
+    defaults = {name: data.draw(st.sampled_from(values)) for name, values in macros}
+    chosen = {name: data.draw(st.sampled_from(values)) for name, values in macros if data.draw(st.booleans())}
+    full = tuple(chosen.get(name, defaults[name]) for name, _ in macros)
+    expected = list(itertools.product(*(values for _, values in macros))).index(full)
+    assert variation_index(macros, defaults, chosen) == expected
+
+
+def test_problems_name_bad_programs() -> None:
+    archive = build_archive(">")
+    archive.programs[0].kind = 1  # no pixel shader bit
+    archive.programs[1].uniforms[0].used = b"\x01"  # 1 flag for 2 variations
+    archive.binaries[0], archive.binaries[1] = archive.binaries[1], archive.binaries[0]
+    found = Sharcfb.from_bytes(archive.to_bytes()).problems()
+    assert "program 'multi': kind 0x1 lacks a vertex or pixel shader" in found
+    assert "program 'geo' uniforms 'cGeo': 1 used flags for 2 variations" in found
+    assert "program 'multi' variation 0: binary 0 is a pixel shader, expected vertex" in found

@@ -144,6 +144,9 @@ class Sharc(ShaderFile):
         return self.sources[index] if 0 <= index < len(self.sources) else None
 
     def summary(self) -> dict[str, Any]:
+        """Keys: format, version, name, endian; ``programs``: name, <stage>_source (file name or
+        None), variation_count, macros, <stage>_defines (count) and symbol counts; ``sources``:
+        name, size, lines."""
         return {
             "format": self.format_name,
             "version": self.version,

@@ -245,8 +245,12 @@ class Sharcfb(ShaderFile):
 
     # -- checks and views ---------------------------------------------------------------------
     def problems(self) -> list[str]:
+        """Programs whose binaries are not VS, PS(, GS) in turn, or lack a VS or PS, and symbols
+        whose used flags do not match the variation count."""
         found = []
         for program in self.programs:
+            if program.kind & (KIND_VERTEX | KIND_PIXEL) != KIND_VERTEX | KIND_PIXEL:
+                found.append(f"program {program.name!r}: kind {program.kind:#x} lacks a vertex or pixel shader")
             for v in range(program.variation_count):
                 for stage, t in zip(range(program.stride), (0, 1, 2)):
                     i = program.base_index + v * program.stride + stage
@@ -261,6 +265,9 @@ class Sharcfb(ShaderFile):
         return found
 
     def summary(self) -> dict[str, Any]:
+        """Keys: format, version, name, endian; ``programs``: name, kind, stages, base_index,
+        variation_count, macros (name, id, values, default) and the four symbol lists (name, id,
+        offset, default_size); ``binaries``: index, stage, program_size and array counts."""
         return {
             "format": self.format_name,
             "version": self.version,

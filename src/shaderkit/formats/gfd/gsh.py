@@ -242,6 +242,8 @@ class Gsh(ShaderFile):
 
     # -- showing ----------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
+        """Keys: format, version, gpu_version, align_mode; ``blocks``: type, name, size, id,
+        index; ``shaders``: one GX2 shader summary per header block (stage, mode, sizes, arrays)."""
         h = self.header
         return {
             "format": self.format_name,
