@@ -17,8 +17,10 @@ from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA, OPCODES, Layout
 #: deepest chain of relative addressing accepted (fxc never nests more than one level)
 MAX_REL_DEPTH = 4
 
-_LAYOUT = {value: info.layout for value, info in OPCODES.items()}
-_COUNTS = {value: info.num_operands for value, info in OPCODES.items()}
+#: per opcode: (layout as a plain int, operand count) - one dict lookup per instruction
+_PLAN = {value: (int(info.layout), info.num_operands) for value, info in OPCODES.items()}
+_RAW_PLAN = (int(Layout.RAW), -1)
+_OPERANDS, _DCL_OPERAND, _CALL = int(Layout.OPERANDS), int(Layout.DCL_OPERAND), int(Layout.CALL)
 _IMM_WORDS = {4: (0, 1, 4, 0), 5: (0, 2, 4, 0)}  # per num_components code
 
 
@@ -149,18 +151,17 @@ def decode_instruction(cur: _Cursor, limit: int) -> Instruction:
         more = ext >> 31
         extended.append(ext & 0x7FFFFFFF)
     cur.pos = pos
+    layout, count = _PLAN.get(opcode, _RAW_PLAN)
+    if layout == _OPERANDS:
+        ops = [_operand(cur, 0) for _ in range(count)]
+        inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended, ops, list(words[cur.pos : end]), start)
+        cur.pos = end
+        return inst
     inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended, [], [], start)
-    layout = _LAYOUT.get(opcode, Layout.RAW)
-    if layout == Layout.OPERANDS:
-        ops = inst.operands
-        count = _COUNTS[opcode]
-        for _ in range(count):
-            ops.append(_operand(cur, 0))
-        inst.raw = list(words[cur.pos : end])
-    elif layout == Layout.DCL_OPERAND:
+    if layout == _DCL_OPERAND:
         inst.operands.append(_operand(cur, 0))
         inst.raw = list(words[cur.pos : end])
-    elif layout == Layout.CALL:
+    elif layout == _CALL:
         if pos >= end:
             raise cur.fail("fcall without interface id", pos)
         cur.pos = pos + 1
