@@ -178,3 +178,26 @@ def test_gsh_bad_version() -> None:
     header = struct.pack(">4s7I", b"Gfx2", 0x20, 8, 0, 2, 0, 0, 0)
     with pytest.raises(ShaderFormatError, match="GFD version 8.0 is not supported"):
         Gsh.from_bytes(header)
+
+
+def test_many_names_into_one_long_run_stays_fast() -> None:
+    # 20000 uniform vars whose names all point into one 400 KB run terminated only at its end:
+    # refused quickly (names are bounded), not scanned 20000 times
+    import time
+
+    from shaderkit.formats.gx2.shader import PLAIN, GX2VertexShader
+    from shaderkit.formats.gx2.types import GX2UniformVar
+
+    count = 20000
+    vs = GX2VertexShader(uniform_vars=[GX2UniformVar(f"u{i}", 4, 1, i, -1) for i in range(count)])
+    blob = bytearray(vs.build(PLAIN, ">").data)
+    array_at = 0x134
+    for i in range(count):
+        struct.pack_into(">I", blob, array_at + i * 0x14, len(blob) + i)
+    blob += b"x" * 400_000 + b"\0"  # terminated only at the very end
+    from shaderkit.io.reader import Reader
+
+    start = time.perf_counter()
+    with pytest.raises(ShaderFormatError, match="no terminator"):
+        GX2VertexShader.parse(Reader(bytes(blob), endian=">"), 0, len(blob), PLAIN)
+    assert time.perf_counter() - start < 5

@@ -39,6 +39,16 @@ Key = str | tuple[str, int]
 
 DATA, STRING = "data", "string"
 TAG_MASK = 0xFFF00000
+#: longest name accepted; bounds the work a file of many pointers into one unterminated run can cause
+MAX_NAME_BYTES = 0x1000
+
+
+def _name_at(blob: Reader, at: int) -> str:
+    end = min(blob.end, at + MAX_NAME_BYTES)
+    nul = blob.data.find(b"\0", at, end)
+    if nul < 0:
+        raise blob.error(f"name at {at:#x} has no terminator within {end - at} bytes", at)
+    return blob.data[at:nul].decode("latin-1")
 
 
 @dataclass(frozen=True)
@@ -256,7 +266,7 @@ class GX2Shader:
                             if noff is None or noff >= blob.end - base:
                                 raise blob.error(f"name pointer {w[name_word]:#x} is outside the shader data",
                                                  base + off + i * nwords * 4)
-                            name = blob.cstring_at(base + noff, "ascii", "name")
+                            name = _name_at(blob, base + noff)
                             spans.append((noff, noff + len(name) + 1, (kind, i)))
                     records.append(_record(kind, w, name))
 
