@@ -58,3 +58,50 @@ def test_random_programs_roundtrip(lines: list[str], gap: int) -> None:
     text = dvlb_to_source(Dvlb.from_bytes(data))
     assert "; shaderkit: desc" not in text  # picasso's own merging rebuilds the table
     assert assemble_sources([("re.pica", text)]) == data, text
+
+
+_simple = st.sampled_from(["add r0, r1, r2", "mul r3.xy, c0.yxzw, r1", "mov r4, -r5.wzyx", "nop",
+                           "cmp r1, lt, ge, r2", "dp4 o0.x, c1, r0"])
+_cond = st.sampled_from(["cmp.x", "!cmp.y", "cmp.x && cmp.y", "!cmp.x || cmp.y"])
+
+
+@st.composite
+def _block(draw: st.DrawFn, depth: int = 0, in_loop: bool = False) -> list[str]:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.integers(0, 9 if depth < 3 else 2))
+        if kind <= 2:
+            lines.append(draw(_simple))
+        elif kind == 3:
+            lines.append(f"call helper{draw(st.integers(0, 1))}")
+        elif kind == 4 and in_loop:
+            lines.append(f"breakc {draw(_cond)}")
+        elif kind == 5:
+            lines.append(f"jmpc {draw(_cond)}, out")
+        elif kind == 6:
+            lines.append(f"jmpu {'!' if draw(st.booleans()) else ''}b{draw(st.integers(0, 15))}, out")
+        elif kind in (7, 8):
+            head = f"ifu b{draw(st.integers(0, 15))}" if kind == 7 else f"ifc {draw(_cond)}"
+            lines.append(head)
+            lines += draw(_block(depth + 1, in_loop))
+            if draw(st.booleans()):
+                lines.append(".else")
+                lines += draw(_block(depth + 1, in_loop))
+            lines.append(".end")
+        else:
+            lines.append(f"for i{draw(st.integers(0, 3))}")
+            lines += draw(_block(depth + 1, True))
+            lines.append(".end")
+    return lines
+
+
+@settings(max_examples=150, deadline=None)
+@given(_block(), _block(), _block())
+def test_random_flow_control_roundtrips(main: list[str], helper0: list[str], helper1: list[str]) -> None:
+    procs = []
+    for name, body in (("helper0", helper0), ("helper1", helper1), ("main", [*main, "out:", "end"])):
+        procs.append(f".proc {name}\n" + "\n".join(body) + "\n.end\n")
+    data = assemble_sources([("f.pica", "".join(procs))])
+    text = dvlb_to_source(Dvlb.from_bytes(data))
+    assert "; !" not in text and "; shaderkit: desc" not in text, text
+    assert assemble_sources([("re.pica", text)]) == data, text
