@@ -7,8 +7,8 @@ how the encoder rebuilds it and how the printer spells it (fxc names). Values fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 
 class Layout(IntEnum):
@@ -51,8 +51,9 @@ class Ctl(IntEnum):
     DCL = 5  # declaration-specific, handled by the printer
 
 
-@dataclass(frozen=True, slots=True)
-class OpInfo:
+class OpInfo(NamedTuple):
+    """One opcode row (a NamedTuple: immutable and cheap to build at import time)."""
+
     value: int
     name: str
     layout: Layout = Layout.OPERANDS
@@ -71,7 +72,31 @@ F, I, U, D = Imm.FLOAT, Imm.INT, Imm.UNTYPED, Imm.DOUBLE  # noqa: E741
 
 
 # dest + source operands per instruction (fxc reads exactly these; extra words are padding).
-_OPERAND_COUNTS: dict[str, int] = {"add": 3, "and": 3, "break": 0, "breakc": 1, "call": 1, "callc": 2, "case": 1, "continue": 0, "continuec": 1, "cut": 0, "default": 0, "deriv_rtx": 2, "deriv_rty": 2, "discard": 1, "div": 3, "dp2": 3, "dp3": 3, "dp4": 3, "else": 0, "emit": 0, "emitThenCut": 0, "endif": 0, "endloop": 0, "endswitch": 0, "eq": 3, "exp": 2, "frc": 2, "ftoi": 2, "ftou": 2, "ge": 3, "iadd": 3, "if": 1, "ieq": 3, "ige": 3, "ilt": 3, "imad": 4, "imax": 3, "imin": 3, "imul": 4, "ine": 3, "ineg": 2, "ishl": 3, "ishr": 3, "itof": 2, "label": 1, "ld": 3, "ldms": 4, "log": 2, "loop": 0, "lt": 3, "mad": 4, "min": 3, "max": 3, "mov": 2, "movc": 4, "mul": 3, "ne": 3, "nop": 0, "not": 2, "or": 3, "resinfo": 3, "ret": 0, "retc": 1, "round_ne": 2, "round_ni": 2, "round_pi": 2, "round_z": 2, "rsq": 2, "sample": 4, "sample_c": 5, "sample_c_lz": 5, "sample_l": 5, "sample_d": 6, "sample_b": 5, "sqrt": 2, "switch": 1, "sincos": 3, "udiv": 4, "ult": 3, "uge": 3, "umul": 4, "umad": 4, "umax": 3, "umin": 3, "ushr": 3, "utof": 2, "xor": 3, "lod": 4, "gather4": 4, "samplepos": 3, "sampleinfo": 2, "hs_decls": 0, "hs_control_point_phase": 0, "hs_fork_phase": 0, "hs_join_phase": 0, "emit_stream": 1, "cut_stream": 1, "emitThenCut_stream": 1, "fcall": 1, "bufinfo": 2, "deriv_rtx_coarse": 2, "deriv_rtx_fine": 2, "deriv_rty_coarse": 2, "deriv_rty_fine": 2, "gather4_c": 5, "gather4_po": 5, "gather4_po_c": 6, "rcp": 2, "f32tof16": 2, "f16tof32": 2, "uaddc": 4, "usubb": 4, "countbits": 2, "firstbit_hi": 2, "firstbit_lo": 2, "firstbit_shi": 2, "ubfe": 4, "ibfe": 4, "bfi": 5, "bfrev": 2, "swapc": 5, "ld_uav_typed": 3, "store_uav_typed": 3, "ld_raw": 3, "store_raw": 3, "ld_structured": 4, "store_structured": 4, "atomic_and": 3, "atomic_or": 3, "atomic_xor": 3, "atomic_cmp_store": 4, "atomic_iadd": 3, "atomic_imax": 3, "atomic_imin": 3, "atomic_umax": 3, "atomic_umin": 3, "imm_atomic_alloc": 2, "imm_atomic_consume": 2, "imm_atomic_iadd": 4, "imm_atomic_and": 4, "imm_atomic_or": 4, "imm_atomic_xor": 4, "imm_atomic_exch": 4, "imm_atomic_cmp_exch": 5, "imm_atomic_imax": 4, "imm_atomic_imin": 4, "imm_atomic_umax": 4, "imm_atomic_umin": 4, "sync": 0, "dadd": 3, "dmax": 3, "dmin": 3, "dmul": 3, "deq": 3, "dge": 3, "dlt": 3, "dne": 3, "dmov": 2, "dmovc": 4, "dtof": 2, "ftod": 2, "eval_snapped": 3, "eval_sample_index": 3, "eval_centroid": 2, "abort": 0, "debug_break": 0, "ddiv": 3, "dfma": 4, "drcp": 2, "msad": 4, "dtoi": 2, "dtou": 2, "itod": 2, "utod": 2, "gather4_s": 5, "gather4_c_s": 6, "gather4_po_s": 6, "gather4_po_c_s": 7, "ld_s": 4, "ldms_s": 5, "ld_uav_typed_s": 4, "ld_raw_s": 4, "ld_structured_s": 5, "sample_l_s": 6, "sample_c_lz_s": 6, "sample_cl_s": 6, "sample_b_cl_s": 7, "sample_d_cl_s": 8, "sample_c_cl_s": 7, "check_access_fully_mapped": 2}
+_OPERAND_COUNTS: dict[str, int] = {
+    name: int(count) for name, count in (item.split(":") for item in """
+add:3 and:3 break:0 breakc:1 call:1 callc:2 case:1 continue:0 continuec:1 cut:0 default:0
+deriv_rtx:2 deriv_rty:2 discard:1 div:3 dp2:3 dp3:3 dp4:3 else:0 emit:0 emitThenCut:0 endif:0
+endloop:0 endswitch:0 eq:3 exp:2 frc:2 ftoi:2 ftou:2 ge:3 iadd:3 if:1 ieq:3 ige:3 ilt:3 imad:4
+imax:3 imin:3 imul:4 ine:3 ineg:2 ishl:3 ishr:3 itof:2 label:1 ld:3 ldms:4 log:2 loop:0 lt:3 mad:4
+min:3 max:3 mov:2 movc:4 mul:3 ne:3 nop:0 not:2 or:3 resinfo:3 ret:0 retc:1 round_ne:2 round_ni:2
+round_pi:2 round_z:2 rsq:2 sample:4 sample_c:5 sample_c_lz:5 sample_l:5 sample_d:6 sample_b:5 sqrt:2
+switch:1 sincos:3 udiv:4 ult:3 uge:3 umul:4 umad:4 umax:3 umin:3 ushr:3 utof:2 xor:3 lod:4 gather4:4
+samplepos:3 sampleinfo:2 hs_decls:0 hs_control_point_phase:0 hs_fork_phase:0 hs_join_phase:0
+emit_stream:1 cut_stream:1 emitThenCut_stream:1 fcall:1 bufinfo:2 deriv_rtx_coarse:2
+deriv_rtx_fine:2 deriv_rty_coarse:2 deriv_rty_fine:2 gather4_c:5 gather4_po:5 gather4_po_c:6 rcp:2
+f32tof16:2 f16tof32:2 uaddc:4 usubb:4 countbits:2 firstbit_hi:2 firstbit_lo:2 firstbit_shi:2 ubfe:4
+ibfe:4 bfi:5 bfrev:2 swapc:5 ld_uav_typed:3 store_uav_typed:3 ld_raw:3 store_raw:3 ld_structured:4
+store_structured:4 atomic_and:3 atomic_or:3 atomic_xor:3 atomic_cmp_store:4 atomic_iadd:3
+atomic_imax:3 atomic_imin:3 atomic_umax:3 atomic_umin:3 imm_atomic_alloc:2 imm_atomic_consume:2
+imm_atomic_iadd:4 imm_atomic_and:4 imm_atomic_or:4 imm_atomic_xor:4 imm_atomic_exch:4
+imm_atomic_cmp_exch:5 imm_atomic_imax:4 imm_atomic_imin:4 imm_atomic_umax:4 imm_atomic_umin:4 sync:0
+dadd:3 dmax:3 dmin:3 dmul:3 deq:3 dge:3 dlt:3 dne:3 dmov:2 dmovc:4 dtof:2 ftod:2 eval_snapped:3
+eval_sample_index:3 eval_centroid:2 abort:0 debug_break:0 ddiv:3 dfma:4 drcp:2 msad:4 dtoi:2 dtou:2
+itod:2 utod:2 gather4_s:5 gather4_c_s:6 gather4_po_s:6 gather4_po_c_s:7 ld_s:4 ldms_s:5
+ld_uav_typed_s:4 ld_raw_s:4 ld_structured_s:5 sample_l_s:6 sample_c_lz_s:6 sample_cl_s:6
+sample_b_cl_s:7 sample_d_cl_s:8 sample_c_cl_s:7 check_access_fully_mapped:2
+""".split())
+}
 
 
 def _ops() -> list[OpInfo]:
