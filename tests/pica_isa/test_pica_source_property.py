@@ -105,3 +105,35 @@ def test_random_flow_control_roundtrips(main: list[str], helper0: list[str], hel
     text = dvlb_to_source(Dvlb.from_bytes(data))
     assert "; !" not in text and "; shaderkit: desc" not in text, text
     assert assemble_sources([("re.pica", text)]) == data, text
+
+
+_POOL = [(".fvec", "mat", 4), (".fvec", "vec", 1), (".fvec", "arr", 3), (".fvec", "_priv", 2),
+         (".ivec", "cnt", 1), (".ivec", "cnt2", 2), (".bool", "flag", 1), (".bool", "flags", 4)]
+
+
+@st.composite
+def _unit(draw: st.DrawFn, index: int) -> str:
+    chosen = draw(st.lists(st.sampled_from(_POOL), unique=True, max_size=len(_POOL)))
+    lines = [f"{kind} {name}[{size}]" if size > 1 else f"{kind} {name}" for kind, name, size in chosen]
+    for n in range(draw(st.integers(0, 3))):
+        lines.append(f".constf k{n}({draw(st.floats(-1e6, 1e6, width=32))}, 1.0, 0.0, -2.0)")
+    if draw(st.booleans()):
+        lines.append(".consti kc(4, 0, 1, 0)")
+    if draw(st.booleans()):
+        lines.append(f".setb b{draw(st.integers(0, 15))} {draw(st.sampled_from(['true', 'false']))}")
+    lines.append(".out opos position")
+    if draw(st.booleans()):
+        lines.append(".out - texcoord0 o1.xy")
+    fvecs = [name for kind, name, _ in chosen if kind == ".fvec"]
+    body = [f"  mov r{i}, {name}" for i, name in enumerate(fvecs)]
+    lines.append(f".entry m{index}\n.proc m{index}\n" + "\n".join(body) + "\n  mov opos, r0\n  end\n.end")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda n: st.tuples(*[_unit(i) for i in range(n)])))
+def test_random_uniform_layouts_roundtrip(units: tuple[str, ...]) -> None:
+    data = assemble_sources([(f"u{i}.pica", text) for i, text in enumerate(units)])
+    text = dvlb_to_source(Dvlb.from_bytes(data))
+    assert "; !" not in text, text
+    assert assemble_sources([("re.pica", text)]) == data, text
