@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from shaderkit.isa.sm4.decode import decode
@@ -143,3 +145,67 @@ def test_opcode_table_is_consistent() -> None:
             assert info.num_operands >= 0, info.name
     assert BY_NAME["mov"].value == 54 and BY_NAME["dcl_temps"].value == 104
     assert BY_NAME["sync"].value == 190 and BY_NAME["check_access_fully_mapped"].value == 234
+
+
+# More declarations and SM5 forms, worked from the token layout:
+#   u0 (uav, 1D, no components)        = 30<<12 | 1<<20                 = 0x0011E000
+#   g0 (thread-group shared memory)    = 31<<12 | 1<<20                 = 0x0011F000
+#   t0 (resource), s0 (sampler)        = 0x00107000, 0x00106000
+#   vThreadID.xy (select via swizzle)  = 2 | 1<<2 | 0x04<<4 | 32<<12    = 0x00020046 (0D)
+SM5_CASES = [
+    # dcl_uav_typed_texture2d (float x4) u0; dimension 3 in bits 11..15
+    ([0x0400189C, 0x0011E000, 0, 0x5555], "dcl_uav_typed_texture2d (float,float,float,float) u0"),
+    # globally coherent: bit 16 of the token (controls bit 5)
+    ([0x0401189C, 0x0011E000, 0, 0x5555], "dcl_uav_typed_texture2d_glc (float,float,float,float) u0"),
+    ([0x0300009D, 0x0011E000, 0], "dcl_uav_raw u0"),
+    ([0x0400009E, 0x0011E000, 0, 16], "dcl_uav_structured u0, 16"),
+    ([0x0400009F, 0x0011F000, 0, 256], "dcl_tgsm_raw g0, 256"),
+    ([0x050000A0, 0x0011F000, 0, 16, 64], "dcl_tgsm_structured g0, 16, 64"),
+    ([0x030000A1, 0x00107000, 0], "dcl_resource_raw t0"),
+    ([0x040000A2, 0x00107000, 0, 32], "dcl_resource_structured t0, 32"),
+    ([0x02000090, 3], "dcl_function_body fb3"),
+    ([0x05000091, 1, 2, 0, 4], "dcl_function_table ft1 = {fb0, fb4}"),
+    # dcl_interface: id, call sites, (array length << 16 | table count), tables
+    ([0x06000092, 0, 1, 0x00010002, 0, 1], "dcl_interface fp0[1][1] = {ft0, ft1}"),
+    ([0x01001893], "dcl_input_control_point_count 3"),
+    ([0x01001095], "dcl_tessellator_domain domain_tri"),
+    ([0x01001896], "dcl_tessellator_partitioning partitioning_fractional_odd"),
+    ([0x01001897], "dcl_tessellator_output_primitive output_triangle_cw"),
+    ([0x02000098, 0x41800000], "dcl_hs_max_tessfactor l(16.000000)"),
+    ([0x02000099, 4], "dcl_hs_fork_phase_instance_count 4"),
+    ([0x020000CE, 24], "dcl_gsinstances 24"),
+    ([0x01000071], "hs_decls "),
+    ([0x01000073], "hs_fork_phase "),
+    # resinfo_uint: return type 2 in bits 11..12
+    ([0x0700103D, 0x001000F2, 0, 0x00004001, 0, 0x00107E46, 0], "resinfo_uint r0.xyzw, l(0), t0.xyzw"),
+    # store_raw u0.x, l(0), l(1.0): the data operand is typeless (mov-style rule)
+    ([0x070000A6, 0x0011E012, 0, 0x00004001, 0, 0x00004001, 0x3F800000], "store_raw u0.x, l(0), l(1.000000)"),
+    # imm_atomic_iadd r0.x, u0, l(0), l(1)
+    ([0x090000B4, 0x00100012, 0, 0x0011E000, 0, 0x00004001, 0, 0x00004001, 1],
+     "imm_atomic_iadd r0.x, u0, l(0), l(1)"),
+    ([0x01000074], "hs_join_phase "),
+]
+
+
+@pytest.mark.parametrize("words, text", SM5_CASES, ids=[c[1] for c in SM5_CASES])
+def test_sm5_text_and_round_trip(words: list[int], text: str) -> None:
+    prog = program(PS_5_0, words)
+    assert text_of(prog)[1:] == [text]
+    assert encode(decode(prog)) == prog
+
+
+def test_legacy_constant_buffer_spelling() -> None:
+    dcl = [0x04000059, 0x00208000, 0, 4]  # 8<<12 (constant buffer) | 2<<20 (2D)
+    # cb0[4] declaration: 2D operand (slot, size), immediateIndexed
+    assert text_of(program(PS_4_0, dcl))[1] == "dcl_constantbuffer CB0[4], immediateIndexed"
+    assert text_of(program(PS_4_0, dcl), legacy=True)[1] == "dcl_constantbuffer cb0[4], immediateIndexed"
+
+
+def test_shader_message_printf() -> None:
+    # customdata class 4: id 0x200102 (printf), ANSI printf, 2 chars, 1 operand of 2 words, "%d"
+    text = struct.pack("<I", int.from_bytes(b"%d\0\0", "little"))
+    words = [0x00002035, 0, 0x200102, 1, 2, 1, 2, 0x0010000A, 0, *struct.unpack("<I", text)]
+    words[1] = len(words)
+    assert text_of(program(PS_5_0, words))[1] == 'printf "%d", r0.x'
+    words[2] = 0x200103
+    assert text_of(program(PS_5_0, words))[1] == 'errorf "%d", r0.x'
