@@ -462,6 +462,8 @@ class Assembler:
                         raise self.error(f"unknown DVLE header field: {key}", col)
                     self.get_dvle().overrides[key] = int(value, 0) & HEADER_FIELDS[key]
             elif words and words[0] == "label" and len(words) in (4, 5):
+                if not _IDENT.match(words[3]):
+                    raise self.error(f"invalid label name: {words[3]}", col)
                 extra = int(words[4], 0) if len(words) == 5 else 0
                 self.get_dvle().labels.append((int(words[1], 0) & 0xFF, int(words[2], 0) & 0xFFFFFFFF,
                                                words[3], extra & 0xFFFFFFFF))
