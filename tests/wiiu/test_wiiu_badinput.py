@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_wiiu_synthetic import build_archive
+from test_wiiu_synthetic import build_archive, build_sharc
 
 from conftest import corpus_files, corpus_params
 from shaderkit.errors import ShaderFormatError
@@ -69,16 +69,23 @@ def test_sharc_family_truncated_everywhere(path: Path) -> None:
         _parse_or_error(cls, _with_size_field(data, cut, 8, endian))
 
 
-@pytest.mark.parametrize("data", [SMALL_SYNTH, SMALL_SYNTH_BE], ids=["le", "be"])
-def test_synthetic_truncated(data: bytes) -> None:
-    endian = "<" if data[:4] == b"BAHS" else ">"
+@pytest.mark.parametrize(
+    ("cls", "data"),
+    [(Sharcfb, SMALL_SYNTH), (Sharcfb, SMALL_SYNTH_BE), (Sharc, build_sharc("<").to_bytes()),
+     (Sharc, build_sharc(">").to_bytes())],
+    ids=["sharcfb-le", "sharcfb-be", "sharc-le", "sharc-be"],
+)
+def test_synthetic_truncated(cls: type[ShaderFile], data: bytes) -> None:
+    endian = "<" if data[:1] in (b"B", b"A") else ">"
     for cut in _offsets(len(data)):
-        assert _parse_or_error(Sharcfb, data[:cut]) is None, cut
-        _parse_or_error(Sharcfb, _with_size_field(data, cut, 8, endian))
+        assert _parse_or_error(cls, data[:cut]) is None, cut
+        _parse_or_error(cls, _with_size_field(data, cut, 8, endian))
 
 
 def _corpus_blobs() -> list[tuple[type[ShaderFile], bytes]]:
-    blobs: list[tuple[type[ShaderFile], bytes]] = [(Sharcfb, SMALL_SYNTH), (Sharcfb, SMALL_SYNTH_BE)]
+    blobs: list[tuple[type[ShaderFile], bytes]] = [
+        (Sharcfb, SMALL_SYNTH), (Sharcfb, SMALL_SYNTH_BE), (Sharc, build_sharc(">").to_bytes()),
+    ]
     for pattern in ("rio_0*.gsh", "*.sharc", "*.sharcfb"):
         blobs += [(PARSERS[p.suffix], p.read_bytes()) for p in corpus_files("wiiu", pattern)]
     return blobs

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.agl.sharc import ShaderMacro, ShaderSource, Sharc, SourceProgram
 from shaderkit.formats.agl.sharcfb import (
     ShaderBinary,
     ShaderProgram,
@@ -217,3 +219,43 @@ def test_problems_name_bad_programs() -> None:
     assert "program 'multi': kind 0x1 lacks a vertex or pixel shader" in found
     assert "program 'geo' uniforms 'cGeo': 1 used flags for 2 variations" in found
     assert "program 'multi' variation 0: binary 0 is a pixel shader, expected vertex" in found
+
+
+def build_sharc(endian: str) -> Sharc:
+    program = SourceProgram(
+        "geo", [0, 1, 2],
+        macros=[[ShaderMacro("USE_FOG", "1")], [ShaderMacro("ALPHA", "0.5"), ShaderMacro("X", "y")], []],
+        variation_macros=[VariationMacro("M", ["a", "b"], "MACRO_M")],
+        defaults=[VariationMacro("M", ["b"], "MACRO_M")],
+        uniforms=[_symbol("cGeo", 2, struct.pack(">f", 0.25))],
+        uniform_blocks=[_symbol("Mat", 2, bytes(range(8)))],
+    )
+    sources = [ShaderSource(name, f"// {name}\nvoid main() {{}}\n".encode() + b"\0")
+               for name in ("a.vsh", "a.fsh", "a.gsh")]
+    return Sharc(name="synthetic", endian=endian, programs=[program], sources=sources)
+
+
+@pytest.mark.parametrize("endian", ["<", ">"])
+def test_synthetic_sharc(endian: str) -> None:
+    data = build_sharc(endian).to_bytes()
+    assert data[:4] == (b"AAHS" if endian == "<" else b"SHAA")
+    assert struct.unpack_from(endian + "4I", data, 4) == (11, len(data), 1 if endian == "<" else 0, 10)
+    parsed = Sharc.from_bytes(data)
+    assert parsed == build_sharc(endian) and parsed.to_bytes() == data
+    program = parsed.programs[0]
+    assert parsed.source_of(program, "geometry") == parsed.sources[2]
+    assert parsed.sources[0].text == "// a.vsh\nvoid main() {}\n"
+    assert program.variation_count == 2 and [m.value for m in program.macros[1]] == ["0.5", "y"]
+    summary = parsed.summary()["programs"][0]
+    assert summary["geometry_source"] == "a.gsh" and summary["pixel_defines"] == 2
+    # the other endian holds the same model
+    other = Sharc.from_bytes(build_sharc("<" if endian == ">" else ">").to_bytes())
+    other.endian = endian
+    assert other == parsed
+
+
+def test_sharc_source_index_beyond_sources() -> None:
+    sharc = build_sharc(">")
+    sharc.programs[0].source_index = [0, 1, 3]
+    with pytest.raises(ShaderFormatError, match="geometry source index 3 is beyond the 3 sources"):
+        Sharc.from_bytes(sharc.to_bytes())
