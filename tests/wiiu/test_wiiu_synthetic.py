@@ -259,3 +259,11 @@ def test_sharc_source_index_beyond_sources() -> None:
     sharc.programs[0].source_index = [0, 1, 3]
     with pytest.raises(ShaderFormatError, match="geometry source index 3 is beyond the 3 sources"):
         Sharc.from_bytes(sharc.to_bytes())
+
+
+def test_archive_level_lookup_for_added_program() -> None:
+    archive = build_archive("<")
+    archive.programs.append(ShaderProgram("late", 3, 0, macros=[VariationMacro("A", ["0", "1"], "A")]))
+    result = archive.variation("late", {"A": "1"})
+    assert result.index == 1 and result.binary_indices == {"vertex": 2, "pixel": 3}
+    assert result.binaries["vertex"] is archive.binaries[2]

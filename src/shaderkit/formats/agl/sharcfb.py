@@ -243,6 +243,12 @@ class Sharcfb(ShaderFile):
         header = struct.pack(f"{e}5I", self.version, size, ENDIAN_FIELD[e], self.resolved, len(name))
         return MAGIC[e] + header + name + body + self.tail + self.trailing
 
+    def variation(self, program: str, settings: dict[str, str] | None = None) -> Variation:
+        """The binaries of one variation of the named program (macros not given: defaults)."""
+        found = self.programs[program]
+        found.archive = self
+        return found.variation(settings)
+
     # -- checks and views ---------------------------------------------------------------------
     def problems(self) -> list[str]:
         """Programs whose binaries are not VS, PS(, GS) in turn, or lack a VS or PS, and symbols
