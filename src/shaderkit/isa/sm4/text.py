@@ -1,7 +1,12 @@
 """fxc-identical text for a decoded :class:`Program` (the D3DDisassemble listing body).
 
-``legacy=True`` selects the d3dcompiler_43-era (fxc 9.x) spelling: typed float immediates always
-print ``%f`` (``l(0.000000, ...)``) and ``dcl_constantbuffer`` uses a lower-case ``cb``.
+Rules were read off the corpus listings: version line, one instruction per line, 2 spaces per
+nesting level, operand-less opcodes end with a blank, typed immediates ``l(a, b)`` print per the
+opcode's data type (floats ``%f``, integers decimal up to 10000 else ``0x%08x``), typeless
+``mov``/``movc``/ICB values ``l(a,b,c,d)`` guess per component, SM5.1 resources are upper case
+with ranges. ``legacy=True`` selects the fxc 9.x (d3dcompiler_43, old CRT) spelling: floats keep
+17 significant digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the
+interpolation mode.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ _INF = float("inf")
 
 # Operand types whose first immediate index is glued to the name (r0, cb0[1], fp0[0][1]).
 _GLUED = frozenset({0, 1, 2, 3, 6, 7, 8, 10, 16, 17, 18, 19, 27, 30, 31})
-# Operand types printed as a bare name when they have no index.
+# Inputs/outputs with two or more indices bracket every index (GS/HS input v[1][0]).
 _INPUT_LIKE = frozenset({1, 2})
 
 
@@ -102,8 +107,6 @@ def fmt_untyped(word: int, legacy: bool = False) -> str:
     return fmt_int(word)
 
 
-
-
 def fmt_double(lo: int, hi: int) -> str:
     value = float(_F64.unpack(_U64.pack(lo | hi << 32))[0])
     return f"{value:f}l"
@@ -137,7 +140,8 @@ class Formatter:
         rep = index.rep
         if rep == 0 or rep == 1:
             return f"[{index.value}]"
-        assert index.rel is not None
+        if index.rel is None:  # a hand-built model without its relative operand
+            return f"[{index.value}]"
         rel = self.operand(index.rel, Imm.INT)
         return f"[{rel} + {index.value}]"
 
