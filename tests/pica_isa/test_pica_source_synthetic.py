@@ -169,3 +169,12 @@ def test_point_geometry_shader_with_its_own_uniform_space() -> None:
     gs = Dvlb.from_bytes(data).dvles[1]
     assert [(u.name, u.first_register) for u in gs.uniforms] == [("gdata", 0x10)]
     _exact([("v.pica", vertex), ("g.pica", geometry)])
+
+
+def test_signed_zero_from_underflow_survives() -> None:
+    # -1e-30 is below the float24 range: it flushes to the signed zero 0x800000, while a literal
+    # -0.0 is written as +0 (picasso's "if (!f) return 0")
+    src = ".constf k(-1e-30, -0.0, 0.0, 1.0)\n.proc main\n mov r0, k\n end\n.end\n"
+    data = assemble_sources([("z.pica", src)])
+    assert Dvlb.from_bytes(data).dvles[0].constants[0].words == (0x800000, 0, 0, 0x3F0000)
+    _exact([("z.pica", src)])

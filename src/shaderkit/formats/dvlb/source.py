@@ -78,8 +78,12 @@ def _valid_ident(name: str) -> bool:
 
 
 def _float_text(word: int) -> str:
-    value = f24_to_f32(word)
-    return repr(value)
+    """Shortest text that parses back to this float24 (every float24 is exact as a float)."""
+    if word == 0x800000:
+        # picasso writes a literal -0.0 as +0; a negative value below the float24 range
+        # flushes to the signed zero
+        return "-1e-30"
+    return repr(f24_to_f32(word))
 
 
 @dataclass
@@ -222,9 +226,9 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
         if const.type == CONSTANT_FVEC:
             reg = 0x20 + const.register
             args = ", ".join(_float_text(w) for w in words)
-            if any(w >> 24 for w in words) or any(w == 0x800000 or (w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
+            if any(w >> 24 for w in words) or any((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
                                                   for w in words):
-                unit.lossy("fvec constant holds bits picasso cannot produce (-0, NaN or high bits)")
+                unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
             reg = 0x80 + const.register
