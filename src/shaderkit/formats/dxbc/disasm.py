@@ -1,9 +1,15 @@
 """fxc-style listing of a DXBC container: ``//`` comment header, program text, footer.
 
-* plain shaders: header (``listing.comment_header`` when available), the SM4/5 program, footer;
-* libraries (``LIBF`` chunks + ``LIBH``): fxc's ``// Library:`` framing, then every function's
-  own listing;
-* effects (``FX10``): the shader containers embedded in the effect, each listed in turn.
+* plain shaders: header (``listing.comment_header`` when available), the level-9 D3D9 programs
+  of ``Aon9``/``XNAP``/``XNAS`` chunks (:mod:`shaderkit.isa.sm4.level9`), the SM4/5 program
+  (:mod:`shaderkit.isa.sm4.text`), footer (``listing.comment_footer``);
+* libraries (``LIBF`` chunks + ``LIBH``): fxc's ``// Library:`` framing with the function names,
+  then every function's own listing;
+* effects (``FX10``, fx_4_0/fx_4_1): constant buffers with defaults, objects, state blocks,
+  annotations, shared (pool) sections and techniques whose inline shaders are listed inside
+  ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
+
+Untrusted bytes raise only ShaderFormatError; nested containers are bounded by ``MAX_DEPTH``.
 """
 
 from __future__ import annotations
