@@ -3,6 +3,10 @@
 Header 0x18: magic ``SHAB`` (``BAHS`` little-endian), version 8, file size, endian (0 big, 1
 little), resolved flag (0 in files), name length; the name; the shader binary array; the
 program array. u32 words follow the file's endianness; strings and microcode are never swapped.
+
+Inside a shader binary (SharcCompiler output, the only public sample) the GX2 struct comes
+first, then its arrays, the names, the loop vars, zero padding up to a 0x100-aligned *file*
+offset and the microcode; the writer lays new binaries out the same way.
 """
 
 from __future__ import annotations
@@ -185,6 +189,10 @@ class Sharcfb(ShaderFile):
     def __post_init__(self) -> None:
         if not isinstance(self.programs, ProgramList):
             self.programs = ProgramList(self.programs)
+        self._link()
+
+    def _link(self) -> None:
+        """Let each program reach the binary array (for ``ShaderProgram.variation``)."""
         for program in self.programs:
             program.archive = self
 
@@ -211,7 +219,7 @@ class Sharcfb(ShaderFile):
         archive.programs = ProgramList(programs)
         archive.tail = r.read(r.remaining)
         archive.trailing = bytes(data[file_size:])
-        archive.__post_init__()
+        archive._link()
         for i, program in enumerate(archive.programs):
             needed = program.base_index + program.variation_count * program.stride
             if program.base_index < 0 or needed > len(archive.binaries):
