@@ -61,11 +61,25 @@ def test_variation_errors(capsys: pytest.CaptureFixture[str], synthetic: str, ar
     assert err.splitlines() == [f"shaderkit: {message}"]
 
 
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.sharcfb"))
+def test_variation_on_every_corpus_program(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    from shaderkit.formats.agl.sharcfb import Sharcfb
+
+    for program in Sharcfb.from_bytes(path.read_bytes()).programs:
+        code, out, err = run(capsys, "variation", str(path), program.name)
+        assert code == 0 and err == ""
+        assert out.splitlines()[0] == f"program {program.name}: variation 0 of {program.variation_count}"
+
+
 @pytest.mark.parametrize("path", COIN)
 def test_variation_on_corpus(capsys: pytest.CaptureFixture[str], path: Path) -> None:
     code, out, _ = run(capsys, "variation", str(path), "mat_coin")
     assert code == 0 and out.splitlines()[0] == "program mat_coin: variation 0 of 1"
-    assert "vertex    binary 0: 0x1590 bytes of microcode" in out
+    # binary 0 is the VS: microcode 0x1590 bytes, 4 blocks, 307 uniforms, 1 loop var, 4 attributes
+    assert out.splitlines()[1] == (
+        "  vertex    binary 0: 0x1590 bytes of microcode, mode 1, 4 uniform blocks, 307 uniforms, "
+        "1 loop vars, 4 attributes"
+    )
 
 
 @pytest.mark.parametrize("path", COIN)
