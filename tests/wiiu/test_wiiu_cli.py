@@ -78,7 +78,7 @@ def test_variation_on_corpus(capsys: pytest.CaptureFixture[str], path: Path) -> 
     # binary 0 is the VS: microcode 0x1590 bytes, 4 blocks, 307 uniforms, 1 loop var, 4 attributes
     assert out.splitlines()[1] == (
         "  vertex    binary 0: 0x1590 bytes of microcode, mode 1, 4 uniform blocks, 307 uniforms, "
-        "1 loop vars, 4 attributes"
+        "1 loop var, 4 attributes"
     )
 
 

@@ -8,12 +8,12 @@ import click
 from shaderkit.cli.common import load_model
 
 _COUNTED = (
-    ("uniform_blocks", "uniform blocks"),
-    ("uniform_vars", "uniforms"),
-    ("initial_values", "initial values"),
-    ("loop_vars", "loop vars"),
-    ("sampler_vars", "samplers"),
-    ("attrib_vars", "attributes"),
+    ("uniform_blocks", "uniform block"),
+    ("uniform_vars", "uniform"),
+    ("initial_values", "initial value"),
+    ("loop_vars", "loop var"),
+    ("sampler_vars", "sampler"),
+    ("attrib_vars", "attribute"),
 )
 
 
@@ -23,7 +23,7 @@ def _binary_line(stage: str, index: int, binary: Any) -> str:
     for attr, label in _COUNTED:
         count = len(getattr(shader, attr))
         if count:
-            parts.append(f"{count} {label}")
+            parts.append(f"{count} {label}{'s' if count != 1 else ''}")
     if shader.vertex_program:
         parts.append(f"copy program {len(shader.vertex_program):#x} bytes")
     return f"  {stage:<9} binary {index}: " + ", ".join(parts)
