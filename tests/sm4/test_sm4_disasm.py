@@ -65,3 +65,52 @@ def test_corrupted_effects(data: st.DataObject) -> None:
         _Effect(bytes(blob), 0).lines()
     except ShaderFormatError:
         pass
+
+
+def _spdb_payload() -> bytes | None:
+    for path in corpus_files("dxbc", "*DebugTest.dxbc"):
+        data = path.read_bytes()
+        count = struct.unpack_from("<I", data, 28)[0]
+        for offset in struct.unpack_from(f"<{count}I", data, 32):
+            if data[offset : offset + 4] == b"SPDB":
+                size = struct.unpack_from("<I", data, offset + 4)[0]
+                return data[offset + 8 : offset + 8 + size]
+    return None
+
+
+SPDB = _spdb_payload()
+
+
+def test_debug_info_lines_and_variables() -> None:
+    if SPDB is None:
+        pytest.skip("corpus DebugTest not found")
+    from shaderkit.formats.dxbc.disasm import read_debug_info
+
+    info = read_debug_info(SPDB)
+    # values read off fxc's listing of the same file
+    assert info.lines[0x64][0] == 21 and info.lines[0x64][1].endswith("DebugTest.hlsl")
+    assert [info.lines[o][0] for o in (0x84, 0xA4, 0xC0, 0xEC)] == [22, 23, 19, 24]
+    assert info.notes[0x84] == ["r0.x <- fLighting"]
+    assert info.notes[0xEC][0] == "r1.x <- vDiffuse.x"
+    assert ("v1.y", "Input.vTexcoord.y") in info.initial
+
+
+def test_truncated_and_corrupted_debug_info() -> None:
+    if SPDB is None:
+        pytest.skip("corpus DebugTest not found")
+    from shaderkit.formats.dxbc.disasm import read_debug_info
+
+    for n in range(0, len(SPDB), 97):
+        try:
+            read_debug_info(SPDB[:n])
+        except ShaderFormatError:
+            pass
+    blob = bytearray(SPDB)
+    for pos in range(32, len(blob) - 4, 61):
+        saved = bytes(blob[pos : pos + 4])
+        struct.pack_into("<I", blob, pos, 0xFFFFFFFF if pos % 2 else 0x7FFF)
+        try:
+            read_debug_info(bytes(blob))
+        except ShaderFormatError:
+            pass
+        blob[pos : pos + 4] = saved

@@ -46,7 +46,8 @@ def is_legacy(container: DxbcContainer) -> bool:
 
 
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
-    """The SM4/5 program text of ``container`` (version line, declarations, instructions)."""
+    """The SM4/5 program text of ``container`` (version line, declarations, instructions),
+    with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
     from shaderkit.isa.sm4.decode import decode
     from shaderkit.isa.sm4.text import Formatter
 
@@ -54,7 +55,43 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     if shader is None:
         return []
     prog = decode(shader.tokens)
-    return Formatter(prog, is_legacy(container) if legacy is None else legacy).lines()
+    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy).lines()
+    spdb = container.chunk("SPDB")
+    if spdb is None:
+        return lines
+    debug = read_debug_info(bytes(getattr(spdb, "data", b"")))
+    return _annotate(prog.instructions, lines, debug)
+
+
+def _annotate(instructions: list[Any], lines: list[str], debug: DebugInfo) -> list[str]:
+    """Interleave ``#line`` directives, the initial variable locations and per-instruction notes
+    (``// r0.x <- name``) as fxc prints them for shaders compiled with debug information."""
+    out = [lines[0]]
+    first_code = next((i.offset * 4 for i in instructions if i.offset * 4 in debug.lines), None)
+    current: tuple[int, str] | None = None
+    # a variable's range starts right after the instruction that wrote it: note it there
+    following = [i.offset * 4 for i in instructions[1:]] + [-1]
+    for inst, text, after in zip(instructions, lines[1:], following):
+        offset = inst.offset * 4
+        if offset == first_code and debug.initial:
+            out.extend(("//", "// Initial variable locations:"))
+            groups: dict[str, list[str]] = {}
+            for register, name in debug.initial:
+                groups.setdefault(register.split(".")[0], []).append(f"{register} <- {name}")
+            rows = ["; ".join(items) for items in groups.values()]
+            out.extend("//   " + row + ("; " if i < len(rows) - 1 else "") for i, row in enumerate(rows))
+            out.append("//")
+        where = debug.lines.get(offset)
+        if where is not None and where != current:
+            if current is not None:
+                out.append("")
+            line, file = where
+            same_file = current is not None and current[1] == file
+            out.append(f"#line {line}" if same_file else f'#line {line} "{file}"')
+            current = where
+        notes = debug.notes.get(after)
+        out.append(text + ("  // " + "; ".join(notes) if notes else ""))
+    return out
 
 
 def _shader_listing(container: DxbcContainer, out: list[str]) -> None:
@@ -143,6 +180,238 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
         out.append("//")
     for function in functions:
         _shader_listing(function, out)
+
+
+# -- debug information (SPDB: a PDB file in MSF 7.00 form) --------------------------------------
+# Facts checked on the corpus: C13 line records and S_DEFRANGE_HLSL ranges use byte offsets into
+# the SHDR/SHEX token stream; a range starting right after an instruction names what it wrote.
+
+_MSF_MAGIC = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0"
+_MAX_STREAMS = 1 << 16
+_S_LOCAL, _S_DEFRANGE_HLSL = 0x113E, 0x1150
+_LF_STRUCTURE, _LF_FIELDLIST, _LF_MEMBER, _LF_MODIFIER, _LF_VECTOR = 0x1505, 0x1203, 0x150D, 0x1518, 0x151B
+_DEBUG_REGISTERS = {0: "r", 1: "v", 2: "o"}
+
+
+class DebugInfo:
+    """What the listing uses from an SPDB chunk."""
+
+    def __init__(self) -> None:
+        #: program byte offset -> (line, file name)
+        self.lines: dict[int, tuple[int, str]] = {}
+        #: program byte offset where a range starts -> ``r0.x <- name`` notes
+        self.notes: dict[int, list[str]] = {}
+        #: (register, name) pairs live when the program starts
+        self.initial: list[tuple[str, str]] = []
+
+
+def _fail(message: str, offset: int = 0) -> ShaderFormatError:
+    return ShaderFormatError(message, offset, "SPDB")
+
+
+def _u(fmt: str, data: bytes, offset: int) -> tuple[int, ...]:
+    size = struct.calcsize("<" + fmt)
+    if offset < 0 or offset + size > len(data):
+        raise _fail(f"record at {offset:#x} runs past {len(data)} bytes", offset)
+    return struct.unpack_from("<" + fmt, data, offset)
+
+
+def _cstr(data: bytes, offset: int) -> tuple[str, int]:
+    end = data.find(b"\0", offset)
+    if offset < 0 or end < 0:
+        raise _fail(f"unterminated string at {offset:#x}", offset)
+    return data[offset:end].decode("latin-1"), end + 1
+
+
+def _msf_streams(data: bytes) -> list[bytes]:
+    """Every stream of an MSF 7.00 file, bounds-checked."""
+    if not data.startswith(_MSF_MAGIC):
+        raise _fail("SPDB is not an MSF 7.00 file")
+    block, _fpm, blocks, dir_bytes, _unknown, map_addr = _u("6I", data, 32)
+    if block not in (512, 1024, 2048, 4096) or blocks * block > len(data) or dir_bytes > len(data):
+        raise _fail("MSF header does not fit the chunk", 32)
+
+    def pages(indices: tuple[int, ...], size: int) -> bytes:
+        if any(i >= blocks for i in indices):
+            raise _fail("MSF block index out of range", 0)
+        return b"".join(data[i * block : (i + 1) * block] for i in indices)[:size]
+
+    dir_pages = _u(f"{-(-dir_bytes // block)}I", data, map_addr * block)
+    directory = pages(dir_pages, dir_bytes)
+    (count,) = _u("I", directory, 0)
+    if count > _MAX_STREAMS or 4 + 4 * count > len(directory):
+        raise _fail(f"MSF stream count {count} does not fit the directory")
+    sizes = _u(f"{count}I", directory, 4)
+    pos = 4 + 4 * count
+    streams = []
+    for size in sizes:
+        size = 0 if size == 0xFFFFFFFF else size
+        if size > len(data):
+            raise _fail(f"MSF stream of {size} bytes is larger than the file")
+        n = -(-size // block)
+        streams.append(pages(_u(f"{n}I", directory, pos), size))
+        pos += 4 * n
+    return streams
+
+
+def _named_streams(info: bytes) -> dict[str, int]:
+    """The PDB info stream's name -> stream index map (``/names`` ...)."""
+    (strings_size,) = _u("I", info, 28)
+    strings = info[32 : 32 + strings_size]
+    pos = 32 + strings_size
+    size, _capacity = _u("2I", info, pos)
+    (present_words,) = _u("I", info, pos + 8)
+    pos += 12 + 4 * present_words
+    (deleted_words,) = _u("I", info, pos)
+    pos += 4 + 4 * deleted_words
+    if size > len(info) // 8:
+        raise _fail(f"PDB name map of {size} entries does not fit")
+    out = {}
+    for i in range(size):
+        key, value = _u("2I", info, pos + 8 * i)
+        out[_cstr(strings, key)[0]] = value
+    return out
+
+
+class _Types:
+    """Just enough of the TPI stream to name a variable's components (struct members, vectors)."""
+
+    def __init__(self, tpi: bytes) -> None:
+        self.records: dict[int, tuple[int, bytes]] = {}
+        if len(tpi) < 20:
+            return
+        _version, header, begin, end, size = _u("5I", tpi, 0)
+        pos, index, stop = header, begin, min(header + size, len(tpi))
+        while pos + 4 <= stop and index < end:
+            length, kind = _u("2H", tpi, pos)
+            self.records[index] = (kind, tpi[pos + 4 : pos + 2 + length])
+            pos += 2 + length
+            index += 1
+
+    def members(self, fieldlist: int) -> list[tuple[str, int, int]]:
+        kind, body = self.records.get(fieldlist, (0, b""))
+        out = []
+        pos = 0
+        while kind == _LF_FIELDLIST and pos + 10 <= len(body):
+            (leaf,) = _u("H", body, pos)
+            if leaf != _LF_MEMBER:
+                break
+            _attr, mtype, moff = _u("HIH", body, pos + 2)
+            name, pos = _cstr(body, pos + 10)
+            while pos < len(body) and body[pos] >= 0xF0:  # LF_PAD bytes
+                pos += 1
+            out.append((name, mtype, moff))
+        return out
+
+    def suffix(self, type_index: int, offset: int, depth: int = 0) -> str:
+        kind, body = self.records.get(type_index, (0, b""))
+        if depth > 8:
+            return ""
+        if kind == _LF_MODIFIER and len(body) >= 4:
+            return self.suffix(_u("I", body, 0)[0], offset, depth + 1)
+        if kind == _LF_VECTOR and len(body) >= 10:
+            _elem, count, size = _u("IIH", body, 0)
+            step = size // count if count else 4
+            return "." + "xyzw"[min(offset // max(step, 1), 3)]
+        if kind == _LF_STRUCTURE and len(body) >= 8:
+            best = None
+            for name, mtype, moff in self.members(_u("I", body, 4)[0]):
+                if moff <= offset:
+                    best = (name, mtype, moff)
+            if best is not None:
+                return "." + best[0] + self.suffix(best[1], offset - best[2], depth + 1)
+        return ""
+
+
+def read_debug_info(data: bytes) -> DebugInfo:
+    """Line numbers and variable locations from an SPDB chunk payload."""
+    streams = _msf_streams(data)
+    if len(streams) < 4:
+        raise _fail(f"PDB has {len(streams)} streams, needs at least 4")
+    names_index = _named_streams(streams[1]).get("/names")
+    names = streams[names_index] if names_index is not None and names_index < len(streams) else b""
+    string_table = names[12 : 12 + _u("I", names, 8)[0]] if len(names) >= 12 else b""
+    types = _Types(streams[2])
+    dbi = streams[3]
+    (module_bytes,) = _u("i", dbi, 24)
+    modules = dbi[64 : 64 + max(module_bytes, 0)]
+    info = DebugInfo()
+    pos = 0
+    while pos + 64 <= len(modules):
+        (stream,) = _u("H", modules, pos + 34)
+        sym_bytes, c11_bytes, c13_bytes = _u("3I", modules, pos + 36)
+        _name, after = _cstr(modules, pos + 64)
+        _obj, after = _cstr(modules, after)
+        pos = (after + 3) & ~3
+        if stream >= len(streams):
+            continue
+        module = streams[stream]
+        _read_symbols(module[:sym_bytes], types, info)
+        start = sym_bytes + c11_bytes
+        _read_lines(module[start : start + c13_bytes], string_table, info)
+    return info
+
+
+def _read_symbols(symbols: bytes, types: _Types, info: DebugInfo) -> None:
+    pos = 4  # after the CodeView signature
+    local: tuple[str, int] | None = None
+    first = None
+    ranges: list[tuple[int, str, str]] = []
+    while pos + 4 <= len(symbols):
+        length, kind = _u("2H", symbols, pos)
+        body = symbols[pos + 4 : pos + 2 + length]
+        pos += 2 + length
+        if length < 2:
+            break
+        if kind == _S_LOCAL and len(body) >= 6:
+            type_index = _u("I", body, 0)[0]
+            local = (_cstr(body, 6)[0], type_index)
+        elif kind == _S_DEFRANGE_HLSL and local is not None and len(body) >= 20:
+            reg_type, flags, parent_offset, _size, start = _u("4HI", body, 0)
+            count = max(flags & 3, 1)
+            (reg,) = _u("I", body, len(body) - 4 * count)
+            prefix = _DEBUG_REGISTERS.get(reg_type, f"reg{reg_type}_")
+            register = f"{prefix}{reg >> 4}.{'xyzw'[(reg >> 2) & 3]}"
+            name = local[0] + types.suffix(local[1], parent_offset)
+            ranges.append((start, register, name))
+            first = start if first is None else min(first, start)
+    for start, register, name in ranges:
+        if start == first:
+            info.initial.append((register, name))
+        else:
+            info.notes.setdefault(start, []).append(f"{register} <- {name}")
+
+
+def _read_lines(c13: bytes, strings: bytes, info: DebugInfo) -> None:
+    files: dict[int, str] = {}
+    blocks: list[bytes] = []
+    pos = 0
+    while pos + 8 <= len(c13):
+        kind, size = _u("2I", c13, pos)
+        body = c13[pos + 8 : pos + 8 + size]
+        pos += 8 + ((size + 3) & ~3)
+        if kind == 0xF4:  # file checksums: name offset, checksum size/kind, checksum, align 4
+            at = 0
+            while at + 6 <= len(body):
+                name_off, checksum = _u("IB", body, at)
+                files[at] = _cstr(strings, name_off)[0] if name_off < len(strings) else ""
+                at = (at + 6 + checksum + 3) & ~3
+        elif kind == 0xF2:
+            blocks.append(body)
+    for body in blocks:
+        _code_offset, _seg, flags, _size = _u("IHHI", body, 0)
+        at = 12
+        while at + 12 <= len(body):
+            file_id, count, block_size = _u("3I", body, at)
+            if count > len(body) // 8:
+                raise _fail(f"line block of {count} entries does not fit")
+            for i in range(count):
+                offset, bits = _u("2I", body, at + 12 + 8 * i)
+                info.lines.setdefault(offset, (bits & 0xFFFFFF, files.get(file_id, "")))
+            at += max(block_size, 12)
+
+
+# Instructions reach the annotations through the decoded program; see ``_annotate``.
 
 
 # -- effects (FX10, fx_4_0) ---------------------------------------------------------------
