@@ -253,7 +253,7 @@ class GX2Shader:
                     continue
                 if off > blob.end - base:
                     raise blob.error(f"pointer {off:#x} is outside the {blob.end - base:#x}-byte shader data", base)
-                blob.check_count(count, nwords * 4, kind, offset=base + off)
+                blob.check_count(count, nwords * 4, "records", offset=base + off)
                 flat = blob.unpack_at(base + off, f"{count * nwords}I", kind) if count else ()
                 spans.append((off, off + count * nwords * 4, kind))
                 records: list[Any] = getattr(self, kind)
