@@ -20,6 +20,8 @@ MAX_REL_DEPTH = 4
 #: per opcode: (layout as a plain int, operand count) - one dict lookup per instruction
 _PLAN = {value: (int(info.layout), info.num_operands) for value, info in OPCODES.items()}
 _RAW_PLAN = (int(Layout.RAW), -1)
+#: shared immutable Index objects for plain immediate indices (r0, cb0[12] ...)
+_PLAIN: dict[int, Index] = {}
 _OPERANDS, _DCL_OPERAND, _CALL = int(Layout.OPERANDS), int(Layout.DCL_OPERAND), int(Layout.CALL)
 _IMM_WORDS = {4: (0, 1, 4, 0), 5: (0, 2, 4, 0)}  # per num_components code
 
@@ -60,8 +62,16 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
         if stop > end:
             raise cur.fail("operand index runs past the instruction end", end)
         cur.pos = stop
-        return Operand(op_type, token & 3, (token >> 2) & 3, (token >> 4) & 0xFF,
-                       [Index(0, w) for w in words[pos + 1 : stop]], [], [])
+        cache = _PLAIN
+        indices = []
+        for w in words[pos + 1 : stop]:
+            index = cache.get(w)
+            if index is None:
+                index = Index(0, w)
+                if len(cache) < 65536:
+                    cache[w] = index
+            indices.append(index)
+        return Operand(op_type, token & 3, (token >> 2) & 3, (token >> 4) & 0xFF, indices, [], [])
     pos += 1
     extended: list[int] = []
     more = token >> 31

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from shaderkit.isa.sm4.opcodes import PROGRAM_TYPES
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Index:
-    """One register index: immediate part and/or a relative operand."""
+    """One register index: immediate part and/or a relative operand (immutable, so the decoder
+    shares one object per plain immediate index)."""
 
     rep: int  # IndexRep
     value: int = 0  # immediate (32 or 64 bit)
