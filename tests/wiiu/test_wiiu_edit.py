@@ -10,7 +10,7 @@ import pytest
 from conftest import corpus_params
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.gfd.gsh import DATA_TAG, GfdBlock, Gsh
-from shaderkit.formats.gx2.shader import GX2GeometryShader
+from shaderkit.formats.gx2.shader import GX2GeometryShader, GX2VertexShader
 from shaderkit.formats.gx2.types import GX2SamplerVar, GX2UniformVar
 
 COIN = corpus_params("wiiu", "sc_obj_coin.sharcfb")
@@ -141,3 +141,12 @@ def test_gsh_v6_block_numbering() -> None:
     assert [b.type_name for b in parsed.blocks] == [
         "geometry_shader_header", "geometry_shader_program", "geometry_shader_copy_program", "texture_header", "end"]
     assert parsed.blocks[3].data == b"tex!" and parsed.to_bytes() == gsh.to_bytes()
+
+
+def test_gsh_second_program_block_stays_raw() -> None:
+    vs = GX2VertexShader(program=b"")
+    gsh = Gsh(blocks=[GfdBlock(3, shader=vs), GfdBlock(5, header_index=0), GfdBlock(5, data=b"\x07" * 8), GfdBlock(1)])
+    data = gsh.to_bytes()
+    parsed = Gsh.from_bytes(data)
+    assert parsed.blocks[1].header_index == 0 and parsed.blocks[2].header_index == -1
+    assert parsed.blocks[2].data == b"\x07" * 8 and parsed.to_bytes() == data

@@ -159,6 +159,8 @@ class Gsh(ShaderFile):
             raise r.error(f"GFD version {major}.{minor} is not supported (major 6 or 7)", 8)
         gsh = cls(GfdHeader(magic, hsize, major, minor, gpu, align, res1, res2))
         last_header: dict[int, int] = {}
+        #: (header block, attribute) pairs that already have their program block; a second one stays raw
+        claimed: set[tuple[int, str]] = set()
         while r.remaining:
             index = len(gsh.blocks)
             with r.scope(f"block[{index}]"):
@@ -168,11 +170,10 @@ class Gsh(ShaderFile):
                 elif block.type in program_types(block.major_version):
                     owner_type, attr = program_types(block.major_version)[block.type]
                     owner = last_header.get(owner_type)
-                    if owner is not None:
+                    if owner is not None and (owner, attr) not in claimed:
                         shader = gsh.blocks[owner].shader
                         assert shader is not None
-                        if getattr(shader, attr):
-                            raise r.error(f"second {attr} block for one shader header")
+                        claimed.add((owner, attr))
                         setattr(shader, attr, block.data)
                         block.header_index, block.data = owner, b""
                 gsh.blocks.append(block)
