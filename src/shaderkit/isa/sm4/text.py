@@ -258,7 +258,12 @@ class Formatter:
             return self.declaration(inst, info)
         if inst.opcode == 53:
             return self.customdata(inst)
-        name = self.mnemonic(inst, info)
+        key = (inst.opcode, inst.controls, *inst.extended)
+        name = _MNEMONICS.get(key)
+        if name is None:
+            name = self.mnemonic(inst, info)
+            if len(_MNEMONICS) < 4096:
+                _MNEMONICS[key] = name
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
@@ -462,6 +467,8 @@ class Formatter:
         return out
 
 
+#: mnemonic text by (opcode, controls, extended tokens); it depends on nothing else
+_MNEMONICS: dict[tuple[int, ...], str] = {}
 _BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}
 _OPEN, _CLOSE, _MIDDLE, _PHASE = int(Block.OPEN), int(Block.CLOSE), int(Block.MIDDLE), int(Block.PHASE)
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
