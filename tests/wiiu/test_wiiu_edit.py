@@ -150,3 +150,23 @@ def test_gsh_second_program_block_stays_raw() -> None:
     parsed = Gsh.from_bytes(data)
     assert parsed.blocks[1].header_index == 0 and parsed.blocks[2].header_index == -1
     assert parsed.blocks[2].data == b"\x07" * 8 and parsed.to_bytes() == data
+
+
+@pytest.mark.parametrize("path", RIO05)
+def test_gsh_relayout_drops_odd_placement(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    name0 = struct.unpack_from(">I", data, 0x40 + 0x134)[0]
+    struct.pack_into(">I", data, 0x40 + 0x134 + 0x14, name0)  # var[1] shares var[0]'s name
+    gsh = Gsh.from_bytes(bytes(data))
+    fresh = gsh.relayout()
+    assert fresh != bytes(data)
+    again = Gsh.from_bytes(fresh)
+    assert again.shaders == gsh.shaders and again.relayout() == fresh
+    # the unchanged corpus file is already in the canonical layout
+    assert Gsh.from_bytes(path.read_bytes()).relayout() == path.read_bytes()
+
+
+@pytest.mark.parametrize("path", COIN)
+def test_sharcfb_relayout(path: Path) -> None:
+    data = path.read_bytes()
+    assert Sharcfb.from_bytes(data).relayout() == data

@@ -11,6 +11,7 @@ offset and the microcode; the writer lays new binaries out the same way.
 
 from __future__ import annotations
 
+import copy
 import re
 import struct
 from collections.abc import Callable
@@ -250,6 +251,15 @@ class Sharcfb(ShaderFile):
         size = 0x18 + len(name) + len(body) + len(self.tail)
         header = struct.pack(f"{e}5I", self.version, size, ENDIAN_FIELD[e], self.resolved, len(name))
         return MAGIC[e] + header + name + body + self.tail + self.trailing
+
+    def relayout(self) -> bytes:
+        """The file with every shader binary laid out afresh (struct, arrays, names, loop vars,
+        zero padding, 0x100-aligned microcode), forgetting the parsed placement and gaps."""
+        fresh = copy.deepcopy(self)
+        for binary in fresh.binaries:
+            binary.shader.layout = None
+            binary.lead = binary.trail = b""
+        return fresh.to_bytes()
 
     def variation(self, program: str, settings: dict[str, str] | None = None) -> Variation:
         """The binaries of one variation of the named program (macros not given: defaults)."""

@@ -22,6 +22,7 @@ Facts checked on every corpus file (gshCompile output), which the writer reprodu
 
 from __future__ import annotations
 
+import copy
 import struct
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -208,6 +209,17 @@ class Gsh(ShaderFile):
             out += payload
         out += self.trailing
         return bytes(out)
+
+    def relayout(self) -> bytes:
+        """The file laid out afresh: every header block as gshCompile lays it out (arrays, 4-aligned
+        names, computed patch list, 8 zero bytes, trailer), forgetting the parsed placement."""
+        fresh = copy.deepcopy(self)
+        for block in fresh.blocks:
+            if block.shader is not None:
+                block.shader.layout = None
+                block.patch_list, block.patch_gap, block.trailer_gap = None, b"", bytes(8)
+                block.derived_text = True
+        return fresh.to_bytes()
 
     def _payload(self, block: GfdBlock) -> bytes:
         if block.header_index >= 0:
