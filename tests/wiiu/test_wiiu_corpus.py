@@ -82,8 +82,11 @@ def test_sharcfb_endian_swap(path: Path) -> None:
     again = Sharcfb.from_bytes(data)
     again.endian = ">"
     assert big == again
-    # microcode and strings are never swapped; the first struct word is
-    assert big.binaries[0].shader.program == little.binaries[0].shader.program
+    # the first struct word (sq_pgm_resources_vs = 0x314 at 0x39) is swapped; the microcode at the
+    # 0x100-aligned 0x2d00 and the names are not
+    assert data[0x39:0x3D] == b"\x14\x03\0\0" and big_bytes[0x39:0x3D] == b"\0\0\x03\x14"
+    assert big_bytes[0x2D00 : 0x2D00 + 0x1590] == data[0x2D00 : 0x2D00 + 0x1590]
+    assert data.find(b"tev_color0\0") == big_bytes.find(b"tev_color0\0") > 0
     big.endian = "<"
     assert big.to_bytes() == data
 
