@@ -248,6 +248,9 @@ class Formatter:
                 name += "_uint"
         if ctl != Ctl.DCL and c >> 2 & 1 and ctl != Ctl.SYNC:
             name += "_sat"
+        precise = (c >> 8) & 0xF  # token bits 19..22 (SM5 precise mask)
+        if precise and ctl == Ctl.SAT:
+            name += " [precise" + ("" if precise == 0xF else "(" + _MASKS[precise] + ")") + "]"
         return name
 
     def instruction(self, inst: Instruction) -> str:
