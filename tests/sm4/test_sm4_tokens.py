@@ -41,7 +41,7 @@ CASES = [
     ([0x05002036, 0x00100012, 0, 0x0010000A, 1], "mov_sat r0.x, r1.x"),
     # precise mask: token bits 19..22 (x=1<<19, all four=0xF<<19)
     ([0x05080036, 0x00100012, 0, 0x0010000A, 1], "mov [precise(x)] r0.x, r1.x"),
-    ([0x05780036, 0x001000F2, 0, 0x00101E46, 1], "mov [precise] r0.xyzw, r1.xyzw"),
+    ([0x05780036, 0x001000F2, 0, 0x00101E46, 1], "mov [precise] r0.xyzw, v1.xyzw"),
     # 4-component typeless immediate: mov prints l(a,b,c,d) without spaces, per-component guess
     ([0x08000036, 0x001000F2, 0, 0x00004002, 0, 0x3F800000, 0x80000000, 0x7FFF],
      "mov r0.xyzw, l(0,1.000000,-0.000000,0x00007fff)"),
