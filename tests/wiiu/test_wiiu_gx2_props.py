@@ -86,7 +86,15 @@ def test_gsh_round_trip(shader: GX2Shader) -> None:
     assert parsed.to_bytes() == data
 
 
-def test_stage_without_such_array() -> None:
-    ps = GX2PixelShader(attrib_vars=[GX2AttribVar("a", 0, 0, 0)])
-    with pytest.raises(ValueError, match="pixel shader has no attrib_vars"):
-        ps.build(PLAIN, ">")
+@pytest.mark.parametrize(
+    ("shader", "field"),
+    [
+        (GX2PixelShader(attrib_vars=[GX2AttribVar("a", 0, 0, 0)]), "attrib_vars"),
+        (GX2PixelShader(ring_item_size=4), "ring_item_size"),
+        (GX2VertexShader(vertex_program=b"\0" * 4), "vertex_program"),
+        (GX2GeometryShader(attrib_vars=[GX2AttribVar("a", 0, 0, 0)]), "attrib_vars"),
+    ],
+)
+def test_stage_without_such_field(shader: GX2Shader, field: str) -> None:
+    with pytest.raises(ValueError, match=f"{shader.STAGE} shader has no {field}"):
+        shader.build(PLAIN, ">")

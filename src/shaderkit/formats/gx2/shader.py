@@ -160,6 +160,14 @@ class BuiltBlob:
 
 
 CODE_KEYS = ("program", "vertex_program")
+#: fields only some stages have: the struct word that holds them, and the value they keep elsewhere
+STAGE_ONLY_FIELDS: dict[str, tuple[str, Any]] = {
+    "ring_item_size": ("ring_item_size", 0),
+    "has_stream_out": ("has_stream_out", 0),
+    "stream_out_stride": ("stream_out_stride", [0, 0, 0, 0]),
+    "gx2r_vertex_shader_data": ("gx2r_vertex_shader_data", GX2RBuffer()),
+    "vertex_program": ("vertex_program_ptr", b""),
+}
 
 
 @dataclass
@@ -321,6 +329,10 @@ class GX2Shader:
         for kind in ARRAY_INFO:
             if kind not in self.ARRAYS and getattr(self, kind):
                 raise ValueError(f"a {self.STAGE} shader has no {kind}")
+        tail_names = {name for name, _ in self.TAIL}
+        for name, (word, empty) in STAGE_ONLY_FIELDS.items():
+            if word not in tail_names and getattr(self, name) != empty:
+                raise ValueError(f"a {self.STAGE} shader has no {name}")
         sizes: dict[Key, int] = {}
         for key, size in self._items(style):
             if key in CODE_KEYS and not style.code_inside:
