@@ -11,6 +11,7 @@ recomputes every pointer, count and size, and places new items in the canonical 
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -464,7 +465,10 @@ class GX2Shader:
                 for v in self.uniform_vars
             ]
         if self.initial_values:
-            out["initial_values"] = [{"offset": v.offset, "value": list(v.value)} for v in self.initial_values]
+            out["initial_values"] = [
+                {"offset": v.offset, "value": [x if math.isfinite(x) else repr(x) for x in v.value]}
+                for v in self.initial_values
+            ]
         if self.loop_vars:
             out["loop_vars"] = [{"offset": v.offset, "value": v.value} for v in self.loop_vars]
         if self.sampler_vars:
