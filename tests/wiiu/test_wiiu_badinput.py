@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def _parse_or_error(cls: type[ShaderFile], data: bytes) -> ShaderFile | None:
     except ShaderFormatError as exc:
         assert exc.offset is None or 0 <= exc.offset <= max(len(data), 0x100000000)
         return None
-    model.summary()
+    json.dumps(model.summary(), allow_nan=False)  # JSON-ready whatever the bytes were
     model.problems()
     assert model.to_bytes() == data
     return model
