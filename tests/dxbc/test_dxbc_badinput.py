@@ -107,3 +107,27 @@ def test_error_names_the_chunk(corpus: Path) -> None:
     with pytest.raises(ShaderFormatError) as info:
         DxbcContainer.from_bytes(bytes(data))
     assert "chunk[1]" in info.value.context and "signature elements" in info.value.message
+
+
+def test_library_nesting_depth_is_bounded() -> None:
+    from shaderkit.formats.dxbc.container import MAX_DEPTH, LibraryFunction
+    from shaderkit.formats.dxbc.shader import ShaderProgram
+
+    inner = DxbcContainer([ShaderProgram("SHDR")])
+    for _ in range(MAX_DEPTH):
+        inner = DxbcContainer([LibraryFunction(inner)])
+    DxbcContainer.from_bytes(inner.to_bytes())  # MAX_DEPTH levels of LIBF parse
+    too_deep = DxbcContainer([LibraryFunction(inner)]).to_bytes()
+    with pytest.raises(ShaderFormatError, match="nested deeper"):
+        DxbcContainer.from_bytes(too_deep)
+
+
+def test_shared_type_dag_compares_quickly() -> None:
+    """A type DAG (each level's members all pointing at one shared type) keys in linear time."""
+    from shaderkit.formats.dxbc.rdef import ShaderType, ShaderTypeMember
+
+    t = ShaderType(0, 3)
+    for _ in range(40):
+        t = ShaderType(5, 0, members=[ShaderTypeMember(f"m{i}", t, 4 * i) for i in range(8)])
+    copy = ShaderType(5, 0, members=list(t.members))
+    assert t == copy and t != ShaderType(5, 0)

@@ -91,19 +91,35 @@ class ShaderType:
     #: interface pointers (class 7) point at their interface type through the member offset.
     pointee: ShaderType | None = None
 
-    def key(self) -> tuple[Any, ...]:
-        """Structural identity (fxc writes each distinct type once)."""
-        return (
+    def canonical_id(self, table: dict[tuple[Any, ...], int], memo: dict[int, int]) -> int:
+        """An integer that two types share exactly when they are structurally equal.
+
+        Children are replaced by their own ids (interned in ``table``), so every signature is
+        shallow and shared sub-types are visited once: comparing type DAGs stays linear.
+        """
+        found = memo.get(id(self))
+        if found is not None:
+            return found
+
+        def child(t: ShaderType | None) -> int:
+            return -1 if t is None else t.canonical_id(table, memo)
+
+        signature = (
             self.variable_class, self.variable_type, self.rows, self.columns, self.elements,
-            tuple((m.name, m.offset, m.type.key()) for m in self.members), self.name,
-            self.subtype.key() if self.subtype else None,
-            self.base_class.key() if self.base_class else None,
-            tuple(i.key() for i in self.interfaces), self.member_offset_word,
-            self.pointee.key() if self.pointee else None,
+            tuple((m.name, m.offset, child(m.type)) for m in self.members), self.name,
+            child(self.subtype), child(self.base_class), tuple(child(i) for i in self.interfaces),
+            self.member_offset_word, child(self.pointee),
         )
+        ident = table.setdefault(signature, len(table))
+        memo[id(self)] = ident
+        return ident
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShaderType) and self.key() == other.key()
+        if not isinstance(other, ShaderType):
+            return NotImplemented
+        table: dict[tuple[Any, ...], int] = {}
+        memo: dict[int, int] = {}
+        return self.canonical_id(table, memo) == other.canonical_id(table, memo)
 
     def describe(self) -> str:
         """Short text such as ``float4``, ``float4x4[3]`` or ``struct Light``."""
