@@ -139,3 +139,24 @@ def test_summary_keys(corpus: Path, fourcc: str) -> None:
     assert set(summary["input_signature"][0]) == {
         "semantic_name", "semantic_index", "mask", "register", "system_value", "component_type",
         "used_mask", "stream", "min_precision"}
+
+
+def test_dxil_style_container_round_trips() -> None:
+    """SM6 containers: unknown chunks (DXIL, PSV0, HASH) and a non-SM4/5 STAT stay raw."""
+    from shaderkit.formats.dxbc.raw import RawChunk
+    from shaderkit.formats.dxbc.sfi0 import FeatureInfo
+
+    sig = Signature("ISG1", [SignatureElement("TEXCOORD", 0, 0, 3, 0, 3, 3, min_precision=1)])
+    model = DxbcContainer([
+        FeatureInfo(0x10), sig, Signature("OSG1", []), RawChunk("PSV0", bytes(range(52))),
+        RawChunk("STAT", b"DXIL" + bytes(21)), RawChunk("DXIL", b"\x60\x00\x01\x00" * 5),
+        RawChunk("HASH", bytes(20)),
+    ])
+    data = model.to_bytes()
+    _check_layout(data)
+    again = DxbcContainer.from_bytes(data)
+    assert again.to_bytes() == data
+    assert [c.fourcc for c in again.chunks] == ["SFI0", "ISG1", "OSG1", "PSV0", "STAT", "DXIL", "HASH"]
+    assert isinstance(again.chunks[4], RawChunk) and again.statistics is None
+    assert again.input_signature == sig
+    assert again.summary()["input_signature"][0]["min_precision"] == "float16"

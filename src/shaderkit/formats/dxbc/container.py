@@ -50,7 +50,7 @@ from shaderkit.formats.dxbc.rts0 import RootSignature
 from shaderkit.formats.dxbc.sfi0 import FeatureInfo
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
-from shaderkit.formats.dxbc.stat import Statistics
+from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
 from shaderkit.io.reader import Reader
 
 MAGIC = b"DXBC"
@@ -89,7 +89,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
     if fourcc == "RDEF":
         return ResourceDefinition.parse(r)
     if fourcc == "STAT":
-        return Statistics.parse(r)
+        # DXIL (SM6) containers reuse the name for an LLVM reflection module: keep that raw
+        return Statistics.parse(r) if r.remaining in STAT_SIZES else RawChunk.parse(r, fourcc)
     if fourcc == "SFI0":
         return FeatureInfo.parse(r)
     if fourcc == "IFCE":

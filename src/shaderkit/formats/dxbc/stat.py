@@ -9,6 +9,8 @@ from shaderkit.io.reader import Reader
 
 _SM4 = struct.Struct("<29I")
 _SM5 = struct.Struct("<37I")
+#: payload sizes of the SM4 and SM5 layouts
+STAT_SIZES = (_SM4.size, _SM5.size)
 
 
 @dataclass
