@@ -195,8 +195,10 @@ class ResourceDefinition:
     rd11_tag: int = 0
     rd11_sizes: tuple[int, int, int, int, int, int] = (60, 24, 32, 40, 36, 12)
     interface_slot_count: int = 0
-    #: binding offset word when there are no bindings (fxc writes the header size; keep it).
+    #: offset words kept when their table is empty (fxc writes the header size for bindings
+    #: and 0 for cbuffers; other compilers differ)
     empty_binding_offset: int | None = None
+    empty_cbuffer_offset: int = 0
     fourcc: str = "RDEF"
 
     # -- properties -------------------------------------------------------------------------
@@ -244,6 +246,8 @@ class ResourceDefinition:
         rd.creator = chunk_string(r, creator_off, "creator") if creator_off else ""
         if rb_count == 0:
             rd.empty_binding_offset = rb_off
+        if cb_count == 0:
+            rd.empty_cbuffer_offset = cb_off
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
         for i in range(rb_count):
             fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
@@ -406,7 +410,7 @@ class _Builder:
             binding_st.pack_into(self.out, rb_off + i * binding_st.size, *values)
         if rd.constant_buffers:
             self.align()
-        cb_off = len(self.out) if rd.constant_buffers else 0
+        cb_off = len(self.out) if rd.constant_buffers else rd.empty_cbuffer_offset
         self.out += bytes(_CBUFFER.size * len(rd.constant_buffers))
         for i, cb in enumerate(rd.constant_buffers):
             # a cbuffer without a same-named binding gets its name just before its variables
