@@ -150,9 +150,9 @@ def instructions(draw: st.DrawFn) -> Instruction:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(instructions(), max_size=12))
-def test_random_valid_programs_round_trip(insts: list[Instruction]) -> None:
-    prog = Program(1, 5, 0, insts)
+@given(st.lists(instructions(), max_size=12), st.sampled_from([(4, 0), (4, 1), (5, 0), (5, 1)]))
+def test_random_valid_programs_round_trip(insts: list[Instruction], version: tuple[int, int]) -> None:
+    prog = Program(1, version[0], version[1], insts)
     words = encode(prog)
     back = decode(words)
     for a, b in zip(back.instructions, insts):
