@@ -28,6 +28,12 @@ _U32 = struct.Struct("<I")
 MAX_DEPTH = 4
 
 
+def _payload(chunk: Any) -> bytes:
+    """A chunk's payload bytes (every chunk model builds its payload)."""
+    build = getattr(chunk, "build", None)
+    return bytes(build()) if build is not None else bytes(getattr(chunk, "data", b""))
+
+
 def _comment_hooks() -> tuple[Any, Any]:
     """``comment_header``/``comment_footer`` from listing.py when that module exists."""
     try:
@@ -59,7 +65,7 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
-    debug = read_debug_info(bytes(getattr(spdb, "data", b"")))
+    debug = read_debug_info(_payload(spdb))
     return _annotate(prog.instructions, lines, debug)
 
 
@@ -135,7 +141,7 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     prefix = f"lib_{shader.major}_{shader.minor}_" if shader is not None else "lib_4_0_"
     out: list[str] = []
     for index, (chunk, title) in enumerate(chunks):
-        data = bytes(getattr(chunk, "data", b""))
+        data = _payload(chunk)
         if index and mappings is not None:  # the first program's tables end the comment header
             out.extend(mappings(data))
         out.extend((f"// {title} shader bytecode:", "//"))
@@ -146,7 +152,7 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
 def _library_names(container: DxbcContainer) -> tuple[int, list[str], str]:
     """(flags, function names, creator) from the LIBH chunk (empty when unreadable)."""
     chunk = container.chunk("LIBH")
-    data = bytes(getattr(chunk, "data", b"")) if chunk is not None else b""
+    data = _payload(chunk) if chunk is not None else b""
     try:
         _, creator_off, flags, count, table = struct.unpack_from("<5I", data, 0)
         if count > len(data) // 8:
@@ -750,7 +756,7 @@ class _Effect:
 
 def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
     chunk = container.chunk("FX10")
-    data = bytes(getattr(chunk, "data", b"")) if chunk is not None else b""
+    data = _payload(chunk) if chunk is not None else b""
     out.extend(_Effect(data, depth).lines())
 
 
