@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 from shaderkit.io.reader import Reader
 
@@ -111,6 +112,22 @@ class Level9Shader:
         for m in self.runtime_constant_mappings:
             out += _RUNTIME.pack(m.description, m.target_register)
         return bytes(out + self.program)
+
+    @property
+    def profile(self) -> str:
+        """``ps_2_0``-style name of the D3D9 version token."""
+        kind = {0xFFFF: "ps", 0xFFFE: "vs"}.get(self.version >> 16, "unknown")
+        minor = self.version & 0xFF
+        return f"{kind}_{(self.version >> 8) & 0xFF}_{'x' if minor == 1 else minor}"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "program_size": len(self.program),
+            "constant_buffer_mappings": [vars(m) for m in self.constant_buffer_mappings],
+            "sampler_mappings": [vars(m) for m in self.sampler_mappings],
+            "runtime_constant_mappings": [vars(m) for m in self.runtime_constant_mappings],
+        }
 
     @property
     def data(self) -> bytes:

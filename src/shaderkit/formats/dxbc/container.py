@@ -27,6 +27,8 @@ while the content is unchanged.
 * ``statistics``: STAT counters by name; ``features``: SFI0 feature names;
 * ``interfaces`` (IFCE: class_types, class_instances, interface_slot_count) and
   ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
+* ``level9`` (Aon9: profile, program_size, constant_buffer_mappings, sampler_mappings,
+  runtime_constant_mappings) and ``function_parameters`` (LFS0 rows) when present;
 * ``functions``: for libraries, the summary of each nested LIBF container.
 """
 
@@ -353,6 +355,10 @@ class DxbcContainer(ShaderFile):
             info["interfaces"] = self.interfaces.summary()
         if self.root_signature is not None:
             info["root_signature"] = self.root_signature.summary()
+        if self.level9 is not None:
+            info["level9"] = self.level9.summary()
+        if self.function_signature is not None:
+            info["function_parameters"] = self.function_signature.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info

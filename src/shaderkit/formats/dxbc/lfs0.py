@@ -60,6 +60,9 @@ class FunctionSignature:
             model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
         return model
 
+    def summary(self) -> list[dict[str, object]]:
+        return [vars(p).copy() for p in self.parameters]
+
     def build(self) -> bytes:
         pool = StringPool.at(_HEAD.size + _PARAM.size * len(self.parameters))
         out = bytearray(_HEAD.pack(len(self.parameters), _HEAD.size))
