@@ -160,3 +160,28 @@ def test_dxil_style_container_round_trips() -> None:
     assert isinstance(again.chunks[4], RawChunk) and again.statistics is None
     assert again.input_signature == sig
     assert again.summary()["input_signature"][0]["min_precision"] == "float16"
+
+
+def test_summaries_are_json(corpus: Path) -> None:
+    import json
+
+    for path in sorted((corpus / "dxbc").glob("*.dxbc")):
+        summary = DxbcContainer.from_bytes(path.read_bytes()).summary()
+        text = json.dumps(summary)
+        assert json.loads(text)["chunks"][0]["offset"] == struct.unpack_from("<I", path.read_bytes(), 32)[0]
+
+
+def test_unknown_odd_chunk_is_kept(corpus: Path) -> None:
+    from shaderkit.formats.dxbc.raw import RawChunk
+
+    data = (corpus / GS).read_bytes()
+    model = DxbcContainer.from_bytes(data)
+    model.chunks.insert(2, RawChunk("ZZZ9", b"\x01\x02\x03"))  # odd size, not at the end
+    edited = model.to_bytes()
+    _check_layout(edited)
+    again = DxbcContainer.from_bytes(edited)
+    assert again.chunks[2] == RawChunk("ZZZ9", b"\x01\x02\x03")
+    assert again.to_bytes() == edited
+    assert again.remove_chunk("ZZZ9") == 1
+    again.fix_checksum()
+    assert again.to_bytes()[20:] == data[20:]  # same layout as the original again

@@ -1,9 +1,10 @@
 """Oracle: vkd3d-compiler 1.2 turns our rebuilt (and edited) containers into the recorded SPIR-V.
 
 vkd3d checks the magic, the checksum, the chunk index and decodes the whole program, so equal
-SPIR-V hashes show that the rebuilt bytes are accepted and carry the same program. The edit
-renames one non-system-value semantic (vkd3d does not use those names in SPIR-V), which changes
-the signature chunk layout, every later chunk offset and the checksum.
+SPIR-V hashes show that the rebuilt bytes are accepted and carry the same program. Two edits:
+renaming one non-system-value semantic (vkd3d does not use those names in SPIR-V), and adding a
+cbuffer variable while dropping STAT; both change chunk layouts, every later chunk offset, the
+chunk index, the total size and the checksum.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 
 from conftest import corpus_root
 from shaderkit.formats.dxbc.container import DxbcContainer
+from shaderkit.formats.dxbc.rdef import ShaderType, ShaderVariable
 
 VKD3D = shutil.which("vkd3d-compiler")
 
@@ -47,18 +49,31 @@ def _renamed(data: bytes) -> bytes | None:
     return None
 
 
+def _grown_rdef(data: bytes) -> bytes | None:
+    """A new variable in the first constant buffer (RDEF grows, later chunks move), STAT dropped."""
+    model = DxbcContainer.from_bytes(data)
+    rdef = model.rdef
+    if rdef is None or not rdef.constant_buffers:
+        return None
+    cb = rdef.constant_buffers[0]
+    float4 = ShaderType(1, 3, 1, 4, name="float4" if rdef.is_sm5 else "")
+    cb.variables.append(ShaderVariable("shaderkit_extra", float4, start_offset=cb.size, size=16))
+    cb.size += 16
+    model.remove_chunk("STAT")
+    return model.to_bytes()
+
+
 def _check(path: Path, expected: str) -> list[str]:
     data = path.read_bytes()
-    rebuilt = DxbcContainer.from_bytes(data).to_bytes()
     errors = []
-    got = _spirv_sha(rebuilt)
-    if got != expected:
-        errors.append(f"{path.name}: rebuilt -> {got}")
-    edited = _renamed(data)
-    if edited is not None:
-        got = _spirv_sha(edited)
+    edits = {"rebuilt": DxbcContainer.from_bytes(data).to_bytes(), "renamed semantic": _renamed(data),
+             "grown RDEF": _grown_rdef(data)}
+    for what, blob in edits.items():
+        if blob is None:
+            continue
+        got = _spirv_sha(blob)
         if got != expected:
-            errors.append(f"{path.name}: renamed semantic -> {got}")
+            errors.append(f"{path.name}: {what} -> {got}")
     return errors
 
 
