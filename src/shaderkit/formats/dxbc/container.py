@@ -39,7 +39,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
@@ -126,7 +126,7 @@ class DxbcContainer(ShaderFile):
     #: bytes after the header's total size (outside the container).
     trailing: bytes = b""
     #: sha256 of the hashed bytes as parsed, to tell whether the model was edited.
-    source_digest: bytes | None = None
+    source_digest: bytes | None = field(default=None, compare=False, repr=False)
 
     # -- reading ---------------------------------------------------------------------------
     @classmethod
@@ -374,4 +374,4 @@ class DxbcContainer(ShaderFile):
         return text
 
 
-__all__ = ["DxbcContainer", "LibraryFunction", "ShaderFormatError"]
+__all__ = ["Chunk", "DxbcContainer", "LibraryFunction"]
