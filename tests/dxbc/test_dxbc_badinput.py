@@ -131,3 +131,39 @@ def test_shared_type_dag_compares_quickly() -> None:
         t = ShaderType(5, 0, members=[ShaderTypeMember(f"m{i}", t, 4 * i) for i in range(8)])
     copy = ShaderType(5, 0, members=list(t.members))
     assert t == copy and t != ShaderType(5, 0)
+
+
+def test_overlapping_chunks_are_refused() -> None:
+    """Index entries sharing one LIBF chunk would multiply nested parsing: refused up front."""
+    from shaderkit.formats.dxbc.container import LibraryFunction
+    from shaderkit.formats.dxbc.shader import ShaderProgram
+
+    inner = DxbcContainer([LibraryFunction(DxbcContainer([ShaderProgram("SHDR")]))]).to_bytes()
+    count = 1000
+    head = 32 + 4 * count
+    blob = (b"DXBC" + bytes(16) + struct.pack("<3I", 1, head + 8 + len(inner), count)
+            + struct.pack(f"<{count}I", *([head] * count)) + b"LIBF" + struct.pack("<I", len(inner)) + inner)
+    with pytest.raises(ShaderFormatError, match="overlaps"):
+        DxbcContainer.from_bytes(blob)
+
+
+def test_shared_tables_inside_a_chunk_are_bounded() -> None:
+    """1000 cbuffers all pointing at one 1000-entry variable table: refused, not 10**6 objects."""
+    from shaderkit.formats.dxbc.raw import RawChunk
+    from shaderkit.formats.dxbc.rdef import ResourceDefinition
+    from shaderkit.io.reader import Reader
+
+    n = 1000
+    cb_off = 28
+    var_off = cb_off + 24 * n
+    type_off = var_off + 24 * n
+    name_off = type_off + 16
+    payload = (struct.pack("<7I", n, cb_off, 0, 28, 0xFFFE0400, 0, name_off)
+               + struct.pack("<6I", name_off, n, var_off, 16, 0, 0) * n
+               + struct.pack("<6I", name_off, 0, 16, 2, type_off, 0) * n
+               + struct.pack("<6HI", 1, 3, 1, 4, 0, 0, 0) + b"x\0\xab\xab")
+    with pytest.raises(ShaderFormatError, match="overlap"):
+        ResourceDefinition.parse(Reader(payload))
+    blob = DxbcContainer([RawChunk("RDEF", payload)]).to_bytes()
+    with pytest.raises(ShaderFormatError, match="overlap"):
+        DxbcContainer.from_bytes(blob)

@@ -54,3 +54,21 @@ class StringPool:
             self.offsets[text] = found
             self.data += text.encode("latin-1") + b"\0"
         return found
+
+
+class Budget:
+    """Caps the entries one chunk may yield at what its bytes can hold without sharing.
+
+    Tables of distinct entries cannot hold more than ``payload size // entry size`` items;
+    offsets that make several tables point at the same bytes would otherwise multiply the work.
+    """
+
+    def __init__(self, r: Reader, entry_size: int, what: str) -> None:
+        self.r = r
+        self.left = (r.end - r.start) // entry_size
+        self.what = what
+
+    def take(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise self.r.error(f"{self.what} overlap: more entries than the chunk can hold", self.r.start)

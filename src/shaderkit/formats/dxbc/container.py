@@ -148,27 +148,36 @@ class DxbcContainer(ShaderFile):
         body.seek(base + HEADER.size)
         body.check_count(count, 4, "chunk offsets")
         offsets = body.u32_array(count, "chunk offsets")
+        # chunk headers first: bounds, and no two chunks may share bytes (overlapping index
+        # entries would let nested LIBF containers multiply the parsing work)
+        spans: list[tuple[int, int, str]] = []
+        for i, rel in enumerate(offsets):
+            with body.scope(f"chunk[{i}]"):
+                if rel > total_size - CHUNK_HEADER.size:
+                    raise body.error(f"chunk offset {rel:#x} is outside the {total_size}-byte container",
+                                     base + HEADER.size + 4 * i)
+                raw_cc, size = body.unpack_at(base + rel, "4sI", "chunk header")
+                if size > total_size - rel - CHUNK_HEADER.size:
+                    raise body.error(f"{size}-byte payload runs past the container end", base + rel + 4)
+                spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, fourcc_text(raw_cc)))
+        ordered = sorted(range(count), key=lambda k: spans[k][0])
+        for prev, nxt in zip(ordered, ordered[1:]):
+            if spans[nxt][0] < spans[prev][1]:
+                raise body.error(f"chunk[{nxt}] at {spans[nxt][0] - base:#x} overlaps chunk[{prev}]",
+                                 base + HEADER.size + 4 * nxt)
         chunks: list[Chunk] = []
         gaps: list[bytes] = []
         pos = body.tell()
         in_order = True
-        ends: list[int] = []
-        for i, rel in enumerate(offsets):
+        for i, (start, stop, fourcc) in enumerate(spans):
             with body.scope(f"chunk[{i}]"):
-                start = base + rel
-                if rel > total_size - CHUNK_HEADER.size:
-                    raise body.error(f"chunk offset {rel:#x} is outside the {total_size}-byte container",
-                                     base + HEADER.size + 4 * i)
-                raw_cc, size = body.unpack_at(start, "4sI", "chunk header")
-                fourcc = fourcc_text(raw_cc)
-                payload = body.sub(start + CHUNK_HEADER.size, size, fourcc)
+                payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, fourcc)
                 chunks.append(_parse_chunk(payload, fourcc, depth))
-                if start >= pos and in_order:
-                    gaps.append(r.data[pos:start])
-                else:
-                    in_order = False
-                pos = start + CHUNK_HEADER.size + size
-                ends.append(pos)
+            if start >= pos and in_order:
+                gaps.append(r.data[pos:start])
+            else:
+                in_order = False
+            pos = stop
         end = base + total_size
         tail = r.data[pos:end] if in_order else b""
         if not in_order:

@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from shaderkit.formats.dxbc.common import PAD_BYTE, chunk_string
+from shaderkit.formats.dxbc.common import PAD_BYTE, Budget, chunk_string
 from shaderkit.io.reader import Reader
 
 _HEADER = struct.Struct("<9I")
@@ -80,10 +80,12 @@ class Interfaces:
             return base + offset
 
         r.check_count(n_records, _SLOT.size, "interface slot records", at(slot_off))
+        budget = Budget(r, 2, "type ID tables")
         for i in range(n_records):
             span, count, types_at, tables_at = _SLOT.unpack_from(r.data, base + slot_off + i * _SLOT.size)
             r.check_count(count, 2, "type IDs", at(types_at))
             r.check_count(count, 4, "table IDs", at(tables_at))
+            budget.take(count)
             model.slots.append(InterfaceSlot(
                 span,
                 list(struct.unpack_from(f"<{count}H", r.data, base + types_at)),

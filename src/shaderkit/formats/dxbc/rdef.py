@@ -33,7 +33,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from shaderkit.formats.dxbc.common import PAD_BYTE, chunk_string
+from shaderkit.formats.dxbc.common import PAD_BYTE, Budget, chunk_string
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
 
 RD11 = 0x31314452  # "RD11"
@@ -304,6 +304,8 @@ class _Parser:
         self.sm5 = sm5
         self.types: dict[int, ShaderType] = {}
         self.busy: set[int] = set()
+        self.variable_budget = Budget(r, _VAR4.size, "variable tables")
+        self.member_budget = Budget(r, 4, "member tables")  # member arrays may be shared
 
     def at(self, offset: int) -> int:
         if offset > self.r.end - self.base:
@@ -314,6 +316,7 @@ class _Parser:
         r = self.r
         st = _VAR5 if self.sm5 else _VAR4
         r.check_count(count, st.size, "variables", self.at(offset))
+        self.variable_budget.take(count)
         out = []
         for i in range(count):
             words = st.unpack_from(r.data, self.base + offset + i * st.size)
@@ -345,6 +348,7 @@ class _Parser:
         with r.scope(f"type@{offset:#x}"):
             if member_count:
                 r.check_count(member_count, _MEMBER.size, "members", self.at(member_off))
+                self.member_budget.take(member_count)
                 for i in range(member_count):
                     name_off, type_off, moff = _MEMBER.unpack_from(r.data, self.base + member_off + 12 * i)
                     name = chunk_string(r, name_off, "member name")

@@ -17,6 +17,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.formats.dxbc.common import Budget
 from shaderkit.io.reader import Reader
 
 _HEADER = struct.Struct("<6I")
@@ -113,6 +114,7 @@ class RootSignature:
             return base + offset
 
         r.check_count(count, _PARAM.size, "root parameters", at(params_off))
+        budget = Budget(r, range_st.size, "descriptor range tables")
         for i in range(count):
             ptype, vis, payload = _PARAM.unpack_from(r.data, base + params_off + i * _PARAM.size)
             param = RootParameter(ptype, vis)
@@ -120,6 +122,7 @@ class RootSignature:
                 if ptype == 0:
                     range_count, ranges_off = r.unpack_at(at(payload), "2I", "descriptor table")
                     r.check_count(range_count, range_st.size, "descriptor ranges", at(ranges_off))
+                    budget.take(range_count)
                     for j in range(range_count):
                         values = range_st.unpack_from(r.data, base + ranges_off + j * range_st.size)
                         if version >= 2:
