@@ -305,7 +305,7 @@ class _Parser:
         self.types: dict[int, ShaderType] = {}
         self.busy: set[int] = set()
         self.variable_budget = Budget(r, _VAR4.size, "variable tables")
-        self.member_budget = Budget(r, 4, "member tables")  # member arrays may be shared
+        self.member_budget = Budget(r, 4, "member/interface tables")  # fxc shares member arrays
 
     def at(self, offset: int) -> int:
         if offset > self.r.end - self.base:
@@ -368,6 +368,7 @@ class _Parser:
                     t.base_class = self.type(base_off, depth + 1)
                 if iface_count:
                     r.check_count(iface_count, 4, "interfaces", self.at(iface_off))
+                    self.member_budget.take(iface_count)
                     offs = struct.unpack_from(f"<{iface_count}I", r.data, self.base + iface_off)
                     t.interfaces = [self.type(o, depth + 1) for o in offs]
         self.busy.discard(offset)
