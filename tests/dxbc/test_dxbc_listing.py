@@ -136,3 +136,23 @@ def test_library_function_parameters(corpus: Path) -> None:
         ours.append(block[1:-1])
     assert len(expected) == len(ours) == 6
     assert ours == expected
+
+
+def test_struct_dag_listing_is_bounded() -> None:
+    """Struct types shared at every level would print 8**9 lines; the header refuses instead."""
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.dxbc.rdef import (
+        ConstantBuffer,
+        ResourceDefinition,
+        ShaderType,
+        ShaderTypeMember,
+        ShaderVariable,
+    )
+
+    t = ShaderType(0, 3)
+    for _ in range(9):
+        t = ShaderType(5, 0, members=[ShaderTypeMember(f"m{i}", t, 0) for i in range(8)])
+    rdef = ResourceDefinition([ConstantBuffer("cb", [ShaderVariable("v", t, 0, 16, 2)], 16)])
+    model = DxbcContainer([rdef])
+    with pytest.raises(ShaderFormatError, match="more than"):
+        comment_header(model)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["comment_header", "comment_footer", "level9_mappings"]
 
 DISASSEMBLER = "Microsoft (R) D3D Shader Disassembler"
+#: refuse to expand struct trees beyond this many header lines
+MAX_LINES = 1 << 18
 _WORD = struct.Struct("<I")
 
 # -- names fxc prints --------------------------------------------------------------------------
@@ -121,6 +123,8 @@ def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[st
     out.append("//" + pad + label)
     out.append("//" + pad + "{")
     out.append("//" + pad + "    ")
+    if len(out) > MAX_LINES:  # shared struct types can describe an exponential tree
+        raise ShaderFormatError(f"buffer definitions need more than {MAX_LINES} lines", None, "RDEF")
     for i, m in enumerate(t.members):
         _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0)
     out.append("//")
