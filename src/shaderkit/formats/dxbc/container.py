@@ -21,8 +21,8 @@ while the content is unchanged.
 * ``input_signature`` / ``output_signature`` / ``patch_constant_signature``: rows with
   ``semantic_name, semantic_index, mask, register, system_value, component_type, used_mask,
   stream, min_precision`` (only present when the chunk exists);
-* ``creator``, ``constant_buffers`` (name, type, size, flags, ``variables``: name, offset, size,
-  flags, type as text), ``resource_bindings`` (name, type, return_type, dimension, bind_point,
+* ``creator``, ``target`` (RDEF target profile), ``constant_buffers`` (name, type, size, flags,
+  ``variables``: name, offset, size, flags, type as text, class), ``resource_bindings`` (name, type, return_type, dimension, bind_point,
   bind_count, space, flags) when RDEF exists;
 * ``statistics``: STAT counters by name; ``features``: SFI0 feature names;
 * ``interfaces`` (IFCE: class_types, class_instances, interface_slot_count) and

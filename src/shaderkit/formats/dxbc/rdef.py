@@ -49,7 +49,6 @@ _VAR5 = struct.Struct("<10I")
 _TYPE4 = struct.Struct("<6HI")
 _TYPE5 = struct.Struct("<6H6I")
 _MEMBER = struct.Struct("<3I")
-_U32 = struct.Struct("<I")
 
 #: D3D_SHADER_VARIABLE_CLASS
 VARIABLE_CLASSES = {0: "scalar", 1: "vector", 2: "matrix_rows", 3: "matrix_columns", 4: "object",
@@ -215,6 +214,12 @@ class ResourceDefinition:
         return self.target >> 16
 
     @property
+    def target_profile(self) -> str:
+        """``vs_5_0``-style name of the target word (``lib_4_0`` for library functions)."""
+        kind = TARGET_TYPES.get(self.program_type, f"type{self.program_type:#x}")
+        return f"{kind}_{self.major}_{self.minor}"
+
+    @property
     def is_sm5(self) -> bool:
         return self.rd11_tag != 0
 
@@ -272,6 +277,7 @@ class ResourceDefinition:
     def summary(self) -> dict[str, Any]:
         return {
             "creator": self.creator,
+            "target": self.target_profile,
             "constant_buffers": [
                 {
                     "name": cb.name,
@@ -280,7 +286,8 @@ class ResourceDefinition:
                     "flags": cb.flags,
                     "variables": [
                         {"name": v.name, "offset": v.start_offset, "size": v.size, "flags": v.flags,
-                         "type": v.type.describe()}
+                         "type": v.type.describe(),
+                         "class": VARIABLE_CLASSES.get(v.type.variable_class, str(v.type.variable_class))}
                         for v in cb.variables
                     ],
                 }
