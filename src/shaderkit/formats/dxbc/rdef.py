@@ -196,8 +196,8 @@ class ResourceDefinition:
     interface_slot_count: int = 0
     #: offset words kept when their table is empty (fxc writes the header size for bindings
     #: and 0 for cbuffers; other compilers differ)
-    empty_binding_offset: int | None = None
-    empty_cbuffer_offset: int = 0
+    empty_binding_offset: int | None = field(default=None, compare=False)
+    empty_cbuffer_offset: int = field(default=0, compare=False)
     fourcc: str = "RDEF"
 
     # -- properties -------------------------------------------------------------------------
