@@ -4,6 +4,13 @@ Layout: ``"DXBC"``, 16-byte checksum, ``u32 version`` (1), ``u32 total_size``, `
 ``u32 chunk_offsets[chunk_count]``, then each chunk as ``FourCC, u32 size, payload``. Chunks
 start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
 
+Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, STAT (the SM4/SM5
+sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
+at most :data:`MAX_DEPTH` deep); everything else (LIBH, FX10, SPDB, SDBG, PRIV, unknown) is a
+:class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
+entries are refused: they would let nested containers multiply the parsing work). Bytes between
+chunks and after the last one are kept, so every real file rebuilds byte for byte.
+
 Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model and recomputes the
 offsets, sizes, chunk count and total size. Checksum policy: when the rebuilt bytes hash-cover
 exactly the same content as the parsed file, the *stored* checksum is written back (so the two
@@ -22,8 +29,8 @@ while the content is unchanged.
   ``semantic_name, semantic_index, mask, register, system_value, component_type, used_mask,
   stream, min_precision`` (only present when the chunk exists);
 * ``creator``, ``target`` (RDEF target profile), ``constant_buffers`` (name, type, size, flags,
-  ``variables``: name, offset, size, flags, type as text, class), ``resource_bindings`` (name, type, return_type, dimension, bind_point,
-  bind_count, space, flags) when RDEF exists;
+  ``variables``: name, offset, size, flags, type as text, class), ``resource_bindings`` (name,
+  type, return_type, dimension, bind_point, bind_count, space, flags) when RDEF exists;
 * ``statistics``: STAT counters by name; ``features``: SFI0 feature names;
 * ``interfaces`` (IFCE: class_types, class_instances, interface_slot_count) and
   ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
