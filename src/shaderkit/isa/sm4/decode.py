@@ -183,22 +183,145 @@ def decode_instruction(cur: _Cursor, limit: int) -> Instruction:
     return inst
 
 
+#: per opcode: operands the validating scan walks (unknown opcodes: raw words only);
+#: -1 sends customdata and fcall to :func:`decode_instruction`
+_SCAN = {value: (-1 if info.layout in (Layout.CUSTOM, Layout.CALL) else
+                 1 if info.layout == Layout.DCL_OPERAND else
+                 max(info.num_operands, 0) if info.layout == Layout.OPERANDS else 0)
+         for value, info in OPCODES.items()}
+#: operand token -> its word count when the token alone fixes it (no extended token, immediate
+#: 32-bit indices only), else 0
+_SIMPLE: dict[int, int] = {}
+
+
+def simple_length(token: int) -> int:
+    """Words of the operand starting with ``token`` if the token alone fixes them, else 0."""
+    n = _SIMPLE.get(token)
+    if n is not None:
+        return n
+    n = 0
+    if not token >> 31:
+        op_type = (token >> 12) & 0xFF
+        n = 1
+        if op_type == 4 or op_type == 5:
+            n += _IMM_WORDS[op_type][token & 3]
+        for i in range((token >> 20) & 3):
+            if (token >> (22 + 3 * i)) & 7:
+                n = 0
+                break
+            n += 1
+    if len(_SIMPLE) < 65536:
+        _SIMPLE[token] = n
+    return n
+
+
 def decode(words: Sequence[int], base: int = 0) -> Program:
-    """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...)."""
+    """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...).
+
+    Every instruction is validated here (errors are raised now, never later); the typed
+    instructions are built when :attr:`Program.instructions` is first read.
+    """
     total = len(words)
     if total < 2:
         raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
     version, length = words[0], words[1]
     if length < 2 or length > total:
         raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
-    prog = Program(version >> 16, (version >> 4) & 0xF, version & 0xF, [], (version >> 8) & 0xFF,
+    if type(words) is not tuple:
+        words = tuple(words)
+    prog = Program(version >> 16, (version >> 4) & 0xF, version & 0xF, None, (version >> 8) & 0xFF,
                    list(words[length:]))
-    cur = _Cursor(words, base)
-    cur.pos = 2
-    out = prog.instructions
-    while cur.pos < length:
-        out.append(decode_instruction(cur, length))
+    starts: list[int] = []
+    append = starts.append
+    scan = _SCAN.get
+    simple = _SIMPLE.get
+    cur: _Cursor | None = None
+    pos = 2
+    while pos < length:
+        # fast validation: instruction and operand lengths from the tokens alone
+        token = words[pos]
+        count = scan(token & 0x7FF, 0)
+        end = pos + ((token >> 24) & 0x7F)
+        if count >= 0 and pos < end <= length:
+            p = pos + 1
+            if token >> 31:
+                ext = 0x80000000
+                while ext >> 31 and p < end:
+                    ext = words[p]
+                    p += 1
+                if ext >> 31:
+                    p = end + 1
+            while count and p < end:
+                n = simple(words[p])
+                if n is None:
+                    n = simple_length(words[p])
+                if not n:
+                    break
+                p += n
+                count -= 1
+            if not count and p <= end:
+                append(pos)
+                pos = end
+                continue
+        # anything else (and every error) goes through the full decoder
+        if cur is None:
+            cur = _Cursor(words, base)
+        cur.pos = pos
+        decode_instruction(cur, length)
+        append(pos)
+        pos = cur.pos
+    prog._instructions = None
+    prog._words = words
+    prog._starts = starts
     return prog
+
+
+def operand_end(words: Sequence[int], pos: int) -> int:
+    """End (word index) of the operand at ``pos`` of an already validated program."""
+    token = words[pos]
+    pos += 1
+    if token >> 31:
+        while words[pos] >> 31:
+            pos += 1
+        pos += 1
+    op_type = (token >> 12) & 0xFF
+    if op_type == 4 or op_type == 5:
+        pos += _IMM_WORDS[op_type][token & 3]
+    for i in range((token >> 20) & 3):
+        rep = (token >> (22 + 3 * i)) & 7
+        if rep == 0:
+            pos += 1
+        elif rep == 1:
+            pos += 2
+        else:  # relative: immediate part (rep 3: 32 bits, rep 4: 64 bits), then the operand
+            pos = operand_end(words, pos + (rep - 2 if rep > 2 else 0))
+    return pos
+
+
+def operand_at(words: Sequence[int], pos: int, end: int) -> Operand:
+    """The typed operand in ``words[pos:end]`` of an already validated program."""
+    cur = _Cursor(words, 0)
+    cur.pos = pos
+    cur.end = end
+    return _operand(cur, 0)
+
+
+def instruction_at(words: Sequence[int], start: int) -> Instruction:
+    """The typed instruction at ``start`` of an already validated program."""
+    cur = _Cursor(words, 0)
+    cur.pos = start
+    return decode_instruction(cur, words[1])
+
+
+def instructions_at(words: Sequence[int], starts: Sequence[int]) -> list[Instruction]:
+    """Typed instructions starting at ``starts`` of an already validated program."""
+    cur = _Cursor(words, 0)
+    length = words[1]
+    out = []
+    for start in starts:
+        cur.pos = start
+        out.append(decode_instruction(cur, length))
+    return out
 
 
 def decode_bytes(data: bytes | memoryview, base: int = 0) -> Program:

@@ -128,18 +128,75 @@ def _s4(value: int) -> int:
     return value - 16 if value & 8 else value
 
 
-@dataclass(slots=True)
 class Program:
-    """A decoded SHDR/SHEX token stream."""
+    """A decoded SHDR/SHEX token stream.
 
-    program_type: int  # 0 ps, 1 vs, 2 gs, 3 hs, 4 ds, 5 cs (0xfff0 lib)
-    major: int
-    minor: int
-    instructions: list[Instruction] = field(default_factory=list)
-    #: version-token bits other than type/major/minor (kept for round trip)
-    version_extra: int = 0
-    #: words after the declared length (kept for round trip)
-    trailing: list[int] = field(default_factory=list)
+    :func:`~shaderkit.isa.sm4.decode.decode` validates every instruction but builds the typed
+    :class:`Instruction` list only when :attr:`instructions` is first read; until then the
+    program keeps the (immutable) token words and the instruction start offsets, which the
+    listing printer formats directly.
+    """
+
+    __slots__ = ("program_type", "major", "minor", "_instructions", "version_extra", "trailing",
+                 "_words", "_starts")
+
+    def __init__(self, program_type: int, major: int, minor: int,
+                 instructions: list[Instruction] | None = None, version_extra: int = 0,
+                 trailing: list[int] | None = None) -> None:
+        self.program_type = program_type  # 0 ps, 1 vs, 2 gs, 3 hs, 4 ds, 5 cs (0xfff0 lib)
+        self.major = major
+        self.minor = minor
+        self._instructions: list[Instruction] | None = [] if instructions is None else instructions
+        #: version-token bits other than type/major/minor (kept for round trip)
+        self.version_extra = version_extra
+        #: words after the declared length (kept for round trip)
+        self.trailing: list[int] = [] if trailing is None else trailing
+        #: validated token words and instruction starts of a lazily decoded program
+        self._words: tuple[int, ...] | None = None
+        self._starts: list[int] = []
+
+    @property
+    def instructions(self) -> list[Instruction]:
+        insts = self._instructions
+        if insts is None:
+            from shaderkit.isa.sm4.decode import instructions_at
+
+            assert self._words is not None
+            insts = self._instructions = instructions_at(self._words, self._starts)
+            self._words = None  # the list may now be edited: printers must read the model
+            self._starts = []
+        return insts
+
+    @instructions.setter
+    def instructions(self, value: list[Instruction]) -> None:
+        self._instructions = value
+        self._words = None
+        self._starts = []
+
+    def lazy_words(self) -> tuple[tuple[int, ...], list[int]] | None:
+        """(token words, instruction start offsets) while the typed instructions have not been
+        built (so nothing can have edited them), else None."""
+        words = self._words
+        return None if words is None else (words, self._starts)
+
+    @property
+    def instruction_count(self) -> int:
+        """Number of instructions (without building the typed model)."""
+        return len(self._starts) if self._words is not None else len(self.instructions)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Program):
+            return NotImplemented
+        return (self.program_type, self.major, self.minor, self.version_extra, self.trailing,
+                self.instructions) == (other.program_type, other.major, other.minor,
+                                       other.version_extra, other.trailing, other.instructions)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Program(program_type={self.program_type!r}, major={self.major!r}, "
+                f"minor={self.minor!r}, instructions={self.instructions!r}, "
+                f"version_extra={self.version_extra!r}, trailing={self.trailing!r})")
 
     @property
     def profile(self) -> str:

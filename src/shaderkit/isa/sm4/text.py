@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 
+from shaderkit.isa.sm4.decode import _SIMPLE, instruction_at, operand_at, operand_end
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     GLOBAL_FLAGS,
@@ -33,6 +34,7 @@ from shaderkit.isa.sm4.opcodes import (
     Block,
     Ctl,
     Imm,
+    Layout,
     OpInfo,
 )
 
@@ -205,7 +207,8 @@ class Formatter:
         return text
 
     # -- instructions ----------------------------------------------------------------------
-    def mnemonic(self, inst: Instruction, info: OpInfo) -> str:
+    @staticmethod
+    def mnemonic(inst: Instruction, info: OpInfo) -> str:
         name = info.name
         ctl = info.ctl
         c = inst.controls
@@ -447,6 +450,9 @@ class Formatter:
     # -- whole program ------------------------------------------------------------------------
     def lines(self) -> list[str]:
         prog = self.prog
+        lazy = prog.lazy_words()
+        if lazy is not None:
+            return self.lines_from_words(*lazy)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
@@ -468,6 +474,140 @@ class Formatter:
             if block == _OPEN or block == _MIDDLE:
                 level += 1
         return out
+
+    # -- fast path: text straight from validated token words ----------------------------------
+    def lines_from_words(self, words: tuple[int, ...], starts: list[int]) -> list[str]:
+        """:meth:`lines` of a program that :func:`~.decode.decode` validated but did not build:
+        instruction and operand texts come from caches keyed by their raw token words (text
+        is a pure function of the words and the listing style); misses and rare shapes go
+        through the typed model and :meth:`instruction`, so the text is the same."""
+        out = [self.prog.profile]
+        style = _STYLES[self.sm51 * 2 + self.legacy]
+        optexts = style[:4]
+        whole = style[4]
+        plans = _PLANS
+        simple = _SIMPLE.get
+        indents = _INDENT
+        level = 0
+        ends = starts[1:]
+        ends.append(words[1])
+        for start, end in zip(starts, ends):
+            token = words[start]
+            if token >> 31:
+                p = start + 1
+                while words[p] >> 31:
+                    p += 1
+                p += 1
+                plan = plans.get(words[start:p])
+            else:
+                p = start + 1
+                plan = plans.get(token)
+            if plan is None:
+                plan = _plan(words[start:p] if token >> 31 else token)
+            block, prefix, kinds = plan
+            text = None
+            if prefix is not None:
+                if not kinds:
+                    text = prefix
+                else:
+                    parts = []
+                    for kind in kinds:
+                        tok = words[p]
+                        n = simple(tok)
+                        if n == 2:
+                            key: object = tok | words[p + 1] << 32
+                            q = p + 2
+                        elif n == 1:
+                            key = tok
+                            q = p + 1
+                        else:
+                            q = p + n if n else operand_end(words, p)
+                            key = words[p:q]
+                        cache = optexts[kind]
+                        part = cache.get(key)
+                        if part is None:
+                            part = self._operand_text(words, p, q, kind)
+                            if len(cache) < _CACHE_LIMIT:
+                                cache[key] = part
+                        if not part:  # precision notes: the whole instruction is needed
+                            break
+                        parts.append(part)
+                        p = q
+                    else:
+                        text = prefix + ", ".join(parts)
+            if text is None:
+                key = words[start:end]
+                text = whole.get(key)
+                if text is None:
+                    text = self.instruction(instruction_at(words, start))
+                    if len(whole) < _CACHE_LIMIT:
+                        whole[key] = text
+            if block:
+                if block == _CLOSE or block == _MIDDLE:
+                    if level:
+                        level -= 1
+                elif block == _PHASE:
+                    level = 0
+            if level:
+                indent = indents[level] if level < 64 else "  " * level
+                if "\n" in text:
+                    text = text.replace("\n", "\n" + indent)
+                text = indent + text
+            out.append(text)
+            if block == _OPEN or block == _MIDDLE:
+                level += 1
+        return out
+
+    def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
+        """Text of one instruction operand; "" if it carries a minimum precision (the
+        instruction then needs :meth:`precision_notes`)."""
+        op = operand_at(words, pos, end)
+        if op.extended and op.min_precision:
+            return ""
+        return self.operand(op, Imm(kind), False)
+
+
+#: bound of every text cache (entries)
+_CACHE_LIMIT = 65536
+#: per style (sm51 * 2 + legacy): operand texts per Imm kind (keyed by the operand words: an
+#: int for one or two words, else the tuple) and whole-instruction texts (keyed by the tuple)
+_STYLES: list[tuple[dict[object, str], ...]] = [tuple({} for _ in range(5)) for _ in range(4)]
+#: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", operand Imm kinds),
+#: or (block, None, ()) for instructions printed through the typed model (declarations, ...)
+_PLANS: dict[object, tuple[int, str | None, tuple[int, ...]]] = {}
+
+
+def _plan(key: int | tuple[int, ...]) -> tuple[int, str | None, tuple[int, ...]]:
+    token = key if isinstance(key, int) else key[0]
+    opcode = token & 0x7FF
+    info = OPCODES.get(opcode)
+    block = _BLOCKS.get(opcode, 0)
+    plan: tuple[int, str | None, tuple[int, ...]] = (block, None, ())
+    if info is not None and info.layout == Layout.OPERANDS and not info.dcl and opcode != 53 \
+            and not info.name.startswith("reserved"):
+        extended = [] if isinstance(key, int) else [w & 0x7FFFFFFF for w in key[1:]]
+        inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended)
+        special = _IMM_AT.get(opcode, {})
+        kinds = tuple(int(special.get(i, info.imm)) for i in range(max(info.num_operands, 0)))
+        plan = (block, Formatter.mnemonic(inst, info) + " ", kinds)
+    if len(_PLANS) < _CACHE_LIMIT:
+        _PLANS[key] = plan
+    return plan
+
+
+def clear_caches() -> None:
+    """Empty every text cache (cold-start measurements)."""
+    from shaderkit.isa.sm4 import decode
+
+    for style in _STYLES:
+        for cache in style:
+            cache.clear()
+    _PLANS.clear()
+    _MNEMONICS.clear()
+    _FLOATS.clear()
+    _FLOATS_LEGACY.clear()
+    decode._SIMPLE.clear()
+    decode._PLAIN.clear()
 
 
 #: mnemonic text by (opcode, controls, extended tokens); it depends on nothing else

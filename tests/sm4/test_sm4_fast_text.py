@@ -1,0 +1,86 @@
+"""The listing printed straight from token words (lazy programs) equals the typed-model listing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_sm4_errors import SAMPLES, instructions
+
+from conftest import corpus_files
+from shaderkit.isa.sm4.decode import decode
+from shaderkit.isa.sm4.encode import encode
+from shaderkit.isa.sm4.model import Instruction, Program
+from shaderkit.isa.sm4.text import Formatter, clear_caches
+
+
+def _both(words: list[int] | tuple[int, ...], legacy: bool = False) -> tuple[list[str], list[str]]:
+    lazy = decode(words)
+    assert lazy.lazy_words() is not None
+    fast = Formatter(lazy, legacy).lines()
+    model = decode(words)
+    model.instructions  # noqa: B018 - builds the typed model
+    assert model.lazy_words() is None
+    return fast, Formatter(model, legacy).lines()
+
+
+def test_corpus_programs_fast_equals_model() -> None:
+    files = corpus_files("dxbc", "*.dxbc")
+    if not files:
+        pytest.skip("corpus not found")
+    from test_sm4_corpus import programs
+
+    from shaderkit.isa.sm4.decode import words_from_bytes
+
+    for legacy in (False, True):
+        clear_caches()  # cold caches, then warm ones
+        for _ in range(2):
+            for path in files:
+                for payload in programs(path.read_bytes()):
+                    fast, model = _both(words_from_bytes(payload), legacy)
+                    assert fast == model, path.name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(instructions(), max_size=12), st.sampled_from([(4, 0), (4, 1), (5, 0), (5, 1)]),
+       st.booleans())
+def test_random_programs_fast_equals_model(insts: list[Instruction], version: tuple[int, int],
+                                           legacy: bool) -> None:
+    words = encode(Program(1, version[0], version[1], insts))
+    fast, model = _both(words, legacy)
+    assert fast == model
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_corrupted_programs_fast_equals_model(data: st.DataObject) -> None:
+    if not SAMPLES:
+        pytest.skip("corpus not found")
+    words = list(data.draw(st.sampled_from(SAMPLES)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(2, len(words) - 1))
+        words[pos] = data.draw(st.integers(0, 0xFFFFFFFF))
+    try:
+        fast, model = _both(words)
+    except Exception as exc:  # only decode errors, and both paths agree on them
+        from shaderkit.errors import ShaderFormatError
+
+        assert isinstance(exc, ShaderFormatError)
+        return
+    assert fast == model
+
+
+def test_lazy_program_model_access() -> None:
+    """Reading ``instructions`` builds the model once; edits are then what gets printed."""
+    words = [0x40, 7, 0x05000036, 0x00100012, 0, 0x00004001, 0x3F800000]  # mov r0.x, l(1.0)
+    prog = decode(words)
+    assert prog.instruction_count == 1
+    assert Formatter(prog).lines() == ["ps_4_0", "mov r0.x, l(1.000000)"]
+    prog.instructions[0].operands[1].values[0] = 0x40000000
+    assert prog.lazy_words() is None
+    assert Formatter(prog).lines() == ["ps_4_0", "mov r0.x, l(2.000000)"]
+    assert encode(prog) == words[:6] + [0x40000000]
+    source = list(words)
+    later = decode(source)
+    source[6] = 0  # the decoder keeps its own copy of the words
+    assert Formatter(later).lines()[1] == "mov r0.x, l(1.000000)"
