@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shaderkit.errors import ShaderFormatError
 from shaderkit.io.reader import Reader
 
 #: fxc pads string tables to 4 bytes with this byte.
@@ -27,11 +28,20 @@ def fourcc_bytes(text: str) -> bytes:
     return raw
 
 
-def chunk_string(r: Reader, offset: int, what: str = "string") -> str:
-    """The NUL-terminated string at ``offset`` from the start of the chunk payload ``r``."""
-    if offset > r.end - r.start:
-        raise r.error(f"{what} offset {offset:#x} is past the chunk end ({r.end - r.start:#x})", r.start)
-    return r.cstring_at(r.start + offset, "latin-1", what)
+def chunk_string(r: Reader, offset: int, what: str = "string", where: str = "") -> str:
+    """The NUL-terminated string at ``offset`` from the start of the chunk payload ``r``.
+
+    ``where`` (such as ``elements[3]``) is added to the error context; it costs nothing on
+    success, unlike a :meth:`Reader.scope` per table entry.
+    """
+    start = r.start + offset
+    end = r.data.find(b"\0", start, r.end) if offset < r.end - r.start else -1
+    if end < 0:
+        context = f"{r.context}.{where}" if where and r.context else (where or r.context)
+        problem = "is past the chunk end" if offset >= r.end - r.start else "has no terminator"
+        raise ShaderFormatError(f"{what} at offset {offset:#x} {problem} ({r.end - r.start:#x} bytes)",
+                                min(start, r.end), context)
+    return r.data[start:end].decode("latin-1")
 
 
 @dataclass

@@ -54,9 +54,9 @@ class FunctionSignature:
         model = cls()
         for i in range(count):
             words = _PARAM.unpack_from(r.data, base + offset + i * _PARAM.size)
-            with r.scope(f"parameters[{i}]"):
-                name = chunk_string(r, words[0], "name")
-                semantic = chunk_string(r, words[1], "semantic name") if words[1] else ""
+            where = f"parameters[{i}]"
+            name = chunk_string(r, words[0], "name", where)
+            semantic = chunk_string(r, words[1], "semantic name", where) if words[1] else ""
             model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
         return model
 

@@ -256,8 +256,7 @@ class ResourceDefinition:
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
         for i in range(rb_count):
             fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
-            with r.scope(f"resource_bindings[{i}]"):
-                name = chunk_string(r, fields_[0], "name")
+            name = chunk_string(r, fields_[0], "name", f"resource_bindings[{i}]")
             rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
         for i in range(cb_count):
@@ -328,11 +327,10 @@ class _Parser:
         for i in range(count):
             words = st.unpack_from(r.data, self.base + offset + i * st.size)
             name_off, start, size, flags, type_off, default_off = words[:6]
-            with r.scope(f"variables[{i}]"):
-                name = chunk_string(r, name_off, "name")
-                var = ShaderVariable(name, self.type(type_off, 0), start, size, flags)
-                if default_off:
-                    var.default_value = r.sub(self.at(default_off), size, "default value").read(size)
+            name = chunk_string(r, name_off, "name", f"variables[{i}]")
+            var = ShaderVariable(name, self.type(type_off, 0), start, size, flags)
+            if default_off:
+                var.default_value = r.sub(self.at(default_off), size, f"variables[{i}].default value").read(size)
             if self.sm5:
                 var.start_texture, var.texture_size, var.start_sampler, var.sampler_size = words[6:]
             out.append(var)

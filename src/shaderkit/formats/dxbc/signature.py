@@ -87,8 +87,7 @@ class Signature:
                 prec = 0
             else:
                 stream, name_off, index, sv, ctype, reg, mask, rw, res, prec = _SIG1.unpack_from(data, pos)
-            with r.scope(f"elements[{i}]"):
-                name = chunk_string(r, name_off, "semantic name")
+            name = chunk_string(r, name_off, "semantic name", f"elements[{i}]")
             elements.append(SignatureElement(name, index, sv, ctype, reg, mask, rw, res, stream, prec))
             pos += size
         return cls(fourcc, elements)
