@@ -483,9 +483,7 @@ class Formatter:
         through the typed model and :meth:`instruction`, so the text is the same."""
         out = [self.prog.profile]
         style = _STYLES[self.sm51 * 2 + self.legacy]
-        optexts = style[:4]
-        whole = style[4]
-        plans = _PLANS
+        plans, whole = style.plans, style.whole
         simple = _SIMPLE.get
         indents = _INDENT
         level = 0
@@ -493,48 +491,51 @@ class Formatter:
         ends.append(words[1])
         for start, end in zip(starts, ends):
             token = words[start]
+            p = start + 1
             if token >> 31:
-                p = start + 1
                 while words[p] >> 31:
                     p += 1
                 p += 1
-                plan = plans.get(words[start:p])
+                key: object = words[start:p]
             else:
-                p = start + 1
-                plan = plans.get(token)
+                key = token
+            plan = plans.get(key)
             if plan is None:
-                plan = _plan(words[start:p] if token >> 31 else token)
-            block, prefix, kinds = plan
-            text = None
-            if prefix is not None:
-                if not kinds:
-                    text = prefix
-                else:
-                    parts = []
-                    for kind in kinds:
+                plan = _plan(key, style)  # type: ignore[arg-type]
+            block, prefix, caches = plan
+            text = prefix
+            if caches:
+                parts = []
+                try:
+                    for cache in caches:
                         tok = words[p]
-                        n = simple(tok)
-                        if n == 2:
-                            key: object = tok | words[p + 1] << 32
-                            q = p + 2
-                        elif n == 1:
-                            key = tok
-                            q = p + 1
+                        # two-word operands (r0.xyzw, v1.x, l(1.0)) are keyed by an int of
+                        # both words; only operands of that length are stored under int keys
+                        part = cache.get(tok | words[p + 1] << 32)
+                        if part is not None:
+                            p += 2
                         else:
-                            q = p + n if n else operand_end(words, p)
-                            key = words[p:q]
-                        cache = optexts[kind]
-                        part = cache.get(key)
-                        if part is None:
-                            part = self._operand_text(words, p, q, kind)
-                            if len(cache) < _CACHE_LIMIT:
-                                cache[key] = part
-                        if not part:  # precision notes: the whole instruction is needed
-                            break
+                            n = simple(tok)
+                            if n == 2:
+                                key = tok | words[p + 1] << 32
+                                q = p + 2
+                            else:
+                                q = p + n if n else operand_end(words, p)
+                                key = words[p:q]
+                            part = cache.get(key)
+                            if part is None:
+                                part = self._operand_text(words, p, q, style.kind_of[id(cache)])
+                                if len(cache) < _CACHE_LIMIT:
+                                    cache[key] = part
+                            if not part:  # precision notes: the whole instruction is needed
+                                text = None
+                                break
+                            p = q
                         parts.append(part)
-                        p = q
                     else:
-                        text = prefix + ", ".join(parts)
+                        text = prefix + ", ".join(parts)  # type: ignore[operator]
+                except IndexError:  # an operand ends the word list: no second word to peek at
+                    text = None
             if text is None:
                 key = words[start:end]
                 text = whole.get(key)
@@ -569,29 +570,52 @@ class Formatter:
 
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
-#: per style (sm51 * 2 + legacy): operand texts per Imm kind (keyed by the operand words: an
-#: int for one or two words, else the tuple) and whole-instruction texts (keyed by the tuple)
-_STYLES: list[tuple[dict[object, str], ...]] = [tuple({} for _ in range(5)) for _ in range(4)]
-#: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", operand Imm kinds),
-#: or (block, None, ()) for instructions printed through the typed model (declarations, ...)
-_PLANS: dict[object, tuple[int, str | None, tuple[int, ...]]] = {}
+_Plan = tuple[int, "str | None", "tuple[dict[object, str], ...]"]
 
 
-def _plan(key: int | tuple[int, ...]) -> tuple[int, str | None, tuple[int, ...]]:
+class _Style:
+    """Caches of one listing style (sm51, legacy), all keyed by raw token words."""
+
+    __slots__ = ("plans", "whole", "operands", "kind_of")
+
+    def __init__(self) -> None:
+        #: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", one operand
+        #: text cache per operand), or (block, None, ()) for instructions printed through the
+        #: typed model (declarations, customdata, fcall, unknown opcodes)
+        self.plans: dict[object, _Plan] = {}
+        #: instruction text by the instruction's words (instructions printed through the model)
+        self.whole: dict[object, str] = {}
+        #: operand text per Imm kind, keyed by ``token | word << 32`` for two-word operands and
+        #: by the tuple of words for the others
+        self.operands: tuple[dict[object, str], ...] = tuple({} for _ in Imm)
+        self.kind_of = {id(cache): kind for kind, cache in enumerate(self.operands)}
+
+    def clear(self) -> None:
+        self.plans.clear()
+        self.whole.clear()
+        for cache in self.operands:
+            cache.clear()
+
+
+#: per style index sm51 * 2 + legacy
+_STYLES = [_Style() for _ in range(4)]
+
+
+def _plan(key: int | tuple[int, ...], style: _Style) -> _Plan:
     token = key if isinstance(key, int) else key[0]
     opcode = token & 0x7FF
     info = OPCODES.get(opcode)
     block = _BLOCKS.get(opcode, 0)
-    plan: tuple[int, str | None, tuple[int, ...]] = (block, None, ())
+    plan: _Plan = (block, None, ())
     if info is not None and info.layout == Layout.OPERANDS and not info.dcl and opcode != 53 \
             and not info.name.startswith("reserved"):
         extended = [] if isinstance(key, int) else [w & 0x7FFFFFFF for w in key[1:]]
         inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended)
         special = _IMM_AT.get(opcode, {})
-        kinds = tuple(int(special.get(i, info.imm)) for i in range(max(info.num_operands, 0)))
-        plan = (block, Formatter.mnemonic(inst, info) + " ", kinds)
-    if len(_PLANS) < _CACHE_LIMIT:
-        _PLANS[key] = plan
+        caches = tuple(style.operands[special.get(i, info.imm)] for i in range(max(info.num_operands, 0)))
+        plan = (block, Formatter.mnemonic(inst, info) + " ", caches)
+    if len(style.plans) < _CACHE_LIMIT:
+        style.plans[key] = plan
     return plan
 
 
@@ -600,9 +624,7 @@ def clear_caches() -> None:
     from shaderkit.isa.sm4 import decode
 
     for style in _STYLES:
-        for cache in style:
-            cache.clear()
-    _PLANS.clear()
+        style.clear()
     _MNEMONICS.clear()
     _FLOATS.clear()
     _FLOATS_LEGACY.clear()
