@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from test_sm4_errors import SAMPLES, instructions
 
 from conftest import corpus_files
+from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Instruction, Program
@@ -61,12 +62,10 @@ def test_corrupted_programs_fast_equals_model(data: st.DataObject) -> None:
         pos = data.draw(st.integers(2, len(words) - 1))
         words[pos] = data.draw(st.integers(0, 0xFFFFFFFF))
     try:
-        fast, model = _both(words)
-    except Exception as exc:  # only decode errors, and both paths agree on them
-        from shaderkit.errors import ShaderFormatError
-
-        assert isinstance(exc, ShaderFormatError)
+        decode(words)
+    except ShaderFormatError:
         return
+    fast, model = _both(words)  # a program decode accepted: the model builds, the texts agree
     assert fast == model
 
 
@@ -84,3 +83,42 @@ def test_lazy_program_model_access() -> None:
     later = decode(source)
     source[6] = 0  # the decoder keeps its own copy of the words
     assert Formatter(later).lines()[1] == "mov r0.x, l(1.000000)"
+
+
+def _full_decode(words: list[int]) -> list[Instruction]:
+    """Every instruction through :func:`decode_instruction` (the typed decoder alone)."""
+    from shaderkit.isa.sm4.decode import _Cursor, decode_instruction
+
+    length = words[1]
+    if length < 2 or length > len(words):
+        raise ShaderFormatError("length", 4, "SHDR")
+    cur = _Cursor(words, 0)
+    cur.pos = 2
+    out = []
+    while cur.pos < length:
+        out.append(decode_instruction(cur, length))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_scan_accepts_exactly_what_the_typed_decoder_accepts(data: st.DataObject) -> None:
+    """The validating scan of decode() and the typed decoder agree on every error (message and
+    offset) and on every accepted program."""
+    if not SAMPLES:
+        pytest.skip("corpus not found")
+    words = list(data.draw(st.sampled_from(SAMPLES)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(2, len(words) - 1))
+        bits = data.draw(st.sampled_from([0xFFFFFFFF, 0x80000000, 0x7F000000, 0x01C00000, 0x00F00000, 0xFF]))
+        words[pos] ^= data.draw(st.integers(0, 0xFFFFFFFF)) & bits
+    expected: object
+    try:
+        expected = _full_decode(words)
+    except ShaderFormatError as exc:
+        expected = (str(exc), exc.offset)
+    try:
+        got: object = decode(words).instructions
+    except ShaderFormatError as exc:
+        got = (str(exc), exc.offset)
+    assert got == expected

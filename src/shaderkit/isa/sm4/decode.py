@@ -215,6 +215,47 @@ def simple_length(token: int) -> int:
     return n
 
 
+def _checked_end(words: Sequence[int], pos: int, end: int, depth: int) -> int:
+    """End of the operand at ``pos`` if :func:`_operand` accepts it within ``end``, else -1
+    (the same checks, without building it)."""
+    if pos >= end:
+        return -1
+    token = words[pos]
+    pos += 1
+    if token >> 31:
+        more = 1
+        while more:
+            if pos >= end:
+                return -1
+            more = words[pos] >> 31
+            pos += 1
+    op_type = (token >> 12) & 0xFF
+    if op_type == 4 or op_type == 5:
+        pos += _IMM_WORDS[op_type][token & 3]
+        if pos > end:
+            return -1
+    for i in range((token >> 20) & 3):
+        rep = (token >> (22 + 3 * i)) & 7
+        if rep == 0:
+            pos += 1
+        elif rep == 1:
+            pos += 2
+        elif rep <= 4:
+            if depth >= MAX_REL_DEPTH:
+                return -1
+            pos += rep - 2 if rep > 2 else 0
+            if pos > end:
+                return -1
+            pos = _checked_end(words, pos, end, depth + 1)
+            if pos < 0:
+                return -1
+        else:
+            return -1
+        if pos > end:
+            return -1
+    return pos
+
+
 def decode(words: Sequence[int], base: int = 0) -> Program:
     """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...).
 
@@ -255,9 +296,12 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                 n = simple(words[p])
                 if n is None:
                     n = simple_length(words[p])
-                if not n:
-                    break
-                p += n
+                if n:
+                    p += n
+                else:
+                    p = _checked_end(words, p, end, 0)
+                    if p < 0:
+                        break
                 count -= 1
             if not count and p <= end:
                 append(pos)
