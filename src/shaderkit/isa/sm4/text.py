@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 
-from shaderkit.isa.sm4.decode import _SIMPLE, instruction_at, operand_at, operand_end
+from shaderkit.isa.sm4.decode import _SIMPLE, instruction_at, operand_at, operand_end, simple_length
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     GLOBAL_FLAGS,
@@ -484,12 +484,10 @@ class Formatter:
         out = [self.prog.profile]
         style = _STYLES[self.sm51 * 2 + self.legacy]
         plans, whole = style.plans, style.whole
-        simple = _SIMPLE.get
         indents = _INDENT
         level = 0
-        ends = starts[1:]
-        ends.append(words[1])
-        for start, end in zip(starts, ends):
+        indent = ""
+        for start in starts:
             token = words[start]
             p = start + 1
             if token >> 31:
@@ -497,67 +495,84 @@ class Formatter:
                     p += 1
                 p += 1
                 key: object = words[start:p]
+                plan = plans.get(key)
             else:
                 key = token
-            plan = plans.get(key)
+                plan = plans.get(token)
             if plan is None:
                 plan = _plan(key, style)  # type: ignore[arg-type]
-            block, prefix, caches = plan
-            text = prefix
-            if caches:
-                parts = []
-                try:
-                    for cache in caches:
-                        tok = words[p]
-                        # two-word operands (r0.xyzw, v1.x, l(1.0)) are keyed by an int of
-                        # both words; only operands of that length are stored under int keys
-                        part = cache.get(tok | words[p + 1] << 32)
-                        if part is not None:
-                            p += 2
-                        else:
-                            n = simple(tok)
-                            if n == 2:
-                                key = tok | words[p + 1] << 32
-                                q = p + 2
-                            else:
-                                q = p + n if n else operand_end(words, p)
-                                key = words[p:q]
-                            part = cache.get(key)
-                            if part is None:
-                                part = self._operand_text(words, p, q, style.kind_of[id(cache)])
-                                if len(cache) < _CACHE_LIMIT:
-                                    cache[key] = part
-                            if not part:  # precision notes: the whole instruction is needed
-                                text = None
-                                break
-                            p = q
-                        parts.append(part)
-                    else:
-                        text = prefix + ", ".join(parts)  # type: ignore[operator]
-                except IndexError:  # an operand ends the word list: no second word to peek at
-                    text = None
-            if text is None:
-                key = words[start:end]
-                text = whole.get(key)
-                if text is None:
-                    text = self.instruction(instruction_at(words, start))
-                    if len(whole) < _CACHE_LIMIT:
-                        whole[key] = text
+            block, text, caches = plan
             if block:
                 if block == _CLOSE or block == _MIDDLE:
                     if level:
                         level -= 1
                 elif block == _PHASE:
                     level = 0
-            if level:
                 indent = indents[level] if level < 64 else "  " * level
-                if "\n" in text:
+            if caches:
+                parts = []
+                for cache in caches:
+                    # two-word operands (r0.xyzw, v1.x, l(1.0)): texts by token, then index word
+                    sub = cache.get(words[p])
+                    if sub is not None and (part := sub.get(words[p + 1])) is not None:
+                        p += 2
+                    else:
+                        part, p = self._operand_miss(words, p, cache, style)
+                        if not part:  # precision notes: the whole instruction is needed
+                            text = None
+                            break
+                    parts.append(part)
+                else:
+                    text += ", ".join(parts)  # type: ignore[operator]
+            if text is None:
+                text = self._whole_text(words, start, whole)
+                if indent and "\n" in text:
                     text = text.replace("\n", "\n" + indent)
+            if indent:
                 text = indent + text
             out.append(text)
             if block == _OPEN or block == _MIDDLE:
                 level += 1
+                indent = indents[level] if level < 64 else "  " * level
         return out
+
+    def _operand_miss(self, words: tuple[int, ...], pos: int, cache: dict[int, dict[int, str]],
+                      style: _Style) -> tuple[str, int]:
+        """(text, end) of the operand at ``pos`` that is not a cached two-word operand."""
+        token = words[pos]
+        n = _SIMPLE.get(token)
+        if n is None:
+            n = simple_length(token)
+        kind = style.kind_of[id(cache)]
+        if n == 2:
+            end = pos + 2
+            part = self._operand_text(words, pos, end, kind)
+            if style.count < _CACHE_LIMIT:
+                style.count += 1
+                cache.setdefault(token, {})[words[pos + 1]] = part
+            return part, end
+        end = pos + n if n else operand_end(words, pos)
+        key = words[pos:end]
+        other = style.other[kind]
+        part = other.get(key)  # type: ignore[assignment]
+        if part is None:
+            part = self._operand_text(words, pos, end, kind)
+            if style.count < _CACHE_LIMIT:
+                style.count += 1
+                other[key] = part
+        return part, end
+
+    def _whole_text(self, words: tuple[int, ...], start: int, whole: dict[object, str]) -> str:
+        """Text of the instruction at ``start`` through the typed model (cached by its words)."""
+        token = words[start]
+        end = start + (words[start + 1] if token & 0x7FF == 53 else (token >> 24) & 0x7F)
+        key = words[start:end]
+        text = whole.get(key)
+        if text is None:
+            text = self.instruction(instruction_at(words, start))
+            if len(whole) < _CACHE_LIMIT:
+                whole[key] = text
+        return text
 
     def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
         """Text of one instruction operand; "" if it carries a minimum precision (the
@@ -570,13 +585,13 @@ class Formatter:
 
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
-_Plan = tuple[int, "str | None", "tuple[dict[object, str], ...]"]
+_Plan = tuple[int, "str | None", "tuple[dict[int, dict[int, str]], ...]"]
 
 
 class _Style:
     """Caches of one listing style (sm51, legacy), all keyed by raw token words."""
 
-    __slots__ = ("plans", "whole", "operands", "kind_of")
+    __slots__ = ("plans", "whole", "operands", "other", "kind_of", "count")
 
     def __init__(self) -> None:
         #: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", one operand
@@ -585,16 +600,22 @@ class _Style:
         self.plans: dict[object, _Plan] = {}
         #: instruction text by the instruction's words (instructions printed through the model)
         self.whole: dict[object, str] = {}
-        #: operand text per Imm kind, keyed by ``token | word << 32`` for two-word operands and
-        #: by the tuple of words for the others
-        self.operands: tuple[dict[object, str], ...] = tuple({} for _ in Imm)
+        #: per Imm kind: two-word operand texts by operand token, then by the second word
+        self.operands: tuple[dict[int, dict[int, str]], ...] = tuple({} for _ in Imm)
+        #: per Imm kind: texts of the other operands by their words
+        self.other: tuple[dict[tuple[int, ...], str], ...] = tuple({} for _ in Imm)
         self.kind_of = {id(cache): kind for kind, cache in enumerate(self.operands)}
+        #: operand texts stored (bounded by _CACHE_LIMIT)
+        self.count = 0
 
     def clear(self) -> None:
         self.plans.clear()
         self.whole.clear()
         for cache in self.operands:
             cache.clear()
+        for other in self.other:
+            other.clear()
+        self.count = 0
 
 
 #: per style index sm51 * 2 + legacy
