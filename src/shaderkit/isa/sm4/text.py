@@ -54,6 +54,9 @@ _INF = float("inf")
 _GLUED = frozenset({0, 1, 2, 3, 6, 7, 8, 10, 16, 17, 18, 19, 27, 30, 31})
 # Inputs/outputs with two or more indices bracket every index (GS/HS input v[1][0]).
 _INPUT_LIKE = frozenset({1, 2})
+#: per sm51 flag: names of the glued register types (read only)
+_GLUED_NAMES = tuple({t: (UPPER_51[t] if sm51 and t in UPPER_51 else REGISTER_NAMES[t]) for t in _GLUED}
+                     for sm51 in (False, True))
 
 
 def _f32(word: int) -> float:
@@ -122,7 +125,7 @@ class Formatter:
         self.legacy = legacy
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
-        self.glued = {t: (UPPER_51[t] if self.sm51 and t in UPPER_51 else REGISTER_NAMES[t]) for t in _GLUED}
+        self.glued = _GLUED_NAMES[self.sm51]
 
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
