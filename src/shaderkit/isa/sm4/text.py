@@ -497,19 +497,20 @@ class Formatter:
                 while words[p] >> 31:
                     p += 1
                 p += 1
-                key: object = words[start:p]
+                key = words[start:p]
                 plan = plans.get(key)
+                if plan is None:
+                    plan = _plan(key, style)
             else:
-                key = token
                 plan = plans.get(token)
-            if plan is None:
-                plan = _plan(key, style)  # type: ignore[arg-type]
+                if plan is None:
+                    plan = _plan(token, style)
             block, text, caches = plan
-            if block:
-                if block == _CLOSE or block == _MIDDLE:
+            if block:  # 1 open, 2 close, 3 middle (else), 4 phase (see _plan)
+                if block & 2:
                     if level:
                         level -= 1
-                elif block == _PHASE:
+                elif block == 4:
                     level = 0
                 indent = indents[level] if level < 64 else "  " * level
             if caches:
@@ -517,13 +518,17 @@ class Formatter:
                 for cache in caches:
                     # two-word operands (r0.xyzw, v1.x, l(1.0)): texts by token, then index word
                     sub = cache.get(words[p])
-                    if sub is not None and (part := sub.get(words[p + 1])) is not None:
-                        p += 2
-                    else:
-                        part, p = self._operand_miss(words, p, cache, style)
-                        if not part:  # precision notes: the whole instruction is needed
-                            text = None
-                            break
+                    if sub is not None:
+                        try:
+                            parts.append(sub[words[p + 1]])
+                            p += 2
+                            continue
+                        except KeyError:
+                            pass
+                    part, p = self._operand_miss(words, p, cache, style)
+                    if not part:  # precision notes: the whole instruction is needed
+                        text = None
+                        break
                     parts.append(part)
                 else:
                     text += ", ".join(parts)  # type: ignore[operator]
@@ -534,7 +539,7 @@ class Formatter:
             if indent:
                 text = indent + text
             out.append(text)
-            if block == _OPEN or block == _MIDDLE:
+            if block & 1:
                 level += 1
                 indent = indents[level] if level < 64 else "  " * level
         return out
@@ -625,11 +630,16 @@ class _Style:
 _STYLES = [_Style() for _ in range(4)]
 
 
+#: nesting effect as the fast printer tests it: bit 0 opens after the line, bit 1 closes before
+#: it, 4 resets (case/default change nothing)
+_PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, int(Block.PHASE): 4}
+
+
 def _plan(key: int | tuple[int, ...], style: _Style) -> _Plan:
     token = key if isinstance(key, int) else key[0]
     opcode = token & 0x7FF
     info = OPCODES.get(opcode)
-    block = _BLOCKS.get(opcode, 0)
+    block = _PLAN_BLOCK.get(_BLOCKS.get(opcode, 0), 0)
     plan: _Plan = (block, None, ())
     if info is not None and info.layout == Layout.OPERANDS and not info.dcl and opcode != 53 \
             and not info.name.startswith("reserved"):
