@@ -487,6 +487,7 @@ class Formatter:
         out = [self.prog.profile]
         style = _STYLES[self.sm51 * 2 + self.legacy]
         plans, whole = style.plans, style.whole
+        simple = _SIMPLE.get
         indents = _INDENT
         level = 0
         indent = ""
@@ -520,11 +521,19 @@ class Formatter:
                     sub = cache.get(words[p])
                     if sub is not None:
                         try:
-                            parts.append(sub[words[p + 1]])
+                            parts.append(sub[words[p + 1]])  # type: ignore[index]
                             p += 2
                             continue
                         except KeyError:
                             pass
+                    else:  # other fixed-length operands (cb0[1][2], l(a, b, c, d), ...) by words
+                        n = simple(words[p])
+                        if n:
+                            part = cache.get(words[p : p + n])
+                            if part is not None:
+                                parts.append(part)
+                                p += n
+                                continue
                     part, p = self._operand_miss(words, p, cache, style)
                     if not part:  # precision notes: the whole instruction is needed
                         text = None
@@ -544,31 +553,27 @@ class Formatter:
                 indent = indents[level] if level < 64 else "  " * level
         return out
 
-    def _operand_miss(self, words: tuple[int, ...], pos: int, cache: dict[int, dict[int, str]],
+    def _operand_miss(self, words: tuple[int, ...], pos: int, cache: dict[object, object],
                       style: _Style) -> tuple[str, int]:
-        """(text, end) of the operand at ``pos`` that is not a cached two-word operand."""
+        """(text, end) of the operand at ``pos`` that the printer loop did not find cached:
+        computed and stored (two-word operands under token, then second word; the others
+        under the tuple of their words)."""
         token = words[pos]
         n = _SIMPLE.get(token)
         if n is None:
             n = simple_length(token)
-        kind = style.kind_of[id(cache)]
-        if n == 2:
-            end = pos + 2
-            part = self._operand_text(words, pos, end, kind)
-            if style.count < _CACHE_LIMIT:
-                style.count += 1
-                cache.setdefault(token, {})[words[pos + 1]] = part
-            return part, end
         end = pos + n if n else operand_end(words, pos)
         key = words[pos:end]
-        other = style.other[kind]
-        part = other.get(key)  # type: ignore[assignment]
+        part = cache.get(key) if n != 2 else None
         if part is None:
-            part = self._operand_text(words, pos, end, kind)
+            part = self._operand_text(words, pos, end, style.kind_of[id(cache)])
             if style.count < _CACHE_LIMIT:
                 style.count += 1
-                other[key] = part
-        return part, end
+                if n == 2:
+                    cache.setdefault(token, {})[words[pos + 1]] = part  # type: ignore[index]
+                else:
+                    cache[key] = part
+        return part, end  # type: ignore[return-value]
 
     def _whole_text(self, words: tuple[int, ...], start: int, whole: dict[object, str]) -> str:
         """Text of the instruction at ``start`` through the typed model (cached by its words)."""
@@ -593,13 +598,13 @@ class Formatter:
 
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
-_Plan = tuple[int, "str | None", "tuple[dict[int, dict[int, str]], ...]"]
+_Plan = tuple[int, "str | None", "tuple[dict[object, object], ...]"]
 
 
 class _Style:
     """Caches of one listing style (sm51, legacy), all keyed by raw token words."""
 
-    __slots__ = ("plans", "whole", "operands", "other", "kind_of", "count")
+    __slots__ = ("plans", "whole", "operands", "kind_of", "count")
 
     def __init__(self) -> None:
         #: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", one operand
@@ -608,10 +613,9 @@ class _Style:
         self.plans: dict[object, _Plan] = {}
         #: instruction text by the instruction's words (instructions printed through the model)
         self.whole: dict[object, str] = {}
-        #: per Imm kind: two-word operand texts by operand token, then by the second word
-        self.operands: tuple[dict[int, dict[int, str]], ...] = tuple({} for _ in Imm)
-        #: per Imm kind: texts of the other operands by their words
-        self.other: tuple[dict[tuple[int, ...], str], ...] = tuple({} for _ in Imm)
+        #: per Imm kind: texts of two-word operands by operand token (an int), then by the
+        #: second word; texts of the other operands by the tuple of their words
+        self.operands: tuple[dict[object, object], ...] = tuple({} for _ in Imm)
         self.kind_of = {id(cache): kind for kind, cache in enumerate(self.operands)}
         #: operand texts stored (bounded by _CACHE_LIMIT)
         self.count = 0
@@ -621,8 +625,6 @@ class _Style:
         self.whole.clear()
         for cache in self.operands:
             cache.clear()
-        for other in self.other:
-            other.clear()
         self.count = 0
 
 
