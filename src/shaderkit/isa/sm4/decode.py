@@ -189,6 +189,7 @@ _SCAN = {value: (-1 if info.layout in (Layout.CUSTOM, Layout.CALL) else
                  1 if info.layout == Layout.DCL_OPERAND else
                  max(info.num_operands, 0) if info.layout == Layout.OPERANDS else 0)
          for value, info in OPCODES.items()}
+_RANGES = tuple(range(n) for n in range(1 + max(_SCAN.values())))
 #: operand token -> its word count when the token alone fixes it (no extended token, immediate
 #: 32-bit indices only), else 0
 _SIMPLE: dict[int, int] = {}
@@ -276,6 +277,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     append = starts.append
     scan = _SCAN.get
     simple = _SIMPLE.get
+    ranges = _RANGES
     cur: _Cursor | None = None
     pos = 2
     while pos < length:
@@ -292,21 +294,25 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                     p += 1
                 if ext >> 31:
                     p = end + 1
-            while count and p < end:
-                n = simple(words[p])
-                if n is None:
-                    n = simple_length(words[p])
-                if n:
+            try:
+                for _ in ranges[count]:
+                    n = simple(words[p])
+                    if not n:
+                        if n is None:
+                            n = simple_length(words[p])
+                        if not n:
+                            q = _checked_end(words, p, end, 0)
+                            if q < 0:
+                                break
+                            n = q - p
                     p += n
                 else:
-                    p = _checked_end(words, p, end, 0)
-                    if p < 0:
-                        break
-                count -= 1
-            if not count and p <= end:
-                append(pos)
-                pos = end
-                continue
+                    if p <= end:  # every operand ended inside the instruction
+                        append(pos)
+                        pos = end
+                        continue
+            except IndexError:  # an operand read past the word list (the decoder reports it)
+                pass
         # anything else (and every error) goes through the full decoder
         if cur is None:
             cur = _Cursor(words, base)
