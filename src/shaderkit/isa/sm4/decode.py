@@ -190,6 +190,8 @@ _SCAN = {value: (-1 if info.layout in (Layout.CUSTOM, Layout.CALL) else
                  max(info.num_operands, 0) if info.layout == Layout.OPERANDS else 0)
          for value, info in OPCODES.items()}
 _RANGES = tuple(range(n) for n in range(1 + max(_SCAN.values())))
+#: ``_SCAN`` as a list indexed by the 11-bit opcode field
+_SCAN_LIST = [_SCAN.get(opcode, 0) for opcode in range(0x800)]
 #: operand token -> its word count when the token alone fixes it (no extended token, immediate
 #: 32-bit indices only), else 0
 _SIMPLE: dict[int, int] = {}
@@ -275,7 +277,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                    list(words[length:]))
     starts: list[int] = []
     append = starts.append
-    scan = _SCAN.get
+    scan = _SCAN_LIST
     simple = _SIMPLE.get
     ranges = _RANGES
     cur: _Cursor | None = None
@@ -283,7 +285,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     while pos < length:
         # fast validation: instruction and operand lengths from the tokens alone
         token = words[pos]
-        count = scan(token & 0x7FF, 0)
+        count = scan[token & 0x7FF]
         end = pos + ((token >> 24) & 0x7F)
         if count >= 0 and pos < end <= length:
             p = pos + 1
