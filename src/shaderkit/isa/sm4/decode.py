@@ -189,9 +189,8 @@ _SCAN = {value: (-1 if info.layout in (Layout.CUSTOM, Layout.CALL) else
                  1 if info.layout == Layout.DCL_OPERAND else
                  max(info.num_operands, 0) if info.layout == Layout.OPERANDS else 0)
          for value, info in OPCODES.items()}
-_RANGES = tuple(range(n) for n in range(1 + max(_SCAN.values())))
-#: ``_SCAN`` as a list indexed by the 11-bit opcode field
-_SCAN_LIST = [_SCAN.get(opcode, 0) for opcode in range(0x800)]
+#: ``_SCAN`` as a list indexed by the 11-bit opcode field: range(operand count), or None
+_SCAN_LIST = [None if _SCAN.get(opcode, 0) < 0 else range(_SCAN.get(opcode, 0)) for opcode in range(0x800)]
 #: operand token -> its word count when the token alone fixes it (no extended token, immediate
 #: 32-bit indices only), else 0
 _SIMPLE: dict[int, int] = {}
@@ -279,15 +278,14 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     append = starts.append
     scan = _SCAN_LIST
     simple = _SIMPLE.get
-    ranges = _RANGES
     cur: _Cursor | None = None
     pos = 2
     while pos < length:
         # fast validation: instruction and operand lengths from the tokens alone
         token = words[pos]
-        count = scan[token & 0x7FF]
+        operands = scan[token & 0x7FF]
         end = pos + ((token >> 24) & 0x7F)
-        if count >= 0 and pos < end <= length:
+        if operands is not None and pos < end <= length:
             p = pos + 1
             if token >> 31:
                 ext = 0x80000000
@@ -297,7 +295,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                 if ext >> 31:
                     p = end + 1
             try:
-                for _ in ranges[count]:
+                for _ in operands:
                     n = simple(words[p])
                     if not n:
                         if n is None:
