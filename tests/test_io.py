@@ -84,3 +84,17 @@ def test_reader_never_raises_foreign_errors(data: bytes, offset: int, count: int
             action()
         except ShaderFormatError:
             pass
+
+
+def test_allocation_budget_is_shared_by_child_readers() -> None:
+    from shaderkit.io.limits import ALLOCATION_FACTOR, ALLOCATION_SLACK
+
+    data = bytes(64)
+    reader = Reader(data)
+    child = reader.sub(0, 64, "table")
+    budget = ALLOCATION_FACTOR * len(data) + ALLOCATION_SLACK
+    # the same 64 bytes claimed again and again by tables that overlap: allowed up to the budget
+    for _ in range(budget // 64):
+        child.check_count(16, 4, "overlapping table")
+    with pytest.raises(ShaderFormatError, match="more work than its size allows"):
+        reader.check_count(16, 4, "one table too many")

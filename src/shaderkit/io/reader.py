@@ -13,11 +13,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from shaderkit.errors import ShaderFormatError
+from shaderkit.io.limits import ALLOCATION_FACTOR, ALLOCATION_SLACK, MAX_NESTING_DEPTH, MAX_TABLE_ENTRIES
 
-#: Hard cap on the number of elements any single table may declare.
-MAX_TABLE_ENTRIES = 1 << 20
-#: Hard cap on containers nested in containers (DXBC LIBF, CGFX, base64 wrappers).
-MAX_NESTING_DEPTH = 8
+__all__ = ["MAX_NESTING_DEPTH", "MAX_TABLE_ENTRIES", "Reader"]
 
 
 @lru_cache(maxsize=512)
@@ -28,7 +26,7 @@ def _compiled(fmt: str) -> struct.Struct:
 class Reader:
     """A cursor over ``data[start:end]`` with endianness and a context path for errors."""
 
-    __slots__ = ("data", "pos", "start", "end", "endian", "_path")
+    __slots__ = ("data", "pos", "start", "end", "endian", "_path", "_budget")
 
     def __init__(
         self,
@@ -50,6 +48,8 @@ class Reader:
         self.pos = offset
         self.endian = endian
         self._path: list[str] = [context] if context else []
+        #: allocation budget shared with every child reader of this input (see io/limits.py)
+        self._budget = [ALLOCATION_FACTOR * size + ALLOCATION_SLACK]
 
     # -- context ---------------------------------------------------------------------------
     @property
@@ -111,6 +111,7 @@ class Reader:
         child.pos = start
         child.endian = self.endian
         child._path = [*self._path, name] if name else list(self._path)
+        child._budget = self._budget
         return child
 
     # -- raw reads -------------------------------------------------------------------------
@@ -172,6 +173,10 @@ class Reader:
             raise self.error(
                 f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left", base
             )
+        budget = self._budget
+        budget[0] -= count * max(item_size, 1)
+        if budget[0] < 0:
+            raise self.error(f"{what}: tables of this input imply more work than its size allows", base)
         return count
 
     def expect(self, magic: bytes, what: str = "magic") -> None:

@@ -60,13 +60,14 @@ from shaderkit.formats.dxbc.sfi0 import FeatureInfo
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
 from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
+from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
 
 MAGIC = b"DXBC"
 HEADER = struct.Struct("<4s16s3I")
 CHUNK_HEADER = struct.Struct("<4sI")
-#: Nested LIBF containers deeper than this are refused.
-MAX_DEPTH = 4
+#: Nested LIBF containers deeper than this are refused (the project-wide cap).
+MAX_DEPTH = MAX_NESTING_DEPTH
 
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
