@@ -16,6 +16,7 @@ from _corpus import corpus_root
 
 import shaderkit
 from shaderkit.errors import ShaderkitError
+from shaderkit.formats.base import IdentifiedFile
 
 GROUPS = {"dxbc": ("dxbc", "*.dxbc"), "pica": ("pica", "*.shbin"), "bnsh": ("nx", "*.bnsh*"),
           "wiiu": ("wiiu", "*.[sg]*")}
@@ -35,6 +36,8 @@ def measure(files: list[bytes], repeat: int) -> dict[str, object]:
     for data in files:
         try:
             model = shaderkit.open(data)
+            if isinstance(model, IdentifiedFile):  # named but not read (Yaz0, BFSHA)
+                continue
             model.to_bytes()
             readable.append(data)
         except ShaderkitError:
