@@ -103,6 +103,11 @@ class Bnsh(ShaderFile):
         old = self._source.layout
         if set(fresh) != set(old):
             return False
+        # everything but _RLT is written into the bytes before _RLT; a parsed layout that put a
+        # structure past its start (accepted as overlapping) cannot be reused
+        rlt_at = old[("rlt",)][0]
+        if any(offset + size > rlt_at for key, (offset, size) in old.items() if key[0] != "rlt"):
+            return False
         return all(fresh[k][1] == old[k][1] for k in fresh if k[0] not in ("pooldata", "rlt"))
 
     def to_bytes(self) -> bytes:
