@@ -190,7 +190,9 @@ _SCAN = {value: (-1 if info.layout in (Layout.CUSTOM, Layout.CALL) else
                  max(info.num_operands, 0) if info.layout == Layout.OPERANDS else 0)
          for value, info in OPCODES.items()}
 #: ``_SCAN`` as a list indexed by the 11-bit opcode field: range(operand count), or None
-_SCAN_LIST = [None if _SCAN.get(opcode, 0) < 0 else range(_SCAN.get(opcode, 0)) for opcode in range(0x800)]
+_SCAN_LIST: list[range | None] = [range(0)] * 0x800
+for _opcode, _count in _SCAN.items():
+    _SCAN_LIST[_opcode] = None if _count < 0 else range(_count)
 #: operand token -> its word count when the token alone fixes it (no extended token, immediate
 #: 32-bit indices only), else 0
 _SIMPLE: dict[int, int] = {}
@@ -214,6 +216,23 @@ def simple_length(token: int) -> int:
             n += 1
     if len(_SIMPLE) < 65536:
         _SIMPLE[token] = n
+    return n
+
+
+#: operand token (with its extended bit) -> its word count when exactly one extended token
+#: (modifier, precision) follows and the indices are immediate 32-bit ones, else 0
+_EXT1: dict[int, int] = {}
+
+
+def ext1_length(token: int) -> int:
+    """Words of the operand starting with ``token`` if one extended token without the chaining
+    bit follows it and the token fixes the rest, else 0 (callers check the chaining bit)."""
+    n = _EXT1.get(token)
+    if n is None:
+        n = simple_length(token & 0x7FFFFFFF) if token >> 31 else 0
+        n = n + 1 if n else 0
+        if len(_EXT1) < 65536:
+            _EXT1[token] = n
     return n
 
 
@@ -301,10 +320,12 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                         if n is None:
                             n = simple_length(words[p])
                         if not n:
-                            q = _checked_end(words, p, end, 0)
-                            if q < 0:
-                                break
-                            n = q - p
+                            n = ext1_length(words[p])
+                            if not n or words[p + 1] >> 31:
+                                q = _checked_end(words, p, end, 0)
+                                if q < 0:
+                                    break
+                                n = q - p
                     p += n
                 else:
                     if p <= end:  # every operand ended inside the instruction

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 import struct
 
-from shaderkit.isa.sm4.decode import _SIMPLE, instruction_at, operand_at, operand_end, simple_length
+from shaderkit.isa.sm4.decode import (
+    _SIMPLE,
+    ext1_length,
+    instruction_at,
+    operand_at,
+    operand_end,
+    simple_length,
+)
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     GLOBAL_FLAGS,
@@ -526,11 +533,15 @@ class Formatter:
                             continue
                         except KeyError:
                             pass
-                    else:  # other fixed-length operands (cb0[1][2], l(a, b, c, d), ...) by words
+                    else:  # other fixed-length operands (cb0[1][2], l(a, b, c, d), -r0.x ...) by words
                         n = simple(words[p])
+                        if not n:  # one extended token (modifier, precision), no relative index
+                            n = ext1_length(words[p])
+                            if n and words[p + 1] >> 31:
+                                n = 0
                         if n:
                             part = cache.get(words[p : p + n])
-                            if part is not None:
+                            if part:  # "": precision notes, see below
                                 parts.append(part)
                                 p += n
                                 continue
@@ -665,6 +676,7 @@ def clear_caches() -> None:
     _FLOATS.clear()
     _FLOATS_LEGACY.clear()
     decode._SIMPLE.clear()
+    decode._EXT1.clear()
     decode._PLAIN.clear()
 
 
