@@ -65,3 +65,24 @@ def test_help_for_each_core_verb(verb: str) -> None:
     result = CliRunner().invoke(cli, [verb, "--help"])
     assert result.exit_code == 0
     assert "Usage" in result.output
+
+
+def test_verify_jobs_and_json_agree_with_serial_run(tmp_path: Path) -> None:
+    import json
+
+    from shaderkit.samples import SAMPLES
+
+    for name, build in SAMPLES.items():
+        (tmp_path / name).write_bytes(build())
+    (tmp_path / "notes.txt").write_text("not a shader")
+    broken = bytearray(SAMPLES["sample_vs.dxbc"]())
+    broken[-1] ^= 0xFF  # code changed, stored checksum kept -> checksum mismatch
+    (tmp_path / "broken.dxbc").write_bytes(bytes(broken))
+    result = run("verify", "--jobs", "2", "--json", str(tmp_path))
+    assert result.returncode == 1
+    *rows, closing = result.stdout.strip().splitlines()
+    records = {Path(r["file"]).name: r for r in map(json.loads, rows)}
+    assert closing == f"{len(SAMPLES)} passed, 1 failed, 1 skipped"
+    assert records["notes.txt"]["status"] == "skipped"
+    assert records["broken.dxbc"]["status"] == "failed" and "checksum mismatch" in records["broken.dxbc"]["reason"]
+    assert all(records[name]["status"] == "passed" for name in SAMPLES)
