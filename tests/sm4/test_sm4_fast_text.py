@@ -122,3 +122,12 @@ def test_scan_accepts_exactly_what_the_typed_decoder_accepts(data: st.DataObject
     except ShaderFormatError as exc:
         got = (str(exc), exc.offset)
     assert got == expected
+
+
+def test_equality_and_repr_keep_the_lazy_program() -> None:
+    words = [0x40, 7, 0x05000036, 0x00100012, 0, 0x00004001, 0x3F800000]
+    lazy, other = decode(words), decode(words)
+    assert lazy == other and "mov" not in repr(lazy) and "Instruction(opcode=54" in repr(lazy)
+    assert lazy.lazy_words() is not None and other.lazy_words() is not None
+    other.instructions[0].operands[1].values[0] = 0
+    assert lazy != other

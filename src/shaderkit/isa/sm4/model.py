@@ -184,18 +184,27 @@ class Program:
         """Number of instructions (without building the typed model)."""
         return len(self._starts) if self._words is not None else len(self.instructions)
 
+    def _model(self) -> list[Instruction]:
+        """The typed instructions without keeping them (reading them keeps the fast printer)."""
+        if self._instructions is not None:
+            return self._instructions
+        from shaderkit.isa.sm4.decode import instructions_at
+
+        assert self._words is not None
+        return instructions_at(self._words, self._starts)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Program):
             return NotImplemented
         return (self.program_type, self.major, self.minor, self.version_extra, self.trailing,
-                self.instructions) == (other.program_type, other.major, other.minor,
-                                       other.version_extra, other.trailing, other.instructions)
+                self._model()) == (other.program_type, other.major, other.minor,
+                                   other.version_extra, other.trailing, other._model())
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"Program(program_type={self.program_type!r}, major={self.major!r}, "
-                f"minor={self.minor!r}, instructions={self.instructions!r}, "
+                f"minor={self.minor!r}, instructions={self._model()!r}, "
                 f"version_extra={self.version_extra!r}, trailing={self.trailing!r})")
 
     @property

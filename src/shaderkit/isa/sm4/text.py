@@ -552,8 +552,16 @@ class Formatter:
                     parts.append(part)
                 else:
                     text += ", ".join(parts)  # type: ignore[operator]
-            if text is None:
-                text = self._whole_text(words, start, whole)
+            if text is None:  # through the typed model, cached by the instruction's words
+                if token & 0x7FF == 53:  # customdata: length in the next word
+                    key = words[start : start + words[start + 1]]
+                else:
+                    key = words[start : start + ((token >> 24) & 0x7F)]
+                text = whole.get(key)
+                if text is None:
+                    text = self.instruction(instruction_at(words, start))
+                    if len(whole) < _CACHE_LIMIT and len(key) <= 128:  # not big ICBs
+                        whole[key] = text
                 if indent and "\n" in text:
                     text = text.replace("\n", "\n" + indent)
             if indent:
@@ -585,18 +593,6 @@ class Formatter:
                 else:
                     cache[key] = part
         return part, end  # type: ignore[return-value]
-
-    def _whole_text(self, words: tuple[int, ...], start: int, whole: dict[object, str]) -> str:
-        """Text of the instruction at ``start`` through the typed model (cached by its words)."""
-        token = words[start]
-        end = start + (words[start + 1] if token & 0x7FF == 53 else (token >> 24) & 0x7F)
-        key = words[start:end]
-        text = whole.get(key)
-        if text is None:
-            text = self.instruction(instruction_at(words, start))
-            if len(whole) < _CACHE_LIMIT:
-                whole[key] = text
-        return text
 
     def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
         """Text of one instruction operand; "" if it carries a minimum precision (the
