@@ -29,7 +29,7 @@ def demo(output: str) -> None:
         write_output(path, build())
         model = shaderkit.open(Path(path).read_bytes())
         console.print(Rule(f"{path}  ({model.format_name})"))
-        render(model.summary(), console, title="info")
+        render(model.summary(), console)
         status, reason = check_file(Path(path))
         counts[status] += 1
         console.print(f"[bold]verify:[/bold] {status}{': ' + reason if reason else ' (parsed, rebuilt byte-exact)'}")

@@ -18,7 +18,10 @@ def info(file: str, as_json: bool) -> None:
         click.echo(json.dumps(summary, indent=2))
         return
     from rich.console import Console
+    from rich.rule import Rule
 
     from shaderkit.cli.render import render
 
-    render(summary, Console(), title=file)
+    console = Console()
+    console.print(Rule(f"{file} ({model.format_name})", align="left"))
+    render(summary, console)
