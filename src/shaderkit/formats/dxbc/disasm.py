@@ -66,19 +66,20 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     if spdb is None:
         return lines
     debug = read_debug_info(_payload(spdb))
-    return _annotate(prog.instructions, lines, debug)
+    return _annotate(prog.offsets, lines, debug)
 
 
-def _annotate(instructions: list[Any], lines: list[str], debug: DebugInfo) -> list[str]:
+def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[str]:
     """Interleave ``#line`` directives, the initial variable locations and per-instruction notes
-    (``// r0.x <- name``) as fxc prints them for shaders compiled with debug information."""
+    (``// r0.x <- name``) as fxc prints them for shaders compiled with debug information;
+    ``offsets`` are the instructions' word offsets in the program."""
     out = [lines[0]]
-    first_code = next((i.offset * 4 for i in instructions if i.offset * 4 in debug.lines), None)
+    first_code = next((o * 4 for o in offsets if o * 4 in debug.lines), None)
     current: tuple[int, str] | None = None
     # a variable's range starts right after the instruction that wrote it: note it there
-    following = [i.offset * 4 for i in instructions[1:]] + [-1]
-    for inst, text, after in zip(instructions, lines[1:], following):
-        offset = inst.offset * 4
+    following = [o * 4 for o in offsets[1:]] + [-1]
+    for word, text, after in zip(offsets, lines[1:], following):
+        offset = word * 4
         if offset == first_code and debug.initial:
             out.extend(("//", "// Initial variable locations:"))
             groups: dict[str, list[str]] = {}

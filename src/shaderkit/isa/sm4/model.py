@@ -180,6 +180,13 @@ class Program:
         return None if words is None else (words, self._starts)
 
     @property
+    def offsets(self) -> list[int]:
+        """Word offset of every instruction in the program (without building the model)."""
+        if self._words is not None:
+            return list(self._starts)
+        return [inst.offset for inst in self.instructions]
+
+    @property
     def instruction_count(self) -> int:
         """Number of instructions (without building the typed model)."""
         return len(self._starts) if self._words is not None else len(self.instructions)
