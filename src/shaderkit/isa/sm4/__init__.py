@@ -5,7 +5,11 @@
 * :mod:`.model` - typed dataclasses: :class:`~.model.Program`, :class:`~.model.Instruction`,
   :class:`~.model.Operand`, :class:`~.model.Index`;
 * :mod:`.decode` / :mod:`.encode` - token words <-> model, lossless
-  (``encode(decode(words)) == words``), bounds-checked (only ShaderFormatError);
-* :mod:`.text` - fxc-identical listing text of a program;
+  (``encode(decode(words)) == words``), bounds-checked (only ShaderFormatError). ``decode``
+  validates every instruction up front but builds the typed instructions only when
+  ``Program.instructions`` is first read;
+* :mod:`.text` - fxc-identical listing text of a program; a program whose model was never built
+  is printed straight from its words, through caches keyed by raw token words (operand text is a
+  pure function of the words and the version/legacy style), the rest through the model;
 * :mod:`.level9` - the D3D9 ps_2_x/vs_2_x programs of level-9 shaders (Aon9/XNAS/XNAP).
 """
