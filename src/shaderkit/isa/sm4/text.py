@@ -560,7 +560,8 @@ class Formatter:
                 text = whole.get(key)
                 if text is None:
                     text = self.instruction(instruction_at(words, start))
-                    if len(whole) < _CACHE_LIMIT and len(key) <= 128:  # not big ICBs
+                    if len(whole) < _CACHE_LIMIT and style.whole_words < _WHOLE_WORDS:
+                        style.whole_words += len(key)  # immediate constant buffers can be big
                         whole[key] = text
                 if indent and "\n" in text:
                     text = text.replace("\n", "\n" + indent)
@@ -605,13 +606,15 @@ class Formatter:
 
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
+#: bound of the words held by the keys of one style's whole-instruction cache
+_WHOLE_WORDS = 1 << 20
 _Plan = tuple[int, "str | None", "tuple[dict[object, object], ...]"]
 
 
 class _Style:
     """Caches of one listing style (sm51, legacy), all keyed by raw token words."""
 
-    __slots__ = ("plans", "whole", "operands", "kind_of", "count")
+    __slots__ = ("plans", "whole", "whole_words", "operands", "kind_of", "count")
 
     def __init__(self) -> None:
         #: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", one operand
@@ -620,6 +623,8 @@ class _Style:
         self.plans: dict[object, _Plan] = {}
         #: instruction text by the instruction's words (instructions printed through the model)
         self.whole: dict[object, str] = {}
+        #: words held by the keys of ``whole`` (bounded by _WHOLE_WORDS)
+        self.whole_words = 0
         #: per Imm kind: texts of two-word operands by operand token (an int), then by the
         #: second word; texts of the other operands by the tuple of their words
         self.operands: tuple[dict[object, object], ...] = tuple({} for _ in Imm)
@@ -630,6 +635,7 @@ class _Style:
     def clear(self) -> None:
         self.plans.clear()
         self.whole.clear()
+        self.whole_words = 0
         for cache in self.operands:
             cache.clear()
         self.count = 0
