@@ -334,6 +334,12 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                         continue
             except IndexError:  # an operand read past the word list (the decoder reports it)
                 pass
+        if token & 0x7FF == OP_CUSTOMDATA and pos + 2 <= length:
+            size = words[pos + 1]  # block length in words, header included
+            if 2 <= size and pos + size <= length:
+                append(pos)
+                pos += size
+                continue
         # anything else (and every error) goes through the full decoder
         if cur is None:
             cur = _Cursor(words, base)
