@@ -1,6 +1,13 @@
 """SM4/SM5 decode and decode+format throughput over the corpus programs, one core, as JSON.
 
     python benchmarks/bench_sm4.py [--repeat N]
+
+Best CPU time of N runs each. ``decode``: validate and index the programs (the typed model is
+built lazily); ``format``: listing text of decoded programs; ``decode_format``: both, the
+``shaderkit disasm`` path; ``decode_format_cold_caches``: the same with every text/token cache
+emptied before each run (what one pass over the corpus costs); ``decode_model_format``:
+decode, build the typed Instruction/Operand model, print from it; ``encode``: model -> words.
+Text caches are module-level and survive between runs, as they do in a batch job.
 """
 
 from __future__ import annotations
