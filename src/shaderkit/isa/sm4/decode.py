@@ -294,9 +294,8 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     prog = Program(version >> 16, (version >> 4) & 0xF, version & 0xF, None, (version >> 8) & 0xFF,
                    list(words[length:]))
     starts: list[int] = []
-    append = starts.append
     scan = _SCAN_LIST
-    simple = _SIMPLE.get
+    lengths = _SIMPLE
     cur: _Cursor | None = None
     pos = 2
     while pos < length:
@@ -315,7 +314,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                     p = end + 1
             try:
                 for _ in operands:
-                    n = simple(words[p])
+                    n = lengths.get(words[p])
                     if not n:
                         if n is None:
                             n = simple_length(words[p])
@@ -329,7 +328,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                     p += n
                 else:
                     if p <= end:  # every operand ended inside the instruction
-                        append(pos)
+                        starts.append(pos)
                         pos = end
                         continue
             except IndexError:  # an operand read past the word list (the decoder reports it)
@@ -337,7 +336,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
         if token & 0x7FF == OP_CUSTOMDATA and pos + 2 <= length:
             size = words[pos + 1]  # block length in words, header included
             if 2 <= size and pos + size <= length:
-                append(pos)
+                starts.append(pos)
                 pos += size
                 continue
         # anything else (and every error) goes through the full decoder
@@ -345,7 +344,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
             cur = _Cursor(words, base)
         cur.pos = pos
         decode_instruction(cur, length)
-        append(pos)
+        starts.append(pos)
         pos = cur.pos
     prog._instructions = None
     prog._words = words
