@@ -12,6 +12,7 @@ interpolation mode.
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 from shaderkit.isa.sm4.decode import (
     _SIMPLE,
@@ -545,6 +546,16 @@ class Formatter:
                                 parts.append(part)
                                 p += n
                                 continue
+                        else:  # relative indices, chained extended tokens: a trie of the words
+                            node = cache.get(None)
+                            q = p
+                            while node.__class__ is dict:
+                                node = node.get(words[q])
+                                q += 1
+                            if node:
+                                parts.append(node)
+                                p = q
+                                continue
                     part, p = self._operand_miss(words, p, cache, style)
                     if not part:  # precision notes: the whole instruction is needed
                         text = None
@@ -575,25 +586,42 @@ class Formatter:
 
     def _operand_miss(self, words: tuple[int, ...], pos: int, cache: dict[object, object],
                       style: _Style) -> tuple[str, int]:
-        """(text, end) of the operand at ``pos`` that the printer loop did not find cached:
-        computed and stored (two-word operands under token, then second word; the others
-        under the tuple of their words)."""
+        """(text, end) of the operand at ``pos`` that the printer loop did not find cached
+        (or found as "", needing precision notes): computed and stored. Two-word operands are
+        stored under the token, then the second word; other operands whose length the token
+        fixes under the tuple of their words; the rest (relative indices, chained extended
+        tokens) in a trie of their words under the key None (the parse, so where the operand
+        ends, is a function of the words read so far)."""
         token = words[pos]
         n = _SIMPLE.get(token)
         if n is None:
             n = simple_length(token)
         end = pos + n if n else operand_end(words, pos)
         key = words[pos:end]
-        part = cache.get(key) if n != 2 else None
+        by_tuple = n or (ext1_length(token) and not words[pos + 1] >> 31)
+        part: Any = None
+        node: Any
+        if by_tuple:
+            part = cache.get(key) if n != 2 else None
+        else:
+            node = cache.get(None)
+            for word in key:
+                node = node.get(word) if node.__class__ is dict else None
+            part = node if node.__class__ is str else None
         if part is None:
             part = self._operand_text(words, pos, end, style.kind_of[id(cache)])
             if style.count < _CACHE_LIMIT:
                 style.count += 1
                 if n == 2:
                     cache.setdefault(token, {})[words[pos + 1]] = part  # type: ignore[index]
-                else:
+                elif by_tuple:
                     cache[key] = part
-        return part, end  # type: ignore[return-value]
+                else:
+                    node = cache.setdefault(None, {})
+                    for word in key[:-1]:
+                        node = node.setdefault(word, {})
+                    node[key[-1]] = part
+        return part, end
 
     def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
         """Text of one instruction operand; "" if it carries a minimum precision (the
