@@ -277,6 +277,25 @@ def _checked_end(words: Sequence[int], pos: int, end: int, depth: int) -> int:
     return pos
 
 
+#: operands that :func:`_checked_end` accepted, as a trie of their words (leaf: True); where
+#: an operand ends is a function of the words read so far, so no operand prefixes another
+_CHECKED: dict[int, object] = {}
+_CHECKED_COUNT = [0]
+
+
+def _remember(key: Sequence[int]) -> None:
+    if _CHECKED_COUNT[0] >= 65536 or len(key) < 2:
+        return
+    _CHECKED_COUNT[0] += 1
+    node: dict[int, object] = _CHECKED
+    for word in key[:-1]:
+        child = node.setdefault(word, {})
+        if child.__class__ is not dict:
+            return
+        node = child
+    node[key[-1]] = True
+
+
 def decode(words: Sequence[int], base: int = 0) -> Program:
     """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...).
 
@@ -321,9 +340,18 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                         if not n:
                             n = ext1_length(words[p])
                             if not n or words[p + 1] >> 31:
-                                q = _checked_end(words, p, end, 0)
-                                if q < 0:
-                                    break
+                                # relative indices, chained extended tokens: operands already
+                                # checked are kept in a trie of their words
+                                node = _CHECKED.get(words[p])
+                                q = p + 1
+                                while node.__class__ is dict:
+                                    node = node.get(words[q])
+                                    q += 1
+                                if node is None:
+                                    q = _checked_end(words, p, end, 0)
+                                    if q < 0:
+                                        break
+                                    _remember(words[p:q])
                                 n = q - p
                     p += n
                 else:

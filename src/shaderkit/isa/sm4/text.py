@@ -707,6 +707,8 @@ def clear_caches() -> None:
     _FLOATS_LEGACY.clear()
     decode._SIMPLE.clear()
     decode._EXT1.clear()
+    decode._CHECKED.clear()
+    decode._CHECKED_COUNT[0] = 0
     decode._PLAIN.clear()
 
 
