@@ -131,3 +131,18 @@ def test_equality_and_repr_keep_the_lazy_program() -> None:
     assert lazy.lazy_words() is not None and other.lazy_words() is not None
     other.instructions[0].operands[1].values[0] = 0
     assert lazy != other
+
+
+def test_two_word_operand_with_relative_index_is_not_a_register_number() -> None:
+    """r[vPrim].x style: a temp whose only index is relative to a one-word operand spans two
+    words like r0.x but must print through the model."""
+    from shaderkit.isa.sm4.model import Index, Operand
+
+    rel = Operand(0x23, 0, 0, 0, [], [], [])  # one-word operand (vPrim style, no index)
+    dest = Operand(0, 2, 0, 1, [Index(2, 0, rel)], [], [])
+    src = Operand(0, 2, 1, 0xE4, [Index(0, 3)], [], [])
+    words = encode(Program(0, 5, 0, [Instruction(54, 0, [], [dest, src], [], 0)]))
+    for _ in range(2):  # cold, then cached
+        clear_caches()
+        fast, model = _both(words)
+        assert fast == model and "r[" in fast[1]

@@ -626,12 +626,28 @@ class Formatter:
     def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
         """Text of one instruction operand; "" if it carries a minimum precision (the
         instruction then needs :meth:`precision_notes`)."""
+        token = words[pos]
+        name = self.glued.get((token >> 12) & 0xFF)
+        if name is not None and simple_length(token) == 2:
+            # one immediate index, no extended token: operand()'s own fast path, without
+            # building the Operand (r0.xyzw, v1.x, o0.xy, cb0 ...)
+            text = name + str(words[pos + 1])
+            if token & 3 == 2:
+                sel = (token >> 2) & 3
+                bits = (token >> 4) & 0xFF
+                if sel == 0:
+                    return text + _MASKS_DOT[bits & 0xF]
+                if sel == 1:
+                    return text + _SWIZZLES[bits]
+                return text + _SELECT[bits & 3]
+            return text
         op = operand_at(words, pos, end)
         if op.extended and op.min_precision:
             return ""
-        return self.operand(op, Imm(kind), False)
+        return self.operand(op, _IMM_KINDS[kind], False)
 
 
+_IMM_KINDS = tuple(Imm)
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
 #: bound of the words held by the keys of one style's whole-instruction cache
