@@ -280,13 +280,14 @@ def _checked_end(words: Sequence[int], pos: int, end: int, depth: int) -> int:
 #: operands that :func:`_checked_end` accepted, as a trie of their words (leaf: True); where
 #: an operand ends is a function of the words read so far, so no operand prefixes another
 _CHECKED: dict[int, object] = {}
+#: words stored in ``_CHECKED`` (bounds its nodes)
 _CHECKED_COUNT = [0]
 
 
 def _remember(key: Sequence[int]) -> None:
     if _CHECKED_COUNT[0] >= 65536 or len(key) < 2:
         return
-    _CHECKED_COUNT[0] += 1
+    _CHECKED_COUNT[0] += len(key)
     node: dict[int, object] = _CHECKED
     for word in key[:-1]:
         child = node.setdefault(word, {})

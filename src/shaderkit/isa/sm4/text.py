@@ -617,9 +617,12 @@ class Formatter:
                 elif by_tuple:
                     cache[key] = part
                 else:
+                    style.count += len(key)  # bounds the trie nodes
                     node = cache.setdefault(None, {})
                     for word in key[:-1]:
                         node = node.setdefault(word, {})
+                        if node.__class__ is not dict:  # cannot happen (see above); stay safe
+                            return part, end
                     node[key[-1]] = part
         return part, end
 
@@ -673,7 +676,7 @@ class _Style:
         #: second word; texts of the other operands by the tuple of their words
         self.operands: tuple[dict[object, object], ...] = tuple({} for _ in Imm)
         self.kind_of = {id(cache): kind for kind, cache in enumerate(self.operands)}
-        #: operand texts stored (bounded by _CACHE_LIMIT)
+        #: operand texts stored, trie words counted (bounded by _CACHE_LIMIT)
         self.count = 0
 
     def clear(self) -> None:
