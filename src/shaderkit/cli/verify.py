@@ -66,9 +66,10 @@ def verify(paths: tuple[str, ...], jobs: int, as_json: bool) -> None:
         results = map(_check_named, files)
     progress = None
     if show_progress:
+        from rich.console import Console
         from rich.progress import Progress
 
-        progress = Progress(transient=True)
+        progress = Progress(console=Console(stderr=True), transient=True)
         task = progress.add_task("verifying", total=len(files))
         progress.start()
     try:
