@@ -6,7 +6,8 @@ start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
 
 Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, STAT (the SM4/SM5
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
-at most :data:`MAX_DEPTH` deep); everything else (LIBH, FX10, SPDB, SDBG, PRIV, unknown) is a
+at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
+nested containers); everything else (LIBH, SPDB, SDBG, PRIV, fx_5_0, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
@@ -36,7 +37,10 @@ while the content is unchanged.
   ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
 * ``level9`` (Aon9: profile, program_size, constant_buffer_mappings, sampler_mappings,
   runtime_constant_mappings) and ``function_parameters`` (LFS0 rows) when present;
-* ``functions``: for libraries, the summary of each nested LIBF container.
+* ``functions``: for libraries, the summary of each nested LIBF container;
+* ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
+  header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
+  in the unstructured block).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
+from shaderkit.formats.dxbc.fx10 import Effect
 from shaderkit.formats.dxbc.ifce import Interfaces
 from shaderkit.formats.dxbc.lfs0 import FunctionSignature
 from shaderkit.formats.dxbc.raw import RawChunk
@@ -71,7 +76,7 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
-    Interfaces, RootSignature, Level9Shader, FunctionSignature, "LibraryFunction",
+    Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -111,6 +116,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return RootSignature.parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
         return Level9Shader.parse(r, fourcc)
+    if fourcc == "FX10" and Effect.understood(r):
+        return Effect.parse(r, depth)
     if fourcc == "LIBF":
         if depth >= MAX_DEPTH:
             raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
@@ -323,6 +330,11 @@ class DxbcContainer(ShaderFile):
         return self._first(Level9Shader, "Aon9")
 
     @property
+    def effect(self) -> Effect | None:
+        """The FX10 chunk of an fx_4_x effect."""
+        return self._first(Effect, "FX10")
+
+    @property
     def functions(self) -> list[DxbcContainer]:
         """Nested containers of a library (one per LIBF chunk)."""
         return [c.container for c in self.chunks if isinstance(c, LibraryFunction)]
@@ -376,6 +388,8 @@ class DxbcContainer(ShaderFile):
             info["level9"] = self.level9.summary()
         if self.function_signature is not None:
             info["function_parameters"] = self.function_signature.summary()
+        if self.effect is not None:
+            info["effect"] = self.effect.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info

@@ -22,6 +22,7 @@ from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
+    from shaderkit.formats.dxbc.fx10 import Effect
 
 _U32 = struct.Struct("<I")
 #: effects and libraries embed containers; bound the nesting depth
@@ -503,7 +504,8 @@ def _fx_float(word: int) -> str:
 class _Effect:
     """Reads an FX10 payload and prints fxc's effect listing."""
 
-    def __init__(self, data: bytes, depth: int) -> None:
+    def __init__(self, data: bytes, depth: int, model: Effect | None = None) -> None:
+        self.model = model
         if len(data) < _FX_HEADER.size:
             raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
         self.data = data
@@ -653,7 +655,10 @@ class _Effect:
         out.append(f"{indent}{lhs} = asm {{")
         inner: list[str] = []
         if size:
-            _listing(Container.from_bytes(self.data[start : start + size]), inner, self.depth + 1)
+            embedded = self.model.shader_at(shader_off) if self.model is not None else None
+            if embedded is None:
+                embedded = Container.from_bytes(self.data[start : start + size])
+            _listing(embedded, inner, self.depth + 1)
         out.extend((indent + "    " + line) if line else line for line in inner)
         out.append(" " * 20)
         out.append(f"{indent}}};")
@@ -756,7 +761,15 @@ class _Effect:
 
 
 def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
+    from shaderkit.formats.dxbc.fx10 import HEADER, Effect
+
     chunk = container.chunk("FX10")
+    if isinstance(chunk, Effect):
+        # the records and strings as parsed; embedded shaders come from the model
+        data = HEADER.pack(*chunk.header.words()) + chunk.unstructured + chunk.structured
+        out.extend(_Effect(data, depth, chunk).lines())
+        return
+    # fx_5_0, unknown tags and truncated headers stay raw chunks: _Effect explains why
     data = _payload(chunk) if chunk is not None else b""
     out.extend(_Effect(data, depth).lines())
 

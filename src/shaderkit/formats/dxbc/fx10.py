@@ -1,0 +1,178 @@
+"""FX10: a Direct3D 10 effect (fx_4_0 / fx_4_1) as stored by fxc.
+
+Layout (the public Effects11 ``EffectBinaryFormat.h``, ``SBinaryHeader``): a 76-byte header of
+19 u32 (tag, local and pool counts of constant buffers / numeric / object variables, technique
+count, unstructured size, then counts of strings, shader resources, state blocks, samplers,
+views and shaders), the *unstructured* block that every offset of the structured records points
+into (strings, default values, type descriptions, embedded shader containers), then the
+*structured* records (buffers, variables, objects, techniques) up to the end of the payload.
+
+Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes (kept
+raw: :mod:`shaderkit.formats.dxbc.disasm` walks them), and :class:`EmbeddedShader` rows, the
+shader containers found in the unstructured block (``u32 size`` then a complete DXBC container
+whose header's total size is that size; a corrupt one raises like any chunk), each parsed as a nested
+:class:`~shaderkit.formats.dxbc.container.DxbcContainer` with its block offset.
+:meth:`Effect.build` writes the header, the unstructured block with every embedded shader's
+rebuilt bytes in place, and the structured records (a container that would not rebuild byte
+for byte, e.g. with chunks out of index order, is left as block bytes); payloads have odd sizes and are never
+padded. An embedded shader may be edited but must keep its size (the offsets that point past it
+live in the raw records). Other tags (fx_5_0's longer header) stay raw chunks.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from shaderkit.errors import UnsupportedOperation
+from shaderkit.io.reader import Reader
+
+if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+HEADER = struct.Struct("<19I")
+#: effect tags this model reads (fx_5_0, 0xFEFF2001, has a longer header and stays raw)
+TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1"}
+_DXBC_HEADER = struct.Struct("<4s16s3I")
+
+
+@dataclass
+class EffectHeader:
+    """``SBinaryHeader``: the tag and the counts fxc stores in front of an effect."""
+
+    tag: int = 0xFEFF1001
+    constant_buffers: int = 0
+    numeric_variables: int = 0
+    object_variables: int = 0
+    pool_constant_buffers: int = 0
+    pool_numeric_variables: int = 0
+    pool_object_variables: int = 0
+    techniques: int = 0
+    unstructured_size: int = 0
+    strings: int = 0
+    shader_resources: int = 0
+    depth_stencil_blocks: int = 0
+    blend_state_blocks: int = 0
+    rasterizer_state_blocks: int = 0
+    samplers: int = 0
+    render_target_views: int = 0
+    depth_stencil_views: int = 0
+    total_shaders: int = 0
+    inline_shaders: int = 0
+
+    @classmethod
+    def unpack(cls, words: tuple[int, ...]) -> EffectHeader:
+        return cls(*words)
+
+    def words(self) -> tuple[int, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    @property
+    def version(self) -> str:
+        return TAGS.get(self.tag, f"0x{self.tag:08x}")
+
+    @property
+    def is_child(self) -> bool:
+        """True when the effect needs an effect pool (it declares shared variables)."""
+        return bool(self.pool_constant_buffers or self.pool_object_variables or self.pool_numeric_variables)
+
+
+@dataclass
+class EmbeddedShader:
+    """A shader container inside the unstructured block (``offset`` points at its u32 size)."""
+
+    offset: int
+    container: DxbcContainer
+
+    def build(self) -> bytes:
+        return self.container.to_bytes()
+
+
+@dataclass
+class Effect:
+    """The FX10 chunk of an fx_4_0 / fx_4_1 effect."""
+
+    header: EffectHeader = field(default_factory=EffectHeader)
+    #: the unstructured block (strings, defaults, types, embedded shaders) as parsed
+    unstructured: bytes = b""
+    #: the structured records after the unstructured block, kept as bytes
+    structured: bytes = b""
+    #: the shader containers found in the unstructured block, in block order
+    shaders: list[EmbeddedShader] = field(default_factory=list)
+    fourcc: str = "FX10"
+
+    @staticmethod
+    def understood(r: Reader) -> bool:
+        """True when the payload has an fx_4_x header whose unstructured block fits."""
+        if r.remaining < HEADER.size:
+            return False
+        tag = struct.unpack_from("<I", r.data, r.pos)[0]
+        size = struct.unpack_from("<I", r.data, r.pos + 32)[0]
+        return tag in TAGS and size <= r.remaining - HEADER.size
+
+    @classmethod
+    def parse(cls, r: Reader, depth: int = 0) -> Effect:
+        """Parse the payload filling ``r``; ``depth`` is the nesting of the enclosing container."""
+        from shaderkit.formats.dxbc.container import MAX_DEPTH, DxbcContainer
+
+        words = r.unpack("19I", "effect header")
+        header = EffectHeader.unpack(words)
+        if header.tag not in TAGS:
+            raise r.error(f"unknown effect tag 0x{header.tag:08x}", r.start)
+        blob_start = r.tell()
+        r.need(header.unstructured_size, "unstructured block")
+        unstructured = r.read(header.unstructured_size, "unstructured block")
+        structured = r.read(r.remaining, "structured records")
+        shaders: list[EmbeddedShader] = []
+        pos = unstructured.find(b"DXBC", 4)
+        while pos >= 4:
+            at = pos - 4
+            size = struct.unpack_from("<I", unstructured, at)[0]
+            total = (struct.unpack_from("<I", unstructured, pos + 24)[0]
+                     if pos + _DXBC_HEADER.size <= len(unstructured) else -1)
+            if size == total and pos + size <= len(unstructured):
+                if depth >= MAX_DEPTH:
+                    raise r.error(f"containers nested deeper than {MAX_DEPTH}", blob_start + pos)
+                inner = DxbcContainer.parse(r.sub(blob_start + pos, size, f"shader@{at:#x}"), depth + 1)
+                # a container that does not rebuild byte for byte (chunks out of order...)
+                # stays plain block bytes, so the effect itself always rebuilds
+                if inner.to_bytes() == unstructured[pos : pos + size]:
+                    shaders.append(EmbeddedShader(at, inner))
+                pos = unstructured.find(b"DXBC", pos + size)
+                continue
+            pos = unstructured.find(b"DXBC", pos + 4)
+        return cls(header, unstructured, structured, shaders)
+
+    def build(self) -> bytes:
+        blob = bytearray(self.unstructured)
+        for shader in self.shaders:
+            data = shader.build()
+            old = struct.unpack_from("<I", blob, shader.offset)[0]
+            if len(data) != old:
+                raise UnsupportedOperation(
+                    f"FX10: the shader at {shader.offset:#x} changed size ({old} -> {len(data)} bytes);"
+                    " moving the effect's offsets is not supported")
+            blob[shader.offset + 4 : shader.offset + 4 + old] = data
+        header = EffectHeader.unpack(self.header.words())
+        header.unstructured_size = len(blob)
+        return HEADER.pack(*header.words()) + bytes(blob) + self.structured
+
+    def shader_at(self, offset: int) -> DxbcContainer | None:
+        """The embedded container whose u32 size sits at ``offset`` in the unstructured block."""
+        for shader in self.shaders:
+            if shader.offset == offset:
+                return shader.container
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        h = self.header
+        return {
+            "version": h.version,
+            "child": h.is_child,
+            "counts": {f.name: getattr(h, f.name) for f in fields(h) if f.name != "tag"},
+            "shaders": [{"offset": s.offset, **s.container.summary()} for s in self.shaders],
+        }
+
+
+__all__ = ["HEADER", "TAGS", "Effect", "EffectHeader", "EmbeddedShader"]
