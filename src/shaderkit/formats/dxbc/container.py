@@ -7,7 +7,8 @@ start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
 Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, STAT (the SM4/SM5
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
-nested containers); everything else (LIBH, SPDB, SDBG, PRIV, fx_5_0, unknown) is a
+nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`); everything else (LIBH,
+SDBG, PRIV, fx_5_0, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
@@ -40,7 +41,8 @@ while the content is unchanged.
 * ``functions``: for libraries, the summary of each nested LIBF container;
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
-  in the unstructured block).
+  in the unstructured block);
+* ``debug_info`` (SPDB): ``block_size``, ``block_count`` and ``streams`` (the MSF stream sizes).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from shaderkit.formats.dxbc.rts0 import RootSignature
 from shaderkit.formats.dxbc.sfi0 import FeatureInfo
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
+from shaderkit.formats.dxbc.spdb import ProgramDatabase
 from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
@@ -76,7 +79,8 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
-    Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect, "LibraryFunction",
+    Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect,
+    ProgramDatabase, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -118,6 +122,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Level9Shader.parse(r, fourcc)
     if fourcc == "FX10" and Effect.understood(r):
         return Effect.parse(r, depth)
+    if fourcc == "SPDB" and ProgramDatabase.understood(r):
+        return ProgramDatabase.parse(r)
     if fourcc == "LIBF":
         if depth >= MAX_DEPTH:
             raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
@@ -335,6 +341,11 @@ class DxbcContainer(ShaderFile):
         return self._first(Effect, "FX10")
 
     @property
+    def debug_info(self) -> ProgramDatabase | None:
+        """The SPDB chunk (fxc's PDB) when it is an MSF 7.00 file."""
+        return self._first(ProgramDatabase, "SPDB")
+
+    @property
     def functions(self) -> list[DxbcContainer]:
         """Nested containers of a library (one per LIBF chunk)."""
         return [c.container for c in self.chunks if isinstance(c, LibraryFunction)]
@@ -390,6 +401,8 @@ class DxbcContainer(ShaderFile):
             info["function_parameters"] = self.function_signature.summary()
         if self.effect is not None:
             info["effect"] = self.effect.summary()
+        if self.debug_info is not None:
+            info["debug_info"] = self.debug_info.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info

@@ -23,6 +23,7 @@ from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase
 
 _U32 = struct.Struct("<I")
 #: effects and libraries embed containers; bound the nesting depth
@@ -55,6 +56,7 @@ def is_legacy(container: DxbcContainer) -> bool:
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
     """The SM4/5 program text of ``container`` (version line, declarations, instructions),
     with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase
     from shaderkit.isa.sm4.decode import decode
     from shaderkit.isa.sm4.text import Formatter
 
@@ -66,7 +68,8 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
-    debug = read_debug_info(_payload(spdb))
+    # the typed model (an MSF file); a raw SPDB chunk is read as bytes and refused there
+    debug = read_debug_info(spdb if isinstance(spdb, ProgramDatabase) else _payload(spdb))
     return _annotate(prog.offsets, lines, debug)
 
 
@@ -194,8 +197,8 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
 # Facts checked on the corpus: C13 line records and S_DEFRANGE_HLSL ranges use byte offsets into
 # the SHDR/SHEX token stream; a range starting right after an instruction names what it wrote.
 
-_MSF_MAGIC = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0"
-_MAX_STREAMS = 1 << 16
+# The MSF/PDB structure (superblock, stream directory, info stream) is the model of
+# :mod:`shaderkit.formats.dxbc.spdb`; this reads the type, symbol and line records of its streams.
 _S_LOCAL, _S_DEFRANGE_HLSL = 0x113E, 0x1150
 _LF_STRUCTURE, _LF_FIELDLIST, _LF_MEMBER, _LF_MODIFIER, _LF_VECTOR = 0x1505, 0x1203, 0x150D, 0x1518, 0x151B
 _DEBUG_REGISTERS = {0: "r", 1: "v", 2: "o"}
@@ -229,56 +232,6 @@ def _cstr(data: bytes, offset: int) -> tuple[str, int]:
     if offset < 0 or end < 0:
         raise _fail(f"unterminated string at {offset:#x}", offset)
     return data[offset:end].decode("latin-1"), end + 1
-
-
-def _msf_streams(data: bytes) -> list[bytes]:
-    """Every stream of an MSF 7.00 file, bounds-checked."""
-    if not data.startswith(_MSF_MAGIC):
-        raise _fail("SPDB is not an MSF 7.00 file")
-    block, _fpm, blocks, dir_bytes, _unknown, map_addr = _u("6I", data, 32)
-    if block not in (512, 1024, 2048, 4096) or blocks * block > len(data) or dir_bytes > len(data):
-        raise _fail("MSF header does not fit the chunk", 32)
-
-    def pages(indices: tuple[int, ...], size: int) -> bytes:
-        if any(i >= blocks for i in indices):
-            raise _fail("MSF block index out of range", 0)
-        return b"".join(data[i * block : (i + 1) * block] for i in indices)[:size]
-
-    dir_pages = _u(f"{-(-dir_bytes // block)}I", data, map_addr * block)
-    directory = pages(dir_pages, dir_bytes)
-    (count,) = _u("I", directory, 0)
-    if count > _MAX_STREAMS or 4 + 4 * count > len(directory):
-        raise _fail(f"MSF stream count {count} does not fit the directory")
-    sizes = _u(f"{count}I", directory, 4)
-    pos = 4 + 4 * count
-    streams = []
-    for size in sizes:
-        size = 0 if size == 0xFFFFFFFF else size
-        if size > len(data):
-            raise _fail(f"MSF stream of {size} bytes is larger than the file")
-        n = -(-size // block)
-        streams.append(pages(_u(f"{n}I", directory, pos), size))
-        pos += 4 * n
-    return streams
-
-
-def _named_streams(info: bytes) -> dict[str, int]:
-    """The PDB info stream's name -> stream index map (``/names`` ...)."""
-    (strings_size,) = _u("I", info, 28)
-    strings = info[32 : 32 + strings_size]
-    pos = 32 + strings_size
-    size, _capacity = _u("2I", info, pos)
-    (present_words,) = _u("I", info, pos + 8)
-    pos += 12 + 4 * present_words
-    (deleted_words,) = _u("I", info, pos)
-    pos += 4 + 4 * deleted_words
-    if size > len(info) // 8:
-        raise _fail(f"PDB name map of {size} entries does not fit")
-    out = {}
-    for i in range(size):
-        key, value = _u("2I", info, pos + 8 * i)
-        out[_cstr(strings, key)[0]] = value
-    return out
 
 
 class _Types:
@@ -331,12 +284,15 @@ class _Types:
         return ""
 
 
-def read_debug_info(data: bytes) -> DebugInfo:
-    """Line numbers and variable locations from an SPDB chunk payload."""
-    streams = _msf_streams(data)
-    if len(streams) < 4:
-        raise _fail(f"PDB has {len(streams)} streams, needs at least 4")
-    names_index = _named_streams(streams[1]).get("/names")
+def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
+    """Line numbers and variable locations from an SPDB chunk (its model or its payload)."""
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase
+
+    pdb = spdb if isinstance(spdb, ProgramDatabase) else ProgramDatabase.from_bytes(spdb)
+    if len(pdb.streams) < 4:
+        raise _fail(f"PDB has {len(pdb.streams)} streams, needs at least 4")
+    streams = [pdb.stream(i) for i in range(len(pdb.streams))]
+    names_index = pdb.info().named_streams.get("/names")
     names = streams[names_index] if names_index is not None and names_index < len(streams) else b""
     string_table = names[12 : 12 + _u("I", names, 8)[0]] if len(names) >= 12 else b""
     types = _Types(streams[2])
