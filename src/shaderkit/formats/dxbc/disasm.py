@@ -8,6 +8,10 @@
 * effects (``FX10``, fx_4_0/fx_4_1): constant buffers with defaults, objects, state blocks,
   annotations, shared (pool) sections and techniques whose inline shaders are listed inside
   ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
+  The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module walks its
+  structured records and lists the embedded shaders the model parsed (by block offset);
+* ``#line`` directives and variable notes come from the SPDB model
+  (:class:`~shaderkit.formats.dxbc.spdb.ProgramDatabase`): its streams' types, symbols and lines.
 
 Untrusted bytes raise only ShaderFormatError; nested containers are bounded by ``MAX_DEPTH``.
 """
@@ -722,7 +726,9 @@ def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> Non
     chunk = container.chunk("FX10")
     if isinstance(chunk, Effect):
         # the records and strings as parsed; embedded shaders come from the model
-        data = HEADER.pack(*chunk.header.words()) + chunk.unstructured + chunk.structured
+        words = list(chunk.header.words())
+        words[8] = len(chunk.unstructured)  # the block size as build() writes it
+        data = HEADER.pack(*words) + chunk.unstructured + chunk.structured
         out.extend(_Effect(data, depth, chunk).lines())
         return
     # fx_5_0, unknown tags and truncated headers stay raw chunks: _Effect explains why
