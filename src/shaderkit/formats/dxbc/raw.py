@@ -1,4 +1,4 @@
-"""Chunks kept as bytes: LIBH, FX10, Aon9, SPDB, SDBG, PRIV, XNAS, XNAP and unknown FourCCs."""
+"""Chunks kept as bytes: LIBH, SDBG, PRIV, unknown FourCCs, and FX10/SPDB payloads their typed parsers do not accept."""
 
 from __future__ import annotations
 
