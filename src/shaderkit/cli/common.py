@@ -36,18 +36,15 @@ def write_output(path: str, data: bytes | str) -> None:
 
 
 def load_model(path: str) -> ShaderFile:
-    """Parse the file at ``path``; unknown formats are a usage error."""
+    """Parse the file at ``path``; errors name the path."""
+    import shaderkit
     from shaderkit.errors import ShaderFormatError
-    from shaderkit.formats.registry import detect
 
-    data = read_input(path)
-    spec = detect(data)
-    if spec is None:
-        raise ShaderFormatError(f"{path}: not a known shader format (starts with {data[:4]!r})", 0)
     try:
-        return spec.parse(data)
+        return shaderkit.open(read_input(path))
     except ShaderFormatError as exc:
-        raise ShaderFormatError(exc.message, exc.offset, f"{path}: {exc.context}" if exc.context else path) from None
+        context = f"{path}: {exc.context}" if exc.context else path
+        raise ShaderFormatError(exc.message, exc.offset, context) from None
 
 
 def walk_paths(paths: tuple[str, ...]) -> list[Path]:

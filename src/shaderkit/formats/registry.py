@@ -48,7 +48,7 @@ def _is_nvn_program(data: bytes) -> bool:
 
 
 def _is_csdr(data: bytes) -> bool:
-    text = data[:4096].strip()
+    text = data.strip()
     if len(text) < 8 or not all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r\n" for c in text[:256]):
         return False
     try:
@@ -85,13 +85,10 @@ FORMATS: tuple[FormatSpec, ...] = (
                "shaderkit.formats.dvlb.csdr:Csdr"),
 )
 
-BY_NAME = {spec.name: spec for spec in FORMATS}
-
-
 def detect(data: bytes) -> FormatSpec | None:
     """The format of ``data``, or None when no known format matches."""
     head = bytes(data[:4096])
     for spec in FORMATS:
-        if spec.sniff(head if spec.name != "csdr" else data):
+        if spec.sniff(head):
             return spec
     return None
