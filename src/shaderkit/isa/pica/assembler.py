@@ -826,9 +826,7 @@ def _target(asm: Assembler) -> tuple[str, int]:
 
 
 def _call(asm: Assembler, name: str, col: int) -> None:
-    text, tcol = _target(asm)
-    asm.no_more_args()
-    asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
+    _branch_target(asm, is_call=True)
     asm.code.append(OP["call"] << 26)
 
 
@@ -877,18 +875,23 @@ def _cond_exp(asm: Assembler, text: str, col: int) -> int:
     return flags
 
 
+def _branch_target(asm: Assembler, is_call: bool) -> None:
+    """Read the last argument, a call/jump target, and queue its relocation for the next word."""
+    text, tcol = _target(asm)
+    asm.no_more_args()
+    if is_call:
+        asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
+    else:
+        asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
+
+
 def _fmt2(asm: Assembler, name: str, col: int) -> None:
     ctext, ccol = asm.next_arg()
     flags = _cond_exp(asm, ctext, ccol)
     if name == "breakc":
         asm.no_more_args()
     elif name in ("callc", "jmpc"):
-        text, tcol = _target(asm)
-        asm.no_more_args()
-        if name == "callc":
-            asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
-        else:
-            asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
+        _branch_target(asm, is_call=name == "callc")
     else:  # ifc
         asm.no_more_args()
         asm.push(_StackEntry(SE_IF, len(asm.code)), col)
@@ -905,12 +908,7 @@ def _fmt3(asm: Assembler, name: str, col: int) -> None:
     reg = asm.parse_reg(rtext, rcol)
     _ensure(asm, 0x88 <= reg.reg < 0x98, f"invalid boolean uniform: {rtext}", rcol)
     if name in ("callu", "jmpu"):
-        text, tcol = _target(asm)
-        asm.no_more_args()
-        if name == "callu":
-            asm.proc_relocs.append((len(asm.code), text, asm.filename, asm.line_no, tcol))
-        else:
-            asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
+        _branch_target(asm, is_call=name == "callu")
     else:  # ifu
         asm.no_more_args()
         asm.push(_StackEntry(SE_IF, len(asm.code)), col)
