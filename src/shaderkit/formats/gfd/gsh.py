@@ -181,10 +181,10 @@ class Gsh(ShaderFile):
                 if block.type == 1:
                     break
         gsh.trailing = r.read(r.remaining)
-        gsh._check_program_sizes(data)
+        gsh._check_program_sizes()
         return gsh
 
-    def _check_program_sizes(self, data: bytes) -> None:
+    def _check_program_sizes(self) -> None:
         for i, block in enumerate(self.blocks):
             shader = block.shader
             if shader is None:
@@ -223,9 +223,7 @@ class Gsh(ShaderFile):
 
     def _payload(self, block: GfdBlock) -> bytes:
         if block.header_index >= 0:
-            owner = self.blocks[block.header_index].shader
-            assert owner is not None
-            return bytes(getattr(owner, program_types(block.major_version)[block.type][1]))
+            return self._program_code(block)
         if block.shader is None:
             return block.data
         built = block.shader.build(TAGGED, ">")
@@ -264,20 +262,17 @@ class Gsh(ShaderFile):
             "gpu_version": h.gpu_version,
             "align_mode": h.align_mode,
             "blocks": [
-                {"type": b.type, "name": b.type_name, "size": self._payload_size(b), "id": b.id, "index": b.index}
+                {"type": b.type, "name": b.type_name, "size": len(self._payload(b)), "id": b.id, "index": b.index}
                 for b in self.blocks
             ],
             "shaders": [s.summary() for s in self.shaders],
         }
 
-    def _payload_size(self, block: GfdBlock) -> int:
-        if block.header_index >= 0:
-            owner = self.blocks[block.header_index].shader
-            assert owner is not None
-            return len(getattr(owner, program_types(block.major_version)[block.type][1]))
-        if block.shader is None:
-            return len(block.data)
-        return len(self._payload(block))
+    def _program_code(self, block: GfdBlock) -> bytes:
+        """The microcode a program block writes: the attribute of its header block's shader."""
+        owner = self.blocks[block.header_index].shader
+        assert owner is not None
+        return bytes(getattr(owner, program_types(block.major_version)[block.type][1]))
 
 
 def _read_block(r: Reader) -> GfdBlock:
