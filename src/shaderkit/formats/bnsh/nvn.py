@@ -41,6 +41,17 @@ _VTG = struct.Struct("<3sB16sHH5sB3sB16sHH5sB")
 _PS = struct.Struct("<3sB32sHH10sHII")
 
 
+def _masked(bits: int, count: int) -> list[str]:
+    """``index.xyzw`` for each of ``count`` 4-bit masks in ``bits`` (x in bit 0, mask 0 lowest)
+    that has any component set."""
+    out = []
+    for index in range(count):
+        nibble = (bits >> (4 * index)) & 0xF
+        if nibble:
+            out.append(f"{index}." + "".join(c for i, c in enumerate("xyzw") if nibble >> i & 1))
+    return out
+
+
 @dataclass
 class VtgMaps:
     """Input/output maps of a vertex, tessellation or geometry SPH (type 1)."""
@@ -60,21 +71,11 @@ class VtgMaps:
     omap_fixed_fnc_texture: bytes
     omap_reserved: int
 
-    @staticmethod
-    def _vectors(bits: bytes) -> list[str]:
-        # four bits (x, y, z, w) per generic attribute, attribute 0 in the low nibble
-        out = []
-        for index in range(len(bits) * 2):
-            nibble = (bits[index >> 1] >> (4 * (index & 1))) & 0xF
-            if nibble:
-                out.append(f"{index}." + "".join(c for i, c in enumerate("xyzw") if nibble >> i & 1))
-        return out
-
     def input_attributes(self) -> list[str]:
-        return self._vectors(self.imap_generic_vector)
+        return _masked(int.from_bytes(self.imap_generic_vector, "little"), len(self.imap_generic_vector) * 2)
 
     def output_attributes(self) -> list[str]:
-        return self._vectors(self.omap_generic_vector)
+        return _masked(int.from_bytes(self.omap_generic_vector, "little"), len(self.omap_generic_vector) * 2)
 
 
 @dataclass
@@ -105,12 +106,7 @@ class PsMaps:
 
     def output_attributes(self) -> list[str]:
         """Render targets written, with their components (``0.xyzw``)."""
-        out = []
-        for rt in range(8):
-            nibble = (self.omap_target >> (4 * rt)) & 0xF
-            if nibble:
-                out.append(f"{rt}." + "".join(c for i, c in enumerate("xyzw") if nibble >> i & 1))
-        return out
+        return _masked(self.omap_target, 8)
 
 
 @dataclass
