@@ -117,9 +117,6 @@ class Plan:
     #: The relocation table read with this layout (None for a fresh layout).
     relocations: RelocationTable | None = None
 
-    def at(self, key: Key) -> int:
-        return self.layout[key][0]
-
 
 def plan(model: Bnsh) -> Plan:
     """A fresh layout of ``model``."""

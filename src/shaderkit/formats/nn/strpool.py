@@ -45,8 +45,6 @@ class StringPool:
     """Strings in pool order (without the leading empty string)."""
 
     strings: list[str] = field(default_factory=list)
-    #: Offset of each string's length field as read (``""`` maps to the leading entry).
-    offsets: dict[str, int] = field(default_factory=dict, compare=False)
     reserved: int = 0
     #: Every entry's length-field offset -> its text, as read.
     by_offset: dict[int, str] = field(default_factory=dict, compare=False)
@@ -61,7 +59,6 @@ class StringPool:
             count = sub.i32()
             sub.check_count(count + 1, 4, "string count")
             pos = sub.tell()
-            offsets: dict[str, int] = {}
             by_offset: dict[int, str] = {}
             strings: list[str] = []
             for index in range(count + 1):
@@ -72,12 +69,11 @@ class StringPool:
                         raise sub.error("the first pool string is not empty", pos)
                 else:
                     strings.append(text)
-                offsets.setdefault(text, pos)
                 by_offset[pos] = text
                 pos += entry_size(text)
                 if pos > end:
                     raise sub.error("string pool runs past its block", pos)
-            return cls(strings, offsets, block.reserved, by_offset)
+            return cls(strings, block.reserved, by_offset)
 
     def build(self, offset: int) -> tuple[bytes, dict[str, int], int]:
         """The block bytes (padded to 8), the length-field offset of every string, the unpadded size."""
