@@ -23,6 +23,7 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.spdb import _cstr, _fail, _u
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
@@ -218,24 +219,6 @@ class DebugInfo:
         self.notes: dict[int, list[str]] = {}
         #: (register, name) pairs live when the program starts
         self.initial: list[tuple[str, str]] = []
-
-
-def _fail(message: str, offset: int = 0) -> ShaderFormatError:
-    return ShaderFormatError(message, offset, "SPDB")
-
-
-def _u(fmt: str, data: bytes, offset: int) -> tuple[int, ...]:
-    size = struct.calcsize("<" + fmt)
-    if offset < 0 or offset + size > len(data):
-        raise _fail(f"record at {offset:#x} runs past {len(data)} bytes", offset)
-    return struct.unpack_from("<" + fmt, data, offset)
-
-
-def _cstr(data: bytes, offset: int) -> tuple[str, int]:
-    end = data.find(b"\0", offset)
-    if offset < 0 or end < 0:
-        raise _fail(f"unterminated string at {offset:#x}", offset)
-    return data[offset:end].decode("latin-1"), end + 1
 
 
 class _Types:

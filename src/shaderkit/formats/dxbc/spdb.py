@@ -46,11 +46,12 @@ def _u(fmt: str, data: bytes, offset: int) -> tuple[int, ...]:
     return struct.unpack_from("<" + fmt, data, offset)
 
 
-def _cstr(data: bytes, offset: int) -> str:
+def _cstr(data: bytes, offset: int) -> tuple[str, int]:
+    """The NUL-terminated string at ``offset`` and the offset just past its terminator."""
     end = data.find(b"\0", offset)
     if offset < 0 or end < 0:
         raise _fail(f"unterminated string at {offset:#x}", offset)
-    return data[offset:end].decode("latin-1")
+    return data[offset:end].decode("latin-1"), end + 1
 
 
 @dataclass
@@ -197,7 +198,7 @@ class ProgramDatabase:
         names = {}
         for i in range(size):
             key, value = _u("2I", data, pos + 8 * i)
-            names[_cstr(strings, key)] = value
+            names[_cstr(strings, key)[0]] = value
         return PdbInfo(version, signature, age, guid, names)
 
     def summary(self) -> dict[str, Any]:
