@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dvlb.dvlb import Dvlb, _check_overlaps, _guard
+from shaderkit.formats.dvlb.dvlb import Dvlb, _check_overlaps, _gaps, _guard, _Placed
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 
@@ -336,19 +336,6 @@ def _parse_entry(
     return shader, slot
 
 
-def _gaps(data: bytes, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
-    spans = sorted([(s, e) for s, e, _ in blocks if e > s] + [(s, s + len(raw)) for s, raw in names])
-    gaps: list[tuple[int, bytes]] = []
-    pos = 0
-    for start, end in spans:
-        if start > pos:
-            gaps.append((pos, data[pos:start]))
-        pos = max(pos, end)
-    if pos < len(data):
-        gaps.append((pos, data[pos:]))
-    return gaps
-
-
 # -- writing --------------------------------------------------------------------------------------------
 
 
@@ -370,13 +357,8 @@ def _data_pairs(counts: list[int], offsets: list[int]) -> list[int]:
 
 
 def _write_placed(model: Cgfx, layout: CgfxLayout, blobs: list[bytes | None]) -> bytes:
-    out = bytearray(layout.size)
-    for pos, raw in layout.gaps:
-        out[pos : pos + len(raw)] = raw
-
-    def put(pos: int, raw: bytes) -> None:
-        out[pos : pos + len(raw)] = raw
-
+    placed = _Placed(layout.size, layout.gaps)
+    put = placed.put
     put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, layout.header_size, model.revision, layout.file_size_field, model.section_count))
     put(layout.header_size, _DATA.pack(b"DATA", layout.data_size, *_data_pairs(model.dict_counts, layout.dict_offsets)))
     if model.shaders:
@@ -393,7 +375,7 @@ def _write_placed(model: Cgfx, layout: CgfxLayout, blobs: list[bytes | None]) ->
             if slot.size_at is not None:
                 put(slot.size_at, struct.pack("<I", len(blob)))
             put(slot.dvlb_at, blob)
-    return bytes(out)
+    return bytes(placed.out)
 
 
 def _write_canonical(model: Cgfx, blobs: list[bytes | None]) -> bytes:

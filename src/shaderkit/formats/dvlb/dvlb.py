@@ -604,22 +604,45 @@ def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbo
     )  # fmt: skip
 
 
-def _pack_constants(dvle: Dvle) -> bytes:
-    return b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in dvle.constants)
+# Table packers shared with the DVOJ writer (dvob.py): entries in order, names by symbol offset.
 
 
-def _pack_labels(dvle: Dvle, symbols: list[int]) -> bytes:
-    return b"".join(
-        _LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(dvle.labels, symbols)
-    )
+def _pack_constants(constants: list[Constant]) -> bytes:
+    return b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in constants)
 
 
-def _pack_outputs(dvle: Dvle) -> bytes:
-    return b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in dvle.outputs)
+def _pack_labels(labels: list[Label], symbols: list[int]) -> bytes:
+    return b"".join(_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols))
 
 
-def _pack_uniforms(dvle: Dvle, symbols: list[int]) -> bytes:
-    return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(dvle.uniforms, symbols))
+def _pack_opdescs(opdescs: list[OperandDescriptor]) -> bytes:
+    return b"".join(_OPDESC.pack(o.value, o.extra) for o in opdescs)
+
+
+def _pack_outputs(outputs: list[Output]) -> bytes:
+    return b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs)
+
+
+def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
+    return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols))
+
+
+def _shared_names_agree(symbols: list[int], names: list[bytes]) -> bool:
+    """False when two entries that shared one stored string now have different names."""
+    seen: dict[int, bytes] = {}
+    return all(seen.setdefault(sym, name) == name for sym, name in zip(symbols, names))
+
+
+class _Placed:
+    """Output of a placed write: the recorded gap bytes, then each structure put at its offset."""
+
+    def __init__(self, size: int, gaps: list[tuple[int, bytes]]) -> None:
+        self.out = bytearray(size)
+        for pos, raw in gaps:
+            self.put(pos, raw)
+
+    def put(self, pos: int, raw: bytes) -> None:
+        self.out[pos : pos + len(raw)] = raw
 
 
 def _layout_fits(model: Dvlb, layout: DvlbLayout) -> bool:
@@ -639,22 +662,15 @@ def _layout_fits(model: Dvlb, layout: DvlbLayout) -> bool:
         names = [_encode_name(lb.name) for lb in dvle.labels] + [_encode_name(u.name) for u in dvle.uniforms]
         if [len(n) for n in names] != dl.name_sizes:
             return False
-        seen: dict[int, bytes] = {}
-        for sym, name in zip(dl.label_symbols + dl.uniform_symbols, names):
-            if seen.setdefault(sym, name) != name:
-                return False  # two entries shared one string and now differ
+        if not _shared_names_agree(dl.label_symbols + dl.uniform_symbols, names):
+            return False
     return True
 
 
 def _write_placed(model: Dvlb, layout: DvlbLayout) -> bytes:
     """Write every structure at its recorded offset; gaps get their recorded bytes."""
-    out = bytearray(layout.size)
-    for pos, raw in layout.gaps:
-        out[pos : pos + len(raw)] = raw
-
-    def put(pos: int, raw: bytes) -> None:
-        out[pos : pos + len(raw)] = raw
-
+    placed = _Placed(layout.size, layout.gaps)
+    put = placed.put
     count = len(model.dvles)
     put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *(d.offset for d in layout.dvles)))
     dvlp_start = 8 + 4 * count
@@ -669,19 +685,19 @@ def _write_placed(model: Dvlb, layout: DvlbLayout) -> bytes:
     if dvlp.code:
         put(dvlp_start + layout.code_offset, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code))
     if dvlp.opdescs:
-        put(dvlp_start + layout.opdesc_offset, b"".join(_OPDESC.pack(o.value, o.extra) for o in dvlp.opdescs))
+        put(dvlp_start + layout.opdesc_offset, _pack_opdescs(dvlp.opdescs))
     for dvle, dl in zip(model.dvles, layout.dvles):
         base = dl.offset
         offsets = (dl.constant_offset, dl.label_offset, dl.output_offset, dl.uniform_offset, dl.symbol_offset)
         put(base, _pack_dvle_header(dvle, offsets, dl.symbol_size))
-        put(base + dl.constant_offset, _pack_constants(dvle))
-        put(base + dl.label_offset, _pack_labels(dvle, dl.label_symbols))
-        put(base + dl.output_offset, _pack_outputs(dvle))
-        put(base + dl.uniform_offset, _pack_uniforms(dvle, dl.uniform_symbols))
+        put(base + dl.constant_offset, _pack_constants(dvle.constants))
+        put(base + dl.label_offset, _pack_labels(dvle.labels, dl.label_symbols))
+        put(base + dl.output_offset, _pack_outputs(dvle.outputs))
+        put(base + dl.uniform_offset, _pack_uniforms(dvle.uniforms, dl.uniform_symbols))
         names = [lb.name for lb in dvle.labels] + [u.name for u in dvle.uniforms]
         for sym, name in zip(dl.label_symbols + dl.uniform_symbols, names):
             put(base + dl.symbol_offset + sym, _encode_name(name) + b"\0")
-    return bytes(out)
+    return bytes(placed.out)
 
 
 def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
@@ -734,8 +750,7 @@ def _write_canonical(model: Dvlb) -> bytes:
     )  # fmt: skip
     w.pack(f"{len(unknown)}I", *unknown)
     w.pack(f"{len(dvlp.code)}I", *dvlp.code)
-    for o in dvlp.opdescs:
-        w.write(_OPDESC.pack(o.value, o.extra))
+    w.write(_pack_opdescs(dvlp.opdescs))
     for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
         const_off = DVLE_HEADER_SIZE
         label_off = const_off + _CONSTANT.size * len(dvle.constants)
@@ -743,10 +758,10 @@ def _write_canonical(model: Dvlb) -> bytes:
         unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
         sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
         w.write(_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)))
-        w.write(_pack_constants(dvle))
-        w.write(_pack_labels(dvle, label_syms))
-        w.write(_pack_outputs(dvle))
-        w.write(_pack_uniforms(dvle, uniform_syms))
+        w.write(_pack_constants(dvle.constants))
+        w.write(_pack_labels(dvle.labels, label_syms))
+        w.write(_pack_outputs(dvle.outputs))
+        w.write(_pack_uniforms(dvle.uniforms, uniform_syms))
         w.write(pool)
         w.align(4)
     return w.getvalue()

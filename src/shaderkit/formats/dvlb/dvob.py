@@ -37,6 +37,13 @@ from shaderkit.formats.dvlb.dvlb import (
     _encode_name,
     _gaps,
     _guard,
+    _pack_constants,
+    _pack_labels,
+    _pack_opdescs,
+    _pack_outputs,
+    _pack_uniforms,
+    _Placed,
+    _shared_names_agree,
     _table,
     mask_text,
 )
@@ -284,14 +291,14 @@ def _tables(obj: Dvoj, symbols: list[int]) -> list[bytes]:
     line_syms = symbols[labels_n : labels_n + lines_n]
     input_syms = symbols[labels_n + lines_n :]
     return [
-        b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in obj.constants),
-        b"".join(_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, s) for lb, s in zip(obj.labels, label_syms)),
+        _pack_constants(obj.constants),
+        _pack_labels(obj.labels, label_syms),
         struct.pack(f"<{len(obj.code)}I", *obj.code),
-        b"".join(_OPDESC.pack(o.value, o.extra) for o in obj.opdescs),
+        _pack_opdescs(obj.opdescs),
         b"".join(_LINE.pack(s, ln.line) for ln, s in zip(obj.line_numbers, line_syms)),
         b"".join(_RELOCATION.pack(x.address, x.unknown0, x.unknown1) for x in obj.relocations),
-        b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in obj.outputs),
-        b"".join(_UNIFORM.pack(s, u.first_register, u.last_register) for u, s in zip(obj.inputs, input_syms)),
+        _pack_outputs(obj.outputs),
+        _pack_uniforms(obj.inputs, input_syms),
     ]
 
 
@@ -310,21 +317,14 @@ def _layout_fits(model: Dvob, layout: DvobLayout) -> bool:
         names = [_encode_name(n) for n in obj.names()]
         if obj.counts() != ol.counts or [len(n) for n in names] != ol.name_sizes:
             return False
-        seen: dict[int, bytes] = {}
-        for sym, name in zip(ol.symbols, names):
-            if seen.setdefault(sym, name) != name:
-                return False
+        if not _shared_names_agree(ol.symbols, names):
+            return False
     return True
 
 
 def _write_placed(model: Dvob, layout: DvobLayout) -> bytes:
-    out = bytearray(layout.size)
-    for pos, raw in layout.gaps:
-        out[pos : pos + len(raw)] = raw
-
-    def put(pos: int, raw: bytes) -> None:
-        out[pos : pos + len(raw)] = raw
-
+    placed = _Placed(layout.size, layout.gaps)
+    put = placed.put
     if model.magic == DVOB_MAGIC:
         count = len(model.objects)
         put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *(o.offset for o in layout.objects)))
@@ -335,7 +335,7 @@ def _write_placed(model: Dvob, layout: DvobLayout) -> bytes:
             put(base + rel, raw)
         for sym, name in zip(ol.symbols, obj.names()):
             put(base + ol.table_offsets[8] + sym, _encode_name(name) + b"\0")
-    return bytes(out)
+    return bytes(placed.out)
 
 
 def _symbol_pool(obj: Dvoj) -> tuple[bytes, list[int]]:
