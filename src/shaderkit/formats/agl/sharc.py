@@ -9,6 +9,7 @@ A source element: u32 size, name length, code size, code size again; the name; t
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -22,8 +23,8 @@ from shaderkit.formats.agl.sharcfb import (
     VariationMacro,
     macro_bytes,
     read_macro,
-    symbol_bytes,
-    symbol_reader,
+    read_symbol_arrays,
+    symbol_arrays_bytes,
 )
 from shaderkit.formats.base import ShaderFile
 from shaderkit.io.reader import Reader
@@ -77,10 +78,7 @@ class SourceProgram:
 
     @property
     def variation_count(self) -> int:
-        count = 1
-        for macro in self.variation_macros:
-            count *= len(macro.values)
-        return count
+        return math.prod(len(macro.values) for macro in self.variation_macros)
 
 
 @dataclass
@@ -187,12 +185,7 @@ def _read_program(r: Reader, index: int) -> SourceProgram:
             program.macros[k], program.paddings[k] = read_array(r, f"{stage}_macros", 0xC, _read_define)
         program.variation_macros, program.paddings[3] = read_array(r, "variation_macros", 0x10, read_macro)
         program.defaults, program.paddings[4] = read_array(r, "defaults", 0x10, read_macro)
-        little = r.endian == "<"
-        for i, kind in enumerate(SYMBOL_KINDS):
-            symbols, program.paddings[5 + i] = read_array(
-                r, kind, 0x18, symbol_reader(kind != "uniform_blocks", little)
-            )
-            setattr(program, kind, symbols)
+        read_symbol_arrays(r, program, 5)
         program.trail = r.read(r.remaining)
     return program
 
@@ -220,9 +213,7 @@ def _program_bytes(p: SourceProgram, e: str) -> bytes:
     )
     body += write_array(e, [macro_bytes(m, e) for m in p.variation_macros], p.paddings[3])
     body += write_array(e, [macro_bytes(m, e) for m in p.defaults], p.paddings[4])
-    for i, kind in enumerate(SYMBOL_KINDS):
-        body += write_array(e, [symbol_bytes(s, e, kind != "uniform_blocks") for s in getattr(p, kind)],
-                            p.paddings[5 + i])
+    body += symbol_arrays_bytes(p, e, 5)
     size = 0x14 + len(name) + len(body) + len(p.trail)
     return struct.pack(f"{e}2I3i", size, len(name), *p.source_index) + name + body + p.trail
 

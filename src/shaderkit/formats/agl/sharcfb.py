@@ -12,6 +12,7 @@ offset and the microcode; the writer lays new binaries out the same way.
 from __future__ import annotations
 
 import copy
+import math
 import re
 import struct
 from collections.abc import Callable
@@ -116,10 +117,7 @@ class ShaderProgram:
 
     @property
     def variation_count(self) -> int:
-        count = 1
-        for macro in self.macros:
-            count *= len(macro.values)
-        return count
+        return math.prod(len(macro.values) for macro in self.macros)
 
     def default_values(self) -> dict[str, str]:
         """Each macro's default: the defaults array entry of the same name, else its first value."""
@@ -393,6 +391,17 @@ def symbol_reader(swap: bool, little: bool) -> Callable[[Reader, int], ShaderSym
     return parse
 
 
+def read_symbol_arrays(r: Reader, program: Any, first: int) -> None:
+    """Read a program's four symbol arrays (``SYMBOL_KINDS`` order) into its attributes of those
+    names; the bytes after each array go to ``program.paddings[first:first + 4]`` (SHARCFB and
+    SHARC programs share this part)."""
+    little = r.endian == "<"
+    for i, kind in enumerate(SYMBOL_KINDS):
+        reader = symbol_reader(kind != "uniform_blocks", little)
+        symbols, program.paddings[first + i] = read_array(r, kind, 0x18, reader)
+        setattr(program, kind, symbols)
+
+
 def _read_program(r: Reader, index: int) -> ShaderProgram:
     start = r.tell()
     _, name_len, kind, base_index = r.unpack("3Ii", "program header")
@@ -401,11 +410,7 @@ def _read_program(r: Reader, index: int) -> ShaderProgram:
         program = ShaderProgram(name, kind, base_index, name_extra=name_extra)
         program.macros, program.paddings[0] = read_array(r, "macros", 0x10, read_macro)
         program.defaults, program.paddings[1] = read_array(r, "defaults", 0x10, read_macro)
-        little = r.endian == "<"
-        for i, kind_name in enumerate(SYMBOL_KINDS):
-            reader = symbol_reader(kind_name != "uniform_blocks", little)
-            symbols, program.paddings[2 + i] = read_array(r, kind_name, 0x18, reader)
-            setattr(program, kind_name, symbols)
+        read_symbol_arrays(r, program, 2)
         program.trail = r.read(r.remaining)
     return program
 
@@ -428,12 +433,19 @@ def symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
     return head + name + ident + default + bytes(s.used) + s.trail
 
 
+def symbol_arrays_bytes(program: Any, e: str, first: int) -> bytes:
+    """The four symbol arrays of ``program``, each followed by ``program.paddings[first + i]``."""
+    return b"".join(
+        write_array(e, [symbol_bytes(s, e, kind != "uniform_blocks") for s in getattr(program, kind)],
+                    program.paddings[first + i])
+        for i, kind in enumerate(SYMBOL_KINDS)
+    )
+
+
 def _program_bytes(p: ShaderProgram, e: str) -> bytes:
     name = join_cstring(p.name, p.name_extra)
     body = write_array(e, [macro_bytes(m, e) for m in p.macros], p.paddings[0])
     body += write_array(e, [macro_bytes(m, e) for m in p.defaults], p.paddings[1])
-    for i, kind in enumerate(SYMBOL_KINDS):
-        swap = kind != "uniform_blocks"
-        body += write_array(e, [symbol_bytes(s, e, swap) for s in getattr(p, kind)], p.paddings[2 + i])
+    body += symbol_arrays_bytes(p, e, 2)
     size = 0x10 + len(name) + len(body) + len(p.trail)
     return struct.pack(f"{e}3Ii", size, len(name), p.kind, p.base_index) + name + body + p.trail
