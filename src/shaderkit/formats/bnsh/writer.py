@@ -13,10 +13,10 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shaderkit.formats.bnsh.model import (
+    PROGRAM_KINDS,
     TABLES,
     NvnShaderCode,
     ShaderProgram,
@@ -27,6 +27,7 @@ from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BlockHeader
 from shaderkit.formats.nn.rlt import RelocationSection, RelocationTable, group
 from shaderkit.formats.nn.strpool import StringPool, entry_size
+from shaderkit.io.writer import Writer
 
 if TYPE_CHECKING:
     from shaderkit.formats.bnsh.bnsh import Bnsh
@@ -146,27 +147,21 @@ def plan(model: Bnsh) -> Plan:
     return out
 
 
-@lru_cache(maxsize=128)
-def _compiled(fmt: str) -> struct.Struct:
-    return struct.Struct("<" + fmt)
-
-
-class _Out:
-    """The output buffer plus the pointers written so far."""
+class _Out(Writer):
+    """The output buffer (``size`` zero bytes, filled in with :meth:`patch`) plus the pointers
+    written so far."""
 
     def __init__(self, size: int) -> None:
+        super().__init__()
         self.buf = bytearray(size)
         self.pointers: list[int] = []
-
-    def put(self, offset: int, fmt: str, *values: object) -> None:
-        _compiled(fmt).pack_into(self.buf, offset, *values)
 
     def raw(self, offset: int, data: bytes) -> None:
         self.buf[offset : offset + len(data)] = data
 
     def ptr(self, pos: int, target: int | None) -> None:
         """A relocated 64-bit pointer (null when ``target`` is None)."""
-        self.put(pos, "Q", target or 0)
+        self.patch(pos, "Q", target or 0)
         if target:
             self.pointers.append(pos)
 
@@ -194,18 +189,18 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
 
     # grsc block and variations
     out.raw(grsc, BlockHeader.pack(b"grsc", str_at - grsc, str_at - grsc, model.grsc_reserved))
-    out.put(grsc + 0x10, "HHB3sII", model.target_api_type, model.target_api_version, model.target_code_type,
+    out.patch(grsc + 0x10, "HHB3sII", model.target_api_type, model.target_api_version, model.target_code_type,
             model.grsc_reserved3, model.compiler_version, len(model.variations))
     out.ptr(grsc + 0x20, at(("variations",)) if model.variations else None)
     out.ptr(grsc + 0x28, opt(("pool",)))
-    out.put(grsc + 0x30, "Q40s", model.low_level_compiler_version, model.grsc_reserved40)
+    out.patch(grsc + 0x30, "Q40s", model.low_level_compiler_version, model.grsc_reserved40)
     var_at = opt(("variations",)) or 0
     for v, variation in enumerate(model.variations):
         base = var_at + 0x40 * v
-        for slot, kind in enumerate(("source", "intermediate_language", "binary")):
+        for slot, kind in enumerate(PROGRAM_KINDS):
             out.ptr(base + 8 * slot, opt(("program", v, kind)))
         out.ptr(base + 0x18, grsc)
-        out.put(base + 0x20, "32s", variation.reserved)
+        out.patch(base + 0x20, "32s", variation.reserved)
 
     for pk, program in programs(model):
         _emit_program(out, program, pk, lay, where)
@@ -213,11 +208,11 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
     mp = model.memory_pool
     if mp is not None:
         base = lay[("pool",)][0]
-        out.put(base, "II", mp.memory_pool_property, p.pool_size)
+        out.patch(base, "II", mp.memory_pool_property, p.pool_size)
         out.ptr(base + 8, opt(("pooldata",)))
-        out.put(base + 0x10, "16s", mp.reserved0)
+        out.patch(base + 0x10, "16s", mp.reserved0)
         out.ptr(base + 0x20, opt(("poolobj",)))
-        out.put(base + 0x28, "QQ24s", mp.reserved1, mp.current_memory_pool, mp.reserved2)
+        out.patch(base + 0x28, "QQ24s", mp.reserved1, mp.current_memory_pool, mp.reserved2)
 
     # header
     name_at = where[model.name] + 2 if model.name else 0
@@ -254,7 +249,7 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         section.first_entry = first
         first += len(section.entries)
     rlt = table.pack(rlt_at)
-    out.put(0x1C, "I", rlt_at + len(rlt))  # file size
+    out.patch(0x1C, "I", rlt_at + len(rlt))  # file size
     return bytes(out.buf) + rlt
 
 
@@ -264,41 +259,41 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
         return lay[key][0]
 
     base = at(("program", *pk))
-    out.put(base, "BBBBI", program.flags, program.code_type, program.source_format, program.reserved_info,
+    out.patch(base, "BBBBI", program.flags, program.code_type, program.source_format, program.reserved_info,
             program.binary_format)
     for i, code in enumerate(program.stages):
         out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
-    out.put(base + 0x38, "40sII", program.reserved0, program.obj_size, program.reserved1)
+    out.patch(base + 0x38, "40sII", program.reserved0, program.obj_size, program.reserved1)
     obj = lay.get(("obj", *pk))
     out.ptr(base + 0x68, obj[0] if obj else None)
     out.ptr(base + 0x70, at(("variations",)) + 0x40 * pk[0])
     out.ptr(base + 0x78, at(("reflection", *pk)) if program.reflection is not None else None)
-    out.put(base + 0x80, "Q24s", 0, program.reserved2)
+    out.patch(base + 0x80, "Q24s", 0, program.reserved2)
     for i, code in enumerate(program.stages):
         if code is None:
             continue
         cat = at(("code", *pk, i))
         if isinstance(code, NvnShaderCode):
-            out.put(cat, "Q", code.data_address)
+            out.patch(cat, "Q", code.data_address)
             out.ptr(cat + 8, at(("control", *pk, i)))
             out.ptr(cat + 0x10, at(("data", *pk, i)))
-            out.put(cat + 0x18, "IIQII16s", len(code.data), len(code.control), 0, code.scratch_memory_recommended,
+            out.patch(cat + 0x18, "IIQII16s", len(code.data), len(code.control), 0, code.scratch_memory_recommended,
                     code.scratch_memory_per_warp, code.reserved)
             out.raw(at(("control", *pk, i)), code.control)
             out.raw(at(("data", *pk, i)), code.data)
         elif isinstance(code, SourceCode):
-            out.put(cat, "II", len(code.code), code.decompressed_code_size)
+            out.patch(cat, "II", len(code.code), code.decompressed_code_size)
             out.ptr(cat + 8, at(("source", *pk, i)))
-            out.put(cat + 0x10, "16s", code.reserved)
+            out.patch(cat + 0x10, "16s", code.reserved)
             out.raw(at(("source", *pk, i)), code.code)
         else:
-            out.put(cat, "H6s", len(code.codes), code.reserved0)
+            out.patch(cat, "H6s", len(code.codes), code.reserved0)
             sizes_at, ptrs_at = at(("sizes", *pk, i)), at(("ptrs", *pk, i))
             out.ptr(cat + 8, sizes_at)
             out.ptr(cat + 0x10, ptrs_at)
-            out.put(cat + 0x18, "8s", code.reserved1)
+            out.patch(cat + 0x18, "8s", code.reserved1)
             for j, text in enumerate(code.codes):
-                out.put(sizes_at + 4 * j, "I", len(text))
+                out.patch(sizes_at + 4 * j, "I", len(text))
                 out.ptr(ptrs_at + 8 * j, at(("source", *pk, i, j)))
                 out.raw(at(("source", *pk, i, j)), text)
     refl = program.reflection
@@ -307,7 +302,7 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
     rat = at(("reflection", *pk))
     for i, stage in enumerate(refl.stages):
         out.ptr(rat + 8 * i, at(("rstage", *pk, i)) if stage is not None else None)
-    out.put(rat + 0x30, "16s", refl.reserved)
+    out.patch(rat + 0x30, "16s", refl.reserved)
     for i, stage in enumerate(refl.stages):
         if stage is None:
             continue
@@ -316,12 +311,12 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
         for t, (table, entries) in enumerate(zip(TABLES[:5], tables[:5])):
             out.ptr(sat + 8 * t, at(("dic", *pk, i, table)) if entries is not None else None)
         offsets = stage.offsets()
-        out.put(sat + 0x28, "4i", *offsets[1:5])
+        out.patch(sat + 0x28, "4i", *offsets[1:5])
         slots_at = at(("slots", *pk, i)) if stage.has_slot_array else None
         out.ptr(sat + 0x38, slots_at)
-        out.put(sat + 0x40, "3Ii", *stage.compute_work_group_size, offsets[5])
+        out.patch(sat + 0x40, "3Ii", *stage.compute_work_group_size, offsets[5])
         out.ptr(sat + 0x50, at(("dic", *pk, i, "images")) if stage.images is not None else None)
-        out.put(sat + 0x58, "Q", 0)
+        out.patch(sat + 0x58, "Q", 0)
         slots: list[int] = []
         for table, entries in zip(TABLES, tables):
             if entries is None:
@@ -335,7 +330,7 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
                 out.pointers.append(dat + 8 + 16 * j + 8)
             slots.extend(slot for _, slot in entries)
         if slots_at is not None and slots:
-            out.put(slots_at, f"{len(slots)}i", *slots)
+            out.patch(slots_at, f"{len(slots)}i", *slots)
 
 
 def _same_pointers(old: RelocationTable, new: RelocationTable) -> bool:
