@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from shaderkit.cli.common import load_model, write_output
+from shaderkit.formats.bnsh.model import STAGES
 
 if TYPE_CHECKING:
     from shaderkit.formats.bnsh.bnsh import Bnsh
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-STAGE_NAMES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
+#: The program kinds of a variation, the default (binary) first.
 PROGRAM_KINDS = ("binary", "source", "intermediate_language")
 
 LAYOUT_HELP = """
@@ -42,7 +43,7 @@ def load_bnsh(file: str) -> Bnsh:
 def stage_options(func: F) -> F:
     func = click.option("--program", "kind", type=click.Choice(PROGRAM_KINDS), default="binary",
                         show_default=True, help="Which program of the variation.")(func)
-    func = click.option("--stage", required=True, type=click.Choice(STAGE_NAMES), help="Shader stage.")(func)
+    func = click.option("--stage", required=True, type=click.Choice(STAGES), help="Shader stage.")(func)
     func = click.option("--variation", default=0, show_default=True, type=click.IntRange(min=0),
                         help="Variation index.")(func)
     return func
