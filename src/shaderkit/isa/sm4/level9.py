@@ -48,6 +48,8 @@ _USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoo
            "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
 _SAMPLERS = {2: "_2d", 3: "_cube", 4: "_volume"}
 _RASTOUT = ("oPos", "oFog", "oPts")
+#: register types (D3DSPR_*) printed as a prefix and the register number
+_REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 19: "p"}
 #: instruction slots of the D3D9 macro instructions (every other instruction takes one)
 _SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
           "m3x3": 3, "m3x2": 2}
@@ -149,34 +151,17 @@ class _Program:
     def register(self, token: int) -> str:
         rtype = ((token >> 28) & 7) | ((token >> 8) & 0x18)
         num = token & 0x7FF
-        if rtype == 0:
-            return f"r{num}"
-        if rtype == 1:
-            return f"v{num}"
-        if rtype == 2:
-            return f"c{num}"
+        prefix = _REGISTER_PREFIXES.get(rtype)
+        if prefix is not None:
+            return f"{prefix}{num}"
         if rtype == 3:
             return f"t{num}" if self.pixel else f"a{num}"
         if rtype == 4:
             return _RASTOUT[num] if num < 3 else f"oRast{num}"
-        if rtype == 5:
-            return f"oD{num}"
-        if rtype == 6:
-            return f"oT{num}"
-        if rtype == 7:
-            return f"i{num}"
-        if rtype == 8:
-            return f"oC{num}"
         if rtype == 9:
             return "oDepth"
-        if rtype == 10:
-            return f"s{num}"
-        if rtype == 14:
-            return f"b{num}"
         if rtype == 15:
             return "aL"
-        if rtype == 19:
-            return f"p{num}"
         return f"reg{rtype}_{num}"
 
     def dest(self, token: int) -> tuple[str, str]:
