@@ -19,21 +19,21 @@ from shaderkit.formats.dvlb.dvlb import (
     Output,
     Uniform,
 )
-from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble
+from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, CONST_IVEC, Program, assemble
 
 #: register base of each constant kind in the assembler's numbering
-_CONST_BASE = {CONST_BOOL: 0x88, 1: 0x80, CONST_FVEC: 0x20}
+_CONST_BASE = {CONST_BOOL: 0x88, CONST_IVEC: 0x80, CONST_FVEC: 0x20}
 
 
 def _constant(kind: int, reg: int, values: tuple[int, ...]) -> Constant:
     index = reg - _CONST_BASE[kind]
     if kind == CONST_FVEC:
-        x, y, z, w = values
+        x, y, z, w = values  # already float24 words
         return Constant(kind, index, (x, y, z, w))
     if kind == CONST_BOOL:
-        return Constant(kind, index, (values[0], 0, 0, 0))
-    packed = values[0] | values[1] << 8 | values[2] << 16 | values[3] << 24
-    return Constant(kind, index, (packed, 0, 0, 0))
+        return Constant.boolean(index, bool(values[0]))
+    x, y, z, w = values
+    return Constant.ivec(index, x, y, z, w)
 
 
 def program_to_dvlb(program: Program) -> Dvlb:
