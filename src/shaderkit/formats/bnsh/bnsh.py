@@ -237,8 +237,8 @@ def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
         if _SIZES.size + control_size + data_size != len(blob):
             raise ShaderFormatError(
                 f"blob sizes {control_size}+{data_size} do not add up to {len(blob) - _SIZES.size}", 0, "replace")
-        control = blob[8 : 8 + control_size]
-        data = blob[8 + control_size :]
+        control = blob[_SIZES.size : _SIZES.size + control_size]
+        data = blob[_SIZES.size + control_size :]
         return NvnShaderCode(control, data, old.data_address, old.scratch_memory_recommended,
                              old.scratch_memory_per_warp, old.reserved)
     if isinstance(old, SourceCode):
