@@ -53,8 +53,8 @@ def variation(file: str, program: str, settings: tuple[str, ...], as_json: bool)
         chosen[name] = value
     try:
         prog = model.programs[program]
-    except KeyError:
-        raise VariationError(f"no program {program!r} (programs: {', '.join(model.programs.names()) or 'none'})") from None
+    except KeyError as exc:  # the message names the programs there are
+        raise VariationError(exc.args[0]) from None
     result = prog.variation(chosen)
     values = {**prog.default_values(), **chosen}
     if as_json:

@@ -160,7 +160,7 @@ class ProgramList(list[ShaderProgram]):
             for program in self:
                 if program.name == key:
                     return program
-            names = ", ".join(p.name for p in self) or "none"
+            names = ", ".join(self.names()) or "none"
             raise KeyError(f"no program {key!r} (programs: {names})")
         return super().__getitem__(key)
 
