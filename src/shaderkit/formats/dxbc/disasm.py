@@ -23,12 +23,11 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-from shaderkit.formats.dxbc.spdb import _cstr, _fail, _u
+from shaderkit.formats.dxbc.spdb import ProgramDatabase, _cstr, _fail, _u
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
-    from shaderkit.formats.dxbc.spdb import ProgramDatabase
 
 _U32 = struct.Struct("<I")
 #: effects and libraries embed containers; bound the nesting depth
@@ -61,7 +60,6 @@ def is_legacy(container: DxbcContainer) -> bool:
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
     """The SM4/5 program text of ``container`` (version line, declarations, instructions),
     with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
-    from shaderkit.formats.dxbc.spdb import ProgramDatabase
     from shaderkit.isa.sm4.decode import decode
     from shaderkit.isa.sm4.text import Formatter
 
@@ -273,7 +271,6 @@ class _Types:
 
 def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     """Line numbers and variable locations from an SPDB chunk (its model or its payload)."""
-    from shaderkit.formats.dxbc.spdb import ProgramDatabase
 
     pdb = spdb if isinstance(spdb, ProgramDatabase) else ProgramDatabase.from_bytes(spdb)
     if len(pdb.streams) < 4:
