@@ -19,6 +19,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Output,
     Uniform,
 )
+from shaderkit.formats.dvlb.source import UNIT_MARKER
 from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, CONST_IVEC, Program, assemble
 
 #: register base of each constant kind in the assembler's numbering
@@ -85,9 +86,6 @@ def split_units(text: str, filename: str) -> list[tuple[str, str]]:
         return [(filename, text)]
     bounds = [0, *starts[1:], len(lines)]
     return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
-
-
-UNIT_MARKER = "; shaderkit: DVLE"
 
 
 def assemble_sources(sources: list[tuple[str, str]]) -> bytes:

@@ -30,6 +30,7 @@ from shaderkit.isa.pica.opcodes import (
     CONDOP_AND,
     CONDOP_OR,
     CONDOP_X,
+    DESC_FORMATS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
@@ -333,7 +334,7 @@ class _Code:
         word = self.code[pos]
         if inst.extra:
             unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
-        if inst.fmt in _SOURCE_FORMATS and self.hints:
+        if inst.fmt in DESC_FORMATS and self.hints:
             return self.text_of(unit, inst, word, names, labels) + f"  {PRAGMA_DESC} {inst.get('desc')}"
         return self.text_of(unit, inst, word, names, labels)
 
@@ -342,7 +343,7 @@ class _Code:
         m = inst.mnemonic
         fmt = inst.fmt
         ops = inst.operands
-        if fmt in _SOURCE_FORMATS:
+        if fmt in DESC_FORMATS:
             desc = self.desc(unit, inst)
             if fmt in ("1", "1i"):
                 base = m[:-1] if fmt == "1i" else m
@@ -485,7 +486,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     for inst in printer.insts[lo:hi]:
         for field_name in ("src1", "src2", "src3"):
             reg = inst.operands.get(field_name)
-            if reg is not None and reg < 0x10 and inst.fmt in _SOURCE_FORMATS:
+            if reg is not None and reg < 0x10 and inst.fmt in DESC_FORMATS:
                 read.add(reg)
     for reg in sorted(read):
         if reg in names.src:
@@ -496,9 +497,6 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
         used.add(name)
         unit.add(f".alias {name} v{reg}")
         names.src[reg] = (name, reg, 1)
-
-
-_SOURCE_FORMATS = frozenset({"1", "1i", "1u", "1m", "1c", "5", "5i"})
 
 
 def _ranges(dvlb: Dvlb) -> list[tuple[int, int]] | None:

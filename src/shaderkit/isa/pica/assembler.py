@@ -24,6 +24,7 @@ from shaderkit.isa.pica.opcodes import (
     DEFAULT_OPSRC,
     GSH_MODE_BY_NAME,
     IDX_BY_NAME,
+    INVERTED_FORM,
     MASK_12,
     MASK_D1,
     MASK_D12,
@@ -682,8 +683,11 @@ def _fmt0(asm: Assembler, name: str, col: int) -> None:
     asm.code.append(OP[name] << 26)
 
 
+_BASE_OF_INVERTED = {inverted: base for base, inverted in INVERTED_FORM.items()}
+
+
 def _base(name: str) -> str:
-    return name[:-1] if name in ("dphi", "dsti", "sgei", "slti", "madi") else name
+    return _BASE_OF_INVERTED.get(name, name)
 
 
 def _fmt1(asm: Assembler, name: str, col: int) -> None:

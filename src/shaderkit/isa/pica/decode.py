@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -58,7 +57,3 @@ def decode(word: int) -> Instruction:
     lay = layout(info)
     operands = {name: (word >> shift) & mask for name, shift, mask in lay.fields}
     return Instruction(info, operands, word & ~lay.covered & 0xFFFFFFFF, word >> info.shift)
-
-
-def decode_all(words: Iterable[int]) -> list[Instruction]:
-    return [decode(w) for w in words]

@@ -61,8 +61,3 @@ def f32_to_f24(value: float) -> int:
     except OverflowError:  # finite double beyond float32 range
         return (F24_SIGN if value < 0 else 0) | F24_INF
     return f32_bits_to_f24(_U32.unpack(packed)[0])
-
-
-def f24_words_to_floats(words: tuple[int, ...] | list[int]) -> list[float]:
-    """Decode a sequence of float24 words."""
-    return [f24_to_f32(w) for w in words]
