@@ -10,9 +10,6 @@ from shaderkit.io.reader import Reader
 
 T = TypeVar("T")
 
-#: nesting is fixed by the format; this only bounds pathological element walks
-MAX_ELEMENTS = 1 << 16
-
 
 def read_array(r: Reader, what: str, min_elem: int, parse: Callable[[Reader, int], T]) -> tuple[list[T], bytes]:
     """Read a ResArray at ``r.pos``; ``parse(sub_reader, index)`` reads one element window.

@@ -135,7 +135,7 @@ class ShaderProgram:
         binaries = self.archive.binaries if self.archive is not None else []
         if indices[-1] >= len(binaries) and self.archive is not None:
             raise VariationError(f"binary index {indices[-1]} is beyond the {len(binaries)} binaries")
-        stages = ("vertex", "pixel", "geometry")
+        stages = STAGE_NAMES.values()
         return Variation(
             program=self.name, index=index, binary_indices=dict(zip(stages, indices)),
             binaries={s: binaries[i] for s, i in zip(stages, indices) if i < len(binaries)},
@@ -312,7 +312,8 @@ def _program_summary(p: ShaderProgram) -> dict[str, Any]:
     return {
         "name": p.name,
         "kind": p.kind,
-        "stages": [s for bit, s in ((1, "vertex"), (2, "pixel"), (4, "geometry")) if p.kind & bit],
+        "stages": [s for bit, s in zip((KIND_VERTEX, KIND_PIXEL, KIND_GEOMETRY), STAGE_NAMES.values())
+                   if p.kind & bit],
         "base_index": p.base_index,
         "variation_count": p.variation_count,
         "macros": [{"name": m.name, "id": m.id, "values": list(m.values), "default": defaults[m.name]}

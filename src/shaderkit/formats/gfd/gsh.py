@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.gx2.shader import (
+    TAG_MASK,
     TAGGED,
     GX2GeometryShader,
     GX2PixelShader,
@@ -41,8 +42,7 @@ from shaderkit.io.reader import Reader
 _FILE_HEADER = struct.Struct(">4s7I")
 _BLOCK_HEADER = struct.Struct(">4s7I")
 _TRAILER = struct.Struct(">4s9I")
-DATA_TAG = 0xD0600000
-TAG_MASK = 0xFFF00000
+DATA_TAG = TAGGED.data_tag
 
 #: block types of block-header major version 1 (GFD 7)
 BLOCK_TYPES = {
