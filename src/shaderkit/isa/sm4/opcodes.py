@@ -226,12 +226,8 @@ OPCODES: dict[int, OpInfo] = {row.value: row for row in _ops()}
 #: by mnemonic (for the assembler and tests)
 BY_NAME: dict[str, OpInfo] = {row.name: row for row in OPCODES.values()}
 
-# Well-known opcode values used by the decoder/printer.
+# Opcode value the decoder and encoder special-case (others are looked up through BY_NAME).
 OP_CUSTOMDATA = 53
-OP_MOV = 54
-OP_MOVC = 55
-OP_DCL_RESOURCE = 88
-OP_DCL_GLOBAL_FLAGS = 106
 
 
 class OperandType(IntEnum):
