@@ -32,13 +32,10 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None) -> Non
     A source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
     """
-    from shaderkit.formats.dvlb.build import program_to_shbin, split_units
-    from shaderkit.isa.pica.assembler import assemble
+    from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
-    units: list[tuple[str, str]] = []
-    for name in sources:
-        units.extend(split_units(read_input(name).decode("latin-1"), name if name != "-" else "<stdin>"))
-    program = assemble(units)
+    texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
+    program = assemble_program(texts)
     data = program_to_shbin(program)
     write_output(output or _default_output(sources[0]), data)
     if header:

@@ -88,9 +88,14 @@ def split_units(text: str, filename: str) -> list[tuple[str, str]]:
     return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
 
 
-def assemble_sources(sources: list[tuple[str, str]]) -> bytes:
-    """``(filename, text)`` pairs -> SHBIN bytes; each file (or marked unit) is one DVLE."""
+def assemble_program(sources: list[tuple[str, str]]) -> Program:
+    """``(filename, text)`` pairs -> the assembled program; each file (or marked unit) is one DVLE."""
     units: list[tuple[str, str]] = []
     for filename, text in sources:
         units.extend(split_units(text, filename))
-    return program_to_shbin(assemble(units))
+    return assemble(units)
+
+
+def assemble_sources(sources: list[tuple[str, str]]) -> bytes:
+    """``(filename, text)`` pairs -> SHBIN bytes; each file (or marked unit) is one DVLE."""
+    return program_to_shbin(assemble_program(sources))
