@@ -1,0 +1,201 @@
+"""The one placement-keeping layer: where each addressed item lay, what it shared, and raw spans.
+
+A reader records every addressed item it reads (a string, a type, a member array, a default value, a
+table, a dictionary, a pool) under a hashable key, with its offset and stored bytes. Items recorded at
+the same offset share storage. Every byte range no item covers is kept as a raw span.
+
+A writer builds the output through :class:`PlacedWriter`: an item whose bytes still fit where it lay
+goes back there; a new or resized item goes where the format's own rule puts it (the caller's
+``allocate``); raw spans are written back unless an item now covers them. Derived fields (offsets,
+sizes, counts, checksums) are the caller's: they read the offsets ``place`` returns.
+
+Sharing is recorded, never inferred from object identity: two keys that shared one offset are written
+once while their bytes agree, and apart as soon as an edit makes them differ.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+
+Key = Hashable
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One addressed item as stored: its offset and its bytes."""
+
+    offset: int
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.data)
+
+
+@dataclass(frozen=True)
+class RawSpan:
+    """Bytes no model field covers (padding, reserved words, structures not understood yet)."""
+
+    offset: int
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + len(self.data)
+
+
+@dataclass
+class Layout:
+    """Where the items of one parsed region lay; ``size`` is the region's stored size."""
+
+    size: int = 0
+    items: dict[Key, Placement] = field(default_factory=dict)
+    #: key -> the first key recorded at the same offset (only for keys that shared storage)
+    shared: dict[Key, Key] = field(default_factory=dict)
+    raw: list[RawSpan] = field(default_factory=list)
+    _by_offset: dict[int, Key] = field(default_factory=dict, repr=False)
+
+    def record(self, key: Key, offset: int, data: bytes) -> None:
+        """Note that ``key`` lay at ``offset`` with ``data``; an earlier item at the same offset is shared."""
+        first = self._by_offset.get(offset)
+        if first is not None and first != key:
+            self.shared[key] = self.shared.get(first, first)
+        else:
+            self._by_offset.setdefault(offset, key)
+        self.items[key] = Placement(offset, bytes(data))
+
+    def offset_of(self, key: Key) -> int | None:
+        placement = self.items.get(key)
+        return None if placement is None else placement.offset
+
+    def shares_with(self, key: Key) -> Key | None:
+        """The key whose storage ``key`` shared in the parsed file, or None."""
+        return self.shared.get(key)
+
+    def close(self, data: bytes | memoryview, start: int = 0, covered: Iterable[tuple[int, int]] = ()) -> None:
+        """Set ``size`` to ``len(data) - start`` and keep every range of it no item covers as raw bytes.
+
+        ``covered`` adds (offset, end) ranges covered by fixed structures that are not recorded items
+        (headers the writer always rewrites). Offsets are relative to ``start``.
+        """
+        end = len(data) - start
+        self.size = end
+        spans = sorted([(p.offset, p.end) for p in self.items.values()] + [(s, e) for s, e in covered if e > s])
+        raw: list[RawSpan] = []
+        pos = 0
+        for lo, hi in spans:
+            if lo > pos:
+                raw.append(RawSpan(pos, bytes(data[start + pos : start + min(lo, end)])))
+            pos = max(pos, hi)
+        if pos < end:
+            raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
+        self.raw = raw
+
+    def spans(self) -> list[dict[str, object]]:
+        """Every item and raw span as stored, ordered by offset (for ``info --json``)."""
+        rows: list[dict[str, object]] = [
+            {"item": _key_text(key), "offset": p.offset, "size": len(p.data)} for key, p in self.items.items()
+        ]
+        rows += [{"item": "raw", "offset": s.offset, "size": len(s.data)} for s in self.raw]
+        return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
+
+
+def _key_text(key: Key) -> str:
+    if isinstance(key, tuple):
+        return ".".join(str(part) for part in key)
+    return str(key)
+
+
+Allocate = Callable[[int, int], int]
+"""A format's layout rule: given the current end of output and an item's size, the offset to put it at."""
+
+
+def append_aligned(alignment: int) -> Allocate:
+    """The common rule: new items go at the end, aligned."""
+
+    def allocate(end: int, size: int) -> int:
+        return -(-end // alignment) * alignment
+
+    return allocate
+
+
+class PlacedWriter:
+    """Output built by putting items back where they lay, and new items by the format's rule."""
+
+    def __init__(self, layout: Layout | None, allocate: Allocate, fill: int = 0) -> None:
+        self.layout = layout
+        self.allocate = allocate
+        self.fill = fill
+        self.out = bytearray()
+        self._owner: dict[int, tuple[Key, bytes]] = {}
+        self._placed: dict[Key, int] = {}
+        if layout is not None:
+            self.out.extend(bytes([fill]) * layout.size)
+            # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
+            for item in layout.items.values():
+                self.out[item.offset : item.end] = item.data
+            for span in layout.raw:
+                self.out[span.offset : span.end] = span.data
+        #: occupied (start, end) ranges, sorted and disjoint
+        self._busy: list[tuple[int, int]] = []
+
+    @property
+    def end(self) -> int:
+        return len(self.out)
+
+    def put(self, offset: int, data: bytes) -> None:
+        """Write ``data`` at a fixed ``offset`` (headers), growing the output as needed."""
+        if offset + len(data) > len(self.out):
+            self.out.extend(bytes([self.fill]) * (offset + len(data) - len(self.out)))
+        self.out[offset : offset + len(data)] = data
+        if data:
+            insort(self._busy, (offset, offset + len(data)))
+
+    def place(self, key: Key, data: bytes) -> int:
+        """Put an item and return its offset: where it lay if it still fits, else by the format's rule.
+
+        An item that shared storage in the parsed file is written once while its bytes agree with the
+        item it shared with; an item already placed under the same key returns its offset.
+        """
+        if key in self._placed:
+            return self._placed[key]
+        layout = self.layout
+        if layout is not None:
+            first = layout.shared.get(key)
+            if first is not None and first in self._placed:
+                at = self._placed[first]
+                if bytes(self.out[at : at + len(data)]) == data and self._owner.get(at, (None, b""))[1] == data:
+                    self._placed[key] = at
+                    return at
+            stored = layout.items.get(key)
+            if stored is not None and len(stored.data) == len(data) and self._free(stored.offset, stored.end, key):
+                self._write(key, stored.offset, data)
+                return stored.offset
+        at = self.allocate(len(self.out), len(data))
+        while not self._free(at, at + len(data), key):
+            at = self.allocate(max(len(self.out), at + 1), len(data))
+        self._write(key, at, data)
+        return at
+
+    def _free(self, lo: int, hi: int, key: Key) -> bool:
+        if hi == lo:
+            return True
+        i = bisect_right(self._busy, (lo, hi))
+        if i > 0 and self._busy[i - 1][1] > lo:
+            return False
+        return i >= len(self._busy) or self._busy[i][0] >= hi
+
+    def _write(self, key: Key, at: int, data: bytes) -> None:
+        self.put(at, data)
+        self._owner[at] = (key, data)
+        self._placed[key] = at
+
+    def pad_to(self, alignment: int, fill: int | None = None) -> None:
+        """Grow the output to a multiple of ``alignment``."""
+        extra = -len(self.out) % alignment
+        self.out.extend(bytes([self.fill if fill is None else fill]) * extra)
+
+    def getvalue(self) -> bytes:
+        return bytes(self.out)

@@ -1,0 +1,59 @@
+"""io.layout: placement kept, sharing recorded, raw spans written back; values worked out by hand."""
+
+from __future__ import annotations
+
+from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
+
+
+def _parsed() -> tuple[bytes, Layout]:
+    # header 0..4, "ab\0" at 4, pad 0xAB at 7, "cd\0" at 8 shared by two keys, 2 unknown bytes at 11
+    data = b"HEAD" + b"ab\0" + b"\xab" + b"cd\0" + b"\x01\x02"
+    layout = Layout()
+    layout.record(("name", 0), 4, b"ab\0")
+    layout.record(("name", 1), 8, b"cd\0")
+    layout.record(("name", 2), 8, b"cd\0")
+    layout.close(data, covered=[(0, 4)])
+    return data, layout
+
+
+def test_close_keeps_uncovered_bytes() -> None:
+    _, layout = _parsed()
+    assert layout.size == 13
+    assert [(s.offset, s.data) for s in layout.raw] == [(7, b"\xab"), (11, b"\x01\x02")]
+    assert layout.shares_with(("name", 2)) == ("name", 1)
+    assert layout.shares_with(("name", 1)) is None
+
+
+def test_unchanged_items_come_back_where_they_were() -> None:
+    data, layout = _parsed()
+    w = PlacedWriter(layout, append_aligned(4))
+    w.put(0, b"HEAD")
+    assert [w.place(("name", i), n) for i, n in enumerate([b"ab\0", b"cd\0", b"cd\0"])] == [4, 8, 8]
+    assert w.getvalue() == data
+
+
+def test_edited_shared_item_moves_and_resized_item_appends() -> None:
+    _, layout = _parsed()
+    w = PlacedWriter(layout, append_aligned(4))
+    w.put(0, b"HEAD")
+    assert w.place(("name", 0), b"abc\0") == 16  # resized: after the 13 stored bytes, 4-aligned
+    assert w.place(("name", 1), b"cd\0") == 8
+    assert w.place(("name", 2), b"xy\0") == 20  # no longer equal to what it shared with
+    out = w.getvalue()
+    assert out[4:8] == b"ab\0\xab"  # the vacated range keeps its old bytes, like a raw span would
+    assert out[16:20] == b"abc\0" and out[20:23] == b"xy\0"
+
+
+def test_fresh_write_without_layout() -> None:
+    w = PlacedWriter(None, append_aligned(8))
+    w.put(0, b"HDR")
+    assert w.place("a", b"1") == 8 and w.place("b", b"22") == 16 and w.place("a", b"1") == 8
+    assert w.getvalue() == b"HDR" + bytes(5) + b"1" + bytes(7) + b"22"
+
+
+def test_spans_for_info() -> None:
+    _, layout = _parsed()
+    rows = layout.spans()
+    assert [(r["item"], r["offset"], r["size"]) for r in rows] == [
+        ("name.0", 4, 3), ("raw", 7, 1), ("name.1", 8, 3), ("name.2", 8, 3), ("raw", 11, 2),
+    ]  # fmt: skip
