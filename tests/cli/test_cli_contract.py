@@ -80,9 +80,23 @@ def test_verify_jobs_and_json_agree_with_serial_run(tmp_path: Path) -> None:
     (tmp_path / "broken.dxbc").write_bytes(bytes(broken))
     result = run("verify", "--jobs", "2", "--json", str(tmp_path))
     assert result.returncode == 1
-    *rows, closing = result.stdout.strip().splitlines()
-    records = {Path(r["file"]).name: r for r in map(json.loads, rows)}
-    assert closing == f"{len(SAMPLES)} passed, 1 failed, 1 skipped"
+    *rows, closing = map(json.loads, result.stdout.strip().splitlines())  # pure JSON Lines
+    records = {Path(r["file"]).name: r for r in rows}
+    assert closing == {"summary": {"passed": len(SAMPLES), "failed": 1, "skipped": 1}}
     assert records["notes.txt"]["status"] == "skipped"
     assert records["broken.dxbc"]["status"] == "failed" and "checksum mismatch" in records["broken.dxbc"]["reason"]
     assert all(records[name]["status"] == "passed" for name in SAMPLES)
+
+
+def test_info_at_80_columns_cuts_nothing(corpus: Path) -> None:
+    # every value of the summary appears whole in the text (tables switch to key/value blocks)
+    import json
+
+    for path in [*sorted((corpus / "dxbc").glob("*.dxbc"))[:40], *sorted((corpus / "nx").glob("*.bnsh"))]:
+        text = CliRunner().invoke(cli, ["info", "--width", "80", str(path)]).output
+        assert "…" not in text, path.name
+        summary = json.loads(CliRunner().invoke(cli, ["info", "--json", str(path)]).output)
+        for row in summary.get("input_signature", []) + summary.get("stages", []):
+            for value in row.values():
+                if isinstance(value, str) and len(value) < 60:
+                    assert value in text, (path.name, value)

@@ -10,7 +10,8 @@ from shaderkit.cli.common import load_model
 @click.command()
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def info(file: str, as_json: bool) -> None:
+@click.option("--width", type=click.IntRange(40, 1000), default=None, help="Columns to fit (default: the terminal's).")
+def info(file: str, as_json: bool, width: int | None) -> None:
     """Show what is inside FILE: format, version, sections, entry points and reflection."""
     model = load_model(file)
     summary = model.summary()
@@ -18,10 +19,9 @@ def info(file: str, as_json: bool) -> None:
         click.echo(json.dumps(summary, indent=2))
         return
     from rich.console import Console
-    from rich.rule import Rule
 
     from shaderkit.cli.render import render
 
-    console = Console()
-    console.print(Rule(f"{file} ({model.format_name})", align="left"))
+    console = Console(width=width)
+    console.print(f"{file} ({model.format_name})", style="bold", markup=False, overflow="fold")
     render(summary, console)

@@ -50,7 +50,7 @@ def _check_named(name: str) -> tuple[str, str, str]:
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--jobs", "-j", default=1, show_default=True, help="Worker processes.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON line per file.")
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per file, then a summary object.")
 def verify(paths: tuple[str, ...], jobs: int, as_json: bool) -> None:
     """Parse, rebuild and compare every file under PATHS; exit 1 if any fails."""
     files = [str(p) for p in walk_paths(paths)]
@@ -86,9 +86,12 @@ def verify(paths: tuple[str, ...], jobs: int, as_json: bool) -> None:
             progress.stop()
         if pool is not None:
             pool.shutdown()
-    line = f"{counts[PASSED]} passed, {counts[FAILED]} failed"
-    if counts[SKIPPED]:
-        line += f", {counts[SKIPPED]} skipped"
-    click.echo(line)
+    if as_json:
+        click.echo(json.dumps({"summary": counts}))
+    else:
+        line = f"{counts[PASSED]} passed, {counts[FAILED]} failed"
+        if counts[SKIPPED]:
+            line += f", {counts[SKIPPED]} skipped"
+        click.echo(line)
     if counts[FAILED]:
         raise click.exceptions.Exit(1)
