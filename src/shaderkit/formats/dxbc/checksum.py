@@ -8,13 +8,17 @@ and ``B = 2*L | 1``:
 * ``r < 56``: one block ``u32(A) | rest | 0x80 | zeros | u32(B)`` (B in bytes 60..63);
 * ``r >= 56``: ``rest | 0x80 | zeros`` then ``u32(A) | 56 zero bytes | u32(B)``.
 
-hashlib cannot be used because it always applies the standard padding.
+hashlib cannot be used because it always applies the standard padding. Where OpenSSL's libcrypto
+can be loaded (it is what Python's own hashlib links against), its MD5 compression runs at C speed
+through ctypes; otherwise the pure-Python compression below is used. Both give the same digest.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import struct
+import sys
 
 __all__ = ["dxbc_checksum", "HASHED_FROM"]
 
@@ -68,24 +72,86 @@ def _compress(state: tuple[int, int, int, int], block: tuple[int, ...]) -> tuple
     )
 
 
-def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM) -> bytes:
-    """The 16-byte checksum of ``data[start:]`` as stored in a DXBC header."""
-    view = memoryview(data)[start:]
-    length = len(view)
-    full = length - length % 64
-    state = _INIT
-    for words in _BLOCK.iter_unpack(view[:full]):
-        state = _compress(state, words)
+def _final_blocks(view: memoryview, length: int, full: int) -> list[bytes]:
+    """DXBC's own last one or two 64-byte blocks."""
     rest = bytes(view[full:])
     bits = _WORD.pack((length * 8) & _MASK)
     tail = _WORD.pack((length * 2 | 1) & _MASK)
     if len(rest) < 56:
         last = bits + rest + b"\x80"
-        last += bytes(60 - len(last)) + tail
-        state = _compress(state, _BLOCK.unpack(last))
-    else:
-        first = rest + b"\x80"
-        first += bytes(64 - len(first))
-        state = _compress(state, _BLOCK.unpack(first))
-        state = _compress(state, _BLOCK.unpack(bits + bytes(56) + tail))
+        return [last + bytes(60 - len(last)) + tail]
+    first = rest + b"\x80"
+    return [first + bytes(64 - len(first)), bits + bytes(56) + tail]
+
+
+_LIBCRYPTO_NAMES = {
+    "win32": ("libcrypto-3-x64.dll", "libcrypto-3.dll", "libcrypto-1_1-x64.dll"),
+    "darwin": ("libcrypto.3.dylib", "libcrypto.dylib"),
+}.get(sys.platform, ("libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so"))
+
+
+class _Md5Ctx(ctypes.Structure):
+    # OpenSSL's MD5_CTX: the state words A..D first, then counters and the block buffer
+    _fields_ = [("state", ctypes.c_uint32 * 4), ("rest", ctypes.c_uint32 * 19)]
+
+
+def _load_libcrypto() -> ctypes.CDLL | None:
+    try:
+        import _hashlib  # noqa: F401  (loads the libcrypto hashlib uses, so the name below resolves)
+    except ImportError:
+        pass
+    for name in _LIBCRYPTO_NAMES:
+        try:
+            lib = ctypes.CDLL(name)
+            init, update, transform = lib.MD5_Init, lib.MD5_Update, lib.MD5_Transform
+        except (OSError, AttributeError):
+            continue
+        init.argtypes = [ctypes.POINTER(_Md5Ctx)]
+        update.argtypes = [ctypes.POINTER(_Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
+        transform.argtypes = [ctypes.POINTER(_Md5Ctx), ctypes.c_char_p]
+        return lib
+    return None
+
+
+_libcrypto: ctypes.CDLL | None | bool = False  # False: not looked for yet
+
+
+def _native_checksum(lib: ctypes.CDLL, view: memoryview, length: int, full: int) -> bytes | None:
+    ctx = _Md5Ctx()
+    if lib.MD5_Init(ctypes.byref(ctx)) != 1:
+        return None
+    if full and lib.MD5_Update(ctypes.byref(ctx), bytes(view[:full]), full) != 1:
+        return None
+    for block in _final_blocks(view, length, full):
+        lib.MD5_Transform(ctypes.byref(ctx), block)
+    return _DIGEST.pack(*ctx.state)
+
+
+def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM, native: bool = True) -> bytes:
+    """The 16-byte checksum of ``data[start:]`` as stored in a DXBC header.
+
+    ``native=False`` forces the pure-Python compression (the tests compare the two).
+    """
+    global _libcrypto
+    view = memoryview(data)[start:]
+    length = len(view)
+    full = length - length % 64
+    if native:
+        if _libcrypto is False:
+            _libcrypto = _load_libcrypto()
+        if isinstance(_libcrypto, ctypes.CDLL):
+            digest = _native_checksum(_libcrypto, view, length, full)
+            if digest is not None:
+                return digest
+    return _python_checksum(view, length, full)
+
+
+def _python_checksum(view: memoryview, length: int, full: int) -> bytes:
+    length = len(view)
+    full = length - length % 64
+    state = _INIT
+    for words in _BLOCK.iter_unpack(view[:full]):
+        state = _compress(state, words)
+    for block in _final_blocks(view, length, full):
+        state = _compress(state, _BLOCK.unpack(block))
     return _DIGEST.pack(*state)
