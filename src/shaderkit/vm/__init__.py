@@ -1,0 +1,1 @@
+"""CPU executors: NumPy virtual machines, SIMD across invocations (pica, sm4)."""

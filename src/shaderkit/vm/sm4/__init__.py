@@ -1,0 +1,333 @@
+"""Run Direct3D SM4/SM5 shaders on the CPU with NumPy, SIMD across invocations.
+
+>>> shader = Shader(shaderkit.open(data))          # a parsed DXBC container
+>>> shader.set_constant("FogColor", [0.25, 0.5, 1.0])
+>>> out = shader.run_vertex({"POSITION": positions})   # or run_pixel / dispatch
+>>> out["SV_Position"]                                 # (n, 4) float32
+
+Inputs and outputs are named by semantic (``TEXCOORD1``; index 0 may be left out) or by register
+(``v2``, ``o0``); constant-buffer variables by their RDEF names. Pixel shaders run in 2x2 quads:
+by default each fragment fills a whole quad (derivatives 0, as for one-pixel points); pass
+``quads=True`` to give fragments in quad order (top-left, top-right, bottom-left, bottom-right).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from shaderkit.isa.sm4.decode import decode
+from shaderkit.isa.sm4.opcodes import OperandType
+from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, declarations
+from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
+
+__all__ = ["Shader", "Outputs", "VmError", "Buffer", "Sampler", "Texture"]
+
+OT = OperandType
+STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
+#: signature component types: 1 uint32, 2 sint32, 3 float32
+_DTYPES = {1: np.uint32, 2: np.int32, 3: np.float32}
+# system values the VM fills when the caller gives none (D3D_NAME values)
+_VERTEX_ID, _INSTANCE_ID, _IS_FRONT_FACE, _SAMPLE_INDEX, _PRIMITIVE_ID = 6, 8, 9, 10, 7
+
+
+def _key(name: str, index: int) -> str:
+    return f"{name.upper()}{index}"
+
+
+def _normalize(key: str) -> str:
+    upper = key.upper()
+    return upper if upper[-1:].isdigit() else upper + "0"
+
+
+class Outputs(Mapping[str, np.ndarray]):
+    """A run's results by semantic (``SV_POSITION0``/``SV_Position``) and register (``o0``)."""
+
+    def __init__(self, values: dict[str, np.ndarray], discarded: np.ndarray) -> None:
+        self._values = values
+        #: pixel shaders: lanes that executed ``discard``
+        self.discarded = discarded
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key in self._values:
+            return self._values[key]
+        normalized = _normalize(key)
+        if normalized in self._values:
+            return self._values[normalized]
+        raise KeyError(f"no output {key!r}; outputs: {', '.join(sorted(self._values))}")
+
+    def __iter__(self) -> Any:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class Shader:
+    """A compiled vertex, pixel or compute shader ready to run; resources persist between runs."""
+
+    def __init__(self, container: Any, max_steps: int = 10_000_000) -> None:
+        code = getattr(container, "shader", None)
+        if code is None:
+            raise VmError("the container has no SHDR/SHEX program")
+        self.container = container
+        self.program = decode(code.tokens)
+        self.stage = STAGES.get(self.program.program_type, "library")
+        if self.stage not in ("vertex", "pixel", "compute"):
+            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel and compute are)")
+        instructions = self.program.instructions
+        self.decl = declarations(instructions)
+        self.main, self.functions = build_tree(instructions)
+        self.max_steps = max_steps
+        self.constant_buffers: dict[int, np.ndarray] = {
+            slot: np.zeros((size, 4), np.uint32) for slot, size in self.decl.constant_buffers.items()
+        }
+        self.textures: dict[int, Texture] = {}
+        self.uav_textures: dict[int, Texture] = {}
+        self.buffers: dict[tuple[int, int], Buffer] = {}
+        self.samplers: dict[int, Sampler] = {}
+        self._apply_defaults()
+
+    # -- resources by name ----------------------------------------------------------------------
+
+    def _rdef_binding(self, name: str) -> Any:
+        rdef = getattr(self.container, "rdef", None)
+        for binding in getattr(rdef, "resource_bindings", []) if rdef is not None else []:
+            if binding.name == name:
+                return binding
+        return None
+
+    def _apply_defaults(self) -> None:
+        rdef = getattr(self.container, "rdef", None)
+        if rdef is None:
+            return
+        for cbuffer in rdef.constant_buffers:
+            binding = self._rdef_binding(cbuffer.name)
+            if binding is None or binding.bind_point not in self.constant_buffers:
+                continue
+            for variable in cbuffer.variables:
+                if variable.default_value:
+                    self._write_cb(binding.bind_point, variable.start_offset, variable.default_value)
+
+    def _write_cb(self, slot: int, offset: int, data: bytes) -> None:
+        table = self.constant_buffers[slot]
+        raw = bytearray(table.tobytes())
+        end = min(len(raw), offset + len(data))
+        raw[offset:end] = data[: end - offset]
+        self.constant_buffers[slot] = np.frombuffer(bytes(raw), np.uint32).reshape(table.shape).copy()
+
+    def set_constant(self, name: str, value: Any) -> None:
+        """Set a constant-buffer variable by its RDEF name (``Var`` or ``Buffer.Var``)."""
+        rdef = getattr(self.container, "rdef", None)
+        wanted_buffer, _, wanted = name.rpartition(".")
+        for cbuffer in rdef.constant_buffers if rdef is not None else []:
+            if wanted_buffer and cbuffer.name != wanted_buffer:
+                continue
+            for variable in cbuffer.variables:
+                if variable.name != wanted:
+                    continue
+                binding = self._rdef_binding(cbuffer.name)
+                if binding is None or binding.bind_point not in self.constant_buffers:
+                    raise VmError(f"constant buffer {cbuffer.name} is not bound in this shader")
+                kind = variable.type.variable_type
+                dtype = {1: np.uint32, 2: np.int32, 19: np.uint32, 3: np.float32, 5: np.float64}.get(kind, np.float32)
+                data = _packed(np.asarray(value, dtype=dtype), variable.type)
+                if len(data) > variable.size:
+                    raise VmError(f"{name}: {len(data)} bytes do not fit its {variable.size}")
+                self._write_cb(binding.bind_point, variable.start_offset, data)
+                return
+        raise VmError(f"no constant-buffer variable named {name!r}")
+
+    def set_constant_buffer(self, slot: int | str, data: Any) -> None:
+        """Fill a whole constant buffer (by register or RDEF name) from bytes or a float/uint array."""
+        if isinstance(slot, str):
+            binding = self._rdef_binding(slot)
+            if binding is None:
+                raise VmError(f"no constant buffer named {slot!r}")
+            slot = binding.bind_point
+        if slot not in self.constant_buffers:
+            raise VmError(f"cb{slot} is not declared by this shader")
+        raw = data if isinstance(data, (bytes, bytearray)) else np.ascontiguousarray(data, dtype=np.float32 if np.asarray(data).dtype.kind == "f" else np.uint32).tobytes()
+        self._write_cb(slot, 0, bytes(raw))
+
+    def _slot(self, slot: int | str) -> int:
+        if isinstance(slot, int):
+            return slot
+        binding = self._rdef_binding(slot)
+        if binding is None:
+            raise VmError(f"no resource named {slot!r}")
+        return int(binding.bind_point)
+
+    def bind_texture(self, slot: int | str, texture: Texture | np.ndarray, uav: bool = False) -> None:
+        if not isinstance(texture, Texture):
+            dim = self.decl.resources.get(self._slot(slot), ("texture2d", "float"))[0]
+            texture = Texture.from_array(texture, dim if dim != "unknown" else "texture2d")
+        (self.uav_textures if uav else self.textures)[self._slot(slot)] = texture
+
+    def bind_sampler(self, slot: int | str, sampler: Sampler) -> None:
+        self.samplers[self._slot(slot)] = sampler
+
+    def bind_buffer(self, slot: int | str, buffer: Buffer, uav: bool = False) -> None:
+        kind = OT.UNORDERED_ACCESS_VIEW if uav else OT.RESOURCE
+        self.buffers[(int(kind), self._slot(slot))] = buffer
+
+    def uav(self, slot: int | str) -> Buffer | Texture:
+        """A UAV after a run (its contents were changed in place)."""
+        number = self._slot(slot)
+        found = self.buffers.get((int(OT.UNORDERED_ACCESS_VIEW), number)) or self.uav_textures.get(number)
+        if found is None:
+            raise VmError(f"nothing bound to u{number}")
+        return found
+
+    # -- running ------------------------------------------------------------------------------
+
+    def _machine(self, lanes: int) -> Machine:
+        m = Machine(self, lanes, self.max_steps)
+        m.cb = self.constant_buffers
+        m.textures, m.uav_textures, m.buffers, m.samplers = self.textures, self.uav_textures, self.buffers, self.samplers
+        return m
+
+    def _fill_inputs(self, m: Machine, inputs: Mapping[str, Any], count: int) -> None:
+        signature = getattr(self.container, "input_signature", None)
+        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        given = set()
+        for key, value in inputs.items():
+            array = np.asarray(value)
+            if array.ndim == 1:
+                array = array[:, None]
+            if array.shape[0] != count:
+                raise VmError(f"input {key}: {array.shape[0]} rows, expected {count}")
+            if key[:1] in "vV" and key[1:].isdigit():
+                register, start, ctype = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
+            else:
+                element = elements.get(_normalize(key))
+                if element is None:
+                    raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
+                register, ctype = element.register, element.component_type
+                start = (element.mask & -element.mask).bit_length() - 1
+                given.add(register)
+            if register >= len(m.v):
+                raise VmError(f"input {key} is register v{register}, the shader declares {len(m.v)}")
+            width = array.shape[1]
+            if start + width > 4:
+                raise VmError(f"input {key}: {width} components from component {start} do not fit")
+            bits = np.ascontiguousarray(array.astype(_DTYPES.get(ctype, np.float32))).view(np.uint32)
+            m.v[register, :, start : start + width] = bits
+            given.add(register)
+        for register, system in self.decl.system_inputs.items():
+            if register in given or register >= len(m.v):
+                continue
+            if system == _VERTEX_ID:
+                m.v[register, :, :] = np.arange(count, dtype=np.uint32)[:, None]
+            elif system == _IS_FRONT_FACE:
+                m.v[register, :, :] = np.uint32(0xFFFFFFFF)
+
+    def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
+        values: dict[str, np.ndarray] = {}
+        for register in range(self.decl.outputs):
+            values[f"o{register}"] = m.o[register][lanes]
+        signature = getattr(self.container, "output_signature", None)
+        for element in signature.elements if signature else []:
+            if element.register >= self.decl.outputs:
+                continue
+            comps = [c for c in range(4) if element.mask >> c & 1]
+            raw = m.o[element.register][lanes][:, comps]
+            typed = np.ascontiguousarray(raw).view(_DTYPES.get(element.component_type, np.float32))
+            values[_key(element.semantic_name, element.semantic_index)] = typed
+        for kind, label in ((OT.OUTPUT_DEPTH, "oDepth"), (OT.OUTPUT_DEPTH_GREATER_EQUAL, "oDepthGE"),
+                            (OT.OUTPUT_DEPTH_LESS_EQUAL, "oDepthLE"), (OT.OUTPUT_COVERAGE_MASK, "oMask"),
+                            (OT.OUTPUT_STENCIL_REF, "oStencilRef")):
+            if kind in m.special:
+                values[label] = m.special[kind][lanes][:, 0]
+        return Outputs(values, m.discarded[lanes])
+
+    def run_vertex(self, inputs: Mapping[str, Any], count: int | None = None) -> Outputs:
+        """Run a vertex shader over ``count`` vertices (by default the inputs' row count)."""
+        if self.stage != "vertex":
+            raise VmError(f"this is a {self.stage} shader")
+        count = _count(inputs, count)
+        m = self._machine(count)
+        self._fill_inputs(m, inputs, count)
+        m.run(self.main, self.functions)
+        return self._outputs(m, slice(None))
+
+    def run_pixel(self, inputs: Mapping[str, Any], count: int | None = None, quads: bool = False) -> Outputs:
+        """Run a pixel shader over fragments; ``quads=True``: rows are 2x2 quads in order."""
+        if self.stage != "pixel":
+            raise VmError(f"this is a {self.stage} shader")
+        count = _count(inputs, count)
+        if quads:
+            if count % 4:
+                raise VmError(f"quads=True needs a multiple of 4 fragments, got {count}")
+            lanes, take, expanded = count, slice(None), dict(inputs)
+        else:
+            lanes, take = count * 4, slice(None, None, 4)
+            expanded = {k: np.repeat(np.asarray(v), 4, axis=0) for k, v in inputs.items()}
+        m = self._machine(lanes)
+        self._fill_inputs(m, expanded, lanes)
+        m.run(self.main, self.functions)
+        return self._outputs(m, take)
+
+    def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:
+        """Run a compute shader over ``groups`` thread groups; results are in the bound UAVs."""
+        if self.stage != "compute":
+            raise VmError(f"this is a {self.stage} shader")
+        gx, gy, gz = (list(groups) + [1, 1, 1])[:3]
+        tx, ty, tz = self.decl.thread_group
+        per_group = tx * ty * tz
+        total = gx * gy * gz * per_group
+        if total <= 0 or total > 1 << 24:
+            raise VmError(f"{total} threads: between 1 and 16,777,216 per dispatch")
+        m = self._machine(total)
+        lane = np.arange(total)
+        group, local = lane // per_group, lane % per_group
+        lx, ly, lz = local % tx, (local // tx) % ty, local // (tx * ty)
+        gxi, gyi, gzi = group % gx, (group // gx) % gy, group // (gx * gy)
+        m.groups, m.group_count = group, gx * gy * gz
+
+        def vec(*columns: np.ndarray) -> np.ndarray:
+            out = np.zeros((total, 4), np.uint32)
+            for i, column in enumerate(columns):
+                out[:, i] = column
+            return out
+
+        m.special[OT.INPUT_THREAD_ID] = vec(gxi * tx + lx, gyi * ty + ly, gzi * tz + lz)
+        m.special[OT.INPUT_THREAD_GROUP_ID] = vec(gxi, gyi, gzi)
+        m.special[OT.INPUT_THREAD_ID_IN_GROUP] = vec(lx, ly, lz)
+        m.special[OT.INPUT_THREAD_ID_IN_GROUP_FLATTENED] = vec(local, local, local, local)
+        m.run(self.main, self.functions)
+
+
+def _count(inputs: Mapping[str, Any], count: int | None) -> int:
+    if count is not None:
+        return count
+    for value in inputs.values():
+        return len(np.asarray(value))
+    raise VmError("give inputs or a count")
+
+
+def _packed(values: np.ndarray, shader_type: Any) -> bytes:
+    """A variable's bytes in cbuffer packing: matrices and arrays take one 16-byte row per element."""
+    rows = max(int(shader_type.rows), 1)
+    columns = max(int(shader_type.columns), 1)
+    elements = max(int(shader_type.elements), 1)
+    flat = values.reshape(-1)
+    if rows == 1 and elements == 1:
+        return flat.tobytes()
+    # column-major matrices (fxc's default, variable_class 3) are stored transposed
+    per = rows * columns
+    out = bytearray()
+    for e in range(elements):
+        chunk = flat[e * per : (e + 1) * per]
+        if chunk.size == 0:
+            break
+        matrix = chunk.reshape(rows, columns) if chunk.size == per else chunk.reshape(1, -1)
+        if int(shader_type.variable_class) == 3:
+            matrix = matrix.T
+        for row in matrix:
+            padded = np.zeros(4, dtype=row.dtype)
+            padded[: len(row)] = row
+            out += padded.tobytes()
+    return bytes(out)

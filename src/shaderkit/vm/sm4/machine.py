@@ -1,0 +1,641 @@
+"""The SM4/SM5 interpreter: SIMD across invocations, structured control flow with per-lane masks.
+
+The decoded program (``isa.sm4``) is turned once into a tree of blocks (if/else, loop, switch with
+its case labels, subroutine bodies). Execution walks the tree with a mask of live lanes; ``break``,
+``continue``, ``ret`` and ``discard`` switch lanes off until the construct they leave ends, so
+lanes diverge and re-converge as on a GPU. Registers hold uint32 bit patterns of shape
+``(lanes, 4)``; each opcode's meaning comes from :mod:`alu` or the resource operations here, keyed
+by the opcode table's names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from shaderkit.isa.sm4.model import Instruction, Operand
+from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
+from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
+from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
+
+OT = OperandType
+
+
+class VmError(ValueError):
+    """The shader cannot run as asked: unsupported feature, bad inputs, runaway loop."""
+
+
+# -- the block tree ------------------------------------------------------------------------------
+
+
+@dataclass
+class If:
+    ins: Instruction
+    then: list[Any]
+    otherwise: list[Any]
+
+
+@dataclass
+class Loop:
+    body: list[Any]
+
+
+@dataclass
+class Switch:
+    ins: Instruction
+    body: list[Any]
+    values: list[int]
+
+
+@dataclass
+class Case:
+    value: int | None  # None: default
+
+
+def _name(ins: Instruction) -> str:
+    info = OPCODES.get(ins.opcode)
+    return info.name if info is not None else f"opcode_{ins.opcode}"
+
+
+def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, list[Any]]]:
+    """Main body and subroutine bodies (label index -> body) as nested blocks."""
+    pos = 0
+
+    def block(stop: tuple[str, ...]) -> tuple[list[Any], str]:
+        nonlocal pos
+        nodes: list[Any] = []
+        while pos < len(instructions):
+            ins = instructions[pos]
+            name = _name(ins)
+            if name in stop:
+                pos += 1
+                return nodes, name
+            pos += 1
+            if name == "if":
+                then, end = block(("else", "endif"))
+                otherwise: list[Any] = []
+                if end == "else":
+                    otherwise, _ = block(("endif",))
+                nodes.append(If(ins, then, otherwise))
+            elif name == "loop":
+                body, _ = block(("endloop",))
+                nodes.append(Loop(body))
+            elif name == "switch":
+                body, _ = block(("endswitch",))
+                values = [n.value for n in body if isinstance(n, Case) and n.value is not None]
+                nodes.append(Switch(ins, body, values))
+            elif name == "case":
+                nodes.append(Case(int(ins.operands[0].values[0]) if ins.operands[0].values else 0))
+            elif name == "default":
+                nodes.append(Case(None))
+            elif name == "label":
+                pos -= 1
+                return nodes, "label"
+            elif name in ("endif", "endloop", "endswitch", "else"):
+                raise VmError(f"unbalanced {name} at word {ins.offset}")
+            else:
+                nodes.append(ins)
+        return nodes, ""
+
+    main, end = block(())
+    functions: dict[int, list[Any]] = {}
+    while end == "label" and pos < len(instructions):
+        label = instructions[pos]
+        pos += 1
+        body, end = block(())
+        functions[label.operands[0].indices[0].value] = body
+    return main, functions
+
+
+# -- declarations ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Declarations:
+    temps: int = 0
+    indexable: dict[int, tuple[int, int]] = field(default_factory=dict)  # reg -> (size, components)
+    inputs: int = 0
+    outputs: int = 0
+    constant_buffers: dict[int, int] = field(default_factory=dict)  # slot -> vec4 count
+    cb_ranges: dict[int, int] = field(default_factory=dict)  # SM5.1 range id -> first register
+    icb: np.ndarray | None = None
+    resources: dict[int, tuple[str, str]] = field(default_factory=dict)  # t# -> (dimension, return type)
+    structured: dict[tuple[int, int], int] = field(default_factory=dict)  # (operand type, reg) -> stride
+    raw: set[tuple[int, int]] = field(default_factory=set)
+    uavs: dict[int, str] = field(default_factory=dict)  # u# -> kind
+    tgsm: dict[int, tuple[int, int]] = field(default_factory=dict)  # g# -> (stride or 0 for raw, words)
+    samplers: set[int] = field(default_factory=set)
+    thread_group: tuple[int, int, int] = (1, 1, 1)
+    system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
+
+
+def declarations(instructions: list[Instruction]) -> Declarations:
+    d = Declarations()
+    for ins in instructions:
+        name = _name(ins)
+        if not (name.startswith("dcl_") or name == "customdata"):
+            continue
+        op = ins.operands[0] if ins.operands else None
+        reg = op.indices[0].value if op is not None and op.indices else 0
+        if name == "dcl_temps":
+            d.temps = ins.raw[0]
+        elif name == "dcl_indexableTemp":
+            d.indexable[ins.raw[0]] = (ins.raw[1], ins.raw[2])
+        elif name.startswith("dcl_input") and op is not None and op.type == OT.INPUT:
+            d.inputs = max(d.inputs, reg + 1)
+            if name in ("dcl_input_sgv", "dcl_input_siv", "dcl_input_ps_sgv", "dcl_input_ps_siv") and ins.raw:
+                d.system_inputs[reg] = ins.raw[0]
+        elif name.startswith("dcl_output") and op is not None and op.type == OT.OUTPUT:
+            d.outputs = max(d.outputs, reg + 1)
+        elif name == "dcl_constantbuffer" and op is not None:
+            if len(op.indices) >= 3:  # SM5.1: id, lower, upper; the size follows
+                d.cb_ranges[reg] = op.indices[1].value
+                d.constant_buffers[op.indices[1].value] = ins.raw[0] if ins.raw else 4096
+            else:
+                d.constant_buffers[reg] = op.indices[1].value if len(op.indices) > 1 else 4096
+        elif name == "customdata" and ins.controls == 3:  # class 3: immediate constant buffer
+            words = np.array(ins.raw, dtype=np.uint32)
+            d.icb = words[: len(words) // 4 * 4].reshape(-1, 4)
+        elif name == "dcl_resource" and op is not None:
+            dim = RESOURCE_DIMENSIONS[(ins.controls & 0x1F)] if (ins.controls & 0x1F) < len(RESOURCE_DIMENSIONS) else "unknown"
+            ret = RETURN_TYPES[ins.raw[0] & 0xF] if ins.raw else "float"
+            d.resources[_slot(op)] = (dim, ret)
+        elif name == "dcl_resource_structured" and op is not None:
+            d.structured[(OT.RESOURCE, _slot(op))] = ins.raw[0]
+        elif name == "dcl_resource_raw" and op is not None:
+            d.raw.add((OT.RESOURCE, _slot(op)))
+        elif name == "dcl_uav_structured" and op is not None:
+            d.structured[(OT.UNORDERED_ACCESS_VIEW, _slot(op))] = ins.raw[0]
+            d.uavs[_slot(op)] = "structured"
+        elif name == "dcl_uav_raw" and op is not None:
+            d.raw.add((OT.UNORDERED_ACCESS_VIEW, _slot(op)))
+            d.uavs[_slot(op)] = "raw"
+        elif name == "dcl_uav_typed" and op is not None:
+            d.uavs[_slot(op)] = "typed"
+        elif name == "dcl_tgsm_structured" and op is not None:
+            d.tgsm[reg] = (ins.raw[0], ins.raw[0] * ins.raw[1] // 4)
+            d.structured[(OT.THREAD_GROUP_SHARED_MEMORY, reg)] = ins.raw[0]
+        elif name == "dcl_tgsm_raw" and op is not None:
+            d.tgsm[reg] = (0, ins.raw[0] // 4)
+            d.raw.add((OT.THREAD_GROUP_SHARED_MEMORY, reg))
+        elif name == "dcl_sampler" and op is not None:
+            d.samplers.add(_slot(op))
+        elif name == "dcl_thread_group":
+            d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
+    return d
+
+
+def _slot(op: Operand) -> int:
+    # SM5.1 declarations: id, lower bound, upper bound; the register is the lower bound
+    return op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
+
+
+# -- the machine -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Frame:
+    kind: str  # "loop", "switch", "call"
+    brk: np.ndarray
+    cont: np.ndarray
+
+
+_SWIZ_IDENTITY = (0, 1, 2, 3)
+
+
+class Machine:
+    """One run: the register files and resources for ``lanes`` invocations."""
+
+    def __init__(self, shader: Any, lanes: int, max_steps: int = 10_000_000) -> None:
+        self.shader = shader
+        self.decl: Declarations = shader.decl
+        self.n = lanes
+        d = self.decl
+        self.r = np.zeros((max(d.temps, 1), lanes, 4), np.uint32)
+        self.x = {reg: np.zeros((size, lanes, 4), np.uint32) for reg, (size, _) in d.indexable.items()}
+        self.v = np.zeros((max(d.inputs, 1), lanes, 4), np.uint32)
+        self.o = np.zeros((max(d.outputs, 1), lanes, 4), np.uint32)
+        self.special: dict[int, np.ndarray] = {}  # operand type -> (lanes, 4) system values / depth etc.
+        self.cb: dict[int, np.ndarray] = {slot: np.zeros((size, 4), np.uint32) for slot, size in d.constant_buffers.items()}
+        self.textures: dict[int, Texture] = {}
+        self.buffers: dict[tuple[int, int], Buffer] = {}
+        self.uav_textures: dict[int, Texture] = {}
+        self.samplers: dict[int, Sampler] = {}
+        self.groups = np.zeros(lanes, np.int64)  # thread group of each lane (compute)
+        self.group_count = 1
+        self.tgsm: dict[int, np.ndarray] = {}
+        self.disabled = np.zeros(lanes, bool)
+        self.discarded = np.zeros(lanes, bool)
+        self.frames: list[_Frame] = []
+        self.steps = 0
+        self.max_steps = max_steps
+        self.lane_index = np.arange(lanes)
+        self.quads = lanes % 4 == 0
+
+    # -- operands -------------------------------------------------------------------------------
+
+    def index_value(self, op: Operand, which: int) -> np.ndarray | int:
+        idx = op.indices[which]
+        if idx.rel is None:
+            return int(idx.value)
+        rel = self.read(idx.rel, INT)[:, 0].view(np.int32).astype(np.int64)
+        return rel + int(idx.value) if idx.rep in (3, 4) else rel
+
+    def _gather(self, regs: np.ndarray, index: np.ndarray | int) -> np.ndarray:
+        if isinstance(index, int):
+            if 0 <= index < len(regs):
+                return regs[index]
+            return np.zeros((self.n, 4), np.uint32)
+        ok = (index >= 0) & (index < len(regs))
+        safe = np.where(ok, index, 0)
+        out = regs[safe, self.lane_index]
+        return np.where(ok[:, None], out, np.uint32(0))
+
+    def _uniform(self, table: np.ndarray, index: np.ndarray | int) -> np.ndarray:
+        if isinstance(index, int):
+            row = table[index] if 0 <= index < len(table) else np.zeros(4, np.uint32)
+            return np.broadcast_to(row, (self.n, 4))
+        ok = (index >= 0) & (index < len(table))
+        out = table[np.where(ok, index, 0)]
+        return np.where(ok[:, None], out, np.uint32(0))
+
+    def fetch(self, op: Operand) -> np.ndarray:
+        """The operand's 4 components (lanes, 4) before swizzle and modifiers."""
+        t = op.type
+        if t == OT.TEMP:
+            return self._gather(self.r, self.index_value(op, 0))
+        if t == OT.IMMEDIATE32:
+            vals = np.array(op.values, np.uint32)
+            if len(vals) == 1:
+                vals = np.repeat(vals, 4)
+            return np.broadcast_to(vals, (self.n, 4))
+        if t == OT.IMMEDIATE64:
+            vals = np.array(op.values, np.uint64)
+            words = np.zeros(4, np.uint32)
+            for k, v in enumerate(vals[:2]):
+                words[2 * k] = int(v) & 0xFFFFFFFF
+                words[2 * k + 1] = int(v) >> 32
+            if len(vals) == 1:
+                words[2:] = words[:2]
+            return np.broadcast_to(words, (self.n, 4))
+        if t == OT.INPUT:
+            return self._gather(self.v, self.index_value(op, 0))
+        if t == OT.OUTPUT:
+            return self._gather(self.o, self.index_value(op, 0))
+        if t == OT.CONSTANT_BUFFER:
+            slot = self.index_value(op, 0)
+            if not isinstance(slot, int):
+                raise VmError("dynamically indexed constant buffer slots are not supported")
+            row = self.index_value(op, 2 if len(op.indices) >= 3 else 1)
+            if len(op.indices) >= 3:
+                slot = self.decl.cb_ranges.get(slot, slot)
+            table = self.cb.get(slot)
+            if table is None:
+                return np.zeros((self.n, 4), np.uint32)
+            return self._uniform(table, row)
+        if t == OT.IMMEDIATE_CONSTANT_BUFFER:
+            if self.decl.icb is None:
+                raise VmError("icb read without an immediate constant buffer")
+            return self._uniform(self.decl.icb, self.index_value(op, 0))
+        if t == OT.INDEXABLE_TEMP:
+            reg = self.index_value(op, 0)
+            assert isinstance(reg, int)
+            return self._gather(self.x[reg], self.index_value(op, 1))
+        if t in self.special:
+            return self.special[t]
+        if t in (OT.INPUT_PRIMITIVEID, OT.INPUT_GS_INSTANCE_ID, OT.INPUT_COVERAGE_MASK, OT.INNER_COVERAGE,
+                 OT.CYCLE_COUNTER):
+            return np.zeros((self.n, 4), np.uint32)
+        raise VmError(f"reading operand type {OT(t).name if t in OT._value2member_map_ else t} is not supported")
+
+    def select(self, op: Operand, value: np.ndarray) -> np.ndarray:
+        if op.num_components == 1 and op.type in (OT.IMMEDIATE32,):
+            return value
+        mode = op.selection_mode
+        if mode == 1:
+            swz = op.swizzle
+            return value if swz == _SWIZ_IDENTITY else value[:, list(swz)]
+        if mode == 2:
+            return np.repeat(value[:, op.component_bits & 3][:, None], 4, axis=1)
+        return value
+
+    def read(self, op: Operand, kind: str) -> np.ndarray:
+        """Source value as uint32 bits (lanes, 4) after swizzle and modifiers."""
+        value = self.select(op, self.fetch(op))
+        mod = op.modifier if op.extended else 0
+        if mod:
+            if kind in (INT, UINT):
+                s = value.view(np.int32)
+                if mod & 2:
+                    s = np.abs(s)
+                if mod & 1:
+                    s = -s
+                value = s.view(np.uint32)
+            elif kind == DOUBLE:
+                words = value.copy()
+                if mod & 2:
+                    words[:, 1::2] &= np.uint32(0x7FFFFFFF)
+                if mod & 1:
+                    words[:, 1::2] ^= np.uint32(0x80000000)
+                value = words
+            else:
+                value = value.copy()
+                if mod & 2:
+                    value &= np.uint32(0x7FFFFFFF)
+                if mod & 1:
+                    value ^= np.uint32(0x80000000)
+        return np.ascontiguousarray(value, dtype=np.uint32)
+
+    def write(self, op: Operand, bits: np.ndarray, active: np.ndarray, saturate: bool = False,
+              kind: str = BITS) -> None:
+        """Store ``bits`` (lanes, 4) into the masked components of a destination operand."""
+        t = op.type
+        if t == OT.NULL:
+            return
+        if saturate and kind == FLOAT:
+            f = bits.view(np.float32)
+            with np.errstate(invalid="ignore"):
+                f = np.where(np.isnan(f), np.float32(0), np.clip(f, 0, 1)).astype(np.float32)
+            bits = f.view(np.uint32)
+        mask = op.mask if op.selection_mode == 0 else 0xF
+        if op.num_components == 1:
+            mask = 1
+        if t == OT.TEMP:
+            target, index = self.r, self.index_value(op, 0)
+        elif t == OT.OUTPUT:
+            target, index = self.o, self.index_value(op, 0)
+        elif t == OT.INDEXABLE_TEMP:
+            reg = self.index_value(op, 0)
+            assert isinstance(reg, int)
+            target, index = self.x[reg], self.index_value(op, 1)
+        else:
+            current = self.special.setdefault(t, np.zeros((self.n, 4), np.uint32))
+            for c in range(4):
+                if mask >> c & 1:
+                    current[:, c] = np.where(active, bits[:, c], current[:, c])
+            return
+        if isinstance(index, int):
+            if not 0 <= index < len(target):
+                return
+            row = target[index]
+            for c in range(4):
+                if mask >> c & 1:
+                    np.copyto(row[:, c], bits[:, c], where=active)
+            return
+        lanes = np.nonzero(active & (index >= 0) & (index < len(target)))[0]
+        for c in range(4):
+            if mask >> c & 1:
+                target[index[lanes], lanes, c] = bits[lanes, c]
+
+    # -- execution -------------------------------------------------------------------------------
+
+    def run(self, main: list[Any], functions: dict[int, list[Any]]) -> None:
+        self.functions = functions
+        self.block(main, np.ones(self.n, bool))
+
+    def _count(self, amount: int) -> None:
+        self.steps += amount
+        if self.steps > self.max_steps:
+            raise VmError(f"step limit of {self.max_steps} instructions reached (a runaway loop?)")
+
+    def _cond(self, ins: Instruction, active: np.ndarray) -> np.ndarray:
+        value = self.read(ins.operands[0], UINT)[:, 0]
+        hit = value != 0 if ins.test_nonzero else value == 0
+        return active & hit
+
+    def _innermost(self, *kinds: str) -> _Frame:
+        for frame in reversed(self.frames):
+            if frame.kind in kinds:
+                return frame
+        raise VmError(f"{'/'.join(kinds)} control flow outside any {kinds[0]}")
+
+    def block(self, nodes: list[Any], mask: np.ndarray) -> None:
+        for node in nodes:
+            active = mask & ~self.disabled
+            if not active.any():
+                return
+            if isinstance(node, Instruction):
+                self._count(1)
+                self.execute(node, active)
+            elif isinstance(node, If):
+                self._count(1)
+                taken = self._cond(node.ins, active)
+                if taken.any():
+                    self.block(node.then, taken)
+                rest = active & ~taken
+                if node.otherwise and rest.any():
+                    self.block(node.otherwise, rest)
+            elif isinstance(node, Loop):
+                frame = _Frame("loop", np.zeros(self.n, bool), np.zeros(self.n, bool))
+                self.frames.append(frame)
+                live = active
+                while live.any():
+                    self._count(1)
+                    self.block(node.body, live)
+                    self.disabled &= ~frame.cont
+                    frame.cont[:] = False
+                    live = live & ~self.disabled
+                self.frames.pop()
+                self.disabled &= ~frame.brk
+            elif isinstance(node, Switch):
+                self._switch(node, active)
+            else:  # a case label outside its switch
+                raise VmError("case label outside a switch")
+
+    def _switch(self, node: Switch, active: np.ndarray) -> None:
+        selector = self.read(node.ins.operands[0], INT)[:, 0].view(np.int32)
+        matched = np.zeros(self.n, bool)
+        for value in node.values:
+            matched |= selector == np.int32(np.uint32(value & 0xFFFFFFFF).view(np.int32))
+        frame = _Frame("switch", np.zeros(self.n, bool), np.zeros(self.n, bool))
+        self.frames.append(frame)
+        running = np.zeros(self.n, bool)
+        for item in node.body:
+            if isinstance(item, Case):
+                if item.value is None:
+                    running |= active & ~matched
+                else:
+                    running |= active & (selector == np.int32(np.uint32(item.value & 0xFFFFFFFF).view(np.int32)))
+                continue
+            self.block([item], running)
+        self.frames.pop()
+        self.disabled &= ~frame.brk
+
+    def _leave(self, lanes: np.ndarray, frame: _Frame | None, cont: bool = False) -> None:
+        if not lanes.any():
+            return
+        self.disabled |= lanes
+        if frame is not None:
+            if cont:
+                frame.cont |= lanes
+            else:
+                frame.brk |= lanes
+
+    def execute(self, ins: Instruction, active: np.ndarray) -> None:
+        name = _name(ins)
+        alu = ALU.get(name)
+        if alu is not None:
+            self._alu(ins, alu, active)
+            return
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            handler(self, ins, active)
+            return
+        if name.startswith("dcl_") or name in ("nop", "customdata", "sync", "hs_decls", "debug_break"):
+            return
+        raise VmError(f"{name} is not supported by the SM4/SM5 VM")
+
+    def _alu(self, ins: Instruction, op: Any, active: np.ndarray) -> None:
+        dests = ins.operands[: op.dests]
+        srcs = [self.read(o, op.kind) for o in ins.operands[op.dests : op.dests + op.sources]]
+        if op.kind == FLOAT:
+            args = [s.view(np.float32) for s in srcs]
+            if op.flush:
+                args = [flush(a) for a in args]
+        elif op.kind == INT:
+            args = [s.view(np.int32) for s in srcs]
+        elif op.kind == DOUBLE:
+            args = [_doubles(s) for s in srcs]
+        else:
+            args = srcs
+        result = op.fn(*args)
+        results = result if isinstance(result, tuple) else (result,)
+        kind = op.result or op.kind
+        for dest, value in zip(dests, results):
+            if op.kind == DOUBLE or kind == DOUBLE:
+                bits = _from_doubles(value, dest, kind, op.kind)
+            else:
+                if kind == FLOAT and op.flush:
+                    value = flush(np.asarray(value, np.float32))
+                bits = to_bits(np.asarray(value))
+            self.write(dest, bits, active, ins.saturate, kind)
+
+
+def _doubles(bits: np.ndarray) -> np.ndarray:
+    """(lanes, 4) uint32 -> (lanes, 2) float64: (x, y) and (z, w) as (low, high) words."""
+    return np.ascontiguousarray(bits).view(np.float64)
+
+
+def _from_doubles(value: np.ndarray, dest: Operand, kind: str, source_kind: str) -> np.ndarray:
+    n = value.shape[0]
+    if kind == DOUBLE:
+        if source_kind != DOUBLE:  # ftod/itod/utod: source components 0, 1 -> double slots
+            value = value[:, :2]
+        return np.ascontiguousarray(value.astype(np.float64)).view(np.uint32).reshape(n, 4)
+    # double -> 32-bit results (dtof, dtoi, dtou, comparisons): values fill the masked components in order
+    if kind == BITS and value.dtype == np.uint32:
+        words = value
+    elif kind == FLOAT:
+        words = np.asarray(value, np.float32).view(np.uint32)
+    else:
+        words = np.asarray(value).astype(np.int64).astype(np.uint32)
+    out = np.zeros((n, 4), np.uint32)
+    mask = dest.mask if dest.selection_mode == 0 else 0xF
+    slots = [c for c in range(4) if mask >> c & 1]
+    for k, c in enumerate(slots[:2]):
+        out[:, c] = words[:, k]
+    return out
+
+
+# -- non-ALU instructions ----------------------------------------------------------------------
+
+
+def _break(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    lanes = m._cond(ins, active) if _name(ins) == "breakc" else active
+    m._leave(lanes, m._innermost("loop", "switch"))
+
+
+def _continue(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    lanes = m._cond(ins, active) if _name(ins) == "continuec" else active
+    m._leave(lanes, m._innermost("loop"), cont=True)
+
+
+def _ret(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    lanes = m._cond(ins, active) if _name(ins) == "retc" else active
+    call = next((f for f in reversed(m.frames) if f.kind == "call"), None)
+    m._leave(lanes, call)
+
+
+def _discard(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    lanes = m._cond(ins, active)
+    m.discarded |= lanes
+    m.disabled |= lanes
+
+
+def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    lanes = active
+    label = ins.operands[0]
+    if _name(ins) == "callc":
+        lanes = m._cond(ins, active)
+        label = ins.operands[1]
+    if not lanes.any():
+        return
+    body = m.functions.get(label.indices[0].value)
+    if body is None:
+        raise VmError(f"call to missing label l{label.indices[0].value}")
+    if len(m.frames) > 64:
+        raise VmError("subroutine nesting deeper than 64")
+    frame = _Frame("call", np.zeros(m.n, bool), np.zeros(m.n, bool))
+    # loops and switches of the caller are not visible to break/continue inside the callee
+    saved, m.frames = m.frames, [*m.frames, frame]
+    m.block(body, lanes)
+    m.frames = saved
+    m.disabled &= ~frame.brk
+
+
+def _deriv(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    name = _name(ins)
+    value = m.read(ins.operands[1], FLOAT).view(np.float32)
+    if not m.quads:
+        raise VmError("derivatives need pixel lanes in 2x2 quads (a multiple of 4 lanes)")
+    q = value.reshape(-1, 4, 4)  # quads, lane in quad (TL, TR, BL, BR), component
+    out = np.empty_like(q)
+    fine = name.endswith("_fine")
+    with np.errstate(all="ignore"):
+        if "rtx" in name:
+            if fine:
+                top, bottom = q[:, 1] - q[:, 0], q[:, 3] - q[:, 2]
+                out[:, 0] = out[:, 1] = top
+                out[:, 2] = out[:, 3] = bottom
+            else:
+                out[:] = (q[:, 1] - q[:, 0])[:, None]
+        else:
+            if fine:
+                left, right = q[:, 2] - q[:, 0], q[:, 3] - q[:, 1]
+                out[:, 0] = out[:, 2] = left
+                out[:, 1] = out[:, 3] = right
+            else:
+                out[:] = (q[:, 2] - q[:, 0])[:, None]
+    m.write(ins.operands[0], flush(out.reshape(-1, 4).astype(np.float32)).view(np.uint32), active, ins.saturate, FLOAT)
+
+
+def _nothing(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    return
+
+
+def _abort(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    raise VmError("the shader executed abort")
+
+
+def _fully_mapped(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    m.write(ins.operands[0], np.full((m.n, 4), TRUE, np.uint32), active)
+
+
+def _eval(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    # attributes are constant across a pixel here, so evaluating at any position gives the input
+    m.write(ins.operands[0], m.read(ins.operands[1], FLOAT), active, ins.saturate, FLOAT)
+
+
+from shaderkit.vm.sm4 import memory as _memory  # noqa: E402  (resource handlers need Machine)
+
+_HANDLERS = {
+    "break": _break, "breakc": _break, "continue": _continue, "continuec": _continue,
+    "ret": _ret, "retc": _ret, "discard": _discard, "call": _call, "callc": _call,
+    "deriv_rtx": _deriv, "deriv_rty": _deriv, "deriv_rtx_coarse": _deriv, "deriv_rty_coarse": _deriv,
+    "deriv_rtx_fine": _deriv, "deriv_rty_fine": _deriv, "abort": _abort, "label": _nothing,
+    "check_access_fully_mapped": _fully_mapped, "eval_snapped": _eval, "eval_sample_index": _eval,
+    "eval_centroid": _eval,
+    **_memory.HANDLERS,
+}

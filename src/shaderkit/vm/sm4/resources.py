@@ -1,0 +1,169 @@
+"""Textures, buffers and samplers the SM4/SM5 VM reads and writes (D3D11 addressing and filtering).
+
+A :class:`Texture` holds its mip levels as float32 (or, for integer formats, int32/uint32) arrays of
+shape ``(layers, depth, height, width, 4)``; 1D and 2D textures use depth 1 (and height 1), cubes 6
+layers per cube (+X, -X, +Y, -Y, +Z, -Z). A :class:`Buffer` holds 32-bit words (raw and structured
+views) or typed elements ``(count, 4)``. Sampling follows D3D11: texel centres at +0.5, bilinear
+weights from ``coord * size - 0.5``, address modes per axis, LOD from the quad derivatives (pixel
+shaders) or the explicit LOD, linear or point mip filtering, comparison before filtering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+WRAP, MIRROR, CLAMP, BORDER, MIRROR_ONCE = "wrap", "mirror", "clamp", "border", "mirror_once"
+
+COMPARISONS = {
+    "never": lambda ref, t: np.zeros_like(t, dtype=bool),
+    "less": lambda ref, t: ref < t,
+    "equal": lambda ref, t: ref == t,
+    "less_equal": lambda ref, t: ref <= t,
+    "greater": lambda ref, t: ref > t,
+    "not_equal": lambda ref, t: ref != t,
+    "greater_equal": lambda ref, t: ref >= t,
+    "always": lambda ref, t: np.ones_like(t, dtype=bool),
+}
+
+
+@dataclass
+class Sampler:
+    """D3D11_SAMPLER_DESC, the parts the VM uses."""
+
+    filter: str = "linear"  # min/mag filter: "point" or "linear"
+    mip_filter: str = "linear"  # "point" or "linear"
+    address: tuple[str, str, str] = (WRAP, WRAP, WRAP)
+    border_color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    comparison: str = "never"
+    mip_lod_bias: float = 0.0
+    min_lod: float = 0.0
+    max_lod: float = 1e30
+
+
+def _expand(data: np.ndarray) -> np.ndarray:
+    """Channels padded to 4 with D3D's defaults (0, 0, 0, 1)."""
+    data = np.asarray(data)
+    channels = data.shape[-1]
+    if channels == 4:
+        return data
+    if channels > 4:
+        raise ValueError(f"a texel has at most 4 channels, got {channels}")
+    one = np.ones((), dtype=data.dtype) if data.dtype.kind == "f" else np.array(1, dtype=data.dtype)
+    pad = np.zeros((*data.shape[:-1], 4 - channels), dtype=data.dtype)
+    if channels < 4:
+        pad[..., -1] = one
+    return np.concatenate([data, pad], axis=-1)
+
+
+@dataclass
+class Texture:
+    """Mip levels of a texture: each ``(layers, depth, height, width, 4)``."""
+
+    levels: list[np.ndarray]
+    dimension: str = "texture2d"  # texture1d/2d/3d, texture1darray/2darray, texturecube(array), texture2dms
+    samples: int = 1
+
+    @classmethod
+    def from_array(cls, data: np.ndarray, dimension: str = "texture2d", mips: bool = False) -> Texture:
+        """A texture from ``(h, w, c)`` (2D), ``(w, c)`` (1D), ``(d, h, w, c)`` (3D) or with a leading
+        layer axis for arrays and cubes; ``mips=True`` builds the chain by 2x2 box filtering."""
+        data = _expand(np.asarray(data))
+        if dimension in ("texture1d",):
+            data = data[None, None, None]
+        elif dimension in ("texture1darray",):
+            data = data[:, None, None]
+        elif dimension in ("texture2d", "texture2dms", "buffer"):
+            data = data[None, None]
+        elif dimension in ("texture2darray", "texture2dmsarray", "texturecube", "texturecubearray"):
+            data = data[:, None]
+        elif dimension == "texture3d":
+            data = data[None]
+        else:
+            raise ValueError(f"unknown texture dimension {dimension!r}")
+        levels = [data]
+        while mips and max(levels[-1].shape[1:4]) > 1:
+            prev = levels[-1].astype(np.float64)
+            layers, d, h, w, _ = prev.shape
+            nd, nh, nw = max(d // 2, 1), max(h // 2, 1), max(w // 2, 1)
+            step = prev[:, : nd * (d // nd), : nh * (h // nh), : nw * (w // nw)]
+            step = step.reshape(layers, nd, d // nd, nh, h // nh, nw, w // nw, 4).mean(axis=(2, 4, 6))
+            levels.append(step.astype(data.dtype))
+        return cls(levels, dimension)
+
+    def size(self, level: int) -> tuple[int, int, int]:
+        _, d, h, w, _ = self.levels[level].shape
+        return w, h, d
+
+    @property
+    def layers(self) -> int:
+        count = self.levels[0].shape[0]
+        return count // 6 if self.dimension.startswith("texturecube") else count
+
+
+@dataclass
+class Buffer:
+    """A buffer: 32-bit words (raw and structured access) or typed elements ``(count, 4)``."""
+
+    words: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
+    stride: int = 0  # structured buffers: bytes per element
+    typed: np.ndarray | None = None  # typed buffers / typed UAV textures: (count, 4) uint32 bits
+    counter: int = 0  # append/consume counter
+
+    @classmethod
+    def structured(cls, data: np.ndarray | bytes, stride: int) -> Buffer:
+        return cls(_words(data), stride)
+
+    @classmethod
+    def raw(cls, data: np.ndarray | bytes) -> Buffer:
+        return cls(_words(data))
+
+    @classmethod
+    def typed_from(cls, data: np.ndarray) -> Buffer:
+        values = _expand(np.asarray(data).reshape(len(data), -1))
+        if values.dtype == np.float64:
+            values = values.astype(np.float32)
+        return cls(typed=np.ascontiguousarray(values).view(np.uint32).copy())
+
+
+def _words(data: np.ndarray | bytes) -> np.ndarray:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+        raw += bytes(-len(raw) % 4)
+        return np.frombuffer(raw, "<u4").astype(np.uint32)
+    arr = np.ascontiguousarray(data)
+    return arr.view(np.uint8).reshape(-1).view("<u4").astype(np.uint32) if arr.dtype != np.uint32 else arr.reshape(-1).copy()
+
+
+# -- addressing ---------------------------------------------------------------------------------
+
+
+def address(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer texel coordinates after an address mode, and a mask of texels outside (border)."""
+    if mode == WRAP:
+        return np.mod(i, size), np.zeros(i.shape, bool)
+    if mode == MIRROR:
+        period = np.mod(i, 2 * size)
+        return np.where(period >= size, 2 * size - 1 - period, period), np.zeros(i.shape, bool)
+    if mode == MIRROR_ONCE:
+        m = np.where(i < 0, -1 - i, i)
+        return np.clip(m, 0, size - 1), np.zeros(i.shape, bool)
+    if mode == BORDER:
+        outside = (i < 0) | (i >= size)
+        return np.clip(i, 0, size - 1), outside
+    return np.clip(i, 0, size - 1), np.zeros(i.shape, bool)
+
+
+def cube_face(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Face index (0..5) and face (u, v) in [0, 1] for a cube direction (D3D's major-axis rule)."""
+    x, y, z = direction[:, 0], direction[:, 1], direction[:, 2]
+    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
+    face = np.where((ax >= ay) & (ax >= az), np.where(x >= 0, 0, 1), np.where(ay >= az, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
+    sc = np.select([face == 0, face == 1, face == 2, face == 3, face == 4], [-z, z, x, x, x], -x)
+    tc = np.select([face == 2, face == 3], [z, -z], -y)
+    ma = np.select([face < 2, face < 4], [ax, ay], az)
+    with np.errstate(all="ignore"):
+        u = (sc / ma + 1) * 0.5
+        v = (tc / ma + 1) * 0.5
+    return face, np.nan_to_num(u), np.nan_to_num(v)

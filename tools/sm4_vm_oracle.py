@@ -1,0 +1,210 @@
+"""Compare shaderkit's SM4/SM5 VM with the independent DXBC oracle (vkd3d -> SPIR-V -> GLSL -> llvmpipe).
+
+    python tools/sm4_vm_oracle.py [CORPUS_DXBC_DIR] [--every N] [--json OUT]
+
+For every vertex, pixel and compute shader the oracle can run, both executors get the same random
+inputs and resources (the oracle's own ``auto_inputs``/``auto_resources``), and their outputs are
+compared: bit-exact for integer outputs, within a small relative tolerance for float outputs (the
+oracle is not D3D: see shared/reference/dxbc_oracle.md section 6). Prints one line per mismatch and
+a closing ``N passed, M failed, K skipped`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE_DIR = Path(os.environ.get("SHADERKIT_SHARED", ROOT.parent / "shared")) / "tools"
+
+FLOAT_RTOL = 2e-4
+FLOAT_ATOL = 2e-5
+
+
+def load_oracle() -> Any:
+    """The oracle module, or None when it or its packages (moderngl, vkd3d-compiler) are missing."""
+    import importlib.util
+    import shutil
+
+    path = ORACLE_DIR / "dxbc_oracle.py"
+    if not path.exists() or shutil.which("vkd3d-compiler") is None or shutil.which("spirv-cross") is None:
+        return None
+    if importlib.util.find_spec("moderngl") is None:
+        return None
+    spec = importlib.util.spec_from_file_location("dxbc_oracle", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["dxbc_oracle"] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_GL: Any = None
+
+
+def _gl(oracle: Any) -> Any:
+    global _GL
+    if _GL is None:
+        _GL = oracle.GLOracle()
+    return _GL
+
+
+def _close(ours: np.ndarray, theirs: np.ndarray) -> bool:
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    if ours.shape != theirs.shape:
+        return False
+    if theirs.dtype.kind == "f":
+        a, b = ours.astype(np.float64), theirs.astype(np.float64)
+        both_nan = np.isnan(a) & np.isnan(b)
+        with np.errstate(invalid="ignore"):
+            ok = both_nan | np.isclose(a, b, rtol=FLOAT_RTOL, atol=FLOAT_ATOL) | (a == b)
+        return bool(ok.all())
+    return bool((ours.view(np.uint32) == theirs.view(np.uint32)).all())
+
+
+def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tuple[str, str]:
+    """("passed" | "failed" | "skipped", reason) for one DXBC file."""
+    import shaderkit
+    from shaderkit.vm.sm4 import Buffer, Sampler, Shader, Texture, VmError
+
+    raw = path.read_bytes()
+    try:
+        info = oracle.parse_dxbc(raw)
+    except ValueError as exc:
+        return "skipped", str(exc)
+    if info.stage not in ("vs", "ps", "cs"):
+        return "skipped", f"{info.stage}: not vs/ps/cs"
+    try:
+        tr = oracle.translate(str(path))
+    except oracle.TranslateError as exc:
+        return "skipped", f"oracle cannot translate: {str(exc)[:80]}"
+    rng = np.random.default_rng(seed)
+    res = oracle.auto_resources(tr, rng, oracle.parse_rdef(raw))
+    inputs = oracle.auto_inputs(tr.glsl, n, rng) if info.stage != "cs" else {}
+    try:
+        gl = _gl(oracle)
+        if info.stage == "vs":
+            theirs = gl.run_vs(tr, inputs, n, res)
+        elif info.stage == "ps":
+            theirs = gl.run_ps(tr, inputs, n, res)
+        else:
+            theirs = gl.run_cs(tr, (2, 1, 1), res)
+    except Exception as exc:  # noqa: BLE001 - the oracle's own limits
+        return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
+
+    try:
+        shader = Shader(shaderkit.open(raw))
+    except VmError as exc:
+        return "failed", f"VM refused: {exc}"
+    decl = shader.decl
+    for slot, words in res.cbuffers.items():
+        if slot in shader.constant_buffers:
+            shader.set_constant_buffer(slot, np.asarray(words, np.uint32))
+    for slot, (words, _fmt) in res.srv_buffers.items():
+        stride = decl.structured.get((7, slot), 0)
+        shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
+    for slot, array in res.textures.items():
+        dim, ret = decl.resources.get(slot, ("texture2d", "float"))
+        data = np.asarray(array)
+        if ret in ("sint", "uint"):
+            data = data.astype(np.int32 if ret == "sint" else np.uint32)
+        if dim == "texture3d" and data.ndim == 3:
+            data = data[None]
+        shader.bind_texture(slot, Texture.from_array(data, dim if dim != "unknown" else "texture2d"))
+    for slot in decl.samplers:
+        shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3))
+    for slot, (words, _fmt) in res.uav_buffers.items():
+        stride = decl.structured.get((30, slot), 0)
+        shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride), uav=True)
+    for slot in decl.uavs:
+        if (30, slot) not in shader.buffers:
+            shader.bind_buffer(slot, Buffer(np.zeros(1024, np.uint32), decl.structured.get((30, slot), 0)), uav=True)
+    try:
+        if info.stage == "cs":
+            shader.dispatch((2, 1, 1))
+        else:
+            feed = {f"v{loc}": np.asarray(values) for loc, values in inputs.items() if loc < decl.inputs}
+            if info.stage == "vs":
+                ours = shader.run_vertex(feed, count=n)
+            else:
+                ours = shader.run_pixel(feed, count=n)
+    except VmError as exc:
+        return "failed", f"VM: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a VM bug: report it as a failure
+        return "failed", f"VM crashed: {type(exc).__name__}: {exc}"
+    problems: list[str] = []
+    if info.stage == "cs":
+        for key, words in theirs.items():
+            slot = key[1] if isinstance(key, tuple) else key
+            buf = shader.buffers.get((30, slot))
+            if buf is None:
+                continue
+            mine = buf.words if buf.typed is None else buf.typed.reshape(-1)
+            size = min(len(mine), len(words))
+            if not _close(mine[:size].view(np.float32), np.asarray(words)[:size].view(np.float32)) and \
+                    not _close(mine[:size], np.asarray(words)[:size]):
+                problems.append(f"u{slot} differs")
+        return ("failed", "; ".join(problems)) if problems else ("passed", "")
+    position = None
+    for element in shader.container.output_signature.elements if shader.container.output_signature else []:
+        if element.semantic_name.upper() == "SV_POSITION":
+            position = element.register
+    written = theirs.get("written") if info.stage == "ps" else None
+    for key, value in theirs.items():
+        if key == "written" or value is None:
+            continue
+        if key == "gl_Position":
+            reg = position
+        elif isinstance(key, tuple):
+            reg = key[1]
+        elif isinstance(key, int):
+            reg = key
+        else:
+            continue  # depth, mask, clip distances: compared through registers elsewhere
+        if reg is None or f"o{reg}" not in ours:
+            continue
+        mine = ours[f"o{reg}"][:, : np.asarray(value).shape[1]]
+        mine = np.ascontiguousarray(mine).view(np.asarray(value).dtype)
+        theirs_v = np.asarray(value)
+        if written is not None:
+            keep = np.asarray(written) & ~ours.discarded
+            mine, theirs_v = mine[keep], theirs_v[keep]
+        if not _close(mine, theirs_v):
+            problems.append(f"o{reg} differs")
+    return ("failed", "; ".join(problems)) if problems else ("passed", "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", default=str(ROOT.parent / "shared" / "corpus" / "dxbc"))
+    parser.add_argument("--every", type=int, default=1, help="only every Nth file")
+    parser.add_argument("--json", help="write per-file results here")
+    parser.add_argument("--verbose", "-v", action="store_true")
+    args = parser.parse_args(argv)
+    oracle = load_oracle()
+    if oracle is None:
+        print("the oracle is not available (vkd3d-compiler, spirv-cross, moderngl)", file=sys.stderr)
+        return 2
+    files = sorted(Path(args.corpus).glob("*.dxbc"))[:: args.every]
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    rows = []
+    for path in files:
+        status, reason = compare_file(oracle, path)
+        counts[status] += 1
+        rows.append({"file": path.name, "status": status, "reason": reason})
+        if status == "failed" or (args.verbose and status == "skipped"):
+            print(f"{path.name}: {status}: {reason}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
