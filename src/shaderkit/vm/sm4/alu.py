@@ -14,8 +14,8 @@ destinations it writes, and the function computing them. D3D10/11 rules applied 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
