@@ -243,6 +243,9 @@ def assemble(source: str) -> bytes:
                 pending = _int(line[6:].strip()) & ((1 << 64) - 1)
                 continue
             if line.startswith(".byte"):
+                if pending is not None:
+                    bundles.append(pending)
+                    pending = None
                 tail = bytes(_fit(_int(t.strip()), 8, False, "byte") for t in line[5:].split(","))
                 continue
             control = None
@@ -251,6 +254,9 @@ def assemble(source: str) -> bytes:
                 control = parse_control(line[: end + 1])
                 line = line[end + 1 :].strip()
             if control is None and line.startswith(".u64"):
+                if pending is not None:  # a control word with no instruction after it
+                    bundles.append(pending)
+                    pending = None
                 data.append(_fit(_int(line[4:].strip()), 64, False, "word"))
                 continue
             if control is None:
@@ -268,6 +274,8 @@ def assemble(source: str) -> bytes:
             slots.append((control, word))
         except (ValueError, _Mismatch) as exc:
             raise AssemblyError(str(exc), number, column) from None
+    if pending is not None:
+        bundles.append(pending)
     if len(slots) % 3 and bundles[-1] is None:
         raise AssemblyError("the last bundle has fewer than 3 instructions and no .sched word",
                             len(source.splitlines()), 1)
