@@ -41,7 +41,7 @@ def test_every_row_round_trips(encoding) -> None:  # type: ignore[no-untyped-def
 # Hand-encoded words: (word, text). Bits from the patterns and operand positions of the sources.
 HAND = [
     # S2R: 1111000011001 at 63..51, Rd 0..7, SReg 20..27 (0x21 = thread id x), guard PT (bits 16..18 = 7)
-    (0xF0C8_0000_0217_0003, "S2R.TIDX R3"),
+    (0xF0C8_0000_0217_0003, "S2R R3, SR_TID.X"),
     # IADD3 R: 010111001100 at 63..52, Rd=R1, Ra=R2 (8..15), Rb=R3 (20..27), Rc=R4 (39..46)
     (0x5CC0_0200_0037_0201, "IADD3.B32.B32.B32 R1, R2, R3, R4"),
     # XMAD R: 0101101100 at 63..54, Rd=R5, Ra=R6, Rb=R7, Rc=RZ
@@ -77,8 +77,8 @@ def test_corpus_forms_by_hand() -> None:
         0x49A0_010C_0107_0902: "FFMA.FTZ R2, R9, c[0x3][0x40], R2",
         0xE240_0000_2000_000F: "@P0 BRA 0x248",  # at 0x40: 0x48 + 0x200 (imm24 at 20..43)
         0x5080_0000_0047_0000: "MUFU.RCP R0, R0",
-        0xE003_FF87_CFF7_FF00: "IPA.PASS R0, a[0x7c], RZ, RZ, PT, 0x0",
-        0x3667_0380_06A7_0507: "ISETP.LE.SIGNED.AND P0, PT, R5, 0x6a, PT",
+        0xE003_FF87_CFF7_FF00: "IPA.PASS R0, a[0x7c], RZ, RZ, PT",
+        0x3667_0380_06A7_0507: "ISETP.LE.AND P0, PT, R5, 0x6a, PT",
     }
     for word, text in cases.items():
         instruction = decode(word)

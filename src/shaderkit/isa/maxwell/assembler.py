@@ -14,6 +14,7 @@ import struct
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.maxwell.decode import Control, Instruction, join_control
 from shaderkit.isa.maxwell.encoding import BY_MNEMONIC, Encoding, Operand, bits_width
+from shaderkit.isa.maxwell.table import ENUMS
 
 _COMMENT = re.compile(r"/\*.*?\*/|//.*$")
 _CONTROL = re.compile(
@@ -128,6 +129,15 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
         values[slots[0]] = _register(text)
     elif kind == "P":
         values[slots[0]] = _predicate(text)
+    elif kind == "N":
+        names = [n.upper() for n in ENUMS[operand.enum or ""]]
+        prefix = f"{operand.enum}_".upper()
+        if text in names and text:
+            values[slots[0]] = names.index(text)
+        elif text.startswith(prefix) and text[len(prefix):].isdigit():
+            values[slots[0]] = _fit(int(text[len(prefix):]), width, False, "value")
+        else:
+            raise _Mismatch(f"{text!r} is not a {operand.enum} name")
     elif kind in ("I", "S"):
         values[slots[0]] = _fit(_int(text), width, kind == "S", "immediate")
     elif kind in ("F", "F20", "D20"):

@@ -15,7 +15,7 @@ Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits fir
 MASK64 = (1 << 64) - 1
 GUARD_BITS: Bits = ((16, 3),)
 GUARD_NOT_BIT = 19
-OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T")
+OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N")
 
 
 def bits_mask(bits: Bits) -> int:
@@ -64,11 +64,13 @@ class Operand:
     not_: int | None = None
     cc: int | None = None
     optional: int | None = None  # value that leaves the operand out of the text
+    enum: str | None = None  # kind "N": the ENUMS entry naming the values
 
 
 @dataclass(frozen=True)
 class Modifier:
-    """A mnemonic suffix: a flag (``values`` None) or a choice named by ``ENUMS[enum]``."""
+    """A mnemonic suffix: a flag (``enum`` None; printed when its bit differs from ``default``) or
+    a choice named by ``ENUMS[enum]``."""
 
     name: str
     slot: int
@@ -80,7 +82,7 @@ class Modifier:
     def text(self, value: int) -> str | None:
         """The suffix for ``value`` (None: not printed)."""
         if self.enum is None:
-            return self.name if value else None
+            return self.name if value != self.default else None
         if value == self.default and not self.always:
             return None
         if value < len(self.values) and self.values[value]:
@@ -90,7 +92,7 @@ class Modifier:
     def parse(self, token: str) -> int | None:
         """The value a suffix names, or None when this modifier does not take it."""
         if self.enum is None:
-            return 1 if token == self.name else None
+            return 1 - self.default if token == self.name else None
         if token in self.lookup:
             return self.lookup[token]
         prefix = self.name + "_"
@@ -150,13 +152,18 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
             raise ValueError(f"row {index} {mnemonic}: unknown operand kind {kind}")
         slots = tuple(enc.add_slot(_parse_bits(part)) for part in bit_text.split("/"))
         extra: dict[str, int] = {}
+        operand_enum = None
         for flag in flags:
             key, number = flag.split("=")
             if key == "opt":
                 extra["optional"] = int(number)
+            elif key == "enum":
+                if number not in ENUMS:
+                    raise ValueError(f"row {index} {mnemonic}: unknown enum {number}")
+                operand_enum = number
             else:
                 extra["not_" if key == "not" else key] = enc.add_slot(((int(number), 1),))
-        enc.operands.append(Operand(kind, slots, **extra))
+        enc.operands.append(Operand(kind, slots, **extra, enum=operand_enum))
     names: dict[str, int] = {}
     guarded = True
     for token in modifier_spec.split():
@@ -167,7 +174,8 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
             enc.suffix = token[1:]
             continue
         name, bit_text = token.split("@")
-        slot = enc.add_slot(_parse_bits(bit_text))
+        inverted = bit_text.startswith("!")  # a flag printed when its bit is clear
+        slot = enc.add_slot(_parse_bits(bit_text.lstrip("!")))
         if name in ENUMS:
             values = tuple(_enum_token(v) for v in ENUMS[name])
             _LOOKUPS.setdefault((name, values), {v: i for i, v in enumerate(values) if v})
@@ -176,7 +184,7 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
             for v in values:
                 names[v] = names.get(v, 0) + 1
         else:
-            enc.modifiers.append(Modifier(name, slot))
+            enc.modifiers.append(Modifier(name, slot, default=int(inverted)))
             names[name] = names.get(name, 0) + 1
     # choices that share a value name with another modifier print even their default, so that
     # the assembler can tell which field a suffix belongs to

@@ -22,6 +22,7 @@ from shaderkit.isa.maxwell.decode import (
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import Operand, bits_width
+from shaderkit.isa.maxwell.table import ENUMS
 
 
 def control_text(control: Control) -> str:
@@ -62,11 +63,15 @@ def _offset_text(register: int, offset: int) -> str:
     return f"{register_text(register)}{'-' if offset < 0 else '+'}{abs(offset):#x}"
 
 
-def operand_text(instruction: Instruction, operand: Operand, address: int) -> str | None:
+def operand_text(instruction: Instruction, operand: Operand, address: int, force: bool = False) -> str | None:
+    """The operand's text; None when it is optional, at its default and ``force`` is off."""
     enc, values = instruction.encoding, instruction.values
     raw = [values[slot] for slot in operand.fields]
     width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
+    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.cc) if slot is not None]
+    if not force and operand.optional is not None and raw[0] == operand.optional and not any(flags):
+        return None
     if kind == "R":
         text = register_text(raw[0])
         if operand.cc is not None and values[operand.cc]:
@@ -74,9 +79,10 @@ def operand_text(instruction: Instruction, operand: Operand, address: int) -> st
     elif kind == "P":
         text = predicate_text(raw[0])
     elif kind == "I":
-        if operand.optional is not None and raw[0] == operand.optional:
-            return None
         text = f"{raw[0]:#x}"
+    elif kind == "N":
+        names = ENUMS[operand.enum or ""]
+        text = names[raw[0]].upper() if raw[0] < len(names) and names[raw[0]] else f"{operand.enum}_{raw[0]}".upper()
     elif kind == "S":
         text = signed_hex(sign_extend(raw[0], width))
     elif kind == "F":
@@ -120,7 +126,10 @@ def instruction_text(instruction: Instruction, address: int = 0) -> str:
     if instruction.residual:
         name += f".BITS_{instruction.residual:#x}"
     operands = [operand_text(instruction, op, address) for op in enc.operands]
-    body = ", ".join(t for t in operands if t is not None)
+    while operands and operands[-1] is None:  # only trailing operands may be left out
+        operands.pop()
+    body = ", ".join(t if t is not None else operand_text(instruction, op, address, True) or ""
+                     for t, op in zip(operands, enc.operands))
     return f"{head}{name} {body}".rstrip() if body else head + name
 
 
