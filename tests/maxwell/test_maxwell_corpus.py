@@ -26,7 +26,7 @@ LISTING_NAME = re.compile(r"(?P<file>.+)\.(?P<where>v\d+|part\d+)\.(?P<stage>ver
 LINE = re.compile(r"(?P<addr>[0-9a-f]{8}): (?P<lo>[0-9a-f]{8}) (?P<hi>[0-9a-f]{8})\s+(?:C\s+)?(?P<text>.*)")
 
 # shaderkit mnemonic -> envydis opcode where they differ (else the lower-case mnemonic)
-ENVYDIS_NAMES = {"ALD": "ld", "AST": "st", "LDC": "ld", "TEXB": "tex"}
+ENVYDIS_NAMES = {"ALD": "ld", "AST": "st", "LDC": "ld"}
 
 Atom = tuple[Any, ...]
 
@@ -118,7 +118,7 @@ def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, 
         atoms = atoms[:-1]  # envydis leaves out the 2-bit sample mode (msi)
     elif enc.mnemonic == "TEXS":
         atoms = [atoms[1], atoms[0], *atoms[2:-1]]  # envydis: second destination first; mask as rgba
-    elif enc.mnemonic == "TEXB":
+    elif enc.mnemonic == "TEX" and enc.suffix == "B":
         atoms = [atoms[0], *atoms[2:4], ("i", 0), atoms[4]]  # no PT destination; envydis prints 0x0
     elif enc.mnemonic == "LOP":
         atoms = [atoms[1], atoms[0], *atoms[2:]]  # envydis: predicate destination first

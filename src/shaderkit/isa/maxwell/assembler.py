@@ -175,8 +175,6 @@ def _encode(enc: Encoding, guard: tuple[int, int] | None, mods: list[str], opera
         if not mods or mods[0] != enc.suffix:
             raise _Mismatch(f"needs .{enc.suffix}")
         mods = mods[1:]
-    elif mods and mods[0] == "F16" and any(e.suffix == "F16" for e in BY_MNEMONIC[enc.mnemonic]):
-        raise _Mismatch("F16 form")
     for modifier in enc.modifiers:
         values[modifier.slot] = modifier.default
     position = 0

@@ -210,7 +210,7 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
 
 ENCODINGS: tuple[Encoding, ...] = tuple(_build(i, row) for i, row in enumerate(ROWS))
 BY_MNEMONIC: dict[str, list[Encoding]] = {}
-for _enc in ENCODINGS:
+for _enc in sorted(ENCODINGS, key=lambda e: not e.suffix):  # forms with a fixed suffix are tried first
     BY_MNEMONIC.setdefault(_enc.mnemonic, []).append(_enc)
 
 # Decode lookup on the top 14 bits: candidates ordered most specific pattern first.
