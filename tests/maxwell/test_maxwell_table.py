@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.maxwell import assemble, assemble_instruction, decode, disassemble, instruction_text
@@ -128,3 +130,19 @@ def test_bad_source(source: str, line: int) -> None:
     with pytest.raises(AssemblyError) as info:
         assemble(source)
     assert info.value.line == line
+
+
+_PIECES = ["[B------:R-:W-:Y:S01] ", "MOV R0, R1;", "FFMA.FTZ R0, R1, c[0x3][0x40], R2;", ".u64 0x5;",
+           ".sched 0x7;", ".byte 1, 2;", "@P0 BRA 0x40;", "a[R1+0x10]", "c[0x1][R2-0x4]", "-(2.5)", "|R3|",
+           "!P2", "SR_TID.X", "0x", "\n", "[", "]", ",", ".", "@", " "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.text(max_size=6))
+def test_bad_text_raises_only_assembly_error(pieces: list[str], noise: str) -> None:
+    text = "".join(pieces)
+    text = text[: len(text) // 2] + noise + text[len(text) // 2:]
+    try:
+        assemble(text)
+    except AssemblyError as exc:
+        assert exc.line >= 1
