@@ -96,3 +96,12 @@ def test_any_bytes_disassemble_and_assemble_back(code: bytes) -> None:
 def test_any_words_disassemble_and_assemble_back(words: list[int]) -> None:
     code = b"".join(w.to_bytes(8, "little") for w in words)
     assert assemble(disassemble(code)) == code
+
+
+def test_stage_without_nvn_code_is_named_not_fatal() -> None:
+    from shaderkit.cli.maxwell_text import maxwell_listing, stage_section
+
+    blob = NvnProgramFile([8, 12], [b"\x78\x56\x34\x12", b"junk"])
+    assert maxwell_listing(blob) == "// ==== part 0: no Maxwell code here (NVN header needs 48 bytes, 4 given)\n"
+    with pytest.raises(ValueError, match="no 'part 1' section"):
+        stage_section("// ==== part 0\nEXIT;\n", "part 1")

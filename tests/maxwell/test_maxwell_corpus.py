@@ -62,7 +62,12 @@ def envydis_atoms(text: str) -> tuple[tuple[int, int] | None, str, list[Atom]]:
     elif tokens[0].startswith("$p"):
         guard, tokens = (int(tokens[0][2:]), 0), tokens[1:]
     atoms: list[Atom] = []
+    flags: list[str] = []
     for token in tokens[1:]:
+        if token in ("neg", "abs", "not"):
+            flags.append(token)
+            continue
+        count = len(atoms)
         if m := re.fullmatch(r"\$r(\d+)", token):
             atoms.append(("r", int(m[1])))
         elif m := re.fullmatch(r"\$p(\d+)", token):
@@ -77,12 +82,16 @@ def envydis_atoms(text: str) -> tuple[tuple[int, int] | None, str, list[Atom]]:
             atoms.append(("a", ("r", int(m[1])), int(m[2] or "0", 16)))
         elif re.fullmatch(r"-?0x[0-9a-f]+", token):
             atoms.append(("i", int(token, 16)))
+        if len(atoms) > count:
+            atoms[-1] = (*atoms[-1], tuple(sorted(flags)))
+            flags = []
     return guard, tokens[0], atoms
 
 
 def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, int] | None, str, list[Atom]]:
     """The same from a decoded instruction, spelled the way envydis prints it: RZ as a source is
-    0x0, PT is 0x1, float immediates are their raw bits, branch targets are absolute."""
+    0x0, PT is 0x1, float immediates are their raw bits, branch targets are absolute; each atom
+    ends with its neg/abs/not flags."""
     enc, values = instruction.encoding, instruction.values
     guard = None
     if enc.guard is not None and (values[enc.guard[0]], values[enc.guard[1]]) != (7, 0):
@@ -112,6 +121,13 @@ def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, 
             atoms.append(("i", address + 8 + sign_extend(raw[0], width)))
         else:
             atoms.append((kind, *raw))
+        flags = [name for name, slot in (("neg", operand.neg), ("abs", operand.abs), ("not", operand.not_),
+                                         ("not", operand.inv)) if slot is not None and values[slot]]
+        atoms[-1] = (*atoms[-1], tuple(sorted(flags)))
+    for modifier in enc.modifiers:  # IADD/ISCADD: negation of a or b is a 2-bit choice (3: .PO)
+        if modifier.enum == "AvgMode" and values[modifier.slot] in (1, 2):
+            index = 2 if values[modifier.slot] == 1 else 1
+            atoms[index] = (*atoms[index][:-1], ("neg",))
     name = ENVYDIS_NAMES.get(enc.mnemonic, enc.mnemonic.lower())
     # where the two print different operand lists (checked by hand against the table's bits):
     if enc.mnemonic == "IPA":
@@ -119,7 +135,7 @@ def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, 
     elif enc.mnemonic == "TEXS":
         atoms = [atoms[1], atoms[0], *atoms[2:-1]]  # envydis: second destination first; mask as rgba
     elif enc.mnemonic == "TEX" and enc.suffix == "B":
-        atoms = [atoms[0], *atoms[2:4], ("i", 0), atoms[4]]  # no PT destination; envydis prints 0x0
+        atoms = [atoms[0], *atoms[2:4], ("i", 0, ()), atoms[4]]  # no PT destination; envydis prints 0x0
     elif enc.mnemonic == "LOP":
         atoms = [atoms[1], atoms[0], *atoms[2:]]  # envydis: predicate destination first
     return guard, name, atoms

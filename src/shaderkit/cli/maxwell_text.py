@@ -3,6 +3,7 @@ with its SPH decoded, and assembled code put back into a BNSH stage."""
 
 from __future__ import annotations
 
+from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh.bnsh import Bnsh
 from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
@@ -45,7 +46,10 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
 def stage_text(title: str, data: bytes) -> str:
     from shaderkit.isa.maxwell import disassemble
 
-    nvn = NvnCode.from_bytes(data)
+    try:
+        nvn = NvnCode.from_bytes(data)
+    except ShaderFormatError as exc:  # not NVN code: say so and go on with the other stages
+        return f"// ==== {title}: no Maxwell code here ({exc.message})\n"
     lines = [f"// ==== {title}", *sph_text(nvn.sph)]
     return "\n".join(lines) + "\n" + disassemble(nvn.code)
 

@@ -118,6 +118,8 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
         values[operand.neg], text = 1, text[1:]
         if text.startswith("(") and text.endswith(")"):
             text = text[1:-1]
+    if operand.inv is not None and text.startswith("~"):
+        values[operand.inv], text = 1, text[1:]
     if operand.abs is not None and len(text) > 1 and text.startswith("|") and text.endswith("|"):
         values[operand.abs], text = 1, text[1:-1]
     slots = operand.fields

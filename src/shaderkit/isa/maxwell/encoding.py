@@ -62,6 +62,7 @@ class Operand:
     neg: int | None = None  # slot of a one-bit flag
     abs: int | None = None
     not_: int | None = None
+    inv: int | None = None  # bitwise inversion (``~x``)
     cc: int | None = None
     optional: int | None = None  # value that leaves the operand out of the text
     enum: str | None = None  # kind "N": the ENUMS entry naming the values

@@ -69,7 +69,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     raw = [values[slot] for slot in operand.fields]
     width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
-    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.cc) if slot is not None]
+    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc)
+             if slot is not None]
     if not force and operand.optional is not None and raw[0] == operand.optional and not any(flags):
         return None
     if kind == "R":
@@ -103,6 +104,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
         text = signed_hex(address + 8 + sign_extend(raw[0], width))
     if operand.abs is not None and values[operand.abs]:
         text = f"|{text}|"
+    if operand.inv is not None and values[operand.inv]:
+        text = "~" + text
     if operand.neg is not None and values[operand.neg]:
         text = f"-{text}" if kind in ("R", "C", "K") or text.startswith("|") else f"-({text})"
     if operand.not_ is not None and values[operand.not_]:
