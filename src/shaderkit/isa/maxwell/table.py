@@ -22,6 +22,10 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   ``ENUM@BITS`` a choice printed by its value name from :data:`ENUMS`, ``=SUFFIX`` a fixed suffix,
   ``-guard`` an encoding without guard predicate.
 - The guard predicate ``@!P0`` sits in bits 16..19 of every encoding that leaves them free.
+
+Where the sources disagree, envytools wins when its reading is the one that leaves the fields
+disjoint (HFMA2_32I's negation, swizzle and FMZ bits), and negation of a product is shown on the
+second factor as envydis prints it.
 """
 
 from __future__ import annotations
@@ -414,7 +418,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'OFmt@49:2 HalfSwizzle@47:2 HalfSwizzle@53:2 SAT@52 Fmz@57:2'),
     ('HFMA2_32I', '32i', '0010100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8, I 20:32',
-     ''),
+     'NEGC@52 HalfSwizzle@53:2 Fmz@55:2'),
     ('HMUL2', 'R', '0101110100001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8 abs=44, R 20:8 neg=31 abs=30',
      'OFmt@49:2 HalfSwizzle@47:2 HalfSwizzle@28:2 SAT@32 Fmz@39:2'),
@@ -521,16 +525,16 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8 cc=52, R 8:8, I 20:32',
      'BSIGNED@57 AvgMode@55:2 ASIGNED@54 HILO@53'),
     ('IMADSP', 'R', '010110101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8, R 20:8, R 39:8',
+     'R 0:8 cc=47, R 8:8, R 20:8, R 39:8',
      'ImadspASelect@48:3 ImadspBSelect@53:2'),
     ('IMADSP', 'I', '0011010x1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8, S 20:19+56:1, R 39:8',
+     'R 0:8 cc=47, R 8:8, S 20:19+56:1, R 39:8',
      'ImadspASelect@48:3 ImadspBSelect@53:2'),
     ('IMADSP', 'C', '010010101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8, C 34:5/20:14, R 39:8',
+     'R 0:8 cc=47, R 8:8, C 34:5/20:14, R 39:8',
      'ImadspASelect@48:3 ImadspBSelect@53:2'),
     ('IMADSP', 'Rc', '010100101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8, R 39:8, C 34:5/20:14',
+     'R 0:8 cc=47, R 8:8, R 39:8, C 34:5/20:14',
      'ImadspASelect@48:3 ImadspBSelect@53:2'),
     ('IMNMX', 'R', '0101110000100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8 cc=47, R 8:8, R 20:8, P 39:3 not=42',
