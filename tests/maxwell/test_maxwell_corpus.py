@@ -74,7 +74,7 @@ def envydis_atoms(text: str) -> tuple[tuple[int, int] | None, str, list[Atom]]:
             atoms.append(("p", int(m[1])))
         elif m := re.fullmatch(r"c(\d+)\[(0x[0-9a-f]+)\]", token):
             atoms.append(("c", int(m[1]), int(m[2], 16)))
-        elif m := re.fullmatch(r"c(\d+)\[\$r(\d+)(?:\+(0x[0-9a-f]+))?\]", token):
+        elif m := re.fullmatch(r"c(\d+)\[\$r(\d+)(?:([+-]0x[0-9a-f]+))?\]", token):
             atoms.append(("c", int(m[1]), ("r", int(m[2])), int(m[3] or "0", 16)))
         elif m := re.fullmatch(r"a\[(0x[0-9a-f]+)\]", token):
             atoms.append(("a", int(m[1], 16)))
@@ -113,6 +113,8 @@ def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, 
             atoms.append(("i", raw[0] << 12))
         elif kind == "C":
             atoms.append(("c", raw[0], raw[1] * 4))
+        elif kind == "K" and len(raw) == 2:
+            atoms.append(("c", raw[0], sign_extend(raw[1], width)))
         elif kind == "K":
             atoms.append(("c", raw[0], ("r", raw[1]), sign_extend(raw[2], width)))
         elif kind == "A":

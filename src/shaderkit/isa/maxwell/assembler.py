@@ -155,7 +155,11 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
                 raise _Mismatch(f"constant offset {offset:#x} is not a multiple of 4")
             values[slots[1]] = _fit(offset // 4, width, False, "constant offset")
         else:
-            values[slots[1]], values[slots[2]] = _register_offset(m["offset"], width, True)
+            register, values[slots[-1]] = _register_offset(m["offset"], width, True)
+            if len(slots) == 3:
+                values[slots[1]] = register
+            elif register != 255:
+                raise _Mismatch("this constant-buffer operand takes no register")
     elif kind in ("M", "A"):
         prefix = "a[" if kind == "A" else "["
         if not (text.startswith(prefix) and text.endswith("]")):

@@ -95,7 +95,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     elif kind == "C":
         text = f"c[{raw[0]:#x}][{raw[1] * 4:#x}]"
     elif kind == "K":
-        text = f"c[{raw[0]:#x}][{_offset_text(raw[1], sign_extend(raw[2], width))}]"
+        register = raw[1] if len(raw) == 3 else 255
+        text = f"c[{raw[0]:#x}][{_offset_text(register, sign_extend(raw[-1], width))}]"
     elif kind == "M":
         text = f"[{_offset_text(raw[0], sign_extend(raw[1], width))}]"
     elif kind == "A":
