@@ -140,6 +140,12 @@ def _enum_token(name: str) -> str:
     return name.lstrip("_").upper() if name else ""
 
 
+#: Suffix spelling of every choice value, and the reverse lookups the assembler uses.
+_ENUM_TOKENS = {name: tuple(_enum_token(v) for v in values) for name, values in ENUMS.items()}
+for _name, _tokens in _ENUM_TOKENS.items():
+    _LOOKUPS[(_name, _tokens)] = {v: i for i, v in enumerate(_tokens) if v}
+
+
 def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
     mnemonic, form, pattern, operand_spec, modifier_spec = row
     if len(pattern) != 64 or set(pattern) - set("01x"):
@@ -178,8 +184,7 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
         inverted = bit_text.startswith("!")  # a flag printed when its bit is clear
         slot = enc.add_slot(_parse_bits(bit_text.lstrip("!")))
         if name in ENUMS:
-            values = tuple(_enum_token(v) for v in ENUMS[name])
-            _LOOKUPS.setdefault((name, values), {v: i for i, v in enumerate(values) if v})
+            values = _ENUM_TOKENS[name]
             enc.modifiers.append(Modifier(name.upper(), slot, name, values, DEFAULTS.get(name, 0),
                                           name in ALWAYS_PRINTED))
             for v in values:
@@ -218,7 +223,7 @@ for _enc in sorted(ENCODINGS, key=lambda e: not e.suffix):  # forms with a fixed
 _TOP_SHIFT = 50
 _TOP_MASK = (1 << (64 - _TOP_SHIFT)) - 1
 _buckets: list[list[Encoding]] = [[] for _ in range(1 << (64 - _TOP_SHIFT))]
-for _enc in ENCODINGS:
+for _enc in sorted(ENCODINGS, key=lambda e: -bin(e.mask).count("1")):  # most specific first
     _fixed, _want = _enc.mask >> _TOP_SHIFT, _enc.value >> _TOP_SHIFT
     _free = _TOP_MASK & ~_fixed
     _sub = _free
@@ -227,8 +232,7 @@ for _enc in ENCODINGS:
         if _sub == 0:
             break
         _sub = (_sub - 1) & _free
-_BY_TOP: tuple[tuple[Encoding, ...], ...] = tuple(
-    tuple(sorted(b, key=lambda e: -bin(e.mask).count("1"))) for b in _buckets)
+_BY_TOP: tuple[tuple[Encoding, ...], ...] = tuple(map(tuple, _buckets))
 
 
 def find_encoding(word: int) -> Encoding | None:
