@@ -126,10 +126,6 @@ def shaderkit_atoms(instruction: Instruction, address: int) -> tuple[tuple[int, 
         flags = [name for name, slot in (("neg", operand.neg), ("abs", operand.abs), ("not", operand.not_),
                                          ("not", operand.inv)) if slot is not None and values[slot]]
         atoms[-1] = (*atoms[-1], tuple(sorted(flags)))
-    for modifier in enc.modifiers:  # IADD/ISCADD: negation of a or b is a 2-bit choice (3: .PO)
-        if modifier.enum == "AvgMode" and values[modifier.slot] in (1, 2):
-            index = 2 if values[modifier.slot] == 1 else 1
-            atoms[index] = (*atoms[index][:-1], ("neg",))
     name = ENVYDIS_NAMES.get(enc.mnemonic, enc.mnemonic.lower())
     # where the two print different operand lists (checked by hand against the table's bits):
     if enc.mnemonic == "IPA":

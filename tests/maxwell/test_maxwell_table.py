@@ -52,10 +52,10 @@ HAND = [
     (0x5BE7_0189_6027_0100, "LOP3 R0, PT, R1, R2, R3, 0x96"),
     # DEPBAR: 1111000011110 at 63..51, SB 26..28 = 0, pending count 20..25 = 0, mask 0..5 = 0x3
     (0xF0F0_0000_0007_0003, "DEPBAR 0x0, 0x0, 0x3"),
-    # LDG: 1110111011010 at 63..51, size 48..50 = 4 (B32), E bit 45, Rd=R2, [R4+0x10]
-    (0xEED4_2000_0107_0402, "LDG.B32.E R2, [R4+0x10]"),
+    # LDG: 1110111011010 at 63..51, size 48..50 = 4 (B32, the default), E bit 45, Rd=R2, [R4+0x10]
+    (0xEED4_2000_0107_0402, "LDG.E R2, [R4+0x10]"),
     # @!P1 STG: 1110111011011, size 4 (B32), [R6-0x8] (24-bit signed), data R7
-    (0xEEDC_0FFF_FF89_0607, "@!P1 STG.B32 [R6-0x8], R7"),
+    (0xEEDC_0FFF_FF89_0607, "@!P1 STG [R6-0x8], R7"),
     # FMNMX I: 0011100x01100, Rd=R0, Ra=R1, imm 0.5 (0x3f000 in 20..38), Ps PT at 39..41
     (0x3860_03BF_0007_0100, "FMNMX R0, R1, 0.5, PT"),
     # DADD R: 0101110001110, Rd=R2, Ra=R4, Rb=R6
@@ -79,7 +79,7 @@ def test_corpus_forms_by_hand() -> None:
         0x49A0_010C_0107_0902: "FFMA.FTZ R2, R9, c[0x3][0x40], R2",
         0xE240_0000_2000_000F: "@P0 BRA 0x248",  # at 0x40: 0x48 + 0x200 (imm24 at 20..43)
         0x5080_0000_0047_0000: "MUFU.RCP R0, R0",
-        0xE003_FF87_CFF7_FF00: "IPA.PASS R0, a[0x7c], RZ, RZ, PT",
+        0xE003_FF87_CFF7_FF00: "IPA.PASS R0, a[0x7c]",
         0x3667_0380_06A7_0507: "ISETP.LE.AND P0, PT, R5, 0x6a, PT",
     }
     for word, text in cases.items():

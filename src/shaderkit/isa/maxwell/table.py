@@ -118,9 +118,9 @@ ENUMS: dict[str, tuple[str, ...]] = {
 }
 
 #: The default value of a choice (not printed); 0 unless listed here.
-DEFAULTS: dict[str, int] = {"Ccc": 15}
+DEFAULTS: dict[str, int] = {"Ccc": 15, "LsSize": 4, "LsSize2": 4}
 #: Choices whose default is printed anyway (the name says what the instruction does).
-ALWAYS_PRINTED = frozenset({"MufuOp", "IpaOp", "RroOp", "ISrcFmt", "IDstFmt", "IComp", "FComp", "BoolOp", "LsSize", "LsSize2", "LogicOp", "RedOp", "AtomOp", "TexsTarget", "TldsTarget", "VoteMode", "ShflMode", "PMode"})
+ALWAYS_PRINTED = frozenset({"MufuOp", "IpaOp", "RroOp", "ISrcFmt", "IDstFmt", "IComp", "FComp", "BoolOp", "LogicOp", "RedOp", "AtomOp", "TexsTarget", "TldsTarget", "VoteMode", "ShflMode", "PMode"})
 
 ROWS: tuple[tuple[str, str, str, str, str], ...] = (
     ('AL2P', '-', '1110111110100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
@@ -490,14 +490,14 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8 cc=47, C 34:5/20:14 neg=45 abs=49',
      'SAT@50 ByteSel@41:2 ISrcDstFmt@8:2+12:1 ISrcDstFmt@10:2+13:1'),
     ('IADD', 'R', '0101110000010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, R 20:8',
-     'SAT@50 AvgMode@48:2 X@43'),
+     'R 0:8 cc=47, R 8:8 neg=49, R 20:8 neg=48',
+     'SAT@50 X@43'),
     ('IADD', 'I', '0011100x00010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, S 20:19+56:1',
-     'SAT@50 AvgMode@48:2 X@43'),
+     'R 0:8 cc=47, R 8:8 neg=49, S 20:19+56:1 neg=48',
+     'SAT@50 X@43'),
     ('IADD', 'C', '0100110000010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, C 34:5/20:14',
-     'SAT@50 AvgMode@48:2 X@43'),
+     'R 0:8 cc=47, R 8:8 neg=49, C 34:5/20:14 neg=48',
+     'SAT@50 X@43'),
     ('IADD32I', '-', '0001110xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8 cc=52, R 8:8, I 20:32',
      'AvgMode@55:2 SAT@54 X@53'),
@@ -580,20 +580,20 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8 cc=52, R 8:8, I 20:32',
      'ASIGNED@54 BSIGNED@55 HILO@53'),
     ('IPA', '-', '11100000xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, A 8:8/28:10, R 20:8, R 39:8, P 47:3 not=50, I 52:2 opt=0',
+     'R 0:8, A 8:8/28:10, R 20:8 opt=255, R 39:8 opt=255, P 47:3 not=50 opt=7, I 52:2 opt=0',
      'IpaOp@54:2 SAT@51 IDX@38'),
     ('ISBERD', '-', '1110111111010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8',
      'AlSize@47:2 IBase@33:2 O@32 P@31'),
     ('ISCADD', 'R', '0101110000011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, R 20:8, I 39:5',
-     'AvgMode@48:2'),
+     'R 0:8 cc=47, R 8:8 neg=49, R 20:8 neg=48, I 39:5',
+     ''),
     ('ISCADD', 'I', '0011100x00011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, S 20:19+56:1, I 39:5',
-     'AvgMode@48:2'),
+     'R 0:8 cc=47, R 8:8 neg=49, S 20:19+56:1 neg=48, I 39:5',
+     ''),
     ('ISCADD', 'C', '0100110000011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, C 34:5/20:14, I 39:5',
-     'AvgMode@48:2'),
+     'R 0:8 cc=47, R 8:8 neg=49, C 34:5/20:14 neg=48, I 39:5',
+     ''),
     ('ISCADD32I', '-', '000101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8 cc=52, R 8:8, I 20:32, I 53:5',
      ''),
