@@ -16,6 +16,7 @@ from shaderkit import open as open_shader
 from shaderkit.cli import cli
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.bnsh.bnsh import Bnsh
+from shaderkit.formats.bnsh.model import NvnShaderCode
 from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile
 from shaderkit.isa.maxwell import assemble, disassemble
 
@@ -52,6 +53,9 @@ def test_disasm_then_asm_rebuilds_every_stage(path: Path, tmp_path: Path) -> Non
         assert out.read_bytes() == path.read_bytes(), titles
     if isinstance(model, NvnProgramFile):
         assert len(titles) == sum(p[:4] == b"\x78\x56\x34\x12" for p in model.parts)
+    else:  # every binary stage of every variation
+        stages = [code for v in model.variations for _, program in v.programs() for code in program.stages]
+        assert len(titles) == sum(isinstance(code, NvnShaderCode) for code in stages)
 
 
 def test_edited_listing_changes_the_stage(corpus: Path, tmp_path: Path) -> None:

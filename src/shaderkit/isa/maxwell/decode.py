@@ -5,7 +5,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.maxwell.encoding import Encoding, find_encoding, get_bits, put_bits
 
 #: Every fourth 64-bit word (byte offsets 0x00, 0x20, ...) holds the control of the next three.
@@ -100,8 +99,6 @@ def program_end(code: bytes) -> int:
     """Byte size of the program proper: up to and including the branch-to-self that follows the
     first ``EXIT`` (a branch to its own address or to its bundle's control word). Without one,
     the whole code (rounded down to 8 bytes)."""
-    if len(code) % 8 and len(code) < 8:
-        return 0
     seen_exit = False
     for index, word in enumerate(words_of(code)):
         address = index * 8
@@ -116,8 +113,3 @@ def program_end(code: bytes) -> int:
             if branch_target(instruction, address) in (address, address - address % BUNDLE_BYTES):
                 return address + 8
     return len(code) - len(code) % 8
-
-
-def check_code(code: bytes, offset: int = 0) -> None:
-    if not isinstance(code, (bytes, bytearray, memoryview)):
-        raise ShaderFormatError("Maxwell code must be bytes", offset, "maxwell")
