@@ -5,6 +5,14 @@ import os
 import click
 
 from shaderkit.cli.common import load_model, write_output
+from shaderkit.formats.base import ShaderFile
+
+
+def _text(model: ShaderFile) -> str:
+    from shaderkit.cli.maxwell_text import maxwell_listing  # BNSH / NVN: Maxwell code per stage
+
+    listing = maxwell_listing(model)
+    return model.disassemble() if listing is None else listing
 
 
 @click.command()
@@ -13,7 +21,7 @@ from shaderkit.cli.common import load_model, write_output
 def disasm(files: tuple[str, ...], output: str) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200)."""
     if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
-        write_output(output, load_model(files[0]).disassemble())
+        write_output(output, _text(load_model(files[0])))
         return
     if output == "-":
         raise click.UsageError("several inputs need -o DIR")
@@ -24,4 +32,4 @@ def disasm(files: tuple[str, ...], output: str) -> None:
             if stem.endswith(suffix):
                 stem = stem[: -len(suffix)]
                 break
-        write_output(os.path.join(output, stem + ".asm"), load_model(name).disassemble())
+        write_output(os.path.join(output, stem + ".asm"), _text(load_model(name)))

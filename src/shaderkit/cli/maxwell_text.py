@@ -1,0 +1,134 @@
+"""Maxwell text for Switch shader files (BNSH, raw NVN program blobs): every variation and stage
+with its SPH decoded, and assembled code put back into a BNSH stage."""
+
+from __future__ import annotations
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.bnsh.bnsh import Bnsh
+from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
+from shaderkit.formats.bnsh.nvn import (
+    NVN_MAGIC,
+    NvnCode,
+    NvnProgramFile,
+    PsMaps,
+    ShaderProgramHeader,
+    VtgMaps,
+)
+
+# SPH fields shown besides the maps (every CommonWord field that is set)
+_SPH_SKIP = {"maps", "sph_type", "shader_type"}
+
+
+def sph_text(sph: ShaderProgramHeader) -> list[str]:
+    """Comment lines describing a Shader Program Header."""
+    lines = [f"// SPH: {sph.sph_type_name}, {sph.shader_type_name} shader, version {sph.version}, "
+             f"sass version {sph.sass_version}"]
+    fields = [f"{name}={value:#x}" for name, value in vars(sph).items()
+              if name not in _SPH_SKIP and name != "version" and name != "sass_version" and value]
+    if fields:
+        lines.append("// SPH fields: " + ", ".join(fields))
+    maps = sph.maps
+    if isinstance(maps, VtgMaps):
+        lines.append(f"// SPH inputs: {' '.join(maps.input_attributes()) or '-'}; "
+                     f"outputs: {' '.join(maps.output_attributes()) or '-'}")
+        lines.append(f"// SPH system values in: a={maps.imap_system_values_a.hex()} b={maps.imap_system_values_b:#x}"
+                     f" c={maps.imap_system_values_c:#x}; out: a={maps.omap_system_values_a.hex()}"
+                     f" b={maps.omap_system_values_b:#x} c={maps.omap_system_values_c:#x}")
+    elif isinstance(maps, PsMaps):
+        lines.append(f"// SPH inputs (generic attributes): {' '.join(maps.input_attributes()) or '-'}; "
+                     f"render targets: {' '.join(maps.output_attributes()) or '-'}; "
+                     f"sample mask {int(maps.omap_sample_mask)}, depth {int(maps.omap_depth)}")
+        lines.append(f"// SPH interpolation map: {maps.imap_generic_vector.hex()}")
+    return lines
+
+
+def stage_text(title: str, data: bytes) -> str:
+    from shaderkit.isa.maxwell import disassemble
+
+    try:
+        nvn = NvnCode.from_bytes(data)
+    except ShaderFormatError as exc:  # not NVN code: say so and go on with the other stages
+        return f"// ==== {title}: no Maxwell code here ({exc.message})\n"
+    lines = [f"// ==== {title}", *sph_text(nvn.sph)]
+    return "\n".join(lines) + "\n" + disassemble(nvn.code)
+
+
+def maxwell_listing(model: ShaderFile) -> str | None:
+    """Text of every Maxwell stage in a BNSH or NVN program blob; None for other formats."""
+    out: list[str] = []
+    if isinstance(model, Bnsh):
+        for v, variation in enumerate(model.variations):
+            for kind, program in variation.programs():
+                for stage, code in zip(STAGES, program.stages):
+                    if code is None:
+                        continue
+                    title = f"variation {v} {kind} {stage}"
+                    if isinstance(code, NvnShaderCode):
+                        out.append(stage_text(title, code.data))
+                    else:
+                        out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
+        return "\n".join(out)
+    if isinstance(model, NvnProgramFile):
+        for index, part in enumerate(model.parts):
+            if part[:4] == NVN_MAGIC.to_bytes(4, "little"):
+                out.append(stage_text(f"part {index}", part))
+        return "\n".join(out)
+    return None
+
+
+def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> None:
+    """Put assembled Maxwell code into a BNSH stage (binary program), keeping its NVN header and
+    SPH; the data grows or shrinks with the code."""
+    old = model.stage_code(variation, stage)
+    if not isinstance(old, NvnShaderCode):
+        raise ValueError(f"variation {variation} {stage} has no binary (Maxwell) code")
+    nvn = NvnCode.from_bytes(old.data)
+    new_data = NvnCode(nvn.header, nvn.sph, code).to_bytes()
+    program = model.program(variation)
+    program.stages[STAGES.index(stage)] = NvnShaderCode(
+        old.control, new_data, old.data_address, old.scratch_memory_recommended, old.scratch_memory_per_warp,
+        old.reserved)
+
+
+def stage_section(text: str, title: str) -> str:
+    """The part of a multi-stage listing (``// ==== title`` headers) for one stage; the whole text
+    when it has no headers."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("// ==== "):
+            current = sections.setdefault(line[8:].split(":")[0].strip(), [])
+        elif current is not None:
+            current.append(line)
+    if not sections:
+        return text
+    if title not in sections:
+        raise ValueError(f"the listing has no '{title}' section (it has: {', '.join(sections)})")
+    return "\n".join(sections[title]) + "\n"
+
+
+def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> bytes:
+    """``base`` rebuilt with the Maxwell code assembled from ``text`` in place of one stage's code
+    (BNSH: variation and stage; NVN program blob: ``variation`` is the part index)."""
+    from shaderkit.isa.maxwell import assemble
+
+    if isinstance(base, Bnsh):
+        if not 0 <= variation < len(base.variations):
+            raise ValueError(f"variation {variation} does not exist ({len(base.variations)} variations)")
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r} (one of {', '.join(STAGES)})")
+        code = assemble(stage_section(text, f"variation {variation} binary {stage}"))
+        try:
+            replace_stage_code(base, variation, stage, code)
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+        return base.to_bytes()
+    if isinstance(base, NvnProgramFile):
+        if not 0 <= variation < len(base.parts) or base.parts[variation][:4] != NVN_MAGIC.to_bytes(4, "little"):
+            raise ValueError(f"part {variation} is not NVN code")
+        code = assemble(stage_section(text, f"part {variation}"))
+        nvn = NvnCode.from_bytes(base.parts[variation])
+        base.parts[variation] = NvnCode(nvn.header, nvn.sph, code).to_bytes()
+        return base.to_bytes()
+    raise ValueError(f"{base.format_name}: --base must be a BNSH file or an NVN program blob")
