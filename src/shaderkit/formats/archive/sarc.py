@@ -69,8 +69,10 @@ class Sarc(ShaderFile):
     # -- reading ------------------------------------------------------------------------------
     @classmethod
     def from_bytes(cls, data: bytes) -> Sarc:
-        if len(data) < 0x14 or data[:4] != b"SARC":
-            raise ShaderFormatError("not a SARC archive", 0, "SARC")
+        if data[:4] != b"SARC":
+            raise ShaderFormatError(f"bad magic {bytes(data[:4])!r}, expected b'SARC'", 0, "SARC")
+        if len(data) < 0x14:
+            raise ShaderFormatError(f"header needs 20 bytes, {len(data)} given", 0, "SARC")
         endian = ">" if data[6:8] == b"\xfe\xff" else "<" if data[6:8] == b"\xff\xfe" else ""
         if not endian:
             raise ShaderFormatError(f"bad byte-order mark {data[6:8].hex()}", 6, "SARC")
