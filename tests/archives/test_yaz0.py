@@ -67,3 +67,19 @@ def test_limit_is_a_parameter() -> None:
     data = yaz0.compress(bytes(5000))
     with pytest.raises(ShaderFormatError, match="exceeds the limit of 4096"):
         yaz0.decompress(data, limit=4096)
+
+
+def test_recompress_keeps_the_unchanged_head() -> None:
+    rng = random.Random(5)
+    old = b"".join(rng.choice([b"GX2", b"shader", b"\0\0\0\1", bytes([rng.getrandbits(8)])]) for _ in range(40000))
+    stream = yaz0.compress(old)
+    checkpoints: list[tuple[int, int]] = []
+    assert yaz0.decompress(stream, checkpoints=checkpoints) == old
+    assert len(checkpoints) > 10
+    for new in (old[:-100] + b"changed" + old[-93:], old + b"grown", old[:50000], b"x" + old[1:]):
+        again = yaz0.recompress(stream, old, new, checkpoints)
+        assert yaz0.decompress(again) == new
+    tail_change = old[:-100] + b"changed" + old[-93:]
+    again = yaz0.recompress(stream, old, tail_change, checkpoints)
+    common = next(i for i, (a, b) in enumerate(zip(again, stream)) if a != b)
+    assert common > len(stream) * 0.9  # only the tail was re-encoded

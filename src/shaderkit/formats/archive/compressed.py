@@ -43,13 +43,21 @@ class Yaz0File(CompressedFile):
     format_name = "yaz0"
     alignment: int = 0
 
+    #: resume points of the original stream: a changed payload is re-encoded from the last one
+    #: before its first change, so the stream stays the original up to there
+    checkpoints: list[tuple[int, int]] = field(default_factory=list, repr=False, compare=False)
+
     @classmethod
     def from_bytes(cls, data: bytes) -> Yaz0File:
         header = yaz0.read_header(data)
-        payload = yaz0.decompress(data)
-        return cls(payload, data, payload, header.alignment)
+        checkpoints: list[tuple[int, int]] = []
+        payload = yaz0.decompress(data, checkpoints=checkpoints)
+        return cls(payload, data, payload, header.alignment, checkpoints)
 
     def compress(self, payload: bytes) -> bytes:
+        if self.original and self.checkpoints:
+            return yaz0.recompress(self.original, self.original_payload, payload, self.checkpoints,
+                                   self.alignment)
         return yaz0.compress(payload, self.alignment)
 
 

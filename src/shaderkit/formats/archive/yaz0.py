@@ -45,17 +45,30 @@ def read_header(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE) -> Yaz0Header:
     return Yaz0Header(size, alignment, reserved)
 
 
-def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE) -> bytes:
-    """The decompressed payload; bad or truncated streams raise ShaderFormatError."""
+#: a resume point is recorded every this many groups (see :func:`recompress`)
+CHECKPOINT_GROUPS = 64
+
+
+def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE,
+               checkpoints: list[tuple[int, int]] | None = None) -> bytes:
+    """The decompressed payload; bad or truncated streams raise ShaderFormatError.
+
+    ``checkpoints``, when given, receives (stream offset, output offset) of group starts, the
+    points from which :func:`recompress` can re-encode a changed payload.
+    """
     header = read_header(data, limit)
     size = header.size
     out = bytearray()
     src = HEADER.size
     end = len(data)
+    group = 0
     while len(out) < size:
         if src >= end:
             raise ShaderFormatError(
                 f"stream ends after {len(out)} of {size} bytes", src, "Yaz0")
+        if checkpoints is not None and group % CHECKPOINT_GROUPS == 0:
+            checkpoints.append((src, len(out)))
+        group += 1
         flags = data[src]
         src += 1
         for bit in range(7, -1, -1):
@@ -95,19 +108,54 @@ def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE) -> bytes:
     return bytes(out)
 
 
-def compress(data: bytes, alignment: int = 0, level: int = 1) -> bytes:
-    """A Yaz0 stream of ``data``: greedy matching (``level`` 1) or literals only (``level`` 0)."""
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of ``a`` and ``b`` (by halving; slice compares run in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) >> 1
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def recompress(stream: bytes, old: bytes, new: bytes, checkpoints: list[tuple[int, int]],
+               alignment: int | None = None) -> bytes:
+    """A stream for ``new`` that keeps ``stream`` (which decodes to ``old``) up to the last
+    checkpoint before the first changed byte and re-encodes only from there."""
+    first_change = _common_prefix(old, new)
+    src, start = HEADER.size, 0
+    for cp_src, cp_out in checkpoints:
+        if cp_out > first_change:
+            break
+        src, start = cp_src, cp_out
+    if alignment is None:
+        alignment = HEADER.unpack_from(stream)[2]
+    head = HEADER.pack(MAGIC, len(new), alignment, 0)
+    return head + stream[HEADER.size : src] + compress(new, alignment, start=start)[HEADER.size :]
+
+
+def compress(data: bytes, alignment: int = 0, level: int = 1, start: int = 0) -> bytes:
+    """A Yaz0 stream of ``data``: greedy matching (``level`` 1) or literals only (``level`` 0).
+
+    ``start`` > 0 encodes only ``data[start:]`` (back-references may reach into what lies before):
+    the tail of a stream whose head is kept.
+    """
     size = len(data)
     if size > 0xFFFFFFFF:
         raise ValueError("Yaz0 holds at most 4 GiB")
     out = bytearray(HEADER.pack(MAGIC, size, alignment, 0))
     if level <= 0:
-        for pos in range(0, size, 8):
+        for pos in range(start, size, 8):
             out.append(0xFF << (8 - min(8, size - pos)) & 0xFF)
             out += data[pos : pos + 8]
         return bytes(out)
     heads: dict[bytes, list[int]] = {}
-    pos = 0
+    for at in range(max(0, start - MAX_DISTANCE), start):
+        if at + 3 <= size:
+            heads.setdefault(data[at : at + 3], []).append(at)
+    pos = start
     while pos < size:
         flag_at = len(out)
         out.append(0)
@@ -125,9 +173,17 @@ def compress(data: bytes, alignment: int = 0, level: int = 1) -> bytes:
                     for cand in reversed(chain[-16:]):
                         if cand < window:
                             break
-                        length = 3
-                        while length < limit and data[cand + length] == data[pos + length]:
-                            length += 1
+                        if data[cand + best_len : cand + best_len + 1] != data[pos + best_len : pos + best_len + 1]:
+                            continue  # cannot beat the best match so far
+                        # longest common prefix by halving (slice compares run in C)
+                        low, high = 3, limit
+                        while low < high:
+                            mid = (low + high + 1) >> 1
+                            if data[cand + low : cand + mid] == data[pos + low : pos + mid]:
+                                low = mid
+                            else:
+                                high = mid - 1
+                        length = low
                         if length > best_len:
                             best_len, best_dist = length, pos - cand
                             if length == limit:
@@ -143,12 +199,15 @@ def compress(data: bytes, alignment: int = 0, level: int = 1) -> bytes:
                 flags |= 1 << bit
                 out.append(data[pos])
                 stop = pos + 1
-            while pos < stop:
-                if pos + 3 <= size:
-                    chain = heads.setdefault(data[pos : pos + 3], [])
-                    chain.append(pos)
+            # index the positions the token covers (inside long matches only the first and last
+            # few: runs are still found from there, and indexing every byte is the slow part)
+            covered = range(pos, stop) if stop - pos <= 16 else [*range(pos, pos + 8), *range(stop - 8, stop)]
+            for at in covered:
+                if at + 3 <= size:
+                    chain = heads.setdefault(data[at : at + 3], [])
+                    chain.append(at)
                     if len(chain) > 64:
                         del chain[:32]
-                pos += 1
+            pos = stop
         out[flag_at] = flags
     return bytes(out)
