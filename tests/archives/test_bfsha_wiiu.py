@@ -8,9 +8,10 @@ and 3 dynamic options) and turbo_uber_xlu (4 programs, key 6+1, 129 + 3), 25 dis
 from __future__ import annotations
 
 import hashlib
-import pytest
-from conftest import corpus_root
 
+import pytest
+
+from conftest import corpus_root
 from shaderkit.formats.archive import yaz0
 from shaderkit.formats.archive.path import resolve, split, walk, write_back
 from shaderkit.formats.bfres.wiiu import WiiUBfres
