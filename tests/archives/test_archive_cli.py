@@ -7,8 +7,8 @@ import struct
 from pathlib import Path
 
 import pytest
-from conftest import corpus_root
 
+from conftest import corpus_root
 from shaderkit.cli import main
 from shaderkit.formats.archive import yaz0
 
