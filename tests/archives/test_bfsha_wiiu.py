@@ -122,3 +122,30 @@ def test_edit_one_program_new_size(files: tuple[bytes, bytes]) -> None:
     assert inner.code_regular and len(inner.data) == len(data) + 0x400
     fres = WiiUBfres.from_bytes(yaz0.decompress(out))
     assert [f.name for f in fres.external_files] == ["Turbo_UBER.bfsha"]
+
+
+def test_material_shader_references(files: tuple[bytes, bytes]) -> None:
+    szs, data = files
+    fres = WiiUBfres.from_bytes(yaz0.decompress(szs))
+    assert fres.materials_error == ""
+    got = {(m.model, m.material): (m.shader_archive, m.shading_model) for m in fres.materials}
+    assert got == {
+        ("ArmB_YsiL", "m_Arm"): ("Turbo_UBER", "turbo_uber"),
+        ("ArmB_YsiM", "m_Arm"): ("Turbo_UBER", "turbo_uber"),
+        ("ArmB_YsiS", "m_Arm"): ("Turbo_UBER", "turbo_uber"),
+        ("BodyB_Ysi", "m_Body"): ("Turbo_UBER", "turbo_uber"),
+        ("BodyB_Ysi", "m_Glass"): ("Turbo_UBER", "turbo_uber_xlu"),
+        ("BodyB_Ysi", "m_Light"): ("Turbo_UBER", "turbo_uber"),
+    }
+    archive = WiiUBfsha.from_bytes(data)
+    programs = dict(zip([(m.model, m.material) for m in fres.materials], fres.material_programs()))
+    assert programs[("BodyB_Ysi", "m_Body")] == "Turbo_UBER.bfsha//turbo_uber/8"
+    assert programs[("BodyB_Ysi", "m_Light")] == "Turbo_UBER.bfsha//turbo_uber/4"
+    for material in fres.materials:
+        path = programs[(material.model, material.material)]
+        if "//" not in path:
+            continue
+        model = archive.model(material.shading_model)
+        chosen = model.program_choices(int(path.rsplit("/", 1)[1]))
+        # every option the material sets and the model knows agrees with the program's key
+        assert all(chosen[k] == v for k, v in material.options.items() if k in chosen)

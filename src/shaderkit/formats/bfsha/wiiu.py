@@ -222,9 +222,16 @@ class ShadingModel:
             raise LookupFailed(f"no option {name!r} in shading model {self.name!r}", None, self.name)
         return key
 
-    def find_program(self, settings: dict[str, str]) -> tuple[int, str]:
+    def find_program(self, settings: dict[str, str], ignore_unknown: bool = False) -> tuple[int, str]:
         """(program index, how it matched): the key of defaults + ``settings`` exactly, else the
-        first program whose key agrees with every option named in ``settings``."""
+        first program whose key agrees with every option named in ``settings``.
+
+        ``ignore_unknown`` drops options this model does not have (a material written for another
+        revision of the archive names some).
+        """
+        if ignore_unknown:
+            names = {o.name for o in self.options()}
+            settings = {k: v for k, v in settings.items() if k in names}
         key = self.default_key(settings)
         for i, words in enumerate(self.key_table):
             if words == key:
