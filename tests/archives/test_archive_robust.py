@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import corpus_root
 
+from conftest import corpus_root
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.archive import yaz0
 from shaderkit.formats.archive.path import walk
