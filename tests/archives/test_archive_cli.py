@@ -159,3 +159,21 @@ def test_variation_and_rebuild_on_corpus_members(capsys: pytest.CaptureFixture[s
     assert code == 0 and out_path.read_bytes() == szs.read_bytes()
     code, out, _ = run(capsys, "verify", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
     assert code == 0 and out.strip() == "2 passed, 0 failed"
+
+
+def test_scan_on_a_dask_cluster_gives_the_local_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    for name in ("st_BodyB_Ysi_embedded.wiiu.bfsha", "rio_02_test_shader.gsh", "sc_obj_coin.sharcfb"):
+        (folder / name).write_bytes((root / "wiiu" / name).read_bytes())
+    (folder / "broken.szs").write_bytes(b"Yaz0" + bytes(4) + bytes(8) + b"\x00")
+    _, local, _ = run(capsys, "scan", str(folder))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        code, remote, err = run(capsys, "scan", "--dask", cluster.scheduler_address, str(folder))
+    assert code == 0, err
+    assert remote == local and local.count("\n") == 3 + 2 * 16

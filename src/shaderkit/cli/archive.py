@@ -53,6 +53,21 @@ def put(member: str, data_path: str, output: str) -> None:
     write_output(output, store_member(member, steps, read_input(data_path)))
 
 
+def _dask_client(address: str, jobs: int) -> Any:
+    from shaderkit.errors import UnsupportedOperation
+
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UnsupportedOperation("--dask needs the 'distributed' package: pip install 'shaderkit[dask]'") from None
+    if address == "local":
+        return Client(LocalCluster(n_workers=jobs, threads_per_worker=1, dashboard_address=None))
+    try:
+        return Client(address, timeout=30)
+    except OSError as exc:
+        raise UnsupportedOperation(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
 def _record(path: str, fmt: str, data: bytes, model: Any = None, stage: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -105,16 +120,18 @@ def scan_bytes(path: str, data: bytes) -> list[dict[str, Any]]:
     return records
 
 
-def scan_file(path: str) -> list[dict[str, Any]]:
+def scan_file(path: str, name: str | None = None) -> list[dict[str, Any]]:
+    """The records of the file at ``path``, reported under ``name`` (default: the path)."""
+    shown = path if name is None else name
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        return [{"schema_version": SCHEMA_VERSION, "path": path, "error": f"cannot read: {exc.strerror}"}]
+        return [{"schema_version": SCHEMA_VERSION, "path": shown, "error": f"cannot read: {exc.strerror}"}]
     try:
-        return scan_bytes(path, data)
+        return scan_bytes(shown, data)
     except Exception as exc:  # never fatal: one error record for the file
-        return [{"schema_version": SCHEMA_VERSION, "path": path,
+        return [{"schema_version": SCHEMA_VERSION, "path": shown,
                  "error": f"internal error {type(exc).__name__}: {exc}"}]
 
 
@@ -122,17 +139,27 @@ def scan_file(path: str) -> list[dict[str, Any]]:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1), help="Worker processes.")
 @click.option("-o", "--output", default="-", help="Where to write the JSON lines ('-' = standard output).")
-def scan(paths: tuple[str, ...], jobs: int, output: str) -> None:
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+              help="Run on a Dask cluster (dask.distributed scheduler address, or 'local' for a local "
+                   "cluster of --jobs workers). Workers read the files by path: share the dump with them.")
+def scan(paths: tuple[str, ...], jobs: int, output: str, dask_address: str | None) -> None:
     """Find every shader under PATHS, inside archives too: one JSON line each, a summary at the end."""
     from shaderkit.cli.common import walk_paths
 
-    files = [str(p) for p in walk_paths(paths)]
+    found = walk_paths(paths)
+    files = [str(p) for p in found]
     sink = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")  # noqa: SIM115
     counts: Counter[str] = Counter()
     errors = 0
     show_progress = sys.stderr.isatty() and not os.environ.get("CI") and len(files) > 1
     pool = None
-    if jobs > 1:
+    client = None
+    if dask_address:
+        client = _dask_client(dask_address, jobs)
+        # workers may run elsewhere: give them absolute paths, report the names as given
+        futures = client.map(scan_file, [str(p.resolve()) for p in found], files, pure=False)
+        results: Any = (future.result() for future in futures)
+    elif jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         pool = ProcessPoolExecutor(max_workers=jobs)
@@ -162,6 +189,11 @@ def scan(paths: tuple[str, ...], jobs: int, output: str) -> None:
             progress.stop()
         if pool is not None:
             pool.shutdown()
+        if client is not None:
+            cluster = client.cluster if dask_address == "local" else None
+            client.close()
+            if cluster is not None:
+                cluster.close()
         if sink is not sys.stdout:
             sink.close()
     click.echo(f"{len(files)} files, {sum(counts.values())} shaders, {errors} errors", err=True)
