@@ -177,3 +177,16 @@ def test_scan_on_a_dask_cluster_gives_the_local_lines(capsys: pytest.CaptureFixt
         code, remote, err = run(capsys, "scan", "--dask", cluster.scheduler_address, str(folder))
     assert code == 0, err
     assert remote == local and local.count("\n") == 3 + 2 * 16
+
+
+def test_verify_and_disasm_take_member_paths(capsys: pytest.CaptureFixture[str]) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    szs = root / "wiiu" / "st_BodyB_Ysi.szs"
+    code, out, _ = run(capsys, "verify", f"{szs}//Turbo_UBER.bfsha", f"{szs}//missing.bfsha")
+    assert code == 1
+    assert out.splitlines() == [f"{szs}//missing.bfsha: no external file 'missing.bfsha' (files: Turbo_UBER.bfsha)",
+                                "1 passed, 1 failed"]
+    code, out, _ = run(capsys, "disasm", f"{szs}//Turbo_UBER.bfsha")
+    assert code == 0 and out.count("\n") == 2 * (12 + 4)
