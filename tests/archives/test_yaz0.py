@@ -83,3 +83,24 @@ def test_recompress_keeps_the_unchanged_head() -> None:
     again = yaz0.recompress(stream, old, tail_change, checkpoints)
     common = next(i for i, (a, b) in enumerate(zip(again, stream)) if a != b)
     assert common > len(stream) * 0.9  # only the tail was re-encoded
+
+
+def test_recompress_reuses_the_stream_around_a_resized_middle() -> None:
+    rng = random.Random(9)
+    words = [b"GX2", b"shader", b"\0\0\0\1", b"microcode", b"FSHA"]
+    old = b"".join(rng.choice(words) + bytes([rng.getrandbits(8)]) for _ in range(12000))
+    stream = yaz0.compress(old)
+    checkpoints: list[tuple[int, int]] = []
+    yaz0.decompress(stream, checkpoints=checkpoints)
+    for new in (old[:30000] + b"inserted bytes" * 50 + old[30000:],     # grows in the middle
+                old[:30000] + old[31000:],                              # shrinks in the middle
+                b"HEAD" + old[4:30000] + b"x" * 300 + old[30000:],      # two changes, one shift
+                bytes(64) + old[64:]):                                  # same size, first bytes
+        again = yaz0.recompress(stream, old, new, checkpoints)
+        assert yaz0.decompress(again) == new
+    grown = old[:30000] + b"inserted bytes" * 50 + old[30000:]
+    again = yaz0.recompress(stream, old, grown, checkpoints)
+    # most of the original stream survives: the common tail is the original bytes
+    tail = next(i for i in range(1, len(stream)) if again[-i] != stream[-i])
+    assert tail > len(stream) // 3
+    assert len(again) < len(stream) + 400

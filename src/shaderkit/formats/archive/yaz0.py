@@ -108,106 +108,155 @@ def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE,
     return bytes(out)
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the common prefix of ``a`` and ``b`` (by halving; slice compares run in C)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) >> 1
-        if a[low:mid] == b[low:mid]:
-            low = mid
+#: a token: (position, distance, length); distance 0 is a literal
+Token = tuple[int, int, int]
+
+
+def _tokens(data: bytes, start: int, end: int) -> list[Token]:
+    """Greedy tokens for ``data[start:end]``; references may reach back before ``start``."""
+    heads: dict[bytes, list[int]] = {}
+    for at in range(max(0, start - MAX_DISTANCE), start):
+        heads.setdefault(data[at : at + 3], []).append(at)
+    tokens: list[Token] = []
+    pos = start
+    while pos < end:
+        best_len, best_dist = 0, 0
+        if pos + 3 <= end:
+            chain = heads.get(data[pos : pos + 3])
+            if chain:
+                window = pos - MAX_DISTANCE
+                limit = min(MAX_LENGTH, end - pos)
+                for cand in reversed(chain[-16:]):
+                    if cand < window:
+                        break
+                    if data[cand + best_len : cand + best_len + 1] != data[pos + best_len : pos + best_len + 1]:
+                        continue  # cannot beat the best match so far
+                    # longest common prefix by halving (slice compares run in C)
+                    low, high = 3, limit
+                    while low < high:
+                        mid = (low + high + 1) >> 1
+                        if data[cand + low : cand + mid] == data[pos + low : pos + mid]:
+                            low = mid
+                        else:
+                            high = mid - 1
+                    if low > best_len:
+                        best_len, best_dist = low, pos - cand
+                        if low == limit:
+                            break
+        if best_len >= 3:
+            tokens.append((pos, best_dist, best_len))
+            stop = pos + best_len
         else:
-            high = mid - 1
-    return low
+            tokens.append((pos, 0, 1))
+            stop = pos + 1
+        # index the positions the token covers (inside long matches only the first and last
+        # few: runs are still found from there, and indexing every byte is the slow part)
+        covered = range(pos, stop) if stop - pos <= 16 else [*range(pos, pos + 8), *range(stop - 8, stop)]
+        for at in covered:
+            if at + 3 <= end:
+                chain = heads.setdefault(data[at : at + 3], [])
+                chain.append(at)
+                if len(chain) > 64:
+                    del chain[:32]
+        pos = stop
+    return tokens
+
+
+def _fill_groups(tokens: list[Token]) -> list[Token] | None:
+    """The same bytes in a multiple of 8 tokens (whole groups), by splitting references from the
+    end: (d, m) -> literal + (d, m - 1), or a 3-byte reference -> 3 literals. None if impossible."""
+    deficit = -len(tokens) % 8
+    out = list(tokens)
+    i = len(out) - 1
+    while deficit and i >= 0:
+        pos, dist, length = out[i]
+        if dist and length >= 4:
+            out[i : i + 1] = [(pos, 0, 1), (pos + 1, dist, length - 1)]
+            deficit -= 1
+            i += 1  # look at the shortened reference again
+        elif dist and length == 3 and deficit >= 2:
+            out[i : i + 1] = [(pos, 0, 1), (pos + 1, 0, 1), (pos + 2, 0, 1)]
+            deficit -= 2
+        i -= 1
+    return out if not deficit else None
+
+
+def _encode(data: bytes, tokens: list[Token]) -> bytes:
+    out = bytearray()
+    for g in range(0, len(tokens), 8):
+        group = tokens[g : g + 8]
+        flags = 0
+        body = bytearray()
+        for bit, (pos, dist, length) in enumerate(group):
+            if not dist:
+                flags |= 0x80 >> bit
+                body.append(data[pos])
+            elif length >= 0x12:
+                body += bytes(((dist - 1) >> 8, (dist - 1) & 0xFF, length - 0x12))
+            else:
+                body += bytes(((length - 2) << 4 | (dist - 1) >> 8, (dist - 1) & 0xFF))
+        out.append(flags)
+        out += body
+    return bytes(out)
+
+
+def compress(data: bytes, alignment: int = 0, level: int = 1) -> bytes:
+    """A Yaz0 stream of ``data``: greedy matching (``level`` 1) or literals only (``level`` 0)."""
+    size = len(data)
+    if size > 0xFFFFFFFF:
+        raise ValueError("Yaz0 holds at most 4 GiB")
+    head = HEADER.pack(MAGIC, size, alignment, 0)
+    if level <= 0:
+        return head + _encode(data, [(pos, 0, 1) for pos in range(size)])
+    return head + _encode(data, _tokens(data, 0, size))
 
 
 def recompress(stream: bytes, old: bytes, new: bytes, checkpoints: list[tuple[int, int]],
                alignment: int | None = None) -> bytes:
-    """A stream for ``new`` that keeps ``stream`` (which decodes to ``old``) up to the last
-    checkpoint before the first changed byte and re-encodes only from there."""
-    first_change = _common_prefix(old, new)
-    src, start = HEADER.size, 0
-    for cp_src, cp_out in checkpoints:
-        if cp_out > first_change:
-            break
-        src, start = cp_src, cp_out
+    """A stream for ``new`` that reuses the parts of ``stream`` (which decodes to ``old``) that
+    still hold: the original bytes between two checkpoints are kept wherever ``new`` has the
+    same bytes (with 4 KiB of history) at the same place or shifted by the size change; only the
+    rest is encoded again. The result is checked by decoding it (a full compression otherwise).
+    """
     if alignment is None:
         alignment = HEADER.unpack_from(stream)[2]
     head = HEADER.pack(MAGIC, len(new), alignment, 0)
-    return head + stream[HEADER.size : src] + compress(new, alignment, start=start)[HEADER.size :]
-
-
-def compress(data: bytes, alignment: int = 0, level: int = 1, start: int = 0) -> bytes:
-    """A Yaz0 stream of ``data``: greedy matching (``level`` 1) or literals only (``level`` 0).
-
-    ``start`` > 0 encodes only ``data[start:]`` (back-references may reach into what lies before):
-    the tail of a stream whose head is kept.
-    """
-    size = len(data)
-    if size > 0xFFFFFFFF:
-        raise ValueError("Yaz0 holds at most 4 GiB")
-    out = bytearray(HEADER.pack(MAGIC, size, alignment, 0))
-    if level <= 0:
-        for pos in range(start, size, 8):
-            out.append(0xFF << (8 - min(8, size - pos)) & 0xFF)
-            out += data[pos : pos + 8]
-        return bytes(out)
-    heads: dict[bytes, list[int]] = {}
-    for at in range(max(0, start - MAX_DISTANCE), start):
-        if at + 3 <= size:
-            heads.setdefault(data[at : at + 3], []).append(at)
-    pos = start
-    while pos < size:
-        flag_at = len(out)
-        out.append(0)
-        flags = 0
-        for bit in range(7, -1, -1):
-            if pos >= size:
-                break
-            best_len, best_dist = 0, 0
-            if pos + 3 <= size:
-                key = data[pos : pos + 3]
-                window = max(0, pos - MAX_DISTANCE)
-                chain = heads.get(key)
-                if chain:
-                    limit = min(MAX_LENGTH, size - pos)
-                    for cand in reversed(chain[-16:]):
-                        if cand < window:
-                            break
-                        if data[cand + best_len : cand + best_len + 1] != data[pos + best_len : pos + best_len + 1]:
-                            continue  # cannot beat the best match so far
-                        # longest common prefix by halving (slice compares run in C)
-                        low, high = 3, limit
-                        while low < high:
-                            mid = (low + high + 1) >> 1
-                            if data[cand + low : cand + mid] == data[pos + low : pos + mid]:
-                                low = mid
-                            else:
-                                high = mid - 1
-                        length = low
-                        if length > best_len:
-                            best_len, best_dist = length, pos - cand
-                            if length == limit:
-                                break
-            if best_len >= 3:
-                dist = best_dist - 1
-                if best_len >= 0x12:
-                    out += bytes((dist >> 8, dist & 0xFF, best_len - 0x12))
-                else:
-                    out += bytes(((best_len - 2) << 4 | dist >> 8, dist & 0xFF))
-                stop = pos + best_len
-            else:
-                flags |= 1 << bit
-                out.append(data[pos])
-                stop = pos + 1
-            # index the positions the token covers (inside long matches only the first and last
-            # few: runs are still found from there, and indexing every byte is the slow part)
-            covered = range(pos, stop) if stop - pos <= 16 else [*range(pos, pos + 8), *range(stop - 8, stop)]
-            for at in covered:
-                if at + 3 <= size:
-                    chain = heads.setdefault(data[at : at + 3], [])
-                    chain.append(at)
-                    if len(chain) > 64:
-                        del chain[:32]
-            pos = stop
-        out[flag_at] = flags
-    return bytes(out)
+    bounds = [*checkpoints, (len(stream), len(old))]
+    if not checkpoints or checkpoints[0] != (HEADER.size, 0):
+        return compress(new, alignment)
+    shifts = sorted({0, len(new) - len(old)}, key=abs)
+    body = bytearray()
+    covered = 0  # bytes of ``new`` the body decodes to so far
+    run_start: int | None = None  # where a stretch to encode again began
+    for (src0, out0), (src1, out1) in zip(bounds, bounds[1:]):
+        history = min(MAX_DISTANCE, out0)
+        last = src1 == len(stream)
+        for shift in shifts:
+            start = out0 + shift
+            if start < 0 or (run_start is None and start != covered) or (run_start is not None and start < run_start):
+                continue
+            if last and out1 + shift != len(new):
+                continue
+            if new[start - history : out1 + shift] != old[out0 - history : out1]:
+                continue
+            if run_start is not None:
+                tokens = _fill_groups(_tokens(new, run_start, start))
+                if tokens is None:
+                    continue
+                body += _encode(new, tokens)
+                run_start = None
+            body += stream[src0:src1]
+            covered = out1 + shift
+            break
+        else:
+            if run_start is None:
+                run_start = covered
+    if run_start is not None:
+        body += _encode(new, _tokens(new, run_start, len(new)))
+    result = head + bytes(body)
+    try:
+        if decompress(result, limit=max(len(new), 1)) == new:
+            return result
+    except ShaderFormatError:
+        pass
+    return compress(new, alignment)  # pragma: no cover - a safety net; tests prove the path above
