@@ -190,3 +190,23 @@ def test_verify_and_disasm_take_member_paths(capsys: pytest.CaptureFixture[str])
                                 "1 passed, 1 failed"]
     code, out, _ = run(capsys, "disasm", f"{szs}//Turbo_UBER.bfsha")
     assert code == 0 and out.count("\n") == 2 * (12 + 4)
+
+
+def test_zstd_wrapped_sarc_members(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    pack = sarc([(b"Shader/x.bin", b"first"), (b"y.txt", b"second")])
+    path = tmp_path / "Pack.sarc.zs"
+    path.write_bytes(zstandard.ZstdCompressor().compress(pack))
+    code, out, _ = run(capsys, "ls", "--json", str(path))
+    assert code == 0
+    assert [json.loads(line)["path"] for line in out.splitlines()] == [f"{path}//Shader/x.bin", f"{path}//y.txt"]
+    new = tmp_path / "new.bin"
+    new.write_bytes(b"changed")
+    out_path = tmp_path / "out.zs"
+    code, _, err = run(capsys, "put", f"{path}//Shader/x.bin", str(new), "-o", str(out_path))
+    assert code == 0, err
+    assert zstandard.ZstdDecompressor().decompress(out_path.read_bytes())[:4] == b"SARC"
+    code, out, _ = run(capsys, "get", f"{out_path}//Shader/x.bin", "-o", "-")
+    assert out == "changed"
+    code, out, _ = run(capsys, "get", f"{out_path}//y.txt", "-o", "-")
+    assert out == "second"

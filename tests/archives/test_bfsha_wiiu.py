@@ -149,3 +149,26 @@ def test_material_shader_references(files: tuple[bytes, bytes]) -> None:
         chosen = model.program_choices(int(path.rsplit("/", 1)[1]))
         # every option the material sets and the model knows agrees with the program's key
         assert all(chosen[k] == v for k, v in material.options.items() if k in chosen)
+
+
+def test_typed_edits_are_written_back(files: tuple[bytes, bytes]) -> None:
+    _, data = files
+    archive = WiiUBfsha.from_bytes(data)
+    model = archive.model("turbo_uber_xlu")
+    shader = archive.program_shaders("turbo_uber_xlu", 3)["pixel"]
+    shader.mode = 0
+    shader.regs.sq_pgm_resources_ps ^= 1
+    option = model.dynamic_options[0]
+    option.default_choice = 2
+    model.key_table[3][-1] = option.put(model.key_table[3][-1], 4)
+    out = archive.to_bytes()
+    assert len(out) == len(data)
+    again = WiiUBfsha.from_bytes(out)
+    edited = again.program_shaders("turbo_uber_xlu", 3)["pixel"]
+    assert edited.mode == 0 and edited.regs.sq_pgm_resources_ps == shader.regs.sq_pgm_resources_ps
+    assert again.model("turbo_uber_xlu").dynamic_options[0].default_choice == 2
+    assert again.model("turbo_uber_xlu").program_choices(3)["gsys_assign_type"] == "gsys_assign_xlu_zprepass"
+    # 4 bytes of mode, 4 of the register, 1 option byte, 4 key bytes at most
+    assert sum(a != b for a, b in zip(out, data)) <= 13
+    summary = again.summary()["models"][1]["options"]["gsys_assign_type"]
+    assert summary == {"choices": option.choices, "default": "gsys_assign_gbuffer", "dynamic": True}

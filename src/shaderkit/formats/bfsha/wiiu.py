@@ -407,6 +407,12 @@ class WiiUBfsha(ShaderFile):
                     "attributes": [a.name for a in m.attributes],
                     "samplers": [s.name for s in m.samplers],
                     "uniform_blocks": [b.name for b in m.uniform_blocks],
+                    "options": {
+                        o.name: {"choices": o.choices, "default": o.choices[o.default_choice]
+                                 if o.default_choice < len(o.choices) else o.default_choice,
+                                 "dynamic": o in m.dynamic_options}
+                        for o in m.options()
+                    },
                 }
                 for m in self.models
             ],
