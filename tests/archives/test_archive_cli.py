@@ -210,3 +210,18 @@ def test_zstd_wrapped_sarc_members(capsys: pytest.CaptureFixture[str], tmp_path:
     assert out == "changed"
     code, out, _ = run(capsys, "get", f"{out_path}//y.txt", "-o", "-")
     assert out == "second"
+
+
+def test_a_damaged_inner_archive_marks_only_that_member(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    damaged = bytearray(sarc([(b"x.bin", b"data")]))
+    damaged[8:12] = struct.pack(">I", 3)  # wrong file size
+    pack = tmp_path / "pack.sarc"
+    pack.write_bytes(sarc([(b"bad.sarc", bytes(damaged)), (b"ok.gsh", b"not really a shader")]))
+    code, out, _ = run(capsys, "ls", str(pack))
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 2 and "file size field 3" in lines[0] and lines[1].endswith("//ok.gsh")
+    code, out, err = run(capsys, "scan", str(pack))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["path"].rsplit("//", 1)[1] for r in records] == ["bad.sarc"]
+    assert "file size field 3" in records[0]["error"] and "0 shaders, 1 errors" in err

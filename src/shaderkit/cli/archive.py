@@ -28,9 +28,11 @@ def ls(file: str, as_json: bool) -> None:
     _, data = load_member(file)
     for item in walk(data, file):
         if as_json:
-            click.echo(json.dumps({"path": item.path, "format": item.format, "size": item.size}))
+            record = {"path": item.path, "format": item.format, "size": item.size}
+            click.echo(json.dumps({**record, "error": item.error} if item.error else record))
         else:
-            click.echo(f"{item.format:<14} {item.size:>10}  {item.path}")
+            note = f"  ({item.error})" if item.error else ""
+            click.echo(f"{item.format:<14} {item.size:>10}  {item.path}{note}")
 
 
 @click.command()
@@ -107,7 +109,9 @@ def scan_bytes(path: str, data: bytes) -> list[dict[str, Any]]:
     visit(path, data, None)
     try:
         for item in walk(data, path):
-            if item.format == "gx2-microcode":
+            if item.error:
+                records.append({**_record(item.path, item.format, item.data), "error": item.error})
+            elif item.format == "gx2-microcode":
                 stage = item.path.rsplit("/", 1)[-1]
                 records.append(_record(item.path, item.format, item.data, stage=stage))
             else:

@@ -151,6 +151,8 @@ class Listed:
     size: int
     depth: int
     data: bytes
+    #: why the members of this member could not be listed (a damaged inner archive)
+    error: str = ""
 
 
 def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
@@ -176,9 +178,16 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
         else:
             spec = detect(blob)
             kind = kind_of(blob) or (spec.name if spec else "unknown")
+        if isinstance(node, BfshaNode):
+            yield Listed(path, kind, len(blob), depth, blob)
+            continue
+        try:  # list the inner archive first, so that a damaged one only marks this member
+            inner = list(walk(blob, path, depth + 1))
+        except ShaderFormatError as exc:
+            yield Listed(path, kind, len(blob), depth, blob, str(exc))
+            continue
         yield Listed(path, kind, len(blob), depth, blob)
-        if not isinstance(node, BfshaNode):
-            yield from walk(blob, path, depth + 1)
+        yield from inner
 
 
 def kind_of(data: bytes) -> str | None:
