@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from shaderkit.errors import ShaderFormatError
+from shaderkit.errors import ShaderkitError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.gx2.types import (
     GX2GeometryShaderRegs,
@@ -50,7 +50,7 @@ from shaderkit.formats.gx2.types import (
 from shaderkit.io.reader import Reader
 
 STAGES = ("vertex", "geometry", "pixel")
-#: stage -> (struct size, register block, word index of the program size after the registers)
+#: stage -> (struct size, register block); the program size, offset and mode follow the registers
 GX2_LAYOUT: dict[str, tuple[int, type[_RegisterBlock]]] = {
     "vertex": (0x134, GX2VertexShaderRegs),
     "geometry": (0xC0, GX2GeometryShaderRegs),
@@ -58,8 +58,12 @@ GX2_LAYOUT: dict[str, tuple[int, type[_RegisterBlock]]] = {
 }
 
 
-class LookupFailed(ShaderFormatError):
-    pass
+class LookupFailed(ShaderkitError, LookupError):
+    """An unknown shading model, option or choice was asked for, or no program matches."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
 
 
 def _rel(r: Reader, at: int) -> int | None:
@@ -212,14 +216,14 @@ class ShadingModel:
                     if value not in option.choices:
                         raise LookupFailed(
                             f"option {option.name!r} has no choice {value!r} "
-                            f"(choices: {', '.join(option.choices)})", None, self.name)
+                            f"(choices: {', '.join(option.choices)})")
                     choice = option.choices.index(value)
                 word = self._word(option, dynamic)
                 if 0 <= word < len(key):
                     key[word] = option.put(key[word], choice)
         if settings:
             name = next(iter(settings))
-            raise LookupFailed(f"no option {name!r} in shading model {self.name!r}", None, self.name)
+            raise LookupFailed(f"no option {name!r} in shading model {self.name!r}")
         return key
 
     def find_program(self, settings: dict[str, str], ignore_unknown: bool = False) -> tuple[int, str]:
@@ -240,7 +244,7 @@ class ShadingModel:
             choices = self.program_choices(i)
             if all(choices.get(k) == v for k, v in settings.items()):
                 return i, "options named"
-        raise LookupFailed(f"no program of {self.name!r} has these options", None, self.name)
+        raise LookupFailed(f"no program of {self.name!r} has these options")
 
 
 @dataclass
@@ -258,8 +262,6 @@ class WiiUBfsha(ShaderFile):
     #: where the microcode region starts and whether it follows the layout rule (see module doc)
     code_start: int = field(default=0, repr=False)
     code_regular: bool = field(default=False, repr=False)
-
-    DICT_FIELDS: ClassVar[tuple[str, ...]] = ()
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
