@@ -71,6 +71,10 @@ def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE,
         group += 1
         flags = data[src]
         src += 1
+        if flags == 0xFF and src + 8 <= end and len(out) + 8 <= size:
+            out += data[src : src + 8]  # eight literals: one slice
+            src += 8
+            continue
         for bit in range(7, -1, -1):
             if len(out) >= size:
                 break
