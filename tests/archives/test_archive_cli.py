@@ -225,3 +225,13 @@ def test_a_damaged_inner_archive_marks_only_that_member(capsys: pytest.CaptureFi
     records = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [r["path"].rsplit("//", 1)[1] for r in records] == ["bad.sarc"]
     assert "file size field 3" in records[0]["error"] and "0 shaders, 1 errors" in err
+
+
+def test_double_slash_in_a_plain_path_is_not_a_member(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (folder / "x.sarc").write_bytes(sarc([(b"m.bin", b"member")]))
+    code, out, _ = run(capsys, "get", f"{tmp_path}//dir//x.sarc//m.bin", "-o", "-")
+    assert code == 0 and out == "member"
+    code, out, _ = run(capsys, "info", "--json", f"{tmp_path}//dir//x.sarc")
+    assert code == 0 and json.loads(out)["format"] == "sarc"
