@@ -24,6 +24,9 @@ def bfsha_variation(file: str, archive: Any, model_name: str, settings: tuple[st
         index, how = model.find_program(chosen)
     except LookupFailed as exc:
         raise VariationError(exc.message) from None
+    if archive.format_name == "bfsha-switch":
+        _switch_result(file, model, index, how, chosen, as_json)
+        return
     shaders = archive.program_shaders(model_name, index)
     members = {stage: f"{file}//{model_name}/{index}/{stage}" for stage in shaders}
     if as_json:
@@ -42,3 +45,20 @@ def bfsha_variation(file: str, archive: Any, model_name: str, settings: tuple[st
             click.echo(f"  {name} = {value}")
     for stage, shader in shaders.items():
         click.echo(f"  {stage:<9} {len(shader.program):#x} bytes of microcode, mode {shader.mode}: {members[stage]}")
+
+
+def _switch_result(file: str, model: Any, index: int, how: str, chosen: dict[str, str], as_json: bool) -> None:
+    variation = model.programs[index].variation
+    member = f"{file}//{model.name}.bnsh"
+    if as_json:
+        click.echo(json.dumps({
+            "model": model.name, "program": index, "program_count": len(model.programs), "match": how,
+            "options": model.program_choices(index), "bnsh": member, "bnsh_variation": variation,
+        }, indent=2))
+        return
+    click.echo(f"model {model.name}: program {index} of {len(model.programs)} ({how})")
+    for name, value in model.program_choices(index).items():
+        if name in chosen:
+            click.echo(f"  {name} = {value}")
+    click.echo(f"  BNSH variation {variation} of {member}")
+    click.echo(f"  (shaderkit extract '{member}' --variation {variation} --stage vertex -o code.bin)")

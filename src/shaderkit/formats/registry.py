@@ -43,6 +43,11 @@ def _big_endian_nn(magic: bytes) -> Callable[[bytes], bool]:
     return lambda data: data[:4] == magic and data[8:10] == b"\xfe\xff"
 
 
+def _little_endian_nn(magic: bytes) -> Callable[[bytes], bool]:
+    # Switch nn::util files: 8-byte signature, version, then the BOM 0xFEFF read little-endian
+    return lambda data: data[:4] == magic and data[0xC:0xE] == b"\xff\xfe"
+
+
 def _is_nvn_program(data: bytes) -> bool:
     # Raw NVN program blob: a table of u32 offsets whose first entry (= the table size) points at
     # a GLSLC control section (magic 0x98761234).
@@ -87,8 +92,10 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("sarc", "SARC archive", _magic(b"SARC"), "shaderkit.formats.archive.sarc:Sarc"),
     FormatSpec("bfsha-wiiu", "Wii U shader archive (BFSHA)", _big_endian_nn(b"FSHA"),
                "shaderkit.formats.bfsha.wiiu:WiiUBfsha"),
-    FormatSpec("bfsha", "Nintendo Switch shader archive (BFSHA)", _magic(b"FSHA"),
-               note="Switch BFSHA archives are not read yet; the shaders they embed are BNSH"),
+    FormatSpec("bfsha-switch", "Nintendo Switch shader archive (BFSHA)", _little_endian_nn(b"FSHA"),
+               "shaderkit.formats.bfsha.switch:SwitchBfsha"),
+    FormatSpec("bfsha", "Nintendo shader archive (BFSHA)", _magic(b"FSHA"),
+               note="this BFSHA variant is not read; the shaders archives embed are BNSH (Switch) or GX2 (Wii U)"),
     FormatSpec("bfres-wiiu", "Wii U model archive (BFRES)", _big_endian_nn(b"FRES"),
                "shaderkit.formats.bfres.wiiu:WiiUBfres"),
     FormatSpec("bfres", "Nintendo Switch model archive (BFRES)", _magic(b"FRES"),

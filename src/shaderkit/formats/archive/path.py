@@ -49,6 +49,10 @@ def open_node(data: bytes) -> Any | None:
         from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
         return BfshaNode(WiiUBfsha.from_bytes(data))
+    if head == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
+        from shaderkit.formats.bfsha.switch import SwitchBfsha
+
+        return SwitchBfshaNode(SwitchBfsha.from_bytes(data))
     return None
 
 
@@ -95,6 +99,30 @@ class BfshaNode:
 
     def replace_member(self, name: str, data: bytes) -> None:
         self._shader(name).program = bytes(data)
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.model.to_bytes())
+
+
+class SwitchBfshaNode:
+    """Switch BFSHA with each shading model's embedded BNSH as member ``MODEL.bnsh``."""
+
+    def __init__(self, bfsha: Any) -> None:
+        self.model = bfsha
+
+    def member_names(self) -> list[str]:
+        return [f"{m.name}.bnsh" for m in self.model.models if m.bnsh]
+
+    def _model(self, name: str) -> Any:
+        if not name.endswith(".bnsh"):
+            raise KeyError(f"{name!r} is not MODEL.bnsh (members: {', '.join(self.member_names())})")
+        return self.model.model(name[: -len(".bnsh")])
+
+    def member(self, name: str) -> bytes:
+        return bytes(self._model(name).bnsh)
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        self._model(name).bnsh = bytes(data)
 
     def to_bytes(self) -> bytes:
         return bytes(self.model.to_bytes())
@@ -198,4 +226,6 @@ def kind_of(data: bytes) -> str | None:
         return "bfsha-wiiu"
     if is_wiiu_fres(data):
         return "bfres-wiiu"
+    if data[:4] == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
+        return "bfsha-switch"
     return None

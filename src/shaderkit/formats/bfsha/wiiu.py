@@ -178,7 +178,7 @@ class ShadingModel:
     uniform_blocks: list[ResourceVar]
     uniform_count: int
     default_program: int
-    programs: list[ShaderProgram]
+    programs: list[Any]  # ShaderProgram (Wii U) or SwitchShaderProgram
     #: one list of ``static + dynamic key length`` words per program
     key_table: list[list[int]]
     key_table_offset: int = field(default=0, repr=False, compare=False)
