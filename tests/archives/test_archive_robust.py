@@ -33,7 +33,7 @@ def test_damaged_bfsha() -> None:
     if root is None:
         pytest.skip("corpus not found")
     data = (root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha").read_bytes()
-    for blob in mutations(data, 80, 17, 0x2000):
+    for blob in mutations(data, 50, 17, 0x2000):
         try:
             WiiUBfsha.from_bytes(blob).to_bytes()
             list(walk(blob))
