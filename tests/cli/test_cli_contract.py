@@ -53,11 +53,12 @@ def test_verify_reports_failure_and_exits_1(tmp_path: Path) -> None:
 
 
 def test_identified_only_formats_are_named(tmp_path: Path) -> None:
-    szs = tmp_path / "x.szs"
-    szs.write_bytes(b"Yaz0" + b"\x00" * 28)
-    result = CliRunner().invoke(cli, ["info", "--json", str(szs)])
+    # a Switch (little-endian) BFSHA is recognised but not read yet
+    bfsha = tmp_path / "x.bfsha"
+    bfsha.write_bytes(b"FSHA\0\0\0\0" + b"\xff\xfe" + b"\x00" * 22)
+    result = CliRunner().invoke(cli, ["info", "--json", str(bfsha)])
     assert result.exit_code == 0, result.output
-    assert "Yaz0" in result.output
+    assert "BFSHA" in result.output
 
 
 @pytest.mark.parametrize("verb", ["info", "disasm", "rebuild", "verify"])

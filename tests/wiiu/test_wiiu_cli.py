@@ -101,13 +101,14 @@ def test_verify_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip() == f"{len(files)} passed, 0 failed"
 
 
-def test_info_names_out_of_scope_files(capsys: pytest.CaptureFixture[str]) -> None:
+def test_info_reads_archive_files(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 17: SZS and Wii U BFSHA are read now (they were only named before)
     root = corpus_root()
     if root is None:
         pytest.skip("corpus not found")
-    for name, kind in (("st_BodyB_Ysi.szs", "Yaz0"), ("st_BodyB_Ysi_embedded.wiiu.bfsha", "BFSHA")):
+    for name, kind in (("st_BodyB_Ysi.szs", "yaz0"), ("st_BodyB_Ysi_embedded.wiiu.bfsha", "bfsha-wiiu")):
         path = root / "wiiu" / name
         if path.exists():
             code, out, _ = run(capsys, "info", "--json", str(path))
             summary = json.loads(out)
-            assert code == 0 and kind in summary["format"] and summary["supported"] is False
+            assert code == 0 and summary["format"] == kind

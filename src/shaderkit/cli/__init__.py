@@ -18,6 +18,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "variation": ("shaderkit.cli.variation:variation", "Find the binaries of a SHARCFB variation."),
     "extract": ("shaderkit.cli.extract:extract", "Write one stage's code out of a BNSH."),
     "replace": ("shaderkit.cli.replace:replace", "Put new stage code into a BNSH."),
+    "ls": ("shaderkit.cli.archive:ls", "List the members of an archive (SZS, zstd, SARC, BFRES, BFSHA)."),
+    "get": ("shaderkit.cli.archive:get", "Write one archive member (pack.szs//dir/file) out."),
+    "put": ("shaderkit.cli.archive:put", "Replace one archive member and write the archive back."),
+    "scan": ("shaderkit.cli.archive:scan", "Find every shader of a game dump, inside archives too (JSON Lines)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
 }
 

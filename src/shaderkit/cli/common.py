@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -36,15 +36,53 @@ def write_output(path: str, data: bytes | str) -> None:
 
 
 def load_model(path: str) -> ShaderFile:
-    """Parse the file at ``path``; errors name the path."""
+    """Parse the file (or archive member ``outer.szs//inner/path``) at ``path``; errors name the path."""
+    from shaderkit.errors import ShaderFormatError
+
+    try:
+        data = load_member(path)[1]
+    except ShaderFormatError as exc:
+        context = f"{path}: {exc.context}" if exc.context else path
+        raise ShaderFormatError(exc.message, exc.offset, context) from None
+    return parse_named(path, data)
+
+
+def parse_named(path: str, data: bytes) -> ShaderFile:
+    """Parse ``data`` read from ``path``; errors name the path."""
     import shaderkit
     from shaderkit.errors import ShaderFormatError
 
     try:
-        return shaderkit.open(read_input(path))
+        return shaderkit.open(data)
     except ShaderFormatError as exc:
         context = f"{path}: {exc.context}" if exc.context else path
         raise ShaderFormatError(exc.message, exc.offset, context) from None
+
+
+def load_member(path: str) -> tuple[list[Any], bytes]:
+    """(steps through the containers, bytes) of ``path``; a plain file takes no steps."""
+    from shaderkit.formats.archive.path import SEPARATOR, resolve, split
+
+    file_name, members = split(path)
+    if members and path != "-":
+        # a plain path that merely contains "//" (dir//file.gsh) names the file, not a member
+        parts = path.split(SEPARATOR)
+        for k in range(len(parts), 0, -1):
+            candidate = SEPARATOR.join(parts[:k])
+            if os.path.isfile(candidate):
+                file_name, members = candidate, [p for p in parts[k:] if p]
+                break
+    data = read_input(file_name)
+    if not members:
+        return [], data
+    return resolve(data, members)
+
+
+def store_member(path: str, steps: list[Any], data: bytes) -> bytes:
+    """The outermost file of ``path`` with ``data`` put back in place of its member."""
+    from shaderkit.formats.archive.path import write_back
+
+    return write_back(steps, data) if steps else data
 
 
 def walk_paths(paths: tuple[str, ...]) -> list[Path]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from shaderkit.cli.common import load_model, write_output
+from shaderkit.cli.common import load_member, parse_named, store_member, write_output
 
 
 @click.command()
@@ -11,8 +11,12 @@ from shaderkit.cli.common import load_model, write_output
 @click.option("--fix-checksum", is_flag=True, help="Write the computed checksum (formats that have one).")
 @click.option("--relayout", is_flag=True, help="Lay the file out again from the model (BNSH).")
 def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
-    """Parse FILE and write it back from the model."""
-    model = load_model(file)
+    """Parse FILE and write it back from the model.
+
+    For an archive member (``pack.szs//dir/file``) the whole outer file is written, recompressed.
+    """
+    steps, data = load_member(file)
+    model = parse_named(file, data)
     if fix_checksum:
         fix = getattr(model, "fix_checksum", None)
         if fix is None:
@@ -22,6 +26,6 @@ def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
         relayout_bytes = getattr(model, "relayout", None)
         if relayout_bytes is None:
             raise click.UsageError(f"{model.format_name} files have no relayout mode")
-        write_output(output, relayout_bytes())
+        write_output(output, store_member(file, steps, relayout_bytes()))
         return
-    write_output(output, model.to_bytes())
+    write_output(output, store_member(file, steps, model.to_bytes()))

@@ -37,12 +37,18 @@ def _binary_line(stage: str, index: int, binary: Any) -> str:
 def variation(file: str, program: str, settings: tuple[str, ...], as_json: bool) -> None:
     """Find the binaries of one variation of PROGRAM in a SHARCFB FILE.
 
-    Macros not given take their default values.
+    Macros not given take their default values. For a BFSHA (Wii U or Switch), PROGRAM is the
+    shading model and the settings are OPTION=CHOICE.
     """
     from shaderkit.formats.agl.sharcfb import Sharcfb
     from shaderkit.formats.agl.variation import VariationError
 
     model = load_model(file)
+    if model.format_name in ("bfsha-wiiu", "bfsha-switch"):
+        from shaderkit.cli.bfsha_variation import bfsha_variation
+
+        bfsha_variation(file, model, program, settings, as_json)
+        return
     if not isinstance(model, Sharcfb):
         raise VariationError(f"{file}: a {model.format_name} file has no variations (SHARCFB only)")
     chosen: dict[str, str] = {}

@@ -12,16 +12,29 @@ from shaderkit.cli.common import walk_paths
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
 
-def check_file(path: Path) -> tuple[str, str]:
-    """(status, reason) for one file: parse, rebuild, compare bytes, then integrity checks."""
+def check_file(path: Path | str) -> tuple[str, str]:
+    """(status, reason) for one file or archive member: parse, rebuild, compare, integrity checks."""
+    from shaderkit.errors import ShaderFormatError
+
+    try:
+        if isinstance(path, str) and "//" in path:
+            from shaderkit.cli.common import load_member
+
+            data = load_member(path)[1]
+        else:
+            data = Path(path).read_bytes()
+    except OSError as exc:
+        return FAILED, f"cannot read: {exc.strerror}"
+    except ShaderFormatError as exc:
+        return FAILED, str(exc)
+    return check_bytes(data)
+
+
+def check_bytes(data: bytes) -> tuple[str, str]:
     from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.base import IdentifiedFile
     from shaderkit.formats.registry import detect
 
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FAILED, f"cannot read: {exc.strerror}"
     spec = detect(data)
     if spec is None:
         return SKIPPED, "not a shader format"
@@ -44,7 +57,7 @@ def check_file(path: Path) -> tuple[str, str]:
 
 
 def _check_named(name: str) -> tuple[str, str, str]:
-    return (name, *check_file(Path(name)))
+    return (name, *check_file(name if "//" in name else Path(name)))
 
 
 @click.command()
@@ -53,7 +66,8 @@ def _check_named(name: str) -> tuple[str, str, str]:
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per file, then a summary object.")
 def verify(paths: tuple[str, ...], jobs: int, as_json: bool) -> None:
     """Parse, rebuild and compare every file under PATHS; exit 1 if any fails."""
-    files = [str(p) for p in walk_paths(paths)]
+    members = [p for p in paths if "//" in p and not os.path.exists(p)]  # pack.szs//dir/file
+    files = [str(p) for p in walk_paths(tuple(p for p in paths if p not in members))] + members
     counts = {PASSED: 0, FAILED: 0, SKIPPED: 0}
     show_progress = sys.stderr.isatty() and not os.environ.get("CI") and not as_json and len(files) > 1
     if jobs > 1:

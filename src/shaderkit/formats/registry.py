@@ -38,6 +38,16 @@ def _magic(*magics: bytes, at: int = 0) -> Callable[[bytes], bool]:
     return lambda data: any(data[at : at + len(m)] == m for m in magics)
 
 
+def _big_endian_nn(magic: bytes) -> Callable[[bytes], bool]:
+    # Wii U NintendoWare files: magic, 4 version bytes, then the BOM 0xFEFF (big-endian)
+    return lambda data: data[:4] == magic and data[8:10] == b"\xfe\xff"
+
+
+def _little_endian_nn(magic: bytes) -> Callable[[bytes], bool]:
+    # Switch nn::util files: 8-byte signature, version, then the BOM 0xFEFF read little-endian
+    return lambda data: data[:4] == magic and data[0xC:0xE] == b"\xff\xfe"
+
+
 def _is_nvn_program(data: bytes) -> bool:
     # Raw NVN program blob: a table of u32 offsets whose first entry (= the table size) points at
     # a GLSLC control section (magic 0x98761234).
@@ -75,10 +85,21 @@ FORMATS: tuple[FormatSpec, ...] = (
                "shaderkit.formats.agl.sharc:Sharc"),
     FormatSpec("gsh", "Wii U GX2 shader (GFD/GSH)", _magic(b"Gfx2"),
                "shaderkit.formats.gfd.gsh:Gsh"),
-    FormatSpec("yaz0", "Yaz0-compressed archive (SZS)", _magic(b"Yaz0"),
-               note="compressed container; decompress it (for example with a Yaz0 tool) to reach the files inside"),
+    FormatSpec("yaz0", "Yaz0-compressed file (SZS)", _magic(b"Yaz0"),
+               "shaderkit.formats.archive.compressed:Yaz0File"),
+    FormatSpec("zstd", "zstd-compressed file (.zs)", _magic(b"\x28\xb5\x2f\xfd"),
+               "shaderkit.formats.archive.compressed:ZstdFile"),
+    FormatSpec("sarc", "SARC archive", _magic(b"SARC"), "shaderkit.formats.archive.sarc:Sarc"),
+    FormatSpec("bfsha-wiiu", "Wii U shader archive (BFSHA)", _big_endian_nn(b"FSHA"),
+               "shaderkit.formats.bfsha.wiiu:WiiUBfsha"),
+    FormatSpec("bfsha-switch", "Nintendo Switch shader archive (BFSHA)", _little_endian_nn(b"FSHA"),
+               "shaderkit.formats.bfsha.switch:SwitchBfsha"),
     FormatSpec("bfsha", "Nintendo shader archive (BFSHA)", _magic(b"FSHA"),
-               note="BFSHA archives are not read yet; the shaders they embed are BNSH (Switch) or GX2 (Wii U)"),
+               note="this BFSHA variant is not read; the shaders archives embed are BNSH (Switch) or GX2 (Wii U)"),
+    FormatSpec("bfres-wiiu", "Wii U model archive (BFRES)", _big_endian_nn(b"FRES"),
+               "shaderkit.formats.bfres.wiiu:WiiUBfres"),
+    FormatSpec("bfres", "Nintendo Switch model archive (BFRES)", _magic(b"FRES"),
+               note="Switch BFRES archives are not read yet"),
     FormatSpec("nvn", "Nintendo Switch raw NVN shader program", _is_nvn_program,
                "shaderkit.formats.bnsh.nvn:NvnProgramFile"),
     FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,

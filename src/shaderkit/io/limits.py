@@ -19,3 +19,6 @@ MAX_NESTING_DEPTH = 8
 #: Counted table bytes one input may imply, as a multiple of its size (plus a fixed slack).
 ALLOCATION_FACTOR = 64
 ALLOCATION_SLACK = 1 << 20
+#: Largest output any decompressor (Yaz0, zstd) may produce for one member; bigger claims are refused
+#: before anything is allocated.
+MAX_DECOMPRESSED_SIZE = 1 << 29

@@ -1,0 +1,231 @@
+"""Members of containers, named ``outer.szs//inner/path//deeper``: resolve, list, write back.
+
+Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
+archive the stream holds. Containers with named members: SARC (member names), Wii U BFRES
+(external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage).
+No file I/O here: callers pass the bytes of the outermost file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.io.limits import MAX_NESTING_DEPTH
+
+SEPARATOR = "//"
+
+
+def split(path: str) -> tuple[str, list[str]]:
+    """(file system path, member names); ``a.szs//b/c.bfsha//m/0/vertex`` -> ``a.szs``, [...]."""
+    parts = path.split(SEPARATOR)
+    # a URL-like "x://" or a leading "//" belongs to the file name, not to a member
+    head = parts[0]
+    rest = parts[1:]
+    while rest and (head == "" or head.endswith(":")):
+        head += SEPARATOR + rest.pop(0)
+    return head, [p for p in rest if p != ""]
+
+
+def open_node(data: bytes) -> Any | None:
+    """The container model of ``data`` (compressed stream or archive), else None."""
+    from shaderkit.formats.archive.compressed import Yaz0File, ZstdFile
+    from shaderkit.formats.archive.sarc import Sarc
+    from shaderkit.formats.archive.zstd import MAGIC as ZSTD_MAGIC
+    from shaderkit.formats.bfres.wiiu import WiiUBfres, is_wiiu_fres, is_wiiu_fsha
+
+    head = data[:4]
+    if head == b"Yaz0":
+        return Yaz0File.from_bytes(data)
+    if head == ZSTD_MAGIC:
+        return ZstdFile.from_bytes(data)
+    if head == b"SARC":
+        return SarcNode(Sarc.from_bytes(data))
+    if is_wiiu_fres(data):
+        return WiiUBfres.from_bytes(data)
+    if is_wiiu_fsha(data):
+        from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+        return BfshaNode(WiiUBfsha.from_bytes(data))
+    if head == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
+        from shaderkit.formats.bfsha.switch import SwitchBfsha
+
+        return SwitchBfshaNode(SwitchBfsha.from_bytes(data))
+    return None
+
+
+class SarcNode:
+    """SARC with the member interface."""
+
+    def __init__(self, sarc: Any) -> None:
+        self.model = sarc
+
+    def member_names(self) -> list[str]:
+        return list(self.model.names())
+
+    def member(self, name: str) -> bytes:
+        return bytes(self.model.get(name))
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        self.model.set(name, data)
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.model.to_bytes())
+
+
+class BfshaNode:
+    """Wii U BFSHA with its programs' stages as members ``MODEL/PROGRAM/STAGE`` (microcode)."""
+
+    def __init__(self, bfsha: Any) -> None:
+        self.model = bfsha
+
+    def member_names(self) -> list[str]:
+        return [f"{m.name}/{p.index}/{stage}" for m in self.model.models for p in m.programs for stage in p.shaders]
+
+    def _shader(self, name: str) -> Any:
+        model, _, rest = name.partition("/")
+        program, _, stage = rest.partition("/")
+        if not program.isdigit():
+            raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
+        shaders = self.model.program_shaders(model, int(program))
+        if stage not in shaders:
+            raise KeyError(f"program {model}/{program} has stages {', '.join(shaders)}, not {stage!r}")
+        return shaders[stage]
+
+    def member(self, name: str) -> bytes:
+        return bytes(self._shader(name).program)
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        self._shader(name).program = bytes(data)
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.model.to_bytes())
+
+
+class SwitchBfshaNode:
+    """Switch BFSHA with each shading model's embedded BNSH as member ``MODEL.bnsh``."""
+
+    def __init__(self, bfsha: Any) -> None:
+        self.model = bfsha
+
+    def member_names(self) -> list[str]:
+        return [f"{m.name}.bnsh" for m in self.model.models if m.bnsh]
+
+    def _model(self, name: str) -> Any:
+        if not name.endswith(".bnsh"):
+            raise KeyError(f"{name!r} is not MODEL.bnsh (members: {', '.join(self.member_names())})")
+        return self.model.model(name[: -len(".bnsh")])
+
+    def member(self, name: str) -> bytes:
+        return bytes(self._model(name).bnsh)
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        self._model(name).bnsh = bytes(data)
+
+    def to_bytes(self) -> bytes:
+        return bytes(self.model.to_bytes())
+
+
+@dataclass
+class Step:
+    """One level of a resolved path: the container and the member taken from it ('' = payload)."""
+
+    node: Any
+    member: str
+
+
+def resolve(data: bytes, members: list[str], where: str = "") -> tuple[list[Step], bytes]:
+    """Walk ``members`` from ``data``: the steps taken and the bytes of the named member."""
+    steps: list[Step] = []
+    names = list(members)
+    context = where
+    for _ in range(MAX_NESTING_DEPTH * 2 + len(members)):
+        if not names:
+            return steps, data
+        node = open_node(data)
+        if node is None:
+            raise ShaderFormatError(f"not an archive, so it has no member {names[0]!r}", 0, context)
+        if hasattr(node, "payload"):
+            steps.append(Step(node, ""))
+            data = node.payload
+            continue
+        name = names.pop(0)
+        try:
+            data = node.member(name)
+        except (KeyError, LookupError) as exc:
+            raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, context) from None
+        steps.append(Step(node, name))
+        context = f"{context}{SEPARATOR}{name}" if context else name
+    raise ShaderFormatError("archives nest too deeply", None, context)
+
+
+def write_back(steps: list[Step], data: bytes) -> bytes:
+    """The outermost file's bytes after putting ``data`` in place of the innermost member."""
+    for step in reversed(steps):
+        if step.member:
+            step.node.replace_member(step.member, data)
+        else:
+            step.node.payload = data
+        data = step.node.to_bytes()
+    return data
+
+
+@dataclass
+class Listed:
+    path: str
+    format: str
+    size: int
+    depth: int
+    data: bytes
+    #: why the members of this member could not be listed (a damaged inner archive)
+    error: str = ""
+
+
+def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
+    """Every member below ``data``, recursively (compressed streams are opened, not listed)."""
+    from shaderkit.formats.registry import detect
+
+    if depth > MAX_NESTING_DEPTH:
+        raise ShaderFormatError("archives nest too deeply", None, prefix)
+    node = open_node(data)
+    while node is not None and hasattr(node, "payload"):
+        data = node.payload
+        node = open_node(data)
+        depth += 1
+        if depth > MAX_NESTING_DEPTH:
+            raise ShaderFormatError("archives nest too deeply", None, prefix)
+    if node is None:
+        return
+    for name in node.member_names():
+        blob = node.member(name)
+        path = f"{prefix}{SEPARATOR}{name}"
+        if isinstance(node, BfshaNode):
+            kind = "gx2-microcode"
+        else:
+            spec = detect(blob)
+            kind = kind_of(blob) or (spec.name if spec else "unknown")
+        if isinstance(node, BfshaNode):
+            yield Listed(path, kind, len(blob), depth, blob)
+            continue
+        try:  # list the inner archive first, so that a damaged one only marks this member
+            inner = list(walk(blob, path, depth + 1))
+        except ShaderFormatError as exc:
+            yield Listed(path, kind, len(blob), depth, blob, str(exc))
+            continue
+        yield Listed(path, kind, len(blob), depth, blob)
+        yield from inner
+
+
+def kind_of(data: bytes) -> str | None:
+    """Format names for the containers the registry does not describe by variant."""
+    from shaderkit.formats.bfres.wiiu import is_wiiu_fres, is_wiiu_fsha
+
+    if is_wiiu_fsha(data):
+        return "bfsha-wiiu"
+    if is_wiiu_fres(data):
+        return "bfres-wiiu"
+    if data[:4] == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
+        return "bfsha-switch"
+    return None

@@ -1,0 +1,1 @@
+"""Model archives (BFRES): the shader archives they carry as external files."""

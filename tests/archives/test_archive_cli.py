@@ -1,0 +1,239 @@
+"""ls / get / put / scan / variation and member paths through the CLI; bad archives exit 2."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_root
+from shaderkit.cli import main
+from shaderkit.formats.archive import yaz0
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sarc(files: list[tuple[bytes, bytes]]) -> bytes:
+    """A big-endian SARC laid out by hand (names unsorted by hash is fine for one or two files)."""
+    names = b""
+    offs = []
+    for name, _ in files:
+        offs.append(len(names))
+        names += name + b"\0"
+        names += bytes(-len(names) % 4)
+    head = 0x14 + 0xC + 0x10 * len(files) + 8 + len(names)
+    data_offset = -(-head // 0x10) * 0x10
+    body = b""
+    spans = []
+    for _, blob in files:
+        body += bytes(-len(body) % 0x10)
+        spans.append((len(body), len(body) + len(blob)))
+        body += blob
+    out = struct.pack(">4sHHIIHH", b"SARC", 0x14, 0xFEFF, data_offset + len(body), data_offset, 0x100, 0)
+    out += struct.pack(">4sHHI", b"SFAT", 0xC, len(files), 101)
+    for (name, _), off, span in zip(files, offs, spans):
+        h = 0
+        for byte in name:
+            h = (h * 101 + byte) & 0xFFFFFFFF
+        out += struct.pack(">IIII", h, 0x01000000 | off // 4, *span)
+    out += struct.pack(">4sHH", b"SFNT", 8, 0) + names
+    return out + bytes(data_offset - len(out)) + body
+
+
+@pytest.mark.parametrize(
+    "blob, message",
+    [
+        (b"Yaz0" + struct.pack(">III", 0xFFFFFFF0, 0, 0) + bytes(32), "exceeds the limit"),
+        (b"Yaz0" + struct.pack(">III", 100000, 0, 0) + bytes(32), "cannot come from"),
+        (b"Yaz0" + struct.pack(">III", 64, 0, 0) + bytes([0x00, 0x10, 0x00]) + bytes(8), "back"),
+        (b"SARC\x00\x14\xfe\xff" + bytes(12), "file size"),
+    ],
+)
+def test_bombs_and_malformed_archives_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                             blob: bytes, message: str) -> None:
+    path = tmp_path / "bad.szs"
+    path.write_bytes(blob)
+    for verb in (["info"], ["ls"], ["verify"]):
+        code, out, err = run(capsys, *verb, str(path))
+        if verb == ["verify"]:
+            assert code == 1 and message in out
+            continue
+        assert code == 2, (verb, out, err)
+        assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_member_paths_in_nested_archives(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    inner = sarc([(b"deep/x.bin", b"payload")])
+    outer = sarc([(b"a/inner.sarc", inner), (b"b.txt", b"text")])
+    path = tmp_path / "pack.szs"
+    path.write_bytes(yaz0.compress(outer))
+    code, out, _ = run(capsys, "ls", str(path))
+    assert code == 0
+    assert [line.split()[-1] for line in out.splitlines()] == [
+        f"{path}//a/inner.sarc", f"{path}//a/inner.sarc//deep/x.bin", f"{path}//b.txt"]
+    assert out.splitlines()[0].split()[0] == "sarc"
+    code, out, _ = run(capsys, "get", f"{path}//a/inner.sarc//deep/x.bin", "-o", "-")
+    assert code == 0 and out == "payload"
+    new = tmp_path / "new.bin"
+    new.write_bytes(b"replaced!")
+    result = tmp_path / "out.szs"
+    code, _, err = run(capsys, "put", f"{path}//a/inner.sarc//deep/x.bin", str(new), "-o", str(result))
+    assert code == 0, err
+    code, out, _ = run(capsys, "get", f"{result}//a/inner.sarc//deep/x.bin", "-o", "-")
+    assert out == "replaced!"
+    code, out, _ = run(capsys, "get", f"{result}//b.txt", "-o", "-")
+    assert out == "text"
+    code, _, err = run(capsys, "get", f"{path}//a/missing", "-o", "-")
+    assert code == 2 and "no member 'a/missing'" in err
+
+
+def test_scan_counts_match_a_hand_count(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    wiiu = root / "wiiu"
+    # hand count: files by magic, and 2 x (12 + 4) program stages per copy of the BFSHA
+    by_magic = {"gsh": 0, "sharc": 0, "sharcfb": 0}
+    for p in wiiu.iterdir():
+        if p.is_file():
+            head = p.read_bytes()[:4]
+            kind = {b"Gfx2": "gsh", b"AAHS": "sharc", b"SHAA": "sharc", b"BAHS": "sharcfb", b"SHAB": "sharcfb"}.get(head)
+            if kind:
+                by_magic[kind] += 1
+    (tmp_path / "junk.bin").write_bytes(b"Yaz0" + struct.pack(">III", 1 << 30, 0, 0) + bytes(8))
+    code, out, err = run(capsys, "scan", str(wiiu), str(tmp_path))
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    formats: dict[str, int] = {}
+    for rec in records:
+        if "error" not in rec:
+            formats[rec["format"]] = formats.get(rec["format"], 0) + 1
+    assert formats.get("gsh") == by_magic["gsh"]
+    assert formats.get("sharc") == by_magic["sharc"]
+    assert formats.get("sharcfb") == by_magic["sharcfb"]
+    assert formats.get("bfsha-wiiu") == 2
+    assert formats.get("gx2-microcode") == 2 * 2 * (12 + 4)
+    inside = [r["path"] for r in records if r.get("format") == "bfsha-wiiu"]
+    assert any(p.endswith("st_BodyB_Ysi.szs//Turbo_UBER.bfsha") for p in inside)
+    errors = [r for r in records if "error" in r]
+    assert [Path(r["path"]).name for r in errors] == ["junk.bin"]
+    assert "exceeds the limit" in errors[0]["error"]
+    assert f"{sum(formats.values())} shaders, 1 errors" in err
+
+
+def test_scan_jobs_gives_the_same_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    for path in sorted((root / "wiiu").glob("rio_*.gsh")) + [root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"]:
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    _, serial, _ = run(capsys, "scan", str(tmp_path))
+    _, parallel, _ = run(capsys, "scan", "--jobs", "2", str(tmp_path))
+    assert serial == parallel and serial.count("\n") == 7 + 1 + 32
+
+
+def test_variation_and_rebuild_on_corpus_members(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    szs = root / "wiiu" / "st_BodyB_Ysi.szs"
+    member = f"{szs}//Turbo_UBER.bfsha"
+    bfsha = str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha")
+    code, out, _ = run(capsys, "variation", "--json", bfsha, "turbo_uber_xlu", "gsys_assign_type=gsys_assign_gbuffer")
+    assert code == 0
+    result = json.loads(out)
+    assert result["program"] == 2 and result["options"]["gsys_assign_type"] == "gsys_assign_gbuffer"
+    assert result["stages"]["vertex"]["member"] == f"{bfsha}//turbo_uber_xlu/2/vertex"
+    code, _, err = run(capsys, "variation", bfsha, "turbo_uber", "bogus=1")
+    assert code == 2 and "no option 'bogus'" in err
+    out_path = tmp_path / "again.szs"
+    code, _, _ = run(capsys, "rebuild", member, "-o", str(out_path))
+    assert code == 0 and out_path.read_bytes() == szs.read_bytes()
+    code, out, _ = run(capsys, "verify", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
+    assert code == 0 and out.strip() == "2 passed, 0 failed"
+
+
+def test_scan_on_a_dask_cluster_gives_the_local_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    for name in ("st_BodyB_Ysi_embedded.wiiu.bfsha", "rio_02_test_shader.gsh", "sc_obj_coin.sharcfb"):
+        (folder / name).write_bytes((root / "wiiu" / name).read_bytes())
+    (folder / "broken.szs").write_bytes(b"Yaz0" + bytes(4) + bytes(8) + b"\x00")
+    _, local, _ = run(capsys, "scan", str(folder))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        code, remote, err = run(capsys, "scan", "--dask", cluster.scheduler_address, str(folder))
+    assert code == 0, err
+    assert remote == local and local.count("\n") == 3 + 2 * 16
+
+
+def test_verify_and_disasm_take_member_paths(capsys: pytest.CaptureFixture[str]) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    szs = root / "wiiu" / "st_BodyB_Ysi.szs"
+    code, out, _ = run(capsys, "verify", f"{szs}//Turbo_UBER.bfsha", f"{szs}//missing.bfsha")
+    assert code == 1
+    assert out.splitlines() == [f"{szs}//missing.bfsha: no external file 'missing.bfsha' (files: Turbo_UBER.bfsha)",
+                                "1 passed, 1 failed"]
+    code, out, _ = run(capsys, "disasm", f"{szs}//Turbo_UBER.bfsha")
+    assert code == 0 and out.count("\n") == 2 * (12 + 4)
+
+
+def test_zstd_wrapped_sarc_members(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    pack = sarc([(b"Shader/x.bin", b"first"), (b"y.txt", b"second")])
+    path = tmp_path / "Pack.sarc.zs"
+    path.write_bytes(zstandard.ZstdCompressor().compress(pack))
+    code, out, _ = run(capsys, "ls", "--json", str(path))
+    assert code == 0
+    assert [json.loads(line)["path"] for line in out.splitlines()] == [f"{path}//Shader/x.bin", f"{path}//y.txt"]
+    new = tmp_path / "new.bin"
+    new.write_bytes(b"changed")
+    out_path = tmp_path / "out.zs"
+    code, _, err = run(capsys, "put", f"{path}//Shader/x.bin", str(new), "-o", str(out_path))
+    assert code == 0, err
+    assert zstandard.ZstdDecompressor().decompress(out_path.read_bytes())[:4] == b"SARC"
+    code, out, _ = run(capsys, "get", f"{out_path}//Shader/x.bin", "-o", "-")
+    assert out == "changed"
+    code, out, _ = run(capsys, "get", f"{out_path}//y.txt", "-o", "-")
+    assert out == "second"
+
+
+def test_a_damaged_inner_archive_marks_only_that_member(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    damaged = bytearray(sarc([(b"x.bin", b"data")]))
+    damaged[8:12] = struct.pack(">I", 3)  # wrong file size
+    pack = tmp_path / "pack.sarc"
+    pack.write_bytes(sarc([(b"bad.sarc", bytes(damaged)), (b"ok.gsh", b"not really a shader")]))
+    code, out, _ = run(capsys, "ls", str(pack))
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 2 and "file size field 3" in lines[0] and lines[1].endswith("//ok.gsh")
+    code, out, err = run(capsys, "scan", str(pack))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["path"].rsplit("//", 1)[1] for r in records] == ["bad.sarc"]
+    assert "file size field 3" in records[0]["error"] and "0 shaders, 1 errors" in err
+
+
+def test_double_slash_in_a_plain_path_is_not_a_member(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (folder / "x.sarc").write_bytes(sarc([(b"m.bin", b"member")]))
+    code, out, _ = run(capsys, "get", f"{tmp_path}//dir//x.sarc//m.bin", "-o", "-")
+    assert code == 0 and out == "member"
+    code, out, _ = run(capsys, "info", "--json", f"{tmp_path}//dir//x.sarc")
+    assert code == 0 and json.loads(out)["format"] == "sarc"
