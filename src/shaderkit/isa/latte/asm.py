@@ -43,7 +43,7 @@ SHOWS_BARRIER = frozenset({"tex", "vtx", "loop", "jump", "emit"})
 
 _TOKEN = re.compile(r"(\w+)(?:\(([^)]*)\))?")
 _OPERAND = re.compile(
-    r"^(?P<neg>-(?!1$))?(?P<abs>\|)?(?P<base>KC[01]\[\d+\]|R\d+|C\d+|PV\d+|PS\d+|\(0x[0-9A-Fa-f]+,[^)]*\)"
+    r"^(?P<neg>-(?!1(?:$|\[)))?(?P<abs>\|)?(?P<base>KC[01]\[\d+\]|R\d+|C\d+|PV-?\d+|PS-?\d+|\(0x[0-9A-Fa-f]+,[^)]*\)"
     r"|-1|[\w.]+?)(?P<rel>\[(?:AR\.[xyzw]|AL|UNKNOWN)\])?(?:\.(?P<chan>[xyzw]))?\|?$")
 
 
@@ -272,9 +272,9 @@ def _operand(text: str, prefix: str, f: dict[str, int], line: int) -> int | None
         sel = int(base[1:])
     elif base[0] == "C" and base[1:].isdigit():
         sel = T.ALU_SRC_CFILE + int(base[1:])
-    elif base.startswith("PV") and base[2:].isdigit():
+    elif base.startswith("PV") and base[2:].lstrip("-").isdigit():
         sel = T.ALU_SRC_PV
-    elif base.startswith("PS") and base[2:].isdigit():
+    elif base.startswith("PS") and base[2:].lstrip("-").isdigit():
         sel = T.ALU_SRC_PS
     elif base.startswith("(0x"):
         sel = T.ALU_SRC_LITERAL
@@ -513,7 +513,9 @@ def assemble(text: str) -> bytes:
     """Assemble the disassembler's text (with or without notes) to program bytes."""
     prog = _Program()
     cf_index = 0
-    last_cf: int | None = None  # slot of the last normal/export CF (END_OF_PROGRAM sets its bit)
+    #: the last normal/export CF (slot, words, line), written once we know whether
+    #: END_OF_PROGRAM follows it
+    pending: tuple[int, tuple[int, int], int] | None = None
     fetch_left = 0
     fetch_vertex = False
     fetch_slot = 0
@@ -527,7 +529,14 @@ def assemble(text: str) -> bytes:
                 prog.put(alu_slot, pair, line)
                 alu_slot += 1
 
-    for number, raw in enumerate(text.splitlines(), 1):
+    def emit_pending() -> None:
+        nonlocal pending
+        if pending is not None:
+            prog.put(pending[0], pending[1], pending[2])
+            pending = None
+
+    lines = text.splitlines()
+    for number, raw in enumerate(lines, 1):
         body, _, note_text = raw.partition(NOTE)
         body = body.split(";", 1)[0].rstrip()
         notes_line = note_text.strip()
@@ -550,11 +559,12 @@ def assemble(text: str) -> bytes:
         if stripped == "END_OF_PROGRAM":
             emit_group(number)
             group = None
-            if last_cf is None:
+            if pending is None:
                 raise AssemblyError("END_OF_PROGRAM without a CF or export instruction before it",
                                     number, 1)
-            w0, w1 = prog.slots[last_cf]
-            prog.slots[last_cf] = (w0, w1 | 1 << 21)
+            slot, (w0, w1), _ = pending
+            pending = (slot, (w0, w1 | 1 << 21), number)
+            emit_pending()
             continue
         gm = _GROUP_LINE.match(body)
         if gm and group is not None:
@@ -572,6 +582,7 @@ def assemble(text: str) -> bytes:
         if not m:
             raise AssemblyError(f"cannot read {stripped!r}", number, 1)
         emit_group(number)
+        emit_pending()
         group = None
         name, rest = m[2], m[3]
         if name in CF_ALU_VALUES and rest.startswith(":"):
@@ -579,24 +590,21 @@ def assemble(text: str) -> bytes:
             prog.put(cf_index, pair, number)
             group = _Group()
             alu_slot = addr
-            last_cf = None
         elif rest.startswith(":") and (name in EXP_VALUES or name == "UNKNOWN") and name not in (
                 "TEX", "VTX", "VTX_TC"):
-            pair = _cf_export(name, rest[1:], notes, number)
-            prog.put(cf_index, pair, number)
-            last_cf = cf_index
+            pending = (cf_index, _cf_export(name, rest[1:], notes, number), number)
         else:
             pair = _cf_normal(name, rest, notes, number)
-            prog.put(cf_index, pair, number)
-            last_cf = cf_index
+            pending = (cf_index, pair, number)
             if name in ("TEX", "VTX", "VTX_TC"):
                 fetch_vertex = name != "TEX"
                 fetch_slot = pair[0]
                 fetch_left = ((pair[1] >> 10 & 7) | (pair[1] >> 19 & 1) << 3) + 1
         cf_index += 1
-    emit_group(len(text.splitlines()))
+    emit_group(len(lines))
+    emit_pending()
     if fetch_left:
-        raise AssemblyError(f"{fetch_left} fetch instructions missing at the end", 0, 1)
+        raise AssemblyError(f"{fetch_left} fetch instructions missing at the end", len(lines), 1)
     return prog.to_bytes()
 
 

@@ -481,9 +481,12 @@ def _alu_clause(st: _State, cf: Fields) -> None:
         else:
             group_extra.append("LITERALS=" + ",".join(f"0x{w:08X}" for w in literal_words))
             expected = [literal_words.index(v) for v in values]
+        chan_notes: dict[int, list[str]] = {}
         for (f, prefix), chan in zip(uses, expected):
-            if f.peek(f"{prefix}_CHAN") == chan:
-                f.mark(f"{prefix}_CHAN")
+            actual = f.peek(f"{prefix}_CHAN")
+            f.mark(f"{prefix}_CHAN")
+            if actual != chan:  # the assembler's default here is the rule's channel, not 0
+                chan_notes.setdefault(id(f), []).append(f"{prefix}_CHAN={actual}")
         st.out.append(f"\n{indent}{st.group_pc:<3}")
         for j, ((f, op), unit) in enumerate(zip(group, units)):
             if unit < 4:
@@ -493,7 +496,7 @@ def _alu_clause(st: _State, cf: Fields) -> None:
                         for p in literal_sources(f, op)}
             text = alu_text(f, op, st.group_pc, literals)
             lead = f"{indent}   " if j else ""
-            extra = group_extra if j == 0 else ()
+            extra = [*(group_extra if j == 0 else ()), *chan_notes.get(id(f), ())]
             st.out.append(f"{lead} {T.UNITS[unit]}: {text}{st.note(f, extra)}\n")
         slot += len(group) + literal_slots
         st.group_pc += 1
