@@ -7,13 +7,21 @@ import click
 from shaderkit.cli.common import load_model, write_output
 
 
+def _text(path: str) -> str:
+    model = load_model(path)
+    from shaderkit.cli.latte_listing import gx2_listing
+
+    listing = gx2_listing(model)  # Wii U GSH / SHARCFB: Latte text with gfd-tool-like headers
+    return listing if listing is not None else model.disassemble()
+
+
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
 def disasm(files: tuple[str, ...], output: str) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200)."""
     if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
-        write_output(output, load_model(files[0]).disassemble())
+        write_output(output, _text(files[0]))
         return
     if output == "-":
         raise click.UsageError("several inputs need -o DIR")
@@ -24,4 +32,4 @@ def disasm(files: tuple[str, ...], output: str) -> None:
             if stem.endswith(suffix):
                 stem = stem[: -len(suffix)]
                 break
-        write_output(os.path.join(output, stem + ".asm"), load_model(name).disassemble())
+        write_output(os.path.join(output, stem + ".asm"), _text(name))

@@ -1,0 +1,72 @@
+"""``shaderkit disasm`` on GSH and SHARCFB: a header per program, and text that assembles back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_params
+from shaderkit.cli import main
+from shaderkit.cli.latte_listing import split_programs
+from shaderkit.formats.agl.sharcfb import Sharcfb
+from shaderkit.formats.gfd.gsh import Gsh
+from shaderkit.isa.latte import assemble
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _programs(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    if path.suffix == ".sharcfb":
+        return [b.shader.program for b in Sharcfb.from_bytes(data).binaries]
+    out = []
+    for shader in Gsh.from_bytes(data).shaders:
+        out.append(shader.program)
+        if shader.vertex_program:
+            out.append(shader.vertex_program)
+    return out
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.gsh") + corpus_params("wiiu", "*.sharcfb"))
+def test_disasm_every_program_assembles_back(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    code, out, err = run(capsys, "disasm", str(path))
+    assert code == 0, err
+    programs = _programs(path)
+    texts = split_programs(out)
+    assert len(texts) == len(programs)
+    for text, program in zip(texts, programs):
+        if program:
+            assert assemble(text) == program
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "rio_04_test_shader.gsh"))
+def test_disasm_header_fields(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    # values from the hex dump (see tests/wiiu/test_wiiu_corpus.py): sq_pgm_resources_vs 0x103,
+    # attribs v_inPos/v_inTexCoord, samplers texture0/texture1
+    code, out, _ = run(capsys, "disasm", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "; ==== shaders[0]: vertex shader ===="
+    assert "; mode                           = UNIFORM_REGISTER" in lines
+    assert "; SQ_PGM_RESOURCES_VS = 0x00000103" in lines
+    assert ";   NUM_GPRS                       = 3" in lines
+    assert "; attribVars[0] name=v_inPos type=float3 count=0 location=0" in lines
+    assert "; samplerVars[1] name=texture1 type=sampler2D location=1" in lines
+    assert "00 CALL_FS NO_BARRIER" in lines
+
+
+def test_disasm_bad_gsh_is_one_line_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.gsh"
+    path.write_bytes(b"Gfx2" + b"\0" * 12)
+    code, out, err = run(capsys, "disasm", str(path))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
