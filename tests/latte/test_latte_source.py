@@ -68,3 +68,32 @@ def test_hand_source_defaults() -> None:
 def test_bad_clause_count(tmp_path: Path) -> None:
     with pytest.raises(AssemblyError, match="CNT"):
         assemble_source("00 ALU: ADDR(2) CNT(5)\n  0 x: MOV R1.x, R0.x\nEND_OF_PROGRAM\n")
+
+
+def _pairs() -> list:
+    if ROWS and ROWS[0].marks:
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="corpus not found"))]
+    by_gsh: dict[str, dict[str, str]] = {}
+    for param in ROWS:
+        row = param.values[0]
+        by_gsh.setdefault(row["gsh"], {})[row["stage"]] = row["file"]
+    return [pytest.param(gsh, stages, id=gsh) for gsh, stages in by_gsh.items()]
+
+
+@pytest.mark.parametrize(("gsh", "stages"), _pairs())
+def test_gsh_from_sources_has_committed_header_values(gsh: str, stages: dict[str, str]) -> None:
+    from shaderkit.formats.gfd.latte_build import build_gsh
+
+    root = corpus_root()
+    assert root is not None
+    wiiu = root / "wiiu"
+    committed = Gsh.from_bytes((wiiu / gsh).read_bytes())
+    sources = {stage: assemble_source((wiiu / "latte_src" / name).read_text()) for stage, name in stages.items()}
+    built = Gsh.from_bytes(build_gsh(sources.get("vertex"), sources.get("pixel")).to_bytes())
+    assert len(built.shaders) == len(committed.shaders)
+    for ours, theirs in zip(built.shaders, committed.shaders):
+        assert type(ours) is type(theirs)
+        for name in ("mode", "regs", "uniform_blocks", "uniform_vars", "initial_values", "loop_vars",
+                     "sampler_vars", "attrib_vars", "ring_item_size", "has_stream_out", "stream_out_stride",
+                     "program"):
+            assert getattr(ours, name) == getattr(theirs, name), name

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.latte import asm as A
 from shaderkit.isa.latte import table as T
+from shaderkit.isa.latte.disasm import OP2_BY_VALUE, OP3_BY_VALUE
 from shaderkit.isa.latte.words import f32_bits
 
 ALIASES = {"SQRT_e": "SQRT_IEEE", "EXP_e": "EXP_IEEE", "LOG_e": "LOG_IEEE", "RSQ_e": "RECIPSQRT_IEEE",
@@ -51,6 +52,17 @@ class LatteSource:
     metadata: list[tuple[str, str]] = field(default_factory=list)
     #: "literal" or "inline": how 1.0f / 0.5f sources were written (None if no clause had one)
     constants: str | None = None
+    #: registers the code reads and writes, and whether it reads constant-cache (uniform block) values
+    gprs_read: set[int] = field(default_factory=set)
+    gprs_written: set[int] = field(default_factory=set)
+    uniform_blocks_used: bool = False
+
+    @property
+    def num_gprs(self) -> int:
+        """SQ_PGM_RESOURCES NUM_GPRS as decaf's assembler counts it: highest register read or
+        written below the clause temporaries (R120-R127), plus one."""
+        used = [r for r in self.gprs_read | self.gprs_written if r < 120]
+        return max(used, default=0) + 1
 
 
 def _chan(letter: str) -> int:
@@ -65,12 +77,12 @@ def _index_mode(text: str) -> int:
 def _literal(text: str) -> Literal:
     text = text.strip()
     if text.startswith("("):
-        hex_text, _, number = text[1:-1].partition(",")
-        return Literal(int(hex_text.strip(), 16), True, float(number.strip().rstrip("f")))
+        hex_text, _, float_text = text[1:-1].partition(",")
+        return Literal(int(hex_text.strip(), 16), True, float(float_text.strip().rstrip("f")))
     if text.startswith("0x"):
         return Literal(int(text, 16), True, None)
-    number = float(text.rstrip("f"))
-    return Literal(f32_bits(number), False, number)
+    value = float(text.rstrip("f"))
+    return Literal(f32_bits(value), False, value)
 
 
 def _inline(lit: Literal, old: bool) -> int | None:
@@ -94,6 +106,22 @@ class _Inst:
     #: (prefix, literal, explicit channel or None) per literal-like source, in order
     literals: list[tuple[str, Literal, int | None]]
     line: int
+
+
+def _alu_usage(inst: _Inst, out: LatteSource) -> None:
+    """Registers and constant-cache use of one ALU instruction (as decaf's assembler marks them)."""
+    f = inst.fields
+    if f.get("WRITE_MASK", 1) and "DST_GPR" in f:
+        out.gprs_written.add(f["DST_GPR"])
+    op = (OP3_BY_VALUE if inst.op3 else OP2_BY_VALUE)[f["OP3_INST" if inst.op3 else "OP2_INST"]]
+    for i in range(op.srcs):
+        sel = f.get(f"SRC{i}_SEL")
+        if sel is None:
+            continue
+        if sel <= T.ALU_SRC_GPR_LAST:
+            out.gprs_read.add(sel)
+        elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:
+            out.uniform_blocks_used = True
 
 
 def _alu(unit: str, text: str, line: int) -> _Inst:
@@ -337,7 +365,7 @@ _TEX_LINE = re.compile(r"^\s*(\d+)\s+([A-Z_0-9]+\s.*)$")
 def assemble_source(text: str) -> LatteSource:
     """Assemble a decaf latte-assembler source to the program (and read its metadata)."""
     metadata: list[tuple[str, str]] = []
-    cf: list[tuple[int, int] | None] = []
+    cf: list[tuple[int, int]] = []
     clauses: list[_Clause] = []
     tex_words: list[tuple[int, list[int]]] = []  # (slot, four words)
     end_seen = False
@@ -388,7 +416,8 @@ def assemble_source(text: str) -> LatteSource:
             cf.append(_export(name, rest, number))
         else:
             f, _ = _cf(name, rest, number)
-            cf.append(tuple(A.pack_cf(f)))  # type: ignore[arg-type]
+            w0, w1 = A.pack_cf(f)
+            cf.append((w0, w1))
             if name == "TEX":
                 tex_slot = f.get("ADDR", 0)
                 tex_left = (f.get("COUNT", 0) | f.get("COUNT_3", 0) << 3) + 1
@@ -396,12 +425,11 @@ def assemble_source(text: str) -> LatteSource:
         raise AssemblyError(f"{tex_left} texture instructions missing at the end", len(lines), 1)
     if end_seen and cf:
         last = cf[-1]
-        if last is not None and (last[1] >> 28 & 3) in (T.CF_TYPE_NORMAL, T.CF_TYPE_EXPORT):
+        if (last[1] >> 28 & 3) in (T.CF_TYPE_NORMAL, T.CF_TYPE_EXPORT):
             cf[-1] = (last[0], last[1] | 1 << 21)
     prog = A._Program()
-    for i, pair in enumerate(cf):
-        if pair is not None:
-            prog.put(i, pair, 0)
+    for i, cf_pair in enumerate(cf):
+        prog.put(i, cf_pair, 0)
     conventions = set()
     for c in clauses:
         chosen = None
@@ -424,4 +452,16 @@ def assemble_source(text: str) -> LatteSource:
         prog.put(slot, (words4[0], words4[1]), 0)
         prog.put(slot + 1, (words4[2], words4[3]), 0)
     convention = "inline" if "inline" in conventions else ("literal" if conventions else None)
-    return LatteSource(prog.to_bytes(), metadata, convention)
+    result = LatteSource(prog.to_bytes(), metadata, convention)
+    for c in clauses:
+        for group in c.groups:
+            for inst in group:
+                _alu_usage(inst, result)
+    for _, words4 in tex_words:
+        if words4[1] >> 9 & 0xFFF != 0xFFF:  # some destination component is written
+            result.gprs_written.add(words4[1] & 0x7F)
+        result.gprs_read.add(words4[0] >> 16 & 0x7F)
+    for w0, w1 in cf:
+        if w1 >> 28 & 3 == T.CF_TYPE_EXPORT:
+            result.gprs_read.add(w0 >> 15 & 0x7F)
+    return result
