@@ -144,6 +144,15 @@ def test_layouts_cover_every_bit_once() -> None:
         assert mask == 0xFFFFFFFF
 
 
+def test_opcodes_fit_their_fields() -> None:
+    widths = {"CF_INST": 7, "EXP_INST": 7, "CF_ALU_INST": 4, "TEX_INST": 5, "VTX_INST": 5}
+    for table, bits in widths.items():
+        for _, value in getattr(T, table):
+            assert 0 <= value < 1 << bits
+    assert all(op.value < 1 << 8 for op in T.OP2)  # ENCODING (the top 3 of 11 bits) stays 0
+    assert all(4 <= op.value < 1 << 5 for op in T.OP3)  # ENCODING != 0
+
+
 @pytest.mark.parametrize("program", [
     b"\x00" * 7,  # not a multiple of 8
     words(40, 0x01 << 23 | EOP),  # TEX clause outside the program
@@ -163,6 +172,9 @@ def test_bad_programs_raise_format_error(program: bytes) -> None:
     "00 TEX: ADDR(2) CNT(2)\n  0      SAMPLE R1.xyzw, R0.xy00, t0, s0\n",
     "; shaderkit: bogus\n",
     "00 NOP  ; shaderkit: ADDR\n",
+    "00 ALU: ADDR(2) CNT(1)\n  0   x: MOV             R200.x, R0.x\n",  # R200 does not fit 7 bits
+    "00 EXP_DONE: POS-61, R1.xyzw\n",  # ARRAY_BASE -1
+    "00 NOP  ; shaderkit: CF_CONST=32\n",
 ])
 def test_bad_text_raises_assembly_error(text: str) -> None:
     with pytest.raises(AssemblyError):
@@ -186,3 +198,74 @@ def test_mutated_programs_round_trip() -> None:
         assert assemble(text) == bytes(data), text
         done += 1
     assert done > 100
+
+
+def _alu_program(word0: int, word1: int) -> bytes:
+    # 00 ALU: ADDR(2) CNT(1); 01 NOP END_OF_PROGRAM; one ALU instruction (LAST) at slot 2
+    return words(2, 8 << 26 | BARRIER, 0, EOP, word0 | 1 << 31, word1)
+
+
+@pytest.mark.parametrize("op", T.OP2, ids=lambda op: op.name)
+def test_every_op2_opcode(op: T.AluOp) -> None:
+    # dst R1.x written (or R1.w for transcendental-only ops in t), sources R2.y / R3.z
+    w0 = 2 | 1 << 10 | 3 << 13 | 2 << 23
+    w1 = 1 << 4 | op.value << 7 | 1 << 21 | (3 if op.trans_only else 0) << 29
+    program = _alu_program(w0, w1)
+    text = disassemble(program)
+    assert f": {op.name} " in text
+    assert assemble(text) == program
+
+
+@pytest.mark.parametrize("op", T.OP3, ids=lambda op: op.name)
+def test_every_op3_opcode(op: T.AluOp) -> None:
+    w0 = 2 | 1 << 10 | 3 << 13 | 2 << 23
+    w1 = 4 | 3 << 10 | op.value << 13 | 1 << 21 | (3 if op.trans_only else 0) << 29
+    program = _alu_program(w0, w1)
+    text = disassemble(program)
+    assert f": {op.name} " in text and "R4.w" in text
+    assert assemble(text) == program
+
+
+@pytest.mark.parametrize(("name", "value"), T.CF_INST, ids=[n for n, _ in T.CF_INST])
+def test_every_cf_opcode(name: str, value: int) -> None:
+    # each CF instruction with ADDR 9 (bytes after the end are data), COND BOOL, CF_CONST 3,
+    # POP_COUNT 1, VALID_PIX, then END_PROGRAM; clause instructions point at a zero clause
+    w1 = value << 23 | 2 << 8 | 3 << 3 | 1 | 1 << 22
+    addr = 2 if name in ("TEX", "VTX", "VTX_TC") else 9
+    program = words(addr, w1, 0, 0x19 << 23 | EOP, 0, 0, 0, 0)
+    text = disassemble(program)
+    assert text.startswith(f"00 {name}")
+    assert assemble(text) == program
+
+
+@pytest.mark.parametrize(("name", "value"), T.EXP_INST, ids=[n for n, _ in T.EXP_INST])
+def test_every_export_opcode(name: str, value: int) -> None:
+    w0 = 5 | 1 << 13 | 4 << 15 | 6 << 23
+    w1 = 0x5 | 0xA << 12 | 2 << 17 | value << 23 | EOP
+    program = words(w0, w1)
+    text = disassemble(program)
+    assert text.startswith(f"00 {name}:")
+    assert assemble(text) == program
+
+
+@pytest.mark.parametrize(("name", "value"), T.TEX_INST, ids=[n for n, _ in T.TEX_INST])
+def test_every_tex_opcode(name: str, value: int) -> None:
+    t0 = value | 1 << 8 | 2 << 16
+    t1 = 3 | 0 << 9 | 1 << 12 | 2 << 15 | 3 << 18 | 0xF << 28
+    t2 = 1 << 15 | 0 << 20 | 1 << 23 | 2 << 26 | 3 << 29
+    program = words(2, 0x01 << 23 | EOP, 0, 0, t0, t1, t2, 0)
+    text = disassemble(program)
+    shown = {"VTX_FETCH": "FETCH", "VTX_SEMANTIC": "SEMANTIC"}.get(name, name)
+    assert f"    {shown} " in text
+    assert assemble(text) == program
+
+
+@pytest.mark.parametrize(("name", "value"), T.VTX_INST, ids=[n for n, _ in T.VTX_INST])
+def test_every_vtx_opcode(name: str, value: int) -> None:
+    v0 = value | 1 << 8 | 2 << 16 | 3 << 26
+    v1 = 3 | 0 << 9 | 1 << 12 | 2 << 15 | 3 << 18 | 1 << 21
+    v2 = 16 | 1 << 19
+    program = words(2, 0x02 << 23 | EOP, 0, 0, v0, v1, v2, 0)
+    text = disassemble(program)
+    assert f"    {name} " in text
+    assert assemble(text) == program

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.disasm import HIDDEN_DEFAULTS, NOTE, default_literals
-from shaderkit.isa.latte.words import packer
+from shaderkit.isa.latte.words import FieldRangeError, packer
 
 pack_cf = packer((T.CF_WORD0, T.CF_WORD1))
 pack_cf_alu = packer((T.CF_ALU_WORD0, T.CF_ALU_WORD1))
@@ -511,6 +511,14 @@ _FETCH_LINE = re.compile(r"^\s*(\d+)\s+(\w+.*)$")
 
 def assemble(text: str) -> bytes:
     """Assemble the disassembler's text (with or without notes) to program bytes."""
+    where = [0]
+    try:
+        return _assemble(text, where)
+    except FieldRangeError as exc:
+        raise AssemblyError(str(exc), where[0], 1) from None
+
+
+def _assemble(text: str, where: list[int]) -> bytes:
     prog = _Program()
     cf_index = 0
     #: the last normal/export CF (slot, words, line), written once we know whether
@@ -537,6 +545,7 @@ def assemble(text: str) -> bytes:
 
     lines = text.splitlines()
     for number, raw in enumerate(lines, 1):
+        where[0] = number
         body, _, note_text = raw.partition(NOTE)
         body = body.split(";", 1)[0].rstrip()
         notes_line = note_text.strip()

@@ -21,7 +21,7 @@ from shaderkit.errors import AssemblyError
 from shaderkit.isa.latte import asm as A
 from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.disasm import OP2_BY_VALUE, OP3_BY_VALUE
-from shaderkit.isa.latte.words import f32_bits
+from shaderkit.isa.latte.words import FieldRangeError, f32_bits
 
 ALIASES = {"SQRT_e": "SQRT_IEEE", "EXP_e": "EXP_IEEE", "LOG_e": "LOG_IEEE", "RSQ_e": "RECIPSQRT_IEEE",
            "RCP_e": "RECIP_IEEE", "LOG_sat": "LOG_CLAMPED", "MUL_e": "MUL_IEEE", "DOT4_e": "DOT4_IEEE",
@@ -364,6 +364,14 @@ _TEX_LINE = re.compile(r"^\s*(\d+)\s+([A-Z_0-9]+\s.*)$")
 
 def assemble_source(text: str) -> LatteSource:
     """Assemble a decaf latte-assembler source to the program (and read its metadata)."""
+    where = [0]
+    try:
+        return _assemble_source(text, where)
+    except FieldRangeError as exc:
+        raise AssemblyError(str(exc), where[0], 1) from None
+
+
+def _assemble_source(text: str, where: list[int]) -> LatteSource:
     metadata: list[tuple[str, str]] = []
     cf: list[tuple[int, int]] = []
     clauses: list[_Clause] = []
@@ -373,6 +381,7 @@ def assemble_source(text: str) -> LatteSource:
     tex_left = tex_slot = 0
     lines = text.splitlines()
     for number, raw in enumerate(lines, 1):
+        where[0] = number
         meta = _META.match(raw)
         if meta:
             metadata.append((meta[1], meta[2]))

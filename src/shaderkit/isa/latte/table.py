@@ -342,7 +342,9 @@ _OP3_ROWS: tuple[tuple[str, int, int, str], ...] = (
 )
 OP2: tuple[AluOp, ...] = tuple(AluOp(*row) for row in _OP2_ROWS)
 OP3: tuple[AluOp, ...] = tuple(AluOp(*row) for row in _OP3_ROWS)
-#: TEX_INST of texture fetch instructions (VTX_FETCH/VTX_SEMANTIC use the vertex format)
+#: TEX_INST of texture fetch instructions (VTX_FETCH/VTX_SEMANTIC use the vertex format). TEX_INST
+#: is 5 bits on R600/R700, so the Evergreen opcodes from 0x20 on (SET_TEXTURE_OFFSETS, GATHER4*,
+#: GET_BUFFER_RESINFO) cannot be encoded and are not listed.
 TEX_INST: tuple[tuple[str, int], ...] = (
     ('VTX_FETCH', 0x00),
     ('VTX_SEMANTIC', 0x01),
@@ -376,12 +378,6 @@ TEX_INST: tuple[tuple[str, int], ...] = (
     ('SAMPLE_C_G_L', 0x1D),
     ('SAMPLE_C_G_LB', 0x1E),
     ('SAMPLE_C_G_LZ', 0x1F),
-    ('SET_TEXTURE_OFFSETS', 0x20),
-    ('GATHER4', 0x21),
-    ('GATHER4_O', 0x22),
-    ('GATHER4_C', 0x23),
-    ('GATHER4_C_O', 0x24),
-    ('GET_BUFFER_RESINFO', 0x25),
 )
 VTX_INST: tuple[tuple[str, int], ...] = (
     ('FETCH', 0x00),

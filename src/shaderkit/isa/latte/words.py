@@ -17,7 +17,10 @@ Layout = tuple[Field, ...]
 #: a compiled layout: (name, shift, mask) per field
 Compiled = tuple[tuple[str, int, int], ...]
 
-_COMPILED: dict[int, Compiled] = {}
+
+
+class FieldRangeError(ValueError):
+    """A field value does not fit in its bits (the assembler reports it with the line)."""
 
 
 def compile_layout(layout: Layout, prefix: str = "") -> Compiled:
@@ -42,7 +45,8 @@ def unpacker(layouts: Sequence[Layout]) -> Callable[[Sequence[int]], dict[str, i
 
 
 def packer(layouts: Sequence[Layout]) -> Callable[[dict[str, int]], list[int]]:
-    """A function: {field: value} -> words (missing fields are 0; values are masked)."""
+    """A function: {field: value} -> words (missing fields are 0; a value too wide for its
+    field raises :class:`FieldRangeError`)."""
     prefixed = len(layouts) > 1
     plan = tuple(compile_layout(lay, f"W{i}_" if prefixed else "") for i, lay in enumerate(layouts))
 
@@ -51,7 +55,10 @@ def packer(layouts: Sequence[Layout]) -> Callable[[dict[str, int]], list[int]]:
         for fields in plan:
             word = 0
             for name, shift, mask in fields:
-                word |= (values.get(name, 0) & mask) << shift
+                value = values.get(name, 0)
+                if value & ~mask:
+                    raise FieldRangeError(f"{name}={value} does not fit in {mask.bit_length()} bits")
+                word |= value << shift
             words.append(word)
         return words
 
