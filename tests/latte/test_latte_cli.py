@@ -11,7 +11,7 @@ from shaderkit.cli import main
 from shaderkit.cli.latte_listing import split_programs
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.gfd.gsh import Gsh
-from shaderkit.isa.latte import assemble
+from shaderkit.isa.latte import assemble, disassemble
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -70,3 +70,25 @@ def test_disasm_bad_gsh_is_one_line_error(capsys: pytest.CaptureFixture[str], tm
     code, out, err = run(capsys, "disasm", str(path))
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "sc_obj_coin.sharcfb") + corpus_params("wiiu", "rio_0*.gsh"))
+def test_listing_applied_back_gives_identical_file(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    from shaderkit.cli.latte_listing import apply_listing
+    from shaderkit.cli.common import load_model
+
+    data = path.read_bytes()
+    code, out, _ = run(capsys, "disasm", str(path))
+    assert code == 0
+    model = load_model(str(path))
+    assert apply_listing(model, out) == 0
+    assert model.to_bytes() == data
+    # an edit: every literal 1.0 becomes 2.0 (the text wins over the LITERALS notes)
+    edited = out.replace("(0x3F800000, 1)", "(0x40000000, 2)")
+    if edited != out:
+        assert apply_listing(model, edited) >= 1
+        assert model.to_bytes() != data
+        again = Gsh.from_bytes(model.to_bytes()) if path.suffix == ".gsh" else Sharcfb.from_bytes(model.to_bytes())
+        assert "(0x3F800000, 1)" not in "".join(
+            disassemble(s.program) for s in (again.shaders if isinstance(again, Gsh) else
+                                             [b.shader for b in again.binaries]))

@@ -127,3 +127,42 @@ def split_programs(text: str) -> list[str]:
         elif parts:
             parts[-1].append(line)
     return ["\n".join(part) + "\n" for part in parts]
+
+
+def _program_slots(model: object) -> list[tuple[GX2Shader, str]]:
+    """(shader, attribute) of every program a listing of ``model`` shows, in listing order."""
+    from shaderkit.formats.agl.sharcfb import Sharcfb
+    from shaderkit.formats.gfd.gsh import Gsh
+
+    shaders: list[GX2Shader] = []
+    if isinstance(model, Gsh):
+        shaders = model.shaders
+    elif isinstance(model, Sharcfb):
+        shaders = [binary.shader for binary in model.binaries]
+    slots: list[tuple[GX2Shader, str]] = []
+    for shader in shaders:
+        slots.append((shader, "program"))
+        if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
+            slots.append((shader, "vertex_program"))
+    return slots
+
+
+def apply_listing(model: object, text: str) -> int:
+    """Assemble an (edited) ``disasm`` listing of ``model`` and put each program back in place;
+    returns how many programs changed. The listing must hold the same programs in the same order."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.latte import assemble
+
+    slots = _program_slots(model)
+    texts = split_programs(text)
+    if len(texts) != len(slots):
+        raise AssemblyError(f"the listing has {len(texts)} programs, the file {len(slots)}")
+    changed = 0
+    for (shader, attr), program_text in zip(slots, texts):
+        if program_text.strip() == "; (no program)":
+            continue
+        code = assemble(program_text)
+        if code != getattr(shader, attr):
+            setattr(shader, attr, code)
+            changed += 1
+    return changed

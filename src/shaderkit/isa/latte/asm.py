@@ -360,13 +360,22 @@ class _Group:
         uses = [(f, prefix, value) for f, _, lits, _, _ in self.insts for prefix, value in lits]
         values = [value for _, _, value in uses]
         if self.literals_note is not None:
+            # the stored words; a use finds its value there (an edited value takes the slot of
+            # its position) and writes it back, so edits to the text win over the note
             line = self.insts[0][4]
             literal_words = [_int(w, line) for w in self.literals_note.split(",")]
-            chans = [literal_words.index(v) if v in literal_words else 0 for v in values]
+            if not literal_words or len(literal_words) % 2:
+                raise AssemblyError("LITERALS needs an even, non-zero number of words", line, 1)
+            chans = [literal_words.index(v) if v in literal_words else min(i, len(literal_words) - 1)
+                     for i, v in enumerate(values)]
         else:
             literal_words, chans = default_literals(values)
-        for (f, prefix, _), chan in zip(uses, chans):
+        for (f, prefix, value), chan in zip(uses, chans):
             f[f"{prefix}_CHAN"] = chan
+        for (f, prefix, value), (_, _, _, notes, line) in zip(uses, [i for i in self.insts for _ in i[2]]):
+            chan = _int(notes[f"{prefix}_CHAN"], line) if f"{prefix}_CHAN" in notes else f[f"{prefix}_CHAN"]
+            if 0 <= chan < len(literal_words):
+                literal_words[chan] = value
         out = []
         for i, (f, op3, _, notes, line) in enumerate(self.insts):
             f["LAST"] = int(i == len(self.insts) - 1)

@@ -45,7 +45,8 @@ HIDDEN_DEFAULTS: dict[str, int] = {"SRC1_SEL": 248}
 
 
 def _note(fields: Fields, extra: Sequence[str] = ()) -> str:
-    items = [f"{name}={value}" for name, value in fields.hidden(HIDDEN_DEFAULTS)]
+    items = [f"{name}={value:#010x}" if value > 0xFFFF else f"{name}={value}"
+             for name, value in fields.hidden(HIDDEN_DEFAULTS)]
     items.extend(extra)
     return f"  {NOTE} {' '.join(items)}" if items else ""
 
