@@ -74,8 +74,8 @@ def test_disasm_bad_gsh_is_one_line_error(capsys: pytest.CaptureFixture[str], tm
 
 @pytest.mark.parametrize("path", corpus_params("wiiu", "sc_obj_coin.sharcfb") + corpus_params("wiiu", "rio_0*.gsh"))
 def test_listing_applied_back_gives_identical_file(capsys: pytest.CaptureFixture[str], path: Path) -> None:
-    from shaderkit.cli.latte_listing import apply_listing
     from shaderkit.cli.common import load_model
+    from shaderkit.cli.latte_listing import apply_listing
 
     data = path.read_bytes()
     code, out, _ = run(capsys, "disasm", str(path))

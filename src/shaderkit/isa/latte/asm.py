@@ -370,7 +370,7 @@ class _Group:
                      for i, v in enumerate(values)]
         else:
             literal_words, chans = default_literals(values)
-        for (f, prefix, value), chan in zip(uses, chans):
+        for (f, prefix, _value), chan in zip(uses, chans):
             f[f"{prefix}_CHAN"] = chan
         for (f, prefix, value), (_, _, _, notes, line) in zip(uses, [i for i in self.insts for _ in i[2]]):
             chan = _int(notes[f"{prefix}_CHAN"], line) if f"{prefix}_CHAN" in notes else f[f"{prefix}_CHAN"]
