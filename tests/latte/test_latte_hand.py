@@ -269,3 +269,16 @@ def test_every_vtx_opcode(name: str, value: int) -> None:
     text = disassemble(program)
     assert f"    {name} " in text
     assert assemble(text) == program
+
+
+def test_cemu_hashes_worked_by_hand() -> None:
+    from shaderkit.isa.latte.cemu import pixel_base_hash, program_hash, ps_input_key
+
+    # words 1, 2: sum: (0+1)<<3 = 8, (8+2)<<3 = 80; xor: 1 ror 7 = 1<<57, (1<<57 ^ 2) ror 7 =
+    # 1<<50 | 2<<57
+    assert program_hash(words(1, 2)) == (80, 1 << 50 | 2 << 57)
+    assert pixel_base_hash(words(1, 2), 0, []) == 80 + (1 << 50 | 2 << 57)
+    # one input 0x100 (semantic 0, default 1): key = (0 + 0x100) rol 7 = 0x8000
+    assert ps_input_key(1, [0x100]) == 0x8000
+    # position enabled at input 0 (addr 0): key = 0 + 1, then (1 + 0x100) rol 7, then + 0x33
+    assert ps_input_key(1 | 1 << 8, [0x100]) == (0x101 << 7) + 0x33

@@ -81,6 +81,11 @@ def shader_header(shader: GX2Shader, title: str) -> list[str]:
     if not isinstance(shader, GX2PixelShader):
         _field(out, "ringItemSize", shader.ring_item_size)
         _field(out, "hasStreamOut", shader.has_stream_out)
+    elif regs is not None and shader.program:
+        from shaderkit.isa.latte.cemu import pixel_base_hash
+
+        base = pixel_base_hash(shader.program, regs.spi_ps_in_control_0, regs.spi_ps_input_cntls)
+        _field(out, "Cemu base hash", f"{base:016x} (no geometry shader)")
     return out
 
 
