@@ -10,6 +10,7 @@ decaf's listing.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -509,8 +510,6 @@ def disassemble(program: bytes, notes: bool = True) -> str:
     if len(program) % 8:
         raise ShaderFormatError(f"program size {len(program)} is not a multiple of 8", len(program),
                                 "latte")
-    import struct
-
     words = struct.unpack(f"<{len(program) // 4}I", program)
     st = _State(program, words, notes, covered=bytearray(len(program) // 8))
     index = 0
