@@ -114,9 +114,11 @@ def test_tex_and_vertex_fetch_fields() -> None:
     program = words(*tex_cf, *vtx_cf, 0, 0, 0, 0, t0, t1, t2, 0, v0, v1, v2, 0)
     text = disassemble(program)
     lines = text.splitlines()
-    assert lines[2] == "  0      SAMPLE_L        R3.xy_1, R1.xyz0, t2, s4 LOD(-0.5) DENORM(W) XOFFSET(1.5)"
+    # (the fourth words are 0, not the 0x0DEADFEC Nintendo's compiler writes: a note says so)
+    assert lines[2] == ("  0      SAMPLE_L        R3.xy_1, R1.xyz0, t2, s4 LOD(-0.5) DENORM(W) XOFFSET(1.5)"
+                        "  ; shaderkit: PADDING=0")
     assert lines[6] == ("  1      FETCH           R5.xyzw, R0.y, b130 FETCH_TYPE(NO_INDEX_OFFSET) "
-                        "FORMAT( 48 SCALED SIGNED 1) MEGA(16) OFFSET(8) ENDIAN_SWAP(8IN32)")
+                        "FORMAT( 48 SCALED SIGNED 1) MEGA(16) OFFSET(8) ENDIAN_SWAP(8IN32)  ; shaderkit: PADDING=0")
     assert assemble(text) == program
 
 

@@ -443,6 +443,7 @@ def _fetch(text: str, vertex: bool, notes: dict[str, str], line: int) -> list[in
         f["SAMPLER_ID"] = _int(operands[3].lstrip("s"), line)
         _tex_flags(f, flag_text, line)
         pack = pack_tex
+    _hidden_defaults(f)
     _apply(f, notes, line)
     return pack(f)
 

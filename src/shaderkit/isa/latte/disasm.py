@@ -41,8 +41,9 @@ VTX_NAMES = {value: name for name, value in T.VTX_INST}
 _UNKNOWN_OP = T.AluOp("UNKNOWN", -1, 0, "")
 
 #: hidden-field values the assembler writes when the text says nothing (all others are 0)
-#: (one-source ALU instructions: compilers set SRC1 to the inline 0.0f)
-HIDDEN_DEFAULTS: dict[str, int] = {"SRC1_SEL": 248}
+#: (one-source ALU instructions: compilers set SRC1 to the inline 0.0f; Nintendo's shader compiler
+#: fills the fourth word of every fetch instruction with 0x0DEADFEC)
+HIDDEN_DEFAULTS: dict[str, int] = {"SRC1_SEL": 248, "PADDING": 0x0DEADFEC}
 
 
 def _note(fields: Fields, extra: Sequence[str] = ()) -> str:
