@@ -92,3 +92,28 @@ def test_listing_applied_back_gives_identical_file(capsys: pytest.CaptureFixture
         assert "(0x3F800000, 1)" not in "".join(
             disassemble(s.program) for s in (again.shaders if isinstance(again, Gsh) else
                                              [b.shader for b in again.binaries]))
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "rio_04_test_shader.gsh") + corpus_params("wiiu", "sc_obj_coin.sharcfb"))
+def test_extract_and_replace_program(path: Path) -> None:
+    from shaderkit.cli.common import load_model
+    from shaderkit.cli.latte_listing import extract_program, replace_program
+
+    data = path.read_bytes()
+    model = load_model(str(path))
+    pixel = extract_program(model, 0, "pixel")
+    assert pixel is not None and pixel == _programs(path)[1]
+    with pytest.raises(IndexError):
+        extract_program(model, 5, "pixel")
+    # the same code back gives the same file; longer code gives a file holding that code
+    assert replace_program(load_model(str(path)), 0, "pixel", pixel) == data
+    longer = pixel + bytes(64)
+    new = replace_program(load_model(str(path)), 0, "pixel", longer)
+    assert new is not None and _programs_of(new, path.suffix)[1] == longer
+    assert extract_program(object(), 0, "pixel") is None
+
+
+def _programs_of(data: bytes, suffix: str) -> list[bytes]:
+    if suffix == ".sharcfb":
+        return [b.shader.program for b in Sharcfb.from_bytes(data).binaries]
+    return [s.program for s in Gsh.from_bytes(data).shaders]
