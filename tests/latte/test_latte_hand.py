@@ -284,3 +284,7 @@ def test_cemu_hashes_worked_by_hand() -> None:
     assert ps_input_key(1, [0x100]) == 0x8000
     # position enabled at input 0 (addr 0): key = 0 + 1, then (1 + 0x100) rol 7, then + 0x33
     assert ps_input_key(1 | 1 << 8, [0x100]) == (0x101 << 7) + 0x33
+
+
+def test_empty_program() -> None:
+    assert disassemble(b"") == "" and assemble("") == b""

@@ -351,18 +351,29 @@ def _alu(unit: str, text: str, notes: dict[str, str], line: int) -> tuple[dict[s
 
 
 @dataclass
+class _AluLine:
+    """One ALU instruction line: its fields, encoding, literal uses and notes."""
+
+    fields: dict[str, int]
+    op3: bool
+    literals: list[tuple[str, int]]  # (source prefix, literal value) in source order
+    notes: dict[str, str]
+    line: int
+
+
+@dataclass
 class _Group:
-    insts: list[tuple[dict[str, int], bool, list[tuple[str, int]], dict[str, str], int]] = field(
-        default_factory=list)
+    insts: list[_AluLine] = field(default_factory=list)
     literals_note: str | None = None
 
     def words(self) -> list[tuple[int, int]]:
-        uses = [(f, prefix, value) for f, _, lits, _, _ in self.insts for prefix, value in lits]
+        """The group's slots: instructions (LAST on the last one), then its literal words."""
+        uses = [(inst, prefix, value) for inst in self.insts for prefix, value in inst.literals]
         values = [value for _, _, value in uses]
         if self.literals_note is not None:
             # the stored words; a use finds its value there (an edited value takes the slot of
             # its position) and writes it back, so edits to the text win over the note
-            line = self.insts[0][4]
+            line = self.insts[0].line
             literal_words = [_int(w, line) for w in self.literals_note.split(",")]
             if not literal_words or len(literal_words) % 2:
                 raise AssemblyError("LITERALS needs an even, non-zero number of words", line, 1)
@@ -370,20 +381,19 @@ class _Group:
                      for i, v in enumerate(values)]
         else:
             literal_words, chans = default_literals(values)
-        for (f, prefix, _value), chan in zip(uses, chans):
-            f[f"{prefix}_CHAN"] = chan
-        for (f, prefix, value), (_, _, _, notes, line) in zip(uses, [i for i in self.insts for _ in i[2]]):
-            chan = _int(notes[f"{prefix}_CHAN"], line) if f"{prefix}_CHAN" in notes else f[f"{prefix}_CHAN"]
+        for (inst, prefix, value), chan in zip(uses, chans):
+            note = inst.notes.get(f"{prefix}_CHAN")
+            chan = _int(note, inst.line) if note is not None else chan
+            inst.fields[f"{prefix}_CHAN"] = chan
             if 0 <= chan < len(literal_words):
                 literal_words[chan] = value
         out = []
-        for i, (f, op3, _, notes, line) in enumerate(self.insts):
-            f["LAST"] = int(i == len(self.insts) - 1)
-            _apply(f, notes, line)
-            w0, w1 = (pack_alu_op3 if op3 else pack_alu_op2)(f)
+        for i, inst in enumerate(self.insts):
+            inst.fields["LAST"] = int(i == len(self.insts) - 1)
+            _apply(inst.fields, inst.notes, inst.line)
+            w0, w1 = (pack_alu_op3 if inst.op3 else pack_alu_op2)(inst.fields)
             out.append((w0, w1))
-        for i in range(0, len(literal_words), 2):
-            out.append((literal_words[i], literal_words[i + 1] if i + 1 < len(literal_words) else 0))
+        out.extend((literal_words[i], literal_words[i + 1]) for i in range(0, len(literal_words), 2))
         return out
 
 
@@ -595,7 +605,7 @@ def _assemble(text: str, where: list[int]) -> bytes:
             f, op3, uses = _alu(gm[2], gm[3], notes, number)
             if "LITERALS" in notes:
                 group.literals_note = notes["LITERALS"]
-            group.insts.append((f, op3, uses, notes, number))
+            group.insts.append(_AluLine(f, op3, uses, notes, number))
             continue
         m = _CF_LINE.match(body)
         if not m:
