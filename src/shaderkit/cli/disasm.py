@@ -9,10 +9,14 @@ from shaderkit.formats.base import ShaderFile
 
 
 def _text(model: ShaderFile) -> str:
+    """The listing of every program: per-ISA helpers for containers whose code the model keeps raw."""
+    from shaderkit.cli.latte_listing import gx2_listing  # Wii U GSH / SHARCFB: Latte with gfd-tool headers
     from shaderkit.cli.maxwell_text import maxwell_listing  # BNSH / NVN: Maxwell code per stage
 
-    listing = maxwell_listing(model)
-    return model.disassemble() if listing is None else listing
+    for listing in (gx2_listing(model), maxwell_listing(model)):
+        if listing is not None:
+            return listing
+    return model.disassemble()
 
 
 @click.command()
