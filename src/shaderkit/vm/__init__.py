@@ -1,0 +1,4 @@
+"""CPU executors for shader code, SIMD across invocations with NumPy (``pip install shaderkit[vm]``).
+
+``shaderkit.vm.pica``: PICA200 (3DS) vertex and geometry shaders.
+"""
