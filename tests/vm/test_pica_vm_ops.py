@@ -531,3 +531,23 @@ def test_missing_dvle() -> None:
     data = assemble_sources([("t.pica", source("    mov o0, v0"))])
     with pytest.raises(VMError, match="DVLE 3 does not exist"):
         PicaShader.load(data, 3)
+
+
+def test_lanes_run_in_chunks_and_diverge_inside_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shaderkit.vm import pica
+
+    monkeypatch.setattr(pica, "CHUNK_LANES", 2)
+    shader = build("""
+    for cnt
+        add r0, one, r0
+        cmp r0, ge, ge, v0
+        breakc cmp.x
+    .end
+    mov o0, r0
+    mov o1, v0
+""", ".consti cnt(255, 0, 0, 0)\n")
+    limits = [4, 1, 2, 6, 3]
+    result = shader.run(np.array([[x, 0, 0, 0] for x in limits], np.float32))
+    assert_bits(result.o[:, 0, 0], limits)
+    assert_bits(result.o[:, 1, 0], limits)
+    assert result.steps.tolist() == [1 + 4 * (k - 1) + 3 + 3 for k in limits]

@@ -69,6 +69,7 @@ CODE_WORDS = 4096  # program memory (words); address 4095 acts as END
 OPDESC_SLOTS = 128
 FLOAT_UNIFORMS = 96
 IF_DEPTH, CALL_DEPTH, LOOP_DEPTH = 8, 4, 4
+CHUNK_LANES = 1 << 16  # lanes run together (more lanes run chunk after chunk)
 DEFAULT_MAX_STEPS = 1 << 20  # instructions per lane before a run is stopped as runaway
 INT_MIN = -(1 << 31)
 LITP_LIMIT = 127.99609375  # 127 + 255/256
@@ -112,11 +113,13 @@ def _zero_reg() -> list[np.ndarray]:
 class Group:
     """Lanes that share one program counter and one set of control stacks."""
 
-    __slots__ = ("lanes", "v", "r", "o", "o_alt", "a0", "cc", "aL", "pc", "if_stack",
+    __slots__ = ("base", "lanes", "n", "v", "r", "o", "o_alt", "a0", "cc", "aL", "pc", "if_stack",
                  "call_stack", "loop_stack", "steps", "vertex_id", "prim", "winding", "buffer",
                  "c_rows", "c_table")
 
-    lanes: np.ndarray
+    base: int  # the run's lane number of this chunk's first lane
+    lanes: np.ndarray | None  # lane indices within the chunk; None for all of them
+    n: int
     v: list[list[np.ndarray]]
     r: list[list[np.ndarray]]
     o: list[list[np.ndarray]]
@@ -146,7 +149,9 @@ class Group:
             return [[cut(a) for a in reg] for reg in regs]
 
         g = Group()
-        g.lanes = self.lanes[keep]
+        g.lanes = np.flatnonzero(keep) if self.lanes is None else self.lanes[keep]
+        g.n = len(g.lanes)
+        g.base = self.base
         g.v, g.r, g.o, g.o_alt = (cut_regs(self.v), cut_regs(self.r), cut_regs(self.o),
                                   cut_regs(self.o_alt))
         g.buffer = [cut_regs(vertex) for vertex in self.buffer]
@@ -188,12 +193,21 @@ def _fix_products(product: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
 
 
 def _dot(s1: Sequence[np.ndarray], s2: Sequence[np.ndarray], count: int) -> np.ndarray:
-    """Sum of ``count`` products from +0: (((0 + p0) + p1) + p2) + p3."""
+    """Sum of ``count`` products from +0: (((0 + p0) + p1) + p2) + p3.
+
+    Summed as ((p0 + p1) + p2) + p3, then + 0: the +0 start only turns an all -0 sum into +0.
+    ``total`` is always a fresh array, so it is updated in place (no allocation per add).
+    """
     total = _mul(s1[0], s2[0])
     for i in range(1, count):
-        total = total + _mul(s1[i], s2[i])
-    # +0 start: only changes an all -0 sum into +0
-    return total + _ZERO
+        product = _mul(s1[i], s2[i])
+        if product.shape[0] > total.shape[0]:
+            product += total
+            total = product
+        else:
+            total += product
+    total += _ZERO
+    return total
 
 
 def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -667,7 +681,7 @@ class PicaShader:
             self._ops[pc] = op
         return op
 
-    def _inputs(self, inputs: Any) -> tuple[int, list[list[np.ndarray]]]:
+    def _inputs(self, inputs: Any) -> tuple[int, dict[int, np.ndarray]]:
         """(lanes, v registers) from an (n, k, 4) array or a mapping v0/name -> (n, 4)."""
         regs: dict[int, np.ndarray] = {}
         if isinstance(inputs, Mapping):
@@ -699,11 +713,7 @@ class PicaShader:
         lanes = counts.pop()
         if lanes == 0:
             raise VMError("inputs hold no vertices")
-        v = [_zero_reg() for _ in range(16)]
-        for index, array in regs.items():
-            columns = np.ascontiguousarray(array.T)
-            v[index] = [columns[c] for c in range(4)]
-        return lanes, v
+        return lanes, regs
 
     def _input_index(self, key: str) -> int:
         if key in self.names:
@@ -720,13 +730,42 @@ class PicaShader:
         """Run every vertex of ``inputs`` (an (n, k, 4) array for v0..v(k-1), an (n, 4) array for
         v0, or a mapping ``{"v0": (n, 4), ...}`` that may use input names)."""
         limit = self.max_steps if max_steps is None else max_steps
-        lanes, v = self._inputs(inputs)
+        lanes, arrays = self._inputs(inputs)
         table = np.ones((128, 4), F32)
         table[:FLOAT_UNIFORMS] = self.float_uniforms
         c_rows = [[table[k, c:c + 1] for c in range(4)] for k in range(128)]
+        out = np.zeros((16, 4, lanes), F32)  # component-major: every register row is contiguous
+        steps = np.zeros(lanes, np.int64)
+        emissions: list[_Emission] = []
+        with np.errstate(all="ignore"):
+            # chunks of lanes keep every intermediate array in the CPU cache
+            for base in range(0, lanes, CHUNK_LANES):
+                end = min(base + CHUNK_LANES, lanes)
+                v = [_zero_reg() for _ in range(16)]
+                for index, array in arrays.items():
+                    columns = np.ascontiguousarray(array[base:end].T)
+                    v[index] = [columns[c] for c in range(4)]
+                pending = [self._start(base, end - base, v, c_rows, table)]
+                while pending:
+                    group = pending.pop()
+                    halves = self._run_group(group, limit, emissions)
+                    if halves is not None:
+                        pending.extend(halves)
+                        continue
+                    where = slice(base, end) if group.lanes is None else group.lanes + base
+                    for reg in range(16):
+                        for c in range(4):
+                            row = group.o[reg][c]
+                            if row is not _ZERO:
+                                out[reg, c, where] = row
+                    steps[where] = group.steps
+        primitives = self._primitives(lanes, emissions) if self.is_geometry else None
+        return RunResult(out.transpose(2, 0, 1), steps, dict(self.semantics), primitives)
 
+    def _start(self, base: int, count: int, v: list[list[np.ndarray]], c_rows: list[list[np.ndarray]],
+               table: np.ndarray) -> Group:
         start = Group()
-        start.lanes = np.arange(lanes)
+        start.base, start.lanes, start.n = base, None, count
         start.v = v
         start.r = [_zero_reg() for _ in range(16)]
         start.o = [_zero_reg() for _ in range(16)]
@@ -738,24 +777,7 @@ class PicaShader:
         start.if_stack, start.call_stack, start.loop_stack = [], [], []
         start.vertex_id, start.prim, start.winding = 0, False, False
         start.c_rows, start.c_table = c_rows, table
-
-        out = np.zeros((lanes, 16, 4), F32)
-        steps = np.zeros(lanes, np.int64)
-        emissions: list[_Emission] = []
-        pending = [start]
-        with np.errstate(all="ignore"):
-            while pending:
-                group = pending.pop()
-                halves = self._run_group(group, limit, emissions)
-                if halves is not None:
-                    pending.extend(halves)
-                    continue
-                for reg in range(16):
-                    for c in range(4):
-                        out[group.lanes, reg, c] = group.o[reg][c]
-                steps[group.lanes] = group.steps
-        primitives = self._primitives(lanes, emissions) if self.is_geometry else None
-        return RunResult(out, steps, dict(self.semantics), primitives)
+        return start
 
     @staticmethod
     def _primitives(lanes: int, emissions: list[_Emission]) -> list[list[Primitive]]:
@@ -841,7 +863,8 @@ class PicaShader:
                         raise VMError(f"emit at {pc:#x}: vertex id {g.vertex_id} (SETEMIT takes 0-2)")
                     g.buffer[g.vertex_id] = [list(reg) for reg in g.o]
                     if g.prim:
-                        emissions.append(_Emission(g.lanes, [list(vx) for vx in g.buffer], g.winding))
+                        where = np.arange(g.n) if g.lanes is None else g.lanes
+                        emissions.append(_Emission(where + g.base, [list(vx) for vx in g.buffer], g.winding))
                     g.o, g.o_alt = g.o_alt, g.o
             g.steps += 1
 
