@@ -56,6 +56,11 @@ def hand_written_rows(pos: np.ndarray, prm: np.ndarray, projection: np.ndarray, 
     return outpos, outclr
 
 
+def run_vm(shader: PicaShader, inputs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    result = shader.run(inputs)
+    return result["position"], result["color"]
+
+
 def best_interleaved(funcs: list, repeat: int) -> list[float]:  # type: ignore[type-arg]
     """Best wall time of each function, run in turns so that machine load hits them alike."""
     times = [[] for _ in funcs]  # type: list[list[float]]
@@ -92,7 +97,7 @@ def main() -> None:
         assert np.allclose(result["color"], ref_clr, rtol=1e-6, atol=1e-6)
 
     vm_time, numpy_time, rows_time = best_interleaved([
-        lambda: shader.run(inputs),
+        lambda: run_vm(shader, inputs),
         lambda: hand_written(pos, prm, projection, gradient),
         lambda: hand_written_rows(pos, prm, projection, gradient),
     ], args.repeat)

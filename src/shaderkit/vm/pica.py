@@ -264,45 +264,54 @@ def _source_fetch(reg: int, swizzle: int, negate: bool, rel: int) -> Fetch:
     """A closure returning the four (swizzled, negated) component arrays of a source operand."""
     comps = tuple((swizzle >> (6 - 2 * slot)) & 3 for slot in range(4))
     pick = operator.itemgetter(*comps)
+    raw: Callable[[Group], Sequence[np.ndarray]]  # the register's x, y, z, w
     if reg < 0x10:
         index = reg
 
-        def fetch(g: Group) -> Sequence[np.ndarray]:
-            return pick(g.v[index])
+        def raw(g: Group) -> Sequence[np.ndarray]:
+            return g.v[index]
     elif reg < 0x20:
         index = reg - 0x10
 
-        def fetch(g: Group) -> Sequence[np.ndarray]:
-            return pick(g.r[index])
+        def raw(g: Group) -> Sequence[np.ndarray]:
+            return g.r[index]
     elif rel == 0:
         index = reg - 0x20
 
-        def fetch(g: Group) -> Sequence[np.ndarray]:
-            return pick(g.c_rows[index])
+        def raw(g: Group) -> Sequence[np.ndarray]:
+            return g.c_rows[index]
     elif rel == 3:  # aL: the same for every lane of a group
         base = reg - 0x20
 
-        def fetch(g: Group) -> Sequence[np.ndarray]:
+        def raw(g: Group) -> Sequence[np.ndarray]:
             offset = g.aL if -128 <= g.aL <= 127 else 0
-            return pick(g.c_rows[(base + offset) & 0x7F])
+            return g.c_rows[(base + offset) & 0x7F]
     else:  # a0.x / a0.y: one offset per lane
         base, which = reg - 0x20, rel - 1
 
-        def fetch(g: Group) -> Sequence[np.ndarray]:
+        def raw(g: Group) -> Sequence[np.ndarray]:
             offset = g.a0[which]
             if offset.shape[0] == 1:
                 value = int(offset[0])
-                return pick(g.c_rows[(base + (value if -128 <= value <= 127 else 0)) & 0x7F])
+                return g.c_rows[(base + (value if -128 <= value <= 127 else 0)) & 0x7F]
             offset = np.where((offset < -128) | (offset > 127), 0, offset)
             rows = g.c_table[(base + offset) & 0x7F]
-            return [rows[:, c] for c in comps]
+            return [rows[:, c] for c in range(4)]
 
     if not negate:
+
+        def fetch(g: Group) -> Sequence[np.ndarray]:
+            return pick(raw(g))
+
         return fetch
-    plain = fetch
+    used = sorted(set(comps))
 
     def negated(g: Group) -> Sequence[np.ndarray]:
-        return [-a for a in plain(g)]
+        rows = raw(g)
+        flipped = [_ZERO] * 4
+        for i in used:  # each component negated once, however often the swizzle repeats it
+            flipped[i] = -rows[i]
+        return pick(flipped)
 
     return negated
 
@@ -545,7 +554,10 @@ class RunResult:
             known = ", ".join(sorted(self.semantics)) or "none"
             raise VMError(f"no output with semantic {key!r} (this shader has: {known})")
         reg, mask = self.semantics[name]
-        return self.o[:, reg, [i for i in range(4) if mask & (1 << i)]]
+        comps = [i for i in range(4) if mask & (1 << i)]
+        if comps and comps == list(range(comps[0], comps[-1] + 1)):
+            return self.o[:, reg, comps[0]:comps[-1] + 1]  # a view
+        return self.o[:, reg, comps]
 
     __getitem__ = output
 
@@ -743,8 +755,7 @@ class PicaShader:
                 end = min(base + CHUNK_LANES, lanes)
                 v = [_zero_reg() for _ in range(16)]
                 for index, array in arrays.items():
-                    columns = np.ascontiguousarray(array[base:end].T)
-                    v[index] = [columns[c] for c in range(4)]
+                    v[index] = [array[base:end, c] for c in range(4)]  # strided views, no copy
                 pending = [self._start(base, end - base, v, c_rows, table)]
                 while pending:
                     group = pending.pop()
