@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("shaderkit.cli.extract:extract", "Write one stage's code out of a BNSH."),
     "replace": ("shaderkit.cli.replace:replace", "Put new stage code into a BNSH."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
+    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU over vertex inputs (PICA200)."),
 }
 
 

@@ -630,7 +630,7 @@ class PicaShader:
         return shader
 
     # -- uniforms --------------------------------------------------------------------------------------
-    def _resolve(self, name: str) -> tuple[str, int, int]:
+    def resolve_uniform(self, name: str) -> tuple[str, int, int]:
         """(bank, first, count) for a uniform name or register name (c5, i0, b3)."""
         if name in self.names:
             first, last = self.names[name]
@@ -651,7 +651,7 @@ class PicaShader:
     def set_uniform(self, name: str, value: Any) -> None:
         """Set a float (4 values per register, shape (4,) or (count, 4)), int (x, y, z[, w]
         per register) or bool uniform, by name from the uniform table or as ``c5``/``i0``/``b3``."""
-        bank, first, count = self._resolve(name)
+        bank, first, count = self.resolve_uniform(name)
         if bank == "b":
             values = np.asarray(value).reshape(-1)
             if values.size != count:
