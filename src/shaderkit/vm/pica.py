@@ -620,7 +620,7 @@ class PicaShader:
                 shader.int_uniforms[constant.register] = (
                     packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFF, (packed >> 24) & 0xFF)
             elif constant.type == 0 and 0 <= constant.register < 16:
-                shader.bool_uniforms[constant.register] = bool(constant.words[0] & 0xFF)
+                shader.bool_uniforms[constant.register] = bool(constant.words[0])
         for uniform in dvle.uniforms:
             shader.names[uniform.name] = (uniform.first_register, uniform.last_register)
         for out in dvle.outputs:
