@@ -551,3 +551,34 @@ def test_lanes_run_in_chunks_and_diverge_inside_them(monkeypatch: pytest.MonkeyP
     assert_bits(result.o[:, 0, 0], limits)
     assert_bits(result.o[:, 1, 0], limits)
     assert result.steps.tolist() == [1 + 4 * (k - 1) + 3 + 3 for k in limits]
+
+
+def test_rewriting_one_component_of_a_broadcast_result_keeps_the_others() -> None:
+    """Results computed straight into the output array must not leak into sibling components."""
+    shader = build("""
+    mov r1, v1
+    dp4 o0.xy, v0, r1
+    dp4 o0.x, v0, v0
+    mad o1, v0.xxxx, r1.xxxx, r1.xxxx
+    mad o1.y, v0, v0, r1
+    mov o2, v0
+    dp4 o2.x, v0, v0
+""")
+    result = shader.run({"v0": vec(1, 2, 3, 4), "v1": vec(1, 1, 1, 1)})
+    assert_bits(result.o[0, 0], [30, 10, 0, 0])  # y keeps 1+2+3+4, x becomes 1+4+9+16
+    assert_bits(result.o[0, 1], [2, 5, 2, 2])  # 1*1+1 everywhere, then y = 2*2+1
+    assert_bits(result.o[0, 2], [30, 2, 3, 4])
+
+
+def test_outputs_written_before_lanes_diverge_survive_the_split() -> None:
+    shader = build("""
+    dp4 o0.xy, v0, v0
+    mad o1, v0, v0, v0
+    cmp v0, gt, gt, r15
+    ifc cmp.x
+        dp4 o0.x, one, v0
+    .end
+""")
+    result = shader.run(np.array([[1, 2, 3, 4], [-1, 0, 0, 0]], np.float32))
+    assert_bits(result.o[:, 0, :2], [[10, 30], [1, 1]])  # lane 0: x = 1+2+3+4 after the split
+    assert_bits(result.o[:, 1], [[2, 6, 12, 20], [0, 0, 0, 0]])

@@ -106,20 +106,19 @@ def f24_to_f32(raw: int) -> float:
 
 # -- lane groups -----------------------------------------------------------------------------------
 
-def _zero_reg() -> list[np.ndarray]:
-    return [_ZERO, _ZERO, _ZERO, _ZERO]
-
-
 class Group:
     """Lanes that share one program counter and one set of control stacks."""
 
-    __slots__ = ("base", "lanes", "n", "v", "r", "o", "o_alt", "a0", "cc", "aL", "pc", "if_stack",
+    __slots__ = ("base", "lanes", "n", "home", "v", "r", "o", "o_alt", "a0", "cc", "aL", "pc", "if_stack",
                  "call_stack", "loop_stack", "steps", "vertex_id", "prim", "winding", "buffer",
                  "c_rows", "c_table")
 
     base: int  # the run's lane number of this chunk's first lane
     lanes: np.ndarray | None  # lane indices within the chunk; None for all of them
     n: int
+    #: the chunk's rows of the run's output array, per o-register component (vertex shaders, whole
+    #: chunk only): results computed straight into them need no copy at the end
+    home: list[list[np.ndarray]] | None
     v: list[list[np.ndarray]]
     r: list[list[np.ndarray]]
     o: list[list[np.ndarray]]
@@ -152,6 +151,7 @@ class Group:
         g.lanes = np.flatnonzero(keep) if self.lanes is None else self.lanes[keep]
         g.n = len(g.lanes)
         g.base = self.base
+        g.home = None
         g.v, g.r, g.o, g.o_alt = (cut_regs(self.v), cut_regs(self.r), cut_regs(self.o),
                                   cut_regs(self.o_alt))
         g.buffer = [cut_regs(vertex) for vertex in self.buffer]
@@ -171,8 +171,8 @@ def _may_make_nan(a: np.ndarray) -> bool:
     """False when ``a`` is one finite non-zero value: a * x is then NaN only if x is NaN."""
     if a.shape[0] != 1:
         return True
-    value = float(a[0])
-    return value == 0.0 or not math.isfinite(value)
+    value = a.item()
+    return value == 0.0 or value - value != 0.0  # inf - inf and NaN - NaN are NaN
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -192,7 +192,7 @@ def _fix_products(product: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
     return np.where(bad, _ZERO, product)
 
 
-def _dot(s1: Sequence[np.ndarray], s2: Sequence[np.ndarray], count: int) -> np.ndarray:
+def _dot(s1: Sequence[np.ndarray], s2: Sequence[np.ndarray], count: int, out: np.ndarray | None = None) -> np.ndarray:
     """Sum of ``count`` products from +0: (((0 + p0) + p1) + p2) + p3.
 
     Summed as ((p0 + p1) + p2) + p3, then + 0: the +0 start only turns an all -0 sum into +0.
@@ -206,8 +206,11 @@ def _dot(s1: Sequence[np.ndarray], s2: Sequence[np.ndarray], count: int) -> np.n
             total = product
         else:
             total += product
-    total += _ZERO
-    return total
+    if out is None:
+        total += _ZERO
+        return total
+    np.add(total, _ZERO, out=out)
+    return out
 
 
 def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -316,6 +319,22 @@ def _source_fetch(reg: int, swizzle: int, negate: bool, rel: int) -> Fetch:
     return negated
 
 
+def _home(g: Group, dest: int, comp: int) -> np.ndarray | None:
+    """The output row that o-register ``dest`` component ``comp`` may be computed into, if any.
+
+    Only when no other component of the register refers to that row (a broadcast or shared
+    result), since the row is then overwritten in place.
+    """
+    home = g.home
+    if home is None or dest >= 0x10:
+        return None
+    row = home[dest][comp]
+    reg = g.o[dest]
+    if (reg[0] is row) + (reg[1] is row) + (reg[2] is row) + (reg[3] is row) - (reg[comp] is row):
+        return None
+    return row
+
+
 def _writer(dest: int, mask: int) -> Callable[[Group, Sequence[np.ndarray]], None]:
     """A closure storing the masked components of a 4-array result into o/r ``dest``."""
     comps = tuple(i for i in range(4) if mask & (8 >> i))
@@ -367,8 +386,18 @@ def _compile_arith(ins: Instruction, opdescs: Sequence[int]) -> Exec | None:
         def mad(g: Group) -> None:
             s1, s2, s3 = f1(g), f2(g), f3(g)
             out = [_ZERO] * 4
-            for i in comps:
-                out[i] = _mul(s1[i], s2[i]) + s3[i]
+            done: dict[tuple[int, int, int], np.ndarray] = {}
+            for i in comps:  # components with the same operand arrays are computed once
+                key = (id(s1[i]), id(s2[i]), id(s3[i]))
+                value = done.get(key)
+                if value is None:
+                    target = _home(g, dest, i)
+                    if target is None:
+                        value = _mul(s1[i], s2[i]) + s3[i]
+                    else:
+                        value = np.add(_mul(s1[i], s2[i]), s3[i], out=target)
+                    done[key] = value
+                out[i] = value
             write(g, out)
 
         return mad
@@ -404,8 +433,13 @@ def _compile_arith(ins: Instruction, opdescs: Sequence[int]) -> Exec | None:
         def binary(g: Group) -> None:
             s1, s2 = f1(g), f2(g)
             out = [_ZERO] * 4
-            for i in comps:
-                out[i] = func2(s1[i], s2[i])
+            done: dict[tuple[int, int], np.ndarray] = {}
+            for i in comps:  # components with the same operand arrays are computed once
+                key = (id(s1[i]), id(s2[i]))
+                value = done.get(key)
+                if value is None:
+                    value = done[key] = func2(s1[i], s2[i])
+                out[i] = value
             write(g, out)
 
         return binary
@@ -439,7 +473,7 @@ def _compile_arith(ins: Instruction, opdescs: Sequence[int]) -> Exec | None:
             s1, s2 = f1(g), f2(g)
             if homogeneous:
                 s1 = (s1[0], s1[1], s1[2], _ONE)
-            write_scalar(g, _dot(s1, s2, count))
+            write_scalar(g, _dot(s1, s2, count, _home(g, dest, comps[0]) if comps else None))
 
         return dot
 
@@ -753,10 +787,11 @@ class PicaShader:
             # chunks of lanes keep every intermediate array in the CPU cache
             for base in range(0, lanes, CHUNK_LANES):
                 end = min(base + CHUNK_LANES, lanes)
-                v = [_zero_reg() for _ in range(16)]
+                v = [[_ZERO, _ZERO, _ZERO, _ZERO] for _ in range(16)]
                 for index, array in arrays.items():
-                    v[index] = [array[base:end, c] for c in range(4)]  # strided views, no copy
-                pending = [self._start(base, end - base, v, c_rows, table)]
+                    columns = array[base:end].T.copy()  # component-major, in cache
+                    v[index] = [columns[0], columns[1], columns[2], columns[3]]
+                pending = [self._start(base, end - base, v, c_rows, table, out)]
                 while pending:
                     group = pending.pop()
                     halves = self._run_group(group, limit, emissions)
@@ -764,24 +799,37 @@ class PicaShader:
                         pending.extend(halves)
                         continue
                     where = slice(base, end) if group.lanes is None else group.lanes + base
+                    home = group.home
+                    rows = group.o
+                    if home is not None:
+                        # a component showing another component's output row: copy it before
+                        # that row is overwritten by its own component's value
+                        homes = {id(row) for reg_rows in home for row in reg_rows}
+                        rows = [[row.copy() if id(row) in homes and row is not home[reg][c] else row
+                                 for c, row in enumerate(rows[reg])] for reg in range(16)]
                     for reg in range(16):
                         for c in range(4):
-                            row = group.o[reg][c]
-                            if row is not _ZERO:
+                            row = rows[reg][c]
+                            if row is not _ZERO and (home is None or row is not home[reg][c]):
                                 out[reg, c, where] = row
                     steps[where] = group.steps
         primitives = self._primitives(lanes, emissions) if self.is_geometry else None
         return RunResult(out.transpose(2, 0, 1), steps, dict(self.semantics), primitives)
 
     def _start(self, base: int, count: int, v: list[list[np.ndarray]], c_rows: list[list[np.ndarray]],
-               table: np.ndarray) -> Group:
+               table: np.ndarray, out: np.ndarray) -> Group:
         start = Group()
         start.base, start.lanes, start.n = base, None, count
+        start.home = None if self.is_geometry else [[out[reg, c, base:base + count] for c in range(4)] for reg in range(16)]
         start.v = v
-        start.r = [_zero_reg() for _ in range(16)]
-        start.o = [_zero_reg() for _ in range(16)]
-        start.o_alt = [_zero_reg() for _ in range(16)]
-        start.buffer = [[_zero_reg() for _ in range(16)] for _ in range(3)]
+        zero = _ZERO
+        start.r = [[zero, zero, zero, zero] for _ in range(16)]
+        start.o = [[zero, zero, zero, zero] for _ in range(16)]
+        if self.is_geometry:  # the second output bank and the 3-vertex emit buffer
+            start.o_alt = [[zero, zero, zero, zero] for _ in range(16)]
+            start.buffer = [[[zero, zero, zero, zero] for _ in range(16)] for _ in range(3)]
+        else:
+            start.o_alt, start.buffer = [], []
         start.a0 = [_ZERO_I, _ZERO_I]
         start.cc = [_FALSE, _FALSE]
         start.aL, start.pc, start.steps = 0, self.entry, 0
