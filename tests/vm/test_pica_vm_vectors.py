@@ -104,3 +104,29 @@ def test_a_changed_expectation_is_caught() -> None:
     data = (corpus_root() / "pica" / key[0]).read_bytes()  # type: ignore[operator]
     problems = run_vector(data, run)
     assert len(problems) == 2 and problems[0].startswith("o0:") and problems[1].startswith("steps")
+
+
+def test_lanes_match_single_runs() -> None:
+    """All 50 input sets of each DVLE as 50 lanes of one run (the first run's uniforms) give the
+    same outputs, steps and primitives as one-lane runs (first, a middle and the last): lanes do not leak into each other,
+    also where they diverge (jmpc/ifc shaders)."""
+    if not VECTORS:
+        pytest.skip("corpus pica/vm/vectors.jsonl not found")
+    for (name, dvle), runs in sorted(VECTORS.items()):
+        shader = PicaShader.load((corpus_root() / "pica" / name).read_bytes(), dvle)  # type: ignore[operator]
+        for reg, words in runs[0]["float_uniforms"].items():
+            shader.set_uniform(reg, floats(words))
+        inputs = np.zeros((len(runs), 16, 4), np.float32)
+        for lane, run in enumerate(runs):
+            for reg, words in run["inputs"].items():
+                inputs[lane, int(reg[1:])] = floats(words)
+        together = shader.run(inputs)
+        for lane in (0, len(runs) // 3, len(runs) - 1):
+            alone = shader.run(inputs[lane:lane + 1])
+            assert same_bits(together.o[lane], alone.o[0]), (name, dvle, lane)
+            assert together.steps[lane] == alone.steps[0]
+            if alone.primitives is not None:
+                assert together.primitives is not None
+                got, want = together.primitives[lane], alone.primitives[0]
+                assert [p.winding for p in got] == [p.winding for p in want]
+                assert all(same_bits(a.vertices, b.vertices) for a, b in zip(got, want))
