@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -582,3 +583,10 @@ def test_outputs_written_before_lanes_diverge_survive_the_split() -> None:
     result = shader.run(np.array([[1, 2, 3, 4], [-1, 0, 0, 0]], np.float32))
     assert_bits(result.o[:, 0, :2], [[10, 30], [1, 1]])  # lane 0: x = 1+2+3+4 after the split
     assert_bits(result.o[:, 1], [[2, 6, 12, 20], [0, 0, 0, 0]])
+
+
+def test_load_from_a_path(tmp_path: Path) -> None:
+    path = tmp_path / "t.shbin"
+    path.write_bytes(assemble_sources([("t.pica", source("    mov o0, v0"))]))
+    assert_bits(PicaShader.load(str(path)).run(vec(1, 2, 3, 4)).o[0, 0], [1, 2, 3, 4])
+    assert_bits(PicaShader.load(path).run(vec(5, 6, 7, 8))["position"][0], [5, 6, 7, 8])

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -629,11 +630,21 @@ class PicaShader:
 
     # -- loading ---------------------------------------------------------------------------------------
     @classmethod
-    def load(cls, source: bytes | Dvlb, dvle: int = 0) -> PicaShader:
-        """The DVLE number ``dvle`` of a SHBIN (bytes or a parsed :class:`Dvlb`)."""
+    def load(cls, source: bytes | str | os.PathLike[str] | Dvlb, dvle: int = 0) -> PicaShader:
+        """The DVLE number ``dvle`` of a SHBIN (bytes, a path or a parsed :class:`Dvlb`)."""
         from shaderkit.formats.dvlb.dvlb import Dvlb
 
-        model = Dvlb.from_bytes(bytes(source)) if isinstance(source, (bytes, bytearray, memoryview)) else source
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            model = Dvlb.from_bytes(bytes(source))
+        elif isinstance(source, Dvlb):
+            model = source
+        else:
+            import shaderkit
+
+            opened = shaderkit.open(source)
+            if not isinstance(opened, Dvlb):
+                raise VMError(f"{os.fspath(source)}: a {opened.format_name} file, not a PICA200 SHBIN")
+            model = opened
         if not model.dvles:
             raise VMError("the file has no DVLE (entry point) to run")
         if not 0 <= dvle < len(model.dvles):
