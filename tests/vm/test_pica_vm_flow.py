@@ -123,3 +123,32 @@ def test_loop_al_keeps_counting_past_255() -> None:
     assert result.o[0, 0].tolist() == [3] * 4
     # aL = 250 + 3 * 3 = 259 (not wrapped to 3, which would read c8): outside [-128, 127] -> c5
     assert result.o[0, 1].tolist() == [5] * 4
+
+
+def test_random_programs_raise_only_vm_errors() -> None:
+    """Random words, descriptors, uniforms and inputs: a run ends, or raises VMError (step limit,
+    emit in a vertex shader, vertex id 3), never anything else."""
+    import random
+
+    from shaderkit.vm.pica import VMError
+
+    rng = random.Random(15)
+    specials = [0.0, -0.0, 1.5, -3.0, 1e30, float("inf"), float("nan"), 100.0, -128.0]
+    for _ in range(40):
+        count = rng.randint(1, 40)
+        words = [rng.getrandbits(32) for _ in range(count)]
+        descs = [rng.getrandbits(32) for _ in range(rng.randint(0, 130))]
+        dvle = Dvle(shader_type=rng.choice([0, 1]), main_offset=rng.randint(0, count), outputs=[Output(0, 0)])
+        vm = PicaShader.from_dvle(words, descs, dvle)
+        for k in range(4):
+            vm.set_uniform(f"i{k}", (rng.randint(0, 255), rng.randint(0, 255), rng.randint(0, 255)))
+        for k in range(16):
+            vm.set_uniform(f"b{k}", rng.random() < 0.5)
+        for k in range(96):
+            vm.set_uniform(f"c{k}", [rng.uniform(-200, 200) for _ in range(4)])
+        inputs = np.array([rng.choice(specials) for _ in range(8 * 16 * 4)], np.float32).reshape(8, 16, 4)
+        try:
+            result = vm.run(inputs, max_steps=300)
+        except VMError:
+            continue
+        assert result.o.shape == (8, 16, 4) and (result.steps <= 301).all()
