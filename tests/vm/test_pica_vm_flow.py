@@ -152,3 +152,36 @@ def test_random_programs_raise_only_vm_errors() -> None:
         except VMError:
             continue
         assert result.o.shape == (8, 16, 4) and (result.steps <= 301).all()
+
+
+def test_fifth_nested_loop_drops_the_outermost() -> None:
+    nop = 0x21 << 26
+    vm = shader([
+        flow(LOOP, 9, 0),    # 0: L0 over 1-9 (dropped when L4 is pushed)
+        flow(LOOP, 8, 0),    # 1: L1
+        flow(LOOP, 7, 0),    # 2: L2
+        flow(LOOP, 6, 0),    # 3: L3
+        flow(LOOP, 5, 0),    # 4: L4
+        add(R0, C0, R0),     # 5: body of L4
+        nop, nop, nop,       # 6, 7, 8: ends of L3, L2, L1
+        add(R1, C0, R1),     # 9: end of L0
+        mov(O0, R0),         # 10
+        mov(O1, R1),         # 11
+        END,                 # 12
+    ])
+    vm.set_uniform("i0", (1, 0, 0))  # two passes per loop
+    result = vm.run(np.zeros((1, 4), np.float32))
+    assert result.o[0, 0].tolist() == [16] * 4  # 2**4, not 2**5: L0 is gone
+    assert result.o[0, 1].tolist() == [1] * 4  # word 9 runs once, no loop left to repeat it
+
+
+def test_float24_constants_decode() -> None:
+    from shaderkit.vm.pica import f24_to_f32
+
+    assert f24_to_f32(0x3F0000) == 1.0
+    assert f24_to_f32(0xC08000) == -3.0  # sign, exponent 64, mantissa 0x8000: -(1.5 * 2)
+    assert f24_to_f32(0x7F0000) == float("inf") and f24_to_f32(0xFF0000) == float("-inf")
+    assert f24_to_f32(0x7F0001) != f24_to_f32(0x7F0001)  # NaN
+    assert str(f24_to_f32(0x800000)) == "-0.0"
+    assert f24_to_f32(0x000001) == 2.0**-78  # azahar: exponent 0 is a denormal 2^-62 * m / 2^16
+    assert f24_to_f32(0x00FFFF) == 2.0**-62 * 0xFFFF / 2**16

@@ -590,3 +590,12 @@ def test_load_from_a_path(tmp_path: Path) -> None:
     path.write_bytes(assemble_sources([("t.pica", source("    mov o0, v0"))]))
     assert_bits(PicaShader.load(str(path)).run(vec(1, 2, 3, 4)).o[0, 0], [1, 2, 3, 4])
     assert_bits(PicaShader.load(path).run(vec(5, 6, 7, 8))["position"][0], [5, 6, 7, 8])
+
+
+def test_inputs_by_name_from_the_uniform_table() -> None:
+    shader = build("    mov o0, pos\n    mov r1, nrm\n    add o1, pos, r1", ".in pos v0\n.in nrm v2\n")
+    result = shader.run({"pos": vec(1, 2, 3, 4), "nrm": vec(10, 20, 30, 40)})
+    assert_bits(result.o[0, 0], [1, 2, 3, 4])
+    assert_bits(result.o[0, 1], [11, 22, 33, 44])
+    with pytest.raises(VMError, match="not an input"):
+        build("    mov o0, v0", ".fvec mvp[4]\n").run({"mvp": vec(1, 2, 3, 4)})
