@@ -134,3 +134,16 @@ def test_bad_inputs_file(shbin: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         main(["run", str(shbin), "--inputs", str(wrong)])
     assert "shape" in capsys.readouterr().err
+
+
+def test_base64_csdr_runs_its_payload(shbin: Path, tmp_path: Path) -> None:
+    import base64
+
+    csdr = tmp_path / "t.csdr"
+    csdr.write_bytes(base64.b64encode(shbin.read_bytes()) + b"\n")
+    inputs = write_inputs(tmp_path)["json"]
+    out = tmp_path / "o.json"
+    result = CliRunner().invoke(cli, ["run", str(csdr), "--inputs", str(inputs), "--uniform", "scale=1,1,1,1",
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["outputs"]["o0"][0] == [1, 2, 3, 4]

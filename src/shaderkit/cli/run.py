@@ -198,6 +198,23 @@ def print_table(result: RunResult, console: Any) -> None:
         console.print(f"{total} primitive(s) emitted")
 
 
+def _pica_program(model: Any, file: str) -> Any:
+    """The DVLB inside ``model``: itself, a base64 .csdr payload, or a CGFX's only shader."""
+    from shaderkit.formats.dvlb.cgfx import Cgfx
+    from shaderkit.formats.dvlb.csdr import Csdr
+
+    if isinstance(model, Csdr):
+        return model.payload
+    if isinstance(model, Cgfx):
+        programs = [shader for shader in model.shaders if shader.dvlb is not None]
+        if len(programs) != 1:
+            names = ", ".join(shader.name for shader in programs) or "none"
+            raise click.ClickException(f"{file}: the CGFX holds {len(programs)} shader programs ({names}); "
+                                       "extract one first")
+        return programs[0].dvlb
+    return model
+
+
 def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max_steps: int | None) -> RunResult:
     from shaderkit.vm.pica import PicaShader
 
@@ -224,8 +241,9 @@ def run(file: str, dvle: int, inputs_path: str, uniforms: tuple[str, ...], outpu
 
     model = load_model(file)
     inputs = load_inputs(inputs_path)
-    if isinstance(model, Dvlb):
-        result = _run_pica(model, dvle, inputs, uniforms, max_steps)
+    dvlb = _pica_program(model, file)
+    if isinstance(dvlb, Dvlb):
+        result = _run_pica(dvlb, dvle, inputs, uniforms, max_steps)
     else:
         raise click.ClickException(f"{file}: running {model.format_name} shaders is not supported (PICA200 SHBIN is)")
     if output_path is None:
