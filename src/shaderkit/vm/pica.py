@@ -2,8 +2,11 @@
 
 One lane is one vertex (or one geometry-shader invocation). Every register component is a
 float32 array with one value per lane, or a 1-element array when the value is the same for every
-lane (uniforms, untouched registers). Arrays are never changed in place, so registers can share
-them freely and a register write is just a reference swap.
+lane (uniforms, untouched registers). Register arrays are never changed in place, so registers can
+share them freely and a register write is just a reference swap. (The one exception: a vertex
+shader's DP/MAD results are computed straight into the run's output array when no other register
+component refers to that row.) Lanes run in chunks of ``CHUNK_LANES`` so that intermediate arrays
+stay in the CPU cache.
 
 Lanes diverge only where a flow-control instruction tests the condition flags (IFC, CALLC, JMPC,
 BREAKC). There the group of lanes splits in two, each half runs on with its own control stacks,
