@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "put": ("shaderkit.cli.archive:put", "Replace one archive member and write the archive back."),
     "scan": ("shaderkit.cli.archive:scan", "Find every shader of a game dump, inside archives too (JSON Lines)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
+    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU over vertex inputs (PICA200)."),
 }
 
 

@@ -1,1 +1,5 @@
-"""CPU executors: NumPy virtual machines, SIMD across invocations (pica, sm4)."""
+"""CPU executors for shader code, SIMD across invocations with NumPy (``pip install shaderkit[vm]``).
+
+``shaderkit.vm.pica``: PICA200 (3DS) vertex and geometry shaders.
+``shaderkit.vm.sm4``: Direct3D SM4/SM5 vertex, pixel and compute shaders.
+"""

@@ -1,0 +1,266 @@
+"""``shaderkit run``: execute a shader on the CPU over a set of vertices (PICA200 SHBIN)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from shaderkit.cli.common import load_model, read_input, write_output
+
+if TYPE_CHECKING:
+    from shaderkit.vm.pica import RunResult
+
+INPUT_KINDS = (".npy", ".csv", ".json")
+OUTPUT_KINDS = (".npy", ".csv", ".json")
+TABLE_ROWS = 20
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ModuleNotFoundError:
+        raise click.ClickException("shaderkit run needs NumPy: pip install 'shaderkit[vm]'") from None
+    return numpy
+
+
+def _kind(path: str, kinds: tuple[str, ...], what: str) -> str:
+    for kind in kinds:
+        if path.lower().endswith(kind):
+            return kind
+    raise click.ClickException(f"{path}: {what} must end in {', '.join(kinds)}")
+
+
+def load_inputs(path: str) -> Any:
+    """Vertex inputs from .npy ((n, k, 4) or (n, 4)), .json or .csv, for ``PicaShader.run``.
+
+    JSON: ``{"v0": [[x, y, z, w], ...], ...}``, a list of such objects (one per vertex) or a plain
+    (n, 4) / (n, k, 4) list. CSV: a header naming ``REG.x``..``REG.w`` columns (REG is v0-v15 or an
+    input name), one row per vertex; missing components are 0.
+    """
+    np = _numpy()
+    kind = _kind(path, INPUT_KINDS, "--inputs")
+    data = read_input(path)
+    try:
+        if kind == ".npy":
+            return np.load(io.BytesIO(data), allow_pickle=False)
+        text = data.decode("utf-8-sig")
+        if kind == ".json":
+            value = json.loads(text)
+            if isinstance(value, list) and value and isinstance(value[0], dict):
+                names = sorted({key for item in value for key in item})
+                return {name: [_vec4(item.get(name, [0, 0, 0, 0])) for item in value] for name in names}
+            if isinstance(value, dict):
+                return {name: [_vec4(row) for row in rows] for name, rows in value.items()}
+            return value
+        return _csv_inputs(text)
+    except (ValueError, TypeError, KeyError, UnicodeDecodeError, EOFError) as exc:
+        raise click.ClickException(f"{path}: cannot read inputs ({exc})") from None
+
+
+def _vec4(row: Any) -> list[float]:
+    values = [float(x) for x in (row if isinstance(row, list) else [row])]
+    if len(values) > 4:
+        raise ValueError(f"{len(values)} components (at most 4)")
+    return values + [0.0] * (4 - len(values))
+
+
+def _csv_inputs(text: str) -> dict[str, list[list[float]]]:
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise ValueError("empty CSV")
+    columns: list[tuple[str, int]] = []
+    for name in rows[0]:
+        reg, _, letter = name.strip().rpartition(".")
+        if not reg or letter.lower() not in ("x", "y", "z", "w"):
+            raise ValueError(f"column {name!r} is not REG.x/y/z/w")
+        columns.append((reg, "xyzw".index(letter.lower())))
+    result: dict[str, list[list[float]]] = {reg: [] for reg, _ in columns}
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(columns):
+            raise ValueError(f"line {line}: {len(row)} values for {len(columns)} columns")
+        vectors = {reg: [0.0, 0.0, 0.0, 0.0] for reg in result}
+        for (reg, index), cell in zip(columns, row):
+            vectors[reg][index] = float(cell)
+        for reg, vector in vectors.items():
+            result[reg].append(vector)
+    return result
+
+
+def parse_uniform(text: str) -> tuple[str, Any]:
+    """``NAME=x,y,z,w`` (several registers: 4 values each); bools take true/false/1/0."""
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise click.ClickException(f"--uniform {text!r}: expected NAME=x,y,z,w")
+    items = [item.strip() for item in values.split(",") if item.strip()]
+    if not items:
+        raise click.ClickException(f"--uniform {text!r}: no values")
+    parsed: list[float] = []
+    for item in items:
+        lowered = item.lower()
+        if lowered in ("true", "false"):
+            parsed.append(1.0 if lowered == "true" else 0.0)
+            continue
+        try:
+            parsed.append(float(item))
+        except ValueError:
+            raise click.ClickException(f"--uniform {text!r}: {item!r} is not a number") from None
+    return name.strip(), parsed
+
+
+def _set_uniform(shader: Any, name: str, values: list[float]) -> None:
+    bank, _, _ = shader.resolve_uniform(name)
+    if bank == "b":
+        shader.set_uniform(name, [bool(v) for v in values])
+    elif bank == "i":
+        if any(v != int(v) for v in values):
+            raise click.ClickException(f"--uniform {name}: int uniforms take whole numbers")
+        shader.set_uniform(name, [int(v) for v in values])
+    else:
+        if len(values) % 4:
+            values = values + [0.0] * (4 - len(values) % 4)  # x[,y[,z]] pads with zeros
+        shader.set_uniform(name, [values[k:k + 4] for k in range(0, len(values), 4)])
+
+
+def _number(value: float) -> float | str:
+    return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+
+
+def _registers(result: RunResult) -> list[int]:
+    """o-registers worth showing: those in the output table, else all 16."""
+    regs = sorted({reg for reg, _ in result.semantics.values()})
+    return regs or list(range(16))
+
+
+def result_json(result: RunResult) -> str:
+    regs = _registers(result)
+    doc: dict[str, Any] = {
+        "vertices": int(result.o.shape[0]),
+        "semantics": {name: f"o{reg}" for name, (reg, _) in result.semantics.items()},
+        "outputs": {f"o{reg}": [[_number(float(x)) for x in row] for row in result.o[:, reg, :]] for reg in regs},
+        "steps": [int(s) for s in result.steps],
+    }
+    if result.primitives is not None:
+        doc["primitives"] = [
+            [{"winding": prim.winding,
+              "vertices": [{f"o{reg}": [_number(float(x)) for x in vertex[reg]] for reg in regs}
+                           for vertex in prim.vertices]} for prim in lane]
+            for lane in result.primitives]
+    return json.dumps(doc) + "\n"
+
+
+def result_csv(result: RunResult) -> str:
+    regs = _registers(result)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["vertex"] + [f"o{reg}.{c}" for reg in regs for c in "xyzw"] + ["steps"])
+    for lane in range(result.o.shape[0]):
+        writer.writerow([lane] + [repr(float(x)) for reg in regs for x in result.o[lane, reg]]
+                        + [int(result.steps[lane])])
+    return out.getvalue()
+
+
+def result_npy(result: RunResult) -> bytes:
+    np = _numpy()
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(result.o), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def print_table(result: RunResult, console: Any) -> None:
+    from rich.table import Table
+
+    by_reg: dict[int, str] = {}
+    for name, (reg, _) in result.semantics.items():
+        by_reg[reg] = f"{by_reg[reg]}, {name}" if reg in by_reg else name
+    regs = _registers(result)
+    table = Table(box=None, header_style="bold")
+    table.add_column("vertex", justify="right")
+    for reg in regs:
+        table.add_column(f"o{reg} {by_reg.get(reg, '')}".strip())
+    table.add_column("steps", justify="right")
+    count = result.o.shape[0]
+    for lane in range(min(count, TABLE_ROWS)):
+        cells = [" ".join(f"{float(x):.6g}" for x in result.o[lane, reg]) for reg in regs]
+        table.add_row(str(lane), *cells, str(int(result.steps[lane])))
+    console.print(table)
+    if count > TABLE_ROWS:
+        console.print(f"... {count - TABLE_ROWS} more vertices (write them with -o OUT.json|.csv|.npy)")
+    if result.primitives is not None:
+        total = sum(len(lane) for lane in result.primitives)
+        console.print(f"{total} primitive(s) emitted")
+
+
+def _pica_program(model: Any, file: str) -> Any:
+    """The DVLB inside ``model``: itself, a base64 .csdr payload, or a CGFX's only shader."""
+    from shaderkit.formats.dvlb.cgfx import Cgfx
+    from shaderkit.formats.dvlb.csdr import Csdr
+
+    if isinstance(model, Csdr):
+        return model.payload
+    if isinstance(model, Cgfx):
+        programs = [shader for shader in model.shaders if shader.dvlb is not None]
+        if len(programs) != 1:
+            names = ", ".join(shader.name for shader in programs) or "none"
+            raise click.ClickException(f"{file}: the CGFX holds {len(programs)} shader programs ({names}); "
+                                       "extract one first")
+        return programs[0].dvlb
+    return model
+
+
+def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max_steps: int | None) -> RunResult:
+    from shaderkit.vm.pica import PicaShader
+
+    shader = PicaShader.load(model, dvle)
+    for text in uniforms:
+        name, values = parse_uniform(text)
+        _set_uniform(shader, name, values)
+    return shader.run(inputs, max_steps=max_steps)
+
+
+@click.command()
+@click.argument("file")
+@click.option("--dvle", type=int, default=0, show_default=True, help="Entry point (DVLE) to run.")
+@click.option("--inputs", "inputs_path", required=True, help="Vertex inputs: .npy, .csv or .json.")
+@click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
+              help="Set a uniform by name or register (c5, i0, b3); repeatable.")
+@click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
+def run(file: str, dvle: int, inputs_path: str, uniforms: tuple[str, ...], output_path: str | None,
+        max_steps: int | None) -> None:
+    """Execute FILE's shader on the CPU for every vertex of --inputs and show its outputs."""
+    _numpy()
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+
+    model = load_model(file)
+    inputs = load_inputs(inputs_path)
+    dvlb = _pica_program(model, file)
+    if isinstance(dvlb, Dvlb):
+        result = _run_pica(dvlb, dvle, inputs, uniforms, max_steps)
+    else:
+        raise click.ClickException(f"{file}: running {model.format_name} shaders is not supported (PICA200 SHBIN is)")
+    if output_path is None:
+        if sys.stdout.isatty():
+            from rich.console import Console
+
+            print_table(result, Console())
+        else:
+            write_output("-", result_csv(result))
+        return
+    if output_path == "-":
+        write_output("-", result_json(result))
+        return
+    kind = _kind(output_path, OUTPUT_KINDS, "-o")
+    if kind == ".json":
+        write_output(output_path, result_json(result))
+    elif kind == ".csv":
+        write_output(output_path, result_csv(result))
+    else:
+        write_output(output_path, result_npy(result))
