@@ -14,6 +14,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from shaderkit.isa.sm4.dcl import format_declaration
 from shaderkit.isa.sm4.decode import (
     _SIMPLE,
     ext1_length,
@@ -24,20 +25,11 @@ from shaderkit.isa.sm4.decode import (
 )
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
-    GLOBAL_FLAGS,
-    INTERPOLATION_MODES,
     MIN_PRECISION,
     OPCODES,
-    PRIMITIVE_TOPOLOGIES,
-    PRIMITIVES,
     REGISTER_NAMES,
     RESOURCE_DIMENSIONS,
     RETURN_TYPES,
-    SAMPLER_MODES,
-    SYSTEM_VALUES,
-    TESS_DOMAINS,
-    TESS_OUTPUTS,
-    TESS_PARTITIONINGS,
     UPPER_51,
     Block,
     Ctl,
@@ -324,95 +316,10 @@ class Formatter:
 
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
-        op = inst.opcode
-        c = inst.controls
-        raw = inst.raw
-        name = info.name
-        opnd = inst.operands[0] if inst.operands else None
-        otext = self.dcl_operand(opnd) if opnd is not None else ""
-        space = f", space={raw[-1]}" if self.sm51 and raw and op in _SPACED else ""
-        if op == 88:  # dcl_resource
-            dim = c & 0x1F
-            text = "dcl_resource_" + _dim(dim)
-            if dim in (4, 9):
-                text += f"({(c >> 5) & 0x7F})"
-            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
-        if op == 89:
-            if self.sm51 and len(raw) > 1:
-                otext += f"[{raw[0]}]"
-            access = "dynamicIndexed" if c & 1 else "immediateIndexed"
-            return f"{name} {otext}, {access}{space}"
-        if op == 90:
-            return f"{name} {otext}, {SAMPLER_MODES[c & 3] if (c & 0xF) < 3 else c & 0xF}{space}"
-        if op == 91:
-            return f"{name} {otext} {raw[0] if raw else 0}"
-        if op == 92:
-            return f"{name} {PRIMITIVE_TOPOLOGIES.get(c & 0x7F, str(c & 0x7F))} "
-        if op == 93:
-            return f"{name} {PRIMITIVES.get(c & 0x3F, str(c & 0x3F))} "
-        if op in (94, 104, 153, 154, 206):
-            return f"{name} {raw[0] if raw else ''}"
-        if op in (95, 101, 143):
-            return f"{name} {otext}"
-        if op in (96, 97, 102, 103):
-            return f"{name} {otext}, {_sysval(raw)}"
-        if op in (98, 99, 100):
-            mode = c & 0xF
-            interp = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
-            if op == 99 and self.legacy:
-                interp = ""
-            prefix = f"{name} {interp} " if interp else f"{name} "
-            if op == 98:
-                return prefix + otext
-            return f"{prefix}{otext}, {_sysval(raw)}"
-        if op == 105:
-            reg, size, comps = (raw + [0, 0, 0])[:3]
-            return f"{name} x{reg}[{size}], {comps}"
-        if op == 106:
-            flags = [label for bit, label in GLOBAL_FLAGS if (c << 11) & bit]
-            return f"{name} " + " | ".join(flags)
-        if op == 144:
-            return f"{name} fb{raw[0] if raw else 0}"
-        if op == 145:
-            table = raw[0] if raw else 0
-            bodies = ", ".join(f"fb{b}" for b in raw[2:])
-            return f"{name} ft{table} = {{{bodies}}}"
-        if op == 146:
-            index, sites, shape = (raw + [0, 0, 0])[:3]
-            tables = raw[3 : 3 + (shape & 0xFFFF)]
-            text = name + ("_dynamicindexed" if c & 1 else "")
-            fts = ", ".join(f"ft{t}" for t in tables)
-            return f"{text} fp{index}[{shape >> 16}][{sites}] = {{{fts}}}"
-        if op in (147, 148):
-            return f"{name} {c & 0x3F}"
-        if op == 149:
-            return f"{name} {_pick(TESS_DOMAINS, c & 3)}"
-        if op == 150:
-            return f"{name} {_pick(TESS_PARTITIONINGS, c & 7)}"
-        if op == 151:
-            return f"{name} {_pick(TESS_OUTPUTS, c & 7)}"
-        if op == 152:
-            return f"{name} l({fmt_float(raw[0] if raw else 0, self.legacy)})"
-        if op == 155:
-            return f"{name} " + ", ".join(str(v) for v in raw)
-        if op == 156:
-            dim = c & 0x1F
-            text = "dcl_uav_typed_" + _dim(dim) + _uav_flags(c)
-            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
-        if op == 157:
-            return f"{name}{_uav_flags(c)} {otext}{space}"
-        if op == 158:
-            return f"{name}{_uav_flags(c)} {otext}, {raw[0] if raw else 0}{space}"
-        if op == 159:
-            return f"{name} {otext}, {raw[0] if raw else 0}"
-        if op == 160:
-            stride, count = (raw + [0, 0])[:2]
-            return f"{name} {otext}, {stride}, {count}"
-        if op == 161:
-            return f"{name} {otext}{space}"
-        if op == 162:
-            return f"{name} {otext}, {raw[0] if raw else 0}{space}"
-        return f"{name} {otext}"
+        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy)
+
+    def float_text(self, word: int) -> str:
+        return fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
         if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
@@ -736,7 +643,6 @@ _MNEMONICS: dict[tuple[int, ...], str] = {}
 _BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}
 _OPEN, _CLOSE, _MIDDLE, _PHASE = int(Block.OPEN), int(Block.CLOSE), int(Block.MIDDLE), int(Block.PHASE)
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
-_SPACED = frozenset({88, 89, 90, 156, 157, 158, 161, 162})
 # conversions: sources and destination have different data types
 _CONVERSIONS = frozenset({27, 28, 43, 86, 130, 131, 201, 202, 214, 215, 216, 217})
 _RESOURCE_TYPES = frozenset({6, 7, 30, 31})
@@ -752,34 +658,6 @@ def _prec(value: int) -> str:
 def _ret(value: int) -> str:
     value &= 0xF
     return RETURN_TYPES[value] if value < len(RETURN_TYPES) else str(value)
-
-
-def _rtypes(word: int) -> str:
-    return ",".join(_ret(word >> (4 * i)) for i in range(4))
-
-
-def _dim(dim: int) -> str:
-    return RESOURCE_DIMENSIONS[dim] if dim < len(RESOURCE_DIMENSIONS) else f"dim{dim}"
-
-
-def _pick(names: tuple[str, ...], value: int) -> str:
-    return names[value] if value < len(names) else str(value)
-
-
-def _sysval(raw: list[int]) -> str:
-    value = raw[0] if raw else 0
-    return SYSTEM_VALUES.get(value, str(value))
-
-
-def _uav_flags(c: int) -> str:
-    text = ""
-    if c >> 5 & 1:
-        text += "_glc"
-    if c >> 6 & 1:
-        text += "_rov"
-    if c >> 12 & 1:
-        text += "_opc"
-    return text
 
 
 def format_program(prog: Program, legacy: bool = False) -> str:
