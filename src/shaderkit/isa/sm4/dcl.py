@@ -25,7 +25,7 @@ class Piece(NamedTuple):
     kind: str  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
     #            "interp", "flags", "bodies", "tables"
     text: str = ""  # literal text
-    index: int = 0  # raw word index, or control bit shift
+    at: int = 0  # raw word index, or control bit shift
     width: int = 0  # control field width
     names: dict[int, str] | None = None  # enumeration
     legacy_omits: bool = False  # {interp:legacy}
@@ -47,9 +47,9 @@ def _compile(template: str) -> list[Piece]:
         kind, a, b, enum = m.groups()
         names = DCL_ENUMS[enum] if enum else None
         if kind == "c":
-            pieces.append(Piece("c", index=int(a), width=int(b), names=names))
+            pieces.append(Piece("c", at=int(a), width=int(b), names=names))
         elif kind in ("r", "rt", "f", "hi"):
-            pieces.append(Piece(kind, index=int(a or 0), names=names))
+            pieces.append(Piece(kind, at=int(a or 0), names=names))
         elif kind == "interp":
             pieces.append(Piece("interp", legacy_omits=a == "legacy"))
         else:
@@ -98,16 +98,16 @@ def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str]
         elif kind == "op":
             out.append(operand_text(inst.operands[0]) if inst.operands else "")
         elif kind == "c":
-            out.append(_name(piece.names, (c >> piece.index) & ((1 << piece.width) - 1)))
+            out.append(_name(piece.names, (c >> piece.at) & ((1 << piece.width) - 1)))
         elif kind == "r":
-            out.append(_name(piece.names, raw[piece.index] if piece.index < len(raw) else 0))
+            out.append(_name(piece.names, raw[piece.at] if piece.at < len(raw) else 0))
         elif kind == "rt":
-            word = raw[piece.index] if piece.index < len(raw) else 0
+            word = raw[piece.at] if piece.at < len(raw) else 0
             out.append(",".join(_return_type(word >> (4 * i) & 0xF) for i in range(4)))
         elif kind == "f":
-            out.append(float_text(raw[piece.index] if piece.index < len(raw) else 0))
+            out.append(float_text(raw[piece.at] if piece.at < len(raw) else 0))
         elif kind == "hi":
-            out.append(str((raw[piece.index] if piece.index < len(raw) else 0) >> 16))
+            out.append(str((raw[piece.at] if piece.at < len(raw) else 0) >> 16))
         elif kind == "space":
             if sm51 and raw:
                 out.append(f", space={raw[-1]}")
@@ -231,12 +231,12 @@ def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
             value = _value(piece, text, group)
             if value >> piece.width:
                 raise FieldError(f"{value} does not fit {piece.width} bits", group)
-            controls |= value << piece.index
+            controls |= value << piece.at
         elif kind == "r":
             value = _value(piece, text, group)
             if value >> 32:
                 raise FieldError(f"{value} does not fit 32 bits", group)
-            raw[piece.index] = raw.get(piece.index, 0) | value
+            raw[piece.at] = raw.get(piece.at, 0) | value
         elif kind == "rt":
             types = text.split(",")
             if len(types) != 4:
@@ -250,14 +250,14 @@ def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
                     word |= int(name) << (4 * n)
                 else:
                     raise FieldError(f"unknown return type {name!r}", group)
-            raw[piece.index] = word
+            raw[piece.at] = word
         elif kind == "f":
-            raw[piece.index] = read_float(text, m.start(group))
+            raw[piece.at] = read_float(text, m.start(group))
         elif kind == "hi":
             value = int(text)
             if value >> 16:
                 raise FieldError(f"{value} does not fit 16 bits", group)
-            raw[piece.index] = raw.get(piece.index, 0) | value << 16
+            raw[piece.at] = raw.get(piece.at, 0) | value << 16
         elif kind == "space":
             if text is not None:
                 if not sm51:
