@@ -144,12 +144,14 @@ def _alternatives(names: dict[int, str]) -> str:
 _NUMBER = r"\d+"
 
 
-def _pattern(pieces: list[Piece]) -> re.Pattern[str]:
+def _pattern(pieces: list[Piece], sm51: bool) -> re.Pattern[str]:
     parts: list[str] = []
     for i, piece in enumerate(pieces):
         kind = piece.kind
         group = f"g{i}"
-        if kind == "lit":
+        if kind in ("space", "cbsize") and not sm51:
+            parts.append(f"(?P<{group}>)")
+        elif kind == "lit":
             text = piece.text.rstrip() if i == len(pieces) - 1 else piece.text
             parts.append(re.escape(text).replace(r"\ ", " +"))
         elif kind == "op":
@@ -184,8 +186,9 @@ def _pattern(pieces: list[Piece]) -> re.Pattern[str]:
     return re.compile("".join(parts) + " *")
 
 
-#: opcode -> pattern reading its declaration text
-PATTERNS: dict[int, re.Pattern[str]] = {op: _pattern(pieces) for op, pieces in LAYOUTS.items()}
+#: (opcode, sm51) -> pattern reading its declaration text
+PATTERNS: dict[tuple[int, bool], re.Pattern[str]] = {
+    (op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items() for sm51 in (False, True)}
 #: declaration opcodes by the literal text their template starts with, longest first
 BY_PREFIX: list[tuple[str, int]] = sorted(((pieces[0].text.rstrip(), op) for op, pieces in LAYOUTS.items()),
                                           key=lambda item: -len(item[0]))
@@ -259,14 +262,10 @@ def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
                 raise FieldError(f"{value} does not fit 16 bits", group)
             raw[piece.at] = raw.get(piece.at, 0) | value << 16
         elif kind == "space":
-            if text is not None:
-                if not sm51:
-                    raise FieldError("register spaces need shader model 5.1", group)
+            if text:
                 space = int(text)
         elif kind == "cbsize":
-            if text is not None:
-                if not sm51:
-                    raise FieldError("constant buffer sizes in brackets need shader model 5.1", group)
+            if text:
                 raw[0] = int(text)
         elif kind == "samples":
             if text is not None:

@@ -117,12 +117,58 @@ def fmt_double(lo: int, hi: int) -> str:
     return f"{value:f}l"
 
 
+def exact_float(word: int) -> str:
+    """A float32 text that reads back to exactly ``word``: fxc's ``%f`` when it does, else the
+    shortest ``%g`` text that does, ``0x`` hex bits for NaNs."""
+    word &= 0xFFFFFFFF
+    value = _f32(word)
+    if value != value:
+        return f"0x{word:08x}"
+    text = fmt_float(word)
+    if _f32_bits(text) == word:
+        return text
+    for digits in range(6, 10):
+        text = f"{value:.{digits}g}"
+        if _f32_bits(text) == word:
+            break
+    return text if "." in text or "e" in text or "inf" in text else text + ".0"
+
+
+def _f32_bits(text: str) -> int:
+    try:
+        return int(_U32.unpack(_F32.pack(float(text.replace("1.#INF00", "inf"))))[0])
+    except (ValueError, OverflowError):
+        return -1
+
+
+def exact_untyped(word: int) -> str:
+    """:func:`fmt_untyped` that reads back to exactly ``word``."""
+    exponent = (word >> 23) & 0xFF
+    if word != 0x80000000 and exponent != 0 and exponent != 0xFF:
+        return exact_float(word)
+    return fmt_untyped(word)
+
+
+def exact_double(lo: int, hi: int) -> str:
+    """A double text (``l`` suffix) that reads back to exactly these words."""
+    bits = lo | hi << 32
+    value = float(_F64.unpack(_U64.pack(bits))[0])
+    if value != value:
+        return f"0x{bits:016x}l"
+    text = fmt_double(lo, hi)
+    if _U64.unpack(_F64.pack(float(text[:-1])))[0] == bits:
+        return text
+    return repr(value) + "l"
+
+
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False) -> None:
         self.prog = prog
         self.legacy = legacy
+        #: floats printed so that they read back bit for bit (and unprinted padding words shown)
+        self.exact = exact
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
         self.glued = _GLUED_NAMES[self.sm51]
@@ -130,6 +176,8 @@ class Formatter:
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
         values = op.values
+        if self.exact:
+            return self.exact_immediate(op, kind)
         if op.type == 5:
             pairs = [fmt_double(values[i], values[i + 1]) for i in range(0, len(values), 2)]
             return "d(" + ", ".join(pairs) + ")"
@@ -140,6 +188,17 @@ class Formatter:
             return "l(" + ", ".join(fmt_int(v) for v in values) + ")"
         legacy = self.legacy
         return "l(" + ", ".join(fmt_float(v, legacy) for v in values) + ")"
+
+    @staticmethod
+    def exact_immediate(op: Operand, kind: Imm) -> str:
+        values = op.values
+        if op.type == 5:
+            return "d(" + ", ".join(exact_double(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)) + ")"
+        if kind == Imm.UNTYPED:
+            return "l(" + ",".join(exact_untyped(v) for v in values) + ")"
+        if kind == Imm.INT:
+            return "l(" + ", ".join(fmt_int(v) for v in values) + ")"
+        return "l(" + ", ".join(exact_float(v) for v in values) + ")"
 
     def index(self, index: Index) -> str:
         rep = index.rep
@@ -289,6 +348,8 @@ class Formatter:
             if op.extended:
                 self.precision_notes(inst, parts)
                 break
+        if self.exact and inst.raw:  # words after the operands (fxc prints nothing)
+            parts.append("raw(" + ", ".join(f"0x{w:08x}" for w in inst.raw) + ")")
         return name + " " + ", ".join(parts)
 
     def precision_notes(self, inst: Instruction, parts: list[str]) -> None:
@@ -319,7 +380,7 @@ class Formatter:
         return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy)
 
     def float_text(self, word: int) -> str:
-        return fmt_float(word, self.legacy)
+        return exact_float(word) if self.exact else fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
         if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
@@ -359,7 +420,10 @@ class Formatter:
     def icb(self, data: list[int]) -> str:
         rows = []
         for i in range(0, len(data) - len(data) % 4, 4):
-            rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
+            if self.exact:
+                rows.append("{ " + ", ".join(exact_untyped(v) for v in data[i : i + 4]) + "}")
+            else:
+                rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
         if not rows:
             return "dcl_immediateConstantBuffer { }"
         pad = " " * 30
@@ -369,13 +433,13 @@ class Formatter:
     def lines(self) -> list[str]:
         prog = self.prog
         lazy = prog.lazy_words()
-        if lazy is not None:
+        if lazy is not None and not self.exact:
             return self.lines_from_words(*lazy)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
         instruction = self.instruction
-        for inst in prog.instructions:
+        for inst in prog._model():
             block = blocks.get(inst.opcode, 0)
             if block:
                 if block == _CLOSE or block == _MIDDLE:
