@@ -1,13 +1,22 @@
 from __future__ import annotations
 
 import os
+import re
 
 import click
 
 from shaderkit.cli.common import read_input, write_output
 
+#: a line that opens an SM4/5 program in fxc's listing syntax
+_SM4_VERSION = re.compile(r"^[ \t]*(ps|vs|gs|hs|ds|cs|lib)_[45]_[01][ \t]*$", re.M)
 
-def _default_output(source: str) -> str:
+
+def detect_syntax(text: str) -> str:
+    """``sm4`` for fxc listings (a ps_5_0 style version line), else ``pica``."""
+    return "sm4" if _SM4_VERSION.search(text) else "pica"
+
+
+def _default_output(source: str, suffix: str = ".shbin") -> str:
     if source == "-":
         return "-"
     stem = os.path.basename(source)
@@ -17,7 +26,7 @@ def _default_output(source: str) -> str:
             break
     if stem.lower().endswith((".v", ".g")):
         stem = stem[:-2]
-    return os.path.join(os.path.dirname(source), stem + ".shbin")
+    return os.path.join(os.path.dirname(source), stem + suffix)
 
 
 @click.command()
@@ -26,17 +35,54 @@ def _default_output(source: str) -> str:
               help="SHBIN to write ('-' for standard output); default: first source with .shbin.")
 @click.option("--header", "header", default=None, metavar="FILE",
               help="Also write a C header of uniform locations (like picasso -h).")
-def asm(sources: tuple[str, ...], output: str | None, header: str | None) -> None:
-    """Assemble PICA200 SOURCES (picasso syntax) into one SHBIN, one DVLE per source in order.
+@click.option("--base", "base", default=None, metavar="DXBC",
+              help="SM4/5: replace the code of this container, keeping every other chunk.")
+@click.option("--syntax", type=click.Choice(["auto", "sm4", "pica"]), default="auto", show_default=True,
+              help="Source syntax (auto: fxc listings have a ps_5_0 style version line).")
+def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None,
+        syntax: str) -> None:
+    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, or PICA200 sources
+    (picasso syntax) into one SHBIN, one DVLE per source in order.
 
-    A source written by `shaderkit disasm` holds one part per DVLE, separated by
+    A PICA200 source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
     """
-    from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
+    from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
+    if syntax == "auto":
+        syntax = detect_syntax(texts[0][1])
+    if syntax == "sm4":
+        if len(texts) != 1:
+            raise click.UsageError("SM4/5 takes one listing")
+        if header:
+            raise click.UsageError("--header is for PICA200 sources")
+        try:
+            data = _assemble_dxbc(texts[0][1], base)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
+        write_output(output or _default_output(sources[0], ".dxbc"), data)
+        return
+    if base:
+        raise click.UsageError("--base is for SM4/5 listings")
+    from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
+
     program = assemble_program(texts)
     data = program_to_shbin(program)
     write_output(output or _default_output(sources[0]), data)
     if header:
         write_output(header, program.c_header())
+
+
+def _assemble_dxbc(text: str, base: str | None) -> bytes:
+    from shaderkit.formats.dxbc import assemble
+
+    if base is None:
+        return assemble.assemble_container(text).to_bytes()
+    from shaderkit.cli.common import load_model
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+    model = load_model(base)
+    if not isinstance(model, DxbcContainer):
+        raise click.UsageError(f"--base {base}: not a DXBC container")
+    return assemble.assemble_with_base(text, model).to_bytes()

@@ -10,10 +10,25 @@ from shaderkit.cli.common import load_model, write_output
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
-def disasm(files: tuple[str, ...], output: str) -> None:
+@click.option("--exact", is_flag=True,
+              help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
+                   "print), so `shaderkit asm` rebuilds identical code from the text alone.")
+def disasm(files: tuple[str, ...], output: str, exact: bool) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200)."""
+
+    def text_of(name: str) -> str:
+        model = load_model(name)
+        if not exact:
+            return model.disassemble()
+        from shaderkit.formats.dxbc.container import DxbcContainer
+        from shaderkit.formats.dxbc.disasm import listing
+
+        if not isinstance(model, DxbcContainer):
+            raise click.UsageError(f"{name}: --exact applies to DXBC containers")
+        return listing(model, exact=True)
+
     if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
-        write_output(output, load_model(files[0]).disassemble())
+        write_output(output, text_of(files[0]))
         return
     if output == "-":
         raise click.UsageError("several inputs need -o DIR")
@@ -24,4 +39,4 @@ def disasm(files: tuple[str, ...], output: str) -> None:
             if stem.endswith(suffix):
                 stem = stem[: -len(suffix)]
                 break
-        write_output(os.path.join(output, stem + ".asm"), load_model(name).disassemble())
+        write_output(os.path.join(output, stem + ".asm"), text_of(name))
