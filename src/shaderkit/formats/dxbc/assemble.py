@@ -31,8 +31,6 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     """``base`` with the code of every program in ``text`` replaced (edited in place and
     returned)."""
     programs = assemble_listing(text)
-    if not programs:
-        raise AssemblyError("no shader version line (such as ps_5_0) found", 1, 1)
     targets = _targets(base, programs)
     from shaderkit.formats.dxbc.disasm import is_legacy
     from shaderkit.isa.sm4.text import Formatter
@@ -64,7 +62,7 @@ def _targets(base: DxbcContainer, programs: list[Assembled]) -> list[DxbcContain
         return _effect_targets([s.container for s in effect.shaders], programs)
     found = functions if functions else ([base] if base.shader is not None else [])
     if len(found) != len(programs):
-        line = programs[len(found)].line if len(programs) > len(found) else programs[-1].line
+        line = programs[len(found)].line if len(programs) > len(found) else programs[-1].line if programs else 1
         raise AssemblyError(f"the text holds {len(programs)} program(s), the base {len(found)}", line, 1)
     return found
 

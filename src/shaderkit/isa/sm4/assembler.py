@@ -56,11 +56,15 @@ _VECTOR = frozenset({0, 1, 2, 3, 8, 9, 25, 26, 27, 28, 32, 33, 34})
 #: types an instruction may write
 _WRITABLE = frozenset({0, 2, 3, 12, 13, 15, 21, 26, 30, 31, 38, 39, 41})
 _SWIZZLE_XYZW = 0xE4
+#: index count of register types that have one fixed count (r0, x0[1], icb[2])
+_INDEX_COUNTS = {0: 1, 3: 2, 9: 1}
 _COMPONENT = {"x": 0, "y": 1, "z": 2, "w": 3}
 _PRECISION = {name: value for value, name in sorted(MIN_PRECISION.items(), reverse=True) if name}
 _PRECISION["def32"] = 0
 
 _VERSION_RE = re.compile(r"^(ps|vs|gs|hs|ds|cs|lib)_([45])_([01])$")
+#: version lines of the D3D9 programs of level-9 shaders (they end the SM4 program before them)
+_D3D9_VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs)_[1-3]_(0|1|x|sw)$")
 _PROGRAM_TYPE = {name: n for n, name in enumerate(PROGRAM_TYPES)}
 _PROGRAM_TYPE["lib"] = 0xFFF0
 _HEAD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\([^()]*\))*)([A-Za-z0-9_]*)")
@@ -135,27 +139,36 @@ def _double_words(text: str, pos: int) -> tuple[int, int]:
 
 
 def _split(text: str, pos: int) -> list[tuple[str, int]]:
-    """Top-level comma-separated items of ``text`` with their start offsets (+``pos``)."""
-    items: list[tuple[str, int]] = []
-    depth = 0
-    start = 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append((text[start:i], pos + start))
-            start = i + 1
-    items.append((text[start:], pos + start))
+    """Top-level comma-separated items of ``text`` (stripped) with their start offsets (+``pos``)."""
+    if "(" in text or "[" in text or "{" in text:
+        pieces = []
+        depth = 0
+        start = 0
+        for i, ch in enumerate(text):
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                pieces.append(text[start:i])
+                start = i + 1
+        pieces.append(text[start:])
+    else:
+        pieces = text.split(",")
     out = []
-    for item, at in items:
+    at = pos
+    for item in pieces:
         stripped = item.strip()
         out.append((stripped, at + len(item) - len(item.lstrip())))
+        at += len(item) + 1
     return out
 
 
 # -- operands ---------------------------------------------------------------------------------
+
+#: per sm51: operands parsed from their text (errors are never cached)
+_OPERAND_CACHES: tuple[dict[tuple[str, str, Imm], Operand], dict[tuple[str, str, Imm], Operand]] = ({}, {})
+
 
 class _OperandReader:
     """Reads one operand's text; ``role``: "dest" (mask), "src" (swizzle / one component) or
@@ -163,8 +176,21 @@ class _OperandReader:
 
     def __init__(self, sm51: bool) -> None:
         self.sm51 = sm51
+        #: operands read so far by (text, role, kind): texts repeat a lot (r0.xyzw, cb0[1].xyzw)
+        self.cache: dict[tuple[str, str, Imm], Operand] = _OPERAND_CACHES[sm51]
 
     def read(self, text: str, pos: int, role: str, kind: Imm) -> Operand:
+        key = (text, role, kind)
+        known = self.cache.get(key)
+        if known is None:
+            known = self.parse(text, pos, role, kind)
+            if len(self.cache) < 65536:
+                self.cache[key] = known
+        # a copy the caller may edit (indices are immutable; relative operands are not edited)
+        return Operand(known.type, known.num_components, known.selection_mode, known.component_bits,
+                       list(known.indices), list(known.extended), list(known.values))
+
+    def parse(self, text: str, pos: int, role: str, kind: Imm) -> Operand:
         if not text:
             raise _Fail("missing operand", pos)
         modifier = 0
@@ -357,6 +383,8 @@ SPELLINGS = _spellings()
 _DIMENSIONS = {name: n for n, name in enumerate(RESOURCE_DIMENSIONS)}
 _RETURNS = {name: n for n, name in enumerate(RETURN_TYPES) if name}
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
+#: mnemonic text (precise note included) -> (opcode, controls, extended tokens)
+_MNEMONIC_CACHE: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 
 
 class Assembled(NamedTuple):
@@ -375,6 +403,10 @@ class _Statement(NamedTuple):
 
 
 def _strip_comment(line: str) -> str:
+    if "//" not in line:
+        return line
+    if '"' not in line:
+        return line[: line.index("//")]
     in_string = False
     for i, ch in enumerate(line):
         if ch == '"':
@@ -498,6 +530,21 @@ class _ProgramAssembler:
         head = _HEAD_RE.match(text)
         if head is None:
             raise _Fail(f"expected an instruction, found {text!r}", 0)
+        pos = head.end()
+        precise = _PRECISE_RE.match(text, pos) if text.startswith(" [", pos) else None
+        if precise is not None:
+            pos = precise.end()
+        key = text[:pos]
+        known = _MNEMONIC_CACHE.get(key)
+        if known is None:
+            known = self.mnemonic(head, precise)
+            if len(_MNEMONIC_CACHE) < 4096:
+                _MNEMONIC_CACHE[key] = known
+        opcode, controls, extended_words = known
+        return self.operands_of(text, pos, opcode, controls, list(extended_words))
+
+    def mnemonic(self, head: re.Match[str], precise: re.Match[str] | None) -> tuple[int, int, tuple[int, ...]]:
+        """(opcode, controls, extended tokens) of an instruction's mnemonic part."""
         word, parens_text, tail = head.group(1), head.group(2), head.group(3)
         saturate = False
         if tail.endswith("_sat"):
@@ -520,13 +567,14 @@ class _ProgramAssembler:
                 raise _Fail(f"{info.name} takes no _sat", 0)
             controls |= 1 << 2
         extended = self.extended(parens_text, offsets, indexable, head.start(2))
-        pos = head.end()
-        precise = _PRECISE_RE.match(text, pos)
         if precise is not None:
             mask = precise.group(1)
             bits = 0xF if mask is None else sum(1 << _COMPONENT[ch] for ch in mask)
             controls |= bits << 8
-            pos = precise.end()
+        return opcode, controls, tuple(extended)
+
+    def operands_of(self, text: str, pos: int, opcode: int, controls: int, extended: list[int]) -> Instruction:
+        info = OPCODES[opcode]
         rest = text[pos:]
         if rest and not rest[0].isspace():
             raise _Fail(f"unexpected {rest!r} after the mnemonic", pos)
@@ -556,6 +604,11 @@ class _ProgramAssembler:
         return Instruction(opcode, controls, extended, operands, raw)
 
     def check_register(self, op: Operand, pos: int) -> None:
+        expected = _INDEX_COUNTS.get(op.type)
+        if expected is not None and len(op.indices) != expected:
+            name = REGISTER_NAMES[op.type]
+            raise _Fail(f"{name} registers take {expected} ind{'ex' if expected == 1 else 'ices'}, found "
+                        f"{len(op.indices)}", pos)
         if op.type == 0 and op.indices and self.temps is not None and op.indices[0].value >= self.temps:
             raise _Fail(f"r{op.indices[0].value} is out of range: dcl_temps declares {self.temps}", pos)
         for index in op.indices:
@@ -711,7 +764,7 @@ def assemble_listing(text: str) -> list[Assembled]:
         # an effect's asm block ends at its closing brace; libraries repeat fxc's comment framing
         for n, line in enumerate(body):
             stripped = line.strip()
-            if stripped.startswith("}") and not stripped.startswith("{"):
+            if (stripped.startswith("}") and not stripped.startswith("{")) or _D3D9_VERSION_RE.match(stripped):
                 body = body[:n]
                 break
         version = lines[start]

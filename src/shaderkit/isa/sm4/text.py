@@ -377,7 +377,7 @@ class Formatter:
 
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
-        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy)
+        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact)
 
     def float_text(self, word: int) -> str:
         return exact_float(word) if self.exact else fmt_float(word, self.legacy)

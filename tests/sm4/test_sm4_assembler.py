@@ -1,0 +1,233 @@
+"""The SM4/5 assembler: corpus round trips (with a base container, and from exact text alone),
+edits that touch only what was edited, and errors with line and column."""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import corpus_files
+from shaderkit.errors import AssemblyError
+from shaderkit.formats.dxbc.assemble import assemble_with_base
+from shaderkit.formats.dxbc.checksum import dxbc_checksum
+from shaderkit.formats.dxbc.container import DxbcContainer
+from shaderkit.formats.dxbc.disasm import listing
+from shaderkit.isa.sm4 import assemble
+from shaderkit.isa.sm4.assembler import assemble_listing
+from shaderkit.isa.sm4.decode import decode_bytes
+from shaderkit.isa.sm4.encode import encode
+from shaderkit.isa.sm4.model import Instruction
+from shaderkit.isa.sm4.opcodes import OPCODES
+from shaderkit.isa.sm4.text import format_program
+from test_sm4_corpus import programs
+
+
+def _corpus() -> list[Path]:
+    files = corpus_files("dxbc", "*.dxbc")
+    if not files:
+        pytest.skip("corpus dxbc/*.dxbc not found (set SHADERKIT_CORPUS)")
+    return files
+
+
+def _words(payload: bytes) -> list[int]:
+    return list(struct.unpack(f"<{len(payload) // 4}I", payload))
+
+
+def test_base_round_trip_is_byte_identical() -> None:
+    """asm(disasm(C), base=C) == C for every corpus container (libraries and effects too)."""
+    files = _corpus()
+    misses = []
+    for path in files:
+        data = path.read_bytes()
+        text = listing(DxbcContainer.from_bytes(data))
+        rebuilt = assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes()
+        if rebuilt != data:
+            misses.append(path.name)
+    assert not misses, f"{len(files) - len(misses)}/{len(files)} identical; misses: {misses[:10]}"
+
+
+def test_exact_text_alone_gives_identical_code() -> None:
+    """asm(disasm --exact(C)) has the code tokens of C, for every program of every container."""
+    files = _corpus()
+    misses = []
+    total = 0
+    for path in files:
+        data = path.read_bytes()
+        originals = Counter(tuple(_words(p)) for p in programs(data))
+        text = listing(DxbcContainer.from_bytes(data), exact=True)
+        rebuilt = Counter(tuple(encode(a.program)) for a in assemble_listing(text))
+        total += sum(originals.values())
+        if set(rebuilt) != set(originals):
+            misses.append(path.name)
+    assert total >= 400
+    assert not misses, f"misses: {misses[:10]}"
+
+
+#: programs whose fxc-identical text reads back and prints the same text again (the others
+#: hold integers that print as floats in typeless mov/ICB data, or padding words fxc omits)
+MIN_SAME_TEXT = 420
+
+
+def _shape(inst: Instruction) -> tuple[object, ...]:
+    """An instruction without its immediate values and unprinted padding."""
+    ops = tuple((o.type, o.num_components, o.selection_mode, o.component_bits, len(o.values), o.extended,
+                 tuple((i.rep, i.value) for i in o.indices)) for o in inst.operands)
+    info = OPCODES.get(inst.opcode)
+    keep_raw = info is not None and info.dcl and inst.opcode != 152
+    return inst.opcode, inst.controls, tuple(inst.extended), ops, tuple(inst.raw) if keep_raw else len(inst.raw) > 0
+
+
+def test_default_text_reads_back() -> None:
+    """fxc-identical text -> program: every instruction has the original's shape (only
+    immediate values and unprinted padding may differ) and prints the same text again."""
+    files = _corpus()
+    same = total = 0
+    shape_misses = []
+    for path in files:
+        for payload in programs(path.read_bytes()):
+            prog = decode_bytes(payload)
+            text = format_program(prog)
+            again = assemble(text)
+            total += 1
+            same += format_program(again) == text
+            originals = prog.instructions
+            if len(again.instructions) != len(originals) or any(
+                    _shape(a) != _shape(b) for a, b in zip(again.instructions, originals)
+                    if a.opcode != 53 and not b.raw or OPCODES[b.opcode].dcl):
+                shape_misses.append(path.name)
+    assert not shape_misses, shape_misses[:10]
+    assert same >= MIN_SAME_TEXT, f"{same}/{total}"
+
+
+# -- edits -------------------------------------------------------------------------------------
+
+def _first(pattern: str) -> Path:
+    files = corpus_files("dxbc", pattern)
+    if not files:
+        pytest.skip(f"corpus {pattern} not found")
+    return files[0]
+
+
+def test_edit_changes_only_that_instruction_and_keeps_literal_bits() -> None:
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    old_line = "mul o0.xy, r0.xyxx, l(0.333333, 0.333333, 0.000000, 0.000000)"
+    assert old_line in text
+    edited = text.replace(old_line, "mul o0.xy, r0.yxxx, l(0.333333, 0.333333, 0.000000, 0.000000)")
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    assert len(out) == len(data)
+    changed = [i for i in range(len(data)) if out[i] != data[i]]
+    # checksum bytes 4..19 and one swizzle byte of the edited instruction, nothing else
+    code = [i for i in changed if i >= 20]
+    assert len(code) == 1
+    assert out[4:20] == dxbc_checksum(out)
+    # the literal kept its original bits (0.333333 typed anew would be 0x3eaaaa9f)
+    assert struct.pack("<I", 0x3EAAAAAB) * 2 in out
+    assert struct.pack("<I", 0x3EAAAA9F) not in out
+
+
+def test_edit_that_adds_an_instruction_updates_stat() -> None:
+    path = _first("angle__buffertotexture11_gs__g_GS_BufferToTexture.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    edited = text.replace("emit \n", "mov o1.y, v[0][1].y\nemit \n")
+    container = assemble_with_base(edited, DxbcContainer.from_bytes(data))
+    before = DxbcContainer.from_bytes(data).statistics
+    after = container.statistics
+    assert before is not None and after is not None
+    assert after.instruction_count == before.instruction_count + 1
+    assert after.mov_instruction_count == before.mov_instruction_count + 1
+    out = container.to_bytes()
+    assert out[4:20] == dxbc_checksum(out)
+    reread = DxbcContainer.from_bytes(out)
+    assert "mov o1.y, v[0][1].y\nemit" in listing(reread)
+
+
+def test_float_text_forms() -> None:
+    prog = assemble("ps_4_0\nmov o0.xyzw, l(0x3eaaaaab, 0.33333334, 1.#INF00, -0.000000)\nret \n")
+    assert prog.instructions[0].operands[1].values == [0x3EAAAAAB, 0x3EAAAAAB, 0x7F800000, 0x80000000]
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+_PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
+
+
+@pytest.mark.parametrize(("line", "column", "message"), [
+    ("frobnicate r0.x, r1.x", 1, "unknown opcode"),
+    ("add r0.x, r1.x", 15, "takes 3 operands"),
+    ("add r0.x, r1.x, r1.y, r1.z", 23, "takes 3 operands"),
+    ("mov l(1.000000), r1.x", 5, "cannot be written"),
+    ("mov v0.x, r1.x", 5, "cannot be written"),
+    ("mov r0.yx, r1.xyzw", 8, "xyzw order"),
+    ("mov r0.xy, r1.xy", 15, "four-letter swizzle or one component"),
+    ("mov r0.xy, r1.xyzwx", 15, "bad component"),
+    ("mov r7.x, r1.x", 5, "out of range"),
+    ("mov r0.x, q1.x", 11, "unknown register"),
+    ("add r0.x, r1.x, l(1)", 19, "integer 1 where the opcode reads floats"),
+    ("iadd r0.x, r1.x, l(1.500000)", 20, "float 1.500000 where the opcode reads integers"),
+    ("mov r0.x, l(1.0, 2.0)", 11, "holds 1 or 4 values"),
+    ("sample_indexable(texture9d)(float,float,float,float) r0.xyzw, r1.xyxx, t0.xyzw, s0", 18,
+     "unknown resource dimension"),
+    ("dcl_resource_texture2d (float,float,banana,float) t0", 25, "unknown return type"),
+    ("dcl_input_siv v0.x, positionn", 15, "do not match its layout"),
+    ("dcl_frobnicate v0", 1, "unknown declaration"),
+    ("mov r0.x, r1[2].x", 11, "r registers take 1 index, found 2"),
+])
+def test_errors_have_line_and_column(line: str, column: int, message: str) -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble(_PROGRAM.format(line=line))
+    err = info.value
+    assert message in err.message
+    assert (err.line, err.column) == (3, column), err
+
+
+def test_error_columns_follow_indentation_and_no_version_is_an_error() -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble("ps_4_0\n  if_nz r0.x\n    add r0.x, r0.x\n  endif \n")
+    assert (info.value.line, info.value.column) == (3, 19)
+    with pytest.raises(AssemblyError) as info:
+        assemble("mov r0.x, r1.x\n")
+    assert info.value.line == 1
+
+
+# -- command line -------------------------------------------------------------------------------
+
+def test_cli_asm_with_base_and_exact_disasm(tmp_path: Path) -> None:
+    from shaderkit.cli import cli
+
+    path = _first("dxdecompiler__Internal_Misc_LibraryTest2_5_0.dxbc")
+    runner = CliRunner()
+    text_file = tmp_path / "lib.asm"
+    result = runner.invoke(cli, ["disasm", str(path), "-o", str(text_file)])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "lib.dxbc"
+    result = runner.invoke(cli, ["asm", str(text_file), "--base", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == path.read_bytes()
+
+    single = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    exact_file = tmp_path / "blur.asm"
+    result = runner.invoke(cli, ["disasm", "--exact", str(single), "-o", str(exact_file)])
+    assert result.exit_code == 0, result.output
+    assert "0.33333334" in exact_file.read_text()
+    out = tmp_path / "blur.dxbc"
+    result = runner.invoke(cli, ["asm", str(exact_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    original = next(programs(single.read_bytes()))
+    assert next(programs(out.read_bytes())) == original
+
+
+def test_cli_asm_error_is_one_line_exit_2(tmp_path: Path) -> None:
+    from shaderkit.cli import main
+
+    bad = tmp_path / "bad.asm"
+    bad.write_text("ps_5_0\nmov r0.x, r1.xy\n")
+    with pytest.raises(SystemExit) as info:
+        main(["asm", str(bad), "-o", str(tmp_path / "out.dxbc")])
+    assert info.value.code == 2
