@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_sm4_corpus import programs
 
 from conftest import corpus_files
 from shaderkit.errors import AssemblyError
@@ -23,7 +24,6 @@ from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import OPCODES
 from shaderkit.isa.sm4.text import format_program
-from test_sm4_corpus import programs
 
 
 def _corpus() -> list[Path]:

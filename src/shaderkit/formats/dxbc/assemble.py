@@ -20,9 +20,9 @@ from dataclasses import fields
 
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.dxbc.container import Chunk, DxbcContainer
-from shaderkit.formats.dxbc.signature import Signature, SignatureElement
-from shaderkit.formats.dxbc.listing import DISASSEMBLER
 from shaderkit.formats.dxbc.listing import _SV_NAMES as SV_NAMES
+from shaderkit.formats.dxbc.listing import DISASSEMBLER
+from shaderkit.formats.dxbc.signature import Signature, SignatureElement
 from shaderkit.formats.dxbc.stat import Statistics
 from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_bits
 from shaderkit.isa.sm4.decode import decode
@@ -167,8 +167,8 @@ def assemble_container(text: str) -> DxbcContainer:
 
     programs = assemble_listing(text)
     if len(programs) != 1:
-        line = programs[1].line if len(programs) > 1 else 1
-        raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", line, 1)
+        where = programs[1].line if len(programs) > 1 else 1
+        raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
     prog = programs[0].program
     header = text.splitlines()[: programs[0].line - 1]
     creator = ""
@@ -218,7 +218,7 @@ def _signature_rows(header: list[str], title: str) -> list[tuple[int, str]] | No
         start = next(n for n, line in enumerate(header) if line.strip() == f"// {title}:")
     except StopIteration:
         return None
-    rows = []
+    rows: list[tuple[int, str]] = []
     for n in range(start + 1, len(header)):
         line = header[n].strip()
         if line.startswith("// ----"):
