@@ -169,6 +169,7 @@ def assemble_container(text: str) -> DxbcContainer:
     if len(programs) != 1:
         where = programs[1].line if len(programs) > 1 else 1
         raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
+    programs[0].check_resolved()
     prog = programs[0].program
     header = text.splitlines()[: programs[0].line - 1]
     creator = ""

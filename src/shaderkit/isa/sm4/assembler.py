@@ -389,11 +389,21 @@ _MNEMONIC_CACHE: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 
 class Assembled(NamedTuple):
     """One program of a listing: the program, each instruction's text (whitespace collapsed)
-    and the line of its version token."""
+    and the line of its version token; ``unresolved``: instructions (indices) whose contents the
+    text does not show (customdata blocks fxc prints as ``// customdata class n, m words``),
+    ``lines``: each instruction's line."""
 
     program: Program
     texts: list[str]
     line: int
+    unresolved: list[int]
+    lines: list[int]
+
+    def check_resolved(self) -> None:
+        """Raise if an instruction's contents are missing from the text."""
+        if self.unresolved:
+            raise AssemblyError("the words of this customdata block are not in the text (assemble with a "
+                                "base container, or from `disasm --exact` text)", self.lines[self.unresolved[0]], 1)
 
 
 class _Statement(NamedTuple):
@@ -417,6 +427,8 @@ def _strip_comment(line: str) -> str:
 
 
 _UNKNOWN_RE = re.compile(r"^// unknown opcode \d+: ((?:0x[0-9a-f]{8} ?)+)$")
+#: customdata blocks fxc prints as a comment: with their words (exact text) or without them
+_CUSTOMDATA_RE = re.compile(r"^// customdata class (\d+)(?:: ((?:0x[0-9a-f]{8} ?)*)|, (\d+) words)$")
 
 
 def _statements(lines: list[str], first: int) -> list[_Statement]:
@@ -427,7 +439,7 @@ def _statements(lines: list[str], first: int) -> list[_Statement]:
     for n, raw_line in enumerate(lines):
         number = first + n
         stripped = raw_line.strip()
-        unknown = _UNKNOWN_RE.match(stripped)
+        unknown = _UNKNOWN_RE.match(stripped) or _CUSTOMDATA_RE.match(stripped)
         if unknown is not None:
             out.append(_Statement(stripped, number, raw_line.index("/") + 1))
             continue
@@ -465,6 +477,9 @@ class _ProgramAssembler:
         self.operands = _OperandReader(self.sm51)
         self.temps: int | None = None
         self.texts: list[str] = []
+        #: instructions whose contents the text does not hold (fxc's customdata comments)
+        self.unresolved: list[int] = []
+        self.lines: list[int] = []
 
     def fail(self, exc: _Fail, st: _Statement) -> AssemblyError:
         return AssemblyError(exc.message, st.line, st.column + exc.pos)
@@ -476,9 +491,17 @@ class _ProgramAssembler:
             raise self.fail(exc, st) from None
         self.program.instructions.append(inst)
         self.texts.append(" ".join(st.text.split()))
+        self.lines.append(st.line)
 
     # -- statements -----------------------------------------------------------------------------
     def statement(self, text: str) -> Instruction:
+        custom = _CUSTOMDATA_RE.match(text)
+        if custom is not None:
+            cls, words, count = custom.groups()
+            if count is not None:  # the words are not in the text: only a base can supply them
+                self.unresolved.append(len(self.program.instructions))
+                return Instruction(OP_CUSTOMDATA, int(cls) & 0x1FFFFF, [], [], [0] * min(int(count), 1 << 20))
+            return Instruction(OP_CUSTOMDATA, int(cls) & 0x1FFFFF, [], [], [int(w, 16) for w in words.split()])
         if text.startswith("// unknown opcode"):
             words = [int(w, 16) for w in text.split(":", 1)[1].split()]
             return _raw_instruction(words)
@@ -771,7 +794,7 @@ def assemble_listing(text: str) -> list[Assembled]:
         asm = _ProgramAssembler(version.strip(), start + 1, len(version) - len(version.lstrip()) + 1)
         for st in _statements(body, start + 2):
             asm.add(st)
-        out.append(Assembled(asm.program, asm.texts, start + 1))
+        out.append(Assembled(asm.program, asm.texts, start + 1, asm.unresolved, asm.lines))
     return out
 
 
@@ -782,6 +805,7 @@ def assemble(text: str) -> Program:
         raise AssemblyError("no shader version line (such as ps_5_0) found", 1, 1)
     if len(programs) > 1:
         raise AssemblyError("the text holds several programs; use assemble_listing", programs[1].line, 1)
+    programs[0].check_resolved()
     return programs[0].program
 
 
@@ -805,6 +829,10 @@ def keep_base_bits(new: Assembled, base: Program, base_texts: list[str]) -> list
         if tag == "equal":
             out.extend(base_insts[b0:b1])
             continue
+        missing = [n for n in new.unresolved if n0 <= n < n1]
+        if missing:
+            raise AssemblyError("this customdata block does not match the base's; its words are not in the text",
+                                new.lines[missing[0]], 1)
         nearby = _literal_texts(formatter, base_insts[b0:b1])
         for inst in new.program.instructions[n0:n1]:
             _restore_literals(formatter, inst, nearby, everywhere)

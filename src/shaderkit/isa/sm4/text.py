@@ -399,13 +399,19 @@ class Formatter:
             return self.icb(inst.raw)
         if cls == 4:
             return self.message(inst)
-        return f"// customdata class {cls}, {len(inst.raw)} words"
+        return self.opaque_customdata(inst)
+
+    def opaque_customdata(self, inst: Instruction) -> str:
+        """fxc prints only the class and size of other blocks; exact text carries the words."""
+        if self.exact:
+            return f"// customdata class {inst.controls}: " + " ".join(f"0x{w:08x}" for w in inst.raw)
+        return f"// customdata class {inst.controls}, {len(inst.raw)} words"
 
     def message(self, inst: Instruction) -> str:
         """Shader message (printf/errorf): id, format kind, length, operand count/size, operands, text."""
         raw = inst.raw
         if len(raw) < 5:
-            return f"// customdata class 4, {len(raw)} words"
+            return self.opaque_customdata(inst)
         msg_id, _kind, chars, count, size = raw[:5]
         from shaderkit.isa.sm4.decode import decode_operands
 
