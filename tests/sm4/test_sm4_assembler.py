@@ -178,6 +178,11 @@ _PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
     ("dcl_input_siv v0.x, positionn", 15, "do not match its layout"),
     ("dcl_frobnicate v0", 1, "unknown declaration"),
     ("mov r0.x, r1[2].x", 11, "r registers take 1 index, found 2"),
+    ("sample_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.xyxx, s0, t0.xyzw", 72,
+     "operand 3 of sample must be a t register"),
+    ("add r0.x, t0.x, r1.x", 11, "operand 2 of add cannot be a t register"),
+    ("store_raw r0.x, l(0), r1.x", 11, "operand 1 of store_raw must be a g or u register"),
+    ("fcall fp0]3]", 7, "fcall needs"),
 ])
 def test_errors_have_line_and_column(line: str, column: int, message: str) -> None:
     with pytest.raises(AssemblyError) as info:

@@ -33,6 +33,8 @@ from shaderkit.isa.sm4.opcodes import (
     PROGRAM_TYPES,
     REGISTER_NAMES,
     RESOURCE_DIMENSIONS,
+    RESOURCE_OPERANDS,
+    RESOURCE_TYPES,
     RETURN_TYPES,
     UPPER_51,
     Ctl,
@@ -615,12 +617,20 @@ class _ProgramAssembler:
             raise _Fail(f"{info.name} takes {count} operand{'s' if count != 1 else ''}, found {len(items)}",
                         where)
         special = _IMM_AT.get(opcode)
+        places = RESOURCE_OPERANDS.get(opcode, {})
         operands = []
         for n, (item, at) in enumerate(items):
             role = "dest" if n < info.dests else "src"
             kind = info.imm if special is None else special.get(n, info.imm)
             op = self.operands.read(item, at, role, kind)
-            if role == "dest" and op.type not in _WRITABLE:
+            allowed = places.get(n)
+            if allowed is not None:
+                if op.type not in allowed:
+                    names = " or ".join(sorted(REGISTER_NAMES[t] for t in allowed))
+                    raise _Fail(f"operand {n + 1} of {info.name} must be a {names} register", at)
+            elif op.type in RESOURCE_TYPES:
+                raise _Fail(f"operand {n + 1} of {info.name} cannot be a {REGISTER_NAMES[op.type]} register", at)
+            elif role == "dest" and op.type not in _WRITABLE:
                 raise _Fail(f"{REGISTER_NAMES.get(op.type, op.type)} cannot be written", at)
             self.check_register(op, at)
             operands.append(op)
@@ -680,7 +690,7 @@ class _ProgramAssembler:
         if len(items) != 1:
             raise _Fail(f"fcall takes one operand, found {len(items)}", pos)
         item, at = items[0]
-        if not item.endswith("]"):
+        if not item.endswith("]") or "[" not in item:
             raise _Fail("fcall needs fp#[array index][call site]", at)
         open_at = item.rindex("[")
         site = _int_word(item[open_at + 1 : -1], at + open_at + 1)

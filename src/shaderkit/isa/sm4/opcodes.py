@@ -442,3 +442,41 @@ DCL_TEMPLATES: dict[int, str] = {
     162: "dcl_resource_structured {op}, {r:0}{space}",
     206: "dcl_gsinstances {r:0}",
 }
+
+
+# Operand positions that take resources, samplers, UAVs or shared memory (and the register types
+# each accepts); these types appear nowhere else in an instruction.
+_T, _S, _U, _G, _RAST = 7, 6, 30, 31, 14
+RESOURCE_TYPES = frozenset({_T, _S, _U, _G})
+
+
+def _resource_operands(info: OpInfo) -> dict[int, frozenset[int]]:
+    name = info.name
+    after = info.dests + 1  # the operand after the destinations and the address
+    if name.startswith(("sample_", "gather4", "lod")) or name == "sample":
+        res = after + (1 if "_po" in name else 0)
+        return {res: frozenset({_T}), res + 1: frozenset({_S})}
+    if name.startswith("ld_uav_typed"):
+        return {after: frozenset({_U})}
+    if name.startswith("ld_structured"):
+        return {after + 1: frozenset({_T, _U, _G})}
+    if name.startswith("ld_raw"):
+        return {after: frozenset({_T, _U, _G})}
+    if name.startswith(("ld", "ldms")):
+        return {after: frozenset({_T})}
+    if name.startswith(("store_", "atomic_")):
+        return {0: frozenset({_U, _G})}
+    if name.startswith("imm_atomic_"):
+        return {1: frozenset({_U, _G})}
+    if name == "resinfo":
+        return {2: frozenset({_T, _U})}
+    if name == "bufinfo":
+        return {1: frozenset({_T, _U})}
+    if name in ("sampleinfo", "samplepos"):
+        return {1: frozenset({_T, _RAST})}
+    return {}
+
+
+#: opcode -> {operand index: register types it accepts} for resource-reading instructions
+RESOURCE_OPERANDS: dict[int, dict[int, frozenset[int]]] = {
+    value: places for value, info in OPCODES.items() if not info.dcl and (places := _resource_operands(info))}
