@@ -21,7 +21,7 @@ from shaderkit.isa.sm4 import assemble
 from shaderkit.isa.sm4.assembler import assemble_listing, keep_base_bits
 from shaderkit.isa.sm4.decode import decode_bytes
 from shaderkit.isa.sm4.encode import encode
-from shaderkit.isa.sm4.model import Instruction
+from shaderkit.isa.sm4.model import Index, Instruction
 from shaderkit.isa.sm4.opcodes import OPCODES
 from shaderkit.isa.sm4.text import format_program
 
@@ -221,6 +221,7 @@ def test_cli_asm_with_base_and_exact_disasm(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["disasm", "--exact", str(single), "-o", str(exact_file)])
     assert result.exit_code == 0, result.output
     assert "0.33333334" in exact_file.read_text()
+    assert "warning" not in result.output
     out = tmp_path / "blur.dxbc"
     result = runner.invoke(cli, ["asm", str(exact_file), "-o", str(out)])
     assert result.exit_code == 0, result.output
@@ -346,3 +347,30 @@ def test_table_covers_every_opcode_once() -> None:
         assert spelling.startswith(OPCODES[opcode].name)
     prefixes = [text.split(" ")[0] for text in DCL_TEMPLATES.values()]
     assert not set(prefixes) & set(SPELLINGS)
+
+
+def test_relative_index_forms() -> None:
+    """"+ 0" is a relative-only index (as fxc writes them), "+ n" immediate plus relative; exact
+    text spells an immediate 0 plus relative "+ 0x0" so that it survives."""
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
+
+    prog = assemble("vs_4_0\ndcl_temps 1\nmov r0.xyzw, cb0[r0.x + 0].xyzw\nmov r0.xyzw, cb0[r0.y + 3].xyzw\nret \n")
+    indices = [inst.operands[1].indices[1] for inst in prog.instructions[1:3]]
+    assert [(i.rep, i.value) for i in indices] == [(2, 0), (3, 3)]
+    rel = prog.instructions[1].operands[1].indices[1].rel
+    edited = Program(1, 4, 0, [prog.instructions[0], prog.instructions[1], Instruction(62)])
+    edited.instructions[1].operands[1].indices[1] = Index(3, 0, rel)
+    text = "\n".join(Formatter(edited, exact=True).lines())
+    assert "[r0.x + 0x0]" in text
+    assert encode(assemble(text)) == encode(edited)
+
+
+def test_exact_text_problems_are_reported() -> None:
+    from shaderkit.formats.dxbc.assemble import exact_text_problems
+
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    container = DxbcContainer.from_bytes(path.read_bytes())
+    text = listing(container, exact=True)
+    assert exact_text_problems(container, text) == []
+    assert exact_text_problems(container, text.replace("0.33333334", "0.3333333")) != []

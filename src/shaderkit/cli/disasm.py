@@ -25,7 +25,12 @@ def disasm(files: tuple[str, ...], output: str, exact: bool) -> None:
 
         if not isinstance(model, DxbcContainer):
             raise click.UsageError(f"{name}: --exact applies to DXBC containers")
-        return listing(model, exact=True)
+        text = listing(model, exact=True)
+        from shaderkit.formats.dxbc.assemble import exact_text_problems
+
+        for problem in exact_text_problems(model, text):  # the promise is checked, never assumed
+            click.echo(f"shaderkit: warning: {name}: {problem}", err=True)
+        return text
 
     if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
         write_output(output, text_of(files[0]))

@@ -274,3 +274,23 @@ _PS_OUTPUTS = {"SV_TARGET": "TARGET", "SV_DEPTH": "DEPTH", "SV_COVERAGE": "COVER
 _FORMATS: dict[str, tuple[int | None, int]] = {"unknown": (0, 0), "uint": (1, 0), "int": (2, 0), "float": (3, 0),
                                                "min16f": (3, 1), "min2_8f": (3, 2), "min16i": (2, 4),
                                                "min16u": (1, 5), "any16": (0, 0xF0), "any10": (0, 0xF1)}
+
+
+def exact_text_problems(container: DxbcContainer, text: str) -> list[str]:
+    """Programs of ``container`` that exact listing ``text`` does not rebuild word for word (the
+    promise of ``disasm --exact``, checked; empty when kept)."""
+    originals: list[list[int]] = []
+    pending = [container]
+    while pending:
+        current = pending.pop(0)
+        if current.shader is not None and not current.functions:
+            originals.append(list(current.shader.tokens))
+        pending.extend(current.functions)
+        if current.effect is not None:
+            pending.extend(s.container for s in current.effect.shaders)
+    rebuilt = [encode(a.program) for a in assemble_listing(text)]
+    problems = [f"program at line {a.line} does not rebuild the original's words"
+                for a, words in zip(assemble_listing(text), rebuilt) if words not in originals]
+    if len(rebuilt) != len(originals) and container.effect is None:
+        problems.append(f"the text holds {len(rebuilt)} programs, the container {len(originals)}")
+    return problems

@@ -293,10 +293,13 @@ class _OperandReader:
         if plus < 0:
             raise _Fail(f"expected an index or 'register + offset', found {text_s!r}", pos)
         offset_text = text_s[plus + 1 :].strip()
+        rel = self.read(text_s[:plus].strip(), pos, "src", Imm.INT)
+        if _HEX_RE.fullmatch(offset_text) and not offset_text.startswith("-"):  # always immediate + relative
+            return Index(3, _int_word(offset_text, pos + plus + 1), rel)
         if not offset_text.isdigit():
             raise _Fail(f"expected an index offset, found {offset_text!r}", pos + plus + 1)
         offset = self.index_value(offset_text, pos + plus + 1)
-        rel = self.read(text_s[:plus].strip(), pos, "src", Imm.INT)
+        # fxc prints "+ 0" for a relative-only index (it never writes an immediate 0 with one)
         return Index(3 if offset else 2, offset, rel)
 
     def components(self, op: Operand, letters: str, pos: int, role: str) -> None:

@@ -207,6 +207,8 @@ class Formatter:
         if index.rel is None:  # a hand-built model without its relative operand
             return f"[{index.value}]"
         rel = self.operand(index.rel, Imm.INT)
+        if self.exact and rep == 3 and index.value == 0:  # fxc prints it like a relative-only index
+            return f"[{rel} + 0x0]"
         return f"[{rel} + {index.value}]"
 
     def register(self, op: Operand) -> str:
