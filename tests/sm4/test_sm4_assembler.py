@@ -374,3 +374,14 @@ def test_exact_text_problems_are_reported() -> None:
     text = listing(container, exact=True)
     assert exact_text_problems(container, text) == []
     assert exact_text_problems(container, text.replace("0.33333334", "0.3333333")) != []
+
+
+def test_precise_literal_in_an_edited_instruction_is_not_replaced_by_the_base() -> None:
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    old_line = "mul o0.xy, r0.xyxx, l(0.333333, 0.333333, 0.000000, 0.000000)"
+    edited = text.replace(old_line, "mul o0.xy, r0.yxxx, l(0.3333333, 0.333333, 0.000000, 0.000000)")
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    typed = struct.unpack("<I", struct.pack("<f", 0.3333333))[0]
+    assert struct.pack("<2I", typed, 0x3EAAAAAB) in out

@@ -890,15 +890,25 @@ def _literal_texts(formatter: object, insts: list[Instruction]) -> dict[str, lis
 
 def _restore_literals(formatter: object, inst: Instruction, nearby: dict[str, list[int] | None],
                       everywhere: dict[str, list[int] | None]) -> None:
+    """Give the literals of an edited instruction the base's bits where the base printed the
+    same text, unless the text was more precise than fxc's (``disasm --exact`` text)."""
+    from shaderkit.isa.sm4.text import exact_double, exact_float, exact_untyped
+
     for op, kind in zip(inst.operands, _literal_kinds(inst)):
         if op.type not in (4, 5):
             continue
         step = 2 if op.type == 5 else 1
         for n, text in enumerate(_value_texts(formatter, op, kind)):
+            words = op.values[n * step : n * step + step]
+            precise = (exact_double(words[0], words[1]) if op.type == 5 else
+                       exact_untyped(words[0]) if kind == Imm.UNTYPED else
+                       exact_float(words[0]) if kind == Imm.FLOAT else text)
+            if precise != text:  # this value is not what fxc's six decimals denote
+                continue
             key = f"{op.type}:{text}"
-            words = nearby.get(key) if key in nearby else everywhere.get(key)
-            if words is not None:
-                op.values[n * step : n * step + step] = words
+            found = nearby.get(key) if key in nearby else everywhere.get(key)
+            if found is not None:
+                op.values[n * step : n * step + step] = found
 
 
 __all__ = ["Assembled", "assemble", "assemble_listing", "float_word", "keep_base_bits"]
