@@ -385,3 +385,18 @@ def test_precise_literal_in_an_edited_instruction_is_not_replaced_by_the_base() 
     out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
     typed = struct.unpack("<I", struct.pack("<f", 0.3333333))[0]
     assert struct.pack("<2I", typed, 0x3EAAAAAB) in out
+
+
+def test_cli_asm_default_output_name_and_forced_syntax(tmp_path: Path) -> None:
+    from shaderkit.cli import cli
+
+    source = tmp_path / "tiny.asm"
+    source.write_text("ps_4_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1.000000, 0.500000, 0.250000, 1.000000)\nret \n")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["asm", str(source)])
+    assert result.exit_code == 0, result.output
+    built = DxbcContainer.from_bytes((tmp_path / "tiny.dxbc").read_bytes())
+    assert built.shader is not None and built.shader.fourcc == "SHDR"
+    assert source.read_text().startswith("ps_4_0")  # the source is left alone
+    result = runner.invoke(cli, ["asm", "--syntax", "pica", str(source), "-o", str(tmp_path / "x.shbin")])
+    assert result.exit_code != 0

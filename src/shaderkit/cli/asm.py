@@ -16,7 +16,7 @@ def detect_syntax(text: str) -> str:
     return "sm4" if _SM4_VERSION.search(text) else "pica"
 
 
-def _default_output(source: str, suffix: str = ".shbin") -> str:
+def _default_output(source: str, extension: str = ".shbin") -> str:
     if source == "-":
         return "-"
     stem = os.path.basename(source)
@@ -26,7 +26,7 @@ def _default_output(source: str, suffix: str = ".shbin") -> str:
             break
     if stem.lower().endswith((".v", ".g")):
         stem = stem[:-2]
-    return os.path.join(os.path.dirname(source), stem + suffix)
+    return os.path.join(os.path.dirname(source), stem + extension)
 
 
 @click.command()
