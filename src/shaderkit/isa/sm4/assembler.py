@@ -32,6 +32,7 @@ from shaderkit.isa.sm4.opcodes import (
     OPCODES,
     PROGRAM_TYPES,
     REGISTER_NAMES,
+    REGISTER_TYPE_INFO,
     RESOURCE_DIMENSIONS,
     RESOURCE_OPERANDS,
     RESOURCE_TYPES,
@@ -49,17 +50,12 @@ REGISTER_TYPES: dict[str, int] = {name: t for t, name in REGISTER_NAMES.items() 
 REGISTER_TYPES.update({name: t for t, name in UPPER_51.items()})
 REGISTER_TYPES["l"] = 10
 _NAME_RE = re.compile(r"[A-Za-z]+")
-#: one-component registers (instructions)
-_SCALAR = frozenset({11, 12, 15, 22, 23, 24, 35, 36, 37, 38, 39, 41, 42})
-#: in declarations these take no component at all
-_DCL_NONE = frozenset({11, 15, 22, 23, 24, 36, 37})
-#: four-component registers (printed without components only with an empty mask)
-_VECTOR = frozenset({0, 1, 2, 3, 8, 9, 25, 26, 27, 28, 32, 33, 34})
-#: types an instruction may write
-_WRITABLE = frozenset({0, 2, 3, 12, 13, 15, 21, 26, 30, 31, 38, 39, 41})
+_SCALAR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1)
+_DCL_NONE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1 and not info.dcl_components)
+_VECTOR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 4)
+_WRITABLE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.writable)
 _SWIZZLE_XYZW = 0xE4
-#: index count of register types that have one fixed count (r0, x0[1], icb[2])
-_INDEX_COUNTS = {0: 1, 3: 2, 9: 1}
+_INDEX_COUNTS = {t: info.indices for t, info in REGISTER_TYPE_INFO.items() if info.indices}
 _COMPONENT = {"x": 0, "y": 1, "z": 2, "w": 3}
 _PRECISION = {name: value for value, name in sorted(MIN_PRECISION.items(), reverse=True) if name}
 _PRECISION["def32"] = 0

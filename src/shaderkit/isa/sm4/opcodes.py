@@ -300,6 +300,37 @@ REGISTER_NAMES: dict[int, str] = {
     40: "vCycleCounter", 41: "oStencilRef", 42: "vInnerCoverage",
 }
 
+class RegisterTypeInfo(NamedTuple):
+    """What fxc's text leaves implicit about an operand type."""
+
+    #: components of an operand printed without any (4 only with an empty mask, 0 none)
+    components: int = 0
+    #: a one-component type keeps its component in declarations too (else it has none there)
+    dcl_components: bool = False
+    #: instructions may write it
+    writable: bool = False
+    #: fixed index count (0: varies, as v[1][0] or SM5.1 ranges)
+    indices: int = 0
+
+
+def _register_types() -> dict[int, RegisterTypeInfo]:
+    info = {t: RegisterTypeInfo() for t in REGISTER_NAMES}
+    for t in (0, 1, 2, 3, 8, 9, 25, 26, 27, 28, 32, 33, 34):
+        info[t] = info[t]._replace(components=4)
+    for t in (11, 15, 22, 23, 24, 36, 37):  # inputs: no component in declarations
+        info[t] = info[t]._replace(components=1)
+    for t in (12, 35, 38, 39, 41, 42):
+        info[t] = info[t]._replace(components=1, dcl_components=True)
+    for t in (0, 2, 3, 12, 13, 15, 21, 26, 30, 31, 38, 39, 41):
+        info[t] = info[t]._replace(writable=True)
+    for t, count in ((0, 1), (3, 2), (9, 1)):  # r0, x0[1], icb[2]
+        info[t] = info[t]._replace(indices=count)
+    return info
+
+
+#: per operand type (see :class:`RegisterTypeInfo`)
+REGISTER_TYPE_INFO: dict[int, RegisterTypeInfo] = _register_types()
+
 #: SM5.1 spells these upper case with ranges
 UPPER_51 = {6: "S", 7: "T", 8: "CB", 30: "U"}
 
