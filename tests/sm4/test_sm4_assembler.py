@@ -400,3 +400,17 @@ def test_cli_asm_default_output_name_and_forced_syntax(tmp_path: Path) -> None:
     assert source.read_text().startswith("ps_4_0")  # the source is left alone
     result = runner.invoke(cli, ["asm", "--syntax", "pica", str(source), "-o", str(tmp_path / "x.shbin")])
     assert result.exit_code != 0
+
+
+def test_signature_edit_in_the_comment_header_is_applied_with_base() -> None:
+    path = _first("angle__buffertotexture11_vs__g_VS_BufferToTexture.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    row = "// LAYER                    0    y          1     NONE    uint    y  "
+    assert row in text
+    edited = text.replace(row, row.replace("LAYER   ", "MYLAYER "))
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    reread = DxbcContainer.from_bytes(out)
+    assert reread.output_signature is not None
+    assert [e.semantic_name for e in reread.output_signature.elements][-1] == "MYLAYER"
+    assert out[4:20] == dxbc_checksum(out)

@@ -6,6 +6,7 @@ not show, such as float digits beyond fxc's six decimals, stay as they were); an
 instruction keeps the base's bits for every literal printed the same. STAT counters follow the
 code when it changed (by the difference between the old and the new program, so counters fxc
 derives in ways shaderkit does not model stay as fxc wrote them), and the checksum is recomputed.
+Signature tables of the comment header that were edited replace the signature chunks' elements.
 
 Libraries get one program per LIBF function in order; effects one per embedded shader, matched
 by text (an edited effect shader must keep its size: the effect's offsets are not moved).
@@ -56,7 +57,35 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
             if stat is not None:
                 update_statistics(stat, old, prog)
             shader.tokens = array("I", words)
+    if targets == [base] and programs:
+        _apply_signature_edits(text.splitlines()[: programs[0].line - 1], base)
     return base
+
+
+_SIGNATURE_FAMILIES = {"Input signature": ("ISGN", "ISG1"), "Output signature": ("OSGN", "OSG5", "OSG1"),
+                       "Patch Constant signature": ("PCSG", "PSG1")}
+
+
+def _apply_signature_edits(header: list[str], base: DxbcContainer) -> None:
+    """Signature tables of the comment header that differ from the base's chunks replace their
+    elements (streams, which fxc does not print, stay as they were)."""
+    shader = base.shader
+    program_type = shader.program_type if shader is not None else 0
+    for title, family in _SIGNATURE_FAMILIES.items():
+        rows = _signature_rows(header, title)
+        chunk = next((c for c in base.chunks if isinstance(c, Signature) and c.fourcc in family), None)
+        if rows is None or chunk is None:
+            continue
+        output = title == "Output signature" or (title == "Patch Constant signature" and program_type == 3)
+        elements = [_element(row, output) for row in rows]
+        if len(elements) == len(chunk.elements):
+            for new, old in zip(elements, chunk.elements):
+                new.stream = old.stream
+                if chunk.fourcc in ("ISGN", "OSGN", "OSG5", "PCSG"):
+                    new.min_precision = old.min_precision
+                new.reserved = old.reserved
+        if Signature(chunk.fourcc, elements).build() != chunk.build():
+            chunk.elements = elements
 
 
 def _targets(base: DxbcContainer, programs: list[Assembled]) -> list[DxbcContainer]:
