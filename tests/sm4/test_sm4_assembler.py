@@ -414,3 +414,114 @@ def test_signature_edit_in_the_comment_header_is_applied_with_base() -> None:
     assert reread.output_signature is not None
     assert [e.semantic_name for e in reread.output_signature.elements][-1] == "MYLAYER"
     assert out[4:20] == dxbc_checksum(out)
+
+
+def _synthetic(opcode: int) -> Instruction:
+    """An instruction of ``opcode`` with plausible operands (a written r1 mask, read r2 swizzles,
+    the register types the table asks for at resource positions)."""
+    from shaderkit.isa.sm4.opcodes import RESOURCE_OPERANDS
+    from shaderkit.isa.sm4.model import Operand
+
+    info = OPCODES[opcode]
+    places = RESOURCE_OPERANDS.get(opcode, {})
+    operands = []
+    for n in range(max(info.num_operands, 0)):
+        allowed = places.get(n)
+        if allowed is not None:
+            kind = min(allowed)
+            operands.append(Operand(kind, 0, 0, 0, [Index(0, 3)]) if kind != 14 else Operand(14))
+        elif n < info.dests:
+            operands.append(Operand(0, 2, 0, 0b0101, [Index(0, 1)]))
+        elif info.name in ("call", "callc") and n == info.num_operands - 1 or info.name == "label":
+            operands.append(Operand(10, 0, 0, 0, [Index(0, 2)]))
+        elif info.name == "case":
+            operands.append(Operand(4, 1, 0, 0, [], [], [7]))
+        elif info.name.endswith("_stream"):
+            operands.append(Operand(16, 0, 0, 0, [Index(0, 1)]))
+        else:
+            operands.append(Operand(0, 2, 1, 0b00011011, [Index(0, 2)]))
+    return Instruction(opcode, 0, [], operands)
+
+
+def test_every_instruction_opcode_prints_and_reads_back() -> None:
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
+
+    checked = 0
+    for opcode, info in OPCODES.items():
+        if info.dcl or opcode in (53, 120) or info.name.startswith("reserved"):
+            continue
+        inst = _synthetic(opcode)
+        prog = Program(0, 5, 0, [Instruction(104, 0, [], [], [4]), inst, Instruction(62)])
+        text = "\n".join(Formatter(prog, exact=True).lines())
+        assert encode(assemble(text)) == encode(prog), text
+        checked += 1
+    assert checked > 180
+
+
+_DCL_OPERAND_TYPES = {88: 7, 161: 7, 162: 7, 90: 6, 89: 8, 156: 30, 157: 30, 158: 30, 159: 31, 160: 31, 143: 16,
+                      101: 2, 102: 2, 103: 2, 91: 2}
+
+
+def _synthetic_declaration(opcode: int, sm51: bool) -> Instruction:
+    """A declaration whose every template field holds a non-default value."""
+    from shaderkit.isa.sm4.dcl import LAYOUTS
+    from shaderkit.isa.sm4.model import Operand
+
+    controls = 0
+    raw: dict[int, int] = {}
+    operands = []
+    for piece in LAYOUTS[opcode]:
+        if piece.kind == "c":
+            names = piece.names or {}
+            controls |= (2 if 2 in names or not names else 1) << piece.at
+        elif piece.kind in ("r", "hi"):
+            value = 1 if piece.names else 5
+            raw[piece.at] = raw.get(piece.at, 0) | (value << 16 if piece.kind == "hi" else value)
+        elif piece.kind == "rt":
+            raw[piece.at] = 0x5432
+        elif piece.kind == "f":
+            raw[piece.at] = 0x3EAAAAAB
+        elif piece.kind == "samples":
+            controls = (controls & ~0x1F) | 4 | 8 << 5  # texture2dms(8)
+        elif piece.kind == "uav":
+            controls |= 1 << 5 | 1 << 12
+        elif piece.kind == "interp":
+            controls |= 3
+        elif piece.kind == "flags":
+            controls |= 0b101
+        elif piece.kind == "bodies":
+            raw.update({1: 2, 2: 7, 3: 9})
+        elif piece.kind == "tables":
+            raw[2] = raw.get(2, 0) | 2
+            raw.update({3: 4, 4: 6})
+        elif piece.kind == "cbsize" and sm51:
+            raw[0] = 12
+        elif piece.kind == "op":
+            kind = _DCL_OPERAND_TYPES.get(opcode, 1)
+            if sm51 and kind in (6, 7, 8, 30):
+                indices = [Index(0, 2), Index(0, 1), Index(0, 0xFFFFFFFF if kind != 8 else 1)]
+                operands.append(Operand(kind, 2, 1, 0xE4, indices))
+            elif kind == 8:
+                operands.append(Operand(8, 2, 1, 0xE4, [Index(0, 0), Index(0, 4)]))
+            elif kind in (1, 2):
+                operands.append(Operand(kind, 2, 0, 0b0011, [Index(0, 1)]))
+            else:
+                operands.append(Operand(kind, 0, 0, 0, [Index(0, 3)]))
+    words = [raw.get(n, 0) for n in range(max(raw) + 1)] if raw else []
+    if sm51 and any(p.kind == "space" for p in LAYOUTS[opcode]):
+        words.append(3)
+    return Instruction(opcode, controls, [], operands, words)
+
+
+@pytest.mark.parametrize("sm51", [False, True])
+def test_every_declaration_prints_and_reads_back(sm51: bool) -> None:
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.opcodes import DCL_TEMPLATES
+    from shaderkit.isa.sm4.text import Formatter
+
+    for opcode in DCL_TEMPLATES:
+        inst = _synthetic_declaration(opcode, sm51)
+        prog = Program(0, 5, 1 if sm51 else 0, [inst, Instruction(62)])
+        text = "\n".join(Formatter(prog, exact=True).lines())
+        assert encode(assemble(text)) == encode(prog), text
