@@ -419,8 +419,8 @@ def test_signature_edit_in_the_comment_header_is_applied_with_base() -> None:
 def _synthetic(opcode: int) -> Instruction:
     """An instruction of ``opcode`` with plausible operands (a written r1 mask, read r2 swizzles,
     the register types the table asks for at resource positions)."""
-    from shaderkit.isa.sm4.opcodes import RESOURCE_OPERANDS
     from shaderkit.isa.sm4.model import Operand
+    from shaderkit.isa.sm4.opcodes import RESOURCE_OPERANDS
 
     info = OPCODES[opcode]
     places = RESOURCE_OPERANDS.get(opcode, {})
