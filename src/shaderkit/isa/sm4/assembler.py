@@ -14,6 +14,11 @@ get the component count fxc gives their type. ``[r0.x + 0]`` is a relative index
 an immediate plus a relative index. Floats take fxc's ``%f`` text, the shortest round-trip text
 ``disasm --exact`` prints, or ``0x`` hex bits.
 
+``disasm --exact`` text adds what fxc's text drops, in forms this module reads: ``raw(0x...)``
+after the operands (padding words), ``[r0.x + 0x0]`` (an immediate 0 plus a relative index),
+``// customdata class n: 0x...`` (the words of blocks fxc prints as a comment), and interpolation
+modes fxc 9.x omits.
+
 Every error is an :class:`~shaderkit.errors.AssemblyError` with the line and column.
 """
 
