@@ -1,13 +1,22 @@
 from __future__ import annotations
 
 import os
+import re
 
 import click
 
 from shaderkit.cli.common import read_input, write_output
 
+#: a line that opens an SM4/5 program in fxc's listing syntax
+_SM4_VERSION = re.compile(r"^[ \t]*(ps|vs|gs|hs|ds|cs|lib)_[45]_[01][ \t]*$", re.M)
 
-def _default_output(source: str) -> str:
+
+def detect_syntax(text: str) -> str:
+    """``sm4`` for fxc listings (a ps_5_0 style version line), else ``pica``."""
+    return "sm4" if _SM4_VERSION.search(text) else "pica"
+
+
+def _default_output(source: str, extension: str = ".shbin") -> str:
     if source == "-":
         return "-"
     stem = os.path.basename(source)
@@ -17,7 +26,7 @@ def _default_output(source: str) -> str:
             break
     if stem.lower().endswith((".v", ".g")):
         stem = stem[:-2]
-    return os.path.join(os.path.dirname(source), stem + ".shbin")
+    return os.path.join(os.path.dirname(source), stem + extension)
 
 
 @click.command()
@@ -26,23 +35,49 @@ def _default_output(source: str) -> str:
               help="SHBIN to write ('-' for standard output); default: first source with .shbin.")
 @click.option("--header", "header", default=None, metavar="FILE",
               help="Also write a C header of uniform locations (like picasso -h).")
-@click.option("--base", default=None, metavar="FILE",
-              help="Maxwell: BNSH or NVN program blob whose stage code the assembled text replaces.")
+@click.option("--base", "base", default=None, metavar="FILE",
+              help="SM4/5: replace the code of this DXBC container, keeping every other chunk. "
+                   "Maxwell: the BNSH or NVN program blob whose stage code the assembled text replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
+@click.option("--syntax", type=click.Choice(["auto", "sm4", "pica", "maxwell"]), default="auto", show_default=True,
+              help="Source syntax (auto: fxc listings have a ps_5_0 style version line; Maxwell text goes "
+                   "with --base of a BNSH/NVN file).")
 def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
-        stage: str) -> None:
-    """Assemble PICA200 SOURCES (picasso syntax) into one SHBIN, one DVLE per source in order.
+        stage: str, syntax: str) -> None:
+    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, Maxwell text into a BNSH/NVN
+    stage (--base), or PICA200 sources (picasso syntax) into one SHBIN, one DVLE per source in order.
 
-    A source written by `shaderkit disasm` holds one part per DVLE, separated by
+    A PICA200 source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
     """
-    if base is not None:
-        _maxwell(sources, output, base, variation, stage)
-        return
-    from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
+    from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
+    if syntax == "auto":
+        syntax = detect_syntax(texts[0][1])
+        if syntax != "sm4" and base is not None:
+            syntax = "maxwell"  # PICA sources take no base
+    if syntax == "maxwell":
+        if base is None:
+            raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob)")
+        _maxwell(sources, output, base, variation, stage)
+        return
+    if syntax == "sm4":
+        if len(texts) != 1:
+            raise click.UsageError("SM4/5 takes one listing")
+        if header:
+            raise click.UsageError("--header is for PICA200 sources")
+        try:
+            data = _assemble_dxbc(texts[0][1], base)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
+        write_output(output or _default_output(sources[0], ".dxbc"), data)
+        return
+    if base:
+        raise click.UsageError("--base is for SM4/5 listings and Maxwell text")
+    from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
+
     program = assemble_program(texts)
     data = program_to_shbin(program)
     write_output(output or _default_output(sources[0]), data)
@@ -63,3 +98,17 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(output, data)
+
+
+def _assemble_dxbc(text: str, base: str | None) -> bytes:
+    from shaderkit.formats.dxbc import assemble
+
+    if base is None:
+        return assemble.assemble_container(text).to_bytes()
+    from shaderkit.cli.common import load_model
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+    model = load_model(base)
+    if not isinstance(model, DxbcContainer):
+        raise click.UsageError(f"--base {base}: not a DXBC container")
+    return assemble.assemble_with_base(text, model).to_bytes()

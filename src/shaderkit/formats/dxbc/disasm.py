@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import struct
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from shaderkit.formats.dxbc.fx10 import Effect
 
 _U32 = struct.Struct("<I")
+#: listing() with exact floats (read by program_lines, however deep the program sits)
+_EXACT: ContextVar[bool] = ContextVar("exact_listing", default=False)
 #: effects and libraries embed containers; bound the nesting depth
 MAX_DEPTH = 4
 
@@ -67,7 +70,7 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     if shader is None:
         return []
     prog = decode(shader.tokens)
-    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy).lines()
+    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy, _EXACT.get()).lines()
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
@@ -727,8 +730,16 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _shader_listing(container, out)
 
 
-def listing(container: DxbcContainer) -> str:
-    """The whole fxc-style listing of ``container`` as text (lines end with ``\\n``)."""
+def listing(container: DxbcContainer, exact: bool = False) -> str:
+    """The whole fxc-style listing of ``container`` as text (lines end with ``\\n``).
+
+    ``exact``: floats are printed so that they read back bit for bit, and words fxc does not
+    print are shown (``raw(...)``), so the assembler rebuilds the code from the text alone.
+    """
     out: list[str] = []
-    _listing(container, out, 0)
+    token = _EXACT.set(exact)
+    try:
+        _listing(container, out, 0)
+    finally:
+        _EXACT.reset(token)
     return "\n".join(out) + "\n"

@@ -11,5 +11,20 @@
 * :mod:`.text` - fxc-identical listing text of a program; a program whose model was never built
   is printed straight from its words, through caches keyed by raw token words (operand text is a
   pure function of the words and the version/legacy style), the rest through the model;
+* :mod:`.dcl` - declarations printed and read through the templates of the opcode table;
+* :mod:`.assembler` - fxc listing text -> :class:`~.model.Program` (:func:`assemble`);
 * :mod:`.level9` - the D3D9 ps_2_x/vs_2_x programs of level-9 shaders (Aon9/XNAS/XNAP).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    # the assembler loads on first use (importing the package stays cheap)
+    if name == "assemble":
+        from shaderkit.isa.sm4.assembler import assemble
+
+        return assemble
+    raise AttributeError(name)

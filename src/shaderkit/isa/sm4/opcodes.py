@@ -66,6 +66,8 @@ class OpInfo(NamedTuple):
     dcl: bool = False
     #: operand count of an instruction (-1: declaration layouts decide)
     num_operands: int = -1
+    #: leading operands that are written (print masks; the others swizzles or one component)
+    dests: int = 0
 
 
 F, I, U, D = Imm.FLOAT, Imm.INT, Imm.UNTYPED, Imm.DOUBLE  # noqa: E741
@@ -99,11 +101,22 @@ sample_b_cl_s:7 sample_d_cl_s:8 sample_c_cl_s:7 check_access_fully_mapped:2
 }
 
 
+#: instructions whose operands are all read (flow control, stream and call operands)
+_NO_DEST = frozenset("""breakc call callc case continuec discard if label retc switch emit_stream cut_stream
+emitThenCut_stream fcall""".split())
+#: instructions writing two operands (the ``_s`` sampling forms also write their feedback)
+_TWO_DESTS = frozenset("""sincos udiv imul umul uaddc usubb swapc imm_atomic_alloc imm_atomic_consume
+imm_atomic_iadd imm_atomic_and imm_atomic_or imm_atomic_xor imm_atomic_exch imm_atomic_cmp_exch
+imm_atomic_imax imm_atomic_imin imm_atomic_umax imm_atomic_umin""".split())
+
+
 def _ops() -> list[OpInfo]:
     counts = _OPERAND_COUNTS
 
     def o(value: int, name: str, **kw: object) -> OpInfo:
-        return OpInfo(value, name, num_operands=counts.get(name, -1), **kw)  # type: ignore[arg-type]
+        count = counts.get(name, -1)
+        dests = 0 if name in _NO_DEST or count <= 0 else 2 if name in _TWO_DESTS or name.endswith("_s") else 1
+        return OpInfo(value, name, num_operands=count, dests=dests, **kw)  # type: ignore[arg-type]
 
     t = Ctl.TEST
     n = Ctl.NONE
@@ -287,6 +300,37 @@ REGISTER_NAMES: dict[int, str] = {
     40: "vCycleCounter", 41: "oStencilRef", 42: "vInnerCoverage",
 }
 
+class RegisterTypeInfo(NamedTuple):
+    """What fxc's text leaves implicit about an operand type."""
+
+    #: components of an operand printed without any (4 only with an empty mask, 0 none)
+    components: int = 0
+    #: a one-component type keeps its component in declarations too (else it has none there)
+    dcl_components: bool = False
+    #: instructions may write it
+    writable: bool = False
+    #: fixed index count (0: varies, as v[1][0] or SM5.1 ranges)
+    indices: int = 0
+
+
+def _register_types() -> dict[int, RegisterTypeInfo]:
+    info = {t: RegisterTypeInfo() for t in REGISTER_NAMES}
+    for t in (0, 1, 2, 3, 8, 9, 25, 26, 27, 28, 32, 33, 34):
+        info[t] = info[t]._replace(components=4)
+    for t in (11, 15, 22, 23, 24, 36, 37):  # inputs: no component in declarations
+        info[t] = info[t]._replace(components=1)
+    for t in (12, 35, 38, 39, 41, 42):
+        info[t] = info[t]._replace(components=1, dcl_components=True)
+    for t in (0, 2, 3, 12, 13, 15, 21, 26, 30, 31, 38, 39, 41):
+        info[t] = info[t]._replace(writable=True)
+    for t, count in ((0, 1), (3, 2), (9, 1)):  # r0, x0[1], icb[2]
+        info[t] = info[t]._replace(indices=count)
+    return info
+
+
+#: per operand type (see :class:`RegisterTypeInfo`)
+REGISTER_TYPE_INFO: dict[int, RegisterTypeInfo] = _register_types()
+
 #: SM5.1 spells these upper case with ranges
 UPPER_51 = {6: "S", 7: "T", 8: "CB", 30: "U"}
 
@@ -362,3 +406,108 @@ CUSTOMDATA_CLASSES = {0: "comment", 1: "debuginfo", 2: "opaque", 3: "icb", 4: "s
                       5: "clip_plane_constant_mappings"}
 
 PROGRAM_TYPES = ("ps", "vs", "gs", "hs", "ds", "cs")
+
+#: the enumerations declaration templates name (``{c:SHIFT:WIDTH:NAME}``, ``{r:INDEX:NAME}``)
+DCL_ENUMS: dict[str, dict[int, str]] = {
+    "DIM": dict(enumerate(RESOURCE_DIMENSIONS)),
+    "CB_ACCESS": {0: "immediateIndexed", 1: "dynamicIndexed"},
+    "SAMPLER_MODE": dict(enumerate(SAMPLER_MODES)),
+    "TOPOLOGY": PRIMITIVE_TOPOLOGIES,
+    "PRIMITIVE": PRIMITIVES,
+    "SYSVAL": SYSTEM_VALUES,
+    "TESS_DOMAIN": dict(enumerate(TESS_DOMAINS)),
+    "TESS_PARTITIONING": dict(enumerate(TESS_PARTITIONINGS)),
+    "TESS_OUTPUT": dict(enumerate(TESS_OUTPUTS)),
+    "IFACE": {0: "", 1: "_dynamicindexed"},
+}
+
+# Declaration text, declared once for the printer and the assembler (see :mod:`.dcl`).
+# Fields: {op} the declared operand; {c:SHIFT:WIDTH[:ENUM]} opcode-token control bits (above bit
+# 11); {r:I[:ENUM]} raw word I after the operand; {rt:I} four 4-bit return types of raw word I;
+# {f:I} raw word I as a float; {hi:I} the upper 16 bits of raw word I; {space} SM5.1 register
+# space (the last raw word, SM5.1 only); {cbsize} SM5.1 constant buffer size "[n]" (raw word 0);
+# {samples} "(n)" sample count (bits 5..11) of multisampled dimensions; {uav} _glc/_rov/_opc;
+# {interp} interpolation mode and a blank (bits 0..3), {interp:legacy} the same, omitted by
+# fxc 9.x; {flags} global flags; {bodies} "fb.., fb.." with their count in raw word 1;
+# {tables} "ft.., ft.." with their count in the low 16 bits of raw word 2. {{ and }} are braces.
+_SYSV = "{op}, {r:0:SYSVAL}"
+DCL_TEMPLATES: dict[int, str] = {
+    88: "dcl_resource_{c:0:5:DIM}{samples} ({rt:0}) {op}{space}",
+    89: "dcl_constantbuffer {op}{cbsize}, {c:0:1:CB_ACCESS}{space}",
+    90: "dcl_sampler {op}, {c:0:4:SAMPLER_MODE}{space}",
+    91: "dcl_indexrange {op} {r:0}",
+    92: "dcl_outputtopology {c:0:7:TOPOLOGY} ",
+    93: "dcl_inputprimitive {c:0:6:PRIMITIVE} ",
+    94: "dcl_maxout {r:0}",
+    95: "dcl_input {op}",
+    96: "dcl_input_sgv " + _SYSV,
+    97: "dcl_input_siv " + _SYSV,
+    98: "dcl_input_ps {interp}{op}",
+    99: "dcl_input_ps_sgv {interp:legacy}" + _SYSV,
+    100: "dcl_input_ps_siv {interp}" + _SYSV,
+    101: "dcl_output {op}",
+    102: "dcl_output_sgv " + _SYSV,
+    103: "dcl_output_siv " + _SYSV,
+    104: "dcl_temps {r:0}",
+    105: "dcl_indexableTemp x{r:0}[{r:1}], {r:2}",
+    106: "dcl_globalFlags {flags}",
+    143: "dcl_stream {op}",
+    144: "dcl_function_body fb{r:0}",
+    145: "dcl_function_table ft{r:0} = {{{bodies}}}",
+    146: "dcl_interface{c:0:1:IFACE} fp{r:0}[{hi:2}][{r:1}] = {{{tables}}}",
+    147: "dcl_input_control_point_count {c:0:6}",
+    148: "dcl_output_control_point_count {c:0:6}",
+    149: "dcl_tessellator_domain {c:0:2:TESS_DOMAIN}",
+    150: "dcl_tessellator_partitioning {c:0:3:TESS_PARTITIONING}",
+    151: "dcl_tessellator_output_primitive {c:0:3:TESS_OUTPUT}",
+    152: "dcl_hs_max_tessfactor l({f:0})",
+    153: "dcl_hs_fork_phase_instance_count {r:0}",
+    154: "dcl_hs_join_phase_instance_count {r:0}",
+    155: "dcl_thread_group {r:0}, {r:1}, {r:2}",
+    156: "dcl_uav_typed_{c:0:5:DIM}{uav} ({rt:0}) {op}{space}",
+    157: "dcl_uav_raw{uav} {op}{space}",
+    158: "dcl_uav_structured{uav} {op}, {r:0}{space}",
+    159: "dcl_tgsm_raw {op}, {r:0}",
+    160: "dcl_tgsm_structured {op}, {r:0}, {r:1}",
+    161: "dcl_resource_raw {op}{space}",
+    162: "dcl_resource_structured {op}, {r:0}{space}",
+    206: "dcl_gsinstances {r:0}",
+}
+
+
+# Operand positions that take resources, samplers, UAVs or shared memory (and the register types
+# each accepts); these types appear nowhere else in an instruction.
+_T, _S, _U, _G, _RAST = 7, 6, 30, 31, 14
+RESOURCE_TYPES = frozenset({_T, _S, _U, _G})
+
+
+def _resource_operands(info: OpInfo) -> dict[int, frozenset[int]]:
+    name = info.name
+    after = info.dests + 1  # the operand after the destinations and the address
+    if name.startswith(("sample_", "gather4", "lod")) or name == "sample":
+        res = after + (1 if "_po" in name else 0)
+        return {res: frozenset({_T}), res + 1: frozenset({_S})}
+    if name.startswith("ld_uav_typed"):
+        return {after: frozenset({_U})}
+    if name.startswith("ld_structured"):
+        return {after + 1: frozenset({_T, _U, _G})}
+    if name.startswith("ld_raw"):
+        return {after: frozenset({_T, _U, _G})}
+    if name.startswith(("ld", "ldms")):
+        return {after: frozenset({_T})}
+    if name.startswith(("store_", "atomic_")):
+        return {0: frozenset({_U, _G})}
+    if name.startswith("imm_atomic_"):
+        return {1: frozenset({_U, _G})}
+    if name == "resinfo":
+        return {2: frozenset({_T, _U})}
+    if name == "bufinfo":
+        return {1: frozenset({_T, _U})}
+    if name in ("sampleinfo", "samplepos"):
+        return {1: frozenset({_T, _RAST})}
+    return {}
+
+
+#: opcode -> {operand index: register types it accepts} for resource-reading instructions
+RESOURCE_OPERANDS: dict[int, dict[int, frozenset[int]]] = {
+    value: places for value, info in OPCODES.items() if not info.dcl and (places := _resource_operands(info))}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from shaderkit.isa.sm4.dcl import format_declaration
 from shaderkit.isa.sm4.decode import (
     _SIMPLE,
     ext1_length,
@@ -24,20 +25,11 @@ from shaderkit.isa.sm4.decode import (
 )
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
-    GLOBAL_FLAGS,
-    INTERPOLATION_MODES,
     MIN_PRECISION,
     OPCODES,
-    PRIMITIVE_TOPOLOGIES,
-    PRIMITIVES,
     REGISTER_NAMES,
     RESOURCE_DIMENSIONS,
     RETURN_TYPES,
-    SAMPLER_MODES,
-    SYSTEM_VALUES,
-    TESS_DOMAINS,
-    TESS_OUTPUTS,
-    TESS_PARTITIONINGS,
     UPPER_51,
     Block,
     Ctl,
@@ -125,12 +117,58 @@ def fmt_double(lo: int, hi: int) -> str:
     return f"{value:f}l"
 
 
+def exact_float(word: int) -> str:
+    """A float32 text that reads back to exactly ``word``: fxc's ``%f`` when it does, else the
+    shortest ``%g`` text that does, ``0x`` hex bits for NaNs."""
+    word &= 0xFFFFFFFF
+    value = _f32(word)
+    if value != value:
+        return f"0x{word:08x}"
+    text = fmt_float(word)
+    if _f32_bits(text) == word:
+        return text
+    for digits in range(6, 10):
+        text = f"{value:.{digits}g}"
+        if _f32_bits(text) == word:
+            break
+    return text if "." in text or "e" in text or "inf" in text else text + ".0"
+
+
+def _f32_bits(text: str) -> int:
+    try:
+        return int(_U32.unpack(_F32.pack(float(text.replace("1.#INF00", "inf"))))[0])
+    except (ValueError, OverflowError):
+        return -1
+
+
+def exact_untyped(word: int) -> str:
+    """:func:`fmt_untyped` that reads back to exactly ``word``."""
+    exponent = (word >> 23) & 0xFF
+    if word != 0x80000000 and exponent != 0 and exponent != 0xFF:
+        return exact_float(word)
+    return fmt_untyped(word)
+
+
+def exact_double(lo: int, hi: int) -> str:
+    """A double text (``l`` suffix) that reads back to exactly these words."""
+    bits = lo | hi << 32
+    value = float(_F64.unpack(_U64.pack(bits))[0])
+    if value != value:
+        return f"0x{bits:016x}l"
+    text = fmt_double(lo, hi)
+    if _U64.unpack(_F64.pack(float(text[:-1])))[0] == bits:
+        return text
+    return repr(value) + "l"
+
+
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False) -> None:
         self.prog = prog
         self.legacy = legacy
+        #: floats printed so that they read back bit for bit (and unprinted padding words shown)
+        self.exact = exact
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
         self.glued = _GLUED_NAMES[self.sm51]
@@ -138,6 +176,8 @@ class Formatter:
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
         values = op.values
+        if self.exact:
+            return self.exact_immediate(op, kind)
         if op.type == 5:
             pairs = [fmt_double(values[i], values[i + 1]) for i in range(0, len(values), 2)]
             return "d(" + ", ".join(pairs) + ")"
@@ -149,6 +189,17 @@ class Formatter:
         legacy = self.legacy
         return "l(" + ", ".join(fmt_float(v, legacy) for v in values) + ")"
 
+    @staticmethod
+    def exact_immediate(op: Operand, kind: Imm) -> str:
+        values = op.values
+        if op.type == 5:
+            return "d(" + ", ".join(exact_double(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)) + ")"
+        if kind == Imm.UNTYPED:
+            return "l(" + ",".join(exact_untyped(v) for v in values) + ")"
+        if kind == Imm.INT:
+            return "l(" + ", ".join(fmt_int(v) for v in values) + ")"
+        return "l(" + ", ".join(exact_float(v) for v in values) + ")"
+
     def index(self, index: Index) -> str:
         rep = index.rep
         if rep == 0 or rep == 1:
@@ -156,6 +207,8 @@ class Formatter:
         if index.rel is None:  # a hand-built model without its relative operand
             return f"[{index.value}]"
         rel = self.operand(index.rel, Imm.INT)
+        if self.exact and rep == 3 and index.value == 0:  # fxc prints it like a relative-only index
+            return f"[{rel} + 0x0]"
         return f"[{rel} + {index.value}]"
 
     def register(self, op: Operand) -> str:
@@ -297,6 +350,8 @@ class Formatter:
             if op.extended:
                 self.precision_notes(inst, parts)
                 break
+        if self.exact and inst.raw:  # words after the operands (fxc prints nothing)
+            parts.append("raw(" + ", ".join(f"0x{w:08x}" for w in inst.raw) + ")")
         return name + " " + ", ".join(parts)
 
     def precision_notes(self, inst: Instruction, parts: list[str]) -> None:
@@ -324,95 +379,10 @@ class Formatter:
 
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
-        op = inst.opcode
-        c = inst.controls
-        raw = inst.raw
-        name = info.name
-        opnd = inst.operands[0] if inst.operands else None
-        otext = self.dcl_operand(opnd) if opnd is not None else ""
-        space = f", space={raw[-1]}" if self.sm51 and raw and op in _SPACED else ""
-        if op == 88:  # dcl_resource
-            dim = c & 0x1F
-            text = "dcl_resource_" + _dim(dim)
-            if dim in (4, 9):
-                text += f"({(c >> 5) & 0x7F})"
-            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
-        if op == 89:
-            if self.sm51 and len(raw) > 1:
-                otext += f"[{raw[0]}]"
-            access = "dynamicIndexed" if c & 1 else "immediateIndexed"
-            return f"{name} {otext}, {access}{space}"
-        if op == 90:
-            return f"{name} {otext}, {SAMPLER_MODES[c & 3] if (c & 0xF) < 3 else c & 0xF}{space}"
-        if op == 91:
-            return f"{name} {otext} {raw[0] if raw else 0}"
-        if op == 92:
-            return f"{name} {PRIMITIVE_TOPOLOGIES.get(c & 0x7F, str(c & 0x7F))} "
-        if op == 93:
-            return f"{name} {PRIMITIVES.get(c & 0x3F, str(c & 0x3F))} "
-        if op in (94, 104, 153, 154, 206):
-            return f"{name} {raw[0] if raw else ''}"
-        if op in (95, 101, 143):
-            return f"{name} {otext}"
-        if op in (96, 97, 102, 103):
-            return f"{name} {otext}, {_sysval(raw)}"
-        if op in (98, 99, 100):
-            mode = c & 0xF
-            interp = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
-            if op == 99 and self.legacy:
-                interp = ""
-            prefix = f"{name} {interp} " if interp else f"{name} "
-            if op == 98:
-                return prefix + otext
-            return f"{prefix}{otext}, {_sysval(raw)}"
-        if op == 105:
-            reg, size, comps = (raw + [0, 0, 0])[:3]
-            return f"{name} x{reg}[{size}], {comps}"
-        if op == 106:
-            flags = [label for bit, label in GLOBAL_FLAGS if (c << 11) & bit]
-            return f"{name} " + " | ".join(flags)
-        if op == 144:
-            return f"{name} fb{raw[0] if raw else 0}"
-        if op == 145:
-            table = raw[0] if raw else 0
-            bodies = ", ".join(f"fb{b}" for b in raw[2:])
-            return f"{name} ft{table} = {{{bodies}}}"
-        if op == 146:
-            index, sites, shape = (raw + [0, 0, 0])[:3]
-            tables = raw[3 : 3 + (shape & 0xFFFF)]
-            text = name + ("_dynamicindexed" if c & 1 else "")
-            fts = ", ".join(f"ft{t}" for t in tables)
-            return f"{text} fp{index}[{shape >> 16}][{sites}] = {{{fts}}}"
-        if op in (147, 148):
-            return f"{name} {c & 0x3F}"
-        if op == 149:
-            return f"{name} {_pick(TESS_DOMAINS, c & 3)}"
-        if op == 150:
-            return f"{name} {_pick(TESS_PARTITIONINGS, c & 7)}"
-        if op == 151:
-            return f"{name} {_pick(TESS_OUTPUTS, c & 7)}"
-        if op == 152:
-            return f"{name} l({fmt_float(raw[0] if raw else 0, self.legacy)})"
-        if op == 155:
-            return f"{name} " + ", ".join(str(v) for v in raw)
-        if op == 156:
-            dim = c & 0x1F
-            text = "dcl_uav_typed_" + _dim(dim) + _uav_flags(c)
-            return f"{text} ({_rtypes(raw[0] if raw else 0)}) {otext}{space}"
-        if op == 157:
-            return f"{name}{_uav_flags(c)} {otext}{space}"
-        if op == 158:
-            return f"{name}{_uav_flags(c)} {otext}, {raw[0] if raw else 0}{space}"
-        if op == 159:
-            return f"{name} {otext}, {raw[0] if raw else 0}"
-        if op == 160:
-            stride, count = (raw + [0, 0])[:2]
-            return f"{name} {otext}, {stride}, {count}"
-        if op == 161:
-            return f"{name} {otext}{space}"
-        if op == 162:
-            return f"{name} {otext}, {raw[0] if raw else 0}{space}"
-        return f"{name} {otext}"
+        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact)
+
+    def float_text(self, word: int) -> str:
+        return exact_float(word) if self.exact else fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
         if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
@@ -431,13 +401,19 @@ class Formatter:
             return self.icb(inst.raw)
         if cls == 4:
             return self.message(inst)
-        return f"// customdata class {cls}, {len(inst.raw)} words"
+        return self.opaque_customdata(inst)
+
+    def opaque_customdata(self, inst: Instruction) -> str:
+        """fxc prints only the class and size of other blocks; exact text carries the words."""
+        if self.exact:
+            return f"// customdata class {inst.controls}: " + " ".join(f"0x{w:08x}" for w in inst.raw)
+        return f"// customdata class {inst.controls}, {len(inst.raw)} words"
 
     def message(self, inst: Instruction) -> str:
         """Shader message (printf/errorf): id, format kind, length, operand count/size, operands, text."""
         raw = inst.raw
         if len(raw) < 5:
-            return f"// customdata class 4, {len(raw)} words"
+            return self.opaque_customdata(inst)
         msg_id, _kind, chars, count, size = raw[:5]
         from shaderkit.isa.sm4.decode import decode_operands
 
@@ -452,7 +428,10 @@ class Formatter:
     def icb(self, data: list[int]) -> str:
         rows = []
         for i in range(0, len(data) - len(data) % 4, 4):
-            rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
+            if self.exact:
+                rows.append("{ " + ", ".join(exact_untyped(v) for v in data[i : i + 4]) + "}")
+            else:
+                rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
         if not rows:
             return "dcl_immediateConstantBuffer { }"
         pad = " " * 30
@@ -462,13 +441,13 @@ class Formatter:
     def lines(self) -> list[str]:
         prog = self.prog
         lazy = prog.lazy_words()
-        if lazy is not None:
+        if lazy is not None and not self.exact:
             return self.lines_from_words(*lazy)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
         instruction = self.instruction
-        for inst in prog.instructions:
+        for inst in prog._model():
             block = blocks.get(inst.opcode, 0)
             if block:
                 if block == _CLOSE or block == _MIDDLE:
@@ -736,7 +715,6 @@ _MNEMONICS: dict[tuple[int, ...], str] = {}
 _BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}
 _OPEN, _CLOSE, _MIDDLE, _PHASE = int(Block.OPEN), int(Block.CLOSE), int(Block.MIDDLE), int(Block.PHASE)
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
-_SPACED = frozenset({88, 89, 90, 156, 157, 158, 161, 162})
 # conversions: sources and destination have different data types
 _CONVERSIONS = frozenset({27, 28, 43, 86, 130, 131, 201, 202, 214, 215, 216, 217})
 _RESOURCE_TYPES = frozenset({6, 7, 30, 31})
@@ -752,34 +730,6 @@ def _prec(value: int) -> str:
 def _ret(value: int) -> str:
     value &= 0xF
     return RETURN_TYPES[value] if value < len(RETURN_TYPES) else str(value)
-
-
-def _rtypes(word: int) -> str:
-    return ",".join(_ret(word >> (4 * i)) for i in range(4))
-
-
-def _dim(dim: int) -> str:
-    return RESOURCE_DIMENSIONS[dim] if dim < len(RESOURCE_DIMENSIONS) else f"dim{dim}"
-
-
-def _pick(names: tuple[str, ...], value: int) -> str:
-    return names[value] if value < len(names) else str(value)
-
-
-def _sysval(raw: list[int]) -> str:
-    value = raw[0] if raw else 0
-    return SYSTEM_VALUES.get(value, str(value))
-
-
-def _uav_flags(c: int) -> str:
-    text = ""
-    if c >> 5 & 1:
-        text += "_glc"
-    if c >> 6 & 1:
-        text += "_rov"
-    if c >> 12 & 1:
-        text += "_opc"
-    return text
 
 
 def format_program(prog: Program, legacy: bool = False) -> str:

@@ -1,0 +1,325 @@
+"""fxc listing text -> DXBC container, on top of a base container (``shaderkit asm --base``).
+
+The code chunk (SHDR/SHEX) of every program in the listing is rebuilt from the text; every other
+chunk is kept. An instruction whose text is unchanged keeps the base's words (bits the text does
+not show, such as float digits beyond fxc's six decimals, stay as they were); an edited
+instruction keeps the base's bits for every literal printed the same. STAT counters follow the
+code when it changed (by the difference between the old and the new program, so counters fxc
+derives in ways shaderkit does not model stay as fxc wrote them), and the checksum is recomputed.
+Signature tables of the comment header that were edited replace the signature chunks' elements.
+
+Libraries get one program per LIBF function in order; effects one per embedded shader, matched
+by text (an edited effect shader must keep its size: the effect's offsets are not moved).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from array import array
+from dataclasses import fields
+
+from shaderkit.errors import AssemblyError
+from shaderkit.formats.dxbc.container import Chunk, DxbcContainer
+from shaderkit.formats.dxbc.listing import _SV_NAMES as SV_NAMES
+from shaderkit.formats.dxbc.listing import DISASSEMBLER
+from shaderkit.formats.dxbc.signature import Signature, SignatureElement
+from shaderkit.formats.dxbc.stat import Statistics
+from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_bits
+from shaderkit.isa.sm4.decode import decode
+from shaderkit.isa.sm4.encode import encode
+from shaderkit.isa.sm4.model import Program
+from shaderkit.isa.sm4.opcodes import OPCODES, Imm
+
+
+def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
+    """``base`` with the code of every program in ``text`` replaced (edited in place and
+    returned)."""
+    programs = assemble_listing(text)
+    targets = _targets(base, programs)
+    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.isa.sm4.text import Formatter
+
+    for assembled, target in zip(programs, targets):
+        shader = target.shader
+        assert shader is not None
+        old = decode(shader.tokens)
+        texts = [" ".join(line.split()) for line in Formatter(old, is_legacy(target)).lines()[1:]]
+        insts = keep_base_bits(assembled, old, texts)
+        new_prog = assembled.program
+        same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
+            old.program_type, old.major, old.minor)
+        prog = Program(new_prog.program_type, new_prog.major, new_prog.minor, insts,
+                       old.version_extra if same_version else 0, list(old.trailing))
+        words = encode(prog)
+        if words != list(shader.tokens):
+            stat = target.statistics
+            if stat is not None:
+                update_statistics(stat, old, prog)
+            shader.tokens = array("I", words)
+    if targets == [base] and programs:
+        _apply_signature_edits(text.splitlines()[: programs[0].line - 1], base)
+    return base
+
+
+_SIGNATURE_FAMILIES = {"Input signature": ("ISGN", "ISG1"), "Output signature": ("OSGN", "OSG5", "OSG1"),
+                       "Patch Constant signature": ("PCSG", "PSG1")}
+
+
+def _apply_signature_edits(header: list[str], base: DxbcContainer) -> None:
+    """Signature tables of the comment header that differ from the base's chunks replace their
+    elements (streams, which fxc does not print, stay as they were)."""
+    shader = base.shader
+    program_type = shader.program_type if shader is not None else 0
+    for title, family in _SIGNATURE_FAMILIES.items():
+        rows = _signature_rows(header, title)
+        chunk = next((c for c in base.chunks if isinstance(c, Signature) and c.fourcc in family), None)
+        if rows is None or chunk is None:
+            continue
+        output = title == "Output signature" or (title == "Patch Constant signature" and program_type == 3)
+        elements = [_element(row, output) for row in rows]
+        if len(elements) == len(chunk.elements):
+            for new, old in zip(elements, chunk.elements):
+                new.stream = old.stream
+                if chunk.fourcc in ("ISGN", "OSGN", "OSG5", "PCSG"):
+                    new.min_precision = old.min_precision
+                new.reserved = old.reserved
+        if Signature(chunk.fourcc, elements).build() != chunk.build():
+            chunk.elements = elements
+
+
+def _targets(base: DxbcContainer, programs: list[Assembled]) -> list[DxbcContainer]:
+    functions = base.functions
+    effect = base.effect
+    if effect is not None:
+        return _effect_targets([s.container for s in effect.shaders], programs)
+    found = functions if functions else ([base] if base.shader is not None else [])
+    if len(found) != len(programs):
+        line = programs[len(found)].line if len(programs) > len(found) else programs[-1].line if programs else 1
+        raise AssemblyError(f"the text holds {len(programs)} program(s), the base {len(found)}", line, 1)
+    return found
+
+
+def _effect_targets(shaders: list[DxbcContainer], programs: list[Assembled]) -> list[DxbcContainer]:
+    """Each program's embedded shader: the one printing the same text, else the closest one."""
+    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.isa.sm4.text import Formatter
+
+    texts = []
+    for shader in shaders:
+        prog = decode(shader.shader.tokens) if shader.shader is not None else None
+        texts.append([] if prog is None else
+                     [" ".join(line.split()) for line in Formatter(prog, is_legacy(shader)).lines()[1:]])
+    out = []
+    for assembled in programs:
+        exact = [n for n, t in enumerate(texts) if t == assembled.texts]
+        if exact:
+            out.append(shaders[exact[0]])
+            continue
+        ratios = [difflib.SequenceMatcher(None, t, assembled.texts, autojunk=False).ratio() for t in texts]
+        if not ratios or max(ratios) < 0.5:
+            raise AssemblyError("no shader of the base effect resembles this program", assembled.line, 1)
+        out.append(shaders[ratios.index(max(ratios))])
+    return out
+
+
+# -- statistics ------------------------------------------------------------------------------------
+
+_CONVERSIONS = frozenset("ftoi ftou itof utof f32tof16 f16tof32 dtof ftod dtoi dtou itod utod".split())
+_MOVES = frozenset({"mov", "dmov"})
+_CONDITIONAL_MOVES = frozenset({"movc", "dmovc", "swapc"})
+_NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label",
+                      "customdata"})
+
+
+def _counts(prog: Program) -> dict[str, int]:
+    """Counters shaderkit can derive from a program (the STAT fields of the same name)."""
+    c: dict[str, int] = {f.name: 0 for f in fields(Statistics) if f.type in ("int", int)}
+    for inst in prog.instructions:
+        info = OPCODES.get(inst.opcode)
+        if info is None:
+            continue
+        name = info.name
+        if info.dcl:
+            c["dcl_count"] += 1
+            if name == "dcl_temps" and inst.raw:
+                c["temp_register_count"] = inst.raw[0]
+            elif name == "dcl_indexableTemp" and len(inst.raw) > 1:
+                c["temp_array_count"] += inst.raw[1]
+            continue
+        if name in _NO_SLOT:
+            continue
+        c["instruction_count"] += 1
+        if name in _MOVES:
+            c["mov_instruction_count"] += 1
+        elif name in _CONDITIONAL_MOVES:
+            c["movc_instruction_count"] += 1
+        elif name in _CONVERSIONS:
+            c["conversion_instruction_count"] += 1
+        elif name.startswith("sample") and name not in ("samplepos", "sampleinfo"):
+            key = ("texture_comp_instructions" if name.startswith("sample_c") else
+                   "texture_bias_instructions" if name.startswith("sample_b") else
+                   "texture_gradient_instructions" if name.startswith("sample_d") else
+                   "texture_normal_instructions")
+            c[key] += 1
+        elif name.startswith(("ld", "gather4")):
+            c["texture_load_instructions"] += 1
+        elif name.startswith(("emit", "cut")):
+            c["emit_instruction_count" if name.startswith("emit") else "cut_instruction_count"] += 1
+        elif name.startswith(("if", "loop", "switch", "breakc", "continuec", "retc", "callc", "discard")):
+            c["dynamic_flow_control_count"] += 1
+        elif info.imm == Imm.FLOAT and info.num_operands > 1:
+            c["float_instruction_count"] += 1
+        elif info.imm == Imm.INT and info.num_operands > 1:
+            key = "uint_instruction_count" if name.startswith("u") else "int_instruction_count"
+            c[key] += 1
+    return c
+
+
+def update_statistics(stat: Statistics, old: Program, new: Program) -> None:
+    """Move ``stat``'s counters by the difference between ``old`` and ``new``."""
+    before, after = _counts(old), _counts(new)
+    for name, value in after.items():
+        delta = value - before[name]
+        if delta:
+            setattr(stat, name, max(0, getattr(stat, name) + delta) & 0xFFFFFFFF)
+
+
+def assemble_container(text: str) -> DxbcContainer:
+    """A container from the listing alone: RDEF (creator string from ``// Generated by``, the
+    target; buffers and bindings are not rebuilt), the signatures of the comment header (ISGN,
+    OSGN, PCSG; OSG5 for SM5 geometry shaders, ISG1/OSG1/PSG1 when an element has a minimum
+    precision) and the code chunk (SHDR for SM4, SHEX for SM5). No STAT: fxc's counters are not
+    derived from the code here."""
+    from shaderkit.formats.dxbc.rdef import ResourceDefinition
+    from shaderkit.formats.dxbc.shader import ShaderProgram
+
+    programs = assemble_listing(text)
+    if len(programs) != 1:
+        where = programs[1].line if len(programs) > 1 else 1
+        raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
+    programs[0].check_resolved()
+    prog = programs[0].program
+    header = text.splitlines()[: programs[0].line - 1]
+    creator = ""
+    for line in header:
+        if line.strip().startswith("// Generated by "):
+            creator = line.strip()[len("// Generated by "):].strip()
+            break
+    sm5 = prog.major >= 5
+    chunks: list[Chunk] = []
+    if creator and creator != DISASSEMBLER:  # the disassembler's name: the container had no RDEF
+        chunks.append(ResourceDefinition(creator=creator, target=_rdef_target(prog)))
+    # fxc's chunk order: hull shaders write the patch constants last, domain shaders read them second
+    titles = _SIGNATURE_TITLES if prog.program_type != 4 else (_SIGNATURE_TITLES[0], _SIGNATURE_TITLES[2],
+                                                                 _SIGNATURE_TITLES[1])
+    minimum_precision = any(inst.opcode == 106 and inst.controls >> 5 & 1 for inst in prog.instructions)
+    for title, fourccs in titles:
+        rows = _signature_rows(header, title)
+        if rows is None:
+            continue
+        output = title != "Input signature" and not (title == "Patch Constant signature" and prog.program_type == 4)
+        elements = [_element(row, output) for row in rows]
+        fourcc = fourccs[0]
+        if minimum_precision or any(e.min_precision for e in elements):
+            fourcc = fourccs[2]
+        elif sm5 and prog.program_type == 2 and title == "Output signature":
+            fourcc = fourccs[1]
+        chunks.append(Signature(fourcc, elements))
+    chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", encode(prog))))
+    return DxbcContainer(chunks)
+
+
+_SIGNATURE_TITLES = (("Input signature", ("ISGN", "ISGN", "ISG1")),
+                     ("Output signature", ("OSGN", "OSG5", "OSG1")),
+                     ("Patch Constant signature", ("PCSG", "PCSG", "PSG1")))
+_SIGNATURE_ROW = re.compile(r"// (\S+) +(\d+)   ( N/A|[xyzw ]{4}) +(\S+) +(\S+) +(\S+)(?:   (.*))?$")
+_RDEF_PROGRAM_TYPES = {0: 0xFFFF, 1: 0xFFFE, 2: 0x4753, 3: 0x4853, 4: 0x4453, 5: 0x4353, 0xFFF0: 0x4C46}
+
+
+def _rdef_target(prog: Program) -> int:
+    return _RDEF_PROGRAM_TYPES.get(prog.program_type, 0xFFFF) << 16 | prog.major << 8 | prog.minor
+
+
+def _signature_rows(header: list[str], title: str) -> list[tuple[int, str]] | None:
+    """(line number, row) of the signature table under ``// title:``; None without the title.
+    Patch-constant rows are printed before the input/output ones (hull and domain shaders)."""
+    try:
+        start = next(n for n, line in enumerate(header) if line.strip() == f"// {title}:")
+    except StopIteration:
+        return None
+    rows: list[tuple[int, str]] = []
+    for n in range(start + 1, len(header)):
+        line = header[n].strip()
+        if line.startswith("// ----"):
+            continue
+        if line.startswith("// Name ") or line == "//" and not rows:
+            continue
+        if not line.startswith("// ") or line.startswith("// no ") or line == "//":
+            break
+        rows.append((n + 1, header[n].strip()))
+    return rows
+
+
+def _mask(text: str) -> int:
+    return sum(1 << i for i, ch in enumerate(text.ljust(4)[:4]) if ch == "xyzw"[i])
+
+
+def _element(row: tuple[int, str], output: bool) -> SignatureElement:
+    line, text = row
+    m = _SIGNATURE_ROW.match(text)
+    if m is None:
+        raise AssemblyError(f"unreadable signature row {text!r}", line, 1)
+    name, index, mask_text, register, sv_name, fmt, used = m.groups()
+    used = used or ""
+    sv = _SV_VALUES.get(sv_name)
+    if sv is None:
+        raise AssemblyError(f"unknown system value {sv_name!r}", line, m.start(5) + 1)
+    if _PS_OUTPUTS.get(name.upper()) == sv_name:
+        sv = 0  # pixel shader outputs keep 0; fxc names them from the semantic
+    component, precision = _FORMATS.get(fmt, (None, 0))
+    if component is None:
+        raise AssemblyError(f"unknown format {fmt!r}", line, m.start(6) + 1)
+    element = SignatureElement(name, int(index), sv, component, 0, 0, 0, 0, 0, precision)
+    if mask_text == " N/A":
+        element.register = 0xFFFFFFFF
+        element.mask = 1
+        yes = used.strip() == "YES"
+        # outputs: fxc sets the components never written, the mask's complement included
+        element.read_write_mask = (0xF & ~element.mask if yes else element.mask) if output else int(yes)
+        return element
+    if not register.isdigit():
+        raise AssemblyError(f"expected a register number, found {register!r}", line, m.start(4) + 1)
+    element.register = int(register)
+    element.mask = _mask(mask_text)
+    used_mask = _mask(used)
+    element.read_write_mask = 0xF & ~used_mask if output else used_mask
+    return element
+
+
+_SV_VALUES = {name: value for value, name in reversed(list(SV_NAMES.items()))}
+_PS_OUTPUTS = {"SV_TARGET": "TARGET", "SV_DEPTH": "DEPTH", "SV_COVERAGE": "COVERAGE",
+               "SV_DEPTHGREATEREQUAL": "DEPTHGE", "SV_DEPTHLESSEQUAL": "DEPTHLE", "SV_STENCILREF": "STENCILREF"}
+_FORMATS: dict[str, tuple[int | None, int]] = {"unknown": (0, 0), "uint": (1, 0), "int": (2, 0), "float": (3, 0),
+                                               "min16f": (3, 1), "min2_8f": (3, 2), "min16i": (2, 4),
+                                               "min16u": (1, 5), "any16": (0, 0xF0), "any10": (0, 0xF1)}
+
+
+def exact_text_problems(container: DxbcContainer, text: str) -> list[str]:
+    """Programs of ``container`` that exact listing ``text`` does not rebuild word for word (the
+    promise of ``disasm --exact``, checked; empty when kept)."""
+    originals: list[list[int]] = []
+    pending = [container]
+    while pending:
+        current = pending.pop(0)
+        if current.shader is not None and not current.functions:
+            originals.append(list(current.shader.tokens))
+        pending.extend(current.functions)
+        if current.effect is not None:
+            pending.extend(s.container for s in current.effect.shaders)
+    rebuilt = [encode(a.program) for a in assemble_listing(text)]
+    problems = [f"program at line {a.line} does not rebuild the original's words"
+                for a, words in zip(assemble_listing(text), rebuilt) if words not in originals]
+    if len(rebuilt) != len(originals) and container.effect is None:
+        problems.append(f"the text holds {len(rebuilt)} programs, the container {len(originals)}")
+    return problems

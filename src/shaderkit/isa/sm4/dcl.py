@@ -1,0 +1,306 @@
+"""Declarations printed and read through :data:`~.opcodes.DCL_TEMPLATES` (one layout per opcode).
+
+Each template is compiled once at import time into a list of pieces; :func:`format_declaration`
+walks the pieces to print, and :data:`PATTERNS` (a regular expression per template, one group
+per field) lets the assembler read the same text back with :func:`fields_to_instruction`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from shaderkit.isa.sm4.model import Instruction, Operand
+from shaderkit.isa.sm4.opcodes import (
+    DCL_ENUMS,
+    DCL_TEMPLATES,
+    GLOBAL_FLAGS,
+    INTERPOLATION_MODES,
+    RETURN_TYPES,
+)
+
+
+class Piece(NamedTuple):
+    kind: str  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
+    #            "interp", "flags", "bodies", "tables"
+    text: str = ""  # literal text
+    at: int = 0  # raw word index, or control bit shift
+    width: int = 0  # control field width
+    names: dict[int, str] | None = None  # enumeration
+    legacy_omits: bool = False  # {interp:legacy}
+
+
+_FIELD = re.compile(r"\{\{|\}\}|\{([a-z]+)(?::([0-9]+|legacy))?(?::([0-9]+))?(?::([A-Z_]+))?\}")
+
+
+def _compile(template: str) -> list[Piece]:
+    pieces: list[Piece] = []
+    pos = 0
+    for m in _FIELD.finditer(template):
+        if m.start() > pos:
+            pieces.append(Piece("lit", template[pos : m.start()]))
+        pos = m.end()
+        if m.group(0) in ("{{", "}}"):
+            pieces.append(Piece("lit", m.group(0)[0]))
+            continue
+        kind, a, b, enum = m.groups()
+        names = DCL_ENUMS[enum] if enum else None
+        if kind == "c":
+            pieces.append(Piece("c", at=int(a), width=int(b), names=names))
+        elif kind in ("r", "rt", "f", "hi"):
+            pieces.append(Piece(kind, at=int(a or 0), names=names))
+        elif kind == "interp":
+            pieces.append(Piece("interp", legacy_omits=a == "legacy"))
+        else:
+            pieces.append(Piece(kind))
+    if pos < len(template):
+        pieces.append(Piece("lit", template[pos:]))
+    # merge adjacent literals
+    merged: list[Piece] = []
+    for piece in pieces:
+        if piece.kind == "lit" and merged and merged[-1].kind == "lit":
+            merged[-1] = Piece("lit", merged[-1].text + piece.text)
+        else:
+            merged.append(piece)
+    return merged
+
+
+#: opcode -> compiled template
+LAYOUTS: dict[int, list[Piece]] = {op: _compile(text) for op, text in DCL_TEMPLATES.items()}
+#: opcodes whose last raw word is the SM5.1 register space
+SPACED = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind == "space" for p in pieces))
+_MULTISAMPLED = (4, 9)
+_UAV_FLAGS = ((5, "_glc"), (6, "_rov"), (12, "_opc"))  # control bit, suffix
+
+
+def _name(names: dict[int, str] | None, value: int) -> str:
+    if names is None:
+        return str(value)
+    text = names.get(value)
+    return str(value) if text is None else text
+
+
+def _return_type(value: int) -> str:
+    return RETURN_TYPES[value] if value < len(RETURN_TYPES) else str(value)
+
+
+def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str], float_text: Callable[[int], str],
+                       sm51: bool, legacy: bool) -> str:
+    """The declaration's text from its template (``operand_text`` prints the declared operand)."""
+    c = inst.controls
+    raw = inst.raw
+    out: list[str] = []
+    for piece in LAYOUTS[inst.opcode]:
+        kind = piece.kind
+        if kind == "lit":
+            out.append(piece.text)
+        elif kind == "op":
+            out.append(operand_text(inst.operands[0]) if inst.operands else "")
+        elif kind == "c":
+            out.append(_name(piece.names, (c >> piece.at) & ((1 << piece.width) - 1)))
+        elif kind == "r":
+            out.append(_name(piece.names, raw[piece.at] if piece.at < len(raw) else 0))
+        elif kind == "rt":
+            word = raw[piece.at] if piece.at < len(raw) else 0
+            out.append(",".join(_return_type(word >> (4 * i) & 0xF) for i in range(4)))
+        elif kind == "f":
+            out.append(float_text(raw[piece.at] if piece.at < len(raw) else 0))
+        elif kind == "hi":
+            out.append(str((raw[piece.at] if piece.at < len(raw) else 0) >> 16))
+        elif kind == "space":
+            if sm51 and raw:
+                out.append(f", space={raw[-1]}")
+        elif kind == "cbsize":
+            if sm51 and len(raw) > 1:
+                out.append(f"[{raw[0]}]")
+        elif kind == "samples":
+            if c & 0x1F in _MULTISAMPLED:
+                out.append(f"({(c >> 5) & 0x7F})")
+        elif kind == "uav":
+            out.extend(suffix for bit, suffix in _UAV_FLAGS if c >> bit & 1)
+        elif kind == "interp":
+            mode = c & 0xF
+            text = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
+            if text and not (legacy and piece.legacy_omits):
+                out.append(text + " ")
+        elif kind == "flags":
+            out.append(" | ".join(label for bit, label in GLOBAL_FLAGS if (c << 11) & bit))
+        elif kind == "bodies":
+            out.append(", ".join(f"fb{b}" for b in raw[2:]))
+        elif kind == "tables":
+            shape = raw[2] if len(raw) > 2 else 0
+            out.append(", ".join(f"ft{t}" for t in raw[3 : 3 + (shape & 0xFFFF)]))
+    return "".join(out)
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+def _alternatives(names: dict[int, str]) -> str:
+    texts = sorted((t for t in names.values() if t), key=len, reverse=True)
+    return "|".join(re.escape(t) for t in texts)
+
+
+_NUMBER = r"\d+"
+
+
+def _pattern(pieces: list[Piece], sm51: bool) -> re.Pattern[str]:
+    parts: list[str] = []
+    for i, piece in enumerate(pieces):
+        kind = piece.kind
+        group = f"g{i}"
+        if kind in ("space", "cbsize") and not sm51:
+            parts.append(f"(?P<{group}>)")
+        elif kind == "lit":
+            text = piece.text.rstrip() if i == len(pieces) - 1 else piece.text
+            parts.append(re.escape(text).replace(r"\ ", " +"))
+        elif kind == "op":
+            parts.append(f"(?P<{group}>[^,]+?)")
+        elif kind in ("c", "r"):
+            alts = _alternatives(piece.names) if piece.names else ""
+            if piece.names is not None and "" in piece.names.values():
+                parts.append(f"(?P<{group}>{alts}|{_NUMBER}|)")
+            else:
+                parts.append(f"(?P<{group}>{alts + '|' if alts else ''}{_NUMBER})")
+        elif kind == "rt":
+            parts.append(f"(?P<{group}>[^()]*)")
+        elif kind == "f":
+            parts.append(f"(?P<{group}>[^()]+)")
+        elif kind == "hi":
+            parts.append(f"(?P<{group}>{_NUMBER})")
+        elif kind == "space":
+            parts.append(f"(?:, *space=(?P<{group}>{_NUMBER}))?")
+        elif kind == "cbsize":
+            parts.append(rf"(?:\[(?P<{group}>{_NUMBER})\])?")
+        elif kind == "samples":
+            parts.append(rf"(?:\((?P<{group}>{_NUMBER})\))?")
+        elif kind == "uav":
+            parts.append(f"(?P<{group}>(?:_glc)?(?:_rov)?(?:_opc)?)")
+        elif kind == "interp":
+            alts = _alternatives(dict(enumerate(INTERPOLATION_MODES)))
+            parts.append(f"(?:(?P<{group}>{alts}) +)?")
+        elif kind == "flags":
+            parts.append(f"(?P<{group}>[A-Za-z0-9_ |]*?)")
+        elif kind in ("bodies", "tables"):
+            parts.append(f"(?P<{group}>[^{{}}]*?)")
+    return re.compile("".join(parts) + " *")
+
+
+#: (opcode, sm51) -> pattern reading its declaration text
+PATTERNS: dict[tuple[int, bool], re.Pattern[str]] = {
+    (op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items() for sm51 in (False, True)}
+#: declaration opcodes by the literal text their template starts with, longest first
+BY_PREFIX: list[tuple[str, int]] = sorted(((pieces[0].text.rstrip(), op) for op, pieces in LAYOUTS.items()),
+                                          key=lambda item: -len(item[0]))
+
+
+class FieldError(ValueError):
+    """A field that does not fit; ``group`` names the regex group (for its column)."""
+
+    def __init__(self, message: str, group: str) -> None:
+        super().__init__(message)
+        self.group = group
+
+
+def _value(piece: Piece, text: str, group: str) -> int:
+    if piece.names is not None:
+        for value, name in piece.names.items():
+            if name == text:
+                return value
+    if text.isdigit():
+        return int(text)
+    raise FieldError(f"unknown value {text!r}", group)
+
+
+def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
+                          read_operand: Callable[[str, int], Operand],
+                          read_float: Callable[[str, int], int]) -> Instruction:
+    """The declaration instruction of a :data:`PATTERNS` match. ``read_operand(text, start)``
+    and ``read_float(text, start)`` read the operand and float fields (start: column in the
+    matched text)."""
+    controls = 0
+    raw: dict[int, int] = {}
+    operands: list[Operand] = []
+    space: int | None = None
+    for i, piece in enumerate(LAYOUTS[opcode]):
+        group = f"g{i}"
+        kind = piece.kind
+        if kind == "lit":
+            continue
+        text = m.group(group)
+        if kind == "op":
+            operands.append(read_operand(text, m.start(group)))
+        elif kind == "c":
+            value = _value(piece, text, group)
+            if value >> piece.width:
+                raise FieldError(f"{value} does not fit {piece.width} bits", group)
+            controls |= value << piece.at
+        elif kind == "r":
+            value = _value(piece, text, group)
+            if value >> 32:
+                raise FieldError(f"{value} does not fit 32 bits", group)
+            raw[piece.at] = raw.get(piece.at, 0) | value
+        elif kind == "rt":
+            types = text.split(",")
+            if len(types) != 4:
+                raise FieldError("expected four return types", group)
+            word = 0
+            for n, name in enumerate(types):
+                name = name.strip()
+                if name in RETURN_TYPES[1:]:
+                    word |= RETURN_TYPES.index(name) << (4 * n)
+                elif name.isdigit() and int(name) < 16:
+                    word |= int(name) << (4 * n)
+                else:
+                    raise FieldError(f"unknown return type {name!r}", group)
+            raw[piece.at] = word
+        elif kind == "f":
+            raw[piece.at] = read_float(text, m.start(group))
+        elif kind == "hi":
+            value = int(text)
+            if value >> 16:
+                raise FieldError(f"{value} does not fit 16 bits", group)
+            raw[piece.at] = raw.get(piece.at, 0) | value << 16
+        elif kind == "space":
+            if text:
+                space = int(text)
+        elif kind == "cbsize":
+            if text:
+                raw[0] = int(text)
+        elif kind == "samples":
+            if text is not None:
+                if int(text) > 0x7F:
+                    raise FieldError("sample count does not fit 7 bits", group)
+                controls |= int(text) << 5
+        elif kind == "uav":
+            controls |= sum(1 << bit for bit, suffix in _UAV_FLAGS if suffix in text)
+        elif kind == "interp":
+            if text:
+                controls |= INTERPOLATION_MODES.index(text)
+        elif kind == "flags":
+            for label in filter(None, (t.strip() for t in text.split("|"))):
+                bits = [bit for bit, name in GLOBAL_FLAGS if name == label]
+                if not bits:
+                    raise FieldError(f"unknown global flag {label!r}", group)
+                controls |= bits[0] >> 11
+        elif kind == "bodies":
+            bodies = _numbered(text, "fb", group)
+            raw[1] = len(bodies)
+            raw.update({2 + n: b for n, b in enumerate(bodies)})
+        elif kind == "tables":
+            tables = _numbered(text, "ft", group)
+            raw[2] = raw.get(2, 0) | len(tables)
+            raw.update({3 + n: t for n, t in enumerate(tables)})
+    words = [raw.get(n, 0) for n in range(max(raw) + 1)] if raw else []
+    if sm51 and opcode in SPACED:
+        words.append(space or 0)
+    return Instruction(opcode, controls, [], operands, words)
+
+
+def _numbered(text: str, prefix: str, group: str) -> list[int]:
+    out = []
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        if not item.startswith(prefix) or not item[len(prefix):].isdigit():
+            raise FieldError(f"expected {prefix}<number>, found {item!r}", group)
+        out.append(int(item[len(prefix):]))
+    return out

@@ -1,0 +1,527 @@
+"""The SM4/5 assembler: corpus round trips (with a base container, and from exact text alone),
+edits that touch only what was edited, and errors with line and column."""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_sm4_corpus import programs
+
+from conftest import corpus_files
+from shaderkit.errors import AssemblyError
+from shaderkit.formats.dxbc.assemble import assemble_with_base
+from shaderkit.formats.dxbc.checksum import dxbc_checksum
+from shaderkit.formats.dxbc.container import DxbcContainer
+from shaderkit.formats.dxbc.disasm import listing
+from shaderkit.isa.sm4 import assemble
+from shaderkit.isa.sm4.assembler import assemble_listing, keep_base_bits
+from shaderkit.isa.sm4.decode import decode_bytes
+from shaderkit.isa.sm4.encode import encode
+from shaderkit.isa.sm4.model import Index, Instruction
+from shaderkit.isa.sm4.opcodes import OPCODES
+from shaderkit.isa.sm4.text import format_program
+
+
+def _corpus() -> list[Path]:
+    files = corpus_files("dxbc", "*.dxbc")
+    if not files:
+        pytest.skip("corpus dxbc/*.dxbc not found (set SHADERKIT_CORPUS)")
+    return files
+
+
+def _words(payload: bytes) -> list[int]:
+    return list(struct.unpack(f"<{len(payload) // 4}I", payload))
+
+
+def test_base_round_trip_is_byte_identical() -> None:
+    """asm(disasm(C), base=C) == C for every corpus container (libraries and effects too)."""
+    files = _corpus()
+    misses = []
+    for path in files:
+        data = path.read_bytes()
+        text = listing(DxbcContainer.from_bytes(data))
+        rebuilt = assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes()
+        if rebuilt != data:
+            misses.append(path.name)
+    assert not misses, f"{len(files) - len(misses)}/{len(files)} identical; misses: {misses[:10]}"
+
+
+def test_exact_text_alone_gives_identical_code() -> None:
+    """asm(disasm --exact(C)) has the code tokens of C, for every program of every container."""
+    files = _corpus()
+    misses = []
+    total = 0
+    for path in files:
+        data = path.read_bytes()
+        originals = Counter(tuple(_words(p)) for p in programs(data))
+        text = listing(DxbcContainer.from_bytes(data), exact=True)
+        rebuilt = Counter(tuple(encode(a.program)) for a in assemble_listing(text))
+        total += sum(originals.values())
+        if set(rebuilt) != set(originals):
+            misses.append(path.name)
+    assert total >= 400
+    assert not misses, f"misses: {misses[:10]}"
+
+
+#: programs whose fxc-identical text reads back and prints the same text again (the others
+#: hold integers that print as floats in typeless mov/ICB data, or padding words fxc omits)
+MIN_SAME_TEXT = 422
+
+
+def _shape(inst: Instruction) -> tuple[object, ...]:
+    """An instruction without its immediate values and unprinted padding."""
+    ops = tuple((o.type, o.num_components, o.selection_mode, o.component_bits, len(o.values), o.extended,
+                 tuple((i.rep, i.value) for i in o.indices)) for o in inst.operands)
+    info = OPCODES.get(inst.opcode)
+    keep_raw = info is not None and info.dcl and inst.opcode != 152
+    return inst.opcode, inst.controls, tuple(inst.extended), ops, tuple(inst.raw) if keep_raw else len(inst.raw) > 0
+
+
+def test_default_text_reads_back() -> None:
+    """fxc-identical text -> program: every instruction has the original's shape (only
+    immediate values and unprinted padding may differ) and prints the same text again."""
+    files = _corpus()
+    same = total = 0
+    shape_misses = []
+    for path in files:
+        for payload in programs(path.read_bytes()):
+            prog = decode_bytes(payload)
+            text = format_program(prog)
+            again = assemble(text)
+            total += 1
+            same += format_program(again) == text
+            originals = prog.instructions
+            if len(again.instructions) != len(originals) or any(
+                    _shape(a) != _shape(b) for a, b in zip(again.instructions, originals)
+                    if a.opcode != 53 and not b.raw or OPCODES[b.opcode].dcl):
+                shape_misses.append(path.name)
+    assert not shape_misses, shape_misses[:10]
+    assert same >= MIN_SAME_TEXT, f"{same}/{total}"
+
+
+# -- edits -------------------------------------------------------------------------------------
+
+def _first(pattern: str) -> Path:
+    files = corpus_files("dxbc", pattern)
+    if not files:
+        pytest.skip(f"corpus {pattern} not found")
+    return files[0]
+
+
+def test_edit_changes_only_that_instruction_and_keeps_literal_bits() -> None:
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    old_line = "mul o0.xy, r0.xyxx, l(0.333333, 0.333333, 0.000000, 0.000000)"
+    assert old_line in text
+    edited = text.replace(old_line, "mul o0.xy, r0.yxxx, l(0.333333, 0.333333, 0.000000, 0.000000)")
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    assert len(out) == len(data)
+    changed = [i for i in range(len(data)) if out[i] != data[i]]
+    # checksum bytes 4..19 and one swizzle byte of the edited instruction, nothing else
+    code = [i for i in changed if i >= 20]
+    assert len(code) == 1
+    assert out[4:20] == dxbc_checksum(out)
+    # the literal kept its original bits (0.333333 typed anew would be 0x3eaaaa9f)
+    assert struct.pack("<I", 0x3EAAAAAB) * 2 in out
+    assert struct.pack("<I", 0x3EAAAA9F) not in out
+
+
+def test_edit_that_adds_an_instruction_updates_stat() -> None:
+    path = _first("angle__buffertotexture11_gs__g_GS_BufferToTexture.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    edited = text.replace("emit \n", "mov o1.y, v[0][1].y\nemit \n")
+    container = assemble_with_base(edited, DxbcContainer.from_bytes(data))
+    before = DxbcContainer.from_bytes(data).statistics
+    after = container.statistics
+    assert before is not None and after is not None
+    assert after.instruction_count == before.instruction_count + 1
+    assert after.mov_instruction_count == before.mov_instruction_count + 1
+    out = container.to_bytes()
+    assert out[4:20] == dxbc_checksum(out)
+    reread = DxbcContainer.from_bytes(out)
+    assert "mov o1.y, v[0][1].y\nemit" in listing(reread)
+
+
+def test_float_text_forms() -> None:
+    prog = assemble("ps_4_0\nmov o0.xyzw, l(0x3eaaaaab, 0.33333334, 1.#INF00, -0.000000)\nret \n")
+    assert prog.instructions[0].operands[1].values == [0x3EAAAAAB, 0x3EAAAAAB, 0x7F800000, 0x80000000]
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+_PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
+
+
+@pytest.mark.parametrize(("line", "column", "message"), [
+    ("frobnicate r0.x, r1.x", 1, "unknown opcode"),
+    ("add r0.x, r1.x", 15, "takes 3 operands"),
+    ("add r0.x, r1.x, r1.y, r1.z", 23, "takes 3 operands"),
+    ("mov l(1.000000), r1.x", 5, "cannot be written"),
+    ("mov v0.x, r1.x", 5, "cannot be written"),
+    ("mov r0.yx, r1.xyzw", 8, "xyzw order"),
+    ("mov r0.xy, r1.xy", 15, "four-letter swizzle or one component"),
+    ("mov r0.xy, r1.xyzwx", 15, "bad component"),
+    ("mov r7.x, r1.x", 5, "out of range"),
+    ("mov r0.x, q1.x", 11, "unknown register"),
+    ("add r0.x, r1.x, l(1)", 19, "integer 1 where the opcode reads floats"),
+    ("iadd r0.x, r1.x, l(1.500000)", 20, "float 1.500000 where the opcode reads integers"),
+    ("mov r0.x, l(1.0, 2.0)", 11, "holds 1 or 4 values"),
+    ("sample_indexable(texture9d)(float,float,float,float) r0.xyzw, r1.xyxx, t0.xyzw, s0", 18,
+     "unknown resource dimension"),
+    ("dcl_resource_texture2d (float,float,banana,float) t0", 25, "unknown return type"),
+    ("dcl_input_siv v0.x, positionn", 15, "do not match its layout"),
+    ("dcl_frobnicate v0", 1, "unknown declaration"),
+    ("mov r0.x, r1[2].x", 11, "r registers take 1 index, found 2"),
+    ("sample_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.xyxx, s0, t0.xyzw", 72,
+     "operand 3 of sample must be a t register"),
+    ("add r0.x, t0.x, r1.x", 11, "operand 2 of add cannot be a t register"),
+    ("store_raw r0.x, l(0), r1.x", 11, "operand 1 of store_raw must be a g or u register"),
+    ("fcall fp0]3]", 7, "fcall needs"),
+])
+def test_errors_have_line_and_column(line: str, column: int, message: str) -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble(_PROGRAM.format(line=line))
+    err = info.value
+    assert message in err.message
+    assert (err.line, err.column) == (3, column), err
+
+
+def test_error_columns_follow_indentation_and_no_version_is_an_error() -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble("ps_4_0\n  if_nz r0.x\n    add r0.x, r0.x\n  endif \n")
+    assert (info.value.line, info.value.column) == (3, 19)
+    with pytest.raises(AssemblyError) as info:
+        assemble("mov r0.x, r1.x\n")
+    assert info.value.line == 1
+
+
+# -- command line -------------------------------------------------------------------------------
+
+def test_cli_asm_with_base_and_exact_disasm(tmp_path: Path) -> None:
+    from shaderkit.cli import cli
+
+    path = _first("dxdecompiler__Internal_Misc_LibraryTest2_5_0.dxbc")
+    runner = CliRunner()
+    text_file = tmp_path / "lib.asm"
+    result = runner.invoke(cli, ["disasm", str(path), "-o", str(text_file)])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "lib.dxbc"
+    result = runner.invoke(cli, ["asm", str(text_file), "--base", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == path.read_bytes()
+
+    single = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    exact_file = tmp_path / "blur.asm"
+    result = runner.invoke(cli, ["disasm", "--exact", str(single), "-o", str(exact_file)])
+    assert result.exit_code == 0, result.output
+    assert "0.33333334" in exact_file.read_text()
+    assert "warning" not in result.output
+    out = tmp_path / "blur.dxbc"
+    result = runner.invoke(cli, ["asm", str(exact_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    original = next(programs(single.read_bytes()))
+    assert next(programs(out.read_bytes())) == original
+
+
+def test_cli_asm_error_is_one_line_exit_2(tmp_path: Path) -> None:
+    from shaderkit.cli import main
+
+    bad = tmp_path / "bad.asm"
+    bad.write_text("ps_5_0\nmov r0.x, r1.xy\n")
+    with pytest.raises(SystemExit) as info:
+        main(["asm", str(bad), "-o", str(tmp_path / "out.dxbc")])
+    assert info.value.code == 2
+
+
+# -- a container from the text alone --------------------------------------------------------------
+
+_SIGNATURES = ("ISGN", "OSGN", "PCSG", "OSG5", "ISG1", "OSG1", "PSG1")
+
+
+def test_container_from_fxc_listing_alone() -> None:
+    """fxc's own listings (every 3rd, to stay fast): signature chunks byte-identical to the
+    original's, the creator string kept, code equal but for immediate values (fxc printed six
+    decimals) and padding words fxc does not print."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+
+    files = _corpus()[::3]
+    checked = 0
+    for path in files:
+        original = DxbcContainer.from_bytes(path.read_bytes())
+        if original.functions or original.effect is not None or original.shader is None:
+            continue
+        text = path.with_name(path.name[: -len(".dxbc")] + ".fxc.asm").read_text("latin-1")
+        built = DxbcContainer.from_bytes(assemble_container(text).to_bytes())
+        for chunk in original.chunks:
+            if chunk.fourcc in _SIGNATURES:
+                mine = built.chunk(chunk.fourcc)
+                assert mine is not None and mine.build() == chunk.build(), (path.name, chunk.fourcc)
+                checked += 1
+        creator = original.rdef.creator if original.rdef is not None else None
+        assert (built.rdef.creator if built.rdef is not None else None) == creator, path.name
+        assert built.shader is not None
+        if creator is not None and " 9." in creator:
+            continue  # fxc 9.x text omits dcl_input_ps_sgv's interpolation mode
+        ours = decode_bytes(built.shader.build()).instructions
+        theirs = decode_bytes(original.shader.build()).instructions
+        assert len(ours) == len(theirs), path.name
+        assert all(_shape(a) == _shape(b) for a, b in zip(ours, theirs) if a.opcode != 53 and not b.raw
+                   or OPCODES[b.opcode].dcl), path.name
+    assert checked >= 200
+
+
+def test_vkd3d_gives_the_recorded_spirv_for_containers_from_exact_text() -> None:
+    """vkd3d-compiler 1.2 (an independent reader) turns a container built from exact text alone
+    (signatures from the comment header, code from the program text) into the SPIR-V recorded
+    for the original (a sample of 24 containers)."""
+    import csv
+    import hashlib
+    import shutil
+    import subprocess
+
+    from shaderkit.formats.dxbc.assemble import assemble_container
+
+    vkd3d = shutil.which("vkd3d-compiler")
+    if vkd3d is None:
+        pytest.skip("vkd3d-compiler not installed")
+    files = _corpus()
+    table = files[0].parent / "VKD3D_1.2_SPIRV.tsv"
+    recorded = {row["file"]: row for row in csv.DictReader(table.open(), delimiter="\t")}
+    checked = 0
+    for path in files[::16]:
+        row = recorded.get(path.name)
+        original = DxbcContainer.from_bytes(path.read_bytes())
+        if row is None or row["vkd3d_compiler_1.2_result"] != "ok" or original.functions or original.shader is None:
+            continue
+        data = assemble_container(listing(original, exact=True)).to_bytes()
+        proc = subprocess.run([vkd3d, "-x", "dxbc-tpf", "-b", "spirv-binary", "-o", "-", "-"], input=data,
+                              capture_output=True, timeout=60, check=False)
+        assert proc.returncode == 0, (path.name, proc.stderr[-200:])
+        assert hashlib.sha256(proc.stdout).hexdigest() == row["spirv_sha256"], path.name
+        checked += 1
+    assert checked >= 15
+
+
+def test_customdata_blocks_fxc_prints_as_comments() -> None:
+    """A comment block (class 0) prints as a comment: exact text carries its words, fxc's text
+    does not (then only a base supplies them; alone it is an error, not a silent loss)."""
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
+
+    block = Instruction(53, 0, [], [], [0x11111111, 0x22222222])
+    prog = Program(0, 5, 0, [block, Instruction(62)])
+    exact = "\n".join(Formatter(prog, exact=True).lines())
+    assert encode(assemble(exact)) == encode(prog)
+    plain = "\n".join(Formatter(prog).lines())
+    assert "// customdata class 0, 2 words" in plain
+    with pytest.raises(AssemblyError) as info:
+        assemble(plain)
+    assert info.value.line == 2
+    base = Program(0, 5, 0, [Instruction(53, 0, [], [], [0x11111111, 0x22222222]), Instruction(62)])
+    texts = [" ".join(t.split()) for t in Formatter(base).lines()[1:]]
+    kept = keep_base_bits(assemble_listing(plain)[0], base, texts)
+    assert kept[0].raw == [0x11111111, 0x22222222]
+
+
+def test_table_covers_every_opcode_once() -> None:
+    """Every declaration has exactly one template; every other opcode one or more spellings
+    that read back to it; no spelling is shared by two opcodes."""
+    from shaderkit.isa.sm4.assembler import SPELLINGS
+    from shaderkit.isa.sm4.dcl import LAYOUTS, PATTERNS
+    from shaderkit.isa.sm4.opcodes import DCL_TEMPLATES
+
+    declarations = {v for v, info in OPCODES.items() if info.dcl}
+    assert set(DCL_TEMPLATES) == declarations == set(LAYOUTS)
+    assert {op for op, _ in PATTERNS} == declarations
+    spelled = {opcode for opcode, _ in SPELLINGS.values()}
+    others = {v for v, info in OPCODES.items()
+              if not info.dcl and v != 53 and not info.name.startswith("reserved")}
+    assert spelled == others
+    for spelling, (opcode, _controls) in SPELLINGS.items():
+        assert spelling.startswith(OPCODES[opcode].name)
+    prefixes = [text.split(" ")[0] for text in DCL_TEMPLATES.values()]
+    assert not set(prefixes) & set(SPELLINGS)
+
+
+def test_relative_index_forms() -> None:
+    """"+ 0" is a relative-only index (as fxc writes them), "+ n" immediate plus relative; exact
+    text spells an immediate 0 plus relative "+ 0x0" so that it survives."""
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
+
+    prog = assemble("vs_4_0\ndcl_temps 1\nmov r0.xyzw, cb0[r0.x + 0].xyzw\nmov r0.xyzw, cb0[r0.y + 3].xyzw\nret \n")
+    indices = [inst.operands[1].indices[1] for inst in prog.instructions[1:3]]
+    assert [(i.rep, i.value) for i in indices] == [(2, 0), (3, 3)]
+    rel = prog.instructions[1].operands[1].indices[1].rel
+    edited = Program(1, 4, 0, [prog.instructions[0], prog.instructions[1], Instruction(62)])
+    edited.instructions[1].operands[1].indices[1] = Index(3, 0, rel)
+    text = "\n".join(Formatter(edited, exact=True).lines())
+    assert "[r0.x + 0x0]" in text
+    assert encode(assemble(text)) == encode(edited)
+
+
+def test_exact_text_problems_are_reported() -> None:
+    from shaderkit.formats.dxbc.assemble import exact_text_problems
+
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    container = DxbcContainer.from_bytes(path.read_bytes())
+    text = listing(container, exact=True)
+    assert exact_text_problems(container, text) == []
+    assert exact_text_problems(container, text.replace("0.33333334", "0.3333333")) != []
+
+
+def test_precise_literal_in_an_edited_instruction_is_not_replaced_by_the_base() -> None:
+    path = _first("slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_2DQuadShaders_PS_BlurX.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    old_line = "mul o0.xy, r0.xyxx, l(0.333333, 0.333333, 0.000000, 0.000000)"
+    edited = text.replace(old_line, "mul o0.xy, r0.yxxx, l(0.3333333, 0.333333, 0.000000, 0.000000)")
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    typed = struct.unpack("<I", struct.pack("<f", 0.3333333))[0]
+    assert struct.pack("<2I", typed, 0x3EAAAAAB) in out
+
+
+def test_cli_asm_default_output_name_and_forced_syntax(tmp_path: Path) -> None:
+    from shaderkit.cli import cli
+
+    source = tmp_path / "tiny.asm"
+    source.write_text("ps_4_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1.000000, 0.500000, 0.250000, 1.000000)\nret \n")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["asm", str(source)])
+    assert result.exit_code == 0, result.output
+    built = DxbcContainer.from_bytes((tmp_path / "tiny.dxbc").read_bytes())
+    assert built.shader is not None and built.shader.fourcc == "SHDR"
+    assert source.read_text().startswith("ps_4_0")  # the source is left alone
+    result = runner.invoke(cli, ["asm", "--syntax", "pica", str(source), "-o", str(tmp_path / "x.shbin")])
+    assert result.exit_code != 0
+
+
+def test_signature_edit_in_the_comment_header_is_applied_with_base() -> None:
+    path = _first("angle__buffertotexture11_vs__g_VS_BufferToTexture.dxbc")
+    data = path.read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    row = "// LAYER                    0    y          1     NONE    uint    y  "
+    assert row in text
+    edited = text.replace(row, row.replace("LAYER   ", "MYLAYER "))
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    reread = DxbcContainer.from_bytes(out)
+    assert reread.output_signature is not None
+    assert [e.semantic_name for e in reread.output_signature.elements][-1] == "MYLAYER"
+    assert out[4:20] == dxbc_checksum(out)
+
+
+def _synthetic(opcode: int) -> Instruction:
+    """An instruction of ``opcode`` with plausible operands (a written r1 mask, read r2 swizzles,
+    the register types the table asks for at resource positions)."""
+    from shaderkit.isa.sm4.model import Operand
+    from shaderkit.isa.sm4.opcodes import RESOURCE_OPERANDS
+
+    info = OPCODES[opcode]
+    places = RESOURCE_OPERANDS.get(opcode, {})
+    operands = []
+    for n in range(max(info.num_operands, 0)):
+        allowed = places.get(n)
+        if allowed is not None:
+            kind = min(allowed)
+            operands.append(Operand(kind, 0, 0, 0, [Index(0, 3)]) if kind != 14 else Operand(14))
+        elif n < info.dests:
+            operands.append(Operand(0, 2, 0, 0b0101, [Index(0, 1)]))
+        elif info.name in ("call", "callc") and n == info.num_operands - 1 or info.name == "label":
+            operands.append(Operand(10, 0, 0, 0, [Index(0, 2)]))
+        elif info.name == "case":
+            operands.append(Operand(4, 1, 0, 0, [], [], [7]))
+        elif info.name.endswith("_stream"):
+            operands.append(Operand(16, 0, 0, 0, [Index(0, 1)]))
+        else:
+            operands.append(Operand(0, 2, 1, 0b00011011, [Index(0, 2)]))
+    return Instruction(opcode, 0, [], operands)
+
+
+def test_every_instruction_opcode_prints_and_reads_back() -> None:
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
+
+    checked = 0
+    for opcode, info in OPCODES.items():
+        if info.dcl or opcode in (53, 120) or info.name.startswith("reserved"):
+            continue
+        inst = _synthetic(opcode)
+        prog = Program(0, 5, 0, [Instruction(104, 0, [], [], [4]), inst, Instruction(62)])
+        text = "\n".join(Formatter(prog, exact=True).lines())
+        assert encode(assemble(text)) == encode(prog), text
+        checked += 1
+    assert checked > 180
+
+
+_DCL_OPERAND_TYPES = {88: 7, 161: 7, 162: 7, 90: 6, 89: 8, 156: 30, 157: 30, 158: 30, 159: 31, 160: 31, 143: 16,
+                      101: 2, 102: 2, 103: 2, 91: 2}
+
+
+def _synthetic_declaration(opcode: int, sm51: bool) -> Instruction:
+    """A declaration whose every template field holds a non-default value."""
+    from shaderkit.isa.sm4.dcl import LAYOUTS
+    from shaderkit.isa.sm4.model import Operand
+
+    controls = 0
+    raw: dict[int, int] = {}
+    operands = []
+    for piece in LAYOUTS[opcode]:
+        if piece.kind == "c":
+            names = piece.names or {}
+            controls |= (2 if 2 in names or not names else 1) << piece.at
+        elif piece.kind in ("r", "hi"):
+            value = 1 if piece.names else 5
+            raw[piece.at] = raw.get(piece.at, 0) | (value << 16 if piece.kind == "hi" else value)
+        elif piece.kind == "rt":
+            raw[piece.at] = 0x5432
+        elif piece.kind == "f":
+            raw[piece.at] = 0x3EAAAAAB
+        elif piece.kind == "samples":
+            controls = (controls & ~0x1F) | 4 | 8 << 5  # texture2dms(8)
+        elif piece.kind == "uav":
+            controls |= 1 << 5 | 1 << 12
+        elif piece.kind == "interp":
+            controls |= 3
+        elif piece.kind == "flags":
+            controls |= 0b101
+        elif piece.kind == "bodies":
+            raw.update({1: 2, 2: 7, 3: 9})
+        elif piece.kind == "tables":
+            raw[2] = raw.get(2, 0) | 2
+            raw.update({3: 4, 4: 6})
+        elif piece.kind == "cbsize" and sm51:
+            raw[0] = 12
+        elif piece.kind == "op":
+            kind = _DCL_OPERAND_TYPES.get(opcode, 1)
+            if sm51 and kind in (6, 7, 8, 30):
+                indices = [Index(0, 2), Index(0, 1), Index(0, 0xFFFFFFFF if kind != 8 else 1)]
+                operands.append(Operand(kind, 2, 1, 0xE4, indices))
+            elif kind == 8:
+                operands.append(Operand(8, 2, 1, 0xE4, [Index(0, 0), Index(0, 4)]))
+            elif kind in (1, 2):
+                operands.append(Operand(kind, 2, 0, 0b0011, [Index(0, 1)]))
+            else:
+                operands.append(Operand(kind, 0, 0, 0, [Index(0, 3)]))
+    words = [raw.get(n, 0) for n in range(max(raw) + 1)] if raw else []
+    if sm51 and any(p.kind == "space" for p in LAYOUTS[opcode]):
+        words.append(3)
+    return Instruction(opcode, controls, [], operands, words)
+
+
+@pytest.mark.parametrize("sm51", [False, True])
+def test_every_declaration_prints_and_reads_back(sm51: bool) -> None:
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.opcodes import DCL_TEMPLATES
+    from shaderkit.isa.sm4.text import Formatter
+
+    for opcode in DCL_TEMPLATES:
+        inst = _synthetic_declaration(opcode, sm51)
+        prog = Program(0, 5, 1 if sm51 else 0, [inst, Instruction(62)])
+        text = "\n".join(Formatter(prog, exact=True).lines())
+        assert encode(assemble(text)) == encode(prog), text
