@@ -70,7 +70,7 @@ def bnsh_sample() -> bytes:
     def stage_code(sph_shader_type: int, sph_type: int) -> NvnShaderCode:
         # NVN header (magic + zeros), shader program header (type/version/shader type), then code
         sph = struct.pack("<5I", sph_type | 3 << 5 | sph_shader_type << 10, 0, 0, 0, 0) + bytes(0x3C)
-        data = struct.pack("<I", 0x12345678) + bytes(0x2C) + sph + bytes(0x40)
+        data = struct.pack("<I", 0x12345678) + bytes(0x2C) + sph + maxwell_code(sph_shader_type)
         control = struct.pack("<5I", 0x98761234, 1, 0x10, 0x120, 0xB) + bytes(0x7EC)
         return NvnShaderCode(control, data)
 
@@ -91,6 +91,47 @@ def bnsh_sample() -> bytes:
     return model.to_bytes()
 
 
+# Tiny programs written in shaderkit's own text syntaxes and assembled by its own assemblers.
+_MAXWELL_VERTEX = """\
+/*0008*/ [B------:R-:W0:Y:S01] ALD R0, a[0x80];
+/*0010*/ [B0-----:R-:W-:Y:S05] AST a[0x70], R0;
+/*0018*/ [B------:R-:W-:Y:S05] EXIT;
+/*0028*/ [B------:R-:W-:Y:S00] BRA 0x28;
+/*0030*/ [B------:R-:W-:Y:S00] NOP 0x0;
+/*0038*/ [B------:R-:W-:Y:S00] NOP 0x0;
+"""
+_MAXWELL_PIXEL = """\
+/*0008*/ [B------:R-:W-:Y:S01] MOV32I R0, 0x3f800000;
+/*0010*/ [B------:R-:W-:Y:S01] MOV R1, RZ;
+/*0018*/ [B------:R-:W-:Y:S05] EXIT;
+/*0028*/ [B------:R-:W-:Y:S00] BRA 0x28;
+/*0030*/ [B------:R-:W-:Y:S00] NOP 0x0;
+/*0038*/ [B------:R-:W-:Y:S00] NOP 0x0;
+"""
+
+
+def maxwell_code(sph_shader_type: int) -> bytes:
+    """64 bytes of Maxwell code: a vertex shader copying an attribute, or a pixel shader writing 1.0."""
+    from shaderkit.isa import maxwell
+
+    return maxwell.assemble(_MAXWELL_PIXEL if sph_shader_type == 5 else _MAXWELL_VERTEX)
+
+
+def latte_programs(variation: int) -> tuple[bytes, bytes]:
+    """Latte microcode of a vertex shader (position scaled by 1 + variation) and a pixel shader."""
+    from shaderkit.isa import latte
+
+    scale = struct.unpack(">I", struct.pack(">f", 1.0 + variation))[0]
+    vertex = (
+        "00 CALL_FS NO_BARRIER\n\n01 ALU: ADDR(32) CNT(2)\n"
+        f"  0   x: MUL             R1.x, R1.x, (0x{scale:08X}, {1.0 + variation:g})\n"
+        "      w: MOV             R1.w, (0x3F800000, 1)\n\n"
+        "02 EXP_DONE: POS0, R1.xyzw\n\n03 EXP_DONE: PARAM0, R2.xyzw\n\nEND_OF_PROGRAM\n"
+    )
+    pixel = "00 EXP_DONE: PIX0, R0.xyzw\n\nEND_OF_PROGRAM\n"
+    return latte.assemble(vertex), latte.assemble(pixel)
+
+
 def sharcfb_sample() -> bytes:
     """A big-endian Wii U SHARCFB: program 'basic' with macros FOG (0/1) x QUALITY (lo/hi)."""
     from shaderkit.formats.agl.sharcfb import (
@@ -105,10 +146,11 @@ def sharcfb_sample() -> bytes:
 
     binaries = []
     for variation in range(4):
-        vs = GX2VertexShader(program=bytes([0x10 + variation]) * 0x100, mode=1)
+        vertex, pixel = latte_programs(variation)
+        vs = GX2VertexShader(program=vertex, mode=1)
         vs.uniform_vars = [GX2UniformVar("cMVP", 29, 1, 0, -1)]
         vs.attrib_vars = [GX2AttribVar("aPosition", 10, 0, 0)]
-        ps = GX2PixelShader(program=bytes([0x20 + variation]) * 0x80, mode=1)
+        ps = GX2PixelShader(program=pixel, mode=1)
         ps.sampler_vars = [GX2SamplerVar("tex0", 1, 0)]
         binaries += [ShaderBinary(0, vs), ShaderBinary(1, ps)]
     used = bytes([1] * 4)

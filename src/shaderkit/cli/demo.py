@@ -17,9 +17,10 @@ def demo(output: str) -> None:
 
     import shaderkit
     from shaderkit.cli.common import write_output
+    from shaderkit.cli.disasm import _text as listing_text
     from shaderkit.cli.render import render
     from shaderkit.cli.verify import check_file
-    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.errors import ShaderFormatError, UnsupportedOperation
     from shaderkit.samples import SAMPLES
 
     console = Console()
@@ -34,8 +35,8 @@ def demo(output: str) -> None:
         counts[status] += 1
         console.print(f"[bold]verify:[/bold] {status}{': ' + reason if reason else ' (parsed, rebuilt byte-exact)'}")
         try:
-            text = model.disassemble()
-        except UnsupportedOperation as exc:
+            text = listing_text(model)
+        except (UnsupportedOperation, ShaderFormatError) as exc:
             console.print(f"[bold]disasm:[/bold] {exc}")
         else:
             console.print("[bold]disasm:[/bold]")
