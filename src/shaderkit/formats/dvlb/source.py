@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from shaderkit.formats.dvlb.dvlb import CONSTANT_BOOL, CONSTANT_FVEC, CONSTANT_IVEC, Dvlb, Dvle
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.float24 import f24_to_f32
-from shaderkit.isa.pica.opcodes import (
+from shaderkit.isa.pica.table import (
     CMP_OPS,
     CONDOP_AND,
     CONDOP_OR,
@@ -79,11 +79,10 @@ def _valid_ident(name: str) -> bool:
 
 
 def _float_text(word: int) -> str:
-    """Shortest text that parses back to this float24 (every float24 is exact as a float)."""
-    if word == 0x800000:
-        # picasso writes a literal -0.0 as +0; a negative value below the float24 range
-        # flushes to the signed zero
-        return "-1e-30"
+    """Shortest text that parses back to this float24 (every float24 is exact as a float).
+
+    picasso >= v2.7 keeps the sign of zero, so 0x800000 is written ``-0.0``.
+    """
     return repr(f24_to_f32(word))
 
 
@@ -383,7 +382,7 @@ class _Code:
             return f"setemit {ops['vertex_id']}" + (f", {flags}" if flags else "")
         if fmt == "3l":
             return f"for {names.flag(0x80 + ops['int_id'])}"
-        num = word & 0x3FF
+        num = ops["num"]
         if fmt == "2":
             cond = _cond_text(inst)
             if cond is None:
@@ -460,7 +459,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
         limit = stack[-1][0] if stack else stop
         block: list[int] | None = None
         if inst.mnemonic in ("ifu", "ifc"):
-            dst, num = inst.get("dst"), printer.code[pos] & 0x3FF
+            dst, num = inst.get("dst"), inst.get("num")
             if pos < dst <= dst + num <= limit:
                 block = [dst + num, dst if num else -1]
                 if dst == pos + 1 or (num and num < 1):
@@ -575,9 +574,9 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
     printer.hints = hints
-    for word, inst in zip(code, printer.insts):
+    for inst in printer.insts:
         if inst.mnemonic in _FLOW_CALLS:
-            start, num = inst.get("dst"), word & 0x3FF
+            start, num = inst.get("dst"), inst.get("num")
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)
             if start + num <= len(code):

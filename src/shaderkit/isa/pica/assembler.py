@@ -15,27 +15,38 @@ from dataclasses import dataclass, field
 
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.pica.float24 import f32_to_f24
-from shaderkit.isa.pica.opcodes import (
+from shaderkit.isa.pica.table import (
     BY_MNEMONIC,
+    BY_OPCODE6,
     CMP_OPS,
+    CONDOP_AND,
+    CONDOP_OR,
+    CONDOP_X,
+    CONDOP_Y,
     CONST_BOOL,
     CONST_FVEC,
     CONST_IVEC,
     DEFAULT_OPSRC,
+    DEST_END,
+    ENCODERS,
     GSH_MODE_BY_NAME,
     IDX_BY_NAME,
     INVERTED_FORM,
-    MASK_12,
-    MASK_D1,
-    MASK_D12,
-    MASK_D123,
     MAX_MAD_OPDESC,
     MAX_OPDESC,
+    MNEMONIC_ALIASES,
+    MOVA_TARGETS,
+    NARROW_SOURCE_END,
     OUTPUT_SEMANTIC_BY_NAME,
-    REG_BASE,
-    REG_LIMIT,
+    SEMANTIC_DUMMY,
+    SETEMIT_FLAGS,
+    SPACE_OF_KIND,
+    SPACES,
     SWIZZLE_ALIASES,
+    dont_care_bits,
+    field_spec,
     make_opdesc,
+    replace_fields,
     swizzle_comp,
 )
 
@@ -54,9 +65,14 @@ HEADER_FIELDS = {
     "gs_fixed_vertex_start": 0xFF, "gs_variable_vertex_num": 0xFF, "gs_fixed_vertex_num": 0xFF,
 }
 
-# 6-bit opcode values used by the encoder below (see opcodes.OPCODES)
-OP = {row.mnemonic: row.opcode for row in BY_MNEMONIC.values()}
-_FLOW_PAD = frozenset({OP["jmpc"], OP["jmpu"], OP["call"], OP["callc"], OP["callu"]})
+#: a block may not end right after these (picasso pads with a NOP)
+_FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
+#: the largest NUM (procedure size, else length): the GPU reads 8 bits (see table.py)
+MAX_NUM = (1 << 8) - 1
+#: the largest jump/call target (12-bit DST)
+MAX_TARGET = (1 << 12) - 1
+
+_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 
 SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
 UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
@@ -65,6 +81,8 @@ _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _C_FLOAT = re.compile(
     r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
 _C_INT = re.compile(r"\s*([+-]?\d+)")
+#: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
+_C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -163,13 +181,13 @@ class Program:
             if u.name.startswith("_"):
                 continue  # hidden uniform
             if u.kind == UTYPE_FVEC:
-                lines.append(f"#define {prefix}_FVEC_{u.name} 0x{u.index - 0x20:02X}")
+                lines.append(f"#define {prefix}_FVEC_{u.name} 0x{u.index - _C.base:02X}")
             elif u.kind == UTYPE_IVEC:
-                lines.append(f"#define {prefix}_IVEC_{u.name} 0x{u.index - 0x80:02X}")
+                lines.append(f"#define {prefix}_IVEC_{u.name} 0x{u.index - _I.base:02X}")
             elif u.size == 1:
-                lines.append(f"#define {prefix}_FLAG_{u.name} BIT({u.index - 0x88})")
+                lines.append(f"#define {prefix}_FLAG_{u.name} BIT({u.index - _B.base})")
             else:
-                lines.append(f"#define {prefix}_FLAG_{u.name}(_n) BIT({u.index - 0x88}+(_n))")
+                lines.append(f"#define {prefix}_FLAG_{u.name}(_n) BIT({u.index - _B.base}+(_n))")
             lines.append(f"#define {prefix}_ULEN_{u.name} {u.size}")
         return "\n".join(lines) + "\n"
 
@@ -205,17 +223,16 @@ class _Alloc:
 
 class _Bundle:
     def __init__(self) -> None:
-        self.allocs = {UTYPE_FVEC: _Alloc(0x20, 0x80), UTYPE_IVEC: _Alloc(0x80, 0x84),
-                       UTYPE_BOOL: _Alloc(0x88, 0x98)}
+        self.allocs = {kind: _Alloc(space.base, space.end) for kind, space in SPACE_OF_KIND.items()}
 
     def clear(self) -> None:
         for alloc in self.allocs.values():
             alloc.clear_local()
 
     def init_for_gsh(self, first_free: int) -> None:
-        self.allocs[UTYPE_FVEC].reinit(first_free, 0x80)
-        self.allocs[UTYPE_IVEC].reinit(0x80, 0x84)
-        self.allocs[UTYPE_BOOL].reinit(0x88, 0x97)
+        self.allocs[UTYPE_FVEC].reinit(first_free, _C.end)
+        self.allocs[UTYPE_IVEC].reinit(_I.base, _I.end)
+        self.allocs[UTYPE_BOOL].reinit(_B.base, _B.end - 1)  # picasso leaves b15 out here
 
 
 def c_atof(text: str) -> float:
@@ -230,8 +247,26 @@ def c_atoi(text: str) -> int:
 
 
 def f24_picasso(value: float) -> int:
-    """picasso's f32tof24: zero (either sign) encodes as 0."""
-    return 0 if value == 0 else f32_to_f24(value)
+    """picasso's f32tof24 (>= v2.7): the sign of zero is kept, ``-0.0`` is 0x800000."""
+    return f32_to_f24(value)
+
+
+def c_strtol(text: str) -> int | None:
+    """C ``strtol(text, &end, 0)``: the number at the start of ``text``, None when there is none.
+
+    What follows the number is ignored, as picasso ignores it (``c0-c3`` reads 0, ``b0,`` 0).
+    """
+    m = _C_STRTOL.match(text)
+    if m is None:
+        return None
+    sign, digits = m.groups()
+    if digits[:2].lower() == "0x":
+        value = int(digits[2:], 16)
+    elif digits.startswith("0"):
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    return -value if sign == "-" else value
 
 
 def parse_swizzle(text: str) -> int:
@@ -259,33 +294,9 @@ def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
     return out
 
 
-def _comp_bits(*slots: int) -> int:
-    return sum(swizzle_comp(s, 3) for s in slots)
-
-
 def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
     """Drop the descriptor bits the instruction ignores (picasso's optimizeOpdesc)."""
-    u1 = u2 = u3 = 0
-    if mnemonic in ("add", "mul", "sge", "slt", "flr", "max", "min", "mov", "mad"):
-        for i in range(4):
-            if not opdesc & (8 >> i):
-                u1 |= swizzle_comp(i, 3)
-        u2 = u3 = u1
-    elif mnemonic == "dp3":
-        u1 = u2 = _comp_bits(3)
-    elif mnemonic == "dph":
-        u1 = _comp_bits(3)
-    elif mnemonic in ("ex2", "lg2", "rcp", "rsq"):
-        u1 = _comp_bits(1, 2, 3)
-    elif mnemonic == "mova":
-        if not opdesc & 8:
-            u1 |= _comp_bits(0)
-        if not opdesc & 4:
-            u1 |= _comp_bits(1)
-        u1 |= _comp_bits(2, 3)
-    elif mnemonic == "cmp":
-        u1 = _comp_bits(2, 3)
-    return mask & ~make_opdesc(0, u1 << 1, u2 << 1, u3 << 1)
+    return mask & ~dont_care_bits(BY_MNEMONIC[mnemonic], opdesc)
 
 
 class _Cursor:
@@ -405,7 +416,9 @@ class Assembler:
         for pos, name, line, col in self.label_relocs:
             if name not in self.labels:
                 raise AssemblyError(f"label '{name}' is undefined", line, col + 1, filename)
-            self.code[pos] = (self.code[pos] & ~(0xFFF << 10)) | (self.labels[name] << 10)
+            if self.labels[name] > MAX_TARGET:
+                raise AssemblyError(f"label '{name}' lies beyond word {MAX_TARGET}", line, col + 1, filename)
+            self.code[pos] = replace_fields(self.code[pos], dst=self.labels[name])
 
     def finish(self) -> Program:
         if len(self.code) > MAX_CODE_SIZE:
@@ -415,10 +428,13 @@ class Assembler:
             if name not in self.procs:
                 raise AssemblyError(f"procedure '{name}' is undefined", line, col + 1, filename)
             start, size = self.procs[name]
-            if size > 0x3FF:
-                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max 1023)",
-                                    line, col + 1, filename)
-            self.code[pos] = (self.code[pos] & ~0x3FFFFF) | size | (start << 10)
+            if size > MAX_NUM:
+                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max "
+                                    f"{MAX_NUM}: the GPU reads 8 bits of NUM)", line, col + 1, filename)
+            if start > MAX_TARGET:
+                raise AssemblyError(f"procedure '{name}' lies beyond word {MAX_TARGET}", line, col + 1,
+                                    filename)
+            self.code[pos] = replace_fields(self.code[pos], dst=start, num=size)
         if not any(not d.nodvle for d in self.dvles):
             raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
                                 self.filename)
@@ -520,10 +536,11 @@ class Assembler:
         if not self.get_dvle().is_geo and len(self.code) >= MAX_VSH_SIZE:
             raise self.error(f"instruction outside vertex shader code memory (max {MAX_VSH_SIZE} "
                              f"instructions, currently {len(self.code)})", col)
-        handler = _INSTRUCTIONS.get(lname)
-        if handler is None:
+        found = _INSTRUCTIONS.get(lname)
+        if found is None:
             raise self.error(f"unknown mnemonic: {name}", col)
-        handler(self, lname, col)
+        row_name, handler = found
+        handler(self, row_name, col)
 
     def get_dvle(self) -> DvleData:
         if self.dvle is None:
@@ -617,13 +634,18 @@ class Assembler:
             return _Operand(reg, combined, idx)
         if len(body) < 2 or body[0].lower() not in "ovrcib" or not body[1].isdigit():
             raise self.error(f"invalid register: {body}", col)
-        num = self.parse_int(body[1:], col, 0, 255)
-        kind = body[0]
-        if kind in REG_BASE:  # picasso leaves upper-case prefixes unmapped
-            limit = self.get_dvle().max_output_reg if kind == "o" else REG_LIMIT[kind] - REG_BASE[kind]
+        # picasso reads the number with strtol and ignores what follows: "c0-c3" is c0, "b0," b0
+        num = c_strtol(body[1:])
+        if num is None:
+            raise self.error(f"invalid value: {body[1:]}", col)
+        if not 0 <= num <= 255:
+            raise self.error(f"value out of range (0..255): {num}", col)
+        space = SPACES.get(body[0])
+        if space is not None:  # picasso leaves upper-case prefixes unmapped
+            limit = self.get_dvle().max_output_reg if space.prefix == "o" else space.count
             if num >= limit:
                 raise self.error(f"register out of range: {body}", col)
-            num += REG_BASE[kind]
+            num += space.base
         return _Operand(num + offset, sw, idx)
 
     # -- descriptors ----------------------------------------------------------------------------
@@ -650,8 +672,7 @@ class Assembler:
         self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
         self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
         for i, word in enumerate(self.code):
-            op = word >> 26
-            if op < 0x20 or (op & ~1) == OP["cmp"]:
+            if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
                 cur = word & 0x7F
                 cur = b if cur == a else a if cur == b else cur
                 self.code[i] = (word & ~0x7F) | cur
@@ -664,13 +685,38 @@ class Assembler:
         self.stack.append(entry)
 
     def padding_nop(self) -> None:
-        self.code.append(OP["nop"] << 26)
+        self.code.append(ENCODERS["nop"]({}))
+
+    def emit(self, mnemonic: str, col: int, **fields: int) -> None:
+        """Append the word of ``mnemonic`` encoded by the table."""
+        try:
+            self.code.append(ENCODERS[mnemonic](fields))
+        except ValueError as exc:
+            raise self.error(str(exc), col) from None
+
+    def patch(self, pos: int, col: int, **fields: int) -> None:
+        """Set fields of an emitted word (block ends, relocations)."""
+        try:
+            self.code[pos] = replace_fields(self.code[pos], **fields)
+        except ValueError as exc:
+            raise self.error(str(exc), col) from None
+
+
+def _has_wide_desc(op6: int) -> bool:
+    try:
+        return field_spec(op6 << 26, "desc") == (0, MAX_OPDESC - 1)
+    except KeyError:
+        return False
+
+
+#: 6-bit opcode -> the word has a 7-bit descriptor field (what picasso's swapOpdesc renumbers)
+_WIDE_DESC = tuple(_has_wide_desc(op6) for op6 in range(64))
 
 
 # -- instruction handlers -----------------------------------------------------------------------
 def _bad_inputs(*regs: int) -> bool:
     """Two different input registers (v0-v15) may not be read by one instruction."""
-    return any(a < 0x10 and b < 0x10 and a != b for a in regs for b in regs)
+    return any(a < _V.end and b < _V.end and a != b for a in regs for b in regs)
 
 
 def _ensure(asm: Assembler, ok: bool, message: str, col: int) -> None:
@@ -678,72 +724,72 @@ def _ensure(asm: Assembler, ok: bool, message: str, col: int) -> None:
         raise asm.error(message, col)
 
 
-def _fmt0(asm: Assembler, name: str, col: int) -> None:
+def _none(asm: Assembler, name: str, col: int) -> None:
     asm.no_more_args()
-    asm.code.append(OP[name] << 26)
+    asm.emit(name, col)
 
 
-_BASE_OF_INVERTED = {inverted: base for base, inverted in INVERTED_FORM.items()}
+def _dest(asm: Assembler, text: str, col: int) -> _Operand:
+    dest = asm.parse_reg(text, col)
+    _ensure(asm, 0 <= dest.reg < DEST_END, f"register out of range for a destination: {text}", col)
+    return dest
 
 
-def _base(name: str) -> str:
-    return _BASE_OF_INVERTED.get(name, name)
+def _wide(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> None:
+    _ensure(asm, op.reg < _C.end, f"register out of range for source{which}: {text}", col)
 
 
-def _fmt1(asm: Assembler, name: str, col: int) -> None:
-    name = _base(name)
+def _narrow(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> None:
+    _ensure(asm, op.reg < NARROW_SOURCE_END, f"register out of range for source{which}: {text}", col)
+    _ensure(asm, not op.idx, f"index register not allowed in source{which}", col)
+
+
+def _dst_src_src(asm: Assembler, name: str, col: int) -> None:
+    name = BY_MNEMONIC[name].base
     (dtext, dcol), (s1text, s1col), (s2text, s2col) = asm.next_arg(), asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    dest = _dest(asm, dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
     s2 = asm.parse_reg(s2text, s2col, True)
-    inverted = name in ("dph", "dst", "sge", "slt") and s1.reg < 0x20 and (
-        s2.reg >= 0x20 or (s2.idx > 0 and s1.idx == 0))
+    # picasso picks the inverted form when src1 is narrow and src2 needs the wide field
+    inverted = name in INVERTED_FORM and s1.reg < NARROW_SOURCE_END and (
+        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0))
     if not inverted:
-        _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+        _wide(asm, s1, 1, s1text, s1col)
+        _narrow(asm, s2, 2, s2text, s2col)
     else:
-        _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
-        _ensure(asm, not s1.idx, "index register not allowed in source1", s1col)
-        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
+        _narrow(asm, s1, 1, s1text, s1col)
+        _wide(asm, s2, 2, s2text, s2col)
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg),
             "source operands must be different input registers (v0..v15)", s1col)
+    row = BY_MNEMONIC[INVERTED_FORM[name] if inverted else name]
     desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw),
-                                  MASK_D12, col)
-    if not inverted:
-        word = (OP[name] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
-    else:
-        word = (OP[name + "i"] << 26 | desc | s2.reg << 7 | s1.reg << 14 | s2.idx << 19
-                | dest.reg << 21)
-    asm.code.append(word)
+                                  row.desc_bits, col)
+    asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s2.idx if inverted else s1.idx,
+             dst=dest.reg)
 
 
-def _fmt1u(asm: Assembler, name: str, col: int) -> None:
+def _dst_src(asm: Assembler, name: str, col: int) -> None:
     (dtext, dcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    dest = _dest(asm, dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw), MASK_D1, col)
-    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
-
-
-_MOVA_TARGETS = {"a0": 8, "a1": 4, "a01": 12, "a0.x": 8, "a0.y": 4, "a0.xy": 12}
+    _wide(asm, s1, 1, s1text, s1col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw),
+                                  BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx, dst=dest.reg)
 
 
 def _mova(asm: Assembler, name: str, col: int) -> None:
     (ttext, tcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    mask = _MOVA_TARGETS.get(ttext.lower())
+    mask = MOVA_TARGETS.get(ttext.lower())
     _ensure(asm, mask is not None, f"invalid destination register for mova: {ttext}", tcol)
     assert mask is not None
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(mask, s1.sw), MASK_D1, col)
-    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19)
+    _wide(asm, s1, 1, s1text, s1col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask, s1.sw), BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx)
 
 
 def _cmp(asm: Assembler, name: str, col: int) -> None:
@@ -751,76 +797,65 @@ def _cmp(asm: Assembler, name: str, col: int) -> None:
         asm.next_arg(), asm.next_arg(), asm.next_arg(), asm.next_arg())
     asm.no_more_args()
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
+    _wide(asm, s1, 1, s1text, s1col)
     ops = []
     for text, c in ((xtext, xcol), (ytext, ycol)):
         _ensure(asm, text.lower() in CMP_OPS, f"invalid conditional operator: {text}", c)
         ops.append(CMP_OPS.index(text.lower()))
     s2 = asm.parse_reg(s2text, s2col)
-    _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), MASK_12, col)
-    asm.code.append(OP["cmp"] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19
-                    | ops[1] << 21 | ops[0] << 24)
+    _ensure(asm, s2.reg < NARROW_SOURCE_END, f"register out of range for source2: {s2text}", s2col)
+    desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s1.idx, cmpx=ops[0], cmpy=ops[1])
 
 
-def _mad(asm: Assembler, name: str, col: int) -> None:
+def _dst_src_src_src(asm: Assembler, name: str, col: int) -> None:
     args = [asm.next_arg() for _ in range(4)]
     asm.no_more_args()
     (dtext, dcol), (s1text, s1col), (s2text, s2col), (s3text, s3col) = args
-    dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
+    dest = _dest(asm, dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col)
-    _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
+    _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {s1text}", s1col)
     s2 = asm.parse_reg(s2text, s2col, True)
     s3 = asm.parse_reg(s3text, s3col, True)
-    inverted = s2.reg < 0x20 and (s3.reg >= 0x20 or (s3.idx > 0 and s2.idx == 0))
+    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0))
     if not inverted:
-        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, s3.reg < 0x20, f"register out of range for source3: {s3text}", s3col)
-        _ensure(asm, not s3.idx, "index register not allowed in source3", s3col)
+        _wide(asm, s2, 2, s2text, s2col)
+        _narrow(asm, s3, 3, s3text, s3col)
     else:
-        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, s3.reg < 0x80, f"register out of range for source3: {s3text}", s3col)
-        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+        _narrow(asm, s2, 2, s2text, s2col)
+        _wide(asm, s3, 3, s3text, s3col)
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg, s3.reg),
             "source registers must be different input registers (v0..v15)", s1col)
+    row = BY_MNEMONIC["madi" if inverted else "mad"]
     desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
-                                  MASK_D123, col)
+                                  row.desc_bits, col)
     if desc >= MAX_MAD_OPDESC and not (asm.pinned and asm.desc_hint is not None):
         free = next((i for i in range(MAX_MAD_OPDESC) if not asm.opdesc_is_mad >> i & 1), -1)
-        _ensure(asm, free >= 0, "too many operand descriptors for MAD (limit is 32)", col)
+        _ensure(asm, free >= 0, f"too many operand descriptors for MAD (limit is {MAX_MAD_OPDESC})", col)
         asm.swap_opdesc(free, desc)
         desc = free
     _ensure(asm, desc < MAX_MAD_OPDESC, f"descriptor {desc} is out of MAD's range (0-31)", col)
     asm.opdesc_is_mad |= 1 << desc
-    if not inverted:
-        word = (OP["mad"] << 26 | desc | s3.reg << 5 | s2.reg << 10 | s1.reg << 17 | s2.idx << 22
-                | dest.reg << 24)
-    else:
-        word = (OP["madi"] << 26 | desc | s3.reg << 5 | s2.reg << 12 | s1.reg << 17 | s3.idx << 22
-                | dest.reg << 24)
-    asm.code.append(word)
+    asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, src3=s3.reg,
+             idx=s3.idx if inverted else s2.idx, dst=dest.reg)
 
 
 def _setemit(asm: Assembler, name: str, col: int) -> None:
     vtext, vcol = asm.next_arg()
     flags = asm.cur.arg()
     asm.no_more_args()
-    vertex = asm.parse_int(vtext, vcol, 0, 2)
-    prim = inv = False
+    fields = {"vertex_id": asm.parse_int(vtext, vcol, 0, 2)}
     if flags is not None:
         ftext, fcol = flags
         for flag in ftext.split():
-            if flag.lower() in ("prim", "primitive"):
-                prim = True
-            elif flag.lower() in ("inv", "invert"):
-                inv = True
-            else:
+            field_name = SETEMIT_FLAGS.get(flag.lower())
+            if field_name is None:
                 raise asm.error(f"unknown setemit flag: {flag}", fcol + ftext.find(flag))
+            fields[field_name] = 1
     dvle = asm.get_dvle()
     if not dvle.is_geo:
         dvle.is_geo = dvle.is_compat_geo = True
-    asm.code.append(OP["setemit"] << 26 | inv << 22 | prim << 23 | vertex << 24)
+    asm.emit(name, col, **fields)
 
 
 def _target(asm: Assembler) -> tuple[str, int]:
@@ -829,18 +864,18 @@ def _target(asm: Assembler) -> tuple[str, int]:
     return text, col
 
 
-def _call(asm: Assembler, name: str, col: int) -> None:
+def _proc(asm: Assembler, name: str, col: int) -> None:
     _branch_target(asm, is_call=True)
-    asm.code.append(OP["call"] << 26)
+    asm.emit(name, col)
 
 
-def _for(asm: Assembler, name: str, col: int) -> None:
+def _int(asm: Assembler, name: str, col: int) -> None:
     text, tcol = asm.next_arg()
     asm.no_more_args()
     reg = asm.parse_reg(text, tcol)
-    _ensure(asm, 0x80 <= reg.reg < 0x88, f"invalid integer vector uniform: {text}", tcol)
+    _ensure(asm, _I.base <= reg.reg < _I.end, f"invalid integer vector uniform: {text}", tcol)
     asm.push(_StackEntry(SE_FOR, len(asm.code)), col)
-    asm.code.append(OP["loop"] << 26 | (reg.reg - 0x80) << 22)
+    asm.emit(name, col, int_id=reg.reg - _I.base)
 
 
 def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
@@ -856,8 +891,10 @@ def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
     return which, neg
 
 
-def _cond_exp(asm: Assembler, text: str, col: int) -> int:
-    flags = 1 << 24 | 1 << 25
+def _cond_exp(asm: Assembler, text: str, col: int) -> dict[str, int]:
+    """The condop/refx/refy fields of ``[!]cmp.x``, ``a && b``, ``a || b``."""
+    refs = {"refx": 1, "refy": 1}
+    condop = CONDOP_OR
     cut = min((i for i in (text.find("&"), text.find("|")) if i >= 0), default=-1)
     ops = []
     if cut >= 0:
@@ -866,17 +903,17 @@ def _cond_exp(asm: Assembler, text: str, col: int) -> int:
         if second.startswith(kind):
             second = second[1:]
         if kind == "&":
-            flags |= 1 << 22
+            condop = CONDOP_AND
         ops.append(_cond_op(asm, second, col + cut + 1))
         text = text[:cut]
     ops.append(_cond_op(asm, text, col))
     if len(ops) == 2 and ops[0][0] == ops[1][0]:
         raise asm.error("condition register checked twice", col)
     for which, neg in ops:
-        flags ^= neg << (25 - which)
+        refs["refy" if which else "refx"] ^= neg
     if len(ops) == 1:
-        flags |= (ops[0][0] + 2) << 22
-    return flags
+        condop = CONDOP_Y if ops[0][0] else CONDOP_X
+    return {"condop": condop, **refs}
 
 
 def _branch_target(asm: Assembler, is_call: bool) -> None:
@@ -889,54 +926,61 @@ def _branch_target(asm: Assembler, is_call: bool) -> None:
         asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
 
 
-def _fmt2(asm: Assembler, name: str, col: int) -> None:
+def _cond(asm: Assembler, name: str, col: int) -> None:
+    """``breakc cond``, ``ifc cond``; with a target: ``callc cond, proc``, ``jmpc cond, label``."""
     ctext, ccol = asm.next_arg()
-    flags = _cond_exp(asm, ctext, ccol)
-    if name == "breakc":
+    fields = _cond_exp(asm, ctext, ccol)
+    syntax = BY_MNEMONIC[name].syntax
+    if syntax == "cond_proc" or syntax == "cond_label":
+        _branch_target(asm, is_call=syntax == "cond_proc")
+    else:
         asm.no_more_args()
-    elif name in ("callc", "jmpc"):
-        _branch_target(asm, is_call=name == "callc")
-    else:  # ifc
-        asm.no_more_args()
-        asm.push(_StackEntry(SE_IF, len(asm.code)), col)
-    asm.code.append(OP[name] << 26 | flags)
+        if name == "ifc":
+            asm.push(_StackEntry(SE_IF, len(asm.code)), col)
+    asm.emit(name, col, **fields)
 
 
-def _fmt3(asm: Assembler, name: str, col: int) -> None:
+def _bool(asm: Assembler, name: str, col: int) -> None:
+    """``ifu b``, ``callu b, proc``, ``jmpu [!]b, label`` (NUM bit 0 inverts jmpu)."""
     rtext, rcol = asm.next_arg()
+    syntax = BY_MNEMONIC[name].syntax
     negate = 0
     if rtext.startswith("!"):
-        _ensure(asm, name == "jmpu", f"inverting the condition is not supported by {name}", rcol)
+        _ensure(asm, syntax == "bool_label", f"inverting the condition is not supported by {name}", rcol)
         negate = 1
         rtext, rcol = rtext[1:], rcol + 1
     reg = asm.parse_reg(rtext, rcol)
-    _ensure(asm, 0x88 <= reg.reg < 0x98, f"invalid boolean uniform: {rtext}", rcol)
-    if name in ("callu", "jmpu"):
-        _branch_target(asm, is_call=name == "callu")
-    else:  # ifu
+    _ensure(asm, _B.base <= reg.reg < _B.end, f"invalid boolean uniform: {rtext}", rcol)
+    if syntax == "bool":
         asm.no_more_args()
         asm.push(_StackEntry(SE_IF, len(asm.code)), col)
-    asm.code.append(OP[name] << 26 | (reg.reg - 0x88) << 22 | negate)
+    else:
+        _branch_target(asm, is_call=syntax == "bool_proc")
+    asm.emit(name, col, bool_id=reg.reg - _B.base, num=negate)
 
 
-_INSTRUCTIONS = {
-    "nop": _fmt0, "end": _fmt0, "emit": _fmt0, "break": _fmt0,
-    **{n: _fmt1 for n in ("add", "dp3", "dp4", "dph", "dphi", "dst", "dsti", "mul", "sge", "sgei",
-                          "slt", "slti", "max", "min")},
-    **{n: _fmt1u for n in ("ex2", "lg2", "litp", "flr", "rcp", "rsq", "mov")},
-    "mova": _mova, "cmp": _cmp, "call": _call, "for": _for,
-    "breakc": _fmt2, "callc": _fmt2, "ifc": _fmt2, "jmpc": _fmt2,
-    "callu": _fmt3, "ifu": _fmt3, "jmpu": _fmt3,
-    "mad": _mad, "madi": _mad, "setemit": _setemit,
+#: operand syntax (table.SYNTAXES) -> the handler that reads it
+_SYNTAX_HANDLERS = {
+    "none": _none, "dst_src": _dst_src, "dst_src_src": _dst_src_src,
+    "dst_src_src_src": _dst_src_src_src, "mova": _mova, "cmp": _cmp, "cond": _cond,
+    "cond_proc": _cond, "cond_label": _cond, "proc": _proc, "bool": _bool, "bool_proc": _bool,
+    "bool_label": _bool, "int": _int, "setemit": _setemit,
 }
+#: picasso mnemonic -> (row mnemonic, handler); "loop" is written "for"
+_INSTRUCTIONS = {
+    **{row.mnemonic: (row.mnemonic, _SYNTAX_HANDLERS[row.syntax]) for row in BY_MNEMONIC.values()},
+    **{alias: (target, _SYNTAX_HANDLERS[BY_MNEMONIC[target].syntax])
+       for alias, target in MNEMONIC_ALIASES.items()},
+}
+del _INSTRUCTIONS["loop"]  # picasso only knows "for"
 
 
 # -- directive handlers -------------------------------------------------------------------------
 def _needs_padding(asm: Assembler, elem: _StackEntry) -> bool:
     """picasso's automatic NOP: a block may not end right after a jump/call (or too short)."""
     p = len(asm.code)
-    last = asm.code[p - 1] >> 26 if p else -1
-    if last in _FLOW_PAD or (elem.kind == SE_FOR and last == OP["breakc"]):
+    last = BY_OPCODE6[asm.code[p - 1] >> 26].mnemonic if p else ""
+    if last in _FLOW_PAD or (elem.kind == SE_FOR and last == "breakc"):
         return True
     return elem.kind != SE_ARRAY and (p - elem.pos) < (1 if elem.kind == SE_PROC else 2)
 
@@ -963,7 +1007,7 @@ def _dir_else(asm: Assembler, name: str) -> None:
         asm.padding_nop()
     cur = len(asm.code)
     elem.extra = cur
-    asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+    asm.patch(elem.pos, 0, dst=cur)
 
 
 def _dir_end(asm: Assembler, name: str) -> None:
@@ -981,15 +1025,16 @@ def _dir_end(asm: Assembler, name: str) -> None:
     if elem.kind == SE_PROC:
         asm.procs.setdefault(elem.name, (elem.pos, cur - elem.pos))
     elif elem.kind == SE_FOR:
-        asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | (cur - 1) << 10
+        asm.patch(elem.pos, 0, dst=cur - 1)
         asm.last_was_end = True
     elif elem.kind == SE_IF:
         if not elem.extra:
-            asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+            asm.patch(elem.pos, 0, dst=cur)
         else:
-            if cur - elem.extra > 0x3FF:
-                raise asm.error("else block too long (max 1023 words)", 0)
-            asm.code[elem.pos] = (asm.code[elem.pos] & ~0x3FF) | (cur - elem.extra)
+            if cur - elem.extra > MAX_NUM:
+                raise asm.error(f"else block too long (max {MAX_NUM} words: the GPU reads 8 bits of NUM)",
+                                0)
+            asm.patch(elem.pos, 0, num=cur - elem.extra)
         asm.last_was_end = True
     else:
         _end_array(asm)
@@ -1082,7 +1127,9 @@ def _dir_uniform(asm: Assembler, name: str) -> None:
         if not text.startswith("_"):
             if len(dvle.uniforms) >= MAX_UNIFORM:
                 raise asm.error(f"too many referenced uniforms: {text}", col)
-            dvle.uniforms.append(Uniform(text, pos - 0x10, size, kind))
+            space = SPACE_OF_KIND[kind]
+            assert space.table_base is not None
+            dvle.uniforms.append(Uniform(text, pos - space.base + space.table_base, size, kind))
         asm.aliases[text] = pos | DEFAULT_OPSRC << 8
 
 
@@ -1166,7 +1213,7 @@ def _dir_setfi(asm: Assembler, name: str) -> None:
     dvle = asm.get_dvle()
     (cname, ccol), args = _paren_args(asm)
     reg = asm.parse_reg(cname, ccol)
-    lo, hi = (0x20, 0x80) if kind == UTYPE_FVEC else (0x80, 0x84)
+    lo, hi = SPACE_OF_KIND[kind].base, SPACE_OF_KIND[kind].end
     if not lo <= reg.reg < hi:
         raise asm.error(f"register out of range for .{name}: {cname}", ccol)
     if len(dvle.constants) >= MAX_CONSTANT:
@@ -1179,7 +1226,7 @@ def _dir_setb(asm: Assembler, name: str) -> None:
     (rtext, rcol), (vtext, vcol) = asm.next_arg_spc(), asm.next_arg_spc()
     asm.no_more_args()
     reg = asm.parse_reg(rtext, rcol)
-    if not 0x88 <= reg.reg < 0x98:
+    if not _B.base <= reg.reg < _B.end:
         raise asm.error(f"invalid boolean uniform: {rtext}", rcol)
     low = vtext.lower()
     if low in ("true", "on", "1"):
@@ -1203,7 +1250,7 @@ def _dir_in(asm: Assembler, name: str) -> None:
         raise asm.error(f"identifier already used: {ntext}", ncol)
     if reg_item is not None:
         reg = asm.parse_reg(*reg_item)
-        if not 0 <= reg.reg < 0x10:
+        if not _V.base <= reg.reg < _V.end:
             raise asm.error(f"invalid input register: {reg_item[0]}", reg_item[1])
         oid = reg.reg
     else:
@@ -1253,14 +1300,14 @@ def _dir_out(asm: Assembler, name: str) -> None:
         raise asm.error("too many outputs", ncol)
     if out_name is not None and out_name in asm.aliases:
         raise asm.error(f"identifier already used: {out_name}", ncol)
-    if oid >= 7 and semantic != 9:
+    if oid >= 7 and semantic != SEMANTIC_DUMMY:
         raise asm.error(f"this register (o{oid}) can only be a dummy output", ncol)
     dvle.outputs.append(Output(semantic, oid, mask))
     dvle.output_mask |= 1 << oid
     dvle.output_used |= mask << (4 * oid)
     if out_name is not None:
         asm.aliases[out_name] = oid | DEFAULT_OPSRC << 8
-    if semantic == 9 and dvle.uses_gsh_space:
+    if semantic == SEMANTIC_DUMMY and dvle.uses_gsh_space:
         dvle.is_merge = True
 
 
@@ -1296,7 +1343,7 @@ def _dir_gsh(asm: Assembler, name: str) -> None:
     dvle.gsh_mode = mode
     ftext, fcol = asm.next_arg_spc()
     first_free = asm.parse_reg(ftext, fcol).reg
-    if not 0x20 <= first_free < 0x80:
+    if not _C.base <= first_free < _C.end:
         raise asm.error(f"invalid float uniform register: {ftext}", fcol)
     asm.bundles[1].init_for_gsh(first_free)
     if mode == 0:
@@ -1310,11 +1357,11 @@ def _dir_gsh(asm: Assembler, name: str) -> None:
         asm.no_more_args()
         start = asm.parse_reg(stext, scol).reg
         num = asm.parse_int(ntext, ncol, 0, 255)
-        if not 0x20 <= start < 0x80:
+        if not _C.base <= start < _C.end:
             raise asm.error(f"invalid float uniform register: {stext}", scol)
         if start >= first_free:
             raise asm.error(f"specified location overlaps uniform allocation pool: {stext}", scol)
-        dvle.gsh_fixed_start = start - 0x20
+        dvle.gsh_fixed_start = start - _C.base
         dvle.gsh_fixed_num = num
 
 
