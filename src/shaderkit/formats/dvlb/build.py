@@ -8,6 +8,7 @@ label, output, uniform and symbol tables, padded to 4 bytes.
 
 from __future__ import annotations
 
+from shaderkit.errors import AssemblyError
 from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
     Constant,
@@ -19,6 +20,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Output,
     Uniform,
 )
+from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_rule
 from shaderkit.formats.dvlb.source import UNIT_MARKER
 from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, CONST_IVEC, Program, assemble
 
@@ -69,8 +71,18 @@ def program_to_dvlb(program: Program) -> Dvlb:
 
 
 def program_to_shbin(program: Program) -> bytes:
-    """Serialise an assembled program exactly as picasso does."""
-    return program_to_dvlb(program).to_bytes()
+    """Serialise an assembled program as picasso does, or by the rule a layout pragma names."""
+    model = program_to_dvlb(program)
+    if not program.layout_rule:
+        return model.to_bytes()
+    filename, line, column = program.layout_rule_at
+    try:
+        return write_with_rule(model, program.layout_rule)
+    except KeyError:
+        raise AssemblyError(f"unknown layout {program.layout_rule!r} (known: {', '.join(LAYOUT_RULES)})",
+                            line, column, filename) from None
+    except RuleMismatch as exc:
+        raise AssemblyError(str(exc), line, column, filename) from None
 
 
 def split_units(text: str, filename: str) -> list[tuple[str, str]]:

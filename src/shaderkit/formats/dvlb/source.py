@@ -48,6 +48,7 @@ PRAGMA_OPDESCS = "; shaderkit: opdescs"
 PRAGMA_DESC = "; shaderkit: desc"
 PRAGMA_DVLE = "; shaderkit: dvle"
 PRAGMA_LABEL = "; shaderkit: label"
+PRAGMA_LAYOUT = "; shaderkit: layout"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {CONSTANT_FVEC: ".fvec", CONSTANT_IVEC: ".ivec", CONSTANT_BOOL: ".bool"}
@@ -522,7 +523,11 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     ``; shaderkit: opdescs ...`` and per-instruction ``; shaderkit: desc N`` comments: picasso
     ignores them, ``shaderkit asm`` uses them to rebuild the same table and words.
     """
-    texts = _sources(dvlb, False, [{}] * len(dvlb.dvles))
+    from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
+
+    rule = matching_rule(dvlb)
+    rule = "" if rule in (None, RULE_PICASSO) else rule
+    texts = _sources(dvlb, False, [{}] * len(dvlb.dvles), rule)
     rebuilt = _rebuild(texts)
     if rebuilt is None:
         return texts  # not representable either way; keep the plain text
@@ -531,7 +536,7 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers)
                                                   and not any(d.labels for d in dvlb.dvles)):
         return texts
-    return _sources(dvlb, not same_code, headers)
+    return _sources(dvlb, not same_code, headers, rule)
 
 
 def _rebuild(texts: list[str]) -> Dvlb | None:
@@ -555,7 +560,7 @@ def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
 
 
-def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str]:
+def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "") -> list[str]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -590,6 +595,8 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
         lo, hi = ranges[i]
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
+        if rule and i == 0:
+            unit.add(f"{PRAGMA_LAYOUT} {rule}")
         if hints and i == 0:
             unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
         if headers[i]:

@@ -78,6 +78,7 @@ SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
 UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 _C_FLOAT = re.compile(
     r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
 _C_INT = re.compile(r"\s*([+-]?\d+)")
@@ -168,6 +169,10 @@ class Program:
     dvles: list[DvleData]
     #: the shared uniform declarations in order (``index`` is picasso's register number here)
     uniforms: list[Uniform] = field(default_factory=list)
+    #: from "; shaderkit: layout NAME": the container layout rule to use ("" = current picasso),
+    #: with where it was given (filename, line, column) for error messages
+    layout_rule: str = ""
+    layout_rule_at: tuple[str, int, int] = ("", 0, 0)
 
     @property
     def emitted_dvles(self) -> list[DvleData]:
@@ -378,6 +383,8 @@ class Assembler:
         # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
         self.pinned = False
         self.desc_hint: int | None = None
+        self.layout_rule = ""
+        self.layout_rule_at = ("", 0, 0)
         # per file
         self.filename = "<source>"
         self.line_no = 0
@@ -445,7 +452,8 @@ class Assembler:
                 raise AssemblyError(f"entrypoint '{dvle.entrypoint}' is undefined", 1, 1, dvle.filename)
             start, size = self.procs[dvle.entrypoint]
             dvle.entry_start, dvle.entry_end = start, start + size
-        return Program(list(self.code), list(self.opdescs), self.dvles, list(self.global_uniforms))
+        return Program(list(self.code), list(self.opdescs), self.dvles, list(self.global_uniforms),
+                       self.layout_rule, self.layout_rule_at)
 
     def _line(self, raw: str) -> None:
         semi = raw.find(";")
@@ -470,6 +478,11 @@ class Assembler:
                 self.opdescs = values
                 self.opdesc_masks = [0xFFFFFFFF] * len(values)
                 self.pinned = True
+            elif words and words[0] == "layout" and len(words) == 2:
+                if not _RULE_NAME.match(words[1]):
+                    raise self.error(f"bad layout name: {words[1]}", col)
+                self.layout_rule = words[1]
+                self.layout_rule_at = (self.filename, self.line_no, col + 1)
             elif words and words[0] == "desc" and len(words) == 2:
                 self.desc_hint = int(words[1], 0)
             elif words and words[0] == "dvle":

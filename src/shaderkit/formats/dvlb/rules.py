@@ -1,0 +1,158 @@
+"""The layout rules of the assemblers that wrote real SHBIN files.
+
+A parsed file keeps its recorded placement (``Dvlb.layout``); these rules say where each assembler
+puts every structure, so that a model assembled from text is laid out like the file it came from,
+edited or not. ``shaderkit disasm`` names the rule in a ``; shaderkit: layout NAME`` comment when
+it is not current picasso's.
+
+* ``picasso``: picasso >= 2015-08 (``Dvlb.relayout``): DVLB, DVLP header (40 bytes), code,
+  descriptors, then per DVLE its header, constants, labels, outputs, uniforms, symbols, padded
+  to 4 bytes.
+* ``picasso-2014``: picasso before multi-shader support (2014-11 .. 2015-08, one DVLE): DVLB,
+  DVLP header, DVLE header, code, descriptors, then the DVLE's constants, labels, outputs,
+  uniforms and symbols (uniform names first); no end padding; the DVLP symbol-table offset
+  points right after the descriptors.
+* ``nihstro``: nihstro-assemble (one DVLE): DVLB, DVLP header (28 bytes), DVLE header, code,
+  descriptors, then outputs, constants, uniforms, labels, symbols (label names first); no end
+  padding; the DVLP symbol-table offset is 0.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+from shaderkit.formats.dvlb.dvlb import (
+    _CONSTANT,
+    _DVLP_HEADER,
+    _LABEL,
+    _OPDESC,
+    _OUTPUT,
+    _UNIFORM,
+    DVLB_MAGIC,
+    DVLE_HEADER_SIZE,
+    DVLP_HEADER_MIN,
+    DVLP_MAGIC,
+    Dvlb,
+    _encode_name,
+    _pack_constants,
+    _pack_dvle_header,
+    _pack_labels,
+    _pack_opdescs,
+    _pack_outputs,
+    _pack_uniforms,
+    _symbol_table,
+    _write_canonical,
+)
+
+RULE_PICASSO = "picasso"
+RULE_PICASSO_2014 = "picasso-2014"
+RULE_NIHSTRO = "nihstro"
+
+
+class RuleMismatch(ValueError):
+    """The model cannot be laid out by this rule (e.g. several DVLEs for a one-DVLE assembler)."""
+
+
+def _header_words(model: Dvlb, count: int, rule: str) -> list[int]:
+    """The DVLP header words after the symbol-table offset: ``count`` of them (zero-extended)."""
+    words = list(model.dvlp.unknown_words)
+    if any(words[count:]):
+        raise RuleMismatch(f"the {rule} layout has {count} DVLP header words after the symbol offset")
+    return words[:count] + [0] * (count - len(words))
+
+
+def _single_dvle_prefix(model: Dvlb, rule: str, header_words: list[int]) -> tuple[int, int, int, bytes]:
+    """(DVLE offset, code offset, descriptor offset in DVLP, code+descriptor bytes) of the
+    one-DVLE layouts, where the DVLE header sits between the DVLP header and the code."""
+    if len(model.dvles) != 1:
+        raise RuleMismatch(f"the {rule} layout holds exactly one DVLE, not {len(model.dvles)}")
+    dvlp = model.dvlp
+    header_size = DVLP_HEADER_MIN + 4 * len(header_words)
+    code_offset = header_size + DVLE_HEADER_SIZE
+    opdesc_offset = code_offset + 4 * len(dvlp.code)
+    blob = struct.pack(f"<{len(dvlp.code)}I", *dvlp.code) + _pack_opdescs(dvlp.opdescs)
+    return 12 + header_size, code_offset, opdesc_offset, blob
+
+
+def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offset: int,
+                 header_words: list[int]) -> bytes:
+    dvlp = model.dvlp
+    return _DVLP_HEADER.pack(
+        DVLP_MAGIC, dvlp.version, code_offset, len(dvlp.code), opdesc_offset, len(dvlp.opdescs),
+        symbol_offset,
+    ) + struct.pack(f"<{len(header_words)}I", *header_words)  # fmt: skip
+
+
+def write_picasso_2014(model: Dvlb) -> bytes:
+    words = _header_words(model, 3, RULE_PICASSO_2014)
+    dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_PICASSO_2014, words)
+    dvle = model.dvles[0]
+    end_of_descs = opdesc_offset + _OPDESC.size * len(model.dvlp.opdescs)  # relative to the DVLP
+    pool, label_syms, uniform_syms = _symbol_table(dvle)
+    const_off = end_of_descs - (dvle_offset - 12)
+    label_off = const_off + _CONSTANT.size * len(dvle.constants)
+    out_off = label_off + _LABEL.size * len(dvle.labels)
+    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    return b"".join((
+        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
+        _dvlp_header(model, code_offset, opdesc_offset, end_of_descs, words),
+        _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+        blob, _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+        _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool,
+    ))  # fmt: skip
+
+
+def write_nihstro(model: Dvlb) -> bytes:
+    words = _header_words(model, 0, RULE_NIHSTRO)
+    dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_NIHSTRO, words)
+    dvle = model.dvles[0]
+    end_of_descs = opdesc_offset + _OPDESC.size * len(model.dvlp.opdescs)
+    pool = bytearray()
+    label_syms = []
+    for label in dvle.labels:
+        label_syms.append(len(pool))
+        pool += _encode_name(label.name) + b"\0"
+    uniform_syms = []
+    for uniform in dvle.uniforms:
+        uniform_syms.append(len(pool))
+        pool += _encode_name(uniform.name) + b"\0"
+    out_off = end_of_descs - (dvle_offset - 12)
+    const_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    unif_off = const_off + _CONSTANT.size * len(dvle.constants)
+    label_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    sym_off = label_off + _LABEL.size * len(dvle.labels)
+    return b"".join((
+        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
+        _dvlp_header(model, code_offset, opdesc_offset, 0, words),
+        _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+        blob, _pack_outputs(dvle.outputs), _pack_constants(dvle.constants),
+        _pack_uniforms(dvle.uniforms, uniform_syms), _pack_labels(dvle.labels, label_syms), bytes(pool),
+    ))  # fmt: skip
+
+
+LAYOUT_RULES: dict[str, Callable[[Dvlb], bytes]] = {
+    RULE_PICASSO: _write_canonical,
+    RULE_PICASSO_2014: write_picasso_2014,
+    RULE_NIHSTRO: write_nihstro,
+}
+
+
+def write_with_rule(model: Dvlb, rule: str) -> bytes:
+    """The model laid out by ``rule``; KeyError for an unknown rule, RuleMismatch when it cannot."""
+    return LAYOUT_RULES[rule](model)
+
+
+def matching_rule(model: Dvlb) -> str | None:
+    """The rule that lays the model out exactly as its file was (None for a new model or none)."""
+    if model.layout is None:
+        return RULE_PICASSO
+    data = model.to_bytes()
+    for rule, writer in LAYOUT_RULES.items():
+        try:
+            if writer(model) == data:
+                return rule
+        except RuleMismatch:
+            continue
+    return None
