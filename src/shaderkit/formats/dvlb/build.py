@@ -22,14 +22,12 @@ from shaderkit.formats.dvlb.dvlb import (
 )
 from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_rule
 from shaderkit.formats.dvlb.source import UNIT_MARKER
-from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, CONST_IVEC, Program, assemble
-
-#: register base of each constant kind in the assembler's numbering
-_CONST_BASE = {CONST_BOOL: 0x88, CONST_IVEC: 0x80, CONST_FVEC: 0x20}
+from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble
+from shaderkit.isa.pica.table import SPACE_OF_KIND
 
 
 def _constant(kind: int, reg: int, values: tuple[int, ...]) -> Constant:
-    index = reg - _CONST_BASE[kind]
+    index = reg - SPACE_OF_KIND[kind].base
     if kind == CONST_FVEC:
         x, y, z, w = values  # already float24 words
         return Constant(kind, index, (x, y, z, w))

@@ -30,16 +30,27 @@ from shaderkit.isa.pica.table import (
     CONDOP_AND,
     CONDOP_OR,
     CONDOP_X,
+    DEFAULT_OPSRC,
     DESC_FORMATS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
+    IDX_SOURCE,
+    MOVA_TARGET_NAMES,
     OUTPUT_SEMANTICS,
+    SEMANTIC_DUMMY,
+    SETEMIT_FLAG_TEXT,
+    SPACE_OF_KIND,
+    SPACES,
+    SYNTAXES,
+    TEXT_MNEMONIC,
     dst_name,
+    make_opdesc,
     mask_text,
     opdesc_src,
     src_name,
     swizzle_text,
+    uniform_space,
 )
 
 UNIT_MARKER = "; shaderkit: DVLE"
@@ -52,19 +63,19 @@ PRAGMA_LAYOUT = "; shaderkit: layout"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {CONSTANT_FVEC: ".fvec", CONSTANT_IVEC: ".ivec", CONSTANT_BOOL: ".bool"}
-_SPACE_START = {CONSTANT_FVEC: 0x20, CONSTANT_IVEC: 0x80, CONSTANT_BOOL: 0x88}
-_SPACE_END = {CONSTANT_FVEC: 0x80, CONSTANT_IVEC: 0x84, CONSTANT_BOOL: 0x98}
+_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
+_SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
+_SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
+_SETEMIT_TEXT = SETEMIT_FLAG_TEXT
+#: a descriptor that prints every operand plainly (for a missing descriptor)
+_PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
 
 def _uniform_kind(index: int) -> tuple[int, int]:
     """(kind, picasso register) of a uniform-table register index; kind -1 for inputs."""
-    if index < 0x10:
-        return -1, index
-    if index < 0x70:
-        return CONSTANT_FVEC, index + 0x10
-    if index < 0x78:
-        return CONSTANT_IVEC, index + 0x10
-    return CONSTANT_BOOL, index + 0x10
+    space = uniform_space(index)
+    assert space.table_base is not None
+    return (-1 if space.kind is None else space.kind), index - space.table_base + space.base
 
 
 def _ident(name: str) -> str:
@@ -96,7 +107,8 @@ class _Names:
     flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
 
     def flag(self, reg: int) -> str:
-        return self.flags.get(reg) or (f"i{reg - 0x80}" if reg < 0x88 else f"b{reg - 0x88}")
+        space = _I if reg < _B.base else _B
+        return self.flags.get(reg) or f"{space.prefix}{reg - space.base}"
 
     def source(self, reg: int, idx: int) -> str:
         found = self.src.get(reg)
@@ -182,7 +194,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         names.src.setdefault(reg, (name, reg, 1))
     local_start = dict(alloc.start)
     if gsh_space:
-        local_start = {CONSTANT_FVEC: first_free, CONSTANT_IVEC: 0x80, CONSTANT_BOOL: 0x88}
+        local_start = {**_SPACE_START, CONSTANT_FVEC: first_free}
     for kind in (CONSTANT_FVEC, CONSTANT_IVEC, CONSTANT_BOOL):
         directive = _KIND_DIRECTIVE[kind]
         for reg, size, name in sorted(per_kind.get(kind, [])):
@@ -211,12 +223,12 @@ def _conflicts_in_shared_space(dvle: Dvle, alloc: _Allocation) -> bool:
     trial = _Allocation()
     trial.start, trial.known, trial.gaps = dict(alloc.start), dict(alloc.known), alloc.gaps
     scratch = _Unit()
-    _declare_uniforms(scratch, dvle, trial, False, 0x20, _Names(), set())
+    _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
     return bool(scratch.notes)
 
 
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
-    end = {CONSTANT_FVEC: 0x80, CONSTANT_IVEC: 0x84}
+    end = {CONSTANT_FVEC: _C.end, CONSTANT_IVEC: _I.end}
     for const in dvle.constants:
         words = const.words
         if const.type == CONSTANT_BOOL:
@@ -225,14 +237,14 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
                 unit.lossy("bool constant has extra bits set")
             continue
         if const.type == CONSTANT_FVEC:
-            reg = 0x20 + const.register
+            reg = _C.base + const.register
             args = ", ".join(_float_text(w) for w in words)
             if any(w >> 24 for w in words) or any((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
                                                   for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
-            reg = 0x80 + const.register
+            reg = _I.base + const.register
             args = ", ".join(str(b) for b in words[0].to_bytes(4, "little"))
             if any(words[1:]):
                 unit.lossy("ivec constant has extra words set")
@@ -240,7 +252,7 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
         else:
             unit.lossy(f"constant of unknown type {const.type} dropped")
             continue
-        letter = "c" if const.type == CONSTANT_FVEC else "i"
+        letter = _C.prefix if const.type == CONSTANT_FVEC else _I.prefix
         if reg == end[const.type] - 1:
             name = f"const{const.register}" if letter == "c" else f"iconst{const.register}"
             while name in used:
@@ -305,7 +317,7 @@ class _Code:
         index = inst.get("desc")
         if index >= len(self.opdescs):
             unit.lossy(f"operand descriptor {index} does not exist")
-            return 0xF | (IDENTITY_SWIZZLE << 5) | (IDENTITY_SWIZZLE << 14) | (IDENTITY_SWIZZLE << 23)
+            return _PLAIN_DESC
         return self.opdescs[index]
 
     @staticmethod
@@ -340,71 +352,57 @@ class _Code:
 
     def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
                 labels: dict[int, str]) -> str:
-        m = inst.mnemonic
-        fmt = inst.fmt
+        """``mnemonic operand, ...`` from the row's syntax (table.SYNTAXES), one printer per operand."""
+        row = inst.info
+        if row.mnemonic.startswith("unk"):
+            unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
+            return "nop"
+        desc = self.desc(unit, inst) if row.fmt in DESC_FORMATS else 0
         ops = inst.operands
-        if fmt in DESC_FORMATS:
-            desc = self.desc(unit, inst)
-            if fmt in ("1", "1i"):
-                base = m[:-1] if fmt == "1i" else m
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"] if fmt == "1" else 0)
-                s2 = self.src(names, desc, 2, ops["src2"], ops["idx"] if fmt == "1i" else 0)
-                return f"{base} {self.dst(unit, names, desc, ops['dst'])}, {s1}, {s2}"
-            if fmt == "1u":
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"])
-                return f"{m} {self.dst(unit, names, desc, ops['dst'])}, {s1}"
-            if fmt == "1m":
-                target = {8: "a0.x", 4: "a0.y", 12: "a0.xy"}.get(desc & 0xC)
+        idx_source = IDX_SOURCE.get(row.fmt)
+        parts: list[str] = []
+        for kind in SYNTAXES[row.syntax]:
+            if kind in ("src1", "src2", "src3"):
+                idx = ops["idx"] if kind == idx_source else 0
+                parts.append(self.src(names, desc, int(kind[3]), ops[kind], idx))
+            elif kind == "dst":
+                parts.append(self.dst(unit, names, desc, ops["dst"]))
+            elif kind == "a0":
+                target = MOVA_TARGET_NAMES.get(desc & 0xC)
                 if target is None or desc & 3:
                     unit.lossy(f"mova destination mask {desc & 0xF:#x}")
-                    target = target or "a0.x"
-                return f"mova {target}, {self.src(names, desc, 1, ops['src1'], ops['idx'])}"
-            if fmt == "1c":
-                if ops["cmpx"] >= len(CMP_OPS) or ops["cmpy"] >= len(CMP_OPS):
+                    target = target or MOVA_TARGET_NAMES[8]
+                parts.append(target)
+            elif kind in ("cmpx", "cmpy"):
+                if ops[kind] >= len(CMP_OPS):
                     unit.lossy("compare operator 6/7 does not exist")
-                cx = CMP_OPS[min(ops["cmpx"], 5)]
-                cy = CMP_OPS[min(ops["cmpy"], 5)]
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"])
-                s2 = self.src(names, desc, 2, ops["src2"])
-                return f"cmp {s1}, {cx}, {cy}, {s2}"
-            idx2 = ops["idx"] if fmt == "5" else 0
-            idx3 = ops["idx"] if fmt == "5i" else 0
-            s1 = self.src(names, desc, 1, ops["src1"])
-            s2 = self.src(names, desc, 2, ops["src2"], idx2)
-            s3 = self.src(names, desc, 3, ops["src3"], idx3)
-            return f"mad {self.dst(unit, names, desc, ops['dst'])}, {s1}, {s2}, {s3}"
-        if fmt == "0":
-            if m.startswith("unk"):
-                unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
-                return "nop"
-            return m
-        if fmt == "4":
-            flags = " ".join(f for f, on in (("prim", ops["prim"]), ("inv", ops["winding"])) if on)
-            return f"setemit {ops['vertex_id']}" + (f", {flags}" if flags else "")
-        if fmt == "3l":
-            return f"for {names.flag(0x80 + ops['int_id'])}"
-        num = ops["num"]
-        if fmt == "2":
-            cond = _cond_text(inst)
-            if cond is None:
-                unit.lossy("single-register condition with the other reference bit cleared")
-                cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
-            if m in ("breakc", "ifc"):
-                return f"{m} {cond}"
-            if m == "callc":
-                return f"callc {cond}, {self.proc_name(unit, ops['dst'], num)}"
-            if m == "call":
-                return f"call {self.proc_name(unit, ops['dst'], num)}"
-            return f"jmpc {cond}, {self.jump_label(unit, ops['dst'], labels)}"
-        reg = names.flag(0x88 + ops["bool_id"])
-        if m == "ifu":
-            return f"ifu {reg}"
-        if m == "callu":
-            return f"callu {reg}, {self.proc_name(unit, ops['dst'], num)}"
-        neg = "!" if num & 1 else ""
-        if num & ~1:
-            unit.lossy("jmpu NUM has bits besides the inversion bit")
-        return f"jmpu {neg}{reg}, {self.jump_label(unit, ops['dst'], labels)}"
+                parts.append(CMP_OPS[min(ops[kind], len(CMP_OPS) - 1)])
+            elif kind == "cond":
+                cond = _cond_text(inst)
+                if cond is None:
+                    unit.lossy("single-register condition with the other reference bit cleared")
+                    cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
+                parts.append(cond)
+            elif kind == "proc":
+                parts.append(self.proc_name(unit, ops["dst"], ops["num"]))
+            elif kind == "label":
+                parts.append(self.jump_label(unit, ops["dst"], labels))
+            elif kind == "bool":
+                parts.append(names.flag(_B.base + ops["bool_id"]))
+            elif kind == "[!]bool":  # jmpu: NUM bit 0 inverts the condition
+                if ops["num"] & ~1:
+                    unit.lossy("jmpu NUM has bits besides the inversion bit")
+                parts.append(("!" if ops["num"] & 1 else "") + names.flag(_B.base + ops["bool_id"]))
+            elif kind == "int":
+                parts.append(names.flag(_I.base + ops["int_id"]))
+            elif kind == "vertex":
+                parts.append(str(ops["vertex_id"]))
+            elif kind == "[flags]":
+                flags = " ".join(text for text, name in _SETEMIT_TEXT if ops[name])
+                if flags:
+                    parts.append(flags)
+        mnemonic = TEXT_MNEMONIC.get(row.mnemonic, row.base)
+        return f"{mnemonic} {', '.join(parts)}" if parts else mnemonic
 
     @staticmethod
     def jump_label(unit: _Unit, target: int, labels: dict[int, str]) -> str:
@@ -486,7 +484,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     for inst in printer.insts[lo:hi]:
         for field_name in ("src1", "src2", "src3"):
             reg = inst.operands.get(field_name)
-            if reg is not None and reg < 0x10 and inst.fmt in DESC_FORMATS:
+            if reg is not None and reg < _V.end and inst.fmt in DESC_FORMATS:
                 read.add(reg)
     for reg in sorted(read):
         if reg in names.src:
@@ -609,19 +607,20 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
         names = _Names()
         used: set[str] = set()
         gsh_space = False
-        first_free = 0x20
+        first_free = _C.base
         if dvle.is_geometry:
-            fixed_start = 0x20 + dvle.gs_fixed_vertex_start
+            fixed_start = _C.base + dvle.gs_fixed_vertex_start
             gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
                           or dvle.gs_fixed_vertex_num)
-            has_dummy = any(o.semantic == 9 for o in dvle.outputs)
+            has_dummy = any(o.semantic == SEMANTIC_DUMMY for o in dvle.outputs)
             if not gs_new and not has_dummy and _conflicts_in_shared_space(dvle, alloc):
                 gs_new = True  # ".gsh point cN" gives the same header and its own uniform space
             if gs_new:
-                fvecs = [u.first_register + 0x10 for u in dvle.uniforms if 0x10 <= u.first_register < 0x70]
-                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else 0x20)
+                fvecs = [_uniform_kind(u.first_register)[1] for u in dvle.uniforms
+                         if _uniform_kind(u.first_register)[0] == CONSTANT_FVEC]
+                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else _C.base)
                 mode = GSH_MODES[dvle.gs_mode] if dvle.gs_mode < 3 else "point"
-                line = f".gsh {mode} c{first_free - 0x20}"
+                line = f".gsh {mode} c{first_free - _C.base}"
                 if dvle.gs_mode == 1:
                     line += f" {dvle.gs_variable_vertex_num}"
                 elif dvle.gs_mode == 2:
@@ -638,7 +637,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
         if entry_names[i] != "main":
             unit.add(f".entry {entry_names[i]}")
         if dvle.input_mask and not all(dvle.input_mask >> u.first_register & 1
-                                       for u in dvle.uniforms if u.first_register < 0x10):
+                                       for u in dvle.uniforms if u.first_register < _V.end):
             unit.lossy("input mask does not match the .in declarations")
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")

@@ -202,8 +202,9 @@ OPCODES: tuple[OpcodeInfo, ...] = (
 )
 
 BY_MNEMONIC: dict[str, OpcodeInfo] = {row.mnemonic: row for row in OPCODES}
-#: picasso spellings that are not row names
+#: picasso spellings that are not row names, and the other way round
 MNEMONIC_ALIASES = {"for": "loop"}
+TEXT_MNEMONIC = {row: text for text, row in MNEMONIC_ALIASES.items()}
 
 
 def _unknown(opcode: int) -> OpcodeInfo:
@@ -406,6 +407,8 @@ CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge")  # 6 and 7 do not exist
 CONDOP_OR, CONDOP_AND, CONDOP_X, CONDOP_Y = 0, 1, 2, 3
 #: SETEMIT flags: text -> field
 SETEMIT_FLAGS = {"prim": "prim", "primitive": "prim", "inv": "winding", "invert": "winding"}
+#: SETEMIT flags as printed, in order: (text, field)
+SETEMIT_FLAG_TEXT = (("prim", "prim"), ("inv", "winding"))
 
 
 def swizzle_comp(slot: int, comp: int) -> int:
