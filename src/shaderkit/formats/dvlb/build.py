@@ -21,8 +21,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Uniform,
 )
 from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_rule
-from shaderkit.formats.dvlb.source import UNIT_MARKER
-from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble
+from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble, split_units
 from shaderkit.isa.pica.table import SPACE_OF_KIND
 
 
@@ -81,21 +80,6 @@ def program_to_shbin(program: Program) -> bytes:
                             line, column, filename) from None
     except RuleMismatch as exc:
         raise AssemblyError(str(exc), line, column, filename) from None
-
-
-def split_units(text: str, filename: str) -> list[tuple[str, str]]:
-    """Split a source at ``; shaderkit: DVLE n`` marker lines (as written by ``disasm``).
-
-    Each part is one picasso source file (one DVLE); text without markers is a single part.
-    Lines before the second marker belong to the first part. Line numbers stay those of the
-    whole file (other parts' lines are blanked).
-    """
-    lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
-    if len(starts) < 2:
-        return [(filename, text)]
-    bounds = [0, *starts[1:], len(lines)]
-    return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
 
 
 def assemble_program(sources: list[tuple[str, str]]) -> Program:

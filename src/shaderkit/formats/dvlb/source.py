@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shaderkit.formats.dvlb.dvlb import CONSTANT_BOOL, CONSTANT_FVEC, CONSTANT_IVEC, Dvlb, Dvle
+from shaderkit.isa.pica.assembler import UNIT_MARKER
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
@@ -53,7 +54,6 @@ from shaderkit.isa.pica.table import (
     uniform_space,
 )
 
-UNIT_MARKER = "; shaderkit: DVLE"
 #: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
 PRAGMA_OPDESCS = "; shaderkit: opdescs"
 PRAGMA_DESC = "; shaderkit: desc"

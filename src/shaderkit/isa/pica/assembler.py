@@ -86,6 +86,25 @@ _C_INT = re.compile(r"\s*([+-]?\d+)")
 _C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
+#: ``; shaderkit: DVLE n`` lines (written by ``disasm``) split one text into one source per DVLE
+UNIT_MARKER = "; shaderkit: DVLE"
+
+
+def split_units(text: str, filename: str) -> list[tuple[str, str]]:
+    """Split a source at ``; shaderkit: DVLE n`` marker lines.
+
+    Each part is one picasso source file (one DVLE); text without markers is a single part.
+    Lines before the second marker belong to the first part. Line numbers stay those of the
+    whole file (other parts' lines are blanked).
+    """
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
+    if len(starts) < 2:
+        return [(filename, text)]
+    bounds = [0, *starts[1:], len(lines)]
+    return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
+
+
 # -- results ------------------------------------------------------------------------------------
 @dataclass
 class Constant:
