@@ -22,7 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shaderkit.formats.dvlb.dvlb import CONSTANT_BOOL, CONSTANT_FVEC, CONSTANT_IVEC, Dvlb, Dvle
+from shaderkit.formats.dvlb.dvlb import (
+    CONSTANT_BOOL,
+    CONSTANT_FVEC,
+    CONSTANT_IVEC,
+    DVLE_VERSION_PICASSO,
+    Dvlb,
+    Dvle,
+)
 from shaderkit.isa.pica.assembler import UNIT_MARKER
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.float24 import f24_to_f32
@@ -38,6 +45,7 @@ from shaderkit.isa.pica.table import (
     IDX_NAMES,
     IDX_SOURCE,
     MOVA_TARGET_NAMES,
+    NARROW_SOURCE_END,
     OUTPUT_SEMANTICS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAG_TEXT,
@@ -526,6 +534,13 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     rule = matching_rule(dvlb)
     rule = "" if rule in (None, RULE_PICASSO) else rule
     texts = _sources(dvlb, False, [{}] * len(dvlb.dvles), rule)
+    if _plain_text_is_exact(dvlb, texts):
+        return texts  # proven without assembling the text (straight-line picasso vertex code)
+    return _checked_by_assembly(dvlb, texts, rule)
+
+
+def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str) -> list[str]:
+    """Assemble the plain text and add the pragmas that make it rebuild this model."""
     rebuilt = _rebuild(texts)
     if rebuilt is None:
         return texts  # not representable either way; keep the plain text
@@ -535,6 +550,71 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
                                                   and not any(d.labels for d in dvlb.dvles)):
         return texts
     return _sources(dvlb, not same_code, headers, rule)
+
+
+#: instruction forms whose text re-assembles without block structure or automatic padding
+_STRAIGHT_FORMS = frozenset({"0", *DESC_FORMATS})
+
+
+def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
+    """True when assembling the plain text is known to give this code, descriptor table and
+    DVLE headers, decided without assembling it (picasso's descriptor merging is replayed on
+    the words). Conservative: False sends the caller to the full check by assembly.
+
+    Covered: vertex DVLEs with picasso's header (version 0x1002, masks as the ``.in``/``.out``
+    lines give them), no labels, nothing lossy, and straight-line code (no flow control, so the
+    assembler inserts no padding NOP and the text lists the words in code order).
+    """
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.pica.assembler import Assembler
+    from shaderkit.isa.pica.table import BY_OPCODE6, INVERTED_FORM, replace_fields
+
+    if any("; !" in text for text in texts):
+        return False
+    code = dvlb.dvlp.code
+    ranges = _ranges(dvlb)
+    if ranges is None:
+        return False
+    for dvle, (lo, hi) in zip(dvlb.dvles, ranges):
+        start, size = _entry(dvle, lo, hi)
+        inputs = sum(1 << u.first_register for u in dvle.uniforms if u.first_register < _V.end)
+        outputs = sum(1 << o.register for o in dvle.outputs)
+        if (dvle.labels or dvle.version != DVLE_VERSION_PICASSO or dvle.shader_type or dvle.merge_outmaps
+                or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num
+                or dvle.gs_fixed_vertex_num or size < 1 or dvle.main_offset != start
+                or dvle.endmain_offset != start + size or dvle.input_mask != inputs
+                or dvle.output_mask != outputs):
+            return False
+    values = [d.value for d in dvlb.dvlp.opdescs]
+    if any(d.extra for d in dvlb.dvlp.opdescs):
+        return False
+    inverted_rows = frozenset(INVERTED_FORM.values())
+    asm = Assembler()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
+    try:
+        for word in code:
+            row = BY_OPCODE6[word >> 26]
+            if row.fmt not in _STRAIGHT_FORMS or row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
+                return False
+            if row.fmt not in DESC_FORMATS:
+                asm.code.append(word)
+                continue
+            inst = decode(word)
+            if inst.get("desc") >= len(values):
+                return False
+            if row.mnemonic in inverted_rows:
+                # picasso picks the inverted form only for a wide or indexed second operand
+                wide = inst.get("src3" if row.fmt == "5i" else "src2")
+                if wide < NARROW_SOURCE_END and not inst.get("idx"):
+                    return False
+            mad = row.fmt in ("5", "5i")
+            opdesc = values[inst.get("desc")] & row.desc_bits  # what the printed operands give back
+            desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
+            if mad:
+                desc = asm.place_mad_opdesc(desc, 0)
+            asm.code.append(replace_fields(word, desc=desc))
+    except (AssemblyError, ValueError):
+        return False
+    return asm.code == code and asm.opdescs == values
 
 
 def _rebuild(texts: list[str]) -> Dvlb | None:

@@ -700,6 +700,19 @@ class Assembler:
         self.opdesc_masks.append(mask)
         return len(self.opdescs) - 1
 
+    def place_mad_opdesc(self, desc: int, col: int) -> int:
+        """Keep a MAD descriptor below 32 (its field has 5 bits): picasso swaps it with a free slot."""
+        if desc >= MAX_MAD_OPDESC and not (self.pinned and self.desc_hint is not None):
+            free = next((i for i in range(MAX_MAD_OPDESC) if not self.opdesc_is_mad >> i & 1), -1)
+            if free < 0:
+                raise self.error(f"too many operand descriptors for MAD (limit is {MAX_MAD_OPDESC})", col)
+            self.swap_opdesc(free, desc)
+            desc = free
+        if desc >= MAX_MAD_OPDESC:
+            raise self.error(f"descriptor {desc} is out of MAD's range (0-31)", col)
+        self.opdesc_is_mad |= 1 << desc
+        return desc
+
     def swap_opdesc(self, a: int, b: int) -> None:
         self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
         self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
@@ -861,13 +874,7 @@ def _dst_src_src_src(asm: Assembler, name: str, col: int) -> None:
     row = BY_MNEMONIC["madi" if inverted else "mad"]
     desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
                                   row.desc_bits, col)
-    if desc >= MAX_MAD_OPDESC and not (asm.pinned and asm.desc_hint is not None):
-        free = next((i for i in range(MAX_MAD_OPDESC) if not asm.opdesc_is_mad >> i & 1), -1)
-        _ensure(asm, free >= 0, f"too many operand descriptors for MAD (limit is {MAX_MAD_OPDESC})", col)
-        asm.swap_opdesc(free, desc)
-        desc = free
-    _ensure(asm, desc < MAX_MAD_OPDESC, f"descriptor {desc} is out of MAD's range (0-31)", col)
-    asm.opdesc_is_mad |= 1 << desc
+    desc = asm.place_mad_opdesc(desc, col)
     asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, src3=s3.reg,
              idx=s3.idx if inverted else s2.idx, dst=dest.reg)
 
