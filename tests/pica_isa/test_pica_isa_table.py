@@ -130,15 +130,29 @@ def test_every_form_covers_all_32_bits_once() -> None:
         assert functools.reduce(operator.or_, parts) == 0xFFFFFFFF
 
 
-def test_num_is_eight_bits() -> None:
-    # Citra/nihstro: flow_control.num_instructions is BitField<0, 8>; bits 8-9 are reserved.
-    # call: 0x24 << 26 = 0x90000000 | dst 5 << 10 = 0x1400 | num 0x3FF (bits 8-9 set)
+def test_num_is_eight_bits_and_picasso_adds_two() -> None:
+    # the GPU reads NUM as bits 0-7 (Citra/nihstro BitField<0, 8>, Panda3DS "& 0xff"); picasso's
+    # 10-bit count puts its bits 8-9 in num_hi.
+    # call: 0x24 << 26 = 0x90000000 | dst 5 << 10 = 0x1400 | count 0x3FF
     inst = decode(0x90000000 | 5 << 10 | 0x3FF)
     assert inst.operands["num"] == 0xFF
+    assert inst.operands["num_hi"] == 3
     assert inst.operands["dst"] == 5
-    assert inst.extra == 0x300
+    assert inst.extra == 0
+    assert table.picasso_num(inst.operands) == 0x3FF
     with pytest.raises(ValueError):
         table.encode_fields("call", dst=5, num=0x100)
+    assert table.split_num(300) == {"num": 0x2C, "num_hi": 1}
+
+
+def test_long_called_procedure_is_written_as_picasso_writes_it() -> None:
+    # a geometry shader (no 512-word limit) calling a 300-word procedure at word 2:
+    # call 0x90000000 | dst 2 << 10 = 0x800 | 300 = 0x12C -> 0x9000092C
+    src = ".gsh\n.proc main\n  call f\n  end\n.end\n.proc f\n" + "  nop\n" * 299 + "  end\n.end\n"
+    data = assemble_sources([("g.pica", src)])
+    model = Dvlb.from_bytes(data)
+    assert model.dvlp.code[0] == 0x9000092C
+    assert assemble_sources([("again.pica", dvlb_to_source(model))]) == data
 
 
 @pytest.mark.parametrize("path", corpus_params("pica", "*.shbin"))

@@ -57,6 +57,7 @@ from shaderkit.isa.pica.table import (
     make_opdesc,
     mask_text,
     opdesc_src,
+    picasso_num,
     src_name,
     swizzle_text,
     uniform_space,
@@ -392,13 +393,13 @@ class _Code:
                     cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
                 parts.append(cond)
             elif kind == "proc":
-                parts.append(self.proc_name(unit, ops["dst"], ops["num"]))
+                parts.append(self.proc_name(unit, ops["dst"], picasso_num(ops)))
             elif kind == "label":
                 parts.append(self.jump_label(unit, ops["dst"], labels))
             elif kind == "bool":
                 parts.append(names.flag(_B.base + ops["bool_id"]))
             elif kind == "[!]bool":  # jmpu: NUM bit 0 inverts the condition
-                if ops["num"] & ~1:
+                if picasso_num(ops) & ~1:
                     unit.lossy("jmpu NUM has bits besides the inversion bit")
                 parts.append(("!" if ops["num"] & 1 else "") + names.flag(_B.base + ops["bool_id"]))
             elif kind == "int":
@@ -466,7 +467,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
         limit = stack[-1][0] if stack else stop
         block: list[int] | None = None
         if inst.mnemonic in ("ifu", "ifc"):
-            dst, num = inst.get("dst"), inst.get("num")
+            dst, num = inst.get("dst"), picasso_num(inst.operands)
             if pos < dst <= dst + num <= limit:
                 block = [dst + num, dst if num else -1]
                 if dst == pos + 1 or (num and num < 1):
@@ -659,7 +660,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
     printer.hints = hints
     for inst in printer.insts:
         if inst.mnemonic in _FLOW_CALLS:
-            start, num = inst.get("dst"), inst.get("num")
+            start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)
             if start + num <= len(code):

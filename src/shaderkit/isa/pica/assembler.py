@@ -37,6 +37,8 @@ from shaderkit.isa.pica.table import (
     MNEMONIC_ALIASES,
     MOVA_TARGETS,
     NARROW_SOURCE_END,
+    NUM_BITS,
+    NUM_HI_BITS,
     OUTPUT_SEMANTIC_BY_NAME,
     SEMANTIC_DUMMY,
     SETEMIT_FLAGS,
@@ -47,6 +49,7 @@ from shaderkit.isa.pica.table import (
     field_spec,
     make_opdesc,
     replace_fields,
+    split_num,
     swizzle_comp,
 )
 
@@ -67,8 +70,8 @@ HEADER_FIELDS = {
 
 #: a block may not end right after these (picasso pads with a NOP)
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
-#: the largest NUM (procedure size, else length): the GPU reads 8 bits (see table.py)
-MAX_NUM = (1 << 8) - 1
+#: the largest NUM picasso writes (procedure size, else length): 10 bits, num + num_hi (table.py)
+MAX_NUM = (1 << (NUM_BITS + NUM_HI_BITS)) - 1
 #: the largest jump/call target (12-bit DST)
 MAX_TARGET = (1 << 12) - 1
 
@@ -455,12 +458,12 @@ class Assembler:
                 raise AssemblyError(f"procedure '{name}' is undefined", line, col + 1, filename)
             start, size = self.procs[name]
             if size > MAX_NUM:
-                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max "
-                                    f"{MAX_NUM}: the GPU reads 8 bits of NUM)", line, col + 1, filename)
+                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max {MAX_NUM})",
+                                    line, col + 1, filename)
             if start > MAX_TARGET:
                 raise AssemblyError(f"procedure '{name}' lies beyond word {MAX_TARGET}", line, col + 1,
                                     filename)
-            self.code[pos] = replace_fields(self.code[pos], dst=start, num=size)
+            self.code[pos] = replace_fields(self.code[pos], dst=start, **split_num(size))
         if not any(not d.nodvle for d in self.dvles):
             raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
                                 self.filename)
@@ -1071,9 +1074,8 @@ def _dir_end(asm: Assembler, name: str) -> None:
             asm.patch(elem.pos, 0, dst=cur)
         else:
             if cur - elem.extra > MAX_NUM:
-                raise asm.error(f"else block too long (max {MAX_NUM} words: the GPU reads 8 bits of NUM)",
-                                0)
-            asm.patch(elem.pos, 0, num=cur - elem.extra)
+                raise asm.error(f"else block too long (max {MAX_NUM} words)", 0)
+            asm.patch(elem.pos, 0, **split_num(cur - elem.extra))
         asm.last_was_end = True
     else:
         _end_array(asm)

@@ -6,10 +6,12 @@ opcode, fields and reserved bits together cover all 32 bits of every form exactl
 :func:`self_check`). The decoder keeps reserved bits as ``extra`` so that any word re-encodes to
 itself; the assembler never sets them.
 
-Facts: ``shared/reference/pica.md`` (3dbrew, Citra, nihstro, picasso). NUM is bits 0-7: Citra and
-nihstro read ``BitField<0, 8>``; picasso writes a 10-bit value there, so a procedure or else block
-longer than 255 words assembled by picasso would be cut short by the GPU (bits 8-9 are reserved
-here and the assembler refuses such blocks).
+Facts: ``shared/reference/pica.md`` (3dbrew, Citra, nihstro, picasso). NUM is bits 0-7: 3dbrew,
+Citra, Panda3DS and nihstro all read ``instruction & 0xFF``. picasso stores a 10-bit count there
+(``inst |= num | dst << 10`` for calls, else lengths up to 0x3FF), so its bits 8-9 are the
+separate field ``num_hi``: the GPU ignores it, and a procedure or else block of 256 words or more
+assembled by picasso runs only ``num`` words on the GPU. The assembler writes both fields as
+picasso does (byte-identical output); the VM reads ``num`` only.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ FORMAT_FIELDS: dict[str, tuple[tuple[str, int, int], ...]] = {
     "1m": (("desc", 0, 7), ("src1", 12, 7), ("idx", 19, 2)),  # MOVA: no destination field
     "1c": (("desc", 0, 7), ("src2", 7, 5), ("src1", 12, 7), ("idx", 19, 2), ("cmpy", 21, 3),
            ("cmpx", 24, 3)),
-    "2": (("num", 0, 8), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1), ("refx", 25, 1)),
-    "3": (("num", 0, 8), ("dst", 10, 12), ("bool_id", 22, 4)),
-    "3l": (("num", 0, 8), ("dst", 10, 12), ("int_id", 22, 2)),  # LOOP
+    "2": (("num", 0, 8), ("num_hi", 8, 2), ("dst", 10, 12), ("condop", 22, 2), ("refy", 24, 1),
+          ("refx", 25, 1)),
+    "3": (("num", 0, 8), ("num_hi", 8, 2), ("dst", 10, 12), ("bool_id", 22, 4)),
+    "3l": (("num", 0, 8), ("num_hi", 8, 2), ("dst", 10, 12), ("int_id", 22, 2)),  # LOOP
     "4": (("winding", 22, 1), ("prim", 23, 1), ("vertex_id", 24, 2)),
     "5": (("desc", 0, 5), ("src3", 5, 5), ("src2", 10, 7), ("src1", 17, 5), ("idx", 22, 2),
           ("dst", 24, 5)),
@@ -45,9 +48,9 @@ RESERVED: dict[str, tuple[tuple[int, int], ...]] = {
     "1u": ((7, 5),),
     "1m": ((7, 5), (21, 5)),
     "1c": (),
-    "2": ((8, 2),),
-    "3": ((8, 2),),
-    "3l": ((8, 2), (24, 2)),
+    "2": (),
+    "3": (),
+    "3l": ((24, 2),),
     "4": ((0, 22),),
     "5": (),
     "5i": (),
@@ -272,6 +275,22 @@ def make_encoder(info: OpcodeInfo) -> Encoder:
 ROW_ENCODERS: dict[OpcodeInfo, Encoder] = {row: make_encoder(row) for row in BY_OPCODE6}
 #: mnemonic -> encoder of a known row
 ENCODERS: dict[str, Encoder] = {row.mnemonic: ROW_ENCODERS[row] for row in OPCODES}
+
+
+NUM_BITS = 8  # what the GPU reads
+NUM_HI_BITS = 2  # picasso's bits 8-9 of NUM
+
+
+def split_num(count: int) -> dict[str, int]:
+    """picasso's 10-bit NUM as the ``num``/``num_hi`` fields (ValueError beyond 10 bits)."""
+    if not 0 <= count < 1 << (NUM_BITS + NUM_HI_BITS):
+        raise ValueError(f"NUM {count} does not fit in {NUM_BITS + NUM_HI_BITS} bits")
+    return {"num": count & ((1 << NUM_BITS) - 1), "num_hi": count >> NUM_BITS}
+
+
+def picasso_num(operands: Mapping[str, int]) -> int:
+    """picasso's 10-bit NUM of decoded flow-control operands (the GPU reads ``num`` only)."""
+    return operands.get("num", 0) | operands.get("num_hi", 0) << NUM_BITS
 
 
 def encode_fields(mnemonic: str, **values: int) -> int:
