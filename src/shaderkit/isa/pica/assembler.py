@@ -6,6 +6,9 @@ descriptor reuse by "don't care" bits (``optimizeOpdesc``/``findOrAddOpdesc``), 
 descriptors below 32 by swapping, automatic padding NOPs, label/procedure relocation and the
 inverted instruction forms. Several sources make one program with one DVLE per source.
 The result is a :class:`Program`; ``shaderkit.formats.dvlb.build`` turns it into SHBIN bytes.
+
+Every word is encoded by the table's row encoders (:mod:`shaderkit.isa.pica.table`): one operand
+reader per operand syntax of the table, register spaces, descriptor rules and semantics from it.
 """
 
 from __future__ import annotations
@@ -72,8 +75,8 @@ HEADER_FIELDS = {
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: the largest NUM picasso writes (procedure size, else length): 10 bits, num + num_hi (table.py)
 MAX_NUM = (1 << (NUM_BITS + NUM_HI_BITS)) - 1
-#: the largest jump/call target (12-bit DST)
-MAX_TARGET = (1 << 12) - 1
+#: the largest jump/call target (the DST field of the flow-control forms)
+MAX_TARGET = field_spec(BY_MNEMONIC["call"].opcode << 26, "dst")[1]
 
 _V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 
@@ -721,9 +724,9 @@ class Assembler:
         self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
         for i, word in enumerate(self.code):
             if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
-                cur = word & 0x7F
-                cur = b if cur == a else a if cur == b else cur
-                self.code[i] = (word & ~0x7F) | cur
+                cur = word & (MAX_OPDESC - 1)
+                if cur in (a, b):
+                    self.code[i] = replace_fields(word, desc=b if cur == a else a)
 
     # -- blocks ---------------------------------------------------------------------------------
     def push(self, entry: _StackEntry, col: int) -> None:
