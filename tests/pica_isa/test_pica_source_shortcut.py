@@ -78,13 +78,16 @@ def test_shortcut_accepts_picasso_output(lines: list[str]) -> None:
 @settings(max_examples=80, deadline=None)
 @given(st.lists(_line, min_size=1, max_size=30), st.data())
 def test_shortcut_never_contradicts_assembly_on_edited_tables(lines: list[str], data: st.DataObject) -> None:
-    # split, reorder or alter descriptors (as nihstro keeps them): wherever the shortcut still
-    # says "plain", assembling the plain text must confirm it
+    # split, reorder or alter descriptors (as nihstro keeps them), rename a uniform: wherever the
+    # shortcut still says "plain", assembling the plain text must confirm it
     model = _program(lines)
     table = model.dvlp.opdescs
     for _ in range(data.draw(st.integers(1, 3))):
-        choice = data.draw(st.integers(0, 2))
-        if choice == 0 and table:
+        choice = data.draw(st.integers(0, 3))
+        if choice == 3:
+            uniform = model.dvles[0].uniforms[0]
+            uniform.name = data.draw(st.sampled_from(["r1", "c0", "v0", "o0", "R2", "b0", "k2", "x1"]))
+        elif choice == 0 and table:
             i = data.draw(st.integers(0, len(table) - 1))
             table[i] = OperandDescriptor(table[i].value ^ (1 << data.draw(st.integers(0, 30))))
         elif choice == 1 and len(table) < 32:
@@ -94,4 +97,12 @@ def test_shortcut_never_contradicts_assembly_on_edited_tables(lines: list[str], 
             word = model.dvlp.code[pos]
             if word >> 26 < 0x20 and table:
                 model.dvlp.code[pos] = (word & ~0x7F) | data.draw(st.integers(0, len(table) - 1))
+    _agree(model)
+
+
+def test_register_like_uniform_name_goes_to_the_full_check() -> None:
+    # a uniform named "r1" (another tool may write one) shadows the register r1 in the text
+    model = _program(["mov r2, r1", "add r0, u[1], r2"])
+    model.dvles[0].uniforms[0].name = "r1"
+    assert not source._plain_text_is_exact(model, _plain(model))
     _agree(model)

@@ -572,6 +572,8 @@ def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
 
     if any("; !" in text for text in texts):
         return False
+    if any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms):
+        return False  # such a name shadows a register the text may spell out (e.g. a uniform "r1")
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
     if ranges is None:
@@ -616,6 +618,11 @@ def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
     except (AssemblyError, ValueError):
         return False
     return asm.code == code and asm.opdescs == values
+
+
+def _register_like(name: str) -> bool:
+    """``r1``, ``C12``: picasso reads such a name as a register unless an alias shadows it."""
+    return len(name) > 1 and name[0].lower() in SPACES and name[1].isdigit()
 
 
 def _rebuild(texts: list[str]) -> Dvlb | None:
