@@ -30,7 +30,6 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvlb,
     Dvle,
 )
-from shaderkit.isa.pica.assembler import UNIT_MARKER
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
@@ -53,6 +52,7 @@ from shaderkit.isa.pica.table import (
     SPACES,
     SYNTAXES,
     TEXT_MNEMONIC,
+    UNIT_MARKER,
     dst_name,
     make_opdesc,
     mask_text,

@@ -14,8 +14,10 @@ encodes every word through the table. The SHBIN container and the picasso-syntax
 
 from __future__ import annotations
 
-from shaderkit.isa.pica.assembler import Program, split_units
-from shaderkit.isa.pica.assembler import assemble as assemble_units
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shaderkit.isa.pica.assembler import Program
 
 __all__ = ["Program", "assemble"]
 
@@ -27,4 +29,16 @@ def assemble(text: str, filename: str = "<source>") -> Program:
     one source per DVLE; text without markers is one DVLE. Bad text raises
     :class:`shaderkit.errors.AssemblyError` with line and column.
     """
+    from shaderkit.isa.pica.assembler import assemble as assemble_units
+    from shaderkit.isa.pica.assembler import split_units
+
     return assemble_units(split_units(text, filename))
+
+
+def __getattr__(name: str) -> Any:
+    # the assembler is imported on first use: decoding alone stays cheap to import
+    if name == "Program":
+        from shaderkit.isa.pica.assembler import Program
+
+        return Program
+    raise AttributeError(name)

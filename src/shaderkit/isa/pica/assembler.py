@@ -48,6 +48,7 @@ from shaderkit.isa.pica.table import (
     SPACE_OF_KIND,
     SPACES,
     SWIZZLE_ALIASES,
+    UNIT_MARKER,
     dont_care_bits,
     field_spec,
     make_opdesc,
@@ -90,10 +91,6 @@ _C_FLOAT = re.compile(
 _C_INT = re.compile(r"\s*([+-]?\d+)")
 #: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
 _C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
-
-
-#: ``; shaderkit: DVLE n`` lines (written by ``disasm``) split one text into one source per DVLE
-UNIT_MARKER = "; shaderkit: DVLE"
 
 
 def split_units(text: str, filename: str) -> list[tuple[str, str]]:

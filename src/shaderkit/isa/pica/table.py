@@ -495,5 +495,9 @@ OUTPUT_SEMANTIC_BY_NAME = {
     "tcoord2": 6, "texcoord2": 6, "view": 8, "dummy": 9,
 }
 SEMANTIC_DUMMY = 9
+
+# -- text conventions -----------------------------------------------------------------------------
+#: ``; shaderkit: DVLE n`` lines (written by ``disasm``) split one text into one source per DVLE
+UNIT_MARKER = "; shaderkit: DVLE"
 GSH_MODES = ("point", "variable", "fixed")
 GSH_MODE_BY_NAME = {"point": 0, "variable": 1, "subdivision": 1, "fixed": 2, "particle": 2}
