@@ -37,6 +37,7 @@ from shaderkit.isa.pica.table import (
     CONDOP_AND,
     CONDOP_OR,
     CONDOP_X,
+    CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DESC_FORMATS,
     GSH_MODES,
@@ -71,7 +72,7 @@ PRAGMA_LABEL = "; shaderkit: label"
 PRAGMA_LAYOUT = "; shaderkit: layout"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
-_KIND_DIRECTIVE = {CONSTANT_FVEC: ".fvec", CONSTANT_IVEC: ".ivec", CONSTANT_BOOL: ".bool"}
+_KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
 _V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 _SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
 _SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}

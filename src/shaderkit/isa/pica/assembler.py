@@ -29,6 +29,7 @@ from shaderkit.isa.pica.table import (
     CONST_BOOL,
     CONST_FVEC,
     CONST_IVEC,
+    CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DEST_END,
     ENCODERS,
@@ -43,6 +44,7 @@ from shaderkit.isa.pica.table import (
     NUM_BITS,
     NUM_HI_BITS,
     OUTPUT_SEMANTIC_BY_NAME,
+    OUTPUT_SLOTS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAGS,
     SPACE_OF_KIND,
@@ -169,13 +171,13 @@ class DvleData:
 
     @property
     def max_output_reg(self) -> int:
-        return 7 if self.is_geo else 16
+        return OUTPUT_SLOTS if self.is_geo else SPACES["o"].count
 
     def free_output(self) -> int:
         return next((i for i in range(self.max_output_reg) if not self.output_mask >> i & 1), -1)
 
     def free_input(self) -> int:
-        return next((i for i in range(16) if not self.input_mask >> i & 1), -1)
+        return next((i for i in range(SPACES["v"].count) if not self.input_mask >> i & 1), -1)
 
     def sorted_uniforms(self) -> list[Uniform]:
         """The uniform table as picasso writes it: sorted by register."""
@@ -1123,8 +1125,12 @@ def _dir_alias(asm: Assembler, name: str) -> None:
     asm.aliases[atext] = reg.reg | reg.sw << 8
 
 
+#: ".fvec"/".ivec"/".bool" -> constant kind
+_KIND_BY_NAME = {name: kind for kind, name in CONST_KIND_NAMES.items()}
+
+
 def _dir_uniform(asm: Assembler, name: str) -> None:
-    kind = {"fvec": UTYPE_FVEC, "ivec": UTYPE_IVEC, "bool": UTYPE_BOOL}[name]
+    kind = _KIND_BY_NAME[name]
     dvle = asm.get_dvle()
     alloc = asm.bundles[dvle.uses_gsh_space].allocs[kind]
     shared = not dvle.uses_gsh_space
@@ -1341,7 +1347,7 @@ def _dir_out(asm: Assembler, name: str) -> None:
         raise asm.error("too many outputs", ncol)
     if out_name is not None and out_name in asm.aliases:
         raise asm.error(f"identifier already used: {out_name}", ncol)
-    if oid >= 7 and semantic != SEMANTIC_DUMMY:
+    if oid >= OUTPUT_SLOTS and semantic != SEMANTIC_DUMMY:
         raise asm.error(f"this register (o{oid}) can only be a dummy output", ncol)
     dvle.outputs.append(Output(semantic, oid, mask))
     dvle.output_mask |= 1 << oid
@@ -1408,7 +1414,7 @@ def _dir_gsh(asm: Assembler, name: str) -> None:
 
 _DIRECTIVES = {
     "proc": _dir_proc, "else": _dir_else, "end": _dir_end, "alias": _dir_alias,
-    "fvec": _dir_uniform, "ivec": _dir_uniform, "bool": _dir_uniform,
+    **{kind_name: _dir_uniform for kind_name in _KIND_BY_NAME},
     "constf": _dir_const, "consti": _dir_const, "constfa": _dir_constfa,
     "in": _dir_in, "out": _dir_out, "entry": _dir_entry, "nodvle": _dir_nodvle, "gsh": _dir_gsh,
     "setf": _dir_setfi, "seti": _dir_setfi, "setb": _dir_setb,

@@ -495,6 +495,8 @@ OUTPUT_SEMANTIC_BY_NAME = {
     "tcoord2": 6, "texcoord2": 6, "view": 8, "dummy": 9,
 }
 SEMANTIC_DUMMY = 9
+#: o0-o6 carry output attributes (o7 and up only dummy outputs; a geometry shader has o0-o6 only)
+OUTPUT_SLOTS = 7
 
 # -- text conventions -----------------------------------------------------------------------------
 #: ``; shaderkit: DVLE n`` lines (written by ``disasm``) split one text into one source per DVLE
