@@ -285,6 +285,8 @@ def c_strtol(text: str) -> int | None:
 
     What follows the number is ignored, as picasso ignores it (``c0-c3`` reads 0, ``b0,`` 0).
     """
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):
+        return int(text)  # plain decimal, the usual case
     m = _C_STRTOL.match(text)
     if m is None:
         return None
@@ -328,6 +330,10 @@ def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
     return mask & ~dont_care_bits(BY_MNEMONIC[mnemonic], opdesc)
 
 
+#: delimiter set -> the run of characters before the first delimiter
+_UNTIL = {delims: re.compile(f"[^{re.escape(delims)}]*") for delims in (",", " \t", "(")}
+
+
 class _Cursor:
     """picasso's mystrtok over one source line, remembering columns for error messages."""
 
@@ -340,9 +346,8 @@ class _Cursor:
         if self.pos >= self.end:
             return None
         start = self.pos
-        stop = start
-        while stop < self.end and self.line[stop] not in delims:
-            stop += 1
+        found = _UNTIL[delims].match(self.line, start, self.end)
+        stop = found.end() if found else start
         self.pos = stop + 1 if stop < self.end else stop
         return self.line[start:stop], start
 

@@ -256,16 +256,19 @@ def make_encoder(info: OpcodeInfo) -> Encoder:
     mnemonic = info.mnemonic
 
     def encode_fields(values: Mapping[str, int]) -> int:
-        unknown = values.keys() - names
-        if unknown:
-            raise ValueError(f"{mnemonic}: no field {sorted(unknown)[0]!r}")
         word = base
+        used = 0
         for name, lsb, mask in specs:
-            value = values.get(name, 0)
+            value = values.get(name)
+            if value is None:
+                continue
+            used += 1
             if value < 0 or value > mask:
                 raise ValueError(f"{mnemonic}: field {name}={value} does not fit in "
                                  f"{mask.bit_length()} bits")
             word |= value << lsb
+        if used != len(values):
+            raise ValueError(f"{mnemonic}: no field {sorted(values.keys() - names)[0]!r}")
         return word
 
     return encode_fields
