@@ -21,6 +21,7 @@ is the same; only the placement of the structures (nihstro/old layouts) is picas
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -31,6 +32,9 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
 )
 from shaderkit.isa.pica.decode import Instruction, decode
+
+if TYPE_CHECKING:
+    from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
     CMP_OPS,
@@ -51,6 +55,7 @@ from shaderkit.isa.pica.table import (
     SETEMIT_FLAG_TEXT,
     SPACE_OF_KIND,
     SPACES,
+    SRC_SHIFT,
     SYNTAXES,
     TEXT_MNEMONIC,
     UNIT_MARKER,
@@ -120,6 +125,13 @@ class _Names:
         space = _I if reg < _B.base else _B
         return self.flags.get(reg) or f"{space.prefix}{reg - space.base}"
 
+    def source_ref(self, reg: int) -> tuple[str, int]:
+        """(name, offset) the text uses for source register ``reg``."""
+        found = self.src.get(reg)
+        if found is None:
+            return _raw_src(reg), 0
+        return found[0], reg - found[1]
+
     def source(self, reg: int, idx: int) -> str:
         found = self.src.get(reg)
         rel = IDX_NAMES[idx] if 0 <= idx < len(IDX_NAMES) else ""
@@ -161,6 +173,8 @@ class _Unit:
 
     lines: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: line index -> its instruction as the assembler scans it (see _Code.scanned)
+    scanned: dict[int, ParsedInstruction] = field(default_factory=dict)
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -317,6 +331,11 @@ class _Code:
                  proc_starts: dict[int, str]) -> None:
         #: add "; shaderkit: desc N" to each instruction (when picasso's merging would differ)
         self.hints = False
+        #: also record each instruction as the assembler scans its text (plain text only)
+        self.scan = False
+        self.parsed_type: type[ParsedInstruction] | None = None
+        #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
+        self.dest_sw: tuple[int, ...] = ()
         self.code = code
         self.insts = [decode(w) for w in code]
         self.opdescs = opdescs
@@ -350,6 +369,32 @@ class _Code:
             unit.lossy(f"call target {start}+{num} is not one procedure")
             name = self.proc_starts.get(start, f"proc_{start:03x}")
         return name
+
+    def scanned(self, inst: Instruction, names: _Names) -> ParsedInstruction | None:
+        """What the assembler's scan of this instruction's printed operands gives (descriptor
+        forms only; the text is written from the same names and descriptor)."""
+        row = inst.info
+        index = inst.get("desc")
+        parsed_type = self.parsed_type
+        if (parsed_type is None or row.fmt not in DESC_FORMATS or row.mnemonic.startswith("unk")
+                or index >= len(self.opdescs)):
+            return None
+        desc = self.opdescs[index]
+        ops = inst.operands
+        idx_source = IDX_SOURCE.get(row.fmt)
+        out: list[tuple[str, int, int, int]] = []
+        for kind in SYNTAXES[row.syntax]:
+            if kind in ("src1", "src2", "src3"):
+                body, offset = names.source_ref(ops[kind])
+                field_bits = (desc >> SRC_SHIFT[int(kind[3]) - 1]) & 0x1FF
+                out.append((body, offset, ops["idx"] if kind == idx_source else 0, field_bits))
+            elif kind == "dst":
+                out.append((names.dest(ops["dst"]), 0, 0, self.dest_sw[desc & 0xF]))
+            elif kind == "a0":
+                out.append(("", 0, 0, desc & 0xC))
+            else:  # cmpx, cmpy
+                out.append(("", 0, 0, ops[kind]))
+        return parsed_type(TEXT_MNEMONIC.get(row.mnemonic, row.base), tuple(out))
 
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
         inst = self.insts[pos]
@@ -484,6 +529,10 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.add(indent + "nop")
             continue
         unit.add(indent + printer.text(unit, pos, names, labels))
+        if printer.scan:
+            scanned = printer.scanned(inst, names)
+            if scanned is not None:
+                unit.scanned[len(unit.lines) - 1] = scanned
         if block is not None:
             stack.append(block)
 
@@ -535,15 +584,24 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
 
     rule = matching_rule(dvlb)
     rule = "" if rule in (None, RULE_PICASSO) else rule
-    texts = _sources(dvlb, False, [{}] * len(dvlb.dvles), rule)
+    units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True)
+    texts = ["\n".join(unit.lines) + "\n" for unit in units]
     if _plain_text_is_exact(dvlb, texts):
         return texts  # proven without assembling the text (straight-line picasso vertex code)
-    return _checked_by_assembly(dvlb, texts, rule)
+    return _checked_by_assembly(dvlb, texts, rule, units)
 
 
-def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str) -> list[str]:
-    """Assemble the plain text and add the pragmas that make it rebuild this model."""
-    rebuilt = _rebuild(texts)
+def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None
+                         ) -> list[str]:
+    """Assemble the plain text and add the pragmas that make it rebuild this model.
+
+    With ``units`` (and nothing lossy in the text), instruction lines are handed to the assembler
+    already scanned instead of being parsed again (the same build step runs on them).
+    """
+    if units is not None and not any(unit.notes for unit in units):
+        rebuilt = _rebuild_scanned(units)
+    else:
+        rebuilt = _rebuild(texts)
     if rebuilt is None:
         return texts  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
@@ -647,7 +705,32 @@ def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
 
 
+def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
+    """:func:`_rebuild` of the units' text, with instruction lines handed over already scanned."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dvlb.build import program_to_dvlb
+    from shaderkit.isa.pica.assembler import Assembler, split_units
+
+    texts = ["\n".join(unit.lines) + "\n" for unit in units]
+    asm = Assembler()
+    first = 1  # line number of each unit's first line in the joined text
+    for unit, text in zip(units, texts):
+        asm.parsed_lines.update({first + index: scanned for index, scanned in unit.scanned.items()})
+        first += len(text.split("\n"))
+    try:
+        for filename, part in split_units("\n".join(texts), "check"):
+            asm.add_source(part, filename)
+        return program_to_dvlb(asm.finish())
+    except AssemblyError:
+        return None
+
+
 def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "") -> list[str]:
+    return ["\n".join(unit.lines) + "\n" for unit in _units(dvlb, hints, headers, rule)]
+
+
+def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False
+           ) -> list[_Unit]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -666,6 +749,13 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
     printer.hints = hints
+    printer.scan = scan and not hints
+    if printer.scan:
+        from shaderkit.isa.pica.assembler import ParsedInstruction, parse_swizzle
+
+        printer.parsed_type = ParsedInstruction
+        printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
+                                for mask in range(16))
     for inst in printer.insts:
         if inst.mnemonic in _FLOW_CALLS:
             start, num = inst.get("dst"), picasso_num(inst.operands)
@@ -676,7 +766,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
     for start, size in entries:
         proc_starts.setdefault(start + size, f"proc_{start + size:03x}")
     alloc = _Allocation()
-    texts = []
+    units: list[_Unit] = []
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit()
         lo, hi = ranges[i]
@@ -736,8 +826,8 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
                 if _valid_ident(label.name) and label.name not in known.values():
                     known.setdefault(label.program_offset, label.name)
             _write_code(unit, printer, lo, hi, names, entry_names[i], entries[i], known)
-        texts.append("\n".join(unit.lines) + "\n")
-    return texts
+        units.append(unit)
+    return units
 
 
 def dvlb_to_source(dvlb: Dvlb) -> str:

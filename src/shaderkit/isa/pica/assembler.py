@@ -34,6 +34,7 @@ from shaderkit.isa.pica.table import (
     DEST_END,
     ENCODERS,
     GSH_MODE_BY_NAME,
+    IDENTITY_SWIZZLE,
     IDX_BY_NAME,
     INVERTED_FORM,
     MAX_MAD_OPDESC,
@@ -315,14 +316,22 @@ def parse_swizzle(text: str) -> int:
     return out << 1
 
 
-def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
-    """Component mask of a 9-bit source field; reverse gives the dest-mask bit order (x = bit3)."""
+def _mask_of(sw: int, reverse: bool) -> int:
     sw >>= 1
     out = 0
     for i in range(4):
         bit = (sw >> (i * 2)) & 3
         out |= 1 << (3 - bit if reverse else bit)
     return out
+
+
+#: 9-bit source field -> component mask, in dest-mask order (x = bit3) and in output order (x = bit0)
+_MASKS = {reverse: tuple(_mask_of(sw, reverse) for sw in range(512)) for reverse in (True, False)}
+
+
+def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
+    """Component mask of a 9-bit source field; reverse gives the dest-mask bit order (x = bit3)."""
+    return _MASKS[reverse][sw & 0x1FF]
 
 
 def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
@@ -394,6 +403,20 @@ class _Operand:
     idx: int = 0
 
 
+@dataclass(frozen=True)
+class ParsedInstruction:
+    """An instruction line already scanned, from a caller that printed its text.
+
+    ``operands`` hold, in text order, what scanning each operand's text gives: (name, offset,
+    index register, negate | swizzle << 1); the name is resolved as in the text (alias or
+    ``r3``-style). For ``mova`` the first operand's last value is the a0 mask, for ``cmp`` the
+    second and third carry the compare operators (their names are empty).
+    """
+
+    mnemonic: str
+    operands: tuple[tuple[str, int, int, int], ...]
+
+
 # -- the assembler ------------------------------------------------------------------------------
 class Assembler:
     """Assemble one or more picasso sources (call :meth:`add_source` for each, then :meth:`finish`)."""
@@ -414,6 +437,8 @@ class Assembler:
         self.desc_hint: int | None = None
         self.layout_rule = ""
         self.layout_rule_at = ("", 0, 0)
+        #: line number -> that line already read (see ParsedInstruction); its text is not parsed
+        self.parsed_lines: dict[int, ParsedInstruction] = {}
         # per file
         self.filename = "<source>"
         self.line_no = 0
@@ -485,6 +510,10 @@ class Assembler:
                        self.layout_rule, self.layout_rule_at)
 
     def _line(self, raw: str) -> None:
+        parsed = self.parsed_lines.get(self.line_no) if self.parsed_lines else None
+        if parsed is not None and raw:  # (other units' lines are blank in a split text)
+            self._parsed_instruction(parsed)
+            return
         semi = raw.find(";")
         if semi >= 0 and raw[semi + 1:].lstrip().startswith(PRAGMA):
             self._pragma(raw, semi)
@@ -572,17 +601,31 @@ class Assembler:
                 raise self.error(f"invalid directive: {name}", col)
             directive(self, lname[1:])
             return
+        self._begin_instruction(col)
+        found = _INSTRUCTIONS.get(lname)
+        if found is None:
+            raise self.error(f"unknown mnemonic: {name}", col)
+        row_name, handler = found
+        handler(self, row_name, col)
+
+    def _begin_instruction(self, col: int) -> None:
         if not self.stack:
             raise self.error("instruction outside block", col)
         self.last_was_end = False
         if not self.get_dvle().is_geo and len(self.code) >= MAX_VSH_SIZE:
             raise self.error(f"instruction outside vertex shader code memory (max {MAX_VSH_SIZE} "
                              f"instructions, currently {len(self.code)})", col)
-        found = _INSTRUCTIONS.get(lname)
-        if found is None:
-            raise self.error(f"unknown mnemonic: {name}", col)
-        row_name, handler = found
-        handler(self, row_name, col)
+
+    def _parsed_instruction(self, parsed: ParsedInstruction) -> None:
+        """The build step of an instruction line whose operands were given (see ParsedInstruction)."""
+        self._begin_instruction(0)
+        found = _INSTRUCTIONS.get(parsed.mnemonic)
+        builder = _BUILDERS.get(BY_MNEMONIC[found[0]].syntax) if found is not None else None
+        if found is None or builder is None:
+            raise self.error(f"no operand reader for {parsed.mnemonic}", 0)
+        ops = tuple(self.resolve_operand(body, offset, idx, sw, 0) if body else _Operand(0, sw)
+                    for body, offset, idx, sw in parsed.operands)
+        builder(self, found[0], 0, ops, (("", 0),) * len(ops))
 
     def get_dvle(self) -> DvleData:
         if self.dvle is None:
@@ -663,11 +706,17 @@ class Assembler:
             offset = c_atoi(inner) if inner else 0
             if offset < 0:
                 raise self.error(f"invalid register offset: {inner}", col)
+        return self.resolve_operand(body, offset, idx, sw, col)
+
+    def resolve_operand(self, body: str, offset: int, idx: int, sw: int, col: int) -> _Operand:
+        """The register of a name (alias or ``r3``-style) read by :meth:`parse_reg`."""
         alias = self.aliases.get(body)
         if alias is not None:
             reg = (alias & 0xFF) + offset
             sw ^= (alias >> 8) & 1
             alias_swz = alias >> 9
+            if alias_swz == IDENTITY_SWIZZLE:
+                return _Operand(reg, sw, idx)  # composing with xyzw changes nothing
             combined = sw & 1
             for slot in range(4):
                 comp = (sw >> (7 - slot * 2)) & 3
@@ -784,10 +833,8 @@ def _none(asm: Assembler, name: str, col: int) -> None:
     asm.emit(name, col)
 
 
-def _dest(asm: Assembler, text: str, col: int) -> _Operand:
-    dest = asm.parse_reg(text, col)
+def _dest(asm: Assembler, dest: _Operand, text: str, col: int) -> None:
     _ensure(asm, 0 <= dest.reg < DEST_END, f"register out of range for a destination: {text}", col)
-    return dest
 
 
 def _wide(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> None:
@@ -799,24 +846,36 @@ def _narrow(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> No
     _ensure(asm, not op.idx, f"index register not allowed in source{which}", col)
 
 
+# Each operand syntax is read in two steps: the text into _Operand values (parse), then the
+# checks, picasso's form choice, descriptor and word (build). A caller that printed the text itself
+# may hand the operands over directly (ParsedInstruction), skipping the parse.
+_Where = tuple[tuple[str, int], ...]  # (text, column) of each operand, for error messages
+
+
 def _dst_src_src(asm: Assembler, name: str, col: int) -> None:
-    name = BY_MNEMONIC[name].base
     (dtext, dcol), (s1text, s1col), (s2text, s2col) = asm.next_arg(), asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    dest = _dest(asm, dtext, dcol)
+    dest = asm.parse_reg(dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
     s2 = asm.parse_reg(s2text, s2col, True)
+    _build_dst_src_src(asm, name, col, (dest, s1, s2), ((dtext, dcol), (s1text, s1col), (s2text, s2col)))
+
+
+def _build_dst_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    name = BY_MNEMONIC[name].base
+    dest, s1, s2 = ops
+    _dest(asm, dest, *where[0])
     # picasso picks the inverted form when src1 is narrow and src2 needs the wide field
     inverted = name in INVERTED_FORM and s1.reg < NARROW_SOURCE_END and (
         s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0))
     if not inverted:
-        _wide(asm, s1, 1, s1text, s1col)
-        _narrow(asm, s2, 2, s2text, s2col)
+        _wide(asm, s1, 1, *where[1])
+        _narrow(asm, s2, 2, *where[2])
     else:
-        _narrow(asm, s1, 1, s1text, s1col)
-        _wide(asm, s2, 2, s2text, s2col)
+        _narrow(asm, s1, 1, *where[1])
+        _wide(asm, s2, 2, *where[2])
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg),
-            "source operands must be different input registers (v0..v15)", s1col)
+            "source operands must be different input registers (v0..v15)", where[1][1])
     row = BY_MNEMONIC[INVERTED_FORM[name] if inverted else name]
     desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw),
                                   row.desc_bits, col)
@@ -827,9 +886,15 @@ def _dst_src_src(asm: Assembler, name: str, col: int) -> None:
 def _dst_src(asm: Assembler, name: str, col: int) -> None:
     (dtext, dcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    dest = _dest(asm, dtext, dcol)
+    dest = asm.parse_reg(dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
-    _wide(asm, s1, 1, s1text, s1col)
+    _build_dst_src(asm, name, col, (dest, s1), ((dtext, dcol), (s1text, s1col)))
+
+
+def _build_dst_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    dest, s1 = ops
+    _dest(asm, dest, *where[0])
+    _wide(asm, s1, 1, *where[1])
     desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw),
                                   BY_MNEMONIC[name].desc_bits, col)
     asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx, dst=dest.reg)
@@ -842,8 +907,13 @@ def _mova(asm: Assembler, name: str, col: int) -> None:
     _ensure(asm, mask is not None, f"invalid destination register for mova: {ttext}", tcol)
     assert mask is not None
     s1 = asm.parse_reg(s1text, s1col, True)
-    _wide(asm, s1, 1, s1text, s1col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(mask, s1.sw), BY_MNEMONIC[name].desc_bits, col)
+    _build_mova(asm, name, col, (_Operand(0, mask), s1), ((ttext, tcol), (s1text, s1col)))
+
+
+def _build_mova(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    target, s1 = ops  # the target's sw holds the a0 mask
+    _wide(asm, s1, 1, *where[1])
+    desc = asm.find_or_add_opdesc(name, make_opdesc(target.sw, s1.sw), BY_MNEMONIC[name].desc_bits, col)
     asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx)
 
 
@@ -852,41 +922,61 @@ def _cmp(asm: Assembler, name: str, col: int) -> None:
         asm.next_arg(), asm.next_arg(), asm.next_arg(), asm.next_arg())
     asm.no_more_args()
     s1 = asm.parse_reg(s1text, s1col, True)
-    _wide(asm, s1, 1, s1text, s1col)
     ops = []
     for text, c in ((xtext, xcol), (ytext, ycol)):
         _ensure(asm, text.lower() in CMP_OPS, f"invalid conditional operator: {text}", c)
         ops.append(CMP_OPS.index(text.lower()))
     s2 = asm.parse_reg(s2text, s2col)
-    _ensure(asm, s2.reg < NARROW_SOURCE_END, f"register out of range for source2: {s2text}", s2col)
+    _build_cmp(asm, name, col, (s1, _Operand(0, ops[0]), _Operand(0, ops[1]), s2),
+               ((s1text, s1col), (xtext, xcol), (ytext, ycol), (s2text, s2col)))
+
+
+def _build_cmp(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    s1, cmpx, cmpy, s2 = ops  # the compare operators travel in sw
+    _wide(asm, s1, 1, *where[0])
+    _ensure(asm, s2.reg < NARROW_SOURCE_END, f"register out of range for source2: {where[3][0]}", where[3][1])
     desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), BY_MNEMONIC[name].desc_bits, col)
-    asm.emit(name, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s1.idx, cmpx=ops[0], cmpy=ops[1])
+    asm.emit(name, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s1.idx, cmpx=cmpx.sw, cmpy=cmpy.sw)
 
 
 def _dst_src_src_src(asm: Assembler, name: str, col: int) -> None:
     args = [asm.next_arg() for _ in range(4)]
     asm.no_more_args()
     (dtext, dcol), (s1text, s1col), (s2text, s2col), (s3text, s3col) = args
-    dest = _dest(asm, dtext, dcol)
+    dest = asm.parse_reg(dtext, dcol)
     s1 = asm.parse_reg(s1text, s1col)
-    _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {s1text}", s1col)
     s2 = asm.parse_reg(s2text, s2col, True)
     s3 = asm.parse_reg(s3text, s3col, True)
+    _build_dst_src_src_src(asm, name, col, (dest, s1, s2, s3), tuple(args))
+
+
+def _build_dst_src_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...],
+                           where: _Where) -> None:
+    dest, s1, s2, s3 = ops
+    _dest(asm, dest, *where[0])
+    _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {where[1][0]}", where[1][1])
     inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0))
     if not inverted:
-        _wide(asm, s2, 2, s2text, s2col)
-        _narrow(asm, s3, 3, s3text, s3col)
+        _wide(asm, s2, 2, *where[2])
+        _narrow(asm, s3, 3, *where[3])
     else:
-        _narrow(asm, s2, 2, s2text, s2col)
-        _wide(asm, s3, 3, s3text, s3col)
+        _narrow(asm, s2, 2, *where[2])
+        _wide(asm, s3, 3, *where[3])
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg, s3.reg),
-            "source registers must be different input registers (v0..v15)", s1col)
+            "source registers must be different input registers (v0..v15)", where[1][1])
     row = BY_MNEMONIC["madi" if inverted else "mad"]
     desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
                                   row.desc_bits, col)
     desc = asm.place_mad_opdesc(desc, col)
     asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, src3=s3.reg,
              idx=s3.idx if inverted else s2.idx, dst=dest.reg)
+
+
+#: operand syntax -> its build step (the syntaxes whose operands are registers)
+_BUILDERS = {
+    "dst_src": _build_dst_src, "dst_src_src": _build_dst_src_src,
+    "dst_src_src_src": _build_dst_src_src_src, "mova": _build_mova, "cmp": _build_cmp,
+}
 
 
 def _setemit(asm: Assembler, name: str, col: int) -> None:

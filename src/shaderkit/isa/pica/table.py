@@ -438,9 +438,14 @@ def swizzle_comp(slot: int, comp: int) -> int:
     return comp << (6 - slot * 2)
 
 
+#: 8-bit swizzle -> its four letters; dest mask -> its letters (tables built at import)
+SWIZZLE_TEXTS = tuple("".join(COMPONENTS[(sw >> (6 - 2 * slot)) & 3] for slot in range(4)) for sw in range(256))
+MASK_TEXTS = tuple("".join(c for i, c in enumerate(COMPONENTS) if mask & (8 >> i)) for mask in range(16))
+
+
 def swizzle_text(swizzle: int) -> str:
     """Four component letters of an 8-bit swizzle (``xyzw`` for the identity)."""
-    return "".join(COMPONENTS[(swizzle >> (6 - 2 * slot)) & 3] for slot in range(4))
+    return SWIZZLE_TEXTS[swizzle & 0xFF]
 
 
 def make_opdesc(dest_mask: int, src1: int, src2: int = 0, src3: int = 0) -> int:
@@ -456,7 +461,7 @@ def opdesc_src(opdesc: int, which: int) -> tuple[bool, int]:
 
 def mask_text(dest_mask: int) -> str:
     """``xyz`` for a destination mask (bit3 = x .. bit0 = w)."""
-    return "".join(c for i, c in enumerate(COMPONENTS) if dest_mask & (8 >> i))
+    return MASK_TEXTS[dest_mask & 0xF]
 
 
 def _comp_bits(*slots: int) -> int:
