@@ -42,6 +42,8 @@ def _error(src: str) -> AssemblyError:
         ("\n; shaderkit: layout nope\n.proc main\n  end\n.end\n", 2, 2, "unknown layout"),
         ("; shaderkit: DVLE 0\n; shaderkit: layout nihstro\n.proc main\n  end\n.end\n"
          "; shaderkit: DVLE 1\n.entry m1\n.proc m1\n  end\n.end\n", 2, 2, "exactly one DVLE"),
+        (".fvec a\n.fvec b\n; shaderkit: uniform-order 0 0\n.proc main\n  end\n.end\n", 3, 2,
+         "uniform-order"),
         # picasso's NUM has 10 bits (num + num_hi): a called procedure of 1024 words does not fit
         (".gsh\n.proc main\n  call f\n  end\n.end\n.proc f\n" + "  nop\n" * 1024 + ".end\n", 3, 8,
          "too long to call"),

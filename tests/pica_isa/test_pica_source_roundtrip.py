@@ -9,6 +9,7 @@ import pytest
 from conftest import corpus_params
 from shaderkit.formats.dvlb.build import assemble_sources
 from shaderkit.formats.dvlb.dvlb import Dvlb
+from shaderkit.formats.dvlb.rules import write_nihstro
 from shaderkit.formats.dvlb.source import dvlb_to_source, dvlb_to_sources
 
 FILES = corpus_params("pica", "*.shbin")
@@ -86,3 +87,26 @@ def test_one_source_per_dvle() -> None:
     parts = dvlb_to_sources(Dvlb.from_bytes(multi[0].read_bytes()))
     assert len(parts) == 2
     assert ".entry main_1" in parts[1]
+
+
+def test_nihstro_declaration_order_and_interleaved_names_roundtrip() -> None:
+    # nihstro keeps the uniform table in declaration order and stores label and uniform names in
+    # source order; a variant of a real nihstro file with the projection declared first and its
+    # name stored before the labels' must come back from text too
+    paths = [p.values[0] for p in FILES if p.values[0] is not None
+             and p.values[0].name == "Re-Craft-3DS__lithium__7145a5d7.shbin"]
+    if not paths:
+        pytest.skip("corpus not found")
+    model = Dvlb.from_bytes(paths[0].read_bytes())
+    dvle = model.dvles[0]
+    dvle.uniforms = [dvle.uniforms[-1], *dvle.uniforms[:-1]]
+    data = write_nihstro(model, "ulllluuu")
+    variant = Dvlb.from_bytes(data)
+    # the reader (not the writer) says where the names went
+    assert [u.name for u in variant.dvles[0].uniforms] == ["projection", "inpos", "intex", "incol"]
+    assert [lb.name for lb in variant.dvles[0].labels] == ["main", "proj", "tex", "color"]
+    assert variant.layout is not None and variant.layout.dvles[0].uniform_symbols[0] == 0
+    text = dvlb_to_source(variant)
+    assert "; shaderkit: layout nihstro ulllluuu" in text
+    assert "; shaderkit: uniform-order 3 0 1 2" in text
+    assert assemble_sources([("v.asm", text)]) == data

@@ -57,7 +57,7 @@ def program_to_dvlb(program: Program) -> Dvlb:
         dvle.outputs = [Output(o.semantic, o.reg, o.mask) for o in data.outputs]
         # picasso writes "$" in identifiers as "." in the symbol table
         dvle.uniforms = [Uniform(u.name.replace("$", "."), u.index, u.index + u.size - 1)
-                         for u in data.sorted_uniforms()]
+                         for u in data.table_uniforms()]
         # shaderkit pragmas: header fields and label entries of files picasso did not make
         for key, value in data.overrides.items():
             setattr(dvle, key, value)
@@ -74,7 +74,7 @@ def program_to_shbin(program: Program) -> bytes:
         return model.to_bytes()
     filename, line, column = program.layout_rule_at
     try:
-        return write_with_rule(model, program.layout_rule)
+        return write_with_rule(model, program.layout_rule, program.layout_symbols)
     except KeyError:
         raise AssemblyError(f"unknown layout {program.layout_rule!r} (known: {', '.join(LAYOUT_RULES)})",
                             line, column, filename) from None

@@ -104,20 +104,26 @@ def write_picasso_2014(model: Dvlb) -> bytes:
     ))  # fmt: skip
 
 
-def write_nihstro(model: Dvlb) -> bytes:
+def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
+    """nihstro's layout; ``symbols`` is the order of the names in the symbol table, one letter per
+    name (``l`` the next label, ``u`` the next uniform: nihstro stores them in source order), by
+    default the labels first."""
     words = _header_words(model, 0, RULE_NIHSTRO)
     dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_NIHSTRO, words)
     dvle = model.dvles[0]
     end_of_descs = opdesc_offset + _OPDESC.size * len(model.dvlp.opdescs)
+    symbols = symbols or "l" * len(dvle.labels) + "u" * len(dvle.uniforms)
+    if sorted(symbols) != sorted("l" * len(dvle.labels) + "u" * len(dvle.uniforms)):
+        raise RuleMismatch(f"symbol order {symbols!r} does not list {len(dvle.labels)} labels and "
+                           f"{len(dvle.uniforms)} uniforms")
     pool = bytearray()
-    label_syms = []
-    for label in dvle.labels:
-        label_syms.append(len(pool))
-        pool += _encode_name(label.name) + b"\0"
-    uniform_syms = []
-    for uniform in dvle.uniforms:
-        uniform_syms.append(len(pool))
-        pool += _encode_name(uniform.name) + b"\0"
+    label_syms: list[int] = []
+    uniform_syms: list[int] = []
+    labels, uniforms = iter(dvle.labels), iter(dvle.uniforms)
+    for kind in symbols:
+        (label_syms if kind == "l" else uniform_syms).append(len(pool))
+        name = next(labels).name if kind == "l" else next(uniforms).name
+        pool += _encode_name(name) + b"\0"
     out_off = end_of_descs - (dvle_offset - 12)
     const_off = out_off + _OUTPUT.size * len(dvle.outputs)
     unif_off = const_off + _CONSTANT.size * len(dvle.constants)
@@ -139,20 +145,42 @@ LAYOUT_RULES: dict[str, Callable[[Dvlb], bytes]] = {
 }
 
 
-def write_with_rule(model: Dvlb, rule: str) -> bytes:
-    """The model laid out by ``rule``; KeyError for an unknown rule, RuleMismatch when it cannot."""
+def write_with_rule(model: Dvlb, rule: str, symbols: str = "") -> bytes:
+    """The model laid out by ``rule`` (``symbols``: nihstro's name order, see write_nihstro);
+    KeyError for an unknown rule, RuleMismatch when it cannot."""
+    if symbols:
+        if rule != RULE_NIHSTRO:
+            raise RuleMismatch(f"the {rule} layout takes no symbol order")
+        return write_nihstro(model, symbols)
     return LAYOUT_RULES[rule](model)
 
 
-def matching_rule(model: Dvlb) -> str | None:
-    """The rule that lays the model out exactly as its file was (None for a new model or none)."""
+def _recorded_symbol_order(model: Dvlb) -> str:
+    """nihstro's name order as the file stored it (empty when it is not one name after another)."""
+    if model.layout is None or len(model.layout.dvles) != 1:
+        return ""
+    placed = model.layout.dvles[0]
+    order = sorted([(offset, "l") for offset in placed.label_symbols]
+                   + [(offset, "u") for offset in placed.uniform_symbols])
+    return "".join(kind for _, kind in order)
+
+
+def matching_rule(model: Dvlb) -> tuple[str, str] | None:
+    """(rule, symbol order or "") that lays the model out exactly as its file was; None when no
+    rule does. A model not read from a file is picasso's."""
     if model.layout is None:
-        return RULE_PICASSO
+        return RULE_PICASSO, ""
     data = model.to_bytes()
     for rule, writer in LAYOUT_RULES.items():
         try:
             if writer(model) == data:
-                return rule
+                return rule, ""
         except RuleMismatch:
             continue
+    symbols = _recorded_symbol_order(model)
+    try:
+        if symbols and write_nihstro(model, symbols) == data:
+            return RULE_NIHSTRO, symbols
+    except RuleMismatch:
+        pass
     return None

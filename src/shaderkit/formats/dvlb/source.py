@@ -30,6 +30,7 @@ from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
     Dvlb,
     Dvle,
+    Uniform,
 )
 from shaderkit.isa.pica.decode import Instruction, decode
 
@@ -75,6 +76,7 @@ PRAGMA_DESC = "; shaderkit: desc"
 PRAGMA_DVLE = "; shaderkit: dvle"
 PRAGMA_LABEL = "; shaderkit: label"
 PRAGMA_LAYOUT = "; shaderkit: layout"
+PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
@@ -582,8 +584,8 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     """
     from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
 
-    rule = matching_rule(dvlb)
-    rule = "" if rule in (None, RULE_PICASSO) else rule
+    found = matching_rule(dvlb)
+    rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
     units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True)
     texts = ["\n".join(unit.lines) + "\n" for unit in units]
     if _plain_text_is_exact(dvlb, texts):
@@ -606,10 +608,27 @@ def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_U
         return texts  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
     headers = [_header_overrides(old, new) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
-    if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers)
+    orders = [_uniform_order(old.uniforms, new.uniforms) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
+    if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers) and not any(orders)
                                                   and not any(d.labels for d in dvlb.dvles)):
         return texts
-    return _sources(dvlb, not same_code, headers, rule)
+    return _sources(dvlb, not same_code, headers, rule, orders)
+
+
+def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
+    """Where each entry of ``table`` sits in picasso's ``rebuilt`` table, when they hold the same
+    entries in another order (nihstro keeps declaration order); else empty."""
+    if table == rebuilt or len(table) != len(rebuilt):
+        return []
+    free = list(range(len(rebuilt)))
+    order = []
+    for entry in table:
+        found = next((k for k in free if rebuilt[k] == entry), None)
+        if found is None:
+            return []
+        free.remove(found)
+        order.append(found)
+    return order
 
 
 #: instruction forms whose text re-assembles without block structure or automatic padding
@@ -645,8 +664,9 @@ def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
                 or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num
                 or dvle.gs_fixed_vertex_num or size < 1 or dvle.main_offset != start
                 or dvle.endmain_offset != start + size or dvle.input_mask != inputs
-                or dvle.output_mask != outputs):
-            return False
+                or dvle.output_mask != outputs
+                or any(a.first_register >= b.first_register for a, b in zip(dvle.uniforms, dvle.uniforms[1:]))):
+            return False  # (picasso sorts the uniform table by register)
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return False
@@ -725,12 +745,13 @@ def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
         return None
 
 
-def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "") -> list[str]:
-    return ["\n".join(unit.lines) + "\n" for unit in _units(dvlb, hints, headers, rule)]
+def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "",
+             orders: list[list[int]] | None = None) -> list[str]:
+    return ["\n".join(unit.lines) + "\n" for unit in _units(dvlb, hints, headers, rule, orders=orders)]
 
 
-def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False
-           ) -> list[_Unit]:
+def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False,
+           orders: list[list[int]] | None = None) -> list[_Unit]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -778,6 +799,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
         if headers[i]:
             unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+        if orders and orders[i]:
+            unit.add(" ".join([PRAGMA_UNIFORM_ORDER, *map(str, orders[i])]))
         for label in dvle.labels:
             if _valid_ident(label.name):
                 unit.add(f"{PRAGMA_LABEL} {label.id} {label.program_offset} {label.name} {label.unknown:#x}")

@@ -89,6 +89,7 @@ UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
+_SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
     r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
 _C_INT = re.compile(r"\s*([+-]?\d+)")
@@ -165,6 +166,10 @@ class DvleData:
     overrides: dict[str, int] = field(default_factory=dict)
     #: from "; shaderkit: label id offset name [unknown]" pragmas: label table entries
     labels: list[tuple[int, int, str, int]] = field(default_factory=list)
+    #: from "; shaderkit: uniform-order k0 k1 ...": entry i of the uniform table is entry k_i of
+    #: picasso's (register-sorted) table; with the pragma's (line, column)
+    uniform_order: list[int] = field(default_factory=list)
+    uniform_order_at: tuple[int, int] = (0, 0)
 
     @property
     def uses_gsh_space(self) -> bool:
@@ -184,6 +189,11 @@ class DvleData:
         """The uniform table as picasso writes it: sorted by register."""
         return sorted(self.uniforms, key=lambda u: u.index)
 
+    def table_uniforms(self) -> list[Uniform]:
+        """The uniform table to write: picasso's order, or the one a uniform-order pragma gives."""
+        ordered = self.sorted_uniforms()
+        return [ordered[k] for k in self.uniform_order] if self.uniform_order else ordered
+
 
 @dataclass
 class Program:
@@ -198,6 +208,8 @@ class Program:
     #: with where it was given (filename, line, column) for error messages
     layout_rule: str = ""
     layout_rule_at: tuple[str, int, int] = ("", 0, 0)
+    #: nihstro's symbol-table order ("l"/"u" per name), from the same pragma
+    layout_symbols: str = ""
 
     @property
     def emitted_dvles(self) -> list[DvleData]:
@@ -436,6 +448,7 @@ class Assembler:
         self.pinned = False
         self.desc_hint: int | None = None
         self.layout_rule = ""
+        self.layout_symbols = ""
         self.layout_rule_at = ("", 0, 0)
         #: line number -> that line already read (see ParsedInstruction); its text is not parsed
         self.parsed_lines: dict[int, ParsedInstruction] = {}
@@ -500,6 +513,9 @@ class Assembler:
             raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
                                 self.filename)
         for dvle in self.dvles:
+            if dvle.uniform_order and sorted(dvle.uniform_order) != list(range(len(dvle.uniforms))):
+                raise AssemblyError(f"uniform-order must list each of the {len(dvle.uniforms)} uniforms once",
+                                    *dvle.uniform_order_at, dvle.filename)
             if dvle.nodvle:
                 continue
             if dvle.entrypoint not in self.procs:
@@ -507,7 +523,7 @@ class Assembler:
             start, size = self.procs[dvle.entrypoint]
             dvle.entry_start, dvle.entry_end = start, start + size
         return Program(list(self.code), list(self.opdescs), self.dvles, list(self.global_uniforms),
-                       self.layout_rule, self.layout_rule_at)
+                       self.layout_rule, self.layout_rule_at, self.layout_symbols)
 
     def _line(self, raw: str) -> None:
         parsed = self.parsed_lines.get(self.line_no) if self.parsed_lines else None
@@ -536,10 +552,11 @@ class Assembler:
                 self.opdescs = values
                 self.opdesc_masks = [0xFFFFFFFF] * len(values)
                 self.pinned = True
-            elif words and words[0] == "layout" and len(words) == 2:
-                if not _RULE_NAME.match(words[1]):
-                    raise self.error(f"bad layout name: {words[1]}", col)
+            elif words and words[0] == "layout" and len(words) in (2, 3):
+                if not _RULE_NAME.match(words[1]) or (len(words) == 3 and not _SYMBOL_ORDER.match(words[2])):
+                    raise self.error(f"bad layout: {' '.join(words[1:])}", col)
                 self.layout_rule = words[1]
+                self.layout_symbols = words[2] if len(words) == 3 else ""
                 self.layout_rule_at = (self.filename, self.line_no, col + 1)
             elif words and words[0] == "desc" and len(words) == 2:
                 self.desc_hint = int(words[1], 0)
@@ -549,6 +566,10 @@ class Assembler:
                     if key not in HEADER_FIELDS:
                         raise self.error(f"unknown DVLE header field: {key}", col)
                     self.get_dvle().overrides[key] = int(value, 0) & HEADER_FIELDS[key]
+            elif words and words[0] == "uniform-order":
+                dvle = self.get_dvle()
+                dvle.uniform_order = [int(w, 10) for w in words[1:]]
+                dvle.uniform_order_at = (self.line_no, col + 1)
             elif words and words[0] == "label" and len(words) in (4, 5):
                 if not _IDENT.match(words[3]):
                     raise self.error(f"invalid label name: {words[3]}", col)
