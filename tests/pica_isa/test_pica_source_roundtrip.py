@@ -9,7 +9,7 @@ import pytest
 from conftest import corpus_params
 from shaderkit.formats.dvlb.build import assemble_sources
 from shaderkit.formats.dvlb.dvlb import Dvlb
-from shaderkit.formats.dvlb.rules import write_nihstro
+from shaderkit.formats.dvlb.rules import write_nihstro, write_picasso_2015
 from shaderkit.formats.dvlb.source import dvlb_to_source, dvlb_to_sources
 
 FILES = corpus_params("pica", "*.shbin")
@@ -109,4 +109,24 @@ def test_nihstro_declaration_order_and_interleaved_names_roundtrip() -> None:
     text = dvlb_to_source(variant)
     assert "; shaderkit: layout nihstro ulllluuu" in text
     assert "; shaderkit: uniform-order 3 0 1 2" in text
+    assert assemble_sources([("v.asm", text)]) == data
+
+
+def test_unaligned_multi_dvle_picasso_2015_roundtrip() -> None:
+    # picasso's first multi-DVLE writer (2015-08-13..15) did not align the DVLEs: with a uniform
+    # name one byte longer, DVLE 1 starts right after DVLE 0's symbol table, at an odd offset
+    paths = [p.values[0] for p in FILES if p.values[0] is not None
+             and p.values[0].name == "RetroArch__ctr_sprite__82b12978.shbin"]
+    if not paths:
+        pytest.skip("corpus not found")
+    model = Dvlb.from_bytes(paths[0].read_bytes())
+    model.dvles[0].uniforms[0].name += "x"
+    data = write_picasso_2015(model)
+    variant = Dvlb.from_bytes(data)
+    assert variant.layout is not None
+    first, second = variant.layout.dvles
+    assert second.offset == first.offset + first.symbol_offset + first.symbol_size
+    assert second.offset % 4
+    text = dvlb_to_source(variant)
+    assert "; shaderkit: layout picasso-2015" in text
     assert assemble_sources([("v.asm", text)]) == data

@@ -12,6 +12,8 @@ it is not current picasso's.
   DVLP header, DVLE header, code, descriptors, then the DVLE's constants, labels, outputs,
   uniforms and symbols (uniform names first); no end padding; the DVLP symbol-table offset
   points right after the descriptors.
+* ``picasso-2015``: picasso's first multi-DVLE writer (2015-08-13 .. 2015-08-15): the
+  ``picasso`` layout without the 4-byte alignment of each DVLE.
 * ``nihstro``: nihstro-assemble (one DVLE): DVLB, DVLP header (28 bytes), DVLE header, code,
   descriptors, then outputs, constants, uniforms, labels, symbols (label names first); no end
   padding; the DVLP symbol-table offset is 0.
@@ -47,6 +49,7 @@ from shaderkit.formats.dvlb.dvlb import (
 
 RULE_PICASSO = "picasso"
 RULE_PICASSO_2014 = "picasso-2014"
+RULE_PICASSO_2015 = "picasso-2015"
 RULE_NIHSTRO = "nihstro"
 
 
@@ -104,6 +107,34 @@ def write_picasso_2014(model: Dvlb) -> bytes:
     ))  # fmt: skip
 
 
+def write_picasso_2015(model: Dvlb) -> bytes:
+    dvlp = model.dvlp
+    words = _header_words(model, 3, RULE_PICASSO_2015)
+    header_size = DVLP_HEADER_MIN + 4 * len(words)
+    opdesc_offset = header_size + 4 * len(dvlp.code)
+    dvlp_size = opdesc_offset + _OPDESC.size * len(dvlp.opdescs)
+    tables = [_symbol_table(dvle) for dvle in model.dvles]
+    offsets = []
+    offset = 8 + 4 * len(model.dvles) + dvlp_size
+    for dvle, (pool, _, _) in zip(model.dvles, tables):
+        offsets.append(offset)
+        offset += (DVLE_HEADER_SIZE + _CONSTANT.size * len(dvle.constants) + _LABEL.size * len(dvle.labels)
+                   + _OUTPUT.size * len(dvle.outputs) + _UNIFORM.size * len(dvle.uniforms) + len(pool))
+    parts = [DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
+             _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
+             struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs)]
+    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
+        const_off = DVLE_HEADER_SIZE
+        label_off = const_off + _CONSTANT.size * len(dvle.constants)
+        out_off = label_off + _LABEL.size * len(dvle.labels)
+        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+        parts += [_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+                  _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+                  _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool]
+    return b"".join(parts)
+
+
 def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
     """nihstro's layout; ``symbols`` is the order of the names in the symbol table, one letter per
     name (``l`` the next label, ``u`` the next uniform: nihstro stores them in source order), by
@@ -141,6 +172,7 @@ def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
 LAYOUT_RULES: dict[str, Callable[[Dvlb], bytes]] = {
     RULE_PICASSO: _write_canonical,
     RULE_PICASSO_2014: write_picasso_2014,
+    RULE_PICASSO_2015: write_picasso_2015,
     RULE_NIHSTRO: write_nihstro,
 }
 
