@@ -12,10 +12,15 @@ rebuilds the same table. What picasso syntax cannot express is written as a ``; 
 (and ``nop`` for an unknown instruction word, to keep addresses).
 
 Files picasso did not make (nihstro, old picasso) also get ``; shaderkit: ...`` comment pragmas
-that picasso ignores and ``shaderkit asm`` honours: the descriptor table and each instruction's
-descriptor (nihstro keeps descriptors picasso would merge), DVLE header fields picasso computes
-differently (version 0, masks 0, endmain 0) and label-table entries, so that the rebuilt model
-is the same; only the placement of the structures (nihstro/old layouts) is picasso's.
+that picasso ignores and ``shaderkit asm`` honours: the layout rule of the assembler that wrote
+the file (``layout nihstro``, ``layout picasso-2014``, see ``rules.py``), the descriptor table and
+each instruction's descriptor (nihstro keeps descriptors picasso would merge), DVLE header fields
+picasso computes differently (version 0, masks 0, endmain 0), the uniform table order (nihstro
+keeps declaration order) and label-table entries, so that the text rebuilds the same file.
+
+Whether a text needs these pragmas is decided by assembling the plain text (with its instruction
+lines handed over already scanned), or without assembling at all when picasso's descriptor
+merging, replayed on the words, proves the plain text exact.
 """
 
 from __future__ import annotations
