@@ -6,8 +6,9 @@ opcode, fields and reserved bits together cover all 32 bits of every form exactl
 :func:`self_check`). The decoder keeps reserved bits as ``extra`` so that any word re-encodes to
 itself; the assembler never sets them.
 
-Facts: ``shared/reference/pica.md`` (3dbrew, Citra, nihstro, picasso). NUM is bits 0-7: 3dbrew,
-Citra, Panda3DS and nihstro all read ``instruction & 0xFF``. picasso stores a 10-bit count there
+Facts: ``shared/reference/pica.md`` (3dbrew, Citra, nihstro, picasso). NUM is bits 0-7: 3dbrew
+documents 8 bits, Citra and nihstro declare ``BitField<0, 8>``, Panda3DS reads ``instruction & 0xff``.
+picasso stores a 10-bit count there
 (``inst |= num | dst << 10`` for calls, else lengths up to 0x3FF), so its bits 8-9 are the
 separate field ``num_hi``: the GPU ignores it, and a procedure or else block of 256 words or more
 assembled by picasso runs only ``num`` words on the GPU. The assembler writes both fields as
