@@ -38,6 +38,15 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  mov r0, r1, r2\n  end\n.end\n", 2, 15, "too many parameters"),
         (".proc main\n  mov r0\n  end\n.end\n", 2, 9, "missing"),
         (".entry start\n.proc main\n  end\n.end\n", 1, 1, "entrypoint 'start' is undefined"),
+        # layout pragmas: an unknown rule, a one-DVLE rule for two DVLEs
+        ("\n; shaderkit: layout nope\n.proc main\n  end\n.end\n", 2, 2, "unknown layout"),
+        ("; shaderkit: DVLE 0\n; shaderkit: layout nihstro\n.proc main\n  end\n.end\n"
+         "; shaderkit: DVLE 1\n.entry m1\n.proc m1\n  end\n.end\n", 2, 2, "exactly one DVLE"),
+        (".fvec a\n.fvec b\n; shaderkit: uniform-order 0 0\n.proc main\n  end\n.end\n", 3, 2,
+         "uniform-order"),
+        # picasso's NUM has 10 bits (num + num_hi): a called procedure of 1024 words does not fit
+        (".gsh\n.proc main\n  call f\n  end\n.end\n.proc f\n" + "  nop\n" * 1024 + ".end\n", 3, 8,
+         "too long to call"),
     ],
 )
 def test_error_position(src: str, line: int, column: int, words: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 import struct
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from shaderkit.errors import AssemblyError
 from shaderkit.formats.dvlb.build import assemble_sources
 from shaderkit.formats.dvlb.dvlb import Dvlb, Dvle, Dvlp, OperandDescriptor
 from shaderkit.formats.dvlb.source import dvlb_to_source
+from shaderkit.isa.pica import table
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.encode import encode, make
 from shaderkit.isa.pica.opcodes import BY_MNEMONIC, BY_OPCODE6, OPCODES, dst_name, src_name
@@ -99,3 +102,89 @@ def test_disassembler_takes_any_code(code: list[int], descs: list[int], main: in
         assemble_sources([("fuzz.asm", text)])
     except AssemblyError:
         pass
+
+
+# -- the table itself ---------------------------------------------------------------------------
+
+
+def test_table_self_check_passes() -> None:
+    assert table.self_check() == []
+
+
+def test_self_check_finds_an_overlap_and_a_hole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NUM widened to 10 bits runs into the reserved bits 8-9 of form 2
+    wide_num = (("num", 0, 10),) + table.FORMAT_FIELDS["2"][1:]
+    monkeypatch.setitem(table.FORMAT_FIELDS, "2", wide_num)
+    assert any("form 2" in p for p in table.self_check())
+    monkeypatch.undo()
+    # dropping form 4's reserved span leaves bits 0-21 uncovered
+    monkeypatch.setitem(table.RESERVED, "4", ())
+    assert any("setemit: bits 0x3fffff are not covered" in p for p in table.self_check())
+
+
+def test_every_form_covers_all_32_bits_once() -> None:
+    for row in table.BY_OPCODE6:
+        parts = [table.opcode_mask(row), table.reserved_mask(row.fmt)]
+        parts += [((1 << w) - 1) << lsb for _, lsb, w in row.fields]
+        assert sum(parts) == 0xFFFFFFFF, row.mnemonic  # disjoint and complete
+        assert functools.reduce(operator.or_, parts) == 0xFFFFFFFF
+
+
+def test_num_is_eight_bits_and_picasso_adds_two() -> None:
+    # the GPU reads NUM as bits 0-7 (Citra/nihstro BitField<0, 8>, Panda3DS "& 0xff"); picasso's
+    # 10-bit count puts its bits 8-9 in num_hi.
+    # call: 0x24 << 26 = 0x90000000 | dst 5 << 10 = 0x1400 | count 0x3FF
+    inst = decode(0x90000000 | 5 << 10 | 0x3FF)
+    assert inst.operands["num"] == 0xFF
+    assert inst.operands["num_hi"] == 3
+    assert inst.operands["dst"] == 5
+    assert inst.extra == 0
+    assert table.picasso_num(inst.operands) == 0x3FF
+    with pytest.raises(ValueError):
+        table.encode_fields("call", dst=5, num=0x100)
+    assert table.split_num(300) == {"num": 0x2C, "num_hi": 1}
+
+
+def test_long_called_procedure_is_written_as_picasso_writes_it() -> None:
+    # a geometry shader (no 512-word limit) calling a 300-word procedure at word 2:
+    # call 0x90000000 | dst 2 << 10 = 0x800 | 300 = 0x12C -> 0x9000092C
+    src = ".gsh\n.proc main\n  call f\n  end\n.end\n.proc f\n" + "  nop\n" * 299 + "  end\n.end\n"
+    data = assemble_sources([("g.pica", src)])
+    model = Dvlb.from_bytes(data)
+    assert model.dvlp.code[0] == 0x9000092C
+    assert assemble_sources([("again.pica", dvlb_to_source(model))]) == data
+
+
+@pytest.mark.parametrize("path", corpus_params("pica", "*.shbin"))
+def test_corpus_words_through_the_row_encoders(path: Path) -> None:
+    model = Dvlb.from_bytes(path.read_bytes())
+    for word in model.dvlp.code:
+        inst = decode(word)
+        assert inst.extra == 0  # no real file sets a reserved bit
+        assert table.ENCODERS[inst.mnemonic](inst.operands) == word
+
+
+@st.composite
+def _valid_words(draw: st.DrawFn) -> tuple[str, dict[str, int], int]:
+    row = draw(st.sampled_from(table.OPCODES))
+    fields = {name: draw(st.integers(0, (1 << width) - 1)) for name, _, width in row.fields}
+    return row.mnemonic, fields, table.encode_fields(row.mnemonic, **fields)
+
+
+@given(_valid_words())
+def test_random_valid_words_round_trip(case: tuple[str, dict[str, int], int]) -> None:
+    mnemonic, fields, word = case
+    inst = decode(word)
+    assert inst.mnemonic == mnemonic
+    assert inst.operands == fields
+    assert inst.extra == 0
+    assert encode(inst) == word
+
+
+def test_replace_fields_relocates_one_field() -> None:
+    # jmpc cmp.x: 0x2C << 26 = 0xB0000000 | condop X 2 << 22 | refx 1 << 25 | refy 1 << 24
+    word = table.encode_fields("jmpc", condop=2, refx=1, refy=1)
+    assert word == 0xB0000000 | 2 << 22 | 1 << 25 | 1 << 24
+    assert table.replace_fields(word, dst=0x123) == word | 0x123 << 10
+    with pytest.raises(ValueError):
+        table.replace_fields(word, dst=0x1000)

@@ -171,10 +171,11 @@ def test_point_geometry_shader_with_its_own_uniform_space() -> None:
     _exact([("v.pica", vertex), ("g.pica", geometry)])
 
 
-def test_signed_zero_from_underflow_survives() -> None:
-    # -1e-30 is below the float24 range: it flushes to the signed zero 0x800000, while a literal
-    # -0.0 is written as +0 (picasso's "if (!f) return 0")
+def test_signed_zero_keeps_its_sign() -> None:
+    # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
+    # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the
+    # float24 range and flushes the same way; 1.0 = exponent 63 (0x3F) << 16 = 0x3F0000
     src = ".constf k(-1e-30, -0.0, 0.0, 1.0)\n.proc main\n mov r0, k\n end\n.end\n"
     data = assemble_sources([("z.pica", src)])
-    assert Dvlb.from_bytes(data).dvles[0].constants[0].words == (0x800000, 0, 0, 0x3F0000)
+    assert Dvlb.from_bytes(data).dvles[0].constants[0].words == (0x800000, 0x800000, 0, 0x3F0000)
     _exact([("z.pica", src)])

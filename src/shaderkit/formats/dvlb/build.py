@@ -8,6 +8,7 @@ label, output, uniform and symbol tables, padded to 4 bytes.
 
 from __future__ import annotations
 
+from shaderkit.errors import AssemblyError
 from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
     Constant,
@@ -19,15 +20,13 @@ from shaderkit.formats.dvlb.dvlb import (
     Output,
     Uniform,
 )
-from shaderkit.formats.dvlb.source import UNIT_MARKER
-from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, CONST_IVEC, Program, assemble
-
-#: register base of each constant kind in the assembler's numbering
-_CONST_BASE = {CONST_BOOL: 0x88, CONST_IVEC: 0x80, CONST_FVEC: 0x20}
+from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_rule
+from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble, split_units
+from shaderkit.isa.pica.table import SPACE_OF_KIND
 
 
 def _constant(kind: int, reg: int, values: tuple[int, ...]) -> Constant:
-    index = reg - _CONST_BASE[kind]
+    index = reg - SPACE_OF_KIND[kind].base
     if kind == CONST_FVEC:
         x, y, z, w = values  # already float24 words
         return Constant(kind, index, (x, y, z, w))
@@ -58,7 +57,7 @@ def program_to_dvlb(program: Program) -> Dvlb:
         dvle.outputs = [Output(o.semantic, o.reg, o.mask) for o in data.outputs]
         # picasso writes "$" in identifiers as "." in the symbol table
         dvle.uniforms = [Uniform(u.name.replace("$", "."), u.index, u.index + u.size - 1)
-                         for u in data.sorted_uniforms()]
+                         for u in data.table_uniforms()]
         # shaderkit pragmas: header fields and label entries of files picasso did not make
         for key, value in data.overrides.items():
             setattr(dvle, key, value)
@@ -69,23 +68,18 @@ def program_to_dvlb(program: Program) -> Dvlb:
 
 
 def program_to_shbin(program: Program) -> bytes:
-    """Serialise an assembled program exactly as picasso does."""
-    return program_to_dvlb(program).to_bytes()
-
-
-def split_units(text: str, filename: str) -> list[tuple[str, str]]:
-    """Split a source at ``; shaderkit: DVLE n`` marker lines (as written by ``disasm``).
-
-    Each part is one picasso source file (one DVLE); text without markers is a single part.
-    Lines before the second marker belong to the first part. Line numbers stay those of the
-    whole file (other parts' lines are blanked).
-    """
-    lines = text.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
-    if len(starts) < 2:
-        return [(filename, text)]
-    bounds = [0, *starts[1:], len(lines)]
-    return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
+    """Serialise an assembled program as picasso does, or by the rule a layout pragma names."""
+    model = program_to_dvlb(program)
+    if not program.layout_rule:
+        return model.to_bytes()
+    filename, line, column = program.layout_rule_at
+    try:
+        return write_with_rule(model, program.layout_rule, program.layout_symbols)
+    except KeyError:
+        raise AssemblyError(f"unknown layout {program.layout_rule!r} (known: {', '.join(LAYOUT_RULES)})",
+                            line, column, filename) from None
+    except RuleMismatch as exc:
+        raise AssemblyError(str(exc), line, column, filename) from None
 
 
 def assemble_program(sources: list[tuple[str, str]]) -> Program:

@@ -18,6 +18,16 @@ from shaderkit.formats.base import ShaderFile
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 from shaderkit.isa.pica.float24 import f24_to_f32, f32_to_f24
+from shaderkit.isa.pica.table import (
+    CONST_BOOL,
+    CONST_FVEC,
+    CONST_IVEC,
+    CONST_KIND_NAMES,
+    GSH_MODES,
+    OUTPUT_SEMANTICS,
+    SPACE_OF_KIND,
+    uniform_space,
+)
 
 DVLB_MAGIC = b"DVLB"
 DVLP_MAGIC = b"DVLP"
@@ -38,34 +48,21 @@ _OUTPUT = struct.Struct("<HHB3s")
 _UNIFORM = struct.Struct("<IHH")
 
 SHADER_TYPES = {0: "vertex", 1: "geometry"}
-GS_MODES = {0: "point", 1: "variable", 2: "fixed"}
-CONSTANT_TYPES = {0: "bool", 1: "ivec", 2: "fvec"}
-CONSTANT_BOOL, CONSTANT_IVEC, CONSTANT_FVEC = 0, 1, 2
+# register spaces, constant kinds and output semantics live once, in the ISA table
+GS_MODES = dict(enumerate(GSH_MODES))
+CONSTANT_TYPES = CONST_KIND_NAMES
+CONSTANT_BOOL, CONSTANT_IVEC, CONSTANT_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 #: number of registers of each constant type (b0-b15, i0-i3, c0-c95)
-_CONSTANT_LIMITS = {CONSTANT_BOOL: 16, CONSTANT_IVEC: 4, CONSTANT_FVEC: 96}
-OUTPUT_SEMANTICS = {
-    0: "position",
-    1: "normalquat",
-    2: "color",
-    3: "texcoord0",
-    4: "texcoord0w",
-    5: "texcoord1",
-    6: "texcoord2",
-    8: "view",
-    9: "dummy",
-}
+_CONSTANT_LIMITS = {kind: space.count for kind, space in SPACE_OF_KIND.items()}
 
 
 def register_name(index: int) -> str:
     """Name of a uniform-table register index: v0-v15, c0-c95, i0-i3, b0-b15."""
-    if 0x00 <= index <= 0x0F:
-        return f"v{index}"
-    if 0x10 <= index <= 0x6F:
-        return f"c{index - 0x10}"
-    if 0x70 <= index <= 0x73:
-        return f"i{index - 0x70}"
-    if 0x78 <= index <= 0x87:
-        return f"b{index - 0x78}"
+    if index >= 0:
+        space = uniform_space(index)
+        assert space.table_base is not None
+        if index - space.table_base < space.count:
+            return f"{space.prefix}{index - space.table_base}"
     return f"reg{index:#x}"
 
 

@@ -12,58 +12,92 @@ rebuilds the same table. What picasso syntax cannot express is written as a ``; 
 (and ``nop`` for an unknown instruction word, to keep addresses).
 
 Files picasso did not make (nihstro, old picasso) also get ``; shaderkit: ...`` comment pragmas
-that picasso ignores and ``shaderkit asm`` honours: the descriptor table and each instruction's
-descriptor (nihstro keeps descriptors picasso would merge), DVLE header fields picasso computes
-differently (version 0, masks 0, endmain 0) and label-table entries, so that the rebuilt model
-is the same; only the placement of the structures (nihstro/old layouts) is picasso's.
+that picasso ignores and ``shaderkit asm`` honours: the layout rule of the assembler that wrote
+the file (``layout nihstro``, ``layout picasso-2014``, see ``rules.py``), the descriptor table and
+each instruction's descriptor (nihstro keeps descriptors picasso would merge), DVLE header fields
+picasso computes differently (version 0, masks 0, endmain 0), the uniform table order (nihstro
+keeps declaration order) and label-table entries, so that the text rebuilds the same file.
+
+Whether a text needs these pragmas is decided by assembling the plain text (with its instruction
+lines handed over already scanned), or without assembling at all when picasso's descriptor
+merging, replayed on the words, proves the plain text exact.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from shaderkit.formats.dvlb.dvlb import CONSTANT_BOOL, CONSTANT_FVEC, CONSTANT_IVEC, Dvlb, Dvle
+from shaderkit.formats.dvlb.dvlb import (
+    CONSTANT_BOOL,
+    CONSTANT_FVEC,
+    CONSTANT_IVEC,
+    DVLE_VERSION_PICASSO,
+    Dvlb,
+    Dvle,
+    Uniform,
+)
 from shaderkit.isa.pica.decode import Instruction, decode
+
+if TYPE_CHECKING:
+    from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
-from shaderkit.isa.pica.opcodes import (
+from shaderkit.isa.pica.table import (
     CMP_OPS,
     CONDOP_AND,
     CONDOP_OR,
     CONDOP_X,
+    CONST_KIND_NAMES,
+    DEFAULT_OPSRC,
     DESC_FORMATS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
+    IDX_SOURCE,
+    MOVA_TARGET_NAMES,
+    NARROW_SOURCE_END,
     OUTPUT_SEMANTICS,
+    SEMANTIC_DUMMY,
+    SETEMIT_FLAG_TEXT,
+    SPACE_OF_KIND,
+    SPACES,
+    SRC_SHIFT,
+    SYNTAXES,
+    TEXT_MNEMONIC,
+    UNIT_MARKER,
     dst_name,
+    make_opdesc,
     mask_text,
     opdesc_src,
+    picasso_num,
     src_name,
     swizzle_text,
+    uniform_space,
 )
 
-UNIT_MARKER = "; shaderkit: DVLE"
 #: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
 PRAGMA_OPDESCS = "; shaderkit: opdescs"
 PRAGMA_DESC = "; shaderkit: desc"
 PRAGMA_DVLE = "; shaderkit: dvle"
 PRAGMA_LABEL = "; shaderkit: label"
+PRAGMA_LAYOUT = "; shaderkit: layout"
+PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
-_KIND_DIRECTIVE = {CONSTANT_FVEC: ".fvec", CONSTANT_IVEC: ".ivec", CONSTANT_BOOL: ".bool"}
-_SPACE_START = {CONSTANT_FVEC: 0x20, CONSTANT_IVEC: 0x80, CONSTANT_BOOL: 0x88}
-_SPACE_END = {CONSTANT_FVEC: 0x80, CONSTANT_IVEC: 0x84, CONSTANT_BOOL: 0x98}
+_KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
+_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
+_SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
+_SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
+_SETEMIT_TEXT = SETEMIT_FLAG_TEXT
+#: a descriptor that prints every operand plainly (for a missing descriptor)
+_PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
 
 def _uniform_kind(index: int) -> tuple[int, int]:
     """(kind, picasso register) of a uniform-table register index; kind -1 for inputs."""
-    if index < 0x10:
-        return -1, index
-    if index < 0x70:
-        return CONSTANT_FVEC, index + 0x10
-    if index < 0x78:
-        return CONSTANT_IVEC, index + 0x10
-    return CONSTANT_BOOL, index + 0x10
+    space = uniform_space(index)
+    assert space.table_base is not None
+    return (-1 if space.kind is None else space.kind), index - space.table_base + space.base
 
 
 def _ident(name: str) -> str:
@@ -79,11 +113,10 @@ def _valid_ident(name: str) -> bool:
 
 
 def _float_text(word: int) -> str:
-    """Shortest text that parses back to this float24 (every float24 is exact as a float)."""
-    if word == 0x800000:
-        # picasso writes a literal -0.0 as +0; a negative value below the float24 range
-        # flushes to the signed zero
-        return "-1e-30"
+    """Shortest text that parses back to this float24 (every float24 is exact as a float).
+
+    picasso >= v2.7 keeps the sign of zero, so 0x800000 is written ``-0.0``.
+    """
     return repr(f24_to_f32(word))
 
 
@@ -96,7 +129,15 @@ class _Names:
     flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
 
     def flag(self, reg: int) -> str:
-        return self.flags.get(reg) or (f"i{reg - 0x80}" if reg < 0x88 else f"b{reg - 0x88}")
+        space = _I if reg < _B.base else _B
+        return self.flags.get(reg) or f"{space.prefix}{reg - space.base}"
+
+    def source_ref(self, reg: int) -> tuple[str, int]:
+        """(name, offset) the text uses for source register ``reg``."""
+        found = self.src.get(reg)
+        if found is None:
+            return _raw_src(reg), 0
+        return found[0], reg - found[1]
 
     def source(self, reg: int, idx: int) -> str:
         found = self.src.get(reg)
@@ -139,6 +180,8 @@ class _Unit:
 
     lines: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: line index -> its instruction as the assembler scans it (see _Code.scanned)
+    scanned: dict[int, ParsedInstruction] = field(default_factory=dict)
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -182,7 +225,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         names.src.setdefault(reg, (name, reg, 1))
     local_start = dict(alloc.start)
     if gsh_space:
-        local_start = {CONSTANT_FVEC: first_free, CONSTANT_IVEC: 0x80, CONSTANT_BOOL: 0x88}
+        local_start = {**_SPACE_START, CONSTANT_FVEC: first_free}
     for kind in (CONSTANT_FVEC, CONSTANT_IVEC, CONSTANT_BOOL):
         directive = _KIND_DIRECTIVE[kind]
         for reg, size, name in sorted(per_kind.get(kind, [])):
@@ -211,12 +254,12 @@ def _conflicts_in_shared_space(dvle: Dvle, alloc: _Allocation) -> bool:
     trial = _Allocation()
     trial.start, trial.known, trial.gaps = dict(alloc.start), dict(alloc.known), alloc.gaps
     scratch = _Unit()
-    _declare_uniforms(scratch, dvle, trial, False, 0x20, _Names(), set())
+    _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
     return bool(scratch.notes)
 
 
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
-    end = {CONSTANT_FVEC: 0x80, CONSTANT_IVEC: 0x84}
+    end = {CONSTANT_FVEC: _C.end, CONSTANT_IVEC: _I.end}
     for const in dvle.constants:
         words = const.words
         if const.type == CONSTANT_BOOL:
@@ -225,14 +268,14 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
                 unit.lossy("bool constant has extra bits set")
             continue
         if const.type == CONSTANT_FVEC:
-            reg = 0x20 + const.register
+            reg = _C.base + const.register
             args = ", ".join(_float_text(w) for w in words)
             if any(w >> 24 for w in words) or any((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
                                                   for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
-            reg = 0x80 + const.register
+            reg = _I.base + const.register
             args = ", ".join(str(b) for b in words[0].to_bytes(4, "little"))
             if any(words[1:]):
                 unit.lossy("ivec constant has extra words set")
@@ -240,7 +283,7 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
         else:
             unit.lossy(f"constant of unknown type {const.type} dropped")
             continue
-        letter = "c" if const.type == CONSTANT_FVEC else "i"
+        letter = _C.prefix if const.type == CONSTANT_FVEC else _I.prefix
         if reg == end[const.type] - 1:
             name = f"const{const.register}" if letter == "c" else f"iconst{const.register}"
             while name in used:
@@ -295,6 +338,11 @@ class _Code:
                  proc_starts: dict[int, str]) -> None:
         #: add "; shaderkit: desc N" to each instruction (when picasso's merging would differ)
         self.hints = False
+        #: also record each instruction as the assembler scans its text (plain text only)
+        self.scan = False
+        self.parsed_type: type[ParsedInstruction] | None = None
+        #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
+        self.dest_sw: tuple[int, ...] = ()
         self.code = code
         self.insts = [decode(w) for w in code]
         self.opdescs = opdescs
@@ -305,7 +353,7 @@ class _Code:
         index = inst.get("desc")
         if index >= len(self.opdescs):
             unit.lossy(f"operand descriptor {index} does not exist")
-            return 0xF | (IDENTITY_SWIZZLE << 5) | (IDENTITY_SWIZZLE << 14) | (IDENTITY_SWIZZLE << 23)
+            return _PLAIN_DESC
         return self.opdescs[index]
 
     @staticmethod
@@ -329,6 +377,32 @@ class _Code:
             name = self.proc_starts.get(start, f"proc_{start:03x}")
         return name
 
+    def scanned(self, inst: Instruction, names: _Names) -> ParsedInstruction | None:
+        """What the assembler's scan of this instruction's printed operands gives (descriptor
+        forms only; the text is written from the same names and descriptor)."""
+        row = inst.info
+        index = inst.get("desc")
+        parsed_type = self.parsed_type
+        if (parsed_type is None or row.fmt not in DESC_FORMATS or row.mnemonic.startswith("unk")
+                or index >= len(self.opdescs)):
+            return None
+        desc = self.opdescs[index]
+        ops = inst.operands
+        idx_source = IDX_SOURCE.get(row.fmt)
+        out: list[tuple[str, int, int, int]] = []
+        for kind in SYNTAXES[row.syntax]:
+            if kind in ("src1", "src2", "src3"):
+                body, offset = names.source_ref(ops[kind])
+                field_bits = (desc >> SRC_SHIFT[int(kind[3]) - 1]) & 0x1FF
+                out.append((body, offset, ops["idx"] if kind == idx_source else 0, field_bits))
+            elif kind == "dst":
+                out.append((names.dest(ops["dst"]), 0, 0, self.dest_sw[desc & 0xF]))
+            elif kind == "a0":
+                out.append(("", 0, 0, desc & 0xC))
+            else:  # cmpx, cmpy
+                out.append(("", 0, 0, ops[kind]))
+        return parsed_type(TEXT_MNEMONIC.get(row.mnemonic, row.base), tuple(out))
+
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
         inst = self.insts[pos]
         word = self.code[pos]
@@ -340,71 +414,57 @@ class _Code:
 
     def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
                 labels: dict[int, str]) -> str:
-        m = inst.mnemonic
-        fmt = inst.fmt
+        """``mnemonic operand, ...`` from the row's syntax (table.SYNTAXES), one printer per operand."""
+        row = inst.info
+        if row.mnemonic.startswith("unk"):
+            unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
+            return "nop"
+        desc = self.desc(unit, inst) if row.fmt in DESC_FORMATS else 0
         ops = inst.operands
-        if fmt in DESC_FORMATS:
-            desc = self.desc(unit, inst)
-            if fmt in ("1", "1i"):
-                base = m[:-1] if fmt == "1i" else m
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"] if fmt == "1" else 0)
-                s2 = self.src(names, desc, 2, ops["src2"], ops["idx"] if fmt == "1i" else 0)
-                return f"{base} {self.dst(unit, names, desc, ops['dst'])}, {s1}, {s2}"
-            if fmt == "1u":
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"])
-                return f"{m} {self.dst(unit, names, desc, ops['dst'])}, {s1}"
-            if fmt == "1m":
-                target = {8: "a0.x", 4: "a0.y", 12: "a0.xy"}.get(desc & 0xC)
+        idx_source = IDX_SOURCE.get(row.fmt)
+        parts: list[str] = []
+        for kind in SYNTAXES[row.syntax]:
+            if kind in ("src1", "src2", "src3"):
+                idx = ops["idx"] if kind == idx_source else 0
+                parts.append(self.src(names, desc, int(kind[3]), ops[kind], idx))
+            elif kind == "dst":
+                parts.append(self.dst(unit, names, desc, ops["dst"]))
+            elif kind == "a0":
+                target = MOVA_TARGET_NAMES.get(desc & 0xC)
                 if target is None or desc & 3:
                     unit.lossy(f"mova destination mask {desc & 0xF:#x}")
-                    target = target or "a0.x"
-                return f"mova {target}, {self.src(names, desc, 1, ops['src1'], ops['idx'])}"
-            if fmt == "1c":
-                if ops["cmpx"] >= len(CMP_OPS) or ops["cmpy"] >= len(CMP_OPS):
+                    target = target or MOVA_TARGET_NAMES[8]
+                parts.append(target)
+            elif kind in ("cmpx", "cmpy"):
+                if ops[kind] >= len(CMP_OPS):
                     unit.lossy("compare operator 6/7 does not exist")
-                cx = CMP_OPS[min(ops["cmpx"], 5)]
-                cy = CMP_OPS[min(ops["cmpy"], 5)]
-                s1 = self.src(names, desc, 1, ops["src1"], ops["idx"])
-                s2 = self.src(names, desc, 2, ops["src2"])
-                return f"cmp {s1}, {cx}, {cy}, {s2}"
-            idx2 = ops["idx"] if fmt == "5" else 0
-            idx3 = ops["idx"] if fmt == "5i" else 0
-            s1 = self.src(names, desc, 1, ops["src1"])
-            s2 = self.src(names, desc, 2, ops["src2"], idx2)
-            s3 = self.src(names, desc, 3, ops["src3"], idx3)
-            return f"mad {self.dst(unit, names, desc, ops['dst'])}, {s1}, {s2}, {s3}"
-        if fmt == "0":
-            if m.startswith("unk"):
-                unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
-                return "nop"
-            return m
-        if fmt == "4":
-            flags = " ".join(f for f, on in (("prim", ops["prim"]), ("inv", ops["winding"])) if on)
-            return f"setemit {ops['vertex_id']}" + (f", {flags}" if flags else "")
-        if fmt == "3l":
-            return f"for {names.flag(0x80 + ops['int_id'])}"
-        num = word & 0x3FF
-        if fmt == "2":
-            cond = _cond_text(inst)
-            if cond is None:
-                unit.lossy("single-register condition with the other reference bit cleared")
-                cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
-            if m in ("breakc", "ifc"):
-                return f"{m} {cond}"
-            if m == "callc":
-                return f"callc {cond}, {self.proc_name(unit, ops['dst'], num)}"
-            if m == "call":
-                return f"call {self.proc_name(unit, ops['dst'], num)}"
-            return f"jmpc {cond}, {self.jump_label(unit, ops['dst'], labels)}"
-        reg = names.flag(0x88 + ops["bool_id"])
-        if m == "ifu":
-            return f"ifu {reg}"
-        if m == "callu":
-            return f"callu {reg}, {self.proc_name(unit, ops['dst'], num)}"
-        neg = "!" if num & 1 else ""
-        if num & ~1:
-            unit.lossy("jmpu NUM has bits besides the inversion bit")
-        return f"jmpu {neg}{reg}, {self.jump_label(unit, ops['dst'], labels)}"
+                parts.append(CMP_OPS[min(ops[kind], len(CMP_OPS) - 1)])
+            elif kind == "cond":
+                cond = _cond_text(inst)
+                if cond is None:
+                    unit.lossy("single-register condition with the other reference bit cleared")
+                    cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
+                parts.append(cond)
+            elif kind == "proc":
+                parts.append(self.proc_name(unit, ops["dst"], picasso_num(ops)))
+            elif kind == "label":
+                parts.append(self.jump_label(unit, ops["dst"], labels))
+            elif kind == "bool":
+                parts.append(names.flag(_B.base + ops["bool_id"]))
+            elif kind == "[!]bool":  # jmpu: NUM bit 0 inverts the condition
+                if picasso_num(ops) & ~1:
+                    unit.lossy("jmpu NUM has bits besides the inversion bit")
+                parts.append(("!" if ops["num"] & 1 else "") + names.flag(_B.base + ops["bool_id"]))
+            elif kind == "int":
+                parts.append(names.flag(_I.base + ops["int_id"]))
+            elif kind == "vertex":
+                parts.append(str(ops["vertex_id"]))
+            elif kind == "[flags]":
+                flags = " ".join(text for text, name in _SETEMIT_TEXT if ops[name])
+                if flags:
+                    parts.append(flags)
+        mnemonic = TEXT_MNEMONIC.get(row.mnemonic, row.base)
+        return f"{mnemonic} {', '.join(parts)}" if parts else mnemonic
 
     @staticmethod
     def jump_label(unit: _Unit, target: int, labels: dict[int, str]) -> str:
@@ -460,7 +520,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
         limit = stack[-1][0] if stack else stop
         block: list[int] | None = None
         if inst.mnemonic in ("ifu", "ifc"):
-            dst, num = inst.get("dst"), printer.code[pos] & 0x3FF
+            dst, num = inst.get("dst"), picasso_num(inst.operands)
             if pos < dst <= dst + num <= limit:
                 block = [dst + num, dst if num else -1]
                 if dst == pos + 1 or (num and num < 1):
@@ -476,6 +536,10 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.add(indent + "nop")
             continue
         unit.add(indent + printer.text(unit, pos, names, labels))
+        if printer.scan:
+            scanned = printer.scanned(inst, names)
+            if scanned is not None:
+                unit.scanned[len(unit.lines) - 1] = scanned
         if block is not None:
             stack.append(block)
 
@@ -486,7 +550,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     for inst in printer.insts[lo:hi]:
         for field_name in ("src1", "src2", "src3"):
             reg = inst.operands.get(field_name)
-            if reg is not None and reg < 0x10 and inst.fmt in DESC_FORMATS:
+            if reg is not None and reg < _V.end and inst.fmt in DESC_FORMATS:
                 read.add(reg)
     for reg in sorted(read):
         if reg in names.src:
@@ -523,16 +587,126 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     ``; shaderkit: opdescs ...`` and per-instruction ``; shaderkit: desc N`` comments: picasso
     ignores them, ``shaderkit asm`` uses them to rebuild the same table and words.
     """
-    texts = _sources(dvlb, False, [{}] * len(dvlb.dvles))
-    rebuilt = _rebuild(texts)
+    from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
+
+    found = matching_rule(dvlb)
+    rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
+    units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True)
+    texts = ["\n".join(unit.lines) + "\n" for unit in units]
+    if _plain_text_is_exact(dvlb, texts):
+        return texts  # proven without assembling the text (straight-line picasso vertex code)
+    return _checked_by_assembly(dvlb, texts, rule, units)
+
+
+def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None
+                         ) -> list[str]:
+    """Assemble the plain text and add the pragmas that make it rebuild this model.
+
+    With ``units`` (and nothing lossy in the text), instruction lines are handed to the assembler
+    already scanned instead of being parsed again (the same build step runs on them).
+    """
+    if units is not None and not any(unit.notes for unit in units):
+        rebuilt = _rebuild_scanned(units)
+    else:
+        rebuilt = _rebuild(texts)
     if rebuilt is None:
         return texts  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
     headers = [_header_overrides(old, new) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
-    if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers)
+    orders = [_uniform_order(old.uniforms, new.uniforms) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
+    if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers) and not any(orders)
                                                   and not any(d.labels for d in dvlb.dvles)):
         return texts
-    return _sources(dvlb, not same_code, headers)
+    return _sources(dvlb, not same_code, headers, rule, orders)
+
+
+def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
+    """Where each entry of ``table`` sits in picasso's ``rebuilt`` table, when they hold the same
+    entries in another order (nihstro keeps declaration order); else empty."""
+    if table == rebuilt or len(table) != len(rebuilt):
+        return []
+    free = list(range(len(rebuilt)))
+    order = []
+    for entry in table:
+        found = next((k for k in free if rebuilt[k] == entry), None)
+        if found is None:
+            return []
+        free.remove(found)
+        order.append(found)
+    return order
+
+
+#: instruction forms whose text re-assembles without block structure or automatic padding
+_STRAIGHT_FORMS = frozenset({"0", *DESC_FORMATS})
+
+
+def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
+    """True when assembling the plain text is known to give this code, descriptor table and
+    DVLE headers, decided without assembling it (picasso's descriptor merging is replayed on
+    the words). Conservative: False sends the caller to the full check by assembly.
+
+    Covered: vertex DVLEs with picasso's header (version 0x1002, masks as the ``.in``/``.out``
+    lines give them), no labels, nothing lossy, and straight-line code (no flow control, so the
+    assembler inserts no padding NOP and the text lists the words in code order).
+    """
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.pica.assembler import Assembler
+    from shaderkit.isa.pica.table import BY_OPCODE6, INVERTED_FORM, replace_fields
+
+    if any("; !" in text for text in texts):
+        return False
+    if any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms):
+        return False  # such a name shadows a register the text may spell out (e.g. a uniform "r1")
+    code = dvlb.dvlp.code
+    ranges = _ranges(dvlb)
+    if ranges is None:
+        return False
+    for dvle, (lo, hi) in zip(dvlb.dvles, ranges):
+        start, size = _entry(dvle, lo, hi)
+        inputs = sum(1 << u.first_register for u in dvle.uniforms if u.first_register < _V.end)
+        outputs = sum(1 << o.register for o in dvle.outputs)
+        if (dvle.labels or dvle.version != DVLE_VERSION_PICASSO or dvle.shader_type or dvle.merge_outmaps
+                or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num
+                or dvle.gs_fixed_vertex_num or size < 1 or dvle.main_offset != start
+                or dvle.endmain_offset != start + size or dvle.input_mask != inputs
+                or dvle.output_mask != outputs
+                or any(a.first_register >= b.first_register for a, b in zip(dvle.uniforms, dvle.uniforms[1:]))):
+            return False  # (picasso sorts the uniform table by register)
+    values = [d.value for d in dvlb.dvlp.opdescs]
+    if any(d.extra for d in dvlb.dvlp.opdescs):
+        return False
+    inverted_rows = frozenset(INVERTED_FORM.values())
+    asm = Assembler()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
+    try:
+        for word in code:
+            row = BY_OPCODE6[word >> 26]
+            if row.fmt not in _STRAIGHT_FORMS or row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
+                return False
+            if row.fmt not in DESC_FORMATS:
+                asm.code.append(word)
+                continue
+            inst = decode(word)
+            if inst.get("desc") >= len(values):
+                return False
+            if row.mnemonic in inverted_rows:
+                # picasso picks the inverted form only for a wide or indexed second operand
+                wide = inst.get("src3" if row.fmt == "5i" else "src2")
+                if wide < NARROW_SOURCE_END and not inst.get("idx"):
+                    return False
+            mad = row.fmt in ("5", "5i")
+            opdesc = values[inst.get("desc")] & row.desc_bits  # what the printed operands give back
+            desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
+            if mad:
+                desc = asm.place_mad_opdesc(desc, 0)
+            asm.code.append(replace_fields(word, desc=desc))
+    except (AssemblyError, ValueError):
+        return False
+    return asm.code == code and asm.opdescs == values
+
+
+def _register_like(name: str) -> bool:
+    """``r1``, ``C12``: picasso reads such a name as a register unless an alias shadows it."""
+    return len(name) > 1 and name[0].lower() in SPACES and name[1].isdigit()
 
 
 def _rebuild(texts: list[str]) -> Dvlb | None:
@@ -556,7 +730,33 @@ def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
 
 
-def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str]:
+def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
+    """:func:`_rebuild` of the units' text, with instruction lines handed over already scanned."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dvlb.build import program_to_dvlb
+    from shaderkit.isa.pica.assembler import Assembler, split_units
+
+    texts = ["\n".join(unit.lines) + "\n" for unit in units]
+    asm = Assembler()
+    first = 1  # line number of each unit's first line in the joined text
+    for unit, text in zip(units, texts):
+        asm.parsed_lines.update({first + index: scanned for index, scanned in unit.scanned.items()})
+        first += len(text.split("\n"))
+    try:
+        for filename, part in split_units("\n".join(texts), "check"):
+            asm.add_source(part, filename)
+        return program_to_dvlb(asm.finish())
+    except AssemblyError:
+        return None
+
+
+def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "",
+             orders: list[list[int]] | None = None) -> list[str]:
+    return ["\n".join(unit.lines) + "\n" for unit in _units(dvlb, hints, headers, rule, orders=orders)]
+
+
+def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False,
+           orders: list[list[int]] | None = None) -> list[_Unit]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -575,9 +775,16 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
     printer.hints = hints
-    for word, inst in zip(code, printer.insts):
+    printer.scan = scan and not hints
+    if printer.scan:
+        from shaderkit.isa.pica.assembler import ParsedInstruction, parse_swizzle
+
+        printer.parsed_type = ParsedInstruction
+        printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
+                                for mask in range(16))
+    for inst in printer.insts:
         if inst.mnemonic in _FLOW_CALLS:
-            start, num = inst.get("dst"), word & 0x3FF
+            start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)
             if start + num <= len(code):
@@ -585,16 +792,20 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
     for start, size in entries:
         proc_starts.setdefault(start + size, f"proc_{start + size:03x}")
     alloc = _Allocation()
-    texts = []
+    units: list[_Unit] = []
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit()
         lo, hi = ranges[i]
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
+        if rule and i == 0:
+            unit.add(f"{PRAGMA_LAYOUT} {rule}")
         if hints and i == 0:
             unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
         if headers[i]:
             unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+        if orders and orders[i]:
+            unit.add(" ".join([PRAGMA_UNIFORM_ORDER, *map(str, orders[i])]))
         for label in dvle.labels:
             if _valid_ident(label.name):
                 unit.add(f"{PRAGMA_LABEL} {label.id} {label.program_offset} {label.name} {label.unknown:#x}")
@@ -603,19 +814,20 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
         names = _Names()
         used: set[str] = set()
         gsh_space = False
-        first_free = 0x20
+        first_free = _C.base
         if dvle.is_geometry:
-            fixed_start = 0x20 + dvle.gs_fixed_vertex_start
+            fixed_start = _C.base + dvle.gs_fixed_vertex_start
             gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
                           or dvle.gs_fixed_vertex_num)
-            has_dummy = any(o.semantic == 9 for o in dvle.outputs)
+            has_dummy = any(o.semantic == SEMANTIC_DUMMY for o in dvle.outputs)
             if not gs_new and not has_dummy and _conflicts_in_shared_space(dvle, alloc):
                 gs_new = True  # ".gsh point cN" gives the same header and its own uniform space
             if gs_new:
-                fvecs = [u.first_register + 0x10 for u in dvle.uniforms if 0x10 <= u.first_register < 0x70]
-                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else 0x20)
+                fvecs = [_uniform_kind(u.first_register)[1] for u in dvle.uniforms
+                         if _uniform_kind(u.first_register)[0] == CONSTANT_FVEC]
+                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else _C.base)
                 mode = GSH_MODES[dvle.gs_mode] if dvle.gs_mode < 3 else "point"
-                line = f".gsh {mode} c{first_free - 0x20}"
+                line = f".gsh {mode} c{first_free - _C.base}"
                 if dvle.gs_mode == 1:
                     line += f" {dvle.gs_variable_vertex_num}"
                 elif dvle.gs_mode == 2:
@@ -632,7 +844,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
         if entry_names[i] != "main":
             unit.add(f".entry {entry_names[i]}")
         if dvle.input_mask and not all(dvle.input_mask >> u.first_register & 1
-                                       for u in dvle.uniforms if u.first_register < 0x10):
+                                       for u in dvle.uniforms if u.first_register < _V.end):
             unit.lossy("input mask does not match the .in declarations")
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
@@ -642,8 +854,8 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
                 if _valid_ident(label.name) and label.name not in known.values():
                     known.setdefault(label.program_offset, label.name)
             _write_code(unit, printer, lo, hi, names, entry_names[i], entries[i], known)
-        texts.append("\n".join(unit.lines) + "\n")
-    return texts
+        units.append(unit)
+    return units
 
 
 def dvlb_to_source(dvlb: Dvlb) -> str:

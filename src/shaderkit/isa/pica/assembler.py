@@ -6,6 +6,9 @@ descriptor reuse by "don't care" bits (``optimizeOpdesc``/``findOrAddOpdesc``), 
 descriptors below 32 by swapping, automatic padding NOPs, label/procedure relocation and the
 inverted instruction forms. Several sources make one program with one DVLE per source.
 The result is a :class:`Program`; ``shaderkit.formats.dvlb.build`` turns it into SHBIN bytes.
+
+Every word is encoded by the table's row encoders (:mod:`shaderkit.isa.pica.table`): one operand
+reader per operand syntax of the table, register spaces, descriptor rules and semantics from it.
 """
 
 from __future__ import annotations
@@ -15,27 +18,45 @@ from dataclasses import dataclass, field
 
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.pica.float24 import f32_to_f24
-from shaderkit.isa.pica.opcodes import (
+from shaderkit.isa.pica.table import (
     BY_MNEMONIC,
+    BY_OPCODE6,
     CMP_OPS,
+    CONDOP_AND,
+    CONDOP_OR,
+    CONDOP_X,
+    CONDOP_Y,
     CONST_BOOL,
     CONST_FVEC,
     CONST_IVEC,
+    CONST_KIND_NAMES,
     DEFAULT_OPSRC,
+    DEST_END,
+    ENCODERS,
     GSH_MODE_BY_NAME,
+    IDENTITY_SWIZZLE,
     IDX_BY_NAME,
     INVERTED_FORM,
-    MASK_12,
-    MASK_D1,
-    MASK_D12,
-    MASK_D123,
     MAX_MAD_OPDESC,
     MAX_OPDESC,
+    MNEMONIC_ALIASES,
+    MOVA_TARGETS,
+    NARROW_SOURCE_END,
+    NUM_BITS,
+    NUM_HI_BITS,
     OUTPUT_SEMANTIC_BY_NAME,
-    REG_BASE,
-    REG_LIMIT,
+    OUTPUT_SLOTS,
+    SEMANTIC_DUMMY,
+    SETEMIT_FLAGS,
+    SPACE_OF_KIND,
+    SPACES,
     SWIZZLE_ALIASES,
+    UNIT_MARKER,
+    dont_care_bits,
+    field_spec,
     make_opdesc,
+    replace_fields,
+    split_num,
     swizzle_comp,
 )
 
@@ -54,17 +75,41 @@ HEADER_FIELDS = {
     "gs_fixed_vertex_start": 0xFF, "gs_variable_vertex_num": 0xFF, "gs_fixed_vertex_num": 0xFF,
 }
 
-# 6-bit opcode values used by the encoder below (see opcodes.OPCODES)
-OP = {row.mnemonic: row.opcode for row in BY_MNEMONIC.values()}
-_FLOW_PAD = frozenset({OP["jmpc"], OP["jmpu"], OP["call"], OP["callc"], OP["callu"]})
+#: a block may not end right after these (picasso pads with a NOP)
+_FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
+#: the largest NUM picasso writes (procedure size, else length): 10 bits, num + num_hi (table.py)
+MAX_NUM = (1 << (NUM_BITS + NUM_HI_BITS)) - 1
+#: the largest jump/call target (the DST field of the flow-control forms)
+MAX_TARGET = field_spec(BY_MNEMONIC["call"].opcode << 26, "dst")[1]
+
+_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 
 SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
 UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
+_SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
     r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
 _C_INT = re.compile(r"\s*([+-]?\d+)")
+#: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
+_C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
+def split_units(text: str, filename: str) -> list[tuple[str, str]]:
+    """Split a source at ``; shaderkit: DVLE n`` marker lines.
+
+    Each part is one picasso source file (one DVLE); text without markers is a single part.
+    Lines before the second marker belong to the first part. Line numbers stay those of the
+    whole file (other parts' lines are blanked).
+    """
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
+    if len(starts) < 2:
+        return [(filename, text)]
+    bounds = [0, *starts[1:], len(lines)]
+    return [(filename, "\n".join([""] * lo + lines[lo:hi])) for lo, hi in zip(bounds, bounds[1:])]
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -121,6 +166,10 @@ class DvleData:
     overrides: dict[str, int] = field(default_factory=dict)
     #: from "; shaderkit: label id offset name [unknown]" pragmas: label table entries
     labels: list[tuple[int, int, str, int]] = field(default_factory=list)
+    #: from "; shaderkit: uniform-order k0 k1 ...": entry i of the uniform table is entry k_i of
+    #: picasso's (register-sorted) table; with the pragma's (line, column)
+    uniform_order: list[int] = field(default_factory=list)
+    uniform_order_at: tuple[int, int] = (0, 0)
 
     @property
     def uses_gsh_space(self) -> bool:
@@ -128,17 +177,22 @@ class DvleData:
 
     @property
     def max_output_reg(self) -> int:
-        return 7 if self.is_geo else 16
+        return OUTPUT_SLOTS if self.is_geo else SPACES["o"].count
 
     def free_output(self) -> int:
         return next((i for i in range(self.max_output_reg) if not self.output_mask >> i & 1), -1)
 
     def free_input(self) -> int:
-        return next((i for i in range(16) if not self.input_mask >> i & 1), -1)
+        return next((i for i in range(SPACES["v"].count) if not self.input_mask >> i & 1), -1)
 
     def sorted_uniforms(self) -> list[Uniform]:
         """The uniform table as picasso writes it: sorted by register."""
         return sorted(self.uniforms, key=lambda u: u.index)
+
+    def table_uniforms(self) -> list[Uniform]:
+        """The uniform table to write: picasso's order, or the one a uniform-order pragma gives."""
+        ordered = self.sorted_uniforms()
+        return [ordered[k] for k in self.uniform_order] if self.uniform_order else ordered
 
 
 @dataclass
@@ -150,6 +204,12 @@ class Program:
     dvles: list[DvleData]
     #: the shared uniform declarations in order (``index`` is picasso's register number here)
     uniforms: list[Uniform] = field(default_factory=list)
+    #: from "; shaderkit: layout NAME": the container layout rule to use ("" = current picasso),
+    #: with where it was given (filename, line, column) for error messages
+    layout_rule: str = ""
+    layout_rule_at: tuple[str, int, int] = ("", 0, 0)
+    #: nihstro's symbol-table order ("l"/"u" per name), from the same pragma
+    layout_symbols: str = ""
 
     @property
     def emitted_dvles(self) -> list[DvleData]:
@@ -163,13 +223,13 @@ class Program:
             if u.name.startswith("_"):
                 continue  # hidden uniform
             if u.kind == UTYPE_FVEC:
-                lines.append(f"#define {prefix}_FVEC_{u.name} 0x{u.index - 0x20:02X}")
+                lines.append(f"#define {prefix}_FVEC_{u.name} 0x{u.index - _C.base:02X}")
             elif u.kind == UTYPE_IVEC:
-                lines.append(f"#define {prefix}_IVEC_{u.name} 0x{u.index - 0x80:02X}")
+                lines.append(f"#define {prefix}_IVEC_{u.name} 0x{u.index - _I.base:02X}")
             elif u.size == 1:
-                lines.append(f"#define {prefix}_FLAG_{u.name} BIT({u.index - 0x88})")
+                lines.append(f"#define {prefix}_FLAG_{u.name} BIT({u.index - _B.base})")
             else:
-                lines.append(f"#define {prefix}_FLAG_{u.name}(_n) BIT({u.index - 0x88}+(_n))")
+                lines.append(f"#define {prefix}_FLAG_{u.name}(_n) BIT({u.index - _B.base}+(_n))")
             lines.append(f"#define {prefix}_ULEN_{u.name} {u.size}")
         return "\n".join(lines) + "\n"
 
@@ -205,17 +265,16 @@ class _Alloc:
 
 class _Bundle:
     def __init__(self) -> None:
-        self.allocs = {UTYPE_FVEC: _Alloc(0x20, 0x80), UTYPE_IVEC: _Alloc(0x80, 0x84),
-                       UTYPE_BOOL: _Alloc(0x88, 0x98)}
+        self.allocs = {kind: _Alloc(space.base, space.end) for kind, space in SPACE_OF_KIND.items()}
 
     def clear(self) -> None:
         for alloc in self.allocs.values():
             alloc.clear_local()
 
     def init_for_gsh(self, first_free: int) -> None:
-        self.allocs[UTYPE_FVEC].reinit(first_free, 0x80)
-        self.allocs[UTYPE_IVEC].reinit(0x80, 0x84)
-        self.allocs[UTYPE_BOOL].reinit(0x88, 0x97)
+        self.allocs[UTYPE_FVEC].reinit(first_free, _C.end)
+        self.allocs[UTYPE_IVEC].reinit(_I.base, _I.end)
+        self.allocs[UTYPE_BOOL].reinit(_B.base, _B.end - 1)  # picasso leaves b15 out here
 
 
 def c_atof(text: str) -> float:
@@ -230,8 +289,28 @@ def c_atoi(text: str) -> int:
 
 
 def f24_picasso(value: float) -> int:
-    """picasso's f32tof24: zero (either sign) encodes as 0."""
-    return 0 if value == 0 else f32_to_f24(value)
+    """picasso's f32tof24 (>= v2.7): the sign of zero is kept, ``-0.0`` is 0x800000."""
+    return f32_to_f24(value)
+
+
+def c_strtol(text: str) -> int | None:
+    """C ``strtol(text, &end, 0)``: the number at the start of ``text``, None when there is none.
+
+    What follows the number is ignored, as picasso ignores it (``c0-c3`` reads 0, ``b0,`` 0).
+    """
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):
+        return int(text)  # plain decimal, the usual case
+    m = _C_STRTOL.match(text)
+    if m is None:
+        return None
+    sign, digits = m.groups()
+    if digits[:2].lower() == "0x":
+        value = int(digits[2:], 16)
+    elif digits.startswith("0"):
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    return -value if sign == "-" else value
 
 
 def parse_swizzle(text: str) -> int:
@@ -249,8 +328,7 @@ def parse_swizzle(text: str) -> int:
     return out << 1
 
 
-def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
-    """Component mask of a 9-bit source field; reverse gives the dest-mask bit order (x = bit3)."""
+def _mask_of(sw: int, reverse: bool) -> int:
     sw >>= 1
     out = 0
     for i in range(4):
@@ -259,33 +337,22 @@ def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
     return out
 
 
-def _comp_bits(*slots: int) -> int:
-    return sum(swizzle_comp(s, 3) for s in slots)
+#: 9-bit source field -> component mask, in dest-mask order (x = bit3) and in output order (x = bit0)
+_MASKS = {reverse: tuple(_mask_of(sw, reverse) for sw in range(512)) for reverse in (True, False)}
+
+
+def mask_from_swizzle(sw: int, reverse: bool = True) -> int:
+    """Component mask of a 9-bit source field; reverse gives the dest-mask bit order (x = bit3)."""
+    return _MASKS[reverse][sw & 0x1FF]
 
 
 def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
     """Drop the descriptor bits the instruction ignores (picasso's optimizeOpdesc)."""
-    u1 = u2 = u3 = 0
-    if mnemonic in ("add", "mul", "sge", "slt", "flr", "max", "min", "mov", "mad"):
-        for i in range(4):
-            if not opdesc & (8 >> i):
-                u1 |= swizzle_comp(i, 3)
-        u2 = u3 = u1
-    elif mnemonic == "dp3":
-        u1 = u2 = _comp_bits(3)
-    elif mnemonic == "dph":
-        u1 = _comp_bits(3)
-    elif mnemonic in ("ex2", "lg2", "rcp", "rsq"):
-        u1 = _comp_bits(1, 2, 3)
-    elif mnemonic == "mova":
-        if not opdesc & 8:
-            u1 |= _comp_bits(0)
-        if not opdesc & 4:
-            u1 |= _comp_bits(1)
-        u1 |= _comp_bits(2, 3)
-    elif mnemonic == "cmp":
-        u1 = _comp_bits(2, 3)
-    return mask & ~make_opdesc(0, u1 << 1, u2 << 1, u3 << 1)
+    return mask & ~dont_care_bits(BY_MNEMONIC[mnemonic], opdesc)
+
+
+#: delimiter set -> the run of characters before the first delimiter
+_UNTIL = {delims: re.compile(f"[^{re.escape(delims)}]*") for delims in (",", " \t", "(")}
 
 
 class _Cursor:
@@ -300,9 +367,8 @@ class _Cursor:
         if self.pos >= self.end:
             return None
         start = self.pos
-        stop = start
-        while stop < self.end and self.line[stop] not in delims:
-            stop += 1
+        found = _UNTIL[delims].match(self.line, start, self.end)
+        stop = found.end() if found else start
         self.pos = stop + 1 if stop < self.end else stop
         return self.line[start:stop], start
 
@@ -349,6 +415,20 @@ class _Operand:
     idx: int = 0
 
 
+@dataclass(frozen=True)
+class ParsedInstruction:
+    """An instruction line already scanned, from a caller that printed its text.
+
+    ``operands`` hold, in text order, what scanning each operand's text gives: (name, offset,
+    index register, negate | swizzle << 1); the name is resolved as in the text (alias or
+    ``r3``-style). For ``mova`` the first operand's last value is the a0 mask, for ``cmp`` the
+    second and third carry the compare operators (their names are empty).
+    """
+
+    mnemonic: str
+    operands: tuple[tuple[str, int, int, int], ...]
+
+
 # -- the assembler ------------------------------------------------------------------------------
 class Assembler:
     """Assemble one or more picasso sources (call :meth:`add_source` for each, then :meth:`finish`)."""
@@ -367,6 +447,11 @@ class Assembler:
         # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
         self.pinned = False
         self.desc_hint: int | None = None
+        self.layout_rule = ""
+        self.layout_symbols = ""
+        self.layout_rule_at = ("", 0, 0)
+        #: line number -> that line already read (see ParsedInstruction); its text is not parsed
+        self.parsed_lines: dict[int, ParsedInstruction] = {}
         # per file
         self.filename = "<source>"
         self.line_no = 0
@@ -405,7 +490,9 @@ class Assembler:
         for pos, name, line, col in self.label_relocs:
             if name not in self.labels:
                 raise AssemblyError(f"label '{name}' is undefined", line, col + 1, filename)
-            self.code[pos] = (self.code[pos] & ~(0xFFF << 10)) | (self.labels[name] << 10)
+            if self.labels[name] > MAX_TARGET:
+                raise AssemblyError(f"label '{name}' lies beyond word {MAX_TARGET}", line, col + 1, filename)
+            self.code[pos] = replace_fields(self.code[pos], dst=self.labels[name])
 
     def finish(self) -> Program:
         if len(self.code) > MAX_CODE_SIZE:
@@ -415,23 +502,34 @@ class Assembler:
             if name not in self.procs:
                 raise AssemblyError(f"procedure '{name}' is undefined", line, col + 1, filename)
             start, size = self.procs[name]
-            if size > 0x3FF:
-                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max 1023)",
+            if size > MAX_NUM:
+                raise AssemblyError(f"procedure '{name}' is too long to call ({size} words, max {MAX_NUM})",
                                     line, col + 1, filename)
-            self.code[pos] = (self.code[pos] & ~0x3FFFFF) | size | (start << 10)
+            if start > MAX_TARGET:
+                raise AssemblyError(f"procedure '{name}' lies beyond word {MAX_TARGET}", line, col + 1,
+                                    filename)
+            self.code[pos] = replace_fields(self.code[pos], dst=start, **split_num(size))
         if not any(not d.nodvle for d in self.dvles):
             raise AssemblyError("no DVLEs can be generated from the given input file(s)", 0, 0,
                                 self.filename)
         for dvle in self.dvles:
+            if dvle.uniform_order and sorted(dvle.uniform_order) != list(range(len(dvle.uniforms))):
+                raise AssemblyError(f"uniform-order must list each of the {len(dvle.uniforms)} uniforms once",
+                                    *dvle.uniform_order_at, dvle.filename)
             if dvle.nodvle:
                 continue
             if dvle.entrypoint not in self.procs:
                 raise AssemblyError(f"entrypoint '{dvle.entrypoint}' is undefined", 1, 1, dvle.filename)
             start, size = self.procs[dvle.entrypoint]
             dvle.entry_start, dvle.entry_end = start, start + size
-        return Program(list(self.code), list(self.opdescs), self.dvles, list(self.global_uniforms))
+        return Program(list(self.code), list(self.opdescs), self.dvles, list(self.global_uniforms),
+                       self.layout_rule, self.layout_rule_at, self.layout_symbols)
 
     def _line(self, raw: str) -> None:
+        parsed = self.parsed_lines.get(self.line_no) if self.parsed_lines else None
+        if parsed is not None and raw:  # (other units' lines are blank in a split text)
+            self._parsed_instruction(parsed)
+            return
         semi = raw.find(";")
         if semi >= 0 and raw[semi + 1:].lstrip().startswith(PRAGMA):
             self._pragma(raw, semi)
@@ -454,6 +552,12 @@ class Assembler:
                 self.opdescs = values
                 self.opdesc_masks = [0xFFFFFFFF] * len(values)
                 self.pinned = True
+            elif words and words[0] == "layout" and len(words) in (2, 3):
+                if not _RULE_NAME.match(words[1]) or (len(words) == 3 and not _SYMBOL_ORDER.match(words[2])):
+                    raise self.error(f"bad layout: {' '.join(words[1:])}", col)
+                self.layout_rule = words[1]
+                self.layout_symbols = words[2] if len(words) == 3 else ""
+                self.layout_rule_at = (self.filename, self.line_no, col + 1)
             elif words and words[0] == "desc" and len(words) == 2:
                 self.desc_hint = int(words[1], 0)
             elif words and words[0] == "dvle":
@@ -462,6 +566,10 @@ class Assembler:
                     if key not in HEADER_FIELDS:
                         raise self.error(f"unknown DVLE header field: {key}", col)
                     self.get_dvle().overrides[key] = int(value, 0) & HEADER_FIELDS[key]
+            elif words and words[0] == "uniform-order":
+                dvle = self.get_dvle()
+                dvle.uniform_order = [int(w, 10) for w in words[1:]]
+                dvle.uniform_order_at = (self.line_no, col + 1)
             elif words and words[0] == "label" and len(words) in (4, 5):
                 if not _IDENT.match(words[3]):
                     raise self.error(f"invalid label name: {words[3]}", col)
@@ -514,16 +622,31 @@ class Assembler:
                 raise self.error(f"invalid directive: {name}", col)
             directive(self, lname[1:])
             return
+        self._begin_instruction(col)
+        found = _INSTRUCTIONS.get(lname)
+        if found is None:
+            raise self.error(f"unknown mnemonic: {name}", col)
+        row_name, handler = found
+        handler(self, row_name, col)
+
+    def _begin_instruction(self, col: int) -> None:
         if not self.stack:
             raise self.error("instruction outside block", col)
         self.last_was_end = False
         if not self.get_dvle().is_geo and len(self.code) >= MAX_VSH_SIZE:
             raise self.error(f"instruction outside vertex shader code memory (max {MAX_VSH_SIZE} "
                              f"instructions, currently {len(self.code)})", col)
-        handler = _INSTRUCTIONS.get(lname)
-        if handler is None:
-            raise self.error(f"unknown mnemonic: {name}", col)
-        handler(self, lname, col)
+
+    def _parsed_instruction(self, parsed: ParsedInstruction) -> None:
+        """The build step of an instruction line whose operands were given (see ParsedInstruction)."""
+        self._begin_instruction(0)
+        found = _INSTRUCTIONS.get(parsed.mnemonic)
+        builder = _BUILDERS.get(BY_MNEMONIC[found[0]].syntax) if found is not None else None
+        if found is None or builder is None:
+            raise self.error(f"no operand reader for {parsed.mnemonic}", 0)
+        ops = tuple(self.resolve_operand(body, offset, idx, sw, 0) if body else _Operand(0, sw)
+                    for body, offset, idx, sw in parsed.operands)
+        builder(self, found[0], 0, ops, (("", 0),) * len(ops))
 
     def get_dvle(self) -> DvleData:
         if self.dvle is None:
@@ -604,11 +727,17 @@ class Assembler:
             offset = c_atoi(inner) if inner else 0
             if offset < 0:
                 raise self.error(f"invalid register offset: {inner}", col)
+        return self.resolve_operand(body, offset, idx, sw, col)
+
+    def resolve_operand(self, body: str, offset: int, idx: int, sw: int, col: int) -> _Operand:
+        """The register of a name (alias or ``r3``-style) read by :meth:`parse_reg`."""
         alias = self.aliases.get(body)
         if alias is not None:
             reg = (alias & 0xFF) + offset
             sw ^= (alias >> 8) & 1
             alias_swz = alias >> 9
+            if alias_swz == IDENTITY_SWIZZLE:
+                return _Operand(reg, sw, idx)  # composing with xyzw changes nothing
             combined = sw & 1
             for slot in range(4):
                 comp = (sw >> (7 - slot * 2)) & 3
@@ -617,13 +746,18 @@ class Assembler:
             return _Operand(reg, combined, idx)
         if len(body) < 2 or body[0].lower() not in "ovrcib" or not body[1].isdigit():
             raise self.error(f"invalid register: {body}", col)
-        num = self.parse_int(body[1:], col, 0, 255)
-        kind = body[0]
-        if kind in REG_BASE:  # picasso leaves upper-case prefixes unmapped
-            limit = self.get_dvle().max_output_reg if kind == "o" else REG_LIMIT[kind] - REG_BASE[kind]
+        # picasso reads the number with strtol and ignores what follows: "c0-c3" is c0, "b0," b0
+        num = c_strtol(body[1:])
+        if num is None:
+            raise self.error(f"invalid value: {body[1:]}", col)
+        if not 0 <= num <= 255:
+            raise self.error(f"value out of range (0..255): {num}", col)
+        space = SPACES.get(body[0])
+        if space is not None:  # picasso leaves upper-case prefixes unmapped
+            limit = self.get_dvle().max_output_reg if space.prefix == "o" else space.count
             if num >= limit:
                 raise self.error(f"register out of range: {body}", col)
-            num += REG_BASE[kind]
+            num += space.base
         return _Operand(num + offset, sw, idx)
 
     # -- descriptors ----------------------------------------------------------------------------
@@ -646,15 +780,27 @@ class Assembler:
         self.opdesc_masks.append(mask)
         return len(self.opdescs) - 1
 
+    def place_mad_opdesc(self, desc: int, col: int) -> int:
+        """Keep a MAD descriptor below 32 (its field has 5 bits): picasso swaps it with a free slot."""
+        if desc >= MAX_MAD_OPDESC and not (self.pinned and self.desc_hint is not None):
+            free = next((i for i in range(MAX_MAD_OPDESC) if not self.opdesc_is_mad >> i & 1), -1)
+            if free < 0:
+                raise self.error(f"too many operand descriptors for MAD (limit is {MAX_MAD_OPDESC})", col)
+            self.swap_opdesc(free, desc)
+            desc = free
+        if desc >= MAX_MAD_OPDESC:
+            raise self.error(f"descriptor {desc} is out of MAD's range (0-31)", col)
+        self.opdesc_is_mad |= 1 << desc
+        return desc
+
     def swap_opdesc(self, a: int, b: int) -> None:
         self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
         self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
         for i, word in enumerate(self.code):
-            op = word >> 26
-            if op < 0x20 or (op & ~1) == OP["cmp"]:
-                cur = word & 0x7F
-                cur = b if cur == a else a if cur == b else cur
-                self.code[i] = (word & ~0x7F) | cur
+            if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
+                cur = word & (MAX_OPDESC - 1)
+                if cur in (a, b):
+                    self.code[i] = replace_fields(word, desc=b if cur == a else a)
 
     # -- blocks ---------------------------------------------------------------------------------
     def push(self, entry: _StackEntry, col: int) -> None:
@@ -664,13 +810,38 @@ class Assembler:
         self.stack.append(entry)
 
     def padding_nop(self) -> None:
-        self.code.append(OP["nop"] << 26)
+        self.code.append(ENCODERS["nop"]({}))
+
+    def emit(self, mnemonic: str, col: int, **fields: int) -> None:
+        """Append the word of ``mnemonic`` encoded by the table."""
+        try:
+            self.code.append(ENCODERS[mnemonic](fields))
+        except ValueError as exc:
+            raise self.error(str(exc), col) from None
+
+    def patch(self, pos: int, col: int, **fields: int) -> None:
+        """Set fields of an emitted word (block ends, relocations)."""
+        try:
+            self.code[pos] = replace_fields(self.code[pos], **fields)
+        except ValueError as exc:
+            raise self.error(str(exc), col) from None
+
+
+def _has_wide_desc(op6: int) -> bool:
+    try:
+        return field_spec(op6 << 26, "desc") == (0, MAX_OPDESC - 1)
+    except KeyError:
+        return False
+
+
+#: 6-bit opcode -> the word has a 7-bit descriptor field (what picasso's swapOpdesc renumbers)
+_WIDE_DESC = tuple(_has_wide_desc(op6) for op6 in range(64))
 
 
 # -- instruction handlers -----------------------------------------------------------------------
 def _bad_inputs(*regs: int) -> bool:
     """Two different input registers (v0-v15) may not be read by one instruction."""
-    return any(a < 0x10 and b < 0x10 and a != b for a in regs for b in regs)
+    return any(a < _V.end and b < _V.end and a != b for a in regs for b in regs)
 
 
 def _ensure(asm: Assembler, ok: bool, message: str, col: int) -> None:
@@ -678,72 +849,93 @@ def _ensure(asm: Assembler, ok: bool, message: str, col: int) -> None:
         raise asm.error(message, col)
 
 
-def _fmt0(asm: Assembler, name: str, col: int) -> None:
+def _none(asm: Assembler, name: str, col: int) -> None:
     asm.no_more_args()
-    asm.code.append(OP[name] << 26)
+    asm.emit(name, col)
 
 
-_BASE_OF_INVERTED = {inverted: base for base, inverted in INVERTED_FORM.items()}
+def _dest(asm: Assembler, dest: _Operand, text: str, col: int) -> None:
+    _ensure(asm, 0 <= dest.reg < DEST_END, f"register out of range for a destination: {text}", col)
 
 
-def _base(name: str) -> str:
-    return _BASE_OF_INVERTED.get(name, name)
+def _wide(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> None:
+    _ensure(asm, op.reg < _C.end, f"register out of range for source{which}: {text}", col)
 
 
-def _fmt1(asm: Assembler, name: str, col: int) -> None:
-    name = _base(name)
+def _narrow(asm: Assembler, op: _Operand, which: int, text: str, col: int) -> None:
+    _ensure(asm, op.reg < NARROW_SOURCE_END, f"register out of range for source{which}: {text}", col)
+    _ensure(asm, not op.idx, f"index register not allowed in source{which}", col)
+
+
+# Each operand syntax is read in two steps: the text into _Operand values (parse), then the
+# checks, picasso's form choice, descriptor and word (build). A caller that printed the text itself
+# may hand the operands over directly (ParsedInstruction), skipping the parse.
+_Where = tuple[tuple[str, int], ...]  # (text, column) of each operand, for error messages
+
+
+def _dst_src_src(asm: Assembler, name: str, col: int) -> None:
     (dtext, dcol), (s1text, s1col), (s2text, s2col) = asm.next_arg(), asm.next_arg(), asm.next_arg()
     asm.no_more_args()
     dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
     s2 = asm.parse_reg(s2text, s2col, True)
-    inverted = name in ("dph", "dst", "sge", "slt") and s1.reg < 0x20 and (
-        s2.reg >= 0x20 or (s2.idx > 0 and s1.idx == 0))
+    _build_dst_src_src(asm, name, col, (dest, s1, s2), ((dtext, dcol), (s1text, s1col), (s2text, s2col)))
+
+
+def _build_dst_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    name = BY_MNEMONIC[name].base
+    dest, s1, s2 = ops
+    _dest(asm, dest, *where[0])
+    # picasso picks the inverted form when src1 is narrow and src2 needs the wide field
+    inverted = name in INVERTED_FORM and s1.reg < NARROW_SOURCE_END and (
+        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0))
     if not inverted:
-        _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+        _wide(asm, s1, 1, *where[1])
+        _narrow(asm, s2, 2, *where[2])
     else:
-        _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
-        _ensure(asm, not s1.idx, "index register not allowed in source1", s1col)
-        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
+        _narrow(asm, s1, 1, *where[1])
+        _wide(asm, s2, 2, *where[2])
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg),
-            "source operands must be different input registers (v0..v15)", s1col)
+            "source operands must be different input registers (v0..v15)", where[1][1])
+    row = BY_MNEMONIC[INVERTED_FORM[name] if inverted else name]
     desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw),
-                                  MASK_D12, col)
-    if not inverted:
-        word = (OP[name] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
-    else:
-        word = (OP[name + "i"] << 26 | desc | s2.reg << 7 | s1.reg << 14 | s2.idx << 19
-                | dest.reg << 21)
-    asm.code.append(word)
+                                  row.desc_bits, col)
+    asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s2.idx if inverted else s1.idx,
+             dst=dest.reg)
 
 
-def _fmt1u(asm: Assembler, name: str, col: int) -> None:
+def _dst_src(asm: Assembler, name: str, col: int) -> None:
     (dtext, dcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
     asm.no_more_args()
     dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw), MASK_D1, col)
-    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19 | dest.reg << 21)
+    _build_dst_src(asm, name, col, (dest, s1), ((dtext, dcol), (s1text, s1col)))
 
 
-_MOVA_TARGETS = {"a0": 8, "a1": 4, "a01": 12, "a0.x": 8, "a0.y": 4, "a0.xy": 12}
+def _build_dst_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    dest, s1 = ops
+    _dest(asm, dest, *where[0])
+    _wide(asm, s1, 1, *where[1])
+    desc = asm.find_or_add_opdesc(name, make_opdesc(mask_from_swizzle(dest.sw), s1.sw),
+                                  BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx, dst=dest.reg)
 
 
 def _mova(asm: Assembler, name: str, col: int) -> None:
     (ttext, tcol), (s1text, s1col) = asm.next_arg(), asm.next_arg()
     asm.no_more_args()
-    mask = _MOVA_TARGETS.get(ttext.lower())
+    mask = MOVA_TARGETS.get(ttext.lower())
     _ensure(asm, mask is not None, f"invalid destination register for mova: {ttext}", tcol)
     assert mask is not None
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(mask, s1.sw), MASK_D1, col)
-    asm.code.append(OP[name] << 26 | desc | s1.reg << 12 | s1.idx << 19)
+    _build_mova(asm, name, col, (_Operand(0, mask), s1), ((ttext, tcol), (s1text, s1col)))
+
+
+def _build_mova(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    target, s1 = ops  # the target's sw holds the a0 mask
+    _wide(asm, s1, 1, *where[1])
+    desc = asm.find_or_add_opdesc(name, make_opdesc(target.sw, s1.sw), BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, idx=s1.idx)
 
 
 def _cmp(asm: Assembler, name: str, col: int) -> None:
@@ -751,76 +943,79 @@ def _cmp(asm: Assembler, name: str, col: int) -> None:
         asm.next_arg(), asm.next_arg(), asm.next_arg(), asm.next_arg())
     asm.no_more_args()
     s1 = asm.parse_reg(s1text, s1col, True)
-    _ensure(asm, s1.reg < 0x80, f"register out of range for source1: {s1text}", s1col)
     ops = []
     for text, c in ((xtext, xcol), (ytext, ycol)):
         _ensure(asm, text.lower() in CMP_OPS, f"invalid conditional operator: {text}", c)
         ops.append(CMP_OPS.index(text.lower()))
     s2 = asm.parse_reg(s2text, s2col)
-    _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-    desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), MASK_12, col)
-    asm.code.append(OP["cmp"] << 26 | desc | s2.reg << 7 | s1.reg << 12 | s1.idx << 19
-                    | ops[1] << 21 | ops[0] << 24)
+    _build_cmp(asm, name, col, (s1, _Operand(0, ops[0]), _Operand(0, ops[1]), s2),
+               ((s1text, s1col), (xtext, xcol), (ytext, ycol), (s2text, s2col)))
 
 
-def _mad(asm: Assembler, name: str, col: int) -> None:
+def _build_cmp(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...], where: _Where) -> None:
+    s1, cmpx, cmpy, s2 = ops  # the compare operators travel in sw
+    _wide(asm, s1, 1, *where[0])
+    _ensure(asm, s2.reg < NARROW_SOURCE_END, f"register out of range for source2: {where[3][0]}", where[3][1])
+    desc = asm.find_or_add_opdesc(name, make_opdesc(0, s1.sw, s2.sw), BY_MNEMONIC[name].desc_bits, col)
+    asm.emit(name, col, desc=desc, src1=s1.reg, src2=s2.reg, idx=s1.idx, cmpx=cmpx.sw, cmpy=cmpy.sw)
+
+
+def _dst_src_src_src(asm: Assembler, name: str, col: int) -> None:
     args = [asm.next_arg() for _ in range(4)]
     asm.no_more_args()
     (dtext, dcol), (s1text, s1col), (s2text, s2col), (s3text, s3col) = args
     dest = asm.parse_reg(dtext, dcol)
-    _ensure(asm, 0 <= dest.reg < 0x20, f"register out of range for a destination: {dtext}", dcol)
     s1 = asm.parse_reg(s1text, s1col)
-    _ensure(asm, s1.reg < 0x20, f"register out of range for source1: {s1text}", s1col)
     s2 = asm.parse_reg(s2text, s2col, True)
     s3 = asm.parse_reg(s3text, s3col, True)
-    inverted = s2.reg < 0x20 and (s3.reg >= 0x20 or (s3.idx > 0 and s2.idx == 0))
+    _build_dst_src_src_src(asm, name, col, (dest, s1, s2, s3), tuple(args))
+
+
+def _build_dst_src_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand, ...],
+                           where: _Where) -> None:
+    dest, s1, s2, s3 = ops
+    _dest(asm, dest, *where[0])
+    _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {where[1][0]}", where[1][1])
+    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0))
     if not inverted:
-        _ensure(asm, s2.reg < 0x80, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, s3.reg < 0x20, f"register out of range for source3: {s3text}", s3col)
-        _ensure(asm, not s3.idx, "index register not allowed in source3", s3col)
+        _wide(asm, s2, 2, *where[2])
+        _narrow(asm, s3, 3, *where[3])
     else:
-        _ensure(asm, s2.reg < 0x20, f"register out of range for source2: {s2text}", s2col)
-        _ensure(asm, s3.reg < 0x80, f"register out of range for source3: {s3text}", s3col)
-        _ensure(asm, not s2.idx, "index register not allowed in source2", s2col)
+        _narrow(asm, s2, 2, *where[2])
+        _wide(asm, s3, 3, *where[3])
     _ensure(asm, not _bad_inputs(s1.reg, s2.reg, s3.reg),
-            "source registers must be different input registers (v0..v15)", s1col)
+            "source registers must be different input registers (v0..v15)", where[1][1])
+    row = BY_MNEMONIC["madi" if inverted else "mad"]
     desc = asm.find_or_add_opdesc("mad", make_opdesc(mask_from_swizzle(dest.sw), s1.sw, s2.sw, s3.sw),
-                                  MASK_D123, col)
-    if desc >= MAX_MAD_OPDESC and not (asm.pinned and asm.desc_hint is not None):
-        free = next((i for i in range(MAX_MAD_OPDESC) if not asm.opdesc_is_mad >> i & 1), -1)
-        _ensure(asm, free >= 0, "too many operand descriptors for MAD (limit is 32)", col)
-        asm.swap_opdesc(free, desc)
-        desc = free
-    _ensure(asm, desc < MAX_MAD_OPDESC, f"descriptor {desc} is out of MAD's range (0-31)", col)
-    asm.opdesc_is_mad |= 1 << desc
-    if not inverted:
-        word = (OP["mad"] << 26 | desc | s3.reg << 5 | s2.reg << 10 | s1.reg << 17 | s2.idx << 22
-                | dest.reg << 24)
-    else:
-        word = (OP["madi"] << 26 | desc | s3.reg << 5 | s2.reg << 12 | s1.reg << 17 | s3.idx << 22
-                | dest.reg << 24)
-    asm.code.append(word)
+                                  row.desc_bits, col)
+    desc = asm.place_mad_opdesc(desc, col)
+    asm.emit(row.mnemonic, col, desc=desc, src1=s1.reg, src2=s2.reg, src3=s3.reg,
+             idx=s3.idx if inverted else s2.idx, dst=dest.reg)
+
+
+#: operand syntax -> its build step (the syntaxes whose operands are registers)
+_BUILDERS = {
+    "dst_src": _build_dst_src, "dst_src_src": _build_dst_src_src,
+    "dst_src_src_src": _build_dst_src_src_src, "mova": _build_mova, "cmp": _build_cmp,
+}
 
 
 def _setemit(asm: Assembler, name: str, col: int) -> None:
     vtext, vcol = asm.next_arg()
     flags = asm.cur.arg()
     asm.no_more_args()
-    vertex = asm.parse_int(vtext, vcol, 0, 2)
-    prim = inv = False
+    fields = {"vertex_id": asm.parse_int(vtext, vcol, 0, 2)}
     if flags is not None:
         ftext, fcol = flags
         for flag in ftext.split():
-            if flag.lower() in ("prim", "primitive"):
-                prim = True
-            elif flag.lower() in ("inv", "invert"):
-                inv = True
-            else:
+            field_name = SETEMIT_FLAGS.get(flag.lower())
+            if field_name is None:
                 raise asm.error(f"unknown setemit flag: {flag}", fcol + ftext.find(flag))
+            fields[field_name] = 1
     dvle = asm.get_dvle()
     if not dvle.is_geo:
         dvle.is_geo = dvle.is_compat_geo = True
-    asm.code.append(OP["setemit"] << 26 | inv << 22 | prim << 23 | vertex << 24)
+    asm.emit(name, col, **fields)
 
 
 def _target(asm: Assembler) -> tuple[str, int]:
@@ -829,18 +1024,18 @@ def _target(asm: Assembler) -> tuple[str, int]:
     return text, col
 
 
-def _call(asm: Assembler, name: str, col: int) -> None:
+def _proc(asm: Assembler, name: str, col: int) -> None:
     _branch_target(asm, is_call=True)
-    asm.code.append(OP["call"] << 26)
+    asm.emit(name, col)
 
 
-def _for(asm: Assembler, name: str, col: int) -> None:
+def _int(asm: Assembler, name: str, col: int) -> None:
     text, tcol = asm.next_arg()
     asm.no_more_args()
     reg = asm.parse_reg(text, tcol)
-    _ensure(asm, 0x80 <= reg.reg < 0x88, f"invalid integer vector uniform: {text}", tcol)
+    _ensure(asm, _I.base <= reg.reg < _I.end, f"invalid integer vector uniform: {text}", tcol)
     asm.push(_StackEntry(SE_FOR, len(asm.code)), col)
-    asm.code.append(OP["loop"] << 26 | (reg.reg - 0x80) << 22)
+    asm.emit(name, col, int_id=reg.reg - _I.base)
 
 
 def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
@@ -856,8 +1051,10 @@ def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
     return which, neg
 
 
-def _cond_exp(asm: Assembler, text: str, col: int) -> int:
-    flags = 1 << 24 | 1 << 25
+def _cond_exp(asm: Assembler, text: str, col: int) -> dict[str, int]:
+    """The condop/refx/refy fields of ``[!]cmp.x``, ``a && b``, ``a || b``."""
+    refs = {"refx": 1, "refy": 1}
+    condop = CONDOP_OR
     cut = min((i for i in (text.find("&"), text.find("|")) if i >= 0), default=-1)
     ops = []
     if cut >= 0:
@@ -866,17 +1063,17 @@ def _cond_exp(asm: Assembler, text: str, col: int) -> int:
         if second.startswith(kind):
             second = second[1:]
         if kind == "&":
-            flags |= 1 << 22
+            condop = CONDOP_AND
         ops.append(_cond_op(asm, second, col + cut + 1))
         text = text[:cut]
     ops.append(_cond_op(asm, text, col))
     if len(ops) == 2 and ops[0][0] == ops[1][0]:
         raise asm.error("condition register checked twice", col)
     for which, neg in ops:
-        flags ^= neg << (25 - which)
+        refs["refy" if which else "refx"] ^= neg
     if len(ops) == 1:
-        flags |= (ops[0][0] + 2) << 22
-    return flags
+        condop = CONDOP_Y if ops[0][0] else CONDOP_X
+    return {"condop": condop, **refs}
 
 
 def _branch_target(asm: Assembler, is_call: bool) -> None:
@@ -889,54 +1086,61 @@ def _branch_target(asm: Assembler, is_call: bool) -> None:
         asm.label_relocs.append((len(asm.code), text, asm.line_no, tcol))
 
 
-def _fmt2(asm: Assembler, name: str, col: int) -> None:
+def _cond(asm: Assembler, name: str, col: int) -> None:
+    """``breakc cond``, ``ifc cond``; with a target: ``callc cond, proc``, ``jmpc cond, label``."""
     ctext, ccol = asm.next_arg()
-    flags = _cond_exp(asm, ctext, ccol)
-    if name == "breakc":
+    fields = _cond_exp(asm, ctext, ccol)
+    syntax = BY_MNEMONIC[name].syntax
+    if syntax == "cond_proc" or syntax == "cond_label":
+        _branch_target(asm, is_call=syntax == "cond_proc")
+    else:
         asm.no_more_args()
-    elif name in ("callc", "jmpc"):
-        _branch_target(asm, is_call=name == "callc")
-    else:  # ifc
-        asm.no_more_args()
-        asm.push(_StackEntry(SE_IF, len(asm.code)), col)
-    asm.code.append(OP[name] << 26 | flags)
+        if name == "ifc":
+            asm.push(_StackEntry(SE_IF, len(asm.code)), col)
+    asm.emit(name, col, **fields)
 
 
-def _fmt3(asm: Assembler, name: str, col: int) -> None:
+def _bool(asm: Assembler, name: str, col: int) -> None:
+    """``ifu b``, ``callu b, proc``, ``jmpu [!]b, label`` (NUM bit 0 inverts jmpu)."""
     rtext, rcol = asm.next_arg()
+    syntax = BY_MNEMONIC[name].syntax
     negate = 0
     if rtext.startswith("!"):
-        _ensure(asm, name == "jmpu", f"inverting the condition is not supported by {name}", rcol)
+        _ensure(asm, syntax == "bool_label", f"inverting the condition is not supported by {name}", rcol)
         negate = 1
         rtext, rcol = rtext[1:], rcol + 1
     reg = asm.parse_reg(rtext, rcol)
-    _ensure(asm, 0x88 <= reg.reg < 0x98, f"invalid boolean uniform: {rtext}", rcol)
-    if name in ("callu", "jmpu"):
-        _branch_target(asm, is_call=name == "callu")
-    else:  # ifu
+    _ensure(asm, _B.base <= reg.reg < _B.end, f"invalid boolean uniform: {rtext}", rcol)
+    if syntax == "bool":
         asm.no_more_args()
         asm.push(_StackEntry(SE_IF, len(asm.code)), col)
-    asm.code.append(OP[name] << 26 | (reg.reg - 0x88) << 22 | negate)
+    else:
+        _branch_target(asm, is_call=syntax == "bool_proc")
+    asm.emit(name, col, bool_id=reg.reg - _B.base, num=negate)
 
 
-_INSTRUCTIONS = {
-    "nop": _fmt0, "end": _fmt0, "emit": _fmt0, "break": _fmt0,
-    **{n: _fmt1 for n in ("add", "dp3", "dp4", "dph", "dphi", "dst", "dsti", "mul", "sge", "sgei",
-                          "slt", "slti", "max", "min")},
-    **{n: _fmt1u for n in ("ex2", "lg2", "litp", "flr", "rcp", "rsq", "mov")},
-    "mova": _mova, "cmp": _cmp, "call": _call, "for": _for,
-    "breakc": _fmt2, "callc": _fmt2, "ifc": _fmt2, "jmpc": _fmt2,
-    "callu": _fmt3, "ifu": _fmt3, "jmpu": _fmt3,
-    "mad": _mad, "madi": _mad, "setemit": _setemit,
+#: operand syntax (table.SYNTAXES) -> the handler that reads it
+_SYNTAX_HANDLERS = {
+    "none": _none, "dst_src": _dst_src, "dst_src_src": _dst_src_src,
+    "dst_src_src_src": _dst_src_src_src, "mova": _mova, "cmp": _cmp, "cond": _cond,
+    "cond_proc": _cond, "cond_label": _cond, "proc": _proc, "bool": _bool, "bool_proc": _bool,
+    "bool_label": _bool, "int": _int, "setemit": _setemit,
 }
+#: picasso mnemonic -> (row mnemonic, handler); "loop" is written "for"
+_INSTRUCTIONS = {
+    **{row.mnemonic: (row.mnemonic, _SYNTAX_HANDLERS[row.syntax]) for row in BY_MNEMONIC.values()},
+    **{alias: (target, _SYNTAX_HANDLERS[BY_MNEMONIC[target].syntax])
+       for alias, target in MNEMONIC_ALIASES.items()},
+}
+del _INSTRUCTIONS["loop"]  # picasso only knows "for"
 
 
 # -- directive handlers -------------------------------------------------------------------------
 def _needs_padding(asm: Assembler, elem: _StackEntry) -> bool:
     """picasso's automatic NOP: a block may not end right after a jump/call (or too short)."""
     p = len(asm.code)
-    last = asm.code[p - 1] >> 26 if p else -1
-    if last in _FLOW_PAD or (elem.kind == SE_FOR and last == OP["breakc"]):
+    last = BY_OPCODE6[asm.code[p - 1] >> 26].mnemonic if p else ""
+    if last in _FLOW_PAD or (elem.kind == SE_FOR and last == "breakc"):
         return True
     return elem.kind != SE_ARRAY and (p - elem.pos) < (1 if elem.kind == SE_PROC else 2)
 
@@ -963,7 +1167,7 @@ def _dir_else(asm: Assembler, name: str) -> None:
         asm.padding_nop()
     cur = len(asm.code)
     elem.extra = cur
-    asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+    asm.patch(elem.pos, 0, dst=cur)
 
 
 def _dir_end(asm: Assembler, name: str) -> None:
@@ -981,15 +1185,15 @@ def _dir_end(asm: Assembler, name: str) -> None:
     if elem.kind == SE_PROC:
         asm.procs.setdefault(elem.name, (elem.pos, cur - elem.pos))
     elif elem.kind == SE_FOR:
-        asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | (cur - 1) << 10
+        asm.patch(elem.pos, 0, dst=cur - 1)
         asm.last_was_end = True
     elif elem.kind == SE_IF:
         if not elem.extra:
-            asm.code[elem.pos] = (asm.code[elem.pos] & ~(0xFFF << 10)) | cur << 10
+            asm.patch(elem.pos, 0, dst=cur)
         else:
-            if cur - elem.extra > 0x3FF:
-                raise asm.error("else block too long (max 1023 words)", 0)
-            asm.code[elem.pos] = (asm.code[elem.pos] & ~0x3FF) | (cur - elem.extra)
+            if cur - elem.extra > MAX_NUM:
+                raise asm.error(f"else block too long (max {MAX_NUM} words)", 0)
+            asm.patch(elem.pos, 0, **split_num(cur - elem.extra))
         asm.last_was_end = True
     else:
         _end_array(asm)
@@ -1037,8 +1241,12 @@ def _dir_alias(asm: Assembler, name: str) -> None:
     asm.aliases[atext] = reg.reg | reg.sw << 8
 
 
+#: ".fvec"/".ivec"/".bool" -> constant kind
+_KIND_BY_NAME = {name: kind for kind, name in CONST_KIND_NAMES.items()}
+
+
 def _dir_uniform(asm: Assembler, name: str) -> None:
-    kind = {"fvec": UTYPE_FVEC, "ivec": UTYPE_IVEC, "bool": UTYPE_BOOL}[name]
+    kind = _KIND_BY_NAME[name]
     dvle = asm.get_dvle()
     alloc = asm.bundles[dvle.uses_gsh_space].allocs[kind]
     shared = not dvle.uses_gsh_space
@@ -1082,7 +1290,9 @@ def _dir_uniform(asm: Assembler, name: str) -> None:
         if not text.startswith("_"):
             if len(dvle.uniforms) >= MAX_UNIFORM:
                 raise asm.error(f"too many referenced uniforms: {text}", col)
-            dvle.uniforms.append(Uniform(text, pos - 0x10, size, kind))
+            space = SPACE_OF_KIND[kind]
+            assert space.table_base is not None
+            dvle.uniforms.append(Uniform(text, pos - space.base + space.table_base, size, kind))
         asm.aliases[text] = pos | DEFAULT_OPSRC << 8
 
 
@@ -1166,7 +1376,7 @@ def _dir_setfi(asm: Assembler, name: str) -> None:
     dvle = asm.get_dvle()
     (cname, ccol), args = _paren_args(asm)
     reg = asm.parse_reg(cname, ccol)
-    lo, hi = (0x20, 0x80) if kind == UTYPE_FVEC else (0x80, 0x84)
+    lo, hi = SPACE_OF_KIND[kind].base, SPACE_OF_KIND[kind].end
     if not lo <= reg.reg < hi:
         raise asm.error(f"register out of range for .{name}: {cname}", ccol)
     if len(dvle.constants) >= MAX_CONSTANT:
@@ -1179,7 +1389,7 @@ def _dir_setb(asm: Assembler, name: str) -> None:
     (rtext, rcol), (vtext, vcol) = asm.next_arg_spc(), asm.next_arg_spc()
     asm.no_more_args()
     reg = asm.parse_reg(rtext, rcol)
-    if not 0x88 <= reg.reg < 0x98:
+    if not _B.base <= reg.reg < _B.end:
         raise asm.error(f"invalid boolean uniform: {rtext}", rcol)
     low = vtext.lower()
     if low in ("true", "on", "1"):
@@ -1203,7 +1413,7 @@ def _dir_in(asm: Assembler, name: str) -> None:
         raise asm.error(f"identifier already used: {ntext}", ncol)
     if reg_item is not None:
         reg = asm.parse_reg(*reg_item)
-        if not 0 <= reg.reg < 0x10:
+        if not _V.base <= reg.reg < _V.end:
             raise asm.error(f"invalid input register: {reg_item[0]}", reg_item[1])
         oid = reg.reg
     else:
@@ -1253,14 +1463,14 @@ def _dir_out(asm: Assembler, name: str) -> None:
         raise asm.error("too many outputs", ncol)
     if out_name is not None and out_name in asm.aliases:
         raise asm.error(f"identifier already used: {out_name}", ncol)
-    if oid >= 7 and semantic != 9:
+    if oid >= OUTPUT_SLOTS and semantic != SEMANTIC_DUMMY:
         raise asm.error(f"this register (o{oid}) can only be a dummy output", ncol)
     dvle.outputs.append(Output(semantic, oid, mask))
     dvle.output_mask |= 1 << oid
     dvle.output_used |= mask << (4 * oid)
     if out_name is not None:
         asm.aliases[out_name] = oid | DEFAULT_OPSRC << 8
-    if semantic == 9 and dvle.uses_gsh_space:
+    if semantic == SEMANTIC_DUMMY and dvle.uses_gsh_space:
         dvle.is_merge = True
 
 
@@ -1296,7 +1506,7 @@ def _dir_gsh(asm: Assembler, name: str) -> None:
     dvle.gsh_mode = mode
     ftext, fcol = asm.next_arg_spc()
     first_free = asm.parse_reg(ftext, fcol).reg
-    if not 0x20 <= first_free < 0x80:
+    if not _C.base <= first_free < _C.end:
         raise asm.error(f"invalid float uniform register: {ftext}", fcol)
     asm.bundles[1].init_for_gsh(first_free)
     if mode == 0:
@@ -1310,17 +1520,17 @@ def _dir_gsh(asm: Assembler, name: str) -> None:
         asm.no_more_args()
         start = asm.parse_reg(stext, scol).reg
         num = asm.parse_int(ntext, ncol, 0, 255)
-        if not 0x20 <= start < 0x80:
+        if not _C.base <= start < _C.end:
             raise asm.error(f"invalid float uniform register: {stext}", scol)
         if start >= first_free:
             raise asm.error(f"specified location overlaps uniform allocation pool: {stext}", scol)
-        dvle.gsh_fixed_start = start - 0x20
+        dvle.gsh_fixed_start = start - _C.base
         dvle.gsh_fixed_num = num
 
 
 _DIRECTIVES = {
     "proc": _dir_proc, "else": _dir_else, "end": _dir_end, "alias": _dir_alias,
-    "fvec": _dir_uniform, "ivec": _dir_uniform, "bool": _dir_uniform,
+    **{kind_name: _dir_uniform for kind_name in _KIND_BY_NAME},
     "constf": _dir_const, "consti": _dir_const, "constfa": _dir_constfa,
     "in": _dir_in, "out": _dir_out, "entry": _dir_entry, "nodvle": _dir_nodvle, "gsh": _dir_gsh,
     "setf": _dir_setfi, "seti": _dir_setfi, "setb": _dir_setb,

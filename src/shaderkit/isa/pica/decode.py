@@ -1,11 +1,10 @@
-"""Decode PICA200 instruction words into :class:`Instruction` values (driven by opcodes.py)."""
+"""Decode PICA200 instruction words into :class:`Instruction` values (driven by table.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
-from shaderkit.isa.pica.opcodes import BY_OPCODE6, OpcodeInfo
+from shaderkit.isa.pica.table import BY_OPCODE6, OpcodeInfo, field_mask, opcode_mask
 
 
 @dataclass(frozen=True)
@@ -16,15 +15,18 @@ class Layout:
     covered: int  # bits owned by the opcode or a field
 
 
-@cache
+def _layout(info: OpcodeInfo) -> Layout:
+    fields = tuple((name, lsb, (1 << width) - 1) for name, lsb, width in info.fields)
+    return Layout(fields, opcode_mask(info) | field_mask(info.fmt))
+
+
+#: one layout per 6-bit opcode value, built at import time
+_LAYOUTS: dict[OpcodeInfo, Layout] = {info: _layout(info) for info in BY_OPCODE6}
+
+
 def layout(info: OpcodeInfo) -> Layout:
-    covered = ((1 << info.opcode_bits) - 1) << info.shift
-    fields = []
-    for name, lsb, width in info.fields:
-        mask = (1 << width) - 1
-        fields.append((name, lsb, mask))
-        covered |= mask << lsb
-    return Layout(tuple(fields), covered)
+    found = _LAYOUTS.get(info)
+    return found if found is not None else _layout(info)
 
 
 @dataclass
@@ -33,7 +35,7 @@ class Instruction:
 
     info: OpcodeInfo
     operands: dict[str, int] = field(default_factory=dict)
-    #: bits outside the opcode and every field (zero in assembler output; kept for round trip)
+    #: reserved bits (outside the opcode and every field): zero in assembler output, kept for round trip
     extra: int = 0
     #: the opcode value as stored (CMP/MAD keep their low opcode bits in operand fields)
     opcode: int = 0
@@ -50,10 +52,20 @@ class Instruction:
         return self.operands.get(name, default)
 
 
+def _decoders() -> tuple[tuple[OpcodeInfo, tuple[tuple[str, int, int], ...], int, int], ...]:
+    out = []
+    for info in BY_OPCODE6:
+        lay = _LAYOUTS[info]
+        out.append((info, lay.fields, ~lay.covered & 0xFFFFFFFF, info.shift))
+    return tuple(out)
+
+
+_DECODERS = _decoders()
+
+
 def decode(word: int) -> Instruction:
     """Split one 32-bit word into its fields."""
     word &= 0xFFFFFFFF
-    info = BY_OPCODE6[word >> 26]
-    lay = layout(info)
-    operands = {name: (word >> shift) & mask for name, shift, mask in lay.fields}
-    return Instruction(info, operands, word & ~lay.covered & 0xFFFFFFFF, word >> info.shift)
+    info, fields, reserved, shift = _DECODERS[word >> 26]
+    operands = {name: (word >> lsb) & mask for name, lsb, mask in fields}
+    return Instruction(info, operands, word & reserved, word >> shift)

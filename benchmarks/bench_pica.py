@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""PICA200 text round trip over the corpus SHBIN files, on one core (CPU time); prints JSON.
+
+    python benchmarks/bench_pica.py [--repeat 5]
+
+``disasm``: SHBIN model -> picasso text, including the check that decides the ``; shaderkit:``
+pragmas; ``plain_text``: the text alone (the floor the check adds to); ``asm``: text -> SHBIN.
+``check_share`` is the part of ``disasm`` spent deciding the pragmas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+
+from _corpus import corpus_root
+
+from shaderkit.formats.dvlb import source
+from shaderkit.formats.dvlb.build import assemble_sources
+from shaderkit.formats.dvlb.dvlb import Dvlb
+
+
+def best_of(repeat: int, func: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        func()
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    paths = sorted((corpus_root() / "pica").glob("*.shbin"))
+    models = [Dvlb.from_bytes(p.read_bytes()) for p in paths]
+    texts = [source.dvlb_to_source(m) for m in models]
+    disasm = best_of(args.repeat, lambda: [source.dvlb_to_source(m) for m in models])
+    plain = best_of(args.repeat, lambda: [source._sources(m, False, [{}] * len(m.dvles)) for m in models])
+    asm = best_of(args.repeat, lambda: [assemble_sources([("t.asm", t)]) for t in texts])
+    exact = sum(assemble_sources([("t.asm", t)]) == p.read_bytes() for t, p in zip(texts, paths))
+    print(json.dumps({
+        "files": len(paths),
+        "disasm_files_per_s": round(len(paths) / disasm),
+        "plain_text_files_per_s": round(len(paths) / plain),
+        "asm_files_per_s": round(len(paths) / asm),
+        "check_share": round(1 - plain / disasm, 2),
+        "disasm_asm_identical": exact,
+    }, indent=1))
+
+
+if __name__ == "__main__":
+    main()

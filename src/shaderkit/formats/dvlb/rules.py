@@ -1,0 +1,218 @@
+"""The layout rules of the assemblers that wrote real SHBIN files.
+
+A parsed file keeps its recorded placement (``Dvlb.layout``); these rules say where each assembler
+puts every structure, so that a model assembled from text is laid out like the file it came from,
+edited or not. ``shaderkit disasm`` names the rule in a ``; shaderkit: layout NAME`` comment when
+it is not current picasso's.
+
+* ``picasso``: picasso >= 2015-08 (``Dvlb.relayout``): DVLB, DVLP header (40 bytes), code,
+  descriptors, then per DVLE its header, constants, labels, outputs, uniforms, symbols, padded
+  to 4 bytes.
+* ``picasso-2014``: picasso before multi-shader support (2014-11 .. 2015-08, one DVLE): DVLB,
+  DVLP header, DVLE header, code, descriptors, then the DVLE's constants, labels, outputs,
+  uniforms and symbols (uniform names first); no end padding; the DVLP symbol-table offset
+  points right after the descriptors.
+* ``picasso-2015``: picasso's first multi-DVLE writer (2015-08-13 .. 2015-08-15): the
+  ``picasso`` layout without the 4-byte alignment of each DVLE.
+* ``nihstro``: nihstro-assemble (one DVLE): DVLB, DVLP header (28 bytes), DVLE header, code,
+  descriptors, then outputs, constants, uniforms, labels, symbols (label names first); no end
+  padding; the DVLP symbol-table offset is 0.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+from shaderkit.formats.dvlb.dvlb import (
+    _CONSTANT,
+    _DVLP_HEADER,
+    _LABEL,
+    _OPDESC,
+    _OUTPUT,
+    _UNIFORM,
+    DVLB_MAGIC,
+    DVLE_HEADER_SIZE,
+    DVLP_HEADER_MIN,
+    DVLP_MAGIC,
+    Dvlb,
+    _encode_name,
+    _pack_constants,
+    _pack_dvle_header,
+    _pack_labels,
+    _pack_opdescs,
+    _pack_outputs,
+    _pack_uniforms,
+    _symbol_table,
+    _write_canonical,
+)
+
+RULE_PICASSO = "picasso"
+RULE_PICASSO_2014 = "picasso-2014"
+RULE_PICASSO_2015 = "picasso-2015"
+RULE_NIHSTRO = "nihstro"
+
+
+class RuleMismatch(ValueError):
+    """The model cannot be laid out by this rule (e.g. several DVLEs for a one-DVLE assembler)."""
+
+
+def _header_words(model: Dvlb, count: int, rule: str) -> list[int]:
+    """The DVLP header words after the symbol-table offset: ``count`` of them (zero-extended)."""
+    words = list(model.dvlp.unknown_words)
+    if any(words[count:]):
+        raise RuleMismatch(f"the {rule} layout has {count} DVLP header words after the symbol offset")
+    return words[:count] + [0] * (count - len(words))
+
+
+def _single_dvle_prefix(model: Dvlb, rule: str, header_words: list[int]) -> tuple[int, int, int, bytes]:
+    """(DVLE offset, code offset, descriptor offset in DVLP, code+descriptor bytes) of the
+    one-DVLE layouts, where the DVLE header sits between the DVLP header and the code."""
+    if len(model.dvles) != 1:
+        raise RuleMismatch(f"the {rule} layout holds exactly one DVLE, not {len(model.dvles)}")
+    dvlp = model.dvlp
+    header_size = DVLP_HEADER_MIN + 4 * len(header_words)
+    code_offset = header_size + DVLE_HEADER_SIZE
+    opdesc_offset = code_offset + 4 * len(dvlp.code)
+    blob = struct.pack(f"<{len(dvlp.code)}I", *dvlp.code) + _pack_opdescs(dvlp.opdescs)
+    return 12 + header_size, code_offset, opdesc_offset, blob
+
+
+def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offset: int,
+                 header_words: list[int]) -> bytes:
+    dvlp = model.dvlp
+    return _DVLP_HEADER.pack(
+        DVLP_MAGIC, dvlp.version, code_offset, len(dvlp.code), opdesc_offset, len(dvlp.opdescs),
+        symbol_offset,
+    ) + struct.pack(f"<{len(header_words)}I", *header_words)  # fmt: skip
+
+
+def write_picasso_2014(model: Dvlb) -> bytes:
+    words = _header_words(model, 3, RULE_PICASSO_2014)
+    dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_PICASSO_2014, words)
+    dvle = model.dvles[0]
+    end_of_descs = opdesc_offset + _OPDESC.size * len(model.dvlp.opdescs)  # relative to the DVLP
+    pool, label_syms, uniform_syms = _symbol_table(dvle)
+    const_off = end_of_descs - (dvle_offset - 12)
+    label_off = const_off + _CONSTANT.size * len(dvle.constants)
+    out_off = label_off + _LABEL.size * len(dvle.labels)
+    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    return b"".join((
+        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
+        _dvlp_header(model, code_offset, opdesc_offset, end_of_descs, words),
+        _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+        blob, _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+        _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool,
+    ))  # fmt: skip
+
+
+def write_picasso_2015(model: Dvlb) -> bytes:
+    dvlp = model.dvlp
+    words = _header_words(model, 3, RULE_PICASSO_2015)
+    header_size = DVLP_HEADER_MIN + 4 * len(words)
+    opdesc_offset = header_size + 4 * len(dvlp.code)
+    dvlp_size = opdesc_offset + _OPDESC.size * len(dvlp.opdescs)
+    tables = [_symbol_table(dvle) for dvle in model.dvles]
+    offsets = []
+    offset = 8 + 4 * len(model.dvles) + dvlp_size
+    for dvle, (pool, _, _) in zip(model.dvles, tables):
+        offsets.append(offset)
+        offset += (DVLE_HEADER_SIZE + _CONSTANT.size * len(dvle.constants) + _LABEL.size * len(dvle.labels)
+                   + _OUTPUT.size * len(dvle.outputs) + _UNIFORM.size * len(dvle.uniforms) + len(pool))
+    parts = [DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
+             _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
+             struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs)]
+    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
+        const_off = DVLE_HEADER_SIZE
+        label_off = const_off + _CONSTANT.size * len(dvle.constants)
+        out_off = label_off + _LABEL.size * len(dvle.labels)
+        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+        parts += [_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+                  _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+                  _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool]
+    return b"".join(parts)
+
+
+def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
+    """nihstro's layout; ``symbols`` is the order of the names in the symbol table, one letter per
+    name (``l`` the next label, ``u`` the next uniform: nihstro stores them in source order), by
+    default the labels first."""
+    words = _header_words(model, 0, RULE_NIHSTRO)
+    dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_NIHSTRO, words)
+    dvle = model.dvles[0]
+    end_of_descs = opdesc_offset + _OPDESC.size * len(model.dvlp.opdescs)
+    symbols = symbols or "l" * len(dvle.labels) + "u" * len(dvle.uniforms)
+    if sorted(symbols) != sorted("l" * len(dvle.labels) + "u" * len(dvle.uniforms)):
+        raise RuleMismatch(f"symbol order {symbols!r} does not list {len(dvle.labels)} labels and "
+                           f"{len(dvle.uniforms)} uniforms")
+    pool = bytearray()
+    label_syms: list[int] = []
+    uniform_syms: list[int] = []
+    labels, uniforms = iter(dvle.labels), iter(dvle.uniforms)
+    for kind in symbols:
+        (label_syms if kind == "l" else uniform_syms).append(len(pool))
+        name = next(labels).name if kind == "l" else next(uniforms).name
+        pool += _encode_name(name) + b"\0"
+    out_off = end_of_descs - (dvle_offset - 12)
+    const_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    unif_off = const_off + _CONSTANT.size * len(dvle.constants)
+    label_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    sym_off = label_off + _LABEL.size * len(dvle.labels)
+    return b"".join((
+        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
+        _dvlp_header(model, code_offset, opdesc_offset, 0, words),
+        _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+        blob, _pack_outputs(dvle.outputs), _pack_constants(dvle.constants),
+        _pack_uniforms(dvle.uniforms, uniform_syms), _pack_labels(dvle.labels, label_syms), bytes(pool),
+    ))  # fmt: skip
+
+
+LAYOUT_RULES: dict[str, Callable[[Dvlb], bytes]] = {
+    RULE_PICASSO: _write_canonical,
+    RULE_PICASSO_2014: write_picasso_2014,
+    RULE_PICASSO_2015: write_picasso_2015,
+    RULE_NIHSTRO: write_nihstro,
+}
+
+
+def write_with_rule(model: Dvlb, rule: str, symbols: str = "") -> bytes:
+    """The model laid out by ``rule`` (``symbols``: nihstro's name order, see write_nihstro);
+    KeyError for an unknown rule, RuleMismatch when it cannot."""
+    if symbols:
+        if rule != RULE_NIHSTRO:
+            raise RuleMismatch(f"the {rule} layout takes no symbol order")
+        return write_nihstro(model, symbols)
+    return LAYOUT_RULES[rule](model)
+
+
+def _recorded_symbol_order(model: Dvlb) -> str:
+    """nihstro's name order as the file stored it (empty when it is not one name after another)."""
+    if model.layout is None or len(model.layout.dvles) != 1:
+        return ""
+    placed = model.layout.dvles[0]
+    order = sorted([(offset, "l") for offset in placed.label_symbols]
+                   + [(offset, "u") for offset in placed.uniform_symbols])
+    return "".join(kind for _, kind in order)
+
+
+def matching_rule(model: Dvlb) -> tuple[str, str] | None:
+    """(rule, symbol order or "") that lays the model out exactly as its file was; None when no
+    rule does. A model not read from a file is picasso's."""
+    if model.layout is None:
+        return RULE_PICASSO, ""
+    data = model.to_bytes()
+    for rule, writer in LAYOUT_RULES.items():
+        try:
+            if writer(model) == data:
+                return rule, ""
+        except RuleMismatch:
+            continue
+    symbols = _recorded_symbol_order(model)
+    try:
+        if symbols and write_nihstro(model, symbols) == data:
+            return RULE_NIHSTRO, symbols
+    except RuleMismatch:
+        pass
+    return None

@@ -1,0 +1,153 @@
+"""disasm decides its pragmas without assembling its own text when it can prove the plain text
+exact; that proof must never disagree with the full check by assembly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_params
+from shaderkit.formats.dvlb import source
+from shaderkit.formats.dvlb.build import assemble_sources
+from shaderkit.formats.dvlb.dvlb import Dvlb, OperandDescriptor
+
+FILES = corpus_params("pica", "*.shbin")
+
+
+def _plain(model: Dvlb) -> list[str]:
+    return source._sources(model, False, [{}] * len(model.dvles), "")
+
+
+def _agree(model: Dvlb) -> bool:
+    """The shortcut's answer; asserts it is sound (True only where assembly keeps the plain text)."""
+    texts = _plain(model)
+    fast = source._plain_text_is_exact(model, texts)
+    if fast:
+        assert source._checked_by_assembly(model, texts, "") == texts
+    return fast
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_shortcut_is_sound_on_the_corpus(path: Path) -> None:
+    _agree(Dvlb.from_bytes(path.read_bytes()))
+
+
+def test_shortcut_covers_straight_line_picasso_files() -> None:
+    paths = [p.values[0] for p in FILES if p.values[0] is not None]
+    if not paths:
+        pytest.skip("corpus not found")
+    # 11 of the 25 corpus files are picasso >= 2.7 vertex shaders without flow control
+    assert sum(_agree(Dvlb.from_bytes(p.read_bytes())) for p in paths) >= 11
+
+
+_reg = st.integers(0, 15).map(lambda n: f"r{n}")
+_swz = st.sampled_from(["", ".x", ".yx", ".wzyx", ".xxxx", ".zw"])
+_mask = st.sampled_from(["", ".x", ".xy", ".xyz", ".yw", ".w"])
+_src = st.builds(lambda neg, r, s: f"{'-' if neg else ''}{r}{s}", st.booleans(),
+                 st.one_of(_reg, st.just("k"), st.builds(lambda n: f"u[{n}]", st.integers(0, 3))), _swz)
+_narrow = st.builds(lambda neg, r, s: f"{'-' if neg else ''}{r}{s}", st.booleans(), _reg, _swz)
+_dst = st.builds(lambda r, m: f"{r}{m}", st.one_of(_reg, st.just("o0")), _mask)
+_line = st.one_of(
+    st.builds(lambda op, d, a, b: f"{op} {d}, {a}, {b}",
+              st.sampled_from(["add", "dp3", "dp4", "dph", "mul", "sge", "slt", "max", "min"]), _dst, _src, _narrow),
+    st.builds(lambda op, d, a, b: f"{op} {d}, {a}, {b}", st.sampled_from(["dph", "sge", "slt"]), _dst, _narrow, _src),
+    st.builds(lambda op, d, a: f"{op} {d}, {a}", st.sampled_from(["mov", "rcp", "rsq", "flr", "ex2"]), _dst, _src),
+    st.builds(lambda d, a, b, c: f"mad {d}, {a}, {b}, {c}", _dst, _narrow, _src, _narrow),
+    st.builds(lambda a, b: f"cmp {a}, lt, ge, {b}", _src, _narrow),
+    st.builds(lambda t, a: f"mova {t}, {a}", st.sampled_from(["a0.x", "a0.y", "a0.xy"]), _narrow),
+    st.just("nop"),
+)
+
+
+def _program(lines: list[str]) -> Dvlb:
+    src = (".fvec u[4]\n.constf k(1.0, 2.0, 0.5, -1.0)\n.out o_pos position\n.proc main\n"
+           + "\n".join("  " + line for line in lines) + "\n  end\n.end\n")
+    return Dvlb.from_bytes(assemble_sources([("p.pica", src)]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_line, min_size=1, max_size=30))
+def test_shortcut_accepts_picasso_output(lines: list[str]) -> None:
+    # what picasso's merging made, it makes again: the shortcut proves it without assembling
+    assert _agree(_program(lines))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_line, min_size=1, max_size=30), st.data())
+def test_shortcut_never_contradicts_assembly_on_edited_tables(lines: list[str], data: st.DataObject) -> None:
+    # split, reorder or alter descriptors (as nihstro keeps them), rename a uniform: wherever the
+    # shortcut still says "plain", assembling the plain text must confirm it
+    model = _program(lines)
+    table = model.dvlp.opdescs
+    for _ in range(data.draw(st.integers(1, 3))):
+        choice = data.draw(st.integers(0, 3))
+        if choice == 3:
+            uniform = model.dvles[0].uniforms[0]
+            uniform.name = data.draw(st.sampled_from(["r1", "c0", "v0", "o0", "R2", "b0", "k2", "x1"]))
+        elif choice == 0 and table:
+            i = data.draw(st.integers(0, len(table) - 1))
+            table[i] = OperandDescriptor(table[i].value ^ (1 << data.draw(st.integers(0, 30))))
+        elif choice == 1 and len(table) < 32:
+            table.append(OperandDescriptor(data.draw(st.integers(0, 0x7FFFFFFF))))
+        elif model.dvlp.code:
+            pos = data.draw(st.integers(0, len(model.dvlp.code) - 1))
+            word = model.dvlp.code[pos]
+            if word >> 26 < 0x20 and table:
+                model.dvlp.code[pos] = (word & ~0x7F) | data.draw(st.integers(0, len(table) - 1))
+    _agree(model)
+
+
+def test_register_like_uniform_name_goes_to_the_full_check() -> None:
+    # a uniform named "r1" (another tool may write one) shadows the register r1 in the text
+    model = _program(["mov r2, r1", "add r0, u[1], r2"])
+    model.dvles[0].uniforms[0].name = "r1"
+    assert not source._plain_text_is_exact(model, _plain(model))
+    _agree(model)
+
+
+# -- the check by assembly with instruction lines handed over already scanned ---------------------
+
+
+def _scanned_equals_text(model: Dvlb) -> None:
+    units = source._units(model, False, [{}] * len(model.dvles), "", scan=True)
+    texts = ["\n".join(unit.lines) + "\n" for unit in units]
+    assert texts == _plain(model)  # scanning does not change the text
+    if any(unit.notes for unit in units):
+        return  # lossy text is always parsed
+    assert source._rebuild_scanned(units) == source._rebuild(texts)
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_scanned_lines_assemble_like_their_text_on_the_corpus(path: Path) -> None:
+    _scanned_equals_text(Dvlb.from_bytes(path.read_bytes()))
+
+
+_words = st.one_of(
+    st.integers(0, 0xFFFFFFFF),
+    st.sampled_from([0x88000000, 0x84000000, 0x4E000000, 0x4E0A2001, 0x62045180, 0xD0232480, 0xF0229240,
+                     0x48011000, 0xBC000000, 0x9C400000, 0xA4000405, 0x9D000402]),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_words, min_size=1, max_size=24), st.lists(st.integers(0, 0x7FFFFFFF), max_size=10),
+       st.integers(0, 3), st.sampled_from(["", "r1", "pos", "c3"]))
+def test_scanned_lines_assemble_like_their_text_on_any_code(code: list[int], descs: list[int], main: int,
+                                                            name: str) -> None:
+    # arbitrary words and descriptors (aliases, inverted forms, input clashes, MAD limits...)
+    from shaderkit.formats.dvlb.dvlb import Dvle, Dvlp, Output, Uniform
+
+    dvle = Dvle(main_offset=main, endmain_offset=len(code),
+                outputs=[Output(0, 0, 0xF), Output(2, 9, 0xF)],
+                uniforms=[Uniform("u", 0x10, 0x13)] + ([Uniform(name, 0x20, 0x20)] if name else []))
+    model = Dvlb(dvlp=Dvlp(code=code, opdescs=[OperandDescriptor(d) for d in descs]), dvles=[dvle])
+    _scanned_equals_text(model)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_line, min_size=1, max_size=30))
+def test_scanned_lines_assemble_like_their_text_on_picasso_output(lines: list[str]) -> None:
+    _scanned_equals_text(_program(lines))
