@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+from typing import Any
 
 STAGES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
 CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_array"}
@@ -108,6 +109,110 @@ class ShaderReflection:
     reserved: bytes = bytes(16)
 
 
+ShaderSlots = tuple[int, int, int, int, int, int]
+
+
+@dataclass
+class CompilerBuffer:
+    """``nngfxToolShaderCompilerConstantBuffer`` / ``...UnorderedAccessBuffer`` (0x58 bytes)."""
+
+    name: str | None
+    #: slot per stage (vertex, hull, domain, geometry, pixel, compute); -1 when unused
+    shader_slot: ShaderSlots = (-1, -1, -1, -1, -1, -1)
+    size: int = 0
+    active_variable_count: int = 0
+    #: bit per stage referencing it (nngfxToolShaderCompilerReflectionStageReference)
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    slot_reserved: bytes = bytes(8)
+    reserved: bytes = bytes(28)
+
+
+@dataclass
+class CompilerShaderInterface:
+    """``nngfxToolShaderCompilerShaderInput`` / ``...ShaderOutput`` (0x40 bytes)."""
+
+    name: str | None
+    type: int = 0
+    shader_slot: int = 0
+    array_count: int = 1
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    reserved: bytes = bytes(32)
+
+
+@dataclass
+class CompilerResource:
+    """``nngfxToolShaderCompilerSampler`` / ``Image`` / ``SeparateTexture`` / ``SeparateSampler`` (0x58)."""
+
+    name: str | None
+    type: int = 0
+    shader_slot: ShaderSlots = (-1, -1, -1, -1, -1, -1)
+    stages: int = 0
+    array_count: int = 1
+    name_reserved: bytes = bytes(4)
+    slot_reserved: bytes = bytes(8)
+    reserved: bytes = bytes(28)
+
+
+@dataclass
+class CompilerVariable:
+    """``nngfxToolShaderCompilerConstantBufferVariable`` / ``...UnorderedAccessBufferVariable`` (0x40)."""
+
+    name: str | None
+    type: int = 0
+    block_index: int = 0
+    offset: int = 0
+    array_count: int = 1
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    reserved: bytes = bytes(28)
+
+
+CompilerEntry = CompilerBuffer | CompilerShaderInterface | CompilerResource | CompilerVariable
+
+#: The arrays of ``nngfxToolShaderCompilerShaderReflection`` in pointer-field order:
+#: (attribute, entry class, entry size). The first eight have their counts at 0x00..0x1C in this
+#: order except ``images`` (count at 0x1C, pointer at 0x68); the separate ones count at 0x70.
+COMPILER_TABLES: tuple[tuple[str, type, int], ...] = (
+    ("constant_buffers", CompilerBuffer, 0x58),
+    ("unordered_access_buffers", CompilerBuffer, 0x58),
+    ("shader_inputs", CompilerShaderInterface, 0x40),
+    ("shader_outputs", CompilerShaderInterface, 0x40),
+    ("samplers", CompilerResource, 0x58),
+    ("constant_buffer_variables", CompilerVariable, 0x40),
+    ("unordered_access_buffer_variables", CompilerVariable, 0x40),
+    ("images", CompilerResource, 0x58),
+    ("separate_textures", CompilerResource, 0x58),
+    ("separate_samplers", CompilerResource, 0x58),
+)
+
+
+@dataclass
+class CompilerReflection:
+    """``nngfxToolShaderCompilerShaderReflection`` (0x98 bytes, BNSH 2.3.x with reflection output on).
+
+    Each table is a list of entries, or None when its array pointer is null.
+    """
+
+    constant_buffers: list[CompilerBuffer] | None = None
+    unordered_access_buffers: list[CompilerBuffer] | None = None
+    shader_inputs: list[CompilerShaderInterface] | None = None
+    shader_outputs: list[CompilerShaderInterface] | None = None
+    samplers: list[CompilerResource] | None = None
+    constant_buffer_variables: list[CompilerVariable] | None = None
+    unordered_access_buffer_variables: list[CompilerVariable] | None = None
+    images: list[CompilerResource] | None = None
+    separate_textures: list[CompilerResource] | None = None
+    separate_samplers: list[CompilerResource] | None = None
+    compute_work_group_size: tuple[int, int, int] = (0, 0, 0)
+    reserved2: bytes = bytes(4)
+    reserved: bytes = bytes(16)
+
+    def tables(self) -> list[tuple[str, list[Any] | None]]:
+        return [(name, getattr(self, name)) for name, _, _ in COMPILER_TABLES]
+
+
 @dataclass
 class ShaderProgram:
     """``ResShaderProgramData`` (0xA0 bytes) with its ShaderInfoData and stage code."""
@@ -123,6 +228,9 @@ class ShaderProgram:
     reserved0: bytes = bytes(40)
     reserved1: int = 0
     reserved2: bytes = bytes(24)
+    compiler_reflection: CompilerReflection | None = None
+    #: Whether ``pObj`` is set (space for the runtime shader object follows the main section).
+    has_object_memory: bool = True
 
     def stage(self, name: str) -> StageCode | None:
         return self.stages[STAGES.index(name)]

@@ -1,12 +1,17 @@
-"""Parsing a BNSH file into the model, recording where every structure lay."""
+"""Parsing a BNSH file into the model, recording in an :class:`~shaderkit.io.layout.Layout` where
+every structure lay (with its bytes); every byte no structure covers is kept as a raw span."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shaderkit.formats.bnsh import compiler
 from shaderkit.formats.bnsh.model import (
+    COMPILER_TABLES,
     STAGES,
     TABLES,
+    CompilerEntry,
+    CompilerReflection,
     MemoryPool,
     NvnShaderCode,
     ReflectionStage,
@@ -21,10 +26,29 @@ from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BinaryFileHeader, read_chain
 from shaderkit.formats.nn.rlt import RelocationTable
 from shaderkit.formats.nn.strpool import StringPool, read_string
+from shaderkit.io.layout import Layout
 from shaderkit.io.reader import Reader
 
 SIGNATURE = b"BNSH\0\0\0\0"
 Key = tuple[object, ...]
+
+
+@dataclass
+class Source:
+    """What the file read stored beyond the model: where everything lay and the values of the
+    derived fields the writer keeps while the layout is reused."""
+
+    layout: Layout
+    #: positions of every non-null relocated pointer, as the writer writes them for this model
+    pointers: frozenset[int] = frozenset()
+    #: grsc block header: offset to the next block and block size, as stored
+    grsc_block: tuple[int, int] = (0, 0)
+    #: memory pool data: pMemory (0 when null) and memorySize, as stored
+    pool_region: tuple[int, int] = (0, 0)
+    #: pool strings as read (the stored _STR block is written back while they are unchanged)
+    strings: tuple[str, ...] = ()
+    #: keys of every dictionary as read (its stored trie is written back while they are unchanged)
+    dictionaries: dict[Key, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -40,28 +64,30 @@ class Parsed:
     name: str
     strings: StringPool
     relocation_table: RelocationTable
-    #: key -> (offset, size) of every structure read
-    layout: dict[Key, tuple[int, int]] = field(default_factory=dict)
+    source: Source
 
 
 class _Parser:
     def __init__(self, data: bytes) -> None:
         self.r = Reader(data, context="BNSH")
-        self.layout: dict[Key, tuple[int, int]] = {}
+        self.layout = Layout()
         self.claimed: set[int] = set()
         self.claimed_bytes = 0
         self.pool_strings: dict[int, str] = {}
+        self.pointers: list[int] = []
+        self.dictionaries: dict[Key, tuple[str, ...]] = {}
 
-    def claim(self, key: Key, offset: int, size: int, what: str, unique: bool = True) -> None:
-        """Record a structure; a pointer reaching the same structure twice is refused."""
-        if offset <= 0 or offset + size > len(self.r.data):
+    def claim(self, key: Key, offset: int, size: int, what: str) -> None:
+        """Record a structure with its bytes; a pointer reaching the same structure twice is refused."""
+        data = self.r.data
+        if offset <= 0 or offset + size > len(data):
             raise self.r.error(f"{what} at {offset:#x} (+{size:#x}) lies outside the file", offset)
-        if unique and size and offset in self.claimed:
+        if size and offset in self.claimed:
             raise self.r.error(f"{what} at {offset:#x} is referenced twice (cyclic or shared pointer)", offset)
-        if unique and size:
+        if size:
             self.claimed.add(offset)
             self.account(size, offset)
-        self.layout[key] = (offset, size)
+        self.layout.record(key, offset, data[offset : offset + size])
 
     def account(self, size: int, offset: int) -> None:
         """Structures never overlap, so together they cannot outgrow the file; this bounds the
@@ -70,23 +96,31 @@ class _Parser:
         if self.claimed_bytes > len(self.r.data):
             raise self.r.error("structures overlap: together they are larger than the file", offset)
 
+    def pointer(self, position: int, value: int) -> None:
+        """Note a relocated pointer field (null pointers are not relocated)."""
+        if value:
+            self.pointers.append(position)
+
     def bytes_at(self, offset: int, size: int, what: str) -> bytes:
         return self.r.sub(offset, size, what).read(size, what)
 
-    def key_string(self, ptr: int) -> str:
-        """A dictionary key: it must be one of the pool's strings (which keeps look-ups O(1))."""
+    def pool_string(self, ptr: int, what: str) -> str:
+        """A string of the _STR pool whose u16 length sits at ``ptr`` (keeps look-ups O(1))."""
         text = self.pool_strings.get(ptr)
         if text is None:
-            read_string(self.r, ptr, "dictionary key")  # a precise error when it is not even a string
-            raise self.r.error(f"dictionary key at {ptr:#x} is not a string of the _STR pool", ptr)
+            read_string(self.r, ptr, what)  # a precise error when it is not even a string
+            raise self.r.error(f"{what} at {ptr:#x} is not a string of the _STR pool", ptr)
         return text
+
+    def key_string(self, ptr: int) -> str:
+        return self.pool_string(ptr, "dictionary key")
 
     # -- structures -------------------------------------------------------------------------
     def parse(self) -> Parsed:
         r = self.r
         header = BinaryFileHeader.read(r, SIGNATURE)
-        self.layout[("header",)] = (0, 0x60)
         header_reserved = r.sub(0x20, 0x40, "header").read(0x40)
+        self.layout.record(("header",), 0, r.data[:0x60])
         blocks = {block.signature: (offset, block) for offset, block in read_chain(r, header.first_block_offset)}
         if b"grsc" not in blocks or b"_STR" not in blocks:
             raise r.error(f"blocks {sorted(blocks)} lack grsc or _STR", header.first_block_offset)
@@ -96,48 +130,70 @@ class _Parser:
             self.claim(("grsc",), grsc_at, 0x60, "grsc")
             r.seek(grsc_at + 0x10)
             fields = r.unpack("HHB3sIIQQQ40s", "grsc")
-            api_type, api_version, code_type, res3, compiler, count, p_vars, p_pool, llc, res40 = fields
+            api_type, api_version, code_type, res3, compiler_version, count, p_vars, p_pool, llc, res40 = fields
+            self.pointer(grsc_at + 0x20, p_vars)
+            self.pointer(grsc_at + 0x28, p_pool)
         strings = StringPool.read(r, str_at)
         self.pool_strings = strings.by_offset
-        self.layout[("str",)] = (str_at, str_block.block_size)
+        self.claim(("str",), str_at, str_block.block_size, "_STR")
         name = ""
         if header.name_offset:
             if header.name_offset < 2:
                 raise r.error("file name offset points before the file", 0x10)
-            name = read_string(r, header.name_offset - 2, "file name")
+            name = self.pool_string(header.name_offset - 2, "file name")
         variations: list[ShaderVariation] = []
         if count:
             r.check_count(count, 0x40, "variations", p_vars)
             self.claim(("variations",), p_vars, 0x40 * count, "variation array")
             for v in range(count):
                 with r.scope(f"variation[{v}]"):
-                    variations.append(self.variation(v, p_vars + 0x40 * v))
-        pool = self.memory_pool(p_pool) if p_pool else None
+                    variations.append(self.variation(v, p_vars + 0x40 * v, grsc_at))
+        elif p_vars:
+            raise r.error("no variations but a variation array pointer", grsc_at + 0x20)
+        pool, pool_region = self.memory_pool(p_pool) if p_pool else (None, (0, 0))
         rlt = RelocationTable.read(r, header.relocation_table_offset)
-        self.layout[("rlt",)] = (header.relocation_table_offset, rlt.size())
-        grsc = (api_type, api_version, code_type, res3, compiler, llc, res40)
-        return Parsed(header, header_reserved, grsc, block.reserved, variations, pool, name, strings, rlt,
-                      self.layout)
+        self.claim(("rlt",), header.relocation_table_offset, rlt.size(), "_RLT")
+        self.check_overlaps()
+        self.layout.close(r.data)
+        grsc = (api_type, api_version, code_type, res3, compiler_version, llc, res40)
+        source = Source(self.layout, frozenset(self.pointers), (block.next_offset, block.block_size), pool_region,
+                        tuple(strings.strings), self.dictionaries)
+        return Parsed(header, header_reserved, grsc, block.reserved, variations, pool, name, strings, rlt, source)
 
-    def variation(self, v: int, at: int) -> ShaderVariation:
+    def check_overlaps(self) -> None:
+        """Structures that overlap cannot all be written back where they lay: refuse them."""
+        spans = sorted((p.offset, p.end, key) for key, p in self.layout.items.items() if p.data)
+        for (_, end, key), (start, _, other) in zip(spans, spans[1:]):
+            if start < end:
+                raise self.r.error(f"{other} at {start:#x} overlaps {key} (ends at {end:#x})", start)
+
+    def variation(self, v: int, at: int, grsc_at: int) -> ShaderVariation:
         r = self.r
         r.seek(at)
-        p_src, p_il, p_bin, _parent, reserved = r.unpack("QQQQ32s", "variation")
+        p_src, p_il, p_bin, parent, reserved = r.unpack("QQQQ32s", "variation")
+        if parent != grsc_at:
+            raise r.error(f"parent pointer {parent:#x} is not the grsc block at {grsc_at:#x}", at + 0x18)
+        for slot, value in enumerate((p_src, p_il, p_bin, parent)):
+            self.pointer(at + 8 * slot, value)
         progs: list[ShaderProgram | None] = []
         for kind, ptr in (("source", p_src), ("intermediate_language", p_il), ("binary", p_bin)):
             with r.scope(kind):
-                progs.append(self.program((v, kind), ptr) if ptr else None)
+                progs.append(self.program((v, kind), ptr, at) if ptr else None)
         return ShaderVariation(progs[0], progs[1], progs[2], reserved)
 
-    def program(self, pk: tuple[int, str], at: int) -> ShaderProgram:
+    def program(self, pk: tuple[int, str], at: int, variation_at: int) -> ShaderProgram:
         r = self.r
         self.claim(("program", *pk), at, 0xA0, "program")
         r.seek(at)
         flags, code_type, src_fmt, res_info, bin_fmt = r.unpack("BBBBI", "shader info")
         stage_ptrs = r.unpack("6Q", "stage code pointers")
-        res0, obj_size, res1, p_obj, _parent, p_refl, p_comp, res2 = r.unpack("40sIIQQQQ24s", "program")
-        if p_comp:
-            raise r.error("compiler reflection (pShaderCompilerReflection) is not supported", at + 0x80)
+        res0, obj_size, res1, p_obj, parent, p_refl, p_comp, res2 = r.unpack("40sIIQQQQ24s", "program")
+        if parent != variation_at:
+            raise r.error(f"parent pointer {parent:#x} is not the variation at {variation_at:#x}", at + 0x70)
+        for index, value in enumerate(stage_ptrs):
+            self.pointer(at + 8 + 8 * index, value)
+        for position, value in ((0x68, p_obj), (0x70, parent), (0x78, p_refl), (0x80, p_comp)):
+            self.pointer(at + position, value)
         if obj_size > len(r.data):
             raise r.error(f"object size {obj_size:#x} is larger than the file", at + 0x60)
         if p_obj:
@@ -150,8 +206,12 @@ class _Parser:
         if p_refl:
             with r.scope("reflection"):
                 reflection = self.reflection(pk, p_refl)
+        compiler_reflection = None
+        if p_comp:
+            with r.scope("compiler_reflection"):
+                compiler_reflection = self.compiler_reflection(pk, p_comp)
         return ShaderProgram(flags, code_type, src_fmt, bin_fmt, stages, obj_size, reflection, res_info,
-                             res0, res1, res2)
+                             res0, res1, res2, compiler_reflection, bool(p_obj))
 
     def stage_code(self, code_type: int, sk: tuple[object, ...], at: int) -> StageCode:
         r = self.r
@@ -162,6 +222,8 @@ class _Parser:
                 "QQQIIQII16s", "NvnShaderCode")
             if p_decomposed:
                 raise r.error("decomposed control sections are not supported", at + 0x28)
+            self.pointer(at + 8, p_control)
+            self.pointer(at + 0x10, p_data)
             self.claim(("control", *sk), p_control, control_size, "control section")
             self.claim(("data", *sk), p_data, data_size, "shader data")
             control = self.bytes_at(p_control, control_size, "control section")
@@ -171,6 +233,7 @@ class _Parser:
             self.claim(("code", *sk), at, 0x20, "ShaderCode")
             r.seek(at)
             size, decompressed, p_code, res = r.unpack("IIQ16s", "ShaderCode")
+            self.pointer(at + 8, p_code)
             self.claim(("source", *sk), p_code, size, "source code")
             return SourceCode(self.bytes_at(p_code, size, "source code"), decompressed, res)
         if code_type == 3:
@@ -179,12 +242,15 @@ class _Parser:
             count, res0, p_sizes, p_ptrs, res1 = r.unpack("H6sQQ8s", "SourceArrayCode")
             r.check_count(count, 4, "source sizes", p_sizes)
             r.check_count(count, 8, "source pointers", p_ptrs)
+            self.pointer(at + 8, p_sizes)
+            self.pointer(at + 0x10, p_ptrs)
             self.claim(("sizes", *sk), p_sizes, 4 * count, "source size array")
             self.claim(("ptrs", *sk), p_ptrs, 8 * count, "source pointer array")
             sizes = r.at(p_sizes).unpack(f"{count}I", "source sizes")
             ptrs = r.at(p_ptrs).unpack(f"{count}Q", "source pointers")
             codes = []
             for i, (size, ptr) in enumerate(zip(sizes, ptrs)):
+                self.pointer(p_ptrs + 8 * i, ptr)
                 self.claim(("source", *sk, i), ptr, size, "source code")
                 codes.append(self.bytes_at(ptr, size, "source code"))
             return SourceArrayCode(codes, res0, res1)
@@ -197,6 +263,7 @@ class _Parser:
         *ptrs, reserved = r.unpack("6Q16s", "reflection")
         stages: list[ReflectionStage | None] = []
         for index, ptr in enumerate(ptrs):
+            self.pointer(at + 8 * index, ptr)
             with r.scope(STAGES[index]):
                 stages.append(self.reflection_stage((*pk, index), ptr) if ptr else None)
         return ShaderReflection(stages, reserved)
@@ -209,6 +276,9 @@ class _Parser:
             "5QiiiiQIIIiQQ", "reflection stage")
         if p_ext:
             raise r.error("reflection stage data 2 (separate textures/samplers) is not supported", at + 0x58)
+        for position, value in ((0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots),
+                                (0x50, p_img)):
+            self.pointer(at + position, value)
         keys: dict[str, list[str] | None] = {}
         for table, ptr in zip(TABLES, (p_in, p_out, p_smp, p_cb, p_uab, p_img)):
             if not ptr:
@@ -216,14 +286,18 @@ class _Parser:
                 continue
             with r.scope(table):
                 dkey = ("dic", *sk, table)
-                self.claim(dkey, ptr, 8, "dictionary")
+                if ptr in self.claimed:
+                    raise r.error(f"dictionary at {ptr:#x} is referenced twice (cyclic or shared pointer)", ptr)
                 entries = dic.read(r, ptr, self.key_string)
-                self.layout[dkey] = (ptr, dic.size(len(entries) - 1))
-                self.account(dic.size(len(entries) - 1) - 8, ptr)
+                size = dic.size(len(entries) - 1)
+                self.claim(dkey, ptr, size, "dictionary")
+                for index in range(len(entries)):
+                    self.pointers.append(ptr + 8 + 16 * index + 8)
                 names = [e.key for e in entries[1:]]
                 if len(set(names)) != len(names) or "" in names:
                     raise r.error("dictionary keys are empty or repeated", ptr)
                 keys[table] = names
+                self.dictionaries[dkey] = tuple(names)
         total = sum(len(k or ()) for k in keys.values())
         slots = [0] * total
         if p_slots:
@@ -241,19 +315,53 @@ class _Parser:
             raise r.error(f"slot offsets {[o_out, o_smp, o_cb, o_uab, o_img]} do not follow the table sizes", at + 0x28)
         return out
 
-    def memory_pool(self, at: int) -> MemoryPool:
+    def compiler_reflection(self, pk: tuple[int, str], at: int) -> CompilerReflection:
+        r = self.r
+        self.claim(("compiler", *pk), at, compiler.HEADER_SIZE, "compiler reflection")
+        (*counts8, p_cb, p_uab, p_in, p_out, p_smp, p_cbv, p_uabv, wx, wy, wz, reserved2, p_img, n_tex, n_smp,
+         p_tex, p_smp2, reserved) = compiler.HEADER.unpack(self.bytes_at(at, compiler.HEADER_SIZE, "compiler reflection"))
+        counts = [*counts8, n_tex, n_smp]
+        pointers = [p_cb, p_uab, p_in, p_out, p_smp, p_cbv, p_uabv, p_img, p_tex, p_smp2]
+        out = CompilerReflection(compute_work_group_size=(wx, wy, wz), reserved2=reserved2, reserved=reserved)
+        for (table, cls, size), count, ptr, field_at in zip(COMPILER_TABLES, counts, pointers, compiler.POINTER_AT):
+            self.pointer(at + field_at, ptr)
+            if not ptr:
+                if count:
+                    raise r.error(f"{table}: {count} entries behind a null pointer", at + field_at)
+                continue
+            with r.scope(table):
+                r.check_count(count, size, table, ptr)
+                self.claim(("compiler", *pk, table), ptr, count * size, f"compiler reflection {table}")
+                entries: list[CompilerEntry] = []
+                entry_struct = compiler.ENTRY_STRUCTS[cls]
+                for index in range(count):
+                    entry_at = ptr + size * index
+                    length, name_reserved, p_name, *values = entry_struct.unpack_from(r.data, entry_at)
+                    name = None
+                    if p_name:
+                        self.pointer(entry_at + compiler.NAME_POINTER_AT, p_name)
+                        name = self.pool_string(p_name - 2, f"{table}[{index}] name")
+                    if length != (len(name.encode("utf-8")) if name is not None else 0):
+                        raise r.error(f"{table}[{index}]: name length {length} does not match its string", entry_at)
+                    entries.append(compiler.entry_from_values(cls, name, name_reserved, tuple(values)))
+                setattr(out, table, entries)
+        return out
+
+    def memory_pool(self, at: int) -> tuple[MemoryPool, tuple[int, int]]:
         r = self.r
         with r.scope("memory_pool"):
             self.claim(("pool",), at, 0x50, "memory pool")
             r.seek(at)
             prop, size, p_memory, res0, p_pool_obj, res1, current, res2 = r.unpack("IIQ16sQQQ24s", "memory pool")
-            if p_memory:
-                self.claim(("pooldata",), p_memory, size, "memory pool data", unique=False)
+            self.pointer(at + 8, p_memory)
+            self.pointer(at + 0x20, p_pool_obj)
+            if p_memory and p_memory + size > len(r.data):
+                raise r.error(f"memory pool data at {p_memory:#x} (+{size:#x}) lies outside the file", at + 8)
             pool_object_size = 0
             if p_pool_obj:
                 pool_object_size = 0x140
                 self.claim(("poolobj",), p_pool_obj, pool_object_size, "memory pool object")
-            return MemoryPool(prop, res0, res1, current, res2, pool_object_size)
+            return MemoryPool(prop, res0, res1, current, res2, pool_object_size), (p_memory, size)
 
 
 def parse(data: bytes) -> Parsed:
