@@ -17,9 +17,9 @@ from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh import writer
 from shaderkit.formats.bnsh.model import (
     CODE_TYPES,
-    CompilerReflection,
     STAGES,
     TABLES,
+    CompilerReflection,
     MemoryPool,
     NvnShaderCode,
     ShaderProgram,

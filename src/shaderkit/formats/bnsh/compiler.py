@@ -42,14 +42,14 @@ ENTRY_STRUCTS: dict[type, struct.Struct] = {
 def entry_from_values(cls: type, name: str | None, name_reserved: bytes, values: tuple[Any, ...]) -> CompilerEntry:
     """An entry from the fields that follow its name (as ``ENTRY_STRUCTS[cls]`` unpacks them)."""
     if cls is CompilerBuffer:
-        return CompilerBuffer(name, tuple(values[0:6]), values[7], values[8], values[9], name_reserved,  # type: ignore[arg-type]
+        return CompilerBuffer(name, tuple(values[0:6]), values[7], values[8], values[9], name_reserved,
                               values[6], values[10])
     if cls is CompilerShaderInterface:
         return CompilerShaderInterface(name, values[0], values[1], values[2], values[3], name_reserved, values[4])
     if cls is CompilerResource:
-        return CompilerResource(name, values[0], tuple(values[1:7]), values[8], values[9], name_reserved,  # type: ignore[arg-type]
+        return CompilerResource(name, values[0], tuple(values[1:7]), values[8], values[9], name_reserved,
                                 values[7], values[10])
-    return CompilerVariable(name, *values[0:5], name_reserved, values[5])
+    return CompilerVariable(name, values[0], values[1], values[2], values[3], values[4], name_reserved, values[5])
 
 
 def entry_values(entry: CompilerEntry) -> tuple[Any, ...]:

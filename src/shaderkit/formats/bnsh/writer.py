@@ -32,7 +32,7 @@ from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BlockHeader
 from shaderkit.formats.nn.rlt import RelocationSection, RelocationTable, group
 from shaderkit.formats.nn.strpool import StringPool, entry_size
-from shaderkit.io.layout import Layout, Placement, PlacedWriter, append_aligned
+from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.writer import Writer
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def reusable(model: Bnsh, source: Source) -> bool:
     stored = source.layout.items
     if set(fresh) | {("rlt",)} != set(stored):
         return False
-    if any(len(fresh[k].data) != len(stored[k].data) for k in fresh if k[0] not in _FREE_SIZE):
+    if any(len(p.data) != len(stored[k].data) for k, p in fresh.items() if isinstance(k, tuple) and k[0] not in _FREE_SIZE):
         return False
     return _strings_unchanged(model, source) or len(fresh[("str",)].data) == len(stored[("str",)].data)
 
@@ -202,7 +202,9 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
     else:
         layout, region = fresh_layout(model)
         rlt_at = layout.size
-    lay = {key: (p.offset, len(p.data)) for key, p in layout.items.items()}
+    lay: dict[Key, tuple[int, int]] = {
+        key: (p.offset, len(p.data)) for key, p in layout.items.items() if isinstance(key, tuple)
+    }
 
     def at(key: Key) -> int:
         return lay[key][0]
@@ -288,7 +290,7 @@ def _raw_after(layout: Layout, offset: int) -> bytearray:
 def _relocation_table(model: Bnsh, out: _Out, lay: dict[Key, tuple[int, int]], region: tuple[int, int],
                       strings: tuple[int, int]) -> RelocationTable:
     """Six sections by where the pointer targets lie: main, object memory, two empty, pool, strings."""
-    objs = sorted(lay[k] for k in lay if k[0] == "obj")
+    objs = sorted(span for k, span in lay.items() if k[0] == "obj")
     mp = model.memory_pool
     pool_obj = lay.get(("poolobj",), (0, 0))
     main_end = objs[0][0] if objs else (pool_obj[0] + pool_obj[1] if mp is not None else 0)
@@ -326,10 +328,11 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
     for i, code in enumerate(program.stages):
         out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
     out.patch(base + 0x38, "40sII", program.reserved0, program.obj_size, program.reserved1)
-    obj = lay.get(("obj", *pk))
+    obj_key: Key = ("obj", *pk)
+    obj = lay.get(obj_key)
     out.ptr(base + 0x68, obj[0] if obj else None)
     if obj:
-        out.raw(obj[0], layout.items[("obj", *pk)].data)
+        out.raw(obj[0], layout.items[obj_key].data)
     out.ptr(base + 0x70, at(("variations",)) + 0x40 * pk[0])
     out.ptr(base + 0x78, at(("reflection", *pk)) if program.reflection is not None else None)
     out.ptr(base + 0x80, at(("compiler", *pk)) if program.compiler_reflection is not None else None)
@@ -412,7 +415,8 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
 
 def _emit_compiler_reflection(out: _Out, refl: CompilerReflection, pk: tuple[int, str],
                               lay: dict[Key, tuple[int, int]], where: dict[str, int]) -> None:
-    base = lay[("compiler", *pk)][0]
+    header_key: Key = ("compiler", *pk)
+    base = lay[header_key][0]
     tables = refl.tables()
     counts = [len(entries or ()) for _, entries in tables]
     out.patch(base, "8I", *counts[:8])
