@@ -49,6 +49,9 @@ class Source:
     strings: tuple[str, ...] = ()
     #: keys of every dictionary as read (its stored trie is written back while they are unchanged)
     dictionaries: dict[Key, tuple[str, ...]] = field(default_factory=dict)
+    #: position of every string pointer outside dictionaries -> (its string, the pointer as stored);
+    #: a pool may hold one string twice, and the pointer keeps the entry it chose
+    string_refs: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -76,6 +79,7 @@ class _Parser:
         self.pool_strings: dict[int, str] = {}
         self.pointers: list[int] = []
         self.dictionaries: dict[Key, tuple[str, ...]] = {}
+        self.string_refs: dict[int, tuple[str, int]] = {}
 
     def claim(self, key: Key, offset: int, size: int, what: str) -> None:
         """Record a structure with its bytes; a pointer reaching the same structure twice is refused."""
@@ -141,6 +145,7 @@ class _Parser:
             if header.name_offset < 2:
                 raise r.error("file name offset points before the file", 0x10)
             name = self.pool_string(header.name_offset - 2, "file name")
+            self.string_refs[0x10] = (name, header.name_offset)
         variations: list[ShaderVariation] = []
         if count:
             r.check_count(count, 0x40, "variations", p_vars)
@@ -157,7 +162,7 @@ class _Parser:
         self.layout.close(r.data)
         grsc = (api_type, api_version, code_type, res3, compiler_version, llc, res40)
         source = Source(self.layout, frozenset(self.pointers), (block.next_offset, block.block_size), pool_region,
-                        tuple(strings.strings), self.dictionaries)
+                        tuple(strings.strings), self.dictionaries, self.string_refs)
         return Parsed(header, header_reserved, grsc, block.reserved, variations, pool, name, strings, rlt, source)
 
     def check_overlaps(self) -> None:
@@ -177,8 +182,11 @@ class _Parser:
             self.pointer(at + 8 * slot, value)
         progs: list[ShaderProgram | None] = []
         for kind, ptr in (("source", p_src), ("intermediate_language", p_il), ("binary", p_bin)):
+            if not ptr:
+                progs.append(None)
+                continue
             with r.scope(kind):
-                progs.append(self.program((v, kind), ptr, at) if ptr else None)
+                progs.append(self.program((v, kind), ptr, at))
         return ShaderVariation(progs[0], progs[1], progs[2], reserved)
 
     def program(self, pk: tuple[int, str], at: int, variation_at: int) -> ShaderProgram:
@@ -200,8 +208,11 @@ class _Parser:
             self.claim(("obj", *pk), p_obj, obj_size, "program object memory")
         stages: list[StageCode | None] = []
         for index, ptr in enumerate(stage_ptrs):
+            if not ptr:
+                stages.append(None)
+                continue
             with r.scope(STAGES[index]):
-                stages.append(self.stage_code(code_type, (*pk, index), ptr) if ptr else None)
+                stages.append(self.stage_code(code_type, (*pk, index), ptr))
         reflection = None
         if p_refl:
             with r.scope("reflection"):
@@ -263,9 +274,12 @@ class _Parser:
         *ptrs, reserved = r.unpack("6Q16s", "reflection")
         stages: list[ReflectionStage | None] = []
         for index, ptr in enumerate(ptrs):
-            self.pointer(at + 8 * index, ptr)
+            if not ptr:
+                stages.append(None)
+                continue
+            self.pointers.append(at + 8 * index)
             with r.scope(STAGES[index]):
-                stages.append(self.reflection_stage((*pk, index), ptr) if ptr else None)
+                stages.append(self.reflection_stage((*pk, index), ptr))
         return ShaderReflection(stages, reserved)
 
     def reflection_stage(self, sk: tuple[object, ...], at: int) -> ReflectionStage:
@@ -341,6 +355,7 @@ class _Parser:
                     if p_name:
                         self.pointer(entry_at + compiler.NAME_POINTER_AT, p_name)
                         name = self.pool_string(p_name - 2, f"{table}[{index}] name")
+                        self.string_refs[entry_at + compiler.NAME_POINTER_AT] = (name, p_name)
                     if length != (len(name.encode("utf-8")) if name is not None else 0):
                         raise r.error(f"{table}[{index}]: name length {length} does not match its string", entry_at)
                     entries.append(compiler.entry_from_values(cls, name, name_reserved, tuple(values)))

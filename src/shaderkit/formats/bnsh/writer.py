@@ -13,7 +13,7 @@ the relocation table - are written back while what they describe is unchanged).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from shaderkit.formats.bnsh import compiler
@@ -239,8 +239,15 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
         out.patch(base + 0x20, "32s", variation.reserved)
 
     dictionaries = stored.dictionaries if stored is not None and strings_kept else {}
+    refs = stored.string_refs if stored is not None and strings_kept else {}
+
+    def string_at(position: int, text: str) -> int:
+        """Where a pointer to the characters of ``text`` points (the stored entry while kept)."""
+        ref = refs.get(position)
+        return ref[1] if ref is not None and ref[0] == text else where[text] + 2
+
     for pk, program in programs(model):
-        _emit_program(out, program, pk, lay, where, layout, dictionaries)
+        _emit_program(out, program, pk, lay, where, layout, dictionaries, string_at)
 
     mp = model.memory_pool
     if mp is not None:
@@ -265,7 +272,7 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
         tail = b""
 
     # header
-    name_at = where[model.name] + 2 if model.name or model.header.name_offset else 0
+    name_at = string_at(0x10, model.name) if model.name or model.header.name_offset else 0
     out.raw(0, model.header.pack(name_at, grsc, rlt_at, rlt_at + len(rlt) + len(tail)))
     out.raw(0x20, model.header_reserved)
 
@@ -318,7 +325,8 @@ def _relocation_table(model: Bnsh, out: _Out, lay: dict[Key, tuple[int, int]], r
 
 
 def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: dict[Key, tuple[int, int]],
-                  where: dict[str, int], layout: Layout, dictionaries: dict[Key, tuple[str, ...]]) -> None:
+                  where: dict[str, int], layout: Layout, dictionaries: dict[Key, tuple[str, ...]],
+                  string_at: Callable[[int, str], int]) -> None:
     def at(key: Key) -> int:
         return lay[key][0]
 
@@ -367,7 +375,7 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
     if program.reflection is not None:
         _emit_reflection(out, program, pk, lay, where, layout, dictionaries)
     if program.compiler_reflection is not None:
-        _emit_compiler_reflection(out, program.compiler_reflection, pk, lay, where)
+        _emit_compiler_reflection(out, program.compiler_reflection, pk, lay, string_at)
 
 
 def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: dict[Key, tuple[int, int]],
@@ -414,7 +422,7 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
 
 
 def _emit_compiler_reflection(out: _Out, refl: CompilerReflection, pk: tuple[int, str],
-                              lay: dict[Key, tuple[int, int]], where: dict[str, int]) -> None:
+                              lay: dict[Key, tuple[int, int]], string_at: Callable[[int, str], int]) -> None:
     header_key: Key = ("compiler", *pk)
     base = lay[header_key][0]
     tables = refl.tables()
@@ -434,4 +442,5 @@ def _emit_compiler_reflection(out: _Out, refl: CompilerReflection, pk: tuple[int
             length = len(name.encode("utf-8")) if name is not None else 0
             out.patch(entry_at, f"{entry_struct.size}s",
                       entry_struct.pack(length, entry.name_reserved, 0, *compiler.entry_values(entry)))
-            out.ptr(entry_at + compiler.NAME_POINTER_AT, where[name] + 2 if name is not None else None)
+            name_at = entry_at + compiler.NAME_POINTER_AT
+            out.ptr(name_at, string_at(name_at, name) if name is not None else None)
