@@ -1,0 +1,152 @@
+"""Placement kept by io.layout: raw spans (bytes no structure covers) come back byte for byte and
+show up in ``info --json``; the 2.3.x compiler reflection is typed (values read off the hex dump)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import corpus_files
+from shaderkit.cli import cli
+from shaderkit.formats.bnsh.bnsh import Bnsh
+from shaderkit.formats.bnsh.model import (
+    CompilerBuffer,
+    CompilerReflection,
+    CompilerResource,
+    CompilerShaderInterface,
+    CompilerVariable,
+)
+from test_bnsh_synthetic import make_model
+
+QUAD = "wiixl_quad_carray.bnsh"
+
+
+def _synthetic() -> bytes:
+    return make_model().to_bytes()
+
+
+def _raw_rows(model: Bnsh) -> list[tuple[int, int]]:
+    return [(row["offset"], row["size"]) for row in model.summary()["layout"] if row["item"] == "raw"]
+
+
+def _rlt_at(data: bytes) -> int:
+    return int(struct.unpack_from("<I", data, 0x18)[0])
+
+
+def _str_at(data: bytes) -> int:
+    return data.rfind(b"_STR", 0, _rlt_at(data))
+
+
+def test_non_zero_padding_in_the_memory_pool_is_a_raw_span() -> None:
+    data = bytearray(_synthetic())
+    back = Bnsh.from_bytes(bytes(data))
+    assert back._source is not None
+    pool_at, pool_size = back._source.pool_region
+    # the pool ends with padding to 0x1000: put a marker into its last 16 bytes
+    marker = b"\xab" * 8 + b"UNKNOWN!"
+    at = pool_at + pool_size - 16
+    assert data[at : at + 16] == bytes(16)
+    data[at : at + 16] = marker
+    model = Bnsh.from_bytes(bytes(data))
+    assert model.to_bytes() == bytes(data)
+    spans = [s for s in model.layout().raw if s.offset <= at < s.end]
+    assert len(spans) == 1 and marker in spans[0].data
+    assert (spans[0].offset, len(spans[0].data)) in _raw_rows(model)
+
+
+def test_unknown_block_between_str_and_rlt_is_kept() -> None:
+    data = _synthetic()
+    rlt_at, str_at = _rlt_at(data), _str_at(data)
+    block = b"XTRA" + struct.pack("<III", 0, 0x20, 0) + bytes(range(16))
+    rlt = bytearray(data[rlt_at:])
+    struct.pack_into("<I", rlt, 4, rlt_at + len(block))  # the table names its own offset
+    out = bytearray(data[:rlt_at] + block + bytes(rlt))
+    struct.pack_into("<I", out, str_at + 4, rlt_at - str_at)  # _STR's next block
+    struct.pack_into("<II", out, 0x18, rlt_at + len(block), len(out))
+    model = Bnsh.from_bytes(bytes(out))
+    assert model.to_bytes() == bytes(out)
+    assert (rlt_at, len(block)) in _raw_rows(model)
+    # laid out anew, the unknown block is not part of the model
+    assert Bnsh.from_bytes(model.relayout()) == model
+
+
+def test_trailing_bytes_after_the_relocation_table_are_kept() -> None:
+    data = bytearray(_synthetic() + b"trailer\0")
+    struct.pack_into("<I", data, 0x1C, len(data))
+    model = Bnsh.from_bytes(bytes(data))
+    assert model.to_bytes() == bytes(data)
+    assert (len(data) - 8, 8) in _raw_rows(model)
+
+
+def test_object_memory_and_pool_object_come_back_as_stored() -> None:
+    data = bytearray(_synthetic())
+    model = Bnsh.from_bytes(bytes(data))
+    items = model.layout().items
+    obj = items[("obj", 0, "binary")]
+    pool_object = items[("poolobj",)]
+    data[obj.offset : obj.offset + 4] = b"OBJ!"
+    data[pool_object.offset + 8 : pool_object.offset + 12] = b"POOL"
+    back = Bnsh.from_bytes(bytes(data))
+    assert back.to_bytes() == bytes(data)
+    rows = {(r["item"], r["offset"], r["size"]) for r in back.summary()["layout"]}
+    assert ("obj.0.binary", obj.offset, len(obj.data)) in rows
+
+
+def test_info_json_shows_raw_spans_as_stored(tmp_path: Path) -> None:
+    data = bytearray(_synthetic() + b"trailer\0")
+    struct.pack_into("<I", data, 0x1C, len(data))
+    path = tmp_path / "raw.bnsh"
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(cli, ["info", "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    layout = json.loads(result.output)["layout"]
+    assert {"item": "raw", "offset": len(data) - 8, "size": 8} in layout
+    assert {"item": "header", "offset": 0, "size": 0x60} in layout
+    assert {"item": "rlt", "offset": _rlt_at(bytes(data)), "size": len(data) - 8 - _rlt_at(bytes(data))} in layout
+
+
+def _quad() -> bytes:
+    files = corpus_files("nx", QUAD)
+    if not files:
+        pytest.skip(f"corpus file nx/{QUAD} not found")
+    return files[0].read_bytes()
+
+
+def test_compiler_reflection_by_hand() -> None:
+    model = Bnsh.from_bytes(_quad())
+    assert model.version == "2.3.1" and model.compiler_version == 0x11502
+    refl = model.program(0).compiler_reflection
+    assert refl is not None
+    # header at 0x260: counts 1, 0, 1, 1, 0, 1, 0, 0; arrays at 0x1540, -, 0x1598, 0x15d8, -, 0x1618, -
+    assert refl.unordered_access_buffers is None and refl.samplers is None and refl.images is None
+    assert refl.constant_buffers == [CompilerBuffer("wiixl_material", (-1, -1, -1, -1, 1, -1), 0x10, 1, 0x10)]
+    assert refl.shader_inputs == [CompilerShaderInterface("a_Position", 0x2D, 0, 1, 1)]
+    assert refl.shader_outputs == [CompilerShaderInterface("o_Color", 0x2D, 0, 1, 0x10)]
+    assert refl.constant_buffer_variables == [CompilerVariable("u_Color", 0x2D, 0, 0, 1, 0x10)]
+    items = model.layout().items
+    assert items[("compiler", 0, "binary")].offset == 0x260
+    assert len(items[("compiler", 0, "binary")].data) == 0x98
+    assert items[("compiler", 0, "binary", "constant_buffers")].offset == 0x1540
+    assert items[("compiler", 0, "binary", "constant_buffer_variables")].offset == 0x1618
+    rows = model.summary()["compiler_reflection"]
+    assert {(r["table"], r["name"]) for r in rows} == {
+        ("constant_buffers", "wiixl_material"), ("shader_inputs", "a_Position"), ("shader_outputs", "o_Color"),
+        ("constant_buffer_variables", "u_Color")}
+
+
+def test_compiler_reflection_written_from_a_model() -> None:
+    model = make_model()
+    model.program(0).compiler_reflection = CompilerReflection(
+        constant_buffers=[CompilerBuffer("cb_view", (0, -1, -1, -1, 0, -1), 0x40, 1, 0x11)],
+        shader_inputs=[CompilerShaderInterface("a_position", 0x2D, 0, 1, 1)],
+        samplers=[CompilerResource("s_albedo", 0x30, (-1, -1, -1, -1, 0, -1), 0x10, 1)],
+        constant_buffer_variables=[CompilerVariable("u_view", 0x3C, 0, 0, 1, 0x11), CompilerVariable(None)],
+        images=[], compute_work_group_size=(4, 2, 1))
+    data = model.to_bytes()
+    back = Bnsh.from_bytes(data)
+    assert back == model
+    assert back.to_bytes() == data and back.relayout() == data
