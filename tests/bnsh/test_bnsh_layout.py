@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_bnsh_synthetic import make_model
 
 from conftest import corpus_files
 from shaderkit.cli import cli
@@ -20,7 +21,6 @@ from shaderkit.formats.bnsh.model import (
     CompilerShaderInterface,
     CompilerVariable,
 )
-from test_bnsh_synthetic import make_model
 
 QUAD = "wiixl_quad_carray.bnsh"
 
