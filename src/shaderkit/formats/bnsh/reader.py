@@ -290,9 +290,8 @@ class _Parser:
             "5QiiiiQIIIiQQ", "reflection stage")
         if p_ext:
             raise r.error("reflection stage data 2 (separate textures/samplers) is not supported", at + 0x58)
-        for position, value in ((0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots),
-                                (0x50, p_img)):
-            self.pointer(at + position, value)
+        self.pointers.extend(at + position for position, value in (
+            (0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots), (0x50, p_img)) if value)
         keys: dict[str, list[str] | None] = {}
         for table, ptr in zip(TABLES, (p_in, p_out, p_smp, p_cb, p_uab, p_img)):
             if not ptr:
@@ -305,8 +304,7 @@ class _Parser:
                 entries = dic.read(r, ptr, self.key_string)
                 size = dic.size(len(entries) - 1)
                 self.claim(dkey, ptr, size, "dictionary")
-                for index in range(len(entries)):
-                    self.pointers.append(ptr + 8 + 16 * index + 8)
+                self.pointers.extend(range(ptr + 16, ptr + 16 + 16 * len(entries), 16))  # key pointers
                 names = [e.key for e in entries[1:]]
                 if len(set(names)) != len(names) or "" in names:
                     raise r.error("dictionary keys are empty or repeated", ptr)

@@ -159,19 +159,34 @@ def fresh_layout(model: Bnsh) -> tuple[Layout, tuple[int, int]]:
     return out, region
 
 
-def reusable(model: Bnsh, source: Source) -> bool:
-    """Whether every structure still fits where it lay in the file read."""
-    fresh = fresh_layout(model)[0].items
+def reusable(model: Bnsh, source: Source, used: list[str]) -> bool:
+    """Whether every structure still fits where it lay in the file read (``used``: the pool strings)."""
     stored = source.layout.items
-    if set(fresh) | {("rlt",)} != set(stored):
+    count = 4  # header, grsc, _STR and _RLT
+    for key, size in _sizes(model):
+        placement = stored.get(key)
+        if placement is None or len(placement.data) != size:
+            return False
+        count += 1
+    if count != len(stored):
         return False
-    if any(len(p.data) != len(stored[k].data) for k, p in fresh.items() if isinstance(k, tuple) and k[0] not in _FREE_SIZE):
-        return False
-    return _strings_unchanged(model, source) or len(fresh[("str",)].data) == len(stored[("str",)].data)
+    if _strings_unchanged(model, source, used):
+        return True
+    return len(stored[("str",)].data) == _up(0x14 + sum(entry_size(s) for s in ["", *used]), 8)
 
 
-def _strings_unchanged(model: Bnsh, source: Source) -> bool:
-    return tuple(model.string_pool) == source.strings and set(used_strings(model)) <= set(source.strings)
+def _sizes(model: Bnsh) -> Iterator[tuple[Key, int]]:
+    for key, size, _ in items(model):
+        yield key, size
+    yield from data_items(model)
+
+
+def _strings_unchanged(model: Bnsh, source: Source, used: list[str]) -> bool:
+    return tuple(model.string_pool) == source.strings and set(used) <= set(source.strings)
+
+
+_STRUCTS: dict[str, struct.Struct] = {}
+_POINTER = struct.Struct("<Q")
 
 
 class _Out(Writer):
@@ -182,12 +197,18 @@ class _Out(Writer):
         self.buf = bytearray(size)
         self.pointers: list[int] = []
 
+    def patch(self, pos: int, fmt: str, *values: object) -> None:
+        st = _STRUCTS.get(fmt)
+        if st is None:
+            st = _STRUCTS[fmt] = struct.Struct("<" + fmt)
+        st.pack_into(self.buf, pos, *values)
+
     def raw(self, offset: int, data: bytes) -> None:
         self.buf[offset : offset + len(data)] = data
 
     def ptr(self, pos: int, target: int | None) -> None:
         """A relocated 64-bit pointer (null when ``target`` is None)."""
-        self.patch(pos, "Q", target or 0)
+        _POINTER.pack_into(self.buf, pos, target or 0)
         if target:
             self.pointers.append(pos)
 
@@ -195,7 +216,8 @@ class _Out(Writer):
 def emit(model: Bnsh, source: Source | None = None) -> bytes:
     """The file bytes for ``model``: where the file read had everything while it still fits
     (``source``), else laid out anew."""
-    stored = source if source is not None and reusable(model, source) else None
+    used = used_strings(model)
+    stored = source if source is not None and reusable(model, source, used) else None
     if stored is not None:
         layout, region = stored.layout, stored.pool_region
         rlt_at = layout.items[("rlt",)].offset
@@ -214,8 +236,8 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
         return entry[0] if entry else None
 
     str_at = at(("str",))
-    strings_kept = stored is not None and _strings_unchanged(model, stored)
-    pool = StringPool(list(stored.strings) if stored is not None and strings_kept else used_strings(model),
+    strings_kept = stored is not None and _strings_unchanged(model, stored, used)
+    pool = StringPool(list(stored.strings) if stored is not None and strings_kept else used,
                       reserved=model.string_pool_reserved)
     str_bytes, where, str_size = pool.build(str_at)
     out = _Out(layout.size)
