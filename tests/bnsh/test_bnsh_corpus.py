@@ -155,7 +155,7 @@ def test_lgpe_fields_by_hand() -> None:
     assert stage.outputs is not None and [slot for _, slot in stage.outputs] == [-1] * 5
     assert stage.samplers is None
     assert stage.constant_buffers == [("worldViewProjConstant", 0)]
-    assert stage.offsets() == [0, 4, 9, 9, 10, 10]
+    assert stage.offsets() == [0, 4, 9, 9, 10, 10, 10, 10]
 
 
 def test_sph_and_control_by_hand() -> None:

@@ -150,3 +150,26 @@ def test_compiler_reflection_written_from_a_model() -> None:
     back = Bnsh.from_bytes(data)
     assert back == model
     assert back.to_bytes() == data and back.relayout() == data
+
+
+def test_reflection_stage_data2_separate_textures_and_samplers() -> None:
+    model = make_model()
+    reflection = model.program(0).reflection
+    assert reflection is not None and reflection.stages[4] is not None
+    pixel = reflection.stages[4]
+    pixel.separate_textures = [("t_albedo", 4), ("t_normal", 5)]
+    pixel.separate_samplers = [("s_linear", 2)]
+    data = model.to_bytes()
+    back = Bnsh.from_bytes(data)
+    assert back == model and back.to_bytes() == data and back.relayout() == data
+    items = back.layout().items
+    stage_at = items[("rstage", 0, "binary", 4)].offset
+    data2_at = items[("rstage2", 0, "binary", 4)].offset
+    assert struct.unpack_from("<Q", data, stage_at + 0x58)[0] == data2_at
+    texture_dic, sampler_dic, texture_offset, sampler_offset = struct.unpack_from("<QQii", data, data2_at)
+    assert (texture_dic, sampler_dic) == (items[("dic", 0, "binary", 4, "separate_textures")].offset,
+                                          items[("dic", 0, "binary", 4, "separate_samplers")].offset)
+    # pixel: 1 output, 2 samplers, 1 constant buffer, 1 storage buffer, 1 image before them
+    assert (texture_offset, sampler_offset) == (6, 8)
+    slots_at = items[("slots", 0, "binary", 4)].offset
+    assert struct.unpack_from("<9i", data, slots_at)[6:] == (4, 5, 2)

@@ -15,8 +15,9 @@ CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_a
 PROGRAM_KINDS = ("source", "intermediate_language", "binary")
 #: Largest decompressed source accepted (guards against zlib bombs).
 MAX_SOURCE_SIZE = 1 << 26
-#: Reflection tables in slot-array order.
-TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images")
+#: Reflection tables in slot-array order (the last two live in ResShaderReflectionStageData2).
+TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images", "separate_textures",
+          "separate_samplers")
 
 
 @dataclass
@@ -74,7 +75,13 @@ StageCode = NvnShaderCode | SourceCode | SourceArrayCode
 @dataclass
 class ReflectionStage:
     """``ResShaderReflectionStageData`` (0x60 bytes). Each table is a list of (name, slot) or None
-    when its dictionary pointer is null; the slots form the shader slot array."""
+    when its dictionary pointer is null; the slots form the shader slot array.
+
+    ``separate_textures`` and ``separate_samplers`` come from ``ResShaderReflectionStageData2``
+    (0x30 bytes: two dictionary pointers, their two slot offsets, 24 reserved), present when
+    ``has_stage_data2``. Their slots are assumed to follow the image slots (the offsets are read,
+    and checked, as start indices into the same slot array); no real file with them was seen.
+    """
 
     inputs: list[tuple[str, int]] | None = None
     outputs: list[tuple[str, int]] | None = None
@@ -85,6 +92,15 @@ class ReflectionStage:
     compute_work_group_size: tuple[int, int, int] = (0, 0, 0)
     #: Whether the slot array pointer is set (it is whenever any table has entries).
     has_slot_array: bool = True
+    separate_textures: list[tuple[str, int]] | None = None
+    separate_samplers: list[tuple[str, int]] | None = None
+    #: Whether ``pReflectionStageData2`` is set while both its tables are null (it is always
+    #: written when a separate table is set).
+    has_stage_data2: bool = False
+    stage_data2_reserved: bytes = bytes(24)
+
+    def uses_stage_data2(self) -> bool:
+        return self.has_stage_data2 or self.separate_textures is not None or self.separate_samplers is not None
 
     def tables(self) -> list[list[tuple[str, int]] | None]:
         return [getattr(self, name) for name in TABLES]

@@ -288,12 +288,20 @@ class _Parser:
         r.seek(at)
         p_in, p_out, p_smp, p_cb, p_uab, o_out, o_smp, o_cb, o_uab, p_slots, wx, wy, wz, o_img, p_img, p_ext = r.unpack(
             "5QiiiiQIIIiQQ", "reflection stage")
-        if p_ext:
-            raise r.error("reflection stage data 2 (separate textures/samplers) is not supported", at + 0x58)
         self.pointers.extend(at + position for position, value in (
-            (0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots), (0x50, p_img)) if value)
-        keys: dict[str, list[str] | None] = {}
-        for table, ptr in zip(TABLES, (p_in, p_out, p_smp, p_cb, p_uab, p_img)):
+            (0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots), (0x50, p_img),
+            (0x58, p_ext)) if value)
+        dic_pointers = [p_in, p_out, p_smp, p_cb, p_uab, p_img]
+        stored_offsets = [o_out, o_smp, o_cb, o_uab, o_img]
+        data2_reserved = bytes(24)
+        if p_ext:
+            self.claim(("rstage2", *sk), p_ext, 0x30, "reflection stage data 2")
+            p_tex, p_smp2, o_tex, o_smp2, data2_reserved = r.unpack_at(p_ext, "QQii24s", "reflection stage data 2")
+            self.pointers.extend(p_ext + position for position, value in ((0, p_tex), (8, p_smp2)) if value)
+            dic_pointers += [p_tex, p_smp2]
+            stored_offsets += [o_tex, o_smp2]
+        keys: dict[str, list[str] | None] = dict.fromkeys(TABLES)
+        for table, ptr in zip(TABLES, dic_pointers):
             if not ptr:
                 keys[table] = None
                 continue
@@ -316,15 +324,17 @@ class _Parser:
             r.check_count(total, 4, "slot array", p_slots)
             self.claim(("slots", *sk), p_slots, 4 * total, "slot array")
             slots = list(r.at(p_slots).unpack(f"{total}i", "slot array"))
-        out = ReflectionStage(compute_work_group_size=(wx, wy, wz), has_slot_array=bool(p_slots))
+        out = ReflectionStage(compute_work_group_size=(wx, wy, wz), has_slot_array=bool(p_slots),
+                              has_stage_data2=bool(p_ext) and keys["separate_textures"] is None
+                              and keys["separate_samplers"] is None, stage_data2_reserved=data2_reserved)
         pos = 0
         for table in TABLES:
             found = keys[table]
             if found is not None:
                 setattr(out, table, list(zip(found, slots[pos : pos + len(found)])))
                 pos += len(found)
-        if out.offsets()[1:] != [o_out, o_smp, o_cb, o_uab, o_img]:
-            raise r.error(f"slot offsets {[o_out, o_smp, o_cb, o_uab, o_img]} do not follow the table sizes", at + 0x28)
+        if out.offsets()[1 : len(stored_offsets) + 1] != stored_offsets:
+            raise r.error(f"slot offsets {stored_offsets} do not follow the table sizes", at + 0x28)
         return out
 
     def compiler_reflection(self, pk: tuple[int, str], at: int) -> CompilerReflection:

@@ -107,6 +107,8 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
                         yield ("dic", *pk, i, table), dic.size(len(entries)), 8
                 if stage.has_slot_array:
                     yield ("slots", *pk, i), 4 * stage.slot_count(), 8
+                if stage.uses_stage_data2():  # (placement not seen in a real file)
+                    yield ("rstage2", *pk, i), 0x30, 8
         if program.compiler_reflection is not None:
             for (table, _, size), (_, entries) in zip(COMPILER_TABLES, program.compiler_reflection.tables()):
                 if entries is not None:
@@ -424,7 +426,12 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
         out.ptr(sat + 0x38, slots_at)
         out.patch(sat + 0x40, "3Ii", *stage.compute_work_group_size, offsets[5])
         out.ptr(sat + 0x50, at(("dic", *pk, i, "images")) if stage.images is not None else None)
-        out.patch(sat + 0x58, "Q", 0)
+        data2_at = at(("rstage2", *pk, i)) if stage.uses_stage_data2() else None
+        out.ptr(sat + 0x58, data2_at)
+        if data2_at is not None:
+            for t, table in ((0, "separate_textures"), (1, "separate_samplers")):
+                out.ptr(data2_at + 8 * t, at(("dic", *pk, i, table)) if getattr(stage, table) is not None else None)
+            out.patch(data2_at + 0x10, "ii24s", offsets[6], offsets[7], stage.stage_data2_reserved)
         slots: list[int] = []
         for table, entries in zip(TABLES, tables):
             if entries is None:
