@@ -99,8 +99,10 @@ class Bnsh(ShaderFile):
         return writer.emit(self, self._source)
 
     def relayout(self) -> bytes:
-        """Lay the file out again from the model alone (string pool, dictionaries, _RLT rebuilt)."""
-        return writer.emit(self)
+        """Lay the file out again from the model alone (string pool, dictionaries, _RLT rebuilt).
+
+        Raises UnsupportedOperation when the file read relocates pointers into bytes kept raw."""
+        return writer.emit(self, self._source, fresh=True)
 
     def layout(self) -> Layout:
         """Where every structure lies: as stored in the file read, or as a fresh layout would put it."""

@@ -52,6 +52,8 @@ class Source:
     #: position of every string pointer outside dictionaries -> (its string, the pointer as stored);
     #: a pool may hold one string twice, and the pointer keeps the entry it chose
     string_refs: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: pointers the stored _RLT relocates that no modelled structure holds (into raw spans)
+    unknown_pointers: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -161,8 +163,14 @@ class _Parser:
         self.check_overlaps()
         self.layout.close(r.data)
         grsc = (api_type, api_version, code_type, res3, compiler_version, llc, res40)
-        source = Source(self.layout, frozenset(self.pointers), (block.next_offset, block.block_size), pool_region,
-                        tuple(strings.strings), self.dictionaries, self.string_refs)
+        pointers = frozenset(self.pointers)
+        covered = sum(e.chunk_count * e.pointers_per_chunk for section in rlt.sections for e in section.entries)
+        if covered > len(r.data) // 8:
+            raise r.error(f"_RLT relocates {covered} pointers, more than the file has 8-byte words",
+                          header.relocation_table_offset)
+        relocated = {p for section in rlt.sections for entry in section.entries for p in entry.pointers()}
+        source = Source(self.layout, pointers, (block.next_offset, block.block_size), pool_region,
+                        tuple(strings.strings), self.dictionaries, self.string_refs, frozenset(relocated - pointers))
         return Parsed(header, header_reserved, grsc, block.reserved, variations, pool, name, strings, rlt, source)
 
     def check_overlaps(self) -> None:

@@ -16,6 +16,7 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.bnsh import compiler
 from shaderkit.formats.bnsh.model import (
     COMPILER_TABLES,
@@ -215,11 +216,11 @@ class _Out(Writer):
             self.pointers.append(pos)
 
 
-def emit(model: Bnsh, source: Source | None = None) -> bytes:
+def emit(model: Bnsh, source: Source | None = None, fresh: bool = False) -> bytes:
     """The file bytes for ``model``: where the file read had everything while it still fits
-    (``source``), else laid out anew."""
+    (``source``), else (or with ``fresh``) laid out anew."""
     used = used_strings(model)
-    stored = source if source is not None and reusable(model, source, used) else None
+    stored = source if source is not None and not fresh and reusable(model, source, used) else None
     if stored is not None:
         layout, region = stored.layout, stored.pool_region
         rlt_at = layout.items[("rlt",)].offset
@@ -284,20 +285,9 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
         if ("poolobj",) in lay:
             out.raw(at(("poolobj",)), layout.items[("poolobj",)].data)
 
-    # relocation table: the stored one while it relocates the same pointers, else grouped anew
-    if stored is not None and len(out.pointers) == len(stored.pointers) and set(out.pointers) == stored.pointers:
-        rlt = layout.items[("rlt",)].data
-        tail = b""
-        rlt_end = rlt_at + len(rlt)
-        if rlt_end < layout.size:
-            tail = bytes(_raw_after(layout, rlt_end))
-    else:
-        rlt = _relocation_table(model, out, lay, region, (str_at, str_size)).pack(rlt_at)
-        tail = b""
-
-    # header
+    # header (the file size is set once the relocation table is known)
     name_at = string_at(0x10, model.name) if model.name or model.header.name_offset else 0
-    out.raw(0, model.header.pack(name_at, grsc, rlt_at, rlt_at + len(rlt) + len(tail)))
+    out.raw(0, model.header.pack(name_at, grsc, rlt_at, 0))
     out.raw(0x20, model.header_reserved)
 
     w = PlacedWriter(layout, append_aligned(8))
@@ -305,7 +295,28 @@ def emit(model: Bnsh, source: Source | None = None) -> bytes:
         if size and key != ("rlt",):
             placed = w.place(key, bytes(out.buf[offset : offset + size]))
             assert placed == offset, key
-    return w.getvalue()[:rlt_at] + rlt + tail
+    body = w.getvalue()
+
+    # relocation table: the stored one while it relocates the same pointers, else grouped anew
+    tail = b""
+    if stored is not None and len(out.pointers) == len(stored.pointers) and set(out.pointers) == stored.pointers:
+        rlt = layout.items[("rlt",)].data
+        rlt_end = rlt_at + len(rlt)
+        if rlt_end < layout.size:
+            tail = bytes(_raw_after(layout, rlt_end))
+    else:
+        unknown = source.unknown_pointers if source is not None else frozenset()
+        if unknown and stored is None:
+            raise UnsupportedOperation(
+                f"the file read relocates {len(unknown)} pointer(s) into structures shaderkit keeps as raw bytes "
+                f"(first at {min(unknown):#x}); it can only be written with every structure where it lay")
+        pointers = [*out.pointers, *sorted(unknown)]
+        rlt = _relocation_table(model, body, pointers, lay, region, (str_at, str_size)).pack(rlt_at)
+    result = bytearray(body[:rlt_at])
+    result += rlt
+    result += tail
+    struct.pack_into("<I", result, 0x1C, len(result))
+    return bytes(result)
 
 
 def _raw_after(layout: Layout, offset: int) -> bytearray:
@@ -318,8 +329,8 @@ def _raw_after(layout: Layout, offset: int) -> bytearray:
     return out
 
 
-def _relocation_table(model: Bnsh, out: _Out, lay: dict[Key, tuple[int, int]], region: tuple[int, int],
-                      strings: tuple[int, int]) -> RelocationTable:
+def _relocation_table(model: Bnsh, body: bytes, pointers: list[int], lay: dict[Key, tuple[int, int]],
+                      region: tuple[int, int], strings: tuple[int, int]) -> RelocationTable:
     """Six sections by where the pointer targets lie: main, object memory, two empty, pool, strings."""
     objs = sorted(span for k, span in lay.items() if k[0] == "obj")
     mp = model.memory_pool
@@ -328,8 +339,8 @@ def _relocation_table(model: Bnsh, out: _Out, lay: dict[Key, tuple[int, int]], r
     obj_end = objs[-1][0] + objs[-1][1] if objs else main_end
     bounds = [(0, main_end), (main_end, obj_end - main_end), (obj_end, 0), (obj_end, 0), region, strings]
     buckets: list[list[int]] = [[] for _ in bounds]
-    for pos in out.pointers:
-        (target,) = struct.unpack_from("<Q", out.buf, pos)
+    for pos in pointers:
+        (target,) = _POINTER.unpack_from(body, pos)
         index = 0
         for i in (5, 4, 1):
             start, size = bounds[i]
