@@ -178,20 +178,23 @@ def test_reflection_stage_data2_separate_textures_and_samplers() -> None:
     assert struct.unpack_from("<9i", data, slots_at)[6:] == (4, 5, 2)
 
 
-def test_pointer_into_an_unknown_structure_is_kept_in_place() -> None:
-    """A newer SDK's ``pShaderLayout`` (program + 0x88, reserved in the headers read here) points at
-    a structure shaderkit does not model: the pointer, its _RLT entry and the target stay as stored."""
+@pytest.mark.parametrize(("item", "field"), [(("program", 0, "binary"), 0x88), (("code", 0, "binary", 0), 0x28)],
+                         ids=["pShaderLayout", "pDecomposedControlSection"])
+def test_pointer_into_an_unknown_structure_is_kept_in_place(item: tuple[object, ...], field: int) -> None:
+    """A newer SDK's ``pShaderLayout`` (program + 0x88, reserved in the headers read here) and
+    ``NvnShaderCode.pDecomposedControlSection`` point at structures shaderkit does not model: the
+    pointer, its _RLT entry and the target stay as stored."""
     data = bytearray(_synthetic())
     model = Bnsh.from_bytes(bytes(data))
     assert model._source is not None
-    program_at = model.layout().items[("program", 0, "binary")].offset
+    pointer_at = model.layout().items[item].offset + field
     pool_at, pool_size = model._source.pool_region
     target = pool_at + pool_size - 0x20  # zero padding at the end of the pool
-    data[target : target + 0x20] = b"LAYOUT??" * 4
-    struct.pack_into("<Q", data, program_at + 0x88, target)
+    data[target : target + 0x20] = b"UNKNOWN?" * 4
+    struct.pack_into("<Q", data, pointer_at, target)
     rlt_at = _rlt_at(bytes(data))
     table = RelocationTable.read(Reader(bytes(data)), rlt_at)
-    table.sections[4].entries.append(RelocationEntry(program_at + 0x88, 1, 1, 0))
+    table.sections[4].entries.append(RelocationEntry(pointer_at, 1, 1, 0))
     first = 0
     for section in table.sections:
         section.first_entry = first
@@ -199,7 +202,7 @@ def test_pointer_into_an_unknown_structure_is_kept_in_place() -> None:
     out = bytearray(bytes(data[:rlt_at]) + table.pack(rlt_at))
     struct.pack_into("<I", out, 0x1C, len(out))
     back = Bnsh.from_bytes(bytes(out))
-    assert back._source is not None and back._source.unknown_pointers == {program_at + 0x88}
+    assert back._source is not None and back._source.unknown_pointers == {pointer_at}
     assert back.to_bytes() == bytes(out)
     with pytest.raises(UnsupportedOperation):
         back.relayout()

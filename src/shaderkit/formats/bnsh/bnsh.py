@@ -253,7 +253,7 @@ def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
         control = blob[_SIZES.size : _SIZES.size + control_size]
         data = blob[_SIZES.size + control_size :]
         return NvnShaderCode(control, data, old.data_address, old.scratch_memory_recommended,
-                             old.scratch_memory_per_warp, old.reserved)
+                             old.scratch_memory_per_warp, old.reserved, old.decomposed_control_section_at)
     if isinstance(old, SourceCode):
         if old.compressed:
             return SourceCode(zlib.compress(blob), len(blob), old.reserved)

@@ -31,6 +31,9 @@ class NvnShaderCode:
     scratch_memory_recommended: int = 0
     scratch_memory_per_warp: int = 0
     reserved: bytes = bytes(16)
+    #: ``pDecomposedControlSection`` as stored (0 in every file seen): the structure it points at is
+    #: not modelled and stays raw bytes, so a file with it set is only written where it lay.
+    decomposed_control_section_at: int = 0
 
 
 @dataclass

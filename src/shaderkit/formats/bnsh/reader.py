@@ -239,15 +239,13 @@ class _Parser:
             r.seek(at)
             address, p_control, p_data, data_size, control_size, p_decomposed, rec, warp, res = r.unpack(
                 "QQQIIQII16s", "NvnShaderCode")
-            if p_decomposed:
-                raise r.error("decomposed control sections are not supported", at + 0x28)
             self.pointer(at + 8, p_control)
             self.pointer(at + 0x10, p_data)
             self.claim(("control", *sk), p_control, control_size, "control section")
             self.claim(("data", *sk), p_data, data_size, "shader data")
             control = self.bytes_at(p_control, control_size, "control section")
             data = self.bytes_at(p_data, data_size, "shader data")
-            return NvnShaderCode(control, data, address, rec, warp, res)
+            return NvnShaderCode(control, data, address, rec, warp, res, p_decomposed)
         if code_type == 2:
             self.claim(("code", *sk), at, 0x20, "ShaderCode")
             r.seek(at)

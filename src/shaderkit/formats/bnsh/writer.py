@@ -388,8 +388,8 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
             out.patch(cat, "Q", code.data_address)
             out.ptr(cat + 8, at(("control", *pk, i)))
             out.ptr(cat + 0x10, at(("data", *pk, i)))
-            out.patch(cat + 0x18, "IIQII16s", len(code.data), len(code.control), 0, code.scratch_memory_recommended,
-                      code.scratch_memory_per_warp, code.reserved)
+            out.patch(cat + 0x18, "IIQII16s", len(code.data), len(code.control), code.decomposed_control_section_at,
+                      code.scratch_memory_recommended, code.scratch_memory_per_warp, code.reserved)
             out.raw(at(("control", *pk, i)), code.control)
             out.raw(at(("data", *pk, i)), code.data)
         elif isinstance(code, SourceCode):
