@@ -21,6 +21,7 @@ from shaderkit.formats.bnsh.model import (
     CompilerResource,
     CompilerShaderInterface,
     CompilerVariable,
+    UnknownStageCode,
 )
 from shaderkit.formats.nn.rlt import RelocationEntry, RelocationTable
 from shaderkit.io.reader import Reader
@@ -206,3 +207,23 @@ def test_pointer_into_an_unknown_structure_is_kept_in_place(item: tuple[object, 
     assert back.to_bytes() == bytes(out)
     with pytest.raises(UnsupportedOperation):
         back.relayout()
+
+
+def test_unknown_code_type_stays_raw_in_place() -> None:
+    """Code type 1 (intermediate language) has no public layout: its stage code stays raw bytes."""
+    data = bytearray(_synthetic())
+    program_at = Bnsh.from_bytes(bytes(data)).layout().items[("program", 3, "binary")].offset
+    data[program_at + 1] = 1  # ShaderInfoData.codeType
+    model = Bnsh.from_bytes(bytes(data))
+    stages = model.program(3).stages
+    assert all(isinstance(code, UnknownStageCode) for code in stages)
+    code_at = struct.unpack_from("<Q", data, program_at + 8)[0]
+    assert stages[0] == UnknownStageCode(code_at)
+    assert model.to_bytes() == bytes(data)
+    assert any(s.offset <= code_at < s.end for s in model.layout().raw)
+    rows = [r for r in model.summary()["stages"] if r["variation"] == 3]
+    assert rows[0]["stored_at"] == code_at and rows[0]["code_type"] == "intermediate_language"
+    with pytest.raises(UnsupportedOperation):
+        model.relayout()
+    with pytest.raises(UnsupportedOperation):
+        model.extract(3, "vertex")

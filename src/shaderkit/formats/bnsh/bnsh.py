@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from shaderkit.errors import ShaderFormatError
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh import writer
 from shaderkit.formats.bnsh.model import (
@@ -27,6 +27,7 @@ from shaderkit.formats.bnsh.model import (
     SourceArrayCode,
     SourceCode,
     StageCode,
+    UnknownStageCode,
 )
 from shaderkit.formats.bnsh.nvn import ControlSectionHeader, code_summary
 from shaderkit.formats.bnsh.reader import SIGNATURE, Source, parse
@@ -219,6 +220,8 @@ def _stage_summary(v: int, kind: str, program: ShaderProgram, stage: str, code: 
             row["registers"] = ControlSectionHeader.from_bytes(code.control).program_reg_num
         except ShaderFormatError:
             pass
+    elif isinstance(code, UnknownStageCode):
+        row["stored_at"] = code.stored_at
     elif isinstance(code, SourceCode):
         row["source_size"] = len(code.code)
         row["compressed"] = code.compressed
@@ -231,6 +234,8 @@ def pack_stage(code: StageCode) -> bytes:
     """The ``extract`` blob: binary code is u32 control size, u32 data size (little-endian), the
     control section, then the data (NVN header, SPH, Maxwell code); source code is its text
     (decompressed); a source array is its texts joined by NUL bytes."""
+    if isinstance(code, UnknownStageCode):
+        raise UnsupportedOperation(f"stage code at {code.stored_at:#x} is of a type shaderkit does not model")
     if isinstance(code, NvnShaderCode):
         return _SIZES.pack(len(code.control), len(code.data)) + code.control + code.data
     if isinstance(code, SourceCode):
@@ -243,6 +248,8 @@ def pack_stage(code: StageCode) -> bytes:
 
 def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
     """New stage code of the same kind as ``old`` from a :func:`pack_stage` blob."""
+    if isinstance(old, UnknownStageCode):
+        raise UnsupportedOperation(f"stage code at {old.stored_at:#x} is of a type shaderkit does not model")
     if isinstance(old, NvnShaderCode):
         if len(blob) < _SIZES.size:
             raise ShaderFormatError("binary stage blob needs an 8-byte size header", 0, "replace")

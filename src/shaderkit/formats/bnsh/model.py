@@ -72,7 +72,17 @@ class SourceArrayCode:
     reserved1: bytes = bytes(8)
 
 
-StageCode = NvnShaderCode | SourceCode | SourceArrayCode
+@dataclass
+class UnknownStageCode:
+    """Stage code of a code type shaderkit does not model (intermediate language: no public layout).
+
+    ``stored_at`` is where the file read had it; its bytes stay raw there, so a file holding one is
+    only written with every structure where it lay."""
+
+    stored_at: int
+
+
+StageCode = NvnShaderCode | SourceCode | SourceArrayCode | UnknownStageCode
 
 
 @dataclass

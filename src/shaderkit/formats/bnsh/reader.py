@@ -21,6 +21,7 @@ from shaderkit.formats.bnsh.model import (
     SourceArrayCode,
     SourceCode,
     StageCode,
+    UnknownStageCode,
 )
 from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BinaryFileHeader, read_chain
@@ -271,7 +272,7 @@ class _Parser:
                 self.claim(("source", *sk, i), ptr, size, "source code")
                 codes.append(self.bytes_at(ptr, size, "source code"))
             return SourceArrayCode(codes, res0, res1)
-        raise r.error(f"code type {code_type} is not supported (0 binary, 2 source, 3 source array)", at)
+        return UnknownStageCode(at)  # its bytes stay a raw span
 
     def reflection(self, pk: tuple[int, str], at: int) -> ShaderReflection:
         r = self.r

@@ -27,6 +27,7 @@ from shaderkit.formats.bnsh.model import (
     ShaderProgram,
     SourceArrayCode,
     SourceCode,
+    UnknownStageCode,
 )
 from shaderkit.formats.bnsh.reader import Source
 from shaderkit.formats.nn import dic
@@ -81,7 +82,8 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
     for pk, _ in progs:
         yield ("program", *pk), 0xA0, 8
     for pk, program in progs:
-        present = [(i, code) for i, code in enumerate(program.stages) if code is not None]
+        present = [(i, code) for i, code in enumerate(program.stages)
+                   if code is not None and not isinstance(code, UnknownStageCode)]
         for i, code in present:
             yield ("code", *pk, i), 0x40 if isinstance(code, NvnShaderCode) else 0x20, 8
         if program.reflection is not None:
@@ -221,6 +223,9 @@ def emit(model: Bnsh, source: Source | None = None, fresh: bool = False) -> byte
     (``source``), else (or with ``fresh``) laid out anew."""
     used = used_strings(model)
     stored = source if source is not None and not fresh and reusable(model, source, used) else None
+    if stored is None and any(isinstance(code, UnknownStageCode) for _, p in programs(model) for code in p.stages):
+        raise UnsupportedOperation("stage code of a type shaderkit does not model is kept as raw bytes where it lay; "
+                                   "the file can only be written with every structure in place")
     if stored is not None:
         layout, region = stored.layout, stored.pool_region
         rlt_at = layout.items[("rlt",)].offset
@@ -369,7 +374,10 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
     out.patch(base, "BBBBI", program.flags, program.code_type, program.source_format, program.reserved_info,
               program.binary_format)
     for i, code in enumerate(program.stages):
-        out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
+        if isinstance(code, UnknownStageCode):
+            out.ptr(base + 8 + 8 * i, code.stored_at)  # a raw span in place (emit checks)
+        else:
+            out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
     out.patch(base + 0x38, "40sII", program.reserved0, program.obj_size, program.reserved1)
     obj_key: Key = ("obj", *pk)
     obj = lay.get(obj_key)
@@ -381,7 +389,7 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
     out.ptr(base + 0x80, at(("compiler", *pk)) if program.compiler_reflection is not None else None)
     out.patch(base + 0x88, "24s", program.reserved2)
     for i, code in enumerate(program.stages):
-        if code is None:
+        if code is None or isinstance(code, UnknownStageCode):
             continue
         cat = at(("code", *pk, i))
         if isinstance(code, NvnShaderCode):
