@@ -3,6 +3,7 @@ every structure lay (with its bytes); every byte no structure covers is kept as 
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 from shaderkit.formats.bnsh import compiler
@@ -32,6 +33,14 @@ from shaderkit.io.reader import Reader
 
 SIGNATURE = b"BNSH\0\0\0\0"
 Key = tuple[object, ...]
+# Structures read after they are claimed (so they lie inside the file).
+_VARIATION = struct.Struct("<QQQQ32s")
+_PROGRAM = struct.Struct("<BBBBI6Q40sIIQQQQ24s")
+_NVN_CODE = struct.Struct("<QQQIIQII16s")
+_SOURCE_CODE = struct.Struct("<IIQ16s")
+_SOURCE_ARRAY = struct.Struct("<H6sQQ8s")
+_REFLECTION = struct.Struct("<6Q16s")
+_REFLECTION_STAGE = struct.Struct("<5QiiiiQIIIiQQ")
 
 
 @dataclass
@@ -183,8 +192,7 @@ class _Parser:
 
     def variation(self, v: int, at: int, grsc_at: int) -> ShaderVariation:
         r = self.r
-        r.seek(at)
-        p_src, p_il, p_bin, parent, reserved = r.unpack("QQQQ32s", "variation")
+        p_src, p_il, p_bin, parent, reserved = _VARIATION.unpack_from(r.data, at)  # inside the claimed array
         if parent != grsc_at:
             raise r.error(f"parent pointer {parent:#x} is not the grsc block at {grsc_at:#x}", at + 0x18)
         for slot, value in enumerate((p_src, p_il, p_bin, parent)):
@@ -201,10 +209,8 @@ class _Parser:
     def program(self, pk: tuple[int, str], at: int, variation_at: int) -> ShaderProgram:
         r = self.r
         self.claim(("program", *pk), at, 0xA0, "program")
-        r.seek(at)
-        flags, code_type, src_fmt, res_info, bin_fmt = r.unpack("BBBBI", "shader info")
-        stage_ptrs = r.unpack("6Q", "stage code pointers")
-        res0, obj_size, res1, p_obj, parent, p_refl, p_comp, res2 = r.unpack("40sIIQQQQ24s", "program")
+        (flags, code_type, src_fmt, res_info, bin_fmt, *stage_ptrs, res0, obj_size, res1, p_obj, parent, p_refl, p_comp,
+         res2) = _PROGRAM.unpack_from(r.data, at)
         if parent != variation_at:
             raise r.error(f"parent pointer {parent:#x} is not the variation at {variation_at:#x}", at + 0x70)
         for index, value in enumerate(stage_ptrs):
@@ -237,9 +243,8 @@ class _Parser:
         r = self.r
         if code_type == 0:
             self.claim(("code", *sk), at, 0x40, "NvnShaderCode")
-            r.seek(at)
-            address, p_control, p_data, data_size, control_size, p_decomposed, rec, warp, res = r.unpack(
-                "QQQIIQII16s", "NvnShaderCode")
+            address, p_control, p_data, data_size, control_size, p_decomposed, rec, warp, res = _NVN_CODE.unpack_from(
+                r.data, at)
             self.pointer(at + 8, p_control)
             self.pointer(at + 0x10, p_data)
             self.claim(("control", *sk), p_control, control_size, "control section")
@@ -249,15 +254,13 @@ class _Parser:
             return NvnShaderCode(control, data, address, rec, warp, res, p_decomposed)
         if code_type == 2:
             self.claim(("code", *sk), at, 0x20, "ShaderCode")
-            r.seek(at)
-            size, decompressed, p_code, res = r.unpack("IIQ16s", "ShaderCode")
+            size, decompressed, p_code, res = _SOURCE_CODE.unpack_from(r.data, at)
             self.pointer(at + 8, p_code)
             self.claim(("source", *sk), p_code, size, "source code")
             return SourceCode(self.bytes_at(p_code, size, "source code"), decompressed, res)
         if code_type == 3:
             self.claim(("code", *sk), at, 0x20, "SourceArrayCode")
-            r.seek(at)
-            count, res0, p_sizes, p_ptrs, res1 = r.unpack("H6sQQ8s", "SourceArrayCode")
+            count, res0, p_sizes, p_ptrs, res1 = _SOURCE_ARRAY.unpack_from(r.data, at)
             r.check_count(count, 4, "source sizes", p_sizes)
             r.check_count(count, 8, "source pointers", p_ptrs)
             self.pointer(at + 8, p_sizes)
@@ -277,8 +280,7 @@ class _Parser:
     def reflection(self, pk: tuple[int, str], at: int) -> ShaderReflection:
         r = self.r
         self.claim(("reflection", *pk), at, 0x40, "reflection")
-        r.seek(at)
-        *ptrs, reserved = r.unpack("6Q16s", "reflection")
+        *ptrs, reserved = _REFLECTION.unpack_from(r.data, at)
         stages: list[ReflectionStage | None] = []
         for index, ptr in enumerate(ptrs):
             if not ptr:
@@ -292,9 +294,8 @@ class _Parser:
     def reflection_stage(self, sk: tuple[object, ...], at: int) -> ReflectionStage:
         r = self.r
         self.claim(("rstage", *sk), at, 0x60, "reflection stage")
-        r.seek(at)
-        p_in, p_out, p_smp, p_cb, p_uab, o_out, o_smp, o_cb, o_uab, p_slots, wx, wy, wz, o_img, p_img, p_ext = r.unpack(
-            "5QiiiiQIIIiQQ", "reflection stage")
+        (p_in, p_out, p_smp, p_cb, p_uab, o_out, o_smp, o_cb, o_uab, p_slots, wx, wy, wz, o_img, p_img,
+         p_ext) = _REFLECTION_STAGE.unpack_from(r.data, at)
         self.pointers.extend(at + position for position, value in (
             (0, p_in), (8, p_out), (0x10, p_smp), (0x18, p_cb), (0x20, p_uab), (0x38, p_slots), (0x50, p_img),
             (0x58, p_ext)) if value)
