@@ -227,3 +227,24 @@ def test_unknown_code_type_stays_raw_in_place() -> None:
         model.relayout()
     with pytest.raises(UnsupportedOperation):
         model.extract(3, "vertex")
+
+
+def test_an_edit_that_needs_a_new_layout_does_not_drop_raw_bytes_silently() -> None:
+    data = bytearray(_synthetic() + b"trailer\0")
+    struct.pack_into("<I", data, 0x1C, len(data))
+    model = Bnsh.from_bytes(bytes(data))
+    blob = model.extract(0, "pixel")
+    control_size, data_size = struct.unpack_from("<II", blob)
+    model.replace(0, "pixel", struct.pack("<II", control_size, data_size + 0x100) + blob[8:] + bytes(0x100))
+    with pytest.raises(UnsupportedOperation, match="relayout"):
+        model.to_bytes()
+    out = model.relayout()
+    assert b"trailer" not in out[-16:]
+    assert Bnsh.from_bytes(out) == model
+    # a same-size edit keeps every raw byte where it was
+    same = Bnsh.from_bytes(bytes(data))
+    same.replace(0, "pixel", blob[:-1] + b"\x5a")
+    pixel = same.layout().items[("data", 0, "binary", 4)]
+    expected = bytearray(data)
+    expected[pixel.end - 1] = 0x5A
+    assert same.to_bytes() == bytes(expected)

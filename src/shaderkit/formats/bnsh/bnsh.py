@@ -96,7 +96,8 @@ class Bnsh(ShaderFile):
 
     def to_bytes(self) -> bytes:
         """The file: every structure where it lay (raw spans as they were) while the layout still
-        fits, else laid out anew."""
+        fits, else laid out anew. Raises UnsupportedOperation rather than drop non-zero raw spans
+        (bytes no structure covers) when a new layout is needed: :meth:`relayout` drops them."""
         return writer.emit(self, self._source)
 
     def relayout(self) -> bytes:

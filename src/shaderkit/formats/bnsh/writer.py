@@ -223,6 +223,13 @@ def emit(model: Bnsh, source: Source | None = None, fresh: bool = False) -> byte
     (``source``), else (or with ``fresh``) laid out anew."""
     used = used_strings(model)
     stored = source if source is not None and not fresh and reusable(model, source, used) else None
+    if stored is None and source is not None and not fresh:
+        kept = [span for span in source.layout.raw if any(span.data)]
+        if kept:
+            raise UnsupportedOperation(
+                f"the edit needs a new layout, and the file read holds {sum(len(s.data) for s in kept)} bytes no "
+                f"structure covers (first at {kept[0].offset:#x}) that a new layout cannot place; relayout() "
+                "writes the file without them")
     if stored is None and any(isinstance(code, UnknownStageCode) for _, p in programs(model) for code in p.stages):
         raise UnsupportedOperation("stage code of a type shaderkit does not model is kept as raw bytes where it lay; "
                                    "the file can only be written with every structure in place")
