@@ -21,6 +21,7 @@ from shaderkit.formats.bnsh.model import (
     CompilerResource,
     CompilerShaderInterface,
     CompilerVariable,
+    NvnShaderCode,
     UnknownStageCode,
 )
 from shaderkit.formats.nn.rlt import RelocationEntry, RelocationTable
@@ -248,3 +249,27 @@ def test_an_edit_that_needs_a_new_layout_does_not_drop_raw_bytes_silently() -> N
     expected = bytearray(data)
     expected[pixel.end - 1] = 0x5A
     assert same.to_bytes() == bytes(expected)
+
+
+def test_shared_control_section_is_written_once_where_it_lay() -> None:
+    """Two NvnShaderCode structures pointing at one control section (equal bytes): the sharing is
+    recorded by the layout, kept while the bytes agree, and undone when an edit makes them differ."""
+    data = bytearray(_synthetic())
+    items = Bnsh.from_bytes(bytes(data)).layout().items
+    first = items[("control", 0, "binary", 0)]
+    code_at = items[("code", 1, "binary", 0)].offset
+    struct.pack_into("<Q", data, code_at + 8, first.offset)  # v1's vertex pControl -> v0's control section
+    model = Bnsh.from_bytes(bytes(data))
+    assert model == make_model()
+    assert model.layout().shares_with(("control", 1, "binary", 0)) == ("control", 0, "binary", 0)
+    assert model.to_bytes() == bytes(data)
+    # an edit of one of them (same size): they can no longer share, and the orphaned old control
+    # section of v1 is raw bytes a new layout cannot place
+    code = model.stage_code(1, "vertex")
+    assert isinstance(code, NvnShaderCode)
+    code.control = code.control[:-1] + b"\xee"
+    with pytest.raises(UnsupportedOperation):
+        model.to_bytes()
+    back = Bnsh.from_bytes(model.relayout())
+    assert back == model
+    assert back.stage_code(0, "vertex") != back.stage_code(1, "vertex")

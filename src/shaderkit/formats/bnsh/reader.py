@@ -33,6 +33,8 @@ from shaderkit.io.reader import Reader
 
 SIGNATURE = b"BNSH\0\0\0\0"
 Key = tuple[object, ...]
+#: Kinds of items that may be shared (two pointers to one blob of the same size)
+SHAREABLE = frozenset({"control", "data", "source"})
 # Structures read after they are claimed (so they lie inside the file).
 _VARIATION = struct.Struct("<QQQQ32s")
 _PROGRAM = struct.Struct("<BBBBI6Q40sIIQQQQ24s")
@@ -86,7 +88,8 @@ class _Parser:
     def __init__(self, data: bytes) -> None:
         self.r = Reader(data, context="BNSH")
         self.layout = Layout()
-        self.claimed: set[int] = set()
+        #: offset -> (kind, size) of every structure claimed
+        self.claimed: dict[int, tuple[str, int]] = {}
         self.claimed_bytes = 0
         self.pool_strings: dict[int, str] = {}
         self.pointers: list[int] = []
@@ -94,14 +97,18 @@ class _Parser:
         self.string_refs: dict[int, tuple[str, int]] = {}
 
     def claim(self, key: Key, offset: int, size: int, what: str) -> None:
-        """Record a structure with its bytes; a pointer reaching the same structure twice is refused."""
+        """Record a structure with its bytes. Code blobs (control sections, shader data, source
+        text) of one kind and size may be shared (the layout records it); any other structure
+        reached twice is refused."""
         data = self.r.data
         if offset <= 0 or offset + size > len(data):
             raise self.r.error(f"{what} at {offset:#x} (+{size:#x}) lies outside the file", offset)
         if size and offset in self.claimed:
-            raise self.r.error(f"{what} at {offset:#x} is referenced twice (cyclic or shared pointer)", offset)
-        if size:
-            self.claimed.add(offset)
+            kind = str(key[0])
+            if kind not in SHAREABLE or self.claimed[offset] != (kind, size):
+                raise self.r.error(f"{what} at {offset:#x} is referenced twice (cyclic or shared pointer)", offset)
+        elif size:
+            self.claimed[offset] = (str(key[0]), size)
             self.account(size, offset)
         self.layout.record(key, offset, data[offset : offset + size])
 
@@ -186,8 +193,8 @@ class _Parser:
     def check_overlaps(self) -> None:
         """Structures that overlap cannot all be written back where they lay: refuse them."""
         spans = sorted((p.offset, p.end, key) for key, p in self.layout.items.items() if p.data)
-        for (_, end, key), (start, _, other) in zip(spans, spans[1:]):
-            if start < end:
+        for (first, end, key), (start, stop, other) in zip(spans, spans[1:]):
+            if start < end and (first, end) != (start, stop):  # identical spans: a shared code blob
                 raise self.r.error(f"{other} at {start:#x} overlaps {key} (ends at {end:#x})", start)
 
     def variation(self, v: int, at: int, grsc_at: int) -> ShaderVariation:

@@ -175,9 +175,35 @@ def reusable(model: Bnsh, source: Source, used: list[str]) -> bool:
         count += 1
     if count != len(stored):
         return False
+    for shared_key, first in source.layout.shared.items():
+        if _blob(model, shared_key) != _blob(model, first):  # shared in the file, no longer equal
+            return False
     if _strings_unchanged(model, source, used):
         return True
     return len(stored[("str",)].data) == _up(0x14 + sum(entry_size(s) for s in ["", *used]), 8)
+
+
+def _blob(model: Bnsh, key: object) -> bytes | None:
+    """The bytes of a code blob item (control section, shader data, source text) of ``model``."""
+    if not isinstance(key, tuple) or len(key) < 4:
+        return None
+    kind, v, program_kind, stage = key[:4]
+    try:
+        program = getattr(model.variations[v], f"{program_kind}_program")
+        code = program.stages[stage]
+    except (AttributeError, IndexError, TypeError):
+        return None
+    if kind == "control" and isinstance(code, NvnShaderCode):
+        return code.control
+    if kind == "data" and isinstance(code, NvnShaderCode):
+        return code.data
+    if kind == "source" and isinstance(code, SourceCode) and len(key) == 4:
+        return code.code
+    if kind == "source" and isinstance(code, SourceArrayCode) and len(key) == 5:
+        index = key[4]
+        if isinstance(index, int) and 0 <= index < len(code.codes):
+            return code.codes[index]
+    return None
 
 
 def _sizes(model: Bnsh) -> Iterator[tuple[Key, int]]:
