@@ -192,7 +192,8 @@ class _Parser:
 
     def check_overlaps(self) -> None:
         """Structures that overlap cannot all be written back where they lay: refuse them."""
-        spans = sorted((p.offset, p.end, key) for key, p in self.layout.items.items() if p.data)
+        spans = sorted(((p.offset, p.end, key) for key, p in self.layout.items.items() if p.data),
+                       key=lambda span: (span[0], span[1]))
         for (first, end, key), (start, stop, other) in zip(spans, spans[1:]):
             if start < end and (first, end) != (start, stop):  # identical spans: a shared code blob
                 raise self.r.error(f"{other} at {start:#x} overlaps {key} (ends at {end:#x})", start)
