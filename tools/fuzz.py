@@ -27,6 +27,12 @@ from typing import Any
 
 FOLDERS = {"dxbc": "*.dxbc", "pica": "*.shbin", "nx": "*", "wiiu": "*"}
 SPECIAL_U32 = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF)
+#: formats whose every accepted input must rebuild byte for byte (a mismatch is reported as a failure)
+EXACT_FORMATS = {"bnsh", "nvn"}
+
+
+class RebuildMismatch(Exception):
+    """An accepted input whose ``to_bytes()`` is not the input."""
 
 
 class CaseTimeout(Exception):
@@ -122,7 +128,9 @@ def exercise(data: bytes, deep: bool) -> None:
     from shaderkit.errors import UnsupportedOperation
 
     model = shaderkit.open(data)
-    model.to_bytes()
+    rebuilt = model.to_bytes()
+    if model.format_name in EXACT_FORMATS and rebuilt != data:
+        raise RebuildMismatch(f"{model.format_name}: to_bytes() gives {len(rebuilt)} bytes that differ from the input")
     model.summary()
     model.problems()
     if deep:

@@ -47,8 +47,13 @@ def test_round_trip_is_byte_exact(path: Path) -> None:
     data = path.read_bytes()
     model = Bnsh.from_bytes(data)
     assert model.to_bytes() == data
-    # every byte belongs to a modelled structure: nothing is carried over as opaque gap bytes
-    assert model._gaps == []
+    # every non-zero byte belongs to a modelled structure: the raw spans are zero padding
+    layout = model.layout()
+    assert all(not any(span.data) for span in layout.raw)
+    # the pointers the structures hold are exactly those the file's _RLT relocates
+    assert model._source is not None
+    table = RelocationTable.read(Reader(data), struct.unpack_from("<I", data, 0x18)[0])
+    assert model._source.pointers == {p for s in table.sections for e in s.entries for p in e.pointers()}
 
 
 @pytest.mark.parametrize("path", BNSH_FILES)
@@ -150,7 +155,7 @@ def test_lgpe_fields_by_hand() -> None:
     assert stage.outputs is not None and [slot for _, slot in stage.outputs] == [-1] * 5
     assert stage.samplers is None
     assert stage.constant_buffers == [("worldViewProjConstant", 0)]
-    assert stage.offsets() == [0, 4, 9, 9, 10, 10]
+    assert stage.offsets() == [0, 4, 9, 9, 10, 10, 10, 10]
 
 
 def test_sph_and_control_by_hand() -> None:

@@ -24,7 +24,8 @@ def test_patched_file_rebuilds_or_fails_cleanly(name: str, patches: list[tuple[i
         data[offset] = value
     try:
         model = shaderkit.open(bytes(data))
-        rebuilt = model.to_bytes()
     except ShaderFormatError:
         return
+    rebuilt = model.to_bytes()
+    assert rebuilt == bytes(data)
     assert shaderkit.open(rebuilt).to_bytes() == rebuilt

@@ -87,7 +87,7 @@ def test_synthetic_file_parses_back_to_the_same_model() -> None:
     assert back == model
     assert back.to_bytes() == data
     assert back.relayout() == data
-    assert back._gaps == []
+    assert all(not any(span.data) for span in back.layout().raw)
     assert struct.unpack_from("<I", data, 0x1C)[0] == len(data)
     assert data[:8] == b"BNSH\0\0\0\0" and data[0xC:0xE] == b"\xff\xfe"
 
@@ -96,8 +96,8 @@ def test_layout_rules() -> None:
     data = make_model().to_bytes()
     back = Bnsh.from_bytes(data)
     assert back._source is not None
-    lay = back._source.layout
-    pool_at, pool_size = lay[("pooldata",)]
+    lay = {key: (p.offset, len(p.data)) for key, p in back._source.layout.items.items()}
+    pool_at, pool_size = back._source.pool_region
     assert pool_at % 4096 == 0 and pool_size % 0x1000 == 0
     data_keys = [k for k in lay if k[0] == "data"]
     assert len(data_keys) == 18  # three binary programs x six stages

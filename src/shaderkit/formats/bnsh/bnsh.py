@@ -7,20 +7,19 @@ sizes, the writer places them at the offsets they were read from; otherwise (and
 
 from __future__ import annotations
 
-import re
 import struct
 import zlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from shaderkit.errors import ShaderFormatError
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh import writer
 from shaderkit.formats.bnsh.model import (
     CODE_TYPES,
     STAGES,
     TABLES,
+    CompilerReflection,
     MemoryPool,
     NvnShaderCode,
     ShaderProgram,
@@ -28,10 +27,12 @@ from shaderkit.formats.bnsh.model import (
     SourceArrayCode,
     SourceCode,
     StageCode,
+    UnknownStageCode,
 )
 from shaderkit.formats.bnsh.nvn import ControlSectionHeader, code_summary
-from shaderkit.formats.bnsh.reader import SIGNATURE, parse
+from shaderkit.formats.bnsh.reader import SIGNATURE, Source, parse
 from shaderkit.formats.nn.binary import BinaryFileHeader
+from shaderkit.io.layout import Layout
 
 _SIZES = struct.Struct("<II")
 
@@ -63,9 +64,8 @@ class Bnsh(ShaderFile):
     string_pool: list[str] = field(default_factory=list, compare=False)
     string_pool_reserved: int = 0
     relocation_padding: int = 0
-    # where things lay in the file read (None for a model built in code)
-    _source: writer.Plan | None = field(default=None, repr=False, compare=False)
-    _gaps: list[tuple[int, bytes]] = field(default_factory=list, repr=False, compare=False)
+    # where things lay in the file read, with its raw spans (None for a model built in code)
+    _source: Source | None = field(default=None, repr=False, compare=False)
 
     @property
     def alignment(self) -> int:
@@ -91,34 +91,26 @@ class Bnsh(ShaderFile):
             string_pool=p.strings.strings, string_pool_reserved=p.strings.reserved,
             relocation_padding=p.relocation_table.padding,
         )
-        pool_size = p.layout.get(("pooldata",), (0, 0))[1]
-        model._source = writer.Plan(dict(p.layout), pool_size, p.relocation_table)
-        model._gaps = _gaps(data, p.layout.values())
+        model._source = p.source
         return model
 
-    def _layout_unchanged(self) -> bool:
-        if self._source is None:
-            return False
-        fresh = writer.plan(self).layout
-        old = self._source.layout
-        if set(fresh) != set(old):
-            return False
-        # everything but _RLT is written into the bytes before _RLT; a parsed layout that put a
-        # structure past its start (accepted as overlapping) cannot be reused
-        rlt_at = old[("rlt",)][0]
-        if any(offset + size > rlt_at for key, (offset, size) in old.items() if key[0] != "rlt"):
-            return False
-        return all(fresh[k][1] == old[k][1] for k in fresh if k[0] not in ("pooldata", "rlt"))
-
     def to_bytes(self) -> bytes:
-        """The file; at the original offsets while the layout still fits, else laid out anew."""
-        if self._source is not None and self._layout_unchanged():
-            return writer.emit(self, self._source, self._gaps)
-        return self.relayout()
+        """The file: every structure where it lay (raw spans as they were) while the layout still
+        fits, else laid out anew. Raises UnsupportedOperation rather than drop non-zero raw spans
+        (bytes no structure covers) when a new layout is needed: :meth:`relayout` drops them."""
+        return writer.emit(self, self._source)
 
     def relayout(self) -> bytes:
-        """Lay the file out again from the model alone (string pool, dictionaries, _RLT rebuilt)."""
-        return writer.emit(self, writer.plan(self))
+        """Lay the file out again from the model alone (string pool, dictionaries, _RLT rebuilt).
+
+        Raises UnsupportedOperation when the file read relocates pointers into bytes kept raw."""
+        return writer.emit(self, self._source, fresh=True)
+
+    def layout(self) -> Layout:
+        """Where every structure lies: as stored in the file read, or as a fresh layout would put it."""
+        if self._source is not None:
+            return self._source.layout
+        return writer.fresh_layout(self)[0]
 
     # -- stage code access -------------------------------------------------------------------
     def program(self, variation: int, kind: str = "binary") -> ShaderProgram:
@@ -157,11 +149,17 @@ class Bnsh(ShaderFile):
         (``variation``, ``program``, ``stage``, ``code_type``, then ``control_size``, ``data_size``,
         ``sph_type``, ``shader_type``, ``output_attributes``, ``registers`` for binary code or
         ``source_size``/``compressed``/``sources`` for source); ``reflection``: one row per
-        dictionary entry (``variation``, ``stage``, ``table``, ``name``, ``slot``)."""
+        dictionary entry (``variation``, ``stage``, ``table``, ``name``, ``slot``);
+        ``compiler_reflection``: one row per entry of the compiler's reflection (``variation``,
+        ``program``, ``table``, ``name`` and the entry's fields); ``layout``: every structure
+        and raw span as stored (``item``, ``offset``, ``size``), see :meth:`layout`."""
         stages: list[dict[str, Any]] = []
         reflection: list[dict[str, Any]] = []
+        compiler_rows: list[dict[str, Any]] = []
         for v, variation in enumerate(self.variations):
             for kind, program in variation.programs():
+                if program.compiler_reflection is not None:
+                    compiler_rows.extend(_compiler_rows(v, kind, program.compiler_reflection))
                 for index, code in enumerate(program.stages):
                     if code is not None:
                         stages.append(_stage_summary(v, kind, program, STAGES[index], code))
@@ -190,7 +188,24 @@ class Bnsh(ShaderFile):
             "memory_pool_property": f"{self.memory_pool.memory_pool_property:#x}" if self.memory_pool else None,
             "stages": stages,
             "reflection": reflection,
+            "compiler_reflection": compiler_rows,
+            "layout": self.layout().spans(),
         }
+
+
+def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for table, entries in refl.tables():
+        for entry in entries or ():
+            row: dict[str, Any] = {"variation": v, "program": kind, "table": table}
+            for name, value in vars(entry).items():
+                if not isinstance(value, bytes):
+                    row[name] = list(value) if isinstance(value, tuple) else value
+            rows.append(row)
+    if any(refl.compute_work_group_size):
+        rows.append({"variation": v, "program": kind, "table": "work_group_size",
+                     "name": "x,y,z", "size": list(refl.compute_work_group_size)})
+    return rows
 
 
 def _stage_summary(v: int, kind: str, program: ShaderProgram, stage: str, code: StageCode) -> dict[str, Any]:
@@ -206,6 +221,8 @@ def _stage_summary(v: int, kind: str, program: ShaderProgram, stage: str, code: 
             row["registers"] = ControlSectionHeader.from_bytes(code.control).program_reg_num
         except ShaderFormatError:
             pass
+    elif isinstance(code, UnknownStageCode):
+        row["stored_at"] = code.stored_at
     elif isinstance(code, SourceCode):
         row["source_size"] = len(code.code)
         row["compressed"] = code.compressed
@@ -218,6 +235,8 @@ def pack_stage(code: StageCode) -> bytes:
     """The ``extract`` blob: binary code is u32 control size, u32 data size (little-endian), the
     control section, then the data (NVN header, SPH, Maxwell code); source code is its text
     (decompressed); a source array is its texts joined by NUL bytes."""
+    if isinstance(code, UnknownStageCode):
+        raise UnsupportedOperation(f"stage code at {code.stored_at:#x} is of a type shaderkit does not model")
     if isinstance(code, NvnShaderCode):
         return _SIZES.pack(len(code.control), len(code.data)) + code.control + code.data
     if isinstance(code, SourceCode):
@@ -230,6 +249,8 @@ def pack_stage(code: StageCode) -> bytes:
 
 def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
     """New stage code of the same kind as ``old`` from a :func:`pack_stage` blob."""
+    if isinstance(old, UnknownStageCode):
+        raise UnsupportedOperation(f"stage code at {old.stored_at:#x} is of a type shaderkit does not model")
     if isinstance(old, NvnShaderCode):
         if len(blob) < _SIZES.size:
             raise ShaderFormatError("binary stage blob needs an 8-byte size header", 0, "replace")
@@ -240,23 +261,10 @@ def unpack_stage(old: StageCode, blob: bytes) -> StageCode:
         control = blob[_SIZES.size : _SIZES.size + control_size]
         data = blob[_SIZES.size + control_size :]
         return NvnShaderCode(control, data, old.data_address, old.scratch_memory_recommended,
-                             old.scratch_memory_per_warp, old.reserved)
+                             old.scratch_memory_per_warp, old.reserved, old.decomposed_control_section_at)
     if isinstance(old, SourceCode):
         if old.compressed:
             return SourceCode(zlib.compress(blob), len(blob), old.reserved)
         return SourceCode(blob, old.decompressed_code_size and len(blob), old.reserved)
     assert isinstance(old, SourceArrayCode)
     return SourceArrayCode(blob.split(b"\0"), old.reserved0, old.reserved1)
-
-
-def _gaps(data: bytes, spans: Iterable[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    """Non-zero bytes that no structure covers (kept so that such files still round-trip)."""
-    covered = sorted((off, off + size) for off, size in spans if size)
-    out: list[tuple[int, bytes]] = []
-    pos = 0
-    for start, end in [*covered, (len(data), len(data))]:
-        if start > pos:
-            for m in re.finditer(rb"[^\0]+", data[pos:start]):
-                out.append((pos + m.start(), m.group()))
-        pos = max(pos, end)
-    return out

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
+from typing import Any
 
 STAGES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
 CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_array"}
 PROGRAM_KINDS = ("source", "intermediate_language", "binary")
 #: Largest decompressed source accepted (guards against zlib bombs).
 MAX_SOURCE_SIZE = 1 << 26
-#: Reflection tables in slot-array order.
-TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images")
+#: Reflection tables in slot-array order (the last two live in ResShaderReflectionStageData2).
+TABLES = ("inputs", "outputs", "samplers", "constant_buffers", "storage_buffers", "images", "separate_textures",
+          "separate_samplers")
 
 
 @dataclass
@@ -29,6 +31,9 @@ class NvnShaderCode:
     scratch_memory_recommended: int = 0
     scratch_memory_per_warp: int = 0
     reserved: bytes = bytes(16)
+    #: ``pDecomposedControlSection`` as stored (0 in every file seen): the structure it points at is
+    #: not modelled and stays raw bytes, so a file with it set is only written where it lay.
+    decomposed_control_section_at: int = 0
 
 
 @dataclass
@@ -67,13 +72,29 @@ class SourceArrayCode:
     reserved1: bytes = bytes(8)
 
 
-StageCode = NvnShaderCode | SourceCode | SourceArrayCode
+@dataclass
+class UnknownStageCode:
+    """Stage code of a code type shaderkit does not model (intermediate language: no public layout).
+
+    ``stored_at`` is where the file read had it; its bytes stay raw there, so a file holding one is
+    only written with every structure where it lay."""
+
+    stored_at: int
+
+
+StageCode = NvnShaderCode | SourceCode | SourceArrayCode | UnknownStageCode
 
 
 @dataclass
 class ReflectionStage:
     """``ResShaderReflectionStageData`` (0x60 bytes). Each table is a list of (name, slot) or None
-    when its dictionary pointer is null; the slots form the shader slot array."""
+    when its dictionary pointer is null; the slots form the shader slot array.
+
+    ``separate_textures`` and ``separate_samplers`` come from ``ResShaderReflectionStageData2``
+    (0x30 bytes: two dictionary pointers, their two slot offsets, 24 reserved), present when
+    ``has_stage_data2``. Their slots are assumed to follow the image slots (the offsets are read,
+    and checked, as start indices into the same slot array); no real file with them was seen.
+    """
 
     inputs: list[tuple[str, int]] | None = None
     outputs: list[tuple[str, int]] | None = None
@@ -84,6 +105,15 @@ class ReflectionStage:
     compute_work_group_size: tuple[int, int, int] = (0, 0, 0)
     #: Whether the slot array pointer is set (it is whenever any table has entries).
     has_slot_array: bool = True
+    separate_textures: list[tuple[str, int]] | None = None
+    separate_samplers: list[tuple[str, int]] | None = None
+    #: Whether ``pReflectionStageData2`` is set while both its tables are null (it is always
+    #: written when a separate table is set).
+    has_stage_data2: bool = False
+    stage_data2_reserved: bytes = bytes(24)
+
+    def uses_stage_data2(self) -> bool:
+        return self.has_stage_data2 or self.separate_textures is not None or self.separate_samplers is not None
 
     def tables(self) -> list[list[tuple[str, int]] | None]:
         return [getattr(self, name) for name in TABLES]
@@ -108,6 +138,110 @@ class ShaderReflection:
     reserved: bytes = bytes(16)
 
 
+ShaderSlots = tuple[int, int, int, int, int, int]
+
+
+@dataclass
+class CompilerBuffer:
+    """``nngfxToolShaderCompilerConstantBuffer`` / ``...UnorderedAccessBuffer`` (0x58 bytes)."""
+
+    name: str | None
+    #: slot per stage (vertex, hull, domain, geometry, pixel, compute); -1 when unused
+    shader_slot: ShaderSlots = (-1, -1, -1, -1, -1, -1)
+    size: int = 0
+    active_variable_count: int = 0
+    #: bit per stage referencing it (nngfxToolShaderCompilerReflectionStageReference)
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    slot_reserved: bytes = bytes(8)
+    reserved: bytes = bytes(28)
+
+
+@dataclass
+class CompilerShaderInterface:
+    """``nngfxToolShaderCompilerShaderInput`` / ``...ShaderOutput`` (0x40 bytes)."""
+
+    name: str | None
+    type: int = 0
+    shader_slot: int = 0
+    array_count: int = 1
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    reserved: bytes = bytes(32)
+
+
+@dataclass
+class CompilerResource:
+    """``nngfxToolShaderCompilerSampler`` / ``Image`` / ``SeparateTexture`` / ``SeparateSampler`` (0x58)."""
+
+    name: str | None
+    type: int = 0
+    shader_slot: ShaderSlots = (-1, -1, -1, -1, -1, -1)
+    stages: int = 0
+    array_count: int = 1
+    name_reserved: bytes = bytes(4)
+    slot_reserved: bytes = bytes(8)
+    reserved: bytes = bytes(28)
+
+
+@dataclass
+class CompilerVariable:
+    """``nngfxToolShaderCompilerConstantBufferVariable`` / ``...UnorderedAccessBufferVariable`` (0x40)."""
+
+    name: str | None
+    type: int = 0
+    block_index: int = 0
+    offset: int = 0
+    array_count: int = 1
+    stages: int = 0
+    name_reserved: bytes = bytes(4)
+    reserved: bytes = bytes(28)
+
+
+CompilerEntry = CompilerBuffer | CompilerShaderInterface | CompilerResource | CompilerVariable
+
+#: The arrays of ``nngfxToolShaderCompilerShaderReflection`` in pointer-field order:
+#: (attribute, entry class, entry size). The first eight have their counts at 0x00..0x1C in this
+#: order except ``images`` (count at 0x1C, pointer at 0x68); the separate ones count at 0x70.
+COMPILER_TABLES: tuple[tuple[str, type, int], ...] = (
+    ("constant_buffers", CompilerBuffer, 0x58),
+    ("unordered_access_buffers", CompilerBuffer, 0x58),
+    ("shader_inputs", CompilerShaderInterface, 0x40),
+    ("shader_outputs", CompilerShaderInterface, 0x40),
+    ("samplers", CompilerResource, 0x58),
+    ("constant_buffer_variables", CompilerVariable, 0x40),
+    ("unordered_access_buffer_variables", CompilerVariable, 0x40),
+    ("images", CompilerResource, 0x58),
+    ("separate_textures", CompilerResource, 0x58),
+    ("separate_samplers", CompilerResource, 0x58),
+)
+
+
+@dataclass
+class CompilerReflection:
+    """``nngfxToolShaderCompilerShaderReflection`` (0x98 bytes, BNSH 2.3.x with reflection output on).
+
+    Each table is a list of entries, or None when its array pointer is null.
+    """
+
+    constant_buffers: list[CompilerBuffer] | None = None
+    unordered_access_buffers: list[CompilerBuffer] | None = None
+    shader_inputs: list[CompilerShaderInterface] | None = None
+    shader_outputs: list[CompilerShaderInterface] | None = None
+    samplers: list[CompilerResource] | None = None
+    constant_buffer_variables: list[CompilerVariable] | None = None
+    unordered_access_buffer_variables: list[CompilerVariable] | None = None
+    images: list[CompilerResource] | None = None
+    separate_textures: list[CompilerResource] | None = None
+    separate_samplers: list[CompilerResource] | None = None
+    compute_work_group_size: tuple[int, int, int] = (0, 0, 0)
+    reserved2: bytes = bytes(4)
+    reserved: bytes = bytes(16)
+
+    def tables(self) -> list[tuple[str, list[Any] | None]]:
+        return [(name, getattr(self, name)) for name, _, _ in COMPILER_TABLES]
+
+
 @dataclass
 class ShaderProgram:
     """``ResShaderProgramData`` (0xA0 bytes) with its ShaderInfoData and stage code."""
@@ -123,6 +257,9 @@ class ShaderProgram:
     reserved0: bytes = bytes(40)
     reserved1: int = 0
     reserved2: bytes = bytes(24)
+    compiler_reflection: CompilerReflection | None = None
+    #: Whether ``pObj`` is set (space for the runtime shader object follows the main section).
+    has_object_memory: bool = True
 
     def stage(self, name: str) -> StageCode | None:
         return self.stages[STAGES.index(name)]

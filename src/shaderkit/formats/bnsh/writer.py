@@ -1,32 +1,40 @@
-"""Laying a BNSH out and writing it.
+"""Laying a BNSH out and writing it, through :mod:`shaderkit.io.layout`.
 
-:func:`plan` gives every structure an offset, in the order Nintendo's tools use (header, grsc,
-variations, programs, per program its stage code, reflection, control sections, reflection
-stages with their dictionaries and slot arrays, then the memory pool, the object memory, the
-4096-aligned shader data, ``_STR`` and ``_RLT``). :func:`emit` writes the model at the offsets of
-a plan - a fresh one or the one recorded when the file was read - and builds the string pool, the
-dictionaries (from their keys) and the relocation table (from the pointers it wrote).
+:func:`fresh_layout` gives every structure an offset, in the order Nintendo's tools use (header,
+grsc, variations, programs, per program its stage code, reflection, compiler reflection, control
+sections, reflection stages with their dictionaries and slot arrays, compiler-reflection arrays,
+then the memory pool, the object memory, the 4096-aligned shader data, ``_STR`` and ``_RLT``).
+:func:`emit` writes the model with a :class:`~shaderkit.io.layout.PlacedWriter` over a layout -
+a fresh one or the one recorded when the file was read (then raw spans come back as they were,
+and derived values the file stored - block sizes, the pool region, the string pool, tries and
+the relocation table - are written back while what they describe is unchanged).
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from shaderkit.errors import UnsupportedOperation
+from shaderkit.formats.bnsh import compiler
 from shaderkit.formats.bnsh.model import (
+    COMPILER_TABLES,
     PROGRAM_KINDS,
     TABLES,
+    CompilerReflection,
     NvnShaderCode,
     ShaderProgram,
     SourceArrayCode,
     SourceCode,
+    UnknownStageCode,
 )
+from shaderkit.formats.bnsh.reader import Source
 from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BlockHeader
 from shaderkit.formats.nn.rlt import RelocationSection, RelocationTable, group
 from shaderkit.formats.nn.strpool import StringPool, entry_size
+from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.writer import Writer
 
 if TYPE_CHECKING:
@@ -35,6 +43,8 @@ if TYPE_CHECKING:
 Key = tuple[object, ...]
 DATA_ALIGN = 0x100
 POOL_SIZE_ALIGN = 0x1000
+#: items whose size the writer does not have to keep for the layout to be reused
+_FREE_SIZE = {"str", "rlt"}
 
 
 def _up(value: int, align: int) -> int:
@@ -51,15 +61,18 @@ def used_strings(model: Bnsh) -> list[str]:
     """Pool strings: the original order for strings still used, then new ones as first used."""
     used: list[str] = []
     for _, program in programs(model):
-        if program.reflection is None:
-            continue
-        for stage in program.reflection.stages:
-            for table in stage.tables() if stage else ():
-                used.extend(name for name, _ in table or ())
+        if program.reflection is not None:
+            for stage in program.reflection.stages:
+                for table in stage.tables() if stage else ():
+                    used.extend(name for name, _ in table or ())
+        if program.compiler_reflection is not None:
+            for _, entries in program.compiler_reflection.tables():
+                used.extend(e.name for e in entries or () if e.name is not None)
     used.append(model.name)
     seen = set(used)
     ordered = [s for s in dict.fromkeys(model.string_pool) if s in seen]
-    return ordered + [s for s in dict.fromkeys(used) if s not in set(ordered) and s]
+    known = set(ordered)
+    return ordered + [s for s in dict.fromkeys(used) if s not in known and s]
 
 
 def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
@@ -69,11 +82,14 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
     for pk, _ in progs:
         yield ("program", *pk), 0xA0, 8
     for pk, program in progs:
-        present = [(i, code) for i, code in enumerate(program.stages) if code is not None]
+        present = [(i, code) for i, code in enumerate(program.stages)
+                   if code is not None and not isinstance(code, UnknownStageCode)]
         for i, code in present:
             yield ("code", *pk, i), 0x40 if isinstance(code, NvnShaderCode) else 0x20, 8
         if program.reflection is not None:
             yield ("reflection", *pk), 0x40, 8
+        if program.compiler_reflection is not None:
+            yield ("compiler", *pk), compiler.HEADER_SIZE, 8
         for i, code in present:
             if isinstance(code, NvnShaderCode):
                 yield ("control", *pk, i), len(code.control), 8
@@ -94,12 +110,19 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
                         yield ("dic", *pk, i, table), dic.size(len(entries)), 8
                 if stage.has_slot_array:
                     yield ("slots", *pk, i), 4 * stage.slot_count(), 8
+                if stage.uses_stage_data2():  # (placement not seen in a real file)
+                    yield ("rstage2", *pk, i), 0x30, 8
+        if program.compiler_reflection is not None:
+            for (table, _, size), (_, entries) in zip(COMPILER_TABLES, program.compiler_reflection.tables()):
+                if entries is not None:
+                    yield ("compiler", *pk, table), size * len(entries), 8
     if model.memory_pool is not None:
         yield ("pool",), 0x50, 8
         if model.memory_pool.pool_object_size:
             yield ("poolobj",), model.memory_pool.pool_object_size, 8
     for pk, program in progs:
-        yield ("obj", *pk), program.obj_size, 8
+        if program.has_object_memory:
+            yield ("obj", *pk), program.obj_size, 8
 
 
 def data_items(model: Bnsh) -> Iterator[tuple[Key, int]]:
@@ -109,66 +132,142 @@ def data_items(model: Bnsh) -> Iterator[tuple[Key, int]]:
                 yield ("data", *pk, i), len(code.data)
 
 
-@dataclass
-class Plan:
-    """Offsets (and sizes) of every structure; ``pool_size`` is the memory pool's size."""
+def fresh_layout(model: Bnsh) -> tuple[Layout, tuple[int, int]]:
+    """A fresh layout of ``model`` (items zero-filled at their offsets; ``size`` is where _RLT
+    starts) and the memory pool's data region (offset, size)."""
+    out = Layout()
 
-    layout: dict[Key, tuple[int, int]] = field(default_factory=dict)
-    pool_size: int = 0
-    #: The relocation table read with this layout (None for a fresh layout).
-    relocations: RelocationTable | None = None
+    def put(key: Key, offset: int, size: int) -> None:
+        out.items[key] = Placement(offset, bytes(size))
 
-
-def plan(model: Bnsh) -> Plan:
-    """A fresh layout of ``model``."""
-    out = Plan()
-    out.layout[("header",)] = (0, 0x60)
-    out.layout[("grsc",)] = (0x60, 0x60)
+    put(("header",), 0, 0x60)
+    put(("grsc",), 0x60, 0x60)
     pos = 0xC0
     for key, size, align in items(model):
         pos = _up(pos, align)
-        out.layout[key] = (pos, size)
+        put(key, pos, size)
         pos += size
     pos = _up(pos, model.alignment)
     start = pos
     for key, size in data_items(model):
         pos = _up(pos, DATA_ALIGN)
-        out.layout[key] = (pos, size)
+        put(key, pos, size)
         pos += size
+    region = (0, 0)
     if model.memory_pool is not None:
-        out.pool_size = _up(pos - start, POOL_SIZE_ALIGN)
-        out.layout[("pooldata",)] = (start, out.pool_size)
-        pos = start + out.pool_size
+        region = (start, _up(pos - start, POOL_SIZE_ALIGN))
+        pos = start + region[1]
     pos = _up(pos, 8)
-    strings = used_strings(model)
-    str_size = 0x14 + sum(entry_size(s) for s in ["", *strings])
-    out.layout[("str",)] = (pos, _up(str_size, 8))
-    out.layout[("rlt",)] = (pos + _up(str_size, 8), 0)
-    return out
+    str_size = 0x14 + sum(entry_size(s) for s in ["", *used_strings(model)])
+    put(("str",), pos, _up(str_size, 8))
+    out.size = pos + _up(str_size, 8)
+    return out, region
+
+
+def reusable(model: Bnsh, source: Source, used: list[str]) -> bool:
+    """Whether every structure still fits where it lay in the file read (``used``: the pool strings)."""
+    stored = source.layout.items
+    count = 4  # header, grsc, _STR and _RLT
+    for key, size in _sizes(model):
+        placement = stored.get(key)
+        if placement is None or len(placement.data) != size:
+            return False
+        count += 1
+    if count != len(stored):
+        return False
+    for shared_key, first in source.layout.shared.items():
+        if _blob(model, shared_key) != _blob(model, first):  # shared in the file, no longer equal
+            return False
+    if _strings_unchanged(model, source, used):
+        return True
+    return len(stored[("str",)].data) == _up(0x14 + sum(entry_size(s) for s in ["", *used]), 8)
+
+
+def _blob(model: Bnsh, key: object) -> bytes | None:
+    """The bytes of a code blob item (control section, shader data, source text) of ``model``."""
+    if not isinstance(key, tuple) or len(key) < 4:
+        return None
+    kind, v, program_kind, stage = key[:4]
+    try:
+        program = getattr(model.variations[v], f"{program_kind}_program")
+        code = program.stages[stage]
+    except (AttributeError, IndexError, TypeError):
+        return None
+    if kind == "control" and isinstance(code, NvnShaderCode):
+        return code.control
+    if kind == "data" and isinstance(code, NvnShaderCode):
+        return code.data
+    if kind == "source" and isinstance(code, SourceCode) and len(key) == 4:
+        return code.code
+    if kind == "source" and isinstance(code, SourceArrayCode) and len(key) == 5:
+        index = key[4]
+        if isinstance(index, int) and 0 <= index < len(code.codes):
+            return code.codes[index]
+    return None
+
+
+def _sizes(model: Bnsh) -> Iterator[tuple[Key, int]]:
+    for key, size, _ in items(model):
+        yield key, size
+    yield from data_items(model)
+
+
+def _strings_unchanged(model: Bnsh, source: Source, used: list[str]) -> bool:
+    return tuple(model.string_pool) == source.strings and set(used) <= set(source.strings)
+
+
+_STRUCTS: dict[str, struct.Struct] = {}
+_POINTER = struct.Struct("<Q")
 
 
 class _Out(Writer):
-    """The output buffer (``size`` zero bytes, filled in with :meth:`patch`) plus the pointers
-    written so far."""
+    """Scratch bytes every structure is written into (fields patched in), plus the pointers written."""
 
     def __init__(self, size: int) -> None:
         super().__init__()
         self.buf = bytearray(size)
         self.pointers: list[int] = []
 
+    def patch(self, pos: int, fmt: str, *values: object) -> None:
+        st = _STRUCTS.get(fmt)
+        if st is None:
+            st = _STRUCTS[fmt] = struct.Struct("<" + fmt)
+        st.pack_into(self.buf, pos, *values)
+
     def raw(self, offset: int, data: bytes) -> None:
         self.buf[offset : offset + len(data)] = data
 
     def ptr(self, pos: int, target: int | None) -> None:
         """A relocated 64-bit pointer (null when ``target`` is None)."""
-        self.patch(pos, "Q", target or 0)
+        _POINTER.pack_into(self.buf, pos, target or 0)
         if target:
             self.pointers.append(pos)
 
 
-def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> bytes:
-    """The file bytes for ``model`` laid out as ``p`` says; ``gaps`` are bytes to restore first."""
-    lay = p.layout
+def emit(model: Bnsh, source: Source | None = None, fresh: bool = False) -> bytes:
+    """The file bytes for ``model``: where the file read had everything while it still fits
+    (``source``), else (or with ``fresh``) laid out anew."""
+    used = used_strings(model)
+    stored = source if source is not None and not fresh and reusable(model, source, used) else None
+    if stored is None and source is not None and not fresh:
+        kept = [span for span in source.layout.raw if any(span.data)]
+        if kept:
+            raise UnsupportedOperation(
+                f"the edit needs a new layout, and the file read holds {sum(len(s.data) for s in kept)} bytes no "
+                f"structure covers (first at {kept[0].offset:#x}) that a new layout cannot place; relayout() "
+                "writes the file without them")
+    if stored is None and any(isinstance(code, UnknownStageCode) for _, p in programs(model) for code in p.stages):
+        raise UnsupportedOperation("stage code of a type shaderkit does not model is kept as raw bytes where it lay; "
+                                   "the file can only be written with every structure in place")
+    if stored is not None:
+        layout, region = stored.layout, stored.pool_region
+        rlt_at = layout.items[("rlt",)].offset
+    else:
+        layout, region = fresh_layout(model)
+        rlt_at = layout.size
+    lay: dict[Key, tuple[int, int]] = {
+        key: (p.offset, len(p.data)) for key, p in layout.items.items() if isinstance(key, tuple)
+    }
 
     def at(key: Key) -> int:
         return lay[key][0]
@@ -177,20 +276,20 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         entry = lay.get(key)
         return entry[0] if entry else None
 
-    str_at = lay[("str",)][0]
-    rlt_at = lay[("rlt",)][0]
-    pool = StringPool(used_strings(model), reserved=model.string_pool_reserved)
+    str_at = at(("str",))
+    strings_kept = stored is not None and _strings_unchanged(model, stored, used)
+    pool = StringPool(list(stored.strings) if stored is not None and strings_kept else used,
+                      reserved=model.string_pool_reserved)
     str_bytes, where, str_size = pool.build(str_at)
-    out = _Out(rlt_at)
-    for offset, chunk in gaps or ():
-        out.raw(offset, chunk)
-    out.raw(str_at, str_bytes)
+    out = _Out(layout.size)
+    out.raw(str_at, layout.items[("str",)].data if strings_kept else str_bytes)
     grsc = at(("grsc",))
 
     # grsc block and variations
-    out.raw(grsc, BlockHeader.pack(b"grsc", str_at - grsc, str_at - grsc, model.grsc_reserved))
+    next_offset, block_size = stored.grsc_block if stored is not None else (str_at - grsc, str_at - grsc)
+    out.raw(grsc, BlockHeader.pack(b"grsc", next_offset, block_size, model.grsc_reserved))
     out.patch(grsc + 0x10, "HHB3sII", model.target_api_type, model.target_api_version, model.target_code_type,
-            model.grsc_reserved3, model.compiler_version, len(model.variations))
+              model.grsc_reserved3, model.compiler_version, len(model.variations))
     out.ptr(grsc + 0x20, at(("variations",)) if model.variations else None)
     out.ptr(grsc + 0x28, opt(("pool",)))
     out.patch(grsc + 0x30, "Q40s", model.low_level_compiler_version, model.grsc_reserved40)
@@ -202,33 +301,84 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         out.ptr(base + 0x18, grsc)
         out.patch(base + 0x20, "32s", variation.reserved)
 
+    dictionaries = stored.dictionaries if stored is not None and strings_kept else {}
+    refs = stored.string_refs if stored is not None and strings_kept else {}
+
+    def string_at(position: int, text: str) -> int:
+        """Where a pointer to the characters of ``text`` points (the stored entry while kept)."""
+        ref = refs.get(position)
+        return ref[1] if ref is not None and ref[0] == text else where[text] + 2
+
     for pk, program in programs(model):
-        _emit_program(out, program, pk, lay, where)
+        _emit_program(out, program, pk, lay, where, layout, dictionaries, string_at)
 
     mp = model.memory_pool
     if mp is not None:
-        base = lay[("pool",)][0]
-        out.patch(base, "II", mp.memory_pool_property, p.pool_size)
-        out.ptr(base + 8, opt(("pooldata",)))
+        base = at(("pool",))
+        out.patch(base, "II", mp.memory_pool_property, region[1])
+        out.ptr(base + 8, region[0] or None)
         out.patch(base + 0x10, "16s", mp.reserved0)
         out.ptr(base + 0x20, opt(("poolobj",)))
         out.patch(base + 0x28, "QQ24s", mp.reserved1, mp.current_memory_pool, mp.reserved2)
+        if ("poolobj",) in lay:
+            out.raw(at(("poolobj",)), layout.items[("poolobj",)].data)
 
-    # header
-    name_at = where[model.name] + 2 if model.name else 0
-    out.raw(0, model.header.pack(name_at, grsc, rlt_at, 0))  # size patched in below
+    # header (the file size is set once the relocation table is known)
+    name_at = string_at(0x10, model.name) if model.name or model.header.name_offset else 0
+    out.raw(0, model.header.pack(name_at, grsc, rlt_at, 0))
     out.raw(0x20, model.header_reserved)
 
-    # relocation table: sections by where the pointer targets lie
-    objs = sorted(lay[k] for k in lay if k[0] == "obj")
-    main_end = objs[0][0] if objs else (opt(("poolobj",)) or 0) + (mp.pool_object_size if mp else 0)
+    w = PlacedWriter(layout, append_aligned(8))
+    for key, (offset, size) in lay.items():
+        if size and key != ("rlt",):
+            placed = w.place(key, bytes(out.buf[offset : offset + size]))
+            assert placed == offset, key
+    body = w.getvalue()
+
+    # relocation table: the stored one while it relocates the same pointers, else grouped anew
+    tail = b""
+    if stored is not None and len(out.pointers) == len(stored.pointers) and set(out.pointers) == stored.pointers:
+        rlt = layout.items[("rlt",)].data
+        rlt_end = rlt_at + len(rlt)
+        if rlt_end < layout.size:
+            tail = bytes(_raw_after(layout, rlt_end))
+    else:
+        unknown = source.unknown_pointers if source is not None else frozenset()
+        if unknown and stored is None:
+            raise UnsupportedOperation(
+                f"the file read relocates {len(unknown)} pointer(s) into structures shaderkit keeps as raw bytes "
+                f"(first at {min(unknown):#x}); it can only be written with every structure where it lay")
+        pointers = [*out.pointers, *sorted(unknown)]
+        rlt = _relocation_table(model, body, pointers, lay, region, (str_at, str_size)).pack(rlt_at)
+    result = bytearray(body[:rlt_at])
+    result += rlt
+    result += tail
+    struct.pack_into("<I", result, 0x1C, len(result))
+    return bytes(result)
+
+
+def _raw_after(layout: Layout, offset: int) -> bytearray:
+    """The stored bytes from ``offset`` to the end of the file read (raw spans past _RLT)."""
+    out = bytearray(max(layout.size - offset, 0))
+    for span in layout.raw:
+        if span.end > offset:
+            start = max(span.offset, offset)
+            out[start - offset : span.end - offset] = span.data[start - span.offset :]
+    return out
+
+
+def _relocation_table(model: Bnsh, body: bytes, pointers: list[int], lay: dict[Key, tuple[int, int]],
+                      region: tuple[int, int], strings: tuple[int, int]) -> RelocationTable:
+    """Six sections by where the pointer targets lie: main, object memory, two empty, pool, strings."""
+    objs = sorted(span for k, span in lay.items() if k[0] == "obj")
+    mp = model.memory_pool
+    pool_obj = lay.get(("poolobj",), (0, 0))
+    main_end = objs[0][0] if objs else (pool_obj[0] + pool_obj[1] if mp is not None else 0)
     obj_end = objs[-1][0] + objs[-1][1] if objs else main_end
-    pool_at, pool_len = lay.get(("pooldata",), (0, 0))
-    bounds = [(0, main_end), (main_end, obj_end - main_end), (obj_end, 0), (obj_end, 0), (pool_at, pool_len),
-              (str_at, str_size)]
+    bounds = [(0, main_end), (main_end, obj_end - main_end), (obj_end, 0), (obj_end, 0), region, strings]
     buckets: list[list[int]] = [[] for _ in bounds]
-    for pos in out.pointers:
-        (target,) = struct.unpack_from("<Q", out.buf, pos)
+    for pos in pointers:
+        (target,) = _POINTER.unpack_from(body, pos)
         index = 0
         for i in (5, 4, 1):
             start, size = bounds[i]
@@ -240,45 +390,47 @@ def emit(model: Bnsh, p: Plan, gaps: list[tuple[int, bytes]] | None = None) -> b
         [RelocationSection(start, size, group(ptrs)) for (start, size), ptrs in zip(bounds, buckets)],
         model.relocation_padding,
     )
-    if p.relocations is not None and _same_pointers(p.relocations, table):
-        # the pointers are those of the file read: keep its grouping as well
-        table = RelocationTable([RelocationSection(s.position, s.size, list(s.entries), s.pointer)
-                                 for s in p.relocations.sections], model.relocation_padding)
     first = 0
     for section in table.sections:
         section.first_entry = first
         first += len(section.entries)
-    rlt = table.pack(rlt_at)
-    out.patch(0x1C, "I", rlt_at + len(rlt))  # file size
-    return bytes(out.buf) + rlt
+    return table
 
 
 def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: dict[Key, tuple[int, int]],
-                  where: dict[str, int]) -> None:
+                  where: dict[str, int], layout: Layout, dictionaries: dict[Key, tuple[str, ...]],
+                  string_at: Callable[[int, str], int]) -> None:
     def at(key: Key) -> int:
         return lay[key][0]
 
     base = at(("program", *pk))
     out.patch(base, "BBBBI", program.flags, program.code_type, program.source_format, program.reserved_info,
-            program.binary_format)
+              program.binary_format)
     for i, code in enumerate(program.stages):
-        out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
+        if isinstance(code, UnknownStageCode):
+            out.ptr(base + 8 + 8 * i, code.stored_at)  # a raw span in place (emit checks)
+        else:
+            out.ptr(base + 8 + 8 * i, at(("code", *pk, i)) if code is not None else None)
     out.patch(base + 0x38, "40sII", program.reserved0, program.obj_size, program.reserved1)
-    obj = lay.get(("obj", *pk))
+    obj_key: Key = ("obj", *pk)
+    obj = lay.get(obj_key)
     out.ptr(base + 0x68, obj[0] if obj else None)
+    if obj:
+        out.raw(obj[0], layout.items[obj_key].data)
     out.ptr(base + 0x70, at(("variations",)) + 0x40 * pk[0])
     out.ptr(base + 0x78, at(("reflection", *pk)) if program.reflection is not None else None)
-    out.patch(base + 0x80, "Q24s", 0, program.reserved2)
+    out.ptr(base + 0x80, at(("compiler", *pk)) if program.compiler_reflection is not None else None)
+    out.patch(base + 0x88, "24s", program.reserved2)
     for i, code in enumerate(program.stages):
-        if code is None:
+        if code is None or isinstance(code, UnknownStageCode):
             continue
         cat = at(("code", *pk, i))
         if isinstance(code, NvnShaderCode):
             out.patch(cat, "Q", code.data_address)
             out.ptr(cat + 8, at(("control", *pk, i)))
             out.ptr(cat + 0x10, at(("data", *pk, i)))
-            out.patch(cat + 0x18, "IIQII16s", len(code.data), len(code.control), 0, code.scratch_memory_recommended,
-                    code.scratch_memory_per_warp, code.reserved)
+            out.patch(cat + 0x18, "IIQII16s", len(code.data), len(code.control), code.decomposed_control_section_at,
+                      code.scratch_memory_recommended, code.scratch_memory_per_warp, code.reserved)
             out.raw(at(("control", *pk, i)), code.control)
             out.raw(at(("data", *pk, i)), code.data)
         elif isinstance(code, SourceCode):
@@ -296,9 +448,19 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
                 out.patch(sizes_at + 4 * j, "I", len(text))
                 out.ptr(ptrs_at + 8 * j, at(("source", *pk, i, j)))
                 out.raw(at(("source", *pk, i, j)), text)
+    if program.reflection is not None:
+        _emit_reflection(out, program, pk, lay, where, layout, dictionaries)
+    if program.compiler_reflection is not None:
+        _emit_compiler_reflection(out, program.compiler_reflection, pk, lay, string_at)
+
+
+def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: dict[Key, tuple[int, int]],
+                     where: dict[str, int], layout: Layout, dictionaries: dict[Key, tuple[str, ...]]) -> None:
+    def at(key: Key) -> int:
+        return lay[key][0]
+
     refl = program.reflection
-    if refl is None:
-        return
+    assert refl is not None
     rat = at(("reflection", *pk))
     for i, stage in enumerate(refl.stages):
         out.ptr(rat + 8 * i, at(("rstage", *pk, i)) if stage is not None else None)
@@ -316,30 +478,50 @@ def _emit_program(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay: d
         out.ptr(sat + 0x38, slots_at)
         out.patch(sat + 0x40, "3Ii", *stage.compute_work_group_size, offsets[5])
         out.ptr(sat + 0x50, at(("dic", *pk, i, "images")) if stage.images is not None else None)
-        out.patch(sat + 0x58, "Q", 0)
+        data2_at = at(("rstage2", *pk, i)) if stage.uses_stage_data2() else None
+        out.ptr(sat + 0x58, data2_at)
+        if data2_at is not None:
+            for t, table in ((0, "separate_textures"), (1, "separate_samplers")):
+                out.ptr(data2_at + 8 * t, at(("dic", *pk, i, table)) if getattr(stage, table) is not None else None)
+            out.patch(data2_at + 0x10, "ii24s", offsets[6], offsets[7], stage.stage_data2_reserved)
         slots: list[int] = []
         for table, entries in zip(TABLES, tables):
             if entries is None:
                 continue
+            dkey = ("dic", *pk, i, table)
             keys = [name for name, _ in entries]
-            built = dic.build(keys)
-            dat = at(("dic", *pk, i, table))
-            key_at = [where[""]] + [where[k] for k in keys]
-            out.raw(dat, dic.pack(built, key_at))
-            for j in range(len(built)):
-                out.pointers.append(dat + 8 + 16 * j + 8)
+            dat = at(dkey)
+            if dictionaries.get(dkey) == tuple(keys):
+                out.raw(dat, layout.items[dkey].data)  # the trie as stored (same keys, same strings)
+            else:
+                key_at = [where[""]] + [where[k] for k in keys]
+                out.raw(dat, dic.pack(dic.build(keys), key_at))
+            out.pointers.extend(dat + 16 + 16 * j for j in range(len(keys) + 1))
             slots.extend(slot for _, slot in entries)
         if slots_at is not None and slots:
             out.patch(slots_at, f"{len(slots)}i", *slots)
 
 
-def _same_pointers(old: RelocationTable, new: RelocationTable) -> bool:
-    """Whether two tables have the same sections and relocate the same pointers in each."""
-    if len(old.sections) != len(new.sections):
-        return False
-    for a, b in zip(old.sections, new.sections):
-        if (a.position, a.size) != (b.position, b.size):
-            return False
-        if sorted(p for e in a.entries for p in e.pointers()) != sorted(p for e in b.entries for p in e.pointers()):
-            return False
-    return True
+def _emit_compiler_reflection(out: _Out, refl: CompilerReflection, pk: tuple[int, str],
+                              lay: dict[Key, tuple[int, int]], string_at: Callable[[int, str], int]) -> None:
+    header_key: Key = ("compiler", *pk)
+    base = lay[header_key][0]
+    tables = refl.tables()
+    counts = [len(entries or ()) for _, entries in tables]
+    out.patch(base, "8I", *counts[:8])
+    out.patch(base + 0x58, "3I4s", *refl.compute_work_group_size, refl.reserved2)
+    out.patch(base + 0x70, "II", *counts[8:])
+    out.patch(base + 0x88, "16s", refl.reserved)
+    for (table, cls, size), (_, entries), field_at in zip(COMPILER_TABLES, tables, compiler.POINTER_AT):
+        key = ("compiler", *pk, table)
+        array_at = lay[key][0] if entries is not None else None
+        out.ptr(base + field_at, array_at)
+        entry_struct = compiler.ENTRY_STRUCTS[cls]
+        for index, entry in enumerate(entries or ()):
+            entry_at = (array_at or 0) + size * index
+            name = entry.name
+            length = len(name.encode("utf-8")) if name is not None else 0
+            out.patch(entry_at, f"{entry_struct.size}s",
+                      entry_struct.pack(length, entry.name_reserved, 0, *compiler.entry_values(entry)))
+            name_at = entry_at + compiler.NAME_POINTER_AT
+            out.ptr(name_at, string_at(name_at, name) if name is not None else None)

@@ -98,13 +98,14 @@ def read(r: Reader, offset: int, string_at: Callable[[int], str]) -> list[DicEnt
     r.expect(b"_DIC", "dictionary signature")
     count = r.i32()
     r.check_count(count + 1, ENTRY.size, "dictionary entries")
+    start = r.pos
+    raw = r.read(ENTRY.size * (count + 1), "dictionary entries")
     out: list[DicEntry] = []
-    for index in range(count + 1):
-        ref, left, right, key_ptr = r.unpack("iHHQ", "dictionary entry")
+    for index, (ref, left, right, key_ptr) in enumerate(ENTRY.iter_unpack(raw)):
         if left > count or right > count:
-            raise r.error(f"entry {index}: child index {max(left, right)} is past the {count} entries", r.pos - 16)
-        key = string_at(key_ptr)
-        out.append(DicEntry(ref, left, right, key))
+            raise r.error(f"entry {index}: child index {max(left, right)} is past the {count} entries",
+                          start + ENTRY.size * index)
+        out.append(DicEntry(ref, left, right, string_at(key_ptr)))
     return out
 
 

@@ -64,27 +64,28 @@ class RelocationTable:
             if own != offset:
                 raise r.error(f"relocation table names itself at {own:#x}, not {offset:#x}", offset + 4)
             r.check_count(count, SECTION.size, "relocation sections")
-            raw = [r.unpack("QIIii", "relocation section") for _ in range(count)]
+            raw = list(SECTION.iter_unpack(r.read(SECTION.size * count, "relocation sections")))
             total = sum(max(s[4], 0) for s in raw)
             r.check_count(total, ENTRY.size, "relocation entries")
             base = r.tell()
+            file_size = len(r.data)
+            every: list[RelocationEntry] = []
+            for j, fields in enumerate(ENTRY.iter_unpack(r.read(ENTRY.size * total, "relocation entries"))):
+                entry = RelocationEntry(*fields)
+                end = entry.position + 8 * (
+                    entry.chunk_count * (entry.pointers_per_chunk + entry.words_skipped) - entry.words_skipped
+                )
+                if entry.chunk_count and end > file_size:
+                    raise r.error(f"entry {j} relocates up to {end:#x}, past the file end", base + 8 * j)
+                every.append(entry)
             sections: list[RelocationSection] = []
             for index, (pointer, position, size, first, n) in enumerate(raw):
-                with r.scope(f"section[{index}]"):
-                    if n < 0 or first < 0 or first + n > total:
-                        raise r.error(f"entries {first}..{first + n} lie outside the {total} entries", offset)
-                    if position + size > len(r.data):
-                        raise r.error(f"section {position:#x}+{size:#x} lies outside the file", offset)
-                    entries = []
-                    for j in range(first, first + n):
-                        entry = RelocationEntry(*r.unpack_at(base + 8 * j, "IHBB", "relocation entry"))
-                        end = entry.position + 8 * (
-                            entry.chunk_count * (entry.pointers_per_chunk + entry.words_skipped) - entry.words_skipped
-                        )
-                        if entry.chunk_count and end > len(r.data):
-                            raise r.error(f"entry {j} relocates up to {end:#x}, past the file end", base + 8 * j)
-                        entries.append(entry)
-                    sections.append(RelocationSection(position, size, entries, pointer, first))
+                if n < 0 or first < 0 or first + n > total:
+                    raise r.error(f"section[{index}]: entries {first}..{first + n} lie outside the {total} entries",
+                                  offset)
+                if position + size > file_size:
+                    raise r.error(f"section[{index}]: {position:#x}+{size:#x} lies outside the file", offset)
+                sections.append(RelocationSection(position, size, every[first : first + n], pointer, first))
             return cls(sections, padding)
 
     def pack(self, offset: int) -> bytes:

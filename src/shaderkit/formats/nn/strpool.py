@@ -62,8 +62,7 @@ class StringPool:
             by_offset: dict[int, str] = {}
             strings: list[str] = []
             for index in range(count + 1):
-                with sub.scope(f"[{index}]"):
-                    text = read_string(sub, pos)
+                text = read_string(sub, pos, f"string {index}")
                 if index == 0:
                     if text:
                         raise sub.error("the first pool string is not empty", pos)
