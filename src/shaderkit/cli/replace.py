@@ -14,11 +14,13 @@ from shaderkit.cli.extract import LAYOUT_HELP, load_bnsh, stage_options
 @click.option("--data", "data_path", required=True, help="New stage code, laid out as `extract` writes it.")
 @click.option("-o", "--output", required=True, help="Output path ('-' for standard output).")
 def replace(file: str, variation: int, stage: str, kind: str, data_path: str, output: str) -> None:
-    """Replace one stage's code in FILE (a BNSH) and write the re-laid-out file to OUTPUT."""
+    """Replace one stage's code in FILE (a BNSH) and write the file to OUTPUT (laid out again only
+    when the code's size changed)."""
     model = load_bnsh(file)
     blob = read_input(data_path)
     try:
         model.replace(variation, stage, blob, kind)
     except (IndexError, KeyError) as exc:
         raise click.UsageError(str(exc).strip("'\"")) from None
-    write_output(output, model.relayout())
+    # unchanged sizes keep every structure where it lay; a resized stage lays the file out afresh
+    write_output(output, model.to_bytes())
