@@ -69,7 +69,7 @@ def test_edited_embedded_shader_is_written_and_listed() -> None:
     assert _effect(again).shaders[0].container.version == 7
     assert again.disassemble() == before  # the version word is not part of the listing
     # a size change cannot be written (the records' offsets are kept raw)
-    inner.tail = b"\0\0\0\0"
+    inner.trailing = b"\0\0\0\0"
     with pytest.raises(UnsupportedOperation):
         container.to_bytes()
 

@@ -47,7 +47,6 @@ while the content is unchanged.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -55,7 +54,7 @@ from typing import Any, Union
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.aon9 import Level9Shader
-from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
+from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
 from shaderkit.formats.dxbc.fx10 import Effect
 from shaderkit.formats.dxbc.ifce import Interfaces
@@ -68,6 +67,7 @@ from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
 from shaderkit.formats.dxbc.spdb import ProgramDatabase
 from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
+from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
 
@@ -86,6 +86,25 @@ Chunk = Union[
 INPUT_SIGNATURES = ("ISGN", "ISG1")
 OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
 PATCH_SIGNATURES = ("PCSG", "PSG1")
+
+
+_EMPTY = Placement(0, b"")
+
+
+def _alignment_padding(gap: bytes) -> bool:
+    return len(gap) < 4 and not any(gap)
+
+
+class _ChunkKeys:
+    """Layout keys of chunks: ``("chunk", fourcc, n)`` for the n-th chunk with that FourCC."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def next(self, fourcc: str) -> tuple[str, str, int]:
+        n = self.seen.get(fourcc, 0)
+        self.seen[fourcc] = n + 1
+        return ("chunk", fourcc, n)
 
 
 @dataclass
@@ -139,15 +158,11 @@ class DxbcContainer(ShaderFile):
     #: the checksum found in the file (or set by :meth:`fix_checksum`).
     checksum: bytes = bytes(16)
     version: int = 1
-    #: bytes between the previous chunk's end and each chunk's start (alignment or gaps),
-    #: kept while the chunk list keeps its length; otherwise zero padding to 4 bytes is used.
-    gaps: list[bytes] = field(default_factory=list)
-    #: bytes after the last chunk that the header's total size still covers.
-    tail: bytes = b""
     #: bytes after the header's total size (outside the container).
     trailing: bytes = b""
-    #: sha256 of the hashed bytes as parsed, to tell whether the model was edited.
-    source_digest: bytes | None = field(default=None, compare=False, repr=False)
+    #: where the header, the chunk index and each chunk lay, and the bytes between chunks
+    #: (None for a new container: chunks follow the index, 4-aligned).
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     # -- reading ---------------------------------------------------------------------------
     @classmethod
@@ -186,68 +201,65 @@ class DxbcContainer(ShaderFile):
             if spans[nxt][0] < spans[prev][1]:
                 raise body.error(f"chunk[{nxt}] at {spans[nxt][0] - base:#x} overlaps chunk[{prev}]",
                                  base + HEADER.size + 4 * nxt)
+        data = r.data
+        layout = Layout()
+        layout.record("header", 0, data[base : base + HEADER.size])
+        layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
-        gaps: list[bytes] = []
-        pos = body.tell()
-        in_order = True
+        keys = _ChunkKeys()
         for i, (start, stop, fourcc) in enumerate(spans):
             with body.scope(f"chunk[{i}]"):
                 payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, fourcc)
                 chunks.append(_parse_chunk(payload, fourcc, depth))
-            if start >= pos and in_order:
-                gaps.append(r.data[pos:start])
-            else:
-                in_order = False
-            pos = stop
+            layout.record(keys.next(fourcc), start - base, data[start:stop])
         end = base + total_size
-        tail = r.data[pos:end] if in_order else b""
-        if not in_order:
-            gaps = []
-        model = cls(chunks, checksum, version, gaps, tail, r.data[end : r.end])
-        model.source_digest = hashlib.sha256(r.data[base + HASHED_FROM : end]).digest()
-        return model
+        layout.close(memoryview(data)[base:end])
+        return cls(chunks, checksum, version, data[end : r.end], layout)
 
     # -- writing ---------------------------------------------------------------------------
-    def _layout(self) -> bytearray:
-        """The container bytes with the checksum field left as zeros."""
-        payloads = [(fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
-        count = len(payloads)
-        keep_gaps = len(self.gaps) == count
+    def _layout(self) -> tuple[bytearray, bool]:
+        """The container bytes with the stored checksum, and whether they are the parsed bytes."""
+        keys = _ChunkKeys()
+        items = [(keys.next(c.fourcc), fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
+        count = len(items)
         head_size = HEADER.size + 4 * count
-        out = bytearray(head_size)
+        layout = self.layout
+        # chunks go back where they lay while they keep their size; any other change lays the
+        # chunks out again in index order, 4-aligned (bytes that preceded a kept chunk, other
+        # than the zero padding the alignment rule writes anyway, stay in front of it)
+        keep = layout is not None and all(
+            (stored := layout.items.get(key)) is not None and len(stored.data) == CHUNK_HEADER.size + len(payload)
+            for key, _, payload in items
+        ) and len(layout.items.get("chunk_index", _EMPTY).data) == 4 * count
+        writer = PlacedWriter(layout if keep else None, append_aligned(4))
+        writer.reserve(0, head_size)
         offsets = []
-        for i, (cc, payload) in enumerate(payloads):
-            if keep_gaps:
-                out += self.gaps[i]
-            out += bytes(-len(out) % 4)
-            offsets.append(len(out))
-            out += CHUNK_HEADER.pack(cc, len(payload))
-            out += payload
-        out += self.tail if keep_gaps else b""
-        HEADER.pack_into(out, 0, MAGIC, bytes(16), self.version, len(out), count)
-        struct.pack_into(f"<{count}I", out, HEADER.size, *offsets)
-        return out
-
-    def _unchanged(self, out: bytearray) -> bool:
-        return self.source_digest is not None and hashlib.sha256(out[HASHED_FROM:]).digest() == self.source_digest
+        for key, cc, payload in items:
+            if not keep and layout is not None and (stored := layout.items.get(key)) is not None:
+                gap = next((s.data for s in layout.raw if s.end == stored.offset), b"")
+                if not _alignment_padding(gap):
+                    writer.put(writer.end, gap)
+            offsets.append(writer.place(key, CHUNK_HEADER.pack(cc, len(payload)) + payload))
+        if not keep and layout is not None and layout.raw and layout.raw[-1].end == layout.size:
+            if not _alignment_padding(layout.raw[-1].data):
+                writer.put(writer.end, layout.raw[-1].data)
+        writer.put(0, HEADER.pack(MAGIC, self.checksum, self.version, writer.end, count))
+        writer.put(HEADER.size, struct.pack(f"<{count}I", *offsets))
+        return writer.out, keep and writer.unchanged()
 
     def to_bytes(self) -> bytes:
-        out = self._layout()
-        if self._unchanged(out):
-            out[4:20] = self.checksum
-        else:
+        out, unchanged = self._layout()
+        if not unchanged:
             out[4:20] = dxbc_checksum(out)
         return bytes(out) + self.trailing
 
     def computed_checksum(self) -> bytes:
         """The checksum the current content should carry."""
-        return dxbc_checksum(self._layout())
+        return dxbc_checksum(self._layout()[0])
 
     def fix_checksum(self) -> None:
         """Store the computed checksum, so :meth:`to_bytes` writes a valid one."""
-        out = self._layout()
-        self.checksum = dxbc_checksum(out)
-        self.source_digest = hashlib.sha256(out[HASHED_FROM:]).digest()
+        self.checksum = self.computed_checksum()
 
     def checksum_state(self) -> str:
         """``match``, ``mismatch`` or ``unsigned`` for the bytes :meth:`to_bytes` writes."""
@@ -277,9 +289,6 @@ class DxbcContainer(ShaderFile):
         """Drop every chunk with this FourCC; returns how many were dropped."""
         before = len(self.chunks)
         self.chunks = [c for c in self.chunks if c.fourcc != fourcc]
-        if len(self.chunks) != before:
-            self.gaps = []
-            self.tail = b""
         return before - len(self.chunks)
 
     def _first(self, kind: type, *fourccs: str) -> Any:
