@@ -97,18 +97,26 @@ def close_layout(layout: Layout, r: Reader, header_size: int) -> Layout:
     return layout
 
 
+class Relayout(Exception):
+    """Raised by a placed write that cannot keep the chunk consistent: it is laid out afresh."""
+
+
 def placed_build(layout: Layout | None, fresh: Callable[[], bytes], placed: Callable[[PlacedWriter], None]) -> bytes:
     """A chunk payload: laid out by fxc's rule (``fresh``) without a layout, else items put back.
 
     ``placed`` writes every item through the writer (post order: children before the tables that
     point at them) and the fixed header with :meth:`PlacedWriter.put`. New or resized items go
     at the end, 4-aligned, 0xAB-padded as fxc pads. Should an edit clobber an item that
-    overlapped it in the parsed file, the chunk is laid out afresh instead.
+    overlapped it in the parsed file, or ``placed`` raise :class:`Relayout`, the chunk is laid out
+    afresh instead.
     """
     if layout is None:
         return fresh()
     writer = PlacedWriter(layout, append_aligned(4), fill=PAD_BYTE[0])
-    placed(writer)
+    try:
+        placed(writer)
+    except Relayout:
+        return fresh()
     if not writer.verify():
         return fresh()
     if writer.end > layout.size:

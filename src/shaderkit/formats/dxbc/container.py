@@ -135,7 +135,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Interfaces.parse(r)
     if fourcc == "LFS0":
         return FunctionSignature.parse(r)
-    if fourcc == "RTS0":
+    if fourcc == "RTS0" and RootSignature.understood(r):
         return RootSignature.parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
         return Level9Shader.parse(r, fourcc)
