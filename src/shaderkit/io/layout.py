@@ -15,7 +15,7 @@ once while their bytes agree, and apart as soon as an edit makes them differ.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
@@ -149,6 +149,8 @@ class PlacedWriter:
                 self.out[span.offset : span.end] = span.data
         #: occupied (start, end) ranges, sorted, disjoint and merged
         self._busy: list[tuple[int, int]] = []
+        #: ranges kept for fixed structures written later (no item may go there)
+        self._reserved: list[tuple[int, int]] = []
 
     @property
     def end(self) -> int:
@@ -207,6 +209,10 @@ class PlacedWriter:
     def _agrees(self, lo: int, data: bytes) -> bool:
         """True when every byte already written in ``[lo, lo + len(data))`` equals ``data``."""
         hi = lo + len(data)
+        if hi == lo:
+            return True
+        if any(a < hi and lo < b for a, b in self._reserved):
+            return False
         for a, b in self._overlapping(lo, hi):
             a, b = max(a, lo), min(b, hi)
             if self.out[a:b] != data[a - lo : b - lo]:
@@ -214,15 +220,15 @@ class PlacedWriter:
         return True
 
     def _occupy(self, lo: int, hi: int) -> None:
-        merged_lo, merged_hi = lo, hi
-        keep = []
-        for a, b in self._busy:
-            if b < lo or a > hi:
-                keep.append((a, b))
-            else:
-                merged_lo, merged_hi = min(merged_lo, a), max(merged_hi, b)
-        insort(keep, (merged_lo, merged_hi))
-        self._busy = keep
+        busy = self._busy
+        i = bisect_right(busy, (lo, hi))
+        if i > 0 and busy[i - 1][1] >= lo:
+            i -= 1
+        j = i
+        while j < len(busy) and busy[j][0] <= hi:
+            lo, hi = min(lo, busy[j][0]), max(hi, busy[j][1])
+            j += 1
+        busy[i:j] = [(lo, hi)]
 
     def _write(self, key: Key, at: int, data: bytes) -> None:
         if at + len(data) > len(self.out):
@@ -247,6 +253,7 @@ class PlacedWriter:
             self.out.extend(bytes([self.fill]) * (offset + size - len(self.out)))
         if size:
             self._occupy(offset, offset + size)
+            self._reserved.append((offset, offset + size))
 
     def unchanged(self) -> bool:
         """True when the output is the parsed region itself, byte for byte (every item and raw span as stored).
