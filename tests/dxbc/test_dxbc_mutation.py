@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import struct
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest

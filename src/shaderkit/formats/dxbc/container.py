@@ -376,7 +376,6 @@ class DxbcContainer(ShaderFile):
         computed = dxbc_checksum(out[: len(out) - len(self.trailing)])
         stored = out[4:20]
         state = "unsigned" if stored == bytes(16) else ("match" if stored == computed else "mismatch")
-        offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
         info: dict[str, Any] = {
             "format": self.format_name,
             "shader_model": self.shader_model,
@@ -384,10 +383,8 @@ class DxbcContainer(ShaderFile):
             "size": len(out),
             "version": self.version,
             "checksum": {"state": state, "stored": stored.hex(), "computed": computed.hex()},
-            "chunks": [
-                {"fourcc": c.fourcc, "offset": off, "size": CHUNK_HEADER.unpack_from(out, off)[1]}
-                for c, off in zip(self.chunks, offsets)
-            ],
+            "chunks": self._chunk_rows(out),
+            "layout": self.layout_rows(),
         }
         for key, sig in (("patch_constant_signature", self.patch_constant_signature),
                          ("input_signature", self.input_signature),
@@ -415,6 +412,47 @@ class DxbcContainer(ShaderFile):
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info
+
+    def _chunk_rows(self, out: bytes) -> list[dict[str, Any]]:
+        """``{"fourcc", "offset", "size"}`` per chunk: as stored when parsed, else as written."""
+        keys = _ChunkKeys()
+        rows = []
+        offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
+        for chunk, written in zip(self.chunks, offsets):
+            stored = self.layout.items.get(keys.next(chunk.fourcc)) if self.layout is not None else None
+            if stored is not None:
+                rows.append({"fourcc": chunk.fourcc, "offset": stored.offset,
+                             "size": len(stored.data) - CHUNK_HEADER.size})
+            else:
+                rows.append({"fourcc": chunk.fourcc, "offset": written,
+                             "size": CHUNK_HEADER.unpack_from(out, written)[1]})
+        return rows
+
+    def layout_rows(self) -> dict[str, Any]:
+        """The file's own layout: every item and raw span with its stored offset and size.
+
+        ``spans`` rows are ``{"item", "offset", "size"}`` (``item`` "raw" for bytes no field
+        covers); a chunk row adds ``items``, the spans inside its payload (payload-relative). A
+        container built in memory (not parsed) reports the layout it would be written with.
+        """
+        layout = self.layout
+        if layout is None:
+            layout = DxbcContainer.parse(Reader(self.to_bytes()[: len(self.to_bytes()) - len(self.trailing)])).layout
+            assert layout is not None
+        keys = _ChunkKeys()
+        inner: dict[str, Layout] = {}
+        for chunk in self.chunks:
+            key = keys.next(chunk.fourcc)
+            chunk_layout = getattr(chunk, "layout", None)
+            if isinstance(chunk_layout, Layout):
+                inner[".".join(str(k) for k in key)] = chunk_layout
+        spans: list[dict[str, Any]] = []
+        for row in layout.spans():
+            payload = inner.get(str(row["item"]))
+            if payload is not None:
+                row = {**row, "items": payload.spans()}
+            spans.append(row)
+        return {"size": layout.size, "trailing": len(self.trailing), "spans": spans}
 
     def disassemble(self) -> str:
         import importlib
