@@ -29,8 +29,16 @@ FOLDERS = {"dxbc": "*.dxbc", "pica": "*.shbin", "nx": "*", "wiiu": "*"}
 SPECIAL_U32 = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF)
 
 
+#: formats whose every accepted input must rebuild byte for byte (checked by :func:`exercise`)
+EXACT_FORMATS = {"dxbc"}
+
+
 class CaseTimeout(Exception):
     pass
+
+
+class RoundTripMismatch(AssertionError):
+    """An accepted input whose unedited model does not rebuild it byte for byte."""
 
 
 def load_seeds(corpus: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]:
@@ -122,7 +130,11 @@ def exercise(data: bytes, deep: bool) -> None:
     from shaderkit.errors import UnsupportedOperation
 
     model = shaderkit.open(data)
-    model.to_bytes()
+    out = model.to_bytes()
+    if model.format_name in EXACT_FORMATS and out != data:
+        first = next((i for i, (a, b) in enumerate(zip(out, data)) if a != b), min(len(out), len(data)))
+        raise RoundTripMismatch(f"{model.format_name}: rebuilt {len(out)} bytes differ from the {len(data)} "
+                                f"accepted at {first:#x}")
     model.summary()
     model.problems()
     if deep:

@@ -140,7 +140,7 @@ def _only_format_errors(data: bytes) -> None:
         model = DxbcContainer.from_bytes(data)
     except ShaderFormatError:
         return
-    model.to_bytes()
+    assert model.to_bytes() == data  # every accepted input rebuilds byte for byte
     model.summary()
     try:
         model.disassemble()
