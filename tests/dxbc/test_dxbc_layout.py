@@ -173,3 +173,50 @@ def test_rebuild_refuses_to_write_a_different_file(tmp_path: Path, monkeypatch: 
     assert result.exit_code == 1
     assert "does not rebuild its input" in result.output
     assert not out.exists()
+
+
+def test_library_header_is_typed(corpus: Path) -> None:
+    from shaderkit.formats.dxbc.libh import LibraryHeader
+
+    data = (corpus / "dxbc" / "dxdecompiler__Internal_Misc_LibraryTest2_4_0.dxbc").read_bytes()
+    model = DxbcContainer.from_bytes(data)
+    libh = model.library_header
+    assert libh is not None
+    # the names as the corpus listing prints them (".fxc.asm": "// Library:  flags 0, 6 functions")
+    assert [f.name for f in libh.functions] == ["VertexFunction", "ColorFunction", "AddLighting", "AddDepthFog",
+                                               "AddGrayscale", "Float3ToFloat4SetW1"]
+    assert libh.creator == "Microsoft (R) HLSL Shader Compiler 10.1" and libh.flags == 0
+    assert model.to_bytes() == data
+    stored = next(data[off + 8 : off + 8 + size] for off, size in
+                  ((o, struct.unpack_from("<I", data, o + 4)[0])
+                   for o in struct.unpack_from(f"<{struct.unpack_from('<I', data, 28)[0]}I", data, 32))
+                  if data[off : off + 4] == b"LIBH")
+    # fxc's layout for a header built from scratch is the stored payload
+    assert LibraryHeader(libh.functions, libh.creator, libh.flags, libh.version).build() == stored
+    libh.functions[0].name = "VertexMain"
+    again = DxbcContainer.from_bytes(model.to_bytes()).library_header
+    assert again is not None and again.functions[0].name == "VertexMain"
+
+
+def test_fx_5_0_effect_is_a_typed_chunk() -> None:
+    """fx_5_0 (SBinaryHeader5: 24 words): counts typed, the embedded shader parsed, bytes kept."""
+    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.formats.dxbc.fx10 import Effect
+
+    shader = container((b"ZZZZ", b"\x01\x02\x03\x04"))
+    unstructured = b"tech\0p0\0\0" + struct.pack("<I", len(shader)) + shader + b"\xcc\xcc\xcc"
+    structured = struct.pack("<4I", 0, 1, 2, 3) + b"\x77"  # records kept as bytes (odd size)
+    counts = [0, 1, 0, 0, 0, 0, 1, len(unstructured), 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 2, 3, 4]
+    payload = struct.pack("<24I", 0xFEFF2001, *counts) + unstructured + structured
+    data = container((b"FX10", payload))
+    model = DxbcContainer.from_bytes(data)
+    effect = model.effect
+    assert isinstance(effect, Effect)
+    assert effect.header.version == "fx_5_0"
+    assert (effect.header.groups, effect.header.interface_variables, effect.header.class_instance_elements) == (1, 2, 4)
+    assert [s.offset for s in effect.shaders] == [9]
+    assert effect.shaders[0].container.to_bytes() == shader
+    assert model.to_bytes() == data
+    assert model.summary()["effect"]["counts"]["class_instance_elements"] == 4
+    with pytest.raises(UnsupportedOperation):
+        model.disassemble()

@@ -7,17 +7,21 @@ start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
 Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, STAT (the SM4/SM5
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
-nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`); everything else (LIBH,
-SDBG, PRIV, fx_5_0, SPDB without the MSF magic, unknown) is a
+nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
+everything else (SDBG, PRIV, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
 
-Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model and recomputes the
-offsets, sizes, chunk count and total size. Checksum policy: when the rebuilt bytes hash-cover
-exactly the same content as the parsed file, the *stored* checksum is written back (so the two
-fxc debug-layer files, whose checksum is deliberately wrong, rebuild byte for byte); as soon as
-the content differs (the model was edited) the checksum is recomputed. :meth:`fix_checksum`
+Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model (each chunk keeps
+its own :class:`~shaderkit.io.layout.Layout`) and recomputes the offsets, sizes, chunk count and
+total size. The container's layout records the header, the chunk index, each chunk and the raw
+bytes between and after them: while every chunk keeps its stored size, chunks go back where they
+lay (gaps and tail kept); otherwise the chunks are laid out again in index order, 4-aligned
+(fxc's rule), keeping non-padding bytes that preceded a chunk. Checksum policy: when the output
+is the parsed container byte for byte, the *stored* checksum is written back (so the two fxc
+debug-layer files, whose checksum is deliberately wrong, rebuild byte for byte); as soon as the
+content differs (the model was edited) the checksum is recomputed. :meth:`fix_checksum`
 makes the stored checksum the computed one. A parsed all-zero checksum ("unsigned") is kept
 while the content is unchanged.
 
@@ -38,7 +42,9 @@ while the content is unchanged.
   ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
 * ``level9`` (Aon9: profile, program_size, constant_buffer_mappings, sampler_mappings,
   runtime_constant_mappings) and ``function_parameters`` (LFS0 rows) when present;
-* ``functions``: for libraries, the summary of each nested LIBF container;
+* ``functions``: for libraries, the summary of each nested LIBF container; ``library``
+  (LIBH: flags, creator, function names);
+* ``layout``: the file's own layout, see :meth:`DxbcContainer.layout_rows`;
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
   in the unstructured block);
@@ -51,7 +57,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from shaderkit.errors import UnsupportedOperation
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import dxbc_checksum
@@ -59,6 +65,7 @@ from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
 from shaderkit.formats.dxbc.fx10 import Effect
 from shaderkit.formats.dxbc.ifce import Interfaces
 from shaderkit.formats.dxbc.lfs0 import FunctionSignature
+from shaderkit.formats.dxbc.libh import LibraryHeader
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.rts0 import RootSignature
@@ -80,7 +87,7 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
     Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect,
-    ProgramDatabase, "LibraryFunction",
+    ProgramDatabase, LibraryHeader, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -143,6 +150,12 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Effect.parse(r, depth)
     if fourcc == "SPDB" and ProgramDatabase.understood(r):
         return ProgramDatabase.parse(r)
+    if fourcc == "LIBH":
+        # the library header is informative only: a payload whose offsets do not resolve stays raw
+        try:
+            return LibraryHeader.parse(r.sub(r.start, r.end - r.start, "LIBH"))
+        except ShaderFormatError:
+            return RawChunk.parse(r, fourcc)
     if fourcc == "LIBF":
         if depth >= MAX_DEPTH:
             raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
@@ -355,6 +368,11 @@ class DxbcContainer(ShaderFile):
         return self._first(ProgramDatabase, "SPDB")
 
     @property
+    def library_header(self) -> LibraryHeader | None:
+        """LIBH: the function names and creator of a library."""
+        return self._first(LibraryHeader, "LIBH")
+
+    @property
     def functions(self) -> list[DxbcContainer]:
         """Nested containers of a library (one per LIBF chunk)."""
         return [c.container for c in self.chunks if isinstance(c, LibraryFunction)]
@@ -409,6 +427,8 @@ class DxbcContainer(ShaderFile):
             info["effect"] = self.effect.summary()
         if self.debug_info is not None:
             info["debug_info"] = self.debug_info.summary()
+        if self.library_header is not None:
+            info["library"] = self.library_header.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info
