@@ -457,7 +457,8 @@ class DxbcContainer(ShaderFile):
         """
         layout = self.layout
         if layout is None:
-            layout = DxbcContainer.parse(Reader(self.to_bytes()[: len(self.to_bytes()) - len(self.trailing)])).layout
+            written = self.to_bytes()
+            layout = DxbcContainer.parse(Reader(written[: len(written) - len(self.trailing)])).layout
             assert layout is not None
         keys = _ChunkKeys()
         inner: dict[str, Layout] = {}

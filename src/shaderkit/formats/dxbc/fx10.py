@@ -9,8 +9,10 @@ then the *unstructured* block that every offset of the structured records points
 into (strings, default values, type descriptions, embedded shader containers), then the
 *structured* records (buffers, variables, objects, techniques) up to the end of the payload.
 
-Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes (kept
-raw: :mod:`shaderkit.formats.dxbc.disasm` walks them), and :class:`EmbeddedShader` rows, the
+Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes as
+parsed, their typed form (:mod:`.fx10_records`: buffers, variables, objects with their state
+blocks, techniques, passes, annotations; fx_4_x only, None when the records do not walk, then
+the bytes are written as they are), and :class:`EmbeddedShader` rows, the
 shader containers found in the unstructured block (``u32 size`` then a complete DXBC container
 whose header's total size is that size; a corrupt one raises like any chunk), each parsed as a nested
 :class:`~shaderkit.formats.dxbc.container.DxbcContainer` with its block offset.
@@ -27,7 +29,8 @@ import struct
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from shaderkit.errors import UnsupportedOperation
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.fx10_records import EffectRecords, read_records
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
@@ -125,6 +128,10 @@ class Effect:
     #: the shader containers found in the unstructured block, in block order
     shaders: list[EmbeddedShader] = field(default_factory=list)
     fourcc: str = "FX10"
+    #: the structured records, typed (written instead of ``structured`` when present)
+    records: EffectRecords | None = None
+    #: bytes after the typed records (none in fxc output)
+    records_tail: bytes = b""
 
     @staticmethod
     def understood(r: Reader) -> bool:
@@ -168,7 +175,15 @@ class Effect:
                 pos = unstructured.find(b"DXBC", pos + size)
                 continue
             pos = unstructured.find(b"DXBC", pos + 4)
-        return cls(header, unstructured, structured, shaders)
+        effect = cls(header, unstructured, structured, shaders)
+        if header.tag != FX5_TAG:
+            counts = (header.constant_buffers, header.object_variables, header.pool_constant_buffers,
+                      header.pool_object_variables, header.techniques)
+            try:
+                effect.records, effect.records_tail = read_records(counts, structured, unstructured)
+            except ShaderFormatError:
+                effect.records = None  # records this walk does not account for stay bytes
+        return effect
 
     def build(self) -> bytes:
         blob = bytearray(self.unstructured)
@@ -183,7 +198,13 @@ class Effect:
         header = EffectHeader.unpack(self.header.stored_words())
         header.unstructured_size = len(blob)
         words = header.stored_words()
-        return struct.pack(f"<{len(words)}I", *words) + bytes(blob) + self.structured
+        structured = self.records.build() + self.records_tail if self.records is not None else self.structured
+        return struct.pack(f"<{len(words)}I", *words) + bytes(blob) + structured
+
+    def string_at(self, offset: int) -> str:
+        """The NUL-terminated string at ``offset`` in the unstructured block ("" when none is there)."""
+        end = self.unstructured.find(b"\0", offset)
+        return self.unstructured[offset:end].decode("latin-1") if 0 <= offset < len(self.unstructured) and end >= 0 else ""
 
     def shader_at(self, offset: int) -> DxbcContainer | None:
         """The embedded container whose u32 size sits at ``offset`` in the unstructured block."""
@@ -199,6 +220,21 @@ class Effect:
             "child": h.is_child,
             "counts": {f.name: getattr(h, f.name) for f in fields(h)[1 : h.size // 4]},
             "shaders": [{"offset": s.offset, **s.container.summary()} for s in self.shaders],
+            **self._records_summary(),
+        }
+
+    def _records_summary(self) -> dict[str, Any]:
+        rec = self.records
+        if rec is None:
+            return {}
+        name = self.string_at
+        return {
+            "buffers": [{"name": name(b.name_offset), "tbuffer": b.is_tbuffer, "pool": b in rec.pool_buffers,
+                         "variables": [name(v.name_offset) for v in b.variables]}
+                        for b in rec.buffers + rec.pool_buffers],
+            "objects": [name(o.name_offset) for o in rec.objects + rec.pool_objects],
+            "techniques": [{"name": name(t.name_offset), "passes": [name(p.name_offset) for p in t.passes]}
+                           for t in rec.techniques],
         }
 
 
