@@ -30,10 +30,16 @@ with atheris.instrument_imports():
     import shaderkit.formats.dxbc.listing  # noqa: F401
 
 
+#: formats whose every accepted input must rebuild byte for byte
+EXACT_FORMATS = {"dxbc"}
+
+
 def test_one_input(data: bytes) -> None:
     try:
         model = shaderkit.open(data)
-        model.to_bytes()
+        out = model.to_bytes()
+        if model.format_name in EXACT_FORMATS and out != data:
+            raise AssertionError(f"{model.format_name}: an accepted input does not rebuild byte for byte")
         model.summary()
         model.problems()
         model.disassemble()

@@ -220,3 +220,17 @@ def test_fx_5_0_effect_is_a_typed_chunk() -> None:
     assert model.summary()["effect"]["counts"]["class_instance_elements"] == 4
     with pytest.raises(UnsupportedOperation):
         model.disassemble()
+
+
+def test_parsed_rdef_does_not_depend_on_type_object_identity(corpus: Path) -> None:
+    """Every variable given its own deep copy of its type: the same bytes (sharing is recorded)."""
+    import copy
+
+    for name in ("dxdecompiler__Internal_BasicHLSL_VS_5_1.dxbc", "dxdecompiler__HlslCrossCompiler_ps5_interfaces.dxbc"):
+        data = (corpus / "dxbc" / name).read_bytes()
+        model = DxbcContainer.from_bytes(data)
+        assert model.rdef is not None
+        for cb in model.rdef.constant_buffers:
+            for v in cb.variables:
+                v.type = copy.deepcopy(v.type)
+        assert model.to_bytes() == data

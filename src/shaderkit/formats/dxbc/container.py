@@ -452,7 +452,8 @@ class DxbcContainer(ShaderFile):
         """The file's own layout: every item and raw span with its stored offset and size.
 
         ``spans`` rows are ``{"item", "offset", "size"}`` (``item`` "raw" for bytes no field
-        covers); a chunk row adds ``items``, the spans inside its payload (payload-relative). A
+        covers); a chunk row adds ``items``, the spans inside its payload (payload-relative; a LIBF
+        chunk lists its nested container's spans). A
         container built in memory (not parsed) reports the layout it would be written with.
         """
         layout = self.layout
@@ -461,17 +462,19 @@ class DxbcContainer(ShaderFile):
             layout = DxbcContainer.parse(Reader(written[: len(written) - len(self.trailing)])).layout
             assert layout is not None
         keys = _ChunkKeys()
-        inner: dict[str, Layout] = {}
+        inner: dict[str, list[dict[str, Any]]] = {}
         for chunk in self.chunks:
-            key = keys.next(chunk.fourcc)
+            name = ".".join(str(k) for k in keys.next(chunk.fourcc))
             chunk_layout = getattr(chunk, "layout", None)
             if isinstance(chunk_layout, Layout):
-                inner[".".join(str(k) for k in key)] = chunk_layout
+                inner[name] = chunk_layout.spans()
+            elif isinstance(chunk, LibraryFunction):
+                inner[name] = chunk.container.layout_rows()["spans"]
         spans: list[dict[str, Any]] = []
         for row in layout.spans():
-            payload = inner.get(str(row["item"]))
-            if payload is not None:
-                row = {**row, "items": payload.spans()}
+            items = inner.get(str(row["item"]))
+            if items is not None:
+                row = {**row, "items": items}
             spans.append(row)
         return {"size": layout.size, "trailing": len(self.trailing), "spans": spans}
 
