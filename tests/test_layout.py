@@ -57,3 +57,33 @@ def test_spans_for_info() -> None:
     assert [(r["item"], r["offset"], r["size"]) for r in rows] == [
         ("name.0", 4, 3), ("raw", 7, 1), ("name.1", 8, 3), ("name.2", 8, 3), ("raw", 11, 2),
     ]  # fmt: skip
+
+
+def test_overlapping_items_come_back_overlapping() -> None:
+    # "position\0" at 0 and a second name pointing into it ("tion\0" at 4): both unchanged
+    data = b"position\0" + b"\xab" * 3
+    layout = Layout()
+    layout.record("a", 0, b"position\0")
+    layout.record("b", 4, b"tion\0")
+    layout.close(data)
+    w = PlacedWriter(layout, append_aligned(4))
+    assert w.place("b", b"tion\0") == 4 and w.place("a", b"position\0") == 0
+    assert w.getvalue() == data and w.verify() and w.unchanged()
+    # an edit of the outer string no longer agrees with the inner one: the edit moves
+    w = PlacedWriter(layout, append_aligned(4))
+    assert w.place("b", b"tion\0") == 4
+    assert w.place("a", b"positron\0") == 12
+    assert w.verify() and not w.unchanged()
+
+
+def test_verify_sees_a_clobbered_item_and_reserve_blocks_placement() -> None:
+    layout = Layout()
+    layout.record("name", 4, b"ab\0\0")
+    layout.close(b"HEADab\0\0", covered=[(0, 4)])
+    w = PlacedWriter(layout, append_aligned(4))
+    assert w.place("name", b"ab\0\0") == 4
+    w.put(2, b"xxxx")  # a header that grew over the item
+    assert not w.verify()
+    w = PlacedWriter(layout, append_aligned(4))
+    w.reserve(0, 8)  # a header now 8 bytes long
+    assert w.place("name", b"ab\0\0") == 8

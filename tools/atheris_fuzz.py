@@ -33,7 +33,9 @@ with atheris.instrument_imports():
 def test_one_input(data: bytes) -> None:
     try:
         model = shaderkit.open(data)
-        model.to_bytes()
+        out = model.to_bytes()
+        if out != data:  # every format: an accepted input rebuilds byte for byte
+            raise AssertionError(f"{model.format_name}: an accepted input does not rebuild byte for byte")
         model.summary()
         model.problems()
         model.disassemble()

@@ -40,8 +40,8 @@ def _parse_only_format_errors(data: bytes) -> None:
     except ShaderFormatError as exc:
         assert exc.offset is not None
         return
-    # whatever parses must also rebuild and summarise
-    model.to_bytes()
+    # whatever parses must rebuild byte for byte and summarise
+    assert model.to_bytes() == data
     model.summary()
 
 

@@ -48,7 +48,14 @@ def test_rename_semantic(corpus: Path) -> None:
     out_sig.elements[1].semantic_name = "A_MUCH_LONGER_SEMANTIC_NAME"
     edited = model.to_bytes()
     _check_layout(edited)
-    assert len(edited) == len(data) + 20  # "TEXCOORD" (8) -> 27 chars, string table padded to 4
+    # the resized name goes after the payload (4-aligned); everything else stays where it lay
+    name = b"A_MUCH_LONGER_SEMANTIC_NAME\0"
+    assert len(edited) == len(data) + len(name)
+    old_osgn = next(data[off + 8 : off + 8 + size] for cc, off, size in _index(data) if cc == "OSGN")
+    new_osgn = next(edited[off + 8 : off + 8 + size] for cc, off, size in _index(edited) if cc == "OSGN")
+    name_field = 8 + 24  # element 1's name offset word
+    assert new_osgn == (old_osgn[:name_field] + struct.pack("<I", len(old_osgn))
+                        + old_osgn[name_field + 4 :] + name)
     again = DxbcContainer.from_bytes(edited)
     assert again.output_signature == out_sig
     assert again.checksum_state() == "match"

@@ -69,7 +69,7 @@ def test_edited_embedded_shader_is_written_and_listed() -> None:
     assert _effect(again).shaders[0].container.version == 7
     assert again.disassemble() == before  # the version word is not part of the listing
     # a size change cannot be written (the records' offsets are kept raw)
-    inner.tail = b"\0\0\0\0"
+    inner.trailing = b"\0\0\0\0"
     with pytest.raises(UnsupportedOperation):
         container.to_bytes()
 
@@ -140,7 +140,7 @@ def _only_format_errors(data: bytes) -> None:
         model = DxbcContainer.from_bytes(data)
     except ShaderFormatError:
         return
-    model.to_bytes()
+    assert model.to_bytes() == data  # every accepted input rebuilds byte for byte
     model.summary()
     try:
         model.disassemble()
@@ -173,3 +173,26 @@ def test_fx10_corrupted_words(data: st.DataObject) -> None:
         value = data.draw(st.one_of(_WORDS, st.integers(0, stop - start)))
         struct.pack_into("<I", blob, pos, value)
     _only_format_errors(bytes(blob))
+
+
+def test_records_are_typed(corpus: Path) -> None:
+    """Technique and pass names as the corpus listing (.fxc.asm, written by fxc) prints them."""
+    import re
+
+    for path in sorted((corpus / "dxbc").glob("*_FX.dxbc")):
+        data = path.read_bytes()
+        model = DxbcContainer.from_bytes(data)
+        effect = _effect(model)
+        assert effect.records is not None and effect.records_tail == b""
+        listing = path.with_suffix(".fxc.asm").read_text(errors="replace")
+        techniques = re.findall(r"^technique10 (\w+)", listing, re.M)
+        passes = re.findall(r"^    pass (\w+)", listing, re.M)
+        got = model.summary()["effect"]["techniques"]
+        assert [t["name"] for t in got] == techniques
+        assert [p for t in got for p in t["passes"]] == passes
+        assert model.to_bytes() == data
+    # an edited record is written: rename the first pass to another string of the block
+    effect.records.techniques[0].passes[0].name_offset = effect.records.techniques[0].name_offset
+    again = _effect(DxbcContainer.from_bytes(model.to_bytes()))
+    assert again.records is not None
+    assert again.string_at(again.records.techniques[0].passes[0].name_offset) == techniques[0]

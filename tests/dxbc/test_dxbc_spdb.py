@@ -90,7 +90,7 @@ def _only_format_errors(data: bytes) -> None:
     except ShaderFormatError as exc:
         assert exc.offset is not None
         return
-    model.to_bytes()
+    assert model.to_bytes() == data  # every accepted input rebuilds byte for byte
     model.summary()
     try:
         model.disassemble()

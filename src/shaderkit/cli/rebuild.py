@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import click
 
 from shaderkit.cli.common import load_member, parse_named, store_member, write_output
@@ -13,7 +15,9 @@ from shaderkit.cli.common import load_member, parse_named, store_member, write_o
 def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
     """Parse FILE and write it back from the model.
 
-    For an archive member (``pack.szs//dir/file``) the whole outer file is written, recompressed.
+    Without options the model is unedited, so the bytes written must be FILE itself; when they
+    are not (a shaderkit bug), nothing is written and the exit status is 1. For an archive member
+    (``pack.szs//dir/file``) the whole outer file is written, recompressed.
     """
     steps, data = load_member(file)
     model = parse_named(file, data)
@@ -28,4 +32,11 @@ def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
             raise click.UsageError(f"{model.format_name} files have no relayout mode")
         write_output(output, store_member(file, steps, relayout_bytes()))
         return
-    write_output(output, store_member(file, steps, model.to_bytes()))
+    out = model.to_bytes()
+    if not fix_checksum and out != data:
+        first = next((i for i, (a, b) in enumerate(zip(out, data)) if a != b), min(len(out), len(data)))
+        click.echo(f"error: {file}: the unedited {model.format_name} model does not rebuild its input "
+                   f"(first difference at {first:#x}; {len(data)} -> {len(out)} bytes); nothing written "
+                   "(this is a shaderkit bug: please report it)", err=True)
+        sys.exit(1)
+    write_output(output, store_member(file, steps, out))

@@ -15,7 +15,7 @@ once while their bytes agree, and apart as soon as an edit makes them differ.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
@@ -122,7 +122,14 @@ def append_aligned(alignment: int) -> Allocate:
 
 
 class PlacedWriter:
-    """Output built by putting items back where they lay, and new items by the format's rule."""
+    """Output built by putting items back where they lay, and new items by the format's rule.
+
+    An item goes back to its stored offset when its size is unchanged and every byte already
+    written there agrees with it (items that overlapped in the parsed file, such as a string
+    pointing into the middle of another, come back overlapping). :meth:`verify` tells whether
+    every placed item still reads back (a later :meth:`put` may overwrite one); :meth:`unchanged`
+    whether the output is the parsed region itself (every item back, nothing new).
+    """
 
     def __init__(self, layout: Layout | None, allocate: Allocate, fill: int = 0) -> None:
         self.layout = layout
@@ -131,6 +138,8 @@ class PlacedWriter:
         self.out = bytearray()
         self._owner: dict[int, tuple[Key, bytes]] = {}
         self._placed: dict[Key, int] = {}
+        self._data: dict[Key, bytes] = {}
+        self._puts: list[tuple[int, bytes]] = []
         if layout is not None:
             self.out.extend(bytes([fill]) * layout.size)
             # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
@@ -138,8 +147,10 @@ class PlacedWriter:
                 self.out[item.offset : item.end] = item.data
             for span in layout.raw:
                 self.out[span.offset : span.end] = span.data
-        #: occupied (start, end) ranges, sorted and disjoint
+        #: occupied (start, end) ranges, sorted, disjoint and merged
         self._busy: list[tuple[int, int]] = []
+        #: ranges kept for fixed structures written later (no item may go there)
+        self._reserved: list[tuple[int, int]] = []
 
     @property
     def end(self) -> int:
@@ -151,7 +162,8 @@ class PlacedWriter:
             self.out.extend(bytes([self.fill]) * (offset + len(data) - len(self.out)))
         self.out[offset : offset + len(data)] = data
         if data:
-            insort(self._busy, (offset, offset + len(data)))
+            self._occupy(offset, offset + len(data))
+            self._puts.append((offset, bytes(data)))
 
     def place(self, key: Key, data: bytes) -> int:
         """Put an item and return its offset: where it lay if it still fits, else by the format's rule.
@@ -168,9 +180,10 @@ class PlacedWriter:
                 at = self._placed[first]
                 if bytes(self.out[at : at + len(data)]) == data and self._owner.get(at, (None, b""))[1] == data:
                     self._placed[key] = at
+                    self._data[key] = data
                     return at
             stored = layout.items.get(key)
-            if stored is not None and len(stored.data) == len(data) and self._free(stored.offset, stored.end, key):
+            if stored is not None and len(stored.data) == len(data) and self._agrees(stored.offset, data):
                 self._write(key, stored.offset, data)
                 return stored.offset
         at = self.allocate(len(self.out), len(data))
@@ -179,18 +192,82 @@ class PlacedWriter:
         self._write(key, at, data)
         return at
 
-    def _free(self, lo: int, hi: int, key: Key) -> bool:
-        if hi == lo:
-            return True
+    def _overlapping(self, lo: int, hi: int) -> list[tuple[int, int]]:
         i = bisect_right(self._busy, (lo, hi))
         if i > 0 and self._busy[i - 1][1] > lo:
+            i -= 1
+        found = []
+        while i < len(self._busy) and self._busy[i][0] < hi:
+            if self._busy[i][1] > lo:
+                found.append(self._busy[i])
+            i += 1
+        return found
+
+    def _free(self, lo: int, hi: int, key: Key) -> bool:
+        return hi == lo or not self._overlapping(lo, hi)
+
+    def _agrees(self, lo: int, data: bytes) -> bool:
+        """True when every byte already written in ``[lo, lo + len(data))`` equals ``data``."""
+        hi = lo + len(data)
+        if hi == lo:
+            return True
+        if any(a < hi and lo < b for a, b in self._reserved):
             return False
-        return i >= len(self._busy) or self._busy[i][0] >= hi
+        for a, b in self._overlapping(lo, hi):
+            a, b = max(a, lo), min(b, hi)
+            if self.out[a:b] != data[a - lo : b - lo]:
+                return False
+        return True
+
+    def _occupy(self, lo: int, hi: int) -> None:
+        busy = self._busy
+        i = bisect_right(busy, (lo, hi))
+        if i > 0 and busy[i - 1][1] >= lo:
+            i -= 1
+        j = i
+        while j < len(busy) and busy[j][0] <= hi:
+            lo, hi = min(lo, busy[j][0]), max(hi, busy[j][1])
+            j += 1
+        busy[i:j] = [(lo, hi)]
 
     def _write(self, key: Key, at: int, data: bytes) -> None:
-        self.put(at, data)
+        if at + len(data) > len(self.out):
+            self.out.extend(bytes([self.fill]) * (at + len(data) - len(self.out)))
+        self.out[at : at + len(data)] = data
+        if data:
+            self._occupy(at, at + len(data))
         self._owner[at] = (key, data)
         self._placed[key] = at
+        self._data[key] = data
+
+    def verify(self) -> bool:
+        """True when every placed item still reads back from the output (no later write clobbered it)."""
+        out = self.out
+        return all(out[at : at + len(self._data[key])] == self._data[key] for key, at in self._placed.items()) and all(
+            out[at : at + len(data)] == data for at, data in self._puts
+        )
+
+    def reserve(self, offset: int, size: int) -> None:
+        """Mark ``[offset, offset + size)`` as taken (a fixed structure written later with :meth:`put`)."""
+        if offset + size > len(self.out):
+            self.out.extend(bytes([self.fill]) * (offset + size - len(self.out)))
+        if size:
+            self._occupy(offset, offset + size)
+            self._reserved.append((offset, offset + size))
+
+    def unchanged(self) -> bool:
+        """True when the output is the parsed region itself, byte for byte (every item and raw span as stored).
+
+        Only meaningful when the layout covers every byte (fixed structures recorded as items, no
+        ``covered`` ranges at :meth:`Layout.close`).
+        """
+        layout = self.layout
+        out = self.out
+        if layout is None or len(out) != layout.size:
+            return False
+        return all(out[p.offset : p.end] == p.data for p in layout.items.values()) and all(
+            out[s.offset : s.end] == s.data for s in layout.raw
+        )
 
     def pad_to(self, alignment: int, fill: int | None = None) -> None:
         """Grow the output to a multiple of ``alignment``."""

@@ -12,7 +12,9 @@ tables; and the D3D9 token stream, which ends the payload.
 
 fxc writes the sampler table first, then the constant-buffer table, then the runtime
 constants, then the program; an empty table points where it would have started.
-:meth:`Level9Shader.build` reproduces that layout. The loop-register and unused tables are
+:meth:`Level9Shader.build` uses that layout for a new chunk; a parsed one keeps its layout
+(where each table lay, the offset words of the unused tables, bytes nothing covers) and puts
+unchanged items back. The loop-register and unused tables are
 empty in every file seen; payloads using them are kept as raw chunks by the container.
 """
 
@@ -22,6 +24,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.formats.dxbc.common import Relayout, close_layout, payload_layout, placed_build, record_table
+from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 _HEAD = struct.Struct("<4I10H")
@@ -63,6 +67,8 @@ class Level9Shader:
     runtime_constant_mappings: list[RuntimeConstantMapping] = field(default_factory=list)
     #: the D3D9 token stream (version token first)
     program: bytes = b""
+    #: where the parsed items lay (None for a new chunk: fxc's layout is used)
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def understood(r: Reader) -> bool:
@@ -81,8 +87,12 @@ class Level9Shader:
         if size != r.end - base:
             raise r.error(f"payload size field {size} differs from the chunk size {r.end - base}", base)
 
+        layout = payload_layout(r)
+        record_table(r, layout, "header", 0, _HEAD.size)
+
         def table(count: int, offset: int, st: struct.Struct, what: str) -> list[tuple[int, ...]]:
             r.check_count(count, st.size, what, base + offset)
+            record_table(r, layout, what, offset, count * st.size)
             return list(st.iter_unpack(r.data[base + offset : base + offset + count * st.size]))
 
         for buf, start, count, target, *conv in table(cb_count, cb_off, _CB, "constant buffer mappings"):
@@ -94,9 +104,34 @@ class Level9Shader:
         if prog_off + prog_size != size:
             raise r.error(f"program of {prog_size} bytes at {prog_off:#x} does not end the payload", base + 8)
         model.program = r.sub(base + prog_off, prog_size, "program").read(prog_size)
+        layout.record("program", prog_off, model.program)
+        model.layout = close_layout(layout, r, _HEAD.size)
         return model
 
     def build(self) -> bytes:
+        return placed_build(self.layout, self.build_fresh, self._build_placed)
+
+    def _build_placed(self, w: PlacedWriter) -> None:
+        assert self.layout is not None
+        head = _HEAD.unpack(self.layout.items["header"].data)
+        smp_off = w.place("sampler mappings", b"".join(
+            _SAMPLER.pack(s.target_sampler, s.source_sampler, s.source_resource, s.reserved)
+            for s in self.sampler_mappings))
+        cb_off = w.place("constant buffer mappings", b"".join(
+            _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
+            for c in self.constant_buffer_mappings))
+        rt_off = w.place("runtime constants", b"".join(
+            _RUNTIME.pack(m.description, m.target_register) for m in self.runtime_constant_mappings))
+        prog_off = w.place("program", self.program)
+        if prog_off + len(self.program) != w.end:
+            raise Relayout("the program must end the payload")
+        # the loop-register and unused tables are empty; their offset words stay as stored
+        w.put(0, _HEAD.pack(w.end, self.version, len(self.program), prog_off, len(self.constant_buffer_mappings),
+                            cb_off, 0, head[7], 0, head[9], len(self.sampler_mappings), smp_off,
+                            len(self.runtime_constant_mappings), rt_off))
+
+    def build_fresh(self) -> bytes:
+        """The payload in fxc's layout."""
         smp_off = _HEAD.size
         cb_off = smp_off + _SAMPLER.size * len(self.sampler_mappings)
         rt_off = cb_off + _CB.size * len(self.constant_buffer_mappings)

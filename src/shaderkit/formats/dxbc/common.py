@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from shaderkit.errors import ShaderFormatError
+from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 
 #: fxc pads string tables to 4 bytes with this byte.
@@ -82,3 +84,53 @@ class Budget:
         self.left -= count
         if self.left < 0:
             raise self.r.error(f"{self.what} overlap: more entries than the chunk can hold", self.r.start)
+
+
+def payload_layout(r: Reader) -> Layout:
+    """An empty layout for the chunk payload ``r`` (offsets are payload-relative)."""
+    return Layout(size=r.end - r.start)
+
+
+def close_layout(layout: Layout, r: Reader, header_size: int) -> Layout:
+    """Finish ``layout``: every payload byte no recorded item (nor the fixed header) covers is kept raw."""
+    layout.close(r.data[r.start : r.end], covered=[(0, min(header_size, r.end - r.start))])
+    return layout
+
+
+class Relayout(Exception):
+    """Raised by a placed write that cannot keep the chunk consistent: it is laid out afresh."""
+
+
+def placed_build(layout: Layout | None, fresh: Callable[[], bytes], placed: Callable[[PlacedWriter], None]) -> bytes:
+    """A chunk payload: laid out by fxc's rule (``fresh``) without a layout, else items put back.
+
+    ``placed`` writes every item through the writer (post order: children before the tables that
+    point at them) and the fixed header with :meth:`PlacedWriter.put`. New or resized items go
+    at the end, 4-aligned, 0xAB-padded as fxc pads. Should an edit clobber an item that
+    overlapped it in the parsed file, or ``placed`` raise :class:`Relayout`, the chunk is laid out
+    afresh instead.
+    """
+    if layout is None:
+        return fresh()
+    writer = PlacedWriter(layout, append_aligned(4), fill=PAD_BYTE[0])
+    try:
+        placed(writer)
+    except Relayout:
+        return fresh()
+    if not writer.verify():
+        return fresh()
+    if writer.end > layout.size:
+        writer.pad_to(4)
+    return writer.getvalue()
+
+
+def recorded_string(r: Reader, layout: Layout, key: object, offset: int, what: str = "string", where: str = "") -> str:
+    """:func:`chunk_string`, noting in ``layout`` that ``key`` lay at ``offset`` (terminator included)."""
+    text = chunk_string(r, offset, what, where)
+    layout.record(key, offset, text.encode("latin-1") + b"\0")
+    return text
+
+
+def record_table(r: Reader, layout: Layout, key: object, offset: int, size: int) -> None:
+    """Note that the table ``key`` lay at payload ``offset`` with ``size`` bytes (already bounds-checked)."""
+    layout.record(key, offset, r.data[r.start + offset : r.start + offset + size])

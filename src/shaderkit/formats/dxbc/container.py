@@ -7,17 +7,21 @@ start 4-aligned; payloads are not padded (LIBH/FX10 have odd sizes).
 Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, STAT (the SM4/SM5
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
-nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`); everything else (LIBH,
-SDBG, PRIV, fx_5_0, SPDB without the MSF magic, unknown) is a
+nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
+everything else (SDBG, PRIV, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
 
-Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model and recomputes the
-offsets, sizes, chunk count and total size. Checksum policy: when the rebuilt bytes hash-cover
-exactly the same content as the parsed file, the *stored* checksum is written back (so the two
-fxc debug-layer files, whose checksum is deliberately wrong, rebuild byte for byte); as soon as
-the content differs (the model was edited) the checksum is recomputed. :meth:`fix_checksum`
+Writing: :meth:`DxbcContainer.to_bytes` rebuilds every chunk from its model (each chunk keeps
+its own :class:`~shaderkit.io.layout.Layout`) and recomputes the offsets, sizes, chunk count and
+total size. The container's layout records the header, the chunk index, each chunk and the raw
+bytes between and after them: while every chunk keeps its stored size, chunks go back where they
+lay (gaps and tail kept); otherwise the chunks are laid out again in index order, 4-aligned
+(fxc's rule), keeping non-padding bytes that preceded a chunk. Checksum policy: when the output
+is the parsed container byte for byte, the *stored* checksum is written back (so the two fxc
+debug-layer files, whose checksum is deliberately wrong, rebuild byte for byte); as soon as the
+content differs (the model was edited) the checksum is recomputed. :meth:`fix_checksum`
 makes the stored checksum the computed one. A parsed all-zero checksum ("unsigned") is kept
 while the content is unchanged.
 
@@ -38,7 +42,9 @@ while the content is unchanged.
   ``root_signature`` (RTS0: version, flags, parameters, static_samplers) when present;
 * ``level9`` (Aon9: profile, program_size, constant_buffer_mappings, sampler_mappings,
   runtime_constant_mappings) and ``function_parameters`` (LFS0 rows) when present;
-* ``functions``: for libraries, the summary of each nested LIBF container;
+* ``functions``: for libraries, the summary of each nested LIBF container; ``library``
+  (LIBH: flags, creator, function names);
+* ``layout``: the file's own layout, see :meth:`DxbcContainer.layout_rows`;
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
   in the unstructured block);
@@ -47,19 +53,19 @@ while the content is unchanged.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from shaderkit.errors import UnsupportedOperation
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.aon9 import Level9Shader
-from shaderkit.formats.dxbc.checksum import HASHED_FROM, dxbc_checksum
+from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
 from shaderkit.formats.dxbc.fx10 import Effect
 from shaderkit.formats.dxbc.ifce import Interfaces
 from shaderkit.formats.dxbc.lfs0 import FunctionSignature
+from shaderkit.formats.dxbc.libh import LibraryHeader
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.rts0 import RootSignature
@@ -68,6 +74,7 @@ from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
 from shaderkit.formats.dxbc.spdb import ProgramDatabase
 from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
+from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
 
@@ -80,12 +87,31 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
     Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect,
-    ProgramDatabase, "LibraryFunction",
+    ProgramDatabase, LibraryHeader, "LibraryFunction",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
 OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
 PATCH_SIGNATURES = ("PCSG", "PSG1")
+
+
+_EMPTY = Placement(0, b"")
+
+
+def _alignment_padding(gap: bytes) -> bool:
+    return len(gap) < 4 and not any(gap)
+
+
+class _ChunkKeys:
+    """Layout keys of chunks: ``("chunk", fourcc, n)`` for the n-th chunk with that FourCC."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def next(self, fourcc: str) -> tuple[str, str, int]:
+        n = self.seen.get(fourcc, 0)
+        self.seen[fourcc] = n + 1
+        return ("chunk", fourcc, n)
 
 
 @dataclass
@@ -116,7 +142,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Interfaces.parse(r)
     if fourcc == "LFS0":
         return FunctionSignature.parse(r)
-    if fourcc == "RTS0":
+    if fourcc == "RTS0" and RootSignature.understood(r):
         return RootSignature.parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
         return Level9Shader.parse(r, fourcc)
@@ -124,6 +150,12 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Effect.parse(r, depth)
     if fourcc == "SPDB" and ProgramDatabase.understood(r):
         return ProgramDatabase.parse(r)
+    if fourcc == "LIBH":
+        # the library header is informative only: a payload whose offsets do not resolve stays raw
+        try:
+            return LibraryHeader.parse(r.sub(r.start, r.end - r.start, "LIBH"))
+        except ShaderFormatError:
+            return RawChunk.parse(r, fourcc)
     if fourcc == "LIBF":
         if depth >= MAX_DEPTH:
             raise r.error(f"LIBF containers nested deeper than {MAX_DEPTH}")
@@ -139,15 +171,11 @@ class DxbcContainer(ShaderFile):
     #: the checksum found in the file (or set by :meth:`fix_checksum`).
     checksum: bytes = bytes(16)
     version: int = 1
-    #: bytes between the previous chunk's end and each chunk's start (alignment or gaps),
-    #: kept while the chunk list keeps its length; otherwise zero padding to 4 bytes is used.
-    gaps: list[bytes] = field(default_factory=list)
-    #: bytes after the last chunk that the header's total size still covers.
-    tail: bytes = b""
     #: bytes after the header's total size (outside the container).
     trailing: bytes = b""
-    #: sha256 of the hashed bytes as parsed, to tell whether the model was edited.
-    source_digest: bytes | None = field(default=None, compare=False, repr=False)
+    #: where the header, the chunk index and each chunk lay, and the bytes between chunks
+    #: (None for a new container: chunks follow the index, 4-aligned).
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     # -- reading ---------------------------------------------------------------------------
     @classmethod
@@ -186,68 +214,65 @@ class DxbcContainer(ShaderFile):
             if spans[nxt][0] < spans[prev][1]:
                 raise body.error(f"chunk[{nxt}] at {spans[nxt][0] - base:#x} overlaps chunk[{prev}]",
                                  base + HEADER.size + 4 * nxt)
+        data = r.data
+        layout = Layout()
+        layout.record("header", 0, data[base : base + HEADER.size])
+        layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
-        gaps: list[bytes] = []
-        pos = body.tell()
-        in_order = True
+        keys = _ChunkKeys()
         for i, (start, stop, fourcc) in enumerate(spans):
             with body.scope(f"chunk[{i}]"):
                 payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, fourcc)
                 chunks.append(_parse_chunk(payload, fourcc, depth))
-            if start >= pos and in_order:
-                gaps.append(r.data[pos:start])
-            else:
-                in_order = False
-            pos = stop
+            layout.record(keys.next(fourcc), start - base, data[start:stop])
         end = base + total_size
-        tail = r.data[pos:end] if in_order else b""
-        if not in_order:
-            gaps = []
-        model = cls(chunks, checksum, version, gaps, tail, r.data[end : r.end])
-        model.source_digest = hashlib.sha256(r.data[base + HASHED_FROM : end]).digest()
-        return model
+        layout.close(memoryview(data)[base:end])
+        return cls(chunks, checksum, version, data[end : r.end], layout)
 
     # -- writing ---------------------------------------------------------------------------
-    def _layout(self) -> bytearray:
-        """The container bytes with the checksum field left as zeros."""
-        payloads = [(fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
-        count = len(payloads)
-        keep_gaps = len(self.gaps) == count
+    def _layout(self) -> tuple[bytearray, bool]:
+        """The container bytes with the stored checksum, and whether they are the parsed bytes."""
+        keys = _ChunkKeys()
+        items = [(keys.next(c.fourcc), fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
+        count = len(items)
         head_size = HEADER.size + 4 * count
-        out = bytearray(head_size)
+        layout = self.layout
+        # chunks go back where they lay while they keep their size; any other change lays the
+        # chunks out again in index order, 4-aligned (bytes that preceded a kept chunk, other
+        # than the zero padding the alignment rule writes anyway, stay in front of it)
+        keep = layout is not None and all(
+            (stored := layout.items.get(key)) is not None and len(stored.data) == CHUNK_HEADER.size + len(payload)
+            for key, _, payload in items
+        ) and len(layout.items.get("chunk_index", _EMPTY).data) == 4 * count
+        writer = PlacedWriter(layout if keep else None, append_aligned(4))
+        writer.reserve(0, head_size)
         offsets = []
-        for i, (cc, payload) in enumerate(payloads):
-            if keep_gaps:
-                out += self.gaps[i]
-            out += bytes(-len(out) % 4)
-            offsets.append(len(out))
-            out += CHUNK_HEADER.pack(cc, len(payload))
-            out += payload
-        out += self.tail if keep_gaps else b""
-        HEADER.pack_into(out, 0, MAGIC, bytes(16), self.version, len(out), count)
-        struct.pack_into(f"<{count}I", out, HEADER.size, *offsets)
-        return out
-
-    def _unchanged(self, out: bytearray) -> bool:
-        return self.source_digest is not None and hashlib.sha256(out[HASHED_FROM:]).digest() == self.source_digest
+        for key, cc, payload in items:
+            if not keep and layout is not None and (stored := layout.items.get(key)) is not None:
+                gap = next((s.data for s in layout.raw if s.end == stored.offset), b"")
+                if not _alignment_padding(gap):
+                    writer.put(writer.end, gap)
+            offsets.append(writer.place(key, CHUNK_HEADER.pack(cc, len(payload)) + payload))
+        if not keep and layout is not None and layout.raw and layout.raw[-1].end == layout.size:
+            if not _alignment_padding(layout.raw[-1].data):
+                writer.put(writer.end, layout.raw[-1].data)
+        writer.put(0, HEADER.pack(MAGIC, self.checksum, self.version, writer.end, count))
+        writer.put(HEADER.size, struct.pack(f"<{count}I", *offsets))
+        return writer.out, keep and writer.unchanged()
 
     def to_bytes(self) -> bytes:
-        out = self._layout()
-        if self._unchanged(out):
-            out[4:20] = self.checksum
-        else:
+        out, unchanged = self._layout()
+        if not unchanged:
             out[4:20] = dxbc_checksum(out)
         return bytes(out) + self.trailing
 
     def computed_checksum(self) -> bytes:
         """The checksum the current content should carry."""
-        return dxbc_checksum(self._layout())
+        return dxbc_checksum(self._layout()[0])
 
     def fix_checksum(self) -> None:
         """Store the computed checksum, so :meth:`to_bytes` writes a valid one."""
-        out = self._layout()
-        self.checksum = dxbc_checksum(out)
-        self.source_digest = hashlib.sha256(out[HASHED_FROM:]).digest()
+        self.checksum = self.computed_checksum()
 
     def checksum_state(self) -> str:
         """``match``, ``mismatch`` or ``unsigned`` for the bytes :meth:`to_bytes` writes."""
@@ -277,9 +302,6 @@ class DxbcContainer(ShaderFile):
         """Drop every chunk with this FourCC; returns how many were dropped."""
         before = len(self.chunks)
         self.chunks = [c for c in self.chunks if c.fourcc != fourcc]
-        if len(self.chunks) != before:
-            self.gaps = []
-            self.tail = b""
         return before - len(self.chunks)
 
     def _first(self, kind: type, *fourccs: str) -> Any:
@@ -346,6 +368,11 @@ class DxbcContainer(ShaderFile):
         return self._first(ProgramDatabase, "SPDB")
 
     @property
+    def library_header(self) -> LibraryHeader | None:
+        """LIBH: the function names and creator of a library."""
+        return self._first(LibraryHeader, "LIBH")
+
+    @property
     def functions(self) -> list[DxbcContainer]:
         """Nested containers of a library (one per LIBF chunk)."""
         return [c.container for c in self.chunks if isinstance(c, LibraryFunction)]
@@ -367,7 +394,6 @@ class DxbcContainer(ShaderFile):
         computed = dxbc_checksum(out[: len(out) - len(self.trailing)])
         stored = out[4:20]
         state = "unsigned" if stored == bytes(16) else ("match" if stored == computed else "mismatch")
-        offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
         info: dict[str, Any] = {
             "format": self.format_name,
             "shader_model": self.shader_model,
@@ -375,10 +401,8 @@ class DxbcContainer(ShaderFile):
             "size": len(out),
             "version": self.version,
             "checksum": {"state": state, "stored": stored.hex(), "computed": computed.hex()},
-            "chunks": [
-                {"fourcc": c.fourcc, "offset": off, "size": CHUNK_HEADER.unpack_from(out, off)[1]}
-                for c, off in zip(self.chunks, offsets)
-            ],
+            "chunks": self._chunk_rows(out),
+            "layout": self.layout_rows(),
         }
         for key, sig in (("patch_constant_signature", self.patch_constant_signature),
                          ("input_signature", self.input_signature),
@@ -403,9 +427,56 @@ class DxbcContainer(ShaderFile):
             info["effect"] = self.effect.summary()
         if self.debug_info is not None:
             info["debug_info"] = self.debug_info.summary()
+        if self.library_header is not None:
+            info["library"] = self.library_header.summary()
         if self.functions:
             info["functions"] = [f.summary() for f in self.functions]
         return info
+
+    def _chunk_rows(self, out: bytes) -> list[dict[str, Any]]:
+        """``{"fourcc", "offset", "size"}`` per chunk: as stored when parsed, else as written."""
+        keys = _ChunkKeys()
+        rows = []
+        offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
+        for chunk, written in zip(self.chunks, offsets):
+            stored = self.layout.items.get(keys.next(chunk.fourcc)) if self.layout is not None else None
+            if stored is not None:
+                rows.append({"fourcc": chunk.fourcc, "offset": stored.offset,
+                             "size": len(stored.data) - CHUNK_HEADER.size})
+            else:
+                rows.append({"fourcc": chunk.fourcc, "offset": written,
+                             "size": CHUNK_HEADER.unpack_from(out, written)[1]})
+        return rows
+
+    def layout_rows(self) -> dict[str, Any]:
+        """The file's own layout: every item and raw span with its stored offset and size.
+
+        ``spans`` rows are ``{"item", "offset", "size"}`` (``item`` "raw" for bytes no field
+        covers); a chunk row adds ``items``, the spans inside its payload (payload-relative; a LIBF
+        chunk lists its nested container's spans). A
+        container built in memory (not parsed) reports the layout it would be written with.
+        """
+        layout = self.layout
+        if layout is None:
+            written = self.to_bytes()
+            layout = DxbcContainer.parse(Reader(written[: len(written) - len(self.trailing)])).layout
+            assert layout is not None
+        keys = _ChunkKeys()
+        inner: dict[str, list[dict[str, Any]]] = {}
+        for chunk in self.chunks:
+            name = ".".join(str(k) for k in keys.next(chunk.fourcc))
+            chunk_layout = getattr(chunk, "layout", None)
+            if isinstance(chunk_layout, Layout):
+                inner[name] = chunk_layout.spans()
+            elif isinstance(chunk, LibraryFunction):
+                inner[name] = chunk.container.layout_rows()["spans"]
+        spans: list[dict[str, Any]] = []
+        for row in layout.spans():
+            items = inner.get(str(row["item"]))
+            if items is not None:
+                row = {**row, "items": items}
+            spans.append(row)
+        return {"size": layout.size, "trailing": len(self.trailing), "spans": spans}
 
     def disassemble(self) -> str:
         import importlib

@@ -1,14 +1,18 @@
-"""FX10: a Direct3D 10 effect (fx_4_0 / fx_4_1) as stored by fxc.
+"""FX10: a Direct3D 10/11 effect (fx_4_0 / fx_4_1 / fx_5_0) as stored by fxc.
 
 Layout (the public Effects11 ``EffectBinaryFormat.h``, ``SBinaryHeader``): a 76-byte header of
 19 u32 (tag, local and pool counts of constant buffers / numeric / object variables, technique
 count, unstructured size, then counts of strings, shader resources, state blocks, samplers,
-views and shaders), the *unstructured* block that every offset of the structured records points
+views and shaders); fx_5_0 (``SBinaryHeader5``, 96 bytes) adds the counts of groups, unordered
+access views, interface variables, interface variable elements and class instance elements;
+then the *unstructured* block that every offset of the structured records points
 into (strings, default values, type descriptions, embedded shader containers), then the
 *structured* records (buffers, variables, objects, techniques) up to the end of the payload.
 
-Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes (kept
-raw: :mod:`shaderkit.formats.dxbc.disasm` walks them), and :class:`EmbeddedShader` rows, the
+Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes as
+parsed, their typed form (:mod:`.fx10_records`: buffers, variables, objects with their state
+blocks, techniques, passes, annotations; fx_4_x only, None when the records do not walk, then
+the bytes are written as they are), and :class:`EmbeddedShader` rows, the
 shader containers found in the unstructured block (``u32 size`` then a complete DXBC container
 whose header's total size is that size; a corrupt one raises like any chunk), each parsed as a nested
 :class:`~shaderkit.formats.dxbc.container.DxbcContainer` with its block offset.
@@ -16,7 +20,7 @@ whose header's total size is that size; a corrupt one raises like any chunk), ea
 rebuilt bytes in place, and the structured records (a container that would not rebuild byte
 for byte, e.g. with chunks out of index order, is left as block bytes); payloads have odd sizes and are never
 padded. An embedded shader may be edited but must keep its size (the offsets that point past it
-live in the raw records). Other tags (fx_5_0's longer header) stay raw chunks.
+live in the raw records). Other tags stay raw chunks.
 """
 
 from __future__ import annotations
@@ -25,15 +29,23 @@ import struct
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from shaderkit.errors import UnsupportedOperation
+from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.fx10_records import EffectRecords, read_records
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
 
 HEADER = struct.Struct("<19I")
-#: effect tags this model reads (fx_5_0, 0xFEFF2001, has a longer header and stays raw)
-TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1"}
+#: ``SBinaryHeader5``: the fx_5_0 header
+HEADER5 = struct.Struct("<24I")
+FX5_TAG = 0xFEFF2001
+#: effect tags this model reads
+TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1", FX5_TAG: "fx_5_0"}
+
+
+def header_size(tag: int) -> int:
+    return HEADER5.size if tag == FX5_TAG else HEADER.size
 _DXBC_HEADER = struct.Struct("<4s16s3I")
 
 
@@ -60,13 +72,28 @@ class EffectHeader:
     depth_stencil_views: int = 0
     total_shaders: int = 0
     inline_shaders: int = 0
+    #: fx_5_0 only (``SBinaryHeader5``)
+    groups: int = 0
+    unordered_access_views: int = 0
+    interface_variables: int = 0
+    interface_variable_elements: int = 0
+    class_instance_elements: int = 0
 
     @classmethod
     def unpack(cls, words: tuple[int, ...]) -> EffectHeader:
         return cls(*words)
 
+    @property
+    def size(self) -> int:
+        return header_size(self.tag)
+
     def words(self) -> tuple[int, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self))
+        """The 19 words of ``SBinaryHeader`` (common to every version)."""
+        return tuple(getattr(self, f.name) for f in fields(self))[: HEADER.size // 4]
+
+    def stored_words(self) -> tuple[int, ...]:
+        """The words as stored: 19, or 24 for fx_5_0 (``SBinaryHeader5``)."""
+        return tuple(getattr(self, f.name) for f in fields(self))[: self.size // 4]
 
     @property
     def version(self) -> str:
@@ -101,6 +128,10 @@ class Effect:
     #: the shader containers found in the unstructured block, in block order
     shaders: list[EmbeddedShader] = field(default_factory=list)
     fourcc: str = "FX10"
+    #: the structured records, typed (written instead of ``structured`` when present)
+    records: EffectRecords | None = None
+    #: bytes after the typed records (none in fxc output)
+    records_tail: bytes = b""
 
     @staticmethod
     def understood(r: Reader) -> bool:
@@ -109,7 +140,7 @@ class Effect:
             return False
         tag = struct.unpack_from("<I", r.data, r.pos)[0]
         size = struct.unpack_from("<I", r.data, r.pos + 32)[0]
-        return tag in TAGS and size <= r.remaining - HEADER.size
+        return tag in TAGS and r.remaining >= header_size(tag) and size <= r.remaining - header_size(tag)
 
     @classmethod
     def parse(cls, r: Reader, depth: int = 0) -> Effect:
@@ -117,9 +148,11 @@ class Effect:
         from shaderkit.formats.dxbc.container import MAX_DEPTH, DxbcContainer
 
         words = r.unpack("19I", "effect header")
+        if words[0] not in TAGS:
+            raise r.error(f"unknown effect tag 0x{words[0]:08x}", r.start)
+        if words[0] == FX5_TAG:
+            words += r.unpack("5I", "fx_5_0 header")
         header = EffectHeader.unpack(words)
-        if header.tag not in TAGS:
-            raise r.error(f"unknown effect tag 0x{header.tag:08x}", r.start)
         blob_start = r.tell()
         r.need(header.unstructured_size, "unstructured block")
         unstructured = r.read(header.unstructured_size, "unstructured block")
@@ -142,7 +175,15 @@ class Effect:
                 pos = unstructured.find(b"DXBC", pos + size)
                 continue
             pos = unstructured.find(b"DXBC", pos + 4)
-        return cls(header, unstructured, structured, shaders)
+        effect = cls(header, unstructured, structured, shaders)
+        if header.tag != FX5_TAG:
+            counts = (header.constant_buffers, header.object_variables, header.pool_constant_buffers,
+                      header.pool_object_variables, header.techniques)
+            try:
+                effect.records, effect.records_tail = read_records(counts, structured, unstructured)
+            except ShaderFormatError:
+                effect.records = None  # records this walk does not account for stay bytes
+        return effect
 
     def build(self) -> bytes:
         blob = bytearray(self.unstructured)
@@ -154,9 +195,16 @@ class Effect:
                     f"FX10: the shader at {shader.offset:#x} changed size ({old} -> {len(data)} bytes);"
                     " moving the effect's offsets is not supported")
             blob[shader.offset + 4 : shader.offset + 4 + old] = data
-        header = EffectHeader.unpack(self.header.words())
+        header = EffectHeader.unpack(self.header.stored_words())
         header.unstructured_size = len(blob)
-        return HEADER.pack(*header.words()) + bytes(blob) + self.structured
+        words = header.stored_words()
+        structured = self.records.build() + self.records_tail if self.records is not None else self.structured
+        return struct.pack(f"<{len(words)}I", *words) + bytes(blob) + structured
+
+    def string_at(self, offset: int) -> str:
+        """The NUL-terminated string at ``offset`` in the unstructured block ("" when none is there)."""
+        end = self.unstructured.find(b"\0", offset)
+        return self.unstructured[offset:end].decode("latin-1") if 0 <= offset < len(self.unstructured) and end >= 0 else ""
 
     def shader_at(self, offset: int) -> DxbcContainer | None:
         """The embedded container whose u32 size sits at ``offset`` in the unstructured block."""
@@ -170,9 +218,24 @@ class Effect:
         return {
             "version": h.version,
             "child": h.is_child,
-            "counts": {f.name: getattr(h, f.name) for f in fields(h) if f.name != "tag"},
+            "counts": {f.name: getattr(h, f.name) for f in fields(h)[1 : h.size // 4]},
             "shaders": [{"offset": s.offset, **s.container.summary()} for s in self.shaders],
+            **self._records_summary(),
+        }
+
+    def _records_summary(self) -> dict[str, Any]:
+        rec = self.records
+        if rec is None:
+            return {}
+        name = self.string_at
+        return {
+            "buffers": [{"name": name(b.name_offset), "tbuffer": b.is_tbuffer, "pool": b in rec.pool_buffers,
+                         "variables": [name(v.name_offset) for v in b.variables]}
+                        for b in rec.buffers + rec.pool_buffers],
+            "objects": [name(o.name_offset) for o in rec.objects + rec.pool_objects],
+            "techniques": [{"name": name(t.name_offset), "passes": [name(p.name_offset) for p in t.passes]}
+                           for t in rec.techniques],
         }
 
 
-__all__ = ["HEADER", "TAGS", "Effect", "EffectHeader", "EmbeddedShader"]
+__all__ = ["FX5_TAG", "HEADER", "HEADER5", "TAGS", "Effect", "EffectHeader", "EmbeddedShader"]

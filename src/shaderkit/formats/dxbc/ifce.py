@@ -7,9 +7,10 @@ count, type-ID array offset, table-ID array offset); class types (12 bytes: name
 constant buffer stride, texture, sampler); class instances (16 bytes: name offset, u16 type,
 reserved, constant buffer, constant buffer offset, texture, sampler).
 
-fxc's order, which :meth:`Interfaces.build` reproduces: header, slot records, class types, class
-instances, then per slot record its u16 type IDs (0xAB-padded) and u32 table IDs, then the
-instance names and the class type names, each NUL-terminated and 0xAB-padded to 4 bytes.
+fxc's order, used for a new chunk: header, slot records, class types, class instances, then per
+slot record its u16 type IDs (0xAB-padded) and u32 table IDs, then the instance names and the
+class type names, each NUL-terminated and 0xAB-padded to 4 bytes. A parsed chunk keeps its
+layout and puts unchanged items back.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from shaderkit.formats.dxbc.common import PAD_BYTE, Budget, chunk_string
+from shaderkit.formats.dxbc.common import (
+    PAD_BYTE,
+    Budget,
+    close_layout,
+    payload_layout,
+    placed_build,
+    record_table,
+    recorded_string,
+)
+from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 _HEADER = struct.Struct("<9I")
@@ -66,6 +76,8 @@ class Interfaces:
     interface_slot_count: int = 0
     reserved: tuple[int, int] = (0x4E47534F, 0x00100020)
     fourcc: str = "IFCE"
+    #: where the parsed items lay (None for a new chunk: fxc's layout is used)
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "IFCE") -> Interfaces:
@@ -79,29 +91,63 @@ class Interfaces:
                 raise r.error(f"offset {offset:#x} is past the chunk end", base)
             return base + offset
 
+        layout = payload_layout(r)
         r.check_count(n_records, _SLOT.size, "interface slot records", at(slot_off))
+        record_table(r, layout, "slots", slot_off, n_records * _SLOT.size)
         budget = Budget(r, 2, "type ID tables")
         for i in range(n_records):
             span, count, types_at, tables_at = _SLOT.unpack_from(r.data, base + slot_off + i * _SLOT.size)
             r.check_count(count, 2, "type IDs", at(types_at))
             r.check_count(count, 4, "table IDs", at(tables_at))
             budget.take(count)
+            record_table(r, layout, ("type_ids", i), types_at, 2 * count)
+            record_table(r, layout, ("table_ids", i), tables_at, 4 * count)
             model.slots.append(InterfaceSlot(
                 span,
                 list(struct.unpack_from(f"<{count}H", r.data, base + types_at)),
                 list(struct.unpack_from(f"<{count}I", r.data, base + tables_at)),
             ))
         r.check_count(n_types, _CLASS_TYPE.size, "class types", at(type_off))
+        record_table(r, layout, "class_types", type_off, n_types * _CLASS_TYPE.size)
         for i in range(n_types):
             name_off, *rest = _CLASS_TYPE.unpack_from(r.data, base + type_off + i * _CLASS_TYPE.size)
-            model.class_types.append(ClassType(chunk_string(r, name_off, "class name"), *rest))
+            name = recorded_string(r, layout, ("class_name", i), name_off, "class name")
+            model.class_types.append(ClassType(name, *rest))
         r.check_count(n_inst, _INSTANCE.size, "class instances", at(inst_off))
+        record_table(r, layout, "class_instances", inst_off, n_inst * _INSTANCE.size)
         for i in range(n_inst):
             name_off, *rest = _INSTANCE.unpack_from(r.data, base + inst_off + i * _INSTANCE.size)
-            model.class_instances.append(ClassInstance(chunk_string(r, name_off, "instance name"), *rest))
+            name = recorded_string(r, layout, ("instance_name", i), name_off, "instance name")
+            model.class_instances.append(ClassInstance(name, *rest))
+        model.layout = close_layout(layout, r, _HEADER.size)
         return model
 
     def build(self) -> bytes:
+        return placed_build(self.layout, self.build_fresh, self._build_placed)
+
+    def _build_placed(self, w: PlacedWriter) -> None:
+        slots = []
+        for i, slot in enumerate(self.slots):
+            types_at = w.place(("type_ids", i), struct.pack(f"<{len(slot.type_ids)}H", *slot.type_ids))
+            tables_at = w.place(("table_ids", i), struct.pack(f"<{len(slot.table_ids)}I", *slot.table_ids))
+            slots.append(_SLOT.pack(slot.slot_span, len(slot.type_ids), types_at, tables_at))
+        instances = []
+        for i, inst in enumerate(self.class_instances):
+            name = w.place(("instance_name", i), inst.name.encode("latin-1") + b"\0")
+            instances.append(_INSTANCE.pack(name, inst.type, inst.reserved, inst.constant_buffer,
+                                            inst.constant_buffer_offset, inst.texture, inst.sampler))
+        types = []
+        for i, ct in enumerate(self.class_types):
+            name = w.place(("class_name", i), ct.name.encode("latin-1") + b"\0")
+            types.append(_CLASS_TYPE.pack(name, ct.reserved, ct.constant_buffer_stride, ct.texture, ct.sampler))
+        slot_off = w.place("slots", b"".join(slots))
+        type_off = w.place("class_types", b"".join(types))
+        inst_off = w.place("class_instances", b"".join(instances))
+        w.put(0, _HEADER.pack(len(self.class_instances), len(self.class_types), len(self.slots),
+                              self.interface_slot_count, inst_off, type_off, slot_off, *self.reserved))
+
+    def build_fresh(self) -> bytes:
+        """The payload in fxc's order."""
         slot_off = _HEADER.size
         type_off = slot_off + _SLOT.size * len(self.slots)
         inst_off = type_off + _CLASS_TYPE.size * len(self.class_types)

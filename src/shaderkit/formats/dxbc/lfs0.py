@@ -6,8 +6,9 @@ type, variable class, rows, columns, interpolation mode, flags (1 in, 2 out), fi
 register, first input component, first output register, first output component (unused
 registers are 0xFFFFFFFF). The first record describes the return value (``void`` when none).
 
-fxc's layout, which :meth:`FunctionSignature.build` reproduces: header, records, then for each
-record its name and semantic name (each string once), then 0xAB padding.
+fxc's layout, used for a new chunk: header, records, then for each record its name and semantic
+name (each string once), then 0xAB padding. A parsed chunk keeps its layout and puts unchanged
+items back.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from shaderkit.formats.dxbc.common import StringPool, chunk_string, pad4
+from shaderkit.formats.dxbc.common import (
+    StringPool,
+    close_layout,
+    pad4,
+    payload_layout,
+    placed_build,
+    record_table,
+    recorded_string,
+)
+from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 _HEAD = struct.Struct("<2I")
@@ -43,6 +53,8 @@ class FunctionParameter:
 class FunctionSignature:
     parameters: list[FunctionParameter] = field(default_factory=list)
     fourcc: str = "LFS0"
+    #: where the parsed items lay (None for a new chunk: fxc's layout is used)
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LFS0") -> FunctionSignature:
@@ -52,26 +64,48 @@ class FunctionSignature:
             raise r.error(f"parameter offset {offset:#x} is past the chunk end", base + 4)
         r.check_count(count, _PARAM.size, "function parameters", base + offset)
         model = cls()
+        layout = payload_layout(r)
+        record_table(r, layout, "parameters", offset, count * _PARAM.size)
         for i in range(count):
             words = _PARAM.unpack_from(r.data, base + offset + i * _PARAM.size)
             where = f"parameters[{i}]"
-            name = chunk_string(r, words[0], "name", where)
-            semantic = chunk_string(r, words[1], "semantic name", where) if words[1] else ""
+            name = recorded_string(r, layout, ("name", i), words[0], "name", where)
+            semantic = recorded_string(r, layout, ("semantic", i), words[1], "semantic name", where) if words[1] else ""
             model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
+        model.layout = close_layout(layout, r, _HEAD.size)
         return model
 
     def summary(self) -> list[dict[str, object]]:
         return [vars(p).copy() for p in self.parameters]
 
     def build(self) -> bytes:
+        return placed_build(self.layout, self.build_fresh, self._build_placed)
+
+    @staticmethod
+    def _pack(p: FunctionParameter, name: int, semantic: int) -> bytes:
+        return _PARAM.pack(name, semantic, p.variable_type, p.variable_class, p.rows, p.columns,
+                           p.interpolation_mode, p.flags, p.first_in_register, p.first_in_component,
+                           p.first_out_register, p.first_out_component)
+
+    def _build_placed(self, w: PlacedWriter) -> None:
+        assert self.layout is not None
+        rows = []
+        for i, p in enumerate(self.parameters):
+            name = w.place(("name", i), p.name.encode("latin-1") + b"\0")
+            semantic = 0
+            if p.semantic_name or ("semantic", i) in self.layout.items:
+                semantic = w.place(("semantic", i), p.semantic_name.encode("latin-1") + b"\0")
+            rows.append(self._pack(p, name, semantic))
+        w.put(0, _HEAD.pack(len(self.parameters), w.place("parameters", b"".join(rows))))
+
+    def build_fresh(self) -> bytes:
+        """The payload in fxc's layout."""
         pool = StringPool.at(_HEAD.size + _PARAM.size * len(self.parameters))
         out = bytearray(_HEAD.pack(len(self.parameters), _HEAD.size))
         for p in self.parameters:
             name = pool.add(p.name)
             semantic = pool.add(p.semantic_name) if p.semantic_name else 0
-            out += _PARAM.pack(name, semantic, p.variable_type, p.variable_class, p.rows, p.columns,
-                               p.interpolation_mode, p.flags, p.first_in_register, p.first_in_component,
-                               p.first_out_register, p.first_out_component)
+            out += self._pack(p, name, semantic)
         out += pool.data
         pad4(out)
         return bytes(out)

@@ -15,16 +15,21 @@ Payload layout (offsets are from the start of the payload):
   offset (+ subtype, base class, interface count, interface offset, name offset);
 * member (12 bytes): name, type offset, offset in the parent.
 
-fxc's layout, which :meth:`ResourceDefinition.build` reproduces (all 278 RDEF chunks of the
-corpus): header; the binding array; the binding names; 0xAB padding; the cbuffer array; then for
-each cbuffer its name (unless a binding already wrote it) and its variable array, followed,
-variable by variable, by the variable name, its type and its default value; then the creator.
-A type is written in post order: its name, the interface types and their offset array, each
-member's name and type, the member array, and the type record itself. Strings are written once
-each (first use wins). Types are written once per *type object*: parsing maps each type record to
-one object, so the file's own sharing survives (fxc shares by its internal type identity, which
-is not derivable from the bytes); member and interface arrays with identical contents are
-written once. Tables are 4-aligned with 0xAB padding.
+A parsed chunk keeps its :class:`~shaderkit.io.layout.Layout`: where every string, type record,
+member and interface array, variable table and default value lay, which of them shared one
+offset (fxc shares type records by its internal type identity, and fxc 9.29/9.30 sometimes
+shares one default-value blob between two variables), and the bytes no field covers. Writing
+puts every unchanged item back where it lay; a type's origin is read from the stored bytes of
+what points at it (the variable table, the member array), never from Python object identity.
+New or resized items go after the stored bytes, 4-aligned, 0xAB-padded (new strings once each).
+
+fxc's layout, used for a chunk built from scratch: header; the binding array; the binding names;
+0xAB padding; the cbuffer array; then for each cbuffer its name (unless a binding already wrote
+it) and its variable array, followed, variable by variable, by the variable name, its type and
+its default value; then the creator. A type is written in post order: its name, the interface
+types and their offset array, each member's name and type, the member array, and the type
+record itself. Strings are written once each (first use wins); structurally equal types, member
+arrays and interface arrays are written once. Tables are 4-aligned with 0xAB padding.
 """
 
 from __future__ import annotations
@@ -33,7 +38,17 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from shaderkit.formats.dxbc.common import PAD_BYTE, Budget, chunk_string
+from shaderkit.formats.dxbc.common import (
+    PAD_BYTE,
+    Budget,
+    Relayout,
+    close_layout,
+    payload_layout,
+    placed_build,
+    record_table,
+    recorded_string,
+)
+from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
 
 RD11 = 0x31314452  # "RD11"
@@ -89,6 +104,8 @@ class ShaderType:
     member_offset_word: int = 0
     #: interface pointers (class 7) point at their interface type through the member offset.
     pointee: ShaderType | None = None
+    #: interface array offset word of a type without interfaces (0 from fxc)
+    interface_offset_word: int = 0
 
     def canonical_id(self, table: dict[tuple[Any, ...], int], memo: dict[int, int]) -> int:
         """An integer that two types share exactly when they are structurally equal.
@@ -107,7 +124,7 @@ class ShaderType:
             self.variable_class, self.variable_type, self.rows, self.columns, self.elements,
             tuple((m.name, m.offset, child(m.type)) for m in self.members), self.name,
             child(self.subtype), child(self.base_class), tuple(child(i) for i in self.interfaces),
-            self.member_offset_word, child(self.pointee),
+            self.member_offset_word, child(self.pointee), self.interface_offset_word,
         )
         ident = table.setdefault(signature, len(table))
         memo[id(self)] = ident
@@ -199,6 +216,8 @@ class ResourceDefinition:
     empty_binding_offset: int | None = field(default=None, compare=False)
     empty_cbuffer_offset: int = field(default=0, compare=False)
     fourcc: str = "RDEF"
+    #: where the parsed items lay (None for a new chunk: fxc's layout is used)
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -247,29 +266,38 @@ class ResourceDefinition:
                     raise r.error(f"unsupported resource binding size {sizes[2]}", base + 36)
         sm5 = rd.is_sm5
         binding_st = _BINDING51 if rd.is_sm51 else _BINDING
-        parser = _Parser(r, sm5)
-        rd.creator = chunk_string(r, creator_off, "creator") if creator_off else ""
+        layout = payload_layout(r)
+        parser = _Parser(r, sm5, layout)
+        rd.creator = recorded_string(r, layout, "creator", creator_off, "creator") if creator_off else ""
         if rb_count == 0:
             rd.empty_binding_offset = rb_off
         if cb_count == 0:
             rd.empty_cbuffer_offset = cb_off
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
+        record_table(r, layout, "bindings", rb_off, rb_count * binding_st.size)
         for i in range(rb_count):
             fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
-            name = chunk_string(r, fields_[0], "name", f"resource_bindings[{i}]")
+            name = recorded_string(r, layout, ("binding_name", i), fields_[0], "name", f"resource_bindings[{i}]")
             rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
+        record_table(r, layout, "cbuffers", cb_off, cb_count * _CBUFFER.size)
         for i in range(cb_count):
             name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
                 r.data, base + cb_off + i * _CBUFFER.size)
             with r.scope(f"constant_buffers[{i}]"):
-                cb = ConstantBuffer(chunk_string(r, name_off, "name"), [], size, cb_flags, cb_type)
-                cb.variables = parser.variables(var_count, var_off)
+                name = recorded_string(r, layout, ("cbuffer_name", i), name_off, "name")
+                cb = ConstantBuffer(name, [], size, cb_flags, cb_type)
+                cb.variables = parser.variables(i, var_count, var_off)
             rd.constant_buffers.append(cb)
+        rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
         return rd
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> bytes:
+        return placed_build(self.layout, self.build_fresh, lambda w: _PlacedBuilder(self, w).run())
+
+    def build_fresh(self) -> bytes:
+        """The payload laid out by fxc's rule (see the module docstring), ignoring the stored layout."""
         return _Builder(self).run()
 
     # -- text ------------------------------------------------------------------------------
@@ -304,10 +332,11 @@ class ResourceDefinition:
 class _Parser:
     """Reads variables and (shared, possibly nested) types with depth and cycle limits."""
 
-    def __init__(self, r: Reader, sm5: bool) -> None:
+    def __init__(self, r: Reader, sm5: bool, layout: Layout) -> None:
         self.r = r
         self.base = r.start
         self.sm5 = sm5
+        self.layout = layout
         self.types: dict[int, ShaderType] = {}
         self.busy: set[int] = set()
         self.variable_budget = Budget(r, _VAR4.size, "variable tables")
@@ -318,19 +347,22 @@ class _Parser:
             raise self.r.error(f"offset {offset:#x} is past the chunk end", self.base)
         return self.base + offset
 
-    def variables(self, count: int, offset: int) -> list[ShaderVariable]:
+    def variables(self, cb_index: int, count: int, offset: int) -> list[ShaderVariable]:
         r = self.r
+        layout = self.layout
         st = _VAR5 if self.sm5 else _VAR4
         r.check_count(count, st.size, "variables", self.at(offset))
         self.variable_budget.take(count)
+        record_table(r, layout, ("variables", cb_index), offset, count * st.size)
         out = []
         for i in range(count):
             words = st.unpack_from(r.data, self.base + offset + i * st.size)
             name_off, start, size, flags, type_off, default_off = words[:6]
-            name = chunk_string(r, name_off, "name", f"variables[{i}]")
+            name = recorded_string(r, layout, ("variable_name", cb_index, i), name_off, "name", f"variables[{i}]")
             var = ShaderVariable(name, self.type(type_off, 0), start, size, flags)
             if default_off:
                 var.default_value = r.sub(self.at(default_off), size, f"variables[{i}].default value").read(size)
+                layout.record(("default", cb_index, i), default_off, var.default_value)
             if self.sm5:
                 var.start_texture, var.texture_size, var.start_sampler, var.sampler_size = words[6:]
             out.append(var)
@@ -349,14 +381,17 @@ class _Parser:
         words = st.unpack_from(r.data, pos)
         cls_, typ, rows, cols, elems, member_count, member_off = words[:7]
         t = ShaderType(cls_, typ, rows, cols, elems)
+        layout = self.layout
+        layout.record(("type", offset), offset, r.data[pos : pos + st.size])
         self.busy.add(offset)
         with r.scope(f"type@{offset:#x}"):
             if member_count:
                 r.check_count(member_count, _MEMBER.size, "members", self.at(member_off))
                 self.member_budget.take(member_count)
+                record_table(r, layout, ("members", offset), member_off, member_count * _MEMBER.size)
                 for i in range(member_count):
                     name_off, type_off, moff = _MEMBER.unpack_from(r.data, self.base + member_off + 12 * i)
-                    name = chunk_string(r, name_off, "member name")
+                    name = recorded_string(r, layout, ("member_name", offset, i), name_off, "member name")
                     t.members.append(ShaderTypeMember(name, self.type(type_off, depth + 1), moff))
             elif member_off == offset:
                 t.member_offset_word = -1
@@ -366,7 +401,7 @@ class _Parser:
                 t.member_offset_word = member_off
             if self.sm5:
                 sub_off, base_off, iface_count, iface_off, name_off = words[7:]
-                t.name = chunk_string(r, name_off, "type name") if name_off else ""
+                t.name = recorded_string(r, layout, ("type_name", offset), name_off, "type name") if name_off else ""
                 if sub_off:
                     t.subtype = self.type(sub_off, depth + 1)
                 if base_off:
@@ -374,8 +409,11 @@ class _Parser:
                 if iface_count:
                     r.check_count(iface_count, 4, "interfaces", self.at(iface_off))
                     self.member_budget.take(iface_count)
+                    record_table(r, layout, ("interfaces", offset), iface_off, 4 * iface_count)
                     offs = struct.unpack_from(f"<{iface_count}I", r.data, self.base + iface_off)
                     t.interfaces = [self.type(o, depth + 1) for o in offs]
+                else:
+                    t.interface_offset_word = iface_off
         self.busy.discard(offset)
         self.types[offset] = t
         return t
@@ -389,6 +427,8 @@ class _Builder:
         self.out = bytearray()
         self.strings: dict[str, int] = {}
         self.types: dict[int, int] = {}
+        self.canon_table: dict[tuple[Any, ...], int] = {}
+        self.canon_memo: dict[int, int] = {}
         self.member_arrays: dict[tuple[tuple[int, int, int], ...], int] = {}
         self.interface_arrays: dict[tuple[int, ...], int] = {}
         self.sm5 = rd.is_sm5
@@ -457,9 +497,8 @@ class _Builder:
         return table
 
     def type(self, t: ShaderType, nested: bool = False) -> int:
-        # A type object is written once; parsing maps each type record to one shared object,
-        # so the file's own sharing is kept (fxc's sharing follows its internal type objects).
-        key = id(t)
+        # structurally equal types are written once (two equal models write equal bytes)
+        key = t.canonical_id(self.canon_table, self.canon_memo)
         found = self.types.get(key)
         if found is not None:
             return found
@@ -467,7 +506,7 @@ class _Builder:
         pointee_off = self.type(t.pointee, True) if t.pointee is not None else 0
         sub_off = self.type(t.subtype, True) if t.subtype else 0
         base_off = self.type(t.base_class, True) if t.base_class else 0
-        iface_off = 0
+        iface_off = t.interface_offset_word
         if t.interfaces:
             offs = tuple(self.type(i, True) for i in t.interfaces)
             found_ifaces = self.interface_arrays.get(offs)
@@ -500,3 +539,153 @@ class _Builder:
             self.out += _TYPE4.pack(*head)
         self.types[key] = pos
         return pos
+
+
+def _words(st: struct.Struct, data: bytes | None, index: int = 0) -> tuple[int, ...] | None:
+    """Entry ``index`` of a stored table, or None when the table is absent or shorter."""
+    if data is None or (index + 1) * st.size > len(data):
+        return None
+    return st.unpack_from(data, index * st.size)
+
+
+class _PlacedBuilder:
+    """Writes a parsed RDEF back through its layout: unchanged items where they lay, post order.
+
+    A type's origin (the stored offset of its record) is read from the stored bytes of whatever
+    points at it; the first model type to claim an origin gets it, any other type with that origin
+    (an edit that split a shared type) is written as new. New types, arrays and strings are keyed
+    by their content, so equal ones are written once.
+    """
+
+    def __init__(self, rd: ResourceDefinition, writer: PlacedWriter) -> None:
+        assert writer.layout is not None
+        self.rd = rd
+        self.w = writer
+        self.layout: Layout = writer.layout
+        self.sm5 = rd.is_sm5
+        self.type_st = _TYPE5 if self.sm5 else _TYPE4
+        self.canon_table: dict[tuple[Any, ...], int] = {}
+        self.canon_memo: dict[int, int] = {}
+        self.claims: dict[int, int] = {}
+        self.done: dict[tuple[int | None, int], int] = {}
+
+    def stored(self, key: object) -> bytes | None:
+        item = self.layout.items.get(key)
+        return None if item is None else item.data
+
+    def string(self, key: object, text: str) -> int:
+        data = text.encode("latin-1") + b"\0"
+        if self.stored(key) == data:
+            return self.w.place(key, data)
+        return self.w.place(("string", text), data)
+
+    def run(self) -> None:
+        rd, w = self.rd, self.w
+        binding_st = _BINDING51 if rd.is_sm51 else _BINDING
+        creator_off = 0
+        if rd.creator or "creator" in self.layout.items:
+            creator_off = self.string("creator", rd.creator)
+        rows = []
+        for i, b in enumerate(rd.resource_bindings):
+            values = [self.string(("binding_name", i), b.name), b.input_type, b.return_type, b.dimension,
+                      b.num_samples, b.bind_point, b.bind_count, b.flags]
+            if rd.is_sm51:
+                values += [b.space, b.id]
+            rows.append(binding_st.pack(*values))
+        rb_off = w.place("bindings", b"".join(rows))
+        if not rd.resource_bindings and "bindings" not in self.layout.items:
+            rb_off = rd.empty_binding_offset if rd.empty_binding_offset is not None else rb_off
+        rows = []
+        for i, cb in enumerate(rd.constant_buffers):
+            name_off = self.string(("cbuffer_name", i), cb.name)
+            var_off = self.variables(i, cb.variables)
+            rows.append(_CBUFFER.pack(name_off, len(cb.variables), var_off, cb.size, cb.flags, cb.cbuffer_type))
+        cb_off = w.place("cbuffers", b"".join(rows))
+        if not rd.constant_buffers and "cbuffers" not in self.layout.items:
+            cb_off = rd.empty_cbuffer_offset
+        head = _HEADER.pack(len(rd.constant_buffers), cb_off, len(rd.resource_bindings), rb_off,
+                            rd.target, rd.flags, creator_off)
+        if self.sm5:
+            head += _RD11.pack(rd.rd11_tag, *rd.rd11_sizes, rd.interface_slot_count)
+        w.put(0, head)
+
+    def variables(self, cb_index: int, variables: list[ShaderVariable]) -> int:
+        st = _VAR5 if self.sm5 else _VAR4
+        table_key = ("variables", cb_index)
+        stored_table = self.stored(table_key)
+        rows = []
+        for i, v in enumerate(variables):
+            name = self.string(("variable_name", cb_index, i), v.name)
+            old = _words(st, stored_table, i)
+            type_off = self.type(v.type, old[4] if old is not None else None)
+            default_off = 0
+            if v.default_value is not None:
+                default_off = self.w.place(("default", cb_index, i), v.default_value)
+            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
+            if self.sm5:
+                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
+            rows.append(st.pack(*values))
+        if not variables and stored_table is None:
+            return 0
+        return self.w.place(table_key, b"".join(rows))
+
+    def type(self, t: ShaderType, origin: int | None) -> int:
+        canon = t.canonical_id(self.canon_table, self.canon_memo)
+        found = self.done.get((origin, canon))
+        if found is not None:
+            return found
+        record = self.stored(("type", origin)) if origin is not None else None
+        if origin is not None and record is not None and self.claims.setdefault(origin, canon) == canon:
+            prefix: tuple[Any, ...] = (origin,)
+        else:
+            record, origin, prefix = None, None, ("new", canon)
+            found = self.done.get((None, canon))
+            if found is not None:
+                return found
+        old = _words(self.type_st, record)
+        name_off = 0
+        if self.sm5 and (t.name or ("type_name", *prefix) in self.layout.items):
+            name_off = self.string(("type_name", *prefix), t.name)
+        pointee_off = self.type(t.pointee, old[6] if old else None) if t.pointee is not None else 0
+        sub_off = self.type(t.subtype, old[7] if old and self.sm5 else None) if t.subtype else 0
+        base_off = self.type(t.base_class, old[8] if old and self.sm5 else None) if t.base_class else 0
+        iface_off = t.interface_offset_word
+        if t.interfaces:
+            stored_ifaces = self.stored(("interfaces", *prefix))
+            offs = []
+            for k, iface in enumerate(t.interfaces):
+                entry = _words(_U32, stored_ifaces, k)
+                offs.append(self.type(iface, entry[0] if entry else None))
+            iface_off = self.w.place(("interfaces", *prefix), struct.pack(f"<{len(offs)}I", *offs))
+        member_off = 0
+        if t.members:
+            stored_members = self.stored(("members", *prefix))
+            rows = []
+            for k, m in enumerate(t.members):
+                entry = _words(_MEMBER, stored_members, k)
+                name = self.string(("member_name", *prefix, k), m.name)
+                rows.append(_MEMBER.pack(name, self.type(m.type, entry[1] if entry else None), m.offset))
+            member_off = self.w.place(("members", *prefix), b"".join(rows))
+        elif t.pointee is not None:
+            member_off = pointee_off
+        elif t.member_offset_word != -1:
+            member_off = t.member_offset_word
+        expected = origin if origin is not None else self._next_offset()
+        if not t.members and t.pointee is None and t.member_offset_word == -1:
+            member_off = expected  # the record points at itself
+        head = (t.variable_class, t.variable_type, t.rows, t.columns, t.elements, len(t.members), member_off)
+        if self.sm5:
+            data = _TYPE5.pack(*head, sub_off, base_off, len(t.interfaces), iface_off, name_off)
+        else:
+            data = _TYPE4.pack(*head)
+        at = self.w.place(("type", *prefix), data)
+        if t.member_offset_word == -1 and not t.members and t.pointee is None and at != expected:
+            raise Relayout(f"self-referencing type moved from {expected:#x} to {at:#x}")
+        self.done[(origin, canon)] = at
+        return at
+
+    def _next_offset(self) -> int:
+        return self.w.allocate(self.w.end, self.type_st.size)
+
+
+_U32 = struct.Struct("<I")

@@ -9,7 +9,9 @@ of semantic names padded to 4 bytes with 0xAB. Element layouts:
 * ISG1/OSG1/PSG1 (32 bytes): ``u32 stream``, the 24 bytes, then ``u32 min_precision``.
 
 fxc's layout: elements in register order as given, then each distinct name once, in order of
-first use, NUL-terminated, then 0xAB padding. :meth:`Signature.build` lays the chunk out that way.
+first use, NUL-terminated, then 0xAB padding. :meth:`Signature.build` lays a new chunk out that
+way; a parsed one keeps its :class:`~shaderkit.io.layout.Layout` (where the element table and
+each name lay, which names shared bytes, the bytes nothing covers) and puts unchanged items back.
 """
 
 from __future__ import annotations
@@ -17,7 +19,16 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from shaderkit.formats.dxbc.common import StringPool, chunk_string, pad4
+from shaderkit.formats.dxbc.common import (
+    StringPool,
+    close_layout,
+    pad4,
+    payload_layout,
+    placed_build,
+    record_table,
+    recorded_string,
+)
+from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 #: FourCCs handled here and their element sizes.
@@ -63,6 +74,8 @@ class Signature:
 
     fourcc: str
     elements: list[SignatureElement] = field(default_factory=list)
+    #: where the parsed items lay (None for a new chunk: fxc's layout is used)
+    layout: Layout | None = field(default=None, compare=False, repr=False)
 
     @property
     def element_size(self) -> int:
@@ -76,6 +89,8 @@ class Signature:
             raise r.error(f"element offset {offset:#x} is past the chunk end", r.start + 4)
         r.check_count(count, size, "signature elements", r.start + offset)
         elements = []
+        layout = payload_layout(r)
+        record_table(r, layout, "elements", offset, count * size)
         pos = r.start + offset
         data = r.data
         for i in range(count):
@@ -87,26 +102,36 @@ class Signature:
                 prec = 0
             else:
                 stream, name_off, index, sv, ctype, reg, mask, rw, res, prec = _SIG1.unpack_from(data, pos)
-            name = chunk_string(r, name_off, "semantic name", f"elements[{i}]")
+            name = recorded_string(r, layout, ("name", i), name_off, "semantic name", f"elements[{i}]")
             elements.append(SignatureElement(name, index, sv, ctype, reg, mask, rw, res, stream, prec))
             pos += size
-        return cls(fourcc, elements)
+        return cls(fourcc, elements, close_layout(layout, r, _HEAD.size))
+
+    def _pack(self, e: SignatureElement, name: int) -> bytes:
+        fields = (name, e.semantic_index, e.system_value_type, e.component_type, e.register,
+                  e.mask, e.read_write_mask, e.reserved)
+        size = self.element_size
+        if size == 24:
+            return _BASE.pack(*fields)
+        if size == 28:
+            return _OSG5.pack(e.stream, *fields)
+        return _SIG1.pack(e.stream, *fields, e.min_precision)
 
     def build(self) -> bytes:
+        return placed_build(self.layout, self.build_fresh, self._build_placed)
+
+    def _build_placed(self, w: PlacedWriter) -> None:
+        names = [w.place(("name", i), e.semantic_name.encode("latin-1") + b"\0") for i, e in enumerate(self.elements)]
+        table = w.place("elements", b"".join(self._pack(e, n) for e, n in zip(self.elements, names)))
+        w.put(0, _HEAD.pack(len(self.elements), table))
+
+    def build_fresh(self) -> bytes:
         """Lay the chunk payload out as fxc does."""
         size = self.element_size
         pool = StringPool.at(_HEAD.size + size * len(self.elements))
         out = bytearray(_HEAD.pack(len(self.elements), _HEAD.size))
         for e in self.elements:
-            name = pool.add(e.semantic_name)
-            fields = (name, e.semantic_index, e.system_value_type, e.component_type, e.register,
-                      e.mask, e.read_write_mask, e.reserved)
-            if size == 24:
-                out += _BASE.pack(*fields)
-            elif size == 28:
-                out += _OSG5.pack(e.stream, *fields)
-            else:
-                out += _SIG1.pack(e.stream, *fields, e.min_precision)
+            out += self._pack(e, pool.add(e.semantic_name))
         out += pool.data
         pad4(out)
         return bytes(out)
