@@ -48,10 +48,11 @@ class IdentifiedFile(ShaderFile):
 
     format_name = "identified"
 
-    def __init__(self, data: bytes, kind: str, note: str) -> None:
+    def __init__(self, data: bytes, kind: str, note: str, format_id: str = "identified") -> None:
         self.data = data
         self.kind = kind
         self.note = note
+        self.format_id = format_id
 
     @classmethod
     def from_bytes(cls, data: bytes) -> IdentifiedFile:
@@ -61,4 +62,6 @@ class IdentifiedFile(ShaderFile):
         return self.data
 
     def summary(self) -> dict[str, Any]:
-        return {"format": self.kind, "size": len(self.data), "supported": False, "note": self.note}
+        """``format`` is the registry id (as for every model); ``title`` says what the file is."""
+        return {"format": self.format_id, "title": self.kind, "size": len(self.data), "supported": False,
+                "note": self.note}

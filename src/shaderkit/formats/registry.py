@@ -30,7 +30,7 @@ class FormatSpec:
 
     def parse(self, data: bytes) -> ShaderFile:
         if self.target is None:
-            return IdentifiedFile(data, self.title, self.note)
+            return IdentifiedFile(data, self.title, self.note, self.name)
         return self.load().from_bytes(data)
 
 
