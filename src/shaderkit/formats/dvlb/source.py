@@ -20,6 +20,7 @@ is the same; only the placement of the structures (nihstro/old layouts) is picas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shaderkit.formats.dvlb.dvlb import CONSTANT_BOOL, CONSTANT_FVEC, CONSTANT_IVEC, Dvlb, Dvle
@@ -295,6 +296,8 @@ class _Code:
                  proc_starts: dict[int, str]) -> None:
         #: add "; shaderkit: desc N" to each instruction (when picasso's merging would differ)
         self.hints = False
+        #: optional text appended to each instruction line, given its word index (disasm --offsets)
+        self.marker: Callable[[int], str] | None = None
         self.code = code
         self.insts = [decode(w) for w in code]
         self.opdescs = opdescs
@@ -334,9 +337,10 @@ class _Code:
         word = self.code[pos]
         if inst.extra:
             unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
+        text = self.text_of(unit, inst, word, names, labels)
         if inst.fmt in DESC_FORMATS and self.hints:
-            return self.text_of(unit, inst, word, names, labels) + f"  {PRAGMA_DESC} {inst.get('desc')}"
-        return self.text_of(unit, inst, word, names, labels)
+            text += f"  {PRAGMA_DESC} {inst.get('desc')}"
+        return text + self.marker(pos) if self.marker is not None else text
 
     def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
                 labels: dict[int, str]) -> str:
@@ -515,7 +519,7 @@ def _entry(dvle: Dvle, lo: int, hi: int) -> tuple[int, int]:
     return start, min(end, hi) - start
 
 
-def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
+def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> list[str]:
     """One picasso source per DVLE.
 
     When picasso's descriptor merging would not rebuild this file's descriptor table (files made
@@ -525,6 +529,8 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     """
     texts = _sources(dvlb, False, [{}] * len(dvlb.dvles))
     rebuilt = _rebuild(texts)
+    if marker is not None:
+        texts = _sources(dvlb, False, [{}] * len(dvlb.dvles), marker)
     if rebuilt is None:
         return texts  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
@@ -532,7 +538,7 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers)
                                                   and not any(d.labels for d in dvlb.dvles)):
         return texts
-    return _sources(dvlb, not same_code, headers)
+    return _sources(dvlb, not same_code, headers, marker)
 
 
 def _rebuild(texts: list[str]) -> Dvlb | None:
@@ -556,7 +562,8 @@ def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
 
 
-def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str]:
+def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]],
+             marker: Callable[[int], str] | None = None) -> list[str]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -575,6 +582,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
     printer.hints = hints
+    printer.marker = marker
     for word, inst in zip(code, printer.insts):
         if inst.mnemonic in _FLOW_CALLS:
             start, num = inst.get("dst"), word & 0x3FF
@@ -646,6 +654,7 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]]) -> list[str
     return texts
 
 
-def dvlb_to_source(dvlb: Dvlb) -> str:
-    """picasso source of every DVLE, joined by ``; shaderkit: DVLE n`` marker lines."""
-    return "\n".join(dvlb_to_sources(dvlb))
+def dvlb_to_source(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> str:
+    """picasso source of every DVLE, joined by ``; shaderkit: DVLE n`` marker lines; ``marker``
+    (word index -> text) is appended to every instruction line when given."""
+    return "\n".join(dvlb_to_sources(dvlb, marker))
