@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "get": ("shaderkit.cli.archive:get", "Write one archive member (pack.szs//dir/file) out."),
     "put": ("shaderkit.cli.archive:put", "Replace one archive member and write the archive back."),
     "scan": ("shaderkit.cli.archive:scan", "Find every shader of a game dump, inside archives too (JSON Lines)."),
+    "diff": ("shaderkit.cli.diff:diff", "Compare two shaders: metadata and aligned disassembly."),
+    "cfg": ("shaderkit.cli.cfg:cfg", "Control-flow graph of a shader as Graphviz DOT (or SVG)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
 }
 
