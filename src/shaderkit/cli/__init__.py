@@ -67,11 +67,15 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(2)
+    except click.UsageError as exc:  # one line, not click's usage block
+        where = exc.ctx.command_path if exc.ctx is not None else "shaderkit"
+        click.echo(f"{where}: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"shaderkit: {' '.join(exc.format_message().split())}", err=True)
         sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
     except ShaderkitError as exc:
-        click.echo(f"shaderkit: {exc}", err=True)
+        click.echo(f"shaderkit: {' '.join(str(exc).split())}", err=True)
         sys.exit(2)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""

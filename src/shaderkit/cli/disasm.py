@@ -101,8 +101,13 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     stderr and the others still are (exit status 1 at the end).
     """
     if len(files) == 1 and not os.path.isdir(files[0]) and not (output != "-" and os.path.isdir(output)):
+        from shaderkit.errors import UnsupportedOperation
+
         model = load_model(files[0])
-        text = listing_of(model, offsets, raw)
+        try:
+            text = listing_of(model, offsets, raw)
+        except UnsupportedOperation as exc:
+            raise UnsupportedOperation(f"{files[0]}: {exc}") from None
         write_output(output, _coloured(text, model) if use_colour(color, output) else text)
         return
     if output == "-":

@@ -81,7 +81,7 @@ class SourceProgram:
         return math.prod(len(macro.values) for macro in self.variation_macros)
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Sharc(ShaderFile):
     format_name: ClassVar[str] = "sharc"
 

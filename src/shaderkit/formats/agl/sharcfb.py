@@ -168,7 +168,7 @@ class ProgramList(list[ShaderProgram]):
         return [p.name for p in self]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Sharcfb(ShaderFile):
     format_name: ClassVar[str] = "sharcfb"
 

@@ -84,7 +84,7 @@ class CgfxLayout:
     gaps: list[tuple[int, bytes]]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Cgfx(ShaderFile):
     """A CGFX file; only the shader dictionary is modelled, the rest is kept as bytes."""
 

@@ -247,7 +247,7 @@ class DvlbLayout:
 # -- the file -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Dvlb(ShaderFile):
     """A SHBIN file: DVLB header, one DVLP, one DVLE per entry point."""
 

@@ -144,7 +144,7 @@ class DvobLayout:
     gaps: list[tuple[int, bytes]]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Dvob(ShaderFile):
     """A DVOB file (objects behind an offset table) or a bare DVOJ object (``magic == b"DVOJ"``)."""
 

@@ -134,7 +134,7 @@ class GfdBlock:
         return names.get(self.type, f"type_{self.type}")
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Gsh(ShaderFile):
     format_name: ClassVar[str] = "gsh"
 
