@@ -61,3 +61,29 @@ def test_error_is_one_line_exit_2(args: list[str], files: dict[str, str], capfd:
     assert len(lines) == 1 and lines[0].strip(), (argv, err)
     assert "Traceback" not in err and "Usage:" not in err
     assert not lines[0].startswith("identified:")
+
+
+def test_file_arguments_complete_as_file_names() -> None:
+    from shaderkit.cli import FILE_NAMES, cli
+
+    ctx = cli.make_context("shaderkit", ["info"], resilient_parsing=True)
+    info = cli.get_command(ctx, "info")
+    assert info is not None
+    param = next(p for p in info.params if p.name == "file")
+    assert param.type is FILE_NAMES
+    items = param.shell_complete(ctx, "shad")
+    assert [(i.value, i.type) for i in items] == [("shad", "file")]
+    width = next(p for p in info.params if p.name == "width")
+    assert width.type is not FILE_NAMES
+
+
+def test_enum_names_beside_numbers(corpus: Path) -> None:
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+
+    # fxc's own listing of this file says: SV_Position mask xyzw, TEXCOORD mask x; Buffer4F: float, buf
+    path = corpus / "dxbc" / "angle__buffertotexture11_ps_4f__g_PS_BufferToTexture_4F.dxbc"
+    text = CliRunner().invoke(cli, ["info", "--width", "80", str(path)]).output
+    assert "xyzw (15)" in text and "x (1)" in text
+    assert "float (5)" in text and "buffer (1)" in text

@@ -28,6 +28,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: parameters (by name) that hold file names: shells complete them as files
+FILE_PARAMETERS = frozenset({"file", "files", "first", "second", "member", "paths", "sources", "data_path",
+                             "output", "base", "data"})
+
+
+class FileNameType(click.types.StringParamType):
+    """A plain string whose shell completion offers file names (bash, zsh, fish)."""
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(incomplete, type="file")]
+
+
+FILE_NAMES = FileNameType()
+
+
+def _complete_file_names(command: click.Command) -> None:
+    for param in command.params:
+        if param.name in FILE_PARAMETERS and isinstance(param.type, click.types.StringParamType):
+            param.type = FILE_NAMES
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -45,6 +68,7 @@ class LazyGroup(click.Group):
             return None
         command = getattr(module, attr)
         assert isinstance(command, click.Command)
+        _complete_file_names(command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

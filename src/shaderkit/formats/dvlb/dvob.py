@@ -171,7 +171,8 @@ class Dvob(ShaderFile):
 
     def summary(self) -> dict[str, Any]:
         return {
-            "format": self.magic.decode("ascii").lower(),
+            "format": self.format_name,
+            "magic": self.magic.decode("ascii"),
             "object_count": len(self.objects),
             "objects": [_object_summary(i, obj) for i, obj in enumerate(self.objects)],
         }
