@@ -52,6 +52,7 @@ def _complete_file_names(command: click.Command) -> None:
 
 
 class LazyGroup(click.Group):
+    """The command group: commands are imported only when they run (fast start-up)."""
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 

@@ -32,6 +32,7 @@ class Step:
 
 @dataclass
 class Block:
+    """A basic block: instructions ``start``..``stop`` and the edges leaving it."""
     start: int
     stop: int  # exclusive
     edges: list[tuple[int, str]] = field(default_factory=list)  # (block start or EXIT, label)
@@ -141,6 +142,7 @@ def sm4_steps(texts: list[str]) -> list[Step]:
 
 
 def dxbc_steps(container: Any) -> tuple[list[Step], tuple[int, ...]]:
+    """Steps and entry points of a DXBC container's shader program."""
     from shaderkit.formats.dxbc.disasm import is_legacy
     from shaderkit.isa.sm4.decode import decode
     from shaderkit.isa.sm4.text import Formatter
@@ -159,6 +161,7 @@ def dxbc_steps(container: Any) -> tuple[list[Step], tuple[int, ...]]:
 # -- PICA200 ---------------------------------------------------------------------------------------
 
 def pica_steps(dvlb: Any) -> tuple[list[Step], tuple[int, ...]]:
+    """Steps (one per code word, with its picasso text) and entry points of a SHBIN."""
     from shaderkit.cli.addresses import pica_entries
     from shaderkit.isa.pica.decode import decode
 
@@ -206,6 +209,7 @@ def _escape(text: str) -> str:
 
 
 def to_dot(steps: list[Step], graph: list[Block], title: str) -> str:
+    """Graphviz DOT text of ``graph``: one box per block listing its instructions."""
     lines = [f'digraph "{_escape(title)}" {{', '  node [shape=box, fontname="monospace", fontsize=10];',
              '  edge [fontname="sans-serif", fontsize=9];']
     for block in graph:
@@ -225,6 +229,7 @@ def to_dot(steps: list[Step], graph: list[Block], title: str) -> str:
 
 
 def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
+    """(steps, blocks) of a DXBC or SHBIN model; UnsupportedOperation for other formats."""
     from shaderkit.formats.dvlb.dvlb import Dvlb
     from shaderkit.formats.dxbc.container import DxbcContainer
 

@@ -43,6 +43,7 @@ def columns_view(left: list[str], right: list[str], width: int) -> list[str]:
 
 
 def diff_lines(a_name: str, b_name: str, a_lines: list[str], b_lines: list[str], context: int) -> list[str]:
+    """A unified diff of two line lists (no line ends), as ``diff -u`` prints it."""
     return [line.rstrip("\n") for line in difflib.unified_diff(a_lines, b_lines, a_name, b_name, n=context, lineterm="")]
 
 

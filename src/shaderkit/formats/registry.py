@@ -13,6 +13,7 @@ from shaderkit.formats.base import IdentifiedFile, ShaderFile
 
 @dataclass(frozen=True)
 class FormatSpec:
+    """One known format: id, title, how to recognise it, and the model class that reads it."""
     name: str
     title: str
     sniff: Callable[[bytes], bool]

@@ -72,6 +72,7 @@ class ShaderSlot:
 
 @dataclass
 class CgfxLayout:
+    """Where the parts of a CGFX file lay when it was read (kept to write it back identically)."""
     size: int
     header_size: int
     file_size_field: int

@@ -129,6 +129,7 @@ class Dvoj:
 
 @dataclass
 class DvojLayout:
+    """Where the tables of one DVOJ object lay when it was read."""
     offset: int
     table_offsets: list[int]  # nine offsets relative to the object, as stored
     symbol_size: int
@@ -139,6 +140,7 @@ class DvojLayout:
 
 @dataclass
 class DvobLayout:
+    """Where the objects of a DVOB file lay, and the bytes of the gaps between them."""
     size: int
     objects: list[DvojLayout]
     gaps: list[tuple[int, bytes]]
