@@ -103,3 +103,28 @@ def test_identified_files_name_their_format_id(tmp_path: Path) -> None:
     record = json.loads(CliRunner().invoke(cli, ["info", "--json", str(bfsha)]).output)
     assert record["format"] == "bfsha" and record["supported"] is False and "BFSHA" in record["title"]
     assert not _errors(record)
+
+
+def test_info_at_80_columns_every_format(corpus: Path) -> None:
+    # two files of every format besides DXBC/BNSH (covered in test_cli_contract): nothing cut, every
+    # string value of the JSON appears whole in the text (wrapped lines joined), no line over 80
+    import re
+
+    paths = [p for g in ("pica/*.shbin", "wiiu/*.gsh", "wiiu/*.sharc", "wiiu/*.sharcfb", "wiiu/*.bfsha", "nx/*.bin")
+             for p in sorted(corpus.glob(g))[:2]]
+    assert len(paths) >= 9
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) and value else []
+
+    for path in paths:
+        text = CliRunner().invoke(cli, ["info", "--width", "80", str(path)]).output
+        assert "…" not in text and max(map(len, text.splitlines())) <= 80, path.name
+        record = json.loads(CliRunner().invoke(cli, ["info", "--json", str(path)]).output)
+        joined = re.sub(r"\s+", "", text)
+        missing = [s for s in strings(record) if re.sub(r"\s+", "", s) not in joined]
+        assert not missing, (path.name, missing[:3])
