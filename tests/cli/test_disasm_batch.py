@@ -118,3 +118,12 @@ def test_colour_only_when_asked(tmp_path: Path) -> None:
     forced = CliRunner().invoke(cli, ["disasm", "--color", str(path)]).output
     assert "\x1b[" in forced and ANSI.sub("", forced) == piped
     assert "\x1b[" not in CliRunner().invoke(cli, ["disasm", "--no-color", str(path)]).output
+
+
+def test_offset_column_has_one_width_past_0xffff(corpus: Path) -> None:
+    # this program is longer than 64 KiB: five hex digits, and every row keeps the same width
+    path = corpus / "dxbc" / "directxtex__BC6HEncode_EncodeBlockCS.dxbc"
+    shown = CliRunner().invoke(cli, ["disasm", "--offsets", str(path)]).output.splitlines()
+    plain = CliRunner().invoke(cli, ["disasm", str(path)]).output.splitlines()
+    assert any(line.startswith("/*10000*/") for line in shown)
+    assert [line[10:].rstrip() for line in shown] == [line.rstrip() for line in plain]

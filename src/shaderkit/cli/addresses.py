@@ -18,13 +18,14 @@ WORDS_PER_ROW = 4
 _MARK = "\x1f"
 
 
-def _column(offset: int | None, words: Sequence[int], offsets: bool, raw: bool, per_row: int) -> list[str]:
+def _column(offset: int | None, words: Sequence[int], offsets: bool, raw: bool, per_row: int,
+            digits: int) -> list[str]:
     """The left column's rows for one line: an offset and up to ``per_row`` words per row."""
     width_words = per_row * 9
-    off_blank = " " * 9 if offsets else ""
+    off_blank = " " * (digits + 5) if offsets else ""
     if offset is None:
         return [off_blank + (" " * width_words if raw else "")]
-    head = f"/*{offset:04x}*/ " if offsets else ""
+    head = f"/*{offset:0{digits}x}*/ " if offsets else ""
     if not raw:
         return [head]
     rows = [" ".join(f"{w:08x}" for w in words[i : i + per_row]) for i in range(0, max(len(words), 1), per_row)]
@@ -34,8 +35,10 @@ def _column(offset: int | None, words: Sequence[int], offsets: bool, raw: bool, 
 def _render(entries: list[tuple[str, int | None, Sequence[int]]], offsets: bool, raw: bool) -> str:
     out: list[str] = []
     per_row = min(WORDS_PER_ROW, max((len(words) for _, _, words in entries), default=1))
+    last = max((offset for _, offset, _ in entries if offset is not None), default=0)
+    digits = max(4, len(f"{last:x}"))  # one width for the whole listing
     for text, offset, words in entries:
-        column = _column(offset, words, offsets, raw, per_row)
+        column = _column(offset, words, offsets, raw, per_row, digits)
         out.append(column[0] + text if text else column[0].rstrip())
         out.extend(row.rstrip() for row in column[1:])
     return "\n".join(out) + "\n"
