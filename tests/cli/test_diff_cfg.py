@@ -104,3 +104,19 @@ def test_cfg_dot_of_corpus_files(corpus: Path) -> None:
 def test_cfg_refuses_other_formats(corpus: Path) -> None:
     result = CliRunner().invoke(cli, ["cfg", str(corpus / "wiiu" / "rio_02_test_shader.gsh")])
     assert result.exit_code != 0
+
+
+def test_sm4_graph_of_unbalanced_flow_is_still_a_graph() -> None:
+    # random, often unbalanced, structure: no exception, every edge lands on a block or the exit
+    import random
+
+    words = ["if_nz r0.x", "else", "endif", "loop", "endloop", "break", "breakc_z r0.x", "continue",
+             "continuec_nz r0.x", "switch r0.x", "case l(1)", "default", "endswitch", "ret", "retc_z r0.x",
+             "label l0", "call l0", "callc_nz r0.x, l1", "mov r0.x, l(1)"]
+    rng = random.Random(7)
+    for _ in range(300):
+        texts = [rng.choice(words) for _ in range(rng.randrange(1, 30))]
+        graph = blocks(sm4_steps(texts))
+        starts = {b.start for b in graph} | {EXIT}
+        assert graph[0].start == 0 and graph[-1].stop == len(texts)
+        assert all(target in starts for b in graph for target, _ in b.edges), texts
