@@ -87,3 +87,11 @@ def test_enum_names_beside_numbers(corpus: Path) -> None:
     text = CliRunner().invoke(cli, ["info", "--width", "80", str(path)]).output
     assert "xyzw (15)" in text and "x (1)" in text
     assert "float (5)" in text and "buffer (1)" in text
+
+
+@pytest.mark.skipif(__import__("shutil").which("dot") is not None, reason="Graphviz is installed here")
+def test_svg_without_graphviz_is_one_line(files: dict[str, str], capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["cfg", "--svg", files["vs.dxbc"]])
+    lines = capfd.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(lines) == 1 and "dot" in lines[0]
