@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeVar, Union, overload
 
 from shaderkit.errors import AssemblyError, ShaderFormatError, UnsupportedOperation
 
@@ -12,7 +12,11 @@ if TYPE_CHECKING:
     from shaderkit.formats.registry import FormatSpec
 
 __version__ = "0.1.0"
-__all__ = ["AssemblyError", "ShaderFormatError", "UnsupportedOperation", "detect", "open", "__version__"]
+__all__ = ["AssemblyError", "ShaderFormatError", "Source", "UnsupportedOperation", "detect", "open", "__version__"]
+
+#: what :func:`open` reads: a path, the bytes themselves, or a binary file object
+Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes]]
+ModelT = TypeVar("ModelT", bound="ShaderFile")
 
 
 def detect(data: bytes) -> FormatSpec | None:
@@ -22,14 +26,36 @@ def detect(data: bytes) -> FormatSpec | None:
     return _detect(data)
 
 
-def open(source: bytes | bytearray | memoryview | str | os.PathLike[str]) -> ShaderFile:  # noqa: A001
-    """Parse a file given as bytes or a path; the typed model of whichever format it is."""
+def _read(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
         with os.fdopen(os.open(os.fspath(source), os.O_RDONLY), "rb") as handle:
-            data = handle.read()
+            return handle.read()
+    read = getattr(source, "read", None)
+    if read is None:
+        raise TypeError(f"shaderkit.open() takes a path, bytes or a binary file object, not {type(source).__name__}")
+    data = read()
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("shaderkit.open() needs a file opened in binary mode ('rb')")
+    return bytes(data)
+
+
+@overload
+def open(source: Source) -> ShaderFile: ...  # noqa: A001
+@overload
+def open(source: Source, kind: type[ModelT]) -> ModelT: ...  # noqa: A001
+def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noqa: A001
+    """Parse a file given as a path, bytes or a binary file object; the typed model of its format.
+
+    With ``kind`` (a model class such as ``DxbcContainer``), the result has that static type and a
+    file of another format raises ShaderFormatError, so type checkers know the attributes.
+    """
+    data = _read(source)
     spec = detect(data)
     if spec is None:
         raise ShaderFormatError(f"not a known shader format (starts with {data[:4]!r})", 0)
-    return spec.parse(data)
+    model = spec.parse(data)
+    if kind is not None and not isinstance(model, kind):
+        raise ShaderFormatError(f"expected {kind.__name__}, found {spec.title}", 0)
+    return model

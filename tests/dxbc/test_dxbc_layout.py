@@ -71,7 +71,7 @@ def info_json(tmp_path: Path, data: bytes) -> dict[str, Any]:
 
 
 def chunk_row(summary: dict[str, Any], item: str) -> dict[str, Any]:
-    return next(row for row in summary["layout"]["spans"] if row["item"] == item)
+    return next(row for row in summary["layout"] if row["item"] == item)
 
 
 @pytest.mark.parametrize(("fourcc", "payload", "unknown_at"), [
@@ -85,14 +85,15 @@ def test_unknown_block_inside_a_chunk_is_a_raw_span(tmp_path: Path, fourcc: byte
     model = DxbcContainer.from_bytes(data)
     assert model.to_bytes() == data
     summary = info_json(tmp_path, data)
-    items = chunk_row(summary, f"chunk.{fourcc.decode()}.0")["items"]
-    assert {"item": "raw", "offset": unknown_at, "size": len(UNKNOWN)} in items
+    name = f"chunk.{fourcc.decode()}.0"
+    payload = chunk_row(summary, name)["offset"] + 8  # after the chunk's fourcc and size
+    assert {"item": f"{name}/raw", "offset": payload + unknown_at, "size": len(UNKNOWN)} in summary["layout"]
 
 
 def test_gap_between_chunks_and_tail_are_raw_spans(tmp_path: Path) -> None:
     data = container((b"ZZZ1", b"abc"), (b"ZZZ2", b"\x01\x02\x03\x04"), gap=UNKNOWN, tail=b"\xfe" * 6)
     assert DxbcContainer.from_bytes(data).to_bytes() == data
-    spans = info_json(tmp_path, data)["layout"]["spans"]
+    spans = info_json(tmp_path, data)["layout"]
     raw = [(row["offset"], row["size"]) for row in spans if row["item"] == "raw"]
     # the gap after the 40-byte header + index; 1 byte of alignment after "abc"; the tail
     assert raw == [(40, 8), (59, 1), (72, 6)]

@@ -59,7 +59,7 @@ def test_hand_built_dvoj_fields() -> None:
     assert obj.inputs == [Uniform("vVtxData", 0, 1)]
     assert model.to_bytes() == data
     info = model.summary()
-    assert info["format"] == "dvoj" and info["objects"][0]["inputs"][0]["registers"] == "v0-v1"
+    assert info["format"] == "dvob" and info["magic"] == "DVOJ" and info["objects"][0]["inputs"][0]["registers"] == "v0-v1"
 
 
 def test_dvob_wrapping_two_objects() -> None:

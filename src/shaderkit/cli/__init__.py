@@ -22,12 +22,38 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "get": ("shaderkit.cli.archive:get", "Write one archive member (pack.szs//dir/file) out."),
     "put": ("shaderkit.cli.archive:put", "Replace one archive member and write the archive back."),
     "scan": ("shaderkit.cli.archive:scan", "Find every shader of a game dump, inside archives too (JSON Lines)."),
+    "diff": ("shaderkit.cli.diff:diff", "Compare two shaders: metadata and aligned disassembly."),
+    "cfg": ("shaderkit.cli.cfg:cfg", "Control-flow graph of a shader as Graphviz DOT (or SVG)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
     "run": ("shaderkit.cli.run:run", "Run a shader on the CPU over vertex inputs (PICA200)."),
 }
 
 
+#: parameters (by name) that hold file names: shells complete them as files
+FILE_PARAMETERS = frozenset({"file", "files", "first", "second", "member", "paths", "sources", "data_path",
+                             "output", "base", "data"})
+
+
+class FileNameType(click.types.StringParamType):
+    """A plain string whose shell completion offers file names (bash, zsh, fish)."""
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(incomplete, type="file")]
+
+
+FILE_NAMES = FileNameType()
+
+
+def _complete_file_names(command: click.Command) -> None:
+    for param in command.params:
+        if param.name in FILE_PARAMETERS and isinstance(param.type, click.types.StringParamType):
+            param.type = FILE_NAMES
+
+
 class LazyGroup(click.Group):
+    """The command group: commands are imported only when they run (fast start-up)."""
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
@@ -44,6 +70,7 @@ class LazyGroup(click.Group):
             return None
         command = getattr(module, attr)
         assert isinstance(command, click.Command)
+        _complete_file_names(command)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -66,11 +93,15 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(2)
+    except click.UsageError as exc:  # one line, not click's usage block
+        where = exc.ctx.command_path if exc.ctx is not None else "shaderkit"
+        click.echo(f"{where}: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"shaderkit: {' '.join(exc.format_message().split())}", err=True)
         sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
     except ShaderkitError as exc:
-        click.echo(f"shaderkit: {exc}", err=True)
+        click.echo(f"shaderkit: {' '.join(str(exc).split())}", err=True)
         sys.exit(2)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""

@@ -11,6 +11,7 @@ from shaderkit.formats.agl.variation import VariationError
 
 
 def bfsha_variation(file: str, archive: Any, model_name: str, settings: tuple[str, ...], as_json: bool) -> None:
+    """Print which program of BFSHA shading model ``model_name`` runs for OPTION=CHOICE ``settings``."""
     from shaderkit.formats.bfsha.wiiu import LookupFailed
 
     chosen: dict[str, str] = {}

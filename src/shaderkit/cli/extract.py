@@ -41,6 +41,7 @@ def load_bnsh(file: str) -> Bnsh:
 
 
 def stage_options(func: F) -> F:
+    """Add the --variation, --stage and --program options that pick one BNSH stage."""
     func = click.option("--program", "kind", type=click.Choice(PROGRAM_KINDS), default="binary",
                         show_default=True, help="Which program of the variation.")(func)
     func = click.option("--stage", required=True, type=click.Choice(STAGES), help="Shader stage.")(func)

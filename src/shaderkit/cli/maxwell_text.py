@@ -44,6 +44,7 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
 
 
 def stage_text(title: str, data: bytes) -> str:
+    """Text of one NVN stage blob: the decoded SPH as comments, then its Maxwell code."""
     from shaderkit.isa.maxwell import disassemble
 
     try:

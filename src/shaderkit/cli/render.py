@@ -13,7 +13,13 @@ from rich.console import Console
 from rich.table import Table
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, key: str = "") -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and key:
+        from shaderkit.cli.enums import enum_text
+
+        named = enum_text(key, value)
+        if named is not None:
+            return named
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -46,7 +52,7 @@ def _fits(columns: list[str], rows: list[list[str]], width: int) -> bool:
 
 def render(summary: dict[str, Any], console: Console, title: str = "") -> None:
     """Scalars first as a key/value block, then one table per list of records, then sections."""
-    scalars = [(k, _cell(v)) for k, v in summary.items() if not _is_table(v) and not isinstance(v, dict)]
+    scalars = [(k, _cell(v, k)) for k, v in summary.items() if not _is_table(v) and not isinstance(v, dict)]
     if scalars:
         _key_values(scalars, console, title)
     for key, value in summary.items():
@@ -57,7 +63,7 @@ def render(summary: dict[str, Any], console: Console, title: str = "") -> None:
                 columns.extend(c for c in row if c not in columns)
             nested = [c for c in columns if any(_is_table(r.get(c)) or isinstance(r.get(c), dict) for r in value)]
             flat = [c for c in columns if c not in nested]
-            rows = [[_cell(row.get(c)) for c in flat] for row in value]
+            rows = [[_cell(row.get(c), c) for c in flat] for row in value]
             if flat and _fits(flat, rows, console.width):
                 table = Table(title=name, title_justify="left", box=box.SQUARE if console.is_terminal else box.ASCII)
                 for column in flat:

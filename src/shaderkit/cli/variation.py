@@ -50,7 +50,8 @@ def variation(file: str, program: str, settings: tuple[str, ...], as_json: bool)
         bfsha_variation(file, model, program, settings, as_json)
         return
     if not isinstance(model, Sharcfb):
-        raise VariationError(f"{file}: a {model.format_name} file has no variations (SHARCFB only)")
+        raise VariationError(f"{file}: variation looks programs up in SHARCFB and BFSHA files, not in {model.format_name}"
+                             + (" (for BNSH variations use extract --variation N)" if model.format_name == "bnsh" else ""))
     chosen: dict[str, str] = {}
     for item in settings:
         name, eq, value = item.partition("=")

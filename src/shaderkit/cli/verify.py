@@ -31,6 +31,7 @@ def check_file(path: Path | str) -> tuple[str, str]:
 
 
 def check_bytes(data: bytes) -> tuple[str, str]:
+    """(status, reason) for one file's bytes: parse, rebuild, compare, integrity checks."""
     from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.base import IdentifiedFile
     from shaderkit.formats.registry import detect

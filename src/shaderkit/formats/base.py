@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, TypeVar
 
 from shaderkit.errors import UnsupportedOperation
 
 T = TypeVar("T", bound="ShaderFile")
+
+#: longest repr of a file model (characters)
+REPR_LIMIT = 240
 
 
 class ShaderFile(ABC):
@@ -27,9 +31,27 @@ class ShaderFile(ABC):
     def to_bytes(self) -> bytes:
         """Serialise the model, recomputing derived fields."""
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` to ``path`` (the file I/O itself lives in ``shaderkit.files``)."""
+        from shaderkit.files import write_bytes
+
+        write_bytes(path, self.to_bytes())
+
     def summary(self) -> dict[str, Any]:
         """JSON-ready description for ``shaderkit info`` (stable keys, documented per format)."""
         return {"format": self.format_name}
+
+    def __repr__(self) -> str:
+        """Compact: the class, the format and the summary's top-level numbers and names (no lists);
+        subclasses declared ``@dataclass(repr=False)`` use it instead of a field-by-field dump."""
+        try:
+            summary = self.summary()
+        except Exception:  # a repr must never fail
+            summary = {}
+        parts = [f"{k}={v!r}" for k, v in summary.items() if k != "format" and isinstance(v, (int, str, float))
+                 and not isinstance(v, bool) and len(repr(v)) <= 40]
+        text = f"<{type(self).__name__} {self.format_name}" + (" " + " ".join(parts) if parts else "")
+        return (text[:REPR_LIMIT - 2] + "…" if len(text) > REPR_LIMIT - 1 else text) + ">"
 
     def problems(self) -> list[str]:
         """Integrity problems that make ``verify`` fail although the file parses (e.g. checksum)."""
@@ -48,10 +70,11 @@ class IdentifiedFile(ShaderFile):
 
     format_name = "identified"
 
-    def __init__(self, data: bytes, kind: str, note: str) -> None:
+    def __init__(self, data: bytes, kind: str, note: str, format_id: str = "identified") -> None:
         self.data = data
         self.kind = kind
         self.note = note
+        self.format_id = format_id
 
     @classmethod
     def from_bytes(cls, data: bytes) -> IdentifiedFile:
@@ -60,5 +83,11 @@ class IdentifiedFile(ShaderFile):
     def to_bytes(self) -> bytes:
         return self.data
 
+    def disassemble(self) -> str:
+        reason = f" ({self.note})" if self.note else ""
+        raise UnsupportedOperation(f"{self.kind}: shaderkit recognises this file but does not read it{reason}")
+
     def summary(self) -> dict[str, Any]:
-        return {"format": self.kind, "size": len(self.data), "supported": False, "note": self.note}
+        """``format`` is the registry id (as for every model); ``title`` says what the file is."""
+        return {"format": self.format_id, "title": self.kind, "size": len(self.data), "supported": False,
+                "note": self.note}

@@ -13,6 +13,7 @@ from shaderkit.formats.base import IdentifiedFile, ShaderFile
 
 @dataclass(frozen=True)
 class FormatSpec:
+    """One known format: id, title, how to recognise it, and the model class that reads it."""
     name: str
     title: str
     sniff: Callable[[bytes], bool]
@@ -30,7 +31,7 @@ class FormatSpec:
 
     def parse(self, data: bytes) -> ShaderFile:
         if self.target is None:
-            return IdentifiedFile(data, self.title, self.note)
+            return IdentifiedFile(data, self.title, self.note, self.name)
         return self.load().from_bytes(data)
 
 

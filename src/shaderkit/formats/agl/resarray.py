@@ -53,6 +53,7 @@ def split_cstring(raw: bytes, r: Reader, what: str, offset: int) -> tuple[str, b
 
 
 def join_cstring(text: str, extra: bytes = b"") -> bytes:
+    """``text`` as a NUL-terminated Latin-1 string, followed by ``extra`` (bytes kept after the NUL)."""
     return text.encode("latin-1") + b"\0" + extra
 
 

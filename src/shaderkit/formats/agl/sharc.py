@@ -47,6 +47,7 @@ class ShaderMacro:
 
 @dataclass
 class ShaderSource:
+    """One GLSL source file of a SHARC archive (name and stored bytes)."""
     name: str
     #: the source bytes as stored (usually ending with a NUL)
     code: bytes
@@ -62,6 +63,7 @@ class ShaderSource:
 
 @dataclass
 class SourceProgram:
+    """One program of a SHARC archive: its source per stage, macros and symbols."""
     name: str
     #: source index per stage (vertex, pixel, geometry); -1 = no such stage
     source_index: list[int]
@@ -81,8 +83,9 @@ class SourceProgram:
         return math.prod(len(macro.values) for macro in self.variation_macros)
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Sharc(ShaderFile):
+    """A Wii U AGL shader source archive (SHARC): programs and the GLSL sources they use."""
     format_name: ClassVar[str] = "sharc"
 
     name: str = ""

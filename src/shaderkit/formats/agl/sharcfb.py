@@ -92,6 +92,7 @@ class ShaderSymbol:
 
 @dataclass
 class ShaderProgram:
+    """One program of a SHARCFB archive: variation macros, symbols and its first binary index."""
     name: str
     kind: int
     base_index: int
@@ -168,8 +169,9 @@ class ProgramList(list[ShaderProgram]):
         return [p.name for p in self]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Sharcfb(ShaderFile):
+    """A Wii U AGL binary shader archive (SHARCFB): programs and their GX2 shader binaries."""
     format_name: ClassVar[str] = "sharcfb"
 
     name: str = ""
@@ -378,6 +380,7 @@ def read_macro(r: Reader, index: int) -> VariationMacro:
 
 
 def symbol_reader(swap: bool, little: bool) -> Callable[[Reader, int], ShaderSymbol]:
+    """A reader of one symbol record for the archive's byte order (``swap``: words stored swapped)."""
     def parse(r: Reader, index: int) -> ShaderSymbol:
         start = r.tell()
         _, offset, name_len, id_len, default_size, var_count = r.unpack("Ii4I", "symbol header")
@@ -418,6 +421,7 @@ def _read_program(r: Reader, index: int) -> ShaderProgram:
 
 # -- element writers ----------------------------------------------------------------------------
 def macro_bytes(m: VariationMacro, e: str) -> bytes:
+    """The bytes of one variation macro record in byte order ``e`` (``<`` or ``>``)."""
     name = join_cstring(m.name, m.name_extra)
     values = m.values_bytes()
     ident = join_cstring(m.id, m.id_extra)
@@ -426,6 +430,7 @@ def macro_bytes(m: VariationMacro, e: str) -> bytes:
 
 
 def symbol_bytes(s: ShaderSymbol, e: str, swap: bool) -> bytes:
+    """The bytes of one symbol record in byte order ``e``; ``swap`` swaps default-value words."""
     name = join_cstring(s.name, s.name_extra)
     ident = join_cstring(s.id, s.id_extra)
     default = swap_words(s.default_value) if swap and e == "<" else s.default_value

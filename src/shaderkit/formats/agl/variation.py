@@ -14,6 +14,7 @@ class VariationError(ShaderkitError, LookupError):
 
 @dataclass
 class Variation:
+    """The binaries one program runs for a set of macro values (result of a variation lookup)."""
     program: str
     index: int
     #: stage -> index into the archive's binary array

@@ -199,12 +199,14 @@ def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str
         for entry in entries or ():
             row: dict[str, Any] = {"variation": v, "program": kind, "table": table}
             for name, value in vars(entry).items():
-                if not isinstance(value, bytes):
-                    row[name] = list(value) if isinstance(value, tuple) else value
+                if isinstance(value, tuple):  # a slot per stage: its own key, so each key has one type
+                    row[name + "s"] = list(value)
+                elif not isinstance(value, bytes):
+                    row[name] = value
             rows.append(row)
     if any(refl.compute_work_group_size):
         rows.append({"variation": v, "program": kind, "table": "work_group_size",
-                     "name": "x,y,z", "size": list(refl.compute_work_group_size)})
+                     "name": "x,y,z", "work_group_size": list(refl.compute_work_group_size)})
     return rows
 
 

@@ -72,6 +72,7 @@ class ShaderSlot:
 
 @dataclass
 class CgfxLayout:
+    """Where the parts of a CGFX file lay when it was read (kept to write it back identically)."""
     size: int
     header_size: int
     file_size_field: int
@@ -84,7 +85,7 @@ class CgfxLayout:
     gaps: list[tuple[int, bytes]]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Cgfx(ShaderFile):
     """A CGFX file; only the shader dictionary is modelled, the rest is kept as bytes."""
 

@@ -40,7 +40,7 @@ def _payload_model(raw: bytes) -> ShaderFile:
     raise ShaderFormatError(f"decoded payload starts with {magic!r}, not DVLB/CGFX/DVOB/DVOJ", 0, "CSDR.payload")
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Csdr(ShaderFile):
     """Base64 text around a shader model."""
 

@@ -244,7 +244,7 @@ class DvlbLayout:
 # -- the file -------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Dvlb(ShaderFile):
     """A SHBIN file: DVLB header, one DVLP, one DVLE per entry point."""
 
@@ -275,8 +275,9 @@ class Dvlb(ShaderFile):
         """Keys: ``format`` ("dvlb"), ``dvle_count``, ``dvlp`` (version, code_words, code_bytes,
         opdesc_count, unknown_words, layout: picasso / old picasso / nihstro / "picasso (new)"),
         ``dvles``: one record per entry point with index, version, shader_type, merge_outmaps,
-        main, endmain, input_mask, output_mask, the gs_* fields (geometry shaders, or when set),
-        ``uniforms`` (name, registers, first, last), ``constants`` (type, register, value, raw),
+        main, endmain, input_mask, output_mask (all integers), the gs_* fields (geometry shaders, or when set),
+        ``uniforms`` (name, registers, first, last), ``constants`` (type, register, value, raw: the
+        stored words as integers),
         ``outputs`` (semantic, register, mask) and ``labels`` (id, name, offset, unknown).
         """
         return {
@@ -287,7 +288,7 @@ class Dvlb(ShaderFile):
                 "code_words": len(self.dvlp.code),
                 "code_bytes": 4 * len(self.dvlp.code),
                 "opdesc_count": len(self.dvlp.opdescs),
-                "unknown_words": [f"{w:#x}" for w in self.dvlp.unknown_words],
+                "unknown_words": list(self.dvlp.unknown_words),
                 "layout": _layout_name(self.layout),
             },
             "dvles": [_dvle_summary(i, dvle) for i, dvle in enumerate(self.dvles)],
@@ -340,13 +341,13 @@ def _layout_name(layout: DvlbLayout | None) -> str:
 def _dvle_summary(index: int, dvle: Dvle) -> dict[str, Any]:
     info: dict[str, Any] = {
         "index": index,
-        "version": f"{dvle.version:#06x}",
+        "version": dvle.version,
         "shader_type": SHADER_TYPES.get(dvle.shader_type, str(dvle.shader_type)),
         "merge_outmaps": dvle.merge_outmaps,
         "main": dvle.main_offset,
         "endmain": dvle.endmain_offset,
-        "input_mask": f"{dvle.input_mask:#06x}",
-        "output_mask": f"{dvle.output_mask:#06x}",
+        "input_mask": dvle.input_mask,
+        "output_mask": dvle.output_mask,
     }
     if dvle.is_geometry or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num or dvle.gs_fixed_vertex_num:
         info["gs_mode"] = GS_MODES.get(dvle.gs_mode, str(dvle.gs_mode))
@@ -358,7 +359,7 @@ def _dvle_summary(index: int, dvle: Dvle) -> dict[str, Any]:
         for u in dvle.uniforms
     ]
     info["constants"] = [
-        {"type": c.type_name, "register": c.register_name, "value": c.value, "raw": [f"{w:#08x}" for w in c.words]}
+        {"type": c.type_name, "register": c.register_name, "value": c.value, "raw": list(c.words)}
         for c in dvle.constants
     ]
     info["outputs"] = [

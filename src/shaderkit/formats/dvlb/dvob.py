@@ -129,6 +129,7 @@ class Dvoj:
 
 @dataclass
 class DvojLayout:
+    """Where the tables of one DVOJ object lay when it was read."""
     offset: int
     table_offsets: list[int]  # nine offsets relative to the object, as stored
     symbol_size: int
@@ -139,12 +140,13 @@ class DvojLayout:
 
 @dataclass
 class DvobLayout:
+    """Where the objects of a DVOB file lay, and the bytes of the gaps between them."""
     size: int
     objects: list[DvojLayout]
     gaps: list[tuple[int, bytes]]
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Dvob(ShaderFile):
     """A DVOB file (objects behind an offset table) or a bare DVOJ object (``magic == b"DVOJ"``)."""
 
@@ -171,7 +173,8 @@ class Dvob(ShaderFile):
 
     def summary(self) -> dict[str, Any]:
         return {
-            "format": self.magic.decode("ascii").lower(),
+            "format": self.format_name,
+            "magic": self.magic.decode("ascii"),
             "object_count": len(self.objects),
             "objects": [_object_summary(i, obj) for i, obj in enumerate(self.objects)],
         }

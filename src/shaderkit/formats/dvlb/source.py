@@ -25,6 +25,7 @@ merging, replayed on the words, proves the plain text exact.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -338,6 +339,8 @@ class _Code:
                  proc_starts: dict[int, str]) -> None:
         #: add "; shaderkit: desc N" to each instruction (when picasso's merging would differ)
         self.hints = False
+        #: optional text appended to each instruction line, given its word index (disasm --offsets)
+        self.marker: Callable[[int], str] | None = None
         #: also record each instruction as the assembler scans its text (plain text only)
         self.scan = False
         self.parsed_type: type[ParsedInstruction] | None = None
@@ -408,9 +411,10 @@ class _Code:
         word = self.code[pos]
         if inst.extra:
             unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
+        text = self.text_of(unit, inst, word, names, labels)
         if inst.fmt in DESC_FORMATS and self.hints:
-            return self.text_of(unit, inst, word, names, labels) + f"  {PRAGMA_DESC} {inst.get('desc')}"
-        return self.text_of(unit, inst, word, names, labels)
+            text += f"  {PRAGMA_DESC} {inst.get('desc')}"
+        return text + self.marker(pos) if self.marker is not None else text
 
     def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
                 labels: dict[int, str]) -> str:
@@ -579,13 +583,16 @@ def _entry(dvle: Dvle, lo: int, hi: int) -> tuple[int, int]:
     return start, min(end, hi) - start
 
 
-def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
+def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> list[str]:
     """One picasso source per DVLE.
 
     When picasso's descriptor merging would not rebuild this file's descriptor table (files made
     by nihstro keep descriptors that agree on every used bit apart), the text also carries
     ``; shaderkit: opdescs ...`` and per-instruction ``; shaderkit: desc N`` comments: picasso
     ignores them, ``shaderkit asm`` uses them to rebuild the same table and words.
+
+    ``marker`` (word index -> text) is appended to every instruction line; the text is decided
+    without it.
     """
     from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
 
@@ -593,14 +600,17 @@ def dvlb_to_sources(dvlb: Dvlb) -> list[str]:
     rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
     units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True)
     texts = ["\n".join(unit.lines) + "\n" for unit in units]
-    if _plain_text_is_exact(dvlb, texts):
-        return texts  # proven without assembling the text (straight-line picasso vertex code)
-    return _checked_by_assembly(dvlb, texts, rule, units)
+    plain: tuple[bool, list[dict[str, int]], str, list[list[int]] | None] = (False, [{}] * len(dvlb.dvles), rule, None)
+    choice = plain if _plain_text_is_exact(dvlb, texts) else _checked_by_assembly(dvlb, texts, rule, units)
+    if choice == plain and marker is None:
+        return texts  # proven (or checked) without pragmas
+    return _sources(dvlb, *choice, marker=marker)
 
 
 def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None
-                         ) -> list[str]:
-    """Assemble the plain text and add the pragmas that make it rebuild this model.
+                         ) -> tuple[bool, list[dict[str, int]], str, list[list[int]] | None]:
+    """Assemble the plain text and decide the pragmas that make it rebuild this model: the
+    arguments of :func:`_sources` (hints, header overrides, layout rule, uniform orders).
 
     With ``units`` (and nothing lossy in the text), instruction lines are handed to the assembler
     already scanned instead of being parsed again (the same build step runs on them).
@@ -609,15 +619,16 @@ def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_U
         rebuilt = _rebuild_scanned(units)
     else:
         rebuilt = _rebuild(texts)
+    plain: tuple[bool, list[dict[str, int]], str, list[list[int]] | None] = (False, [{}] * len(dvlb.dvles), rule, None)
     if rebuilt is None:
-        return texts  # not representable either way; keep the plain text
+        return plain  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
     headers = [_header_overrides(old, new) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
     orders = [_uniform_order(old.uniforms, new.uniforms) for old, new in zip(dvlb.dvles, rebuilt.dvles)]
     if len(rebuilt.dvles) != len(dvlb.dvles) or (same_code and not any(headers) and not any(orders)
                                                   and not any(d.labels for d in dvlb.dvles)):
-        return texts
-    return _sources(dvlb, not same_code, headers, rule, orders)
+        return plain
+    return not same_code, headers, rule, orders
 
 
 def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
@@ -751,12 +762,13 @@ def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
 
 
 def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "",
-             orders: list[list[int]] | None = None) -> list[str]:
-    return ["\n".join(unit.lines) + "\n" for unit in _units(dvlb, hints, headers, rule, orders=orders)]
+             orders: list[list[int]] | None = None, marker: Callable[[int], str] | None = None) -> list[str]:
+    units = _units(dvlb, hints, headers, rule, orders=orders, marker=marker)
+    return ["\n".join(unit.lines) + "\n" for unit in units]
 
 
 def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False,
-           orders: list[list[int]] | None = None) -> list[_Unit]:
+           orders: list[list[int]] | None = None, marker: Callable[[int], str] | None = None) -> list[_Unit]:
     code = list(dvlb.dvlp.code)
     opdescs = [d.value for d in dvlb.dvlp.opdescs]
     count = len(dvlb.dvles)
@@ -775,7 +787,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
     printer.hints = hints
-    printer.scan = scan and not hints
+    printer.marker = marker
+    printer.scan = scan and not hints and marker is None
     if printer.scan:
         from shaderkit.isa.pica.assembler import ParsedInstruction, parse_swizzle
 
@@ -858,6 +871,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     return units
 
 
-def dvlb_to_source(dvlb: Dvlb) -> str:
-    """picasso source of every DVLE, joined by ``; shaderkit: DVLE n`` marker lines."""
-    return "\n".join(dvlb_to_sources(dvlb))
+def dvlb_to_source(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> str:
+    """picasso source of every DVLE, joined by ``; shaderkit: DVLE n`` marker lines; ``marker``
+    (word index -> text) is appended to every instruction line when given."""
+    return "\n".join(dvlb_to_sources(dvlb, marker))

@@ -448,13 +448,14 @@ class DxbcContainer(ShaderFile):
                              "size": CHUNK_HEADER.unpack_from(out, written)[1]})
         return rows
 
-    def layout_rows(self) -> dict[str, Any]:
+    def layout_rows(self) -> list[dict[str, Any]]:
         """The file's own layout: every item and raw span with its stored offset and size.
 
-        ``spans`` rows are ``{"item", "offset", "size"}`` (``item`` "raw" for bytes no field
-        covers); a chunk row adds ``items``, the spans inside its payload (payload-relative; a LIBF
-        chunk lists its nested container's spans). A
-        container built in memory (not parsed) reports the layout it would be written with.
+        Rows are ``{"item", "offset", "size"}`` with offsets from the start of the container, ordered
+        by offset; ``item`` "raw" is bytes no field covers. Items inside a chunk's payload follow the
+        chunk's row, named ``CHUNK/ITEM`` (a LIBF chunk lists its nested container's rows); bytes
+        after the declared container size are a ``trailing`` row. A container built in memory (not
+        parsed) reports the layout it would be written with.
         """
         layout = self.layout
         if layout is None:
@@ -469,14 +470,17 @@ class DxbcContainer(ShaderFile):
             if isinstance(chunk_layout, Layout):
                 inner[name] = chunk_layout.spans()
             elif isinstance(chunk, LibraryFunction):
-                inner[name] = chunk.container.layout_rows()["spans"]
-        spans: list[dict[str, Any]] = []
+                inner[name] = chunk.container.layout_rows()
+        rows: list[dict[str, Any]] = []
         for row in layout.spans():
-            items = inner.get(str(row["item"]))
-            if items is not None:
-                row = {**row, "items": items}
-            spans.append(row)
-        return {"size": layout.size, "trailing": len(self.trailing), "spans": spans}
+            rows.append(row)
+            payload = int(str(row["offset"])) + CHUNK_HEADER.size
+            for item in inner.get(str(row["item"]), []):
+                rows.append({"item": f"{row['item']}/{item['item']}", "offset": payload + item["offset"],
+                             "size": item["size"]})
+        if self.trailing:
+            rows.append({"item": "trailing", "offset": layout.size, "size": len(self.trailing)})
+        return rows
 
     def disassemble(self) -> str:
         import importlib

@@ -69,6 +69,7 @@ PROGRAM_TYPES_V0: dict[int, tuple[int, str]] = {
 
 
 def program_types(block_major: int) -> dict[int, tuple[int, str]]:
+    """Program block type -> (header block type, shader attribute) for GFD block major ``block_major``."""
     return PROGRAM_TYPES_V0 if block_major == 0 else PROGRAM_TYPES
 
 
@@ -77,6 +78,7 @@ SUPPORTED_MAJOR = (6, 7)
 
 @dataclass
 class GfdHeader:
+    """The 0x20-byte GFD file header (magic Gfx2, versions, GPU version, align mode)."""
     magic: bytes = b"Gfx2"
     header_size: int = 0x20
     major_version: int = 7
@@ -105,6 +107,7 @@ class RelocationTrailer:
 
 @dataclass
 class GfdBlock:
+    """One GFD block: its header fields and payload (a shader header, program, padding...)."""
     type: int
     id: int = 0
     index: int = 0
@@ -134,8 +137,9 @@ class GfdBlock:
         return names.get(self.type, f"type_{self.type}")
 
 
-@dataclass
+@dataclass(repr=False)  # compact repr from ShaderFile
 class Gsh(ShaderFile):
+    """A Wii U GFD shader file (GSH): blocks holding GX2 shader headers and their programs."""
     format_name: ClassVar[str] = "gsh"
 
     header: GfdHeader = field(default_factory=GfdHeader)

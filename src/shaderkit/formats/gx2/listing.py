@@ -95,6 +95,7 @@ def _program_text(code: bytes) -> str:
 
 
 def shader_listing(shader: GX2Shader, title: str) -> str:
+    """The header comments and Latte program text of one GX2 shader (and its copy program)."""
     text = "\n".join(shader_header(shader, title)) + "\n\n" + _program_text(shader.program)
     if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
         text += f"\n; ==== {title}: copy (vertex) program ====\n\n" + _program_text(shader.vertex_program)

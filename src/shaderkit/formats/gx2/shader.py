@@ -153,6 +153,7 @@ class BlobLayout:
 
 @dataclass
 class BuiltBlob:
+    """A GX2 shader structure laid out as bytes, with its string region and pointer fields."""
     data: bytes
     #: first string byte (or the blob end when there are none) - GSH "text" region start
     text_start: int
@@ -518,6 +519,7 @@ def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tu
 
 @dataclass
 class GX2VertexShader(GX2Shader):
+    """GX2VertexShader: vertex shader registers, reflection arrays and program."""
     STAGE: ClassVar[str] = "vertex"
     SIZE: ClassVar[int] = 0x134
     REGS: ClassVar[type[_RegisterBlock]] = GX2VertexShaderRegs
@@ -534,6 +536,7 @@ class GX2VertexShader(GX2Shader):
 
 @dataclass
 class GX2PixelShader(GX2Shader):
+    """GX2PixelShader: pixel shader registers, reflection arrays and program."""
     STAGE: ClassVar[str] = "pixel"
     SIZE: ClassVar[int] = 0xE8
     REGS: ClassVar[type[_RegisterBlock]] = GX2PixelShaderRegs
@@ -549,6 +552,7 @@ class GX2PixelShader(GX2Shader):
 
 @dataclass
 class GX2GeometryShader(GX2Shader):
+    """GX2GeometryShader: geometry shader registers, arrays, program and copy (vertex) program."""
     STAGE: ClassVar[str] = "geometry"
     SIZE: ClassVar[int] = 0xC0
     REGS: ClassVar[type[_RegisterBlock]] = GX2GeometryShaderRegs

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 
 class GX2ShaderMode(IntEnum):
+    """GX2ShaderMode: how uniforms reach the shader (registers or blocks) and the shader kind."""
     UNIFORM_REGISTER = 0
     UNIFORM_BLOCK = 1
     GEOMETRY_SHADER = 2
@@ -33,6 +34,7 @@ def var_type_name(value: int) -> str:
 
 
 def sampler_type_name(value: int) -> str:
+    """GX2SamplerVarType name of ``value`` (``sampler_type_N`` when unknown)."""
     return _SAMPLER_TYPES.get(value, f"sampler_type_{value}")
 
 

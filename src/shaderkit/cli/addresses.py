@@ -1,0 +1,107 @@
+"""``disasm --offsets --raw``: the byte offset and the raw words in a column left of each instruction.
+
+DXBC: offsets are bytes from the start of the program token stream (the SHDR/SHEX chunk data,
+version token at 0x0); raw words are the instruction's 32-bit tokens. PICA200: offsets are bytes
+from the start of the DVLP code (word index * 4); raw words are the instruction word. Lines that are
+no instruction (comments, declarations of the text format, labels) get an empty column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from shaderkit.errors import UnsupportedOperation
+
+#: raw words per row; longer instructions continue on rows of their own under the first
+WORDS_PER_ROW = 4
+_MARK = "\x1f"
+
+
+def _column(offset: int | None, words: Sequence[int], offsets: bool, raw: bool, per_row: int,
+            digits: int) -> list[str]:
+    """The left column's rows for one line: an offset and up to ``per_row`` words per row."""
+    width_words = per_row * 9
+    off_blank = " " * (digits + 5) if offsets else ""
+    if offset is None:
+        return [off_blank + (" " * width_words if raw else "")]
+    head = f"/*{offset:0{digits}x}*/ " if offsets else ""
+    if not raw:
+        return [head]
+    rows = [" ".join(f"{w:08x}" for w in words[i : i + per_row]) for i in range(0, max(len(words), 1), per_row)]
+    return [(head if i == 0 else off_blank) + row.ljust(width_words) for i, row in enumerate(rows)]
+
+
+def _render(entries: list[tuple[str, int | None, Sequence[int]]], offsets: bool, raw: bool) -> str:
+    out: list[str] = []
+    per_row = min(WORDS_PER_ROW, max((len(words) for _, _, words in entries), default=1))
+    last = max((offset for _, offset, _ in entries if offset is not None), default=0)
+    digits = max(4, len(f"{last:x}"))  # one width for the whole listing
+    for text, offset, words in entries:
+        column = _column(offset, words, offsets, raw, per_row, digits)
+        out.append(column[0] + text if text else column[0].rstrip())
+        out.extend(row.rstrip() for row in column[1:])
+    return "\n".join(out) + "\n"
+
+
+def dxbc_entries(container: Any, listing: str) -> list[tuple[str, int | None, Sequence[int]]]:
+    """Lines of the fxc-style ``listing`` with the offset and tokens of the instruction on each."""
+    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.isa.sm4.decode import decode
+    from shaderkit.isa.sm4.text import Formatter
+
+    shader = getattr(container, "shader", None)
+    if shader is None:
+        raise UnsupportedOperation("--offsets/--raw: this DXBC file has no single shader program (library or effect)")
+    tokens = list(shader.tokens)
+    program = decode(tokens)
+    texts = Formatter(program, is_legacy(container)).lines()
+    starts = [0, *program.offsets]
+    ends = [*program.offsets, len(tokens)]
+    # the version line covers the version and length tokens; each instruction its own tokens
+    wanted = [(text.split("\n")[0], start, tokens[start:end]) for text, start, end in zip(texts, starts, ends)]
+    entries: list[tuple[str, int | None, Sequence[int]]] = []
+    k = 0
+    for line in listing.split("\n"):
+        if k < len(wanted) and (line == wanted[k][0] or line.startswith(wanted[k][0] + "  //")):
+            entries.append((line, 4 * wanted[k][1], wanted[k][2]))
+            k += 1
+        else:
+            entries.append((line, None, ()))
+    if entries and entries[-1][0] == "":
+        entries.pop()
+    return entries
+
+
+def pica_entries(dvlb: Any) -> list[tuple[str, int | None, Sequence[int]]]:
+    """picasso source of ``dvlb`` with the offset and word of each instruction line."""
+    from shaderkit.formats.dvlb.source import dvlb_to_source
+
+    code = list(dvlb.dvlp.code)
+    text = dvlb_to_source(dvlb, marker=lambda pos: f"{_MARK}{pos}")
+    entries: list[tuple[str, int | None, Sequence[int]]] = []
+    for line in text.split("\n"):
+        body, mark, pos = line.partition(_MARK)
+        if mark:
+            index = int(pos)
+            entries.append((body, 4 * index, code[index : index + 1]))
+        else:
+            entries.append((line, None, ()))
+    if entries and entries[-1][0] == "":
+        entries.pop()
+    return entries
+
+
+def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool) -> str:
+    """``listing`` (the plain disassembly of ``model``) with offsets and/or raw words beside it."""
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+    if isinstance(model, DxbcContainer):
+        return _render(dxbc_entries(model, listing), offsets, raw)
+    if isinstance(model, Dvlb):
+        return _render(pica_entries(model), offsets, raw)
+    dvlb = getattr(getattr(model, "payload", None), "dvlb", None) or getattr(model, "payload", None)
+    if isinstance(dvlb, Dvlb):  # .csdr: base64 around a SHBIN
+        return _render(pica_entries(dvlb), offsets, raw)
+    raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC and SHBIN files")
