@@ -3,6 +3,8 @@ header (the text itself is made by ``formats/gx2/listing.py``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from shaderkit.formats.gx2 import listing
 from shaderkit.formats.gx2.listing import split_programs
 from shaderkit.formats.gx2.shader import GX2Shader
@@ -41,36 +43,74 @@ def apply_listing(model: object, text: str) -> int:
     return listing.apply_listing([shader for _, shader in shaders], text)
 
 
-def _stage_programs(model: object, stage: str) -> list[GX2Shader] | None:
-    shaders = _titled_shaders(model)
-    if shaders is None:
-        return None
-    return [shader for _, shader in shaders if shader.STAGE == stage]
+WIIU_STAGES = ("vertex", "pixel", "geometry")
 
 
-def extract_program(model: object, index: int, stage: str) -> bytes | None:
-    """The microcode of the ``index``-th ``stage`` shader of a GSH/SHARCFB (file order); None for
-    other models. For ``extract FILE --variation N --stage S`` on Wii U files."""
-    shaders = _stage_programs(model, stage)
-    if shaders is None:
-        return None
-    if not 0 <= index < len(shaders):
-        raise IndexError(f"no {stage} shader {index} (the file has {len(shaders)})")
-    return bytes(shaders[index].program)
-
-
-def replace_program(model: object, index: int, stage: str, code: bytes) -> bytes | None:
-    """The file with the ``index``-th ``stage`` shader's microcode replaced (sizes and offsets
-    recomputed); None for other models."""
+def is_wiiu(model: object) -> bool:
+    """A GSH, SHARCFB or Wii U BFSHA model (microcode reached by ``--variation``/``--stage``)."""
     from shaderkit.formats.agl.sharcfb import Sharcfb
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
     from shaderkit.formats.gfd.gsh import Gsh
 
-    shaders = _stage_programs(model, stage)
-    if shaders is None or not isinstance(model, (Gsh, Sharcfb)):
+    return isinstance(model, (Gsh, Sharcfb, WiiUBfsha))
+
+
+def _stage_shader(model: object, index: int, stage: str, name: str | None) -> Any:
+    """The shader whose microcode ``--variation index --stage stage [--name name]`` means:
+
+    - GSH: the ``index``-th ``stage`` shader in file order;
+    - SHARCFB: with ``name``, binary ``base + index * stride + stage`` of program ``name``
+      (``index`` is the variation number ``shaderkit variation`` prints); without, the
+      ``index``-th ``stage`` binary in file order (the same for a one-program archive);
+    - Wii U BFSHA: the ``stage`` shader of program ``index`` of shading model ``name`` (may be
+      left out when the archive has one model).
+    """
+    from shaderkit.formats.agl.sharcfb import Sharcfb
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    if stage not in WIIU_STAGES:
+        raise KeyError(f"Wii U shaders have the stages {', '.join(WIIU_STAGES)}, not {stage}")
+    if isinstance(model, WiiUBfsha):
+        if name is None:
+            if len(model.models) != 1:
+                raise KeyError(f"--name MODEL is needed (models: {', '.join(m.name for m in model.models)})")
+            name = model.models[0].name
+        stages = model.program_shaders(name, index)
+        if stage not in stages:
+            raise KeyError(f"program {name}/{index} has the stages {', '.join(stages)}, not {stage}")
+        return stages[stage]
+    if isinstance(model, Sharcfb) and name is not None:
+        program = model.programs[name]
+        slot = WIIU_STAGES.index(stage)
+        if slot >= program.stride:
+            raise KeyError(f"program {name} has no {stage} shader")
+        if not 0 <= index < program.variation_count:
+            raise IndexError(f"program {name} has variations 0..{program.variation_count - 1}, not {index}")
+        return model.binaries[program.base_index + index * program.stride + slot].shader
+    titled = _titled_shaders(model)
+    if titled is None:
         return None
+    shaders = [shader for _, shader in titled if shader.STAGE == stage]
     if not 0 <= index < len(shaders):
         raise IndexError(f"no {stage} shader {index} (the file has {len(shaders)})")
+    return shaders[index]
+
+
+def extract_program(model: object, index: int, stage: str, name: str | None = None) -> bytes | None:
+    """The microcode of the shader :func:`_stage_shader` names; None for models that are not
+    GSH, SHARCFB or Wii U BFSHA. For ``extract FILE --variation N --stage S`` on Wii U files."""
+    shader = _stage_shader(model, index, stage, name) if is_wiiu(model) else None
+    return None if shader is None else bytes(shader.program)
+
+
+def replace_program(model: object, index: int, stage: str, code: bytes, name: str | None = None) -> bytes | None:
+    """The file with that shader's microcode replaced (sizes and offsets recomputed, everything
+    else in place); None for other models."""
+    shader = _stage_shader(model, index, stage, name) if is_wiiu(model) else None
+    if shader is None:
+        return None
     if len(code) % 8:
         raise ValueError(f"Latte microcode is a whole number of 8-byte slots, got {len(code)} bytes")
-    shaders[index].program = bytes(code)
-    return model.to_bytes()
+    shader.program = bytes(code)
+    data: bytes = model.to_bytes()  # type: ignore[attr-defined]
+    return data
