@@ -30,15 +30,23 @@ def _default_output(source: str) -> str:
               help="Maxwell: BNSH or NVN program blob whose stage code the assembled text replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
+@click.option("--syntax", type=click.Choice(("auto", "pica", "latte")), default="auto", show_default=True,
+              help="Source syntax; auto tells decaf Latte sources (CF lines, '; $' metadata) from picasso "
+                   "ones (directives). Standard input needs an explicit latte.")
 def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
-        stage: str) -> None:
+        stage: str, syntax: str) -> None:
     """Assemble PICA200 SOURCES (picasso syntax) into one SHBIN, one DVLE per source in order.
 
     A source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
+
+    Wii U: decaf latte-assembler sources (a .vsh and/or a .psh, with their '; $NAME = value'
+    metadata) become one GSH (default output: first source with .gsh).
     """
     if base is not None:
         _maxwell(sources, output, base, variation, stage)
+        return
+    if _latte(sources, output, syntax):
         return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
@@ -63,3 +71,21 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(output, data)
+
+
+def _latte(sources: tuple[str, ...], output: str | None, syntax: str) -> bool:
+    """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
+    source looks like one; False leaves the sources to the other syntaxes."""
+    from shaderkit.cli.latte_asm import assemble_gsh, default_output, looks_like_latte
+
+    if syntax == "pica" or (syntax == "auto" and "-" in sources):
+        return False
+    texts = [(name if name != "-" else "<stdin>", read_input(name).decode("utf-8", "replace")) for name in sources]
+    if syntax == "auto" and not all(looks_like_latte(text) for _, text in texts):
+        return False
+    try:
+        data = assemble_gsh(texts)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    write_output(output or default_output(sources[0]), data)
+    return True
