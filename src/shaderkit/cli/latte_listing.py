@@ -1,5 +1,6 @@
-"""``disasm`` for Wii U GSH / SHARCFB: every GX2 program's Latte listing under a gfd-tool-like
-header (the text itself is made by ``formats/gx2/listing.py``)."""
+"""``disasm`` for Wii U GSH / SHARCFB / BFSHA: every GX2 program's Latte listing under a
+gfd-tool-like header (the text itself is made by ``formats/gx2/listing.py``), the way back from
+an edited listing, and ``extract`` / ``replace`` of one program's microcode."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from shaderkit.formats.gx2 import listing
 from shaderkit.formats.gx2.listing import split_programs
-from shaderkit.formats.gx2.shader import GX2Shader
+from shaderkit.formats.gx2.shader import GX2GeometryShader, GX2PixelShader, GX2Shader, GX2VertexShader
+from shaderkit.formats.gx2.types import var_type_name
 
 __all__ = ["apply_listing", "extract_program", "gx2_listing", "replace_program", "split_programs"]
 
@@ -26,21 +28,88 @@ def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
                     users.setdefault(program.base_index + v * program.stride + stage, set()).add(program.name)
         return [(f"binaries[{i}]: {binary.stage} shader ({', '.join(sorted(users.get(i, ()))) or 'no program'})",
                  binary.shader) for i, binary in enumerate(model.binaries)]
-    return None
+    bfsha = _bfsha_shaders(model)
+    return None if bfsha is None else [(title, shader) for title, shader, _ in bfsha]
+
+
+#: BFSHA stage -> GX2 struct class, and the column of the stage in the location triples (VS, GS, PS)
+_BFSHA_STAGES = {"vertex": (GX2VertexShader, 0), "geometry": (GX2GeometryShader, 1), "pixel": (GX2PixelShader, 2)}
+
+
+def _bfsha_shaders(model: object) -> list[tuple[str, GX2Shader, list[str]]] | None:
+    """A Wii U BFSHA's distinct GX2 structs (file order) as GX2 shader views, each titled with the
+    programs (``MODEL/PROGRAM``) that use it and with their reflection (the shading model's
+    samplers, uniform blocks and attributes at this stage's locations) as extra header lines."""
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    if not isinstance(model, WiiUBfsha):
+        return None
+    users: dict[int, list[tuple[Any, Any]]] = {}
+    for shading in model.models:
+        for program in shading.programs:
+            for index in program.shaders.values():
+                users.setdefault(index, []).append((shading, program))
+    out = []
+    for i, shader in enumerate(model.shaders):
+        cls, column = _BFSHA_STAGES[shader.stage]
+        view = cls(regs=shader.regs, program=shader.program, mode=shader.mode)
+        if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
+            view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
+        names = [f"{m.name}/{p.index}" for m, p in users.get(i, [])]
+        extra: list[str] = []
+        seen: set[str] = set()
+        for shading, program in users.get(i, []):
+            lines = _bfsha_reflection(shading, program, column, shader.stage)
+            key = "\n".join(lines)
+            if key in seen:
+                continue
+            seen.add(key)
+            extra.append(f"; reflection of {shading.name}/{program.index} (shading model {shading.name}):")
+            extra += lines
+        title = f"shaders[{i}]: {shader.stage} shader ({', '.join(names) or 'no program'})"
+        out.append((title, view, extra))
+    return out
+
+
+def _bfsha_reflection(shading: Any, program: Any, column: int, stage: str) -> list[str]:
+    lines = []
+    for k, (sampler, where) in enumerate(zip(shading.samplers, program.sampler_locations)):
+        if where[column] >= 0:
+            lines.append(f";   samplers[{k}] name={sampler.name} location={where[column]}")
+    for k, (block, where) in enumerate(zip(shading.uniform_blocks, program.block_locations)):
+        if where[column] >= 0:
+            lines.append(f";   uniformBlocks[{k}] name={block.name} size={block.size} location={where[column]}")
+    if stage == "vertex":
+        for k, attrib in enumerate(shading.attributes):
+            if program.used_attribute_flags >> k & 1:
+                lines.append(f";   attributes[{k}] name={attrib.name} type={var_type_name(attrib.type)} "
+                             f"location={attrib.location}")
+    return lines
 
 
 def gx2_listing(model: object) -> str | None:
-    """The text of every GX2 program in a GSH or SHARCFB model; None for other models."""
+    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model; None for other models."""
+    bfsha = _bfsha_shaders(model)
+    if bfsha is not None:
+        parts = [listing.shader_listing(shader, title, extra) for title, shader, extra in bfsha]
+        return "\n".join(parts) if parts else "; no shader programs\n"
     shaders = _titled_shaders(model)
     return None if shaders is None else listing.listing(shaders)
 
 
 def apply_listing(model: object, text: str) -> int:
-    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB model."""
+    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB / Wii U BFSHA model."""
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
     shaders = _titled_shaders(model)
     if shaders is None:
         raise TypeError(f"{type(model).__name__} holds no GX2 shaders")
-    return listing.apply_listing([shader for _, shader in shaders], text)
+    views = [shader for _, shader in shaders]
+    changed = listing.apply_listing(views, text)
+    if isinstance(model, WiiUBfsha):  # the views are copies: their programs go back to the archive
+        for shader, view in zip(model.shaders, views):
+            shader.program = view.program
+    return changed
 
 
 WIIU_STAGES = ("vertex", "pixel", "geometry")

@@ -6,6 +6,7 @@ and the way back: :func:`apply_listing` puts an edited listing's programs into t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -94,8 +95,9 @@ def _program_text(code: bytes) -> str:
     return disassemble(code) if code else "; (no program)\n"
 
 
-def shader_listing(shader: GX2Shader, title: str) -> str:
-    text = "\n".join(shader_header(shader, title)) + "\n\n" + _program_text(shader.program)
+def shader_listing(shader: GX2Shader, title: str, extra: Sequence[str] = ()) -> str:
+    """Header (plus ``extra`` comment lines, e.g. a container's reflection), then the program."""
+    text = "\n".join([*shader_header(shader, title), *extra]) + "\n\n" + _program_text(shader.program)
     if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
         text += f"\n; ==== {title}: copy (vertex) program ====\n\n" + _program_text(shader.vertex_program)
     return text
