@@ -23,7 +23,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.agl.resarray import join_cstring, read_array, split_cstring, swap_words, write_array
 from shaderkit.formats.agl.variation import Variation, VariationError, variation_index
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.gx2.shader import PLAIN, SHADER_TYPES, GX2Shader
+from shaderkit.formats.gx2.shader import PLAIN, SHADER_TYPES, GX2Shader, cemu_base_hash
 from shaderkit.io.reader import Reader
 
 VERSION = 8
@@ -289,7 +289,8 @@ class Sharcfb(ShaderFile):
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, name, endian; ``programs``: name, kind, stages, base_index,
         variation_count, macros (name, id, values, default) and the four symbol lists (name, id,
-        offset, default_size); ``binaries``: index, stage, program_size and array counts."""
+        offset, default_size); ``binaries``: index, stage, program_size, array counts and, for pixel
+        shaders, cemu_base_hash."""
         return {
             "format": self.format_name,
             "version": self.version,
@@ -297,10 +298,16 @@ class Sharcfb(ShaderFile):
             "endian": "little" if self.endian == "<" else "big",
             "programs": [_program_summary(p) for p in self.programs],
             "binaries": [
-                {"index": i, "stage": b.stage, "program_size": len(b.shader.program), **_counts(b.shader)}
+                {"index": i, "stage": b.stage, "program_size": len(b.shader.program), **_counts(b.shader),
+                 **_cemu(b.shader)}
                 for i, b in enumerate(self.binaries)
             ],
         }
+
+
+def _cemu(shader: GX2Shader) -> dict[str, str]:
+    cemu = cemu_base_hash(shader.STAGE, shader.regs, shader.program)
+    return {} if cemu is None else {"cemu_base_hash": cemu}
 
 
 def _counts(shader: GX2Shader) -> dict[str, int]:

@@ -454,6 +454,9 @@ class GX2Shader:
         }
         if self.vertex_program:
             out["vertex_program_size"] = len(self.vertex_program)
+        cemu = cemu_base_hash(self.STAGE, self.regs, self.program)
+        if cemu is not None:
+            out["cemu_base_hash"] = cemu
         if self.uniform_blocks:
             out["uniform_blocks"] = [
                 {"name": b.name, "offset": b.offset, "size": b.size} for b in self.uniform_blocks
@@ -482,6 +485,17 @@ class GX2Shader:
                 for a in self.attrib_vars
             ]
         return out
+
+
+def cemu_base_hash(stage: str, regs: Any, program: bytes) -> str | None:
+    """The base hash Cemu names a pixel shader by (16 hex digits, the first part of graphic-pack
+    names ``<base>_<aux>_ps.txt``) when no geometry shader is bound; None for other stages, whose
+    base hash also depends on draw-time state (fetch shader, render state)."""
+    if stage != "pixel" or regs is None or not program:
+        return None
+    from shaderkit.isa.latte.cemu import pixel_base_hash
+
+    return f"{pixel_base_hash(program, regs.spi_ps_in_control_0, regs.spi_ps_input_cntls):016x}"
 
 
 def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tuple[int, int, Key]],
