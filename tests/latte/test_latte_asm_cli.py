@@ -102,3 +102,34 @@ def test_syntax_option_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert code == 2 and err.startswith("shaderkit: ") and "bad.vsh:3:" in err
     code, err = run(capsys, "asm", str(source), str(source), "-o", str(tmp_path / "two.gsh"))
     assert code == 2 and "a second pixel shader" in err
+
+
+def test_disasm_listing_back_into_its_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    for path in (root / "wiiu" / "sc_obj_coin.sharcfb", root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"):
+        listing = tmp_path / "listing.txt"
+        main(["disasm", str(path), "-o", str(listing)])
+        code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "same"))
+        assert code == 0, err
+        assert (tmp_path / "same").read_bytes() == path.read_bytes()
+        code, err = run(capsys, "asm", str(listing), "-o", str(tmp_path / "x.gsh"))
+        assert code == 2 and "use --base" not in err and "with --base FILE" in err
+    # an edit: the first program's literal 1.0 becomes 2.0; only that program changes
+    text = listing.read_text()
+    first, rest = text.split("; ==== shaders[1]:", 1)
+    listing.write_text(first.replace("(0x3F800000, 1)", "(0x40000000, 2)") + "; ==== shaders[1]:" + rest)
+    code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "edited"))
+    assert code == 0, err
+    before, after = WiiUBfsha.from_bytes(path.read_bytes()), WiiUBfsha.from_bytes((tmp_path / "edited").read_bytes())
+    assert [i for i, (a, b) in enumerate(zip(before.shaders, after.shaders)) if a.program != b.program] == [0]
+    # a bad line in the second program: the error names its line in the whole listing
+    bad = text.splitlines()
+    title = next(n for n, line in enumerate(bad) if line.startswith("; ==== shaders[1]:"))
+    bad.insert(title + 3, "  99 x: BOGUS R0.x")
+    listing.write_text("\n".join(bad) + "\n")
+    code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "bad"))
+    assert code == 2 and err.startswith(f"shaderkit: {listing}:{title + 4}:"), err

@@ -27,7 +27,8 @@ def _default_output(source: str) -> str:
 @click.option("--header", "header", default=None, metavar="FILE",
               help="Also write a C header of uniform locations (like picasso -h).")
 @click.option("--base", default=None, metavar="FILE",
-              help="Maxwell: BNSH or NVN program blob whose stage code the assembled text replaces.")
+              help="Maxwell: BNSH or NVN program blob whose stage code the assembled text replaces. "
+                   "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
 @click.option("--syntax", type=click.Choice(("auto", "pica", "latte")), default="auto", show_default=True,
@@ -44,7 +45,8 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     metadata) become one GSH (default output: first source with .gsh).
     """
     if base is not None:
-        _maxwell(sources, output, base, variation, stage)
+        if not _latte(sources, output, syntax, base):
+            _maxwell(sources, output, base, variation, stage)
         return
     if _latte(sources, output, syntax):
         return
@@ -73,11 +75,14 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
     write_output(output, data)
 
 
-def _latte(sources: tuple[str, ...], output: str | None, syntax: str) -> bool:
+def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: str | None = None) -> bool:
     """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
-    source looks like one; False leaves the sources to the other syntaxes."""
-    from shaderkit.cli.latte_asm import assemble_gsh, default_output, looks_like_latte
+    source looks like one, or an edited ``disasm`` listing into a Wii U ``base``; False leaves the
+    sources to the other syntaxes."""
+    from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
 
+    if base is not None:
+        return apply_to_base(sources, output, base)
     if syntax == "pica" or (syntax == "auto" and "-" in sources):
         return False
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("utf-8", "replace")) for name in sources]

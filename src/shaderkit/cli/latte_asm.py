@@ -12,6 +12,8 @@ _PICA = re.compile(r"^\s*\.(proc|end|entry|out|in|fvec|ivec|bool|alias|constf|co
 #: decaf metadata comments (``; $MODE = ...``), numbered CF lines and the end marker
 _LATTE = re.compile(r"^\s*;\s*\$[A-Za-z_]|^\s*\d+\s+(?:CALL_FS|ALU\w*:|TEX:|VTX\w*:|EXP\w*:|MEM\w*:|"
                     r"LOOP_\w+|JUMP|ELSE|POP|NOP|CALL|RETURN|KILL|EMIT\w*|CUT\w*)\b|END_OF_PROGRAM", re.M)
+#: the per-program title lines of a ``shaderkit disasm`` listing
+LISTING_TITLE = re.compile(r"^; ==== (?:shaders|binaries)\[\d+\]: ", re.M)
 LATTE_SUFFIXES = (".vsh", ".psh", ".latte", ".asm", ".txt")
 
 
@@ -36,6 +38,32 @@ def source_stage(name: str, text: str) -> str:
     raise ValueError(f"{name}: cannot tell a vertex from a pixel shader; name it .vsh or .psh")
 
 
+def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bool:
+    """``asm LISTING --base FILE -o OUT`` for a Wii U ``base`` (GSH, SHARCFB, BFSHA, also as an
+    archive member): every program of the edited ``disasm`` listing assembled back into it, the
+    rest of the file kept; False when ``base`` is not a Wii U file."""
+    import click
+
+    from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
+    from shaderkit.cli.latte_listing import apply_listing, is_wiiu
+
+    steps, data = load_member(base)
+    model = parse_named(base, data)
+    if not is_wiiu(model):
+        return False
+    if len(sources) != 1 or not output:
+        raise click.UsageError("--base takes one listing and needs -o OUT")
+    name = sources[0] if sources[0] != "-" else "<stdin>"
+    from shaderkit.errors import AssemblyError
+
+    try:
+        apply_listing(model, read_input(sources[0]).decode("utf-8"))
+    except AssemblyError as exc:
+        raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+    write_output(output, store_member(base, steps, model.to_bytes()))
+    return True
+
+
 def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
     """A complete GSH from at most one vertex and one pixel source, as decaf's latte-assembler
     writes it (shader header and program block each, then the end block)."""
@@ -45,6 +73,8 @@ def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
 
     stages: dict[str, LatteSource] = {}
     for name, text in texts:
+        if LISTING_TITLE.search(text):
+            raise ValueError(f"{name} is a `shaderkit disasm` listing: assemble it into its file with --base FILE")
         stage = source_stage(name, text)
         if stage in stages:
             raise ValueError(f"{name}: a second {stage} shader (a GSH from sources holds one of each)")

@@ -140,11 +140,16 @@ def apply_listing(shaders: list[GX2Shader], text: str) -> int:
     texts = split_programs(text)
     if len(texts) != len(slots):
         raise AssemblyError(f"the listing has {len(texts)} programs, the file {len(slots)}")
+    # the line number of each program's title, so that errors name lines of the whole listing
+    titles = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("; ====")]
     changed = 0
-    for (shader, attr), program_text in zip(slots, texts):
+    for (shader, attr), program_text, title in zip(slots, texts, titles):
         if program_text.strip() == "; (no program)":
             continue
-        code = assemble(program_text)
+        try:
+            code = assemble(program_text)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line + title if exc.line else 0, exc.column, exc.filename) from None
         if code != getattr(shader, attr):
             setattr(shader, attr, code)
             changed += 1
