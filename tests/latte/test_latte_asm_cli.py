@@ -51,7 +51,10 @@ def test_asm_sources_give_the_committed_gsh_values(capsys: pytest.CaptureFixture
     names = [str(src / stages[s]) for s in ("pixel", "vertex") if s in stages]  # order does not matter
     code, err = run(capsys, "asm", *names, "-o", str(out))
     assert code == 0, err
-    built, committed = Gsh.from_bytes(out.read_bytes()), Gsh.from_bytes((root / "wiiu" / gsh).read_bytes())
+    committed_bytes = (root / "wiiu" / gsh).read_bytes()
+    built, committed = Gsh.from_bytes(out.read_bytes()), Gsh.from_bytes(committed_bytes)
+    if committed.header.align_mode == 0:  # decaf's writer without its alignment option: the very file
+        assert out.read_bytes() == committed_bytes
     assert [type(s) for s in built.shaders] == [type(s) for s in committed.shaders]
     for ours, theirs in zip(built.shaders, committed.shaders):
         for name in FIELDS:

@@ -16,7 +16,7 @@ from typing import Any
 
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.gfd.gsh import GfdBlock, GfdHeader, Gsh
-from shaderkit.formats.gx2.shader import GX2PixelShader, GX2Shader, GX2VertexShader
+from shaderkit.formats.gx2.shader import TAGGED, GX2PixelShader, GX2Shader, GX2VertexShader
 from shaderkit.formats.gx2.types import (
     GX2AttribVar,
     GX2LoopVar,
@@ -297,7 +297,20 @@ def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = Non
     if pixel is not None:
         shaders.append((pixel_shader(pixel), 6, 7))
     for shader, header_type, program_type in shaders:
-        gsh.blocks.append(GfdBlock(header_type, id=len(gsh.blocks), shader=shader))
+        patches = decaf_patch_list(shader)
+        gsh.blocks.append(GfdBlock(header_type, id=len(gsh.blocks), shader=shader, patch_list=patches,
+                                   trailer_gap=b""))
         gsh.blocks.append(GfdBlock(program_type, id=len(gsh.blocks), header_index=len(gsh.blocks) - 1))
     gsh.blocks.append(GfdBlock(1, id=len(gsh.blocks)))
     return gsh
+
+
+def decaf_patch_list(shader: GX2Shader) -> list[int]:
+    """The relocation patch list decaf's GFD writer stores (seen in every corpus GSH it wrote):
+    the struct's non-null pointer fields (data tag), then every name pointer field (string tag),
+    without the null entries and the two closing zeros gshCompile writes; and no 8 zero bytes
+    before the trailer (the caller sets ``trailer_gap``)."""
+    pointer_fields = sum(1 for name, _ in shader.TAIL if name in shader.ARRAYS or name.endswith("program_ptr"))
+    fields = shader.build(TAGGED, ">").patch_fields
+    struct_fields, name_fields = fields[:pointer_fields], fields[pointer_fields:-2]
+    return [TAGGED.data_tag | f for f in struct_fields if f] + [TAGGED.string_tag | f for f in name_fields]
