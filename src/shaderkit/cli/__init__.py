@@ -12,7 +12,7 @@ import click
 COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("shaderkit.cli.info:info", "Show what is inside a file."),
     "disasm": ("shaderkit.cli.disasm:disasm", "Disassemble every program in a file."),
-    "asm": ("shaderkit.cli.asm:asm", "Assemble PICA200 (picasso syntax) sources into a SHBIN."),
+    "asm": ("shaderkit.cli.asm:asm", "Assemble PICA200 (picasso) sources into a SHBIN, decaf Latte sources into a GSH."),
     "rebuild": ("shaderkit.cli.rebuild:rebuild", "Parse a file and write it back from the model."),
     "verify": ("shaderkit.cli.verify:verify", "Parse, rebuild and compare files or folders."),
     "variation": ("shaderkit.cli.variation:variation", "Find the binaries of a SHARCFB variation."),

@@ -23,7 +23,8 @@ def _text(model: ShaderFile) -> str:
 @click.argument("files", nargs=-1, required=True)
 @click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
 def disasm(files: tuple[str, ...], output: str) -> None:
-    """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200)."""
+    """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
+    decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA)."""
     if len(files) == 1 and not (output != "-" and os.path.isdir(output)):
         write_output(output, _text(load_model(files[0])))
         return
@@ -32,7 +33,7 @@ def disasm(files: tuple[str, ...], output: str) -> None:
     os.makedirs(output, exist_ok=True)
     for name in files:
         stem = os.path.basename(name)
-        for suffix in (".dxbc", ".shbin", ".bcsdr", ".bnsh", ".sharcfb", ".gsh"):
+        for suffix in (".dxbc", ".shbin", ".bcsdr", ".bnsh", ".sharcfb", ".gsh", ".bfsha"):
             if stem.endswith(suffix):
                 stem = stem[: -len(suffix)]
                 break
