@@ -55,6 +55,12 @@ def test_asm_sources_give_the_committed_gsh_values(capsys: pytest.CaptureFixture
     built, committed = Gsh.from_bytes(out.read_bytes()), Gsh.from_bytes(committed_bytes)
     if committed.header.align_mode == 0:  # decaf's writer without its alignment option: the very file
         assert out.read_bytes() == committed_bytes
+    else:  # with it (padding blocks before the programs): the library's align option
+        from shaderkit.formats.gfd.latte_build import build_gsh
+        from shaderkit.isa.latte.source import assemble_source
+
+        sources = {s: assemble_source((src / name).read_text()) for s, name in stages.items()}
+        assert build_gsh(sources.get("vertex"), sources.get("pixel"), align=True).to_bytes() == committed_bytes
     assert [type(s) for s in built.shaders] == [type(s) for s in committed.shaders]
     for ours, theirs in zip(built.shaders, committed.shaders):
         for name in FIELDS:

@@ -288,9 +288,16 @@ def pixel_shader(source: LatteSource) -> GX2PixelShader:
     return shader
 
 
-def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = None) -> Gsh:
-    """A GSH holding the given shaders (header and program block each, then the end block)."""
-    gsh = Gsh(GfdHeader())
+#: decaf's GFD writer with its alignment option puts each program's data on this file boundary
+PROGRAM_ALIGNMENT = 0x200
+
+
+def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = None, align: bool = False) -> Gsh:
+    """A GSH holding the given shaders (header and program block each, then the end block).
+
+    ``align`` is decaf's alignment option: align mode 1 in the file header and a zero padding block
+    before each program block, so that the microcode starts on a 0x200 file boundary."""
+    gsh = Gsh(GfdHeader(align_mode=int(align)))
     shaders: list[tuple[GX2Shader, int, int]] = []
     if vertex is not None:
         shaders.append((vertex_shader(vertex), 3, 5))
@@ -300,7 +307,11 @@ def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = Non
         patches = decaf_patch_list(shader)
         gsh.blocks.append(GfdBlock(header_type, id=len(gsh.blocks), shader=shader, patch_list=patches,
                                    trailer_gap=b""))
-        gsh.blocks.append(GfdBlock(program_type, id=len(gsh.blocks), header_index=len(gsh.blocks) - 1))
+        header_index = len(gsh.blocks) - 1
+        if align:
+            end = len(gsh.to_bytes())  # the padding block header goes here, then the program block header
+            gsh.blocks.append(GfdBlock(2, id=len(gsh.blocks), data=bytes(-(end + 0x40) % PROGRAM_ALIGNMENT)))
+        gsh.blocks.append(GfdBlock(program_type, id=len(gsh.blocks), header_index=header_index))
     gsh.blocks.append(GfdBlock(1, id=len(gsh.blocks)))
     return gsh
 
