@@ -341,7 +341,7 @@ def _read_binary(r: Reader, index: int) -> ShaderBinary:
     if offset_s < 0 or data_size > size - 0x10 - offset_s:
         raise r.error(f"data offset {offset_s:#x} + size {data_size:#x} runs outside the {size:#x}-byte binary",
                       start + 8)
-    shader = SHADER_TYPES[btype].parse(r, data_at, data_size, PLAIN, CODE_ALIGN)
+    shader = SHADER_TYPES[btype].parse(r, data_at, data_size, PLAIN)
     lead = r.data[start + 0x10 : data_at]
     trail = r.data[data_at + data_size : start + size]
     return ShaderBinary(btype, shader, lead, trail)
