@@ -87,3 +87,17 @@ def test_verify_sees_a_clobbered_item_and_reserve_blocks_placement() -> None:
     w = PlacedWriter(layout, append_aligned(4))
     w.reserve(0, 8)  # a header now 8 bytes long
     assert w.place("name", b"ab\0\0") == 8
+
+
+def test_raw_between_and_start() -> None:
+    data, layout = _parsed()
+    assert layout.start == 0
+    assert layout.raw_between(4, 13) == b"\xab\x01\x02"  # the two raw spans, items skipped
+    assert layout.raw_between(7, 8) == b"\xab" and layout.raw_between(12, 13) == b"\x02"
+    assert layout.raw_between(0, 4) == b""  # the header range is covered, not raw
+    framed = Layout()
+    framed.record("x", 2, b"zz")
+    framed.close(b"JUNK" + b"\x01\x02zz\x03", start=4)
+    assert (framed.start, framed.size) == (4, 5)
+    assert [(r.offset, r.data) for r in framed.raw] == [(0, b"\x01\x02"), (4, b"\x03")]
+    assert framed.raw_between(0, 5) == b"\x01\x02\x03"

@@ -191,7 +191,9 @@ def test_verify_and_disasm_take_member_paths(capsys: pytest.CaptureFixture[str])
     assert out.splitlines() == [f"{szs}//missing.bfsha: no external file 'missing.bfsha' (files: Turbo_UBER.bfsha)",
                                 "1 passed, 1 failed"]
     code, out, _ = run(capsys, "disasm", f"{szs}//Turbo_UBER.bfsha")
-    assert code == 0 and out.count("\n") == 2 * (12 + 4)
+    # one Latte listing per distinct GX2 struct (25), titled with the programs using it (2 * (12 + 4) stages)
+    assert code == 0 and out.count("; ==== shaders[") == 25
+    assert sum(line.count("/") for line in out.splitlines() if line.startswith("; ==== ")) == 2 * (12 + 4)
 
 
 def test_zstd_wrapped_sarc_members(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -37,32 +37,32 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
               help="Also write a C header of uniform locations (like picasso -h).")
 @click.option("--base", "base", default=None, metavar="FILE",
               help="SM4/5: replace the code of this DXBC container, keeping every other chunk. "
-                   "Maxwell: the BNSH or NVN program blob whose stage code the assembled text replaces.")
+                   "Maxwell: the BNSH or NVN program blob whose stage code the assembled text replaces. "
+                   "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
-@click.option("--syntax", type=click.Choice(["auto", "sm4", "pica", "maxwell"]), default="auto", show_default=True,
-              help="Source syntax (auto: fxc listings have a ps_5_0 style version line; Maxwell text goes "
-                   "with --base of a BNSH/NVN file).")
+@click.option("--syntax", type=click.Choice(["auto", "sm4", "pica", "latte", "maxwell"]), default="auto",
+              show_default=True,
+              help="Source syntax. auto: fxc listings have a ps_5_0 style version line; decaf Latte sources "
+                   "have CF lines and '; $' metadata (standard input needs an explicit latte); with --base "
+                   "the base file decides between Latte listings and Maxwell text.")
 def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
         stage: str, syntax: str) -> None:
-    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, Maxwell text into a BNSH/NVN
-    stage (--base), or PICA200 sources (picasso syntax) into one SHBIN, one DVLE per source in order.
+    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, PICA200 sources (picasso
+    syntax) into one SHBIN (one DVLE per source in order), decaf latte-assembler sources into a GSH,
+    or (with --base) Maxwell text into a BNSH/NVN stage and Wii U listings into their file.
 
     A PICA200 source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
+
+    Wii U: decaf latte-assembler sources (a .vsh and/or a .psh, with their '; $NAME = value'
+    metadata) become one GSH (default output: first source with .gsh).
     """
     from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
-    if syntax == "auto":
-        syntax = detect_syntax(texts[0][1])
-        if syntax != "sm4" and base is not None:
-            syntax = "maxwell"  # PICA sources take no base
-    if syntax == "maxwell":
-        if base is None:
-            raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob)")
-        _maxwell(sources, output, base, variation, stage)
-        return
+    if syntax == "auto" and detect_syntax(texts[0][1]) == "sm4":
+        syntax = "sm4"
     if syntax == "sm4":
         if len(texts) != 1:
             raise click.UsageError("SM4/5 takes one listing")
@@ -74,8 +74,17 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
             raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
         write_output(output or _default_output(sources[0], ".dxbc"), data)
         return
-    if base:
-        raise click.UsageError("--base is for SM4/5 listings and Maxwell text")
+    if base is not None:
+        if syntax in ("auto", "latte") and _latte(sources, output, syntax, base):
+            return
+        if syntax in ("auto", "maxwell"):
+            _maxwell(sources, output, base, variation, stage)
+            return
+        raise click.UsageError("--base is for SM4/5 listings, Maxwell text and Wii U listings")
+    if syntax == "maxwell":
+        raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob)")
+    if syntax in ("auto", "latte") and _latte(sources, output, syntax, texts=texts):
+        return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
     program = assemble_program(texts)
@@ -112,3 +121,26 @@ def _assemble_dxbc(text: str, base: str | None) -> bytes:
     if not isinstance(model, DxbcContainer):
         raise click.UsageError(f"--base {base}: not a DXBC container")
     return assemble.assemble_with_base(text, model).to_bytes()
+
+
+def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: str | None = None,
+           texts: list[tuple[str, str]] | None = None) -> bool:
+    """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
+    source looks like one, or an edited ``disasm`` listing into a Wii U ``base``; False leaves the
+    sources to the other syntaxes."""
+    from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
+
+    if base is not None:
+        return apply_to_base(sources, output, base)
+    if syntax == "pica" or (syntax == "auto" and "-" in sources):
+        return False
+    if texts is None:
+        texts = [(name if name != "-" else "<stdin>", read_input(name).decode("utf-8", "replace")) for name in sources]
+    if syntax == "auto" and not all(looks_like_latte(text) for _, text in texts):
+        return False
+    try:
+        data = assemble_gsh(texts)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    write_output(output or default_output(sources[0]), data)
+    return True

@@ -113,7 +113,8 @@ def _coloured(text: str, model: ShaderFile) -> str:
               help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
                    "print), so `shaderkit asm` rebuilds identical code from the text alone.")
 def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool) -> None:
-    """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200).
+    """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
+    decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA, SASS for Switch).
 
     With several FILES, folders (searched for shader files) or -o naming a folder, one NAME.asm is
     written per input into the folder given by -o; a file that cannot be disassembled is reported on

@@ -1,11 +1,15 @@
-"""``disasm`` for Wii U GSH / SHARCFB: every GX2 program's Latte listing under a gfd-tool-like
-header (the text itself is made by ``formats/gx2/listing.py``)."""
+"""``disasm`` for Wii U GSH / SHARCFB / BFSHA: every GX2 program's Latte listing under a
+gfd-tool-like header (the text itself is made by ``formats/gx2/listing.py``), the way back from
+an edited listing, and ``extract`` / ``replace`` of one program's microcode."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from shaderkit.formats.gx2 import listing
 from shaderkit.formats.gx2.listing import split_programs
-from shaderkit.formats.gx2.shader import GX2Shader
+from shaderkit.formats.gx2.shader import GX2GeometryShader, GX2PixelShader, GX2Shader, GX2VertexShader
+from shaderkit.formats.gx2.types import var_type_name
 
 __all__ = ["apply_listing", "extract_program", "gx2_listing", "replace_program", "split_programs"]
 
@@ -24,53 +28,158 @@ def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
                     users.setdefault(program.base_index + v * program.stride + stage, set()).add(program.name)
         return [(f"binaries[{i}]: {binary.stage} shader ({', '.join(sorted(users.get(i, ()))) or 'no program'})",
                  binary.shader) for i, binary in enumerate(model.binaries)]
-    return None
+    bfsha = _bfsha_shaders(model)
+    return None if bfsha is None else [(title, shader) for title, shader, _ in bfsha]
+
+
+#: BFSHA stage -> GX2 struct class, and the column of the stage in the location triples (VS, GS, PS)
+_BFSHA_STAGES = {"vertex": (GX2VertexShader, 0), "geometry": (GX2GeometryShader, 1), "pixel": (GX2PixelShader, 2)}
+
+
+def _bfsha_shaders(model: object) -> list[tuple[str, GX2Shader, list[str]]] | None:
+    """A Wii U BFSHA's distinct GX2 structs (file order) as GX2 shader views, each titled with the
+    programs (``MODEL/PROGRAM``) that use it and with their reflection (the shading model's
+    samplers, uniform blocks and attributes at this stage's locations) as extra header lines."""
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    if not isinstance(model, WiiUBfsha):
+        return None
+    users: dict[int, list[tuple[Any, Any]]] = {}
+    for shading in model.models:
+        for program in shading.programs:
+            for index in program.shaders.values():
+                users.setdefault(index, []).append((shading, program))
+    out = []
+    for i, shader in enumerate(model.shaders):
+        cls, column = _BFSHA_STAGES[shader.stage]
+        view = cls(regs=shader.regs, program=shader.program, mode=shader.mode)
+        if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
+            view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
+        names = [f"{m.name}/{p.index}" for m, p in users.get(i, [])]
+        extra: list[str] = []
+        seen: set[str] = set()
+        for shading, program in users.get(i, []):
+            lines = _bfsha_reflection(shading, program, column, shader.stage)
+            key = "\n".join(lines)
+            if key in seen:
+                continue
+            seen.add(key)
+            extra.append(f"; reflection of {shading.name}/{program.index} (shading model {shading.name}):")
+            extra += lines
+        title = f"shaders[{i}]: {shader.stage} shader ({', '.join(names) or 'no program'})"
+        out.append((title, view, extra))
+    return out
+
+
+def _bfsha_reflection(shading: Any, program: Any, column: int, stage: str) -> list[str]:
+    lines = []
+    for k, (sampler, where) in enumerate(zip(shading.samplers, program.sampler_locations)):
+        if where[column] >= 0:
+            lines.append(f";   samplers[{k}] name={sampler.name} location={where[column]}")
+    for k, (block, where) in enumerate(zip(shading.uniform_blocks, program.block_locations)):
+        if where[column] >= 0:
+            lines.append(f";   uniformBlocks[{k}] name={block.name} size={block.size} location={where[column]}")
+    if stage == "vertex":
+        for k, attrib in enumerate(shading.attributes):
+            if program.used_attribute_flags >> k & 1:
+                lines.append(f";   attributes[{k}] name={attrib.name} type={var_type_name(attrib.type)} "
+                             f"location={attrib.location}")
+    return lines
 
 
 def gx2_listing(model: object) -> str | None:
-    """The text of every GX2 program in a GSH or SHARCFB model; None for other models."""
+    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model; None for other models."""
+    bfsha = _bfsha_shaders(model)
+    if bfsha is not None:
+        parts = [listing.shader_listing(shader, title, extra) for title, shader, extra in bfsha]
+        return "\n".join(parts) if parts else "; no shader programs\n"
     shaders = _titled_shaders(model)
     return None if shaders is None else listing.listing(shaders)
 
 
 def apply_listing(model: object, text: str) -> int:
-    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB model."""
+    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB / Wii U BFSHA model."""
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
     shaders = _titled_shaders(model)
     if shaders is None:
         raise TypeError(f"{type(model).__name__} holds no GX2 shaders")
-    return listing.apply_listing([shader for _, shader in shaders], text)
+    views = [shader for _, shader in shaders]
+    changed = listing.apply_listing(views, text)
+    if isinstance(model, WiiUBfsha):  # the views are copies: their programs go back to the archive
+        for shader, view in zip(model.shaders, views):
+            shader.program = view.program
+    return changed
 
 
-def _stage_programs(model: object, stage: str) -> list[GX2Shader] | None:
-    shaders = _titled_shaders(model)
-    if shaders is None:
-        return None
-    return [shader for _, shader in shaders if shader.STAGE == stage]
+WIIU_STAGES = ("vertex", "pixel", "geometry")
 
 
-def extract_program(model: object, index: int, stage: str) -> bytes | None:
-    """The microcode of the ``index``-th ``stage`` shader of a GSH/SHARCFB (file order); None for
-    other models. For ``extract FILE --variation N --stage S`` on Wii U files."""
-    shaders = _stage_programs(model, stage)
-    if shaders is None:
-        return None
-    if not 0 <= index < len(shaders):
-        raise IndexError(f"no {stage} shader {index} (the file has {len(shaders)})")
-    return bytes(shaders[index].program)
-
-
-def replace_program(model: object, index: int, stage: str, code: bytes) -> bytes | None:
-    """The file with the ``index``-th ``stage`` shader's microcode replaced (sizes and offsets
-    recomputed); None for other models."""
+def is_wiiu(model: object) -> bool:
+    """A GSH, SHARCFB or Wii U BFSHA model (microcode reached by ``--variation``/``--stage``)."""
     from shaderkit.formats.agl.sharcfb import Sharcfb
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
     from shaderkit.formats.gfd.gsh import Gsh
 
-    shaders = _stage_programs(model, stage)
-    if shaders is None or not isinstance(model, (Gsh, Sharcfb)):
+    return isinstance(model, (Gsh, Sharcfb, WiiUBfsha))
+
+
+def _stage_shader(model: object, index: int, stage: str, name: str | None) -> Any:
+    """The shader whose microcode ``--variation index --stage stage [--name name]`` means:
+
+    - GSH: the ``index``-th ``stage`` shader in file order;
+    - SHARCFB: with ``name``, binary ``base + index * stride + stage`` of program ``name``
+      (``index`` is the variation number ``shaderkit variation`` prints); without, the
+      ``index``-th ``stage`` binary in file order (the same for a one-program archive);
+    - Wii U BFSHA: the ``stage`` shader of program ``index`` of shading model ``name`` (may be
+      left out when the archive has one model).
+    """
+    from shaderkit.formats.agl.sharcfb import Sharcfb
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    if stage not in WIIU_STAGES:
+        raise KeyError(f"Wii U shaders have the stages {', '.join(WIIU_STAGES)}, not {stage}")
+    if isinstance(model, WiiUBfsha):
+        if name is None:
+            if len(model.models) != 1:
+                raise KeyError(f"--name MODEL is needed (models: {', '.join(m.name for m in model.models)})")
+            name = model.models[0].name
+        stages = model.program_shaders(name, index)
+        if stage not in stages:
+            raise KeyError(f"program {name}/{index} has the stages {', '.join(stages)}, not {stage}")
+        return stages[stage]
+    if isinstance(model, Sharcfb) and name is not None:
+        program = model.programs[name]
+        slot = WIIU_STAGES.index(stage)
+        if slot >= program.stride:
+            raise KeyError(f"program {name} has no {stage} shader")
+        if not 0 <= index < program.variation_count:
+            raise IndexError(f"program {name} has variations 0..{program.variation_count - 1}, not {index}")
+        return model.binaries[program.base_index + index * program.stride + slot].shader
+    titled = _titled_shaders(model)
+    if titled is None:
         return None
+    shaders = [shader for _, shader in titled if shader.STAGE == stage]
     if not 0 <= index < len(shaders):
         raise IndexError(f"no {stage} shader {index} (the file has {len(shaders)})")
+    return shaders[index]
+
+
+def extract_program(model: object, index: int, stage: str, name: str | None = None) -> bytes | None:
+    """The microcode of the shader :func:`_stage_shader` names; None for models that are not
+    GSH, SHARCFB or Wii U BFSHA. For ``extract FILE --variation N --stage S`` on Wii U files."""
+    shader = _stage_shader(model, index, stage, name) if is_wiiu(model) else None
+    return None if shader is None else bytes(shader.program)
+
+
+def replace_program(model: object, index: int, stage: str, code: bytes, name: str | None = None) -> bytes | None:
+    """The file with that shader's microcode replaced (sizes and offsets recomputed, everything
+    else in place); None for other models."""
+    shader = _stage_shader(model, index, stage, name) if is_wiiu(model) else None
+    if shader is None:
+        return None
     if len(code) % 8:
         raise ValueError(f"Latte microcode is a whole number of 8-byte slots, got {len(code)} bytes")
-    shaders[index].program = bytes(code)
-    return model.to_bytes()
+    shader.program = bytes(code)
+    data: bytes = model.to_bytes()  # type: ignore[attr-defined]
+    return data

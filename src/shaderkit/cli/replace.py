@@ -1,11 +1,12 @@
-"""``shaderkit replace``: put new stage code into a BNSH and lay the file out again."""
+"""``shaderkit replace``: put new stage code into a BNSH (laid out again) or a GSH, SHARCFB or
+Wii U BFSHA (everything else stays in place)."""
 
 from __future__ import annotations
 
 import click
 
-from shaderkit.cli.common import read_input, write_output
-from shaderkit.cli.extract import LAYOUT_HELP, load_bnsh, stage_options
+from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
+from shaderkit.cli.extract import LAYOUT_HELP, load_stage_model, stage_options
 
 
 @click.command(epilog=LAYOUT_HELP)
@@ -13,14 +14,26 @@ from shaderkit.cli.extract import LAYOUT_HELP, load_bnsh, stage_options
 @stage_options
 @click.option("--data", "data_path", required=True, help="New stage code, laid out as `extract` writes it.")
 @click.option("-o", "--output", required=True, help="Output path ('-' for standard output).")
-def replace(file: str, variation: int, stage: str, kind: str, data_path: str, output: str) -> None:
-    """Replace one stage's code in FILE (a BNSH) and write the file to OUTPUT (laid out again only
-    when the code's size changed)."""
-    model = load_bnsh(file)
+def replace(file: str, variation: int, stage: str, kind: str, name: str | None, data_path: str, output: str) -> None:
+    """Replace one stage's code in FILE (BNSH, GSH, SHARCFB, Wii U BFSHA) and write the file to OUTPUT
+    (a BNSH is laid out again only when the code's size changed).
+
+    For an archive member (``pack.szs//dir/file``) the whole outer file is written, recompressed.
+    """
+    from shaderkit.cli.latte_listing import replace_program
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+
+    steps, original = load_member(file)
+    model = load_stage_model(file, kind, name, parse_named(file, original))
     blob = read_input(data_path)
     try:
-        model.replace(variation, stage, blob, kind)
-    except (IndexError, KeyError) as exc:
+        if isinstance(model, Bnsh):
+            model.replace(variation, stage, blob, kind)
+            data = model.to_bytes()  # same size: every structure stays where it lay
+        else:
+            new = replace_program(model, variation, stage, blob, name)
+            assert new is not None
+            data = new
+    except (IndexError, KeyError, ValueError) as exc:
         raise click.UsageError(str(exc).strip("'\"")) from None
-    # unchanged sizes keep every structure where it lay; a resized stage lays the file out afresh
-    write_output(output, model.to_bytes())
+    write_output(output, store_member(file, steps, data))

@@ -51,6 +51,8 @@ class Layout:
     """Where the items of one parsed region lay; ``size`` is the region's stored size."""
 
     size: int = 0
+    #: where the region began in the data :meth:`close` read (offsets here are relative to it)
+    start: int = 0
     items: dict[Key, Placement] = field(default_factory=dict)
     #: key -> the first key recorded at the same offset (only for keys that shared storage)
     shared: dict[Key, Key] = field(default_factory=dict)
@@ -81,7 +83,7 @@ class Layout:
         (headers the writer always rewrites). Offsets are relative to ``start``.
         """
         end = len(data) - start
-        self.size = end
+        self.size, self.start = end, start
         spans = sorted([(p.offset, p.end) for p in self.items.values()] + [(s, e) for s, e in covered if e > s])
         raw: list[RawSpan] = []
         pos = 0
@@ -92,6 +94,11 @@ class Layout:
         if pos < end:
             raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
         self.raw = raw
+
+    def raw_between(self, lo: int, hi: int) -> bytes:
+        """The raw bytes kept in ``[lo, hi)`` (the parts of raw spans inside it, in order)."""
+        return b"".join(s.data[max(lo, s.offset) - s.offset : min(hi, s.end) - s.offset]
+                        for s in self.raw if s.offset < hi and s.end > lo)
 
     def spans(self) -> list[dict[str, object]]:
         """Every item and raw span as stored, ordered by offset (for ``info --json``)."""

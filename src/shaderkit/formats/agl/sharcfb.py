@@ -23,7 +23,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.agl.resarray import join_cstring, read_array, split_cstring, swap_words, write_array
 from shaderkit.formats.agl.variation import Variation, VariationError, variation_index
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.gx2.shader import PLAIN, SHADER_TYPES, GX2Shader
+from shaderkit.formats.gx2.shader import PLAIN, SHADER_TYPES, GX2Shader, cemu_base_hash
 from shaderkit.io.reader import Reader
 
 VERSION = 8
@@ -291,7 +291,8 @@ class Sharcfb(ShaderFile):
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, name, endian; ``programs``: name, kind, stages, base_index,
         variation_count, macros (name, id, values, default) and the four symbol lists (name, id,
-        offset, default_size); ``binaries``: index, stage, program_size and array counts."""
+        offset, default_size); ``binaries``: index, stage, program_size, array counts and, for pixel
+        shaders, cemu_base_hash."""
         return {
             "format": self.format_name,
             "version": self.version,
@@ -299,10 +300,16 @@ class Sharcfb(ShaderFile):
             "endian": "little" if self.endian == "<" else "big",
             "programs": [_program_summary(p) for p in self.programs],
             "binaries": [
-                {"index": i, "stage": b.stage, "program_size": len(b.shader.program), **_counts(b.shader)}
+                {"index": i, "stage": b.stage, "program_size": len(b.shader.program), **_counts(b.shader),
+                 **_cemu(b.shader)}
                 for i, b in enumerate(self.binaries)
             ],
         }
+
+
+def _cemu(shader: GX2Shader) -> dict[str, str]:
+    cemu = cemu_base_hash(shader.STAGE, shader.regs, shader.program)
+    return {} if cemu is None else {"cemu_base_hash": cemu}
 
 
 def _counts(shader: GX2Shader) -> dict[str, int]:
@@ -336,7 +343,7 @@ def _read_binary(r: Reader, index: int) -> ShaderBinary:
     if offset_s < 0 or data_size > size - 0x10 - offset_s:
         raise r.error(f"data offset {offset_s:#x} + size {data_size:#x} runs outside the {size:#x}-byte binary",
                       start + 8)
-    shader = SHADER_TYPES[btype].parse(r, data_at, data_size, PLAIN, CODE_ALIGN)
+    shader = SHADER_TYPES[btype].parse(r, data_at, data_size, PLAIN)
     lead = r.data[start + 0x10 : data_at]
     trail = r.data[data_at + data_size : start + size]
     return ShaderBinary(btype, shader, lead, trail)

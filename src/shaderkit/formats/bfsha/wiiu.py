@@ -41,6 +41,7 @@ from typing import Any
 
 from shaderkit.errors import ShaderkitError
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.gx2.shader import cemu_base_hash
 from shaderkit.formats.gx2.types import (
     GX2GeometryShaderRegs,
     GX2PixelShaderRegs,
@@ -150,7 +151,11 @@ class WiiUGX2Shader:
     code_offset: int = field(default=0, repr=False, compare=False)
 
     def summary(self) -> dict[str, Any]:
-        return {"stage": self.stage, "mode": self.mode, "program_size": len(self.program)}
+        out: dict[str, Any] = {"stage": self.stage, "mode": self.mode, "program_size": len(self.program)}
+        cemu = cemu_base_hash(self.stage, self.regs, self.program)
+        if cemu is not None:
+            out["cemu_base_hash"] = cemu
+        return out
 
 
 @dataclass
@@ -395,6 +400,14 @@ class WiiUBfsha(ShaderFile):
         return {st: self.shaders[i] for st, i in m.programs[program].shaders.items()}
 
     def summary(self) -> dict[str, Any]:
+        """Keys: format, name, version, models (options, resources), gx2_shaders (count) and
+        ``shaders``: per distinct GX2 struct its stage, mode, program size, Cemu base hash (pixel)
+        and the programs (``MODEL/INDEX``) using it."""
+        users: dict[int, list[str]] = {}
+        for m in self.models:
+            for p in m.programs:
+                for i in p.shaders.values():
+                    users.setdefault(i, []).append(f"{m.name}/{p.index}")
         return {
             "format": self.format_name,
             "name": self.name,
@@ -419,6 +432,8 @@ class WiiUBfsha(ShaderFile):
                 for m in self.models
             ],
             "gx2_shaders": len(self.shaders),
+            "shaders": [{"index": i, **shader.summary(), "programs": ", ".join(users.get(i, []))}
+                        for i, shader in enumerate(self.shaders)],
         }
 
     def disassemble(self) -> str:

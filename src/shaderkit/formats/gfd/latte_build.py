@@ -16,7 +16,7 @@ from typing import Any
 
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.gfd.gsh import GfdBlock, GfdHeader, Gsh
-from shaderkit.formats.gx2.shader import GX2PixelShader, GX2Shader, GX2VertexShader
+from shaderkit.formats.gx2.shader import TAGGED, GX2PixelShader, GX2Shader, GX2VertexShader
 from shaderkit.formats.gx2.types import (
     GX2AttribVar,
     GX2LoopVar,
@@ -288,16 +288,40 @@ def pixel_shader(source: LatteSource) -> GX2PixelShader:
     return shader
 
 
-def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = None) -> Gsh:
-    """A GSH holding the given shaders (header and program block each, then the end block)."""
-    gsh = Gsh(GfdHeader())
+#: decaf's GFD writer with its alignment option puts each program's data on this file boundary
+PROGRAM_ALIGNMENT = 0x200
+
+
+def build_gsh(vertex: LatteSource | None = None, pixel: LatteSource | None = None, align: bool = False) -> Gsh:
+    """A GSH holding the given shaders (header and program block each, then the end block).
+
+    ``align`` is decaf's alignment option: align mode 1 in the file header and a zero padding block
+    before each program block, so that the microcode starts on a 0x200 file boundary."""
+    gsh = Gsh(GfdHeader(align_mode=int(align)))
     shaders: list[tuple[GX2Shader, int, int]] = []
     if vertex is not None:
         shaders.append((vertex_shader(vertex), 3, 5))
     if pixel is not None:
         shaders.append((pixel_shader(pixel), 6, 7))
     for shader, header_type, program_type in shaders:
-        gsh.blocks.append(GfdBlock(header_type, id=len(gsh.blocks), shader=shader))
-        gsh.blocks.append(GfdBlock(program_type, id=len(gsh.blocks), header_index=len(gsh.blocks) - 1))
+        patches = decaf_patch_list(shader)
+        gsh.blocks.append(GfdBlock(header_type, id=len(gsh.blocks), shader=shader, patch_list=patches,
+                                   trailer_gap=b""))
+        header_index = len(gsh.blocks) - 1
+        if align:
+            end = len(gsh.to_bytes())  # the padding block header goes here, then the program block header
+            gsh.blocks.append(GfdBlock(2, id=len(gsh.blocks), data=bytes(-(end + 0x40) % PROGRAM_ALIGNMENT)))
+        gsh.blocks.append(GfdBlock(program_type, id=len(gsh.blocks), header_index=header_index))
     gsh.blocks.append(GfdBlock(1, id=len(gsh.blocks)))
     return gsh
+
+
+def decaf_patch_list(shader: GX2Shader) -> list[int]:
+    """The relocation patch list decaf's GFD writer stores (seen in every corpus GSH it wrote):
+    the struct's non-null pointer fields (data tag), then every name pointer field (string tag),
+    without the null entries and the two closing zeros gshCompile writes; and no 8 zero bytes
+    before the trailer (the caller sets ``trailer_gap``)."""
+    pointer_fields = sum(1 for name, _ in shader.TAIL if name in shader.ARRAYS or name.endswith("program_ptr"))
+    fields = shader.build(TAGGED, ">").patch_fields
+    struct_fields, name_fields = fields[:pointer_fields], fields[pointer_fields:-2]
+    return [TAGGED.data_tag | f for f in struct_fields if f] + [TAGGED.string_tag | f for f in name_fields]

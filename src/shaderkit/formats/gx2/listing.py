@@ -6,6 +6,7 @@ and the way back: :func:`apply_listing` puts an edited listing's programs into t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -94,9 +95,9 @@ def _program_text(code: bytes) -> str:
     return disassemble(code) if code else "; (no program)\n"
 
 
-def shader_listing(shader: GX2Shader, title: str) -> str:
-    """The header comments and Latte program text of one GX2 shader (and its copy program)."""
-    text = "\n".join(shader_header(shader, title)) + "\n\n" + _program_text(shader.program)
+def shader_listing(shader: GX2Shader, title: str, extra: Sequence[str] = ()) -> str:
+    """Header (plus ``extra`` comment lines, e.g. a container's reflection), then the program."""
+    text = "\n".join([*shader_header(shader, title), *extra]) + "\n\n" + _program_text(shader.program)
     if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
         text += f"\n; ==== {title}: copy (vertex) program ====\n\n" + _program_text(shader.vertex_program)
     return text
@@ -139,11 +140,16 @@ def apply_listing(shaders: list[GX2Shader], text: str) -> int:
     texts = split_programs(text)
     if len(texts) != len(slots):
         raise AssemblyError(f"the listing has {len(texts)} programs, the file {len(slots)}")
+    # the line number of each program's title, so that errors name lines of the whole listing
+    titles = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("; ====")]
     changed = 0
-    for (shader, attr), program_text in zip(slots, texts):
+    for (shader, attr), program_text, title in zip(slots, texts, titles):
         if program_text.strip() == "; (no program)":
             continue
-        code = assemble(program_text)
+        try:
+            code = assemble(program_text)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line + title if exc.line else 0, exc.column, exc.filename) from None
         if code != getattr(shader, attr):
             setattr(shader, attr, code)
             changed += 1

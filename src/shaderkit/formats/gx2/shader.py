@@ -4,9 +4,12 @@ A shader "blob" is the struct followed by its arrays, names and (in SHARCFB) the
 Pointers inside it are offsets from the struct start, either plain (SHARCFB) or tagged with
 0xD0600000 (data) / 0xCA700000 (strings) as in GFD/GSH header blocks.
 
-The parser records the order of the items inside the blob and the bytes between them
-(:class:`BlobLayout`), so that an unchanged model is written back byte for byte; the writer
-recomputes every pointer, count and size, and places new items in the canonical order.
+The parser records where every item of the blob lay, which names shared bytes, and the bytes
+no item covers in an :class:`shaderkit.io.layout.Layout`, so that an unchanged model is written
+back byte for byte. The blob is relocatable (every pointer is an offset from the struct start),
+so the GX2 rule for writing is a flow: the items in their stored order with the bytes that stood
+in front of each, new items in the canonical order, every pointer, count and size recomputed;
+an item that grows or shrinks moves the ones after it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.gx2.types import (
@@ -34,6 +37,7 @@ from shaderkit.formats.gx2.types import (
     sampler_type_name,
     var_type_name,
 )
+from shaderkit.io.layout import Layout
 from shaderkit.io.reader import Reader
 
 Key = str | tuple[str, int]
@@ -139,8 +143,9 @@ def _record_words(rec: Record, name_ptr: int) -> list[int]:
 
 
 @dataclass
-class BlobLayout:
-    """Where the items of a parsed blob were: their order and the bytes between them."""
+class _Flow:
+    """The stored order of a parsed blob's items and the bytes in front of each, derived from its
+    :class:`Layout` for writing (see :func:`_flow`)."""
 
     order: list[Key]
     #: bytes in front of an item; for code items only when they differ from the alignment padding
@@ -202,7 +207,7 @@ class GX2Shader:
     #: GSH only: the program pointer words as stored (the code lives in its own block)
     program_ptr: int = 0
     vertex_program_ptr: int = 0
-    layout: BlobLayout | None = field(default=None, repr=False, compare=False)
+    layout: Layout | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.regs is None:
@@ -210,8 +215,9 @@ class GX2Shader:
 
     # -- reading ----------------------------------------------------------------------------
     @classmethod
-    def parse(cls, r: Reader, base: int, size: int, style: PointerStyle, code_align: int = 0x100) -> GX2Shader:
-        """Parse the blob ``r.data[base:base+size]`` (absolute offsets)."""
+    def parse(cls, r: Reader, base: int, size: int, style: PointerStyle) -> GX2Shader:
+        """Parse the blob ``r.data[base:base+size]`` (absolute offsets); ``layout`` records where
+        each item lay (code alignment is the writer's: :meth:`build` takes it)."""
         blob = r.sub(base, size, cls.STAGE)
         if size < cls.SIZE:
             raise blob.error(f"{size} bytes cannot hold the {cls.SIZE:#x}-byte struct", base)
@@ -233,9 +239,7 @@ class GX2Shader:
             shader.program_ptr = tail["program_ptr"][0]
             if "vertex_program_ptr" in tail:
                 shader.vertex_program_ptr = tail["vertex_program_ptr"][0]
-        shader.layout = _layout(
-            blob, base, size, cls.SIZE, spans, code_align if style.code_inside else 0, style.string_align
-        )
+        shader.layout = _layout(blob, base, size, cls.SIZE, spans)
         return shader
 
     def _read_scalars(self, tail: dict[str, tuple[int, ...]]) -> None:
@@ -317,17 +321,17 @@ class GX2Shader:
         for key in CODE_KEYS:
             if f"{key}_ptr" in dict(self.TAIL):
                 code = getattr(self, key)
-                if code or (layout is not None and key in layout.order):
+                if code or (layout is not None and key in layout.items):
                     yield key, len(code)
 
-    def _array_item(self, kind: str, layout: BlobLayout | None) -> Iterator[tuple[Key, int]]:
+    def _array_item(self, kind: str, layout: Layout | None) -> Iterator[tuple[Key, int]]:
         records = getattr(self, kind)
-        if records or (layout is not None and kind in layout.order):
+        if records or (layout is not None and kind in layout.items):
             yield kind, len(records) * ARRAY_INFO[kind][0] * 4
 
     def build(self, style: PointerStyle, endian: str, base: int = 0, code_align: int = 0x100) -> BuiltBlob:
         """Serialise the blob; ``base`` is its absolute file offset (for code alignment)."""
-        layout = self.layout
+        layout = None if self.layout is None else _flow(self.layout, self.SIZE, code_align, style.string_align)
         for kind in ARRAY_INFO:
             if kind not in self.ARRAYS and getattr(self, kind):
                 raise ValueError(f"a {self.STAGE} shader has no {kind}")
@@ -455,6 +459,9 @@ class GX2Shader:
         }
         if self.vertex_program:
             out["vertex_program_size"] = len(self.vertex_program)
+        cemu = cemu_base_hash(self.STAGE, self.regs, self.program)
+        if cemu is not None:
+            out["cemu_base_hash"] = cemu
         if self.uniform_blocks:
             out["uniform_blocks"] = [
                 {"name": b.name, "offset": b.offset, "size": b.size} for b in self.uniform_blocks
@@ -485,36 +492,66 @@ class GX2Shader:
         return out
 
 
-def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tuple[int, int, Key]],
-            code_align: int, string_align: int) -> BlobLayout:
-    """Order the items, keep the bytes between them, detect shared name strings."""
+def cemu_base_hash(stage: str, regs: Any, program: bytes) -> str | None:
+    """The base hash Cemu names a pixel shader by (16 hex digits, the first part of graphic-pack
+    names ``<base>_<aux>_ps.txt``) when no geometry shader is bound; None for other stages, whose
+    base hash also depends on draw-time state (fetch shader, render state)."""
+    if stage != "pixel" or regs is None or not program:
+        return None
+    from shaderkit.isa.latte.cemu import pixel_base_hash
+
+    return f"{pixel_base_hash(program, regs.spi_ps_in_control_0, regs.spi_ps_input_cntls):016x}"
+
+
+def _layout(blob: Reader, base: int, size: int, struct_size: int, spans: list[tuple[int, int, Key]]) -> Layout:
+    """Record every item where it lay (names at one offset share), check that items do not
+    overlap, and keep the bytes no item covers as raw spans."""
     spans.sort(key=lambda s: (s[0], s[1]))
-    layout = BlobLayout([])
+    kept: list[tuple[int, int, Key]] = []
     cursor = struct_size
     prev: tuple[int, int, Key] | None = None
     for start, end, key in spans:
         if start < cursor:
             if (isinstance(key, tuple) and prev is not None and isinstance(prev[2], tuple)
                     and (start, end) == prev[:2]):
-                layout.aliases[key] = prev[2]
+                kept.append((start, end, key))  # recorded after its twin: shares its storage
                 continue
             raise ShaderFormatError(
                 f"{key if isinstance(key, str) else key[0]} at {start:#x} overlaps the item before it",
                 base + start, blob.context,
             )
-        gap = blob.data[base + cursor : base + start]
-        if key in CODE_KEYS and code_align:
-            if gap != bytes(-(base + cursor) % code_align):
-                layout.gaps[key] = gap
-        elif gap:
-            layout.gaps[key] = gap
-        layout.order.append(key)
+        kept.append((start, end, key))
         cursor = end
         prev = (start, end, key)
-    tail = blob.data[base + cursor : base + size]
-    natural = bytes(-cursor % string_align) if any(isinstance(k, tuple) for k in layout.order) else b""
-    layout.tail = None if tail == natural else tail
+    layout = Layout()
+    data = memoryview(blob.data)
+    # empty items last, so that sharing is only ever recorded between items with bytes
+    for start, end, key in [k for k in kept if k[1] > k[0]] + [k for k in kept if k[1] == k[0]]:
+        layout.record(key, start, bytes(data[base + start : base + end]))
+    layout.close(data[: base + size], base, covered=[(0, struct_size)])
     return layout
+
+
+def _flow(layout: Layout, struct_size: int, code_align: int, string_align: int) -> _Flow:
+    """The items of ``layout`` in stored order (ties by end, then as recorded), each with the raw
+    bytes in front of it, the raw bytes after the last one, and the names that shared another's
+    bytes. Bytes that were just the alignment padding (code: to ``code_align`` in the file; the
+    tail: to ``string_align`` after names) are left out, so that the writer pads afresh."""
+    aliases: dict[Key, Key] = {cast(Key, k): cast(Key, t) for k, t in layout.shared.items()
+                               if isinstance(k, tuple) and isinstance(t, tuple)}
+    ranked = sorted(layout.items.items(), key=lambda item: (item[1].offset, item[1].end))
+    flow = _Flow([cast(Key, k) for k, _ in ranked if k not in aliases], aliases=aliases)
+    cursor = struct_size
+    for key in flow.order:
+        placement = layout.items[key]
+        gap = layout.raw_between(cursor, placement.offset)
+        if key not in CODE_KEYS or not code_align or gap != bytes(-(layout.start + cursor) % code_align):
+            flow.gaps[key] = gap
+        cursor = placement.end
+    tail = layout.raw_between(cursor, layout.size)
+    natural = bytes(-cursor % string_align) if any(isinstance(k, tuple) for k in flow.order) else b""
+    flow.tail = None if tail == natural else tail
+    return flow
 
 
 @dataclass

@@ -1,0 +1,99 @@
+"""``shaderkit asm`` for decaf latte-assembler sources (``.vsh`` / ``.psh``): syntax detection
+(the same suffixes serve picasso's PICA200 sources) and the GSH written from them."""
+
+from __future__ import annotations
+
+import os
+import re
+
+#: picasso directives (a PICA200 source has at least one)
+_PICA = re.compile(r"^\s*\.(proc|end|entry|out|in|fvec|ivec|bool|alias|constf|consti|constfa|setf|seti|setb|"
+                   r"gsh|nodvle|else|if|ifu|loop)\b", re.M)
+#: decaf metadata comments (``; $MODE = ...``), numbered CF lines and the end marker
+_LATTE = re.compile(r"^\s*;\s*\$[A-Za-z_]|^\s*\d+\s+(?:CALL_FS|ALU\w*:|TEX:|VTX\w*:|EXP\w*:|MEM\w*:|"
+                    r"LOOP_\w+|JUMP|ELSE|POP|NOP|CALL|RETURN|KILL|EMIT\w*|CUT\w*)\b|END_OF_PROGRAM", re.M)
+#: the per-program title lines of a ``shaderkit disasm`` listing
+LISTING_TITLE = re.compile(r"^; ==== (?:shaders|binaries)\[\d+\]: ", re.M)
+LATTE_SUFFIXES = (".vsh", ".psh", ".latte", ".asm", ".txt")
+
+
+def looks_like_latte(text: str) -> bool:
+    """True for decaf latte-assembler text: Latte CF syntax or ``; $`` metadata, and no picasso
+    directive."""
+    return _PICA.search(text) is None and _LATTE.search(text) is not None
+
+
+def source_stage(name: str, text: str) -> str:
+    """``vertex`` or ``pixel``: from the suffix (.vsh / .psh), else from the code (a vertex
+    program calls the fetch shader and exports POS; a pixel program exports PIX)."""
+    lower = name.lower()
+    if lower.endswith(".vsh"):
+        return "vertex"
+    if lower.endswith(".psh"):
+        return "pixel"
+    if re.search(r"\bCALL_FS\b|\bPOS\d\b|SQ_PGM_RESOURCES_VS|ATTRIB_VARS", text):
+        return "vertex"
+    if re.search(r"\bPIX\d\b|SQ_PGM_RESOURCES_PS|SQ_PGM_EXPORTS_PS", text):
+        return "pixel"
+    raise ValueError(f"{name}: cannot tell a vertex from a pixel shader; name it .vsh or .psh")
+
+
+def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bool:
+    """``asm LISTING --base FILE -o OUT`` for a Wii U ``base`` (GSH, SHARCFB, BFSHA, also as an
+    archive member): every program of the edited ``disasm`` listing assembled back into it, the
+    rest of the file kept; False when ``base`` is not a Wii U file."""
+    import click
+
+    from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
+    from shaderkit.cli.latte_listing import apply_listing, is_wiiu
+
+    steps, data = load_member(base)
+    model = parse_named(base, data)
+    if not is_wiiu(model):
+        return False
+    if len(sources) != 1 or not output:
+        raise click.UsageError("--base takes one listing and needs -o OUT")
+    name = sources[0] if sources[0] != "-" else "<stdin>"
+    from shaderkit.errors import AssemblyError
+
+    try:
+        apply_listing(model, read_input(sources[0]).decode("utf-8"))
+    except AssemblyError as exc:
+        raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+    write_output(output, store_member(base, steps, model.to_bytes()))
+    return True
+
+
+def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
+    """A complete GSH from at most one vertex and one pixel source, as decaf's latte-assembler
+    writes it (shader header and program block each, then the end block)."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.gfd.latte_build import build_gsh
+    from shaderkit.isa.latte.source import LatteSource, assemble_source
+
+    stages: dict[str, LatteSource] = {}
+    for name, text in texts:
+        if LISTING_TITLE.search(text):
+            raise ValueError(f"{name} is a `shaderkit disasm` listing: assemble it into its file with --base FILE")
+        stage = source_stage(name, text)
+        if stage in stages:
+            raise ValueError(f"{name}: a second {stage} shader (a GSH from sources holds one of each)")
+        try:
+            stages[stage] = assemble_source(text)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+    try:
+        return build_gsh(stages.get("vertex"), stages.get("pixel")).to_bytes()
+    except AssemblyError as exc:  # metadata values: no line of their own
+        raise AssemblyError(exc.message, exc.line, exc.column, exc.filename or texts[0][0]) from None
+
+
+def default_output(source: str) -> str:
+    if source == "-":
+        return "-"
+    stem = os.path.basename(source)
+    for suffix in LATTE_SUFFIXES:
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return os.path.join(os.path.dirname(source), stem + ".gsh")

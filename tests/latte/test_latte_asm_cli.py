@@ -1,0 +1,144 @@
+"""``shaderkit asm`` on decaf latte-assembler sources: syntax detection and the GSH written.
+
+Oracle: the GSH files the corpus sources were committed with (wiiu/latte_src/MANIFEST.tsv).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_files, corpus_root
+from shaderkit.cli import main
+from shaderkit.cli.latte_asm import looks_like_latte, source_stage
+from shaderkit.formats.gfd.gsh import Gsh
+
+FIELDS = ("mode", "regs", "uniform_blocks", "uniform_vars", "initial_values", "loop_vars", "sampler_vars",
+          "attrib_vars", "ring_item_size", "has_stream_out", "stream_out_stride", "program")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
+
+
+def _pairs() -> list:
+    root = corpus_root()
+    manifest = root / "wiiu" / "latte_src" / "MANIFEST.tsv" if root else None
+    if manifest is None or not manifest.exists():
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="corpus wiiu/latte_src not found"))]
+    by_gsh: dict[str, dict[str, str]] = {}
+    for row in csv.DictReader(manifest.open(), delimiter="\t"):
+        by_gsh.setdefault(row["gsh"], {})[row["stage"]] = row["file"]
+    return [pytest.param(gsh, stages, id=gsh) for gsh, stages in by_gsh.items()]
+
+
+@pytest.mark.parametrize(("gsh", "stages"), _pairs())
+def test_asm_sources_give_the_committed_gsh_values(capsys: pytest.CaptureFixture[str], tmp_path: Path, gsh: str,
+                                                   stages: dict[str, str]) -> None:
+    root = corpus_root()
+    assert root is not None
+    src = root / "wiiu" / "latte_src"
+    out = tmp_path / "out.gsh"
+    names = [str(src / stages[s]) for s in ("pixel", "vertex") if s in stages]  # order does not matter
+    code, err = run(capsys, "asm", *names, "-o", str(out))
+    assert code == 0, err
+    committed_bytes = (root / "wiiu" / gsh).read_bytes()
+    built, committed = Gsh.from_bytes(out.read_bytes()), Gsh.from_bytes(committed_bytes)
+    if committed.header.align_mode == 0:  # decaf's writer without its alignment option: the very file
+        assert out.read_bytes() == committed_bytes
+    else:  # with it (padding blocks before the programs): the library's align option
+        from shaderkit.formats.gfd.latte_build import build_gsh
+        from shaderkit.isa.latte.source import assemble_source
+
+        sources = {s: assemble_source((src / name).read_text()) for s, name in stages.items()}
+        assert build_gsh(sources.get("vertex"), sources.get("pixel"), align=True).to_bytes() == committed_bytes
+    assert [type(s) for s in built.shaders] == [type(s) for s in committed.shaders]
+    for ours, theirs in zip(built.shaders, committed.shaders):
+        for name in FIELDS:
+            assert getattr(ours, name) == getattr(theirs, name), name
+
+
+def test_detection_on_the_corpus() -> None:
+    pica = corpus_files("pica", "*.pica")
+    latte = corpus_files("wiiu/latte_src", "*.?sh") + corpus_files("wiiu/latte", "*.latte.txt")
+    if not pica or not latte:
+        pytest.skip("corpus not found")
+    assert [p.name for p in pica if looks_like_latte(p.read_text(errors="replace"))] == []
+    assert [p.name for p in latte if not looks_like_latte(p.read_text())] == []
+    assert len(latte) == 20 - 2 + 98
+
+
+HAND = "; $MODE = \"UniformRegister\"\n00 EXP_DONE: PIX0, R0\nEND_OF_PROGRAM\n"
+
+
+def test_stage_from_name_or_code() -> None:
+    assert source_stage("a.vsh", HAND) == "vertex"
+    assert source_stage("a.txt", HAND) == "pixel"
+    assert source_stage("a.txt", "00 CALL_FS NO_BARRIER\n01 EXP_DONE: POS0, R1\nEND_OF_PROGRAM\n") == "vertex"
+    with pytest.raises(ValueError, match="vertex from a pixel"):
+        source_stage("a.txt", "00 NOP\nEND_OF_PROGRAM\n")
+
+
+def test_syntax_option_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "hand.psh"
+    source.write_text(HAND)
+    code, err = run(capsys, "asm", str(source))
+    assert code == 0, err
+    gsh = Gsh.from_bytes((tmp_path / "hand.gsh").read_bytes())
+    assert [s.STAGE for s in gsh.shaders] == ["pixel"]
+    # EXP_DONE PIX0 R0.xyzw, END_OF_PROGRAM set (words worked out from the R700 CF_ALLOC_EXPORT layout)
+    assert gsh.shaders[0].program[:8] == (0).to_bytes(4, "little") + (
+        0x28 << 23 | 1 << 21 | 1 << 31 | 0 | 1 << 3 | 2 << 6 | 3 << 9).to_bytes(4, "little")
+    code, err = run(capsys, "asm", "--syntax", "pica", str(source), "-o", str(tmp_path / "x.shbin"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(HAND.encode())))
+    code, err = run(capsys, "asm", "--syntax", "latte", "-", "-o", str(tmp_path / "stdin.gsh"))
+    assert code == 0, err
+    assert (tmp_path / "stdin.gsh").read_bytes() == (tmp_path / "hand.gsh").read_bytes()
+    bad = tmp_path / "bad.vsh"
+    bad.write_text("; $MODE = \"UniformRegister\"\n00 CALL_FS NO_BARRIER\n01 BOGUS_OP\nEND_OF_PROGRAM\n")
+    code, err = run(capsys, "asm", str(bad), "-o", str(tmp_path / "bad.gsh"))
+    assert code == 2 and err.startswith("shaderkit: ") and "bad.vsh:3:" in err
+    code, err = run(capsys, "asm", str(source), str(source), "-o", str(tmp_path / "two.gsh"))
+    assert code == 2 and "a second pixel shader" in err
+
+
+def test_disasm_listing_back_into_its_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+
+    for path in (root / "wiiu" / "sc_obj_coin.sharcfb", root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"):
+        listing = tmp_path / "listing.txt"
+        main(["disasm", str(path), "-o", str(listing)])
+        code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "same"))
+        assert code == 0, err
+        assert (tmp_path / "same").read_bytes() == path.read_bytes()
+        code, err = run(capsys, "asm", str(listing), "-o", str(tmp_path / "x.gsh"))
+        assert code == 2 and "use --base" not in err and "with --base FILE" in err
+    # an edit: the first program's literal 1.0 becomes 2.0; only that program changes
+    text = listing.read_text()
+    first, rest = text.split("; ==== shaders[1]:", 1)
+    listing.write_text(first.replace("(0x3F800000, 1)", "(0x40000000, 2)") + "; ==== shaders[1]:" + rest)
+    code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "edited"))
+    assert code == 0, err
+    before, after = WiiUBfsha.from_bytes(path.read_bytes()), WiiUBfsha.from_bytes((tmp_path / "edited").read_bytes())
+    assert [i for i, (a, b) in enumerate(zip(before.shaders, after.shaders)) if a.program != b.program] == [0]
+    # a bad line in the second program: the error names its line in the whole listing
+    bad = text.splitlines()
+    title = next(n for n, line in enumerate(bad) if line.startswith("; ==== shaders[1]:"))
+    bad.insert(title + 3, "  99 x: BOGUS R0.x")
+    listing.write_text("\n".join(bad) + "\n")
+    code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "bad"))
+    assert code == 2 and err.startswith(f"shaderkit: {listing}:{title + 4}:"), err
