@@ -15,6 +15,9 @@ from shaderkit.isa.sm4.table import (
     EXT_OPERAND_MODIFIER,
     EXTENDED_OPCODE_TOKENS,
     EXTENDED_OPERAND_TOKEN,
+    PRECISE_MASK,
+    SATURATE,
+    TEST_NONZERO,
     unpack_extended_operand,
 )
 
@@ -90,15 +93,15 @@ class Instruction:
 
     @property
     def saturate(self) -> bool:
-        return bool(self.controls >> 2 & 1)
+        return bool(SATURATE.get(self.controls))
 
     @property
     def test_nonzero(self) -> bool:
-        return bool(self.controls >> 7 & 1)
+        return bool(TEST_NONZERO.get(self.controls))
 
     @property
     def precise_mask(self) -> int:
-        return (self.controls >> 8) & 0xF
+        return PRECISE_MASK.get(self.controls)
 
     def ext_of(self, kind: int) -> int | None:
         """The extended opcode token of ``kind`` (1 sample controls, 2 dimension, 3 return type)."""

@@ -14,6 +14,7 @@ table's shifts and masks as literals.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -41,13 +42,14 @@ class Field(NamedTuple):
         return (value & self.mask) << self.low
 
 
-class TokenForm(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TokenForm:
     """One 32-bit token layout: its fields, low bits first."""
 
     name: str
     fields: tuple[Field, ...]
 
-    def __getitem__(self, name: str) -> Field:  # type: ignore[override]
+    def __getitem__(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:
                 return f
@@ -78,6 +80,19 @@ CUSTOMDATA_TOKEN = _form(
     "customdata token",
     ("opcode", 0, 11),
     ("data_class", 11, 21),
+)
+
+#: fields of an instruction's controls (bits 11..23 of its opcode token, counted from bit 11)
+#: that the printer and assembler spell; declarations use the controls through their templates
+CONTROL_FIELDS = _form(
+    "instruction controls",
+    ("mode", 0, 2),  # resinfo/sampleinfo return type; sync: _t (bit 0), _g (bit 1)
+    ("saturate", 2, 1),  # _sat (sync: _ugroup)
+    ("sync_global", 3, 1),  # sync: _uglobal
+    ("reserved", 4, 3),
+    ("test_nonzero", 7, 1),  # _nz / _z
+    ("precise_mask", 8, 4),  # [precise(xyzw)]
+    ("reserved_high", 12, 20),  # bit 12 unused; the rest lies beyond the 13-bit field
 )
 
 #: extended opcode tokens, by kind (bits 0..5)
@@ -148,7 +163,7 @@ VERSION_TOKEN = _form(
 
 #: every token form (the self-check walks these)
 TOKEN_FORMS: tuple[TokenForm, ...] = (
-    VERSION_TOKEN, OPCODE_TOKEN, CUSTOMDATA_TOKEN, *EXTENDED_OPCODE_TOKENS.values(), OPERAND_TOKEN,
+    VERSION_TOKEN, OPCODE_TOKEN, CUSTOMDATA_TOKEN, CONTROL_FIELDS, *EXTENDED_OPCODE_TOKENS.values(), OPERAND_TOKEN,
     EXTENDED_OPERAND_TOKEN,
 )
 
@@ -209,6 +224,9 @@ REP_AND_EXTENDED_BITS = sum(f.bits for f in INDEX_REP_FIELDS) | 1 << EXTENDED_BI
 EXT_KIND_MASK = _mask(EXTENDED_OPERAND_TOKEN, "kind")
 EXT_OPERAND_MODIFIER = 1  # the kind of EXTENDED_OPERAND_TOKEN
 VERSION_TYPE_AT = _at(VERSION_TOKEN, "program_type")
+SATURATE = CONTROL_FIELDS["saturate"]
+TEST_NONZERO = CONTROL_FIELDS["test_nonzero"]
+PRECISE_MASK = CONTROL_FIELDS["precise_mask"]
 
 
 # -- packers and unpackers compiled from the table -------------------------------------------
@@ -217,7 +235,7 @@ def unpacker(form: TokenForm, *names: str) -> Callable[[int], tuple[int, ...]]:
     """A function ``token -> (field values in the order of names)`` whose body holds the
     table's shifts and masks as literals."""
     parts = [f"(w >> {form[n].low}) & {form[n].mask:#x}" for n in names]
-    return eval("lambda w: (" + ", ".join(parts) + ",)")  # type: ignore[no-any-return]  # noqa: S307
+    return eval("lambda w: (" + ", ".join(parts) + ",)")  # noqa: S307
 
 
 def packer(form: TokenForm, *names: str) -> Callable[..., int]:
@@ -225,7 +243,7 @@ def packer(form: TokenForm, *names: str) -> Callable[..., int]:
     width, fields not named are 0)."""
     args = [f"a{i}" for i in range(len(names))]
     parts = [f"(a{i} & {form[n].mask:#x}) << {form[n].low}" for i, n in enumerate(names)]
-    return eval("lambda " + ", ".join(args) + ": " + (" | ".join(parts) or "0"))  # type: ignore[no-any-return]  # noqa: S307
+    return eval("lambda " + ", ".join(args) + ": " + (" | ".join(parts) or "0"))  # noqa: S307
 
 
 #: (num_components, selection_mode, component_bits, type, index_dimension, rep0, rep1, rep2,
