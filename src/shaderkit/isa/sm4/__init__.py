@@ -13,7 +13,7 @@
   pure function of the words and the version/legacy style), the rest through the model;
 * :mod:`.dcl` - declarations printed and read through the templates of the opcode table;
 * :mod:`.assembler` - fxc listing text -> :class:`~.model.Program` (:func:`assemble`);
-* :mod:`.level9` - the D3D9 ps_2_x/vs_2_x programs of level-9 shaders (Aon9/XNAS/XNAP).
+* level-9 D3D9 programs (Aon9/XNAS/XNAP) are printed by :mod:`shaderkit.isa.d3d9`.
 """
 
 from __future__ import annotations

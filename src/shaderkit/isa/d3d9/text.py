@@ -1,0 +1,334 @@
+"""fxc's listing of a D3D9 token program (the ``program`` of a level-9 ``Aon9``/``XNAS``/``XNAP``
+chunk model): ps_2_x/vs_2_x text with the ``#line`` directives and ``// variable<components>``
+notes fxc derives from the program's ``DBUG`` comment block. Untrusted input raises
+ShaderFormatError.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.isa.d3d9.table import (
+    ADDRESS_COMPONENT,
+    COMMENT_LENGTH,
+    COMPARED,
+    COMPARISONS,
+    DBUG_TAG,
+    DEST_MASK,
+    DEST_MODIFIERS,
+    INSTRUCTION_CONTROLS,
+    INSTRUCTION_LENGTH,
+    INSTRUCTION_OPCODE,
+    LIBRARY_KINDS,
+    OP_COMMENT,
+    OP_DCL,
+    OP_DEF,
+    OP_DEFB,
+    OP_DEFI,
+    OP_END,
+    OPCODES,
+    PIXEL_KINDS,
+    RASTOUT,
+    REG_ADDR_TEXTURE,
+    REG_DEPTH_OUT,
+    REG_LOOP,
+    REG_RASTOUT,
+    REG_SAMPLER,
+    REGISTER_NUMBER,
+    REGISTER_PREFIXES,
+    RELATIVE,
+    SAMPLER_TYPE,
+    SAMPLER_TYPES,
+    SLOTS,
+    SOURCE_MODIFIER,
+    SOURCE_MODIFIERS,
+    SOURCE_SWIZZLE,
+    TEXLD_FORMS,
+    TEXTURE_OPS,
+    USAGE,
+    USAGE_INDEX,
+    USAGES,
+    register_type,
+)
+
+_U32 = struct.Struct("<I")
+_F32 = struct.Struct("<f")
+_DBUG = struct.Struct("<10I")
+_LINE = struct.Struct("<HHI")
+_VAR = struct.Struct("<5I")
+_ELEM = struct.Struct("<I4H")
+_XYZW = "xyzw"
+_IDENTITY_SWIZZLE = 0xE4
+#: largest program read (words)
+MAX_WORDS = 1 << 20
+
+
+@dataclass
+class DebugInfo:
+    """The parts of a D3D9 ``DBUG`` comment block the listing uses."""
+
+    files: list[str] = field(default_factory=list)
+    #: per instruction index: (line, file index or 0xFFFF)
+    lines: list[tuple[int, int]] = field(default_factory=list)
+    #: per instruction index: notes such as ``pin<0,1,2>``
+    notes: dict[int, list[str]] = field(default_factory=dict)
+
+
+def _cstring(data: bytes, offset: int) -> str:
+    end = data.find(b"\0", offset)
+    if not 0 <= offset < len(data) or end < 0:
+        raise ShaderFormatError(f"DBUG string at {offset:#x} is out of range", offset, "Aon9.DBUG")
+    return data[offset:end].decode("latin-1")
+
+
+def _unpack(st: struct.Struct, data: bytes, offset: int, what: str) -> tuple[int, ...]:
+    if offset < 0 or offset + st.size > len(data):
+        raise ShaderFormatError(f"{what} at {offset:#x} runs past {len(data)} bytes", offset, "Aon9.DBUG")
+    return tuple(st.unpack_from(data, offset))
+
+
+def parse_debug(data: bytes) -> DebugInfo:
+    """A ``DBUG`` block (bytes after the FourCC; offsets inside are relative to its start)."""
+    (_size, _creator, _source, file_count, file_off, inst_count, inst_off, var_count, var_off,
+     entry_off) = _unpack(_DBUG, data, 0, "DBUG header")
+    limit = len(data)
+    for count, item in ((file_count, 4), (inst_count, 8), (var_count, 20)):
+        if count * item > limit:
+            raise ShaderFormatError(f"DBUG count {count} does not fit {limit} bytes", 0, "Aon9.DBUG")
+    info = DebugInfo()
+    for i in range(file_count):
+        (name_off,) = _unpack(_U32, data, file_off + 4 * i, "DBUG file")
+        info.files.append(_cstring(data, name_off))
+    for i in range(inst_count):
+        line, file, _offset = _unpack(_LINE, data, inst_off + 8 * i, "DBUG line")
+        info.lines.append((line, file))
+    entry = _cstring(data, entry_off) if entry_off else ""
+    for i in range(var_count):
+        scope_off, name_off, _type, elem_count, elem_off = _unpack(_VAR, data, var_off + 20 * i, "DBUG variable")
+        if elem_count * 12 > limit:
+            raise ShaderFormatError(f"DBUG element count {elem_count} does not fit", 0, "Aon9.DBUG")
+        name = _cstring(data, name_off)
+        scope = _cstring(data, scope_off) if scope_off else ""
+        label = name if scope == entry and scope else f"{scope}::{name}"
+        for j in range(elem_count):
+            index, *comps = _unpack(_ELEM, data, elem_off + 12 * j, "DBUG element")
+            used = ",".join(str(c) for c in comps if c != 0xFFFF)
+            info.notes.setdefault(index, []).append(f"{label}<{used}>")
+    return info
+
+
+def fmt_def(word: int) -> str:
+    """``def`` constants: ``%.9g`` with MSVC's three-digit exponent."""
+    value = _F32.unpack(_U32.pack(word))[0]
+    if value == 0:
+        return "-0" if word >> 31 else "0"
+    text = f"{value:.9g}"
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        text = f"{mantissa}e{exp[0]}{abs(int(exp)):03d}"
+    return text
+
+
+class _Program:
+    """A D3D9 token stream and its printer."""
+
+    def __init__(self, words: Sequence[int], prefix: str) -> None:
+        self.words = words
+        version = words[0] if words else 0
+        kind = version >> 16
+        self.pixel = kind in PIXEL_KINDS
+        self.prefix = prefix if kind in LIBRARY_KINDS else ""
+        self.major = (version >> 8) & 0xFF
+        self.minor = version & 0xFF
+
+    def fail(self, message: str, pos: int) -> ShaderFormatError:
+        return ShaderFormatError(message, 4 * pos, "Aon9")
+
+    def version_line(self) -> str:
+        kind = "ps" if self.pixel else "vs"
+        minor = "x" if self.minor == 1 else str(self.minor)
+        return f"{self.prefix}{kind}_{self.major}_{minor}"
+
+    def register(self, token: int) -> str:
+        rtype = register_type(token)
+        num = REGISTER_NUMBER.get(token)
+        prefix = REGISTER_PREFIXES.get(rtype)
+        if prefix is not None:
+            return f"{prefix}{num}"
+        if rtype == REG_ADDR_TEXTURE:
+            return f"t{num}" if self.pixel else f"a{num}"
+        if rtype == REG_RASTOUT:
+            return RASTOUT[num] if num < len(RASTOUT) else f"oRast{num}"
+        if rtype == REG_DEPTH_OUT:
+            return "oDepth"
+        if rtype == REG_LOOP:
+            return "aL"
+        return f"reg{rtype}_{num}"
+
+    def dest(self, token: int) -> tuple[str, str]:
+        """(operand text, instruction modifier suffix) of a destination parameter."""
+        mask = DEST_MASK.get(token)
+        text = self.register(token)
+        if mask != DEST_MASK.mask:
+            text += "." + "".join(_XYZW[i] for i in range(4) if mask >> i & 1)
+        mods = DEST_MODIFIERS.get(token)
+        suffix = ("_sat" if mods & 1 else "") + ("_pp" if mods & 2 else "") + ("_centroid" if mods & 4 else "")
+        return text, suffix
+
+    def source(self, pos: int, end: int) -> tuple[str, int]:
+        token = self.words[pos]
+        pos += 1
+        text = self.register(token)
+        if RELATIVE.get(token):
+            if not self.pixel and self.major >= 2:
+                if pos >= end:
+                    raise self.fail("relative address token runs past the instruction", pos)
+                addr = self.words[pos]
+                pos += 1
+                text += f"[{self.register(addr)}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]"
+            else:
+                text += "[a0.x]"
+        swz = SOURCE_SWIZZLE.get(token)
+        comps = [_XYZW[(swz >> (2 * i)) & 3] for i in range(4)]
+        if swz != _IDENTITY_SWIZZLE:  # identity prints nothing, a replicate one letter, else all four
+            text += "." + (comps[0] if comps.count(comps[0]) == 4 else "".join(comps))
+        mod = SOURCE_MODIFIER.get(token)
+        if mod:
+            before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
+            text = before + text + after
+        return text, pos
+
+    def instructions(self) -> list[tuple[str, int]]:
+        """(text, instruction index) for every instruction, comments skipped."""
+        words = self.words
+        out: list[tuple[str, int]] = []
+        pos = 1
+        total = len(words)
+        index = 0
+        while pos < total:
+            token = words[pos]
+            opcode = INSTRUCTION_OPCODE.get(token)
+            if opcode == OP_END:
+                break
+            if opcode == OP_COMMENT:
+                pos += 1 + COMMENT_LENGTH.get(token)
+                continue
+            length = INSTRUCTION_LENGTH.get(token)
+            end = pos + 1 + length
+            if end > total:
+                raise self.fail(f"instruction length {length} runs past the program", pos)
+            out.append((self.instruction(token, pos + 1, end), index))
+            index += 1
+            pos = end
+        return out
+
+    def instruction(self, token: int, pos: int, end: int) -> str:
+        words = self.words
+        opcode = INSTRUCTION_OPCODE.get(token)
+        controls = INSTRUCTION_CONTROLS.get(token)
+        if opcode == OP_DCL:
+            if end - pos < 2:
+                raise self.fail("dcl needs 2 parameter tokens", pos)
+            usage, reg = words[pos], words[pos + 1]
+            text, suffix = self.dest(reg)
+            if register_type(reg) == REG_SAMPLER:
+                name = "dcl" + SAMPLER_TYPES.get(SAMPLER_TYPE.get(usage), "")
+            elif self.pixel and self.major < 3:
+                name = "dcl"
+            else:
+                kind = USAGE.get(usage)
+                uname = USAGES[kind] if kind < len(USAGES) else f"usage{kind}"
+                uindex = USAGE_INDEX.get(usage)
+                name = f"dcl_{uname}{uindex if uindex else ''}"
+            return f"{name}{suffix} {text}"
+        if opcode in (OP_DEF, OP_DEFI, OP_DEFB):
+            if end - pos < 2:
+                raise self.fail("def needs a register and values", pos)
+            target = self.register(words[pos])
+            values = words[pos + 1 : end]
+            if opcode == OP_DEF:
+                return "def " + ", ".join([target, *(fmt_def(v) for v in values)])
+            if opcode == OP_DEFI:
+                return "defi " + ", ".join([target, *(str(v - (1 << 32) if v >> 31 else v) for v in values)])
+            return f"defb {target}, {'true' if values[0] else 'false'}"
+        info = OPCODES.get(opcode)
+        if info is None:
+            return f"// unknown D3D9 opcode {opcode}"
+        name = info.name
+        if opcode in COMPARED:
+            name += COMPARISONS[controls & 7]
+        if opcode == 66 and controls & 3 < len(TEXLD_FORMS):
+            name = TEXLD_FORMS[controls & 3]
+        parts: list[str] = []
+        suffix = ""
+        p = pos
+        if info.has_dest:
+            if p >= end:
+                raise self.fail(f"{name} without destination", p)
+            text, suffix = self.dest(words[p])
+            parts.append(text)
+            p += 1
+        while p < end:
+            text, p = self.source(p, end)
+            parts.append(text)
+        return f"{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
+
+
+def program_words(program: bytes) -> tuple[int, ...]:
+    """The u32 words of a D3D9 token program."""
+    if len(program) % 4 or len(program) > 4 * MAX_WORDS:
+        raise ShaderFormatError(f"D3D9 program of {len(program)} bytes is not a whole number of words "
+                                f"up to {MAX_WORDS}", 0, "Aon9")
+    return struct.unpack(f"<{len(program) // 4}I", program)
+
+
+def _debug_of(words: Sequence[int]) -> DebugInfo | None:
+    pos = 1
+    while pos < len(words):
+        token = words[pos]
+        if INSTRUCTION_OPCODE.get(token) != OP_COMMENT:
+            return None
+        size = COMMENT_LENGTH.get(token)
+        if pos + 1 < len(words) and words[pos + 1] == DBUG_TAG:
+            body = words[pos + 2 : pos + 1 + size]
+            return parse_debug(struct.pack(f"<{len(body)}I", *body))
+        pos += 1 + size
+    return None
+
+
+def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
+    """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation);
+    ``prefix`` starts the version line of library functions (``lib_4_0_vs_2_x``)."""
+    words = program_words(program)
+    prog = _Program(words, prefix)
+    debug = _debug_of(words)
+    out = ["    " + prog.version_line()]
+    current: tuple[int, int] | None = None
+    texture = arithmetic = 0
+    for text, index in prog.instructions():
+        if debug is not None and index < len(debug.lines):
+            line, file = debug.lines[index]
+            # fxc repeats #line when the file changes or the line moves by more than 2
+            if file != 0xFFFF:
+                if current is None or current[1] != file:
+                    name = debug.files[file] if file < len(debug.files) else ""
+                    out.extend(("", f'#line {line} "{name}"'))
+                elif abs(line - current[0]) > 2:
+                    out.extend(("", f"#line {line}"))
+                current = (line, file)
+        notes = debug.notes.get(index) if debug is not None else None
+        out.append("    " + text + ("  // " + ", ".join(notes) if notes else ""))
+        if not text.startswith(("dcl", "def")):
+            op = text.split(" ", 1)[0].split("_", 1)[0]
+            if op in TEXTURE_OPS:
+                texture += 1
+            else:
+                arithmetic += SLOTS.get(op, 1)
+    total = texture + arithmetic
+    plural = "slot" if total == 1 else "slots"
+    split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""
+    out.extend(("", f"// approximately {total} instruction {plural} used{split}"))
+    return out
