@@ -92,6 +92,8 @@ _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 _FLOAT_WORDS = {"1.#INF00": 0x7F800000, "-1.#INF00": 0xFF800000, "1.#QNAN0": 0x7FC00000,
                 "-1.#QNAN0": 0xFFC00000, "inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
+#: float32 bits of the smallest positive normal float (prints "0.000000" as a typeless value)
+_SMALLEST_NORMAL = 0x00800000
 _HEX_RE = re.compile(r"-?0[xX][0-9a-fA-F]+")
 _DEC_RE = re.compile(r"[-+]?\d+")
 
@@ -353,7 +355,12 @@ class _OperandReader:
             if _is_float_text(text):
                 raise _Fail(f"float {text} where the opcode reads integers", pos)
             return _int_word(text, pos)
-        return float_word(text, pos) if _is_float_text(text) else _int_word(text, pos)
+        if not _is_float_text(text):
+            return _int_word(text, pos)
+        word = float_word(text, pos)
+        # a typeless value printed as a float is never the word 0 (fxc prints that "0"): a
+        # "0.000000" is a float too small for six decimals; the smallest normal one prints so
+        return _SMALLEST_NORMAL if word == 0 else word
 
 
 def _closing(text: str, start: int) -> int:
