@@ -327,20 +327,22 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     scan = _SCAN_LIST
     lengths = _SIMPLE
     cur: _Cursor | None = None
+    # the table's fields as locals (the loop runs once per instruction)
+    opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
     pos = 2
     while pos < length:
         # fast validation: instruction and operand lengths from the tokens alone
         token = words[pos]
-        operands = scan[token & OPCODE_MASK]
-        end = pos + ((token >> LENGTH_AT) & LENGTH_MASK)
+        operands = scan[token & opcode_mask]
+        end = pos + ((token >> length_at) & length_mask)
         if operands is not None and pos < end <= length:
             p = pos + 1
-            if token >> EXTENDED_BIT:
-                ext = 1 << EXTENDED_BIT
-                while ext >> EXTENDED_BIT and p < end:
+            if token >> more_at:
+                ext = 1 << more_at
+                while ext >> more_at and p < end:
                     ext = words[p]
                     p += 1
-                if ext >> EXTENDED_BIT:
+                if ext >> more_at:
                     p = end + 1
             try:
                 for _ in operands:
@@ -350,7 +352,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                             n = simple_length(words[p])
                         if not n:
                             n = ext1_length(words[p])
-                            if not n or words[p + 1] >> EXTENDED_BIT:
+                            if not n or words[p + 1] >> more_at:
                                 # relative indices, chained extended tokens: operands already
                                 # checked are kept in a trie of their words
                                 node = _CHECKED.get(words[p])
@@ -372,7 +374,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                         continue
             except IndexError:  # an operand read past the word list (the decoder reports it)
                 pass
-        if token & OPCODE_MASK == OP_CUSTOMDATA and pos + 2 <= length:
+        if token & opcode_mask == OP_CUSTOMDATA and pos + 2 <= length:
             size = words[pos + 1]  # block length in words, header included
             if 2 <= size and pos + size <= length:
                 starts.append(pos)

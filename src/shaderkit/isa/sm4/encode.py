@@ -11,15 +11,20 @@ from shaderkit.isa.sm4.table import (
     EXTENDED_BIT,
     INDEX_FORMS,
     LENGTH_MASK,
+    OPERAND_TOKEN,
     REP_AT,
     REP_MASK,
     pack_customdata,
     pack_opcode,
-    pack_operand,
     pack_version,
+    packer,
 )
 
 _MORE = 1 << EXTENDED_BIT
+#: operand token without its index representations, from the table's fields
+_pack_head = packer(OPERAND_TOKEN, "num_components", "selection_mode", "component_bits", "type",
+                    "index_dimension", "extended")
+_INDEX_FORMS = {rep: (form.immediate_words, form.relative) for rep, form in INDEX_FORMS.items()}
 #: opcodes whose raw words come before the operands (fcall: the call-site word)
 _RAW_FIRST = frozenset(v for v, info in OPCODES.items() if info.layout == Layout.CALL)
 
@@ -34,22 +39,25 @@ def encode_operand(op: Operand, out: list[int]) -> None:
     dim = len(op.indices)
     if dim > 3:
         raise UnsupportedOperation(f"operand has {dim} indices, at most 3 fit a token")
-    token = pack_operand(op.num_components, op.selection_mode, op.component_bits, op.type, dim, 0, 0, 0,
-                         1 if op.extended else 0)
+    token = _pack_head(op.num_components, op.selection_mode, op.component_bits, op.type, dim,
+                       1 if op.extended else 0)
     for i, index in enumerate(op.indices):
         token |= (index.rep & REP_MASK) << REP_AT[i]
     out.append(token)
-    out.extend(_chain(op.extended))
-    out.extend(op.values)
+    if op.extended:
+        out.extend(_chain(op.extended))
+    if op.values:
+        out.extend(op.values)
     for index in op.indices:
-        form = INDEX_FORMS.get(index.rep)
+        form = _INDEX_FORMS.get(index.rep)
         if form is None:
             raise UnsupportedOperation(f"unknown index representation {index.rep}")
-        if form.immediate_words:
+        words, relative = form
+        if words:
             out.append(index.value & 0xFFFFFFFF)
-            if form.immediate_words == 2:
+            if words == 2:
                 out.append(index.value >> 32 & 0xFFFFFFFF)
-        if form.relative:
+        if relative:
             if index.rel is None:
                 raise UnsupportedOperation("relative index without its operand")
             encode_operand(index.rel, out)

@@ -496,11 +496,12 @@ class Formatter:
         indents = _INDENT
         level = 0
         indent = ""
+        more_at, opcode_mask, length_at, length_mask = EXTENDED_BIT, OPCODE_MASK, LENGTH_AT, LENGTH_MASK
         for start in starts:
             token = words[start]
             p = start + 1
-            if token >> EXTENDED_BIT:
-                while words[p] >> EXTENDED_BIT:
+            if token >> more_at:
+                while words[p] >> more_at:
                     p += 1
                 p += 1
                 key = words[start:p]
@@ -535,7 +536,7 @@ class Formatter:
                         n = simple(words[p])
                         if not n:  # one extended token (modifier, precision), no relative index
                             n = ext1_length(words[p])
-                            if n and words[p + 1] >> EXTENDED_BIT:
+                            if n and words[p + 1] >> more_at:
                                 n = 0
                         if n:
                             part = cache.get(words[p : p + n])
@@ -561,10 +562,10 @@ class Formatter:
                 else:
                     text += ", ".join(parts)  # type: ignore[operator]
             if text is None:  # through the typed model, cached by the instruction's words
-                if token & OPCODE_MASK == 53:  # customdata: length in the next word
+                if token & opcode_mask == 53:  # customdata: length in the next word
                     key = words[start : start + words[start + 1]]
                 else:
-                    key = words[start : start + ((token >> LENGTH_AT) & LENGTH_MASK)]
+                    key = words[start : start + ((token >> length_at) & length_mask)]
                 text = whole.get(key)
                 if text is None:
                     text = self.instruction(instruction_at(words, start))
