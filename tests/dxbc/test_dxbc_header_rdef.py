@@ -6,9 +6,12 @@ D3D_SHADER_INPUT_TYPE numbering); the corpus check compares listings with fxc's 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import corpus_files
 from shaderkit.errors import AssemblyError
@@ -172,3 +175,29 @@ def test_no_base_containers_list_like_fxc() -> None:
         same += [line.rstrip() for line in listing(built).splitlines()] == want
     assert eligible >= 190
     assert same >= 155  # measured 157
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_edited_headers_give_assembly_errors_or_buildable_models(data: st.DataObject) -> None:
+    """Lines of the header replaced, dropped or cut: either an AssemblyError or a model whose
+    RDEF payload builds (never another exception)."""
+    lines = list(HEADER)
+    for _ in range(data.draw(st.integers(1, 4))):
+        n = data.draw(st.integers(0, len(lines) - 1))
+        action = data.draw(st.sampled_from(["cut", "drop", "text", "number"]))
+        if action == "cut":
+            lines[n] = lines[n][: data.draw(st.integers(0, len(lines[n])))]
+        elif action == "drop":
+            del lines[n]
+        elif action == "text":
+            lines[n] = "// " + data.draw(st.text(max_size=40))
+        else:
+            lines[n] = re.sub(r"\d+", str(data.draw(st.integers(0, 1 << 40))), lines[n], count=1)
+        if not lines:
+            break
+    try:
+        rdef = rdef_from_header(lines, "x", 0xFFFF0500)
+    except AssemblyError:
+        return
+    assert isinstance(rdef.build(), bytes)

@@ -48,6 +48,9 @@ _DIMENSIONS = {name: value for value, name in _DIMENSION_NAMES.items()}
 _RETURN_TYPES = {name: value for value, name in _RETURN_TYPE_NAMES.items()}
 _END_TITLES = ("// Resource Bindings:", "// Input signature:", "// Output signature:",
                "// Patch Constant signature:", "// Note:")
+_U16_MAX, _U32_MAX = 0xFFFF, 0xFFFFFFFF
+#: deepest struct nesting read (the printer recurses per level)
+_MAX_NESTING = 64
 #: RD11 sizes of SM5.1 headers (bindings grow to 40 bytes)
 _RD11_SIZES_51 = (60, 24, 40, 40, 36, 12)
 
@@ -77,6 +80,24 @@ def _find(lines: list[str], title: str) -> int | None:
 
 def _fail(message: str, index: int) -> AssemblyError:
     return AssemblyError(message, index + 1, 1)
+
+
+def _name(text: str, index: int) -> str:
+    """A name the RDEF string table can hold (latin-1, no NUL)."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise _fail(f"name {text!r} is not latin-1 text", index) from None
+    if "\0" in text:
+        raise _fail("a name holds a NUL character", index)
+    return text
+
+
+def _number(text: str, limit: int, what: str, index: int) -> int:
+    value = int(text)
+    if value > limit:
+        raise _fail(f"{what} {value} does not fit the RDEF field", index)
+    return value
 
 
 # -- buffer definitions -----------------------------------------------------------------------
@@ -121,7 +142,7 @@ class _Buffers:
                 break
             m = _BUFFER_RE.match(line)
             if m is not None:
-                buffer, i = self.buffer(_BUFFER_KINDS[m.group(1)], m.group(2), i + 1)
+                buffer, i = self.buffer(_BUFFER_KINDS[m.group(1)], _name(m.group(2), i), i + 1)
                 out.append(buffer)
                 continue
             if line not in ("//", ""):
@@ -148,7 +169,9 @@ class _Buffers:
             if body == "}" and not stack:
                 break
             if body == "struct" or body.startswith("struct "):
-                stack.append(_Frame(body[len("struct"):].strip(), i - 1))
+                if len(stack) >= _MAX_NESTING:
+                    raise _fail(f"structs nested deeper than {_MAX_NESTING}", i - 1)
+                stack.append(_Frame(_name(body[len("struct"):].strip(), i - 1), i - 1))
                 continue
             words = _WORDS_RE.fullmatch(body)
             if words is not None and last is not None and not stack:
@@ -162,7 +185,7 @@ class _Buffers:
             if tail is None:
                 raise _fail(f"unreadable offset note {body[tail_at:]!r}", i - 1)
             decl = body[:tail_at].rstrip()
-            offset = int(tail.group(1))
+            offset = _number(tail.group(1), _U32_MAX, "offset", i - 1)
             if decl.startswith("}"):
                 if not stack:
                     raise _fail("'}' closes no struct", i - 1)
@@ -170,8 +193,10 @@ class _Buffers:
                 close = _CLOSE_RE.fullmatch(decl)
                 if close is None:
                     raise _fail(f"unreadable struct end {decl!r}", i - 1)
+                if any(absolute < offset for _, absolute in frame.members):
+                    raise _fail("a struct member lies before its struct", i - 1)
                 members = [ShaderTypeMember(m.name, m.type, absolute - offset) for m, absolute in frame.members]
-                elements = int(close.group(2) or 0)
+                elements = _number(close.group(2) or "0", _U16_MAX, "array size", i - 1)
                 shape = ShaderType(5, 0, 1, _components(members), elements, members, name=frame.name)
                 name = close.group(1)
             else:
@@ -179,22 +204,25 @@ class _Buffers:
                 d = _DECL_RE.fullmatch(decl)
                 if iface is not None:
                     iface_name, name, count = iface.groups()
-                    shape = ShaderType(7, 10, 1, 1, int(count or 0), name=iface_name)
+                    shape = ShaderType(7, 10, 1, 1, _number(count or "0", _U16_MAX, "array size", i - 1),
+                                       name=iface_name)
                 elif d is not None:
                     row_major, type_text, name, count = d.groups()
                     found = _scalar_type(type_text, bool(row_major))
                     if found is None:
                         raise _fail(f"unknown type {type_text!r}", i - 1)
                     shape = found
-                    shape.elements = int(count or 0)
+                    shape.elements = _number(count or "0", _U16_MAX, "array size", i - 1)
                 else:
                     raise _fail(f"unreadable declaration {decl!r}", i - 1)
+            name = _name(name, i - 1)
             if stack:
                 stack[-1].members.append((ShaderTypeMember(name, shape, 0), offset))
                 continue
             if tail.group(2) is None:
                 raise _fail("a buffer variable needs 'Size:'", i - 1)
-            last = ShaderVariable(name, shape, offset, int(tail.group(2)), 0 if tail.group(3) else 2)
+            size = _number(tail.group(2), _U32_MAX, "size", i - 1)
+            last = ShaderVariable(name, shape, offset, size, 0 if tail.group(3) else 2)
             cb.variables.append(last)
         else:
             raise _fail(f"buffer {name} is not closed", i - 1)
@@ -203,6 +231,8 @@ class _Buffers:
         if cb.variables:
             end = max(v.start_offset + v.size for v in cb.variables)
             cb.size = end if kind == 2 else (end + 15) // 16 * 16
+            if cb.size > _U32_MAX:
+                raise _fail(f"buffer {name} ends past 4 GiB", i - 1)
         return cb, i
 
 
@@ -238,7 +268,7 @@ def _bindings(lines: list[str], i: int, sm51: bool) -> list[ResourceBinding]:
             raise _fail(f"unreadable resource binding row {line!r}", i)
         name = " ".join(parts[: len(parts) - columns + 1])
         kind, fmt, dim, *rest = parts[len(parts) - columns + 1 :]
-        out.append(_binding(name, kind, fmt, dim, rest, legacy, sm51, i))
+        out.append(_binding(_name(name, i), kind, fmt, dim, rest, legacy, sm51, i))
         i += 1
     return out
 
@@ -272,7 +302,7 @@ def _binding(name: str, kind: str, fmt: str, dim: str, rest: list[str], legacy: 
         ms = re.fullmatch(r"(2dMS|2darrayMS)(\d*)", dim)
         if ms is not None:
             b.dimension = _DIMENSIONS[ms.group(1)]
-            b.num_samples = int(ms.group(2) or 0)
+            b.num_samples = _number(ms.group(2) or "0", _U32_MAX, "sample count", line)
         elif dim in _DIMENSIONS:
             b.dimension = _DIMENSIONS[dim]
             b.num_samples = 0xFFFFFFFF
@@ -284,26 +314,26 @@ def _binding(name: str, kind: str, fmt: str, dim: str, rest: list[str], legacy: 
         slot, count = rest
         if not slot.isdigit():
             raise _fail(f"expected a slot number, found {slot!r}", line)
-        b.bind_point = int(slot)
+        b.bind_point = _number(slot, _U32_MAX, "slot", line)
     else:
         if sm51:
             ident, bind, count = rest
             m = re.fullmatch(r"[A-Z]+(\d+)", ident)
             if m is None:
                 raise _fail(f"expected a resource ID, found {ident!r}", line)
-            b.id = int(m.group(1))
+            b.id = _number(m.group(1), _U32_MAX, "resource ID", line)
         else:
             bind, count = rest
         prefix = _BIND_PREFIX.get(b.input_type, "?")
         m = re.fullmatch(re.escape(prefix) + r"(\d+)(?:,space(\d+))?", bind)
         if m is None:
             raise _fail(f"expected a binding such as {prefix}0, found {bind!r}", line)
-        b.bind_point = int(m.group(1))
-        b.space = int(m.group(2) or 0)
+        b.bind_point = _number(m.group(1), _U32_MAX, "bind point", line)
+        b.space = _number(m.group(2) or "0", _U32_MAX, "space", line)
     if count == "unbounded":
         b.bind_count = 0
     elif count.isdigit():
-        b.bind_count = int(count)
+        b.bind_count = _number(count, _U32_MAX, "bind count", line)
     else:
         raise _fail(f"expected a bind count, found {count!r}", line)
     return b
