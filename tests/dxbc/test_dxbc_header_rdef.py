@@ -104,7 +104,8 @@ def test_resource_bindings_by_hand() -> None:
     # float4: return type 5, component count 4 in flags bits 2..3; 2darray = dimension 5
     assert (tex.input_type, tex.return_type, tex.flags, tex.dimension, tex.bind_count) == (2, 5, 12, 5, 3)
     assert (msaa.return_type, msaa.flags, msaa.dimension, msaa.num_samples, msaa.bind_point) == (4, 4, 6, 4, 3)
-    assert (items.input_type, items.bind_point) == (6, 2)
+    # structured: return type mixed (6), element size (the bind-info block's $Element) as sample count
+    assert (items.input_type, items.bind_point, items.return_type, items.num_samples) == (6, 2, 6, 4)
     assert (cb.input_type, cb.bind_point) == (0, 0)
 
 

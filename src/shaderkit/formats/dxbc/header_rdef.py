@@ -49,6 +49,9 @@ _RETURN_TYPES = {name: value for value, name in _RETURN_TYPE_NAMES.items()}
 _END_TITLES = ("// Resource Bindings:", "// Input signature:", "// Output signature:",
                "// Patch Constant signature:", "// Note:")
 _U16_MAX, _U32_MAX = 0xFFFF, 0xFFFFFFFF
+#: input types of structured buffers (texture, UAV, append, consume, UAV with counter)
+_STRUCTURED = frozenset({5, 6, 9, 10, 11})
+_MIXED = 6  # return type of structured and raw buffers
 #: deepest struct nesting read (the printer recurses per level)
 _MAX_NESTING = 64
 #: RD11 sizes of SM5.1 headers (bindings grow to 40 bytes)
@@ -71,6 +74,13 @@ def rdef_from_header(header: list[str], creator: str, target: int) -> ResourceDe
     start = _find(lines, "// Resource Bindings:")
     if start is not None:
         rdef.resource_bindings = _bindings(lines, start + 1, rdef.is_sm51)
+    # structured buffers: fxc stores the element size (the "Resource bind info" block's only
+    # variable) as the sample count
+    strides = {cb.name: cb.variables[0].size for cb in rdef.constant_buffers
+               if cb.cbuffer_type == 3 and len(cb.variables) == 1}
+    for b in rdef.resource_bindings:
+        if b.input_type in _STRUCTURED:
+            b.num_samples = strides.get(b.name, 0)
     return rdef
 
 
@@ -310,6 +320,7 @@ def _binding(name: str, kind: str, fmt: str, dim: str, rest: list[str], legacy: 
             raise _fail(f"unknown resource dimension {dim!r}", line)
     elif structured or raw:
         b.dimension = 1  # buffers
+        b.return_type = _MIXED
     if legacy:
         slot, count = rest
         if not slot.isdigit():
