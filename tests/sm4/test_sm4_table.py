@@ -125,3 +125,11 @@ def test_encode_decode_round_trips_random_valid_programs(words: list[int]) -> No
     # through the typed model too (decode builds it lazily)
     assert len(prog.instructions) >= 1
     assert encode(prog) == words
+
+
+def test_component_selections() -> None:
+    # .xyzw is 0xE4 (x from 0, y from 1, z from 2, w from 3); .wzyx is 0x1B
+    assert table.swizzle_of(0xE4) == (0, 1, 2, 3)
+    assert table.pack_swizzle((3, 2, 1, 0)) == 0x1B
+    assert table.COMPONENT_SELECTIONS[table.MASK_MODE]["w"].bits == 0x8
+    assert "swizzle" in {f.name for f in table.COMPONENT_SELECTIONS.values()}

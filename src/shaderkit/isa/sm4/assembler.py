@@ -57,6 +57,7 @@ from shaderkit.isa.sm4.table import (
     TEST_NONZERO,
     pack_extended_opcode,
     pack_extended_operand,
+    pack_swizzle,
 )
 
 # -- register names and component rules ------------------------------------------------------
@@ -328,7 +329,7 @@ class _OperandReader:
             op.component_bits = sum(1 << c for c in comps)
         elif len(comps) == 4:
             op.selection_mode = 1
-            op.component_bits = comps[0] | comps[1] << 2 | comps[2] << 4 | comps[3] << 6
+            op.component_bits = pack_swizzle(comps)
         elif len(comps) == 1:
             op.selection_mode = 2
             op.component_bits = comps[0]

@@ -18,6 +18,7 @@ from shaderkit.isa.sm4.table import (
     PRECISE_MASK,
     SATURATE,
     TEST_NONZERO,
+    swizzle_of,
     unpack_extended_operand,
 )
 
@@ -74,8 +75,7 @@ class Operand:
 
     @property
     def swizzle(self) -> tuple[int, int, int, int]:
-        b = self.component_bits
-        return (b & 3, (b >> 2) & 3, (b >> 4) & 3, (b >> 6) & 3)
+        return swizzle_of(self.component_bits)
 
 
 @dataclass(slots=True)

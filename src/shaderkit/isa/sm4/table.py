@@ -197,6 +197,28 @@ IMMEDIATE_WORDS: dict[int, tuple[int, int, int, int]] = {
 #: component count of each num_components code (3: N, written as 0 here)
 COMPONENT_COUNTS = (0, 1, 4, 0)
 
+#: the operand token's ``component_bits`` per selection mode (counted from bit 4 of the token):
+#: mode 0 a write mask (bit n: component n), mode 1 a swizzle (source component of x, y, z, w),
+#: mode 2 one selected component
+MASK_MODE, SWIZZLE_MODE, SELECT_MODE = 0, 1, 2
+COMPONENT_SELECTIONS: dict[int, TokenForm] = {
+    MASK_MODE: _form("mask", ("x", 0, 1), ("y", 1, 1), ("z", 2, 1), ("w", 3, 1), ("unused", 4, 28)),
+    SWIZZLE_MODE: _form("swizzle", ("x", 0, 2), ("y", 2, 2), ("z", 4, 2), ("w", 6, 2), ("unused", 8, 24)),
+    SELECT_MODE: _form("select", ("component", 0, 2), ("unused", 2, 30)),
+}
+SWIZZLE_FIELDS = COMPONENT_SELECTIONS[SWIZZLE_MODE].fields[:4]
+
+
+def swizzle_of(bits: int) -> tuple[int, int, int, int]:
+    """Source component of x, y, z, w in swizzle ``component_bits``."""
+    x, y, z, w = (f.get(bits) for f in SWIZZLE_FIELDS)
+    return x, y, z, w
+
+
+def pack_swizzle(components: tuple[int, int, int, int] | list[int]) -> int:
+    """``component_bits`` of a swizzle (source component of x, y, z, w)."""
+    return sum(f.put(c) for f, c in zip(SWIZZLE_FIELDS, components))
+
 
 # -- import-time constants the hot loops use ----------------------------------------------
 
@@ -272,10 +294,11 @@ def pack_extended_opcode(kind: int, **values: int) -> int:
 
 # -- self-check -------------------------------------------------------------------------------
 
-def layout_problems(forms: tuple[TokenForm, ...] = TOKEN_FORMS) -> list[str]:
-    """Overlapping fields and uncovered bits of every token form ([] if none)."""
+def layout_problems(forms: tuple[TokenForm, ...] | None = None) -> list[str]:
+    """Overlapping fields and uncovered bits of every token form ([] if none); by default of
+    :data:`TOKEN_FORMS` and the component selections."""
     problems = []
-    for form in forms:
+    for form in forms if forms is not None else (*TOKEN_FORMS, *COMPONENT_SELECTIONS.values()):
         seen = 0
         for f in form.fields:
             if f.width <= 0 or f.low < 0 or f.low + f.width > 32:

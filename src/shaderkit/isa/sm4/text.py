@@ -54,6 +54,7 @@ from shaderkit.isa.sm4.table import (
     TEST_NONZERO,
     TYPE_AT,
     TYPE_MASK,
+    swizzle_of,
 )
 
 _F32 = struct.Struct("<f")
@@ -63,7 +64,7 @@ _U64 = struct.Struct("<Q")
 _XYZW = "xyzw"
 _MASKS = ["".join(_XYZW[i] for i in range(4) if m >> i & 1) for m in range(16)]
 _MASKS_DOT = ["." + m if m else "" for m in _MASKS]
-_SWIZZLES = ["." + _XYZW[b & 3] + _XYZW[b >> 2 & 3] + _XYZW[b >> 4 & 3] + _XYZW[b >> 6 & 3] for b in range(256)]
+_SWIZZLES = ["." + "".join(_XYZW[c] for c in swizzle_of(b)) for b in range(COMPONENTS_MASK + 1)]
 _SELECT = [".x", ".y", ".z", ".w"]
 _INDENT = ["  " * n for n in range(64)]
 _INF = float("inf")
