@@ -1,5 +1,8 @@
 """Direct3D shader model 4/5/5.1 token ISA (the SHDR/SHEX chunk of DXBC).
 
+* :mod:`.table` - every token layout (opcode, customdata, extended opcode, operand, extended
+  operand, version tokens; controls, index representations, component selections) declared
+  once, with packers/unpackers compiled from it and a self-check (no overlap, every bit covered);
 * :mod:`.opcodes` - the one opcode table (value, fxc mnemonic, operand layout and count,
   immediate data type, nesting effect, declaration flag) plus the enumerations it prints;
 * :mod:`.model` - typed dataclasses: :class:`~.model.Program`, :class:`~.model.Instruction`,
