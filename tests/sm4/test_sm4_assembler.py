@@ -67,9 +67,9 @@ def test_exact_text_alone_gives_identical_code() -> None:
     assert not misses, f"misses: {misses[:10]}"
 
 
-#: programs whose fxc-identical text reads back and prints the same text again (the others
-#: hold integers that print as floats in typeless mov/ICB data, or padding words fxc omits)
-MIN_SAME_TEXT = 422
+#: programs whose fxc-identical text reads back and prints the same text again (all of them
+#: since a typeless "0.000000" reads as the smallest normal float, which prints so)
+MIN_SAME_TEXT = 430
 
 
 def _shape(inst: Instruction) -> tuple[object, ...]:
@@ -525,3 +525,11 @@ def test_every_declaration_prints_and_reads_back(sm51: bool) -> None:
         prog = Program(0, 5, 1 if sm51 else 0, [inst, Instruction(62)])
         text = "\n".join(Formatter(prog, exact=True).lines())
         assert encode(assemble(text)) == encode(prog), text
+
+
+def test_typeless_zero_point_text_stays_a_float() -> None:
+    """fxc prints a typeless word 0 as "0"; "0.000000" is a float too small for six decimals:
+    it reads as the smallest normal float (0x00800000), which prints "0.000000" again."""
+    prog = assemble("ps_4_0\nmov r0.xyzw, l(0,0.000000,-0.000000,1.000000)\nret \n")
+    assert prog.instructions[0].operands[1].values == [0, 0x00800000, 0x80000000, 0x3F800000]
+    assert format_program(prog).splitlines()[1] == "mov r0.xyzw, l(0,0.000000,-0.000000,1.000000)"

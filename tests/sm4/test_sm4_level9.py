@@ -1,4 +1,5 @@
-"""Level-9 D3D9 program text from hand-assembled D3D9 tokens (D3D9 token layout worked by hand)."""
+"""Level-9 D3D9 program text from hand-assembled D3D9 tokens (D3D9 token layout worked by hand),
+read through the Aon9 chunk model."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shaderkit.errors import ShaderFormatError
-from shaderkit.isa.sm4.level9 import fmt_def, listing_lines
+from shaderkit.formats.dxbc.disasm import level9_program_lines as listing_lines
+from shaderkit.isa.d3d9.text import fmt_def
 
 END = 0x0000FFFF
 
 
 def aon9(words: list[int]) -> bytes:
-    """Aon9 payload: size, version, program size, program offset (16), then the program."""
+    """Aon9 payload: size, version, program size, program offset (36), five empty (count,
+    offset) tables, then the program."""
     program = struct.pack(f"<{len(words)}I", *words)
-    return struct.pack("<4I", 16 + len(program), words[0], len(program), 16) + program
+    return struct.pack("<4I10H", 36 + len(program), words[0], len(program), 36, *[0, 36] * 5) + program
 
 
 def dbug(files: list[str], lines: list[tuple[int, int]], variables: list[tuple[str, str, int, list[int]]],

@@ -1,7 +1,7 @@
 """fxc-style listing of a DXBC container: ``//`` comment header, program text, footer.
 
 * plain shaders: header (``listing.comment_header`` when available), the level-9 D3D9 programs
-  of ``Aon9``/``XNAP``/``XNAS`` chunks (:mod:`shaderkit.isa.sm4.level9`), the SM4/5 program
+  of ``Aon9``/``XNAP``/``XNAS`` chunks (:mod:`shaderkit.isa.d3d9.text`), the SM4/5 program
   (:mod:`shaderkit.isa.sm4.text`), footer (``listing.comment_footer``);
 * libraries (``LIBF`` chunks + ``LIBH``): fxc's ``// Library:`` framing with the function names,
   then every function's own listing;
@@ -24,7 +24,9 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.spdb import ProgramDatabase, _cstr, _fail, _u
+from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
@@ -140,10 +142,6 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     if not chunks:
         return []
     try:
-        level9 = importlib.import_module("shaderkit.isa.sm4.level9")
-    except ImportError:
-        return []
-    try:
         hooks = importlib.import_module("shaderkit.formats.dxbc.listing")
     except ImportError:
         hooks = None
@@ -156,8 +154,18 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
         if index and mappings is not None:  # the first program's tables end the comment header
             out.extend(mappings(data))
         out.extend((f"// {title} shader bytecode:", "//"))
-        out.extend(level9.listing_lines(data, prefix))
+        out.extend(level9_program_lines(chunk if isinstance(chunk, Level9Shader) else data, prefix))
     return out
+
+
+def level9_program_lines(chunk: Level9Shader | bytes, prefix: str = "lib_4_0_") -> list[str]:
+    """fxc's listing of the D3D9 program of a level-9 chunk model (or of its payload bytes,
+    read through the model)."""
+    from shaderkit.isa.d3d9.text import listing_lines
+
+    if not isinstance(chunk, Level9Shader):
+        chunk = Level9Shader.parse(Reader(bytes(chunk), context="level9"))
+    return listing_lines(chunk.program, prefix)
 
 
 def _library_names(container: DxbcContainer) -> tuple[int, list[str], str]:
@@ -439,7 +447,7 @@ _SHADER_OBJECTS = frozenset({5, 6, 7, 8})
 
 def _fx_float(word: int) -> str:
     """Effect constants print like ``%g`` with 9 significant digits (``0.707000017``)."""
-    from shaderkit.isa.sm4.level9 import fmt_def
+    from shaderkit.isa.d3d9.text import fmt_def
 
     return fmt_def(word)
 

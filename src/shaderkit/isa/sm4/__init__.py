@@ -1,5 +1,8 @@
 """Direct3D shader model 4/5/5.1 token ISA (the SHDR/SHEX chunk of DXBC).
 
+* :mod:`.table` - every token layout (opcode, customdata, extended opcode, operand, extended
+  operand, version tokens; controls, index representations, component selections) declared
+  once, with packers/unpackers compiled from it and a self-check (no overlap, every bit covered);
 * :mod:`.opcodes` - the one opcode table (value, fxc mnemonic, operand layout and count,
   immediate data type, nesting effect, declaration flag) plus the enumerations it prints;
 * :mod:`.model` - typed dataclasses: :class:`~.model.Program`, :class:`~.model.Instruction`,
@@ -13,7 +16,7 @@
   pure function of the words and the version/legacy style), the rest through the model;
 * :mod:`.dcl` - declarations printed and read through the templates of the opcode table;
 * :mod:`.assembler` - fxc listing text -> :class:`~.model.Program` (:func:`assemble`);
-* :mod:`.level9` - the D3D9 ps_2_x/vs_2_x programs of level-9 shaders (Aon9/XNAS/XNAP).
+* level-9 D3D9 programs (Aon9/XNAS/XNAP) are printed by :mod:`shaderkit.isa.d3d9`.
 """
 
 from __future__ import annotations

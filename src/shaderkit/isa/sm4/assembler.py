@@ -47,6 +47,18 @@ from shaderkit.isa.sm4.opcodes import (
     Imm,
     Layout,
 )
+from shaderkit.isa.sm4.table import (
+    CUSTOMDATA_TOKEN,
+    EXT_OPERAND_MODIFIER,
+    EXTENDED_OPCODE_TOKENS,
+    PRECISE_MASK,
+    REP_AT,
+    SATURATE,
+    TEST_NONZERO,
+    pack_extended_opcode,
+    pack_extended_operand,
+    pack_swizzle,
+)
 
 # -- register names and component rules ------------------------------------------------------
 
@@ -81,6 +93,8 @@ _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 _FLOAT_WORDS = {"1.#INF00": 0x7F800000, "-1.#INF00": 0xFF800000, "1.#QNAN0": 0x7FC00000,
                 "-1.#QNAN0": 0xFFC00000, "inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
+#: float32 bits of the smallest positive normal float (prints "0.000000" as a typeless value)
+_SMALLEST_NORMAL = 0x00800000
 _HEX_RE = re.compile(r"-?0[xX][0-9a-fA-F]+")
 _DEC_RE = re.compile(r"[-+]?\d+")
 
@@ -228,7 +242,7 @@ class _OperandReader:
         if modifier or precision or nonuniform or annotated:
             if modifier and role != "src":
                 raise _Fail("a written operand takes no modifier", pos)
-            op.extended.append(1 | modifier << 6 | precision << 14 | nonuniform << 17)
+            op.extended.append(pack_extended_operand(EXT_OPERAND_MODIFIER, modifier, precision, nonuniform))
         return op
 
     def core(self, text: str, pos: int, role: str, kind: Imm) -> Operand:
@@ -268,8 +282,8 @@ class _OperandReader:
                 raise _Fail("unclosed [", pos + i)
             indices.append(self.index(text[i + 1 : close], pos + i + 1))
             i = close + 1
-        if len(indices) > 3:
-            raise _Fail(f"{len(indices)} indices; an operand has at most 3", pos)
+        if len(indices) > len(REP_AT):
+            raise _Fail(f"{len(indices)} indices; an operand has at most {len(REP_AT)}", pos)
         op = Operand(op_type, 0, 0, 0, indices, [], [])
         if i < len(text):
             if text[i] != "." or i + 1 == len(text):
@@ -315,7 +329,7 @@ class _OperandReader:
             op.component_bits = sum(1 << c for c in comps)
         elif len(comps) == 4:
             op.selection_mode = 1
-            op.component_bits = comps[0] | comps[1] << 2 | comps[2] << 4 | comps[3] << 6
+            op.component_bits = pack_swizzle(comps)
         elif len(comps) == 1:
             op.selection_mode = 2
             op.component_bits = comps[0]
@@ -342,7 +356,12 @@ class _OperandReader:
             if _is_float_text(text):
                 raise _Fail(f"float {text} where the opcode reads integers", pos)
             return _int_word(text, pos)
-        return float_word(text, pos) if _is_float_text(text) else _int_word(text, pos)
+        if not _is_float_text(text):
+            return _int_word(text, pos)
+        word = float_word(text, pos)
+        # a typeless value printed as a float is never the word 0 (fxc prints that "0"): a
+        # "0.000000" is a float too small for six decimals; the smallest normal one prints so
+        return _SMALLEST_NORMAL if word == 0 else word
 
 
 def _closing(text: str, start: int) -> int:
@@ -367,7 +386,7 @@ def _spellings() -> dict[str, tuple[int, int]]:
             continue
         if info.ctl == Ctl.TEST:
             out[info.name + "_z"] = (info.value, 0)
-            out[info.name + "_nz"] = (info.value, 1 << 7)
+            out[info.name + "_nz"] = (info.value, TEST_NONZERO.put(1))
         elif info.ctl == Ctl.SYNC:
             for scope, sbits in (("", 0), ("_uglobal", 8), ("_ugroup", 4)):
                 for group, gbits in (("", 0), ("_g", 2)):
@@ -389,6 +408,9 @@ SPELLINGS = _spellings()
 _DIMENSIONS = {name: n for n, name in enumerate(RESOURCE_DIMENSIONS)}
 _RETURNS = {name: n for n, name in enumerate(RETURN_TYPES) if name}
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}
+_DATA_CLASS_MASK = CUSTOMDATA_TOKEN["data_class"].mask
+_STRIDE = EXTENDED_OPCODE_TOKENS[2]["stride"]
+_RETURN_FIELDS = ("return_x", "return_y", "return_z", "return_w")
 #: mnemonic text (precise note included) -> (opcode, controls, extended tokens)
 _MNEMONIC_CACHE: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 
@@ -506,8 +528,8 @@ class _ProgramAssembler:
             cls, words, count = custom.groups()
             if count is not None:  # the words are not in the text: only a base can supply them
                 self.unresolved.append(len(self.program.instructions))
-                return Instruction(OP_CUSTOMDATA, int(cls) & 0x1FFFFF, [], [], [0] * min(int(count), 1 << 20))
-            return Instruction(OP_CUSTOMDATA, int(cls) & 0x1FFFFF, [], [], [int(w, 16) for w in words.split()])
+                return Instruction(OP_CUSTOMDATA, int(cls) & _DATA_CLASS_MASK, [], [], [0] * min(int(count), 1 << 20))
+            return Instruction(OP_CUSTOMDATA, int(cls) & _DATA_CLASS_MASK, [], [], [int(w, 16) for w in words.split()])
         if text.startswith("// unknown opcode"):
             words = [int(w, 16) for w in text.split(":", 1)[1].split()]
             return _raw_instruction(words)
@@ -594,12 +616,12 @@ class _ProgramAssembler:
         if saturate:
             if info.ctl != Ctl.SAT and info.ctl != Ctl.RESINFO:
                 raise _Fail(f"{info.name} takes no _sat", 0)
-            controls |= 1 << 2
+            controls |= SATURATE.put(1)
         extended = self.extended(parens_text, offsets, indexable, head.start(2))
         if precise is not None:
             mask = precise.group(1)
-            bits = 0xF if mask is None else sum(1 << _COMPONENT[ch] for ch in mask)
-            controls |= bits << 8
+            bits = PRECISE_MASK.mask if mask is None else sum(1 << _COMPONENT[ch] for ch in mask)
+            controls |= PRECISE_MASK.put(bits)
         return opcode, controls, tuple(extended)
 
     def operands_of(self, text: str, pos: int, opcode: int, controls: int, extended: list[int]) -> Instruction:
@@ -662,7 +684,7 @@ class _ProgramAssembler:
             values = [_int_word(v, a) for v, a in _split(body, at)]
             if len(values) != 3 or any(not -8 <= (v - (1 << 32) if v >> 31 else v) <= 7 for v in values):
                 raise _Fail("_aoffimmi takes three offsets in -8..7", at)
-            out.append(1 | (values[0] & 0xF) << 9 | (values[1] & 0xF) << 13 | (values[2] & 0xF) << 17)
+            out.append(pack_extended_opcode(1, offset_u=values[0], offset_v=values[1], offset_w=values[2]))
         if indexable:
             if not groups:
                 raise _Fail("_indexable needs a (resource dimension)", pos)
@@ -674,17 +696,17 @@ class _ProgramAssembler:
             stride = 0
             if len(parts) == 2 and parts[1][0].startswith("stride="):
                 stride = _int_word(parts[1][0][7:], parts[1][1] + 7)
-                if stride > 0xFFF:
-                    raise _Fail("stride does not fit 12 bits", parts[1][1])
+                if stride > _STRIDE.mask:
+                    raise _Fail(f"stride does not fit {_STRIDE.width} bits", parts[1][1])
             elif len(parts) != 1:
                 raise _Fail("expected (dimension) or (dimension, stride=n)", at)
-            out.append(2 | dim << 6 | stride << 11)
+            out.append(pack_extended_opcode(2, dimension=dim, stride=stride))
         if groups:
             body, at = groups.pop(0)
             types = _split(body, at)
             if len(types) != 4 or any(t not in _RETURNS for t, _ in types):
                 raise _Fail("expected four return types such as (float,float,float,float)", at)
-            out.append(3 | sum(_RETURNS[t] << (6 + 4 * n) for n, (t, _) in enumerate(types)))
+            out.append(pack_extended_opcode(3, **{_RETURN_FIELDS[n]: _RETURNS[t] for n, (t, _) in enumerate(types)}))
         if groups:
             raise _Fail(f"unexpected ({groups[0][0]})", groups[0][1] - 1)
         return out

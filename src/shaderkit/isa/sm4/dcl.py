@@ -19,6 +19,7 @@ from shaderkit.isa.sm4.opcodes import (
     INTERPOLATION_MODES,
     RETURN_TYPES,
 )
+from shaderkit.isa.sm4.table import CONTROLS_AT
 
 
 class Piece(NamedTuple):
@@ -125,7 +126,7 @@ def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str]
             if text and not (legacy and piece.legacy_omits):
                 out.append(text + " ")
         elif kind == "flags":
-            out.append(" | ".join(label for bit, label in GLOBAL_FLAGS if (c << 11) & bit))
+            out.append(" | ".join(label for bit, label in GLOBAL_FLAGS if (c << CONTROLS_AT) & bit))
         elif kind == "bodies":
             out.append(", ".join(f"fb{b}" for b in raw[2:]))
         elif kind == "tables":
@@ -282,7 +283,7 @@ def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
                 bits = [bit for bit, name in GLOBAL_FLAGS if name == label]
                 if not bits:
                     raise FieldError(f"unknown global flag {label!r}", group)
-                controls |= bits[0] >> 11
+                controls |= bits[0] >> CONTROLS_AT
         elif kind == "bodies":
             bodies = _numbered(text, "fb", group)
             raw[1] = len(bodies)

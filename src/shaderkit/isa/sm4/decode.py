@@ -13,6 +13,30 @@ from collections.abc import Sequence
 from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA, OPCODES, Layout
+from shaderkit.isa.sm4.table import (
+    COMPONENTS_AT,
+    COMPONENTS_MASK,
+    CONTROLS_AT,
+    CONTROLS_MASK,
+    DATA_CLASS_AT,
+    DIMENSION_AT,
+    DIMENSION_MASK,
+    EXTENDED_BIT,
+    IMMEDIATE_WORDS,
+    INDEX_FORMS,
+    LENGTH_AT,
+    LENGTH_MASK,
+    NUM_COMPONENTS_MASK,
+    OPCODE_MASK,
+    REP_AND_EXTENDED_BITS,
+    REP_AT,
+    REP_MASK,
+    SELECTION_AT,
+    SELECTION_MASK,
+    TYPE_AT,
+    TYPE_MASK,
+    unpack_version,
+)
 
 #: deepest chain of relative addressing accepted (fxc never nests more than one level)
 MAX_REL_DEPTH = 4
@@ -22,8 +46,11 @@ _PLAN = {value: (int(info.layout), info.num_operands) for value, info in OPCODES
 _RAW_PLAN = (int(Layout.RAW), -1)
 #: shared immutable Index objects for plain immediate indices (r0, cb0[12] ...)
 _PLAIN: dict[int, Index] = {}
+#: per index representation field value: its IndexForm, None if invalid
+_INDEX_FORMS = tuple(INDEX_FORMS.get(rep) for rep in range(REP_MASK + 1))
 _OPERANDS, _DCL_OPERAND, _CALL = int(Layout.OPERANDS), int(Layout.DCL_OPERAND), int(Layout.CALL)
-_IMM_WORDS = {4: (0, 1, 4, 0), 5: (0, 2, 4, 0)}  # per num_components code
+_IMM_WORDS = IMMEDIATE_WORDS  # per operand type: value words per num_components code
+_EXT_MASK = (1 << EXTENDED_BIT) - 1  # an extended token without its chaining bit
 
 
 def words_from_bytes(data: bytes | memoryview, base: int = 0) -> tuple[int, ...]:
@@ -54,10 +81,10 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
     if pos >= end:
         raise cur.fail("operand runs past the end of its instruction")
     token = words[pos]
-    op_type = (token >> 12) & 0xFF
-    if not token & 0xFFC00000 and op_type != 4 and op_type != 5:
+    op_type = (token >> TYPE_AT) & TYPE_MASK
+    if not token & REP_AND_EXTENDED_BITS and op_type != 4 and op_type != 5:
         # fast path (most operands): no extended token, only immediate indices
-        dim = (token >> 20) & 3
+        dim = (token >> DIMENSION_AT) & DIMENSION_MASK
         stop = pos + 1 + dim
         if stop > end:
             raise cur.fail("operand index runs past the instruction end", end)
@@ -71,20 +98,22 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
                 if len(cache) < 65536:
                     cache[w] = index
             indices.append(index)
-        return Operand(op_type, token & 3, (token >> 2) & 3, (token >> 4) & 0xFF, indices, [], [])
+        return Operand(op_type, token & NUM_COMPONENTS_MASK, (token >> SELECTION_AT) & SELECTION_MASK,
+                       (token >> COMPONENTS_AT) & COMPONENTS_MASK, indices, [], [])
     pos += 1
     extended: list[int] = []
-    more = token >> 31
+    more = token >> EXTENDED_BIT
     while more:
         if pos >= end:
             raise cur.fail("extended operand token runs past the instruction end", pos)
         ext = words[pos]
         pos += 1
-        more = ext >> 31
-        extended.append(ext & 0x7FFFFFFF)
-    comps = token & 3
-    dim = (token >> 20) & 3
-    op = Operand(op_type, comps, (token >> 2) & 3, (token >> 4) & 0xFF, [], extended, [])
+        more = ext >> EXTENDED_BIT
+        extended.append(ext & _EXT_MASK)
+    comps = token & NUM_COMPONENTS_MASK
+    dim = (token >> DIMENSION_AT) & DIMENSION_MASK
+    op = Operand(op_type, comps, (token >> SELECTION_AT) & SELECTION_MASK, (token >> COMPONENTS_AT) & COMPONENTS_MASK,
+                 [], extended, [])
     if op_type == 4 or op_type == 5:
         count = _IMM_WORDS[op_type][comps]
         if pos + count > end:
@@ -95,30 +124,17 @@ def _operand(cur: _Cursor, depth: int) -> Operand:
     if dim:
         indices = op.indices
         for i in range(dim):
-            rep = (token >> (22 + 3 * i)) & 7
+            rep = (token >> REP_AT[i]) & REP_MASK
+            form = _INDEX_FORMS[rep]
+            if form is None:
+                raise cur.fail(f"unknown index representation {rep}", cur.pos)
             pos = cur.pos
-            if rep == 0:
-                if pos >= end:
-                    raise cur.fail("operand index runs past the instruction end", pos)
-                indices.append(Index(0, words[pos]))
-                cur.pos = pos + 1
-            elif rep == 1 or rep == 4:
-                if pos + 2 > end:
-                    raise cur.fail("64-bit operand index runs past the instruction end", pos)
-                value = words[pos] | words[pos + 1] << 32
-                cur.pos = pos + 2
-                rel = _relative(cur, depth) if rep == 4 else None
-                indices.append(Index(rep, value, rel))
-            elif rep == 2:
-                indices.append(Index(2, 0, _relative(cur, depth)))
-            elif rep == 3:
-                if pos >= end:
-                    raise cur.fail("operand index runs past the instruction end", pos)
-                value = words[pos]
-                cur.pos = pos + 1
-                indices.append(Index(3, value, _relative(cur, depth)))
-            else:
-                raise cur.fail(f"unknown index representation {rep}", pos)
+            count = form.immediate_words
+            if pos + count > end:
+                raise cur.fail("operand index runs past the instruction end", pos)
+            value = words[pos] if count == 1 else words[pos] | words[pos + 1] << 32 if count else 0
+            cur.pos = pos + count
+            indices.append(Index(rep, value, _relative(cur, depth) if form.relative else None))
     return op
 
 
@@ -133,17 +149,17 @@ def decode_instruction(cur: _Cursor, limit: int) -> Instruction:
     words = cur.words
     start = cur.pos
     token = words[start]
-    opcode = token & 0x7FF
+    opcode = token & OPCODE_MASK
     if opcode == OP_CUSTOMDATA:
         if start + 2 > limit:
             raise cur.fail("customdata block header runs past the program end", start)
         length = words[start + 1]
         if length < 2 or start + length > limit:
             raise cur.fail(f"customdata length {length} does not fit the program", start)
-        inst = Instruction(opcode, token >> 11, [], [], list(words[start + 2 : start + length]), start)
+        inst = Instruction(opcode, token >> DATA_CLASS_AT, [], [], list(words[start + 2 : start + length]), start)
         cur.pos = start + length
         return inst
-    length = (token >> 24) & 0x7F
+    length = (token >> LENGTH_AT) & LENGTH_MASK
     if length == 0:
         raise cur.fail(f"instruction 0x{token:08x} has length 0", start)
     end = start + length
@@ -152,22 +168,22 @@ def decode_instruction(cur: _Cursor, limit: int) -> Instruction:
     cur.end = end
     pos = start + 1
     extended: list[int] = []
-    more = token >> 31
+    more = token >> EXTENDED_BIT
     while more:
         if pos >= end:
             raise cur.fail("extended opcode token runs past the instruction end", pos)
         ext = words[pos]
         pos += 1
-        more = ext >> 31
-        extended.append(ext & 0x7FFFFFFF)
+        more = ext >> EXTENDED_BIT
+        extended.append(ext & _EXT_MASK)
     cur.pos = pos
     layout, count = _PLAN.get(opcode, _RAW_PLAN)
     if layout == _OPERANDS:
         ops = [_operand(cur, 0) for _ in range(count)]
-        inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended, ops, list(words[cur.pos : end]), start)
+        inst = Instruction(opcode, (token >> CONTROLS_AT) & CONTROLS_MASK, extended, ops, list(words[cur.pos : end]), start)
         cur.pos = end
         return inst
-    inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended, [], [], start)
+    inst = Instruction(opcode, (token >> CONTROLS_AT) & CONTROLS_MASK, extended, [], [], start)
     if layout == _DCL_OPERAND:
         inst.operands.append(_operand(cur, 0))
         inst.raw = list(words[cur.pos : end])
@@ -204,13 +220,13 @@ def simple_length(token: int) -> int:
     if n is not None:
         return n
     n = 0
-    if not token >> 31:
-        op_type = (token >> 12) & 0xFF
+    if not token >> EXTENDED_BIT:
+        op_type = (token >> TYPE_AT) & TYPE_MASK
         n = 1
         if op_type == 4 or op_type == 5:
-            n += _IMM_WORDS[op_type][token & 3]
-        for i in range((token >> 20) & 3):
-            if (token >> (22 + 3 * i)) & 7:
+            n += _IMM_WORDS[op_type][token & NUM_COMPONENTS_MASK]
+        for i in range((token >> DIMENSION_AT) & DIMENSION_MASK):
+            if (token >> REP_AT[i]) & REP_MASK:
                 n = 0
                 break
             n += 1
@@ -229,7 +245,7 @@ def ext1_length(token: int) -> int:
     bit follows it and the token fixes the rest, else 0 (callers check the chaining bit)."""
     n = _EXT1.get(token)
     if n is None:
-        n = simple_length(token & 0x7FFFFFFF) if token >> 31 else 0
+        n = simple_length(token & _EXT_MASK) if token >> EXTENDED_BIT else 0
         n = n + 1 if n else 0
         if len(_EXT1) < 65536:
             _EXT1[token] = n
@@ -243,35 +259,29 @@ def _checked_end(words: Sequence[int], pos: int, end: int, depth: int) -> int:
         return -1
     token = words[pos]
     pos += 1
-    if token >> 31:
+    if token >> EXTENDED_BIT:
         more = 1
         while more:
             if pos >= end:
                 return -1
-            more = words[pos] >> 31
+            more = words[pos] >> EXTENDED_BIT
             pos += 1
-    op_type = (token >> 12) & 0xFF
+    op_type = (token >> TYPE_AT) & TYPE_MASK
     if op_type == 4 or op_type == 5:
-        pos += _IMM_WORDS[op_type][token & 3]
+        pos += _IMM_WORDS[op_type][token & NUM_COMPONENTS_MASK]
         if pos > end:
             return -1
-    for i in range((token >> 20) & 3):
-        rep = (token >> (22 + 3 * i)) & 7
-        if rep == 0:
-            pos += 1
-        elif rep == 1:
-            pos += 2
-        elif rep <= 4:
-            if depth >= MAX_REL_DEPTH:
-                return -1
-            pos += rep - 2 if rep > 2 else 0
-            if pos > end:
+    for i in range((token >> DIMENSION_AT) & DIMENSION_MASK):
+        form = _INDEX_FORMS[(token >> REP_AT[i]) & REP_MASK]
+        if form is None:
+            return -1
+        pos += form.immediate_words
+        if form.relative:
+            if depth >= MAX_REL_DEPTH or pos > end:
                 return -1
             pos = _checked_end(words, pos, end, depth + 1)
             if pos < 0:
                 return -1
-        else:
-            return -1
         if pos > end:
             return -1
     return pos
@@ -311,26 +321,28 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
         raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
     if type(words) is not tuple:
         words = tuple(words)
-    prog = Program(version >> 16, (version >> 4) & 0xF, version & 0xF, None, (version >> 8) & 0xFF,
-                   list(words[length:]))
+    minor, major, extra, program_type = unpack_version(version)
+    prog = Program(program_type, major, minor, None, extra, list(words[length:]))
     starts: list[int] = []
     scan = _SCAN_LIST
     lengths = _SIMPLE
     cur: _Cursor | None = None
+    # the table's fields as locals (the loop runs once per instruction)
+    opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
     pos = 2
     while pos < length:
         # fast validation: instruction and operand lengths from the tokens alone
         token = words[pos]
-        operands = scan[token & 0x7FF]
-        end = pos + ((token >> 24) & 0x7F)
+        operands = scan[token & opcode_mask]
+        end = pos + ((token >> length_at) & length_mask)
         if operands is not None and pos < end <= length:
             p = pos + 1
-            if token >> 31:
-                ext = 0x80000000
-                while ext >> 31 and p < end:
+            if token >> more_at:
+                ext = 1 << more_at
+                while ext >> more_at and p < end:
                     ext = words[p]
                     p += 1
-                if ext >> 31:
+                if ext >> more_at:
                     p = end + 1
             try:
                 for _ in operands:
@@ -340,7 +352,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                             n = simple_length(words[p])
                         if not n:
                             n = ext1_length(words[p])
-                            if not n or words[p + 1] >> 31:
+                            if not n or words[p + 1] >> more_at:
                                 # relative indices, chained extended tokens: operands already
                                 # checked are kept in a trie of their words
                                 node = _CHECKED.get(words[p])
@@ -362,7 +374,7 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
                         continue
             except IndexError:  # an operand read past the word list (the decoder reports it)
                 pass
-        if token & 0x7FF == OP_CUSTOMDATA and pos + 2 <= length:
+        if token & opcode_mask == OP_CUSTOMDATA and pos + 2 <= length:
             size = words[pos + 1]  # block length in words, header included
             if 2 <= size and pos + size <= length:
                 starts.append(pos)
@@ -385,21 +397,19 @@ def operand_end(words: Sequence[int], pos: int) -> int:
     """End (word index) of the operand at ``pos`` of an already validated program."""
     token = words[pos]
     pos += 1
-    if token >> 31:
-        while words[pos] >> 31:
+    if token >> EXTENDED_BIT:
+        while words[pos] >> EXTENDED_BIT:
             pos += 1
         pos += 1
-    op_type = (token >> 12) & 0xFF
+    op_type = (token >> TYPE_AT) & TYPE_MASK
     if op_type == 4 or op_type == 5:
-        pos += _IMM_WORDS[op_type][token & 3]
-    for i in range((token >> 20) & 3):
-        rep = (token >> (22 + 3 * i)) & 7
-        if rep == 0:
-            pos += 1
-        elif rep == 1:
-            pos += 2
-        else:  # relative: immediate part (rep 3: 32 bits, rep 4: 64 bits), then the operand
-            pos = operand_end(words, pos + (rep - 2 if rep > 2 else 0))
+        pos += _IMM_WORDS[op_type][token & NUM_COMPONENTS_MASK]
+    for i in range((token >> DIMENSION_AT) & DIMENSION_MASK):
+        form = _INDEX_FORMS[(token >> REP_AT[i]) & REP_MASK]
+        assert form is not None  # validated
+        pos += form.immediate_words
+        if form.relative:  # then the relative operand
+            pos = operand_end(words, pos)
     return pos
 
 

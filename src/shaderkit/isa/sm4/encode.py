@@ -7,8 +7,24 @@ import struct
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.isa.sm4.model import Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import OP_CUSTOMDATA, OPCODES, Layout
+from shaderkit.isa.sm4.table import (
+    EXTENDED_BIT,
+    INDEX_FORMS,
+    LENGTH_MASK,
+    OPERAND_TOKEN,
+    REP_AT,
+    REP_MASK,
+    pack_customdata,
+    pack_opcode,
+    pack_version,
+    packer,
+)
 
-_REL_REPS = (2, 3, 4)
+_MORE = 1 << EXTENDED_BIT
+#: operand token without its index representations, from the table's fields
+_pack_head = packer(OPERAND_TOKEN, "num_components", "selection_mode", "component_bits", "type",
+                    "index_dimension", "extended")
+_INDEX_FORMS = {rep: (form.immediate_words, form.relative) for rep, form in INDEX_FORMS.items()}
 #: opcodes whose raw words come before the operands (fcall: the call-site word)
 _RAW_FIRST = frozenset(v for v, info in OPCODES.items() if info.layout == Layout.CALL)
 
@@ -16,30 +32,32 @@ _RAW_FIRST = frozenset(v for v, info in OPCODES.items() if info.layout == Layout
 def _chain(tokens: list[int]) -> list[int]:
     """Extended tokens with bit 31 set on all but the last."""
     last = len(tokens) - 1
-    return [t | (1 << 31) if i < last else t for i, t in enumerate(tokens)]
+    return [t | _MORE if i < last else t for i, t in enumerate(tokens)]
 
 
 def encode_operand(op: Operand, out: list[int]) -> None:
     dim = len(op.indices)
     if dim > 3:
         raise UnsupportedOperation(f"operand has {dim} indices, at most 3 fit a token")
-    token = (op.num_components & 3) | (op.selection_mode & 3) << 2 | (op.component_bits & 0xFF) << 4
-    token |= (op.type & 0xFF) << 12 | dim << 20
+    token = _pack_head(op.num_components, op.selection_mode, op.component_bits, op.type, dim,
+                       1 if op.extended else 0)
     for i, index in enumerate(op.indices):
-        token |= (index.rep & 7) << (22 + 3 * i)
-    if op.extended:
-        token |= 1 << 31
+        token |= (index.rep & REP_MASK) << REP_AT[i]
     out.append(token)
-    out.extend(_chain(op.extended))
-    out.extend(op.values)
+    if op.extended:
+        out.extend(_chain(op.extended))
+    if op.values:
+        out.extend(op.values)
     for index in op.indices:
-        rep = index.rep
-        if rep == 0 or rep == 3:
+        form = _INDEX_FORMS.get(index.rep)
+        if form is None:
+            raise UnsupportedOperation(f"unknown index representation {index.rep}")
+        words, relative = form
+        if words:
             out.append(index.value & 0xFFFFFFFF)
-        elif rep == 1 or rep == 4:
-            out.append(index.value & 0xFFFFFFFF)
-            out.append(index.value >> 32 & 0xFFFFFFFF)
-        if rep in _REL_REPS:
+            if words == 2:
+                out.append(index.value >> 32 & 0xFFFFFFFF)
+        if relative:
             if index.rel is None:
                 raise UnsupportedOperation("relative index without its operand")
             encode_operand(index.rel, out)
@@ -47,7 +65,7 @@ def encode_operand(op: Operand, out: list[int]) -> None:
 
 def encode_instruction(inst: Instruction, out: list[int]) -> None:
     if inst.opcode == OP_CUSTOMDATA:
-        out.append(OP_CUSTOMDATA | (inst.controls & 0x1FFFFF) << 11)
+        out.append(pack_customdata(OP_CUSTOMDATA, inst.controls))
         out.append(len(inst.raw) + 2)
         out.extend(inst.raw)
         return
@@ -64,20 +82,14 @@ def encode_instruction(inst: Instruction, out: list[int]) -> None:
             encode_operand(op, out)
         out.extend(inst.raw)
     length = len(out) - start
-    if length > 0x7F:
-        raise UnsupportedOperation(f"instruction of {length} words exceeds the 127-word limit")
-    out[start] = (inst.opcode & 0x7FF) | (inst.controls & 0x1FFF) << 11 | length << 24 | (
-        (1 << 31) if inst.extended else 0
-    )
+    if length > LENGTH_MASK:
+        raise UnsupportedOperation(f"instruction of {length} words exceeds the {LENGTH_MASK}-word limit")
+    out[start] = pack_opcode(inst.opcode, inst.controls, length, 1 if inst.extended else 0)
 
 
 def encode(prog: Program) -> list[int]:
     """Token words of ``prog`` (version, length, instructions, then any kept trailing words)."""
-    out = [
-        (prog.program_type & 0xFFFF) << 16 | (prog.version_extra & 0xFF) << 8 | (prog.major & 0xF) << 4
-        | (prog.minor & 0xF),
-        0,
-    ]
+    out = [pack_version(prog.minor, prog.major, prog.version_extra, prog.program_type), 0]
     for inst in prog.instructions:
         encode_instruction(inst, out)
     out[1] = len(out)

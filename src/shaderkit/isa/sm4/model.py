@@ -10,6 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shaderkit.isa.sm4.opcodes import PROGRAM_TYPES
+from shaderkit.isa.sm4.table import (
+    EXT_KIND_MASK,
+    EXT_OPERAND_MODIFIER,
+    EXTENDED_OPCODE_TOKENS,
+    EXTENDED_OPERAND_TOKEN,
+    PRECISE_MASK,
+    SATURATE,
+    TEST_NONZERO,
+    swizzle_of,
+    unpack_extended_operand,
+)
+
+_SAMPLE, _DIMENSION, _RETURN = EXTENDED_OPCODE_TOKENS[1], EXTENDED_OPCODE_TOKENS[2], EXTENDED_OPCODE_TOKENS[3]
+_NON_UNIFORM = EXTENDED_OPERAND_TOKEN["non_uniform"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,20 +52,22 @@ class Operand:
     def modifier(self) -> int:
         """0 none, 1 neg, 2 abs, 3 abs+neg (from the first modifier extended token)."""
         for ext in self.extended:
-            if ext & 0x3F == 1:
-                return (ext >> 6) & 0xFF
+            kind, modifier, _, _ = unpack_extended_operand(ext)
+            if kind == EXT_OPERAND_MODIFIER:
+                return modifier
         return 0
 
     @property
     def min_precision(self) -> int:
         for ext in self.extended:
-            if ext & 0x3F == 1:
-                return (ext >> 14) & 7
+            kind, _, precision, _ = unpack_extended_operand(ext)
+            if kind == EXT_OPERAND_MODIFIER:
+                return precision
         return 0
 
     @property
     def non_uniform(self) -> bool:
-        return any(ext & 0x3F == 1 and ext >> 17 & 1 for ext in self.extended)
+        return any(ext & EXT_KIND_MASK == EXT_OPERAND_MODIFIER and _NON_UNIFORM.get(ext) for ext in self.extended)
 
     @property
     def mask(self) -> int:
@@ -59,8 +75,7 @@ class Operand:
 
     @property
     def swizzle(self) -> tuple[int, int, int, int]:
-        b = self.component_bits
-        return (b & 3, (b >> 2) & 3, (b >> 4) & 3, (b >> 6) & 3)
+        return swizzle_of(self.component_bits)
 
 
 @dataclass(slots=True)
@@ -78,20 +93,20 @@ class Instruction:
 
     @property
     def saturate(self) -> bool:
-        return bool(self.controls >> 2 & 1)
+        return bool(SATURATE.get(self.controls))
 
     @property
     def test_nonzero(self) -> bool:
-        return bool(self.controls >> 7 & 1)
+        return bool(TEST_NONZERO.get(self.controls))
 
     @property
     def precise_mask(self) -> int:
-        return (self.controls >> 8) & 0xF
+        return PRECISE_MASK.get(self.controls)
 
     def ext_of(self, kind: int) -> int | None:
         """The extended opcode token of ``kind`` (1 sample controls, 2 dimension, 3 return type)."""
         for ext in self.extended:
-            if ext & 0x3F == kind:
+            if ext & EXT_KIND_MASK == kind:
                 return ext
         return None
 
@@ -101,18 +116,18 @@ class Instruction:
         ext = self.ext_of(1)
         if ext is None:
             return None
-        return (_s4(ext >> 9), _s4(ext >> 13), _s4(ext >> 17))
+        return (_s4(_SAMPLE["offset_u"].get(ext)), _s4(_SAMPLE["offset_v"].get(ext)), _s4(_SAMPLE["offset_w"].get(ext)))
 
     @property
     def resource_dimension(self) -> int | None:
         """Extended resource dimension (RESOURCE_DIMENSIONS index), if present."""
         ext = self.ext_of(2)
-        return None if ext is None else (ext >> 6) & 0x1F
+        return None if ext is None else _DIMENSION["dimension"].get(ext)
 
     @property
     def structure_stride(self) -> int | None:
         ext = self.ext_of(2)
-        return None if ext is None else (ext >> 11) & 0xFFF
+        return None if ext is None else _DIMENSION["stride"].get(ext)
 
     @property
     def return_types(self) -> tuple[int, int, int, int] | None:
@@ -120,7 +135,8 @@ class Instruction:
         ext = self.ext_of(3)
         if ext is None:
             return None
-        return ((ext >> 6) & 0xF, (ext >> 10) & 0xF, (ext >> 14) & 0xF, (ext >> 18) & 0xF)
+        return (_RETURN["return_x"].get(ext), _RETURN["return_y"].get(ext), _RETURN["return_z"].get(ext),
+                _RETURN["return_w"].get(ext))
 
 
 def _s4(value: int) -> int:

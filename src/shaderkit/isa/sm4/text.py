@@ -37,6 +37,25 @@ from shaderkit.isa.sm4.opcodes import (
     Layout,
     OpInfo,
 )
+from shaderkit.isa.sm4.table import (
+    COMPONENTS_AT,
+    COMPONENTS_MASK,
+    CONTROLS_AT,
+    CONTROLS_MASK,
+    EXTENDED_BIT,
+    LENGTH_AT,
+    LENGTH_MASK,
+    NUM_COMPONENTS_MASK,
+    OPCODE_MASK,
+    PRECISE_MASK,
+    SATURATE,
+    SELECTION_AT,
+    SELECTION_MASK,
+    TEST_NONZERO,
+    TYPE_AT,
+    TYPE_MASK,
+    swizzle_of,
+)
 
 _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
@@ -45,7 +64,7 @@ _U64 = struct.Struct("<Q")
 _XYZW = "xyzw"
 _MASKS = ["".join(_XYZW[i] for i in range(4) if m >> i & 1) for m in range(16)]
 _MASKS_DOT = ["." + m if m else "" for m in _MASKS]
-_SWIZZLES = ["." + _XYZW[b & 3] + _XYZW[b >> 2 & 3] + _XYZW[b >> 4 & 3] + _XYZW[b >> 6 & 3] for b in range(256)]
+_SWIZZLES = ["." + "".join(_XYZW[c] for c in swizzle_of(b)) for b in range(COMPONENTS_MASK + 1)]
 _SELECT = [".x", ".y", ".z", ".w"]
 _INDENT = ["  " * n for n in range(64)]
 _INF = float("inf")
@@ -277,7 +296,7 @@ class Formatter:
         ctl = info.ctl
         c = inst.controls
         if ctl == Ctl.TEST:
-            name += "_nz" if c >> 7 & 1 else "_z"
+            name += "_nz" if TEST_NONZERO.get(c) else "_z"
         elif ctl == Ctl.SYNC:
             if c & 8:
                 name += "_uglobal"
@@ -313,11 +332,11 @@ class Formatter:
                 name += "_rcpFloat"
             elif mode == 2:
                 name += "_uint"
-        if ctl != Ctl.DCL and c >> 2 & 1 and ctl != Ctl.SYNC:
+        if ctl != Ctl.DCL and SATURATE.get(c) and ctl != Ctl.SYNC:
             name += "_sat"
-        precise = (c >> 8) & 0xF  # token bits 19..22 (SM5 precise mask)
+        precise = PRECISE_MASK.get(c)  # SM5 precise mask
         if precise and ctl == Ctl.SAT:
-            name += " [precise" + ("" if precise == 0xF else "(" + _MASKS[precise] + ")") + "]"
+            name += " [precise" + ("" if precise == PRECISE_MASK.mask else "(" + _MASKS[precise] + ")") + "]"
         return name
 
     def instruction(self, inst: Instruction) -> str:
@@ -478,11 +497,12 @@ class Formatter:
         indents = _INDENT
         level = 0
         indent = ""
+        more_at, opcode_mask, length_at, length_mask = EXTENDED_BIT, OPCODE_MASK, LENGTH_AT, LENGTH_MASK
         for start in starts:
             token = words[start]
             p = start + 1
-            if token >> 31:
-                while words[p] >> 31:
+            if token >> more_at:
+                while words[p] >> more_at:
                     p += 1
                 p += 1
                 key = words[start:p]
@@ -517,7 +537,7 @@ class Formatter:
                         n = simple(words[p])
                         if not n:  # one extended token (modifier, precision), no relative index
                             n = ext1_length(words[p])
-                            if n and words[p + 1] >> 31:
+                            if n and words[p + 1] >> more_at:
                                 n = 0
                         if n:
                             part = cache.get(words[p : p + n])
@@ -543,10 +563,10 @@ class Formatter:
                 else:
                     text += ", ".join(parts)  # type: ignore[operator]
             if text is None:  # through the typed model, cached by the instruction's words
-                if token & 0x7FF == 53:  # customdata: length in the next word
+                if token & opcode_mask == 53:  # customdata: length in the next word
                     key = words[start : start + words[start + 1]]
                 else:
-                    key = words[start : start + ((token >> 24) & 0x7F)]
+                    key = words[start : start + ((token >> length_at) & length_mask)]
                 text = whole.get(key)
                 if text is None:
                     text = self.instruction(instruction_at(words, start))
@@ -577,7 +597,7 @@ class Formatter:
             n = simple_length(token)
         end = pos + n if n else operand_end(words, pos)
         key = words[pos:end]
-        by_tuple = n or (ext1_length(token) and not words[pos + 1] >> 31)
+        by_tuple = n or (ext1_length(token) and not words[pos + 1] >> EXTENDED_BIT)
         part: Any = None
         node: Any
         if by_tuple:
@@ -609,14 +629,14 @@ class Formatter:
         """Text of one instruction operand; "" if it carries a minimum precision (the
         instruction then needs :meth:`precision_notes`)."""
         token = words[pos]
-        name = self.glued.get((token >> 12) & 0xFF)
+        name = self.glued.get((token >> TYPE_AT) & TYPE_MASK)
         if name is not None and simple_length(token) == 2:
             # one immediate index, no extended token: operand()'s own fast path, without
             # building the Operand (r0.xyzw, v1.x, o0.xy, cb0 ...)
             text = name + str(words[pos + 1])
-            if token & 3 == 2:
-                sel = (token >> 2) & 3
-                bits = (token >> 4) & 0xFF
+            if token & NUM_COMPONENTS_MASK == 2:
+                sel = (token >> SELECTION_AT) & SELECTION_MASK
+                bits = (token >> COMPONENTS_AT) & COMPONENTS_MASK
                 if sel == 0:
                     return text + _MASKS_DOT[bits & 0xF]
                 if sel == 1:
@@ -630,6 +650,7 @@ class Formatter:
 
 
 _IMM_KINDS = tuple(Imm)
+_EXT_MASK = (1 << EXTENDED_BIT) - 1
 #: bound of every text cache (entries)
 _CACHE_LIMIT = 65536
 #: bound of the words held by the keys of one style's whole-instruction cache
@@ -678,14 +699,14 @@ _PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, in
 
 def _plan(key: int | tuple[int, ...], style: _Style) -> _Plan:
     token = key if isinstance(key, int) else key[0]
-    opcode = token & 0x7FF
+    opcode = token & OPCODE_MASK
     info = OPCODES.get(opcode)
     block = _PLAN_BLOCK.get(_BLOCKS.get(opcode, 0), 0)
     plan: _Plan = (block, None, ())
     if info is not None and info.layout == Layout.OPERANDS and not info.dcl and opcode != 53 \
             and not info.name.startswith("reserved"):
-        extended = [] if isinstance(key, int) else [w & 0x7FFFFFFF for w in key[1:]]
-        inst = Instruction(opcode, (token >> 11) & 0x1FFF, extended)
+        extended = [] if isinstance(key, int) else [w & _EXT_MASK for w in key[1:]]
+        inst = Instruction(opcode, (token >> CONTROLS_AT) & CONTROLS_MASK, extended)
         special = _IMM_AT.get(opcode, {})
         caches = tuple(style.operands[special.get(i, info.imm)] for i in range(max(info.num_operands, 0)))
         plan = (block, Formatter.mnemonic(inst, info) + " ", caches)

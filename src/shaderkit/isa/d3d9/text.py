@@ -1,60 +1,69 @@
-"""Level-9 (``Aon9`` chunk) shader text: the D3D9 ps_2_x/vs_2_x program fxc prints in the listing
-of ``*_4_0_level_9_*`` shaders, with the ``#line`` directives and ``// variable<components>``
-notes fxc derives from the program's ``DBUG`` comment block.
-
-Aon9 payload: ``u32 size, u32 d3d9 version token, u32 program size, u32 program offset`` then
-the constant/sampler mapping tables (printed as ``//`` comments by the container's listing) and
-the D3D9 token stream. Untrusted input raises ShaderFormatError.
+"""fxc's listing of a D3D9 token program (the ``program`` of a level-9 ``Aon9``/``XNAS``/``XNAP``
+chunk model): ps_2_x/vs_2_x text with the ``#line`` directives and ``// variable<components>``
+notes fxc derives from the program's ``DBUG`` comment block. Untrusted input raises
+ShaderFormatError.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shaderkit.errors import ShaderFormatError
+from shaderkit.isa.d3d9.table import (
+    ADDRESS_COMPONENT,
+    COMMENT_LENGTH,
+    COMPARED,
+    COMPARISONS,
+    DBUG_TAG,
+    DEST_MASK,
+    DEST_MODIFIERS,
+    INSTRUCTION_CONTROLS,
+    INSTRUCTION_LENGTH,
+    INSTRUCTION_OPCODE,
+    LIBRARY_KINDS,
+    OP_COMMENT,
+    OP_DCL,
+    OP_DEF,
+    OP_DEFB,
+    OP_DEFI,
+    OP_END,
+    OPCODES,
+    PIXEL_KINDS,
+    RASTOUT,
+    REG_ADDR_TEXTURE,
+    REG_DEPTH_OUT,
+    REG_LOOP,
+    REG_RASTOUT,
+    REG_SAMPLER,
+    REGISTER_NUMBER,
+    REGISTER_PREFIXES,
+    RELATIVE,
+    SAMPLER_TYPE,
+    SAMPLER_TYPES,
+    SLOTS,
+    SOURCE_MODIFIER,
+    SOURCE_MODIFIERS,
+    SOURCE_SWIZZLE,
+    TEXLD_FORMS,
+    TEXTURE_OPS,
+    USAGE,
+    USAGE_INDEX,
+    USAGES,
+    register_type,
+)
 
 _U32 = struct.Struct("<I")
 _F32 = struct.Struct("<f")
-_HEAD = struct.Struct("<4I")
 _DBUG = struct.Struct("<10I")
 _LINE = struct.Struct("<HHI")
 _VAR = struct.Struct("<5I")
 _ELEM = struct.Struct("<I4H")
-MAX_WORDS = 1 << 20
-
-# D3D9 opcodes: value -> (mnemonic, destination?, source count)
-_OPS: dict[int, tuple[str, bool, int]] = {
-    0: ("nop", False, 0), 1: ("mov", True, 1), 2: ("add", True, 2), 3: ("sub", True, 2),
-    4: ("mad", True, 3), 5: ("mul", True, 2), 6: ("rcp", True, 1), 7: ("rsq", True, 1),
-    8: ("dp3", True, 2), 9: ("dp4", True, 2), 10: ("min", True, 2), 11: ("max", True, 2),
-    12: ("slt", True, 2), 13: ("sge", True, 2), 14: ("exp", True, 1), 15: ("log", True, 1),
-    16: ("lit", True, 1), 17: ("dst", True, 2), 18: ("lrp", True, 3), 19: ("frc", True, 1),
-    20: ("m4x4", True, 2), 21: ("m4x3", True, 2), 22: ("m3x4", True, 2), 23: ("m3x3", True, 2),
-    24: ("m3x2", True, 2), 25: ("call", False, 1), 26: ("callnz", False, 2), 27: ("loop", False, 2),
-    28: ("ret", False, 0), 29: ("endloop", False, 0), 30: ("label", False, 1), 32: ("pow", True, 2),
-    33: ("crs", True, 2), 34: ("sgn", True, 3), 35: ("abs", True, 1), 36: ("nrm", True, 1),
-    37: ("sincos", True, 3), 38: ("rep", False, 1), 39: ("endrep", False, 0), 40: ("if", False, 1),
-    41: ("if", False, 2), 42: ("else", False, 0), 43: ("endif", False, 0), 44: ("break", False, 0),
-    45: ("break", False, 2), 46: ("mova", True, 1), 64: ("texcoord", True, 0), 65: ("texkill", True, 0),
-    66: ("texld", True, 2), 78: ("expp", True, 1), 79: ("logp", True, 1), 80: ("cnd", True, 3),
-    88: ("cmp", True, 3), 89: ("bem", True, 2), 90: ("dp2add", True, 3), 91: ("dsx", True, 1),
-    92: ("dsy", True, 1), 93: ("texldd", True, 4), 94: ("setp", True, 2), 95: ("texldl", True, 2),
-    96: ("break", False, 1),
-}
-_OP_DCL, _OP_DEF, _OP_DEFI, _OP_DEFB, _OP_COMMENT, _OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
-_COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
-_USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoord", "tangent",
-           "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
-_SAMPLERS = {2: "_2d", 3: "_cube", 4: "_volume"}
-_RASTOUT = ("oPos", "oFog", "oPts")
-#: register types (D3DSPR_*) printed as a prefix and the register number
-_REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 19: "p"}
-#: instruction slots of the D3D9 macro instructions (every other instruction takes one)
-_SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
-          "m3x3": 3, "m3x2": 2}
-_TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
 _XYZW = "xyzw"
+_IDENTITY_SWIZZLE = 0xE4
+#: largest program read (words)
+MAX_WORDS = 1 << 20
 
 
 @dataclass
@@ -75,10 +84,10 @@ def _cstring(data: bytes, offset: int) -> str:
     return data[offset:end].decode("latin-1")
 
 
-def _unpack(st: struct.Struct, data: bytes, offset: int, what: str) -> tuple:
+def _unpack(st: struct.Struct, data: bytes, offset: int, what: str) -> tuple[int, ...]:
     if offset < 0 or offset + st.size > len(data):
         raise ShaderFormatError(f"{what} at {offset:#x} runs past {len(data)} bytes", offset, "Aon9.DBUG")
-    return st.unpack_from(data, offset)
+    return tuple(st.unpack_from(data, offset))
 
 
 def parse_debug(data: bytes) -> DebugInfo:
@@ -103,10 +112,7 @@ def parse_debug(data: bytes) -> DebugInfo:
             raise ShaderFormatError(f"DBUG element count {elem_count} does not fit", 0, "Aon9.DBUG")
         name = _cstring(data, name_off)
         scope = _cstring(data, scope_off) if scope_off else ""
-        if scope == entry and scope:
-            label = name
-        else:
-            label = f"{scope}::{name}"
+        label = name if scope == entry and scope else f"{scope}::{name}"
         for j in range(elem_count):
             index, *comps = _unpack(_ELEM, data, elem_off + 12 * j, "DBUG element")
             used = ",".join(str(c) for c in comps if c != 0xFFFF)
@@ -129,14 +135,12 @@ def fmt_def(word: int) -> str:
 class _Program:
     """A D3D9 token stream and its printer."""
 
-    def __init__(self, words: tuple[int, ...], prefix: str) -> None:
+    def __init__(self, words: Sequence[int], prefix: str) -> None:
         self.words = words
-        self.prefix = prefix
         version = words[0] if words else 0
         kind = version >> 16
-        # 0xFFFF ps, 0xFFFE vs; library functions use "LP"/"LV" (0x4C50/0x4C56)
-        self.pixel = kind in (0xFFFF, 0x4C50)
-        self.prefix = prefix if kind in (0x4C50, 0x4C56) else ""
+        self.pixel = kind in PIXEL_KINDS
+        self.prefix = prefix if kind in LIBRARY_KINDS else ""
         self.major = (version >> 8) & 0xFF
         self.minor = version & 0xFF
 
@@ -149,28 +153,28 @@ class _Program:
         return f"{self.prefix}{kind}_{self.major}_{minor}"
 
     def register(self, token: int) -> str:
-        rtype = ((token >> 28) & 7) | ((token >> 8) & 0x18)
-        num = token & 0x7FF
-        prefix = _REGISTER_PREFIXES.get(rtype)
+        rtype = register_type(token)
+        num = REGISTER_NUMBER.get(token)
+        prefix = REGISTER_PREFIXES.get(rtype)
         if prefix is not None:
             return f"{prefix}{num}"
-        if rtype == 3:
+        if rtype == REG_ADDR_TEXTURE:
             return f"t{num}" if self.pixel else f"a{num}"
-        if rtype == 4:
-            return _RASTOUT[num] if num < 3 else f"oRast{num}"
-        if rtype == 9:
+        if rtype == REG_RASTOUT:
+            return RASTOUT[num] if num < len(RASTOUT) else f"oRast{num}"
+        if rtype == REG_DEPTH_OUT:
             return "oDepth"
-        if rtype == 15:
+        if rtype == REG_LOOP:
             return "aL"
         return f"reg{rtype}_{num}"
 
     def dest(self, token: int) -> tuple[str, str]:
         """(operand text, instruction modifier suffix) of a destination parameter."""
-        mask = (token >> 16) & 0xF
+        mask = DEST_MASK.get(token)
         text = self.register(token)
-        if mask != 0xF:
+        if mask != DEST_MASK.mask:
             text += "." + "".join(_XYZW[i] for i in range(4) if mask >> i & 1)
-        mods = (token >> 20) & 0xF
+        mods = DEST_MODIFIERS.get(token)
         suffix = ("_sat" if mods & 1 else "") + ("_pp" if mods & 2 else "") + ("_centroid" if mods & 4 else "")
         return text, suffix
 
@@ -178,31 +182,23 @@ class _Program:
         token = self.words[pos]
         pos += 1
         text = self.register(token)
-        if token >> 13 & 1:  # relative addressing
+        if RELATIVE.get(token):
             if not self.pixel and self.major >= 2:
                 if pos >= end:
                     raise self.fail("relative address token runs past the instruction", pos)
                 addr = self.words[pos]
                 pos += 1
-                comp = _XYZW[(addr >> 16) & 3]
-                text += f"[{self.register(addr)}.{comp}]"
+                text += f"[{self.register(addr)}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]"
             else:
                 text += "[a0.x]"
-        swz = (token >> 16) & 0xFF
+        swz = SOURCE_SWIZZLE.get(token)
         comps = [_XYZW[(swz >> (2 * i)) & 3] for i in range(4)]
-        if swz != 0xE4:  # identity prints nothing, a replicate one letter, else all four
+        if swz != _IDENTITY_SWIZZLE:  # identity prints nothing, a replicate one letter, else all four
             text += "." + (comps[0] if comps.count(comps[0]) == 4 else "".join(comps))
-        mod = (token >> 24) & 0xF
-        if mod == 1:
-            text = "-" + text
-        elif mod == 11:
-            text += "_abs"
-        elif mod == 12:
-            text = "-" + text + "_abs"
-        elif mod == 13:
-            text = "!" + text
-        elif mod:
-            text += f"_mod{mod}"
+        mod = SOURCE_MODIFIER.get(token)
+        if mod:
+            before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
+            text = before + text + after
         return text, pos
 
     def instructions(self) -> list[tuple[str, int]]:
@@ -214,13 +210,13 @@ class _Program:
         index = 0
         while pos < total:
             token = words[pos]
-            opcode = token & 0xFFFF
-            if opcode == _OP_END:
+            opcode = INSTRUCTION_OPCODE.get(token)
+            if opcode == OP_END:
                 break
-            if opcode == _OP_COMMENT:
-                pos += 1 + ((token >> 16) & 0x7FFF)
+            if opcode == OP_COMMENT:
+                pos += 1 + COMMENT_LENGTH.get(token)
                 continue
-            length = (token >> 24) & 0xF
+            length = INSTRUCTION_LENGTH.get(token)
             end = pos + 1 + length
             if end > total:
                 raise self.fail(f"instruction length {length} runs past the program", pos)
@@ -231,46 +227,45 @@ class _Program:
 
     def instruction(self, token: int, pos: int, end: int) -> str:
         words = self.words
-        opcode = token & 0xFFFF
-        controls = (token >> 16) & 0xFF
-        if opcode == _OP_DCL:
+        opcode = INSTRUCTION_OPCODE.get(token)
+        controls = INSTRUCTION_CONTROLS.get(token)
+        if opcode == OP_DCL:
             if end - pos < 2:
                 raise self.fail("dcl needs 2 parameter tokens", pos)
             usage, reg = words[pos], words[pos + 1]
             text, suffix = self.dest(reg)
-            rtype = ((reg >> 28) & 7) | ((reg >> 8) & 0x18)
-            if rtype == 10:
-                name = "dcl" + _SAMPLERS.get((usage >> 27) & 0xF, "")
+            if register_type(reg) == REG_SAMPLER:
+                name = "dcl" + SAMPLER_TYPES.get(SAMPLER_TYPE.get(usage), "")
             elif self.pixel and self.major < 3:
                 name = "dcl"
             else:
-                kind = usage & 0x1F
-                uname = _USAGES[kind] if kind < len(_USAGES) else f"usage{kind}"
-                uindex = (usage >> 16) & 0xF
+                kind = USAGE.get(usage)
+                uname = USAGES[kind] if kind < len(USAGES) else f"usage{kind}"
+                uindex = USAGE_INDEX.get(usage)
                 name = f"dcl_{uname}{uindex if uindex else ''}"
             return f"{name}{suffix} {text}"
-        if opcode in (_OP_DEF, _OP_DEFI, _OP_DEFB):
+        if opcode in (OP_DEF, OP_DEFI, OP_DEFB):
             if end - pos < 2:
                 raise self.fail("def needs a register and values", pos)
             target = self.register(words[pos])
             values = words[pos + 1 : end]
-            if opcode == _OP_DEF:
+            if opcode == OP_DEF:
                 return "def " + ", ".join([target, *(fmt_def(v) for v in values)])
-            if opcode == _OP_DEFI:
+            if opcode == OP_DEFI:
                 return "defi " + ", ".join([target, *(str(v - (1 << 32) if v >> 31 else v) for v in values)])
             return f"defb {target}, {'true' if values[0] else 'false'}"
-        info = _OPS.get(opcode)
+        info = OPCODES.get(opcode)
         if info is None:
             return f"// unknown D3D9 opcode {opcode}"
-        name, has_dest, _count = info
-        if opcode in (41, 45, 94):
-            name += _COMPARISONS[controls & 7]
-        if opcode == 66:
-            name = ("texld", "texldp", "texldb")[controls & 3] if controls & 3 < 3 else name
+        name = info.name
+        if opcode in COMPARED:
+            name += COMPARISONS[controls & 7]
+        if opcode == 66 and controls & 3 < len(TEXLD_FORMS):
+            name = TEXLD_FORMS[controls & 3]
         parts: list[str] = []
         suffix = ""
         p = pos
-        if has_dest:
+        if info.has_dest:
             if p >= end:
                 raise self.fail(f"{name} without destination", p)
             text, suffix = self.dest(words[p])
@@ -282,35 +277,32 @@ class _Program:
         return f"{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
 
 
-def program_words(data: bytes) -> tuple[int, ...]:
-    """The D3D9 token words inside an Aon9 payload."""
-    _size, _version, length, offset = _HEAD.unpack_from(data, 0) if len(data) >= 16 else (0, 0, 0, 0)
-    if len(data) < 16:
-        raise ShaderFormatError(f"Aon9 payload of {len(data)} bytes is too short", 0, "Aon9")
-    if offset + length > len(data) or length % 4 or length > 4 * MAX_WORDS:
-        raise ShaderFormatError(f"Aon9 program ({length} bytes at {offset:#x}) does not fit", 12, "Aon9")
-    return struct.unpack_from(f"<{length // 4}I", data, offset)
+def program_words(program: bytes) -> tuple[int, ...]:
+    """The u32 words of a D3D9 token program."""
+    if len(program) % 4 or len(program) > 4 * MAX_WORDS:
+        raise ShaderFormatError(f"D3D9 program of {len(program)} bytes is not a whole number of words "
+                                f"up to {MAX_WORDS}", 0, "Aon9")
+    return struct.unpack(f"<{len(program) // 4}I", program)
 
 
-def _debug_of(words: tuple[int, ...]) -> DebugInfo | None:
+def _debug_of(words: Sequence[int]) -> DebugInfo | None:
     pos = 1
     while pos < len(words):
         token = words[pos]
-        if token & 0xFFFF != _OP_COMMENT:
+        if INSTRUCTION_OPCODE.get(token) != OP_COMMENT:
             return None
-        size = (token >> 16) & 0x7FFF
-        if pos + 1 < len(words) and words[pos + 1] == 0x47554244:  # "DBUG"
+        size = COMMENT_LENGTH.get(token)
+        if pos + 1 < len(words) and words[pos + 1] == DBUG_TAG:
             body = words[pos + 2 : pos + 1 + size]
-            blob = struct.pack(f"<{len(body)}I", *body)
-            return parse_debug(blob)
+            return parse_debug(struct.pack(f"<{len(body)}I", *body))
         pos += 1 + size
     return None
 
 
-def listing_lines(data: bytes, prefix: str = "lib_4_0_") -> list[str]:
-    """The D3D9 program of an Aon9/XNAS/XNAP payload as fxc lists it (4-space indentation);
+def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
+    """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation);
     ``prefix`` starts the version line of library functions (``lib_4_0_vs_2_x``)."""
-    words = program_words(data)
+    words = program_words(program)
     prog = _Program(words, prefix)
     debug = _debug_of(words)
     out = ["    " + prog.version_line()]
@@ -331,10 +323,10 @@ def listing_lines(data: bytes, prefix: str = "lib_4_0_") -> list[str]:
         out.append("    " + text + ("  // " + ", ".join(notes) if notes else ""))
         if not text.startswith(("dcl", "def")):
             op = text.split(" ", 1)[0].split("_", 1)[0]
-            if op in _TEXTURE_OPS:
+            if op in TEXTURE_OPS:
                 texture += 1
             else:
-                arithmetic += _SLOTS.get(op, 1)
+                arithmetic += SLOTS.get(op, 1)
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""

@@ -1,0 +1,7 @@
+"""Direct3D 9 shader tokens (vs/ps 1.x-3.0): the programs of level-9 DXBC shaders.
+
+* :mod:`.table` - opcodes, register types, declaration usages and the token field layouts;
+* :mod:`.text` - fxc's listing of a D3D9 token program (the ``Aon9``/``XNAS``/``XNAP`` chunk
+  models of :mod:`shaderkit.formats.dxbc.aon9` hold it in ``program``), with the ``#line``
+  directives and variable notes of its ``DBUG`` comment block.
+"""

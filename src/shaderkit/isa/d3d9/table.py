@@ -1,0 +1,97 @@
+"""The D3D9 token table (d3d9types.h): opcodes, register types, usages, token layouts."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Field(NamedTuple):
+    """Bits ``low .. low + width - 1`` of a token."""
+
+    name: str
+    low: int
+    width: int
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.width) - 1
+
+    @property
+    def bits(self) -> int:
+        return self.mask << self.low
+
+    def get(self, token: int) -> int:
+        return (token >> self.low) & self.mask
+
+
+class OpInfo(NamedTuple):
+    name: str
+    has_dest: bool
+    sources: int
+
+
+#: D3D9 opcodes: value -> (mnemonic, destination?, source count)
+OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
+    0: ("nop", False, 0), 1: ("mov", True, 1), 2: ("add", True, 2), 3: ("sub", True, 2),
+    4: ("mad", True, 3), 5: ("mul", True, 2), 6: ("rcp", True, 1), 7: ("rsq", True, 1),
+    8: ("dp3", True, 2), 9: ("dp4", True, 2), 10: ("min", True, 2), 11: ("max", True, 2),
+    12: ("slt", True, 2), 13: ("sge", True, 2), 14: ("exp", True, 1), 15: ("log", True, 1),
+    16: ("lit", True, 1), 17: ("dst", True, 2), 18: ("lrp", True, 3), 19: ("frc", True, 1),
+    20: ("m4x4", True, 2), 21: ("m4x3", True, 2), 22: ("m3x4", True, 2), 23: ("m3x3", True, 2),
+    24: ("m3x2", True, 2), 25: ("call", False, 1), 26: ("callnz", False, 2), 27: ("loop", False, 2),
+    28: ("ret", False, 0), 29: ("endloop", False, 0), 30: ("label", False, 1), 32: ("pow", True, 2),
+    33: ("crs", True, 2), 34: ("sgn", True, 3), 35: ("abs", True, 1), 36: ("nrm", True, 1),
+    37: ("sincos", True, 3), 38: ("rep", False, 1), 39: ("endrep", False, 0), 40: ("if", False, 1),
+    41: ("if", False, 2), 42: ("else", False, 0), 43: ("endif", False, 0), 44: ("break", False, 0),
+    45: ("break", False, 2), 46: ("mova", True, 1), 64: ("texcoord", True, 0), 65: ("texkill", True, 0),
+    66: ("texld", True, 2), 78: ("expp", True, 1), 79: ("logp", True, 1), 80: ("cnd", True, 3),
+    88: ("cmp", True, 3), 89: ("bem", True, 2), 90: ("dp2add", True, 3), 91: ("dsx", True, 1),
+    92: ("dsy", True, 1), 93: ("texldd", True, 4), 94: ("setp", True, 2), 95: ("texldl", True, 2),
+    96: ("break", False, 1),
+}.items()}
+OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
+#: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
+COMPARED = frozenset({41, 45, 94})
+COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
+#: texld's controls: 0 texld, 1 texldp, 2 texldb
+TEXLD_FORMS = ("texld", "texldp", "texldb")
+USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoord", "tangent",
+          "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
+SAMPLER_TYPES = {2: "_2d", 3: "_cube", 4: "_volume"}
+RASTOUT = ("oPos", "oFog", "oPts")
+#: register types (D3DSPR_*) printed as a prefix and the register number
+REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 19: "p"}
+REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 10, 15
+#: instruction slots of the D3D9 macro instructions (every other instruction takes one)
+SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
+         "m3x3": 3, "m3x2": 2}
+TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
+#: source modifiers (D3DSPSM_*) that print; others print as _mod<n>
+SOURCE_MODIFIERS = {1: ("-", ""), 11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}
+#: version token kinds: pixel, vertex, library pixel ("LP"), library vertex ("LV")
+PIXEL_KINDS = frozenset({0xFFFF, 0x4C50})
+LIBRARY_KINDS = frozenset({0x4C50, 0x4C56})
+DBUG_TAG = 0x47554244  # "DBUG" (first word of the debug comment block)
+
+# -- token layouts ---------------------------------------------------------------------------
+INSTRUCTION_OPCODE = Field("opcode", 0, 16)
+INSTRUCTION_CONTROLS = Field("controls", 16, 8)
+INSTRUCTION_LENGTH = Field("length", 24, 4)  # parameter tokens (SM2+)
+COMMENT_LENGTH = Field("comment_length", 16, 15)
+REGISTER_NUMBER = Field("number", 0, 11)
+REGISTER_TYPE_LOW = Field("type_low", 28, 3)  # type bits 0..2
+REGISTER_TYPE_HIGH = Field("type_high", 11, 2)  # type bits 3..4
+RELATIVE = Field("relative", 13, 1)
+DEST_MASK = Field("write_mask", 16, 4)
+DEST_MODIFIERS = Field("result_modifiers", 20, 4)  # 1 _sat, 2 _pp, 4 _centroid
+SOURCE_SWIZZLE = Field("swizzle", 16, 8)
+SOURCE_MODIFIER = Field("modifier", 24, 4)
+USAGE = Field("usage", 0, 5)
+USAGE_INDEX = Field("usage_index", 16, 4)
+SAMPLER_TYPE = Field("sampler_type", 27, 4)
+ADDRESS_COMPONENT = Field("component", 16, 2)  # relative-address token: first swizzle component
+
+
+def register_type(token: int) -> int:
+    """D3DSPR_* register type of a parameter token (split over two fields)."""
+    return REGISTER_TYPE_LOW.get(token) | REGISTER_TYPE_HIGH.get(token) << REGISTER_TYPE_LOW.width
