@@ -3,14 +3,29 @@ header (the text itself is made by ``formats/gx2/listing.py``)."""
 
 from __future__ import annotations
 
-from shaderkit.formats.gx2 import listing
-from shaderkit.formats.gx2.listing import split_programs
-from shaderkit.formats.gx2.shader import GX2Shader
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shaderkit.formats.gx2.shader import GX2Shader
 
 __all__ = ["apply_listing", "extract_program", "gx2_listing", "replace_program", "split_programs"]
 
+#: the modules whose models hold GX2 shaders; a model of theirs exists only once they are imported,
+#: so `disasm` of any other format never loads the Wii U code.
+_GX2_MODULES = ("shaderkit.formats.gfd.gsh", "shaderkit.formats.agl.sharcfb")
+
+
+def split_programs(text: str) -> list[str]:
+    """A ``disasm`` listing cut into one text per program (at the ``; ====`` header lines)."""
+    from shaderkit.formats.gx2.listing import split_programs as split
+
+    return split(text)
+
 
 def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
+    if not any(name in sys.modules for name in _GX2_MODULES):
+        return None
     from shaderkit.formats.agl.sharcfb import Sharcfb
     from shaderkit.formats.gfd.gsh import Gsh
 
@@ -30,7 +45,11 @@ def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
 def gx2_listing(model: object) -> str | None:
     """The text of every GX2 program in a GSH or SHARCFB model; None for other models."""
     shaders = _titled_shaders(model)
-    return None if shaders is None else listing.listing(shaders)
+    if shaders is None:
+        return None
+    from shaderkit.formats.gx2 import listing
+
+    return listing.listing(shaders)
 
 
 def apply_listing(model: object, text: str) -> int:
@@ -38,6 +57,8 @@ def apply_listing(model: object, text: str) -> int:
     shaders = _titled_shaders(model)
     if shaders is None:
         raise TypeError(f"{type(model).__name__} holds no GX2 shaders")
+    from shaderkit.formats.gx2 import listing
+
     return listing.apply_listing([shader for _, shader in shaders], text)
 
 
