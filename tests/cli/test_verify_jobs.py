@@ -25,7 +25,13 @@ def test_parallel_plan(count: int, jobs: int, plan: tuple[int, int]) -> None:
     assert verify.parallel_plan(count, jobs) == plan
 
 
-def test_pool_results_equal_the_serial_ones_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("forked", [True, False], ids=["forked-workers", "standard-pool"])
+def test_pool_results_equal_the_serial_ones_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool) -> None:
+    import os
+
+    if forked and not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    monkeypatch.setattr(verify, "FORK_WORKERS", forked)
     from shaderkit.samples import SAMPLES
 
     names: list[str] = []

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -70,6 +72,8 @@ def _check_chunk(names: list[str]) -> list[tuple[str, str, str]]:
 
 #: below this many files per worker, starting the workers costs more than they save: run serially.
 MIN_FILES_PER_WORKER = 32
+#: fork the workers ourselves where fork is safe and the default (Linux); elsewhere the standard pool.
+FORK_WORKERS = hasattr(os, "fork") and sys.platform.startswith("linux")
 #: chunks handed to each worker (several, so a worker that drew slow files does not hold up the end).
 CHUNKS_PER_WORKER = 4
 
@@ -95,27 +99,83 @@ def checked(files: list[str], jobs: int) -> Iterator[Iterator[tuple[str, str, st
     more than the usable CPUs, and none for few files).
 
     Files are checked here until one is read (not skipped) before the workers start, so the modules
-    its format needs are imported once and inherited by forked workers; the rest goes out in
-    contiguous chunks. The
-    workers exist when this is entered, so threads started afterwards (a progress bar) are not forked.
+    its format needs are imported once and inherited by the forked workers; the rest goes out in
+    contiguous chunks. The workers exist once this is entered, so threads started afterwards (a
+    progress bar) are never forked.
     """
     workers, chunk = parallel_plan(len(files), min(jobs, _usable_cpus()))
     if workers == 1:
         yield map(_check_named, files)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     first: list[tuple[str, str, str]] = []
     for name in files[:MIN_FILES_PER_WORKER]:
         first.append(_check_named(name))
         if first[-1][1] != SKIPPED:
             break
     rest = files[len(first) :]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        chunks = pool.map(_check_chunk, [rest[i : i + chunk] for i in range(0, len(rest), chunk)])
-        yield chain(first, chain.from_iterable(chunks))
+    chunks = [rest[i : i + chunk] for i in range(0, len(rest), chunk)]
+    if FORK_WORKERS:
+        with _ForkedWorkers(chunks, workers) as pool:
+            yield chain(first, pool.results())
+        return
+    from concurrent.futures import ProcessPoolExecutor  # elsewhere: the standard pool (spawned workers)
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield chain(first, chain.from_iterable(pool.map(_check_chunk, chunks)))
+
+
+class _ForkedWorkers:
+    """Forked workers, chunk ``i`` going to worker ``i % count``; each sends its chunks' results
+    through a pipe (length-prefixed ``marshal`` data), read back in chunk order.
+
+    Lighter than ``concurrent.futures`` (whose import alone costs about as much CPU as checking a
+    hundred small files): no pickling, no manager thread, no per-task messages.
+    """
+
+    def __init__(self, chunks: list[list[str]], count: int) -> None:
+        self.chunks = chunks
+        self.count = count
+        self.readers: list[BinaryIO] = []
+        self.pids: list[int] = []
+
+    def __enter__(self) -> _ForkedWorkers:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for worker in range(self.count):
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns into the caller's code
+                status = 1
+                try:
+                    os.close(read_fd)
+                    for reader in self.readers:
+                        reader.close()
+                    with os.fdopen(write_fd, "wb") as out:
+                        for chunk in self.chunks[worker :: self.count]:
+                            data = marshal.dumps(_check_chunk(chunk))
+                            out.write(len(data).to_bytes(8, "little") + data)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(write_fd)
+            self.readers.append(os.fdopen(read_fd, "rb"))
+            self.pids.append(pid)
+        return self
+
+    def results(self) -> Iterator[tuple[str, str, str]]:
+        for index in range(len(self.chunks)):
+            reader = self.readers[index % self.count]
+            head = reader.read(8)
+            data = reader.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
+            if not data:
+                raise click.ClickException(f"verify worker {index % self.count} ended early")
+            yield from marshal.loads(data)
+
+    def __exit__(self, *exc: object) -> None:
+        for reader in self.readers:
+            reader.close()  # a worker still writing (early exit) gets EPIPE and ends
+        for pid in self.pids:
+            os.waitpid(pid, 0)
 
 
 def _report(results: Iterator[tuple[str, str, str]], total: int, show_progress: bool, as_json: bool) -> dict[str, int]:
