@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from shaderkit.errors import AssemblyError, ShaderFormatError, UnsupportedOperation
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing for `import shaderkit`
 if TYPE_CHECKING:
     from shaderkit.formats.base import ShaderFile
     from shaderkit.formats.registry import FormatSpec
