@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from shaderkit.formats.base import ShaderFile
 
 
@@ -61,6 +60,8 @@ def parse_named(path: str, data: bytes) -> ShaderFile:
 
 def load_member(path: str) -> tuple[list[Any], bytes]:
     """(steps through the containers, bytes) of ``path``; a plain file takes no steps."""
+    if "//" not in path:  # a plain file: the archive code stays unloaded
+        return [], read_input(path)
     from shaderkit.formats.archive.path import SEPARATOR, resolve, split
 
     file_name, members = split(path)
@@ -87,6 +88,10 @@ def store_member(path: str, steps: list[Any], data: bytes) -> bytes:
 
 def walk_paths(paths: tuple[str, ...]) -> list[Path]:
     """Files named, plus every file below each folder named (sorted, recursive)."""
+    from pathlib import Path
+
+    import click
+
     found: list[Path] = []
     for name in paths:
         path = Path(name)

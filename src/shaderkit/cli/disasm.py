@@ -16,14 +16,26 @@ KNOWN_SUFFIXES = (
 )
 
 
-def _text(model: ShaderFile) -> str:
-    """The listing of every program: per-ISA helpers for containers whose code the model keeps raw."""
-    from shaderkit.cli.latte_listing import gx2_listing  # Wii U GSH / SHARCFB: Latte with gfd-tool headers
-    from shaderkit.cli.maxwell_text import maxwell_listing  # BNSH / NVN: Maxwell code per stage
+#: model modules whose code the model keeps raw, and the CLI helper that lists it
+_LISTINGS = {
+    "shaderkit.formats.gfd": ("shaderkit.cli.latte_listing", "gx2_listing"),  # Wii U: Latte, gfd-tool headers
+    "shaderkit.formats.agl": ("shaderkit.cli.latte_listing", "gx2_listing"),
+    "shaderkit.formats.bfsha": ("shaderkit.cli.latte_listing", "gx2_listing"),
+    "shaderkit.formats.bnsh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # Switch: Maxwell per stage
+}
 
-    for listing in (gx2_listing(model), maxwell_listing(model)):
+
+def _text(model: ShaderFile) -> str:
+    """The listing of every program: per-ISA helpers for containers whose code the model keeps raw
+    (imported only for those models, so other formats start fast)."""
+    import importlib
+
+    package = type(model).__module__.rpartition(".")[0]
+    helper = _LISTINGS.get(package)
+    if helper is not None:
+        listing = getattr(importlib.import_module(helper[0]), helper[1])(model)
         if listing is not None:
-            return listing
+            return str(listing)
     return model.disassemble()
 
 

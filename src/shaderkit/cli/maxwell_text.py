@@ -3,18 +3,19 @@ with its SPH decoded, and assembled code put back into a BNSH stage."""
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 from shaderkit.errors import ShaderFormatError
-from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.bnsh.bnsh import Bnsh
-from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-from shaderkit.formats.bnsh.nvn import (
-    NVN_MAGIC,
-    NvnCode,
-    NvnProgramFile,
-    PsMaps,
-    ShaderProgramHeader,
-    VtgMaps,
-)
+
+if TYPE_CHECKING:
+    from shaderkit.formats.base import ShaderFile
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.nvn import ShaderProgramHeader
+
+#: the modules of the Switch models; a BNSH or NVN model exists only once one is imported, so
+#: `disasm` of any other format never loads the Switch code.
+_SWITCH_MODULES = ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")
 
 # SPH fields shown besides the maps (every CommonWord field that is set)
 _SPH_SKIP = {"maps", "sph_type", "shader_type"}
@@ -22,6 +23,8 @@ _SPH_SKIP = {"maps", "sph_type", "shader_type"}
 
 def sph_text(sph: ShaderProgramHeader) -> list[str]:
     """Comment lines describing a Shader Program Header."""
+    from shaderkit.formats.bnsh.nvn import PsMaps, VtgMaps
+
     lines = [f"// SPH: {sph.sph_type_name}, {sph.shader_type_name} shader, version {sph.version}, "
              f"sass version {sph.sass_version}"]
     fields = [f"{name}={value:#x}" for name, value in vars(sph).items()
@@ -45,6 +48,7 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
 
 def stage_text(title: str, data: bytes) -> str:
     """Text of one NVN stage blob: the decoded SPH as comments, then its Maxwell code."""
+    from shaderkit.formats.bnsh.nvn import NvnCode
     from shaderkit.isa.maxwell import disassemble
 
     try:
@@ -57,6 +61,12 @@ def stage_text(title: str, data: bytes) -> str:
 
 def maxwell_listing(model: ShaderFile) -> str | None:
     """Text of every Maxwell stage in a BNSH or NVN program blob; None for other formats."""
+    if not any(name in sys.modules for name in _SWITCH_MODULES):
+        return None
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
+    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnProgramFile
+
     out: list[str] = []
     if isinstance(model, Bnsh):
         for v, variation in enumerate(model.variations):
@@ -81,6 +91,9 @@ def maxwell_listing(model: ShaderFile) -> str | None:
 def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> None:
     """Put assembled Maxwell code into a BNSH stage (binary program), keeping its NVN header and
     SPH; the data grows or shrinks with the code."""
+    from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
+    from shaderkit.formats.bnsh.nvn import NvnCode
+
     old = model.stage_code(variation, stage)
     if not isinstance(old, NvnShaderCode):
         raise ValueError(f"variation {variation} {stage} has no binary (Maxwell) code")
@@ -112,6 +125,9 @@ def stage_section(text: str, title: str) -> str:
 def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> bytes:
     """``base`` rebuilt with the Maxwell code assembled from ``text`` in place of one stage's code
     (BNSH: variation and stage; NVN program blob: ``variation`` is the part index)."""
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.model import STAGES
+    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnCode, NvnProgramFile
     from shaderkit.isa.maxwell import assemble
 
     if isinstance(base, Bnsh):

@@ -6,11 +6,10 @@ otherwise one key/value block per record; long values wrap (fold) instead of end
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:  # rich loads only when something is rendered
+    from rich.console import Console
 
 
 def _cell(value: Any, key: str = "") -> str:
@@ -36,6 +35,8 @@ def _is_table(value: Any) -> bool:
 
 
 def _key_values(pairs: list[tuple[str, str]], console: Console, title: str) -> None:
+    from rich.table import Table
+
     table = Table(title=title or None, show_header=False, title_justify="left", box=None, expand=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
@@ -65,6 +66,9 @@ def render(summary: dict[str, Any], console: Console, title: str = "") -> None:
             flat = [c for c in columns if c not in nested]
             rows = [[_cell(row.get(c), c) for c in flat] for row in value]
             if flat and _fits(flat, rows, console.width):
+                from rich import box
+                from rich.table import Table
+
                 table = Table(title=name, title_justify="left", box=box.SQUARE if console.is_terminal else box.ASCII)
                 for column in flat:
                     table.add_column(column, overflow="fold")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,6 +60,9 @@ def _is_csdr(data: bytes) -> bool:
     text = data.strip()
     if len(text) < 8 or not all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r\n" for c in text[:256]):
         return False
+    import base64
+    import binascii
+
     try:
         head = base64.b64decode(text[:16] + b"=" * (-len(text[:16]) % 4))
     except (binascii.Error, ValueError):

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""shaderkit against its peers, every figure a CPU-time ratio measured in the same run; prints JSON.
+
+    python bench_peers.py [--rounds N] [--skip-batch]
+
+* start-up: whole-process ``shaderkit disasm``/``info`` on one small file against ``python -c
+  pass``, both with a bytecode cache (as a normal install has; this machine may set
+  PYTHONDONTWRITEBYTECODE, so a private PYTHONPYCACHEPREFIX is used and warmed first);
+* batch DXBC: one ``shaderkit disasm -o DIR`` / ``shaderkit verify`` process over the corpus
+  against vkd3d-compiler (DXBC -> SPIR-V) launched once per file, each launch a bare
+  ``posix_spawn`` + ``wait4`` (no shell, no pipes); ``vkd3d-compiler --version`` as often shows
+  the share of its process starts; ``verify --jobs 1/2`` (CPU and wall);
+* in-process: SM4 decode + fxc text with every text cache emptied first (instructions/s), PICA200
+  ``disassemble`` of every corpus SHBIN (instructions/s).
+
+CPU time (user + system of the process and the children it waited for) is what is compared:
+the machine may be shared, and CPU time moves far less under load than wall time. Each job is
+the median of ``--rounds`` rounds in which the jobs take turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = str(HERE.parent / "src")
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, SRC)
+
+from _corpus import corpus_root  # noqa: E402
+from _spawn import cached_python_env, interleaved, shaderkit_argv, spawn_cpu  # noqa: E402
+
+SMALL_DXBC = "dxbc/slimshader__VirtualMachine_PS_Simple.dxbc"  # 500 bytes
+SMALL_SHBIN = "pica/simple_tri__vshader__6335ca80.shbin"  # 263 bytes
+
+
+def _ratio(ours: float, theirs: float) -> float:
+    return round(ours / theirs, 2) if theirs else float("nan")
+
+
+def start_up(root: Path, env: dict[str, str], rounds: int) -> dict[str, object]:
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "disasm small.dxbc": shaderkit_argv("disasm", str(root / SMALL_DXBC)),
+        "info small.shbin": shaderkit_argv("info", str(root / SMALL_SHBIN)),
+        "disasm small.shbin": shaderkit_argv("disasm", str(root / SMALL_SHBIN)),
+        "info small.dxbc": shaderkit_argv("info", str(root / SMALL_DXBC)),
+    }
+    for argv in commands.values():  # writes the bytecode cache
+        spawn_cpu(argv, env)
+    medians = interleaved({name: (lambda a=argv: spawn_cpu(a, env)[0]) for name, argv in commands.items()}, rounds)
+    base = medians["python -c pass"]
+    return {name: {"cpu_s": round(t, 4), "x_python_c_pass": _ratio(t, base)} for name, t in medians.items()}
+
+
+def batch_dxbc(root: Path, env: dict[str, str], rounds: int, out_dir: str) -> dict[str, object]:
+    files = [str(p) for p in sorted((root / "dxbc").glob("*.dxbc"))]
+    report: dict[str, object] = {"files": len(files), "bytes": sum(os.path.getsize(f) for f in files)}
+    tool = shutil.which("vkd3d-compiler")
+    failures = {"vkd3d": 0}
+
+    def vkd3d_all() -> float:
+        total = 0.0
+        failures["vkd3d"] = 0
+        for name in files:
+            cpu, status = spawn_cpu([tool or "", "-x", "dxbc-tpf", "-b", "spirv-binary", "-o", os.devnull, name])
+            total += cpu
+            failures["vkd3d"] += status != 0
+        return total
+
+    def vkd3d_starts() -> float:
+        return sum(spawn_cpu([tool or "", "--version"])[0] for _ in files)
+
+    def ours(*args: str) -> float:
+        return spawn_cpu(shaderkit_argv(*args), env)[0]
+
+    jobs = {
+        "shaderkit disasm (one process)": lambda: ours("disasm", "-o", out_dir, *files),
+        "shaderkit verify (one process)": lambda: ours("verify", *files),
+        "shaderkit verify --jobs 2": lambda: ours("verify", "--jobs", "2", *files),
+    }
+    if tool is not None:
+        jobs["vkd3d-compiler per file"] = vkd3d_all
+        jobs["vkd3d-compiler --version per file"] = vkd3d_starts
+    for job in jobs.values():  # warm the bytecode cache and the file cache
+        job()
+    medians = interleaved(jobs, rounds)
+    report["cpu_s"] = {name: round(t, 3) for name, t in medians.items()}
+    if tool is None:
+        report["vkd3d"] = "vkd3d-compiler not installed (apt-get install vkd3d-compiler): no ratios"
+        return report
+    peer = medians["vkd3d-compiler per file"]
+    report["vkd3d_failed_files"] = failures["vkd3d"]
+    report["x_vkd3d"] = {
+        "disasm": _ratio(medians["shaderkit disasm (one process)"], peer),
+        "verify": _ratio(medians["shaderkit verify (one process)"], peer),
+        "verify --jobs 2": _ratio(medians["shaderkit verify --jobs 2"], peer),
+    }
+    report["vkd3d_process_start_share"] = round(medians["vkd3d-compiler --version per file"] / peer, 2)
+    return report
+
+
+def jobs_wall(root: Path, env: dict[str, str], rounds: int) -> dict[str, object]:
+    """``verify --jobs N`` over the DXBC corpus: wall time matters here (CPU time only grows)."""
+    files = [str(p) for p in sorted((root / "dxbc").glob("*.dxbc"))]
+    report: dict[str, object] = {}
+    for jobs in (1, 2):
+        walls, cpus = [], []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            cpu, _status = spawn_cpu(shaderkit_argv("verify", "--jobs", str(jobs), *files), env)
+            walls.append(time.perf_counter() - start)
+            cpus.append(cpu)
+        report[f"--jobs {jobs}"] = {"wall_s": round(statistics.median(walls), 3), "cpu_s": round(statistics.median(cpus), 3)}
+    return report
+
+
+def _best(fn, repeat: int, setup=None) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            if setup is not None:
+                setup()
+            start = time.process_time()
+            fn()
+            times.append(time.process_time() - start)
+    finally:
+        gc.enable()
+    return min(times)
+
+
+def in_process(root: Path, repeat: int) -> dict[str, object]:
+    from bench_sm4 import programs
+
+    import shaderkit
+    from shaderkit.isa.sm4.decode import decode, words_from_bytes
+    from shaderkit.isa.sm4.text import Formatter, clear_caches
+
+    words = [words_from_bytes(p) for path in sorted((root / "dxbc").glob("*.dxbc")) for p in programs(path.read_bytes())]
+    count = sum(decode(w).instruction_count for w in words)
+    t_sm4 = _best(lambda: [Formatter(decode(w)).lines() for w in words], repeat, clear_caches)
+    report: dict[str, object] = {
+        "sm4_decode_text_cold_caches": {"instructions": count, "cpu_s": round(t_sm4, 4),
+                                        "instructions_per_s": round(count / t_sm4), "goal": 1_000_000},
+    }
+    models = [shaderkit.open(p.read_bytes()) for p in sorted((root / "pica").glob("*.shbin"))]
+    pica_count = sum(len(m.dvlp.code) for m in models)  # type: ignore[attr-defined]
+    first_start = time.process_time()
+    for m in models:
+        m.disassemble()
+    first = time.process_time() - first_start
+    t_pica = _best(lambda: [m.disassemble() for m in models], repeat)
+    report["pica_disasm"] = {"files": len(models), "instructions": pica_count, "cpu_s": round(t_pica, 4),
+                             "instructions_per_s": round(pica_count / t_pica),
+                             "first_pass_instructions_per_s": round(pica_count / first), "goal": 500_000}
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--skip-batch", action="store_true", help="only start-up and in-process figures")
+    args = parser.parse_args()
+    root = corpus_root()
+    report: dict[str, object] = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "load_average_at_start": [round(x, 1) for x in os.getloadavg()],
+        "vkd3d": shutil.which("vkd3d-compiler"),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        env = cached_python_env(os.path.join(tmp, "pycache"), SRC)
+        report["start_up"] = start_up(root, env, max(args.rounds, 9))
+        if not args.skip_batch:
+            report["batch_dxbc"] = batch_dxbc(root, env, args.rounds, os.path.join(tmp, "listings"))
+            report["verify_jobs"] = jobs_wall(root, env, args.rounds)
+    report["in_process"] = in_process(root, args.rounds)
+    report["load_average_at_end"] = [round(x, 1) for x in os.getloadavg()]
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

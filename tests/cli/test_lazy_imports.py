@@ -1,0 +1,61 @@
+"""Start-up: a verb loads the code of the format it reads, not every format's (no timing here:
+which modules a fresh process has imported after the command)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shaderkit.samples import SAMPLES
+
+_PROBE = """
+import json, sys
+from shaderkit.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+SWITCH_AND_WIIU = ("shaderkit.formats.bnsh", "shaderkit.formats.gx2", "shaderkit.formats.gfd", "shaderkit.formats.agl",
+                   "shaderkit.isa.maxwell", "shaderkit.isa.latte")
+
+
+def loaded_after(*args: str) -> list[str]:
+    result = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    modules: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
+    return modules
+
+
+def test_import_shaderkit_loads_no_format_code() -> None:
+    result = subprocess.run([sys.executable, "-c", "import json, sys; import shaderkit; print(json.dumps(sorted(sys.modules)))"],
+                            capture_output=True, text=True, timeout=60)
+    modules = json.loads(result.stdout)
+    assert not [m for m in modules if m.startswith(("shaderkit.formats", "shaderkit.isa", "shaderkit.cli"))]
+
+
+@pytest.mark.parametrize("sample", ["sample_vs.dxbc", "sample.shbin"])
+def test_disasm_loads_only_its_format(tmp_path: Path, sample: str) -> None:
+    if sample not in SAMPLES:
+        pytest.skip(f"no {sample} sample")
+    path = tmp_path / sample
+    path.write_bytes(SAMPLES[sample]())
+    modules = loaded_after("disasm", "-o", str(tmp_path / "listing.txt"), str(path))
+    assert not [m for m in modules if m.startswith(SWITCH_AND_WIIU)]
+    assert not [m for m in modules if m.startswith(("rich", "shaderkit.formats.archive", "concurrent"))]
+    own = "shaderkit.formats.dxbc" if sample.endswith(".dxbc") else "shaderkit.formats.dvlb"
+    assert any(m.startswith(own) for m in modules)  # the probe did run the command
+    assert (tmp_path / "listing.txt").read_text().strip()
+
+
+def test_verify_with_jobs_imports_no_executor(tmp_path: Path) -> None:
+    for name, build in SAMPLES.items():
+        (tmp_path / name).write_bytes(build())
+    modules = loaded_after("verify", "--jobs", "2", str(tmp_path))
+    assert not [m for m in modules if m.startswith(("concurrent", "multiprocessing", "rich"))]
