@@ -9,7 +9,7 @@ from shaderkit.formats.archive import yaz0, zstd
 from shaderkit.formats.base import ShaderFile
 
 
-@dataclass
+@dataclass(repr=False)
 class CompressedFile(ShaderFile):
     """A compressed stream around one payload (which may itself be an archive)."""
 

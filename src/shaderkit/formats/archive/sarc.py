@@ -46,7 +46,7 @@ class SarcMember:
     gap: bytes | None = field(default=None, repr=False)
 
 
-@dataclass
+@dataclass(repr=False)
 class Sarc(ShaderFile):
     """A SARC archive: ``members`` in data order (the node table order is by hash)."""
 

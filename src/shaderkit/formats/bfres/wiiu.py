@@ -91,7 +91,7 @@ def _read_materials(r: Reader, models_at: int | None) -> list[ShaderAssign]:
     return out
 
 
-@dataclass
+@dataclass(repr=False)
 class WiiUBfres(ShaderFile):
     format_name = "bfres-wiiu"
 

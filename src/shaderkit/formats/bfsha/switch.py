@@ -89,7 +89,7 @@ def _dict_keys(r: Reader, at: int, what: str) -> list[str]:
     return [e.key for e in entries[1:]]
 
 
-@dataclass
+@dataclass(repr=False)
 class SwitchBfsha(ShaderFile):
     format_name = "bfsha-switch"
 

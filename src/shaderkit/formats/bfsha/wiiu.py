@@ -252,7 +252,7 @@ class ShadingModel:
         raise LookupFailed(f"no program of {self.name!r} has these options")
 
 
-@dataclass
+@dataclass(repr=False)
 class WiiUBfsha(ShaderFile):
     format_name = "bfsha-wiiu"
 

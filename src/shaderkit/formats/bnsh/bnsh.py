@@ -41,7 +41,7 @@ def _default_header() -> BinaryFileHeader:
     return BinaryFileHeader(SIGNATURE, 5, 1, 2)
 
 
-@dataclass
+@dataclass(repr=False)
 class Bnsh(ShaderFile):
     """A BNSH file: the grsc container with its variations and the shader memory pool."""
 

@@ -291,7 +291,7 @@ def code_summary(data: bytes) -> dict[str, Any]:
         return {"error": exc.message}
 
 
-@dataclass
+@dataclass(repr=False)
 class NvnProgramFile(ShaderFile):
     """A raw NVN program blob (e.g. sead debug-font shaders): a table of u32 offsets to control
     sections and code blobs, each running to the next offset (the last one to the end).

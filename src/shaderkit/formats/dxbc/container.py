@@ -163,7 +163,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
     return RawChunk.parse(r, fourcc)
 
 
-@dataclass
+@dataclass(repr=False)
 class DxbcContainer(ShaderFile):
     format_name = "dxbc"
 
