@@ -179,3 +179,35 @@ def test_sharcfb_fresh_layout_matches_sharccompiler(path: Path) -> None:
     for binary in archive.binaries:
         binary.shader.layout = None
     assert archive.to_bytes() == data
+
+
+def _without_vertex_program(data: bytes, keep_empty_block: bool) -> tuple[bytes, int]:
+    """``data`` with its VSP block (type 5) dropped or emptied; also the program size it held."""
+    import struct
+
+    pos = struct.unpack(">I", data[4:8])[0]
+    out, size = bytearray(data[:pos]), 0
+    while pos < len(data):
+        header_size, _major, _minor, kind, data_size = struct.unpack(">5I", data[pos + 4 : pos + 24])
+        block = bytearray(data[pos : pos + header_size + data_size])
+        if kind == 5:
+            size = data_size
+            block = block[:header_size] if keep_empty_block else bytearray()
+            if keep_empty_block:
+                struct.pack_into(">I", block, 20, 0)
+        out += block
+        pos += header_size + data_size
+    return bytes(out), size
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "rio_02_test_shader.gsh"))
+@pytest.mark.parametrize("keep_empty_block", [False, True], ids=["block-missing", "block-empty"])
+def test_gsh_header_without_its_program_is_read_and_rebuilt(path: Path, keep_empty_block: bool) -> None:
+    # decaf's reader accepts a vertex header whose program block is missing or empty; so do we,
+    # keeping the size the header declares
+    data, size = _without_vertex_program(path.read_bytes(), keep_empty_block)
+    assert size == 0x110  # rio_02's vertex program, from its block header
+    gsh = Gsh.from_bytes(data)
+    vs = gsh.shaders[0]
+    assert vs.program == b"" and vs.absent_program_sizes == {"program": 0x110}
+    assert gsh.to_bytes() == data

@@ -195,7 +195,9 @@ class Gsh(ShaderFile):
                 continue
             for attr, size in block.declared_sizes.items():
                 got = len(getattr(shader, attr))
-                if got != size:
+                if got == 0 and size:  # header without its program (block missing or empty): keep the size
+                    shader.absent_program_sizes[attr] = size
+                elif got != size:
                     raise ShaderFormatError(
                         f"{shader.STAGE} header declares a {attr} of {size} bytes, its program block has {got}",
                         None, f"gsh.block[{i}]",

@@ -207,6 +207,9 @@ class GX2Shader:
     #: GSH only: the program pointer words as stored (the code lives in its own block)
     program_ptr: int = 0
     vertex_program_ptr: int = 0
+    #: GSH only: sizes the struct declares for programs whose program block is missing or empty
+    #: (decaf reads such files); written back while that program stays empty
+    absent_program_sizes: dict[str, int] = field(default_factory=dict)
     layout: Layout | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -419,7 +422,8 @@ class GX2Shader:
         if name in self.ARRAYS:
             return [len(getattr(self, name)), style.encode(pos[name], DATA) if name in pos else 0]
         if name in ("program_size", "vertex_program_size"):
-            return [len(getattr(self, name[:-5]))]
+            code = getattr(self, name[:-5])
+            return [len(code) if code else self.absent_program_sizes.get(name[:-5], 0)]
         if name in ("program_ptr", "vertex_program_ptr"):
             key = name[:-4]
             if not style.code_inside:
