@@ -30,7 +30,7 @@ STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "co
 #: signature component types: 1 uint32, 2 sint32, 3 float32
 _DTYPES = {1: np.uint32, 2: np.int32, 3: np.float32}
 # system values the VM fills when the caller gives none (D3D_NAME values)
-_VERTEX_ID, _INSTANCE_ID, _IS_FRONT_FACE, _SAMPLE_INDEX, _PRIMITIVE_ID = 6, 8, 9, 10, 7
+_POSITION, _VERTEX_ID, _INSTANCE_ID, _IS_FRONT_FACE, _SAMPLE_INDEX, _PRIMITIVE_ID = 1, 6, 8, 9, 10, 7
 
 
 def _key(name: str, index: int) -> str:
@@ -68,7 +68,7 @@ class Outputs(Mapping[str, np.ndarray]):
 class Shader:
     """A compiled vertex, pixel or compute shader ready to run; resources persist between runs."""
 
-    def __init__(self, container: Any, max_steps: int = 10_000_000) -> None:
+    def __init__(self, container: Any, max_steps: int | None = None) -> None:
         code = getattr(container, "shader", None)
         if code is None:
             raise VmError("the container has no SHDR/SHEX program")
@@ -80,6 +80,7 @@ class Shader:
         instructions = self.program.instructions
         self.decl = declarations(instructions)
         self.main, self.functions = build_tree(instructions)
+        #: instruction budget per run (SIMD steps); None: scaled by the lane count, see step_limit
         self.max_steps = max_steps
         self.constant_buffers: dict[int, np.ndarray] = {
             slot: np.zeros((size, 4), np.uint32) for slot, size in self.decl.constant_buffers.items()
@@ -184,12 +185,12 @@ class Shader:
     # -- running ------------------------------------------------------------------------------
 
     def _machine(self, lanes: int) -> Machine:
-        m = Machine(self, lanes, self.max_steps)
+        m = Machine(self, lanes, self.max_steps if self.max_steps is not None else step_limit(lanes))
         m.cb = self.constant_buffers
         m.textures, m.uav_textures, m.buffers, m.samplers = self.textures, self.uav_textures, self.buffers, self.samplers
         return m
 
-    def _fill_inputs(self, m: Machine, inputs: Mapping[str, Any], count: int) -> None:
+    def _fill_inputs(self, m: Machine, inputs: Mapping[str, Any], count: int, quads: bool = False) -> None:
         signature = getattr(self.container, "input_signature", None)
         elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
         given = set()
@@ -223,6 +224,8 @@ class Shader:
                 m.v[register, :, :] = np.arange(count, dtype=np.uint32)[:, None]
             elif system == _IS_FRONT_FACE:
                 m.v[register, :, :] = np.uint32(0xFFFFFFFF)
+            elif system == _POSITION and self.stage == "pixel":
+                m.v[register] = _pixel_positions(count, quads).view(np.uint32)
 
     def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, np.ndarray] = {}
@@ -266,7 +269,7 @@ class Shader:
             lanes, take = count * 4, slice(None, None, 4)
             expanded = {k: np.repeat(np.asarray(v), 4, axis=0) for k, v in inputs.items()}
         m = self._machine(lanes)
-        self._fill_inputs(m, expanded, lanes)
+        self._fill_inputs(m, expanded, lanes, quads)
         m.run(self.main, self.functions)
         return self._outputs(m, take)
 
@@ -298,6 +301,26 @@ class Shader:
         m.special[OT.INPUT_THREAD_ID_IN_GROUP] = vec(lx, ly, lz)
         m.special[OT.INPUT_THREAD_ID_IN_GROUP_FLATTENED] = vec(local, local, local, local)
         m.run(self.main, self.functions)
+
+
+def _pixel_positions(lanes: int, quads: bool) -> np.ndarray:
+    """Default SV_Position of pixel lanes: pixel centres, z = 0.5, w = 1. Without ``quads`` fragment
+    i is pixel (i, 0) (its four lanes share it); with ``quads`` quad k covers pixels (2k..2k+1, 0..1)."""
+    lane = np.arange(lanes)
+    if quads:
+        quad, corner = lane // 4, lane % 4
+        x, y = 2 * quad + corner % 2, corner // 2
+    else:
+        x, y = lane // 4, np.zeros(lanes, np.int64)
+    out = np.empty((lanes, 4), np.float32)
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = x + 0.5, y + 0.5, 0.5, 1.0
+    return out
+
+
+def step_limit(lanes: int) -> int:
+    """Default instruction budget: 1,000,000 SIMD steps for few lanes, down to 100,000 for
+    100,000+ lanes, so that a runaway loop stops within a few seconds to a minute."""
+    return max(100_000, min(1_000_000, 10_000_000_000 // max(lanes, 1) // 1000))
 
 
 def _count(inputs: Mapping[str, Any], count: int | None) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
@@ -23,8 +24,9 @@ from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 OT = OperandType
 
 
-class VmError(ValueError):
-    """The shader cannot run as asked: unsupported feature, bad inputs, runaway loop."""
+class VmError(ShaderkitError, ValueError):
+    """The shader cannot run as asked: unsupported feature, bad inputs, runaway loop (a
+    ShaderkitError, so the CLI prints it as one line and exits 2)."""
 
 
 # -- the block tree ------------------------------------------------------------------------------
@@ -208,7 +210,7 @@ _SWIZ_IDENTITY = (0, 1, 2, 3)
 class Machine:
     """One run: the register files and resources for ``lanes`` invocations."""
 
-    def __init__(self, shader: Any, lanes: int, max_steps: int = 10_000_000) -> None:
+    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000) -> None:
         self.shader = shader
         self.decl: Declarations = shader.decl
         self.n = lanes

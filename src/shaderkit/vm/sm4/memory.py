@@ -379,13 +379,12 @@ def _bufinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
 
 
 def _sampleinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    """x = sample count (yzw 0), then the resource operand's swizzle; ``_uint`` is bit 0 of the controls."""
     res = ins.operands[1]
-    samples = 1
-    if res.type == OT.RESOURCE:
-        samples = _texture(m, res).samples
-    uint = ins.controls & 3 == 2
-    value = np.full((m.n, 4), samples, np.uint32) if uint else np.full((m.n, 4), np.float32(samples)).view(np.uint32)
-    m.write(ins.operands[0], value, active)
+    samples = _texture(m, res).samples if res.type == OT.RESOURCE else 1
+    out = np.zeros((m.n, 4), np.uint32)
+    out[:, 0] = samples if ins.controls & 1 else np.float32(samples).view(np.uint32)
+    _finish(m, ins, res, out, active, False, UINT if ins.controls & 1 else FLOAT)
 
 
 def _samplepos(m: Machine, ins: Instruction, active: np.ndarray) -> None:
