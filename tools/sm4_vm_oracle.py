@@ -77,6 +77,18 @@ def _close(ours: np.ndarray, theirs: np.ndarray) -> bool:
     return bool((ours.view(np.uint32) == theirs.view(np.uint32)).all())
 
 
+def _typed(words: Any, channels: int) -> np.ndarray:
+    """Typed buffer elements (count, 4) as a GL texel buffer reads the words: rgba32 takes four
+    words per element, r32 one (y, z = 0, w = 1)."""
+    words = np.asarray(words, np.uint32)
+    if channels == 4:
+        return words[: len(words) // 4 * 4].reshape(-1, 4).copy()
+    out = np.zeros((len(words), 4), np.uint32)
+    out[:, 0] = words
+    out[:, 3] = 1
+    return out
+
+
 def _diff(ours: np.ndarray, theirs: np.ndarray) -> str:
     """Where two outputs differ, for the report: count, first row, the values there."""
     ours, theirs = np.asarray(ours), np.asarray(theirs)
@@ -134,7 +146,11 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
             shader.set_constant_buffer(slot, np.asarray(words, np.uint32))
     for slot, (words, _fmt) in res.srv_buffers.items():
         stride = decl.structured.get((7, slot), 0)
-        shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
+        dim, ret = decl.resources.get(slot, ("", ""))
+        if dim == "buffer":  # typed: the oracle's texel buffer is rgba32f, or r32ui/r32i for int types
+            shader.bind_buffer(slot, Buffer(typed=_typed(words, 1 if ret in ("sint", "uint") else 4)))
+        else:
+            shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
     for slot, array in res.textures.items():
         dim, ret = decl.resources.get(slot, ("texture2d", "float"))
         data = np.asarray(array)
@@ -143,12 +159,22 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
         if dim == "texture3d" and data.ndim == 3:
             data = data[None]
         shader.bind_texture(slot, Texture.from_array(data, dim if dim != "unknown" else "texture2d"))
-    for slot in decl.samplers:
-        shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3))
+    for slot in decl.samplers:  # the oracle's default: nearest, clamp, compare "<="
+        shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3,
+                                          comparison="less_equal"))
     for slot, (words, _fmt) in res.uav_buffers.items():
         stride = decl.structured.get((30, slot), 0)
-        shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride), uav=True)
-    for slot in decl.uavs:
+        if decl.uav_dimensions.get(slot) == "buffer":  # typed UAV buffer: r32ui/r32i/r32f words
+            shader.bind_buffer(slot, Buffer(typed=_typed(words, 1)), uav=True)
+        else:
+            shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride), uav=True)
+    for slot, kind in decl.uavs.items():
+        dim = decl.uav_dimensions.get(slot, "buffer")
+        if kind == "typed" and dim not in ("buffer", "unknown"):
+            # the oracle's default storage image: 64x64 zeros, rgba32 (one layer for arrays and 3D)
+            shape = (1, 64, 64, 4) if dim in ("texture3d", "texture2darray", "texture1darray") else (64, 64, 4)
+            shader.bind_texture(slot, Texture.from_array(np.zeros(shape, np.uint32), dim), uav=True)
+            continue
         if (30, slot) not in shader.buffers:
             shader.bind_buffer(slot, Buffer(np.zeros(1024, np.uint32), decl.structured.get((30, slot), 0)), uav=True)
     try:
@@ -170,8 +196,12 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
             slot = key[1] if isinstance(key, tuple) else key
             buf = shader.buffers.get((30, slot))
             if buf is None:
-                continue
-            mine = buf.words if buf.typed is None else buf.typed.reshape(-1)
+                tex = shader.uav_textures.get(slot)
+                if tex is None:
+                    continue
+                mine = np.ascontiguousarray(tex.levels[0]).view(np.uint32).reshape(-1)
+            else:
+                mine = buf.words if buf.typed is None else buf.typed[:, 0].copy()
             size = min(len(mine), len(words))
             if not _close(mine[:size].view(np.float32), np.asarray(words)[:size].view(np.float32)) and \
                     not _close(mine[:size], np.asarray(words)[:size]):

@@ -139,15 +139,8 @@ class HlslShader:
 
 
 def _uav_dimension(shader: Shader, slot: int) -> str:
-    for ins in shader.program.instructions:
-        if ins.operands and ins.operands[0].type == OT.UNORDERED_ACCESS_VIEW and ins.opcode == 156:
-            op = ins.operands[0]
-            if (op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value) == slot:
-                from shaderkit.isa.sm4.opcodes import RESOURCE_DIMENSIONS
-
-                code = ins.controls & 0x1F
-                return RESOURCE_DIMENSIONS[code] if code < len(RESOURCE_DIMENSIONS) else "texture2d"
-    return "texture2d"
+    dim = shader.decl.uav_dimensions.get(slot, "texture2d")
+    return dim if dim not in ("unknown", "buffer") else "texture2d"
 
 
 def _float_inputs(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -224,6 +224,8 @@ class Shader:
                 m.v[register, :, :] = np.arange(count, dtype=np.uint32)[:, None]
             elif system == _IS_FRONT_FACE:
                 m.v[register, :, :] = np.uint32(0xFFFFFFFF)
+            elif system == _PRIMITIVE_ID and self.stage == "pixel":  # one primitive per fragment (quad)
+                m.v[register, :, :] = (np.arange(count, dtype=np.uint32) // 4)[:, None]
             elif system == _POSITION and self.stage == "pixel":
                 m.v[register] = _pixel_positions(count, quads).view(np.uint32)
 

@@ -127,8 +127,10 @@ class Declarations:
     structured: dict[tuple[int, int], int] = field(default_factory=dict)  # (operand type, reg) -> stride
     raw: set[tuple[int, int]] = field(default_factory=set)
     uavs: dict[int, str] = field(default_factory=dict)  # u# -> kind
+    uav_dimensions: dict[int, str] = field(default_factory=dict)  # typed u# -> dimension
     tgsm: dict[int, tuple[int, int]] = field(default_factory=dict)  # g# -> (stride or 0 for raw, words)
     samplers: set[int] = field(default_factory=set)
+    comparison_samplers: set[int] = field(default_factory=set)
     thread_group: tuple[int, int, int] = (1, 1, 1)
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
 
@@ -176,6 +178,8 @@ def declarations(instructions: list[Instruction]) -> Declarations:
             d.uavs[_slot(op)] = "raw"
         elif name == "dcl_uav_typed" and op is not None:
             d.uavs[_slot(op)] = "typed"
+            code = ins.controls & 0x1F
+            d.uav_dimensions[_slot(op)] = RESOURCE_DIMENSIONS[code] if code < len(RESOURCE_DIMENSIONS) else "unknown"
         elif name == "dcl_tgsm_structured" and op is not None:
             d.tgsm[reg] = (ins.raw[0], ins.raw[0] * ins.raw[1] // 4)
             d.structured[(OT.THREAD_GROUP_SHARED_MEMORY, reg)] = ins.raw[0]
@@ -184,14 +188,20 @@ def declarations(instructions: list[Instruction]) -> Declarations:
             d.raw.add((OT.THREAD_GROUP_SHARED_MEMORY, reg))
         elif name == "dcl_sampler" and op is not None:
             d.samplers.add(_slot(op))
+            if ins.controls & 0xF == 1:  # mode_comparison
+                d.comparison_samplers.add(_slot(op))
         elif name == "dcl_thread_group":
             d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
     return d
 
 
 def _slot(op: Operand) -> int:
-    # SM5.1 declarations: id, lower bound, upper bound; the register is the lower bound
-    return op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
+    """The register of a t/s/u/g operand. SM5.1 declarations carry (range id, lower, upper) and
+    instructions (range id, register): the register is the second index in both."""
+    return op.indices[1].value if len(op.indices) >= 2 else op.indices[0].value
+
+
+register_of = _slot
 
 
 # -- the machine -------------------------------------------------------------------------------------
@@ -356,7 +366,7 @@ class Machine:
         t = op.type
         if t == OT.NULL:
             return
-        if saturate and kind == FLOAT:
+        if saturate:  # _sat is a float clamp, also on mov/movc (int ops never carry it)
             f = bits.view(np.float32)
             with np.errstate(invalid="ignore"):
                 f = np.where(np.isnan(f), np.float32(0), np.clip(f, 0, 1)).astype(np.float32)
