@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sm4_text import f32, machine
 
 from shaderkit.vm.sm4 import Buffer, Sampler, Texture, VmError
 from shaderkit.vm.sm4.machine import Declarations
-
-from sm4_text import f32, machine  # noqa: I001
 
 LANES_0_TO_7 = np.arange(8, dtype=np.int32)
 
@@ -207,9 +206,11 @@ def test_groupshared_memory_barrier_and_atomics_in_compute() -> None:
     atomic_iadd u0, r0.z, l(1)
     imm_atomic_umax r0.w, u0, l(24), vThreadID.x
     """
-    from shaderkit.vm.sm4.machine import Machine, build_tree
-    from sm4_text import program
     from types import SimpleNamespace
+
+    from sm4_text import program
+
+    from shaderkit.vm.sm4.machine import Machine, build_tree
 
     m = Machine(SimpleNamespace(decl=d, stage="compute"), 8)
     lane = np.arange(8)
@@ -233,10 +234,3 @@ def test_groupshared_memory_barrier_and_atomics_in_compute() -> None:
     assert words[6] == 7
     # u0[8 + t] = the neighbour's thread id inside the same group (groups do not share g0)
     assert words[8:16].tolist() == [1, 2, 3, 0, 5, 6, 7, 4]
-
-
-def test_shader_dispatch_fills_thread_ids() -> None:
-    # through the public API's dispatch path: a container-less check of the id layout
-    from shaderkit.vm.sm4 import Shader
-
-    assert Shader.dispatch.__doc__
