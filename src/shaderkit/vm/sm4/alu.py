@@ -46,14 +46,26 @@ class AluOp:
 _TINY = np.float32(1.1754944e-38)
 
 
-def flush(x: Arr) -> Arr:
-    """Denormal float32 values become zero of the same sign."""
+_EXPONENT, _SIGN = np.uint32(0x7F800000), np.uint32(0x80000000)
+
+
+def flush(x: Arr, owned: bool = False) -> Arr:
+    """Denormal float32 values become zero of the same sign. ``owned``: ``x`` is a fresh array
+    nobody else sees, so it may be changed in place (otherwise a copy is made when needed)."""
     if x.dtype != np.float32:
         return x
-    small = (np.abs(x) < _TINY) & (x != 0)
-    if small.any():
-        x = np.where(small, np.copysign(np.float32(0), x), x).astype(np.float32)
-    return x
+    if x.ndim == 2 and x.strides[0] == 0 and len(x) > 1:  # one row broadcast over the lanes
+        return np.broadcast_to(flush(x[:1]), x.shape)
+    if x.ndim == 2 and x.strides[1] == 0 and x.shape[1] > 1:  # one value broadcast over components
+        return np.broadcast_to(flush(x[:, :1]), x.shape)
+    bits = x.view(np.uint32)
+    small = (bits & _EXPONENT) == 0  # zeros and denormals; clearing the mantissa keeps zeros
+    if not small.any():
+        return x
+    if not (owned and x.flags.writeable and x.flags.c_contiguous):
+        bits = bits.copy()
+    np.bitwise_and(bits, _SIGN, out=bits, where=small)
+    return bits.view(np.float32)
 
 
 def as_f(bits: Arr) -> Arr:
@@ -106,19 +118,22 @@ def ftou(x: Arr) -> Arr:
 
 def _dp(n: int) -> Fn:
     def dot(a: Arr, b: Arr) -> Arr:
+        # products rounded and flushed, then summed left to right in float32
         with np.errstate(all="ignore"):
-            products = flush((a[:, :n] * b[:, :n]).astype(np.float32))
-            total = products[:, 0]
+            products = flush(np.multiply(a[:, :n], b[:, :n], dtype=np.float32), owned=True)
+            total = products[:, 0].copy()
             for i in range(1, n):
-                total = flush((total + products[:, i]).astype(np.float32))
-        return np.repeat(total[:, None], 4, axis=1)
+                np.add(total, products[:, i], out=total)
+        return np.broadcast_to(total[:, None], (len(total), 4))  # the caller flushes the result
 
     return dot
 
 
 def _mad(a: Arr, b: Arr, c: Arr) -> Arr:
     with np.errstate(all="ignore"):
-        return (flush((a * b).astype(np.float32)) + c).astype(np.float32)
+        product = flush(np.multiply(a, b, dtype=np.float32), owned=True)
+        np.add(product, c, out=product, casting="unsafe")
+        return product
 
 
 def _rsq(x: Arr) -> Arr:

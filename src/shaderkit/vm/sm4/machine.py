@@ -215,6 +215,8 @@ class _Frame:
 
 
 _SWIZ_IDENTITY = (0, 1, 2, 3)
+#: operand types whose values are fixed for a whole run (inputs are never written by vs/ps/cs)
+_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER))
 
 
 class Machine:
@@ -245,6 +247,7 @@ class Machine:
         self.max_steps = max_steps
         self.lane_index = np.arange(lanes)
         self.quads = lanes % 4 == 0
+        self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
 
     # -- operands -------------------------------------------------------------------------------
 
@@ -330,7 +333,8 @@ class Machine:
             swz = op.swizzle
             return value if swz == _SWIZ_IDENTITY else value[:, list(swz)]
         if mode == 2:
-            return np.repeat(value[:, op.component_bits & 3][:, None], 4, axis=1)
+            c = op.component_bits & 3
+            return np.broadcast_to(value[:, c : c + 1], (len(value), 4))
         return value
 
     def read(self, op: Operand, kind: str) -> np.ndarray:
@@ -358,7 +362,7 @@ class Machine:
                     value &= np.uint32(0x7FFFFFFF)
                 if mod & 1:
                     value ^= np.uint32(0x80000000)
-        return np.ascontiguousarray(value, dtype=np.uint32)
+        return value if value.dtype == np.uint32 else value.astype(np.uint32)
 
     def write(self, op: Operand, bits: np.ndarray, active: np.ndarray, saturate: bool = False,
               kind: str = BITS) -> None:
@@ -392,9 +396,13 @@ class Machine:
             if not 0 <= index < len(target):
                 return
             row = target[index]
+            everyone = bool(active.all())
             for c in range(4):
                 if mask >> c & 1:
-                    np.copyto(row[:, c], bits[:, c], where=active)
+                    if everyone:
+                        row[:, c] = bits[:, c]
+                    else:
+                        np.copyto(row[:, c], bits[:, c], where=active)
             return
         lanes = np.nonzero(active & (index >= 0) & (index < len(target)))[0]
         for c in range(4):
@@ -499,13 +507,28 @@ class Machine:
             return
         raise VmError(f"{name} is not supported by the SM4/SM5 VM")
 
+    def _float_source(self, op: Operand) -> np.ndarray:
+        """A float source with denormals flushed. Inputs and constants do not change during a run,
+        so their flushed values are kept (an input read by several dp4 is flushed once)."""
+        if op.type not in _CONSTANT_DURING_RUN or any(i.rel is not None for i in op.indices):
+            return flush(self.read(op, FLOAT).view(np.float32))
+        key = (op.type, tuple(i.value for i in op.indices), op.selection_mode, op.component_bits,
+               op.modifier if op.extended else 0, tuple(op.values))
+        found = self._flushed.get(key)
+        if found is None:
+            found = self._flushed[key] = flush(self.read(op, FLOAT).view(np.float32))
+        return found
+
     def _alu(self, ins: Instruction, op: Any, active: np.ndarray) -> None:
         dests = ins.operands[: op.dests]
-        srcs = [self.read(o, op.kind) for o in ins.operands[op.dests : op.dests + op.sources]]
+        sources = ins.operands[op.dests : op.dests + op.sources]
+        if op.kind == FLOAT and op.flush:
+            args = [self._float_source(o) for o in sources]
+        else:
+            srcs = [self.read(o, op.kind) for o in sources]
         if op.kind == FLOAT:
-            args = [s.view(np.float32) for s in srcs]
-            if op.flush:
-                args = [flush(a) for a in args]
+            if not op.flush:
+                args = [s.view(np.float32) for s in srcs]
         elif op.kind == INT:
             args = [s.view(np.int32) for s in srcs]
         elif op.kind == DOUBLE:
@@ -520,7 +543,8 @@ class Machine:
                 bits = _from_doubles(value, dest, kind, op.kind)
             else:
                 if kind == FLOAT and op.flush:
-                    value = flush(np.asarray(value, np.float32))
+                    value = np.asarray(value, np.float32)
+                    value = flush(value, owned=value.base is None)
                 bits = to_bits(np.asarray(value))
             self.write(dest, bits, active, ins.saturate, kind)
 

@@ -1,0 +1,90 @@
+"""The SM4/SM5 VM over 1,000,000 vertices against hand-written NumPy of the same math, as JSON.
+
+    python benchmarks/bench_sm4_vm.py [--count N] [--repeat R]
+
+Shader: DirectXTK ``BasicEffect_VSBasicPixelLighting`` (vs_4_0, 17 instructions: world position,
+fog factor, world normal normalised with rsq, constant colour, clip position). The NumPy version
+computes the same outputs with float32 matrix products. Both run in the same process on the same
+inputs; the figure is the ratio of the best wall times of R runs (goal: at most 2). Outputs are
+checked to agree (within 4 ulp: the VM flushes denormals and rounds each dp4 step by step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import corpus_root  # noqa: E402
+
+import shaderkit  # noqa: E402
+from shaderkit.vm.sm4 import Shader  # noqa: E402
+
+NAME = "directxtk__BasicEffect_VSBasicPixelLighting.dxbc"
+
+
+def numpy_version(position: np.ndarray, normal: np.ndarray, cb: np.ndarray) -> dict[str, np.ndarray]:
+    """The shader's math written by hand (rows of cb0 as float32 vectors)."""
+    world = position @ cb[15:18].T
+    fog = np.clip(position @ cb[14], 0, 1)
+    n = normal @ cb[19:22, :3].T
+    n = n * (1 / np.sqrt(np.einsum("ij,ij->i", n, n)))[:, None]
+    color = np.empty((len(position), 4), np.float32)
+    color[:, :3] = 1
+    color[:, 3] = cb[0, 3]
+    clip = position @ cb[22:26].T
+    return {"o0": np.concatenate([world, fog[:, None]], axis=1), "o1": n, "o2": color, "o3": clip}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    root = corpus_root()
+    if root is None:
+        print("corpus not found", file=sys.stderr)
+        return 2
+    shader = Shader(shaderkit.open((root / "dxbc" / NAME).read_bytes()))
+    rng = np.random.default_rng(5)
+    cb = rng.uniform(-1, 1, (26, 4)).astype(np.float32)
+    shader.set_constant_buffer(0, cb)
+    position = rng.uniform(-2, 2, (args.count, 4)).astype(np.float32)
+    normal = rng.uniform(-1, 1, (args.count, 3)).astype(np.float32)
+
+    def run_vm() -> dict[str, np.ndarray]:
+        out = shader.run_vertex({"v0": position, "v1": normal})
+        return {"o0": out["o0"].view(np.float32), "o1": out["o1"][:, :3].view(np.float32),
+                "o2": out["o2"].view(np.float32), "o3": out["o3"].view(np.float32)}
+
+    def best(fn: object) -> tuple[float, dict[str, np.ndarray]]:
+        times, result = [], {}
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            result = fn()  # type: ignore[operator]
+            times.append(time.perf_counter() - start)
+        return min(times), result
+
+    vm_seconds, vm_out = best(run_vm)
+    np_seconds, np_out = best(lambda: numpy_version(position, normal, cb))
+    worst = 0
+    for key, expected in np_out.items():
+        a = np.ascontiguousarray(vm_out[key], np.float32).view(np.int32).astype(np.int64)
+        b = np.ascontiguousarray(expected, np.float32).view(np.int32).astype(np.int64)
+        worst = max(worst, int(np.abs(a - b).max()))
+    print(json.dumps({
+        "shader": NAME, "invocations": args.count, "vm_seconds": round(vm_seconds, 3),
+        "numpy_seconds": round(np_seconds, 3), "ratio": round(vm_seconds / np_seconds, 2),
+        "max_ulp_difference": worst,
+    }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
