@@ -256,6 +256,44 @@ def _verdict(shader: Any, problems: list[str]) -> tuple[str, str]:
     return "failed", "; ".join(problems)
 
 
+def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
+    """Run the VM alone (no oracle) on random inputs and zero-filled resources: ("ran" | "failed" |
+    "skipped", reason); the figure for "the VM runs the corpus's vertex, pixel and compute shaders"."""
+    import shaderkit
+    from shaderkit.vm.sm4 import Buffer, Shader, VmError
+
+    try:
+        container = shaderkit.open(path.read_bytes())
+    except Exception as exc:  # noqa: BLE001
+        return "skipped", f"not a DXBC file: {exc}"
+    code = getattr(container, "shader", None)
+    if code is None:
+        return "skipped", "no SHDR/SHEX program"
+    stage = {0: "ps", 1: "vs", 5: "cs"}.get(code.tokens[0] >> 16 & 0xFFFF)
+    if stage is None:
+        return "skipped", "not vs/ps/cs"
+    rng = np.random.default_rng(3)
+    try:
+        shader = Shader(container)
+        decl = shader.decl
+        for slot, words in shader.constant_buffers.items():
+            shader.set_constant_buffer(slot, rng.integers(0, 8, words.shape).astype(np.uint32))
+        for slot, kind in decl.uavs.items():
+            if kind != "typed" or decl.uav_dimensions.get(slot) == "buffer":
+                shader.bind_buffer(slot, Buffer(np.zeros(4096, np.uint32), decl.structured.get((30, slot), 0)), uav=True)
+        if stage == "cs":
+            shader.dispatch((2, 1, 1))
+        else:
+            feed = {f"v{r}": rng.uniform(-2, 2, (n, 4)).astype(np.float32) for r in range(decl.inputs)
+                    if r not in decl.system_inputs}
+            (shader.run_vertex if stage == "vs" else shader.run_pixel)(feed, count=n)
+    except VmError as exc:
+        return "failed", f"VM: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a VM bug
+        return "failed", f"VM crashed: {type(exc).__name__}: {exc}"
+    return "ran", ""
+
+
 def _isolated(path: Path, timeout: float) -> tuple[str, str]:
     """compare_file in a child process: llvmpipe can crash or hang on out-of-range accesses."""
     import subprocess
@@ -281,7 +319,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per file (run in a child process)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one file, one JSON line
+    parser.add_argument("--vm-only", action="store_true", help="run the VM alone over every vs/ps/cs (no oracle)")
     args = parser.parse_args(argv)
+    if args.vm_only:
+        tally = {"ran": 0, "failed": 0, "skipped": 0}
+        for path in sorted(Path(args.corpus).glob("*.dxbc"))[:: args.every]:
+            start = time.monotonic()
+            status, reason = run_alone(path)
+            tally[status] += 1
+            if status == "failed" or args.verbose:
+                print(f"{path.name}: {status} ({time.monotonic() - start:.1f} s) {reason}", flush=True)
+        print(f"{tally['ran']} ran, {tally['failed']} failed, {tally['skipped']} skipped (not vs/ps/cs)")
+        return 1 if tally["failed"] else 0
     if args.one:
         oracle = load_oracle()
         if oracle is None:

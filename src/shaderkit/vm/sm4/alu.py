@@ -225,12 +225,12 @@ def _bfi(width: Arr, offset: Arr, insert: Arr, base: Arr) -> Arr:
 
 
 def _bfrev(a: Arr) -> Arr:
-    bits = np.unpackbits(a.astype("<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1, bitorder="little")
+    bits = np.unpackbits(np.ascontiguousarray(a, "<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1, bitorder="little")
     return np.packbits(bits[..., ::-1], axis=-1, bitorder="little").view("<u4").reshape(a.shape)
 
 
 def _countbits(a: Arr) -> Arr:
-    return np.unpackbits(a.astype("<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1).sum(axis=-1).astype(np.uint32)
+    return np.unpackbits(np.ascontiguousarray(a, "<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1).sum(axis=-1).astype(np.uint32)
 
 
 def _firstbit_lo(a: Arr) -> Arr:

@@ -380,8 +380,9 @@ def _bufinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     res = ins.operands[1]
     slot = _register(res)
     buf = m.buffers.get((res.type, slot))
-    if buf is None:
-        raise _error(f"no buffer bound to {'u' if res.type == OT.UNORDERED_ACCESS_VIEW else 't'}{slot}")
+    if buf is None:  # unbound: 0 elements
+        m.write(ins.operands[0], np.zeros((m.n, 4), np.uint32), active)
+        return
     if buf.typed is not None:
         count = len(buf.typed)
     elif buf.stride:
@@ -443,7 +444,7 @@ def _load_words(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     out = np.zeros((m.n, 4), np.uint32)
     flat = store.reshape(-1) if not per_group else store
     size = store.shape[-1] if per_group else len(flat)
-    for c in range(4):
+    for c in range(4 if size else 0):  # an unbound view (size 0) reads zeros
         addr = base + swz[c]
         ok = (addr >= 0) & (addr < size)
         safe = np.where(ok, addr, 0)
@@ -537,15 +538,17 @@ def _atomic(m: Machine, ins: Instruction, active: np.ndarray) -> None:
         res = ops[1]
         slot = _register(res)
         buf = m.buffers.get((OT.UNORDERED_ACCESS_VIEW, slot))
-        if buf is None:
-            raise _error(f"no buffer bound to u{slot}")
         out = np.zeros((m.n, 4), np.uint32)
+        if buf is None:  # unbound: the counter reads 0
+            m.write(ops[0], out, active)
+            return
+        # the hidden counter is a uint32: consume below 0 wraps (D3D leaves the result undefined)
         for lane in np.nonzero(active)[0]:
             if kind == "alloc":
                 out[lane] = buf.counter
-                buf.counter += 1
+                buf.counter = (buf.counter + 1) & 0xFFFFFFFF
             else:
-                buf.counter -= 1
+                buf.counter = (buf.counter - 1) & 0xFFFFFFFF
                 out[lane] = buf.counter
         m.write(ops[0], out, active)
         return
