@@ -234,3 +234,26 @@ def test_groupshared_memory_barrier_and_atomics_in_compute() -> None:
     assert words[6] == 7
     # u0[8 + t] = the neighbour's thread id inside the same group (groups do not share g0)
     assert words[8:16].tolist() == [1, 2, 3, 0, 5, 6, 7, 4]
+
+
+def test_gather_order_and_comparison_sampling() -> None:
+    # texels (x, y): (0,0)=0, (1,0)=10, (0,1)=20, (1,1)=30 in the red channel
+    gather = _sampling_machine("gather4 o0.xyzw, v0.xyxx, t0.xyzw, s0.x", [(0.5, 0.5)],
+                               Sampler(filter="point", address=("clamp",) * 3))
+    # D3D order: x = (u0, v1), y = (u1, v1), z = (u1, v0), w = (u0, v0)
+    assert gather[0].tolist() == [20.0, 30.0, 10.0, 0.0]
+    compare = Sampler(filter="linear", address=("clamp",) * 3, comparison="less_equal")
+    linear = _sampling_machine("sample_c_lz o0.x, v0.xyxx, t0.xxxx, s0, l(15.0)", [(0.5, 0.5), (0.25, 0.25)], compare)
+    # each texel is compared (15 <= t) before filtering: (0, 0, 1, 1) averaged -> 0.5; at texel (0,0): 0
+    assert linear[:, 0].tolist() == [0.5, 0.0]
+
+
+def test_compute_flushes_denormals_like_every_d3d_stage() -> None:
+    # D3D flushes float32 denormals in compute too (llvmpipe's compute keeps them: the oracle differs)
+    d = Declarations(temps=1, outputs=0, uavs={0: "raw"})
+    d.raw.add((30, 0))
+    uav = Buffer(np.zeros(2, np.uint32))
+    m = machine("mul r0.x, l(0x00000001), l(1.0)\nmov r0.y, l(0x00000001)\nstore_raw u0.xy, l(0), r0.xyxx", 1,
+                stage="compute", decl=d, buffers={(30, 0): uav})
+    assert m.n == 1
+    assert uav.words.tolist() == [0, 1]  # mul flushed, mov kept the bits
