@@ -5,8 +5,9 @@
 Shader: DirectXTK ``BasicEffect_VSBasicPixelLighting`` (vs_4_0, 17 instructions: world position,
 fog factor, world normal normalised with rsq, constant colour, clip position). The NumPy version
 computes the same outputs with float32 matrix products. Both run in the same process on the same
-inputs; the figure is the ratio of the best wall times of R runs (goal: at most 2). Outputs are
-checked to agree (within 4 ulp: the VM flushes denormals and rounds each dp4 step by step).
+inputs; the figure is the ratio of the best wall times of R runs (goal: at most 2). The largest
+absolute difference between the two is printed too (values are O(1); NumPy's matmul sums in its
+own order, the VM left to right as D3D's dp4).
 """
 
 from __future__ import annotations
@@ -73,15 +74,14 @@ def main() -> int:
 
     vm_seconds, vm_out = best(run_vm)
     np_seconds, np_out = best(lambda: numpy_version(position, normal, cb))
-    worst = 0
+    worst = 0.0
     for key, expected in np_out.items():
-        a = np.ascontiguousarray(vm_out[key], np.float32).view(np.int32).astype(np.int64)
-        b = np.ascontiguousarray(expected, np.float32).view(np.int32).astype(np.int64)
-        worst = max(worst, int(np.abs(a - b).max()))
+        # NumPy's matmul sums in its own order, so compare values, not bits
+        worst = max(worst, float(np.abs(vm_out[key].astype(np.float64) - expected).max()))
     print(json.dumps({
         "shader": NAME, "invocations": args.count, "vm_seconds": round(vm_seconds, 3),
         "numpy_seconds": round(np_seconds, 3), "ratio": round(vm_seconds / np_seconds, 2),
-        "max_ulp_difference": worst,
+        "max_abs_difference": worst,
     }, indent=1))
     return 0
 

@@ -45,17 +45,19 @@ def _normalize(key: str) -> str:
 class Outputs(Mapping[str, np.ndarray]):
     """A run's results by semantic (``SV_POSITION0``/``SV_Position``) and register (``o0``)."""
 
-    def __init__(self, values: dict[str, np.ndarray], discarded: np.ndarray) -> None:
-        self._values = values
+    def __init__(self, values: dict[str, Any], discarded: np.ndarray) -> None:
+        self._values = values  # arrays, or functions building them on first access
         #: pixel shaders: lanes that executed ``discard``
         self.discarded = discarded
 
     def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._values:
+            key = _normalize(key)
         if key in self._values:
-            return self._values[key]
-        normalized = _normalize(key)
-        if normalized in self._values:
-            return self._values[normalized]
+            value = self._values[key]
+            if callable(value):
+                value = self._values[key] = value()
+            return value
         raise KeyError(f"no output {key!r}; outputs: {', '.join(sorted(self._values))}")
 
     def __iter__(self) -> Any:
@@ -214,7 +216,7 @@ class Shader:
             width = array.shape[1]
             if start + width > 4:
                 raise VmError(f"input {key}: {width} components from component {start} do not fit")
-            bits = np.ascontiguousarray(array.astype(_DTYPES.get(ctype, np.float32))).view(np.uint32)
+            bits = np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
             m.v[register, :, start : start + width] = bits
             given.add(register)
         for register, system in self.decl.system_inputs.items():
@@ -238,9 +240,12 @@ class Shader:
             if element.register >= self.decl.outputs:
                 continue
             comps = [c for c in range(4) if element.mask >> c & 1]
-            raw = m.o[element.register][lanes][:, comps]
-            typed = np.ascontiguousarray(raw).view(_DTYPES.get(element.component_type, np.float32))
-            values[_key(element.semantic_name, element.semantic_index)] = typed
+            dtype = _DTYPES.get(element.component_type, np.float32)
+
+            def typed(register: int = element.register, comps: list[int] = comps, dtype: Any = dtype) -> np.ndarray:
+                return np.ascontiguousarray(m.o[register][lanes][:, comps]).view(dtype)
+
+            values[_key(element.semantic_name, element.semantic_index)] = typed  # built when first read
         for kind, label in ((OT.OUTPUT_DEPTH, "oDepth"), (OT.OUTPUT_DEPTH_GREATER_EQUAL, "oDepthGE"),
                             (OT.OUTPUT_DEPTH_LESS_EQUAL, "oDepthLE"), (OT.OUTPUT_COVERAGE_MASK, "oMask"),
                             (OT.OUTPUT_STENCIL_REF, "oStencilRef")):

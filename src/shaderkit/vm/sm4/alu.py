@@ -118,9 +118,10 @@ def ftou(x: Arr) -> Arr:
 
 def _dp(n: int) -> Fn:
     def dot(a: Arr, b: Arr) -> Arr:
-        # products rounded and flushed, then summed left to right in float32
+        # products rounded, then summed left to right in float32; dp is one instruction, so only its
+        # (already flushed) inputs and its result are flushed, not the partial products
         with np.errstate(all="ignore"):
-            products = flush(np.multiply(a[:, :n], b[:, :n], dtype=np.float32), owned=True)
+            products = np.multiply(a[:, :n], b[:, :n], dtype=np.float32)
             total = products[:, 0].copy()
             for i in range(1, n):
                 np.add(total, products[:, i], out=total)

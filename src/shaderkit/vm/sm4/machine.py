@@ -397,6 +397,9 @@ class Machine:
                 return
             row = target[index]
             everyone = bool(active.all())
+            if everyone and mask == 0xF:
+                row[...] = bits
+                return
             for c in range(4):
                 if mask >> c & 1:
                     if everyone:
