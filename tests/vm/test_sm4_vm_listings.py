@@ -104,3 +104,47 @@ def test_cli_run_dxbc_writes_outputs(corpus: Path, tmp_path: Path) -> None:
     assert lines[1] == "3.0,5.0,7.0,1.0"
     with pytest.raises(VmError):
         run_dxbc(data, str(inputs), ["g_mWorldViewProjection"], str(out))
+
+
+def test_malformed_programs_raise_vm_error(corpus: Path) -> None:
+    # an indexable temp read past its declared size, through an out-of-range label call
+    shader = load(corpus, "angle__clear11vs__g_VS_Clear.dxbc")
+    shader.decl.icb = None
+    with pytest.raises(VmError, match="immediate constant buffer"):
+        shader.run_vertex({}, count=2)
+    shader.functions.clear()
+    shader.main = [shader.program.instructions[0]]
+    shader.main[0].operands.clear()  # a declaration with no operands is skipped, not a crash
+    shader.run_vertex({}, count=1)
+
+
+def test_mutated_programs_raise_only_vm_error(corpus: Path) -> None:
+    # operand registers and types scrambled with a fixed seed: every failure must be a VmError
+    import random
+
+    from shaderkit.vm.sm4.machine import build_tree, declarations
+
+    rng = random.Random(7)
+    names = ["directxtk__DebugEffect_PSHemiAmbient.dxbc", "slimshader__VirtualMachine_CS_Simple.dxbc"]
+    for name in names:
+        for _ in range(20):
+            shader = load(corpus, name)
+            instructions = list(shader.program.instructions)
+            for ins in instructions:
+                for op in ins.operands:
+                    if rng.random() < 0.2 and op.indices:
+                        op.indices[0] = type(op.indices[0])(0, rng.choice([0, 1, 7, 4095, 1 << 31]))
+                    if rng.random() < 0.05:
+                        op.type = rng.choice([0, 1, 2, 3, 7, 8, 9, 30, 31])
+            try:
+                shader.decl = declarations(instructions)
+                shader.main, shader.functions = build_tree(instructions)
+            except (VmError, IndexError, KeyError):  # the tree builder alone; Shader() wraps these
+                continue
+            try:
+                if shader.stage == "compute":
+                    shader.dispatch((1, 1, 1))
+                else:
+                    shader.run_pixel({}, count=2)
+            except VmError:
+                pass

@@ -135,7 +135,35 @@ class Declarations:
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
 
 
+#: D3D11 limits checked before anything is allocated from a declaration
+MAX_TEMPS, MAX_INDEXABLE, MAX_IO, MAX_CB_ROWS, MAX_TGSM_WORDS, MAX_GROUP_THREADS = 4096, 4096, 64, 4096, 8192, 1024
+
+
+def _limit(what: str, value: int, most: int) -> int:
+    if not 0 <= value <= most:
+        raise VmError(f"{what} {value} is outside D3D11's limit of {most}")
+    return value
+
+
 def declarations(instructions: list[Instruction]) -> Declarations:
+    d = _declarations(instructions)
+    _limit("dcl_temps", d.temps, MAX_TEMPS)
+    _limit("input registers", d.inputs, MAX_IO)
+    _limit("output registers", d.outputs, MAX_IO)
+    for reg, (size, _) in d.indexable.items():
+        _limit(f"x{reg} size", size, MAX_INDEXABLE)
+    if sum(size for size, _ in d.indexable.values()) > MAX_INDEXABLE:
+        raise VmError(f"indexable temps total more than {MAX_INDEXABLE} registers")
+    for slot, rows in d.constant_buffers.items():
+        _limit(f"cb{slot} size", rows, MAX_CB_ROWS)
+    for reg, (_, words) in d.tgsm.items():
+        _limit(f"g{reg} words", words, MAX_TGSM_WORDS)
+    x, y, z = d.thread_group
+    _limit("threads per group", x * y * z, MAX_GROUP_THREADS)
+    return d
+
+
+def _declarations(instructions: list[Instruction]) -> Declarations:
     d = Declarations()
     for ins in instructions:
         name = _name(ins)
