@@ -257,7 +257,7 @@ class Shader:
                 m.v[register] = _pixel_positions(count, quads).view(np.uint32)
 
     def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
-        values: dict[str, np.ndarray] = {}
+        values: dict[str, Any] = {}
         for register in range(self.decl.outputs):
             values[f"o{register}"] = m.o[register][lanes]
         signature = getattr(self.container, "output_signature", None)
