@@ -30,6 +30,10 @@ SUBSET = [
     "slimshader__Tests_Sdk_Direct3D11_BasicCompute11_BasicCompute11_Structured.dxbc",  # cs: structured
     "dxdecompiler__Sdk_Direct3D11_BasicCompute11_BasicCompute11_Raw.dxbc",  # cs: raw buffers
     "slimshader__Tests_Sdk_Direct3D11_AdaptiveTessellationCS40_TessellatorCS40_ScatterIDCS_Index.dxbc",  # cs: loops
+    "dxdecompiler__HlslCrossCompiler_vs4_switch.dxbc",  # vs: switch
+    "slimshader__Tests_Sdk_Direct3D11_DetailTessellation11_Particle_PS.dxbc",  # ps: discard
+    "slimshader__Tests_Sdk_Direct3D11_ComputeShaderSort11_ComputeShaderSort11_BitonicSort.dxbc",  # cs: groupshared, sync, loop
+    "slimshader__Tests_Sdk_Direct3D11_HDRToneMappingCS11_ReduceToSingleCS.dxbc",  # cs: groupshared reduction
 ]
 
 
