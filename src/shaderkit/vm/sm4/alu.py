@@ -49,6 +49,20 @@ _TINY = np.float32(1.1754944e-38)
 _EXPONENT, _SIGN = np.uint32(0x7F800000), np.uint32(0x80000000)
 
 
+_SCRATCH: dict[tuple[tuple[int, ...], Any], Arr] = {}
+
+
+def _scratch(shape: tuple[int, ...], dtype: Any) -> Arr:
+    """A reusable work array (never returned to callers); one per shape and type."""
+    key = (shape, np.dtype(dtype))
+    found = _SCRATCH.get(key)
+    if found is None:
+        if len(_SCRATCH) > 16:
+            _SCRATCH.clear()
+        found = _SCRATCH[key] = np.empty(shape, dtype)
+    return found
+
+
 def flush(x: Arr, owned: bool = False) -> Arr:
     """Denormal float32 values become zero of the same sign. ``owned``: ``x`` is a fresh array
     nobody else sees, so it may be changed in place (otherwise a copy is made when needed)."""
@@ -59,7 +73,9 @@ def flush(x: Arr, owned: bool = False) -> Arr:
     if x.ndim == 2 and x.strides[1] == 0 and x.shape[1] > 1:  # one value broadcast over components
         return np.broadcast_to(flush(x[:, :1]), x.shape)
     bits = x.view(np.uint32)
-    small = (bits & _EXPONENT) == 0  # zeros and denormals; clearing the mantissa keeps zeros
+    # zeros and denormals (clearing their mantissa keeps zeros); scratch buffers avoid allocating
+    exponent = np.bitwise_and(bits, _EXPONENT, out=_scratch(bits.shape, np.uint32))
+    small = np.equal(exponent, 0, out=_scratch(bits.shape, np.bool_))
     if not small.any():
         return x
     if not (owned and x.flags.writeable and x.flags.c_contiguous):
