@@ -257,3 +257,26 @@ def test_compute_flushes_denormals_like_every_d3d_stage() -> None:
                 stage="compute", decl=d, buffers={(30, 0): uav})
     assert m.n == 1
     assert uav.words.tolist() == [0, 1]  # mul flushed, mov kept the bits
+
+
+def test_cube_faces_and_linear_mip_filtering() -> None:
+    # a 2x2 cube whose face k holds the value k: the major axis picks the face (+X 0, -X 1, +Y 2,
+    # -Y 3, +Z 4, -Z 5)
+    faces = np.zeros((6, 2, 2, 4), np.float32)
+    faces[..., 0] = np.arange(6, dtype=np.float32)[:, None, None]
+    d = Declarations(temps=1, inputs=1, outputs=1, resources={0: ("texturecube", "float")}, samplers={0})
+    v = np.zeros((1, 6, 4), np.float32)
+    v[0, :, :3] = [(1, 0.2, 0.1), (-1, 0.1, 0.3), (0.2, 1, 0.1), (0.1, -1, -0.2), (0.1, 0.3, 1), (0.2, 0.1, -1)]
+    m = machine("sample_l o0.xyzw, v0.xyzx, t0.xyzw, s0, l(0)", 6, decl=d, v=v,
+                textures={0: Texture.from_array(faces, "texturecube")}, samplers={0: Sampler(filter="point")})
+    assert f32(m.o[0])[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    # mips: level 0 all 0, level 1 all 1; LOD 0.5 with linear mip filtering blends halfway
+    d2 = Declarations(temps=1, inputs=1, outputs=1, resources={0: ("texture2d", "float")}, samplers={0})
+    tex = Texture.from_array(np.zeros((4, 4, 4), np.float32), mips=True)
+    tex.levels[1][:] = 1.0
+    v2 = np.full((1, 2, 4), 0.5, np.float32)
+    m2 = machine("sample_l o0.xyzw, v0.xyxx, t0.xyzw, s0, l(0.5)\nsample_l o1.xyzw, v0.xyxx, t0.xyzw, s0, l(0.25)",
+                 2, decl=Declarations(temps=1, inputs=1, outputs=2, resources=d2.resources, samplers={0}), v=v2,
+                 textures={0: tex}, samplers={0: Sampler(filter="point", mip_filter="linear")})
+    assert f32(m2.o[0])[:, 0].tolist() == [0.5, 0.5]
+    assert f32(m2.o[1])[:, 0].tolist() == [0.25, 0.25]
