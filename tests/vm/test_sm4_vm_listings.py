@@ -148,3 +148,19 @@ def test_mutated_programs_raise_only_vm_error(corpus: Path) -> None:
                     shader.run_pixel({}, count=2)
             except VmError:
                 pass
+
+
+def test_interface_calls_follow_the_bound_function_tables(corpus: Path) -> None:
+    # fcall fp0/fp1/fp2 -> fb per table: ft0 r0 = v0, ft1 r0 = v0 * 0.5, ft3 nothing, ft4 r0 *= 0.5,
+    # ft6 r0.x = 0.66, ft7 r0.x = 1; o0.xyz = r0 after fp1, o0.w = r0.x after fp2
+    shader = load(corpus, "slimshader__Tests_HlslCrossCompiler_ps5_interfaces.dxbc")
+    v0 = [[2.0, 4.0, 8.0]]
+    first = shader.run_pixel({"v0": np.array(v0, np.float32)})
+    assert_close(first["o0"].view(np.float32), [[2.0, 4.0, 8.0, 0.66]])
+    shader.bind_interface(0, 1)
+    shader.bind_interface(1, 4)
+    shader.bind_interface(2, 7)
+    second = shader.run_pixel({"v0": np.array(v0, np.float32)})
+    assert_close(second["o0"].view(np.float32), [[0.5, 1.0, 2.0, 1.0]])
+    with pytest.raises(VmError, match="may use tables"):
+        shader.bind_interface(0, 5)

@@ -24,7 +24,8 @@ or within 1 ulp, tighter than D3D's bounds (exp 3 ulp, rsq 2 ulp, log 2^-21 abso
 Texture sampling: point/linear filtering with texel centres at +0.5, wrap/mirror/clamp/border
 address modes, mip selection from explicit LOD, gradients or quad derivatives, comparison before
 filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by the major axis.
-Not supported: interface calls (``fcall``, class linkage), ``dmovc``, geometry/hull/domain stages.
+Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
+(by default each interface's first table). Not supported: ``dmovc``, geometry/hull/domain stages.
 
 Agreement with an independent executor (tools/sm4_vm_oracle.py: vkd3d-compiler -> SPIR-V ->
 spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative 2e-4 / absolute
@@ -116,6 +117,8 @@ class Shader:
         self.uav_textures: dict[int, Texture] = {}
         self.buffers: dict[tuple[int, int], Buffer] = {}
         self.samplers: dict[int, Sampler] = {}
+        #: interface fp# -> the function table ft# its class instance uses (default: the first declared)
+        self.interface_tables: dict[int, int] = {}
         self._apply_defaults()
 
     # -- resources by name ----------------------------------------------------------------------
@@ -200,6 +203,16 @@ class Shader:
     def bind_buffer(self, slot: int | str, buffer: Buffer, uav: bool = False) -> None:
         kind = OT.UNORDERED_ACCESS_VIEW if uav else OT.RESOURCE
         self.buffers[(int(kind), self._slot(slot))] = buffer
+
+    def bind_interface(self, interface: int, table: int) -> None:
+        """Class linkage: make interface ``fp{interface}`` call through function table ``ft{table}``
+        (the class instance's table; by default each interface uses the first table it declares)."""
+        allowed = self.decl.interfaces.get(interface)
+        if allowed is None:
+            raise VmError(f"the shader declares no interface fp{interface}")
+        if table not in allowed:
+            raise VmError(f"fp{interface} may use tables {', '.join(f'ft{t}' for t in allowed)}, not ft{table}")
+        self.interface_tables[interface] = table
 
     def uav(self, slot: int | str) -> Buffer | Texture:
         """A UAV after a run (its contents were changed in place)."""

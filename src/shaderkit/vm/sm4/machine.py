@@ -29,6 +29,9 @@ class VmError(ShaderkitError, ValueError):
     ShaderkitError, so the CLI prints it as one line and exits 2)."""
 
 
+#: function bodies (fb#) share the subroutine table with labels (l#) above this offset
+FUNCTION_BODY_KEY = 1 << 40
+
 # -- the block tree ------------------------------------------------------------------------------
 
 
@@ -62,7 +65,8 @@ def _name(ins: Instruction) -> str:
 
 
 def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, list[Any]]]:
-    """Main body and subroutine bodies (label index -> body) as nested blocks."""
+    """Main body and subroutine bodies as nested blocks: ``label l#`` bodies by their number,
+    ``label fb#`` (interface function bodies) by ``FUNCTION_BODY_KEY + number``."""
     pos = 0
 
     def block(stop: tuple[str, ...]) -> tuple[list[Any], str]:
@@ -107,7 +111,9 @@ def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, li
         label = instructions[pos]
         pos += 1
         body, end = block(())
-        functions[label.operands[0].indices[0].value] = body
+        target = label.operands[0]
+        key = target.indices[0].value + (FUNCTION_BODY_KEY if target.type == OT.FUNCTION_BODY else 0)
+        functions[key] = body
     return main, functions
 
 
@@ -131,6 +137,8 @@ class Declarations:
     tgsm: dict[int, tuple[int, int]] = field(default_factory=dict)  # g# -> (stride or 0 for raw, words)
     samplers: set[int] = field(default_factory=set)
     comparison_samplers: set[int] = field(default_factory=set)
+    function_tables: dict[int, list[int]] = field(default_factory=dict)  # ft# -> fb# per call site
+    interfaces: dict[int, list[int]] = field(default_factory=dict)  # fp# -> the ft# it may use
     thread_group: tuple[int, int, int] = (1, 1, 1)
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
 
@@ -218,6 +226,10 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             d.samplers.add(_slot(op))
             if ins.controls & 0xF == 1:  # mode_comparison
                 d.comparison_samplers.add(_slot(op))
+        elif name == "dcl_function_table" and len(ins.raw) >= 2:
+            d.function_tables[ins.raw[0]] = list(ins.raw[2 : 2 + ins.raw[1]])
+        elif name == "dcl_interface" and len(ins.raw) >= 3:
+            d.interfaces[ins.raw[0]] = list(ins.raw[3 : 3 + (ins.raw[2] & 0xFFFF)])
         elif name == "dcl_thread_group":
             d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
     return d
@@ -637,11 +649,14 @@ def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     if _name(ins) == "callc":
         lanes = m._cond(ins, active)
         label = ins.operands[1]
-    if not lanes.any():
-        return
-    body = m.functions.get(label.indices[0].value)
+    if lanes.any():
+        _enter(m, label.indices[0].value, lanes, f"l{label.indices[0].value}")
+
+
+def _enter(m: Machine, key: int, lanes: np.ndarray, name: str) -> None:
+    body = m.functions.get(key)
     if body is None:
-        raise VmError(f"call to missing label l{label.indices[0].value}")
+        raise VmError(f"call to missing label {name}")
     if len(m.frames) > 64:
         raise VmError("subroutine nesting deeper than 64")
     frame = _Frame("call", np.zeros(m.n, bool), np.zeros(m.n, bool))
@@ -650,6 +665,22 @@ def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     m.block(body, lanes)
     m.frames = saved
     m.disabled &= ~frame.brk
+
+
+def _fcall(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    """An interface call: the interface's bound function table (``Shader.bind_interface``, by default
+    the first table it declares) names the body for this call site."""
+    target = ins.operands[0]
+    interface = target.indices[0].value
+    call_site = ins.raw[0] if ins.raw else 0
+    tables = m.decl.interfaces.get(interface)
+    if not tables:
+        raise VmError(f"fcall through undeclared interface fp{interface}")
+    choice = getattr(m.shader, "interface_tables", {}).get(interface, tables[0])
+    bodies = m.decl.function_tables.get(choice)
+    if bodies is None or not 0 <= call_site < len(bodies):
+        raise VmError(f"function table ft{choice} has no call site {call_site}")
+    _enter(m, FUNCTION_BODY_KEY + bodies[call_site], active, f"fb{bodies[call_site]}")
 
 
 def _deriv(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -699,7 +730,7 @@ from shaderkit.vm.sm4 import memory as _memory  # noqa: E402  (resource handlers
 
 _HANDLERS = {
     "break": _break, "breakc": _break, "continue": _continue, "continuec": _continue,
-    "ret": _ret, "retc": _ret, "discard": _discard, "call": _call, "callc": _call,
+    "ret": _ret, "retc": _ret, "discard": _discard, "call": _call, "callc": _call, "fcall": _fcall,
     "deriv_rtx": _deriv, "deriv_rty": _deriv, "deriv_rtx_coarse": _deriv, "deriv_rty_coarse": _deriv,
     "deriv_rtx_fine": _deriv, "deriv_rty_fine": _deriv, "abort": _abort, "label": _nothing,
     "check_access_fully_mapped": _fully_mapped, "eval_snapped": _eval, "eval_sample_index": _eval,
