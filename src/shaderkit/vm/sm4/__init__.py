@@ -25,7 +25,8 @@ Texture sampling: point/linear filtering with texel centres at +0.5, wrap/mirror
 address modes, mip selection from explicit LOD, gradients or quad derivatives, comparison before
 filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by the major axis.
 Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
-(by default each interface's first table). Not supported: ``dmovc``, geometry/hull/domain stages.
+(by default each interface's first table); ``this`` pointers read as 0 (instance data at the start
+of its constant buffer, resource and sampler slot 0). Not supported: ``dmovc``, geometry/hull/domain stages.
 
 Agreement with an independent executor (tools/sm4_vm_oracle.py: vkd3d-compiler -> SPIR-V ->
 spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative 2e-4 / absolute

@@ -341,9 +341,15 @@ class Machine:
             return self._gather(self.o, self.index_value(op, 0))
         if t == OT.CONSTANT_BUFFER:
             slot = self.index_value(op, 0)
-            if not isinstance(slot, int):
-                raise VmError("dynamically indexed constant buffer slots are not supported")
             row = self.index_value(op, 2 if len(op.indices) >= 3 else 1)
+            if not isinstance(slot, int):  # cb[r0.x + n][row]: per lane (class linkage does this)
+                out = np.zeros((self.n, 4), np.uint32)
+                for number in np.unique(slot):
+                    lanes = slot == number
+                    table = self.cb.get(int(number))
+                    if table is not None:
+                        out[lanes] = self._uniform(table, row)[lanes]
+                return out
             if len(op.indices) >= 3:
                 slot = self.decl.cb_ranges.get(slot, slot)
             table = self.cb.get(slot)
@@ -361,7 +367,8 @@ class Machine:
         if t in self.special:
             return self.special[t]
         if t in (OT.INPUT_PRIMITIVEID, OT.INPUT_GS_INSTANCE_ID, OT.INPUT_COVERAGE_MASK, OT.INNER_COVERAGE,
-                 OT.CYCLE_COUNTER):
+                 OT.CYCLE_COUNTER, OT.THIS_POINTER):
+            # this[i]: a class instance's data offsets/resource slots, all 0 here (the first instance)
             return np.zeros((self.n, 4), np.uint32)
         raise VmError(f"reading operand type {OT(t).name if t in OT._value2member_map_ else t} is not supported")
 
