@@ -33,7 +33,11 @@ spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative
 2e-5 for float outputs) is measured over the whole corpus; where that executor is not D3D
 (float->int conversion not saturated, compute keeping denormals, comparison sampling of colour
 textures undefined in GL, NaN texture coordinates) the VM keeps D3D's rule and the comparison is
-reported as skipped with the reason.
+reported as skipped with the reason. Measured 2026-11-23: of the 309 corpus vs/ps/cs shaders the
+oracle runs, 295 agree and none differ; 14 cannot be compared (7 multisampled textures the oracle
+binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 335 of
+the 337 corpus vs/ps/cs shaders (``--vm-only``; one needs ``dmovc``, one loops endlessly on its
+test inputs and stops at the step limit).
 """
 
 from __future__ import annotations
