@@ -46,14 +46,42 @@ class AluOp:
 _TINY = np.float32(1.1754944e-38)
 
 
-def flush(x: Arr) -> Arr:
-    """Denormal float32 values become zero of the same sign."""
+_EXPONENT, _SIGN = np.uint32(0x7F800000), np.uint32(0x80000000)
+
+
+_SCRATCH: dict[tuple[tuple[int, ...], Any], Arr] = {}
+
+
+def _scratch(shape: tuple[int, ...], dtype: Any) -> Arr:
+    """A reusable work array (never returned to callers); one per shape and type."""
+    key = (shape, np.dtype(dtype))
+    found = _SCRATCH.get(key)
+    if found is None:
+        if len(_SCRATCH) > 16:
+            _SCRATCH.clear()
+        found = _SCRATCH[key] = np.empty(shape, dtype)
+    return found
+
+
+def flush(x: Arr, owned: bool = False) -> Arr:
+    """Denormal float32 values become zero of the same sign. ``owned``: ``x`` is a fresh array
+    nobody else sees, so it may be changed in place (otherwise a copy is made when needed)."""
     if x.dtype != np.float32:
         return x
-    small = (np.abs(x) < _TINY) & (x != 0)
-    if small.any():
-        x = np.where(small, np.copysign(np.float32(0), x), x).astype(np.float32)
-    return x
+    if x.ndim == 2 and x.strides[0] == 0 and len(x) > 1:  # one row broadcast over the lanes
+        return np.broadcast_to(flush(x[:1]), x.shape)
+    if x.ndim == 2 and x.strides[1] == 0 and x.shape[1] > 1:  # one value broadcast over components
+        return np.broadcast_to(flush(x[:, :1]), x.shape)
+    bits = x.view(np.uint32)
+    # zeros and denormals (clearing their mantissa keeps zeros); scratch buffers avoid allocating
+    exponent = np.bitwise_and(bits, _EXPONENT, out=_scratch(bits.shape, np.uint32))
+    small = np.equal(exponent, 0, out=_scratch(bits.shape, np.bool_))
+    if not small.any():
+        return x
+    if not (owned and x.flags.writeable and x.flags.c_contiguous):
+        bits = bits.copy()
+    np.bitwise_and(bits, _SIGN, out=bits, where=small)
+    return bits.view(np.float32)
 
 
 def as_f(bits: Arr) -> Arr:
@@ -106,19 +134,23 @@ def ftou(x: Arr) -> Arr:
 
 def _dp(n: int) -> Fn:
     def dot(a: Arr, b: Arr) -> Arr:
+        # products rounded, then summed left to right in float32; dp is one instruction, so only its
+        # (already flushed) inputs and its result are flushed, not the partial products
         with np.errstate(all="ignore"):
-            products = flush((a[:, :n] * b[:, :n]).astype(np.float32))
-            total = products[:, 0]
+            products = np.multiply(a[:, :n], b[:, :n], dtype=np.float32)
+            total = products[:, 0].copy()
             for i in range(1, n):
-                total = flush((total + products[:, i]).astype(np.float32))
-        return np.repeat(total[:, None], 4, axis=1)
+                np.add(total, products[:, i], out=total)
+        return np.broadcast_to(total[:, None], (len(total), 4))  # the caller flushes the result
 
     return dot
 
 
 def _mad(a: Arr, b: Arr, c: Arr) -> Arr:
     with np.errstate(all="ignore"):
-        return (flush((a * b).astype(np.float32)) + c).astype(np.float32)
+        product = flush(np.multiply(a, b, dtype=np.float32), owned=True)
+        np.add(product, c, out=product, casting="unsafe")
+        return product
 
 
 def _rsq(x: Arr) -> Arr:
@@ -210,12 +242,12 @@ def _bfi(width: Arr, offset: Arr, insert: Arr, base: Arr) -> Arr:
 
 
 def _bfrev(a: Arr) -> Arr:
-    bits = np.unpackbits(a.astype("<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1, bitorder="little")
+    bits = np.unpackbits(np.ascontiguousarray(a, "<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1, bitorder="little")
     return np.packbits(bits[..., ::-1], axis=-1, bitorder="little").view("<u4").reshape(a.shape)
 
 
 def _countbits(a: Arr) -> Arr:
-    return np.unpackbits(a.astype("<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1).sum(axis=-1).astype(np.uint32)
+    return np.unpackbits(np.ascontiguousarray(a, "<u4").view(np.uint8).reshape(*a.shape, 4), axis=-1).sum(axis=-1).astype(np.uint32)
 
 
 def _firstbit_lo(a: Arr) -> Arr:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
@@ -23,9 +24,13 @@ from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 OT = OperandType
 
 
-class VmError(ValueError):
-    """The shader cannot run as asked: unsupported feature, bad inputs, runaway loop."""
+class VmError(ShaderkitError, ValueError):
+    """The shader cannot run as asked: unsupported feature, bad inputs, runaway loop (a
+    ShaderkitError, so the CLI prints it as one line and exits 2)."""
 
+
+#: function bodies (fb#) share the subroutine table with labels (l#) above this offset
+FUNCTION_BODY_KEY = 1 << 40
 
 # -- the block tree ------------------------------------------------------------------------------
 
@@ -60,7 +65,8 @@ def _name(ins: Instruction) -> str:
 
 
 def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, list[Any]]]:
-    """Main body and subroutine bodies (label index -> body) as nested blocks."""
+    """Main body and subroutine bodies as nested blocks: ``label l#`` bodies by their number,
+    ``label fb#`` (interface function bodies) by ``FUNCTION_BODY_KEY + number``."""
     pos = 0
 
     def block(stop: tuple[str, ...]) -> tuple[list[Any], str]:
@@ -105,7 +111,9 @@ def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, li
         label = instructions[pos]
         pos += 1
         body, end = block(())
-        functions[label.operands[0].indices[0].value] = body
+        target = label.operands[0]
+        key = target.indices[0].value + (FUNCTION_BODY_KEY if target.type == OT.FUNCTION_BODY else 0)
+        functions[key] = body
     return main, functions
 
 
@@ -125,13 +133,45 @@ class Declarations:
     structured: dict[tuple[int, int], int] = field(default_factory=dict)  # (operand type, reg) -> stride
     raw: set[tuple[int, int]] = field(default_factory=set)
     uavs: dict[int, str] = field(default_factory=dict)  # u# -> kind
+    uav_dimensions: dict[int, str] = field(default_factory=dict)  # typed u# -> dimension
     tgsm: dict[int, tuple[int, int]] = field(default_factory=dict)  # g# -> (stride or 0 for raw, words)
     samplers: set[int] = field(default_factory=set)
+    comparison_samplers: set[int] = field(default_factory=set)
+    function_tables: dict[int, list[int]] = field(default_factory=dict)  # ft# -> fb# per call site
+    interfaces: dict[int, list[int]] = field(default_factory=dict)  # fp# -> the ft# it may use
     thread_group: tuple[int, int, int] = (1, 1, 1)
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
 
 
+#: D3D11 limits checked before anything is allocated from a declaration
+MAX_TEMPS, MAX_INDEXABLE, MAX_IO, MAX_CB_ROWS, MAX_TGSM_WORDS, MAX_GROUP_THREADS = 4096, 4096, 64, 4096, 8192, 1024
+
+
+def _limit(what: str, value: int, most: int) -> int:
+    if not 0 <= value <= most:
+        raise VmError(f"{what} {value} is outside D3D11's limit of {most}")
+    return value
+
+
 def declarations(instructions: list[Instruction]) -> Declarations:
+    d = _declarations(instructions)
+    _limit("dcl_temps", d.temps, MAX_TEMPS)
+    _limit("input registers", d.inputs, MAX_IO)
+    _limit("output registers", d.outputs, MAX_IO)
+    for reg, (size, _) in d.indexable.items():
+        _limit(f"x{reg} size", size, MAX_INDEXABLE)
+    if sum(size for size, _ in d.indexable.values()) > MAX_INDEXABLE:
+        raise VmError(f"indexable temps total more than {MAX_INDEXABLE} registers")
+    for slot, rows in d.constant_buffers.items():
+        _limit(f"cb{slot} size", rows, MAX_CB_ROWS)
+    for reg, (_, words) in d.tgsm.items():
+        _limit(f"g{reg} words", words, MAX_TGSM_WORDS)
+    x, y, z = d.thread_group
+    _limit("threads per group", x * y * z, MAX_GROUP_THREADS)
+    return d
+
+
+def _declarations(instructions: list[Instruction]) -> Declarations:
     d = Declarations()
     for ins in instructions:
         name = _name(ins)
@@ -174,6 +214,8 @@ def declarations(instructions: list[Instruction]) -> Declarations:
             d.uavs[_slot(op)] = "raw"
         elif name == "dcl_uav_typed" and op is not None:
             d.uavs[_slot(op)] = "typed"
+            code = ins.controls & 0x1F
+            d.uav_dimensions[_slot(op)] = RESOURCE_DIMENSIONS[code] if code < len(RESOURCE_DIMENSIONS) else "unknown"
         elif name == "dcl_tgsm_structured" and op is not None:
             d.tgsm[reg] = (ins.raw[0], ins.raw[0] * ins.raw[1] // 4)
             d.structured[(OT.THREAD_GROUP_SHARED_MEMORY, reg)] = ins.raw[0]
@@ -182,14 +224,24 @@ def declarations(instructions: list[Instruction]) -> Declarations:
             d.raw.add((OT.THREAD_GROUP_SHARED_MEMORY, reg))
         elif name == "dcl_sampler" and op is not None:
             d.samplers.add(_slot(op))
+            if ins.controls & 0xF == 1:  # mode_comparison
+                d.comparison_samplers.add(_slot(op))
+        elif name == "dcl_function_table" and len(ins.raw) >= 2:
+            d.function_tables[ins.raw[0]] = list(ins.raw[2 : 2 + ins.raw[1]])
+        elif name == "dcl_interface" and len(ins.raw) >= 3:
+            d.interfaces[ins.raw[0]] = list(ins.raw[3 : 3 + (ins.raw[2] & 0xFFFF)])
         elif name == "dcl_thread_group":
             d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
     return d
 
 
 def _slot(op: Operand) -> int:
-    # SM5.1 declarations: id, lower bound, upper bound; the register is the lower bound
-    return op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
+    """The register of a t/s/u/g operand. SM5.1 declarations carry (range id, lower, upper) and
+    instructions (range id, register): the register is the second index in both."""
+    return op.indices[1].value if len(op.indices) >= 2 else op.indices[0].value
+
+
+register_of = _slot
 
 
 # -- the machine -------------------------------------------------------------------------------------
@@ -203,12 +255,14 @@ class _Frame:
 
 
 _SWIZ_IDENTITY = (0, 1, 2, 3)
+#: operand types whose values are fixed for a whole run (inputs are never written by vs/ps/cs)
+_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER))
 
 
 class Machine:
     """One run: the register files and resources for ``lanes`` invocations."""
 
-    def __init__(self, shader: Any, lanes: int, max_steps: int = 10_000_000) -> None:
+    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000) -> None:
         self.shader = shader
         self.decl: Declarations = shader.decl
         self.n = lanes
@@ -233,6 +287,7 @@ class Machine:
         self.max_steps = max_steps
         self.lane_index = np.arange(lanes)
         self.quads = lanes % 4 == 0
+        self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
 
     # -- operands -------------------------------------------------------------------------------
 
@@ -286,9 +341,15 @@ class Machine:
             return self._gather(self.o, self.index_value(op, 0))
         if t == OT.CONSTANT_BUFFER:
             slot = self.index_value(op, 0)
-            if not isinstance(slot, int):
-                raise VmError("dynamically indexed constant buffer slots are not supported")
             row = self.index_value(op, 2 if len(op.indices) >= 3 else 1)
+            if not isinstance(slot, int):  # cb[r0.x + n][row]: per lane (class linkage does this)
+                out = np.zeros((self.n, 4), np.uint32)
+                for number in np.unique(slot):
+                    lanes = slot == number
+                    table = self.cb.get(int(number))
+                    if table is not None:
+                        out[lanes] = self._uniform(table, row)[lanes]
+                return out
             if len(op.indices) >= 3:
                 slot = self.decl.cb_ranges.get(slot, slot)
             table = self.cb.get(slot)
@@ -306,7 +367,8 @@ class Machine:
         if t in self.special:
             return self.special[t]
         if t in (OT.INPUT_PRIMITIVEID, OT.INPUT_GS_INSTANCE_ID, OT.INPUT_COVERAGE_MASK, OT.INNER_COVERAGE,
-                 OT.CYCLE_COUNTER):
+                 OT.CYCLE_COUNTER, OT.THIS_POINTER):
+            # this[i]: a class instance's data offsets/resource slots, all 0 here (the first instance)
             return np.zeros((self.n, 4), np.uint32)
         raise VmError(f"reading operand type {OT(t).name if t in OT._value2member_map_ else t} is not supported")
 
@@ -318,7 +380,8 @@ class Machine:
             swz = op.swizzle
             return value if swz == _SWIZ_IDENTITY else value[:, list(swz)]
         if mode == 2:
-            return np.repeat(value[:, op.component_bits & 3][:, None], 4, axis=1)
+            c = op.component_bits & 3
+            return np.broadcast_to(value[:, c : c + 1], (len(value), 4))
         return value
 
     def read(self, op: Operand, kind: str) -> np.ndarray:
@@ -346,7 +409,7 @@ class Machine:
                     value &= np.uint32(0x7FFFFFFF)
                 if mod & 1:
                     value ^= np.uint32(0x80000000)
-        return np.ascontiguousarray(value, dtype=np.uint32)
+        return value if value.dtype == np.uint32 else value.astype(np.uint32)
 
     def write(self, op: Operand, bits: np.ndarray, active: np.ndarray, saturate: bool = False,
               kind: str = BITS) -> None:
@@ -354,7 +417,7 @@ class Machine:
         t = op.type
         if t == OT.NULL:
             return
-        if saturate and kind == FLOAT:
+        if saturate:  # _sat is a float clamp, also on mov/movc (int ops never carry it)
             f = bits.view(np.float32)
             with np.errstate(invalid="ignore"):
                 f = np.where(np.isnan(f), np.float32(0), np.clip(f, 0, 1)).astype(np.float32)
@@ -380,9 +443,16 @@ class Machine:
             if not 0 <= index < len(target):
                 return
             row = target[index]
+            everyone = bool(active.all())
+            if everyone and mask == 0xF:
+                row[...] = bits
+                return
             for c in range(4):
                 if mask >> c & 1:
-                    np.copyto(row[:, c], bits[:, c], where=active)
+                    if everyone:
+                        row[:, c] = bits[:, c]
+                    else:
+                        np.copyto(row[:, c], bits[:, c], where=active)
             return
         lanes = np.nonzero(active & (index >= 0) & (index < len(target)))[0]
         for c in range(4):
@@ -487,13 +557,28 @@ class Machine:
             return
         raise VmError(f"{name} is not supported by the SM4/SM5 VM")
 
+    def _float_source(self, op: Operand) -> np.ndarray:
+        """A float source with denormals flushed. Inputs and constants do not change during a run,
+        so their flushed values are kept (an input read by several dp4 is flushed once)."""
+        if op.type not in _CONSTANT_DURING_RUN or any(i.rel is not None for i in op.indices):
+            return flush(self.read(op, FLOAT).view(np.float32))
+        key = (op.type, tuple(i.value for i in op.indices), op.selection_mode, op.component_bits,
+               op.modifier if op.extended else 0, tuple(op.values))
+        found = self._flushed.get(key)
+        if found is None:
+            found = self._flushed[key] = flush(self.read(op, FLOAT).view(np.float32))
+        return found
+
     def _alu(self, ins: Instruction, op: Any, active: np.ndarray) -> None:
         dests = ins.operands[: op.dests]
-        srcs = [self.read(o, op.kind) for o in ins.operands[op.dests : op.dests + op.sources]]
+        sources = ins.operands[op.dests : op.dests + op.sources]
+        if op.kind == FLOAT and op.flush:
+            args = [self._float_source(o) for o in sources]
+        else:
+            srcs = [self.read(o, op.kind) for o in sources]
         if op.kind == FLOAT:
-            args = [s.view(np.float32) for s in srcs]
-            if op.flush:
-                args = [flush(a) for a in args]
+            if not op.flush:
+                args = [s.view(np.float32) for s in srcs]
         elif op.kind == INT:
             args = [s.view(np.int32) for s in srcs]
         elif op.kind == DOUBLE:
@@ -508,7 +593,8 @@ class Machine:
                 bits = _from_doubles(value, dest, kind, op.kind)
             else:
                 if kind == FLOAT and op.flush:
-                    value = flush(np.asarray(value, np.float32))
+                    value = np.asarray(value, np.float32)
+                    value = flush(value, owned=value.base is None)
                 bits = to_bits(np.asarray(value))
             self.write(dest, bits, active, ins.saturate, kind)
 
@@ -570,11 +656,14 @@ def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     if _name(ins) == "callc":
         lanes = m._cond(ins, active)
         label = ins.operands[1]
-    if not lanes.any():
-        return
-    body = m.functions.get(label.indices[0].value)
+    if lanes.any():
+        _enter(m, label.indices[0].value, lanes, f"l{label.indices[0].value}")
+
+
+def _enter(m: Machine, key: int, lanes: np.ndarray, name: str) -> None:
+    body = m.functions.get(key)
     if body is None:
-        raise VmError(f"call to missing label l{label.indices[0].value}")
+        raise VmError(f"call to missing label {name}")
     if len(m.frames) > 64:
         raise VmError("subroutine nesting deeper than 64")
     frame = _Frame("call", np.zeros(m.n, bool), np.zeros(m.n, bool))
@@ -583,6 +672,22 @@ def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     m.block(body, lanes)
     m.frames = saved
     m.disabled &= ~frame.brk
+
+
+def _fcall(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    """An interface call: the interface's bound function table (``Shader.bind_interface``, by default
+    the first table it declares) names the body for this call site."""
+    target = ins.operands[0]
+    interface = target.indices[0].value
+    call_site = ins.raw[0] if ins.raw else 0
+    tables = m.decl.interfaces.get(interface)
+    if not tables:
+        raise VmError(f"fcall through undeclared interface fp{interface}")
+    choice = getattr(m.shader, "interface_tables", {}).get(interface, tables[0])
+    bodies = m.decl.function_tables.get(choice)
+    if bodies is None or not 0 <= call_site < len(bodies):
+        raise VmError(f"function table ft{choice} has no call site {call_site}")
+    _enter(m, FUNCTION_BODY_KEY + bodies[call_site], active, f"fb{bodies[call_site]}")
 
 
 def _deriv(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -632,7 +737,7 @@ from shaderkit.vm.sm4 import memory as _memory  # noqa: E402  (resource handlers
 
 _HANDLERS = {
     "break": _break, "breakc": _break, "continue": _continue, "continuec": _continue,
-    "ret": _ret, "retc": _ret, "discard": _discard, "call": _call, "callc": _call,
+    "ret": _ret, "retc": _ret, "discard": _discard, "call": _call, "callc": _call, "fcall": _fcall,
     "deriv_rtx": _deriv, "deriv_rty": _deriv, "deriv_rtx_coarse": _deriv, "deriv_rty_coarse": _deriv,
     "deriv_rtx_fine": _deriv, "deriv_rty_fine": _deriv, "abort": _abort, "label": _nothing,
     "check_access_fully_mapped": _fully_mapped, "eval_snapped": _eval, "eval_sample_index": _eval,

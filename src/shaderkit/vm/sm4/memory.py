@@ -68,13 +68,26 @@ def _spatial(dimension: str) -> tuple[int, bool]:
 
 
 def _texture(m: Machine, op: Operand) -> Texture:
-    slot = op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
-    store = m.uav_textures if op.type == OT.UNORDERED_ACCESS_VIEW else m.textures
+    """The bound texture; an unbound one reads as zeros and drops writes, as in D3D11."""
+    slot = _register(op)
+    uav = op.type == OT.UNORDERED_ACCESS_VIEW
+    store = m.uav_textures if uav else m.textures
     tex = store.get(slot)
     if tex is None:
-        prefix = "u" if op.type == OT.UNORDERED_ACCESS_VIEW else "t"
-        raise _error(f"no texture bound to {prefix}{slot}")
+        dim = (m.decl.uav_dimensions.get(slot) if uav else m.decl.resources.get(slot, ("texture2d", ""))[0]) or "texture2d"
+        dim = dim if dim not in ("unknown", "buffer", "raw_buffer", "structured_buffer") else "texture2d"
+        ret = "float" if uav else m.decl.resources.get(slot, ("", "float"))[1]
+        dtype = np.int32 if ret == "sint" else np.uint32 if ret == "uint" else np.float32
+        layers = 6 if dim.startswith("texturecube") else 1
+        zeros = np.zeros((layers, 1, 1, 1, 4), dtype)
+        tex = Texture([zeros], dim)
+        tex.unbound = True
     return tex
+
+
+def _register(op: Operand) -> int:
+    """t/s/u/g register of an operand (SM5.1: range id first, then the register)."""
+    return op.indices[1].value if len(op.indices) >= 2 else op.indices[0].value
 
 
 def _error(message: str) -> Exception:
@@ -220,7 +233,7 @@ def _sample(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.ndarra
 
 
 def _sampler(m: Machine, op: Operand) -> Sampler:
-    slot = op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
+    slot = _register(op)
     return m.samplers.get(slot, _DEFAULT_SAMPLER)
 
 
@@ -295,7 +308,7 @@ def _ld(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     first = 2 if status else 1
     addr_op, res = ins.operands[first], ins.operands[first + 1]
     addr = m.read(addr_op, INT).view(np.int32).astype(np.int64)
-    slot = res.indices[1].value if len(res.indices) >= 3 else res.indices[0].value
+    slot = _register(res)
     if name.startswith("ld_uav_typed"):
         buf = m.buffers.get((OT.UNORDERED_ACCESS_VIEW, slot))
         if buf is not None and buf.typed is not None:
@@ -339,9 +352,9 @@ def _resinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     tex = _texture(m, res)
     mode = ins.controls & 3  # 0 float, 1 rcpFloat, 2 uint
     out = np.zeros((m.n, 4), np.float64)
-    levels = len(tex.levels)
+    levels = 0 if tex.unbound else len(tex.levels)
     dims, array = _spatial(tex.dimension)
-    for i in range(m.n):
+    for i in range(m.n if levels else 0):
         lv = int(mip[i])
         if lv >= levels:
             continue
@@ -365,10 +378,11 @@ def _resinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
 
 def _bufinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     res = ins.operands[1]
-    slot = res.indices[1].value if len(res.indices) >= 3 else res.indices[0].value
+    slot = _register(res)
     buf = m.buffers.get((res.type, slot))
-    if buf is None:
-        raise _error(f"no buffer bound to {'u' if res.type == OT.UNORDERED_ACCESS_VIEW else 't'}{slot}")
+    if buf is None:  # unbound: 0 elements
+        m.write(ins.operands[0], np.zeros((m.n, 4), np.uint32), active)
+        return
     if buf.typed is not None:
         count = len(buf.typed)
     elif buf.stride:
@@ -379,13 +393,12 @@ def _bufinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
 
 
 def _sampleinfo(m: Machine, ins: Instruction, active: np.ndarray) -> None:
+    """x = sample count (yzw 0), then the resource operand's swizzle; ``_uint`` is bit 0 of the controls."""
     res = ins.operands[1]
-    samples = 1
-    if res.type == OT.RESOURCE:
-        samples = _texture(m, res).samples
-    uint = ins.controls & 3 == 2
-    value = np.full((m.n, 4), samples, np.uint32) if uint else np.full((m.n, 4), np.float32(samples)).view(np.uint32)
-    m.write(ins.operands[0], value, active)
+    samples = _texture(m, res).samples if res.type == OT.RESOURCE else 1
+    out = np.zeros((m.n, 4), np.uint32)
+    out[:, 0] = samples if ins.controls & 1 else np.float32(samples).view(np.uint32)
+    _finish(m, ins, res, out, active, False, UINT if ins.controls & 1 else FLOAT)
 
 
 def _samplepos(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -397,7 +410,7 @@ def _samplepos(m: Machine, ins: Instruction, active: np.ndarray) -> None:
 
 def _words(m: Machine, op: Operand) -> tuple[np.ndarray, int, bool]:
     """(word array, stride in bytes or 0, per-group) of a buffer-like operand."""
-    reg = op.indices[1].value if len(op.indices) >= 3 else op.indices[0].value
+    reg = _register(op)
     if op.type == OT.THREAD_GROUP_SHARED_MEMORY:
         stride, words = m.decl.tgsm.get(reg, (0, 0))
         store = m.tgsm.get(reg)
@@ -405,8 +418,8 @@ def _words(m: Machine, op: Operand) -> tuple[np.ndarray, int, bool]:
             store = m.tgsm[reg] = np.zeros((m.group_count, words), np.uint32)
         return store, stride, True
     buf = m.buffers.get((op.type, reg))
-    if buf is None:
-        raise _error(f"no buffer bound to {'u' if op.type == OT.UNORDERED_ACCESS_VIEW else 't'}{reg}")
+    if buf is None:  # unbound: reads give 0, writes are dropped (D3D11)
+        return np.zeros(0, np.uint32), m.decl.structured.get((op.type, reg), 0), False
     return buf.words, buf.stride or m.decl.structured.get((op.type, reg), 0), False
 
 
@@ -431,7 +444,7 @@ def _load_words(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     out = np.zeros((m.n, 4), np.uint32)
     flat = store.reshape(-1) if not per_group else store
     size = store.shape[-1] if per_group else len(flat)
-    for c in range(4):
+    for c in range(4 if size else 0):  # an unbound view (size 0) reads zeros
         addr = base + swz[c]
         ok = (addr >= 0) & (addr < size)
         safe = np.where(ok, addr, 0)
@@ -472,7 +485,7 @@ def _store_typed(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     res = ins.operands[0]
     addr = m.read(ins.operands[1], UINT).astype(np.int64)
     value = m.read(ins.operands[2], UINT)
-    slot = res.indices[1].value if len(res.indices) >= 3 else res.indices[0].value
+    slot = _register(res)
     lanes = np.nonzero(active)[0]
     buf = m.buffers.get((OT.UNORDERED_ACCESS_VIEW, slot))
     if buf is not None and buf.typed is not None:
@@ -497,7 +510,7 @@ def _store_typed(m: Machine, ins: Instruction, active: np.ndarray) -> None:
 
 
 _ATOMIC = {
-    "iadd": lambda old, v, c: (old.astype(np.int64) + v) & 0xFFFFFFFF,
+    "iadd": lambda old, v, c: (old + v) & 0xFFFFFFFF,
     "and": lambda old, v, c: old & v,
     "or": lambda old, v, c: old | v,
     "xor": lambda old, v, c: old ^ v,
@@ -523,17 +536,19 @@ def _atomic(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     ops = ins.operands
     if kind in ("alloc", "consume"):
         res = ops[1]
-        slot = res.indices[0].value
+        slot = _register(res)
         buf = m.buffers.get((OT.UNORDERED_ACCESS_VIEW, slot))
-        if buf is None:
-            raise _error(f"no buffer bound to u{slot}")
         out = np.zeros((m.n, 4), np.uint32)
+        if buf is None:  # unbound: the counter reads 0
+            m.write(ops[0], out, active)
+            return
+        # the hidden counter is a uint32: consume below 0 wraps (D3D leaves the result undefined)
         for lane in np.nonzero(active)[0]:
             if kind == "alloc":
                 out[lane] = buf.counter
-                buf.counter += 1
+                buf.counter = (buf.counter + 1) & 0xFFFFFFFF
             else:
-                buf.counter -= 1
+                buf.counter = (buf.counter - 1) & 0xFFFFFFFF
                 out[lane] = buf.counter
         m.write(ops[0], out, active)
         return
@@ -542,7 +557,7 @@ def _atomic(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     addr = m.read(rest[0], UINT).astype(np.int64)
     compare = m.read(rest[1], UINT)[:, 0] if kind in ("cmp_exch", "cmp_store") else None
     value = m.read(rest[-1], UINT)[:, 0]
-    reg = res.indices[0].value
+    reg = _register(res)
     if res.type == OT.UNORDERED_ACCESS_VIEW and m.decl.uavs.get(reg) == "typed":
         buf = m.buffers.get((OT.UNORDERED_ACCESS_VIEW, reg))
         if buf is not None and buf.typed is not None:
@@ -551,7 +566,7 @@ def _atomic(m: Machine, ins: Instruction, active: np.ndarray) -> None:
             tex = _texture(m, res)
             data = tex.levels[0].view(np.uint32)
             _, _, height, width, _ = data.shape
-            flat = data[..., 0].reshape(-1)
+            flat = data.reshape(-1, 4)[:, 0]  # a view: the atomics write through
             word, per_group = addr[:, 1] * width + addr[:, 0], False
             if tex.dimension in ("texture2darray",):
                 word = word + addr[:, 2] * width * height

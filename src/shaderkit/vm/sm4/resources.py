@@ -64,6 +64,8 @@ class Texture:
     levels: list[np.ndarray]
     dimension: str = "texture2d"  # texture1d/2d/3d, texture1darray/2darray, texturecube(array), texture2dms
     samples: int = 1
+    #: a stand-in for an unbound view: reads give zeros, writes are dropped
+    unbound: bool = False
 
     @classmethod
     def from_array(cls, data: np.ndarray, dimension: str = "texture2d", mips: bool = False) -> Texture:

@@ -1,0 +1,191 @@
+"""``shaderkit run FILE.dxbc``: run a vertex, pixel or compute shader on the CPU (shaderkit.vm.sm4).
+
+The ``run`` command dispatches here for DXBC input (:func:`is_dxbc`), calling :func:`run_dxbc`.
+
+Inputs (``--inputs``) by file extension:
+
+* ``.json``: ``{"POSITION": [[x, y, z], ...], "TEXCOORD0": [[u, v], ...]}`` (semantic or ``v2``);
+* ``.npz``: the same as named arrays;
+* ``.npy``: one ``(n, k)`` array split over the input signature's elements in register order;
+* ``.csv``: a header row of ``SEMANTIC`` or ``SEMANTIC.x`` names, columns of the same name before
+  the dot forming one input.
+
+``--cbuffer NAME=1,2,3`` (or ``Buffer.NAME=...``) sets constant-buffer variables by their RDEF
+names. Outputs (``-o``) by extension: ``.json`` (default, also for ``-``), ``.npz`` or ``.csv``;
+vertex/pixel outputs by semantic, compute results as the words of every UAV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from shaderkit.cli.common import read_input, write_output
+
+
+def is_dxbc(data: bytes) -> bool:
+    """True for a DXBC container (the bytes ``run`` should hand to :func:`run_dxbc`)."""
+    return data[:4] == b"DXBC"
+
+
+def run_dxbc(data: bytes, inputs: str | None = None, cbuffers: Sequence[str] = (), output: str = "-",
+             count: int | None = None, groups: Sequence[int] = (1, 1, 1), uavs: Sequence[str] = ()) -> None:
+    """Run the DXBC shader in ``data`` and write its outputs to ``output`` (see the module text).
+
+    ``uavs``: ``NAME=FILE.npy`` initial UAV contents for compute shaders (default: 1024 zero words
+    per declared UAV buffer). Errors raise :class:`~shaderkit.vm.sm4.VmError` (a ShaderkitError).
+    """
+    import numpy as np
+
+    import shaderkit
+    from shaderkit.vm.sm4 import Buffer, Shader, VmError
+
+    shader = Shader(shaderkit.open(data))
+    for assignment in cbuffers:
+        name, sep, text = assignment.partition("=")
+        if not sep:
+            raise VmError(f"--cbuffer {assignment!r}: expected NAME=VALUES")
+        shader.set_constant(name.strip(), _numbers(text))
+    if shader.stage == "compute":
+        for spec in uavs:
+            name, sep, path = spec.partition("=")
+            if not sep:
+                raise VmError(f"--uav {spec!r}: expected NAME=FILE.npy")
+            array = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+            slot: int | str = int(name[1:]) if name[:1] in "uU" and name[1:].isdigit() else name
+            shader.bind_buffer(slot, Buffer(_as_words(array), shader.decl.structured.get((30, shader._slot(slot)), 0)),
+                               uav=True)
+        for slot, kind in shader.decl.uavs.items():
+            if (30, slot) not in shader.buffers and slot not in shader.uav_textures and kind != "typed":
+                shader.bind_buffer(slot, Buffer(np.zeros(1024, np.uint32), shader.decl.structured.get((30, slot), 0)),
+                                   uav=True)
+        shader.dispatch(tuple(groups))
+        results = {f"u{slot}": (buf.words if buf.typed is None else buf.typed)
+                   for (kind_, slot), buf in sorted(shader.buffers.items()) if kind_ == 30}
+    else:
+        feed = _read_inputs(shader, inputs) if inputs else {}
+        if not feed and count is None:
+            count = 1
+        run = shader.run_vertex if shader.stage == "vertex" else shader.run_pixel
+        outs = run(feed, count)
+        results = {key: outs[key] for key in outs if not key.startswith("o") or key[1:].isdigit() is False}
+        if shader.stage == "pixel":
+            results["discarded"] = outs.discarded
+    write_output(output, _encode(results, output))
+
+
+def _numbers(text: str) -> Any:
+    import numpy as np
+
+    from shaderkit.vm.sm4 import VmError
+
+    try:
+        values = [float(v) if any(c in v for c in ".eEn") else int(v, 0) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise VmError(f"--cbuffer value {text!r}: expected comma-separated numbers") from None
+    return np.array(values if len(values) != 1 else values[0])
+
+
+def _as_words(array: Any) -> Any:
+    import numpy as np
+
+    a = np.ascontiguousarray(array)
+    if a.dtype in (np.float64, np.int64):
+        a = a.astype(np.float32 if a.dtype.kind == "f" else np.int32)
+    return a.view(np.uint8).reshape(-1).view("<u4").astype(np.uint32)
+
+
+def _read_inputs(shader: Any, path: str) -> dict[str, Any]:
+    import numpy as np
+
+    from shaderkit.vm.sm4 import VmError
+
+    raw = read_input(path)
+    lower = path.lower()
+    try:
+        if lower.endswith(".json"):
+            table = json.loads(raw.decode("utf-8"))
+            if not isinstance(table, dict):
+                raise VmError(f"{path}: expected a JSON object of input arrays")
+            return {str(k): np.asarray(v) for k, v in table.items()}
+        if lower.endswith(".npz"):
+            with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
+                return {k: archive[k] for k in archive.files}
+        if lower.endswith(".npy"):
+            return _split(shader, np.load(io.BytesIO(raw), allow_pickle=False))
+        if lower.endswith(".csv"):
+            return _csv(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        raise VmError(f"{path}: {exc}") from None
+    raise VmError(f"{path}: inputs must be .json, .npz, .npy or .csv")
+
+
+def _split(shader: Any, array: Any) -> dict[str, Any]:
+    """Columns of one (n, k) array over the input signature elements in register order."""
+    from shaderkit.vm.sm4 import VmError
+
+    if array.ndim == 1:
+        array = array[:, None]
+    signature = getattr(shader.container, "input_signature", None)
+    elements = sorted((e for e in (signature.elements if signature else []) if not e.system_value),
+                      key=lambda e: (e.register, e.mask & -e.mask))
+    feed, column = {}, 0
+    for element in elements:
+        width = bin(element.mask).count("1")
+        if column + width > array.shape[1]:
+            break
+        feed[f"{element.semantic_name}{element.semantic_index}"] = array[:, column : column + width]
+        column += width
+    if column != array.shape[1]:
+        raise VmError(f"{array.shape[1]} input columns; the signature takes {column} in order")
+    return feed
+
+
+def _csv(text: str) -> dict[str, Any]:
+    import numpy as np
+
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return {}
+    header, body = rows[0], [r for r in rows[1:] if r]
+    columns: dict[str, list[int]] = {}
+    for i, name in enumerate(header):
+        columns.setdefault(name.strip().split(".")[0], []).append(i)
+    values = np.array([[float(v) for v in row] for row in body], dtype=np.float64).reshape(len(body), len(header))
+    return {name: values[:, idx].astype(np.float32) for name, idx in columns.items()}
+
+
+def _encode(results: dict[str, Any], output: str) -> bytes | str:
+    import numpy as np
+
+    lower = output.lower()
+    if lower.endswith(".npz"):
+        buffer = io.BytesIO()
+        arrays: dict[str, Any] = {k: np.asarray(v) for k, v in results.items()}
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+    if lower.endswith(".csv"):
+        names, columns = [], []
+        for key, value in results.items():
+            array = np.asarray(value)
+            array = array.reshape(len(array), -1)
+            for c in range(array.shape[1]):
+                names.append(f"{key}.{'xyzw'[c]}" if array.shape[1] > 1 and c < 4 else key if array.shape[1] == 1 else f"{key}.{c}")
+                columns.append(array[:, c])
+        lines = [",".join(names)]
+        length = max((len(c) for c in columns), default=0)
+        for row in range(length):
+            lines.append(",".join(_scalar(c[row]) if row < len(c) else "" for c in columns))
+        return "\n".join(lines) + "\n"
+    return json.dumps({k: np.asarray(v).tolist() for k, v in results.items()}, indent=1) + "\n"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, (bool,)) or getattr(value, "dtype", None) is not None and value.dtype == bool:
+        return "1" if value else "0"
+    if getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
+        return repr(float(value))
+    return str(int(value))
