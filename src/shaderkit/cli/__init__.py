@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("shaderkit.cli.diff:diff", "Compare two shaders: metadata and aligned disassembly."),
     "cfg": ("shaderkit.cli.cfg:cfg", "Control-flow graph of a shader as Graphviz DOT (or SVG)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
-    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU over vertex inputs (PICA200)."),
+    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU (PICA200 vertex/geometry, DXBC vertex/pixel/compute)."),
 }
 
 

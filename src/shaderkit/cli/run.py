@@ -1,4 +1,5 @@
-"""``shaderkit run``: execute a shader on the CPU over a set of vertices (PICA200 SHBIN)."""
+"""``shaderkit run``: execute a shader on the CPU: PICA200 SHBIN over a set of vertices, or a DXBC
+vertex/pixel/compute shader (``cli/run_sm4.py``)."""
 
 from __future__ import annotations
 
@@ -228,18 +229,36 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.command()
 @click.argument("file")
 @click.option("--dvle", type=int, default=0, show_default=True, help="Entry point (DVLE) to run.")
-@click.option("--inputs", "inputs_path", required=True, help="Vertex inputs: .npy, .csv or .json.")
+@click.option("--inputs", "inputs_path", default=None,
+              help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
-              help="Set a uniform by name or register (c5, i0, b3); repeatable.")
+              help="PICA200: set a uniform by name or register (c5, i0, b3); repeatable.")
+@click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
+              help="DXBC: set a constant-buffer variable by its RDEF name; repeatable.")
+@click.option("--count", type=click.IntRange(min=1), default=None, help="DXBC: invocations without --inputs.")
+@click.option("--groups", default="1,1,1", show_default=True, help="DXBC compute: thread groups x,y,z.")
+@click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
-def run(file: str, dvle: int, inputs_path: str, uniforms: tuple[str, ...], output_path: str | None,
-        max_steps: int | None) -> None:
-    """Execute FILE's shader on the CPU for every vertex of --inputs and show its outputs."""
+def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...], cbuffers: tuple[str, ...],
+        count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None) -> None:
+    """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel or
+    compute shaders) and show its outputs."""
     _numpy()
+    from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
 
+    data = read_input(file)
+    if is_dxbc(data):
+        try:
+            grid = [int(part) for part in groups.split(",")]
+        except ValueError:
+            raise click.ClickException(f"--groups {groups!r}: expected x,y,z") from None
+        run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
+        return
     model = load_model(file)
+    if inputs_path is None:
+        raise click.UsageError("PICA200 shaders need --inputs")
     inputs = load_inputs(inputs_path)
     dvlb = _pica_program(model, file)
     if isinstance(dvlb, Dvlb):
