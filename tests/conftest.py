@@ -38,3 +38,16 @@ def corpus() -> Path:
     if root is None:
         pytest.skip("corpus not found: set SHADERKIT_CORPUS or place it at ../shared/corpus")
     return root
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``shaderkit ARGV`` run in this process."""
+    from shaderkit.cli import main
+
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

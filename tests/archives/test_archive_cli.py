@@ -8,19 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_root
-from shaderkit.cli import main
+from conftest import corpus_root, run_cli
 from shaderkit.formats.archive import yaz0
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 def sarc(files: list[tuple[bytes, bytes]]) -> bytes:

@@ -11,6 +11,7 @@ import struct
 
 import pytest
 
+from conftest import run_cli
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.archive.path import resolve, walk
 from shaderkit.formats.bfsha.switch import SwitchBfsha, model_size, program_size
@@ -183,19 +184,12 @@ def test_damaged_headers(offset: int, value: int, message: str) -> None:
 
 
 def test_cli_variation_and_member_verbs(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from shaderkit.cli import main
 
     path = tmp_path / "x.bfsha"
     path.write_bytes(build(7))
 
     def run(*argv: str) -> tuple[int, str, str]:
-        try:
-            main(list(argv))
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
+        return run_cli(capsys, *argv)
 
     code, out, _ = run("variation", "--json", str(path), "model", "quality=high", "pass=depth")
     assert code == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_files, corpus_root
+from conftest import corpus_files, corpus_root, run_cli
 from shaderkit.cli import main
 from shaderkit.cli.latte_asm import looks_like_latte, source_stage
 from shaderkit.formats.gfd.gsh import Gsh
@@ -22,12 +22,8 @@ FIELDS = ("mode", "regs", "uniform_blocks", "uniform_vars", "initial_values", "l
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
+    code, _out, err = run_cli(capsys, *argv)
+    return code, err
 
 
 def _pairs() -> list:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_params
-from shaderkit.cli import main
+from conftest import corpus_params, run_cli
 from shaderkit.cli.latte_listing import split_programs
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.gfd.gsh import Gsh
@@ -15,13 +14,7 @@ from shaderkit.isa.latte import assemble, disassemble
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 def _programs(path: Path) -> list[bytes]:

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_params, corpus_root
-from shaderkit.cli import main
+from conftest import corpus_params, corpus_root, run_cli
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 from shaderkit.formats.gfd.gsh import Gsh
@@ -23,12 +22,8 @@ PROGRAM_BLOCKS = {5: ("vertex", 3), 7: ("pixel", 6)}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
+    code, _out, err = run_cli(capsys, *argv)
+    return code, err
 
 
 def gfd_programs(data: bytes) -> dict[str, list[bytes]]:

@@ -8,20 +8,13 @@ from pathlib import Path
 import pytest
 from test_wiiu_synthetic import build_archive
 
-from conftest import corpus_params, corpus_root
-from shaderkit.cli import main
+from conftest import corpus_params, corpus_root, run_cli
 
 COIN = corpus_params("wiiu", "sc_obj_coin.sharcfb")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 @pytest.fixture
