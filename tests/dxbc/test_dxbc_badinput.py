@@ -167,3 +167,14 @@ def test_shared_tables_inside_a_chunk_are_bounded() -> None:
     blob = DxbcContainer([RawChunk("RDEF", payload)]).to_bytes()
     with pytest.raises(ShaderFormatError, match="overlap"):
         DxbcContainer.from_bytes(blob)
+
+
+def test_chunk_inside_the_header_is_refused() -> None:
+    # found by tools/fuzz.py: a chunk offset of 0x10 made a 9-byte "chunk" of checksum bytes that
+    # overlapped the header, which no writer can put back
+    from shaderkit.formats.dxbc.raw import RawChunk
+
+    data = bytearray(DxbcContainer([RawChunk("ZZZZ", b"abcd")]).to_bytes())
+    struct.pack_into("<I", data, 32, 0x10)
+    with pytest.raises(ShaderFormatError, match="inside the container header"):
+        DxbcContainer.from_bytes(bytes(data))

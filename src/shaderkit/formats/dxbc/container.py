@@ -205,6 +205,9 @@ class DxbcContainer(ShaderFile):
                 if rel > total_size - CHUNK_HEADER.size:
                     raise body.error(f"chunk offset {rel:#x} is outside the {total_size}-byte container",
                                      base + HEADER.size + 4 * i)
+                if rel < HEADER.size + 4 * count:  # a chunk made of the header's own bytes
+                    raise body.error(f"chunk offset {rel:#x} lies inside the container header and chunk index "
+                                     f"(which end at {HEADER.size + 4 * count:#x})", base + HEADER.size + 4 * i)
                 raw_cc, size = body.unpack_at(base + rel, "4sI", "chunk header")
                 if size > total_size - rel - CHUNK_HEADER.size:
                     raise body.error(f"{size}-byte payload runs past the container end", base + rel + 4)
