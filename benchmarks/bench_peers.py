@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import json
 import os
 import platform
@@ -126,22 +125,8 @@ def jobs_wall(root: Path, env: dict[str, str], rounds: int) -> dict[str, object]
     return report
 
 
-def _best(fn, repeat: int, setup=None) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            if setup is not None:
-                setup()
-            start = time.process_time()
-            fn()
-            times.append(time.process_time() - start)
-    finally:
-        gc.enable()
-    return min(times)
-
-
 def in_process(root: Path, repeat: int) -> dict[str, object]:
+    from bench_sm4 import best as _best
     from bench_sm4 import programs
 
     import shaderkit

@@ -30,8 +30,9 @@ def _read(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
     if isinstance(source, (str, os.PathLike)):
-        with os.fdopen(os.open(os.fspath(source), os.O_RDONLY), "rb") as handle:
-            return handle.read()
+        from shaderkit.files import read_bytes
+
+        return read_bytes(source)
     read = getattr(source, "read", None)
     if read is None:
         raise TypeError(f"shaderkit.open() takes a path, bytes or a binary file object, not {type(source).__name__}")

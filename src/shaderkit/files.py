@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 
 
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The whole file at ``path``."""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` whole: into a temporary file beside it, then renamed over it."""
     target = os.fspath(path)

@@ -36,6 +36,15 @@ _NUMBERS: list[Any] = [
 ]
 
 
+#: every lexer's first rules: newlines, and blanks that are not indentation (line-start rules see that)
+_LINE_START: list[Any] = [
+    (r"\n", Whitespace),
+    (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),
+]
+#: every lexer's last rule: indentation no line-start rule took
+_INDENT: Any = (r"(?m)^[ \t\r\f\v]+", Whitespace)
+
+
 class Sm4Lexer(RegexLexer):
     """Direct3D shader model 4/5 assembly as fxc prints it (``shaderkit disasm`` of DXBC)."""
 
@@ -46,8 +55,7 @@ class Sm4Lexer(RegexLexer):
 
     tokens: ClassVar[dict[str, Any]] = {
         "root": [
-            (r"\n", Whitespace),
-            (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),  # indentation goes to the line-start rules
+            *_LINE_START,
             (r"//.*?$", Comment.Single),
             (r"/\*.*?\*/", Comment.Multiline),
             (r"(?:vs|ps|gs|hs|ds|cs|lib|fx)_\d_\d\w*\b", Keyword.Namespace),
@@ -63,7 +71,7 @@ class Sm4Lexer(RegexLexer):
             (r"[A-Za-z_$][\w$]*", Name),
             (r"[-+*/%=<>!&|^~?]", Operator),
             (r"[.,;:()\[\]{}#\\'\"]", Punctuation),  # fxc prints printf strings unescaped
-            (r"(?m)^[ \t\r\f\v]+", Whitespace),
+            _INDENT,
         ],
     }
 
@@ -78,8 +86,7 @@ class PicaLexer(RegexLexer):
 
     tokens: ClassVar[dict[str, Any]] = {
         "root": [
-            (r"\n", Whitespace),
-            (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),  # indentation goes to the line-start rules
+            *_LINE_START,
             (r";.*?$", Comment.Single),
             (r"//.*?$", Comment.Single),
             (r"\.[A-Za-z_]\w*", Keyword.Pseudo),
@@ -91,7 +98,7 @@ class PicaLexer(RegexLexer):
             (r"[A-Za-z_]\w*", Name),
             (r"[-+!*/=<>&|]", Operator),
             (r"[.,:()\[\]{}]", Punctuation),
-            (r"(?m)^[ \t\r\f\v]+", Whitespace),
+            _INDENT,
         ],
     }
 
@@ -106,8 +113,7 @@ class LatteLexer(RegexLexer):
 
     tokens: ClassVar[dict[str, Any]] = {
         "root": [
-            (r"\n", Whitespace),
-            (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),  # indentation goes to the line-start rules
+            *_LINE_START,
             (r";.*?$", Comment.Single),
             (r"//.*?$", Comment.Single),
             (r"/\*.*?\*/", Comment.Multiline),
@@ -120,7 +126,7 @@ class LatteLexer(RegexLexer):
             (r"[A-Za-z_]\w*", Name),
             (r"[-+*/|=<>!&]", Operator),
             (r"[.,:()\[\]{}@#]", Punctuation),
-            (r"(?m)^[ \t\r\f\v]+", Whitespace),
+            _INDENT,
         ],
     }
 
@@ -135,8 +141,7 @@ class MaxwellLexer(RegexLexer):
 
     tokens: ClassVar[dict[str, Any]] = {
         "root": [
-            (r"\n", Whitespace),
-            (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),  # indentation goes to the line-start rules
+            *_LINE_START,
             (r"/\*[0-9a-fA-F]+\*/", Comment.Special),  # instruction address
             (r"/\*.*?\*/", Comment.Multiline),
             (r"//.*?$", Comment.Single),
@@ -153,7 +158,7 @@ class MaxwellLexer(RegexLexer):
             (r"[A-Za-z_][\w.]*", Name),
             (r"[-+!|~*]", Operator),
             (r"[.,:()\[\]{}]", Punctuation),
-            (r"(?m)^[ \t\r\f\v]+", Whitespace),
+            _INDENT,
         ],
     }
 

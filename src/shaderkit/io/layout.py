@@ -143,7 +143,6 @@ class PlacedWriter:
         self.allocate = allocate
         self.fill = fill
         self.out = bytearray()
-        self._owner: dict[int, tuple[Key, bytes]] = {}
         self._placed: dict[Key, int] = {}
         self._data: dict[Key, bytes] = {}
         self._puts: list[tuple[int, bytes]] = []
@@ -165,12 +164,17 @@ class PlacedWriter:
 
     def put(self, offset: int, data: bytes) -> None:
         """Write ``data`` at a fixed ``offset`` (headers), growing the output as needed."""
-        if offset + len(data) > len(self.out):
-            self.out.extend(bytes([self.fill]) * (offset + len(data) - len(self.out)))
-        self.out[offset : offset + len(data)] = data
+        self._store(offset, data)
         if data:
-            self._occupy(offset, offset + len(data))
             self._puts.append((offset, bytes(data)))
+
+    def _store(self, at: int, data: bytes) -> None:
+        """Write ``data`` at ``at`` (growing the output) and mark the range taken."""
+        if at + len(data) > len(self.out):
+            self.out.extend(bytes([self.fill]) * (at + len(data) - len(self.out)))
+        self.out[at : at + len(data)] = data
+        if data:
+            self._occupy(at, at + len(data))
 
     def place(self, key: Key, data: bytes) -> int:
         """Put an item and return its offset: where it lay if it still fits, else by the format's rule.
@@ -185,7 +189,7 @@ class PlacedWriter:
             first = layout.shared.get(key)
             if first is not None and first in self._placed:
                 at = self._placed[first]
-                if bytes(self.out[at : at + len(data)]) == data and self._owner.get(at, (None, b""))[1] == data:
+                if self._data[first] == data and bytes(self.out[at : at + len(data)]) == data:
                     self._placed[key] = at
                     self._data[key] = data
                     return at
@@ -194,7 +198,7 @@ class PlacedWriter:
                 self._write(key, stored.offset, data)
                 return stored.offset
         at = self.allocate(len(self.out), len(data))
-        while not self._free(at, at + len(data), key):
+        while not self._free(at, at + len(data)):
             at = self.allocate(max(len(self.out), at + 1), len(data))
         self._write(key, at, data)
         return at
@@ -210,7 +214,7 @@ class PlacedWriter:
             i += 1
         return found
 
-    def _free(self, lo: int, hi: int, key: Key) -> bool:
+    def _free(self, lo: int, hi: int) -> bool:
         return hi == lo or not self._overlapping(lo, hi)
 
     def _agrees(self, lo: int, data: bytes) -> bool:
@@ -238,12 +242,7 @@ class PlacedWriter:
         busy[i:j] = [(lo, hi)]
 
     def _write(self, key: Key, at: int, data: bytes) -> None:
-        if at + len(data) > len(self.out):
-            self.out.extend(bytes([self.fill]) * (at + len(data) - len(self.out)))
-        self.out[at : at + len(data)] = data
-        if data:
-            self._occupy(at, at + len(data))
-        self._owner[at] = (key, data)
+        self._store(at, data)
         self._placed[key] = at
         self._data[key] = data
 

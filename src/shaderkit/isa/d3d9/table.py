@@ -4,24 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-
-class Field(NamedTuple):
-    """Bits ``low .. low + width - 1`` of a token."""
-
-    name: str
-    low: int
-    width: int
-
-    @property
-    def mask(self) -> int:
-        return (1 << self.width) - 1
-
-    @property
-    def bits(self) -> int:
-        return self.mask << self.low
-
-    def get(self, token: int) -> int:
-        return (token >> self.low) & self.mask
+from shaderkit.isa.field import Field
 
 
 class OpInfo(NamedTuple):

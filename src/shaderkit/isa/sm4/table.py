@@ -17,29 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-
-class Field(NamedTuple):
-    """Bits ``low .. low + width - 1`` of a token."""
-
-    name: str
-    low: int
-    width: int
-
-    @property
-    def mask(self) -> int:
-        """Mask of the field's value (after shifting it down)."""
-        return (1 << self.width) - 1
-
-    @property
-    def bits(self) -> int:
-        """Mask of the field's bits inside the token."""
-        return self.mask << self.low
-
-    def get(self, token: int) -> int:
-        return (token >> self.low) & self.mask
-
-    def put(self, value: int) -> int:
-        return (value & self.mask) << self.low
+from shaderkit.isa.field import Field
 
 
 @dataclass(frozen=True, slots=True)
