@@ -8,23 +8,18 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 from collections.abc import Callable
 from typing import Any
 
 from _corpus import corpus_root
+from _timing import best_of
 
 from shaderkit.formats.archive import yaz0
 from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
 
 def best(func: Callable[[], Any], runs: int = 3) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return best_of(runs, func)
 
 
 def main() -> None:

@@ -12,23 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from _corpus import corpus_root
+from _timing import best_of
 
 from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.container import DxbcContainer
-
-
-def best_of(repeat: int, func: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def rates(seconds: float, files: int, size: int) -> dict[str, float]:

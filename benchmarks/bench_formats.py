@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from _corpus import corpus_root
+from _timing import best_of
 
 import shaderkit
 from shaderkit.errors import ShaderkitError
@@ -20,15 +21,6 @@ from shaderkit.formats.base import IdentifiedFile
 
 GROUPS = {"dxbc": ("dxbc", "*.dxbc"), "pica": ("pica", "*.shbin"), "bnsh": ("nx", "*.bnsh*"),
           "wiiu": ("wiiu", "*.[sg]*")}
-
-
-def best_of(repeat: int, func) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def measure(files: list[bytes], repeat: int) -> dict[str, object]:

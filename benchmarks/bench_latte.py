@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 
 from _corpus import corpus_root
+from _timing import best_of
 
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.gfd.gsh import Gsh
@@ -25,15 +25,6 @@ def programs() -> list[bytes]:
     out += [b.shader.program for p in sorted(root.glob("*.sharcfb"))
             for b in Sharcfb.from_bytes(p.read_bytes()).binaries]
     return [p for p in out if p]
-
-
-def best_of(repeat: int, func) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
+from _timing import best_of
 
 from shaderkit.isa.maxwell import assemble, decode, disassemble  # noqa: E402
 
@@ -35,12 +36,7 @@ def codes() -> list[bytes]:
 
 
 def best(repeat: int, run) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        times.append(time.process_time() - start)
-    return min(times)
+    return best_of(repeat, run, time.process_time)
 
 
 def main() -> None:

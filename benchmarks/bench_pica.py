@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 
 from _corpus import corpus_root
+from _timing import best_of as _best_of
 
 from shaderkit.formats.dvlb import source
 from shaderkit.formats.dvlb.build import assemble_sources
@@ -23,12 +24,7 @@ from shaderkit.formats.dvlb.dvlb import Dvlb
 
 
 def best_of(repeat: int, func: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.process_time()
-        func()
-        times.append(time.process_time() - t0)
-    return min(times)
+    return _best_of(repeat, func, time.process_time)
 
 
 def main() -> None:
