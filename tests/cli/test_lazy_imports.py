@@ -26,8 +26,15 @@ SWITCH_AND_WIIU = ("shaderkit.formats.bnsh", "shaderkit.formats.gx2", "shaderkit
                    "shaderkit.isa.maxwell", "shaderkit.isa.latte")
 
 
-def loaded_after(*args: str) -> list[str]:
-    result = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120)
+def loaded_after(*args: str, cwd: Path | None = None) -> list[str]:
+    import os
+
+    import shaderkit
+
+    env = dict(os.environ)  # this checkout's shaderkit, from any working folder
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120, cwd=cwd,
+                            env=env)
     assert result.returncode == 0, result.stderr
     modules: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
     return modules
@@ -59,3 +66,21 @@ def test_verify_with_jobs_imports_no_executor(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(build())
     modules = loaded_after("verify", "--jobs", "2", str(tmp_path))
     assert not [m for m in modules if m.startswith(("concurrent", "multiprocessing", "rich"))]
+
+
+@pytest.mark.parametrize("verb", ["disasm", "info"])
+@pytest.mark.parametrize("sample", ["sample_vs.dxbc", "sample.shbin"])
+def test_plain_forms_load_neither_click_nor_rich(tmp_path: Path, verb: str, sample: str) -> None:
+    """``disasm FILE`` and ``info FILE`` (output not a terminal) take the fast path of cli/fast.py."""
+    (tmp_path / sample).write_bytes(SAMPLES[sample]())
+    modules = loaded_after(verb, sample, cwd=tmp_path)  # (a short name: the heading fits 80 columns)
+    assert not [m for m in modules if m.split(".")[0] in ("click", "rich")], verb
+    assert not [m for m in modules if m.startswith(SWITCH_AND_WIIU)]
+    own = "shaderkit.formats.dxbc" if sample.endswith(".dxbc") else "shaderkit.formats.dvlb"
+    assert any(m.startswith(own) for m in modules)
+
+
+def test_other_forms_still_reach_click(tmp_path: Path) -> None:
+    path = tmp_path / "sample.shbin"
+    path.write_bytes(SAMPLES["sample.shbin"]())
+    assert "click" in loaded_after("disasm", "--offsets", str(path))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from shaderkit.formats.base import ShaderFile
 
@@ -102,3 +103,28 @@ def walk_paths(paths: tuple[str, ...]) -> list[Path]:
         else:
             raise click.BadParameter(f"{name}: no such file or folder", param_hint="PATH")
     return found
+
+
+def load_with_bytes(path: str) -> tuple[bytes, Any]:
+    """(bytes, model) of ``path`` (or archive member ``outer.szs//inner``); errors name the path."""
+    from shaderkit.errors import ShaderFormatError
+
+    try:
+        data = load_member(path)[1]
+    except ShaderFormatError as exc:
+        context = f"{path}: {exc.context}" if exc.context else path
+        raise ShaderFormatError(exc.message, exc.offset, context) from None
+    return data, parse_named(path, data)
+
+
+def info_record(data: bytes, model: Any) -> dict[str, Any]:
+    """The ``info --json`` object: ``schema_version`` first, then the model's summary, plus names
+    other tools use (``3dmigoto_hash`` for DXBC). Documented in docs/json.md."""
+    from shaderkit.schemas import SCHEMA_VERSION
+
+    record: dict[str, Any] = {"schema_version": SCHEMA_VERSION, **model.summary()}
+    if record.get("format") == "dxbc":
+        from shaderkit.hashes import migoto_hash
+
+        record["3dmigoto_hash"] = migoto_hash(data, record.get("shader_type"))
+    return record

@@ -1,12 +1,11 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
 from shaderkit.cli.common import load_model, write_output
-from shaderkit.formats.base import ShaderFile
+from shaderkit.cli.listing import _coloured, _text, format_id, listing_of, use_colour  # noqa: F401 (used by tests, diff, demo)
 
 #: file-name endings taken off an input's name before ".asm" goes on (longest first)
 KNOWN_SUFFIXES = (
@@ -14,60 +13,6 @@ KNOWN_SUFFIXES = (
     ".bnsh", ".sharc", ".dxbc", ".csdr", ".dvob", ".dvoj", ".bfres", ".cso", ".fxo", ".vso", ".pso",
     ".gsh", ".gtx", ".vsh", ".psh", ".bin", ".szs", ".zs", ".o",
 )
-
-
-#: model modules whose code the model keeps raw, and the CLI helper that lists it
-_LISTINGS = {
-    "shaderkit.formats.gfd": ("shaderkit.cli.latte_listing", "gx2_listing"),  # Wii U: Latte, gfd-tool headers
-    "shaderkit.formats.agl": ("shaderkit.cli.latte_listing", "gx2_listing"),
-    "shaderkit.formats.bfsha": ("shaderkit.cli.latte_listing", "gx2_listing"),
-    "shaderkit.formats.bnsh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # Switch: Maxwell per stage
-}
-
-
-def _text(model: ShaderFile) -> str:
-    """The listing of every program: per-ISA helpers for containers whose code the model keeps raw
-    (imported only for those models, so other formats start fast)."""
-    import importlib
-
-    package = type(model).__module__.rpartition(".")[0]
-    helper = _LISTINGS.get(package)
-    if helper is not None:
-        listing = getattr(importlib.import_module(helper[0]), helper[1])(model)
-        if listing is not None:
-            return str(listing)
-    return model.disassemble()
-
-
-def _exact_text(model: ShaderFile) -> str:
-    from shaderkit.errors import UnsupportedOperation
-    from shaderkit.formats.dxbc.container import DxbcContainer
-
-    if not isinstance(model, DxbcContainer):
-        raise UnsupportedOperation("--exact applies to DXBC containers")
-    from shaderkit.formats.dxbc.assemble import exact_text_problems
-    from shaderkit.formats.dxbc.disasm import listing
-
-    text = listing(model, exact=True)
-    for problem in exact_text_problems(model, text):  # the promise is checked, never assumed
-        click.echo(f"shaderkit: warning: {problem}", err=True)
-    return text
-
-
-def format_id(model: ShaderFile) -> str:
-    """The registry id of ``model``'s format (as ``info --json`` gives it)."""
-    return model.format_name
-
-
-def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exact: bool = False) -> str:
-    """The disassembly of ``model``; with ``offsets``/``raw``, those in a column beside each instruction;
-    ``exact``: DXBC text whose floats read back bit for bit."""
-    text = _exact_text(model) if exact else _text(model)
-    if offsets or raw:
-        from shaderkit.cli.addresses import annotated_listing
-
-        text = annotated_listing(model, text, offsets, raw)
-    return text
 
 
 def output_stem(name: str) -> str:
@@ -97,21 +42,6 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
         taken.add(chosen.lower() + ".asm")
         names.append(chosen + ".asm")
     return names
-
-
-def use_colour(choice: bool | None, output: str) -> bool:
-    """Colour only on a terminal (and not with NO_COLOR), unless --color/--no-color says otherwise."""
-    if choice is not None:
-        return choice
-    return output == "-" and sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-
-
-def _coloured(text: str, model: ShaderFile) -> str:
-    try:
-        from shaderkit.highlight import colorize
-    except ImportError:  # pygments is optional
-        return text
-    return colorize(text, format_id(model))
 
 
 @click.command()

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from importlib import resources
-from typing import Any
+TYPE_CHECKING = False  # (typing, json and importlib.resources load only when a schema is read)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: bumped when a key changes meaning or type or goes away (adding an optional key does not bump it)
 SCHEMA_VERSION = 1
@@ -13,6 +12,8 @@ SCHEMA_VERSION = 1
 
 def schema_names() -> list[str]:
     """Format ids that have a schema file of their own (plus "identified" and "generic")."""
+    from importlib import resources
+
     return sorted(
         entry.name.removesuffix(".schema.json")
         for entry in resources.files(__name__).iterdir()
@@ -20,10 +21,18 @@ def schema_names() -> list[str]:
     )
 
 
-@cache
+_LOADED: dict[str, dict[str, Any]] = {}
+
+
 def _load(name: str) -> dict[str, Any]:
+    if name in _LOADED:
+        return _LOADED[name]
+    import json
+    from importlib import resources
+
     text = resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
+    _LOADED[name] = schema
     return schema
 
 

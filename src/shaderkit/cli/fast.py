@@ -1,0 +1,91 @@
+"""The fast path of the command line: ``disasm FILE``, ``info FILE`` and ``info --json FILE`` run
+without loading click (about half of a bare start-up's cost).
+
+Only those exact forms are taken here, with the same code, output, messages and exit status as
+the click commands; anything else (options, several files, folders, ``-`` for standard input,
+``--help``, shell completion) returns False and goes to the click application.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+
+def _simple_form(argv: list[str]) -> tuple[str, str, bool] | None:
+    """(verb, file, as_json) of a form this module runs, else None."""
+    if "_SHADERKIT_COMPLETE" in os.environ or not 2 <= len(argv) <= 3:
+        return None
+    verb, *rest = argv
+    as_json = False
+    if verb == "info" and len(rest) == 2 and "--json" in rest:
+        rest.remove("--json")
+        as_json = True
+    if len(rest) != 1 or verb not in ("disasm", "info"):
+        return None
+    file = rest[0]
+    if not file or file.startswith("-") or (verb == "disasm" and os.path.isdir(file)):
+        return None
+    return verb, file, as_json
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+    sys.exit(2)
+
+
+def run_fast(argv: list[str]) -> bool:
+    """Run ``argv`` when it is one of the simple forms and return True; else False (nothing done)."""
+    form = _simple_form(argv)
+    if form is None:
+        return False
+    verb, file, as_json = form
+    from shaderkit.errors import ShaderkitError
+
+    try:
+        if verb == "disasm":
+            _disasm(file)
+        else:
+            from shaderkit.cli.render import show_info
+
+            show_info(file, as_json, None)
+    except (EOFError, KeyboardInterrupt):  # as click: a new line, then "aborted"
+        sys.stderr.write("\n")
+        _fail("aborted")
+    except ShaderkitError as exc:
+        _fail(f"shaderkit: {' '.join(str(exc).split())}")
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:  # as click: the reader went away; exit quietly
+            _quiet_streams()
+            sys.exit(1)
+        name = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"shaderkit: {name}{exc.strerror or exc}")
+    return True
+
+
+def _disasm(file: str) -> None:
+    """``shaderkit disasm FILE`` (the single-file form of cli/disasm.py's command)."""
+    from shaderkit.cli.common import load_model, write_output
+    from shaderkit.cli.listing import _coloured, listing_of, use_colour
+    from shaderkit.errors import UnsupportedOperation
+
+    model = load_model(file)
+    try:
+        text = listing_of(model)
+    except UnsupportedOperation as exc:
+        raise UnsupportedOperation(f"{file}: {exc}") from None
+    write_output("-", _coloured(text, model) if use_colour(None, "-") else text)
+
+
+def _quiet_streams() -> None:
+    """Standard output whose flush at exit cannot fail on the closed pipe (as click's
+    PacifyFlushWrapper): it now goes to the null device."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):
+        pass
+    finally:
+        os.close(null)
