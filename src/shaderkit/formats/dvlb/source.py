@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
+    BY_OPCODE6,
     CMP_OPS,
     CONDOP_AND,
     CONDOP_OR,
@@ -51,12 +52,14 @@ from shaderkit.isa.pica.table import (
     CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DESC_FORMATS,
+    FORMAT_FIELDS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
     IDX_SOURCE,
     MOVA_TARGET_NAMES,
     NARROW_SOURCE_END,
+    NUM_BITS,
     OUTPUT_SEMANTICS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAG_TEXT,
@@ -66,10 +69,10 @@ from shaderkit.isa.pica.table import (
     SYNTAXES,
     TEXT_MNEMONIC,
     UNIT_MARKER,
+    OpcodeInfo,
     dst_name,
     make_opdesc,
     mask_text,
-    opdesc_src,
     picasso_num,
     src_name,
     swizzle_text,
@@ -90,6 +93,9 @@ _V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 _SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
 _SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 _SETEMIT_TEXT = SETEMIT_FLAG_TEXT
+#: how a text is written (the arguments of _sources): descriptor hints, DVLE header overrides,
+#: layout rule, uniform-table orders
+_Choice = tuple[bool, list[dict[str, int]], str, "list[list[int]] | None"]
 #: a descriptor that prints every operand plainly (for a missing descriptor)
 _PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
@@ -183,6 +189,14 @@ class _Unit:
     notes: list[str] = field(default_factory=list)
     #: line index -> its instruction as the assembler scans it (see _Code.scanned)
     scanned: dict[int, ParsedInstruction] = field(default_factory=dict)
+    #: the structure the text gives the assembler: if/for blocks (position, end, else or -1),
+    #: procedures (name -> start, end), label positions, and the target named by each call or jump
+    blocks: list[tuple[int, int, int]] = field(default_factory=list)
+    procs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    labels: list[tuple[str, int]] = field(default_factory=list)
+    targets: dict[int, str] = field(default_factory=dict)
+    #: the name of the DVLE's entry procedure
+    entry: str = ""
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -319,8 +333,7 @@ def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> 
         unit.add(f".out {name} {semantic} {reg}")
 
 
-def _cond_text(inst: Instruction) -> str | None:
-    refx, refy, op = inst.get("refx"), inst.get("refy"), inst.get("condop")
+def _cond_text(refx: int, refy: int, op: int) -> str | None:
     x = ("" if refx else "!") + "cmp.x"
     y = ("" if refy else "!") + "cmp.y"
     if op == CONDOP_OR:
@@ -330,6 +343,154 @@ def _cond_text(inst: Instruction) -> str | None:
     if op == CONDOP_X:
         return x if refy else None
     return y if refx else None
+
+
+#: (refx, refy, condop) -> the condition's text, None when picasso cannot write it
+_COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) for op in range(4)}
+#: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
+_SOURCE_MODIFIERS = tuple(("-" if bits & 1 else "", "" if bits >> 1 == IDENTITY_SWIZZLE else "." + swizzle_text(bits >> 1))
+                          for bits in range(512))
+#: destination mask -> its suffix ("" for xyzw)
+_MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
+
+#: one operand's text: (printer, unit, position, word, descriptor, names, labels) -> text, or None for none
+_OperandPrinter = Callable[["_Code", "_Unit", int, int, int, "_Names", "dict[int, str]"], "str | None"]
+#: one instruction's text: (printer, unit, position, word, names, labels) -> text
+_RowPrinter = Callable[["_Code", "_Unit", int, int, "_Names", "dict[int, str]"], str]
+
+
+def _operand_printer(kind: str, fmt: str) -> _OperandPrinter:
+    """The printer of one operand kind (table.SYNTAXES) of a form, its fields' shifts built in."""
+    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[fmt]}
+
+    def shift_mask(name: str) -> tuple[int, int]:
+        return spec.get(name, (0, 0))
+
+    if kind in ("src1", "src2", "src3"):
+        reg_lsb, reg_mask = shift_mask(kind)
+        idx_lsb, idx_mask = shift_mask("idx") if kind == IDX_SOURCE.get(fmt) else (0, 0)
+        desc_shift = SRC_SHIFT[int(kind[3]) - 1]
+
+        def source(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                   labels: dict[int, str]) -> str:
+            sign, swizzle = _SOURCE_MODIFIERS[(desc >> desc_shift) & 0x1FF]
+            return sign + names.source((word >> reg_lsb) & reg_mask, (word >> idx_lsb) & idx_mask) + swizzle
+        return source
+    if kind == "dst":
+        dst_lsb, dst_mask = shift_mask("dst")
+
+        def dest(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                 labels: dict[int, str]) -> str:
+            mask = desc & 0xF
+            if not mask:
+                unit.lossy("destination mask is empty")
+                return names.dest((word >> dst_lsb) & dst_mask) + ".x"
+            return names.dest((word >> dst_lsb) & dst_mask) + _MASK_SUFFIXES[mask]
+        return dest
+    if kind == "a0":
+        def a0(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+               labels: dict[int, str]) -> str:
+            target = MOVA_TARGET_NAMES.get(desc & 0xC)
+            if target is None or desc & 3:
+                unit.lossy(f"mova destination mask {desc & 0xF:#x}")
+                target = target or MOVA_TARGET_NAMES[8]
+            return target
+        return a0
+    if kind in ("cmpx", "cmpy"):
+        cmp_lsb, cmp_mask = shift_mask(kind)
+
+        def compare(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                    labels: dict[int, str]) -> str:
+            op = (word >> cmp_lsb) & cmp_mask
+            if op >= len(CMP_OPS):
+                unit.lossy("compare operator 6/7 does not exist")
+            return CMP_OPS[min(op, len(CMP_OPS) - 1)]
+        return compare
+    num_lsb, num_mask = shift_mask("num")
+    hi_lsb, hi_mask = shift_mask("num_hi")
+    dst_lsb, dst_mask = shift_mask("dst")
+    if kind == "cond":
+        (x_lsb, _), (y_lsb, _), (op_lsb, op_mask) = shift_mask("refx"), shift_mask("refy"), shift_mask("condop")
+
+        def cond(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                 labels: dict[int, str]) -> str:
+            op = (word >> op_lsb) & op_mask
+            text = _COND_TEXTS[(word >> x_lsb) & 1, (word >> y_lsb) & 1, op]
+            if text is None:
+                unit.lossy("single-register condition with the other reference bit cleared")
+                text = "cmp.x" if op == CONDOP_X else "cmp.y"
+            return text
+        return cond
+    if kind in ("proc", "label"):
+        def target(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                   labels: dict[int, str]) -> str:
+            dst = (word >> dst_lsb) & dst_mask
+            if kind == "label":
+                name = code.jump_label(unit, dst, labels)
+            else:
+                name = code.proc_name(unit, dst, ((word >> num_lsb) & num_mask) | ((word >> hi_lsb) & hi_mask) << NUM_BITS)
+            unit.targets[pos] = name
+            return name
+        return target
+    if kind in ("bool", "[!]bool", "int"):
+        flag_lsb, flag_mask = shift_mask("int_id" if kind == "int" else "bool_id")
+        base = _I.base if kind == "int" else _B.base
+
+        def flag(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+                 labels: dict[int, str]) -> str:
+            text = names.flag(base + ((word >> flag_lsb) & flag_mask))
+            if kind != "[!]bool":
+                return text
+            num = (word >> num_lsb) & num_mask
+            if (num | ((word >> hi_lsb) & hi_mask) << NUM_BITS) & ~1:  # jmpu: NUM bit 0 inverts the condition
+                unit.lossy("jmpu NUM has bits besides the inversion bit")
+            return ("!" if num & 1 else "") + text
+        return flag
+    if kind == "vertex":
+        vertex_lsb, vertex_mask = shift_mask("vertex_id")
+        return lambda code, unit, pos, word, desc, names, labels: str((word >> vertex_lsb) & vertex_mask)
+    assert kind == "[flags]", kind
+    flag_fields = tuple((text, *shift_mask(name)) for text, name in _SETEMIT_TEXT)
+
+    def flags(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
+              labels: dict[int, str]) -> str | None:
+        return " ".join(text for text, lsb, mask in flag_fields if (word >> lsb) & mask) or None
+    return flags
+
+
+def _row_printer(row: OpcodeInfo) -> _RowPrinter:
+    """``mnemonic operand, ...`` of one opcode row, from its syntax (table.SYNTAXES)."""
+    mnemonic = TEXT_MNEMONIC.get(row.mnemonic, row.base)
+    if row.mnemonic.startswith("unk"):
+        def unknown(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
+            unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
+            return "nop"
+        return unknown
+    operands = tuple(_operand_printer(kind, row.fmt) for kind in SYNTAXES[row.syntax])
+    if not operands:
+        return lambda code, unit, pos, word, names, labels: mnemonic
+    if row.fmt not in DESC_FORMATS:
+        def flow(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
+            parts = [text for op in operands if (text := op(code, unit, pos, word, 0, names, labels)) is not None]
+            return f"{mnemonic} {', '.join(parts)}" if parts else mnemonic
+        return flow
+    desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
+    head = mnemonic + " "
+
+    def alu(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
+        index = (word >> desc_lsb) & desc_mask
+        opdescs = code.opdescs
+        if index < len(opdescs):
+            desc = opdescs[index]
+        else:
+            unit.lossy(f"operand descriptor {index} does not exist")
+            desc = _PLAIN_DESC
+        return head + ", ".join([op(code, unit, pos, word, desc, names, labels) for op in operands])  # type: ignore[misc]
+    return alu
+
+
+#: one printer per 6-bit opcode value, built from the table at import time
+_PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
 
 class _Code:
@@ -351,27 +512,6 @@ class _Code:
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
-
-    def desc(self, unit: _Unit, inst: Instruction) -> int:
-        index = inst.get("desc")
-        if index >= len(self.opdescs):
-            unit.lossy(f"operand descriptor {index} does not exist")
-            return _PLAIN_DESC
-        return self.opdescs[index]
-
-    @staticmethod
-    def src(names: _Names, desc: int, which: int, reg: int, idx: int = 0) -> str:
-        neg, swz = opdesc_src(desc, which)
-        text = ("-" if neg else "") + names.source(reg, idx)
-        return text if swz == IDENTITY_SWIZZLE else f"{text}.{swizzle_text(swz)}"
-
-    @staticmethod
-    def dst(unit: _Unit, names: _Names, desc: int, reg: int) -> str:
-        mask = desc & 0xF
-        if not mask:
-            unit.lossy("destination mask is empty")
-            return names.dest(reg) + ".x"
-        return names.dest(reg) + ("" if mask == 0xF else "." + mask_text(mask))
 
     def proc_name(self, unit: _Unit, start: int, num: int) -> str:
         name = self.procs.get((start, num))
@@ -407,68 +547,14 @@ class _Code:
         return parsed_type(TEXT_MNEMONIC.get(row.mnemonic, row.base), tuple(out))
 
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
-        inst = self.insts[pos]
         word = self.code[pos]
+        inst = self.insts[pos]
         if inst.extra:
             unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
-        text = self.text_of(unit, inst, word, names, labels)
-        if inst.fmt in DESC_FORMATS and self.hints:
+        text = _PRINTERS[word >> 26](self, unit, pos, word, names, labels)
+        if self.hints and inst.fmt in DESC_FORMATS:
             text += f"  {PRAGMA_DESC} {inst.get('desc')}"
         return text + self.marker(pos) if self.marker is not None else text
-
-    def text_of(self, unit: _Unit, inst: Instruction, word: int, names: _Names,
-                labels: dict[int, str]) -> str:
-        """``mnemonic operand, ...`` from the row's syntax (table.SYNTAXES), one printer per operand."""
-        row = inst.info
-        if row.mnemonic.startswith("unk"):
-            unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
-            return "nop"
-        desc = self.desc(unit, inst) if row.fmt in DESC_FORMATS else 0
-        ops = inst.operands
-        idx_source = IDX_SOURCE.get(row.fmt)
-        parts: list[str] = []
-        for kind in SYNTAXES[row.syntax]:
-            if kind in ("src1", "src2", "src3"):
-                idx = ops["idx"] if kind == idx_source else 0
-                parts.append(self.src(names, desc, int(kind[3]), ops[kind], idx))
-            elif kind == "dst":
-                parts.append(self.dst(unit, names, desc, ops["dst"]))
-            elif kind == "a0":
-                target = MOVA_TARGET_NAMES.get(desc & 0xC)
-                if target is None or desc & 3:
-                    unit.lossy(f"mova destination mask {desc & 0xF:#x}")
-                    target = target or MOVA_TARGET_NAMES[8]
-                parts.append(target)
-            elif kind in ("cmpx", "cmpy"):
-                if ops[kind] >= len(CMP_OPS):
-                    unit.lossy("compare operator 6/7 does not exist")
-                parts.append(CMP_OPS[min(ops[kind], len(CMP_OPS) - 1)])
-            elif kind == "cond":
-                cond = _cond_text(inst)
-                if cond is None:
-                    unit.lossy("single-register condition with the other reference bit cleared")
-                    cond = "cmp.x" if ops["condop"] == CONDOP_X else "cmp.y"
-                parts.append(cond)
-            elif kind == "proc":
-                parts.append(self.proc_name(unit, ops["dst"], picasso_num(ops)))
-            elif kind == "label":
-                parts.append(self.jump_label(unit, ops["dst"], labels))
-            elif kind == "bool":
-                parts.append(names.flag(_B.base + ops["bool_id"]))
-            elif kind == "[!]bool":  # jmpu: NUM bit 0 inverts the condition
-                if picasso_num(ops) & ~1:
-                    unit.lossy("jmpu NUM has bits besides the inversion bit")
-                parts.append(("!" if ops["num"] & 1 else "") + names.flag(_B.base + ops["bool_id"]))
-            elif kind == "int":
-                parts.append(names.flag(_I.base + ops["int_id"]))
-            elif kind == "vertex":
-                parts.append(str(ops["vertex_id"]))
-            elif kind == "[flags]":
-                flags = " ".join(text for text, name in _SETEMIT_TEXT if ops[name])
-                if flags:
-                    parts.append(flags)
-        mnemonic = TEXT_MNEMONIC.get(row.mnemonic, row.base)
-        return f"{mnemonic} {', '.join(parts)}" if parts else mnemonic
 
     @staticmethod
     def jump_label(unit: _Unit, target: int, labels: dict[int, str]) -> str:
@@ -493,11 +579,13 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
     for start, stop in zip(cuts, cuts[1:]):
         name = entry_name if start == entry[0] else printer.proc_starts.get(start, f"proc_{start:03x}")
         unit.add(f".proc {name}")
+        unit.procs.setdefault(name, (start, stop))
         _write_block(unit, printer, start, stop, names, labels)
         unit.add(".end")
         unit.add("")
     if hi in labels:
         unit.add(f"{labels[hi]}:")
+        unit.labels.append((labels[hi], hi))
 
 
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
@@ -517,6 +605,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 break
         if pos in labels and pos < stop:
             unit.add(f"{labels[pos]}:")
+            unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
         inst = printer.insts[pos]
@@ -546,6 +635,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 unit.scanned[len(unit.lines) - 1] = scanned
         if block is not None:
             stack.append(block)
+            unit.blocks.append((pos, block[0], block[1]))
 
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
@@ -598,17 +688,18 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
 
     found = matching_rule(dvlb)
     rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
-    units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True)
+    units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule)
     texts = ["\n".join(unit.lines) + "\n" for unit in units]
-    plain: tuple[bool, list[dict[str, int]], str, list[list[int]] | None] = (False, [{}] * len(dvlb.dvles), rule, None)
-    choice = plain if _plain_text_is_exact(dvlb, texts) else _checked_by_assembly(dvlb, texts, rule, units)
+    plain: _Choice = (False, [{}] * len(dvlb.dvles), rule, None)
+    choice = _decided_without_assembly(dvlb, units, rule)
+    if choice is None:  # not covered: assemble the plain text (its instruction lines already scanned)
+        choice = _checked_by_assembly(dvlb, texts, rule, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
     if choice == plain and marker is None:
-        return texts  # proven (or checked) without pragmas
+        return texts  # decided (or checked) without pragmas
     return _sources(dvlb, *choice, marker=marker)
 
 
-def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None
-                         ) -> tuple[bool, list[dict[str, int]], str, list[list[int]] | None]:
+def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None) -> _Choice:
     """Assemble the plain text and decide the pragmas that make it rebuild this model: the
     arguments of :func:`_sources` (hints, header overrides, layout rule, uniform orders).
 
@@ -619,7 +710,7 @@ def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_U
         rebuilt = _rebuild_scanned(units)
     else:
         rebuilt = _rebuild(texts)
-    plain: tuple[bool, list[dict[str, int]], str, list[list[int]] | None] = (False, [{}] * len(dvlb.dvles), rule, None)
+    plain: _Choice = (False, [{}] * len(dvlb.dvles), rule, None)
     if rebuilt is None:
         return plain  # not representable either way; keep the plain text
     same_code = rebuilt.dvlp.code == dvlb.dvlp.code and rebuilt.dvlp.opdescs == dvlb.dvlp.opdescs
@@ -647,72 +738,133 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
     return order
 
 
-#: instruction forms whose text re-assembles without block structure or automatic padding
-_STRAIGHT_FORMS = frozenset({"0", *DESC_FORMATS})
+#: a block or procedure that ends right after one of these gets picasso's padding NOP
+_FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
+#: flow-control fields the text gives the assembler besides the addresses (dst, num)
+_FLOW_FIELDS = ("condop", "refx", "refy", "bool_id", "int_id")
+#: the vertex code memory (picasso refuses longer vertex programs)
+_MAX_VERTEX_CODE = 512
 
 
-def _plain_text_is_exact(dvlb: Dvlb, texts: list[str]) -> bool:
-    """True when assembling the plain text is known to give this code, descriptor table and
-    DVLE headers, decided without assembling it (picasso's descriptor merging is replayed on
-    the words). Conservative: False sends the caller to the full check by assembly.
+def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Choice | None:
+    """The arguments of :func:`_sources` (hints, header overrides, layout rule, uniform orders)
+    that :func:`_checked_by_assembly` would find, decided without assembling: the text's
+    structure (procedures, blocks, labels) is laid out as picasso lays it out, picasso's
+    descriptor merging is replayed on the words, and the DVLE headers picasso writes are
+    compared with the file's. Conservative: None sends the caller to the check by assembly.
 
-    Covered: vertex DVLEs with picasso's header (version 0x1002, masks as the ``.in``/``.out``
-    lines give them), no labels, nothing lossy, and straight-line code (no flow control, so the
-    assembler inserts no padding NOP and the text lists the words in code order).
+    Covered: vertex DVLEs, nothing lossy, uniforms in register order, and code whose blocks and
+    procedures get no padding NOP (so the text lists the words in code order).
     """
     from shaderkit.errors import AssemblyError
     from shaderkit.isa.pica.assembler import Assembler
-    from shaderkit.isa.pica.table import BY_OPCODE6, INVERTED_FORM, replace_fields
+    from shaderkit.isa.pica.table import ENCODERS, INVERTED_FORM, replace_fields, split_num
 
-    if any("; !" in text for text in texts):
-        return False
-    if any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms):
-        return False  # such a name shadows a register the text may spell out (e.g. a uniform "r1")
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
-    if ranges is None:
-        return False
-    for dvle, (lo, hi) in zip(dvlb.dvles, ranges):
-        start, size = _entry(dvle, lo, hi)
-        inputs = sum(1 << u.first_register for u in dvle.uniforms if u.first_register < _V.end)
-        outputs = sum(1 << o.register for o in dvle.outputs)
-        if (dvle.labels or dvle.version != DVLE_VERSION_PICASSO or dvle.shader_type or dvle.merge_outmaps
-                or dvle.gs_mode or dvle.gs_fixed_vertex_start or dvle.gs_variable_vertex_num
-                or dvle.gs_fixed_vertex_num or size < 1 or dvle.main_offset != start
-                or dvle.endmain_offset != start + size or dvle.input_mask != inputs
-                or dvle.output_mask != outputs
-                or any(a.first_register >= b.first_register for a, b in zip(dvle.uniforms, dvle.uniforms[1:]))):
-            return False  # (picasso sorts the uniform table by register)
+    if (ranges is None or len(code) > _MAX_VERTEX_CODE or any(unit.notes for unit in units)
+            or any(d.shader_type for d in dvlb.dvles)
+            or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
+        return None  # (a uniform named like a register shadows one the text may spell out)
+    procs: dict[str, tuple[int, int]] = {}
+    blocks: dict[int, tuple[int, int]] = {}
+    targets: dict[int, str] = {}
+    jumps: dict[int, int] = {}  # jump position -> where the label it names is (labels are per unit)
+    for unit in units:
+        labels = dict(unit.labels)
+        if procs.keys() & unit.procs.keys() or len(labels) != len(unit.labels):
+            return None
+        procs.update(unit.procs)
+        blocks.update((pos, (close, else_at)) for pos, close, else_at in unit.blocks)
+        targets.update(unit.targets)
+        jumps.update((pos, labels[name]) for pos, name in unit.targets.items() if name in labels)
+    rows = [BY_OPCODE6[word >> 26] for word in code]
+    # picasso's padding NOPs: a block, else part or procedure ending right after a jump or call
+    # (a loop also after breakc), right after another block's end, or too short
+    closes = [close for close, _ in blocks.values()]
+    if len(set(closes)) != len(closes):
+        return None
+    ends_after_end = set(closes)
+    for pos, (close, else_at) in blocks.items():
+        loop = rows[pos].mnemonic == "loop"
+        if close - pos < 2 or rows[close - 1].mnemonic in _FLOW_PAD or (loop and rows[close - 1].mnemonic == "breakc"):
+            return None
+        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or rows[else_at - 1].mnemonic in _FLOW_PAD):
+            return None
+    for start, stop in procs.values():
+        if stop <= start or stop in ends_after_end or rows[stop - 1].mnemonic in _FLOW_PAD:
+            return None
+    # the DVLE headers picasso writes for this text
+    headers: list[dict[str, int]] = []
+    for i, dvle in enumerate(dvlb.dvles):
+        entry = procs.get(units[i].entry)  # picasso: main_offset, endmain_offset = the entry procedure
+        if entry is None:
+            return None
+        uniforms = dvle.uniforms
+        if any(a.first_register >= b.first_register for a, b in zip(uniforms, uniforms[1:])):
+            return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
+        inputs = [u.first_register for u in uniforms if u.first_register < _V.end]
+        outputs = {o.register for o in dvle.outputs}
+        picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": 0, "merge_outmaps": 0, "main_offset": entry[0],
+                   "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
+                   "output_mask": sum(1 << r for r in outputs), "gs_mode": 0, "gs_fixed_vertex_start": 0,
+                   "gs_variable_vertex_num": 0, "gs_fixed_vertex_num": 0}
+        headers.append({k: getattr(dvle, k) for k in _HEADER_FIELDS if getattr(dvle, k) != picasso[k]})
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
-        return False
+        return None
     inverted_rows = frozenset(INVERTED_FORM.values())
     asm = Assembler()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     try:
-        for word in code:
-            row = BY_OPCODE6[word >> 26]
-            if row.fmt not in _STRAIGHT_FORMS or row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
-                return False
-            if row.fmt not in DESC_FORMATS:
+        for pos, (word, row) in enumerate(zip(code, rows)):
+            if row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
+                return None
+            if row.fmt == "0":
                 asm.code.append(word)
-                continue
-            inst = decode(word)
-            if inst.get("desc") >= len(values):
-                return False
-            if row.mnemonic in inverted_rows:
-                # picasso picks the inverted form only for a wide or indexed second operand
-                wide = inst.get("src3" if row.fmt == "5i" else "src2")
-                if wide < NARROW_SOURCE_END and not inst.get("idx"):
-                    return False
-            mad = row.fmt in ("5", "5i")
-            opdesc = values[inst.get("desc")] & row.desc_bits  # what the printed operands give back
-            desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
-            if mad:
-                desc = asm.place_mad_opdesc(desc, 0)
-            asm.code.append(replace_fields(word, desc=desc))
-    except (AssemblyError, ValueError):
-        return False
-    return asm.code == code and asm.opdescs == values
+            elif row.fmt not in DESC_FORMATS:  # flow control: the word the assembler writes
+                inst = decode(word)
+                fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
+                mnemonic = row.mnemonic
+                if mnemonic in ("ifu", "ifc", "loop"):
+                    close, else_at = blocks[pos]
+                    if mnemonic == "loop":
+                        fields["dst"] = close - 1
+                    elif else_at >= 0:
+                        fields.update(dst=else_at, **split_num(close - else_at))
+                    else:
+                        fields["dst"] = close
+                elif mnemonic in ("call", "callc", "callu"):
+                    start, stop = procs[targets[pos]]
+                    fields.update(dst=start, **split_num(stop - start))
+                elif mnemonic in ("jmpc", "jmpu"):
+                    fields["dst"] = jumps[pos]
+                    if mnemonic == "jmpu":
+                        fields["num"] = inst.get("num") & 1
+                if ENCODERS[mnemonic](fields) != word:
+                    return None
+                asm.code.append(word)
+            else:
+                desc_index = word & 0x7F if row.fmt not in ("5", "5i") else word & 0x1F
+                if desc_index >= len(values):
+                    return None
+                if row.mnemonic in inverted_rows:
+                    # picasso picks the inverted form only for a wide or indexed second operand
+                    inst = decode(word)
+                    wide = inst.get("src3" if row.fmt == "5i" else "src2")
+                    if wide < NARROW_SOURCE_END and not inst.get("idx"):
+                        return None
+                mad = row.fmt in ("5", "5i")
+                opdesc = values[desc_index] & row.desc_bits  # what the printed operands give back
+                desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
+                if mad:
+                    desc = asm.place_mad_opdesc(desc, 0)
+                asm.code.append(replace_fields(word, desc=desc))
+    except (AssemblyError, ValueError, KeyError):
+        return None
+    same_code = asm.code == code and asm.opdescs == values
+    if same_code and not any(headers) and not any(d.labels for d in dvlb.dvles):
+        return False, [{}] * len(dvlb.dvles), rule, None
+    return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
 def _register_like(name: str) -> bool:
@@ -807,7 +959,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     alloc = _Allocation()
     units: list[_Unit] = []
     for i, dvle in enumerate(dvlb.dvles):
-        unit = _Unit()
+        unit = _Unit(entry=entry_names[i])
         lo, hi = ranges[i]
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
