@@ -8,7 +8,7 @@ per field) lets the assembler read the same text back with :func:`fields_to_inst
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
 from shaderkit.isa.sm4.model import Instruction, Operand
@@ -187,9 +187,28 @@ def _pattern(pieces: list[Piece], sm51: bool) -> re.Pattern[str]:
     return re.compile("".join(parts) + " *")
 
 
+class _Patterns(Mapping[tuple[int, bool], "re.Pattern[str]"]):
+    """(opcode, sm51) -> pattern reading its declaration text, compiled on first use (start-up:
+    only the assembler reads declarations)."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[tuple[int, bool], re.Pattern[str]] = {}
+
+    def __getitem__(self, key: tuple[int, bool]) -> re.Pattern[str]:
+        found = self._compiled.get(key)
+        if found is None:
+            found = self._compiled[key] = _pattern(LAYOUTS[key[0]], key[1])
+        return found
+
+    def __iter__(self) -> Iterator[tuple[int, bool]]:
+        return ((op, sm51) for op in LAYOUTS for sm51 in (False, True))
+
+    def __len__(self) -> int:
+        return 2 * len(LAYOUTS)
+
+
 #: (opcode, sm51) -> pattern reading its declaration text
-PATTERNS: dict[tuple[int, bool], re.Pattern[str]] = {
-    (op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items() for sm51 in (False, True)}
+PATTERNS = _Patterns()
 #: declaration opcodes by the literal text their template starts with, longest first
 BY_PREFIX: list[tuple[str, int]] = sorted(((pieces[0].text.rstrip(), op) for op, pieces in LAYOUTS.items()),
                                           key=lambda item: -len(item[0]))
