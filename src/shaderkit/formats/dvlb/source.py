@@ -134,6 +134,8 @@ class _Names:
     src: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # reg -> (name, base, size)
     dst: dict[int, str] = field(default_factory=dict)
     flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
+    #: source text by register << 2 | index register, once the names are complete (the code is printed)
+    texts: dict[int, str] = field(default_factory=dict)
 
     def flag(self, reg: int) -> str:
         space = _I if reg < _B.base else _B
@@ -147,6 +149,13 @@ class _Names:
         return found[0], reg - found[1]
 
     def source(self, reg: int, idx: int) -> str:
+        key = reg << 2 | idx
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = self._source(reg, idx)
+        return text
+
+    def _source(self, reg: int, idx: int) -> str:
         found = self.src.get(reg)
         rel = IDX_NAMES[idx] if 0 <= idx < len(IDX_NAMES) else ""
         if found is None:
@@ -197,6 +206,10 @@ class _Unit:
     targets: dict[int, str] = field(default_factory=dict)
     #: the name of the DVLE's entry procedure
     entry: str = ""
+    #: where the header pragmas go (after the marker and layout lines), and the instruction lines
+    #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
+    pragma_at: int = 0
+    desc_lines: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -588,51 +601,64 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
         unit.labels.append((labels[hi], hi))
 
 
+#: indentation by block depth
+_INDENTS = tuple("\t" * depth for depth in range(64))
+_BLOCK_OPENERS = frozenset({"ifu", "ifc", "loop"})
+
+
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
                  labels: dict[int, str]) -> None:
     """One procedure body with structured if/else/end and for/end blocks."""
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
+    lines = unit.lines
+    insts = printer.insts
+    desc_lines = unit.desc_lines
+    scan = printer.scan
     for pos in range(start, stop + 1):
         while stack:
             close, else_at = stack[-1]
             if pos == else_at:
-                unit.add("\t" * len(stack) + ".else")
+                lines.append(_INDENTS[len(stack)] + ".else")
                 stack[-1][1] = -1
             elif pos == close:
                 stack.pop()
-                unit.add("\t" * (len(stack) + 1) + ".end")
+                lines.append(_INDENTS[len(stack) + 1] + ".end")
             else:
                 break
         if pos in labels and pos < stop:
-            unit.add(f"{labels[pos]}:")
+            lines.append(f"{labels[pos]}:")
             unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
-        inst = printer.insts[pos]
-        indent = "\t" * (len(stack) + 1)
-        limit = stack[-1][0] if stack else stop
+        inst = insts[pos]
+        row = inst.info
+        indent = _INDENTS[len(stack) + 1]
         block: list[int] | None = None
-        if inst.mnemonic in ("ifu", "ifc"):
-            dst, num = inst.get("dst"), picasso_num(inst.operands)
-            if pos < dst <= dst + num <= limit:
-                block = [dst + num, dst if num else -1]
-                if dst == pos + 1 or (num and num < 1):
-                    unit.lossy("empty if body: picasso pads it with a nop")
-        elif inst.mnemonic == "loop":
-            close = inst.get("dst") + 1
-            if pos < close <= limit:
-                block = [close, -1]
-                if close == pos + 1:
-                    unit.lossy("empty loop body: picasso pads it with a nop")
-        if inst.mnemonic in ("ifu", "ifc", "loop") and block is None:
-            unit.lossy(f"{inst.mnemonic} at {pos} does not nest; written as nop")
-            unit.add(indent + "nop")
-            continue
-        unit.add(indent + printer.text(unit, pos, names, labels))
-        if printer.scan:
+        if row.mnemonic in _BLOCK_OPENERS:
+            limit = stack[-1][0] if stack else stop
+            if row.mnemonic == "loop":
+                close = inst.operands["dst"] + 1
+                if pos < close <= limit:
+                    block = [close, -1]
+                    if close == pos + 1:
+                        unit.lossy("empty loop body: picasso pads it with a nop")
+            else:
+                dst, num = inst.operands["dst"], picasso_num(inst.operands)
+                if pos < dst <= dst + num <= limit:
+                    block = [dst + num, dst if num else -1]
+                    if dst == pos + 1 or (num and num < 1):
+                        unit.lossy("empty if body: picasso pads it with a nop")
+            if block is None:
+                unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
+                lines.append(indent + "nop")
+                continue
+        lines.append(indent + printer.text(unit, pos, names, labels))
+        if row.fmt in DESC_FORMATS:
+            desc_lines.append((len(lines) - 1, inst.operands["desc"]))
+        if scan:
             scanned = printer.scanned(inst, names)
             if scanned is not None:
-                unit.scanned[len(unit.lines) - 1] = scanned
+                unit.scanned[len(lines) - 1] = scanned
         if block is not None:
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
@@ -641,11 +667,12 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
     read: set[int] = set()
+    inputs_end = _V.end
     for inst in printer.insts[lo:hi]:
-        for field_name in ("src1", "src2", "src3"):
-            reg = inst.operands.get(field_name)
-            if reg is not None and reg < _V.end and inst.fmt in DESC_FORMATS:
-                read.add(reg)
+        if inst.info.fmt in DESC_FORMATS:
+            ops = inst.operands
+            read.update(reg for reg in (ops.get("src1"), ops.get("src2"), ops.get("src3"))
+                        if reg is not None and reg < inputs_end)
     for reg in sorted(read):
         if reg in names.src:
             continue
@@ -694,9 +721,33 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     choice = _decided_without_assembly(dvlb, units, rule)
     if choice is None:  # not covered: assemble the plain text (its instruction lines already scanned)
         choice = _checked_by_assembly(dvlb, texts, rule, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
-    if choice == plain and marker is None:
+    if marker is not None:
+        return _sources(dvlb, *choice, marker=marker)
+    if choice == plain:
         return texts  # decided (or checked) without pragmas
-    return _sources(dvlb, *choice, marker=marker)
+    return _with_pragmas(dvlb, units, *choice)
+
+
+def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dict[str, int]], rule: str,
+                  orders: list[list[int]] | None) -> list[str]:
+    """The texts of plain ``units`` with the pragmas :func:`_sources` would write (the same
+    lines, without printing the code again)."""
+    texts = []
+    for i, unit in enumerate(units):
+        lines = list(unit.lines)
+        if hints:
+            for index, desc in unit.desc_lines:
+                lines[index] += f"  {PRAGMA_DESC} {desc}"
+        pragmas = []
+        if hints and i == 0:
+            pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.value:#x}" for d in dvlb.dvlp.opdescs)]))
+        if headers[i]:
+            pragmas.append(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+        if orders and orders[i]:
+            pragmas.append(" ".join([PRAGMA_UNIFORM_ORDER, *map(str, orders[i])]))
+        lines[unit.pragma_at:unit.pragma_at] = pragmas
+        texts.append("\n".join(lines) + "\n")
+    return texts
 
 
 def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_Unit] | None = None) -> _Choice:
@@ -796,6 +847,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
+    inputs_end = _V.end
     for i, dvle in enumerate(dvlb.dvles):
         entry = procs.get(units[i].entry)  # picasso: main_offset, endmain_offset = the entry procedure
         if entry is None:
@@ -803,7 +855,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         uniforms = dvle.uniforms
         if any(a.first_register >= b.first_register for a, b in zip(uniforms, uniforms[1:])):
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
-        inputs = [u.first_register for u in uniforms if u.first_register < _V.end]
+        inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
         picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": 0, "merge_outmaps": 0, "main_offset": entry[0],
                    "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
@@ -965,6 +1017,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
         if rule and i == 0:
             unit.add(f"{PRAGMA_LAYOUT} {rule}")
+        unit.pragma_at = len(unit.lines)
         if hints and i == 0:
             unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
         if headers[i]:
