@@ -84,3 +84,10 @@ def test_other_forms_still_reach_click(tmp_path: Path) -> None:
     path = tmp_path / "sample.shbin"
     path.write_bytes(SAMPLES["sample.shbin"]())
     assert "click" in loaded_after("disasm", "--offsets", str(path))
+
+
+def test_pica_disasm_decides_its_pragmas_without_the_assembler(tmp_path: Path) -> None:
+    (tmp_path / "sample.shbin").write_bytes(SAMPLES["sample.shbin"]())
+    modules = loaded_after("disasm", "sample.shbin", cwd=tmp_path)
+    assert "shaderkit.formats.dvlb.source" in modules
+    assert "shaderkit.isa.pica.assembler" not in modules

@@ -807,9 +807,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     Covered: vertex DVLEs, nothing lossy, uniforms in register order, and code whose blocks and
     procedures get no padding NOP (so the text lists the words in code order).
     """
-    from shaderkit.errors import AssemblyError
-    from shaderkit.isa.pica.assembler import Assembler
-    from shaderkit.isa.pica.table import ENCODERS, INVERTED_FORM, replace_fields, split_num
+    from shaderkit.isa.pica.opdescs import DescriptorTable
+    from shaderkit.isa.pica.table import ENCODERS, INVERTED_FORM, split_num
 
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
@@ -866,7 +865,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     inverted_rows = frozenset(INVERTED_FORM.values())
-    asm = Assembler()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
+    asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     try:
         for pos, (word, row) in enumerate(zip(code, rows)):
             if row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
@@ -896,7 +895,9 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     return None
                 asm.code.append(word)
             else:
-                desc_index = word & 0x7F if row.fmt not in ("5", "5i") else word & 0x1F
+                mad = row.fmt in ("5", "5i")
+                desc_mask = 0x1F if mad else 0x7F  # the desc field: bits 0-4 (MAD) or 0-6 (table.py)
+                desc_index = word & desc_mask
                 if desc_index >= len(values):
                     return None
                 if row.mnemonic in inverted_rows:
@@ -905,13 +906,12 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     wide = inst.get("src3" if row.fmt == "5i" else "src2")
                     if wide < NARROW_SOURCE_END and not inst.get("idx"):
                         return None
-                mad = row.fmt in ("5", "5i")
                 opdesc = values[desc_index] & row.desc_bits  # what the printed operands give back
                 desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
                 if mad:
                     desc = asm.place_mad_opdesc(desc, 0)
-                asm.code.append(replace_fields(word, desc=desc))
-    except (AssemblyError, ValueError, KeyError):
+                asm.code.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+    except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
     if same_code and not any(headers) and not any(d.labels for d in dvlb.dvles):

@@ -1,0 +1,90 @@
+"""picasso's operand-descriptor table: merging (findOrAddOpdesc), MAD's 5-bit slots and swaps.
+
+The assembler builds its table with it, and the disassembler replays picasso's merging on a
+file's words with it (formats/dvlb/source.py) without loading the assembler's parser.
+"""
+
+from __future__ import annotations
+
+from shaderkit.isa.pica.table import (
+    BY_MNEMONIC,
+    MAX_MAD_OPDESC,
+    MAX_OPDESC,
+    dont_care_bits,
+    field_spec,
+    replace_fields,
+)
+
+
+def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
+    """Drop the descriptor bits the instruction ignores (picasso's optimizeOpdesc)."""
+    return mask & ~dont_care_bits(BY_MNEMONIC[mnemonic], opdesc)
+
+
+def _has_wide_desc(op6: int) -> bool:
+    try:
+        return field_spec(op6 << 26, "desc") == (0, MAX_OPDESC - 1)
+    except KeyError:
+        return False
+
+
+#: 6-bit opcode -> the word has a 7-bit descriptor field (what picasso's swapOpdesc renumbers)
+_WIDE_DESC = tuple(_has_wide_desc(op6) for op6 in range(64))
+
+
+class DescriptorTable:
+    """Assembled words and the descriptor table picasso builds while emitting them."""
+
+    def __init__(self) -> None:
+        self.code: list[int] = []
+        self.opdescs: list[int] = []
+        self.opdesc_masks: list[int] = []
+        self.opdesc_is_mad = 0
+        # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
+        self.pinned = False
+        self.desc_hint: int | None = None
+
+    def error(self, message: str, column: int = 0) -> Exception:
+        """The exception to raise (the assembler's names the line and column)."""
+        return ValueError(message)
+
+    def find_or_add_opdesc(self, mnemonic: str, opdesc: int, mask: int, col: int) -> int:
+        mask = optimize_mask(mask, mnemonic, opdesc)
+        if self.pinned and self.desc_hint is not None:
+            hint = self.desc_hint
+            if not 0 <= hint < len(self.opdescs) or (self.opdescs[hint] ^ opdesc) & mask:
+                raise self.error(f"descriptor {hint} does not match the operands", col)
+            return hint
+        for i, (value, have) in enumerate(zip(self.opdescs, self.opdesc_masks)):
+            common = mask & have
+            if opdesc & common == value & common:
+                self.opdescs[i] = (value & ~mask) | (opdesc & mask)
+                self.opdesc_masks[i] = have | mask
+                return i
+        if len(self.opdescs) == MAX_OPDESC:
+            raise self.error(f"too many operand descriptors (limit is {MAX_OPDESC})", col)
+        self.opdescs.append(opdesc)
+        self.opdesc_masks.append(mask)
+        return len(self.opdescs) - 1
+
+    def place_mad_opdesc(self, desc: int, col: int) -> int:
+        """Keep a MAD descriptor below 32 (its field has 5 bits): picasso swaps it with a free slot."""
+        if desc >= MAX_MAD_OPDESC and not (self.pinned and self.desc_hint is not None):
+            free = next((i for i in range(MAX_MAD_OPDESC) if not self.opdesc_is_mad >> i & 1), -1)
+            if free < 0:
+                raise self.error(f"too many operand descriptors for MAD (limit is {MAX_MAD_OPDESC})", col)
+            self.swap_opdesc(free, desc)
+            desc = free
+        if desc >= MAX_MAD_OPDESC:
+            raise self.error(f"descriptor {desc} is out of MAD's range (0-31)", col)
+        self.opdesc_is_mad |= 1 << desc
+        return desc
+
+    def swap_opdesc(self, a: int, b: int) -> None:
+        self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
+        self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
+        for i, word in enumerate(self.code):
+            if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
+                cur = word & (MAX_OPDESC - 1)
+                if cur in (a, b):
+                    self.code[i] = replace_fields(word, desc=b if cur == a else a)
