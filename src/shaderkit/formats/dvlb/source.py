@@ -18,9 +18,15 @@ each instruction's descriptor (nihstro keeps descriptors picasso would merge), D
 picasso computes differently (version 0, masks 0, endmain 0), the uniform table order (nihstro
 keeps declaration order) and label-table entries, so that the text rebuilds the same file.
 
-Whether a text needs these pragmas is decided by assembling the plain text (with its instruction
-lines handed over already scanned), or without assembling at all when picasso's descriptor
-merging, replayed on the words, proves the plain text exact.
+Which pragmas a text needs is decided without assembling it (:func:`_decided_without_assembly`):
+the text's procedures, blocks and labels are laid out as picasso lays them out, every flow-control
+word is re-encoded from that layout, picasso's descriptor merging is replayed on the words and the
+DVLE headers picasso would write are compared with the file's. Texts that check does not cover
+(geometry shaders, padding NOPs, unsorted uniform tables...) are assembled (with their instruction
+lines handed over already scanned) and the result compared with the file.
+
+Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), built from
+``isa/pica/table.py`` at import time.
 """
 
 from __future__ import annotations
@@ -204,8 +210,9 @@ class _Unit:
     procs: dict[str, tuple[int, int]] = field(default_factory=dict)
     labels: list[tuple[str, int]] = field(default_factory=list)
     targets: dict[int, str] = field(default_factory=dict)
-    #: the name of the DVLE's entry procedure
+    #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
     entry: str = ""
+    depth: int = 0
     #: where the header pragmas go (after the marker and layout lines), and the instruction lines
     #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
     pragma_at: int = 0
@@ -662,6 +669,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
         if block is not None:
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
+            unit.depth = max(unit.depth, len(stack))
 
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
@@ -793,8 +801,6 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
 _FLOW_FIELDS = ("condop", "refx", "refy", "bool_id", "int_id")
-#: the vertex code memory (picasso refuses longer vertex programs)
-_MAX_VERTEX_CODE = 512
 
 
 def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Choice | None:
@@ -808,11 +814,21 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     procedures get no padding NOP (so the text lists the words in code order).
     """
     from shaderkit.isa.pica.opdescs import DescriptorTable
-    from shaderkit.isa.pica.table import ENCODERS, INVERTED_FORM, split_num
+    from shaderkit.isa.pica.table import (
+        ENCODERS,
+        INVERTED_FORM,
+        MAX_CONSTANT,
+        MAX_OUTPUT,
+        MAX_STACK,
+        MAX_UNIFORM,
+        MAX_VSH_SIZE,
+        OUTPUT_SLOTS,
+        split_num,
+    )
 
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
-    if (ranges is None or len(code) > _MAX_VERTEX_CODE or any(unit.notes for unit in units)
+    if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
             or any(d.shader_type for d in dvlb.dvles)
             or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
         return None  # (a uniform named like a register shadows one the text may spell out)
@@ -854,6 +870,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         uniforms = dvle.uniforms
         if any(a.first_register >= b.first_register for a, b in zip(uniforms, uniforms[1:])):
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
+        if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
+            return None  # (assembly fails, and the plain text is kept)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
         picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": 0, "merge_outmaps": 0, "main_offset": entry[0],
@@ -896,6 +914,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                 asm.code.append(word)
             else:
                 mad = row.fmt in ("5", "5i")
+                if row.fmt in _TWO_SOURCE_FORMS and _reads_two_inputs(word, row):
+                    return None  # picasso refuses two different input registers in one instruction
                 desc_mask = 0x1F if mad else 0x7F  # the desc field: bits 0-4 (MAD) or 0-6 (table.py)
                 desc_index = word & desc_mask
                 if desc_index >= len(values):
@@ -917,6 +937,46 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if same_code and not any(headers) and not any(d.labels for d in dvlb.dvles):
         return False, [{}] * len(dvlb.dvles), rule, None
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
+
+
+#: forms whose sources picasso checks for two different input registers (dst_src_src, MAD)
+_TWO_SOURCE_FORMS = frozenset({"1", "1i", "5", "5i"})
+
+
+def _reads_two_inputs(word: int, row: OpcodeInfo) -> bool:
+    inputs_end = _V.end
+    regs = {(word >> lsb) & ((1 << width) - 1) for name, lsb, width in row.fields if name in ("src1", "src2", "src3")}
+    return len({reg for reg in regs if reg < inputs_end}) > 1
+
+
+def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
+                        max_output: int, output_slots: int) -> bool:
+    """True when picasso could refuse this DVLE's text: blocks nested too deep, too many table
+    entries (gap fillers count), outputs that overlap or that only a dummy may use, an input
+    declared twice, or a top-down constant on a register a uniform of its kind takes."""
+    if unit.depth + 1 > max_stack or 2 * len(dvle.uniforms) + 1 > max_uniform or len(dvle.constants) >= max_constant:
+        return True
+    if len(dvle.outputs) > max_output:
+        return True
+    used: dict[int, int] = {}
+    for out in dvle.outputs:
+        if out.mask & used.get(out.register, 0) or (out.register >= output_slots and out.semantic != SEMANTIC_DUMMY):
+            return True
+        used[out.register] = used.get(out.register, 0) | out.mask
+    inputs = [u.first_register for u in dvle.uniforms if u.first_register < _V.end]
+    if len(set(inputs)) != len(inputs):
+        return True
+    lowest_constant: dict[int, int] = {}
+    for const in dvle.constants:
+        if const.type in (CONSTANT_FVEC, CONSTANT_IVEC):
+            lowest_constant[const.type] = min(lowest_constant.get(const.type, 1 << 16), const.register)
+    for u in dvle.uniforms:
+        kind, reg = _uniform_kind(u.first_register)
+        if kind in lowest_constant:
+            last = reg + u.last_register - u.first_register - _SPACE_START[kind]
+            if last >= lowest_constant[kind]:
+                return True
+    return False
 
 
 def _register_like(name: str) -> bool:

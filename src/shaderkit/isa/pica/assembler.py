@@ -38,7 +38,12 @@ from shaderkit.isa.pica.table import (
     IDENTITY_SWIZZLE,
     IDX_BY_NAME,
     INVERTED_FORM,
+    MAX_CONSTANT,
     MAX_OPDESC,
+    MAX_OUTPUT,
+    MAX_STACK,
+    MAX_UNIFORM,
+    MAX_VSH_SIZE,
     MNEMONIC_ALIASES,
     MOVA_TARGETS,
     NARROW_SOURCE_END,
@@ -59,11 +64,6 @@ from shaderkit.isa.pica.table import (
     swizzle_comp,
 )
 
-MAX_STACK = 32
-MAX_UNIFORM = 0x60
-MAX_CONSTANT = 0x60
-MAX_OUTPUT = 16
-MAX_VSH_SIZE = 512
 MAX_CODE_SIZE = 4096  # 12-bit jump/call targets
 #: comment pragmas understood by this assembler (picasso skips them as comments)
 PRAGMA = "shaderkit:"

@@ -507,6 +507,13 @@ SEMANTIC_DUMMY = 9
 #: o0-o6 carry output attributes (o7 and up only dummy outputs; a geometry shader has o0-o6 only)
 OUTPUT_SLOTS = 7
 
+# -- picasso's limits -----------------------------------------------------------------------------
+MAX_STACK = 32  # open blocks (procedure, if, for)
+MAX_UNIFORM = 0x60  # uniform-table entries per DVLE
+MAX_CONSTANT = 0x60  # constant-table entries per DVLE
+MAX_OUTPUT = 16  # output-table entries per DVLE
+MAX_VSH_SIZE = 512  # vertex code memory (words)
+
 # -- text conventions -----------------------------------------------------------------------------
 #: ``; shaderkit: DVLE n`` lines (written by ``disasm``) split one text into one source per DVLE
 UNIT_MARKER = "; shaderkit: DVLE"
