@@ -241,3 +241,18 @@ def test_shortcut_decides_flow_control_from_picasso() -> None:
                            "call helper"], ["mov r2, u[1]"], True)
     assert model is not None
     assert _plain_decided(model)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_words, min_size=1, max_size=24), st.lists(st.integers(0, 0x7FFFFFFF), max_size=10),
+       st.integers(0, 3), st.sampled_from(["", "r1", "pos", "c3"]), st.integers(0, 2))
+def test_shortcut_never_contradicts_assembly_on_any_code(code: list[int], descs: list[int], main: int, name: str,
+                                                        outputs: int) -> None:
+    # arbitrary words, descriptors, headers and outputs: where the shortcut decides, assembly agrees
+    from shaderkit.formats.dvlb.dvlb import Dvle, Dvlp, Output, Uniform
+
+    outs = [[Output(0, 0, 0xF), Output(2, 9, 0xF)], [Output(0, 0, 0xF)], [Output(0, 0, 0x3), Output(2, 0, 0xC)]][outputs]
+    dvle = Dvle(main_offset=main, endmain_offset=len(code), outputs=outs,
+                uniforms=[Uniform("u", 0x10, 0x13)] + ([Uniform(name, 0x20, 0x20)] if name else []))
+    model = Dvlb(dvlp=Dvlp(code=code, opdescs=[OperandDescriptor(d) for d in descs]), dvles=[dvle])
+    _agree(model)
