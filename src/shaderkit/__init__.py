@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, TypeVar, Union, overload
 
 from shaderkit.errors import AssemblyError, ShaderFormatError, UnsupportedOperation
 
+TYPE_CHECKING = False  # (typing loads only for type checkers, or when Source is asked for: start-up)
 if TYPE_CHECKING:
+    from typing import IO, Any, TypeVar, overload
+
     from shaderkit.formats.base import ShaderFile
     from shaderkit.formats.registry import FormatSpec
+
+    #: what :func:`open` reads: a path, the bytes themselves, or a binary file object
+    Source = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes]
+    ModelT = TypeVar("ModelT", bound="ShaderFile")
 
 __version__ = "0.1.0"
 __all__ = ["AssemblyError", "ShaderFormatError", "Source", "UnsupportedOperation", "detect", "open", "__version__"]
 
-#: what :func:`open` reads: a path, the bytes themselves, or a binary file object
-Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes]]
-ModelT = TypeVar("ModelT", bound="ShaderFile")
+
+def __getattr__(name: str) -> Any:
+    if name == "Source":  # the type alias, built on first use
+        from typing import IO, Union
+
+        alias = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]", IO[bytes]]
+        globals()["Source"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def detect(data: bytes) -> FormatSpec | None:
@@ -42,10 +54,11 @@ def _read(source: Source) -> bytes:
     return bytes(data)
 
 
-@overload
-def open(source: Source) -> ShaderFile: ...  # noqa: A001
-@overload
-def open(source: Source, kind: type[ModelT]) -> ModelT: ...  # noqa: A001
+if TYPE_CHECKING:
+    @overload
+    def open(source: Source) -> ShaderFile: ...  # noqa: A001
+    @overload
+    def open(source: Source, kind: type[ModelT]) -> ModelT: ...  # noqa: A001
 def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noqa: A001
     """Parse a file given as a path, bytes or a binary file object; the typed model of its format.
 

@@ -45,6 +45,7 @@ def test_import_shaderkit_loads_no_format_code() -> None:
                             capture_output=True, text=True, timeout=60)
     modules = json.loads(result.stdout)
     assert not [m for m in modules if m.startswith(("shaderkit.formats", "shaderkit.isa", "shaderkit.cli"))]
+    assert "typing" not in modules  # (shaderkit.Source builds the alias on first use)
 
 
 @pytest.mark.parametrize("sample", ["sample_vs.dxbc", "sample.shbin"])
