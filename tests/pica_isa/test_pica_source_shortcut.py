@@ -256,3 +256,34 @@ def test_shortcut_never_contradicts_assembly_on_any_code(code: list[int], descs:
                 uniforms=[Uniform("u", 0x10, 0x13)] + ([Uniform(name, 0x20, 0x20)] if name else []))
     model = Dvlb(dvlp=Dvlp(code=code, opdescs=[OperandDescriptor(d) for d in descs]), dvles=[dvle])
     _agree(model)
+
+
+_emit = st.builds(lambda v, flags, body: [f"setemit {v}{flags}", *body, "emit"], st.integers(0, 2),
+                  st.sampled_from(["", ", prim", ", inv", ", prim inv"]), st.lists(_alu, max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_emit, min_size=1, max_size=4), st.booleans(), st.integers(0, 2))
+def test_shortcut_never_contradicts_assembly_on_geometry_shaders(emits: list[list[str]], vertex_first: bool,
+                                                                edit: int) -> None:
+    # picasso's compatible geometry mode (a bare .gsh, uniforms shared with the vertex shader before it)
+    geometry = (".gsh\n.fvec u[4]\n.constf k(1.0, 2.0, 0.5, -1.0)\n.out o_pos position\n.proc main_g\n" + "\n".join(line for e in emits for line in e)
+                + "\nend\n.end\n")
+    sources = [("g.pica", geometry.replace(".proc main_g", ".entry main_g\n.proc main_g") if vertex_first else
+                geometry.replace("main_g", "main"))]
+    if vertex_first:
+        sources.insert(0, ("v.pica", ".fvec u[4]\n.out o_pos position\n.proc main\nmov o_pos, u[0]\nend\n.end\n"))
+    try:
+        model = Dvlb.from_bytes(assemble_sources(sources))
+    except Exception:  # noqa: BLE001 (an impossible program: picasso refuses it too)
+        return
+    if edit == 1:
+        model.dvles[-1].version = 0
+    elif edit == 2:
+        model.dvles[-1].output_mask = 0
+    _agree(model)
+
+
+def test_shortcut_decides_compatible_geometry_shaders() -> None:
+    src = ".gsh\n.fvec u[2]\n.out o_pos position\n.proc main\nsetemit 0, prim\nmov o_pos, u[1]\nemit\nend\n.end\n"
+    assert _plain_decided(Dvlb.from_bytes(assemble_sources([("g.pica", src)])))

@@ -22,7 +22,7 @@ Which pragmas a text needs is decided without assembling it (:func:`_decided_wit
 the text's procedures, blocks and labels are laid out as picasso lays them out, every flow-control
 word is re-encoded from that layout, picasso's descriptor merging is replayed on the words and the
 DVLE headers picasso would write are compared with the file's. Texts that check does not cover
-(geometry shaders, padding NOPs, unsorted uniform tables...) are assembled (with their instruction
+(geometry shaders with their own uniform space, padding NOPs, unsorted uniform tables...) are assembled (with their instruction
 lines handed over already scanned) and the result compared with the file.
 
 Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), built from
@@ -213,6 +213,8 @@ class _Unit:
     #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
     entry: str = ""
     depth: int = 0
+    #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
+    compat_gsh: bool = False
     #: where the header pragmas go (after the marker and layout lines), and the instruction lines
     #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
     pragma_at: int = 0
@@ -810,8 +812,9 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     descriptor merging is replayed on the words, and the DVLE headers picasso writes are
     compared with the file's. Conservative: None sends the caller to the check by assembly.
 
-    Covered: vertex DVLEs, nothing lossy, uniforms in register order, and code whose blocks and
-    procedures get no padding NOP (so the text lists the words in code order).
+    Covered: vertex DVLEs and geometry DVLEs in picasso's compatible mode (a bare ``.gsh``), nothing
+    lossy, uniforms in register order, and code whose blocks and procedures get no padding NOP (so
+    the text lists the words in code order).
     """
     from shaderkit.isa.pica.opdescs import DescriptorTable
     from shaderkit.isa.pica.table import (
@@ -829,7 +832,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
     if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
-            or any(d.shader_type for d in dvlb.dvles)
+            or any(d.shader_type > 1 or (d.shader_type == 1 and not u.compat_gsh) for d, u in zip(dvlb.dvles, units))
             or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
         return None  # (a uniform named like a register shadows one the text may spell out)
     procs: dict[str, tuple[int, int]] = {}
@@ -872,9 +875,12 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
         if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
             return None  # (assembly fails, and the plain text is kept)
+        lo, hi = ranges[i]
+        if not dvle.is_geometry and any(rows[pos].mnemonic == "setemit" for pos in range(lo, hi)):
+            return None  # (setemit makes picasso's DVLE a geometry shader)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
-        picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": 0, "merge_outmaps": 0, "main_offset": entry[0],
+        picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": dvle.shader_type, "merge_outmaps": 0, "main_offset": entry[0],
                    "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
                    "output_mask": sum(1 << r for r in outputs), "gs_mode": 0, "gs_fixed_vertex_start": 0,
                    "gs_variable_vertex_num": 0, "gs_fixed_vertex_num": 0}
@@ -886,7 +892,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     try:
         for pos, (word, row) in enumerate(zip(code, rows)):
-            if row.mnemonic == "setemit" or row.mnemonic.startswith("unk"):
+            if row.mnemonic.startswith("unk"):
                 return None
             if row.fmt == "0":
                 asm.code.append(word)
@@ -909,6 +915,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     fields["dst"] = jumps[pos]
                     if mnemonic == "jmpu":
                         fields["num"] = inst.get("num") & 1
+                elif mnemonic == "setemit":
+                    fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
                 if ENCODERS[mnemonic](fields) != word:
                     return None
                 asm.code.append(word)
@@ -960,7 +968,8 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: in
         return True
     used: dict[int, int] = {}
     for out in dvle.outputs:
-        if out.mask & used.get(out.register, 0) or (out.register >= output_slots and out.semantic != SEMANTIC_DUMMY):
+        if out.mask & used.get(out.register, 0) or (out.register >= output_slots
+                                                     and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry)):
             return True
         used[out.register] = used.get(out.register, 0) | out.mask
     inputs = [u.first_register for u in dvle.uniforms if u.first_register < _V.end]
@@ -1114,6 +1123,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
                 gsh_space = True
             else:
                 unit.add(".gsh")
+                unit.compat_gsh = True
         elif dvle.shader_type != 0:
             unit.lossy(f"shader type {dvle.shader_type}")
         _declare_uniforms(unit, dvle, alloc, gsh_space, first_free, names, used)
