@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
+    BASE_OF_INVERTED,
     BY_OPCODE6,
     CMP_OPS,
     CONDOP_AND,
@@ -819,7 +820,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     from shaderkit.isa.pica.opdescs import DescriptorTable
     from shaderkit.isa.pica.table import (
         ENCODERS,
-        INVERTED_FORM,
         MAX_CONSTANT,
         MAX_OUTPUT,
         MAX_STACK,
@@ -888,7 +888,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
-    inverted_rows = frozenset(INVERTED_FORM.values())
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     try:
         for pos, (word, row) in enumerate(zip(code, rows)):
@@ -921,21 +920,17 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     return None
                 asm.code.append(word)
             else:
-                mad = row.fmt in ("5", "5i")
-                if row.fmt in _TWO_SOURCE_FORMS and _reads_two_inputs(word, row):
+                desc_mask, merge_name, desc_bits, mad, input_fields, wide_field, idx_field = _REPLAY_DESC[word >> 26]
+                if input_fields and len({r for lsb, mask in input_fields if (r := (word >> lsb) & mask) < inputs_end}) > 1:
                     return None  # picasso refuses two different input registers in one instruction
-                desc_mask = 0x1F if mad else 0x7F  # the desc field: bits 0-4 (MAD) or 0-6 (table.py)
                 desc_index = word & desc_mask
                 if desc_index >= len(values):
                     return None
-                if row.mnemonic in inverted_rows:
-                    # picasso picks the inverted form only for a wide or indexed second operand
-                    inst = decode(word)
-                    wide = inst.get("src3" if row.fmt == "5i" else "src2")
-                    if wide < NARROW_SOURCE_END and not inst.get("idx"):
-                        return None
-                opdesc = values[desc_index] & row.desc_bits  # what the printed operands give back
-                desc = asm.find_or_add_opdesc("mad" if mad else row.base, opdesc, row.desc_bits, 0)
+                if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
+                        (word >> idx_field[0]) & idx_field[1]):
+                    return None  # picasso picks the inverted form only for a wide or indexed second operand
+                # what the printed operands give back, merged as picasso merges it
+                desc = asm.find_or_add_opdesc(merge_name, values[desc_index] & desc_bits, desc_bits, 0)
                 if mad:
                     desc = asm.place_mad_opdesc(desc, 0)
                 asm.code.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
@@ -947,14 +942,21 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-#: forms whose sources picasso checks for two different input registers (dst_src_src, MAD)
-_TWO_SOURCE_FORMS = frozenset({"1", "1i", "5", "5i"})
+def _replay_desc(row: OpcodeInfo) -> tuple[int, str, int, bool, tuple[tuple[int, int], ...],
+                                           tuple[int, int] | None, tuple[int, int]]:
+    """How the replay treats a descriptor form: (desc field mask, the name picasso merges it as,
+    descriptor bits read, MAD, source fields checked for two input registers, the wide field an
+    inverted form needs wide (or indexed), the idx field)."""
+    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
+    mad = row.fmt in ("5", "5i")
+    two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
+    inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
+    wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
+    return spec["desc"][1], "mad" if mad else row.base, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
 
 
-def _reads_two_inputs(word: int, row: OpcodeInfo) -> bool:
-    inputs_end = _V.end
-    regs = {(word >> lsb) & ((1 << width) - 1) for name, lsb, width in row.fields if name in ("src1", "src2", "src3")}
-    return len({reg for reg in regs if reg < inputs_end}) > 1
+#: 6-bit opcode of a descriptor form -> how the replay treats it (built at import)
+_REPLAY_DESC = {op6: _replay_desc(row) for op6, row in enumerate(BY_OPCODE6) if row.fmt in DESC_FORMATS}
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
