@@ -440,7 +440,7 @@ def swizzle_comp(slot: int, comp: int) -> int:
 
 
 #: 8-bit swizzle -> its four letters; dest mask -> its letters (tables built at import)
-SWIZZLE_TEXTS = tuple("".join(COMPONENTS[(sw >> (6 - 2 * slot)) & 3] for slot in range(4)) for sw in range(256))
+SWIZZLE_TEXTS = tuple(a + b + c + d for a in COMPONENTS for b in COMPONENTS for c in COMPONENTS for d in COMPONENTS)
 MASK_TEXTS = tuple("".join(c for i, c in enumerate(COMPONENTS) if mask & (8 >> i)) for mask in range(16))
 
 
