@@ -287,3 +287,24 @@ def test_shortcut_never_contradicts_assembly_on_geometry_shaders(emits: list[lis
 def test_shortcut_decides_compatible_geometry_shaders() -> None:
     src = ".gsh\n.fvec u[2]\n.out o_pos position\n.proc main\nsetemit 0, prim\nmov o_pos, u[1]\nemit\nend\n.end\n"
     assert _plain_decided(Dvlb.from_bytes(assemble_sources([("g.pica", src)])))
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_shortcut_never_contradicts_assembly_on_damaged_files(path: Path) -> None:
+    # bit flips anywhere in a real file (headers, tables, code): constants or outputs the text
+    # cannot declare must send the decision to assembly, never to different pragmas
+    import random
+
+    from shaderkit.errors import ShaderFormatError
+
+    data = path.read_bytes()
+    rng = random.Random(path.name)
+    for _ in range(24):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+        try:
+            model = Dvlb.from_bytes(bytes(damaged))
+        except ShaderFormatError:
+            continue
+        _agree(model)

@@ -962,21 +962,25 @@ _REPLAY_DESC = {op6: _replay_desc(row) for op6, row in enumerate(BY_OPCODE6) if 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
                         max_output: int, output_slots: int) -> bool:
     """True when picasso could refuse this DVLE's text: blocks nested too deep, too many table
-    entries (gap fillers count), outputs that overlap or that only a dummy may use, an input
-    declared twice, or a top-down constant on a register a uniform of its kind takes."""
+    entries (gap fillers count), outputs that overlap, lie beyond the output registers or that
+    only a dummy may use, an input declared twice, a constant beyond its register file, or a
+    top-down constant on a register a uniform of its kind takes."""
     if unit.depth + 1 > max_stack or 2 * len(dvle.uniforms) + 1 > max_uniform or len(dvle.constants) >= max_constant:
         return True
     if len(dvle.outputs) > max_output:
         return True
     used: dict[int, int] = {}
     for out in dvle.outputs:
-        if out.mask & used.get(out.register, 0) or (out.register >= output_slots
-                                                     and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry)):
+        if (out.mask & used.get(out.register, 0) or out.register >= SPACES["o"].count
+                or (out.register >= output_slots and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
             return True
         used[out.register] = used.get(out.register, 0) | out.mask
     inputs = [u.first_register for u in dvle.uniforms if u.first_register < _V.end]
     if len(set(inputs)) != len(inputs):
         return True
+    if any(not 0 <= const.register < SPACE_OF_KIND[const.type].count for const in dvle.constants
+           if const.type in SPACE_OF_KIND):
+        return True  # (a register the directive cannot name)
     lowest_constant: dict[int, int] = {}
     for const in dvle.constants:
         if const.type in (CONSTANT_FVEC, CONSTANT_IVEC):
