@@ -65,20 +65,28 @@ def is_legacy(container: DxbcContainer) -> bool:
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
     """The SM4/5 program text of ``container`` (version line, declarations, instructions),
     with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
-    from shaderkit.isa.sm4.decode import decode
-    from shaderkit.isa.sm4.text import Formatter
-
     shader = container.shader
     if shader is None:
         return []
-    prog = decode(shader.tokens)
-    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy, _EXACT.get()).lines()
+    legacy = is_legacy(container) if legacy is None else legacy
+    starts: list[int] = []
+    if _EXACT.get():
+        from shaderkit.isa.sm4.decode import decode
+        from shaderkit.isa.sm4.text import Formatter
+
+        prog = decode(shader.tokens)
+        lines = Formatter(prog, legacy, True).lines()
+        starts = prog.offsets
+    else:  # validated and printed in one pass
+        from shaderkit.isa.sm4.printer import program_lines as sm4_lines
+
+        lines = sm4_lines(shader.tokens, 0, legacy, starts)
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
     # the typed model (an MSF file); a raw SPDB chunk is read as bytes and refused there
     debug = read_debug_info(spdb if isinstance(spdb, ProgramDatabase) else _payload(spdb))
-    return _annotate(prog.offsets, lines, debug)
+    return _annotate(starts, lines, debug)
 
 
 def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[str]:
