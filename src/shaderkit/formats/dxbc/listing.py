@@ -246,8 +246,12 @@ def resource_bindings(rdef: ResourceDefinition, legacy: bool) -> list[str]:
 
 
 # -- signatures --------------------------------------------------------------------------------
+#: the components a 4-bit mask names, a blank for each one it leaves out (``x zw``)
+_MASK_TEXTS = tuple("".join(c if mask & (1 << i) else " " for i, c in enumerate("xyzw")) for mask in range(16))
+
+
 def _mask_text(mask: int) -> str:
-    return "".join(c if mask & (1 << i) else " " for i, c in enumerate("xyzw"))
+    return _MASK_TEXTS[mask & 0xF]
 
 
 def _signature_row(e: SignatureElement, output: bool) -> str:
