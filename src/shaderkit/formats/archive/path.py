@@ -1,8 +1,9 @@
 """Members of containers, named ``outer.szs//inner/path//deeper``: resolve, list, write back.
 
 Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
-archive the stream holds. Containers with named members: SARC (member names), Wii U BFRES
-(external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage).
+archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
+BFRES (external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
+``geometry_copy`` names a geometry shader's copy program).
 No file I/O here: callers pass the bytes of the outermost file.
 """
 
@@ -45,6 +46,10 @@ def open_node(data: bytes) -> Any | None:
         return SarcNode(Sarc.from_bytes(data))
     if is_wiiu_fres(data):
         return WiiUBfres.from_bytes(data)
+    if head == b"FRES" and data[0xC:0xE] == b"\xff\xfe":
+        from shaderkit.formats.bfres.switch import SwitchBfres
+
+        return SwitchBfres.from_bytes(data)
     if is_wiiu_fsha(data):
         from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
@@ -81,24 +86,38 @@ class BfshaNode:
     def __init__(self, bfsha: Any) -> None:
         self.model = bfsha
 
-    def member_names(self) -> list[str]:
-        return [f"{m.name}/{p.index}/{stage}" for m in self.model.models for p in m.programs for stage in p.shaders]
+    #: member suffix of a geometry shader's copy (vertex) program
+    COPY = "geometry_copy"
 
-    def _shader(self, name: str) -> Any:
+    def member_names(self) -> list[str]:
+        names = []
+        for m in self.model.models:
+            for p in m.programs:
+                for stage, index in p.shaders.items():
+                    names.append(f"{m.name}/{p.index}/{stage}")
+                    if self.model.shaders[index].copy_program:
+                        names.append(f"{m.name}/{p.index}/{self.COPY}")
+        return names
+
+    def _shader(self, name: str) -> tuple[Any, str]:
         model, _, rest = name.partition("/")
         program, _, stage = rest.partition("/")
         if not program.isdigit():
             raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
         shaders = self.model.program_shaders(model, int(program))
+        if stage == self.COPY and "geometry" in shaders:
+            return shaders["geometry"], "copy_program"
         if stage not in shaders:
             raise KeyError(f"program {model}/{program} has stages {', '.join(shaders)}, not {stage!r}")
-        return shaders[stage]
+        return shaders[stage], "program"
 
     def member(self, name: str) -> bytes:
-        return bytes(self._shader(name).program)
+        shader, attr = self._shader(name)
+        return bytes(getattr(shader, attr))
 
     def replace_member(self, name: str, data: bytes) -> None:
-        self._shader(name).program = bytes(data)
+        shader, attr = self._shader(name)
+        setattr(shader, attr, bytes(data))
 
     def to_bytes(self) -> bytes:
         return bytes(self.model.to_bytes())
@@ -226,6 +245,8 @@ def kind_of(data: bytes) -> str | None:
         return "bfsha-wiiu"
     if is_wiiu_fres(data):
         return "bfres-wiiu"
+    if data[:4] == b"FRES" and data[0xC:0xE] == b"\xff\xfe":
+        return "bfres-switch"
     if data[:4] == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
         return "bfsha-switch"
     return None
