@@ -180,9 +180,9 @@ CASES: list[tuple[str, str, str]] = [
     ("0100110000010", "d=1 a=2 cb=2,0x10 48=1 50=1", "IADD.SAT R1, R2, -c[0x2][0x10]"),
     # IADD32I: AvgMode 55:2 (3 = PO), Sat 54, X 53
     ("0001110", "d=1 a=2 20:32=0x12345678 55:2=3", "IADD32I.PO R1, R2, 0x12345678"),
-    # IADD3: NegA 51, NegB 50, NegC 49, X 48, Lrs 37:2 (1 = RightShift), parts 35:2/33:2/31:2
+    # IADD3: NegA 51, NegB 50, NegC 49, X 48, Lrs 37:2 (1 = right shift, envytools .rs), parts 35:2/33:2/31:2
     ("010111001100", "d=1 a=2 b=3 c=4 51=1 37:2=1 35:2=2",
-     "IADD3.RIGHTSHIFT.H1.B32.B32 R1, -R2, R3, R4"),
+     "IADD3.RS.H1.B32.B32 R1, -R2, R3, R4"),
     ("0011100x1100", "d=1 a=2 i20=0x20 c=4 49=1", "IADD3 R1, R2, 0x20, -R4"),
     ("010011001100", "d=1 a=2 cb=2,0x10 c=4 48=1", "IADD3.X R1, R2, c[0x2][0x10], R4"),
     # ICMP: IComp 49:3, Signed 48
@@ -317,6 +317,113 @@ CASES: list[tuple[str, str, str]] = [
     ("0100110010100", "d=1 a=2 cb=2,0x10 39:3=0", "SEL R1, R2, c[0x2][0x10], P0"),
     ("111000101110", "noguard a=2", "SETCRSPTR R2"),
     ("111000101111", "noguard a=2", "SETLMEMBASE R2"),
+    # SHF: W 50, MaxShift 37:2 (2 = U64, 3 = S64), XModeShf 48:2 (1 = Hi, 2 = X); immediate Imm6 20:6
+    ("0101101111111", "d=1 a=2 b=3 c=4 50=1 37:2=2 48:2=1", "SHF.L.W.U64.HI R1, R2, R3, R4"),
+    ("0101110011111", "d=1 a=2 b=3 c=4 37:2=3", "SHF.R.S64 R1, R2, R3, R4"),
+    ("0011011x11111", "d=1 a=2 20:6=5 c=4 48:2=2", "SHF.L.X R1, R2, 0x5, R4"),
+    ("0011100x11111", "d=1 a=2 20:6=0x1f c=4 50=1", "SHF.R.W R1, R2, 0x1f, R4"),
+    # SHFL: DestPred 48:3, ShflMode 30:2, BFixShfl 28 (lane SrcBImm 20:5), CFixShfl 29 (mask SrcCImm 34:13)
+    ("1110111100010", "d=1 48:3=7 a=2 b=3 c=4 30:2=3", "SHFL.BFLY R1, PT, R2, R3, R4"),
+    ("1110111100010", "d=1 48:3=7 a=2 b=3 29=1 34:13=0x1f", "SHFL.IDX R1, PT, R2, R3, 0x1f"),
+    ("1110111100010", "d=1 48:3=7 a=2 28=1 20:5=1 c=4 30:2=1", "SHFL.UP R1, PT, R2, 0x1, R4"),
+    ("1110111100010", "d=1 48:3=7 a=2 28=1 29=1 20:5=2 34:13=0x1c1f 30:2=2", "SHFL.DOWN R1, PT, R2, 0x2, 0x1c1f"),
+    # SHL: W 39, X 43; SHR: Signed 48, W 39, XMode 43:2, Brev 40
+    ("0101110001001", "d=1 a=2 b=3 39=1 43=1", "SHL.W.X R1, R2, R3"),
+    ("0011100x01001", "d=1 a=2 i20=4", "SHL R1, R2, 0x4"),
+    ("0100110001001", "d=1 a=2 cb=2,0x10 47=1", "SHL R1.CC, R2, c[0x2][0x10]"),
+    ("0101110000101", "d=1 a=2 b=3 48=1 40=1", "SHR.BREV R1, R2, R3"),
+    ("0100110000101", "d=1 a=2 cb=2,0x10 39=1", "SHR.U32.W R1, R2, c[0x2][0x10]"),
+    ("111000101001", "noguard 5=1 36:5=1 20:16=0x10", "SSY c[0x1][0x10]"),
+    # ST: Imm32 20:32, E 52, LsSize 53:3 (4 = B32), CacheOp 56:2 (3 = Wt), SrcPred 58:3
+    ("101", "d=1 a=2 20:32=0x40 52=1 53:3=4 56:2=3 58:3=7", "ST.WT.E [R2+0x40], R1, PT"),
+    # STG: LsSize 48:3 (5 = B64), CacheOp 46:2 (2 = Ci), E 45; STL: CacheOp 44:2 (1 = Cg); STS
+    ("1110111011011", "d=4 a=2 20:24=0x8 48:3=5 46:2=2", "STG.B64.CI [R2+0x8], R4"),
+    ("1110111101010", "d=1 a=2 20:24=0xfffffc 48:3=2 44:2=1", "STL.U16.CG [R2-0x4], R1"),
+    ("1110111010100", "noguard 31=1 20:8=3", "STP.WAIT 0x3"),
+    ("1110111101011", "d=4 a=2 20:24=0x100 48:3=6", "STS.B128 [R2+0x100], R4"),
+    # surface ops: Clamp 49:2 (2 = Trap), Dim 33:3 (1 1D buffer, 3 2D, 4 2D array, 5 3D), Ba 28/23,
+    # SuatomOp 29:4 (2 Max, 8 Exch), SuatomSize 36:3 or 51:3 / 20:3, DestPred 51:3 or 30:3,
+    # CacheOp 24:2, SuSize 20:3 (4 B32, 5 B64), Rgba 20:4 (1 R, 3 RG, 15 RGBA), TidB 36:13
+    ("1110101001110", "d=1 a=2 b=3 c=4 33:3=3 29:4=8", "SUATOMB.2D.EXCH R1, R2, R3, R4"),
+    # SUATOM: Ryujinx's 11101010x0 leaves bit 55 open, which also matches its SUATOMCAS 1110101x1;
+    # envytools (0xea00 / mask 0xffc0) fixes it at 0, and 1 is SUATOM.CAS (0xea80)
+    ("1110101000", "d=1 a=2 b=3 36:13=0x10 51:3=1 33:3=5 29:4=2", "SUATOM.S32.3D.MAX R1, R2, R3, 0x10"),
+    ("1110101110", "d=1 51:3=7 a=2 b=3 c=4 49:2=2", "SUATOMB2.TRAP R1, PT, R2, R3, R4"),
+    ("1110101011010", "d=1 30:3=1 a=2 b=3 c=4 36:3=2", "SUATOMCASB.U64 R1, P1, R2, R3, R4"),
+    ("1110101x1", "d=1 30:3=7 a=2 b=3 36:13=0x8 28=1", "SUATOMCAS.BA R1, PT, R2, R3, 0x8"),
+    ("1110101100010", "d=1 30:3=7 a=2 c=4 33:3=1 24:2=1 20:3=4", "SULDDB.1DBUFFER.CG.B32 R1, PT, R2, R4"),
+    ("1110101100011", "d=1 30:3=2 a=2 36:13=0x4 33:3=4", "SULDD.2DARRAY R1, P2, R2, 0x4"),
+    ("1110101100000", "d=1 30:3=7 a=2 c=4 20:4=15", "SULDB.RGBA R1, PT, R2, R4"),
+    ("1110101100001", "d=1 30:3=7 a=2 36:13=5 20:4=3 49:2=2", "SULD.TRAP.RG R1, PT, R2, 0x5"),
+    ("1110101101010", "d=1 a=2 c=4 24:3=6", "SUREDB.OR R1, R2, R4"),
+    ("1110101101011", "d=1 a=2 36:13=9 20:3=1", "SURED.ADD.S32 R1, R2, 0x9"),
+    ("1110101100110", "d=1 a=2 c=4 20:3=5", "SUSTDB.B64 R1, R2, R4"),
+    ("1110101100111", "d=1 a=2 36:13=2 23=1", "SUSTD.BA R1, R2, 0x2"),
+    ("1110101100100", "d=1 a=2 c=4 20:4=1", "SUSTB.R R1, R2, R4"),
+    ("1110101100101", "d=1 a=2 36:13=3 20:4=15 33:3=3", "SUST.2D.RGBA R1, R2, 0x3"),
+    # TEX: DestPred 51:3, TidB 36:13, WMask 31:4, Lc 58, Lod 55:3 (1 = Lz), Aoffi 54, Dc 50, Ndv 35,
+    # Dim 28:3 (2 = 2D, 3 = 2D array, 6 = cube), Nodep 49
+    ("11000", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 28:3=2 55:3=1 49=1", "TEX.LZ.2D.NODEP R1, PT, R2, R3, 0x8, 0xf"),
+    # TEXS.F16: Dest 0:8, Dest2 28:8, TidB 36:13, WMask 50:3, Target 53:4 (1 = 2D)
+    ("1101000", "d=1 28:8=2 a=3 b=4 36:13=0x8 50:3=4 53:4=1", "TEXS.F16.2D R1, R2, R3, R4, 0x8, 0x4"),
+    # TLD: Lod 55, Toff 35, Ms 50, Cl 54
+    ("11011100", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 55=1 28:3=2", "TLD.LOD.2D R1, PT, R2, R3, 0x8, 0xf"),
+    ("11011101", "d=1 51:3=7 a=2 b=3 31:4=3 50=1", "TLD.B.MS R1, PT, R2, R3, 0x3"),
+    # TLDS: Target 53:4 (2 = 2D_LZ, 5 = 2D_LL), WMask 50:3
+    ("1101101", "d=1 28:8=2 a=3 b=4 36:13=0x10 50:3=7 53:4=2", "TLDS.2D_LZ R1, R2, R3, R4, 0x10, 0x7"),
+    ("1101001", "d=1 28:8=2 a=3 b=4 36:13=0x10 50:3=1 53:4=5 49=1", "TLDS.F16.2D_LL.NODEP R1, R2, R3, R4, 0x10, 0x1"),
+    # TLD4: TexComp 56:2 (1 = G), Toff 54:2 (2 = Ptp), Dc 50; bound form TexComp 38:2, Toff 36:2
+    ("110010", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 56:2=1 54:2=2 50=1 28:3=3",
+     "TLD4.G.PTP.DC.ARRAY2D R1, PT, R2, R3, 0x8, 0xf"),
+    ("1101111011xxxxxxxxxxxxx0", "d=1 51:3=7 a=2 b=3 31:4=0xf 38:2=3", "TLD4.B.A R1, PT, R2, R3, 0xf"),
+    # TLD4S: TexComp 52:2 (2 = B), Aoffi 51, Dc 50
+    ("1101111100", "d=1 28:8=2 a=3 b=4 36:13=0x8 52:2=2 50=1", "TLD4S.B.DC R1, R2, R3, R4, 0x8"),
+    ("1101111110", "d=1 28:8=2 a=3 b=4 36:13=0x8 51=1", "TLD4S.F16.AOFFI R1, R2, R3, R4, 0x8"),
+    ("1101111101011", "d=1 a=2 b=3 36:13=0x8 31:4=3 35=1 28:3=6", "TMML.NDV.CUBE R1, R2, R3, 0x8, 0x3"),
+    ("1101111101100", "d=1 a=2 b=3 31:4=3 49=1 28:3=2", "TMML.B.NODEP.2D R1, R2, R3, 0x3"),
+    ("1101111101000", "d=1 a=2 36:13=0x8 31:4=1", "TXA R1, R2, 0x8, 0x1"),
+    # TXD: Lc 50, Toff 35 (bit 54 clear: the bound form TXD.B sets it)
+    ("110111100", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 50=1 35=1", "TXD.LC.TOFF R1, PT, R2, R3, 0x8, 0xf"),
+    ("1101111001", "d=1 51:3=7 a=2 b=3 31:4=0xf 28:3=2", "TXD.B.2D R1, PT, R2, R3, 0xf"),
+    # TXQ: TexQuery 22:6 (1 = header dimension, 2 = header texture type)
+    ("1101111101001", "d=1 a=2 36:13=0x8 31:4=0xf 22:6=1", "TXQ.TEXHEADERDIMENSION R1, R2, 0x8, 0xf"),
+    ("1101111101010", "d=1 a=2 31:4=3 22:6=2", "TXQ.B.TEXHEADERTEXTURETYPE R1, R2, 0x3"),
+    # video ops: BVideo 50 (1: SrcB register, 0: Imm16 20:16), ASelect 36:3 + 48, BSelect 28:3 + 49
+    # (6 U32, 14 S32, 5 U16H1, 4 U16H0, 12 S16H0, 2 U8B2, 3 U8B3), VideoOp 51:3 (4 Acc, 5 Min, 6 Max),
+    # Sat 55, DFormat 54
+    ("01010100", "50=1 d=1 a=2 b=3 c=4 36:3=6 28:3=6 49=1 51:3=4", "VABSDIFF.U32.S32.ACC R1, R2, R3, R4"),
+    ("01010100", "d=1 a=2 20:16=0x1234 c=4 36:3=6 55=1", "VABSDIFF.U32.SAT R1, R2, 0x1234, R4"),
+    # VABSDIFF4: VRed 53:2 (1 = Acc), LaneMask4 36:2 + 51:2 (15 = XYZW), Asel4 32:4 (4 = 3210), Bsel4 28:4 (4 = 7654)
+    ("010100000", "d=1 a=2 b=3 c=4 53:2=1 36:2=3 51:2=3 32:4=4 28:4=4", "VABSDIFF4.ACC.XYZW.3210.7654 R1, R2, R3, R4"),
+    # VADD: AvgMode 56:2 (3 = PO)
+    ("001000", "50=1 d=1 a=2 b=3 c=4 56:2=3 28:3=5", "VADD.PO.U8B0.U16H1 R1, R2, R3, R4"),
+    ("001000", "d=1 a=2 20:16=0x10 c=4 49=1 54=1", "VADD.DFORMAT.BSIGNED R1, R2, 0x10, R4"),
+    # VMAD: AvgMode 53:2 (1 = NegB), VideoScale 51:2 (1 = Shr7)
+    ("01011111", "50=1 d=1 a=2 b=3 c=4 36:3=2 28:3=3 51:2=1", "VMAD.U8B2.U8B3.SHR7 R1, R2, R3, R4"),
+    ("01011111", "d=1 a=2 20:16=0xff c=4 53:2=1", "VMAD.NEGB R1, R2, 0xff, R4"),
+    # VMNMX: Mn 56
+    ("0011101", "50=1 d=1 a=2 b=3 c=4 36:3=4 28:3=4 49=1 56=1", "VMNMX.U16H0.S16H0.MN R1, R2, R3, R4"),
+    ("0011101", "d=1 a=2 20:16=0x20 c=4 51:3=6", "VMNMX.MAX R1, R2, 0x20, R4"),
+    # VOTE: VpDest 45:3, SrcPred 39:3, VoteMode 48:2 (1 = Any, 2 = Eq); VOTE.VTG: Imm28 20:28
+    ("0101000011011", "d=1 45:3=1 39:3=2 42=1 48:2=1", "VOTE.ANY R1, P1, !P2"),
+    ("0101000011100", "20:28=5 48:2=2", "VOTE.VTG.EQ 0x5"),
+    # VSET: VComp 54:3 (1 Lt, 2 Eq)
+    ("0100000", "50=1 d=1 a=2 b=3 c=4 54:3=2 36:3=6 28:3=6", "VSET.EQ.U32.U32 R1, R2, R3, R4"),
+    ("0100000", "d=1 a=2 20:16=7 c=4 54:3=1", "VSET.LT R1, R2, 0x7, R4"),
+    # VSETP: VComp bits 43:2 + 47 (5 = Ne, 2 = Eq), BoolOp 45:2
+    ("01010000111101", "3:3=1 0:3=7 a=2 b=3 39:3=7 36:3=6 28:3=6 43:2=1 47=1", "VSETP.U32.U32.NE.AND P1, PT, R2, R3, PT"),
+    ("01010000111100", "3:3=1 0:3=7 a=2 20:16=0x10 39:3=7 43:2=2 45:2=1", "VSETP.EQ.OR P1, PT, R2, 0x10, PT"),
+    # VSHL / VSHR: Mv 49, BSelect 28:3 only
+    ("01010111", "50=1 d=1 a=2 b=3 c=4 49=1 36:3=6 28:3=6", "VSHL.MV.U32.U32 R1, R2, R3, R4"),
+    ("01010111", "d=1 a=2 20:16=5 c=4", "VSHL R1, R2, 0x5, R4"),
+    ("01010110", "50=1 d=1 a=2 b=3 c=4 55=1", "VSHR.U8B0.U8B0.SAT R1, R2, R3, R4"),
+    ("01010110", "d=1 a=2 20:16=3 c=4 51:3=5", "VSHR.MIN R1, R2, 0x3, R4"),
+    # XMAD: register form XmadCop 50:3 (1 = Clo), Mrg 37, Psl 36, HiloB 35; c[] forms Mrg 56, Psl 55,
+    # X 54, HiloA 53, HiloB 52, XmadCop2 50:2 (2 = Chi)
+    ("0101101100", "d=1 a=2 b=3 c=4 50:3=1 37=1 35=1", "XMAD.CLO.MRG.HILOB R1, R2, R3, R4"),
+    ("0011011x00", "d=1 a=2 20:16=0x100 c=4 36=1", "XMAD.PSL R1, R2, 0x100, R4"),
+    ("0100111", "d=1 a=2 cb=2,0x10 c=4 56=1 50:2=2", "XMAD.MRG.CHI R1, R2, c[0x2][0x10], R4"),
+    ("010100010", "d=1 a=2 c=4 cb=2,0x10 54=1 53=1", "XMAD.X.HILOA R1, R2, R4, c[0x2][0x10]"),
 ]
 
 
