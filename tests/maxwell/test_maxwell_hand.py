@@ -364,14 +364,15 @@ CASES: list[tuple[str, str, str]] = [
     # TEX: DestPred 51:3, TidB 36:13, WMask 31:4, Lc 58, Lod 55:3 (1 = Lz), Aoffi 54, Dc 50, Ndv 35,
     # Dim 28:3 (2 = 2D, 3 = 2D array, 6 = cube), Nodep 49
     ("11000", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 28:3=2 55:3=1 49=1", "TEX.LZ.2D.NODEP R1, PT, R2, R3, 0x8, 0xf"),
-    # TEXS.F16: Dest 0:8, Dest2 28:8, TidB 36:13, WMask 50:3, Target 53:4 (1 = 2D)
-    ("1101000", "d=1 28:8=2 a=3 b=4 36:13=0x8 50:3=4 53:4=1", "TEXS.F16.2D R1, R2, R3, R4, 0x8, 0x4"),
+    # TEXS.F16: Dest 0:8, Dest2 28:8, TidB 36:13, WMask 50:3, Target 53:4 (1 = 2D); the mask is named
+    # as envytools' d200_2 does: with two destination registers 4 = RGBA, 1 = RGA; with Dest2 RZ 7 = BA
+    ("1101000", "d=1 28:8=2 a=3 b=4 36:13=0x8 50:3=4 53:4=1", "TEXS.F16.2D R1, R2, R3, R4, 0x8, RGBA"),
     # TLD: Lod 55, Toff 35, Ms 50, Cl 54
     ("11011100", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 55=1 28:3=2", "TLD.LOD.2D R1, PT, R2, R3, 0x8, 0xf"),
     ("11011101", "d=1 51:3=7 a=2 b=3 31:4=3 50=1", "TLD.B.MS R1, PT, R2, R3, 0x3"),
     # TLDS: Target 53:4 (2 = 2D_LZ, 5 = 2D_LL), WMask 50:3
-    ("1101101", "d=1 28:8=2 a=3 b=4 36:13=0x10 50:3=7 53:4=2", "TLDS.2D_LZ R1, R2, R3, R4, 0x10, 0x7"),
-    ("1101001", "d=1 28:8=2 a=3 b=4 36:13=0x10 50:3=1 53:4=5 49=1", "TLDS.F16.2D_LL.NODEP R1, R2, R3, R4, 0x10, 0x1"),
+    ("1101101", "d=1 28:8=0xff a=3 b=4 36:13=0x10 50:3=7 53:4=2", "TLDS.2D_LZ R1, RZ, R3, R4, 0x10, BA"),
+    ("1101001", "d=1 28:8=2 a=3 b=4 36:13=0x10 50:3=1 53:4=5 49=1", "TLDS.F16.2D_LL.NODEP R1, R2, R3, R4, 0x10, RGA"),
     # TLD4: TexComp 56:2 (1 = G), Toff 54:2 (2 = Ptp), Dc 50; bound form TexComp 38:2, Toff 36:2
     ("110010", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 56:2=1 54:2=2 50=1 28:3=3",
      "TLD4.G.PTP.DC.ARRAY2D R1, PT, R2, R3, 0x8, 0xf"),

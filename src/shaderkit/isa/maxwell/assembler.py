@@ -14,7 +14,7 @@ import struct
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.maxwell.decode import Control, Instruction, join_control
 from shaderkit.isa.maxwell.encoding import BY_MNEMONIC, Encoding, Operand, bits_width
-from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 
 _COMMENT = re.compile(r"/\*.*?\*/|//.*$")
 _CONTROL = re.compile(
@@ -140,6 +140,9 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
             values[slots[0]] = _fit(int(text[len(prefix):]), width, False, "value")
         else:
             raise _Mismatch(f"{text!r} is not a {operand.enum} name")
+    elif kind == "W":
+        masks = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
+        values[slots[0]] = masks.index(text) if text in masks else _fit(_int(text), width, False, "mask")
     elif kind in ("I", "S"):
         values[slots[0]] = _fit(_int(text), width, kind == "S", "immediate")
     elif kind in ("F", "F20", "D20"):

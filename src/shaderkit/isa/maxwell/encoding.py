@@ -15,7 +15,7 @@ Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits fir
 MASK64 = (1 << 64) - 1
 GUARD_BITS: Bits = ((16, 3),)
 GUARD_NOT_BIT = 19
-OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N")
+OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
 
 
 def bits_mask(bits: Bits) -> int:
@@ -66,6 +66,7 @@ class Operand:
     cc: int | None = None
     optional: int | None = None  # value that leaves the operand out of the text
     enum: str | None = None  # kind "N": the ENUMS entry naming the values
+    pair: int | None = None  # kind "W": slot of the register whose RZ picks the mask names
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,8 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
             key, number = flag.split("=")
             if key == "opt":
                 extra["optional"] = int(number)
+            elif key == "pair":
+                extra["pair"] = next(i for i, bits in enumerate(enc.slots) if bits[0][0] == int(number))
             elif key == "enum":
                 if number not in ENUMS:
                     raise ValueError(f"row {index} {mnemonic}: unknown enum {number}")

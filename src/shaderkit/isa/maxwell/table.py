@@ -15,9 +15,11 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   constant buffer ``c[slot][R+offset]`` (signed byte offset; with two sub-fields, no register),
   ``M`` memory ``[R+offset]``, ``A``
   attribute ``a[R+offset]``, ``T`` branch target (signed, relative to the next instruction),
-  ``N`` a value named by the :data:`ENUMS` entry given as ``enum=NAME``.
+  ``N`` a value named by the :data:`ENUMS` entry given as ``enum=NAME``, ``W`` a TEXS/TLDS
+  component mask named by :data:`COMPONENT_MASKS` (``pair=LO``: the second destination register
+  field, whose RZ picks the one-register names).
   Flags: ``neg`` (``-x``), ``abs`` (``|x|``), ``inv`` (``~x``), ``not`` (``!P``), ``cc``
-  (``R.CC``), ``opt`` (operand omitted from the text when it has this value).
+  (``R.CC``), ``opt`` (operand omitted from the text when it has this value), ``pair`` (above).
 - ``modifiers`` (mnemonic suffixes, in text order): ``NAME@bit`` a flag printed as ``.NAME``
   (``NAME@!bit``: printed when the bit is clear),
   ``ENUM@BITS`` a choice printed by its value name from :data:`ENUMS`, ``=SUFFIX`` a fixed suffix,
@@ -116,6 +118,13 @@ ENUMS: dict[str, tuple[str, ...]] = {
     'XModeShf': ('', 'Hi', 'X', 'Xhi'),
     'XmadCop': ('Cfull', 'Clo', 'Chi', 'Csfu', 'Cbcc'),
     'XmadCop2': ('Cfull', 'Clo', 'Chi', 'Csfu'),
+}
+
+#: TEXS/TLDS component masks by the 3-bit mask field (envytools' gm107 table d200_2, the names
+#: NVIDIA's SASS prints): with the second destination RZ (one register) or a register (two).
+COMPONENT_MASKS: dict[bool, tuple[str, ...]] = {
+    True: ("R", "G", "B", "A", "RG", "RA", "GA", "BA"),
+    False: ("RGB", "RGA", "RBA", "GBA", "RGBA"),
 }
 
 #: The default value of a choice (not printed); 0 unless listed here.
@@ -962,10 +971,10 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, P 51:3, R 8:8, R 20:8, I 31:4',
      '=B LCB@40 Lod@37:3 AOFFIB@36 DC@50 NDV@35 TexDim@28:3 NODEP@49'),
     ('TEXS', '-', '1101100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, I 50:3',
+     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, W 50:3 pair=28',
      'TexsTarget@53:4 NODEP@49'),
     ('TEXS', '-', '1101000xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, I 50:3',
+     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, W 50:3 pair=28',
      '=F16 TexsTarget@53:4 NODEP@49'),
     ('TLD', '-', '11011100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, P 51:3, R 8:8, R 20:8, I 36:13, I 31:4',
@@ -974,10 +983,10 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, P 51:3, R 8:8, R 20:8, I 31:4',
      '=B LOD@55 TOFF@35 MS@50 CL@54 NODEP@49 TexDim@28:3'),
     ('TLDS', '-', '1101101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, I 50:3',
+     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, W 50:3 pair=28',
      'TldsTarget@53:4 NODEP@49'),
     ('TLDS', '-', '1101001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, I 50:3',
+     'R 0:8, R 28:8, R 8:8, R 20:8, I 36:13, W 50:3 pair=28',
      '=F16 TldsTarget@53:4 NODEP@49'),
     ('TLD4', '-', '110010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, P 51:3, R 8:8, R 20:8, I 36:13, I 31:4',

@@ -22,7 +22,7 @@ from shaderkit.isa.maxwell.decode import (
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import Operand, bits_width
-from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 
 
 def control_text(control: Control) -> str:
@@ -84,6 +84,9 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     elif kind == "N":
         names = ENUMS[operand.enum or ""]
         text = names[raw[0]].upper() if raw[0] < len(names) and names[raw[0]] else f"{operand.enum}_{raw[0]}".upper()
+    elif kind == "W":
+        names = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
+        text = names[raw[0]] if raw[0] < len(names) else f"{raw[0]:#x}"
     elif kind == "S":
         text = signed_hex(sign_extend(raw[0], width))
     elif kind == "F":
