@@ -419,12 +419,12 @@ CASES: list[tuple[str, str, str]] = [
     ("01010111", "d=1 a=2 20:16=5 c=4", "VSHL R1, R2, 0x5, R4"),
     ("01010110", "50=1 d=1 a=2 b=3 c=4 55=1", "VSHR.U8B0.U8B0.SAT R1, R2, R3, R4"),
     ("01010110", "d=1 a=2 20:16=3 c=4 51:3=5", "VSHR.MIN R1, R2, 0x3, R4"),
-    # XMAD: register form XmadCop 50:3 (1 = Clo), Mrg 37, Psl 36, HiloB 35; c[] forms Mrg 56, Psl 55,
-    # X 54, HiloA 53, HiloB 52, XmadCop2 50:2 (2 = Chi)
-    ("0101101100", "d=1 a=2 b=3 c=4 50:3=1 37=1 35=1", "XMAD.CLO.MRG.HILOB R1, R2, R3, R4"),
+    # XMAD: register form XmadCop 50:3 (1 = Clo), Mrg 37, Psl 36, HiloB 35 (B's upper half, R3.H1);
+    # c[] forms Mrg 56, Psl 55, X 54, HiloA 53, HiloB 52 (envytools: h1 on the second factor), XmadCop2 50:2 (2 = Chi)
+    ("0101101100", "d=1 a=2 b=3 c=4 50:3=1 37=1 35=1", "XMAD.CLO.MRG R1, R2, R3.H1, R4"),
     ("0011011x00", "d=1 a=2 20:16=0x100 c=4 36=1", "XMAD.PSL R1, R2, 0x100, R4"),
     ("0100111", "d=1 a=2 cb=2,0x10 c=4 56=1 50:2=2", "XMAD.MRG.CHI R1, R2, c[0x2][0x10], R4"),
-    ("010100010", "d=1 a=2 c=4 cb=2,0x10 54=1 53=1", "XMAD.X.HILOA R1, R2, R4, c[0x2][0x10]"),
+    ("010100010", "d=1 a=2 c=4 cb=2,0x10 54=1 53=1", "XMAD.X R1, R2.H1, R4, c[0x2][0x10]"),
 ]
 
 

@@ -122,6 +122,8 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
         values[operand.inv], text = 1, text[1:]
     if operand.abs is not None and len(text) > 1 and text.startswith("|") and text.endswith("|"):
         values[operand.abs], text = 1, text[1:-1]
+    if operand.h1 is not None and text.endswith(".H1"):
+        values[operand.h1], text = 1, text[:-3]
     slots = operand.fields
     width = bits_width(enc.slots[slots[-1]])
     kind = operand.kind

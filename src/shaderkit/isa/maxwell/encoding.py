@@ -64,6 +64,7 @@ class Operand:
     not_: int | None = None
     inv: int | None = None  # bitwise inversion (``~x``)
     cc: int | None = None
+    h1: int | None = None  # the upper 16-bit half (``R2.H1``)
     optional: int | None = None  # value that leaves the operand out of the text
     enum: str | None = None  # kind "N": the ENUMS entry naming the values
     pair: int | None = None  # kind "W": slot of the register whose RZ picks the mask names

@@ -19,7 +19,8 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   component mask named by :data:`COMPONENT_MASKS` (``pair=LO``: the second destination register
   field, whose RZ picks the one-register names).
   Flags: ``neg`` (``-x``), ``abs`` (``|x|``), ``inv`` (``~x``), ``not`` (``!P``), ``cc``
-  (``R.CC``), ``opt`` (operand omitted from the text when it has this value), ``pair`` (above).
+  (``R.CC``), ``h1`` (``R.H1``, the upper 16-bit half), ``opt`` (operand omitted from the text
+  when it has this value), ``pair`` (above).
 - ``modifiers`` (mnemonic suffixes, in text order): ``NAME@bit`` a flag printed as ``.NAME``
   (``NAME@!bit``: printed when the bit is clear),
   ``ENUM@BITS`` a choice printed by its value name from :data:`ENUMS`, ``=SUFFIX`` a fixed suffix,
@@ -1079,15 +1080,15 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8 cc=47, R 8:8, I 20:16, R 39:8',
      'MV@49 DFORMAT@54 VectorSelect@36:3+48:1 SAT@55 VideoOp@51:3'),
     ('XMAD', 'R', '0101101100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, R 20:8, R 39:8',
-     'HILOA@53 XmadCop@50:3 BSIGNED@49 ASIGNED@48 X@38 MRG@37 PSL@36 HILOB@35'),
+     'R 0:8 cc=47, R 8:8 h1=53, R 20:8 h1=35, R 39:8',
+     'XmadCop@50:3 BSIGNED@49 ASIGNED@48 X@38 MRG@37 PSL@36'),
     ('XMAD', 'I', '0011011x00xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, I 20:16, R 39:8',
-     'HILOA@53 XmadCop@50:3 BSIGNED@49 ASIGNED@48 X@38 MRG@37 PSL@36'),
+     'R 0:8 cc=47, R 8:8 h1=53, I 20:16, R 39:8',
+     'XmadCop@50:3 BSIGNED@49 ASIGNED@48 X@38 MRG@37 PSL@36'),
     ('XMAD', 'C', '0100111xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, C 34:5/20:14, R 39:8',
-     'MRG@56 PSL@55 X@54 HILOA@53 HILOB@52 XmadCop2@50:2 BSIGNED@49 ASIGNED@48'),
+     'R 0:8 cc=47, R 8:8 h1=53, C 34:5/20:14 h1=52, R 39:8',
+     'MRG@56 PSL@55 X@54 XmadCop2@50:2 BSIGNED@49 ASIGNED@48'),
     ('XMAD', 'Rc', '010100010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8 cc=47, R 8:8, R 39:8, C 34:5/20:14',
-     'X@54 HILOA@53 HILOB@52 XmadCop2@50:2 BSIGNED@49 ASIGNED@48'),
+     'R 0:8 cc=47, R 8:8 h1=53, R 39:8 h1=52, C 34:5/20:14',
+     'X@54 XmadCop2@50:2 BSIGNED@49 ASIGNED@48'),
 )

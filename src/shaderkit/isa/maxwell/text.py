@@ -69,7 +69,7 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     raw = [values[slot] for slot in operand.fields]
     width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
-    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc)
+    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc, operand.h1)
              if slot is not None]
     if not force and operand.optional is not None and raw[0] == operand.optional and not any(flags):
         return None
@@ -106,6 +106,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
         text = f"a[{_offset_text(raw[0], raw[1])}]"
     else:  # "T"
         text = signed_hex(address + 8 + sign_extend(raw[0], width))
+    if operand.h1 is not None and values[operand.h1]:
+        text += ".H1"
     if operand.abs is not None and values[operand.abs]:
         text = f"|{text}|"
     if operand.inv is not None and values[operand.inv]:
