@@ -140,33 +140,34 @@ CASES: list[tuple[str, str, str]] = [
     ("0101000011111", "d=1 a=2 b=3 28:8=0x96 44=1 38=1", "FSWZADD.FTZ.NDV R1, R2, R3, 0x96"),
     ("111000101100", "noguard d=1", "GETCRSPTR R1"),
     ("111000101101", "noguard d=1", "GETLMEMBASE R1"),
-    # HADD2: OFmt 49:2, ASwizzle 47:2, BSwizzle 28:2 (2 = H0H0, 3 = H1H1), NegA 43, Sat 32, Ftz 39
+    # HADD2: OFmt 49:2, ASwizzle 47:2, BSwizzle 28:2 (1 F32, 2 H0_H0, 3 H1_H1; printed on the operand as
+    # envydis does), NegA 43, Sat 32, Ftz 39
     ("0101110100010", "d=1 a=2 b=3 49:2=1 47:2=2 28:2=3 32=1 39=1 43=1",
-     "HADD2.F32.H0H0.H1H1.SAT.FTZ R1, -R2, R3"),
+     "HADD2.F32.SAT.FTZ R1, -R2.H0_H0, R3.H1_H1"),
     # immediate: BimmH0 20:10, BimmH1 30:9 + 56
-    ("0111101x0", "d=1 a=2 20:10=0xf0 30:9=0x100", "HADD2.F16.F16 R1, R2, 0xf0, 0x100"),
-    ("0111101x1", "d=1 a=2 cb=2,0x10 47:2=1 56=1", "HADD2.F16.F32 R1, R2, -c[0x2][0x10]"),
+    ("0111101x0", "d=1 a=2 20:10=0xf0 30:9=0x100", "HADD2 R1, R2, 0xf0, 0x100"),
+    ("0111101x1", "d=1 a=2 cb=2,0x10 47:2=1 56=1", "HADD2 R1, R2.F32, -c[0x2][0x10]"),
     # HADD2_32I: Imm 20:32, ASwizzle 53:2, NegA 56, Sat 52, Ftz 55
-    ("0010110", "d=1 a=2 20:32=0x3c003c00 53:2=2 55=1", "HADD2_32I.H0H0.FTZ R1, R2, 0x3c003c00"),
+    ("0010110", "d=1 a=2 20:32=0x3c003c00 53:2=2 55=1", "HADD2_32I.FTZ R1, R2.H0_H0, 0x3c003c00"),
     # HFMA2: BSwizzle 28:2, CSwizzle 35:2, NegB 31, NegC 30, Fmz 37:2 (2 = Fmz)
-    ("0101110100000", "d=1 a=2 b=3 c=4 37:2=2 30=1", "HFMA2.F16.F16.F16.F16.FMZ R1, R2, R3, -R4"),
-    ("01110xxx0", "d=1 a=2 c=4 20:10=0x1 30:9=0x2", "HFMA2.F16.F16.F16 R1, R2, R4, 0x1, 0x2"),
-    ("01110xxx1", "d=1 a=2 cb=2,0x10 c=4 51=1", "HFMA2.F16.F16.F16 R1, R2, c[0x2][0x10], -R4"),
-    ("01100xxx1", "d=1 a=2 c=4 cb=2,0x10 56=1", "HFMA2.F16.F16.F16 R1, R2, -R4, c[0x2][0x10]"),
+    ("0101110100000", "d=1 a=2 b=3 c=4 37:2=2 30=1 35:2=3", "HFMA2.FMZ R1, R2, R3, -R4.H1_H1"),
+    ("01110xxx0", "d=1 a=2 c=4 20:10=0x1 30:9=0x2", "HFMA2 R1, R2, R4, 0x1, 0x2"),
+    ("01110xxx1", "d=1 a=2 cb=2,0x10 c=4 51=1", "HFMA2 R1, R2, c[0x2][0x10], -R4"),
+    ("01100xxx1", "d=1 a=2 c=4 cb=2,0x10 56=1", "HFMA2 R1, R2, -R4, c[0x2][0x10]"),
     # HFMA2_32I (envytools: neg 52, swizzle 53:2, ftz/fmz 55:2; Ryujinx's Fmz 57:2 is opcode bits)
     ("0010100", "d=1 a=2 20:32=0x3c004000 55:2=1", "HFMA2_32I.FTZ R1, R2, 0x3c004000"),
     # HMUL2: Fmz 39:2, AbsB 30, AbsA 44
-    ("0101110100001", "d=1 a=2 b=3 39:2=1 30=1", "HMUL2.F16.F16.F16.FTZ R1, R2, |R3|"),
-    ("0111100x0", "d=1 a=2 20:10=0x10 30:9=0x20 44=1", "HMUL2.F16.F16 R1, |R2|, 0x10, 0x20"),
-    ("0111100x1", "d=1 a=2 cb=2,0x10 54=1", "HMUL2.F16.F16 R1, R2, |c[0x2][0x10]|"),
+    ("0101110100001", "d=1 a=2 b=3 39:2=1 30=1", "HMUL2.FTZ R1, R2, |R3|"),
+    ("0111100x0", "d=1 a=2 20:10=0x10 30:9=0x20 44=1", "HMUL2 R1, |R2|, 0x10, 0x20"),
+    ("0111100x1", "d=1 a=2 cb=2,0x10 54=1", "HMUL2 R1, R2, |c[0x2][0x10]|"),
     ("0010101", "d=1 a=2 20:32=0x3c003c00 55:2=1", "HMUL2_32I.FTZ R1, R2, 0x3c003c00"),
     # HSET2: Bval 49 (.BF), Cmp 35:4, Bop 45:2, Ftz 50 (register form); 53/49:4/54 in the others
-    ("0101110100011", "d=1 a=2 b=3 39:3=7 49=1 35:4=1", "HSET2.F16.F16.BF.LT.AND R1, R2, R3, PT"),
-    ("0111110x0", "d=1 a=2 39:3=7 20:10=0x1 30:9=0x2 49:4=2 45:2=1", "HSET2.EQ.OR R1, R2, PT, 0x1, 0x2"),
+    ("0101110100011", "d=1 a=2 b=3 39:3=7 49=1 35:4=1", "HSET2.BF.LT.AND R1, R2, R3, PT"),
+    ("0111110x0", "d=1 a=2 39:3=7 20:10=0x1 30:9=0x2 49:4=2 45:2=1", "HSET2.EQ.OR R1, R2, 0x1, 0x2, PT"),
     ("0111110x1", "d=1 a=2 cb=2,0x10 39:3=7 49:4=4 56=1", "HSET2.GT.AND R1, R2, -c[0x2][0x10], PT"),
     # HSETP2: FComp 35:4 (register form) / 49:4, Ftz 6, HAnd 49 / 53
-    ("0101110100100", "3:3=1 0:3=7 a=2 b=3 39:3=7 35:4=5 49=1", "HSETP2.NE.AND.HAND.F16.F16 P1, PT, R2, R3, PT"),
-    ("0111111x0", "3:3=1 0:3=7 a=2 39:3=7 20:10=0x3 30:9=0x4 49:4=3 45:2=1", "HSETP2.LE.OR P1, PT, R2, PT, 0x3, 0x4"),
+    ("0101110100100", "3:3=1 0:3=7 a=2 b=3 39:3=7 35:4=5 49=1 28:2=1", "HSETP2.NE.AND.HAND P1, PT, R2, R3.F32, PT"),
+    ("0111111x0", "3:3=1 0:3=7 a=2 39:3=7 20:10=0x3 30:9=0x4 49:4=3 45:2=1", "HSETP2.LE.OR P1, PT, R2, 0x3, 0x4, PT"),
     ("0111111x1", "3:3=1 0:3=7 a=2 cb=2,0x10 39:3=7 49:4=6 6=1 54=1",
      "HSETP2.GE.AND.FTZ P1, PT, R2, |c[0x2][0x10]|, PT"),
     # I2F: DstFmt 8:2, ISrcFmt bits 10:2 + 13 (6 = S32, 1 = U16), RoundMode 39:2, ByteSel 41:2
@@ -182,7 +183,7 @@ CASES: list[tuple[str, str, str]] = [
     ("0001110", "d=1 a=2 20:32=0x12345678 55:2=3", "IADD32I.PO R1, R2, 0x12345678"),
     # IADD3: NegA 51, NegB 50, NegC 49, X 48, Lrs 37:2 (1 = right shift, envytools .rs), parts 35:2/33:2/31:2
     ("010111001100", "d=1 a=2 b=3 c=4 51=1 37:2=1 35:2=2",
-     "IADD3.RS.H1.B32.B32 R1, -R2, R3, R4"),
+     "IADD3.RS R1, -R2.H1, R3, R4"),
     ("0011100x1100", "d=1 a=2 i20=0x20 c=4 49=1", "IADD3 R1, R2, 0x20, -R4"),
     ("010011001100", "d=1 a=2 cb=2,0x10 c=4 48=1", "IADD3.X R1, R2, c[0x2][0x10], R4"),
     # ICMP: IComp 49:3, Signed 48
