@@ -31,8 +31,11 @@ Where a flag bit chooses what an operand is (branch target or ``c[][]`` by bit 5
 mask immediates by bits 28/29, BAR's by bits 43/44, video-op register or 16-bit immediate by bit 50), the flag is part
 of the pattern and each choice is its own row (Ryujinx's 294 rows give 319 here).
 Where the sources disagree, envytools wins when its reading is the one that leaves the fields
-disjoint (HFMA2_32I's negation, swizzle and FMZ bits), and negation of a product is shown on the
-second factor as envydis prints it.
+disjoint (HFMA2_32I's negation, swizzle and FMZ bits) or the patterns apart (SUATOM's bit 55, which
+Ryujinx leaves open although its SUATOM.CAS fixes it), or where Ryujinx has no field (IMADSP's third
+select, bits 51:2); negation of a product is shown on the second factor as envydis prints it.
+Text follows envydis where it names things SASS-style: operand order, ``.W``, half selects and
+swizzles on their operands (``R2.H1``, ``R3.H0_H0``), TEXS/TLDS component masks by name.
 """
 
 from __future__ import annotations
