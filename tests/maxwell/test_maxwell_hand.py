@@ -112,10 +112,10 @@ CASES: list[tuple[str, str, str]] = [
     # F2I: IDstFmt bits 8:2 + 12 (6 = S32, 2 = U32), SrcFmt 10:2, RoundMode 39:2 (3 = Trunc)
     ("0011100x10110", "d=1 f20=2.5 8:2=2 12=1 10:2=2 39:2=3", "F2I.S32.F32.TRUNC R1, 2.5"),
     ("0100110010110", "d=1 cb=2,0x10 8:2=2 10:2=3 44=1 45=1", "F2I.FTZ.U32.F64 R1, -c[0x2][0x10]"),
-    # FCHK: DestPred 3:3, ChkModeF 39:6
-    ("0101110010001", "3:3=1 a=2 b=3", "FCHK P1, R2, R3"),
-    ("0011100x10001", "3:3=1 a=2 f20=1.0", "FCHK P1, R2, 1"),
-    ("0100110010001", "3:3=1 a=2 cb=2,0x10 48=1", "FCHK P1, -R2, c[0x2][0x10]"),
+    # FCHK: DestPred 3:3, ChkModeF 39:6 (0 = Divide, which envytools always prints)
+    ("0101110010001", "3:3=1 a=2 b=3", "FCHK.DIVIDE P1, R2, R3"),
+    ("0011100x10001", "3:3=1 a=2 f20=1.0", "FCHK.DIVIDE P1, R2, 1"),
+    ("0100110010001", "3:3=1 a=2 cb=2,0x10 48=1", "FCHK.DIVIDE P1, -R2, c[0x2][0x10]"),
     # FCMP: FComp 48:4, Ftz 47
     ("010110111010", "d=1 a=2 b=3 c=4 48:4=1 47=1", "FCMP.LT.FTZ R1, R2, R3, R4"),
     ("0011011x1010", "d=1 a=2 f20=-1.0 c=4 48:4=4", "FCMP.GT R1, R2, -1, R4"),
@@ -190,7 +190,7 @@ CASES: list[tuple[str, str, str]] = [
     ("0011011x0100", "d=1 a=2 i20=5 c=4 49:3=2 48=1", "ICMP.EQ R1, R2, 0x5, R4"),
     ("010010110100", "d=1 a=2 cb=2,0x10 c=4 49:3=1", "ICMP.LT.U32 R1, R2, c[0x2][0x10], R4"),
     ("010100110100", "d=1 a=2 c=4 cb=2,0x10 49:3=6 48=1", "ICMP.GE R1, R2, R4, c[0x2][0x10]"),
-    # IDE: Imm16 20:16, Di 5; no guard
+    # IDE: Imm16 20:16, Di 5 (envytools: .en when clear); no guard
     ("111000111001", "noguard 5=1", "IDE.DI 0x0"),
     # IDP: IsHi 50, SrcASign 49, IsDp 48, SrcBSign 47
     ("0101001111111", "d=1 a=2 b=3 c=4 49=1 47=1", "IDP.SRCASIGN.SRCBSIGN R1, R2, R3, R4"),
@@ -268,10 +268,10 @@ CASES: list[tuple[str, str, str]] = [
     ("1111101111100", "d=1 a=2 b=3 39:2=1", "OUT.EMIT R1, R2, R3"),
     ("1111011x11100", "d=1 a=2 i20=0 39:2=3", "OUT.EMITTHENCUT R1, R2, 0x0"),
     ("1110101111100", "d=1 a=2 cb=2,0x10 39:2=2", "OUT.CUT R1, R2, c[0x2][0x10]"),
-    # P2R: ByteSel 41:2, Ccpr 40
-    ("0101110011101", "d=1 a=2 b=3 41:2=1", "P2R.B1 R1, R2, R3"),
-    ("0011100x11101", "d=1 a=2 i20=0x7f 40=1", "P2R.CCPR R1, R2, 0x7f"),
-    ("0100110011101", "d=1 a=2 cb=2,0x10", "P2R R1, R2, c[0x2][0x10]"),
+    # P2R / R2P: ByteSel 41:2, Ccpr 40 (envytools 5cf0_0: 0 = PR, 1 = CC, printed as an operand)
+    ("0101110011101", "d=1 a=2 b=3 41:2=1", "P2R.B1 R1, PR, R2, R3"),
+    ("0011100x11101", "d=1 a=2 i20=0x7f 40=1", "P2R R1, CC, R2, 0x7f"),
+    ("0100110011101", "d=1 a=2 cb=2,0x10", "P2R R1, PR, R2, c[0x2][0x10]"),
     # PBK / PCNT / PLONGJMP / PRET: Imm24 relative to the next instruction, or c[36:5][20:16] with Ca
     ("111000101010", "noguard 20:24=0x40", "PBK 0x148"),
     ("111000101010", "noguard 5=1 36:5=1 20:16=0x10", "PBK c[0x1][0x10]"),
@@ -298,10 +298,9 @@ CASES: list[tuple[str, str, str]] = [
     ("0101000010010", "3:3=1 0:3=7 12:3=2 29:3=3 32=1 39:3=7 24:2=2 45:2=1", "PSETP.XOR.OR P1, PT, P2, !P3, PT"),
     # R2B: Name 28:4, SrcB 20:8, Mode 32:2 (envytools prints the name first)
     ("1111000011000", "28:4=1 b=3 32:2=1", "R2B.RESULT 0x1, R3"),
-    # R2P: SrcA 8:8, ByteSel 41:2, Ccpr 40
-    ("0101110011110", "a=2 b=3 41:2=2", "R2P.B2 R2, R3"),
-    ("0011100x11110", "a=2 i20=0x7f", "R2P R2, 0x7f"),
-    ("0100110011110", "a=2 cb=2,0x10 40=1", "R2P.CCPR R2, c[0x2][0x10]"),
+    ("0101110011110", "a=2 b=3 41:2=2", "R2P.B2 PR, R2, R3"),
+    ("0011100x11110", "a=2 i20=0x7f", "R2P PR, R2, 0x7f"),
+    ("0100110011110", "a=2 cb=2,0x10 40=1", "R2P CC, R2, c[0x2][0x10]"),
     ("111000111000", "noguard", "RAM"),
     # RED: SrcA 8:8, SrcB 0:8, Imm20 28:20, size 20:3 (1 = S32), RedOp 23:3 (0 = Add), E 48
     ("1110101111111", "d=1 a=2 28:20=0x10 20:3=1 48=1", "RED.S32.ADD.E [R2+0x10], R1"),
