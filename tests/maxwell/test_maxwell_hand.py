@@ -151,7 +151,7 @@ CASES: list[tuple[str, str, str]] = [
     ("0010110", "d=1 a=2 20:32=0x3c003c00 53:2=2 55=1", "HADD2_32I.FTZ R1, R2.H0_H0, 0x3c003c00"),
     # HFMA2: BSwizzle 28:2, CSwizzle 35:2, NegB 31, NegC 30, Fmz 37:2 (2 = Fmz)
     ("0101110100000", "d=1 a=2 b=3 c=4 37:2=2 30=1 35:2=3", "HFMA2.FMZ R1, R2, R3, -R4.H1_H1"),
-    ("01110xxx0", "d=1 a=2 c=4 20:10=0x1 30:9=0x2", "HFMA2 R1, R2, R4, 0x1, 0x2"),
+    ("01110xxx0", "d=1 a=2 c=4 20:10=0x1 30:9=0x2", "HFMA2 R1, R2, 0x1, 0x2, R4"),
     ("01110xxx1", "d=1 a=2 cb=2,0x10 c=4 51=1", "HFMA2 R1, R2, c[0x2][0x10], -R4"),
     ("01100xxx1", "d=1 a=2 c=4 cb=2,0x10 56=1", "HFMA2 R1, R2, -R4, c[0x2][0x10]"),
     # HFMA2_32I (envytools: neg 52, swizzle 53:2, ftz/fmz 55:2; Ryujinx's Fmz 57:2 is opcode bits)
@@ -343,7 +343,8 @@ CASES: list[tuple[str, str, str]] = [
     ("1110111101011", "d=4 a=2 20:24=0x100 48:3=6", "STS.B128 [R2+0x100], R4"),
     # surface ops: Clamp 49:2 (2 = Trap), Dim 33:3 (1 1D buffer, 3 2D, 4 2D array, 5 3D), Ba 28/23,
     # SuatomOp 29:4 (2 Max, 8 Exch), SuatomSize 36:3 or 51:3 / 20:3, DestPred 51:3 or 30:3,
-    # CacheOp 24:2, SuSize 20:3 (4 B32, 5 B64), Rgba 20:4 (1 R, 3 RG, 15 RGBA), TidB 36:13
+    # CacheOp 24:2, SuSize 20:3 (4 B32, 5 B64), Rgba 20:4 (1 R, 3 RG, 15 RGBA), TidB 36:13;
+    # SUST/SURED print the address (SrcA) before the data (envytools: g[$r8], $r0)
     ("1110101001110", "d=1 a=2 b=3 c=4 33:3=3 29:4=8", "SUATOMB.2D.EXCH R1, R2, R3, R4"),
     # SUATOM: Ryujinx's 11101010x0 leaves bit 55 open, which also matches its SUATOMCAS 1110101x1;
     # envytools (0xea00 / mask 0xffc0) fixes it at 0, and 1 is SUATOM.CAS (0xea80)
@@ -355,12 +356,12 @@ CASES: list[tuple[str, str, str]] = [
     ("1110101100011", "d=1 30:3=2 a=2 36:13=0x4 33:3=4", "SULDD.2DARRAY R1, P2, R2, 0x4"),
     ("1110101100000", "d=1 30:3=7 a=2 c=4 20:4=15", "SULDB.RGBA R1, PT, R2, R4"),
     ("1110101100001", "d=1 30:3=7 a=2 36:13=5 20:4=3 49:2=2", "SULD.TRAP.RG R1, PT, R2, 0x5"),
-    ("1110101101010", "d=1 a=2 c=4 24:3=6", "SUREDB.OR R1, R2, R4"),
-    ("1110101101011", "d=1 a=2 36:13=9 20:3=1", "SURED.ADD.S32 R1, R2, 0x9"),
-    ("1110101100110", "d=1 a=2 c=4 20:3=5", "SUSTDB.B64 R1, R2, R4"),
-    ("1110101100111", "d=1 a=2 36:13=2 23=1", "SUSTD.BA R1, R2, 0x2"),
-    ("1110101100100", "d=1 a=2 c=4 20:4=1", "SUSTB.R R1, R2, R4"),
-    ("1110101100101", "d=1 a=2 36:13=3 20:4=15 33:3=3", "SUST.2D.RGBA R1, R2, 0x3"),
+    ("1110101101010", "d=1 a=2 c=4 24:3=6", "SUREDB.OR R2, R1, R4"),
+    ("1110101101011", "d=1 a=2 36:13=9 20:3=1", "SURED.ADD.S32 R2, R1, 0x9"),
+    ("1110101100110", "d=1 a=2 c=4 20:3=5", "SUSTDB.B64 R2, R1, R4"),
+    ("1110101100111", "d=1 a=2 36:13=2 23=1", "SUSTD.BA R2, R1, 0x2"),
+    ("1110101100100", "d=1 a=2 c=4 20:4=1", "SUSTB.R R2, R1, R4"),
+    ("1110101100101", "d=1 a=2 36:13=3 20:4=15 33:3=3", "SUST.2D.RGBA R2, R1, 0x3"),
     # TEX: DestPred 51:3, TidB 36:13, WMask 31:4, Lc 58, Lod 55:3 (1 = Lz), Aoffi 54, Dc 50, Ndv 35,
     # Dim 28:3 (2 = 2D, 3 = 2D array, 6 = cube), Nodep 49
     ("11000", "d=1 51:3=7 a=2 b=3 36:13=0x8 31:4=0xf 28:3=2 55:3=1 49=1", "TEX.LZ.2D.NODEP R1, PT, R2, R3, 0x8, 0xf"),
