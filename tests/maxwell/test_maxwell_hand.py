@@ -17,10 +17,13 @@ the spec sets 16:4 or says ``noguard`` (instructions without a guard keep bits 1
 from __future__ import annotations
 
 import struct
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from shaderkit.isa.maxwell import assemble_instruction, decode, instruction_text
+from shaderkit.isa.maxwell.encoding import ENCODINGS, find_encoding
 
 ADDRESS = 0x100  # branch targets below are written for an instruction at this address
 
@@ -485,3 +488,20 @@ def test_hand_encoded_row(pattern: str, spec: str, text: str) -> None:
     assert instruction.encode() == word
     assert instruction_text(instruction, ADDRESS) == text, f"{word:#018x}"
     assert assemble_instruction(text, ADDRESS) == word
+
+
+def test_every_row_has_a_corpus_word_or_a_hand_case(corpus: Path) -> None:
+    """Together, the corpus listings and the cases above exercise every table row, and each row the
+    corpus lacks has exactly one case here."""
+    from test_maxwell_corpus import read_listing
+
+    in_corpus: set[int] = set()
+    for listing in sorted((corpus / "nx" / "maxwell").glob("*.maxwell.txt")):
+        for _, word, _ in read_listing(listing)[1]:
+            encoding = find_encoding(word)
+            assert encoding is not None
+            in_corpus.add(encoding.index)
+    by_hand = Counter(find_encoding(build_word(p, spec)).index for p, spec, _ in CASES)  # type: ignore[union-attr]
+    assert len(in_corpus) == 45 and len(ENCODINGS) - len(in_corpus) == 274
+    assert {e.index for e in ENCODINGS} - in_corpus == set(by_hand)
+    assert set(by_hand.values()) == {1}
