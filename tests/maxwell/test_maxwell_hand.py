@@ -230,9 +230,9 @@ CASES: list[tuple[str, str, str]] = [
     # ISET: BVal 44, IComp 49:3, Signed 48, Bop 45:2, X 43
     ("010110110101", "d=1 a=2 b=3 39:3=7 44=1 49:3=1 48=1", "ISET.BF.LT.AND R1, R2, R3, PT"),
     ("010010110101", "d=1 a=2 cb=2,0x10 39:3=7 49:3=6 45:2=1 43=1", "ISET.GE.U32.OR.X R1, R2, c[0x2][0x10], PT"),
-    # JCAL: Imm32 20:32 (absolute), Inc 6; with Ca, c[36:5][20:16]; no guard
-    ("111000100010", "noguard 20:32=0x1000 6=1", "JCAL.INC 0x1000"),
-    ("111000100010", "noguard 5=1 36:5=2 20:16=0x8", "JCAL c[0x2][0x8]"),
+    # JCAL: Imm32 20:32 (absolute), Inc 6; with Ca, c[36:5][20:16]; guarded (envytools T(pred))
+    ("111000100010", "16:4=2 20:32=0x1000 6=1", "@P2 JCAL.INC 0x1000"),
+    ("111000100010", "5=1 36:5=2 20:16=0x8", "JCAL c[0x2][0x8]"),
     # JMP / JMX: SrcA 8:8, Imm32 20:32, Ccc 0:5, Ca 5, Lmt 6, U 7 (JMP)
     ("111000100001", "a=2 20:32=0x400 0:5=15 6=1", "JMP.LMT R2, 0x400"),
     ("111000100001", "5=1 36:5=1 20:16=0x10 0:5=15 7=1", "JMP.U c[0x1][0x10]"),
@@ -253,7 +253,7 @@ CASES: list[tuple[str, str, str]] = [
     ("0101101111011", "d=1 48:3=7 a=2 b=3 c=4 28:5=5", "LEA.HI R1, PT, R2, R3, R4, 0x5"),
     ("000110", "d=1 48:3=7 a=2 cb=2,0x10 c=4 51:5=6 56=1 57=1", "LEA.HI.X R1, PT, -R2, c[0x2][0x10], R4, 0x6"),
     ("0101000011010", "d=1", "LEPC R1"),
-    ("111000110001", "noguard 0:5=15", "LONGJMP"),
+    ("111000110001", "16:4=9 0:5=15", "@!P1 LONGJMP"),
     # LOP: DestPred 48:3, PredicateOp 44:2 (3 = Nz), X 43, LogicOp 41:2 (1 = Or, 3 = PassB), inversions 39/40
     ("0011100x01000", "d=1 48:3=7 a=2 i20=0xff 41:2=1 39=1", "LOP.OR R1, PT, ~R2, 0xff"),
     ("0100110001000", "d=1 48:3=1 a=2 cb=2,0x10 41:2=3 44:2=3 40=1", "LOP.NZ.PASSB R1, P1, R2, ~c[0x2][0x10]"),
@@ -280,7 +280,8 @@ CASES: list[tuple[str, str, str]] = [
     ("111000101010", "noguard 5=1 36:5=1 20:16=0x10", "PBK c[0x1][0x10]"),
     ("111000101011", "noguard 20:24=0xffffe0", "PCNT 0xe8"),
     ("111000101011", "noguard 5=1 36:5=1 20:16=0x10", "PCNT c[0x1][0x10]"),
-    ("111000100011", "noguard 20:24=0x10", "PEXIT 0x10"),
+        # PEXIT: Imm24 relative to the next instruction (envytools BTARG), guarded
+    ("111000100011", "20:24=0x10", "PEXIT 0x118"),
     # PIXLD: DestPred 45:3, PixMode 31:3 (1 = Covmask), Imm8 20:8
     ("1110111111101", "d=1 45:3=7 a=2 20:8=0x4 31:3=1", "PIXLD.COVMASK R1, PT, R2, 0x4"),
     ("111000101000", "noguard 20:24=0x8", "PLONGJMP 0x110"),
@@ -311,7 +312,8 @@ CASES: list[tuple[str, str, str]] = [
     # RRO: RroOp 39 (0 SinCos, 1 Ex2), AbsB 49, NegB 45
     ("0011100x10010", "d=1 f20=2.0", "RRO.SINCOS R1, 2"),
     ("0100110010010", "d=1 cb=2,0x10 39=1 49=1", "RRO.EX2 R1, |c[0x2][0x10]|"),
-    ("111000110110", "noguard", "RTT"),
+        # RTT: bits 0:2 (envytools e360_0: 1 terminate, 2 fallthrough, 3 preempted); no guard
+    ("111000110110", "noguard 0:2=2", "RTT.FALLTHROUGH"),
     ("1111000011001", "d=1 20:8=37", "S2R R1, SR_CTAID.X"),
     ("111000110111", "noguard", "SAM"),
     # SEL: SrcPred 39:3, SrcPredInv 42
@@ -342,7 +344,7 @@ CASES: list[tuple[str, str, str]] = [
     # STG: LsSize 48:3 (5 = B64), CacheOp 46:2 (2 = Ci), E 45; STL: CacheOp 44:2 (1 = Cg); STS
     ("1110111011011", "d=4 a=2 20:24=0x8 48:3=5 46:2=2", "STG.B64.CI [R2+0x8], R4"),
     ("1110111101010", "d=1 a=2 20:24=0xfffffc 48:3=2 44:2=1", "STL.U16.CG [R2-0x4], R1"),
-    ("1110111010100", "noguard 31=1 20:8=3", "STP.WAIT 0x3"),
+    ("1110111010100", "31=1 20:8=3", "STP.WAIT 0x3"),
     ("1110111101011", "d=4 a=2 20:24=0x100 48:3=6", "STS.B128 [R2+0x100], R4"),
     # surface ops: Clamp 49:2 (2 = Trap), Dim 33:3 (1 1D buffer, 3 2D, 4 2D array, 5 3D), Ba 28/23,
     # SuatomOp 29:4 (2 Max, 8 Exch), SuatomSize 36:3 or 51:3 / 20:3, DestPred 51:3 or 30:3,

@@ -31,7 +31,8 @@ Where a flag bit chooses what an operand is (branch target or ``c[][]`` by bit 5
 mask immediates by bits 28/29, BAR's by bits 43/44, video-op register or 16-bit immediate by bit 50), the flag is part
 of the pattern and each choice is its own row (Ryujinx's 294 rows give 319 here).
 Where the sources disagree, envytools wins when its reading is the one that leaves the fields
-disjoint (HFMA2_32I's negation, swizzle and FMZ bits) or the patterns apart (SUATOM's bit 55, which
+disjoint (HFMA2_32I's negation, swizzle and FMZ bits), where Ryujinx has no field (the guard of
+JCAL, LONGJMP, PEXIT and STP, PEXIT's relative target, RTT's mode), or keeps the patterns apart (SUATOM's bit 55, which
 Ryujinx leaves open although its SUATOM.CAS fixes it), or where Ryujinx has no field (IMADSP's third
 select, bits 51:2); negation of a product is shown on the second factor as envydis prints it.
 Text follows envydis where it names things SASS-style: operand order, ``.W``, half selects and
@@ -101,6 +102,7 @@ ENUMS: dict[str, tuple[str, ...]] = {
     'PredicateOp': ('F', 'T', 'Z', 'Nz'),
     'RedOp': ('Add', 'Min', 'Max', 'Inc', 'Dec', 'And', 'Or', 'Xor'),
     'RoundMode': ('Rn', 'Rm', 'Rp', 'Rz'),
+    'RttOp': ('', 'Terminate', 'FallThrough', 'Preempted'),
     'RoundMode2': ('Round', 'Floor', 'Ceil', 'Trunc'),
     'SReg': ('SR_LaneId', 'SR_Clock', 'SR_VirtCfg', 'SR_VirtId', 'SR_Pm0', 'SR_Pm1', 'SR_Pm2', 'SR_Pm3', 'SR_Pm4', 'SR_Pm5', 'SR_Pm6', 'SR_Pm7', '', '', '', 'SR_OrderingTicket', 'SR_PrimType', 'SR_InvocationId', 'SR_YDirection', 'SR_ThreadKill', 'SR_ShaderType', 'SR_DirectCbeWriteAddressLow', 'SR_DirectCbeWriteAddressHigh', 'SR_DirectCbeWriteEnabled', 'SR_MachineId0', 'SR_MachineId1', 'SR_MachineId2', 'SR_MachineId3', 'SR_Affinity', 'SR_InvocationInfo', 'SR_WScaleFactorXY', 'SR_WScaleFactorZ', 'SR_TID', 'SR_TID.X', 'SR_TID.Y', 'SR_TID.Z', 'SR_CtaParam', 'SR_CTAID.X', 'SR_CTAID.Y', 'SR_CTAID.Z', 'SR_Ntid', 'SR_CirQueueIncrMinusOne', 'SR_Nlatc', '', '', '', '', '', 'SR_Swinlo', 'SR_Swinsz', 'SR_Smemsz', 'SR_Smembanks', 'SR_LWinLo', 'SR_LWinSz', 'SR_LMemLoSz', 'SR_LMemHiOff', 'SR_EqMask', 'SR_LtMask', 'SR_LeMask', 'SR_GtMask', 'SR_GeMask', 'SR_RegAlloc', 'SR_CtxAddr', '', 'SR_GlobalErrorStatus', '', 'SR_WarpErrorStatus', 'SR_WarpErrorStatusClear', '', '', '', '', 'SR_PmHi0', 'SR_PmHi1', 'SR_PmHi2', 'SR_PmHi3', 'SR_PmHi4', 'SR_PmHi5', 'SR_PmHi6', 'SR_PmHi7', 'SR_ClockLo', 'SR_ClockHi', 'SR_GlobalTimerLo', 'SR_GlobalTimerHi', '', '', '', '', '', '', '', '', '', '', '', '', 'SR_HwTaskId', 'SR_CircularQueueEntryIndex', 'SR_CircularQueueEntryAddressLow', 'SR_CircularQueueEntryAddressHigh'),
     'ShflMode': ('Idx', 'Up', 'Down', 'Bfly'),
@@ -633,10 +635,10 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'IComp@49:3 U32@!48 BoolOp@45:2 X@43'),
     ('JCAL', '-', '111000100010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx0xxxxx',
      'I 20:32',
-     '-guard INC@6'),
+     'INC@6'),
     ('JCAL', '-', '111000100010xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx1xxxxx',
      'K 36:5/20:16',
-     '-guard INC@6'),
+     'INC@6'),
     ('JMP', '-', '111000100001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx0xxxxx',
      'R 8:8, I 20:32',
      'Ccc@0:5 LMT@6 U@7'),
@@ -687,7 +689,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      ''),
     ('LONGJMP', '-', '111000110001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      '',
-     '-guard Ccc@0:5'),
+     'Ccc@0:5'),
     ('LOP', 'R', '0101110001000xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8 cc=47, P 48:3, R 8:8 inv=39, R 20:8 inv=40',
      'PredicateOp@44:2 X@43 LogicOp@41:2'),
@@ -761,8 +763,8 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'K 36:5/20:16',
      '-guard'),
     ('PEXIT', '-', '111000100011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'I 20:24',
-     '-guard'),
+     'T 20:24',
+     ''),
     ('PIXLD', '-', '1110111111101xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, P 45:3, R 8:8, I 20:8',
      'PixMode@31:3'),
@@ -837,7 +839,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'RroOp@39'),
     ('RTT', '-', '111000110110xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      '',
-     '-guard'),
+     '-guard RttOp@0:2'),
     ('S2R', '-', '1111000011001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, N 20:8 enum=SReg',
      ''),
@@ -918,7 +920,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'LsSize2@48:3 CacheOpSt@44:2'),
     ('STP', '-', '1110111010100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'I 20:8',
-     '-guard WAIT@31'),
+     'WAIT@31'),
     ('STS', '-', '1110111101011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'M 8:8/20:24, R 0:8',
      'LsSize2@48:3'),
