@@ -22,7 +22,7 @@ from shaderkit.isa.maxwell.decode import (
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import Operand, bits_width
-from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 
 
 def control_text(control: Control) -> str:
@@ -55,6 +55,12 @@ def float_text(value: float, raw: int) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def enum_value_text(enum: str, value: int) -> str:
+    """The name of ``value`` in ``ENUMS[enum]`` as text (``ENUM_<n>`` when it has none)."""
+    names = ENUMS[enum]
+    return names[value].lstrip("_").upper() if value < len(names) and names[value] else f"{enum}_{value}".upper()
+
+
 def _offset_text(register: int, offset: int) -> str:
     if register == 255:
         return signed_hex(offset)
@@ -69,7 +75,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     raw = [values[slot] for slot in operand.fields]
     width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
-    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc)
+    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc, operand.h1,
+                                       operand.part)
              if slot is not None]
     if not force and operand.optional is not None and raw[0] == operand.optional and not any(flags):
         return None
@@ -82,8 +89,10 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     elif kind == "I":
         text = f"{raw[0]:#x}"
     elif kind == "N":
-        names = ENUMS[operand.enum or ""]
-        text = names[raw[0]].upper() if raw[0] < len(names) and names[raw[0]] else f"{operand.enum}_{raw[0]}".upper()
+        text = enum_value_text(operand.enum or "", raw[0])
+    elif kind == "W":
+        names = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
+        text = names[raw[0]] if raw[0] < len(names) else f"{raw[0]:#x}"
     elif kind == "S":
         text = signed_hex(sign_extend(raw[0], width))
     elif kind == "F":
@@ -103,6 +112,10 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
         text = f"a[{_offset_text(raw[0], raw[1])}]"
     else:  # "T"
         text = signed_hex(address + 8 + sign_extend(raw[0], width))
+    if operand.h1 is not None and values[operand.h1]:
+        text += ".H1"
+    if operand.part is not None and values[operand.part]:
+        text += "." + enum_value_text(operand.part_enum or "", values[operand.part])
     if operand.abs is not None and values[operand.abs]:
         text = f"|{text}|"
     if operand.inv is not None and values[operand.inv]:
