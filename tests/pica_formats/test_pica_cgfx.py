@@ -100,9 +100,39 @@ def test_same_size_edit_is_written_in_place() -> None:
     assert b"TXOB" + bytes(range(28)) in out
 
 
-def test_resizing_in_a_file_with_other_resources_is_refused() -> None:
-    model = Cgfx.from_bytes(_hand_cgfx())
+def test_resizing_in_a_file_with_other_resources_keeps_everything_else() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
     model.shaders[0].name = "a much longer shader name"
+    dvlb = model.shaders[0].dvlb
+    assert dvlb is not None
+    dvlb.dvles[0].uniforms[0].name = "a_longer_projection"  # the DVLB grows: its symbol table moves
+    out = model.to_bytes()
+    # the new name and the grown DVLB go after the stored bytes, 4-aligned: the name at the old end
+    # (4-aligned already? the file ends with the SHBIN, a multiple of 4), the DVLB after it
+    assert len(data) % 4 == 0
+    name = b"a much longer shader name\0"
+    assert out[len(data) : len(data) + len(name)] == name
+    dvlb_at = len(data) + ((len(name) + 3) & ~3)
+    assert out[dvlb_at : dvlb_at + 4] == b"DVLB"
+    # everything before the old end is untouched but the derived words: the node's name pointer,
+    # the DVLB size and pointer words of the SHDR object, and the file and DATA sizes
+    entry, size_at = 0x9C + 12 + 16, 0x9C + 12 + 32 + 32
+    changed = {i for i in range(len(data)) if out[i] != data[i]}
+    allowed = set(range(0x0C, 0x10)) | set(range(0x18, 0x1C)) | set(range(entry + 8, entry + 12)) \
+        | set(range(size_at, size_at + 8))
+    assert changed <= allowed and changed & set(range(entry + 8, entry + 12))
+    assert struct.unpack_from("<I", out, 0x0C)[0] == len(out) and struct.unpack_from("<I", out, 0x18)[0] == len(out) - 0x14
+    again = Cgfx.from_bytes(out)
+    assert again.shaders[0].name == "a much longer shader name"
+    assert again.shaders[0].dvlb == dvlb
+    assert b"TXOB" + bytes(range(28)) in out[: len(data)]
+
+
+def test_adding_a_shader_to_a_file_with_other_resources_is_refused() -> None:
+    model = Cgfx.from_bytes(_hand_cgfx())
+    model.shaders.append(CgfxShader("extra", model.shaders[0].dvlb))
+    model.dict_counts[4] = 2
     with pytest.raises(UnsupportedOperation):
         model.to_bytes()
 
