@@ -82,6 +82,13 @@ def test_hand_built_cgfx() -> None:
     info = model.summary()
     assert info["dictionaries"] == {"textures": 1, "shaders": 1}
     assert info["shaders"][0]["dvlb"]["dvle_count"] == 1
+    # the layout as stored: the 3 pad bytes and the texture (not modelled) are one raw span
+    # between the name (0xF0: DICT 0x9C + 12 + 2 nodes, then the 40-byte SHDR at 0xC8) and the DVLB
+    rows = info["layout"]
+    assert {"item": "shaders.0.name", "offset": 0xF0, "size": 13} in rows
+    assert {"item": "raw", "offset": 0xF0 + 13, "size": 3 + 32} in rows
+    assert {"item": "shaders.0.dvlb", "offset": 0x120, "size": len(_shbin(WORLD))} in rows
+    assert {"item": "shaders.0.dvlb_size", "offset": 0xC8 + 32, "size": 4} in rows
 
 
 def test_same_size_edit_is_written_in_place() -> None:

@@ -686,6 +686,13 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
         dvle_offsets.append(at)
         stored = stored_fields(layout, dvle_key(index, "header"), _DVLE_HEADER)
         kept = stored if stored is not None and layout.offset_of(dvle_key(index, "header")) == at else None
+        # a header that had to move (a grown DVLB/DVLP header took its place) takes its tables
+        # along: offsets are relative to it, and the stored tables may lie before its new place
+        moved = stored is not None and kept is None
+
+        def key(part: str, index: int = index, moved: bool = moved) -> Key:
+            return ("dvle", index, part, "moved") if moved else dvle_key(index, part)
+
         names = [(name_key(index, "labels", j), _encode_name(lb.name) + b"\0") for j, lb in enumerate(dvle.labels)]
         names += [(name_key(index, "uniforms", j), _encode_name(u.name) + b"\0") for j, u in enumerate(dvle.uniforms)]
 
@@ -700,10 +707,10 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms),
         )  # fmt: skip
         const_off, label_off, out_off, unif_off = (
-            offset_of(dvle_key(index, part), data, at, None if kept is None else kept[12 + 2 * k])
+            offset_of(key(part), data, at, None if kept is None else kept[12 + 2 * k])
             for k, (part, data) in enumerate(zip(DVLE_TABLES, tables))
         )
-        table_at = symbols.place(w, dvle_key(index, "symbols"))
+        table_at = symbols.place(w, key("symbols"))
         if table_at is None:
             assert kept is not None
             sym_off, sym_size = kept[20], kept[21]
