@@ -229,3 +229,17 @@ def test_bad_inputs() -> None:
     struct.pack_into("<i", bad, 0x9C + 12 + 16 + 8, 0x7FFFFFF0)  # name pointer far away
     with pytest.raises(ShaderFormatError, match="name pointer"):
         Cgfx.from_bytes(bytes(bad))
+
+
+@pytest.mark.parametrize("word", [0xC0, 0xC4])  # the shader node's name and value pointers
+@pytest.mark.parametrize("value", [0, 1, 0x7FFFFFFF, 0xFFFFFFFF])
+def test_pointer_into_the_dictionary_rebuilds(word: int, value: int) -> None:
+    """A name or SHDR pointer aimed into the DICT itself: the string or word read there overlaps
+    the dictionary and must come back with it (found by tools/mutate.py on the hand-built file)."""
+    data = bytearray(_hand_cgfx())
+    struct.pack_into("<I", data, word, value)
+    try:
+        model = Cgfx.from_bytes(bytes(data))
+    except ShaderFormatError:
+        return
+    assert model.to_bytes() == bytes(data)

@@ -339,13 +339,12 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
             or model.dict_counts[SHADER_DICT] != count:
         raise _Relayout  # shaders added or removed: the dictionary and SHDR objects need a new layout
     header_size = header[2]
+    # the header, DATA and DICT keep their places and sizes: written last, over whatever items
+    # overlapped them in the parsed file (verify() tells whether those still agree)
     w = PlacedWriter(layout, append_aligned(4))
-    w.reserve(0, _HEADER.size)
-    w.reserve(header_size, _DATA.size)
     nodes: list[bytes] = []
     if count:
         assert dict_at is not None and stored_dict is not None
-        w.reserve(dict_at, len(stored_dict.data))
         nodes_at = dict_at + _DICT.size
         for index, (shader, blob) in enumerate(zip(model.shaders, blobs)):
             node = nodes_at + _NODE.size * (index + 1)
