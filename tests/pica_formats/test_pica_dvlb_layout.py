@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import corpus_files, run_cli
 from shaderkit.formats.dvlb.dvlb import Dvlb, Uniform, dvle_key, name_key
 
 CODE = [0x4C000000, 0x88000000]  # mov, end
@@ -127,3 +127,25 @@ def test_shared_name_is_recorded_and_split_when_edited() -> None:
     assert [u.name for u in again.dvles[0].uniforms] == ["proj", "pro2"]
     assert out[: base + 0x38] == data[: base + 0x38]  # only the symbol offset/size change
     assert again.layout is not None and again.layout.offset_of(dvle_key(0, "header")) == base
+
+
+def test_nihstro_file_appends_by_nihstro_rule() -> None:
+    files = corpus_files("pica", "Re-Craft-3DS__lithium__7145a5d7.shbin")  # nihstro
+    if not files:
+        pytest.skip("corpus not found")
+    data = files[0].read_bytes()
+    model = Dvlb.from_bytes(data)
+    model.dvles[0].uniforms.append(Uniform("extra", 0x14, 0x14))
+    out = model.to_bytes()
+    # only the uniform table (5 entries now) and the symbol table move: appended unaligned at the
+    # old end, nihstro's symbol order (label names first): main proj tex color | inpos intex incol
+    # projection extra
+    pool = b"main\0proj\0tex\0color\0inpos\0intex\0incol\0projection\0extra\0"
+    table = struct.pack("<IHH", 20, 0, 0) + struct.pack("<IHH", 26, 1, 1) + struct.pack("<IHH", 32, 2, 2) \
+        + struct.pack("<IHH", 38, 0x10, 0x13) + struct.pack("<IHH", 49, 0x14, 0x14)
+    assert out[len(data) :] == table + pool
+    dvle = struct.unpack_from("<I", data, 8)[0]
+    unif_off, unif_n, sym_off, sym_size = struct.unpack_from("<4I", out, dvle + 0x30)
+    assert (unif_off, unif_n, sym_off, sym_size) == (len(data) - dvle, 5, len(data) + 40 - dvle, len(pool))
+    assert out[: dvle + 0x30] == data[: dvle + 0x30] and out[dvle + 0x40 : len(data)] == data[dvle + 0x40 :]
+    assert Dvlb.from_bytes(out).dvles == model.dvles

@@ -6,9 +6,10 @@ descriptors, each DVLE's tables and every symbol-table string, which strings sha
 bytes of every range no item covers (padding, unreferenced symbol bytes, anything not understood),
 so the layouts seen in real files (picasso >= 2015-08, older picasso, nihstro) rebuild byte for
 byte. Writing puts every unchanged item back where it lay; a new or resized item goes after the
-stored bytes, 4-aligned, in the order picasso writes them (a resized name moves its DVLE's whole
-symbol table, laid out as picasso does). A model built from scratch is laid out the way current
-picasso lays it out (see :meth:`Dvlb.relayout`; :mod:`.rules` has nihstro's and older picasso's).
+stored bytes in the order and alignment of the assembler that wrote the file (:data:`APPEND_RULES`:
+picasso, older picasso, nihstro); a resized name moves its DVLE's whole symbol table, laid out by
+that rule. A model built from scratch is laid out the way current picasso lays it out (see
+:meth:`Dvlb.relayout`; :mod:`.rules` has the whole-file layouts of nihstro and older picasso).
 """
 
 from __future__ import annotations
@@ -655,10 +656,31 @@ class SymbolTable:
         return w.place(key, self.data) if self.data else w.end
 
 
+@dataclass(frozen=True)
+class AppendRule:
+    """How the assembler that wrote a file lays out a DVLE: the order of its tables, whether label
+    names come before uniform names in the symbol table, and the alignment of each DVLE (picasso
+    pads each to 4 bytes; older picasso and nihstro do not). New or resized items are appended
+    this way (see :mod:`.rules` for the whole-file layouts)."""
+
+    tables: tuple[str, ...]
+    labels_first: bool
+    alignment: int
+
+
+APPEND_RULES = {
+    "picasso": AppendRule(DVLE_TABLES, False, 4),
+    "old picasso": AppendRule(DVLE_TABLES, False, 1),
+    "nihstro": AppendRule(("outputs", "constants", "uniforms", "labels"), True, 1),
+}
+
+
 def _write_placed(model: Dvlb, layout: Layout) -> bytes:
-    """Every unchanged item where it lay (raw spans as they were); new or resized ones appended,
-    4-aligned, in picasso's order; headers and offsets derived from where the items went."""
-    w = PlacedWriter(layout, append_aligned(4))
+    """Every unchanged item where it lay (raw spans as they were); new or resized ones appended in
+    the order and alignment of the assembler that wrote the file (:data:`APPEND_RULES`); headers
+    and offsets derived from where the items went."""
+    rule = APPEND_RULES.get(_layout_name(layout), APPEND_RULES["picasso"])
+    w = PlacedWriter(layout, append_aligned(rule.alignment))
     dvlp = model.dvlp
     count = len(model.dvles)
     dvlp_start = 8 + 4 * count
@@ -697,7 +719,7 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
         names += [(name_key(index, "uniforms", j), _encode_name(u.name) + b"\0") for j, u in enumerate(dvle.uniforms)]
 
         def pool(dvle: Dvle = dvle) -> tuple[bytes, list[int]]:
-            data, label_syms, uniform_syms = _symbol_table(dvle)
+            data, label_syms, uniform_syms = _symbol_table(dvle, rule.labels_first)
             return data, label_syms + uniform_syms
 
         symbols = SymbolTable(layout, names, None if kept is None else at + kept[20], pool)
@@ -706,10 +728,12 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
             _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms),
         )  # fmt: skip
-        const_off, label_off, out_off, unif_off = (
-            offset_of(key(part), data, at, None if kept is None else kept[12 + 2 * k])
-            for k, (part, data) in enumerate(zip(DVLE_TABLES, tables))
-        )
+        packed = dict(zip(DVLE_TABLES, tables))
+        offsets = {}
+        for part in rule.tables:
+            k = DVLE_TABLES.index(part)
+            offsets[part] = offset_of(key(part), packed[part], at, None if kept is None else kept[12 + 2 * k])
+        const_off, label_off, out_off, unif_off = (offsets[part] for part in DVLE_TABLES)
         table_at = symbols.place(w, key("symbols"))
         if table_at is None:
             assert kept is not None
@@ -725,7 +749,7 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
     if not w.verify():
         raise _Relayout
     if w.end > layout.size:
-        w.pad_to(4)
+        w.pad_to(rule.alignment)
     return w.getvalue()
 
 
@@ -741,18 +765,18 @@ def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
     return (size + 3) & ~3
 
 
-def _symbol_table(dvle: Dvle) -> tuple[bytes, list[int], list[int]]:
-    """picasso's symbol table: uniform names in table order (then label names), each NUL-terminated."""
+def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
+    """picasso's symbol table: uniform names in table order, then label names, each NUL-terminated
+    (``labels_first``: nihstro's default order). Returns the table and the label and uniform
+    symbol offsets."""
     pool = bytearray()
-    uniform_syms: list[int] = []
-    for u in dvle.uniforms:
-        uniform_syms.append(len(pool))
-        pool += _encode_name(u.name) + b"\0"
-    label_syms: list[int] = []
-    for lb in dvle.labels:
-        label_syms.append(len(pool))
-        pool += _encode_name(lb.name) + b"\0"
-    return bytes(pool), label_syms, uniform_syms
+    syms: dict[str, list[int]] = {"labels": [], "uniforms": []}
+    groups = [("uniforms", [u.name for u in dvle.uniforms]), ("labels", [lb.name for lb in dvle.labels])]
+    for table, names in reversed(groups) if labels_first else groups:
+        for name in names:
+            syms[table].append(len(pool))
+            pool += _encode_name(name) + b"\0"
+    return bytes(pool), syms["labels"], syms["uniforms"]
 
 
 def _write_canonical(model: Dvlb) -> bytes:
