@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import corpus_files
-from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dvlb.cgfx import Cgfx, CgfxShader, build_tree, find
 from shaderkit.formats.dvlb.csdr import Csdr
-from shaderkit.formats.dvlb.dvlb import Constant, Dvlb
+from shaderkit.formats.dvlb.dvlb import Constant, Dvlb, Uniform
 from shaderkit.formats.registry import detect
 
 
@@ -136,12 +136,40 @@ def test_resizing_in_a_file_with_other_resources_keeps_everything_else() -> None
     assert b"TXOB" + bytes(range(28)) in out[: len(data)]
 
 
-def test_adding_a_shader_to_a_file_with_other_resources_is_refused() -> None:
-    model = Cgfx.from_bytes(_hand_cgfx())
-    model.shaders.append(CgfxShader("extra", model.shaders[0].dvlb))
-    model.dict_counts[4] = 2
-    with pytest.raises(UnsupportedOperation):
-        model.to_bytes()
+def test_adding_a_shader_to_a_file_with_other_resources() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
+    model.shaders.append(CgfxShader("extra", Dvlb.from_bytes(_shbin(SPRITE))))
+    out = model.to_bytes()
+    # appended at the old end (a multiple of 4): the new DICT (12 + 3 nodes of 16 = 60 bytes), the
+    # new SHDR object (32), the name "extra\0" (6), then the DVLB at the next multiple of 4
+    end = len(data)
+    assert out[end : end + 4] == b"DICT" and out[end + 60 + 4 : end + 60 + 8] == b"SHDR"
+    assert out[end + 92 : end + 98] == b"extra\0" and out[end + 100 : end + 104] == b"DVLB"
+    count, offset = struct.unpack_from("<II", out, 0x14 + 8 + 4 * 8)
+    assert count == 2 and 0x14 + 8 + 4 * 8 + 4 + offset == end
+    # before the old end only derived words changed: file and DATA sizes, the shader DICT reference
+    changed = {i for i in range(end) if out[i] != data[i]}
+    assert changed <= set(range(0x0C, 0x10)) | set(range(0x18, 0x1C)) | set(range(0x3C, 0x44))
+    again = Cgfx.from_bytes(out)
+    assert [s.name for s in again.shaders] == ["SpriteShader", "extra"]
+    assert [s.dvlb for s in again.shaders] == [s.dvlb for s in model.shaders]
+    assert again.dict_counts[1] == 1 and b"TXOB" + bytes(range(28)) in out
+    names = [s.name for s in again.shaders]
+    tree = [(again.root_reference_bit, again.root_left, again.root_right)] + [
+        (s.reference_bit, s.left, s.right) for s in again.shaders
+    ]
+    assert all(find(names, tree, n) == i for i, n in enumerate(names))
+
+
+def test_removing_the_shader_keeps_the_other_resources() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
+    model.shaders.clear()
+    out = model.to_bytes()
+    assert len(out) == len(data) and struct.unpack_from("<I", out, 0x14 + 8 + 4 * 8)[0] == 0
+    again = Cgfx.from_bytes(out)
+    assert again.shaders == [] and again.dict_counts[1] == 1
 
 
 def test_new_shader_only_cgfx() -> None:
@@ -243,3 +271,21 @@ def test_pointer_into_the_dictionary_rebuilds(word: int, value: int) -> None:
     except ShaderFormatError:
         return
     assert model.to_bytes() == bytes(data)
+
+
+def test_grown_dvlb_appended_after_the_next_one_is_found_again() -> None:
+    """Shader "a"'s DVLB grows to 536 bytes and goes to the end; its SHDR size word (at 0xF0) read
+    as a self-relative pointer then leads to 0xF0 + 536 = 0x308, where shader "bb"'s DVLB lies:
+    the reader must take the word after it (the real pointer, whose word before is a fitting size)."""
+    data = Cgfx(shaders=[CgfxShader("a", Dvlb.from_bytes(_shbin(SPRITE))),
+                         CgfxShader("bb", Dvlb.from_bytes(_shbin(WORLD)))]).to_bytes()
+    model = Cgfx.from_bytes(data)
+    dvlb = model.shaders[0].dvlb
+    assert dvlb is not None
+    dvlb.dvles[0].uniforms += [Uniform("u14", 0x20, 0x20), Uniform("u14", 0x20, 0x20)]
+    out = model.to_bytes()
+    size, pointer = struct.unpack_from("<II", out, 0xF0)
+    assert size == 536 and 0xF0 + size == 0x308 and out[0x308:0x30C] == b"DVLB"
+    assert 0xF4 + pointer == len(data)  # the grown DVLB at the old end
+    again = Cgfx.from_bytes(out)
+    assert [s.dvlb for s in again.shaders] == [s.dvlb for s in model.shaders]

@@ -14,9 +14,10 @@ DVLB and its pointer and size words lay, and everything shaderkit does not model
 dictionaries, models, textures, the rest of the SHDR objects) as raw spans, so real files
 rebuild byte for byte. Unchanged items go back where they lay; a renamed or resized shader's name
 or DVLB goes after the stored bytes, 4-aligned, its pointers and the file and DATA sizes follow
-(the SHDR object's own name pointer is not modelled and keeps pointing at the old name).
-Adding or removing a shader lays a shader-only CGFX out afresh with an assumed SHDR object
-(type word, ``SHDR``, revision, name, empty user data, binary size, binary pointer).
+(the SHDR object's own name pointer is not modelled and keeps pointing at the old name). Adding
+or removing shaders appends a new DICT (its Patricia tree rebuilt) and, for each new shader, an
+assumed SHDR object (type word, ``SHDR``, revision, name, empty user data, binary size, binary
+pointer), its name and DVLB; a CGFX built from scratch is laid out with the same SHDR object.
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ class Cgfx(ShaderFile):
             except _Relayout:
                 if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
                     raise UnsupportedOperation(
-                        "cgfx: an edit added or removed a shader (or its DVLB) in a CGFX that holds other "
-                        "resources; shaderkit cannot lay out the SHDR objects around them"
+                        "cgfx: an edit gave a read shader a DVLB it had not (or took one away) in a CGFX "
+                        "that holds other resources; shaderkit cannot lay out that SHDR object"
                     ) from None
         return _write_canonical(self, blobs)
 
@@ -288,13 +289,17 @@ def _parse_entry(r: Reader, data: bytes, index: int, node_at: int, rec: Recorder
     dvlb: Dvlb | None = None
     scan_end = min(value_at + 4 * SHDR_SCAN_WORDS, len(data) - 3)
     words = struct.unpack_from(f"<{(scan_end - value_at) // 4}I", data, value_at)
-    for k, word in enumerate(words):
-        target = value_at + 4 * k + word
-        if word and target + 8 <= len(data) and data[target : target + 4] == b"DVLB":
-            pointer_at = value_at + 4 * k
-            size_at = pointer_at - 4 if k > 0 else None
-            dvlb_at = target
-            break
+    candidates = [k for k, word in enumerate(words) if word and value_at + 4 * k + word + 8 <= len(data)
+                  and data[value_at + 4 * k + word : value_at + 4 * k + word + 4] == b"DVLB"]
+    # the pointer is the first word leading to a DVLB whose word before fits as its size (so the
+    # size word itself, read as a pointer, cannot win), else the first word leading to one
+    sized = [k for k in candidates
+             if k > 0 and 8 <= words[k - 1] <= len(data) - (value_at + 4 * k + words[k])]
+    if candidates:
+        k = (sized or candidates)[0]
+        pointer_at = value_at + 4 * k
+        size_at = pointer_at - 4 if k > 0 else None
+        dvlb_at = pointer_at + words[k]
     # the SHDR object's type and revision words (the rest of the object stays raw)
     shdr_type = struct.unpack_from("<I", data, value_at)[0]
     rec.string(shader_key(index, "shdr_type"), value_at, data[value_at : value_at + 4])
@@ -328,61 +333,98 @@ def _data_pairs(counts: list[int], offsets: list[int]) -> list[int]:
 
 def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> bytes:
     """Every unchanged item where it lay (raw spans as they were); a renamed or resized shader's
-    name or DVLB appended, 4-aligned; pointers and sizes derived from where they went."""
+    name or DVLB appended, 4-aligned; pointers and sizes derived from where they went. Shaders
+    added or removed: a new DICT (tree rebuilt) and, per new shader, an SHDR object, its name and
+    DVLB are appended; the rest stays."""
     header = stored_fields(layout, KEY_HEADER, _HEADER)
     data = stored_fields(layout, KEY_DATA, _DATA)
+    if header is None or data is None or len(model.dict_counts) != 16:
+        raise _Relayout
+    header_size = header[2]
     count = len(model.shaders)
-    dict_at = layout.offset_of(KEY_SHADER_DICT)
     stored_dict = layout.items.get(KEY_SHADER_DICT)
     stored_count = (len(stored_dict.data) - _DICT.size) // _NODE.size - 1 if stored_dict is not None else 0
-    if header is None or data is None or len(model.dict_counts) != 16 or stored_count != count \
-            or model.dict_counts[SHADER_DICT] != count:
-        raise _Relayout  # shaders added or removed: the dictionary and SHDR objects need a new layout
-    header_size = header[2]
-    # the header, DATA and DICT keep their places and sizes: written last, over whatever items
-    # overlapped them in the parsed file (verify() tells whether those still agree)
+    same = stored_dict is not None and count == stored_count
     w = PlacedWriter(layout, append_aligned(4))
+    # an unchanged header, DATA and DICT keep their places: written last, over whatever items
+    # overlapped them in the parsed file (verify() tells whether those still agree)
+    if same:
+        assert stored_dict is not None
+        dict_at: int | None = stored_dict.offset
+        tree = [(model.root_reference_bit, model.root_left, model.root_right)] + [
+            (s.reference_bit, s.left, s.right) for s in model.shaders
+        ]
+    else:
+        dict_at = w.claim(KEY_SHADER_DICT, _DICT.size + _NODE.size * (count + 1)) if count else None
+        tree = build_tree([s.name for s in model.shaders])
     nodes: list[bytes] = []
-    if count:
-        assert dict_at is not None and stored_dict is not None
-        nodes_at = dict_at + _DICT.size
-        for index, (shader, blob) in enumerate(zip(model.shaders, blobs)):
-            node = nodes_at + _NODE.size * (index + 1)
-            value_ptr = _NODE.unpack_from(stored_dict.data, node - dict_at)[4]
-            value_at = node + 12 + value_ptr
-            pointer_at = layout.offset_of(shader_key(index, "dvlb_pointer"))
-            if (blob is None) != (pointer_at is None):
-                raise _Relayout  # a DVLB added or dropped: the SHDR object needs a new layout
+    for index, (shader, blob) in enumerate(zip(model.shaders, blobs)):
+        assert dict_at is not None
+        node = dict_at + _DICT.size + _NODE.size * (index + 1)
+        if index < stored_count:
+            assert stored_dict is not None
+            stored_node = _DICT.size + _NODE.size * (index + 1)
+            value_at = stored_dict.offset + stored_node + 12 + _NODE.unpack_from(stored_dict.data, stored_node)[4]
             name_at = w.place(shader_key(index, "name"), shader.name.encode("latin-1") + b"\0")
-            nodes.append(_NODE.pack(shader.reference_bit, shader.left, shader.right, name_at - (node + 8), value_ptr))
-            if w.place(shader_key(index, "shdr_type"), struct.pack("<I", shader.shdr_type)) != value_at:
-                raise _Relayout  # two entries shared one SHDR object and now disagree
-            revision_at = layout.offset_of(shader_key(index, "shdr_revision"))
-            if revision_at is not None and \
-                    w.place(shader_key(index, "shdr_revision"), struct.pack("<I", shader.shdr_revision)) != revision_at:
-                raise _Relayout
-            if blob is not None and pointer_at is not None:
-                dvlb_at = w.place(shader_key(index, "dvlb"), blob)
-                w.put(pointer_at, struct.pack("<I", _u32(dvlb_at - pointer_at)))
-                size_at = layout.offset_of(shader_key(index, "dvlb_size"))
-                if size_at is not None:
-                    w.put(size_at, struct.pack("<I", len(blob)))
+            _place_in_shdr(w, layout, index, shader, blob, value_at)
+        else:
+            value_at, name_at = _new_shdr(w, index, shader, blob)
+        nodes.append(_NODE.pack(*tree[index + 1], name_at - (node + 8), value_at - (node + 12)))
     if w.end > layout.size:
         w.pad_to(4)
     # the file and DATA sizes follow the file when they measured it
     file_size = w.end if header[4] == layout.size else header[4]
     data_size = w.end - header_size if data[1] == layout.size - header_size else data[1]
     w.put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, header_size, model.revision, file_size, model.section_count))
-    offsets = list(data[2:][1::2])
-    w.put(header_size, _DATA.pack(b"DATA", data_size, *_data_pairs(model.dict_counts, offsets)))
-    if count:
-        assert dict_at is not None and stored_dict is not None
-        tree_size, root_pointers = _DICT.unpack_from(stored_dict.data)[1], _NODE.unpack_from(stored_dict.data, _DICT.size)[3:]
-        root = _NODE.pack(model.root_reference_bit, model.root_left, model.root_right, *root_pointers)
-        w.put(dict_at, _DICT.pack(b"DICT", tree_size, count) + root + b"".join(nodes))
+    counts, offsets = list(model.dict_counts), list(data[2:][1::2])
+    counts[SHADER_DICT] = count
+    if dict_at is not None:
+        offsets[SHADER_DICT] = dict_at - (header_size + 8 + 8 * SHADER_DICT + 4)
+        if same:
+            assert stored_dict is not None
+            tree_size = _DICT.unpack_from(stored_dict.data)[1]
+            root_pointers = _NODE.unpack_from(stored_dict.data, _DICT.size)[3:]
+        else:
+            tree_size, root_pointers = _DICT.size + _NODE.size * (count + 1), (0, 0)
+        w.put(dict_at, _DICT.pack(b"DICT", tree_size, count) + _NODE.pack(*tree[0], *root_pointers) + b"".join(nodes))
+    w.put(header_size, _DATA.pack(b"DATA", data_size, *_data_pairs(counts, offsets)))
     if not w.verify():
         raise _Relayout
     return w.getvalue()
+
+
+def _place_in_shdr(w: PlacedWriter, layout: Layout, index: int, shader: CgfxShader, blob: bytes | None,
+                   value_at: int) -> None:
+    """A shader whose SHDR object was read: its type and revision words, and its DVLB with the
+    pointer and size words that lead to it."""
+    if w.place(shader_key(index, "shdr_type"), struct.pack("<I", shader.shdr_type)) != value_at:
+        raise _Relayout  # two entries shared one SHDR object and now disagree
+    revision_at = layout.offset_of(shader_key(index, "shdr_revision"))
+    if revision_at is not None and \
+            w.place(shader_key(index, "shdr_revision"), struct.pack("<I", shader.shdr_revision)) != revision_at:
+        raise _Relayout
+    pointer_at = layout.offset_of(shader_key(index, "dvlb_pointer"))
+    if (blob is None) != (pointer_at is None):
+        raise _Relayout  # a DVLB added or dropped: the SHDR object needs a new layout
+    if blob is not None and pointer_at is not None:
+        dvlb_at = w.place(shader_key(index, "dvlb"), blob)
+        w.put(pointer_at, struct.pack("<I", _u32(dvlb_at - pointer_at)))
+        size_at = layout.offset_of(shader_key(index, "dvlb_size"))
+        if size_at is not None:
+            w.put(size_at, struct.pack("<I", len(blob)))
+
+
+def _new_shdr(w: PlacedWriter, index: int, shader: CgfxShader, blob: bytes | None) -> tuple[int, int]:
+    """A new shader: the assumed SHDR object (as :func:`_write_canonical` writes it), its name, then
+    its DVLB. Returns the offsets of the object and of the name."""
+    if blob is None:
+        raise _Relayout
+    at = w.claim(shader_key(index, "shdr"), _SHDR.size)
+    name_at = w.place(shader_key(index, "name"), shader.name.encode("latin-1") + b"\0")
+    dvlb_at = w.place(shader_key(index, "dvlb"), blob)
+    w.put(at, _SHDR.pack(shader.shdr_type, b"SHDR", shader.shdr_revision, name_at - (at + 12), 0, 0, len(blob),
+                         dvlb_at - (at + 28)))
+    return at, name_at
 
 
 def _write_canonical(model: Cgfx, blobs: list[bytes | None]) -> bytes:
