@@ -161,3 +161,19 @@ def test_unknown_structure_between_objects_is_a_raw_span() -> None:
     out = model.to_bytes()
     assert out[16 + len(one) : second] == unknown and out[: len(data)].count(b"vVtxData") == 2
     assert Dvob.from_bytes(out).objects == model.objects
+
+
+def test_added_object_moves_the_one_its_header_grew_over() -> None:
+    one = _hand_dvoj()
+    unknown = b"XTRA" + bytes(range(8))
+    second = 16 + len(one) + len(unknown)
+    data = b"DVOB" + struct.pack("<3I", 2, 16, second) + one + unknown + one
+    model = Dvob.from_bytes(data)
+    model.objects.append(model.objects[0])
+    out = model.to_bytes()
+    # the header is now 20 bytes: object 0 (at 16) moves with its tables to the old end, object 1
+    # stays, the new object 2 follows object 0; the unknown bytes stay where they were
+    count, *offsets = struct.unpack_from("<4I", out, 4)
+    assert count == 3 and offsets[0] == len(data) and offsets[1] == second and offsets[2] > offsets[0]
+    assert out[16 + len(one) : second] == unknown and out[second : second + len(one)] == one
+    assert Dvob.from_bytes(out).objects == model.objects

@@ -329,15 +329,21 @@ def _write_placed(model: Dvob, layout: Layout) -> bytes:
         bases.append(base)
         stored = stored_fields(layout, dvoj_key(index, "header"), _DVOJ_HEADER)
         kept = stored[4:] if stored is not None and layout.offset_of(dvoj_key(index, "header")) == base else None
+        # a header that had to move (a grown DVOB header took its place) takes its tables along
+        moved = stored is not None and kept is None
+
+        def key(part: str, index: int = index, moved: bool = moved) -> Key:
+            return ("dvoj", index, part, "moved") if moved else dvoj_key(index, part)
+
         names = [(key, _encode_name(name) + b"\0") for key, name in zip(_name_keys(index, obj), obj.names())]
         symbols = SymbolTable(layout, names, None if kept is None else base + kept[16], partial(_symbol_pool, obj))
         offsets = []
         for k, (part, data) in enumerate(zip(TABLE_KEYS, _tables(obj, symbols.symbols))):
             if data:
-                offsets.append(_u32(w.place(dvoj_key(index, part), data) - base))
+                offsets.append(_u32(w.place(key(part), data) - base))
             else:  # an empty table keeps its stored offset field (object unmoved), else the running end
                 offsets.append(kept[2 * k] if kept is not None else _u32(w.end - base))
-        table_at = symbols.place(w, dvoj_key(index, "symbols"))
+        table_at = symbols.place(w, key("symbols"))
         if table_at is None:
             assert kept is not None
             offsets.append(kept[16])
