@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dvlb.dvlb import Dvlb, Recorder, _Relayout, _u32, stored_fields
+from shaderkit.formats.dvlb.dvlb import Dvlb
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
@@ -88,7 +89,7 @@ class Cgfx(ShaderFile):
         if self.layout is not None:
             try:
                 return _write_placed(self, self.layout, blobs)
-            except _Relayout:
+            except Relayout:
                 if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
                     raise UnsupportedOperation(
                         "cgfx: an edit gave a read shader a DVLB it had not (or took one away) in a CGFX "
@@ -339,7 +340,7 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
     header = stored_fields(layout, KEY_HEADER, _HEADER)
     data = stored_fields(layout, KEY_DATA, _DATA)
     if header is None or data is None or len(model.dict_counts) != 16:
-        raise _Relayout
+        raise Relayout
     header_size = header[2]
     count = len(model.shaders)
     stored_dict = layout.items.get(KEY_SHADER_DICT)
@@ -389,7 +390,7 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
         w.put(dict_at, _DICT.pack(b"DICT", tree_size, count) + _NODE.pack(*tree[0], *root_pointers) + b"".join(nodes))
     w.put(header_size, _DATA.pack(b"DATA", data_size, *_data_pairs(counts, offsets)))
     if not w.verify():
-        raise _Relayout
+        raise Relayout
     return w.getvalue()
 
 
@@ -398,17 +399,17 @@ def _place_in_shdr(w: PlacedWriter, layout: Layout, index: int, shader: CgfxShad
     """A shader whose SHDR object was read: its type and revision words, and its DVLB with the
     pointer and size words that lead to it."""
     if w.place(shader_key(index, "shdr_type"), struct.pack("<I", shader.shdr_type)) != value_at:
-        raise _Relayout  # two entries shared one SHDR object and now disagree
+        raise Relayout  # two entries shared one SHDR object and now disagree
     revision_at = layout.offset_of(shader_key(index, "shdr_revision"))
     if revision_at is not None and \
             w.place(shader_key(index, "shdr_revision"), struct.pack("<I", shader.shdr_revision)) != revision_at:
-        raise _Relayout
+        raise Relayout
     pointer_at = layout.offset_of(shader_key(index, "dvlb_pointer"))
     if (blob is None) != (pointer_at is None):
-        raise _Relayout  # a DVLB added or dropped: the SHDR object needs a new layout
+        raise Relayout  # a DVLB added or dropped: the SHDR object needs a new layout
     if blob is not None and pointer_at is not None:
         dvlb_at = w.place(shader_key(index, "dvlb"), blob)
-        w.put(pointer_at, struct.pack("<I", _u32(dvlb_at - pointer_at)))
+        w.put(pointer_at, struct.pack("<I", u32_offset(dvlb_at - pointer_at)))
         size_at = layout.offset_of(shader_key(index, "dvlb_size"))
         if size_at is not None:
             w.put(size_at, struct.pack("<I", len(blob)))
@@ -418,7 +419,7 @@ def _new_shdr(w: PlacedWriter, index: int, shader: CgfxShader, blob: bytes | Non
     """A new shader: the assumed SHDR object (as :func:`_write_canonical` writes it), its name, then
     its DVLB. Returns the offsets of the object and of the name."""
     if blob is None:
-        raise _Relayout
+        raise Relayout
     at = w.claim(shader_key(index, "shdr"), _SHDR.size)
     name_at = w.place(shader_key(index, "name"), shader.name.encode("latin-1") + b"\0")
     dvlb_at = w.place(shader_key(index, "dvlb"), blob)

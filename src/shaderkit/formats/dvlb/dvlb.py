@@ -15,12 +15,12 @@ that rule. A model built from scratch is laid out the way current picasso lays i
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
@@ -238,7 +238,7 @@ class Dvlb(ShaderFile):
         if self.layout is not None:
             try:
                 return _write_placed(self, self.layout)
-            except _Relayout:
+            except Relayout:
                 pass
         return _write_canonical(self)
 
@@ -390,53 +390,6 @@ def _table(r: Reader, offset: int, count: int, item: int, what: str) -> int:
             raise r.error(f"{what}: offset {offset:#x} is past the end ({r.end:#x})", offset)
         r.check_count(count, item, what, offset)
     return offset
-
-
-class Recorder:
-    """Records the items of a parse in a :class:`Layout`, refusing tables that overlap (strings may
-    share bytes, tables may not). :meth:`guard`, called after each entry, stops a parse whose
-    tables already cover more bytes than the file holds (many entries pointing at one big table)
-    before it turns quadratic. Shared by the DVLB, DVOB and CGFX readers."""
-
-    def __init__(self, r: Reader) -> None:
-        self.r = r
-        self.layout = Layout()
-        self.blocks: list[tuple[int, int, str]] = []
-        self.covered = 0
-
-    def table(self, key: Key, offset: int, size: int, what: str) -> None:
-        """A structure of ``size`` bytes at ``offset`` (bounds already checked); empty ones are not items."""
-        if size > 0:
-            self.layout.record(key, offset, self.r.data[offset : offset + size])
-            self.extent(offset, size, what)
-
-    def extent(self, offset: int, size: int, what: str) -> None:
-        """A range no other table may overlap that is not an item itself (a symbol table: its
-        strings are the items, the bytes between them stay raw)."""
-        if size > 0:
-            self.blocks.append((offset, offset + size, what))
-            self.covered += size
-
-    def string(self, key: Key, offset: int, raw: bytes) -> None:
-        """A NUL-terminated string (``raw`` includes the NUL); strings may share or overlap."""
-        self.layout.record(key, offset, raw)
-
-    def guard(self) -> None:
-        if self.covered > self.r.end:
-            self.check_overlaps()
-            raise self.r.error(f"structures cover {self.covered} bytes of a {self.r.end}-byte file")
-
-    def check_overlaps(self) -> None:
-        used = sorted(self.blocks)
-        for (s1, e1, n1), (s2, _e2, n2) in zip(used, used[1:]):
-            if s2 < e1:
-                raise self.r.error(f"{n2} ({s2:#x}) overlaps {n1} ({s1:#x}..{e1:#x})", s2)
-
-    def finish(self) -> Layout:
-        """The layout, closed: every range no item covers is a raw span."""
-        self.check_overlaps()
-        self.layout.close(self.r.data)
-        return self.layout
 
 
 def _parse(data: bytes) -> Dvlb:
@@ -599,63 +552,6 @@ def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
     return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols))
 
 
-class _Relayout(Exception):
-    """A placed write that cannot keep the file consistent: it is laid out afresh (picasso's rule)."""
-
-
-def _u32(value: int) -> int:
-    """An offset field: it must fit a u32 (a table before the header it is relative to does not)."""
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise _Relayout
-    return value
-
-
-def stored_fields(layout: Layout, key: Key, st: struct.Struct) -> tuple[Any, ...] | None:
-    """The fields of fixed structure ``key`` as the parsed file stored them (None when it had none)."""
-    stored = layout.items.get(key)
-    if stored is None or len(stored.data) < st.size:
-        return None
-    return st.unpack_from(stored.data)
-
-
-class SymbolTable:
-    """A symbol table's strings, put back where they lay or laid out afresh by the format's rule.
-
-    With ``base`` (the stored table's offset, its owner unmoved), when every string keeps its size
-    and still agrees with the strings it shared bytes with, each goes back where it lay: the
-    table keeps its stored offset and size, and the raw bytes between strings (``kept``).
-    Otherwise ``pool()`` (the format's rule: table bytes and symbol offsets) is one new item.
-    ``symbols`` is the symbol offset of each string either way, known before anything is placed.
-    """
-
-    def __init__(self, layout: Layout, names: list[tuple[Key, bytes]], base: int | None,
-                 pool: Callable[[], tuple[bytes, list[int]]]) -> None:
-        self.names = names
-        stored = [layout.items.get(key) for key, _ in names]
-        current = dict(names)
-        self.kept = (
-            base is not None
-            and all(p is not None and len(p.data) == len(raw) for p, (_, raw) in zip(stored, names))
-            and all(current.get(layout.shared.get(key), raw) == raw for key, raw in names)
-        )
-        self.data = b""
-        if self.kept:
-            assert base is not None
-            self.offsets = [p.offset for p in stored if p is not None]
-            self.symbols = [at - base for at in self.offsets]
-        else:
-            self.data, self.symbols = pool()
-
-    def place(self, w: PlacedWriter, key: Key) -> int | None:
-        """Write the strings; the new table's offset, or None when the stored table is kept."""
-        if self.kept:
-            for (name, raw), at in zip(self.names, self.offsets):
-                if w.place(name, raw) != at:
-                    raise _Relayout  # a string it overlapped no longer agrees with it
-            return None
-        return w.place(key, self.data) if self.data else w.end
-
-
 @dataclass(frozen=True)
 class AppendRule:
     """How the assembler that wrote a file lays out a DVLE: the order of its tables, whether label
@@ -692,15 +588,15 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
         """Where ``data`` went, relative to ``base``; an empty table keeps its stored offset field
         (its owner unmoved), else gets the running end (where picasso would start it)."""
         if data:
-            return _u32(w.place(key, data) - base)
-        return stored if stored is not None else _u32(w.end - base)
+            return u32_offset(w.place(key, data) - base)
+        return stored if stored is not None else u32_offset(w.end - base)
 
     code_off = offset_of(KEY_CODE, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), dvlp_start,
                          stored_dvlp[2] if dvlp_kept and stored_dvlp else None)
     opd_off = offset_of(KEY_OPDESCS, _pack_opdescs(dvlp.opdescs), dvlp_start,
                         stored_dvlp[4] if dvlp_kept and stored_dvlp else None)
     # the filename symbol table offset addresses nothing shaderkit reads: kept as stored
-    fname_off = stored_dvlp[6] if stored_dvlp is not None else _u32(w.end - dvlp_start)
+    fname_off = stored_dvlp[6] if stored_dvlp is not None else u32_offset(w.end - dvlp_start)
 
     dvle_offsets = []
     for index, dvle in enumerate(model.dvles):
@@ -739,7 +635,7 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             assert kept is not None
             sym_off, sym_size = kept[20], kept[21]
         else:
-            sym_off, sym_size = _u32(table_at - at), len(symbols.data)
+            sym_off, sym_size = u32_offset(table_at - at), len(symbols.data)
         w.put(at, _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), sym_size))
 
     w.put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *dvle_offsets))
@@ -747,7 +643,7 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
         DVLP_MAGIC, dvlp.version, code_off, len(dvlp.code), opd_off, len(dvlp.opdescs), fname_off,
     ) + struct.pack(f"<{len(dvlp.unknown_words)}I", *dvlp.unknown_words))  # fmt: skip
     if not w.verify():
-        raise _Relayout
+        raise Relayout
     if w.end > layout.size:
         w.pad_to(rule.alignment)
     return w.getvalue()

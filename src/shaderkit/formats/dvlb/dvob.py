@@ -35,8 +35,6 @@ from shaderkit.formats.dvlb.dvlb import (
     Label,
     OperandDescriptor,
     Output,
-    Recorder,
-    SymbolTable,
     Uniform,
     _encode_name,
     _pack_constants,
@@ -44,12 +42,10 @@ from shaderkit.formats.dvlb.dvlb import (
     _pack_opdescs,
     _pack_outputs,
     _pack_uniforms,
-    _Relayout,
     _table,
-    _u32,
     mask_text,
-    stored_fields,
 )
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
@@ -150,7 +146,7 @@ class Dvob(ShaderFile):
         if self.layout is not None and (self.magic != DVOJ_MAGIC or len(self.objects) == 1):
             try:
                 return _write_placed(self, self.layout)
-            except _Relayout:
+            except Relayout:
                 pass
         return _write_canonical(self)
 
@@ -340,22 +336,22 @@ def _write_placed(model: Dvob, layout: Layout) -> bytes:
         offsets = []
         for k, (part, data) in enumerate(zip(TABLE_KEYS, _tables(obj, symbols.symbols))):
             if data:
-                offsets.append(_u32(w.place(key(part), data) - base))
+                offsets.append(u32_offset(w.place(key(part), data) - base))
             else:  # an empty table keeps its stored offset field (object unmoved), else the running end
-                offsets.append(kept[2 * k] if kept is not None else _u32(w.end - base))
+                offsets.append(kept[2 * k] if kept is not None else u32_offset(w.end - base))
         table_at = symbols.place(w, key("symbols"))
         if table_at is None:
             assert kept is not None
             offsets.append(kept[16])
             symbol_size = kept[17]
         else:
-            offsets.append(_u32(table_at - base))
+            offsets.append(u32_offset(table_at - base))
             symbol_size = len(symbols.data)
         w.put(base, _header(obj, offsets, symbol_size))
     if not bare:
         w.put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *bases))
     if not w.verify():
-        raise _Relayout
+        raise Relayout
     if w.end > layout.size:
         w.pad_to(4)
     return w.getvalue()
