@@ -149,3 +149,24 @@ def test_nihstro_file_appends_by_nihstro_rule() -> None:
     assert (unif_off, unif_n, sym_off, sym_size) == (len(data) - dvle, 5, len(data) + 40 - dvle, len(pool))
     assert out[: dvle + 0x30] == data[: dvle + 0x30] and out[dvle + 0x40 : len(data)] == data[dvle + 0x40 :]
     assert Dvlb.from_bytes(out).dvles == model.dvles
+
+
+def test_overlapping_names_edited_apart_get_a_new_table() -> None:
+    data, where = _synthetic()
+    buf = bytearray(data)
+    base = where["dvle"]
+    # two uniforms: "proj" at 0 and "roj" at 1 (inside it, as a mutated symbol offset would point)
+    outputs, uniforms = 64, 72
+    table = b"proj\0"
+    buf[base + 0x18 :] = struct.pack("<10I", outputs, 0, outputs, 0, outputs, 1, uniforms, 2, uniforms + 16, len(table))
+    buf += struct.pack("<HHB3s", 0, 0, 0xF, b"\0\0\0") + struct.pack("<IHHIHH", 0, 0x10, 0x13, 1, 0x14, 0x14) + table
+    data = bytes(buf)
+    model = Dvlb.from_bytes(data)
+    assert [u.name for u in model.dvles[0].uniforms] == ["proj", "roj"] and model.to_bytes() == data
+    model.dvles[0].uniforms[1].name = "rox"  # same size, but it no longer fits inside "proj"
+    out = model.to_bytes()
+    # the DVLE stays (a new symbol table "proj\0rox\0" at the old end, 4-aligned), nothing relaid out
+    end = (len(data) + 3) & ~3
+    assert struct.unpack_from("<II", out, base + 0x38) == (end - base, 9) and out[end : end + 9] == b"proj\0rox\0"
+    assert out[:base] == data[:base]
+    assert [u.name for u in Dvlb.from_bytes(out).dvles[0].uniforms] == ["proj", "rox"]

@@ -86,8 +86,8 @@ class SymbolTable:
     """A symbol table's strings, put back where they lay or laid out afresh by the format's rule.
 
     With ``base`` (the stored table's offset, its owner unmoved), when every string keeps its size
-    and still agrees with the strings it shared bytes with, each goes back where it lay: the
-    table keeps its stored offset and size, and the raw bytes between strings (``kept``).
+    and still agrees with the strings it shared or overlapped bytes with, each goes back where it
+    lay: the table keeps its stored offset and size, and the raw bytes between strings (``kept``).
     Otherwise ``pool()`` (the format's rule: table bytes and symbol offsets) is one new item.
     ``symbols`` is the symbol offset of each string either way, known before anything is placed.
     """
@@ -96,12 +96,13 @@ class SymbolTable:
                  pool: Callable[[], tuple[bytes, list[int]]]) -> None:
         self.names = names
         stored = [layout.items.get(key) for key, _ in names]
-        current = dict(names)
-        self.kept = (
-            base is not None
-            and all(p is not None and len(p.data) == len(raw) for p, (_, raw) in zip(stored, names))
-            and all(current.get(layout.shared.get(key), raw) == raw for key, raw in names)
+        self.kept = base is not None and all(
+            p is not None and len(p.data) == len(raw) for p, (_, raw) in zip(stored, names)
         )
+        if self.kept:  # strings that shared or overlapped bytes must still agree on them
+            laid: dict[int, int] = {}
+            self.kept = all(laid.setdefault(p.offset + i, byte) == byte
+                            for p, (_, raw) in zip(stored, names) if p is not None for i, byte in enumerate(raw))
         self.data = b""
         if self.kept:
             assert base is not None
