@@ -261,6 +261,21 @@ class PlacedWriter:
             self._occupy(offset, offset + size)
             self._reserved.append((offset, offset + size))
 
+    def claim(self, key: Key, size: int) -> int:
+        """Reserve room for a fixed-size structure written later with :meth:`put` (a header whose
+        fields point at items placed after it): where ``key`` lay if it had this size and its range
+        is still free, else where the format's rule puts a new item. Returns the offset."""
+        layout = self.layout
+        stored = layout.items.get(key) if layout is not None else None
+        if stored is not None and len(stored.data) == size and self._free(stored.offset, stored.end):
+            at = stored.offset
+        else:
+            at = self.allocate(len(self.out), size)
+            while not self._free(at, at + size):
+                at = self.allocate(max(len(self.out), at + 1), size)
+        self.reserve(at, size)
+        return at
+
     def unchanged(self) -> bool:
         """True when the output is the parsed region itself, byte for byte (every item and raw span as stored).
 

@@ -1,7 +1,7 @@
 """The layout rules of the assemblers that wrote real SHBIN files.
 
-A parsed file keeps its recorded placement (``Dvlb.layout``); these rules say where each assembler
-puts every structure, so that a model assembled from text is laid out like the file it came from,
+A parsed file keeps where its items lay (``Dvlb.layout``, an :class:`~shaderkit.io.layout.Layout`);
+these rules say where each assembler puts every structure, so that a model assembled from text is laid out like the file it came from,
 edited or not. ``shaderkit disasm`` names the rule in a ``; shaderkit: layout NAME`` comment when
 it is not current picasso's.
 
@@ -45,6 +45,7 @@ from shaderkit.formats.dvlb.dvlb import (
     _pack_uniforms,
     _symbol_table,
     _write_canonical,
+    name_key,
 )
 
 RULE_PICASSO = "picasso"
@@ -189,12 +190,18 @@ def write_with_rule(model: Dvlb, rule: str, symbols: str = "") -> bytes:
 
 def _recorded_symbol_order(model: Dvlb) -> str:
     """nihstro's name order as the file stored it (empty when it is not one name after another)."""
-    if model.layout is None or len(model.layout.dvles) != 1:
+    layout = model.layout
+    if layout is None or len(model.dvles) != 1:
         return ""
-    placed = model.layout.dvles[0]
-    order = sorted([(offset, "l") for offset in placed.label_symbols]
-                   + [(offset, "u") for offset in placed.uniform_symbols])
-    return "".join(kind for _, kind in order)
+    dvle = model.dvles[0]
+    order = []
+    for table, kind, count in (("labels", "l", len(dvle.labels)), ("uniforms", "u", len(dvle.uniforms))):
+        for entry in range(count):
+            offset = layout.offset_of(name_key(0, table, entry))
+            if offset is None:
+                return ""
+            order.append((offset, kind))
+    return "".join(kind for _, kind in sorted(order))
 
 
 def matching_rule(model: Dvlb) -> tuple[str, str] | None:
