@@ -1,3 +1,5 @@
+"""``shaderkit disasm``: the text of every program in one or many files, with optional offsets, raw words and hex literals."""
+
 from __future__ import annotations
 
 import os

@@ -69,10 +69,12 @@ class Bnsh(ShaderFile):
 
     @property
     def alignment(self) -> int:
+        """The file alignment in bytes (from the header's alignment shift)."""
         return self.header.alignment
 
     @property
     def version(self) -> str:
+        """The file version as ``major.minor.micro``."""
         return self.header.version
 
     # -- reading / writing ---------------------------------------------------------------------
@@ -114,6 +116,7 @@ class Bnsh(ShaderFile):
 
     # -- stage code access -------------------------------------------------------------------
     def program(self, variation: int, kind: str = "binary") -> ShaderProgram:
+        """The ``kind`` (source/intermediate_language/binary) program of ``variation``; IndexError/KeyError when absent."""
         if not 0 <= variation < len(self.variations):
             raise IndexError(f"variation {variation} does not exist ({len(self.variations)} variations)")
         program = getattr(self.variations[variation], f"{kind}_program")
@@ -123,6 +126,7 @@ class Bnsh(ShaderFile):
         return program
 
     def stage_code(self, variation: int, stage: str, kind: str = "binary") -> StageCode:
+        """The code of ``stage`` in that program; KeyError when the stage is empty."""
         code = self.program(variation, kind).stage(stage)
         if code is None:
             raise KeyError(f"variation {variation} has no {stage} stage")

@@ -150,6 +150,7 @@ def _common_tail(f: Fields) -> str:
 
 
 def cf_alu_text(f: Fields) -> str:
+    """decaf text of a CF ALU clause word pair (``ALU: ADDR(n) CNT(n)`` and its flags)."""
     name = CF_ALU_NAMES[f["CF_INST"]]
     s = f"{name}: ADDR({f['ADDR']}) CNT({f['COUNT'] + 1})"
     if not f["BARRIER"]:
@@ -170,12 +171,14 @@ def cf_alu_text(f: Fields) -> str:
 
 
 def exp_fields(word0: int, word1: int) -> Fields:
+    """The fields of an export word pair (swizzle or buffer form, by its CF_INST)."""
     name = EXP_NAMES.get(word1 >> 23 & 0x7F, "UNKNOWN")
     unpack = unpack_exp_swiz if name in ("EXP", "EXP_DONE") else unpack_exp_buf
     return Fields(unpack((word0, word1)))
 
 
 def exp_text(f: Fields) -> str:
+    """decaf text of an export (EXP/EXP_DONE/MEM_*) word pair."""
     value = f.peek("CF_INST")
     name = EXP_NAMES.get(value, "UNKNOWN")
     if name != "UNKNOWN":
@@ -238,6 +241,7 @@ def fetch_fields(words: Sequence[int], vertex: bool) -> Fields:
 
 
 def tex_text(f: Fields, pad: int = 15) -> str:
+    """decaf text of a texture-fetch instruction (vertex fetches go to :func:`vtx_text`); ``pad`` aligns operands."""
     if "VTX_INST" in f.values:
         return vtx_text(f, pad)
     value = f.peek("TEX_INST")
@@ -273,6 +277,7 @@ def tex_text(f: Fields, pad: int = 15) -> str:
 
 
 def vtx_text(f: Fields, pad: int = 15) -> str:
+    """decaf text of a vertex-fetch instruction; ``pad`` is the mnemonic column width."""
     value = f.peek("VTX_INST")
     name = VTX_NAMES.get(value, "UNKNOWN")
     if name != "UNKNOWN":
@@ -328,6 +333,7 @@ def _fetch_clause(st: _State, cf: Fields, vertex: bool) -> None:
 
 # -- ALU clauses --------------------------------------------------------------------------------
 def alu_fields(word0: int, word1: int) -> tuple[Fields, T.AluOp]:
+    """The fields of an ALU word pair and its opcode (OP2 or OP3 by the encoding bits)."""
     if word1 >> T.ALU_ENCODING_LSB & 7:
         f = Fields(unpack_alu_op3((word0, word1)))
         return f, OP3_BY_VALUE.get(f.peek("OP3_INST"), _UNKNOWN_OP)

@@ -26,6 +26,7 @@ from shaderkit.isa.maxwell.table import ENUMS
 
 
 def control_text(control: Control) -> str:
+    """The control notation ``[B------:R-:W-:Y:S00]`` (with reuse flags when set)."""
     wait = "".join(str(i) if control.wait_mask >> i & 1 else "-" for i in range(6))
     read = "-" if control.read_barrier == 7 else str(control.read_barrier)
     write = "-" if control.write_barrier == 7 else str(control.write_barrier)
@@ -36,14 +37,17 @@ def control_text(control: Control) -> str:
 
 
 def register_text(value: int) -> str:
+    """``R<n>``, or ``RZ`` for 255."""
     return "RZ" if value == 255 else f"R{value}"
 
 
 def predicate_text(value: int) -> str:
+    """``P<n>``, or ``PT`` for 7."""
     return "PT" if value == 7 else f"P{value}"
 
 
 def signed_hex(value: int) -> str:
+    """``value`` in hex with a leading minus for negatives (``-0x10``)."""
     return f"-{-value:#x}" if value < 0 else f"{value:#x}"
 
 
