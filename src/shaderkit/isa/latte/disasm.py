@@ -11,7 +11,7 @@ decaf's listing.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shaderkit.errors import ShaderFormatError
@@ -63,6 +63,8 @@ class _State:
     cf_pc: int = 0
     group_pc: int = 0
     covered: bytearray = field(default_factory=bytearray)  # per 8-byte slot
+    #: called with (byte offset, words) of each instruction; its text ends the instruction's line
+    marker: Callable[[int, Sequence[int]], str] | None = None
 
     def slot(self, index: int, what: str) -> tuple[int, int]:
         if not 0 <= index < len(self.words) // 2:
@@ -73,6 +75,10 @@ class _State:
 
     def note(self, fields: Fields, extra: Sequence[str] = ()) -> str:
         return _note(fields, extra) if self.notes else ""
+
+    def mark(self, slot: int, words: Sequence[int]) -> str:
+        """The marker text for the instruction at 8-byte ``slot`` made of ``words`` ("" without a marker)."""
+        return self.marker(slot * 8, words) if self.marker is not None else ""
 
 
 # -- control flow -------------------------------------------------------------------------------
@@ -327,7 +333,7 @@ def _fetch_clause(st: _State, cf: Fields, vertex: bool) -> None:
         w2, w3 = st.slot(slot + 1, "fetch instruction")
         f = fetch_fields((w0, w1, w2, w3), vertex)
         text = vtx_text(f) if vertex else tex_text(f)
-        st.out.append(f"\n{indent}{st.group_pc:<3}    {text}{st.note(f)}\n")
+        st.out.append(f"\n{indent}{st.group_pc:<3}    {text}{st.note(f)}{st.mark(slot, (w0, w1, w2, w3))}\n")
         st.group_pc += 1
 
 
@@ -506,19 +512,28 @@ def _alu_clause(st: _State, cf: Fields) -> None:
             text = alu_text(f, op, st.group_pc, literals)
             lead = f"{indent}   " if j else ""
             extra = [*(group_extra if j == 0 else ()), *chan_notes.get(id(f), ())]
-            st.out.append(f"{lead} {T.UNITS[unit]}: {text}{st.note(f, extra)}\n")
+            words = st.words[2 * (addr + slot + j) : 2 * (addr + slot + j) + 2]
+            if j == len(group) - 1:  # the group's literal slots go with its last instruction
+                words += tuple(literal_words)
+            st.out.append(f"{lead} {T.UNITS[unit]}: {text}{st.note(f, extra)}{st.mark(addr + slot + j, words)}\n")
         slot += len(group) + literal_slots
         st.group_pc += 1
 
 
 # -- program ------------------------------------------------------------------------------------
-def disassemble(program: bytes, notes: bool = True) -> str:
-    """The text of a whole program; with ``notes`` it assembles back to the same bytes."""
+def disassemble(program: bytes, notes: bool = True,
+                marker: Callable[[int, Sequence[int]], str] | None = None) -> str:
+    """The text of a whole program; with ``notes`` it assembles back to the same bytes.
+
+    ``marker(offset, words)`` (for ``disasm --offsets --raw``): its text is put at the end of each
+    instruction's line: CF instructions, ALU instructions (the group's literals with its last one)
+    and fetch instructions; ``offset`` counts bytes from the program start.
+    """
     if len(program) % 8:
         raise ShaderFormatError(f"program size {len(program)} is not a multiple of 8", len(program),
                                 "latte")
     words = struct.unpack(f"<{len(program) // 4}I", program)
-    st = _State(program, words, notes, covered=bytearray(len(program) // 8))
+    st = _State(program, words, notes, covered=bytearray(len(program) // 8), marker=marker)
     index = 0
     while index < len(program) // 8:
         w0, w1 = st.slot(index, "CF instruction")
@@ -529,7 +544,7 @@ def disassemble(program: bytes, notes: bool = True) -> str:
             text = cf_text(f)
             end = bool(f["END_OF_PROGRAM"])
             name = CF_NAMES.get(f.peek("CF_INST"), "UNKNOWN")
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}\n")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}\n")
             if name.startswith("LOOP_START"):
                 st.indent += "  "
             elif name == "LOOP_END":
@@ -542,11 +557,11 @@ def disassemble(program: bytes, notes: bool = True) -> str:
             f = exp_fields(w0, w1)
             text = exp_text(f)
             end = bool(f["END_OF_PROGRAM"])
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}\n")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}\n")
         else:
             f = Fields(unpack_cf_alu((w0, w1)))
             text = cf_alu_text(f)
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}")
             _alu_clause(st, f)
         if end:
             st.out.append("\nEND_OF_PROGRAM\n")

@@ -181,14 +181,25 @@ def exact_double(lo: int, hi: int) -> str:
     return repr(value) + "l"
 
 
+def hex_immediate(op: Operand) -> str:
+    """An immediate with every value as its bits: ``l(0x3f800000, ...)``, doubles ``d(0x...l)``."""
+    values = op.values
+    if op.type == 5:
+        return "d(" + ", ".join(f"0x{values[i] | values[i + 1] << 32:016x}l"
+                                for i in range(0, len(values) - 1, 2)) + ")"
+    return "l(" + ", ".join(f"0x{v:08x}" for v in values) + ")"
+
+
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False) -> None:
         self.prog = prog
         self.legacy = legacy
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
+        #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
+        self.hex_literals = hex_literals
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
         self.glued = _GLUED_NAMES[self.sm51]
@@ -197,6 +208,8 @@ class Formatter:
     def immediate(self, op: Operand, kind: Imm) -> str:
         """The text of an immediate operand ``l(...)``/``d(...)``, floats or integers as ``kind`` says."""
         values = op.values
+        if self.hex_literals:
+            return hex_immediate(op)
         if self.exact:
             return self.exact_immediate(op, kind)
         if op.type == 5:
@@ -413,6 +426,8 @@ class Formatter:
 
     def float_text(self, word: int) -> str:
         """The text of one float word (fxc's rounding, or exact in exact mode)."""
+        if self.hex_literals:
+            return f"0x{word & 0xFFFFFFFF:08x}"
         return exact_float(word) if self.exact else fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
@@ -462,7 +477,9 @@ class Formatter:
         """``dcl_immediateConstantBuffer { {..}, ... }`` rows of four values."""
         rows = []
         for i in range(0, len(data) - len(data) % 4, 4):
-            if self.exact:
+            if self.hex_literals:
+                rows.append("{ " + ", ".join(f"0x{v:08x}" for v in data[i : i + 4]) + "}")
+            elif self.exact:
                 rows.append("{ " + ", ".join(exact_untyped(v) for v in data[i : i + 4]) + "}")
             else:
                 rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
@@ -476,7 +493,7 @@ class Formatter:
         """The listing: the profile line, then one entry per instruction."""
         prog = self.prog
         lazy = prog.lazy_words()
-        if lazy is not None and not self.exact:
+        if lazy is not None and not self.exact and not self.hex_literals:
             return self.lines_from_words(*lazy)
         out = [prog.profile]
         level = 0
