@@ -185,6 +185,7 @@ class Bnsh(ShaderFile):
             "name": self.name,
             "alignment": self.alignment,
             "target_api_type": self.target_api_type,
+            "target_api_type_name": TARGET_API_TYPES.get(self.target_api_type, str(self.target_api_type)),
             "target_api_version": self.target_api_version,
             "compiler_version": f"{self.compiler_version:#x}",
             "low_level_compiler_version": f"{self.low_level_compiler_version:#x}",
@@ -197,6 +198,10 @@ class Bnsh(ShaderFile):
         }
 
 
+#: grsc targetApiType (shared/reference/nx_wiiu.md: 4 = NVN; other values are given as numbers)
+TARGET_API_TYPES = {4: "nvn"}
+
+
 def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for table, entries in refl.tables():
@@ -207,6 +212,8 @@ def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str
                     row[name + "s"] = list(value)
                 elif not isinstance(value, bytes):
                     row[name] = value
+            if isinstance(row.get("stages"), int):  # a bit per stage, in STAGES order
+                row["stages_names"] = [stage for bit, stage in enumerate(STAGES) if row["stages"] >> bit & 1]
             rows.append(row)
     if any(refl.compute_work_group_size):
         rows.append({"variation": v, "program": kind, "table": "work_group_size",

@@ -79,8 +79,19 @@ class FunctionSignature:
         return model
 
     def summary(self) -> list[dict[str, object]]:
-        """One dict per parameter, JSON-ready."""
-        return [vars(p).copy() for p in self.parameters]
+        """One dict per parameter, JSON-ready; ``variable_type``, ``variable_class`` and
+        ``interpolation_mode`` also by name (``<key>_name``)."""
+        from shaderkit.formats.dxbc.enums import INTERPOLATION_MODES, enum_name
+        from shaderkit.formats.dxbc.rdef import VARIABLE_CLASSES, VARIABLE_TYPES
+
+        rows: list[dict[str, object]] = []
+        for p in self.parameters:
+            row: dict[str, object] = vars(p).copy()
+            row["variable_type_name"] = enum_name(VARIABLE_TYPES, p.variable_type)
+            row["variable_class_name"] = enum_name(VARIABLE_CLASSES, p.variable_class)
+            row["interpolation_mode_name"] = enum_name(INTERPOLATION_MODES, p.interpolation_mode)
+            rows.append(row)
+        return rows
 
     def build(self) -> bytes:
         """The chunk payload bytes (parsed items put back where they lay)."""

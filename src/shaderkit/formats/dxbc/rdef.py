@@ -48,6 +48,7 @@ from shaderkit.formats.dxbc.common import (
     record_table,
     recorded_string,
 )
+from shaderkit.formats.dxbc.enums import CBUFFER_FLAGS, DIMENSIONS, RETURN_TYPES, enum_name, flag_names
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
 
@@ -325,6 +326,7 @@ class ResourceDefinition:
                     "type": CBUFFER_TYPES.get(cb.cbuffer_type, str(cb.cbuffer_type)),
                     "size": cb.size,
                     "flags": cb.flags,
+                    "flags_names": flag_names(CBUFFER_FLAGS, cb.flags),
                     "variables": [
                         {"name": v.name, "offset": v.start_offset, "size": v.size, "flags": v.flags,
                          "type": v.type.describe(),
@@ -336,7 +338,9 @@ class ResourceDefinition:
             ],
             "resource_bindings": [
                 {"name": b.name, "type": INPUT_TYPES.get(b.input_type, str(b.input_type)),
-                 "return_type": b.return_type, "dimension": b.dimension, "bind_point": b.bind_point,
+                 "return_type": b.return_type, "return_type_name": enum_name(RETURN_TYPES, b.return_type),
+                 "dimension": b.dimension, "dimension_name": enum_name(DIMENSIONS, b.dimension),
+                 "bind_point": b.bind_point,
                  "bind_count": b.bind_count, "space": b.space, "flags": b.flags}
                 for b in self.resource_bindings
             ],

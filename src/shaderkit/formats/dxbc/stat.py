@@ -79,7 +79,24 @@ class Statistics:
         """The STAT payload bytes."""
         return (_SM5 if self.sm5_fields else _SM4).pack(*self.values())
 
-    def summary(self) -> dict[str, int]:
-        """Every named count (reserved words left out), JSON-ready."""
+    def summary(self) -> dict[str, int | str]:
+        """Every named count (reserved words left out), JSON-ready; the three enum fields also
+        by name (``gs_output_topology_name``, ``input_primitive_name``, ``tessellator_domain_name``)."""
+        from shaderkit.formats.dxbc.enums import (
+            PRIMITIVE_TOPOLOGIES,
+            PRIMITIVES,
+            TESSELLATOR_DOMAINS,
+            enum_name,
+        )
+
         count = 37 if self.sm5_fields else 29
-        return {f.name: getattr(self, f.name) for f in fields(self)[:count] if not f.name.startswith("reserved")}
+        out: dict[str, int | str] = {}
+        for f in fields(self)[:count]:
+            if not f.name.startswith("reserved"):
+                out[f.name] = getattr(self, f.name)
+        for key, table in (("gs_output_topology", PRIMITIVE_TOPOLOGIES), ("input_primitive", PRIMITIVES),
+                           ("tessellator_domain", TESSELLATOR_DOMAINS)):
+            value = out.get(key)
+            if isinstance(value, int):
+                out[key + "_name"] = enum_name(table, value)
+        return out
