@@ -191,3 +191,13 @@ def test_hex_on_pica_is_one_line_error(corpus: Path, capsys: pytest.CaptureFixtu
     code, out, err = run_cli(capsys, "disasm", "--hex", str(corpus / "pica" / "Re-Craft-3DS__gui__3c078380.shbin"))
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--hex" in err
+
+
+def test_dxbc_hex_with_offsets_annotates_literal_lines(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus / "dxbc" / "angle__clear11vs__g_VS_Clear.dxbc"
+    _, plain, _ = run_cli(capsys, "disasm", "--hex", str(path))
+    code, shown, err = run_cli(capsys, "disasm", "--hex", "--offsets", str(path))
+    assert code == 0, err
+    line = next(line for line in shown.splitlines() if line.endswith("l(0x00000000, 0x00000000, 0x00000000, 0x3f800000)"))
+    assert line.startswith("/*") and line[2:6] != "    "  # the literal's line has its offset
+    assert [row[9:] for row in shown.splitlines()] == plain.splitlines()
