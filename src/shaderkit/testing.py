@@ -45,7 +45,7 @@ class HlslShader:
 
     @property
     def stage(self) -> str:
-        """The shader stage (``vs``, ``ps``, ``cs``...)."""
+        """The shader stage: ``vertex``, ``pixel`` or ``compute`` (the stages the VM runs)."""
         return self.shader.stage
 
     # -- constants and resources by name ------------------------------------------------------

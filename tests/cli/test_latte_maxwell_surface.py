@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import corpus_files, run_cli
 from shaderkit.cli.cfg import EXIT
 
 ROW = re.compile(r"^/\*([0-9a-f]{4,})\*/ ((?:[0-9a-f]{8} )*)\s*(.*)$")
@@ -69,17 +69,32 @@ def _envydis(path: Path) -> list[tuple[int, int, int, bool, str]]:
     return out
 
 
-def test_maxwell_raw_words_match_envydis(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "disasm", "--offsets", "--raw", str(corpus / "nx" / "hakkun_imgui_data_68023e1.bin"))
+MAXWELL_LISTINGS = corpus_files("nx/maxwell", "*.maxwell.txt")
+
+
+def _maxwell_case(listing: Path) -> tuple[str, str]:
+    """(corpus file name, section title of ``disasm``) of an envydis listing's name."""
+    base, where, stage = listing.name.removesuffix(".maxwell.txt").rsplit(".", 2)
+    if where.startswith("part"):
+        return base, f"part {where[4:]}"
+    return base, f"variation {where[1:]} binary {stage}"
+
+
+def _section(text: str, title: str) -> str:
+    return text.split(f"// ==== {title}\n")[1].split("// ==== ")[0]
+
+
+@pytest.mark.parametrize("listing", MAXWELL_LISTINGS, ids=lambda p: p.name.removesuffix(".maxwell.txt"))
+def test_maxwell_raw_words_match_envydis(corpus: Path, listing: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name, title = _maxwell_case(listing)
+    code, out, err = run_cli(capsys, "disasm", "--offsets", "--raw", str(corpus / "nx" / name))
     assert code == 0, err
-    part = out.split("// ==== part 2")[1].split("// ==== ")[0]
-    rows = _rows(part)
-    listing = corpus / "nx" / "maxwell" / "hakkun_imgui_data_68023e1.bin.part2.pixel.maxwell.txt"
+    rows = _rows(_section(out, title))
     theirs = {address: (lo, hi) for address, lo, hi, _, text in _envydis(listing)}
-    assert len(rows) > 30
+    assert len(rows) > 10
     for offset, words, text in rows:
         assert (offset, tuple(words)) == (offset, theirs[offset]), text
-        assert text.startswith(f"/*{offset:04x}*/")  # the column repeats the listing's own address
+        assert text.startswith((f"/*{offset:04x}*/", ".sched"))  # the column repeats the listing's address
 
 
 def _edges(programs: list, index: int) -> set[tuple[int, int, str]]:
@@ -124,29 +139,33 @@ def _envydis_flow(path: Path) -> tuple[set[tuple[int, int, str]], set[int]]:
     """Branch and exit edges of an envydis listing up to the terminal branch, and the C marks."""
     edges = set()
     marks = set()
+    seen_exit = False
     for address, _, _, marked, text in _envydis(path):
         if marked:
             marks.add(_first_instruction(address))
         m = re.fullmatch(r"(not )?(\$p\d )?bra (0x[0-9a-f]+)", text)
         if m:
+            target = int(m.group(3), 16)
             guard = "" if not m.group(2) else ("@!" if m.group(1) else "@") + m.group(2).strip().replace("$p", "P")
-            edges.add((address, _first_instruction(int(m.group(3), 16)), guard or "jump"))
-        elif text == "exit":
+            edges.add((address, _first_instruction(target), guard or "jump"))
+            if seen_exit and not guard and target in (address, address - address % 0x20):
+                break  # the terminal branch: what follows is data (README of the listings)
+        elif text.endswith("exit"):
             edges.add((address, -1, "exit"))
+            seen_exit = True
     return edges, marks
 
 
-@pytest.mark.parametrize("name, part, listing", [
-    ("wiixl_TextureShader.bnsh", 1, "wiixl_TextureShader.bnsh.v0.pixel.maxwell.txt"),
-    ("hakkun_imgui_data_68023e1.bin", 0, "hakkun_imgui_data_68023e1.bin.part2.pixel.maxwell.txt"),
-])
-def test_maxwell_cfg_edges_from_envydis(corpus: Path, name: str, part: int, listing: str) -> None:
+@pytest.mark.parametrize("listing", MAXWELL_LISTINGS, ids=lambda p: p.name.removesuffix(".maxwell.txt"))
+def test_maxwell_cfg_edges_from_envydis(corpus: Path, listing: Path) -> None:
     import shaderkit
     from shaderkit.cli.cfg import programs_of
 
-    expected, marks = _envydis_flow(corpus / "nx" / "maxwell" / listing)
+    name, title = _maxwell_case(listing)
+    expected, marks = _envydis_flow(listing)
     programs = programs_of(shaderkit.open(corpus / "nx" / name))
-    edges = _edges(programs, part)
+    part = next(i for i, (t, _, _) in enumerate(programs) if t == title)
+    edges = {e for e in _edges(programs, part) if e[2] not in ("sync", "break", "continue")}
     assert edges == expected
     # every branch target envydis marks with C starts a block
     _, steps, graph = programs[part]
@@ -175,3 +194,37 @@ def test_cfg_cli_clusters_per_program(corpus: Path, capsys: pytest.CaptureFixtur
     assert out.count('subgraph "cluster_') == 2
     assert 'label="variation 0 binary vertex";' in out and 'label="variation 0 binary pixel";' in out
     assert out.count('-> p1_exit [label="exit"];') == 1
+
+
+LATTE_LISTINGS = corpus_files("wiiu/latte", "*.latte.txt")
+_DECAF_FLOW = re.compile(r"^\s*(\d+) (JUMP|ELSE|LOOP_START\w*|LOOP_END|LOOP_BREAK|LOOP_CONTINUE|CALL)\b.*?"
+                         r"\b(?:FAIL_JUMP_ADDR|PASS_JUMP_ADDR|ADDR)\((\d+)\)", re.MULTILINE)
+_LABELS = {"JUMP": "jump", "ELSE": "else", "LOOP_END": "loop", "LOOP_BREAK": "break", "LOOP_CONTINUE": "continue",
+           "CALL": "call"}
+
+
+@pytest.mark.parametrize("listing", LATTE_LISTINGS, ids=lambda p: p.name.removesuffix(".latte.txt"))
+def test_latte_cfg_jumps_match_every_decaf_listing(corpus: Path, listing: Path) -> None:
+    """Every CF jump decaf prints (JUMP/ELSE/LOOP_*/CALL with their ADDR) is an edge, and no other
+    CF instruction jumps; END_OF_PROGRAM's instruction goes to the exit."""
+    import shaderkit
+    from shaderkit.cli.cfg import programs_of
+
+    name, index, _stage = listing.name.removesuffix(".latte.txt").rsplit(".", 2)
+    text = listing.read_text()
+    expected = {(int(cf), int(addr), _LABELS.get(op, "skip")) for cf, op, addr in _DECAF_FLOW.findall(text)}
+    programs = programs_of(shaderkit.open(corpus / "wiiu" / name))
+    part = next(i for i, (t, _, _) in enumerate(programs) if t.startswith((f"shaders[{index}]", f"binaries[{index}]")))
+    _, steps, graph = programs[part]
+    flow = {"jump", "else", "skip", "loop", "break", "continue", "call"}
+    ours = set()
+    for block in graph:
+        last = steps[block.stop - 1]
+        for target, label in block.edges:
+            if label in flow and "ALU_" not in last.text:  # ALU_BREAK/ALU_CONTINUE: no ADDR in decaf's text
+                ours.add((last.address // 8, target, label))
+    assert ours == expected
+    ends = [steps[b.stop - 1].text.split()[0] for b in graph if (-1, "end") in b.edges]
+    lines = text.splitlines()
+    last_cf = [line.split()[0] for line in lines[: lines.index("END_OF_PROGRAM")] if re.match(r"^\s*\d+ [A-Z]", line)][-1]
+    assert ends == [last_cf]

@@ -143,7 +143,7 @@ class Sharc(ShaderFile):
         return MAGIC[e] + header + name + body + self.tail + self.trailing
 
     def source_of(self, program: SourceProgram, stage: str) -> ShaderSource | None:
-        """The source of ``program`` for ``stage`` (``vertex``/``fragment``/``geometry``), or None when it has none."""
+        """The source of ``program`` for ``stage`` (``vertex``, ``pixel`` or ``geometry``; ValueError for others), or None when it has none."""
         index = program.source_index[STAGES.index(stage)]
         return self.sources[index] if 0 <= index < len(self.sources) else None
 

@@ -166,7 +166,7 @@ class Output:
 
     @property
     def semantic_name(self) -> str:
-        """The output semantic (position, color, texcoord0...), ``semanticN`` for unknown values."""
+        """The output semantic name (position, normalquat, color, texcoord0...), ``semanticN`` for unknown values."""
         return OUTPUT_SEMANTICS.get(self.semantic, f"semantic{self.semantic}")
 
 

@@ -174,7 +174,7 @@ class DvleData:
 
     @property
     def uses_gsh_space(self) -> bool:
-        """True for a geometry shader that is not in compatibility mode (its own register space)."""
+        """True for a geometry shader declared with a ``.gsh`` mode (not picasso's compatibility form: ``setemit`` or a bare ``.gsh``)."""
         return self.is_geo and not self.is_compat_geo
 
     @property
