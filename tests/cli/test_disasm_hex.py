@@ -157,7 +157,10 @@ def test_maxwell_hex_float_immediates_match_envydis(corpus: Path, capsys: pytest
     assert ours == expected
 
 
-@pytest.mark.parametrize("name", ["hakkun_imgui_data_68023e1.bin", "wiixl_test.bnsh", "smo_nvn_font_shader.bin"])
+SWITCH = [p.name for p in corpus_files("nx", "*.bnsh*") + corpus_files("nx", "*.bin")]
+
+
+@pytest.mark.parametrize("name", SWITCH)
 def test_maxwell_hex_listing_assembles_to_the_same_code(corpus: Path, name: str) -> None:
     import shaderkit
     from shaderkit.cli.maxwell_text import maxwell_listing
