@@ -28,13 +28,24 @@ MIN_LENGTH = 10
 _PLACEHOLDER = re.compile(r"^\s*(todo|fixme|xxx|tbd|docstring|\.\.\.)\b", re.IGNORECASE)
 
 
+#: optional dependencies: a module needing one that is not installed is left out of the walk
+OPTIONAL = frozenset({"pygments", "zstandard", "numpy", "oead"})
+
+
 def public_modules() -> list[ModuleType]:
     """shaderkit and every submodule whose dotted name has no ``_`` part."""
     names = ["shaderkit"] + sorted(
         info.name for info in pkgutil.walk_packages(shaderkit.__path__, "shaderkit.")
         if not any(part.startswith("_") for part in info.name.split("."))
     )
-    return [importlib.import_module(name) for name in names]
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] not in OPTIONAL:
+                raise
+    return modules
 
 
 def _module_names(module: ModuleType) -> list[str]:
