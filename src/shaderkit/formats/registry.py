@@ -20,6 +20,7 @@ class FormatSpec:
     note: str = ""
 
     def load(self) -> type[ShaderFile]:
+        """The model class of this format (imported on first use); LookupError for identify-only formats."""
         if self.target is None:
             raise LookupError(f"{self.name} has no model")
         module_name, _, class_name = self.target.partition(":")
@@ -28,6 +29,7 @@ class FormatSpec:
         return cls
 
     def parse(self, data: bytes) -> ShaderFile:
+        """Parse ``data`` with this format's model (an IdentifiedFile for identify-only formats)."""
         if self.target is None:
             return IdentifiedFile(data, self.title, self.note, self.name)
         return self.load().from_bytes(data)

@@ -31,6 +31,7 @@ class Placement:
 
     @property
     def end(self) -> int:
+        """The offset just past the placed bytes."""
         return self.offset + len(self.data)
 
 
@@ -43,6 +44,7 @@ class RawSpan:
 
     @property
     def end(self) -> int:
+        """The offset just past the kept bytes."""
         return self.offset + len(self.data)
 
 
@@ -69,6 +71,7 @@ class Layout:
         self.items[key] = Placement(offset, bytes(data))
 
     def offset_of(self, key: Key) -> int | None:
+        """Where the item ``key`` lay when parsed, or None for an item the file did not have."""
         placement = self.items.get(key)
         return None if placement is None else placement.offset
 
@@ -160,6 +163,7 @@ class PlacedWriter:
 
     @property
     def end(self) -> int:
+        """The current output size in bytes (where an appended item would start before alignment)."""
         return len(self.out)
 
     def put(self, offset: int, data: bytes) -> None:
@@ -296,4 +300,5 @@ class PlacedWriter:
         self.out.extend(bytes([self.fill if fill is None else fill]) * extra)
 
     def getvalue(self) -> bytes:
+        """The bytes written so far."""
         return bytes(self.out)

@@ -68,15 +68,19 @@ class SarcNode:
         self.model = sarc
 
     def member_names(self) -> list[str]:
+        """The SARC member names in file order."""
         return list(self.model.names())
 
     def member(self, name: str) -> bytes:
+        """The bytes of member ``name``; KeyError when there is none."""
         return bytes(self.model.get(name))
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` in place of member ``name``."""
         self.model.set(name, data)
 
     def to_bytes(self) -> bytes:
+        """The SARC rebuilt with its current members."""
         return bytes(self.model.to_bytes())
 
 
@@ -90,6 +94,7 @@ class BfshaNode:
     COPY = "geometry_copy"
 
     def member_names(self) -> list[str]:
+        """Each GX2 shader as ``MODEL/PROGRAM/STAGE`` (and ``.../geometry_copy`` for a copy program)."""
         names = []
         for m in self.model.models:
             for p in m.programs:
@@ -112,14 +117,17 @@ class BfshaNode:
         return shaders[stage], "program"
 
     def member(self, name: str) -> bytes:
+        """The Latte microcode of shader ``MODEL/PROGRAM/STAGE``."""
         shader, attr = self._shader(name)
         return bytes(getattr(shader, attr))
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` as the microcode of shader ``MODEL/PROGRAM/STAGE``."""
         shader, attr = self._shader(name)
         setattr(shader, attr, bytes(data))
 
     def to_bytes(self) -> bytes:
+        """The Wii U BFSHA rebuilt with its current microcode."""
         return bytes(self.model.to_bytes())
 
 
@@ -130,6 +138,7 @@ class SwitchBfshaNode:
         self.model = bfsha
 
     def member_names(self) -> list[str]:
+        """Each shading model's embedded BNSH as ``MODEL.bnsh``."""
         return [f"{m.name}.bnsh" for m in self.model.models if m.bnsh]
 
     def _model(self, name: str) -> Any:
@@ -138,12 +147,15 @@ class SwitchBfshaNode:
         return self.model.model(name[: -len(".bnsh")])
 
     def member(self, name: str) -> bytes:
+        """The BNSH bytes embedded in shading model ``MODEL.bnsh``."""
         return bytes(self._model(name).bnsh)
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` as the BNSH of shading model ``MODEL.bnsh``."""
         self._model(name).bnsh = bytes(data)
 
     def to_bytes(self) -> bytes:
+        """The Switch BFSHA rebuilt with its current BNSH files."""
         return bytes(self.model.to_bytes())
 
 
@@ -193,6 +205,7 @@ def write_back(steps: list[Step], data: bytes) -> bytes:
 
 @dataclass
 class Listed:
+    """One listed file: its ``outer//inner`` path, format id, size in bytes, nesting depth and bytes."""
     path: str
     format: str
     size: int

@@ -86,6 +86,7 @@ def _name(r: Reader, at: int) -> str:
 
 @dataclass
 class DictEntry:
+    """One resource-dictionary entry: the name and the offset it points to (None for no target)."""
     name: str
     target: int | None
 
@@ -106,6 +107,7 @@ def read_dict(r: Reader, at: int | None, what: str) -> list[DictEntry]:
 
 @dataclass
 class ShaderOption:
+    """A static or dynamic shader option: its choices, default, and where its bits lie in the key words."""
     name: str
     choices: list[str]
     default_choice: int
@@ -119,9 +121,11 @@ class ShaderOption:
     offset: int = field(default=0, repr=False, compare=False)
 
     def choice_of(self, word: int) -> int:
+        """The choice index this option has in key word ``word``."""
         return (word & self.mask) >> self.shift if self.mask else 0
 
     def put(self, word: int, choice: int) -> int:
+        """Key word ``word`` with this option's bits set to ``choice``."""
         return (word & ~self.mask & 0xFFFFFFFF) | ((choice << self.shift) & self.mask)
 
 
@@ -161,6 +165,7 @@ class WiiUGX2Shader:
         return [("program", size_at), *([("copy_program", size_at + 8)] if self.stage == "geometry" else [])]
 
     def summary(self) -> dict[str, Any]:
+        """Stage, mode, program size in bytes and Cemu's base hash of this shader."""
         out: dict[str, Any] = {"stage": self.stage, "mode": self.mode, "program_size": len(self.program)}
         if self.stage == "geometry":
             out["copy_program_size"] = len(self.copy_program)
@@ -172,6 +177,7 @@ class WiiUGX2Shader:
 
 @dataclass
 class ShaderProgram:
+    """One program of a shading model: its key, sampler/block locations per stage and stage -> shader index."""
     index: int
     flags: int
     used_attribute_flags: int
@@ -185,6 +191,7 @@ class ShaderProgram:
 
 @dataclass
 class ShadingModel:
+    """A Wii U shading model: options, attributes, samplers, uniform blocks and programs."""
     name: str
     static_key_length: int
     dynamic_key_length: int
@@ -202,9 +209,11 @@ class ShadingModel:
 
     @property
     def key_length(self) -> int:
+        """Key words per program: static plus dynamic."""
         return self.static_key_length + self.dynamic_key_length
 
     def options(self) -> list[ShaderOption]:
+        """Static options, then dynamic options."""
         return [*self.static_options, *self.dynamic_options]
 
     def _word(self, option: ShaderOption, dynamic: bool) -> int:
@@ -266,6 +275,7 @@ class ShadingModel:
 
 @dataclass(repr=False)
 class WiiUBfsha(ShaderFile):
+    """A Wii U BFSHA: shading models and the distinct GX2 shaders their programs use."""
     format_name = "bfsha-wiiu"
 
     name: str
@@ -409,12 +419,14 @@ class WiiUBfsha(ShaderFile):
 
     # -- access -------------------------------------------------------------------------------
     def model(self, name: str) -> ShadingModel:
+        """The shading model called ``name``; LookupFailed naming the models when there is none."""
         for model in self.models:
             if model.name == name:
                 return model
         raise LookupFailed(f"no shading model {name!r} (models: {', '.join(m.name for m in self.models)})")
 
     def program_shaders(self, model: str, program: int) -> dict[str, WiiUGX2Shader]:
+        """Stage -> GX2 shader of program ``program`` of model ``model``; LookupFailed when absent."""
         m = self.model(model)
         if not 0 <= program < len(m.programs):
             raise LookupFailed(f"{model!r} has programs 0..{len(m.programs) - 1}, not {program}")

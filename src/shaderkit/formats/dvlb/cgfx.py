@@ -98,6 +98,7 @@ class Cgfx(ShaderFile):
         return _write_canonical(self, blobs)
 
     def relayout(self) -> bytes:
+        """The CGFX written with the canonical layout; UnsupportedOperation when it holds non-shader resources."""
         if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
             raise UnsupportedOperation("cgfx: cannot lay out a CGFX that holds resources other than shaders")
         return _write_canonical(self, [s.dvlb.to_bytes() if s.dvlb is not None else None for s in self.shaders])

@@ -116,23 +116,28 @@ class Constant:
 
     @classmethod
     def fvec(cls, register: int, x: float, y: float, z: float, w: float) -> Constant:
+        """A float-vector constant for ``c<register>`` (values stored as float24)."""
         return cls(CONSTANT_FVEC, register, (f32_to_f24(x), f32_to_f24(y), f32_to_f24(z), f32_to_f24(w)))
 
     @classmethod
     def ivec(cls, register: int, x: int, y: int, z: int, w: int) -> Constant:
+        """An integer-vector constant for ``i<register>`` (each component one byte)."""
         packed = (x & 0xFF) | (y & 0xFF) << 8 | (z & 0xFF) << 16 | (w & 0xFF) << 24
         return cls(CONSTANT_IVEC, register, (packed, 0, 0, 0))
 
     @classmethod
     def boolean(cls, register: int, value: bool) -> Constant:
+        """A boolean constant for ``b<register>``."""
         return cls(CONSTANT_BOOL, register, (1 if value else 0, 0, 0, 0))
 
     @property
     def type_name(self) -> str:
+        """``bool``, ``ivec`` or ``fvec`` (``typeN`` for unknown values)."""
         return CONSTANT_TYPES.get(self.type, f"type{self.type}")
 
     @property
     def register_name(self) -> str:
+        """The register in picasso notation: ``b3``, ``i1``, ``c20``."""
         prefix = {CONSTANT_BOOL: "b", CONSTANT_IVEC: "i", CONSTANT_FVEC: "c"}.get(self.type, "?")
         return f"{prefix}{self.register}"
 
@@ -168,6 +173,7 @@ class Output:
 
     @property
     def semantic_name(self) -> str:
+        """The output semantic name (position, normalquat, color, texcoord0...), ``semanticN`` for unknown values."""
         return OUTPUT_SEMANTICS.get(self.semantic, f"semantic{self.semantic}")
 
 
@@ -184,6 +190,7 @@ class Uniform:
 
     @property
     def register_range(self) -> str:
+        """The registers the uniform covers, e.g. ``c0-c3`` (one name when it is a single register)."""
         first, last = register_name(self.first_register), register_name(self.last_register)
         return first if first == last else f"{first}-{last}"
 
@@ -210,6 +217,7 @@ class Dvle:
 
     @property
     def is_geometry(self) -> bool:
+        """True for a geometry shader entry (shader type 1)."""
         return self.shader_type == 1
 
 

@@ -104,6 +104,7 @@ class Dvoj:
     inputs: list[Uniform] = field(default_factory=list)
 
     def counts(self) -> tuple[int, ...]:
+        """The counts of the object's tables in header order (constants, labels, code, ...)."""
         return (
             len(self.constants), len(self.labels), len(self.code), len(self.opdescs),
             len(self.line_numbers), len(self.relocations), len(self.outputs), len(self.inputs),
@@ -151,6 +152,7 @@ class Dvob(ShaderFile):
         return _write_canonical(self)
 
     def relayout(self) -> bytes:
+        """The DVOB written with the canonical layout (offsets and sizes recomputed)."""
         return _write_canonical(self)
 
     def disassemble(self) -> str:

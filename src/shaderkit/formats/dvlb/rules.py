@@ -89,6 +89,7 @@ def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offse
 
 
 def write_picasso_2014(model: Dvlb) -> bytes:
+    """A one-DVLE SHBIN laid out as picasso 2014 writes it."""
     words = _header_words(model, 3, RULE_PICASSO_2014)
     dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_PICASSO_2014, words)
     dvle = model.dvles[0]
@@ -109,6 +110,7 @@ def write_picasso_2014(model: Dvlb) -> bytes:
 
 
 def write_picasso_2015(model: Dvlb) -> bytes:
+    """A SHBIN laid out as picasso 2015 and later write it."""
     dvlp = model.dvlp
     words = _header_words(model, 3, RULE_PICASSO_2015)
     header_size = DVLP_HEADER_MIN + 4 * len(words)

@@ -46,7 +46,7 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         assert shader is not None
         old = decode(shader.tokens)
         texts = [" ".join(line.split()) for line in Formatter(old, is_legacy(target)).lines()[1:]]
-        insts = keep_base_bits(assembled, old, texts)
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, is_legacy(target)), old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)
@@ -61,6 +61,18 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     if targets == [base] and programs:
         _apply_signature_edits(text.splitlines()[: programs[0].line - 1], base)
     return base
+
+
+def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool) -> Assembled:
+    """``assembled`` with instruction texts in ``disasm --hex`` form replaced by the base's fxc
+    text of the same instruction, so that unchanged instructions line up with the base's."""
+    from shaderkit.isa.sm4.text import Formatter
+
+    if "0x" not in "".join(assembled.texts):
+        return assembled
+    hex_texts = [" ".join(line.split()) for line in Formatter(old, legacy, hex_literals=True).lines()[1:]]
+    printed = {h: t for h, t in zip(hex_texts, texts) if h != t}
+    return assembled._replace(texts=[printed.get(t, t) for t in assembled.texts])
 
 
 _SIGNATURE_FAMILIES = {"Input signature": ("ISGN", "ISG1"), "Output signature": ("OSGN", "OSG5", "OSG1"),

@@ -122,6 +122,7 @@ class LibraryFunction:
     fourcc: str = "LIBF"
 
     def build(self) -> bytes:
+        """The nested container's bytes."""
         return self.container.to_bytes()
 
 
@@ -165,6 +166,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
 
 @dataclass(repr=False)
 class DxbcContainer(ShaderFile):
+    """A DXBC container: chunks in file order, the stored MD5-like checksum and the version."""
     format_name = "dxbc"
 
     chunks: list[Chunk] = field(default_factory=list)
@@ -299,6 +301,7 @@ class DxbcContainer(ShaderFile):
         return next((c for c in self.chunks if c.fourcc == fourcc), None)
 
     def chunks_of(self, *fourccs: str) -> list[Chunk]:
+        """The chunks whose FourCC is one of ``fourccs``, in file order."""
         return [c for c in self.chunks if c.fourcc in fourccs]
 
     def remove_chunk(self, fourcc: str) -> int:
@@ -320,34 +323,42 @@ class DxbcContainer(ShaderFile):
 
     @property
     def rdef(self) -> ResourceDefinition | None:
+        """The first RDEF chunk (resource definitions), or None."""
         return self._first(ResourceDefinition, "RDEF")
 
     @property
     def input_signature(self) -> Signature | None:
+        """The first input signature chunk (ISGN/ISG1), or None."""
         return self._first(Signature, *INPUT_SIGNATURES)
 
     @property
     def output_signature(self) -> Signature | None:
+        """The first output signature chunk (OSGN/OSG5/OSG1), or None."""
         return self._first(Signature, *OUTPUT_SIGNATURES)
 
     @property
     def patch_constant_signature(self) -> Signature | None:
+        """The first patch-constant signature chunk (PCSG/PSG1), or None."""
         return self._first(Signature, *PATCH_SIGNATURES)
 
     @property
     def statistics(self) -> Statistics | None:
+        """The STAT chunk, or None."""
         return self._first(Statistics, "STAT")
 
     @property
     def features(self) -> FeatureInfo | None:
+        """The SFI0 chunk (required feature flags), or None."""
         return self._first(FeatureInfo, "SFI0")
 
     @property
     def interfaces(self) -> Interfaces | None:
+        """The IFCE chunk (class types, instances and interface slots), or None."""
         return self._first(Interfaces, "IFCE")
 
     @property
     def root_signature(self) -> RootSignature | None:
+        """The RTS0 chunk (root signature), or None."""
         return self._first(RootSignature, "RTS0")
 
     @property

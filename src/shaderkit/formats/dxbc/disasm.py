@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 _U32 = struct.Struct("<I")
 #: listing() with exact floats (read by program_lines, however deep the program sits)
 _EXACT: ContextVar[bool] = ContextVar("exact_listing", default=False)
+#: listing() with every literal as hex bits (``disasm --hex``)
+_HEX: ContextVar[bool] = ContextVar("hex_listing", default=False)
 #: effects and libraries embed containers; bound the nesting depth
 MAX_DEPTH = 4
 
@@ -72,7 +74,7 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     if shader is None:
         return []
     prog = decode(shader.tokens)
-    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy, _EXACT.get()).lines()
+    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy, _EXACT.get(), _HEX.get()).lines()
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
@@ -738,16 +740,18 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _shader_listing(container, out)
 
 
-def listing(container: DxbcContainer, exact: bool = False) -> str:
+def listing(container: DxbcContainer, exact: bool = False, hex_literals: bool = False) -> str:
     """The whole fxc-style listing of ``container`` as text (lines end with ``\\n``).
 
     ``exact``: floats are printed so that they read back bit for bit, and words fxc does not
     print are shown (``raw(...)``), so the assembler rebuilds the code from the text alone.
+    ``hex_literals``: every literal (immediates, ICB, declaration values) as its bits in hex.
     """
     out: list[str] = []
-    token = _EXACT.set(exact)
+    token, hex_token = _EXACT.set(exact), _HEX.set(hex_literals)
     try:
         _listing(container, out, 0)
     finally:
         _EXACT.reset(token)
+        _HEX.reset(hex_token)
     return "\n".join(out) + "\n"

@@ -81,10 +81,12 @@ class EffectHeader:
 
     @classmethod
     def unpack(cls, words: tuple[int, ...]) -> EffectHeader:
+        """The header from its words in file order."""
         return cls(*words)
 
     @property
     def size(self) -> int:
+        """The header size in bytes for this version tag."""
         return header_size(self.tag)
 
     def words(self) -> tuple[int, ...]:
@@ -97,6 +99,7 @@ class EffectHeader:
 
     @property
     def version(self) -> str:
+        """The effect profile of the tag (``fx_4_0``, ``fx_4_1``, ``fx_5_0``), else the tag in hex."""
         return TAGS.get(self.tag, f"0x{self.tag:08x}")
 
     @property
@@ -113,6 +116,7 @@ class EmbeddedShader:
     container: DxbcContainer
 
     def build(self) -> bytes:
+        """The embedded container's bytes."""
         return self.container.to_bytes()
 
 
@@ -186,6 +190,7 @@ class Effect:
         return effect
 
     def build(self) -> bytes:
+        """The FX10 payload: the unstructured block with every embedded shader put back (sizes must not change)."""
         blob = bytearray(self.unstructured)
         for shader in self.shaders:
             data = shader.build()
@@ -214,6 +219,7 @@ class Effect:
         return None
 
     def summary(self) -> dict[str, Any]:
+        """Effect version, child flag, header counts and embedded shaders, JSON-ready."""
         h = self.header
         return {
             "version": h.version,

@@ -39,6 +39,7 @@ _TYPE_OBJECT = 2
 
 @dataclass
 class Annotation:
+    """An FX10 annotation: name/type offsets into the unstructured block and its value offsets."""
     name_offset: int
     type_offset: int
     #: one string offset per element (string annotations), else the default value's offset
@@ -47,6 +48,7 @@ class Annotation:
 
 @dataclass
 class NumericVariable:
+    """A numeric variable of a buffer: name/type/semantic offsets, byte offset in the buffer, default."""
     name_offset: int
     type_offset: int
     semantic_offset: int = 0
@@ -58,6 +60,7 @@ class NumericVariable:
 
 @dataclass
 class BufferRecord:
+    """An FX10 cbuffer/tbuffer: name offset, size in bytes, flags, bind point and variables."""
     name_offset: int
     size: int = 0
     flags: int = 0
@@ -67,11 +70,13 @@ class BufferRecord:
 
     @property
     def is_tbuffer(self) -> bool:
+        """True for a tbuffer (flag bit 0)."""
         return bool(self.flags & 1)
 
 
 @dataclass
 class Assignment:
+    """One pass/state assignment: state id, element index, kind and initializer offset."""
     state: int
     index: int
     kind: int
@@ -80,6 +85,7 @@ class Assignment:
 
 @dataclass
 class ObjectVariable:
+    """An object variable (shader, state block, texture...): offsets, bind point, initializers and blocks."""
     name_offset: int
     type_offset: int
     semantic_offset: int = 0
@@ -93,6 +99,7 @@ class ObjectVariable:
 
 @dataclass
 class Pass:
+    """A technique pass: name offset, annotations and state assignments."""
     name_offset: int
     annotations: list[Annotation] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
@@ -100,6 +107,7 @@ class Pass:
 
 @dataclass
 class Technique:
+    """An effect technique: name offset, annotations and passes."""
     name_offset: int
     annotations: list[Annotation] = field(default_factory=list)
     passes: list[Pass] = field(default_factory=list)
@@ -107,6 +115,7 @@ class Technique:
 
 @dataclass
 class EffectRecords:
+    """The structured part of an effect: buffers, objects, pool copies and techniques."""
     buffers: list[BufferRecord] = field(default_factory=list)
     objects: list[ObjectVariable] = field(default_factory=list)
     pool_buffers: list[BufferRecord] = field(default_factory=list)
@@ -114,6 +123,7 @@ class EffectRecords:
     techniques: list[Technique] = field(default_factory=list)
 
     def build(self) -> bytes:
+        """The structured part as bytes, in the order the effect header counts them."""
         out: list[int] = []
         for b in self.buffers:
             _put_buffer(out, b, local=True)

@@ -16,7 +16,9 @@ class RawChunk:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str) -> RawChunk:
+        """Keep the whole payload under ``r`` as bytes."""
         return cls(fourcc, r.read(r.remaining, f"{fourcc} payload"))
 
     def build(self) -> bytes:
+        """The payload bytes as kept."""
         return bytes(self.data)

@@ -65,6 +65,7 @@ class MsfStream:
 
     @property
     def length(self) -> int:
+        """The stream size in bytes (0 for a nil stream)."""
         return 0 if self.size == NIL_STREAM else self.size
 
 
@@ -98,6 +99,7 @@ class ProgramDatabase:
 
     @staticmethod
     def understood(r: Reader) -> bool:
+        """True when the payload under ``r`` starts with the MSF 7.00 magic."""
         return r.peek(len(MSF_MAGIC)) == MSF_MAGIC
 
     @classmethod
@@ -157,6 +159,7 @@ class ProgramDatabase:
         return b"".join(out)
 
     def build(self) -> bytes:
+        """The MSF file bytes, with the stream directory rewritten."""
         block = self.block_size
         out = bytearray(self.pages)
         directory = self.directory()
@@ -202,6 +205,7 @@ class ProgramDatabase:
         return PdbInfo(version, signature, age, guid, names)
 
     def summary(self) -> dict[str, Any]:
+        """Block size, block count and stream sizes in bytes, JSON-ready."""
         return {
             "block_size": self.block_size,
             "block_count": self.block_count,

@@ -8,6 +8,7 @@ from shaderkit.isa.field import Field
 
 
 class OpInfo(NamedTuple):
+    """A D3D9 opcode: mnemonic, whether it has a destination, and its source count."""
     name: str
     has_dest: bool
     sources: int

@@ -31,6 +31,7 @@ class _Mismatch(Exception):
 
 
 def parse_control(text: str) -> Control:
+    """The control fields of ``[B------:R-:W-:Y:S00]`` notation (raises the internal mismatch error otherwise)."""
     m = _CONTROL.fullmatch(text)
     if not m:
         raise _Mismatch(f"bad control notation {text!r}")

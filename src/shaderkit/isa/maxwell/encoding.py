@@ -19,6 +19,7 @@ OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T",
 
 
 def bits_mask(bits: Bits) -> int:
+    """The mask covering every (low bit, width) range of ``bits``."""
     mask = 0
     for lo, width in bits:
         mask |= ((1 << width) - 1) << lo
@@ -26,10 +27,12 @@ def bits_mask(bits: Bits) -> int:
 
 
 def bits_width(bits: Bits) -> int:
+    """The total width of ``bits``."""
     return sum(width for _, width in bits)
 
 
 def get_bits(word: int, bits: Bits) -> int:
+    """The value of split field ``bits`` in ``word`` (first range lowest)."""
     value, shift = 0, 0
     for lo, width in bits:
         value |= ((word >> lo) & ((1 << width) - 1)) << shift
@@ -38,6 +41,7 @@ def get_bits(word: int, bits: Bits) -> int:
 
 
 def put_bits(bits: Bits, value: int) -> int:
+    """``value`` spread over split field ``bits`` (first range lowest), to OR into a word."""
     word = 0
     for lo, width in bits:
         word |= (value & ((1 << width) - 1)) << lo
@@ -107,6 +111,7 @@ class Modifier:
 
     @property
     def lookup(self) -> dict[str, int]:
+        """Suffix text -> field value for this modifier's enumeration."""
         return _LOOKUPS[(self.enum or "", self.values)]
 
 
@@ -133,9 +138,11 @@ class Encoding:
 
     @property
     def name(self) -> str:
+        """``MNEMONIC[.suffix][/form]``: the encoding's unique name."""
         return self.mnemonic + (f".{self.suffix}" if self.suffix else "") + (f"/{self.form}" if self.form else "")
 
     def add_slot(self, bits: Bits) -> int:
+        """Add an operand bit range; returns its slot index."""
         self.slots.append(bits)
         return len(self.slots) - 1
 
