@@ -202,6 +202,7 @@ NAMED = (("labels", 1), ("line_numbers", 4), ("inputs", 7))
 
 
 def dvoj_key(index: int, part: str) -> Key:
+    """The layout key of part ``part`` of DVOJ object ``index``."""
     return ("dvoj", index, part)
 
 

@@ -46,11 +46,13 @@ class Recorder:
         self.layout.record(key, offset, raw)
 
     def guard(self) -> None:
+        """Refuse a file whose recorded structures claim more bytes than it has (a count bomb)."""
         if self.covered > self.r.end:
             self.check_overlaps()
             raise self.r.error(f"structures cover {self.covered} bytes of a {self.r.end}-byte file")
 
     def check_overlaps(self) -> None:
+        """Raise ShaderFormatError where two recorded structures overlap."""
         used = sorted(self.blocks)
         for (s1, e1, n1), (s2, _e2, n2) in zip(used, used[1:]):
             if s2 < e1:
