@@ -8,6 +8,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import corpus_files
 from shaderkit.errors import AssemblyError
@@ -58,6 +60,19 @@ def test_vertex_program_by_hand() -> None:
         0x0200002E, 0xB0010000, 0x90000001,  # mova a0.x (type 3), v1.x
         0x02010029, 0xA0000000, 0x90550001,  # if_gt: opcode 41, comparison 1
         0x0000002B,
+        END,
+    ]
+
+
+def test_forms_chosen_by_operand_count() -> None:
+    """``break`` without and with a predicate are two opcodes (44, 96); the predicate register
+    (type 19) splits its type over bits 28..30 (3) and 11..12 (2)."""
+    assert words("ps_2_x\n break\n break p0.x\n if b0\n setp_gt p0, r0, c0") == [
+        0xFFFF0201,
+        0x0000002C,
+        0x01000060, 0xB0001000,
+        0x01000028, 0xE0E40800,  # b0: type 14 = 6 + (1 << 3)
+        0x0301005E, 0xB00F1000, 0x80E40000, 0xA0E40000,
         END,
     ]
 
@@ -220,3 +235,43 @@ def test_edited_level9_instruction_with_base() -> None:
     assert len(before) == len(after)
     assert changed == [(0x0300000B, 0x0300000A), (0xA0000007, 0xA0550007)]
     assert listing(out).splitlines() == edited.splitlines()
+
+
+_PROGRAM = [
+    "    vs_2_0",
+    "    def c7, 0, 1, 0, 0",
+    "    dcl_texcoord v0  // vin<0,1,2,3>",
+    "",
+    '#line 41 "D:\\a\\Common.fxh"',
+    "    dp4 oPos.z, v0, c5  // ::VSAlphaTest<12>",
+    "    mad oPos.xy, r0.z, c0[a0.x], -r0_abs",
+    "    if_gt c0.x, v1.y",
+    "",
+    "#line 12",
+    "    texldp r0, t0, s0",
+    "// approximately 5 instruction slots used",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_mutated_text_gives_assembly_errors_or_programs(data: st.DataObject) -> None:
+    """Characters inserted, dropped or replaced, numbers grown: an AssemblyError with a line,
+    or a program (never another exception)."""
+    lines = list(_PROGRAM)
+    for _ in range(data.draw(st.integers(1, 3))):
+        n = data.draw(st.integers(0, len(lines) - 1))
+        at = data.draw(st.integers(0, len(lines[n])))
+        action = data.draw(st.sampled_from(["insert", "drop", "cut", "number"]))
+        if action == "insert":
+            lines[n] = lines[n][:at] + data.draw(st.sampled_from(list("xyzw0189_.,[]-!<>#\" rvctoasp"))) + lines[n][at:]
+        elif action == "drop":
+            lines[n] = lines[n][:at] + lines[n][at + 1 :]
+        elif action == "cut":
+            lines[n] = lines[n][:at]
+        else:
+            lines[n] = lines[n][:at] + str(data.draw(st.integers(0, 1 << 40))) + lines[n][at:]
+    try:
+        assemble_lines(lines)
+    except AssemblyError as exc:
+        assert exc.line >= 1

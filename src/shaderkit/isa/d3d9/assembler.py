@@ -264,12 +264,14 @@ class _ProgramAssembler:
             if modifiers:
                 raise _Fail(f"{name} takes no result modifier", 0)
             return self.definition(name, items)
-        opcode, controls = self.mnemonic(name)
-        info = OPCODES[opcode]
-        sources = len(items) - info.has_dest
-        if sources not in (info.sources, info.other_sources):
-            expected = info.sources + info.has_dest
+        forms = self.mnemonic(name)
+        fitting = [(op, ctl) for op, ctl in forms
+                   if len(items) - OPCODES[op].has_dest in (OPCODES[op].sources, OPCODES[op].other_sources)]
+        if not fitting:
+            expected = " or ".join(str(OPCODES[op].sources + OPCODES[op].has_dest) for op, _ in forms)
             raise _Fail(f"{name} takes {expected} operand(s), found {len(items)}", len(head))
+        opcode, controls = fitting[0]
+        info = OPCODES[opcode]
         params: list[int] = []
         if info.has_dest:
             params.append(self.dest(*items[0], modifiers))
@@ -283,19 +285,20 @@ class _ProgramAssembler:
         return (INSTRUCTION_OPCODE.put(opcode) | INSTRUCTION_CONTROLS.put(controls)
                 | INSTRUCTION_LENGTH.put(length if self.major >= 2 else 0))
 
-    def mnemonic(self, name: str) -> tuple[int, int]:
-        """(opcode, controls) of an instruction mnemonic."""
+    def mnemonic(self, name: str) -> list[tuple[int, int]]:
+        """(opcode, controls) of every form of an instruction mnemonic (``break`` has one
+        without and one with a predicate operand)."""
         if name in _TEXLD_CONTROLS:
-            return _BY_NAME["texld"][0], _TEXLD_CONTROLS[name]
+            return [(_BY_NAME["texld"][0], _TEXLD_CONTROLS[name])]
         base, sep, suffix = name.rpartition("_")
         if sep and "_" + suffix in _COMPARISON_BY_SUFFIX and base in _BY_NAME:
             compared = [op for op in _BY_NAME[base] if op in COMPARED]
             if compared:
-                return compared[0], _COMPARISON_BY_SUFFIX["_" + suffix]
+                return [(compared[0], _COMPARISON_BY_SUFFIX["_" + suffix])]
         ops = [op for op in _BY_NAME.get(name, []) if op not in COMPARED]
         if not ops:
             raise _Fail(f"unknown D3D9 instruction {name!r}", 0)
-        return ops[0], 0
+        return [(op, 0) for op in ops]
 
     def declaration(self, name: str, items: list[tuple[str, int]], modifiers: int) -> list[int]:
         if len(items) != 1:
