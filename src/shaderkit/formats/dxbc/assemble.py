@@ -247,6 +247,10 @@ def assemble_container(text: str) -> DxbcContainer:
     library = _library_header(lines, programs[0].line - 1 if programs else len(lines))
     if library is not None:
         return _library_container(lines, programs, library)
+    effect = next((n for n, line in enumerate(lines) if line.startswith("// FX Version: ")), None)
+    if effect is not None:
+        raise AssemblyError("an effect is assembled only onto a base container (--base): its variables, state "
+                            "objects and techniques are not rebuilt from text", effect + 1, 1)
     if len(programs) != 1:
         where = programs[1].line if len(programs) > 1 else 1
         raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
@@ -266,7 +270,8 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
     text runs to ``stop`` (0-based)."""
     from shaderkit.formats.dxbc.header_aon9 import level9_chunks
     from shaderkit.formats.dxbc.header_ifce import interfaces_from_header
-    from shaderkit.formats.dxbc.header_rdef import SKIP_OPTIMIZATION, rdef_from_header
+    from shaderkit.formats.dxbc.header_rdef import COMPILE_DEBUG, SKIP_OPTIMIZATION, rdef_from_header
+    from shaderkit.formats.dxbc.header_spdb import spdb_from_listing
     from shaderkit.formats.dxbc.shader import ShaderProgram
 
     assembled.check_resolved()
@@ -280,6 +285,7 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
     sm5 = prog.major >= 5
     chunks: list[Chunk] = []
     interfaces = interfaces_from_header(header)
+    rdef = None
     if creator and creator != DISASSEMBLER:  # the disassembler's name: the container had no RDEF
         rdef = rdef_from_header(header, creator, _rdef_target(prog))
         if any(inst.opcode == _DCL_GLOBAL_FLAGS and inst.controls & _SKIP_OPTIMIZATION_CONTROL
@@ -309,13 +315,19 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
         elif sm5 and prog.program_type == 2 and title == "Output signature":
             fourcc = fourccs[1]
         chunks.append(Signature(fourcc, elements))
-    chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", encode(prog))))
+    words = encode(prog)
+    chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", words)))
     features = _features_from_header(header)
     if features is not None:
         chunks.append(features)
-    stat = _statistics_from_text(lines[assembled.line - 1 : stop], header, prog)
+    stat = _statistics_from_text(lines[assembled.line - 1 : stop], header, prog, assembled.line)
     if stat is not None:
         chunks.append(stat)
+    spdb = spdb_from_listing(lines[:stop], assembled.line - 1, assembled.lines, decode(words).offsets)
+    if spdb is not None:
+        chunks.append(spdb)
+        if rdef is not None:  # debug information: compiled with D3DCOMPILE_DEBUG
+            rdef.flags |= COMPILE_DEBUG
     level9 = level9_chunks(lines, assembled.line - 1, creator, start)
     if level9:  # fxc's order: the D3D9 programs (XNAS, XNAP, Aon9), the code, STAT, then the rest
         ordered = [c for fourcc in ("XNAS", "XNAP", "Aon9") for c in level9 if c.fourcc == fourcc]
@@ -470,7 +482,7 @@ def _features_from_header(header: list[str]) -> FeatureInfo | None:
     return FeatureInfo(flags) if flags else None
 
 
-def _statistics_from_text(body: list[str], header: list[str], prog: Program) -> Statistics | None:
+def _statistics_from_text(body: list[str], header: list[str], prog: Program, first_line: int = 1) -> Statistics | None:
     """STAT from the listing: the footer's slot count, the tessellation tables and the
     sample-frequency note of the header; the other counters derived from the code (None
     without a footer: nothing says fxc wrote a STAT)."""
@@ -478,6 +490,8 @@ def _statistics_from_text(body: list[str], header: list[str], prog: Program) -> 
                   if m is not None), None)
     if slots is None:
         return None
+    if slots > 0xFFFFFFFF:
+        raise AssemblyError(f"slot count {slots} does not fit 32 bits", first_line, 1)
     stat = Statistics()
     for name, value in _counts(prog).items():
         setattr(stat, name, value)

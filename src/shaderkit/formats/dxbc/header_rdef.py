@@ -62,8 +62,8 @@ _STRUCTURED = frozenset({5, 6, 9, 10, 11})
 _MIXED = 6  # return type of structured and raw buffers
 #: deepest struct nesting read (the printer recurses per level)
 _MAX_NESTING = 64
-#: D3DCOMPILE_NO_PRESHADER, D3DCOMPILE_SKIP_OPTIMIZATION (RDEF compile flags)
-NO_PRESHADER, SKIP_OPTIMIZATION = 0x100, 0x4
+#: D3DCOMPILE_NO_PRESHADER, D3DCOMPILE_SKIP_OPTIMIZATION, D3DCOMPILE_DEBUG (RDEF compile flags)
+NO_PRESHADER, SKIP_OPTIMIZATION, COMPILE_DEBUG = 0x100, 0x4, 0x1
 _UINT = 19
 #: RDEF target program type of library functions ("LF")
 _LIBRARY_FUNCTION = 0x4C46
