@@ -294,8 +294,6 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
         if interfaces is not None and rdef.is_sm5:
             rdef.interface_slot_count = interfaces.interface_slot_count
         chunks.append(rdef)
-    if interfaces is not None:
-        chunks.append(interfaces)
     parameters = _function_signature(lines, start, assembled.line - 1)
     if parameters is not None:
         chunks.append(parameters)
@@ -315,6 +313,8 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
         elif sm5 and prog.program_type == 2 and title == "Output signature":
             fourcc = fourccs[1]
         chunks.append(Signature(fourcc, elements))
+    if interfaces is not None:  # fxc writes IFCE after the signatures (9 of 9 in the corpus)
+        chunks.append(interfaces)
     words = encode(prog)
     chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", words)))
     features = _features_from_header(header)
@@ -485,10 +485,12 @@ def _features_from_header(header: list[str]) -> FeatureInfo | None:
 def _statistics_from_text(body: list[str], header: list[str], prog: Program, first_line: int = 1) -> Statistics | None:
     """STAT from the listing: the footer's slot count, the tessellation tables and the
     sample-frequency note of the header; the other counters derived from the code (None
-    without a footer: nothing says fxc wrote a STAT)."""
+    without a footer or with a count of 0: nothing says fxc wrote a STAT)."""
     slots = next((int(m.group(1)) for m in map(_FOOTER_RE.fullmatch, (line.strip() for line in reversed(body)))
                   if m is not None), None)
-    if slots is None:
+    if slots is None or slots == 0:
+        # fxc prints 0 for a container without STAT, and no fxc STAT in the corpus counts 0
+        # slots (99 listings say 0, all without STAT; 311 with STAT, none 0)
         return None
     if slots > 0xFFFFFFFF:
         raise AssemblyError(f"slot count {slots} does not fit 32 bits", first_line, 1)
