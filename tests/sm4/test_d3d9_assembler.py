@@ -275,3 +275,20 @@ def test_mutated_text_gives_assembly_errors_or_programs(data: st.DataObject) -> 
         assemble_lines(lines)
     except AssemblyError as exc:
         assert exc.line >= 1
+
+
+def test_edited_level9_program_of_a_library_function() -> None:
+    """The level-9 programs of library functions follow their text with ``--base`` too."""
+    from shaderkit.formats.dxbc.assemble import assemble_with_base
+    from shaderkit.formats.dxbc.disasm import listing
+
+    files = corpus_files("dxbc", "dxdecompiler__Internal_Misc_LibraryTest_4_Level_9_3.dxbc")
+    if not files:
+        pytest.skip("corpus not found")
+    data = files[0].read_bytes()
+    text = listing(DxbcContainer.from_bytes(data))
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+    edited = text.replace("    add r0.xyz, t0, t0", "    mul r0.xyz, t0, t0", 1)
+    assert edited != text
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data))
+    assert listing(out).splitlines() == edited.splitlines()
