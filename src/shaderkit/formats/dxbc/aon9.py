@@ -29,6 +29,10 @@ from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 _HEAD = struct.Struct("<4I10H")
+#: data conversions of the constant-buffer mappings, as fxc names them
+CONVERSIONS = {0: "FLT", 1: "BOOL", 2: "INT", 3: "UINT"}
+#: runtime constant descriptions, as fxc names them
+RUNTIME_CONSTANTS = {0: "Vertex Shader position offset"}
 _CB = struct.Struct("<4H4B")
 _SAMPLER = struct.Struct("<4B")
 _RUNTIME = struct.Struct("<2H")
