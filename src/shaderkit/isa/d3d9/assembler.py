@@ -109,6 +109,7 @@ class Assembled:
 
     @property
     def program(self) -> bytes:
+        """The tokens as little-endian bytes, as an Aon9 chunk stores the program."""
         return struct.pack(f"<{len(self.words)}I", *self.words)
 
 
