@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.aon9 import Level9Shader
-from shaderkit.formats.dxbc.spdb import ProgramDatabase, _cstr, _fail, _u
+from shaderkit.formats.dxbc.codeview import LF_FIELDLIST, LF_MEMBER, S_DEFRANGE_HLSL, S_LOCAL, CodeViewRecord
+from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream, _fail
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
@@ -211,10 +212,8 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
 # Facts checked on the corpus: C13 line records and S_DEFRANGE_HLSL ranges use byte offsets into
 # the SHDR/SHEX token stream; a range starting right after an instruction names what it wrote.
 
-# The MSF/PDB structure (superblock, stream directory, info stream) is the model of
-# :mod:`shaderkit.formats.dxbc.spdb`; this reads the type, symbol and line records of its streams.
-_S_LOCAL, _S_DEFRANGE_HLSL = 0x113E, 0x1150
-_LF_STRUCTURE, _LF_FIELDLIST, _LF_MEMBER, _LF_MODIFIER, _LF_VECTOR = 0x1505, 0x1203, 0x150D, 0x1518, 0x151B
+# The MSF/PDB structure and its streams' records are the model of :mod:`shaderkit.formats.dxbc.spdb`
+# (records typed by :mod:`shaderkit.formats.dxbc.codeview`); this reads that model, never the bytes.
 _DEBUG_REGISTERS = {0: "r", 1: "v", 2: "o"}
 
 
@@ -231,50 +230,42 @@ class DebugInfo:
 
 
 class _Types:
-    """Just enough of the TPI stream to name a variable's components (struct members, vectors)."""
+    """Names a variable's components (struct members, vectors) from the typed TPI records."""
 
-    def __init__(self, tpi: bytes) -> None:
-        self.records: dict[int, tuple[int, bytes]] = {}
-        if len(tpi) < 20:
-            return
-        _version, header, begin, end, size = _u("5I", tpi, 0)
-        pos, index, stop = header, begin, min(header + size, len(tpi))
-        while pos + 4 <= stop and index < end:
-            length, kind = _u("2H", tpi, pos)
-            self.records[index] = (kind, tpi[pos + 4 : pos + 2 + length])
-            pos += 2 + length
-            index += 1
+    def __init__(self, types: TypeStream | None) -> None:
+        self.types = types
+
+    def _record(self, type_index: int) -> CodeViewRecord | None:
+        record = self.types.record(type_index) if self.types is not None else None
+        return record if record is not None and record.raw is None else None
 
     def members(self, fieldlist: int) -> list[tuple[str, int, int]]:
-        kind, body = self.records.get(fieldlist, (0, b""))
+        record = self._record(fieldlist)
+        if record is None or record.kind != LF_FIELDLIST:
+            return []
         out = []
-        pos = 0
-        while kind == _LF_FIELDLIST and pos + 10 <= len(body):
-            (leaf,) = _u("H", body, pos)
-            if leaf != _LF_MEMBER:
+        for member in record.members():
+            if member.kind != LF_MEMBER or member.raw is not None:
                 break
-            _attr, mtype, moff = _u("HIH", body, pos + 2)
-            name, pos = _cstr(body, pos + 10)
-            while pos < len(body) and body[pos] >= 0xF0:  # LF_PAD bytes
-                pos += 1
-            out.append((name, mtype, moff))
+            out.append((member.text("name"), member.number("type"), member.number("offset")))
         return out
 
     def suffix(self, type_index: int, offset: int, depth: int = 0) -> str:
-        kind, body = self.records.get(type_index, (0, b""))
-        if depth > 8:
+        record = self._record(type_index)
+        if record is None or depth > 8:
             return ""
-        if kind == _LF_MODIFIER and len(body) >= 4:
-            return self.suffix(_u("I", body, 0)[0], offset, depth + 1)
-        if kind == _LF_VECTOR and len(body) >= 10:
-            _elem, count, size = _u("IIH", body, 0)
+        name = record.name
+        if name in ("LF_MODIFIER_EX", "LF_MODIFIER"):
+            return self.suffix(record.number("type"), offset, depth + 1)
+        if name == "LF_VECTOR":
+            count, size = record.number("count"), record.number("size")
             step = size // count if count else 4
             return "." + "xyzw"[min(offset // max(step, 1), 3)]
-        if kind == _LF_STRUCTURE and len(body) >= 8:
+        if name == "LF_STRUCTURE":
             best = None
-            for name, mtype, moff in self.members(_u("I", body, 4)[0]):
+            for member_name, mtype, moff in self.members(record.number("field_list")):
                 if moff <= offset:
-                    best = (name, mtype, moff)
+                    best = (member_name, mtype, moff)
             if best is not None:
                 return "." + best[0] + self.suffix(best[1], offset - best[2], depth + 1)
         return ""
@@ -286,52 +277,36 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     pdb = spdb if isinstance(spdb, ProgramDatabase) else ProgramDatabase.from_bytes(spdb)
     if len(pdb.streams) < 4:
         raise _fail(f"PDB has {len(pdb.streams)} streams, needs at least 4")
-    streams = [pdb.stream(i) for i in range(len(pdb.streams))]
-    names_index = pdb.info().named_streams.get("/names")
-    names = streams[names_index] if names_index is not None and names_index < len(streams) else b""
-    string_table = names[12 : 12 + _u("I", names, 8)[0]] if len(names) >= 12 else b""
-    types = _Types(streams[2])
-    dbi = streams[3]
-    (module_bytes,) = _u("i", dbi, 24)
-    modules = dbi[64 : 64 + max(module_bytes, 0)]
+    types = _Types(pdb.types)
+    names = pdb.names
     info = DebugInfo()
-    pos = 0
-    while pos + 64 <= len(modules):
-        (stream,) = _u("H", modules, pos + 34)
-        sym_bytes, c11_bytes, c13_bytes = _u("3I", modules, pos + 36)
-        _name, after = _cstr(modules, pos + 64)
-        _obj, after = _cstr(modules, after)
-        pos = (after + 3) & ~3
-        if stream >= len(streams):
-            continue
-        module = streams[stream]
-        _read_symbols(module[:sym_bytes], types, info)
-        start = sym_bytes + c11_bytes
-        _read_lines(module[start : start + c13_bytes], string_table, info)
+    for _module, stream in pdb.modules():
+        _read_symbols(stream.symbols, types, info)
+        files = stream.file_names(names)
+        for sub in stream.subsections:
+            for block in sub.blocks or []:
+                for offset, line in block.rows():
+                    info.lines.setdefault(offset, (line, files.get(block.file_id, "")))
     return info
 
 
-def _read_symbols(symbols: bytes, types: _Types, info: DebugInfo) -> None:
-    pos = 4  # after the CodeView signature
+def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
     local: tuple[str, int] | None = None
     first = None
     ranges: list[tuple[int, str, str]] = []
-    while pos + 4 <= len(symbols):
-        length, kind = _u("2H", symbols, pos)
-        body = symbols[pos + 4 : pos + 2 + length]
-        pos += 2 + length
-        if length < 2:
-            break
-        if kind == _S_LOCAL and len(body) >= 6:
-            type_index = _u("I", body, 0)[0]
-            local = (_cstr(body, 6)[0], type_index)
-        elif kind == _S_DEFRANGE_HLSL and local is not None and len(body) >= 20:
-            reg_type, flags, parent_offset, _size, start = _u("4HI", body, 0)
-            count = max(flags & 3, 1)
-            (reg,) = _u("I", body, len(body) - 4 * count)
+    for symbol in symbols:
+        if symbol.raw is not None:
+            continue
+        if symbol.kind == S_LOCAL:
+            local = (symbol.text("name"), symbol.number("type"))
+        elif symbol.kind == S_DEFRANGE_HLSL and local is not None:
+            registers = symbol.register_offsets() or [0]
+            reg = registers[0]
+            reg_type = symbol.number("register_type")
             prefix = _DEBUG_REGISTERS.get(reg_type, f"reg{reg_type}_")
             register = f"{prefix}{reg >> 4}.{'xyzw'[(reg >> 2) & 3]}"
-            name = local[0] + types.suffix(local[1], parent_offset)
+            name = local[0] + types.suffix(local[1], symbol.number("parent_offset"))
+            start = symbol.number("range_start")
             ranges.append((start, register, name))
             first = start if first is None else min(first, start)
     for start, register, name in ranges:
@@ -339,35 +314,6 @@ def _read_symbols(symbols: bytes, types: _Types, info: DebugInfo) -> None:
             info.initial.append((register, name))
         else:
             info.notes.setdefault(start, []).append(f"{register} <- {name}")
-
-
-def _read_lines(c13: bytes, strings: bytes, info: DebugInfo) -> None:
-    files: dict[int, str] = {}
-    blocks: list[bytes] = []
-    pos = 0
-    while pos + 8 <= len(c13):
-        kind, size = _u("2I", c13, pos)
-        body = c13[pos + 8 : pos + 8 + size]
-        pos += 8 + ((size + 3) & ~3)
-        if kind == 0xF4:  # file checksums: name offset, checksum size/kind, checksum, align 4
-            at = 0
-            while at + 6 <= len(body):
-                name_off, checksum = _u("IB", body, at)
-                files[at] = _cstr(strings, name_off)[0] if name_off < len(strings) else ""
-                at = (at + 6 + checksum + 3) & ~3
-        elif kind == 0xF2:
-            blocks.append(body)
-    for body in blocks:
-        _code_offset, _seg, flags, _size = _u("IHHI", body, 0)
-        at = 12
-        while at + 12 <= len(body):
-            file_id, count, block_size = _u("3I", body, at)
-            if count > len(body) // 8:
-                raise _fail(f"line block of {count} entries does not fit")
-            for i in range(count):
-                offset, bits = _u("2I", body, at + 12 + 8 * i)
-                info.lines.setdefault(offset, (bits & 0xFFFFFF, files.get(file_id, "")))
-            at += max(block_size, 12)
 
 
 # Instructions reach the annotations through the decoded program; see ``_annotate``.
