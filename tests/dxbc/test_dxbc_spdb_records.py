@@ -197,3 +197,47 @@ def test_records_by_hand() -> None:
         read_records(struct.pack("<2H", 40, 0x1503) + body, 0, 4 + len(body), "type")
     symbols, end = read_records(CodeViewRecord(0x0006, table="symbol").build(), 0, 4, "symbol")
     assert end == 4 and symbols[0].name == "S_END"
+
+
+def test_dbi_substreams_and_section_headers_match_the_program() -> None:
+    from shaderkit.formats.dxbc.spdb import (
+        DebugHeader,
+        FileInfo,
+        SectionContributions,
+        SectionHeaders,
+        SectionMap,
+    )
+
+    data, _ = _files()
+    container = DxbcContainer.from_bytes(data)
+    pdb = container.debug_info
+    assert pdb is not None and pdb.dbi is not None
+    shex = next(row for row in container.summary()["chunks"] if row["fourcc"] == "SHEX")
+    subs = pdb.dbi.substreams
+    assert isinstance(subs["section_contributions"], SectionContributions)
+    assert isinstance(subs["section_map"], SectionMap) and isinstance(subs["source_info"], FileInfo)
+    assert isinstance(subs["ec"], NamesTable) and isinstance(subs["debug_header"], DebugHeader)
+    # fxc describes the program as one code section: its size is the SHEX payload's (chunk table)
+    [contribution] = subs["section_contributions"].entries
+    assert contribution[3] == shex["size"]
+    index = subs["debug_header"].stream("section_headers")
+    headers = pdb.contents[index]
+    assert isinstance(headers, SectionHeaders) and headers.names() == ["D3DSHDR"]
+    assert headers.sections[0][1] == shex["size"]
+    assert pdb.dbi.source_files()[0].endswith("DebugTest.hlsl")
+
+
+def test_two_modules_naming_one_stream_stay_exact() -> None:
+    import copy
+
+    container = DxbcContainer.from_bytes(_files()[0])
+    pdb = container.debug_info
+    assert pdb is not None and pdb.dbi is not None
+    twin = copy.deepcopy(pdb.dbi.modules[0])
+    twin.values["symbol_bytes"] = 8  # another module claiming the same stream, other sizes
+    pdb.dbi.modules.append(twin)
+    written = container.to_bytes()
+    again = DxbcContainer.from_bytes(written)
+    assert again.to_bytes() == written
+    assert again.debug_info is not None and len(again.debug_info.modules()) == 1
+    assert [m.values["symbol_bytes"] for m in again.debug_info.dbi.modules] == [824, 8]  # type: ignore[union-attr]

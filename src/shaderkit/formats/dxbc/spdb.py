@@ -220,17 +220,176 @@ class ModuleInfo:
         return head + self.module_name.encode("latin-1") + b"\0" + self.object_name.encode("latin-1") + b"\0" + self.padding
 
 
+#: section contribution versions (LLVM's DbiStream: Ver60 entries are 28 bytes, V2 adds ``isect_coff``)
+SECTION_CONTRIBUTIONS_V60, SECTION_CONTRIBUTIONS_V2 = 0xF12EBA2D, 0xF13151E4
+SECTION_CONTRIBUTION = struct.Struct("<HHiiIHHII")
+SECTION_MAP_ENTRY = struct.Struct("<6HII")
+#: ``IMAGE_SECTION_HEADER``: name[8], virtual size/address, raw size/pointer, relocation and line pointers,
+#: relocation and line counts, characteristics
+SECTION_HEADER = struct.Struct("<8s6I2HI")
+#: the slots of the DBI optional debug header (LLVM's ``DbgHeaderType``)
+DEBUG_STREAM_SLOTS = ("fpo", "exception", "fixup", "omap_to_source", "omap_from_source", "section_headers",
+                      "token_rid_map", "xdata", "pdata", "new_fpo", "original_section_headers")
+
+
+@dataclass
+class SectionContributions:
+    """The DBI section-contribution substream: a version word and fixed-size entries."""
+
+    version: int
+    #: per entry: section, padding, offset, size, characteristics, module, padding, data CRC,
+    #: relocation CRC (and ``isect_coff`` for V2)
+    entries: list[tuple[int, ...]] = field(default_factory=list)
+    tail: bytes = b""
+
+    @classmethod
+    def parse(cls, data: bytes) -> SectionContributions:
+        (version,) = _u("I", data, 0)
+        fmt = SECTION_CONTRIBUTION.format[1:] + ("I" if version == SECTION_CONTRIBUTIONS_V2 else "")
+        size = struct.calcsize("<" + fmt)
+        count = (len(data) - 4) // size
+        entries = [_u(fmt, data, 4 + size * i) for i in range(count)]
+        return cls(version, entries, data[4 + size * count :])
+
+    def build(self) -> bytes:
+        return struct.pack("<I", self.version) + b"".join(
+            struct.pack("<" + SECTION_CONTRIBUTION.format[1:] + "I" * (len(e) - 9), *e) for e in self.entries
+        ) + self.tail
+
+
+@dataclass
+class SectionMap:
+    """The DBI section map: ``u16 count, u16 logical count`` then 20-byte entries
+    (flags, overlay, group, frame, section name, class name, offset, length)."""
+
+    count: int = 0
+    logical_count: int = 0
+    entries: list[tuple[int, ...]] = field(default_factory=list)
+    tail: bytes = b""
+
+    @classmethod
+    def parse(cls, data: bytes) -> SectionMap:
+        count, logical = _u("2H", data, 0)
+        n = min(count, (len(data) - 4) // SECTION_MAP_ENTRY.size)
+        entries = [_u(SECTION_MAP_ENTRY.format[1:], data, 4 + SECTION_MAP_ENTRY.size * i) for i in range(n)]
+        return cls(count, logical, entries, data[4 + SECTION_MAP_ENTRY.size * n :])
+
+    def build(self) -> bytes:
+        return struct.pack("<2H", self.count, self.logical_count) + b"".join(
+            SECTION_MAP_ENTRY.pack(*e) for e in self.entries) + self.tail
+
+
+@dataclass
+class FileInfo:
+    """The DBI file-info substream: per module a file count, then name offsets and the names buffer.
+
+    ``source_file_count`` is the stored u16 (it wraps for large programs; the real count is the sum
+    of ``file_counts``). ``names`` is the buffer after the offsets, padding included.
+    """
+
+    source_file_count: int = 0
+    module_indices: list[int] = field(default_factory=list)
+    file_counts: list[int] = field(default_factory=list)
+    name_offsets: list[int] = field(default_factory=list)
+    names: bytes = b""
+
+    @classmethod
+    def parse(cls, data: bytes) -> FileInfo:
+        modules, files = _u("2H", data, 0)
+        indices = list(_u(f"{modules}H", data, 4))
+        counts = list(_u(f"{modules}H", data, 4 + 2 * modules))
+        total = sum(counts)
+        at = 4 + 4 * modules
+        if 4 * total > len(data) - at:
+            raise _fail(f"file info of {total} files does not fit")
+        offsets = list(_u(f"{total}I", data, at))
+        return cls(files, indices, counts, offsets, data[at + 4 * total :])
+
+    def file_names(self) -> list[str]:
+        return [_cstr(self.names, o)[0] if o < len(self.names) else "" for o in self.name_offsets]
+
+    def build(self) -> bytes:
+        n = len(self.module_indices)
+        return (struct.pack(f"<2H{n}H{n}H", n, self.source_file_count, *self.module_indices, *self.file_counts)
+                + _pack_words(self.name_offsets) + self.names)
+
+
+@dataclass
+class DebugHeader:
+    """The DBI optional debug header: u16 stream indices (0xFFFF: none), see :data:`DEBUG_STREAM_SLOTS`."""
+
+    streams: list[int] = field(default_factory=list)
+    tail: bytes = b""
+
+    @classmethod
+    def parse(cls, data: bytes) -> DebugHeader:
+        n = len(data) // 2
+        return cls(list(_u(f"{n}H", data, 0)), data[2 * n :])
+
+    def stream(self, slot: str) -> int | None:
+        i = DEBUG_STREAM_SLOTS.index(slot)
+        return self.streams[i] if i < len(self.streams) and self.streams[i] != 0xFFFF else None
+
+    def build(self) -> bytes:
+        return struct.pack(f"<{len(self.streams)}H", *self.streams) + self.tail
+
+
+@dataclass
+class SectionHeaders:
+    """The section-header stream the debug header names: ``IMAGE_SECTION_HEADER`` rows (fxc: one
+    ``D3DSHDR`` section whose virtual size is the program's size)."""
+
+    sections: list[tuple[Any, ...]] = field(default_factory=list)
+    tail: bytes = b""
+    kind: str = "sections"
+
+    @classmethod
+    def parse(cls, data: bytes) -> SectionHeaders:
+        n = len(data) // SECTION_HEADER.size
+        rows = [_u(SECTION_HEADER.format[1:], data, SECTION_HEADER.size * i) for i in range(n)]
+        return cls(rows, data[SECTION_HEADER.size * n :])
+
+    def names(self) -> list[str]:
+        return [bytes(row[0]).rstrip(b"\0").decode("latin-1") for row in self.sections]
+
+    def build(self) -> bytes:
+        return b"".join(SECTION_HEADER.pack(*row) for row in self.sections) + self.tail
+
+
+#: typed DBI substreams (each kept as bytes when it does not write back exactly)
+_SUBSTREAM_TYPES: dict[str, Any] = {
+    "section_contributions": SectionContributions.parse, "section_map": SectionMap.parse,
+    "source_info": FileInfo.parse, "ec": lambda d: NamesTable.parse(d), "debug_header": DebugHeader.parse,
+}
+
+
+def _substream(name: str, data: bytes) -> Any:
+    parse = _SUBSTREAM_TYPES.get(name)
+    if parse is None or not data:
+        return data
+    try:
+        model = parse(data)
+    except ShaderFormatError:
+        return data
+    return model if model.build() == data else data
+
+
+def _substream_bytes(value: Any) -> bytes:
+    return value if isinstance(value, bytes) else bytes(value.build())
+
+
 @dataclass
 class DbiStream:
-    """The DBI stream (stream 3): header, modules, then the other substreams kept as bytes.
+    """The DBI stream (stream 3): header, modules, then the substreams.
 
-    Substream sizes are derived when written. ``debug_header`` is the optional debug header: u16
-    stream indices (FPO, exception, fixup, ... section headers), as bytes.
+    Substreams are typed (:class:`SectionContributions`, :class:`SectionMap`, :class:`FileInfo`,
+    the EC names table, :class:`DebugHeader`) when they write back exactly, else kept as bytes;
+    the type-server map stays bytes. Substream sizes are derived when written.
     """
 
     header: dict[str, int] = field(default_factory=dict)
     modules: list[ModuleInfo] = field(default_factory=list)
-    substreams: dict[str, bytes] = field(default_factory=dict)
+    substreams: dict[str, Any] = field(default_factory=dict)
     tail: bytes = b""
     kind: str = "dbi"
 
@@ -248,30 +407,29 @@ class DbiStream:
             size = values[key]
             if size < 0 or pos + size > len(data):
                 raise _fail(f"DBI {name} substream does not fit its stream")
-            substreams[name] = data[pos : pos + size]
+            substreams[name] = _substream(name, data[pos : pos + size])
             pos += size
         return cls(values, modules, substreams, data[pos:])
 
+    @property
+    def debug_header(self) -> DebugHeader | None:
+        value = self.substreams.get("debug_header")
+        return value if isinstance(value, DebugHeader) else None
+
     def source_files(self) -> list[str]:
         """The file names of the file-info substream (LLVM's "File Info Substream")."""
-        data = self.substreams.get("source_info", b"")
-        if len(data) < 4:
-            return []
-        modules, _count = _u("2H", data, 0)
-        counts = _u(f"{modules}H", data, 4 + 2 * modules)
-        total = sum(counts)
-        offsets = _u(f"{total}I", data, 4 + 4 * modules)
-        names = data[4 + 4 * modules + 4 * total :]
-        return [_cstr(names, o)[0] for o in offsets]
+        value = self.substreams.get("source_info")
+        return value.file_names() if isinstance(value, FileInfo) else []
 
     def build(self) -> bytes:
         modules = b"".join(m.build() for m in self.modules)
         values = dict(self.header)
         values["module_info_size"] = len(modules)
-        for name, key in _DBI_SUBSTREAMS:
-            values[key] = len(self.substreams.get(name, b""))
+        parts = [_substream_bytes(self.substreams.get(name, b"")) for name, _key in _DBI_SUBSTREAMS]
+        for (_name, key), part in zip(_DBI_SUBSTREAMS, parts):
+            values[key] = len(part)
         head = DBI_HEADER.pack(*(values.get(name, 0) for name in _DBI_FIELDS))
-        return head + modules + b"".join(self.substreams.get(n, b"") for n, _k in _DBI_SUBSTREAMS) + self.tail
+        return head + modules + b"".join(parts) + self.tail
 
 
 def _modules(data: bytes) -> list[ModuleInfo]:
@@ -407,6 +565,8 @@ class ModuleStream:
     #: the global-refs part after the C13 lines (``u32 size`` + offsets), as bytes
     tail: bytes = b""
     kind: str = "module"
+    #: the DBI module whose sizes this stream was read with (its sizes follow the stream's)
+    module: ModuleInfo | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def parse(cls, data: bytes, module: ModuleInfo) -> ModuleStream:
@@ -417,7 +577,7 @@ class ModuleStream:
             raise _fail("module symbol, C11 and C13 sizes do not fit the module stream")
         (signature,) = _u("I", data, 0)
         symbols, end = read_records(data, 4, symbol_bytes, "symbol")
-        stream = cls(signature, symbols, data[end:symbol_bytes], _take(data, symbol_bytes, c11_bytes))
+        stream = cls(signature, symbols, data[end:symbol_bytes], _take(data, symbol_bytes, c11_bytes), module=module)
         pos = symbol_bytes + c11_bytes
         stop = pos + c13_bytes
         while pos < stop:
@@ -519,7 +679,8 @@ class SourceFile:
         return self.data
 
 
-StreamContent = RawStream | PdbInfo | TypeStream | DbiStream | ModuleStream | SymbolStream | NamesTable | SourceFile
+StreamContent = (RawStream | PdbInfo | TypeStream | DbiStream | ModuleStream | SymbolStream | NamesTable | SourceFile
+                 | SectionHeaders)
 
 
 def _take(data: bytes, offset: int, size: int) -> bytes:
@@ -633,6 +794,10 @@ class ProgramDatabase:
             index = dbi.header.get("symbol_stream", 0xFFFF)
             if 4 < index < len(raw) and isinstance(contents[index], RawStream):
                 contents[index] = _typed(raw[index], SymbolStream.parse)
+            debug = dbi.debug_header
+            headers = debug.stream("section_headers") if debug is not None else None
+            if headers is not None and 4 < headers < len(raw) and isinstance(contents[headers], RawStream):
+                contents[headers] = _typed(raw[headers], SectionHeaders.parse)
         info = contents[1] if len(contents) > 1 else None
         if isinstance(info, PdbInfo):
             for name, index in info.named_streams.items():
@@ -746,7 +911,7 @@ class ProgramDatabase:
         out = []
         for module in dbi.modules:
             stream = self._content(ModuleStream, module.values.get("stream", 0xFFFF))
-            if stream is not None:
+            if stream is not None and stream.module is module:
                 out.append((module, stream))
         return out
 
@@ -817,6 +982,7 @@ class ProgramDatabase:
             "streams": [s.length for s in self.streams],
             "stream_kinds": [getattr(c, "kind", "raw") for c in self.contents],
             "source_files": [s.path for s in self.sources],
+            "sections": [n for c in self.contents if isinstance(c, SectionHeaders) for n in c.names()],
             "functions": self.functions(),
             "line_tables": self.line_tables(),
         }
@@ -834,7 +1000,8 @@ class ProgramDatabase:
 SOURCE_PREFIX = "/src/files/"
 
 __all__ = [
-    "MSF_MAGIC", "C13Subsection", "DbiStream", "LineBlock", "ModuleInfo", "ModuleStream", "MsfStream",
+    "MSF_MAGIC", "C13Subsection", "DbiStream", "DebugHeader", "FileInfo", "LineBlock", "SectionContributions",
+    "SectionHeaders", "SectionMap", "ModuleInfo", "ModuleStream", "MsfStream",
     "NamesTable", "PdbInfo", "ProgramDatabase", "RawStream", "SourceFile", "StreamContent", "SymbolStream",
     "TypeStream",
 ]
