@@ -241,3 +241,26 @@ def test_two_modules_naming_one_stream_stay_exact() -> None:
     assert again.to_bytes() == written
     assert again.debug_info is not None and len(again.debug_info.modules()) == 1
     assert [m.values["symbol_bytes"] for m in again.debug_info.dbi.modules] == [824, 8]  # type: ignore[union-attr]
+
+
+def test_hash_streams_point_at_their_records() -> None:
+    from shaderkit.formats.dxbc.spdb import GlobalsStream, PublicsStream, TypeHashes
+
+    pdb = _pdb(_files()[0])
+    assert pdb.dbi is not None and pdb.types is not None
+    globals_ = pdb.contents[pdb.dbi.header["global_stream"]]
+    symbols = pdb.contents[pdb.dbi.header["symbol_stream"]]
+    assert isinstance(globals_, GlobalsStream) and isinstance(symbols, SymbolStream)
+    starts, at = [], 0
+    for record in symbols.records:
+        starts.append(at)
+        at += len(record.build())
+    # each hash record holds (offset of a global symbol + 1, reference count)
+    assert sorted(offset - 1 for offset, _ref in globals_.table.records) == starts
+    # one bitmap bit per non-empty bucket, each bucket offset in 12-byte units (LLVM's GSI notes)
+    assert sum(bin(word).count("1") for word in globals_.table.bitmap) == len(globals_.table.buckets)
+    assert globals_.table.buckets == [12 * i for i in range(len(starts))]
+    assert isinstance(pdb.contents[pdb.dbi.header["public_stream"]], PublicsStream)
+    hashes = pdb.contents[pdb.types.header["hash_stream"]]
+    assert isinstance(hashes, TypeHashes) and len(hashes.hash_values) == len(pdb.types.records)
+    assert hashes.index_offsets == [(0x1000, 0)]

@@ -9,13 +9,26 @@ the pages of the *stream directory*: ``u32 stream_count``, ``u32 sizes[stream_co
 records (TPI), stream 3 the DBI stream (modules whose streams carry symbols and C13 lines).
 
 Model: :class:`ProgramDatabase` keeps the superblock fields, the directory's pages and the
-stream table (:class:`MsfStream`: size and pages) typed, and the file's pages as bytes (the
-stream contents, free-page maps and unused pages are not modelled). :meth:`ProgramDatabase.build`
-writes the superblock, the directory page list and the directory back into those pages, so an
-unedited model rebuilds byte for byte; a directory that no longer fits its pages is refused.
-:meth:`ProgramDatabase.stream` reads one stream; :meth:`ProgramDatabase.info` the PDB info
-stream (:class:`PdbInfo`). The line and variable notes the listing prints are read from these
-streams by :mod:`shaderkit.formats.dxbc.disasm`. Payloads without the MSF magic stay raw chunks.
+stream table (:class:`MsfStream`: size and pages) typed, the file's pages as bytes (free page
+maps, unused pages and the slack after each stream stay as they are), and each stream's content
+typed by its role (``contents``): the PDB info stream (:class:`PdbInfo`, its named-stream hash
+map), TPI/IPI (:class:`TypeStream`: header and CodeView leaves, :mod:`.codeview`) and their hash
+streams (:class:`TypeHashes`), DBI (:class:`DbiStream`: modules and substreams), each module's
+stream (:class:`ModuleStream`: symbols, C13 lines and file checksums), the global symbol records
+(:class:`SymbolStream`), the globals/publics hash tables (:class:`GlobalsStream`,
+:class:`PublicsStream`), ``/names`` (:class:`NamesTable`), the section headers fxc writes
+(:class:`SectionHeaders`, ``D3DSHDR``) and the HLSL sources fxc embeds (``/src/files/...``,
+:class:`SourceFile`). A stream (or record, or substream) is typed only when its model writes
+back its stored bytes; anything else (``/src/headerblock``, kinds nobody documents) is a
+:class:`RawStream` or a raw record with its bytes, never refused.
+
+:meth:`ProgramDatabase.build` writes every stream's content back into its own pages (a stream
+may grow or shrink within its pages; sizes derived from the models, such as a module's symbol
+byte count in the DBI, follow), then the superblock, the directory page list and the directory:
+an unedited model rebuilds byte for byte by construction. A stream or directory that no longer
+fits its pages is refused with UnsupportedOperation. The listing's ``#line`` directives and
+variable notes are read from these models by :mod:`shaderkit.formats.dxbc.disasm`. Payloads
+without the MSF magic stay raw chunks.
 """
 
 from __future__ import annotations
@@ -679,8 +692,133 @@ class SourceFile:
         return self.data
 
 
+GSI_SIGNATURE, GSI_VERSION = 0xFFFFFFFF, 0xF12F091A
+#: u32 words of a GSI hash bucket bitmap: IPHR_HASH (4096) + 1 buckets, one bit each
+GSI_BITMAP_WORDS = (4096 + 1 + 31) // 32
+PUBLICS_HEADER = struct.Struct("<4I2H2I")
+
+
+@dataclass
+class GlobalHash:
+    """A GSI hash table (LLVM's "Globals/Publics hash"): ``u32 signature, version, records size,
+    buckets size``, hash records ``(symbol offset + 1, reference count)``, the bucket bitmap and
+    the offsets of the non-empty buckets."""
+
+    signature: int = GSI_SIGNATURE
+    version: int = GSI_VERSION
+    records: list[tuple[int, int]] = field(default_factory=list)
+    bitmap: list[int] = field(default_factory=list)
+    buckets: list[int] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, data: bytes, pos: int = 0) -> tuple[GlobalHash, int]:
+        signature, version, records_size, buckets_size = _u("4I", data, pos)
+        if signature != GSI_SIGNATURE or version != GSI_VERSION or records_size % 8 or buckets_size % 4:
+            raise _fail("not a GSI hash table", pos)
+        pos += 16
+        records = [_u("2I", data, pos + 8 * i) for i in range(_fits(data, pos, records_size) // 8)]
+        pos += records_size
+        words = _words(data, pos, _fits(data, pos, buckets_size) // 4)
+        bitmap = words[:GSI_BITMAP_WORDS] if buckets_size else []
+        return cls(signature, version, [(a, b) for a, b in records], bitmap, words[len(bitmap) :]), pos + buckets_size
+
+    def build(self) -> bytes:
+        records = b"".join(struct.pack("<2I", *r) for r in self.records)
+        buckets = _pack_words(self.bitmap + self.buckets)
+        return struct.pack("<4I", self.signature, self.version, len(records), len(buckets)) + records + buckets
+
+
+@dataclass
+class GlobalsStream:
+    """The globals stream (DBI ``global_stream``): one GSI hash table over the symbol record stream."""
+
+    table: GlobalHash = field(default_factory=GlobalHash)
+    tail: bytes = b""
+    kind: str = "globals"
+
+    @classmethod
+    def parse(cls, data: bytes) -> GlobalsStream:
+        table, end = GlobalHash.read(data)
+        return cls(table, data[end:])
+
+    def build(self) -> bytes:
+        return self.table.build() + self.tail
+
+
+@dataclass
+class PublicsStream:
+    """The publics stream (DBI ``public_stream``): a 28-byte header (hash size, address-map size,
+    thunk count and size, thunk table section and offset, section count), the GSI hash table, the
+    address map, the thunk map and the section offsets (those three as u32 words)."""
+
+    thunk_count: int = 0
+    thunk_size: int = 0
+    thunk_section: int = 0
+    padding: int = 0
+    thunk_table_offset: int = 0
+    section_count: int = 0
+    table: GlobalHash = field(default_factory=GlobalHash)
+    address_map: list[int] = field(default_factory=list)
+    #: the thunk map and section offsets after the address map, as stored
+    tail: bytes = b""
+    kind: str = "publics"
+
+    @classmethod
+    def parse(cls, data: bytes) -> PublicsStream:
+        hash_size, map_size, thunks, thunk_size, section, padding, thunk_offset, sections = _u(
+            PUBLICS_HEADER.format[1:], data, 0)
+        table, end = GlobalHash.read(data, PUBLICS_HEADER.size)
+        if end != PUBLICS_HEADER.size + hash_size or map_size % 4:
+            raise _fail("publics hash size does not match its table")
+        address_map = _words(data, end, _fits(data, end, map_size) // 4)
+        return cls(thunks, thunk_size, section, padding, thunk_offset, sections, table, address_map,
+                   data[end + map_size :])
+
+    def build(self) -> bytes:
+        table = self.table.build()
+        head = PUBLICS_HEADER.pack(len(table), 4 * len(self.address_map), self.thunk_count, self.thunk_size,
+                                   self.thunk_section, self.padding, self.thunk_table_offset, self.section_count)
+        return head + table + _pack_words(self.address_map) + self.tail
+
+
+@dataclass
+class TypeHashes:
+    """The TPI/IPI hash stream: a hash value per type record, ``(type index, offset)`` pairs for
+    seeking, and the hash adjusters, laid out in that order as the type stream's header says."""
+
+    hash_values: list[int] = field(default_factory=list)
+    index_offsets: list[tuple[int, int]] = field(default_factory=list)
+    adjusters: bytes = b""
+    tail: bytes = b""
+    kind: str = "type_hashes"
+
+    @classmethod
+    def parse(cls, data: bytes, header: dict[str, int]) -> TypeHashes:
+        values_at, values_len = header.get("hash_values_offset", -1), header.get("hash_values_length", -1)
+        offsets_at, offsets_len = header.get("index_offsets_offset", -1), header.get("index_offsets_length", -1)
+        adjust_at, adjust_len = header.get("hash_adjusters_offset", -1), header.get("hash_adjusters_length", -1)
+        if (values_at != 0 or offsets_at != values_len or adjust_at != offsets_at + offsets_len
+                or header.get("hash_key_size") != 4 or values_len % 4 or offsets_len % 8
+                or min(values_len, offsets_len, adjust_len) < 0 or adjust_at + adjust_len > len(data)):
+            raise _fail("type hash stream is not laid out values, offsets, adjusters")
+        values = _words(data, 0, values_len // 4)
+        pairs = _words(data, offsets_at, offsets_len // 4)
+        return cls(values, list(zip(pairs[::2], pairs[1::2])), data[adjust_at : adjust_at + adjust_len],
+                   data[adjust_at + adjust_len :])
+
+    def build(self) -> bytes:
+        pairs = [word for pair in self.index_offsets for word in pair]
+        return _pack_words(self.hash_values) + _pack_words(pairs) + self.adjusters + self.tail
+
+
+def _fits(data: bytes, pos: int, size: int) -> int:
+    if size < 0 or pos + size > len(data):
+        raise _fail(f"{size} bytes at {pos:#x} run past {len(data)} bytes", pos)
+    return size
+
+
 StreamContent = (RawStream | PdbInfo | TypeStream | DbiStream | ModuleStream | SymbolStream | NamesTable | SourceFile
-                 | SectionHeaders)
+                 | SectionHeaders | GlobalsStream | PublicsStream | TypeHashes)
 
 
 def _take(data: bytes, offset: int, size: int) -> bytes:
@@ -784,6 +922,12 @@ class ProgramDatabase:
         for index, kind in ((2, "types"), (4, "ids")):
             if len(raw) > index and raw[index]:
                 contents[index] = _typed(raw[index], lambda d, k=kind: TypeStream.parse(d, k))
+        for index in (2, 4):
+            types = contents[index] if index < len(contents) else None
+            if isinstance(types, TypeStream):
+                at = types.header.get("hash_stream", 0xFFFF)
+                if 4 < at < len(raw) and isinstance(contents[at], RawStream):
+                    contents[at] = _typed(raw[at], lambda d, h=types.header: TypeHashes.parse(d, h))
         dbi = _typed(raw[3], DbiStream.parse) if len(raw) > 3 else None
         if isinstance(dbi, DbiStream):
             contents[3] = dbi
@@ -794,6 +938,10 @@ class ProgramDatabase:
             index = dbi.header.get("symbol_stream", 0xFFFF)
             if 4 < index < len(raw) and isinstance(contents[index], RawStream):
                 contents[index] = _typed(raw[index], SymbolStream.parse)
+            for key, parse in (("global_stream", GlobalsStream.parse), ("public_stream", PublicsStream.parse)):
+                index = dbi.header.get(key, 0xFFFF)
+                if 4 < index < len(raw) and isinstance(contents[index], RawStream):
+                    contents[index] = _typed(raw[index], parse)
             debug = dbi.debug_header
             headers = debug.stream("section_headers") if debug is not None else None
             if headers is not None and 4 < headers < len(raw) and isinstance(contents[headers], RawStream):
@@ -1001,7 +1149,7 @@ SOURCE_PREFIX = "/src/files/"
 
 __all__ = [
     "MSF_MAGIC", "C13Subsection", "DbiStream", "DebugHeader", "FileInfo", "LineBlock", "SectionContributions",
-    "SectionHeaders", "SectionMap", "ModuleInfo", "ModuleStream", "MsfStream",
+    "SectionHeaders", "SectionMap", "GlobalHash", "GlobalsStream", "PublicsStream", "TypeHashes", "ModuleInfo", "ModuleStream", "MsfStream",
     "NamesTable", "PdbInfo", "ProgramDatabase", "RawStream", "SourceFile", "StreamContent", "SymbolStream",
     "TypeStream",
 ]
