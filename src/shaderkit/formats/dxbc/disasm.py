@@ -8,8 +8,8 @@
 * effects (``FX10``, fx_4_0/fx_4_1): constant buffers with defaults, objects, state blocks,
   annotations, shared (pool) sections and techniques whose inline shaders are listed inside
   ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
-  The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module walks its
-  structured records and lists the embedded shaders the model parsed (by block offset);
+  The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module prints its
+  typed records (as edited) and lists the embedded shaders the model parsed (by block offset);
 * ``#line`` directives and variable notes come from the SPDB model
   (:class:`~shaderkit.formats.dxbc.spdb.ProgramDatabase`): its streams' types, symbols and lines.
 
@@ -32,6 +32,14 @@ from shaderkit.io.reader import Reader
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
+    from shaderkit.formats.dxbc.fx10_records import (
+        Annotation,
+        Assignment,
+        BufferRecord,
+        NumericVariable,
+        ObjectVariable,
+        Technique,
+    )
 
 _U32 = struct.Struct("<I")
 #: listing() with exact floats (read by program_lines, however deep the program sits)
@@ -399,67 +407,60 @@ def _fx_float(word: int) -> str:
 
 
 class _Effect:
-    """Reads an FX10 payload and prints fxc's effect listing."""
+    """Prints fxc's effect listing from the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: its
+    typed records (buffers, objects, techniques...) and the unstructured block they point into."""
 
     def __init__(self, data: bytes, depth: int, model: Effect | None = None) -> None:
-        self.model = model
-        if len(data) < _FX_HEADER.size:
-            raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
-        self.data = data
-        self.depth = depth
-        self.header = _FX_HEADER.unpack_from(data, 0)
-        if self.header[0] not in _FX_TAGS:
-            if self.header[0] == 0xFEFF2001:
+        from shaderkit.formats.dxbc.fx10 import Effect
+
+        if model is None:
+            if len(data) < _FX_HEADER.size:
+                raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
+            tag = _FX_HEADER.unpack_from(data, 0)[0]
+            if tag == 0xFEFF2001:
                 raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
-            raise ShaderFormatError(f"unknown effect tag 0x{self.header[0]:08x}", 0, "FX10")
-        self.blob_end = _FX_HEADER.size + self.header[8]
-        if self.blob_end > len(data):
-            raise ShaderFormatError("FX10 unstructured block runs past the chunk", 32, "FX10")
-        self.pos = self.blob_end
+            if tag not in _FX_TAGS:
+                raise ShaderFormatError(f"unknown effect tag 0x{tag:08x}", 0, "FX10")
+            model = Effect.parse(Reader(bytes(data), context="FX10"), depth)
+        if model.header.tag not in _FX_TAGS:
+            if model.header.tag == 0xFEFF2001:
+                raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
+            raise ShaderFormatError(f"unknown effect tag 0x{model.header.tag:08x}", 0, "FX10")
+        if model.records is None:
+            raise ShaderFormatError("FX10 records do not match the header's counts", model.header.size, "FX10")
+        self.model = model
+        self.records = model.records
+        self.blob = model.unstructured
+        self.depth = depth
 
-    # -- reading -------------------------------------------------------------------------------
-    def u32s(self, count: int) -> tuple[int, ...]:
-        end = self.pos + 4 * count
-        if count < 0 or end > len(self.data):
-            raise ShaderFormatError(f"FX10 record of {count} words runs past the chunk", self.pos, "FX10")
-        values = struct.unpack_from(f"<{count}I", self.data, self.pos)
-        self.pos = end
-        return values
-
+    # -- the unstructured block ------------------------------------------------------------------
     def blob_u32s(self, offset: int, count: int) -> tuple[int, ...]:
-        start = _FX_HEADER.size + offset
-        if count < 0 or offset < 0 or start + 4 * count > self.blob_end:
-            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block", start, "FX10")
-        return struct.unpack_from(f"<{count}I", self.data, start)
+        if count < 0 or offset < 0 or offset + 4 * count > len(self.blob):
+            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block",
+                                    _FX_HEADER.size + offset, "FX10")
+        return struct.unpack_from(f"<{count}I", self.blob, offset)
 
     def string(self, offset: int) -> str:
-        start = _FX_HEADER.size + offset
-        end = self.data.find(b"\0", start, self.blob_end)
+        end = self.blob.find(b"\0", offset)
         if offset < 0 or end < 0:
-            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", start, "FX10")
-        return self.data[start:end].decode("latin-1")
+            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", _FX_HEADER.size + offset, "FX10")
+        return self.blob[offset:end].decode("latin-1")
 
     def type_info(self, offset: int) -> tuple[str, int, int, int, int, int]:
         """(name, var type, elements, total size, packed size, object type or numeric bits)."""
         name_off, var_type, elements, total, _stride, packed, extra = self.blob_u32s(offset, 7)
         return self.string(name_off), var_type, elements, total, packed, extra
 
-    def annotations(self, indent: str) -> list[str]:
-        (count,) = self.u32s(1)
-        if count > len(self.data):
-            raise ShaderFormatError(f"FX10 annotation count {count} is too large", self.pos, "FX10")
+    def annotations(self, annotations: list[Annotation], indent: str) -> list[str]:
         lines = []
-        for _ in range(count):
-            name_off, type_off = self.u32s(2)
-            tname, var_type, elements, _total, packed, _extra = self.type_info(type_off)
+        for a in annotations:
+            tname, var_type, _elements, _total, packed, _extra = self.type_info(a.type_offset)
             if var_type == 2:  # string(s): one offset per element
-                offs = self.u32s(max(elements, 1))
-                value = ", ".join('"' + self.string(o) + '"' for o in offs)
+                value = ", ".join('"' + self.string(o) + '"' for o in a.values)
             else:
-                (value_off,) = self.u32s(1)
-                words = self.blob_u32s(value_off, packed // 4)
+                words = self.blob_u32s(a.values[0] if a.values else 0, packed // 4)
                 value = ", ".join(self.scalar(tname, w) for w in words)
-            lines.append(f"{indent}    {tname} {self.string(name_off)} = {value};")
+            lines.append(f"{indent}    {tname} {self.string(a.name_offset)} = {value};")
         if lines:
             return [f"{indent}<", *lines, f"{indent}>"]
         return []
@@ -475,28 +476,25 @@ class _Effect:
         return str(word - (1 << 32) if word >> 31 else word)
 
     # -- printing ------------------------------------------------------------------------------
-    def numeric(self, out: list[str], pool: bool) -> None:
-        name_off, type_off, _sem, offset, default_off, _flags = self.u32s(6)
-        tname, _vt, elements, total, packed, _extra = self.type_info(type_off)
-        decl = f"{tname:<7} {self.string(name_off)}" + (f"[{elements}]" if elements else "")
-        if default_off:
-            words = self.blob_u32s(default_off, packed // 4)
+    def numeric(self, v: NumericVariable, out: list[str]) -> None:
+        tname, _vt, elements, total, packed, _extra = self.type_info(v.type_offset)
+        decl = f"{tname:<7} {self.string(v.name_offset)}" + (f"[{elements}]" if elements else "")
+        if v.default_offset:
+            words = self.blob_u32s(v.default_offset, packed // 4)
             decl += " = { " + ", ".join(self.scalar(tname, w) for w in words) + " }"
-        if not pool:  # variables of a shared pool carry no annotations here
-            self.annotations("    ")
-        out.append(f"    {decl + ';':<36}// Offset: {offset:4d}, size: {total:4d}")
+        self.annotations(v.annotations, "    ")  # read (checked) but not printed, as fxc does
+        out.append(f"    {decl + ';':<36}// Offset: {v.offset:4d}, size: {total:4d}")
 
-    def buffers(self, count: int, out: list[str], pool: bool = False) -> None:
-        for _ in range(count):
-            name_off, _size, flags, variables, bind = self.u32s(5)
-            kind = "tbuffer" if flags & 1 else "cbuffer"
-            reg = f" : register({'t' if flags & 1 else 'b'}{bind})" if bind != 0xFFFFFFFF else ""
-            out.append(f"{kind} {self.string(name_off)}{reg}")
+    def buffers(self, buffers: list[BufferRecord], out: list[str], pool: bool = False) -> None:
+        for b in buffers:
+            kind = "tbuffer" if b.flags & 1 else "cbuffer"
+            reg = f" : register({'t' if b.flags & 1 else 'b'}{b.bind_point})" if b.bind_point != 0xFFFFFFFF else ""
+            out.append(f"{kind} {self.string(b.name_offset)}{reg}")
             if not pool:
-                self.annotations("")
+                self.annotations(b.annotations, "")
             out.append("{")
-            for _ in range(variables):
-                self.numeric(out, pool)
+            for v in b.variables:
+                self.numeric(v, out)
             out.extend(("}", ""))
 
     def value(self, state: int, type_code: int, word: int) -> str:
@@ -511,8 +509,8 @@ class _Effect:
             return f"{names[word]} /* {word} */"
         return str(word) if word <= 10000 else f"0x{word:08x}"
 
-    def assignment(self, indent: str, out: list[str]) -> None:
-        state, index, kind, init = self.u32s(4)
+    def assignment(self, a: Assignment, indent: str, out: list[str]) -> None:
+        state, index, kind, init = a.state, a.index, a.kind, a.initializer_offset
         name, vtype, cols, indexed, _names = _STATES[state] if state < len(_STATES) else (f"state{state}", "uint", 1, False, None)
         lhs = f"{name}[{index}]" if indexed else name
         if kind == 1:  # constants
@@ -540,135 +538,123 @@ class _Effect:
         out.append(f"{indent}{lhs:<8} = {rhs};")
 
     def shader_block(self, lhs: str, indent: str, shader_off: int, out: list[str]) -> None:
-        from shaderkit.formats.dxbc.container import DxbcContainer as Container
-
         if not shader_off:
             out.append(f"{indent}{lhs} = NULL;")
             return
         (size,) = self.blob_u32s(shader_off, 1)
-        start = _FX_HEADER.size + shader_off + 4
-        if start + size > self.blob_end:
-            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block", start, "FX10")
+        if shader_off + 4 + size > len(self.blob):
+            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block",
+                                    _FX_HEADER.size + shader_off + 4, "FX10")
         out.append(f"{indent}{lhs} = asm {{")
         inner: list[str] = []
         if size:
-            embedded = self.model.shader_at(shader_off) if self.model is not None else None
-            if embedded is None:
-                embedded = Container.from_bytes(self.data[start : start + size])
+            embedded = self.model.shader_at(shader_off)
+            if embedded is None:  # the model keeps a container that would not rebuild as block bytes
+                from shaderkit.formats.dxbc.container import DxbcContainer as Container
+
+                embedded = Container.from_bytes(self.blob[shader_off + 4 : shader_off + 4 + size])
             _listing(embedded, inner, self.depth + 1)
         out.extend((indent + "    " + line) if line else line for line in inner)
         out.append(" " * 20)
         out.append(f"{indent}}};")
 
-    def objects(self, count: int, out: list[str], pool: bool = False) -> None:
-        for _ in range(count):
-            name_off, type_off, _sem, _bind = self.u32s(4)
-            tname, _vt, elements, _total, _packed, obj_type = self.type_info(type_off)
-            name = self.string(name_off) + (f"[{elements}]" if elements else "")
-            n = max(elements, 1)
+    def objects(self, objects: list[ObjectVariable], out: list[str], pool: bool = False) -> None:
+        for o in objects:
+            tname, _vt, elements, _total, _packed, obj_type = self.type_info(o.type_offset)
+            name = self.string(o.name_offset) + (f"[{elements}]" if elements else "")
             if pool:  # shared objects are declared only; their contents live in the pool
                 out.append(f"{tname:<7} {name};")
                 continue
+            ann = self.annotations(o.annotations, "")
             if obj_type in _STATE_OBJECTS:
                 blocks = []
-                for _ in range(n):
-                    (assignments,) = self.u32s(1)
+                for block in o.blocks:
                     lines: list[str] = []
-                    for _ in range(assignments):
-                        self.assignment("    " if elements == 0 else "        ", lines)
+                    for a in block:
+                        self.assignment(a, "    " if elements == 0 else "        ", lines)
                     blocks.append(lines)
-                ann = [] if pool else self.annotations("")
                 out.append(f"{tname:<7} {name}")
                 out.extend(ann)
                 if elements == 0:
-                    if blocks[0]:
+                    if blocks and blocks[0]:
                         out.extend(("{", *blocks[0], "};"))
                     else:
                         out[-1] += ";"
                 else:
                     out.append("{")
                     for i, lines in enumerate(blocks):
-                        out.extend(("    {", *lines, "    }" + ("," if i < n - 1 else "")))
+                        out.extend(("    {", *lines, "    }" + ("," if i < len(blocks) - 1 else "")))
                     out.append("};")
                 continue
             if obj_type in _SHADER_OBJECTS or obj_type == 1:
-                offs = self.u32s(n)
-                ann = [] if pool else self.annotations("")
+                offs = [init[0] for init in o.initializers]
                 if obj_type == 1:
-                    values = ", ".join('"' + self.string(o) + '"' for o in offs)
+                    values = ", ".join('"' + self.string(off) + '"' for off in offs)
                     out.append(f"{tname:<7} {name} = {values};")
                 else:
                     out.append(f"{tname} {name} = ")
-                    for o in offs:
-                        if o == 0:
+                    for off in offs:
+                        if off == 0:
                             out.append("    NULL;")
                         else:
-                            self.shader_block("", "", o, out)
+                            self.shader_block("", "", off, out)
                 out.extend(ann)
                 continue
-            ann = [] if pool else self.annotations("")
             out.append(f"{tname:<7} {name};")
             out.extend(ann)
 
-    def techniques(self, count: int, out: list[str]) -> None:
-        for _ in range(count):
-            name_off, passes = self.u32s(2)
-            out.append(f"technique10 {self.string(name_off)}")
-            ann = self.annotations("")
-            out.extend(ann)
+    def techniques(self, techniques: list[Technique], out: list[str]) -> None:
+        for t in techniques:
+            out.append(f"technique10 {self.string(t.name_offset)}")
+            out.extend(self.annotations(t.annotations, ""))
             out.append("{")
-            for _ in range(passes):
-                pass_name, assignments = self.u32s(2)
-                out.append(f"    pass {self.string(pass_name)}")
-                out.extend(self.annotations("    "))
+            for p in t.passes:
+                out.append(f"    pass {self.string(p.name_offset)}")
+                out.extend(self.annotations(p.annotations, "    "))
                 out.append("    {")
-                for _ in range(assignments):
-                    self.assignment("        ", out)
+                for a in p.assignments:
+                    self.assignment(a, "        ", out)
                 out.append("    }")
                 out.append("")
             out.extend(("}", ""))
 
     def lines(self) -> list[str]:
-        h = self.header
-        version = _FX_TAGS.get(h[0], f"0x{h[0]:08x}")
-        local_cbs, _local_numeric, local_objects, pool_cbs, _pool_numeric, pool_objects = h[1:7]
-        child = bool(pool_cbs or pool_objects or h[5])
-        out = ["//", f"// FX Version: {version}",
-               f"// Child effect (requires effect pool): {'true' if child else 'false'}", "//"]
+        h = self.model.header
+        rec = self.records
+        local_cbs, local_objects = len(rec.buffers), len(rec.objects)
+        pool_cbs, pool_objects = len(rec.pool_buffers), len(rec.pool_objects)
+        out = ["//", f"// FX Version: {h.version}",
+               f"// Child effect (requires effect pool): {'true' if h.is_child else 'false'}", "//"]
         if local_cbs:
             out.extend((f"// {local_cbs} local buffer(s)", "//"))
-        self.buffers(local_cbs, out)
+        self.buffers(rec.buffers, out)
         if local_objects:
             out.extend(("//", f"// {local_objects} local object(s)", "//"))
-        self.objects(local_objects, out)
+        self.objects(rec.objects, out)
         if pool_cbs:
             if out[-1]:
                 out.append("")
             out.extend(("//", f"// {pool_cbs} shared buffer(s)", "//"))
-        self.buffers(pool_cbs, out, True)
+        self.buffers(rec.pool_buffers, out, True)
         if pool_objects:
             out.extend(("//", f"// {pool_objects} shared object(s)", "//"))
-        self.objects(pool_objects, out, True)
-        if h[7]:
-            out.extend(("", "//", f"// {h[7]} technique(s)", "//"))
+        self.objects(rec.pool_objects, out, True)
+        if rec.techniques:
+            out.extend(("", "//", f"// {len(rec.techniques)} technique(s)", "//"))
         else:
             out.append("")
-        self.techniques(h[7], out)
+        self.techniques(rec.techniques, out)
         return out
 
 
 def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
-    from shaderkit.formats.dxbc.fx10 import HEADER, Effect
+    from shaderkit.formats.dxbc.fx10 import Effect
 
     chunk = container.chunk("FX10")
     if isinstance(chunk, Effect):
-        # the records and strings as parsed; embedded shaders come from the model
-        words = list(chunk.header.words())
-        words[8] = len(chunk.unstructured)  # the block size as build() writes it
-        data = HEADER.pack(*words) + chunk.unstructured + chunk.structured
-        out.extend(_Effect(data, depth, chunk).lines())
+        out.extend(_Effect(b"", depth, chunk).lines())  # the typed records, as edited
         return
-    # fx_5_0, unknown tags and truncated headers stay raw chunks: _Effect explains why
+    # unknown tags and truncated headers stay raw chunks: _Effect explains why
     data = _payload(chunk) if chunk is not None else b""
     out.extend(_Effect(data, depth).lines())
 
