@@ -272,12 +272,17 @@ def _decode(layout: Layout, body: bytes, table: str) -> tuple[dict[str, Value], 
     return values, pos
 
 
+_ARRAYS: dict[Layout, dict[str, str]] = {}
+
+
 def _encode(layout: Layout, values: dict[str, Value], table: str) -> bytes:
     out = bytearray()
-    arrays = {code[2:-1]: name for name, code in layout if "[" in code}
+    arrays = _ARRAYS.get(layout)
+    if arrays is None:  # count field -> array field, once per layout
+        arrays = _ARRAYS[layout] = {code[2:-1]: name for name, code in layout if "[" in code}
     for name, code in layout:
         value = values.get(name, 0)
-        if name in arrays:
+        if arrays and name in arrays:
             array = values.get(arrays[name], [])
             value = len(array) if isinstance(array, list) else 0
         items = value if isinstance(value, list) else []

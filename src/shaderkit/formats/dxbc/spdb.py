@@ -604,15 +604,21 @@ class ModuleStream:
         stream.tail = data[stop:]
         return stream
 
+    def _pieces(self) -> tuple[bytes, bytes]:
+        symbols = struct.pack("<I", self.signature) + b"".join(s.build() for s in self.symbols) + self.symbols_tail
+        return symbols, b"".join(s.build() for s in self.subsections)
+
     def build(self) -> bytes:
-        symbols = b"".join(s.build() for s in self.symbols)
-        lines = b"".join(s.build() for s in self.subsections)
-        return struct.pack("<I", self.signature) + symbols + self.symbols_tail + self.c11 + lines + self.tail
+        return self.build_with_sizes()[0]
+
+    def build_with_sizes(self) -> tuple[bytes, tuple[int, int, int]]:
+        """The stream and the symbol, C11 and C13 byte sizes the module info must carry."""
+        symbols, lines = self._pieces()
+        return symbols + self.c11 + lines + self.tail, (len(symbols), len(self.c11), len(lines))
 
     def sizes(self) -> tuple[int, int, int]:
         """The symbol, C11 and C13 byte sizes the module info must carry."""
-        symbols = 4 + sum(len(s.build()) for s in self.symbols) + len(self.symbols_tail)
-        return symbols, len(self.c11), sum(len(s.build()) for s in self.subsections)
+        return self.build_with_sizes()[1]
 
     def file_names(self, names: NamesTable | None) -> dict[int, str]:
         """File checksum entry offset -> file name (through the /names string table)."""
@@ -969,10 +975,13 @@ class ProgramDatabase:
 
         The DBI's per-module symbol, C11 and C13 sizes are derived from the module streams first.
         """
+        built: dict[int, bytes] = {}
         for module, stream in self.modules():
-            symbols, c11, c13 = stream.sizes()
+            data, (symbols, c11, c13) = stream.build_with_sizes()
             module.values.update(symbol_bytes=symbols, c11_bytes=c11, c13_bytes=c13)
-        return [self.contents[i].build() if i < len(self.contents) else None for i in range(len(self.streams))]
+            built[id(stream)] = data
+        return [built.get(id(self.contents[i])) or self.contents[i].build() if i < len(self.contents) else None
+                for i in range(len(self.streams))]
 
     def _sizes(self, data: list[bytes | None]) -> list[int]:
         sizes = []
@@ -983,9 +992,9 @@ class ProgramDatabase:
                 sizes.append(len(content))
         return sizes
 
-    def directory(self) -> bytes:
-        """The stream directory as :meth:`build` writes it."""
-        sizes = self._sizes(self._stream_bytes())
+    def directory(self, data: list[bytes | None] | None = None) -> bytes:
+        """The stream directory as :meth:`build` writes it (``data``: the streams' bytes, if built)."""
+        sizes = self._sizes(self._stream_bytes() if data is None else data)
         out = [struct.pack(f"<{len(sizes) + 1}I", len(sizes), *sizes)]
         out.extend(struct.pack(f"<{len(s.blocks)}I", *s.blocks) for s in self.streams)
         return b"".join(out)
@@ -1005,7 +1014,7 @@ class ProgramDatabase:
                 if page * block + len(piece) > len(out):
                     raise UnsupportedOperation(f"SPDB: page {page} of stream {index} lies past the file")
                 out[page * block : page * block + len(piece)] = piece
-        directory = self.directory()
+        directory = self.directory(data)
         size = max(self.directory_size, len(directory))
         if size > block * len(self.directory_blocks):
             raise UnsupportedOperation(
