@@ -167,3 +167,22 @@ def test_fx5_info_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     record = json.loads(out)
     assert record["effect"]["version"] == "fx_5_0" and record["effect"]["groups"][0]["name"] == "g0"
     jsonschema.validate(record, schema_for(record))
+
+
+def test_every_word_of_an_fx5_effect_corrupted() -> None:
+    """Each aligned word set to 0, 1, 0x7FFFFFFF, 0xFFFFFFFF: ShaderFormatError or an exact rebuild."""
+    from shaderkit.errors import ShaderFormatError
+
+    data = container((b"FX10", fx5_effect()[0]))
+    accepted = 0
+    for at in range(32, len(data) - 3, 4):
+        for word in (0, 1, 0x7FFFFFFF, 0xFFFFFFFF):
+            mutant = data[:at] + struct.pack("<I", word) + data[at + 4 :]
+            try:
+                model = DxbcContainer.from_bytes(mutant)
+            except ShaderFormatError:
+                continue
+            assert model.to_bytes() == mutant, (at, word)
+            model.summary()
+            accepted += 1
+    assert accepted > 0

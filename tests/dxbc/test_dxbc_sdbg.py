@@ -76,3 +76,18 @@ def test_sdbg_info_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     record = json.loads(out)
     assert record["shader_debug"]["target"] == "ps_4_0"
     jsonschema.validate(record, schema_for(record))
+
+
+def test_every_word_of_an_sdbg_chunk_corrupted() -> None:
+    from shaderkit.errors import ShaderFormatError
+
+    data = container((b"SDBG", sdbg_payload()))
+    for at in range(32, len(data) - 3, 4):
+        for word in (0, 1, 84, 0x7FFFFFFF, 0xFFFFFFFF):
+            mutant = data[:at] + struct.pack("<I", word) + data[at + 4 :]
+            try:
+                model = DxbcContainer.from_bytes(mutant)
+            except ShaderFormatError:
+                continue
+            assert model.to_bytes() == mutant, (at, word)
+            model.summary()
