@@ -264,3 +264,17 @@ def test_hash_streams_point_at_their_records() -> None:
     hashes = pdb.contents[pdb.types.header["hash_stream"]]
     assert isinstance(hashes, TypeHashes) and len(hashes.hash_values) == len(pdb.types.records)
     assert hashes.index_offsets == [(0x1000, 0)]
+
+
+def test_type_indices_past_32_bits_keep_the_stream_raw() -> None:
+    """The mutation tool found it: TPI ``index_begin`` 0xFFFFFFFF makes ``index_end`` unwritable."""
+    from shaderkit.formats.dxbc.spdb import RawStream
+
+    data, _ = _files()
+    pdb = _pdb(data)
+    patched = _patch_stream(data, pdb, 2, 8, struct.pack("<I", 0xFFFFFFFF))
+    container = DxbcContainer.from_bytes(patched)
+    assert container.to_bytes() == patched
+    again = container.debug_info
+    assert again is not None and isinstance(again.contents[2], RawStream) and again.types is None
+    container.disassemble()  # the listing does without the types

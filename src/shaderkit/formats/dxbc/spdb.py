@@ -182,6 +182,8 @@ class TypeStream:
         if header_size < TPI_HEADER.size or header_size + record_bytes > len(data):
             raise _fail("type stream header does not fit its stream")
         records, _end = read_records(data, header_size, header_size + record_bytes, "type")
+        if values["index_begin"] + len(records) > 0xFFFFFFFF:
+            raise _fail("type indices run past 0xFFFFFFFF")
         return cls(values, data[TPI_HEADER.size : header_size], records, data[header_size + record_bytes :], kind)
 
     @property
@@ -382,9 +384,10 @@ def _substream(name: str, data: bytes) -> Any:
         return data
     try:
         model = parse(data)
-    except ShaderFormatError:
+        exact = model.build() == data
+    except (ShaderFormatError, struct.error):
         return data
-    return model if model.build() == data else data
+    return model if exact else data
 
 
 def _substream_bytes(value: Any) -> bytes:
@@ -847,9 +850,10 @@ def _typed(data: bytes, parse: Any) -> StreamContent:
     """``parse(data)`` when it writes ``data`` back exactly, else the bytes as a raw stream."""
     try:
         model: StreamContent = parse(data)
-    except ShaderFormatError:
+        exact = model.build() == data
+    except (ShaderFormatError, struct.error):  # struct.error: a derived field the format cannot hold
         return RawStream(data)
-    return model if model.build() == data else RawStream(data)
+    return model if exact else RawStream(data)
 
 
 @dataclass
