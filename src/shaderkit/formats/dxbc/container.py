@@ -8,7 +8,8 @@ Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, 
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
 nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
-everything else (SDBG, PRIV, SPDB without the MSF magic, unknown) is a
+SDBG (the D3D10 debug-info header, :mod:`.sdbg`); everything else (PRIV, SDBG without its
+84-byte header, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
@@ -48,14 +49,16 @@ while the content is unchanged.
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
   in the unstructured block);
-* ``debug_info`` (SPDB): ``block_size``, ``block_count`` and ``streams`` (the MSF stream sizes).
+* ``debug_info`` (SPDB): ``block_size``, ``block_count``, ``streams`` (the MSF stream sizes), each
+  stream's kind, source files, functions, line tables, compiler (see :mod:`.spdb`);
+* ``shader_debug`` (SDBG): creator, entry point, target, compile flags, files, table counts.
 """
 
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
@@ -78,6 +81,9 @@ from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
 
+if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
+
 MAGIC = b"DXBC"
 HEADER = struct.Struct("<4s16s3I")
 CHUNK_HEADER = struct.Struct("<4sI")
@@ -87,7 +93,7 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
     Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect,
-    ProgramDatabase, LibraryHeader, "LibraryFunction",
+    ProgramDatabase, LibraryHeader, "LibraryFunction", "ShaderDebugInfo",
 ]
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
@@ -151,6 +157,11 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Effect.parse(r, depth)
     if fourcc == "SPDB" and ProgramDatabase.understood(r):
         return ProgramDatabase.parse(r)
+    if fourcc == "SDBG":
+        from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
+
+        if ShaderDebugInfo.understood(r):
+            return ShaderDebugInfo.parse(r)
     if fourcc == "LIBH":
         # the library header is informative only: a payload whose offsets do not resolve stays raw
         try:
@@ -441,6 +452,9 @@ class DxbcContainer(ShaderFile):
             info["effect"] = self.effect.summary()
         if self.debug_info is not None:
             info["debug_info"] = self.debug_info.summary()
+        shader_debug = getattr(self.chunk("SDBG"), "summary", None)  # a raw SDBG chunk has none
+        if shader_debug is not None:
+            info["shader_debug"] = shader_debug()
         if self.library_header is not None:
             info["library"] = self.library_header.summary()
         if self.functions:

@@ -1,4 +1,4 @@
-"""Chunks kept as bytes: LIBH, SDBG, PRIV, unknown FourCCs, and FX10/SPDB payloads their typed parsers do not accept."""
+"""Chunks kept as bytes: PRIV, unknown FourCCs, and FX10/SPDB/SDBG/LIBH payloads their typed parsers do not accept."""
 
 from __future__ import annotations
 
