@@ -45,6 +45,7 @@ class HlslShader:
 
     @property
     def stage(self) -> str:
+        """The shader stage: ``vertex``, ``pixel`` or ``compute`` (the stages the VM runs)."""
         return self.shader.stage
 
     # -- constants and resources by name ------------------------------------------------------
@@ -72,6 +73,7 @@ class HlslShader:
         return self
 
     def sampler(self, name: str | int, sampler: Sampler) -> HlslShader:
+        """Bind ``sampler`` to sampler slot/name ``name``; returns self for chaining."""
         self.shader.bind_sampler(name, sampler)
         return self
 
@@ -124,6 +126,7 @@ class HlslShader:
         return self.shader.run_pixel(_float_inputs({**(inputs or {}), **by_semantic}), count, quads)
 
     def dispatch(self, groups: Sequence[int] | int = 1) -> HlslShader:
+        """Run a compute shader over ``groups`` thread groups (one count or x, y, z); returns self."""
         self.shader.dispatch((groups,) if isinstance(groups, int) else groups)
         return self
 

@@ -1,3 +1,5 @@
+"""``shaderkit disasm``: the text of every program in one or many files, with optional offsets, raw words and hex literals."""
+
 from __future__ import annotations
 
 import os
@@ -39,7 +41,7 @@ def _text(model: ShaderFile) -> str:
     return model.disassemble()
 
 
-def _exact_text(model: ShaderFile) -> str:
+def _exact_text(model: ShaderFile, hex_literals: bool = False) -> str:
     from shaderkit.errors import UnsupportedOperation
     from shaderkit.formats.dxbc.container import DxbcContainer
 
@@ -48,10 +50,33 @@ def _exact_text(model: ShaderFile) -> str:
     from shaderkit.formats.dxbc.assemble import exact_text_problems
     from shaderkit.formats.dxbc.disasm import listing
 
-    text = listing(model, exact=True)
+    text = listing(model, exact=True, hex_literals=hex_literals)
     for problem in exact_text_problems(model, text):  # the promise is checked, never assumed
         click.echo(f"shaderkit: warning: {problem}", err=True)
     return text
+
+
+def _hex_text(model: ShaderFile) -> str:
+    """DXBC: every literal as hex bits; Maxwell: float immediates as field bits; Latte listings
+    print literals as ``(0xBITS, float)`` anyway. PICA200 has no hex form in picasso syntax."""
+    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+    if isinstance(model, DxbcContainer):
+        from shaderkit.formats.dxbc.disasm import listing
+
+        return listing(model, hex_literals=True)
+    if type(model).__module__.startswith("shaderkit.formats.bnsh"):
+        from shaderkit.cli.maxwell_text import maxwell_listing
+
+        text = maxwell_listing(model, hex_literals=True)
+        if text is not None:
+            return text
+    package = type(model).__module__.rpartition(".")[0]
+    if _LISTINGS.get(package, ("",))[0] == "shaderkit.cli.latte_listing":
+        return _text(model)  # decaf syntax: literals are always (0xBITS, float)
+    raise UnsupportedOperation(f"{model.format_name}: --hex applies to DXBC, Latte and Maxwell text "
+                               "(picasso syntax has no hex literals; PICA constants print exactly)")
 
 
 def format_id(model: ShaderFile) -> str:
@@ -59,14 +84,21 @@ def format_id(model: ShaderFile) -> str:
     return model.format_name
 
 
-def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exact: bool = False) -> str:
+def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exact: bool = False,
+               hex_literals: bool = False) -> str:
     """The disassembly of ``model``; with ``offsets``/``raw``, those in a column beside each instruction;
-    ``exact``: DXBC text whose floats read back bit for bit."""
-    text = _exact_text(model) if exact else _text(model)
+    ``exact``: DXBC text whose floats read back bit for bit; ``hex_literals``: literals as hex bits
+    (DXBC immediates, ICB and declaration values; UnsupportedOperation for formats without)."""
+    if exact:
+        text = _exact_text(model, hex_literals)
+    elif hex_literals:
+        text = _hex_text(model)
+    else:
+        text = _text(model)
     if offsets or raw:
         from shaderkit.cli.addresses import annotated_listing
 
-        text = annotated_listing(model, text, offsets, raw)
+        text = annotated_listing(model, text, offsets, raw, hex_literals)
     return text
 
 
@@ -117,14 +149,19 @@ def _coloured(text: str, model: ShaderFile) -> str:
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
-@click.option("--offsets", is_flag=True, help="Show each instruction's byte offset (DXBC, SHBIN).")
-@click.option("--raw", is_flag=True, help="Show each instruction's raw words (DXBC, SHBIN).")
+@click.option("--offsets", is_flag=True,
+              help="Show each instruction's byte offset in its program (DXBC, SHBIN, Latte, Maxwell).")
+@click.option("--raw", is_flag=True, help="Show each instruction's raw 32-bit words (DXBC, SHBIN, Latte, Maxwell).")
+@click.option("--hex", "hex_literals", is_flag=True,
+              help="Print literals as their bits in hex: DXBC immediates l(0x3f800000) (fxc /Lx), ICB and "
+                   "declaration values; Maxwell float immediates. Reads back with `shaderkit asm`.")
 @click.option("--color/--no-color", "color", default=None,
               help="Colour the text (default: only when writing to a terminal).")
 @click.option("--exact", is_flag=True,
               help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
                    "print), so `shaderkit asm` rebuilds identical code from the text alone.")
-def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool) -> None:
+def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
+           hex_literals: bool) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
     decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA, SASS for Switch).
 
@@ -137,7 +174,7 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
 
         model = load_model(files[0])
         try:
-            text = listing_of(model, offsets, raw, exact)
+            text = listing_of(model, offsets, raw, exact, hex_literals)
         except UnsupportedOperation as exc:
             raise UnsupportedOperation(f"{files[0]}: {exc}") from None
         write_output(output, _coloured(text, model) if use_colour(color, output) else text)
@@ -152,7 +189,7 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     for name, target in zip(inputs, output_names(inputs)):
         try:
             model = load_model(name)
-            text = listing_of(model, offsets, raw, exact)
+            text = listing_of(model, offsets, raw, exact, hex_literals)
             write_output(os.path.join(output, target), _coloured(text, model) if color else text)
         except (ShaderkitError, OSError) as exc:
             failed += 1

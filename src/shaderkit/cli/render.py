@@ -53,6 +53,9 @@ def _fits(columns: list[str], rows: list[list[str]], width: int) -> bool:
 
 def render(summary: dict[str, Any], console: Console, title: str = "") -> None:
     """Scalars first as a key/value block, then one table per list of records, then sections."""
+    from shaderkit.cli.enums import NAMED_KEYS  # `<key>_name` is shown with `<key>` already
+
+    summary = {k: v for k, v in summary.items() if k not in NAMED_KEYS}
     scalars = [(k, _cell(v, k)) for k, v in summary.items() if not _is_table(v) and not isinstance(v, dict)]
     if scalars:
         _key_values(scalars, console, title)
@@ -64,6 +67,7 @@ def render(summary: dict[str, Any], console: Console, title: str = "") -> None:
                 columns.extend(c for c in row if c not in columns)
             nested = [c for c in columns if any(_is_table(r.get(c)) or isinstance(r.get(c), dict) for r in value)]
             flat = [c for c in columns if c not in nested]
+            flat = [c for c in flat if c not in NAMED_KEYS]
             rows = [[_cell(row.get(c), c) for c in flat] for row in value]
             if flat and _fits(flat, rows, console.width):
                 from rich import box

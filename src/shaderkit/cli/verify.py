@@ -1,3 +1,5 @@
+"""``shaderkit verify``: parse + rebuild + compare every file under the given paths; one line per failure (or JSON Lines)."""
+
 from __future__ import annotations
 
 import json

@@ -8,7 +8,8 @@ Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, 
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
 nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
-everything else (SDBG, PRIV, SPDB without the MSF magic, unknown) is a
+SDBG (the D3D10 debug-info header, :mod:`.sdbg`); everything else (PRIV, SDBG without its
+84-byte header, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
@@ -48,7 +49,9 @@ while the content is unchanged.
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
   in the unstructured block);
-* ``debug_info`` (SPDB): ``block_size``, ``block_count`` and ``streams`` (the MSF stream sizes).
+* ``debug_info`` (SPDB): ``block_size``, ``block_count``, ``streams`` (the MSF stream sizes), each
+  stream's kind, source files, functions, line tables, compiler (see :mod:`.spdb`);
+* ``shader_debug`` (SDBG): creator, entry point, target, compile flags, files, table counts.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ if TYPE_CHECKING:
     from shaderkit.formats.dxbc.rts0 import RootSignature
     from shaderkit.formats.dxbc.sfi0 import FeatureInfo
     from shaderkit.formats.dxbc.spdb import ProgramDatabase
+    from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
 
 MAGIC = b"DXBC"
 HEADER = struct.Struct("<4s16s3I")
@@ -90,7 +94,7 @@ MAX_DEPTH = MAX_NESTING_DEPTH
 Chunk = Union[
     RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
     "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
-    "ProgramDatabase", "LibraryHeader", "LibraryFunction",
+    "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
 ]
 
 #: chunk models of the chunks most files lack: FourCC -> (module, class), imported when a file has one
@@ -98,7 +102,7 @@ _OCCASIONAL = {
     "SFI0": ("sfi0", "FeatureInfo"), "IFCE": ("ifce", "Interfaces"), "LFS0": ("lfs0", "FunctionSignature"),
     "RTS0": ("rts0", "RootSignature"), "Aon9": ("aon9", "Level9Shader"), "XNAS": ("aon9", "Level9Shader"),
     "XNAP": ("aon9", "Level9Shader"), "FX10": ("fx10", "Effect"), "SPDB": ("spdb", "ProgramDatabase"),
-    "LIBH": ("libh", "LibraryHeader"),
+    "LIBH": ("libh", "LibraryHeader"), "SDBG": ("sdbg", "ShaderDebugInfo"),
 }
 
 
@@ -139,6 +143,7 @@ class LibraryFunction:
     fourcc: str = "LIBF"
 
     def build(self) -> bytes:
+        """The nested container's bytes."""
         return self.container.to_bytes()
 
 
@@ -173,7 +178,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return Statistics.parse(r) if r.remaining in STAT_SIZES else RawChunk.parse(r, fourcc)
     if fourcc in ("SFI0", "IFCE", "LFS0"):
         return _model(fourcc).parse(r)
-    if fourcc in ("RTS0", "SPDB") and _model(fourcc).understood(r):
+    if fourcc in ("RTS0", "SPDB", "SDBG") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, fourcc)
@@ -194,6 +199,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
 
 @dataclass(repr=False)
 class DxbcContainer(ShaderFile):
+    """A DXBC container: chunks in file order, the stored MD5-like checksum and the version."""
     format_name = "dxbc"
 
     chunks: list[Chunk] = field(default_factory=list)
@@ -360,6 +366,7 @@ class DxbcContainer(ShaderFile):
         return next((c for c in self.chunks if c.fourcc == fourcc), None)
 
     def chunks_of(self, *fourccs: str) -> list[Chunk]:
+        """The chunks whose FourCC is one of ``fourccs``, in file order."""
         return [c for c in self.chunks if c.fourcc in fourccs]
 
     def remove_chunk(self, fourcc: str) -> int:
@@ -389,34 +396,42 @@ class DxbcContainer(ShaderFile):
 
     @property
     def rdef(self) -> ResourceDefinition | None:
+        """The first RDEF chunk (resource definitions), or None."""
         return self._first(ResourceDefinition, "RDEF")
 
     @property
     def input_signature(self) -> Signature | None:
+        """The first input signature chunk (ISGN/ISG1), or None."""
         return self._first(Signature, *INPUT_SIGNATURES)
 
     @property
     def output_signature(self) -> Signature | None:
+        """The first output signature chunk (OSGN/OSG5/OSG1), or None."""
         return self._first(Signature, *OUTPUT_SIGNATURES)
 
     @property
     def patch_constant_signature(self) -> Signature | None:
+        """The first patch-constant signature chunk (PCSG/PSG1), or None."""
         return self._first(Signature, *PATCH_SIGNATURES)
 
     @property
     def statistics(self) -> Statistics | None:
+        """The STAT chunk, or None."""
         return self._first(Statistics, "STAT")
 
     @property
     def features(self) -> FeatureInfo | None:
+        """The SFI0 chunk (required feature flags), or None."""
         return self._first_occasional("SFI0")
 
     @property
     def interfaces(self) -> Interfaces | None:
+        """The IFCE chunk (class types, instances and interface slots), or None."""
         return self._first_occasional("IFCE")
 
     @property
     def root_signature(self) -> RootSignature | None:
+        """The RTS0 chunk (root signature), or None."""
         return self._first_occasional("RTS0")
 
     @property
@@ -499,6 +514,9 @@ class DxbcContainer(ShaderFile):
             info["effect"] = self.effect.summary()
         if self.debug_info is not None:
             info["debug_info"] = self.debug_info.summary()
+        shader_debug = getattr(self.chunk("SDBG"), "summary", None)  # a raw SDBG chunk has none
+        if shader_debug is not None:
+            info["shader_debug"] = shader_debug()
         if self.library_header is not None:
             info["library"] = self.library_header.summary()
         if self.functions:

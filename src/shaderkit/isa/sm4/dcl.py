@@ -25,6 +25,7 @@ from shaderkit.isa.sm4.table import CONTROLS_AT
 
 
 class Piece(NamedTuple):
+    """One piece of a declaration's text template: its kind, literal text, word index or bit shift, width and names."""
     kind: str  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
     #            "interp", "flags", "bodies", "tables"
     text: str = ""  # literal text

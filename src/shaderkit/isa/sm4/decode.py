@@ -405,6 +405,7 @@ def instructions_at(words: Sequence[int], starts: Sequence[int]) -> list[Instruc
 
 
 def decode_bytes(data: bytes | memoryview, base: int = 0) -> Program:
+    """Decode a little-endian token stream; ShaderFormatError (offsets from ``base``) on bad tokens."""
     return decode(words_from_bytes(data, base), base)
 
 

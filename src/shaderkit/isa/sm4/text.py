@@ -116,6 +116,7 @@ def untyped_texts(values: list[int] | tuple[int, ...], legacy: bool = False) -> 
 
 
 def fmt_double(lo: int, hi: int) -> str:
+    """fxc's text of the double whose low/high words are ``lo``/``hi`` (``1.000000l``)."""
     value = float(_F64.unpack(_U64.pack(lo | hi << 32))[0])
     return f"{value:f}l"
 
@@ -164,21 +165,35 @@ def exact_double(lo: int, hi: int) -> str:
     return repr(value) + "l"
 
 
+def hex_immediate(op: Operand) -> str:
+    """An immediate with every value as its bits: ``l(0x3f800000, ...)``, doubles ``d(0x...l)``."""
+    values = op.values
+    if op.type == 5:
+        return "d(" + ", ".join(f"0x{values[i] | values[i + 1] << 32:016x}l"
+                                for i in range(0, len(values) - 1, 2)) + ")"
+    return "l(" + ", ".join(f"0x{v:08x}" for v in values) + ")"
+
+
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False) -> None:
         self.prog = prog
         self.legacy = legacy
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
+        #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
+        self.hex_literals = hex_literals
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
         self.glued = _GLUED_NAMES[self.sm51]
 
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
+        """The text of an immediate operand ``l(...)``/``d(...)``, floats or integers as ``kind`` says."""
         values = op.values
+        if self.hex_literals:
+            return hex_immediate(op)
         if self.exact:
             return self.exact_immediate(op, kind)
         if op.type == 5:
@@ -194,6 +209,7 @@ class Formatter:
 
     @staticmethod
     def exact_immediate(op: Operand, kind: Imm) -> str:
+        """The immediate's text with every value readable back to the same bits."""
         values = op.values
         if op.type == 5:
             return "d(" + ", ".join(exact_double(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)) + ")"
@@ -204,6 +220,7 @@ class Formatter:
         return "l(" + ", ".join(exact_float(v) for v in values) + ")"
 
     def index(self, index: Index) -> str:
+        """The text of one index: ``[n]``, ``[r0.x + n]``."""
         rep = index.rep
         if rep == 0 or rep == 1:
             return f"[{index.value}]"
@@ -215,6 +232,7 @@ class Formatter:
         return f"[{rel} + {index.value}]"
 
     def register(self, op: Operand) -> str:
+        """The register name with its indices (``cb0[3]``, ``CB0[0][1]`` in SM5.1)."""
         t = op.type
         indices = op.indices
         if self.sm51 and t in UPPER_51:
@@ -229,6 +247,7 @@ class Formatter:
         return name + "".join(self.index(i) for i in indices)
 
     def components(self, op: Operand) -> str:
+        """The component suffix: ``.xyzw`` mask, swizzle or single component."""
         if op.num_components != 2:
             return ""
         sel = op.selection_mode
@@ -240,6 +259,7 @@ class Formatter:
         return _SELECT[bits & 3]
 
     def operand(self, op: Operand, kind: Imm, annotate: bool = True) -> str:
+        """The full text of an operand: modifiers, register, components and (``annotate``) precision."""
         t = op.type
         indices = op.indices
         if len(indices) == 1 and not op.extended and t in self.glued:
@@ -276,6 +296,7 @@ class Formatter:
     # -- instructions ----------------------------------------------------------------------
     @staticmethod
     def mnemonic(inst: Instruction, info: OpInfo) -> str:
+        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...)."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
@@ -324,6 +345,7 @@ class Formatter:
         return name
 
     def instruction(self, inst: Instruction) -> str:
+        """The text of one instruction or declaration (unknown opcodes as a comment with their words)."""
         info = OPCODES.get(inst.opcode)
         if info is None or info.name.startswith("reserved"):
             return self.unknown(inst)
@@ -369,6 +391,7 @@ class Formatter:
                 parts[i] += " {" + _prec(prec) + "}"
 
     def unknown(self, inst: Instruction) -> str:
+        """A comment naming an unknown opcode and its words in hex."""
         from shaderkit.isa.sm4.encode import encode_instruction
 
         words: list[int] = []
@@ -377,12 +400,17 @@ class Formatter:
 
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
+        """The text of a declaration, from its template in ``dcl.py``."""
         return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact)
 
     def float_text(self, word: int) -> str:
+        """The text of one float word (fxc's rounding, or exact in exact mode)."""
+        if self.hex_literals:
+            return f"0x{word & 0xFFFFFFFF:08x}"
         return exact_float(word) if self.exact else fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
+        """The operand text in a declaration (SM5.1 ranges as ``T0[0:3]``)."""
         if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
             ids = op.indices
             upper = ids[2].value
@@ -394,6 +422,7 @@ class Formatter:
 
     # -- custom data ----------------------------------------------------------------------
     def customdata(self, inst: Instruction) -> str:
+        """The text of a customdata block (immediate constant buffer, message, or a comment)."""
         cls = inst.controls
         if cls == 3:
             return self.icb(inst.raw)
@@ -424,8 +453,12 @@ class Formatter:
         return f'{name} "{text}"{args}'
 
     def icb(self, data: list[int]) -> str:
+        """``dcl_immediateConstantBuffer { {..}, ... }`` rows of four values."""
         used = data[: len(data) - len(data) % 4]
-        texts = [exact_untyped(v) for v in used] if self.exact else untyped_texts(used, self.legacy)
+        if self.hex_literals:
+            texts = [f"0x{v:08x}" for v in used]
+        else:
+            texts = [exact_untyped(v) for v in used] if self.exact else untyped_texts(used, self.legacy)
         rows = ["{ " + ", ".join(texts[i : i + 4]) + "}" for i in range(0, len(texts), 4)]
         if not rows:
             return "dcl_immediateConstantBuffer { }"
@@ -434,9 +467,11 @@ class Formatter:
 
     # -- whole program ------------------------------------------------------------------------
     def lines(self) -> list[str]:
+        """The listing: the profile line, then one entry per instruction."""
         prog = self.prog
         lazy = prog.lazy_words()
-        if lazy is not None and not self.exact:  # never built, so never edited: print the words
+        if lazy is not None and not self.exact and not self.hex_literals:
+            # never built, so never edited: print the words
             from shaderkit.isa.sm4.printer import program_lines
 
             return program_lines(lazy[0], 0, self.legacy)

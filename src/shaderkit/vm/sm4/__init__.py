@@ -197,15 +197,18 @@ class Shader:
         return int(binding.bind_point)
 
     def bind_texture(self, slot: int | str, texture: Texture | np.ndarray, uav: bool = False) -> None:
+        """Bind a texture (or an array, made into one) to t/u slot or name ``slot``; ``uav`` for u registers."""
         if not isinstance(texture, Texture):
             dim = self.decl.resources.get(self._slot(slot), ("texture2d", "float"))[0]
             texture = Texture.from_array(texture, dim if dim != "unknown" else "texture2d")
         (self.uav_textures if uav else self.textures)[self._slot(slot)] = texture
 
     def bind_sampler(self, slot: int | str, sampler: Sampler) -> None:
+        """Bind ``sampler`` to s slot or name ``slot``."""
         self.samplers[self._slot(slot)] = sampler
 
     def bind_buffer(self, slot: int | str, buffer: Buffer, uav: bool = False) -> None:
+        """Bind a buffer to t/u slot or name ``slot``; ``uav`` for u registers."""
         kind = OT.UNORDERED_ACCESS_VIEW if uav else OT.RESOURCE
         self.buffers[(int(kind), self._slot(slot))] = buffer
 

@@ -85,14 +85,17 @@ def flush(x: Arr, owned: bool = False) -> Arr:
 
 
 def as_f(bits: Arr) -> Arr:
+    """The uint32 bits viewed as float32 (no copy)."""
     return bits.view(np.float32)
 
 
 def as_i(bits: Arr) -> Arr:
+    """The uint32 bits viewed as int32 (no copy)."""
     return bits.view(np.int32)
 
 
 def to_bits(values: Arr) -> Arr:
+    """``values`` as uint32 bits (floats/ints reinterpreted, booleans as 0/0xFFFFFFFF)."""
     if values.dtype == np.uint32:
         return values
     if values.dtype in (np.float32, np.int32):
@@ -119,6 +122,7 @@ def _f(fn: Callable[..., Arr]) -> Fn:
 
 
 def ftoi(x: Arr) -> Arr:
+    """D3D ``ftoi``: truncate, NaN to 0, clamp to the int32 range."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(x.astype(np.float64))
         t = np.where(np.isnan(t), 0, np.clip(t, -2147483648.0, 2147483647.0))
@@ -126,6 +130,7 @@ def ftoi(x: Arr) -> Arr:
 
 
 def ftou(x: Arr) -> Arr:
+    """D3D ``ftou``: truncate, NaN to 0, clamp to the uint32 range."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(x.astype(np.float64))
         t = np.where(np.isnan(t), 0, np.clip(t, 0.0, 4294967295.0))

@@ -37,6 +37,7 @@ FUNCTION_BODY_KEY = 1 << 40
 
 @dataclass
 class If:
+    """A structured if: its instruction, then-branch and else-branch nodes."""
     ins: Instruction
     then: list[Any]
     otherwise: list[Any]
@@ -44,11 +45,13 @@ class If:
 
 @dataclass
 class Loop:
+    """A structured loop: its body nodes."""
     body: list[Any]
 
 
 @dataclass
 class Switch:
+    """A structured switch: its instruction, body nodes and case values."""
     ins: Instruction
     body: list[Any]
     values: list[int]
@@ -56,6 +59,7 @@ class Switch:
 
 @dataclass
 class Case:
+    """A case label in a switch body (value None: ``default``)."""
     value: int | None  # None: default
 
 
@@ -122,6 +126,7 @@ def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, li
 
 @dataclass
 class Declarations:
+    """What the declarations say: register counts, indexable temps, buffers, ICB, resources, group size."""
     temps: int = 0
     indexable: dict[int, tuple[int, int]] = field(default_factory=dict)  # reg -> (size, components)
     inputs: int = 0
@@ -154,6 +159,7 @@ def _limit(what: str, value: int, most: int) -> int:
 
 
 def declarations(instructions: list[Instruction]) -> Declarations:
+    """The declarations of ``instructions``; VmError when a count exceeds the D3D11 limits."""
     d = _declarations(instructions)
     _limit("dcl_temps", d.temps, MAX_TEMPS)
     _limit("input registers", d.inputs, MAX_IO)
@@ -292,6 +298,7 @@ class Machine:
     # -- operands -------------------------------------------------------------------------------
 
     def index_value(self, op: Operand, which: int) -> np.ndarray | int:
+        """The value of index ``which`` of ``op``: an int, or per-lane values when relative."""
         idx = op.indices[which]
         if idx.rel is None:
             return int(idx.value)
@@ -373,6 +380,7 @@ class Machine:
         raise VmError(f"reading operand type {OT(t).name if t in OT._value2member_map_ else t} is not supported")
 
     def select(self, op: Operand, value: np.ndarray) -> np.ndarray:
+        """``value`` with the operand's swizzle or component selection applied."""
         if op.num_components == 1 and op.type in (OT.IMMEDIATE32,):
             return value
         mode = op.selection_mode
@@ -462,6 +470,7 @@ class Machine:
     # -- execution -------------------------------------------------------------------------------
 
     def run(self, main: list[Any], functions: dict[int, list[Any]]) -> None:
+        """Run ``main`` on every lane, with ``functions`` for calls."""
         self.functions = functions
         self.block(main, np.ones(self.n, bool))
 
@@ -482,6 +491,7 @@ class Machine:
         raise VmError(f"{'/'.join(kinds)} control flow outside any {kinds[0]}")
 
     def block(self, nodes: list[Any], mask: np.ndarray) -> None:
+        """Run ``nodes`` for the lanes in ``mask`` (stops when none is active)."""
         for node in nodes:
             active = mask & ~self.disabled
             if not active.any():
@@ -544,6 +554,7 @@ class Machine:
                 frame.brk |= lanes
 
     def execute(self, ins: Instruction, active: np.ndarray) -> None:
+        """Run one instruction for the ``active`` lanes."""
         name = _name(ins)
         alu = ALU.get(name)
         if alu is not None:
