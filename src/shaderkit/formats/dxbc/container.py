@@ -81,9 +81,9 @@ if TYPE_CHECKING:
     from shaderkit.formats.dxbc.lfs0 import FunctionSignature
     from shaderkit.formats.dxbc.libh import LibraryHeader
     from shaderkit.formats.dxbc.rts0 import RootSignature
+    from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
     from shaderkit.formats.dxbc.sfi0 import FeatureInfo
     from shaderkit.formats.dxbc.spdb import ProgramDatabase
-    from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
 
 MAGIC = b"DXBC"
 HEADER = struct.Struct("<4s16s3I")
