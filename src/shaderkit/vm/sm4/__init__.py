@@ -50,7 +50,7 @@ import numpy as np
 
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.opcodes import OperandType
-from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, declarations
+from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, compile_program, declarations
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
 __all__ = ["Shader", "Outputs", "VmError", "Buffer", "Sampler", "Texture"]
@@ -112,7 +112,7 @@ class Shader:
         instructions = self.program.instructions
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
-            self.main, self.functions = build_tree(instructions)
+            self.main, self.functions = compile_program(*build_tree(instructions))
         #: instruction budget per run (SIMD steps); None: scaled by the lane count, see step_limit
         self.max_steps = max_steps
         self.constant_buffers: dict[int, np.ndarray] = {
@@ -229,15 +229,49 @@ class Shader:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _machine(self, lanes: int) -> Machine:
-        m = Machine(self, lanes, self.max_steps if self.max_steps is not None else step_limit(lanes))
+    def _machine(self, lanes: int, max_steps: int | None = None,
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Machine:
+        if max_steps is None:
+            max_steps = self.max_steps if self.max_steps is not None else step_limit(lanes)
+        m = Machine(self, lanes, max_steps, io)
         m.cb = self.constant_buffers
         m.textures, m.uav_textures, m.buffers, m.samplers = self.textures, self.uav_textures, self.buffers, self.samplers
         return m
 
-    def _fill_inputs(self, m: Machine, inputs: Mapping[str, Any], count: int, quads: bool = False) -> None:
+    def _execute(self, lanes: int, plan: list[tuple[int, int, np.ndarray]]) -> Machine:
+        """Run the program over ``lanes`` lanes with the inputs of ``plan`` (:meth:`_input_plan`); the
+        machine returned holds the outputs. Without UAVs and groupshared memory lanes never see each
+        other's results (derivatives stay inside 2x2 quads), so long runs go in chunks of
+        :data:`CHUNK_LANES` whose rows stay in the CPU cache; each chunk gets the whole run's
+        instruction budget and one machine serves every chunk of a size."""
+        whole = self._machine(lanes)
+        if lanes <= CHUNK_LANES or self.decl.uavs or self.decl.tgsm:
+            _apply_inputs(whole, plan, slice(None))
+            with _as_vm_error("the program cannot run"):
+                whole.run(self.main, self.functions)
+            return whole
+        chunk: Machine | None = None
+        for start in range(0, lanes, CHUNK_LANES):
+            part = slice(start, min(start + CHUNK_LANES, lanes))
+            outputs = whole.oc[:, :, part]
+            if chunk is None or chunk.n != part.stop - start:
+                chunk = self._machine(part.stop - start, whole.max_steps, (None, outputs))
+            else:
+                chunk.restart(outputs)
+            _apply_inputs(chunk, plan, part)
+            with _as_vm_error("the program cannot run"):
+                chunk.run(self.main, self.functions)
+            for kind, values in chunk.special.items():
+                whole.special.setdefault(kind, np.zeros((lanes, 4), np.uint32))[part] = values
+            whole.discarded[part] = chunk.discarded
+        return whole
+
+    def _input_plan(self, inputs: Mapping[str, Any], count: int, quads: bool = False) -> list[tuple[int, int, np.ndarray]]:
+        """(register, first component, (count, width) uint32 bits) for every input, given or system value."""
         signature = getattr(self.container, "input_signature", None)
         elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        registers = max(self.decl.inputs, 1)
+        plan: list[tuple[int, int, np.ndarray]] = []
         given = set()
         for key, value in inputs.items():
             array = np.asarray(value)
@@ -254,25 +288,30 @@ class Shader:
                 register, ctype = element.register, element.component_type
                 start = (element.mask & -element.mask).bit_length() - 1
                 given.add(register)
-            if register >= len(m.v):
-                raise VmError(f"input {key} is register v{register}, the shader declares {len(m.v)}")
+            if register >= registers:
+                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
             width = array.shape[1]
             if start + width > 4:
                 raise VmError(f"input {key}: {width} components from component {start} do not fit")
             bits = np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
-            m.v[register, :, start : start + width] = bits
+            plan.append((register, start, bits))
             given.add(register)
         for register, system in self.decl.system_inputs.items():
-            if register in given or register >= len(m.v):
+            if register in given or register >= registers:
                 continue
             if system == _VERTEX_ID:
-                m.v[register, :, :] = np.arange(count, dtype=np.uint32)[:, None]
+                values = np.arange(count, dtype=np.uint32)[:, None]
             elif system == _IS_FRONT_FACE:
-                m.v[register, :, :] = np.uint32(0xFFFFFFFF)
+                values = np.full((count, 1), 0xFFFFFFFF, np.uint32)
             elif system == _PRIMITIVE_ID and self.stage == "pixel":  # one primitive per fragment (quad)
-                m.v[register, :, :] = (np.arange(count, dtype=np.uint32) // 4)[:, None]
+                values = (np.arange(count, dtype=np.uint32) // 4)[:, None]
             elif system == _POSITION and self.stage == "pixel":
-                m.v[register] = _pixel_positions(count, quads).view(np.uint32)
+                plan.append((register, 0, _pixel_positions(count, quads).view(np.uint32)))
+                continue
+            else:
+                continue
+            plan.append((register, 0, np.broadcast_to(values, (count, 4))))
+        return plan
 
     def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, Any] = {}
@@ -301,10 +340,7 @@ class Shader:
         if self.stage != "vertex":
             raise VmError(f"this is a {self.stage} shader")
         count = _count(inputs, count)
-        m = self._machine(count)
-        self._fill_inputs(m, inputs, count)
-        with _as_vm_error("the program cannot run"):
-            m.run(self.main, self.functions)
+        m = self._execute(count, self._input_plan(inputs, count))
         return self._outputs(m, slice(None))
 
     def run_pixel(self, inputs: Mapping[str, Any], count: int | None = None, quads: bool = False) -> Outputs:
@@ -319,10 +355,7 @@ class Shader:
         else:
             lanes, take = count * 4, slice(None, None, 4)
             expanded = {k: np.repeat(np.asarray(v), 4, axis=0) for k, v in inputs.items()}
-        m = self._machine(lanes)
-        self._fill_inputs(m, expanded, lanes, quads)
-        with _as_vm_error("the program cannot run"):
-            m.run(self.main, self.functions)
+        m = self._execute(lanes, self._input_plan(expanded, lanes, quads))
         return self._outputs(m, take)
 
     def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:
@@ -368,6 +401,11 @@ def _as_vm_error(what: str) -> Iterator[None]:
         raise VmError(f"{what}: {type(exc).__name__}: {exc}") from exc
 
 
+def _apply_inputs(m: Machine, plan: list[tuple[int, int, np.ndarray]], lanes: slice) -> None:
+    for register, start, bits in plan:
+        m.v[register, :, start : start + bits.shape[1]] = bits[lanes]
+
+
 def _pixel_positions(lanes: int, quads: bool) -> np.ndarray:
     """Default SV_Position of pixel lanes: pixel centres, z = 0.5, w = 1. Without ``quads`` fragment
     i is pixel (i, 0) (its four lanes share it); with ``quads`` quad k covers pixels (2k..2k+1, 0..1)."""
@@ -380,6 +418,10 @@ def _pixel_positions(lanes: int, quads: bool) -> np.ndarray:
     out = np.empty((lanes, 4), np.float32)
     out[:, 0], out[:, 1], out[:, 2], out[:, 3] = x + 0.5, y + 0.5, 0.5, 1.0
     return out
+
+
+#: lanes per chunk of a long vertex or pixel run (a multiple of 4: pixel quads stay whole)
+CHUNK_LANES = 65536
 
 
 def step_limit(lanes: int) -> int:

@@ -11,6 +11,7 @@ by the opcode table's names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
+from shaderkit.vm.sm4.fast import Fast, compile_tree
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
 OT = OperandType
@@ -115,6 +117,15 @@ def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, li
         key = target.indices[0].value + (FUNCTION_BODY_KEY if target.type == OT.FUNCTION_BODY else 0)
         functions[key] = body
     return main, functions
+
+
+class CompiledBlock(list[Any]):
+    """A block tree whose instructions went through :func:`fast.compile_tree`."""
+
+
+def compile_program(main: list[Any], functions: dict[int, list[Any]]) -> tuple[CompiledBlock, dict[int, list[Any]]]:
+    """The main body and subroutine bodies with the fast path's closures in place (done once per shader)."""
+    return CompiledBlock(compile_tree(main)), {key: compile_tree(body) for key, body in functions.items()}
 
 
 # -- declarations ----------------------------------------------------------------------------------
@@ -262,15 +273,29 @@ _CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, 
 class Machine:
     """One run: the register files and resources for ``lanes`` invocations."""
 
-    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000) -> None:
+    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000,
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> None:
         self.shader = shader
         self.decl: Declarations = shader.decl
         self.n = lanes
         d = self.decl
-        self.r = np.zeros((max(d.temps, 1), lanes, 4), np.uint32)
+        # r#, v#, o# are stored component-major (registers, 4, lanes): one component is a contiguous
+        # row for the fast path (fast.py); r, v, o are (registers, lanes, 4) views of the same data.
+        # ``io``: input and output storage given by the caller (a chunk of a larger run)
+        self.rc = np.zeros((max(d.temps, 1), 4, lanes), np.uint32)
+        inputs, outputs = io
+        self.vc = np.zeros((max(d.inputs, 1), 4, lanes), np.uint32) if inputs is None else inputs
+        self._set_outputs(np.zeros((max(d.outputs, 1), 4, lanes), np.uint32) if outputs is None else outputs)
+        self.r, self.v = self.rc.transpose(0, 2, 1), self.vc.transpose(0, 2, 1)
+        self.rc_f, self.rc_i = self.rc.view(np.float32), self.rc.view(np.int32)
+        self.vc_f, self.vc_i = self.vc.view(np.float32), self.vc.view(np.int32)
         self.x = {reg: np.zeros((size, lanes, 4), np.uint32) for reg, (size, _) in d.indexable.items()}
-        self.v = np.zeros((max(d.inputs, 1), lanes, 4), np.uint32)
-        self.o = np.zeros((max(d.outputs, 1), lanes, 4), np.uint32)
+        #: (0 temps / 1 outputs, register, component) that may hold denormals (see fast.py)
+        self.dirty: set[tuple[int, int, int]] = set()
+        #: flushed input rows of this run, by (register, component, modifier)
+        self.row_cache: dict[tuple[int, int, int], np.ndarray] = {}
+        #: constant-buffer and immediate values as the fast path reads them (constant for a run)
+        self.uniform_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self.special: dict[int, np.ndarray] = {}  # operand type -> (lanes, 4) system values / depth etc.
         self.cb: dict[int, np.ndarray] = {slot: np.zeros((size, 4), np.uint32) for slot, size in d.constant_buffers.items()}
         self.textures: dict[int, Texture] = {}
@@ -281,13 +306,41 @@ class Machine:
         self.group_count = 1
         self.tgsm: dict[int, np.ndarray] = {}
         self.disabled = np.zeros(lanes, bool)
+        self.any_disabled = False  # disabled.any(), kept up to date by _disabled_changed
+        self.all_lanes = np.ones(lanes, bool)
         self.discarded = np.zeros(lanes, bool)
         self.frames: list[_Frame] = []
         self.steps = 0
         self.max_steps = max_steps
-        self.lane_index = np.arange(lanes)
         self.quads = lanes % 4 == 0
         self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _set_outputs(self, outputs: np.ndarray) -> None:
+        self.oc = outputs
+        self.o = outputs.transpose(0, 2, 1)
+        self.oc_f, self.oc_i = outputs.view(np.float32), outputs.view(np.int32)
+
+    def restart(self, outputs: np.ndarray) -> None:
+        """Start over for the next chunk of a run (same lane count): temps zeroed, nothing disabled
+        or discarded, outputs go to ``outputs``; constant buffers and resources stay."""
+        self._set_outputs(outputs)
+        self.rc.fill(0)
+        for registers in self.x.values():
+            registers.fill(0)
+        self.vc.fill(0)
+        self.dirty.clear()
+        self.row_cache.clear()
+        self._flushed.clear()
+        self.special.clear()
+        self.disabled.fill(False)
+        self.any_disabled = False
+        self.discarded.fill(False)
+        self.frames = []
+        self.steps = 0
+
+    @cached_property
+    def lane_index(self) -> np.ndarray:
+        return np.arange(self.n)
 
     # -- operands -------------------------------------------------------------------------------
 
@@ -425,10 +478,11 @@ class Machine:
         mask = op.mask if op.selection_mode == 0 else 0xF
         if op.num_components == 1:
             mask = 1
-        if t == OT.TEMP:
-            target, index = self.r, self.index_value(op, 0)
-        elif t == OT.OUTPUT:
-            target, index = self.o, self.index_value(op, 0)
+        if t == OT.TEMP or t == OT.OUTPUT:
+            target, index = (self.r, self.index_value(op, 0)) if t == OT.TEMP else (self.o, self.index_value(op, 0))
+            file = 0 if t == OT.TEMP else 1
+            written = range(len(target)) if not isinstance(index, int) else (index,)
+            self.dirty.update((file, number, c) for number in written for c in range(4) if mask >> c & 1)
         elif t == OT.INDEXABLE_TEMP:
             reg = self.index_value(op, 0)
             assert isinstance(reg, int)
@@ -462,8 +516,15 @@ class Machine:
     # -- execution -------------------------------------------------------------------------------
 
     def run(self, main: list[Any], functions: dict[int, list[Any]]) -> None:
+        """Run a block tree (compiled by :func:`fast.compile_tree` unless it already is)."""
+        if not isinstance(main, CompiledBlock):
+            main, functions = compile_program(main, functions)
         self.functions = functions
-        self.block(main, np.ones(self.n, bool))
+        with np.errstate(all="ignore"):
+            self.block(main, self.all_lanes)
+
+    def _disabled_changed(self) -> None:
+        self.any_disabled = bool(self.disabled.any())
 
     def _count(self, amount: int) -> None:
         self.steps += amount
@@ -482,11 +543,19 @@ class Machine:
         raise VmError(f"{'/'.join(kinds)} control flow outside any {kinds[0]}")
 
     def block(self, nodes: list[Any], mask: np.ndarray) -> None:
+        full = mask is self.all_lanes
         for node in nodes:
-            active = mask & ~self.disabled
-            if not active.any():
-                return
-            if isinstance(node, Instruction):
+            if full and not self.any_disabled:
+                active, everyone = mask, True
+            else:
+                active = mask & ~self.disabled if self.any_disabled else mask
+                if not active.any():
+                    return
+                everyone = bool(active.all())
+            if type(node) is Fast:
+                self._count(1)
+                node.run(self, active, everyone)
+            elif isinstance(node, Instruction):
                 self._count(1)
                 self.execute(node, active)
             elif isinstance(node, If):
@@ -505,10 +574,12 @@ class Machine:
                     self._count(1)
                     self.block(node.body, live)
                     self.disabled &= ~frame.cont
+                    self._disabled_changed()
                     frame.cont[:] = False
                     live = live & ~self.disabled
                 self.frames.pop()
                 self.disabled &= ~frame.brk
+                self._disabled_changed()
             elif isinstance(node, Switch):
                 self._switch(node, active)
             else:  # a case label outside its switch
@@ -532,11 +603,13 @@ class Machine:
             self.block([item], running)
         self.frames.pop()
         self.disabled &= ~frame.brk
+        self._disabled_changed()
 
     def _leave(self, lanes: np.ndarray, frame: _Frame | None, cont: bool = False) -> None:
         if not lanes.any():
             return
         self.disabled |= lanes
+        self._disabled_changed()
         if frame is not None:
             if cont:
                 frame.cont |= lanes
@@ -648,6 +721,7 @@ def _discard(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     lanes = m._cond(ins, active)
     m.discarded |= lanes
     m.disabled |= lanes
+    m._disabled_changed()
 
 
 def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -672,6 +746,7 @@ def _enter(m: Machine, key: int, lanes: np.ndarray, name: str) -> None:
     m.block(body, lanes)
     m.frames = saved
     m.disabled &= ~frame.brk
+    m._disabled_changed()
 
 
 def _fcall(m: Machine, ins: Instruction, active: np.ndarray) -> None:
