@@ -26,7 +26,14 @@ address modes, mip selection from explicit LOD, gradients or quad derivatives, c
 filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by the major axis.
 Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
 (by default each interface's first table); ``this`` pointers read as 0 (instance data at the start
-of its constant buffer, resource and sampler slot 0). Not supported: ``dmovc``, geometry/hull/domain stages.
+of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` included) work on
+component pairs; ``_sat`` on a double result clamps the double. Not supported: geometry/hull/domain
+stages.
+
+Speed: registers are stored component-major and the ALU instructions with plain operands are
+compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
+or groupshared memory go in chunks of :data:`CHUNK_LANES` lanes. Both leave results unchanged
+(a corpus-wide test compares them with the general path).
 
 Agreement with an independent executor (tools/sm4_vm_oracle.py: vkd3d-compiler -> SPIR-V ->
 spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative 2e-4 / absolute

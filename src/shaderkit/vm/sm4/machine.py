@@ -647,21 +647,25 @@ class Machine:
         sources = ins.operands[op.dests : op.dests + op.sources]
         if op.kind == FLOAT and op.flush:
             args = [self._float_source(o) for o in sources]
-        else:
-            srcs = [self.read(o, op.kind) for o in sources]
+        else:  # dmovc: its condition is 32-bit (uint, no modifiers), the values are doubles
+            srcs = [self.read(o, UINT if op.condition and i == 0 else op.kind) for i, o in enumerate(sources)]
         if op.kind == FLOAT:
             if not op.flush:
                 args = [s.view(np.float32) for s in srcs]
         elif op.kind == INT:
             args = [s.view(np.int32) for s in srcs]
         elif op.kind == DOUBLE:
-            args = [_doubles(s) for s in srcs]
+            args = [s[:, :2] if op.condition and i == 0 else _doubles(s) for i, s in enumerate(srcs)]
         else:
             args = srcs
         result = op.fn(*args)
         results = result if isinstance(result, tuple) else (result,)
         kind = op.result or op.kind
+        saturate = ins.saturate
         for dest, value in zip(dests, results):
+            if kind == DOUBLE and saturate:  # _sat clamps the double (NaN -> 0), not its two words
+                value = np.where(np.isnan(value), 0.0, np.clip(value, 0.0, 1.0))
+                saturate = False
             if op.kind == DOUBLE or kind == DOUBLE:
                 bits = _from_doubles(value, dest, kind, op.kind)
             else:
@@ -669,7 +673,7 @@ class Machine:
                     value = np.asarray(value, np.float32)
                     value = flush(value, owned=value.base is None)
                 bits = to_bits(np.asarray(value))
-            self.write(dest, bits, active, ins.saturate, kind)
+            self.write(dest, bits, active, saturate, kind)
 
 
 def _doubles(bits: np.ndarray) -> np.ndarray:
