@@ -4,6 +4,8 @@
 >>> shader.set_constant("FogColor", [0.25, 0.5, 1.0])
 >>> out = shader.run_vertex({"POSITION": positions})   # or run_pixel / dispatch
 >>> out["SV_Position"]                                 # (n, 4) float32
+>>> gs = Shader(shaderkit.open(gs_data)).run_geometry({"SV_Position": triangles})  # (n, 3, 4)
+>>> gs["SV_Position"], gs.primitive, gs.primitives()   # emitted vertices, their source, triangles
 
 Inputs and outputs are named by semantic (``TEXCOORD1``; index 0 may be left out) or by register
 (``v2``, ``o0``); constant-buffer variables by their RDEF names. Pixel shaders run in 2x2 quads:
@@ -27,8 +29,10 @@ filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by 
 Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
 (by default each interface's first table); ``this`` pointers read as 0 (instance data at the start
 of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` included) work on
-component pairs; ``_sat`` on a double result clamps the double. Not supported: geometry/hull/domain
-stages.
+component pairs; ``_sat`` on a double result clamps the double. Geometry shaders run with
+:meth:`Shader.run_geometry` (one lane per primitive and instance; ``emit``/``cut`` fill per-lane
+streams, returned as arrays with each vertex's primitive, instance and strip, see :mod:`.geometry`).
+Not supported: hull and domain shaders.
 
 Speed: registers are stored component-major and the ALU instructions with plain operands are
 compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
@@ -57,10 +61,12 @@ import numpy as np
 
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.opcodes import OperandType
+from shaderkit.vm.sm4.geometry import INPUT_VERTICES, STREAMS, GeometryOutputs, Streams
+from shaderkit.vm.sm4.geometry import outputs as geometry_outputs
 from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, compile_program, declarations
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
-__all__ = ["Shader", "Outputs", "VmError", "Buffer", "Sampler", "Texture"]
+__all__ = ["Shader", "Outputs", "GeometryOutputs", "VmError", "Buffer", "Sampler", "Texture"]
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
@@ -114,8 +120,8 @@ class Shader:
         self.container = container
         self.program = decode(code.tokens)
         self.stage = STAGES.get(self.program.program_type, "library")
-        if self.stage not in ("vertex", "pixel", "compute"):
-            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel and compute are)")
+        if self.stage not in ("vertex", "pixel", "compute", "geometry"):
+            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel, geometry and compute are)")
         instructions = self.program.instructions
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
@@ -364,6 +370,75 @@ class Shader:
             expanded = {k: np.repeat(np.asarray(v), 4, axis=0) for k, v in inputs.items()}
         m = self._execute(lanes, self._input_plan(expanded, lanes, quads))
         return self._outputs(m, take)
+
+    def run_geometry(self, inputs: Mapping[str, Any], count: int | None = None, stream: int = 0) -> GeometryOutputs:
+        """Run a geometry shader over ``count`` input primitives (by default the inputs' first
+        dimension). Inputs are (primitives, vertices per primitive[, components]) arrays by semantic
+        or register; SV_PrimitiveID is the primitive's index, SV_GSInstanceID the instance. Returns
+        stream ``stream``'s vertices (:class:`GeometryOutputs`)."""
+        if self.stage != "geometry":
+            raise VmError(f"this is a {self.stage} shader")
+        d = self.decl
+        vertices = INPUT_VERTICES.get(d.input_primitive)
+        if vertices is None:
+            raise VmError(f"input primitive code {d.input_primitive} is not one the VM knows")
+        if not 0 <= stream < STREAMS:
+            raise VmError(f"stream {stream}: D3D11 has streams 0 to {STREAMS - 1}")
+        primitives = _count(inputs, count)
+        instances = max(d.instances, 1)
+        lanes = primitives * instances
+        registers = max(d.outputs, 1)
+        if lanes * d.max_output_vertices * registers * 4 > 1 << 26:
+            raise VmError(f"{primitives} primitives x {instances} instances x {d.max_output_vertices} vertices of "
+                          f"{registers} registers: more than 2^26 output words; run fewer primitives at a time")
+        m = self._machine(lanes)
+        table = np.zeros((vertices, max(d.inputs, 1), lanes, 4), np.uint32)
+        for register, start, bits in self._geometry_inputs(inputs, primitives, vertices):
+            table[:, register, :, start : start + bits.shape[2]] = np.repeat(bits, instances, axis=0).transpose(1, 0, 2)
+        m.gs_inputs = table
+        primitive = np.repeat(np.arange(primitives, dtype=np.uint32), instances)
+        instance = np.tile(np.arange(instances, dtype=np.uint32), primitives)
+        m.special[OT.INPUT_PRIMITIVEID] = np.repeat(primitive[:, None], 4, axis=1)
+        m.special[OT.INPUT_GS_INSTANCE_ID] = np.repeat(instance[:, None], 4, axis=1)
+        m.streams = Streams(lanes, d.max_output_vertices, registers, STREAMS)
+        with _as_vm_error("the program cannot run"):
+            m.run(self.main, self.functions)
+        signature = getattr(self.container, "output_signature", None)
+        named = []
+        for element in signature.elements if signature else []:
+            if (getattr(element, "stream", 0) or 0) != stream:
+                continue
+            comps = [c for c in range(4) if element.mask >> c & 1]
+            named.append((_key(element.semantic_name, element.semantic_index), element.register, comps,
+                          _DTYPES.get(element.component_type, np.float32)))
+        return geometry_outputs(m.streams, stream, instances, named, d.output_topology)
+
+    def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int) -> list[tuple[int, int, np.ndarray]]:
+        """(register, first component, (primitives, vertices, width) uint32 bits) per input."""
+        signature = getattr(self.container, "input_signature", None)
+        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        registers = max(self.decl.inputs, 1)
+        plan = []
+        for key, value in inputs.items():
+            array = np.asarray(value)
+            if array.ndim == 2:
+                array = array[:, :, None]
+            if array.ndim != 3 or array.shape[:2] != (primitives, vertices):
+                raise VmError(f"input {key}: shape {array.shape}, expected ({primitives}, {vertices}[, components])")
+            if key[:1] in "vV" and key[1:].isdigit():
+                register, start, ctype = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
+            else:
+                element = elements.get(_normalize(key))
+                if element is None:
+                    raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
+                register, ctype = element.register, element.component_type
+                start = (element.mask & -element.mask).bit_length() - 1
+            if register >= registers:
+                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
+            if start + array.shape[2] > 4:
+                raise VmError(f"input {key}: {array.shape[2]} components from component {start} do not fit")
+            plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
+        return plan
 
     def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:
         """Run a compute shader over ``groups`` thread groups; results are in the bound UAVs."""

@@ -21,6 +21,8 @@ from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
 from shaderkit.vm.sm4.fast import Fast, compile_tree
+from shaderkit.vm.sm4.geometry import HANDLERS as GEOMETRY_HANDLERS
+from shaderkit.vm.sm4.geometry import MAX_INSTANCES, MAX_OUTPUT_VERTICES, Streams
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
 OT = OperandType
@@ -152,6 +154,11 @@ class Declarations:
     interfaces: dict[int, list[int]] = field(default_factory=dict)  # fp# -> the ft# it may use
     thread_group: tuple[int, int, int] = (1, 1, 1)
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
+    # geometry shaders
+    input_primitive: int = 0  # dcl_inputprimitive code (PRIMITIVES)
+    output_topology: int = 0  # dcl_outputtopology code (PRIMITIVE_TOPOLOGIES)
+    max_output_vertices: int = 0  # dcl_maxout
+    instances: int = 1  # dcl_gsinstances
 
 
 #: D3D11 limits checked before anything is allocated from a declaration
@@ -179,6 +186,8 @@ def declarations(instructions: list[Instruction]) -> Declarations:
         _limit(f"g{reg} words", words, MAX_TGSM_WORDS)
     x, y, z = d.thread_group
     _limit("threads per group", x * y * z, MAX_GROUP_THREADS)
+    _limit("dcl_maxout", d.max_output_vertices, MAX_OUTPUT_VERTICES)
+    _limit("dcl_gsinstances", d.instances, MAX_INSTANCES)
     return d
 
 
@@ -190,6 +199,8 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             continue
         op = ins.operands[0] if ins.operands else None
         reg = op.indices[0].value if op is not None and op.indices else 0
+        if op is not None and op.type == OT.INPUT and len(op.indices) == 2:  # geometry: v[vertices][reg]
+            reg = op.indices[1].value
         if name == "dcl_temps":
             d.temps = ins.raw[0]
         elif name == "dcl_indexableTemp":
@@ -243,6 +254,14 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             d.interfaces[ins.raw[0]] = list(ins.raw[3 : 3 + (ins.raw[2] & 0xFFFF)])
         elif name == "dcl_thread_group":
             d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
+        elif name == "dcl_inputprimitive":
+            d.input_primitive = ins.controls & 0x3F
+        elif name == "dcl_outputtopology":
+            d.output_topology = ins.controls & 0x7F
+        elif name == "dcl_maxout" and ins.raw:
+            d.max_output_vertices = ins.raw[0]
+        elif name == "dcl_gsinstances" and ins.raw:
+            d.instances = ins.raw[0]
     return d
 
 
@@ -313,6 +332,9 @@ class Machine:
         self.steps = 0
         self.max_steps = max_steps
         self.quads = lanes % 4 == 0
+        #: geometry shaders: inputs (vertices, registers, lanes, 4) and the emitted vertices
+        self.gs_inputs: np.ndarray | None = None
+        self.streams: Streams | None = None
         self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
 
     def _set_outputs(self, outputs: np.ndarray) -> None:
@@ -361,6 +383,19 @@ class Machine:
         out = regs[safe, self.lane_index]
         return np.where(ok[:, None], out, np.uint32(0))
 
+    def _vertex_input(self, op: Operand, table: np.ndarray) -> np.ndarray:
+        """v[vertex][register] of a geometry shader; either index may be relative (per lane)."""
+        vertex, register = self.index_value(op, 0), self.index_value(op, 1)
+        if isinstance(vertex, int) and isinstance(register, int):
+            if 0 <= vertex < table.shape[0] and 0 <= register < table.shape[1]:
+                return table[vertex, register]
+            return np.zeros((self.n, 4), np.uint32)
+        vertices = np.broadcast_to(np.asarray(vertex, np.int64), (self.n,))
+        registers = np.broadcast_to(np.asarray(register, np.int64), (self.n,))
+        ok = (vertices >= 0) & (vertices < table.shape[0]) & (registers >= 0) & (registers < table.shape[1])
+        out = table[np.where(ok, vertices, 0), np.where(ok, registers, 0), self.lane_index]
+        return np.where(ok[:, None], out, np.uint32(0))
+
     def _uniform(self, table: np.ndarray, index: np.ndarray | int) -> np.ndarray:
         if isinstance(index, int):
             row = table[index] if 0 <= index < len(table) else np.zeros(4, np.uint32)
@@ -389,6 +424,8 @@ class Machine:
                 words[2:] = words[:2]
             return np.broadcast_to(words, (self.n, 4))
         if t == OT.INPUT:
+            if len(op.indices) == 2 and self.gs_inputs is not None:
+                return self._vertex_input(op, self.gs_inputs)
             return self._gather(self.v, self.index_value(op, 0))
         if t == OT.OUTPUT:
             return self._gather(self.o, self.index_value(op, 0))
@@ -821,5 +858,5 @@ _HANDLERS = {
     "deriv_rtx_fine": _deriv, "deriv_rty_fine": _deriv, "abort": _abort, "label": _nothing,
     "check_access_fully_mapped": _fully_mapped, "eval_snapped": _eval, "eval_sample_index": _eval,
     "eval_centroid": _eval,
-    **_memory.HANDLERS,
+    **_memory.HANDLERS, **GEOMETRY_HANDLERS,
 }
