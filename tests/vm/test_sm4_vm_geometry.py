@@ -170,3 +170,16 @@ def test_every_corpus_geometry_shader_runs() -> None:
         assert len(out.primitive) <= 5 * shader.decl.instances * shader.decl.max_output_vertices
         ran += 1
     assert ran == 16
+
+
+def test_testing_api_runs_geometry_by_semantic() -> None:
+    from shaderkit.testing import HlslShader
+
+    root = corpus_root()
+    name = "angle__passthrough3d11gs__g_GS_Passthrough3D.dxbc"
+    if root is None or not (root / "dxbc" / name).exists():
+        pytest.skip(f"corpus file {name} not found")
+    gs = HlslShader.load(root / "dxbc" / name)
+    out = gs.geometry(SV_Position=[[[0, 0, 0, 1], [1, 0, 0, 1], [0, 1, 0, 1]]])  # float64 lists: float32
+    assert out["SV_Position"].tolist() == [[0, 0, 0, 1], [1, 0, 0, 1], [0, 1, 0, 1]]
+    assert out.primitives().tolist() == [[0, 1, 2]]
