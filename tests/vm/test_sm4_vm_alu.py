@@ -242,3 +242,12 @@ def test_dmovc_keeps_bits_and_double_saturate_clamps_doubles() -> None:
     assert m.o[0][0].tolist() == [0x00000001, 0x7FF00000, 0, 0x80000000]  # a move: payload and sign kept
     # (3.0, -0.5) clamped to [0, 1] as doubles: 1.0 is 0x3FF00000_00000000, -0.5 becomes +0.0
     assert m.o[1][0].tolist() == [0, 0x3FF00000, 0, 0]
+
+
+def test_move_between_overlapping_components_of_one_register() -> None:
+    # mov r0.yzw, r0.xxyz: y <- x, z <- y, w <- z, all read before any is written: (1, 1, 2, 3)
+    m = machine("mov r0.xyzw, l(1, 2, 3, 4)\nmov r0.yzw, r0.xxyz\nmov o0.xyzw, r0.xyzw\n"
+                "mov r1.xyzw, l(5, 6, 7, 8)\nadd r1.xyz, r1.yzwy, l(0.0, 0.0, 0.0, 0.0)\nmov o1.xyzw, r1.xyzw", 1)
+    assert m.o[0][0].tolist() == [1, 1, 2, 3]
+    # add reads (6, 7, 8) as float bits: denormals, flushed to 0; w keeps 8
+    assert m.o[1][0].tolist() == [0, 0, 0, 8]

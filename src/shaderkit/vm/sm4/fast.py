@@ -253,8 +253,138 @@ def compile_instruction(ins: Instruction) -> Fast | None:
         return Fast(ins, _dot(getters, width, plain_dests[0], flush_result, saturate, direct))
     constant = [o.type in (OT.CONSTANT_BUFFER, OT.IMMEDIATE32) for o in ins.operands[alu.dests :]]
     spread = name not in _BROADCASTING and any(constant) and not all(constant)
+    if alu.dests == 1 and plain_dests[0][0]:
+        blocks = [_block_source(o, alu.kind, flush, written) for o in ins.operands[1:]]
+        if all(b is not None for b in blocks):
+            return Fast(ins, _vector(alu.fn, [b for b in blocks if b is not None], plain_dests[0], written,
+                                     flush_result, saturate, is_move, aliased, spread))
     return Fast(ins, _elementwise(alu, getters, cleans, plain_dests, written, flush_result, saturate, is_move,
                                    aliased, spread))
+
+
+Block = Callable[["Machine"], Row]
+
+
+def _rows(comps: list[int]) -> slice | list[int]:
+    """Component rows as a slice when they are consecutive (a view, no copy)."""
+    if comps == list(range(comps[0], comps[0] + len(comps))):
+        return slice(comps[0], comps[0] + len(comps))
+    return comps
+
+
+def _block_source(op: Operand, kind: str, flush: bool, written: list[int]) -> tuple[Block, Callable[[Machine], bool]] | None:
+    """A getter of the source components the written components read, as one (k, lanes) block
+    ((k, 1) for constants), after modifiers and flush; and whether all of them are clean."""
+    comps = _components(op)
+    if comps is None:
+        return None
+    picked = [comps[c] for c in written]
+    rows = _rows(picked)
+    mod = op.modifier if op.extended else 0
+    dtype = _DTYPES.get(kind, np.uint32)
+    suffix = {np.float32: "_f", np.int32: "_i"}.get(dtype, "")
+    t = op.type
+    if t in _FILES and _plain(op, 1):
+        attr, file = _FILES[t]
+        attr += suffix
+        reg = op.indices[0].value
+        keys = [(file, reg, c) for c in picked]
+        cache_key = (reg, tuple(picked), mod)
+
+        def get(m: Machine) -> Row:
+            if file < 0 and flush:
+                found = m.row_cache.get(cache_key)
+                if found is not None:
+                    return found
+            regs = getattr(m, attr)
+            value = regs[reg, rows] if reg < len(regs) else np.zeros((len(picked), 1), dtype)
+            if mod:
+                value = _modify(value, mod, kind)
+            if flush and (file < 0 or any(key in m.dirty for key in keys)):
+                value = flush_row(value, owned=mod != 0 or isinstance(rows, list))
+            if file < 0 and flush:
+                m.row_cache[cache_key] = value
+            return value
+
+        def clean(m: Machine) -> bool:
+            return file >= 0 and not any(key in m.dirty for key in keys)
+
+        return get, clean
+    if t == OT.CONSTANT_BUFFER and _plain(op, 2):
+        slot, row = op.indices[0].value, op.indices[1].value
+
+        def bits_of(m: Machine) -> Row:
+            table = m.cb.get(slot)
+            if table is None or not 0 <= row < len(table):
+                return np.zeros((len(picked), 1), np.uint32)
+            return table[row, picked][:, None]
+
+    elif t == OT.IMMEDIATE32 and op.values and len(op.values) in (1, 4):
+        words = np.array(op.values * (4 if len(op.values) == 1 else 1), np.uint32)[picked][:, None]
+
+        def bits_of(m: Machine) -> Row:
+            return words
+
+    else:
+        return None
+    place = (id(op), mod, kind, flush, "block")
+
+    def get_uniform(m: Machine) -> Row:
+        found = m.uniform_cache.get(place)
+        if found is None:
+            found = bits_of(m).copy().view(dtype)
+            if mod:
+                found = _modify(found, mod, kind)
+            if flush:
+                found = flush_row(found, owned=True)
+            m.uniform_cache[place] = found
+        return found
+
+    def clean_uniform(m: Machine) -> bool:
+        return _is_flushed(bits_of(m))
+
+    return get_uniform, clean_uniform
+
+
+def _vector(fn: Callable[..., Any], blocks: list[tuple[Block, Callable[[Machine], bool]]],
+            dest: tuple[str, int, int, tuple[int, ...]], written: list[int], flush_result: bool, saturate: bool,
+            is_move: bool, aliased: bool, spread: bool) -> Run:
+    """A one-destination elementwise op over all its written components at once."""
+    attr, file, reg, _ = dest
+    rows = _rows(written)
+    getters = [b[0] for b in blocks]
+    cleans = [b[1] for b in blocks]
+    keys = [(file, reg, c) for c in written]
+
+    def run(m: Machine, active: np.ndarray, everyone: bool) -> None:
+        args = [get(m) for get in getters]
+        if spread:
+            args = [np.broadcast_to(a, (len(written), m.n)) for a in args]
+        bits = _finish(fn(*args), flush_result, saturate)
+        if aliased and not saturate:
+            bits = bits.copy()  # a register's rows: the store must not read what it overwrites
+        regs = getattr(m, attr)
+        if reg >= len(regs):
+            return
+        if isinstance(rows, slice):
+            target = regs[reg, rows]
+            if everyone:
+                np.copyto(target, np.broadcast_to(bits, target.shape))
+            else:
+                np.copyto(target, np.broadcast_to(bits, target.shape), where=active)
+        else:
+            for i, c in enumerate(written):
+                if everyone:
+                    np.copyto(regs[reg, c], bits[i])
+                else:
+                    np.copyto(regs[reg, c], bits[i], where=active)
+        clean = flush_result or (is_move and all(clean_of(m) for clean_of in cleans))
+        if not clean:
+            m.dirty.update(keys)
+        elif everyone:
+            m.dirty.difference_update(keys)
+
+    return run
 
 
 def _nothing(m: Machine, active: np.ndarray, everyone: bool) -> None:

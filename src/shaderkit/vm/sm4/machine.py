@@ -312,7 +312,7 @@ class Machine:
         #: (0 temps / 1 outputs, register, component) that may hold denormals (see fast.py)
         self.dirty: set[tuple[int, int, int]] = set()
         #: flushed input rows of this run, by (register, component, modifier)
-        self.row_cache: dict[tuple[int, int, int], np.ndarray] = {}
+        self.row_cache: dict[tuple[Any, ...], np.ndarray] = {}
         #: constant-buffer and immediate values as the fast path reads them (constant for a run)
         self.uniform_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self.special: dict[int, np.ndarray] = {}  # operand type -> (lanes, 4) system values / depth etc.
