@@ -46,9 +46,9 @@ spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative
 textures undefined in GL, NaN texture coordinates) the VM keeps D3D's rule and the comparison is
 reported as skipped with the reason. Measured 2026-11-23: of the 309 corpus vs/ps/cs shaders the
 oracle runs, 295 agree and none differ; 14 cannot be compared (7 multisampled textures the oracle
-binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 335 of
-the 337 corpus vs/ps/cs shaders (``--vm-only``; one needs ``dmovc``, one loops endlessly on its
-test inputs and stops at the step limit).
+binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 336 of
+the 337 corpus vs/ps/cs shaders (``--vm-only``; one loops endlessly on its test inputs and stops at
+the step limit) and all 16 corpus geometry shaders (which the oracle does not run).
 """
 
 from __future__ import annotations
@@ -351,7 +351,7 @@ class Shader:
     def run_vertex(self, inputs: Mapping[str, Any], count: int | None = None) -> Outputs:
         """Run a vertex shader over ``count`` vertices (by default the inputs' row count)."""
         if self.stage != "vertex":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         count = _count(inputs, count)
         m = self._execute(count, self._input_plan(inputs, count))
         return self._outputs(m, slice(None))
@@ -359,7 +359,7 @@ class Shader:
     def run_pixel(self, inputs: Mapping[str, Any], count: int | None = None, quads: bool = False) -> Outputs:
         """Run a pixel shader over fragments; ``quads=True``: rows are 2x2 quads in order."""
         if self.stage != "pixel":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         count = _count(inputs, count)
         if quads:
             if count % 4:
@@ -377,7 +377,7 @@ class Shader:
         or register; SV_PrimitiveID is the primitive's index, SV_GSInstanceID the instance. Returns
         stream ``stream``'s vertices (:class:`GeometryOutputs`)."""
         if self.stage != "geometry":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         d = self.decl
         vertices = INPUT_VERTICES.get(d.input_primitive)
         if vertices is None:
@@ -443,7 +443,7 @@ class Shader:
     def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:
         """Run a compute shader over ``groups`` thread groups; results are in the bound UAVs."""
         if self.stage != "compute":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         gx, gy, gz = (list(groups) + [1, 1, 1])[:3]
         tx, ty, tz = self.decl.thread_group
         per_group = tx * ty * tz
@@ -481,6 +481,11 @@ def _as_vm_error(what: str) -> Iterator[None]:
     except (IndexError, KeyError, TypeError, AttributeError, AssertionError, OverflowError, ValueError,
             ZeroDivisionError) as exc:
         raise VmError(f"{what}: {type(exc).__name__}: {exc}") from exc
+
+
+def _wrong_stage(stage: str) -> str:
+    runner = {"vertex": "run_vertex", "pixel": "run_pixel", "geometry": "run_geometry", "compute": "dispatch"}.get(stage)
+    return f"this is a {stage} shader" + (f" (it runs with Shader.{runner})" if runner else "")
 
 
 def _apply_inputs(m: Machine, plan: list[tuple[int, int, np.ndarray]], lanes: slice) -> None:
