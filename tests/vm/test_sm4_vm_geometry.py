@@ -183,3 +183,14 @@ def test_testing_api_runs_geometry_by_semantic() -> None:
     out = gs.geometry(SV_Position=[[[0, 0, 0, 1], [1, 0, 0, 1], [0, 1, 0, 1]]])  # float64 lists: float32
     assert out["SV_Position"].tolist() == [[0, 0, 0, 1], [1, 0, 0, 1], [0, 1, 0, 1]]
     assert out.primitives().tolist() == [[0, 1, 2]]
+
+
+def test_emit_then_cut_and_line_strips() -> None:
+    text = "mov o0.x, l(1)\nemit\nmov o0.x, l(2)\nemitThenCut\nmov o0.x, l(3)\nemit\nmov o0.x, l(4)\nemit\n"
+    d = Declarations(temps=1, inputs=1, outputs=1, max_output_vertices=4, output_topology=3)  # linestrip
+    m = machine(text, 1, decl=d, gs_inputs=np.zeros((1, 1, 1, 4), np.uint32), streams=Streams(1, 4, 1, 4))
+    out = outputs(m.streams, 0, 1, [], 3)
+    assert out["o0"][:, 0].tolist() == [1, 2, 3, 4]
+    assert out.strip.tolist() == [0, 0, 1, 1]  # emitThenCut ends the strip after vertex 2
+    assert out.topology == "linestrip"
+    assert out.primitives().tolist() == [[0, 1], [2, 3]]
