@@ -50,6 +50,7 @@ def _stream(m: Machine, ins: Instruction) -> int:
 
 
 def raise_vm(message: str) -> None:
+    """Raise VmError(``message``) (imported late: machine imports this module)."""
     from shaderkit.vm.sm4.machine import VmError
 
     raise VmError(message)
