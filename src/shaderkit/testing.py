@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 import shaderkit
-from shaderkit.vm.sm4 import Buffer, Outputs, Sampler, Shader, Texture, VmError
+from shaderkit.vm.sm4 import Buffer, GeometryOutputs, Outputs, Sampler, Shader, Texture, VmError
 from shaderkit.vm.sm4.machine import OT
 
 __all__ = ["HlslShader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]
@@ -124,6 +124,13 @@ class HlslShader:
         """Run over fragments (each its own 2x2 quad: derivatives 0); ``quads=True``: rows come in
         2x2 quads (top-left, top-right, bottom-left, bottom-right) and derivatives are real."""
         return self.shader.run_pixel(_float_inputs({**(inputs or {}), **by_semantic}), count, quads)
+
+    def geometry(self, inputs: Mapping[str, Any] | None = None, count: int | None = None, stream: int = 0,
+                 **by_semantic: Any) -> GeometryOutputs:
+        """Run a geometry shader over primitives: inputs (primitives, vertices[, components]) by
+        semantic or register; the emitted vertices of ``stream`` with their primitive, instance and
+        strip, and ``primitives()`` assembling them by the output topology."""
+        return self.shader.run_geometry(_float_inputs({**(inputs or {}), **by_semantic}), count, stream)
 
     def dispatch(self, groups: Sequence[int] | int = 1) -> HlslShader:
         """Run a compute shader over ``groups`` thread groups (one count or x, y, z); returns self."""

@@ -144,6 +144,7 @@ class CodeViewRecord:
 
     @property
     def name(self) -> str:
+        """The kind's ``LF_*``/``S_*`` name, or ``0x`` + 4 hex digits for an untyped (raw) record."""
         entry = _TABLES[self.table].get(self.kind)
         return entry[0] if entry is not None and self.raw is None else f"0x{self.kind:04x}"
 
@@ -163,6 +164,10 @@ class CodeViewRecord:
         return [m for m in value if isinstance(m, CodeViewRecord)] if isinstance(value, list) else []
 
     def body(self) -> bytes:
+        """The body after ``length`` and ``kind``: ``raw``, else the fields encoded then ``tail``.
+
+        Raises ShaderFormatError when a numeric leaf does not fit 64 bits.
+        """
         if self.raw is not None:
             return self.raw
         _name, layout = _TABLES[self.table][self.kind]
@@ -185,6 +190,7 @@ class CodeViewRecord:
         return list(struct.unpack_from(f"<{count}I", self.tail, len(self.tail) - 4 * count))
 
     def summary(self) -> dict[str, object]:
+        """The record for ``info``: kind name, fields (members summarized), ``tail``/``raw`` in hex."""
         row: dict[str, object] = {"kind": self.name}
         for key, value in self.values.items():
             row[key] = [m.summary() for m in self.members()] if key == "members" else value

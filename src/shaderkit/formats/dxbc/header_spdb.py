@@ -4,8 +4,9 @@
 What the listing shows becomes a minimal PDB (MSF 7.00, 512-byte pages) that
 :func:`shaderkit.formats.dxbc.disasm.read_debug_info` reads back into the same annotations:
 stream 1 the PDB info stream (named-stream map with ``/names``), stream 2 an empty type stream,
-stream 3 a DBI stream with one module, stream 4 that module (``S_LOCAL`` + ``S_DEFRANGE_HLSL``
-symbols, C13 file checksums and lines), stream 5 the ``/names`` string table. Each note is one
+stream 3 a DBI stream with one module, stream 4 an empty IPI stream, stream 5 that module
+(``S_LOCAL`` + ``S_DEFRANGE_HLSL`` symbols, C13 file checksums and lines), stream 6 the ``/names``
+string table. Each note is one
 local named as printed (``Input.vNormal.x``): the text does not show the variables' types, so
 no type records are written; nor the HLSL source, compile options or GUID fxc stores.
 """
@@ -95,6 +96,10 @@ def _record(kind: int, body: bytes) -> bytes:
     return struct.pack("<2H", len(body) + 2, kind) + body
 
 
+#: first stream without a fixed role: the module's symbols; ``/names`` follows it
+_MODULE_STREAM = 5
+
+
 def _database(coded: list[tuple[int, tuple[int, str]]],
               ranges: list[tuple[int, int, str, int]]) -> ProgramDatabase:
     names = bytearray(b"\0")
@@ -129,19 +134,51 @@ def _database(coded: list[tuple[int, tuple[int, str]]],
     module = bytes(symbols) + c13
     # DBI: 64-byte header (module info size at 24), one module record
     record = bytearray(64)
-    struct.pack_into("<H3I", record, 34, 4, len(symbols), 0, len(c13))
+    struct.pack_into("<H3I", record, 34, _MODULE_STREAM, len(symbols), 0, len(c13))
     record += b"shader\0shader\0"
     while len(record) % 4:
         record.append(0)
     dbi = bytearray(64)
     struct.pack_into("<i", dbi, 24, len(record))
     dbi += record
-    string_table = struct.pack("<3I", 0xEFFEEFFE, 1, len(names)) + bytes(names)
-    # info stream: version, signature, age, GUID, named-stream map {"/names": 5}
+    string_table = struct.pack("<3I", 0xEFFEEFFE, 1, len(names)) + bytes(names) + _name_hashes(name_offsets)
+    # info stream: version, signature, age, GUID, named-stream map {"/names": 6}
     key_strings = b"/names\0"
     info = struct.pack("<3I", _PDB_VERSION, 0, 1) + bytes(16) + struct.pack("<I", len(key_strings)) + key_strings
-    info += struct.pack("<5I", 1, 2, 1, 1, 0) + struct.pack("<2I", 0, 5)
-    return _msf([b"", info, b"", bytes(dbi), module, string_table])
+    info += struct.pack("<5I", 1, 2, 1, 1, 0) + struct.pack("<2I", 0, _MODULE_STREAM + 1)
+    # streams 0-4 have fixed roles (old directory, info, TPI, DBI, IPI); the IPI stays empty
+    return _msf([b"", info, b"", bytes(dbi), b"", module, string_table])
+
+
+def _pdb_hash_v1(text: bytes) -> int:
+    """The PDB string hash (version 1): little-endian words XORed, then a 2- and a 1-byte rest,
+    forced lower case and folded."""
+    result = 0
+    whole = len(text) // 4 * 4
+    for (word,) in struct.iter_unpack("<I", text[:whole]):
+        result ^= word
+    rest = text[whole:]
+    if len(rest) >= 2:
+        result ^= int.from_bytes(rest[:2], "little")
+        rest = rest[2:]
+    if rest:
+        result ^= rest[0]
+    result |= 0x20202020
+    result ^= result >> 11
+    return (result ^ (result >> 16)) & 0xFFFFFFFF
+
+
+def _name_hashes(offsets: dict[str, int]) -> bytes:
+    """The ``/names`` hash table: bucket count, buckets (string offsets placed by linear probing
+    from ``hash % count``; 0 = empty), then the number of names."""
+    count = max(1, 2 * len(offsets))
+    buckets = [0] * count
+    for text, offset in offsets.items():
+        at = _pdb_hash_v1(text.encode("latin-1", "replace")) % count
+        while buckets[at]:
+            at = (at + 1) % count
+        buckets[at] = offset
+    return struct.pack(f"<{count + 2}I", count, *buckets, len(offsets))
 
 
 def _msf(streams: list[bytes]) -> ProgramDatabase:

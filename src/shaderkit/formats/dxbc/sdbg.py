@@ -57,6 +57,7 @@ class DebugInfoHeader:
     string_offset: int = 0
 
     def words(self) -> tuple[int, ...]:
+        """The 21 u32 header words in ``D3D10_SHADER_DEBUG_INFO`` order."""
         return tuple(getattr(self, f.name) for f in fields(self))
 
 
@@ -71,14 +72,20 @@ class ShaderDebugInfo:
 
     @staticmethod
     def understood(r: Reader) -> bool:
+        """True when ``r`` holds at least 84 bytes and its first u32 is 84 (cursor unmoved)."""
         return r.remaining >= HEADER_SIZE and struct.unpack_from("<I", r.data, r.pos)[0] == HEADER_SIZE
 
     @classmethod
     def parse(cls, r: Reader) -> ShaderDebugInfo:
+        """The 84-byte header, then the rest of ``r`` as ``body``.
+
+        Raises ShaderFormatError when fewer than 84 bytes are left.
+        """
         words = r.unpack(HEADER.format[1:], "SDBG header")
         return cls(DebugInfoHeader(*words), r.read(r.remaining, "SDBG tables"))
 
     def build(self) -> bytes:
+        """The payload: the 21 header words packed, then ``body``."""
         return HEADER.pack(*self.header.words()) + self.body
 
     def string(self, offset: int) -> str:
@@ -104,6 +111,7 @@ class ShaderDebugInfo:
         return rows
 
     def summary(self) -> dict[str, Any]:
+        """The chunk for ``info``: creator, entry point, target, compile flags, files, table counts."""
         h = self.header
         return {
             "creator": self.string(h.creator),

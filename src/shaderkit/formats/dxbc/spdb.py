@@ -80,6 +80,7 @@ class MsfStream:
 
     @property
     def length(self) -> int:
+        """The stream's size in bytes (0 for a nil stream)."""
         return 0 if self.size == NIL_STREAM else self.size
 
 
@@ -91,6 +92,7 @@ class RawStream:
     kind: str = "raw"
 
     def build(self) -> bytes:
+        """The stream's bytes as stored."""
         return self.data
 
 
@@ -120,10 +122,15 @@ class PdbInfo:
 
     @property
     def named_streams(self) -> dict[str, int]:
+        """Stream index by name (``/names``, ``/src/files/...``) from the named-stream map."""
         return {_cstr(self.names_buffer, key)[0]: value for key, value in self.entries}
 
     @classmethod
     def parse(cls, data: bytes) -> PdbInfo:
+        """Read the PDB info stream from its bytes.
+
+        Raises ShaderFormatError when a part does not fit or a name is unterminated.
+        """
         version, signature, age = _u("3I", data, 0)
         guid = _take(data, 12, 16)
         (strings_size,) = _u("I", data, 28)
@@ -145,6 +152,7 @@ class PdbInfo:
                    [(k, v) for k, v in entries], data[pos:])
 
     def build(self) -> bytes:
+        """The stream's bytes: header, GUID, names buffer, the hash table, then ``tail``."""
         out = [struct.pack("<3I", self.version, self.signature, self.age), self.guid,
                struct.pack("<I", len(self.names_buffer)), self.names_buffer,
                struct.pack("<3I", self.size, self.capacity, len(self.present)), _pack_words(self.present),
@@ -177,6 +185,10 @@ class TypeStream:
 
     @classmethod
     def parse(cls, data: bytes, kind: str = "types") -> TypeStream:
+        """Read a TPI/IPI stream (``kind``: "types" or "ids") from its bytes.
+
+        Raises ShaderFormatError when the header or a record does not fit, or type indices pass 0xFFFFFFFF.
+        """
         values = dict(zip(_TPI_FIELDS, _u(TPI_HEADER.format[1:], data, 0)))
         header_size, record_bytes = values["header_size"], values["record_bytes"]
         if header_size < TPI_HEADER.size or header_size + record_bytes > len(data):
@@ -188,6 +200,7 @@ class TypeStream:
 
     @property
     def index_begin(self) -> int:
+        """The type index of the first record (header ``index_begin``, 0x1000 when absent)."""
         return self.header.get("index_begin", 0x1000)
 
     def record(self, type_index: int) -> CodeViewRecord | None:
@@ -196,6 +209,7 @@ class TypeStream:
         return self.records[i] if 0 <= i < len(self.records) else None
 
     def build(self) -> bytes:
+        """The stream's bytes; ``index_end``, ``record_bytes`` and ``header_size`` are derived."""
         body = b"".join(r.build() for r in self.records)
         values = dict(self.header)
         values["index_end"] = self.index_begin + len(self.records)
@@ -231,6 +245,7 @@ class ModuleInfo:
     padding: bytes = b""
 
     def build(self) -> bytes:
+        """The entry's bytes: 64 fixed bytes (absent fields 0), the two NUL-terminated names, ``padding``."""
         head = MODULE_INFO.pack(*(self.values.get(name, 0) for name in _MODULE_FIELDS))
         return head + self.module_name.encode("latin-1") + b"\0" + self.object_name.encode("latin-1") + b"\0" + self.padding
 
@@ -259,6 +274,10 @@ class SectionContributions:
 
     @classmethod
     def parse(cls, data: bytes) -> SectionContributions:
+        """Read the substream from its bytes (a partial last entry stays ``tail``).
+
+        Raises ShaderFormatError when it is shorter than its 4-byte version.
+        """
         (version,) = _u("I", data, 0)
         fmt = SECTION_CONTRIBUTION.format[1:] + ("I" if version == SECTION_CONTRIBUTIONS_V2 else "")
         size = struct.calcsize("<" + fmt)
@@ -267,6 +286,7 @@ class SectionContributions:
         return cls(version, entries, data[4 + size * count :])
 
     def build(self) -> bytes:
+        """The substream's bytes: the version word, each entry (28 or 32 bytes), ``tail``."""
         return struct.pack("<I", self.version) + b"".join(
             struct.pack("<" + SECTION_CONTRIBUTION.format[1:] + "I" * (len(e) - 9), *e) for e in self.entries
         ) + self.tail
@@ -284,12 +304,17 @@ class SectionMap:
 
     @classmethod
     def parse(cls, data: bytes) -> SectionMap:
+        """Read the section map from its bytes: up to ``count`` entries that fit, the rest as ``tail``.
+
+        Raises ShaderFormatError when it is shorter than its 4-byte counts.
+        """
         count, logical = _u("2H", data, 0)
         n = min(count, (len(data) - 4) // SECTION_MAP_ENTRY.size)
         entries = [_u(SECTION_MAP_ENTRY.format[1:], data, 4 + SECTION_MAP_ENTRY.size * i) for i in range(n)]
         return cls(count, logical, entries, data[4 + SECTION_MAP_ENTRY.size * n :])
 
     def build(self) -> bytes:
+        """The section map's bytes: the stored counts, the 20-byte entries, ``tail``."""
         return struct.pack("<2H", self.count, self.logical_count) + b"".join(
             SECTION_MAP_ENTRY.pack(*e) for e in self.entries) + self.tail
 
@@ -310,6 +335,10 @@ class FileInfo:
 
     @classmethod
     def parse(cls, data: bytes) -> FileInfo:
+        """Read the file-info substream from its bytes.
+
+        Raises ShaderFormatError when its counts or name offsets do not fit.
+        """
         modules, files = _u("2H", data, 0)
         indices = list(_u(f"{modules}H", data, 4))
         counts = list(_u(f"{modules}H", data, 4 + 2 * modules))
@@ -321,9 +350,14 @@ class FileInfo:
         return cls(files, indices, counts, offsets, data[at + 4 * total :])
 
     def file_names(self) -> list[str]:
+        """Each file entry's name, in order ("" for an offset past ``names``).
+
+        Raises ShaderFormatError on an unterminated name.
+        """
         return [_cstr(self.names, o)[0] if o < len(self.names) else "" for o in self.name_offsets]
 
     def build(self) -> bytes:
+        """The substream's bytes; the module count is derived from ``module_indices``."""
         n = len(self.module_indices)
         return (struct.pack(f"<2H{n}H{n}H", n, self.source_file_count, *self.module_indices, *self.file_counts)
                 + _pack_words(self.name_offsets) + self.names)
@@ -338,14 +372,20 @@ class DebugHeader:
 
     @classmethod
     def parse(cls, data: bytes) -> DebugHeader:
+        """Read the u16 stream indices from the substream's bytes (an odd last byte stays ``tail``)."""
         n = len(data) // 2
         return cls(list(_u(f"{n}H", data, 0)), data[2 * n :])
 
     def stream(self, slot: str) -> int | None:
+        """The stream index of ``slot`` (a :data:`DEBUG_STREAM_SLOTS` name), None when absent.
+
+        Raises ValueError for a name not in :data:`DEBUG_STREAM_SLOTS`.
+        """
         i = DEBUG_STREAM_SLOTS.index(slot)
         return self.streams[i] if i < len(self.streams) and self.streams[i] != 0xFFFF else None
 
     def build(self) -> bytes:
+        """The substream's bytes: the u16 stream indices, then ``tail``."""
         return struct.pack(f"<{len(self.streams)}H", *self.streams) + self.tail
 
 
@@ -360,14 +400,17 @@ class SectionHeaders:
 
     @classmethod
     def parse(cls, data: bytes) -> SectionHeaders:
+        """Read the 40-byte section headers from the stream's bytes (a partial last row stays ``tail``)."""
         n = len(data) // SECTION_HEADER.size
         rows = [_u(SECTION_HEADER.format[1:], data, SECTION_HEADER.size * i) for i in range(n)]
         return cls(rows, data[SECTION_HEADER.size * n :])
 
     def names(self) -> list[str]:
+        """Each section's name (``D3DSHDR`` for fxc), NUL padding stripped."""
         return [bytes(row[0]).rstrip(b"\0").decode("latin-1") for row in self.sections]
 
     def build(self) -> bytes:
+        """The stream's bytes: each header row packed, then ``tail``."""
         return b"".join(SECTION_HEADER.pack(*row) for row in self.sections) + self.tail
 
 
@@ -411,6 +454,10 @@ class DbiStream:
 
     @classmethod
     def parse(cls, data: bytes) -> DbiStream:
+        """Read the DBI stream from its bytes (substreams typed when they write back exactly).
+
+        Raises ShaderFormatError when its header, module info or a substream is damaged or does not fit.
+        """
         values = dict(zip(_DBI_FIELDS, _u(DBI_HEADER.format[1:], data, 0)))
         pos = DBI_HEADER.size
         size = values["module_info_size"]
@@ -429,6 +476,7 @@ class DbiStream:
 
     @property
     def debug_header(self) -> DebugHeader | None:
+        """The optional debug header substream when it is typed, else None."""
         value = self.substreams.get("debug_header")
         return value if isinstance(value, DebugHeader) else None
 
@@ -438,6 +486,7 @@ class DbiStream:
         return value.file_names() if isinstance(value, FileInfo) else []
 
     def build(self) -> bytes:
+        """The stream's bytes; the module-info and substream sizes are derived from the parts."""
         modules = b"".join(m.build() for m in self.modules)
         values = dict(self.header)
         values["module_info_size"] = len(modules)
@@ -505,9 +554,11 @@ class C13Subsection:
 
     @property
     def name(self) -> str:
+        """The ``DEBUG_S_*`` name of ``kind``, or ``0x`` + hex for an unknown kind."""
         return SUBSECTION_NAMES.get(self.kind, f"0x{self.kind:x}")
 
     def body(self) -> bytes:
+        """The subsection's data: the typed lines or file checksums encoded, else ``data``."""
         if self.blocks is not None:
             out = [struct.pack("<IHHI", self.code_offset, self.segment, self.flags, self.code_size)]
             for block in self.blocks:
@@ -523,11 +574,13 @@ class C13Subsection:
         return self.data
 
     def build(self) -> bytes:
+        """``u32 kind``, ``u32 size`` (of the body), the body, then ``padding``."""
         body = self.body()
         return struct.pack("<2I", self.kind, len(body)) + body + self.padding
 
     @classmethod
     def parse(cls, kind: int, data: bytes, padding: bytes) -> C13Subsection:
+        """Type the data when it writes back exactly, else keep it as bytes (never raises)."""
         sub = cls(kind, data, padding)
         try:
             if kind == DEBUG_S_LINES:
@@ -586,6 +639,10 @@ class ModuleStream:
 
     @classmethod
     def parse(cls, data: bytes, module: ModuleInfo) -> ModuleStream:
+        """Read a module stream with the symbol, C11 and C13 sizes that ``module`` records.
+
+        Raises ShaderFormatError when those sizes, a symbol or a C13 subsection do not fit.
+        """
         symbol_bytes = module.values.get("symbol_bytes", 0)
         c11_bytes = module.values.get("c11_bytes", 0)
         c13_bytes = module.values.get("c13_bytes", 0)
@@ -612,6 +669,7 @@ class ModuleStream:
         return symbols, b"".join(s.build() for s in self.subsections)
 
     def build(self) -> bytes:
+        """The stream's bytes: signature, symbols, C11 bytes, C13 subsections, ``tail``."""
         return self.build_with_sizes()[0]
 
     def build_with_sizes(self) -> tuple[bytes, tuple[int, int, int]]:
@@ -642,10 +700,15 @@ class SymbolStream:
 
     @classmethod
     def parse(cls, data: bytes) -> SymbolStream:
+        """Read the global symbol records from the stream's bytes.
+
+        Raises ShaderFormatError when a record does not fit.
+        """
         records, end = read_records(data, 0, len(data), "symbol")
         return cls(records, data[end:])
 
     def build(self) -> bytes:
+        """The stream's bytes: each record, then ``tail``."""
         return b"".join(r.build() for r in self.records) + self.tail
 
 
@@ -666,6 +729,10 @@ class NamesTable:
 
     @classmethod
     def parse(cls, data: bytes) -> NamesTable:
+        """Read ``/names`` from its bytes.
+
+        Raises ShaderFormatError without the 0xEFFEEFFE signature or when a part does not fit.
+        """
         signature, version, size = _u("3I", data, 0)
         if signature != NAMES_SIGNATURE:
             raise _fail("/names has no 0xEFFEEFFE signature")
@@ -677,9 +744,14 @@ class NamesTable:
         return cls(version, buffer, buckets, names, data[pos + 4 :], signature)
 
     def string(self, offset: int) -> str:
+        """The string at byte ``offset`` of ``buffer`` ("" outside it).
+
+        Raises ShaderFormatError when it is unterminated.
+        """
         return _cstr(self.buffer, offset)[0] if 0 <= offset < len(self.buffer) else ""
 
     def build(self) -> bytes:
+        """The stream's bytes; the buffer size and bucket count are derived."""
         return (struct.pack("<3I", self.signature, self.hash_version, len(self.buffer)) + self.buffer
                 + struct.pack("<I", len(self.buckets)) + _pack_words(self.buckets)
                 + struct.pack("<I", self.name_count) + self.tail)
@@ -695,9 +767,11 @@ class SourceFile:
 
     @property
     def text(self) -> str:
+        """The source as text (UTF-8, undecodable bytes replaced)."""
         return self.data.decode("utf-8", "replace")
 
     def build(self) -> bytes:
+        """The stream's bytes: the source as stored."""
         return self.data
 
 
@@ -721,6 +795,10 @@ class GlobalHash:
 
     @classmethod
     def read(cls, data: bytes, pos: int = 0) -> tuple[GlobalHash, int]:
+        """The GSI hash table at byte ``pos`` of ``data`` and the offset just past it.
+
+        Raises ShaderFormatError on a wrong signature or version, misaligned sizes, or an overrun.
+        """
         signature, version, records_size, buckets_size = _u("4I", data, pos)
         if signature != GSI_SIGNATURE or version != GSI_VERSION or records_size % 8 or buckets_size % 4:
             raise _fail("not a GSI hash table", pos)
@@ -732,6 +810,7 @@ class GlobalHash:
         return cls(signature, version, [(a, b) for a, b in records], bitmap, words[len(bitmap) :]), pos + buckets_size
 
     def build(self) -> bytes:
+        """The table's bytes: the 16-byte header (sizes derived), hash records, bitmap, buckets."""
         records = b"".join(struct.pack("<2I", *r) for r in self.records)
         buckets = _pack_words(self.bitmap + self.buckets)
         return struct.pack("<4I", self.signature, self.version, len(records), len(buckets)) + records + buckets
@@ -747,10 +826,15 @@ class GlobalsStream:
 
     @classmethod
     def parse(cls, data: bytes) -> GlobalsStream:
+        """Read the globals stream from its bytes.
+
+        Raises ShaderFormatError when its hash table is damaged.
+        """
         table, end = GlobalHash.read(data)
         return cls(table, data[end:])
 
     def build(self) -> bytes:
+        """The stream's bytes: the hash table, then ``tail``."""
         return self.table.build() + self.tail
 
 
@@ -774,6 +858,10 @@ class PublicsStream:
 
     @classmethod
     def parse(cls, data: bytes) -> PublicsStream:
+        """Read the publics stream from its bytes.
+
+        Raises ShaderFormatError when its header, hash table or address map is damaged.
+        """
         hash_size, map_size, thunks, thunk_size, section, padding, thunk_offset, sections = _u(
             PUBLICS_HEADER.format[1:], data, 0)
         table, end = GlobalHash.read(data, PUBLICS_HEADER.size)
@@ -784,6 +872,7 @@ class PublicsStream:
                    data[end + map_size :])
 
     def build(self) -> bytes:
+        """The stream's bytes; the hash and address-map sizes in the header are derived."""
         table = self.table.build()
         head = PUBLICS_HEADER.pack(len(table), 4 * len(self.address_map), self.thunk_count, self.thunk_size,
                                    self.thunk_section, self.padding, self.thunk_table_offset, self.section_count)
@@ -803,6 +892,10 @@ class TypeHashes:
 
     @classmethod
     def parse(cls, data: bytes, header: dict[str, int]) -> TypeHashes:
+        """Read the hash stream where ``header`` (the TPI/IPI header's words) places its parts.
+
+        Raises ShaderFormatError unless they lie values, offsets, adjusters in that order within the stream.
+        """
         values_at, values_len = header.get("hash_values_offset", -1), header.get("hash_values_length", -1)
         offsets_at, offsets_len = header.get("index_offsets_offset", -1), header.get("index_offsets_length", -1)
         adjust_at, adjust_len = header.get("hash_adjusters_offset", -1), header.get("hash_adjusters_length", -1)
@@ -816,6 +909,7 @@ class TypeHashes:
                    data[adjust_at + adjust_len :])
 
     def build(self) -> bytes:
+        """The stream's bytes: hash values, (type index, offset) pairs, adjusters, ``tail``."""
         pairs = [word for pair in self.index_offsets for word in pair]
         return _pack_words(self.hash_values) + _pack_words(pairs) + self.adjusters + self.tail
 
@@ -877,6 +971,7 @@ class ProgramDatabase:
 
     @staticmethod
     def understood(r: Reader) -> bool:
+        """True when ``r`` starts with the MSF 7.00 magic (cursor unmoved)."""
         return r.peek(len(MSF_MAGIC)) == MSF_MAGIC
 
     @classmethod
@@ -1004,6 +1099,10 @@ class ProgramDatabase:
         return b"".join(out)
 
     def build(self) -> bytes:
+        """The SPDB payload: each stream written into its own pages, then directory and superblock.
+
+        Raises UnsupportedOperation when a stream or the directory outgrows its pages.
+        """
         block = self.block_size
         out = bytearray(self.pages)
         data = self._stream_bytes()
@@ -1056,6 +1155,7 @@ class ProgramDatabase:
 
     @property
     def dbi(self) -> DbiStream | None:
+        """The DBI stream (stream 3) when it is typed, else None."""
         content = self._content(DbiStream, 3)
         return content if isinstance(content, DbiStream) else None
 
@@ -1135,6 +1235,7 @@ class ProgramDatabase:
         return layout
 
     def summary(self) -> dict[str, Any]:
+        """The PDB for ``info``: block size/count, streams, sources, sections, functions, lines, compiler."""
         compiler = next((s.values.get("version", "") for _m, st in self.modules() for s in st.symbols
                          if s.name == "S_COMPILE3"), None)
         out: dict[str, Any] = {

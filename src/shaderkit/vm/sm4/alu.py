@@ -41,6 +41,8 @@ class AluOp:
     result: str = ""  # the destination's kind when it differs from ``kind``
     #: dp2/dp3/dp4: the result is one value written to every masked component
     scalar: bool = False
+    #: dmovc: the first source is a 32-bit condition per double (components x, y after swizzle)
+    condition: bool = False
 
 
 _TINY = np.float32(1.1754944e-38)
@@ -398,6 +400,8 @@ ALU: dict[str, AluOp] = {
     "dfma": AluOp(DOUBLE, 3, _d(lambda a, b, c: a * b + c)),
     "drcp": AluOp(DOUBLE, 1, _d(lambda a: 1.0 / a)),
     "dmov": AluOp(DOUBLE, 1, lambda a: a, flush=False),
+    # condition x picks the double for dest.xy, condition y the one for dest.zw; a move keeps bits
+    "dmovc": AluOp(DOUBLE, 3, lambda c, a, b: np.where(c != 0, a, b), flush=False, condition=True),
     "deq": AluOp(DOUBLE, 2, _dcmp(np.equal), result=BITS),
     "dne": AluOp(DOUBLE, 2, _dcmp(np.not_equal), result=BITS),
     "dlt": AluOp(DOUBLE, 2, _dcmp(np.less), result=BITS),
