@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
 import sys
 from collections.abc import Callable, Sequence
 
@@ -38,13 +37,13 @@ def cached_python_env(cache_dir: str, src: str | None = None) -> dict[str, str]:
 
 
 def interleaved(jobs: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
-    """Median CPU seconds of each job over ``rounds`` rounds, the jobs taking turns within a round
-    (a burst of load from other users then hits every job alike)."""
+    """Best (least) CPU seconds of each job over ``rounds`` rounds, the jobs taking turns within a
+    round (a burst of load from other users then hits every job alike; load only adds time)."""
     times: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(rounds):
         for name, job in jobs.items():
             times[name].append(job())
-    return {name: statistics.median(values) for name, values in times.items()}
+    return {name: min(values) for name, values in times.items()}
 
 
 def shaderkit_argv(*args: str) -> list[str]:

@@ -101,3 +101,18 @@ def test_raw_between_and_start() -> None:
     assert (framed.start, framed.size) == (4, 5)
     assert [(r.offset, r.data) for r in framed.raw] == [(0, b"\x01\x02"), (4, b"\x03")]
     assert framed.raw_between(0, 5) == b"\x01\x02\x03"
+
+
+def test_claim_keeps_a_free_stored_range_else_allocates() -> None:
+    layout = Layout()
+    layout.record("head", 4, b"HHHH")
+    layout.record("body", 8, b"bb")
+    layout.close(b"xxxxHHHHbb")
+    w = PlacedWriter(layout, append_aligned(4))
+    assert w.claim("head", 4) == 4  # as stored, range free
+    assert w.place("body", b"bb") == 8  # not clobbered: the claim reserved 4..8 only
+    assert w.claim("head", 4) == 12 and w.claim("new", 2) == 16  # taken now (and new): appended, aligned
+    w = PlacedWriter(layout, append_aligned(4))
+    assert w.claim("head", 8) == 12  # resized: by the rule
+    w.put(12, b"12345678")
+    assert w.place("body", b"bb") == 8 and w.verify()

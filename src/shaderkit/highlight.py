@@ -36,9 +36,13 @@ _NUMBERS: list[Any] = [
 ]
 
 
-#: every lexer's first rules: newlines, and blanks that are not indentation (line-start rules see that)
+#: every lexer's first rules: newlines, the ``disasm --offsets --raw`` column (``/*0040*/`` and
+#: 8-digit words at the start of a line), and blanks that are not indentation (line-start rules see that)
 _LINE_START: list[Any] = [
     (r"\n", Whitespace),
+    (r"(?m)^(/\*[0-9a-fA-F]+\*/[ \t]+|[ \t]+)?((?:[0-9a-f]{8}(?:[ \t]+|(?=\n)|$))+)",
+     bygroups(Comment.Special, Number.Hex)),
+    (r"(?m)^/\*[0-9a-fA-F]+\*/", Comment.Special),
     (r"(?m)(?!^)[ \t\r\f\v]+", Whitespace),
 ]
 #: every lexer's last rule: indentation no line-start rule took

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 import shaderkit
-from shaderkit.vm.sm4 import Buffer, Outputs, Sampler, Shader, Texture, VmError
+from shaderkit.vm.sm4 import Buffer, GeometryOutputs, Outputs, Sampler, Shader, Texture, VmError
 from shaderkit.vm.sm4.machine import OT
 
 __all__ = ["HlslShader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]
@@ -45,6 +45,7 @@ class HlslShader:
 
     @property
     def stage(self) -> str:
+        """The shader stage: ``vertex``, ``pixel`` or ``compute`` (the stages the VM runs)."""
         return self.shader.stage
 
     # -- constants and resources by name ------------------------------------------------------
@@ -72,6 +73,7 @@ class HlslShader:
         return self
 
     def sampler(self, name: str | int, sampler: Sampler) -> HlslShader:
+        """Bind ``sampler`` to sampler slot/name ``name``; returns self for chaining."""
         self.shader.bind_sampler(name, sampler)
         return self
 
@@ -123,7 +125,15 @@ class HlslShader:
         2x2 quads (top-left, top-right, bottom-left, bottom-right) and derivatives are real."""
         return self.shader.run_pixel(_float_inputs({**(inputs or {}), **by_semantic}), count, quads)
 
+    def geometry(self, inputs: Mapping[str, Any] | None = None, count: int | None = None, stream: int = 0,
+                 **by_semantic: Any) -> GeometryOutputs:
+        """Run a geometry shader over primitives: inputs (primitives, vertices[, components]) by
+        semantic or register; the emitted vertices of ``stream`` with their primitive, instance and
+        strip, and ``primitives()`` assembling them by the output topology."""
+        return self.shader.run_geometry(_float_inputs({**(inputs or {}), **by_semantic}), count, stream)
+
     def dispatch(self, groups: Sequence[int] | int = 1) -> HlslShader:
+        """Run a compute shader over ``groups`` thread groups (one count or x, y, z); returns self."""
         self.shader.dispatch((groups,) if isinstance(groups, int) else groups)
         return self
 

@@ -8,6 +8,7 @@ and 3 dynamic options) and turbo_uber_xlu (4 programs, key 6+1, 129 + 3), 25 dis
 from __future__ import annotations
 
 import hashlib
+import struct
 
 import pytest
 
@@ -172,3 +173,43 @@ def test_typed_edits_are_written_back(files: tuple[bytes, bytes]) -> None:
     assert sum(a != b for a, b in zip(out, data)) <= 13
     summary = again.summary()["models"][1]["options"]["gsys_assign_type"]
     assert summary == {"choices": option.choices, "default": "gsys_assign_gbuffer", "dynamic": True}
+
+
+def _geometry_archive() -> tuple[bytes, int]:
+    """A bare archive image with one GX2GeometryShader struct at 0x100 (GX2 layout: registers,
+    program size and offset, copy program size and offset, mode, then the arrays), its program at
+    0x200 and its copy program at 0x300 (alignment 0x100)."""
+    from shaderkit.formats.gx2.types import GX2GeometryShaderRegs
+
+    nregs = GX2GeometryShaderRegs.word_count()
+    data = bytearray(0x400)
+    struct.pack_into(">4sI", data, 0, b"FSHA", 0)
+    struct.pack_into(">I", data, 0xC, len(data))
+    size_at = 0x100 + 4 * nregs
+    struct.pack_into(">IiIiI", data, size_at, 0x20, 0x200 - (size_at + 4), 0x40, 0x300 - (size_at + 12), 3)
+    struct.pack_into(">I", data, size_at + 20, 0x5A5A5A5A)  # first word after mode
+    data[0x200:0x220] = bytes(range(1, 0x21))
+    data[0x300:0x340] = bytes(range(0x80, 0xC0))
+    return bytes(data), size_at
+
+
+def test_geometry_shader_reads_mode_after_its_copy_program() -> None:
+    from shaderkit.formats.bfsha.wiiu import WiiUBfsha, _read_gx2
+    from shaderkit.io.reader import Reader
+
+    data, size_at = _geometry_archive()
+    gs = _read_gx2(Reader(data, endian=">"), 0x100, "geometry")
+    assert gs.mode == 3 and gs.tail_words[0] == 0x5A5A5A5A
+    assert gs.program == bytes(range(1, 0x21)) and gs.copy_program == bytes(range(0x80, 0xC0))
+    assert (gs.code_offset, gs.copy_code_offset) == (0x200, 0x300)
+    assert gs.summary()["copy_program_size"] == 0x40
+    archive = WiiUBfsha("a", "", (3, 4, 0, 2), 0x100, [], [gs], data)
+    archive._check_code_layout()
+    assert archive.code_regular and archive.to_bytes() == data
+    # a copy program grown by 0x100 bytes moves nothing before it; the program keeps its place
+    gs.copy_program = bytes(range(0x80, 0xC0)) + bytes(0x100)
+    out = archive.to_bytes()
+    assert len(out) == 0x500 and struct.unpack_from(">I", out, 0xC)[0] == 0x500
+    again = _read_gx2(Reader(out, endian=">"), 0x100, "geometry")
+    assert again.mode == 3 and again.program == gs.program and again.copy_program == gs.copy_program
+    assert struct.unpack_from(">I", out, size_at + 8)[0] == 0x140

@@ -102,7 +102,7 @@ def test_cfg_dot_of_corpus_files(corpus: Path) -> None:
 
 
 def test_cfg_refuses_other_formats(corpus: Path) -> None:
-    result = CliRunner().invoke(cli, ["cfg", str(corpus / "wiiu" / "rio_02_test_shader.gsh")])
+    result = CliRunner().invoke(cli, ["cfg", str(corpus / "wiiu" / "agl_simple_model.sharc")])  # source only
     assert result.exit_code != 0
 
 

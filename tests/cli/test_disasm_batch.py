@@ -106,7 +106,7 @@ def test_offsets_and_raw_pica(corpus: Path) -> None:
 
 
 def test_offsets_refused_clearly_elsewhere(corpus: Path) -> None:
-    result = CliRunner().invoke(cli, ["disasm", "--offsets", str(corpus / "wiiu" / "rio_02_test_shader.gsh")])
+    result = CliRunner().invoke(cli, ["disasm", "--offsets", str(corpus / "wiiu" / "agl_simple_model.sharc")])
     assert result.exit_code != 0
 
 

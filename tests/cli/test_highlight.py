@@ -75,3 +75,25 @@ def test_colorize_adds_ansi_and_keeps_text() -> None:
     assert "\x1b[" in coloured
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == text
     assert colorize(text, "sharc") == text
+
+
+ANNOTATED = [
+    (Sm4Lexer, "dxbc/angle__clear11vs__g_VS_Clear.dxbc"),
+    (PicaLexer, "pica/Re-Craft-3DS__gui__3c078380.shbin"),
+    (LatteLexer, "wiiu/sc_mat_P_out.gsh"),
+    (MaxwellLexer, "nx/wiixl_TextureShader.bnsh"),
+]
+
+
+@pytest.mark.parametrize(("lexer_class", "name"), ANNOTATED, ids=[c[1].split("/")[0] for c in ANNOTATED])
+def test_offsets_raw_and_hex_text_lexes_without_error(corpus: Path, lexer_class: type, name: str) -> None:
+    from pygments.token import Comment, Number
+
+    model = shaderkit.open(corpus / name)
+    hex_literals = lexer_class is not PicaLexer  # picasso syntax has no hex form
+    text = listing_of(model, True, True, False, hex_literals)
+    tokens = list(lexer_class().get_tokens(text))
+    assert not [value for token, value in tokens if token is Error]
+    # the column: the offset as a comment, the words as hex numbers
+    assert any(token is Comment.Special and value.startswith("/*00") for token, value in tokens)
+    assert any(token is Number.Hex and len(value.split()[0]) == 8 for token, value in tokens)

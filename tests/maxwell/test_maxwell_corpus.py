@@ -17,7 +17,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.bnsh.bnsh import Bnsh
 from shaderkit.formats.bnsh.model import NvnShaderCode
 from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile
-from shaderkit.isa.maxwell import assemble, decode, disassemble, program_end
+from shaderkit.isa.maxwell import assemble, decode, disassemble, instruction_text, program_end
 from shaderkit.isa.maxwell.decode import Instruction, sign_extend
 from shaderkit.isa.maxwell.encoding import bits_width
 
@@ -162,6 +162,8 @@ def test_every_instruction_matches_envydis(listing: Path) -> None:
         assert instruction is not None, f"{address:#x}: {word:#018x} ({text}) does not decode"
         assert instruction.encode() == word
         assert shaderkit_atoms(instruction, address) == envydis_atoms(text), f"{address:#x}: {text}"
+        if instruction.mnemonic in ("TEXS", "TLDS"):  # the component mask, named as envydis names it
+            assert instruction_text(instruction, address).endswith(", " + text.split()[-1].upper()), text
 
 
 @pytest.mark.parametrize("listing", LISTINGS)

@@ -45,7 +45,7 @@ HAND = [
     # S2R: 1111000011001 at 63..51, Rd 0..7, SReg 20..27 (0x21 = thread id x), guard PT (bits 16..18 = 7)
     (0xF0C8_0000_0217_0003, "S2R R3, SR_TID.X"),
     # IADD3 R: 010111001100 at 63..52, Rd=R1, Ra=R2 (8..15), Rb=R3 (20..27), Rc=R4 (39..46)
-    (0x5CC0_0200_0037_0201, "IADD3.B32.B32.B32 R1, R2, R3, R4"),
+    (0x5CC0_0200_0037_0201, "IADD3 R1, R2, R3, R4"),
     # XMAD R: 0101101100 at 63..54, Rd=R5, Ra=R6, Rb=R7, Rc=RZ
     (0x5B00_7F80_0077_0605, "XMAD R5, R6, R7, RZ"),
     # LOP3 R: 0101101111100 at 63..51, LUT 0x96 at 28..35, Pd PT at 48..50, Rd=R0, Ra=R1, Rb=R2, Rc=R3

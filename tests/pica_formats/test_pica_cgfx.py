@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import corpus_files
-from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dvlb.cgfx import Cgfx, CgfxShader, build_tree, find
 from shaderkit.formats.dvlb.csdr import Csdr
-from shaderkit.formats.dvlb.dvlb import Constant, Dvlb
+from shaderkit.formats.dvlb.dvlb import Constant, Dvlb, Uniform
 from shaderkit.formats.registry import detect
 
 
@@ -82,6 +82,13 @@ def test_hand_built_cgfx() -> None:
     info = model.summary()
     assert info["dictionaries"] == {"textures": 1, "shaders": 1}
     assert info["shaders"][0]["dvlb"]["dvle_count"] == 1
+    # the layout as stored: the 3 pad bytes and the texture (not modelled) are one raw span
+    # between the name (0xF0: DICT 0x9C + 12 + 2 nodes, then the 40-byte SHDR at 0xC8) and the DVLB
+    rows = info["layout"]
+    assert {"item": "shaders.0.name", "offset": 0xF0, "size": 13} in rows
+    assert {"item": "raw", "offset": 0xF0 + 13, "size": 3 + 32} in rows
+    assert {"item": "shaders.0.dvlb", "offset": 0x120, "size": len(_shbin(WORLD))} in rows
+    assert {"item": "shaders.0.dvlb_size", "offset": 0xC8 + 32, "size": 4} in rows
 
 
 def test_same_size_edit_is_written_in_place() -> None:
@@ -100,11 +107,69 @@ def test_same_size_edit_is_written_in_place() -> None:
     assert b"TXOB" + bytes(range(28)) in out
 
 
-def test_resizing_in_a_file_with_other_resources_is_refused() -> None:
-    model = Cgfx.from_bytes(_hand_cgfx())
+def test_resizing_in_a_file_with_other_resources_keeps_everything_else() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
     model.shaders[0].name = "a much longer shader name"
-    with pytest.raises(UnsupportedOperation):
-        model.to_bytes()
+    dvlb = model.shaders[0].dvlb
+    assert dvlb is not None
+    dvlb.dvles[0].uniforms[0].name = "a_longer_projection"  # the DVLB grows: its symbol table moves
+    out = model.to_bytes()
+    # the new name and the grown DVLB go after the stored bytes, 4-aligned: the name at the old end
+    # (4-aligned already? the file ends with the SHBIN, a multiple of 4), the DVLB after it
+    assert len(data) % 4 == 0
+    name = b"a much longer shader name\0"
+    assert out[len(data) : len(data) + len(name)] == name
+    dvlb_at = len(data) + ((len(name) + 3) & ~3)
+    assert out[dvlb_at : dvlb_at + 4] == b"DVLB"
+    # everything before the old end is untouched but the derived words: the node's name pointer,
+    # the DVLB size and pointer words of the SHDR object, and the file and DATA sizes
+    entry, size_at = 0x9C + 12 + 16, 0x9C + 12 + 32 + 32
+    changed = {i for i in range(len(data)) if out[i] != data[i]}
+    allowed = set(range(0x0C, 0x10)) | set(range(0x18, 0x1C)) | set(range(entry + 8, entry + 12)) \
+        | set(range(size_at, size_at + 8))
+    assert changed <= allowed and changed & set(range(entry + 8, entry + 12))
+    assert struct.unpack_from("<I", out, 0x0C)[0] == len(out) and struct.unpack_from("<I", out, 0x18)[0] == len(out) - 0x14
+    again = Cgfx.from_bytes(out)
+    assert again.shaders[0].name == "a much longer shader name"
+    assert again.shaders[0].dvlb == dvlb
+    assert b"TXOB" + bytes(range(28)) in out[: len(data)]
+
+
+def test_adding_a_shader_to_a_file_with_other_resources() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
+    model.shaders.append(CgfxShader("extra", Dvlb.from_bytes(_shbin(SPRITE))))
+    out = model.to_bytes()
+    # appended at the old end (a multiple of 4): the new DICT (12 + 3 nodes of 16 = 60 bytes), the
+    # new SHDR object (32), the name "extra\0" (6), then the DVLB at the next multiple of 4
+    end = len(data)
+    assert out[end : end + 4] == b"DICT" and out[end + 60 + 4 : end + 60 + 8] == b"SHDR"
+    assert out[end + 92 : end + 98] == b"extra\0" and out[end + 100 : end + 104] == b"DVLB"
+    count, offset = struct.unpack_from("<II", out, 0x14 + 8 + 4 * 8)
+    assert count == 2 and 0x14 + 8 + 4 * 8 + 4 + offset == end
+    # before the old end only derived words changed: file and DATA sizes, the shader DICT reference
+    changed = {i for i in range(end) if out[i] != data[i]}
+    assert changed <= set(range(0x0C, 0x10)) | set(range(0x18, 0x1C)) | set(range(0x3C, 0x44))
+    again = Cgfx.from_bytes(out)
+    assert [s.name for s in again.shaders] == ["SpriteShader", "extra"]
+    assert [s.dvlb for s in again.shaders] == [s.dvlb for s in model.shaders]
+    assert again.dict_counts[1] == 1 and b"TXOB" + bytes(range(28)) in out
+    names = [s.name for s in again.shaders]
+    tree = [(again.root_reference_bit, again.root_left, again.root_right)] + [
+        (s.reference_bit, s.left, s.right) for s in again.shaders
+    ]
+    assert all(find(names, tree, n) == i for i, n in enumerate(names))
+
+
+def test_removing_the_shader_keeps_the_other_resources() -> None:
+    data = _hand_cgfx()
+    model = Cgfx.from_bytes(data)
+    model.shaders.clear()
+    out = model.to_bytes()
+    assert len(out) == len(data) and struct.unpack_from("<I", out, 0x14 + 8 + 4 * 8)[0] == 0
+    again = Cgfx.from_bytes(out)
+    assert again.shaders == [] and again.dict_counts[1] == 1
 
 
 def test_new_shader_only_cgfx() -> None:
@@ -192,3 +257,35 @@ def test_bad_inputs() -> None:
     struct.pack_into("<i", bad, 0x9C + 12 + 16 + 8, 0x7FFFFFF0)  # name pointer far away
     with pytest.raises(ShaderFormatError, match="name pointer"):
         Cgfx.from_bytes(bytes(bad))
+
+
+@pytest.mark.parametrize("word", [0xC0, 0xC4])  # the shader node's name and value pointers
+@pytest.mark.parametrize("value", [0, 1, 0x7FFFFFFF, 0xFFFFFFFF])
+def test_pointer_into_the_dictionary_rebuilds(word: int, value: int) -> None:
+    """A name or SHDR pointer aimed into the DICT itself: the string or word read there overlaps
+    the dictionary and must come back with it (found by tools/mutate.py on the hand-built file)."""
+    data = bytearray(_hand_cgfx())
+    struct.pack_into("<I", data, word, value)
+    try:
+        model = Cgfx.from_bytes(bytes(data))
+    except ShaderFormatError:
+        return
+    assert model.to_bytes() == bytes(data)
+
+
+def test_grown_dvlb_appended_after_the_next_one_is_found_again() -> None:
+    """Shader "a"'s DVLB grows to 536 bytes and goes to the end; its SHDR size word (at 0xF0) read
+    as a self-relative pointer then leads to 0xF0 + 536 = 0x308, where shader "bb"'s DVLB lies:
+    the reader must take the word after it (the real pointer, whose word before is a fitting size)."""
+    data = Cgfx(shaders=[CgfxShader("a", Dvlb.from_bytes(_shbin(SPRITE))),
+                         CgfxShader("bb", Dvlb.from_bytes(_shbin(WORLD)))]).to_bytes()
+    model = Cgfx.from_bytes(data)
+    dvlb = model.shaders[0].dvlb
+    assert dvlb is not None
+    dvlb.dvles[0].uniforms += [Uniform("u14", 0x20, 0x20), Uniform("u14", 0x20, 0x20)]
+    out = model.to_bytes()
+    size, pointer = struct.unpack_from("<II", out, 0xF0)
+    assert size == 536 and 0xF0 + size == 0x308 and out[0x308:0x30C] == b"DVLB"
+    assert 0xF4 + pointer == len(data)  # the grown DVLB at the old end
+    again = Cgfx.from_bytes(out)
+    assert [s.dvlb for s in again.shaders] == [s.dvlb for s in model.shaders]

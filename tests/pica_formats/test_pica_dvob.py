@@ -135,3 +135,45 @@ def test_object_as_shbin_model() -> None:
     assert (dvle.main_offset, dvle.endmain_offset) == (0, 3)
     assert dvle.uniforms == obj.inputs and dvle.labels == obj.labels
     assert Dvlb.from_bytes(dvlb.to_bytes()).dvles == [dvle]
+
+
+def test_unknown_structure_between_objects_is_a_raw_span() -> None:
+    one = _hand_dvoj()
+    unknown = b"XTRA" + bytes(range(8))
+    # DVOB header 16 bytes, object 0, 12 unknown bytes, object 1
+    second = 16 + len(one) + len(unknown)
+    data = b"DVOB" + struct.pack("<3I", 2, 16, second) + one + unknown + one
+    model = Dvob.from_bytes(data)
+    assert model.to_bytes() == data
+    rows = model.summary()["layout"]
+    assert {"item": "raw", "offset": 16 + len(one), "size": len(unknown)} in rows
+    assert {"item": "dvoj.1.header", "offset": second, "size": 0x58} in rows
+    # the two NUL bytes after the symbol table of each object are raw too; the shared file name is
+    # one string recorded twice (line_numbers 0 and 1)
+    symbols = 16 + 0x58
+    assert {"item": "raw", "offset": symbols + 30, "size": 2} in rows
+    assert {"item": "dvoj.0.line_numbers.1.name", "offset": symbols + 5, "size": 16} in rows
+    layout = model.layout
+    assert layout is not None and layout.shares_with(("dvoj", 0, "line_numbers", 1, "name")) == (
+        "dvoj", 0, "line_numbers", 0, "name")
+    # a resized input name: the symbol table of object 1 moves to the end, the unknown bytes stay
+    model.objects[1].inputs[0].name = "vVertexData"
+    out = model.to_bytes()
+    assert out[16 + len(one) : second] == unknown and out[: len(data)].count(b"vVtxData") == 2
+    assert Dvob.from_bytes(out).objects == model.objects
+
+
+def test_added_object_moves_the_one_its_header_grew_over() -> None:
+    one = _hand_dvoj()
+    unknown = b"XTRA" + bytes(range(8))
+    second = 16 + len(one) + len(unknown)
+    data = b"DVOB" + struct.pack("<3I", 2, 16, second) + one + unknown + one
+    model = Dvob.from_bytes(data)
+    model.objects.append(model.objects[0])
+    out = model.to_bytes()
+    # the header is now 20 bytes: object 0 (at 16) moves with its tables to the old end, object 1
+    # stays, the new object 2 follows object 0; the unknown bytes stay where they were
+    count, *offsets = struct.unpack_from("<4I", out, 4)
+    assert count == 3 and offsets[0] == len(data) and offsets[1] == second and offsets[2] > offsets[0]
+    assert out[16 + len(one) : second] == unknown and out[second : second + len(one)] == one
+    assert Dvob.from_bytes(out).objects == model.objects

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
 
 from conftest import corpus_params
 from shaderkit.formats.dvlb.build import assemble_sources
-from shaderkit.formats.dvlb.dvlb import Dvlb
+from shaderkit.formats.dvlb.dvlb import Dvlb, dvle_key, name_key
 from shaderkit.formats.dvlb.rules import write_nihstro, write_picasso_2015
 from shaderkit.formats.dvlb.source import dvlb_to_source, dvlb_to_sources
 
@@ -105,7 +106,10 @@ def test_nihstro_declaration_order_and_interleaved_names_roundtrip() -> None:
     # the reader (not the writer) says where the names went
     assert [u.name for u in variant.dvles[0].uniforms] == ["projection", "inpos", "intex", "incol"]
     assert [lb.name for lb in variant.dvles[0].labels] == ["main", "proj", "tex", "color"]
-    assert variant.layout is not None and variant.layout.dvles[0].uniform_symbols[0] == 0
+    assert variant.layout is not None
+    dvle_at = struct.unpack_from("<I", data, 8)[0]
+    # "projection" is the first string of the symbol table
+    assert variant.layout.offset_of(name_key(0, "uniforms", 0)) == dvle_at + struct.unpack_from("<I", data, dvle_at + 0x38)[0]
     text = dvlb_to_source(variant)
     assert "; shaderkit: layout nihstro ulllluuu" in text
     assert "; shaderkit: uniform-order 3 0 1 2" in text
@@ -124,9 +128,11 @@ def test_unaligned_multi_dvle_picasso_2015_roundtrip() -> None:
     data = write_picasso_2015(model)
     variant = Dvlb.from_bytes(data)
     assert variant.layout is not None
-    first, second = variant.layout.dvles
-    assert second.offset == first.offset + first.symbol_offset + first.symbol_size
-    assert second.offset % 4
+    first, second = (variant.layout.offset_of(dvle_key(i, "header")) for i in range(2))
+    assert first is not None and second is not None
+    sym_off, sym_size = struct.unpack_from("<II", data, first + 0x38)
+    assert second == first + sym_off + sym_size
+    assert second % 4
     text = dvlb_to_source(variant)
     assert "; shaderkit: layout picasso-2015" in text
     assert assemble_sources([("v.asm", text)]) == data

@@ -26,13 +26,14 @@ BY_NAME = {info.name: code for code, info in OPCODES.items()}
 SPECIAL = {
     "vThreadIDInGroupFlattened": OT.INPUT_THREAD_ID_IN_GROUP_FLATTENED, "vThreadIDInGroup": OT.INPUT_THREAD_ID_IN_GROUP,
     "vThreadGroupID": OT.INPUT_THREAD_GROUP_ID, "vThreadID": OT.INPUT_THREAD_ID, "oDepth": OT.OUTPUT_DEPTH,
-    "null": OT.NULL,
+    "vPrim": OT.INPUT_PRIMITIVEID, "vGSInstanceID": OT.INPUT_GS_INSTANCE_ID, "null": OT.NULL,
 }
 PREFIX = {"r": OT.TEMP, "v": OT.INPUT, "o": OT.OUTPUT, "x": OT.INDEXABLE_TEMP, "cb": OT.CONSTANT_BUFFER,
           "icb": OT.IMMEDIATE_CONSTANT_BUFFER, "t": OT.RESOURCE, "s": OT.SAMPLER, "u": OT.UNORDERED_ACCESS_VIEW,
-          "g": OT.THREAD_GROUP_SHARED_MEMORY, "l": OT.LABEL}
+          "g": OT.THREAD_GROUP_SHARED_MEMORY, "l": OT.LABEL, "m": OT.STREAM}
 NO_DEST = {"if", "else", "endif", "loop", "endloop", "break", "breakc", "continue", "continuec", "ret", "retc",
-           "discard", "call", "callc", "switch", "case", "default", "endswitch", "label", "sync", "nop"}
+           "discard", "call", "callc", "switch", "case", "default", "endswitch", "label", "sync", "nop",
+           "emit_stream", "cut_stream", "emitThenCut_stream"}
 
 
 def _number(text: str) -> int:
@@ -73,7 +74,7 @@ def operand(text: str, dest: bool) -> Operand:
         if body == name:
             op = Operand(kind, 2 if kind != OT.NULL else 0, 0, 0xF, [], extended)
             return _suffix(op, suffix, dest)
-    m = re.fullmatch(r"(icb|cb|[rvoxtsugl])(\d*)(.*)", body)
+    m = re.fullmatch(r"(icb|cb|[rvoxtsuglm])(\d*)(.*)", body)
     if m is None:
         raise ValueError(text)
     kind = PREFIX[m.group(1)]
@@ -88,7 +89,7 @@ def operand(text: str, dest: bool) -> Operand:
             indices.append(Index(0, int(part)))
         else:
             indices.append(Index(2, 0, operand(part, False)))
-    op = Operand(kind, 0 if kind in (OT.SAMPLER, OT.LABEL) else 2, 0, 0, indices, extended)
+    op = Operand(kind, 0 if kind in (OT.SAMPLER, OT.LABEL, OT.STREAM) else 2, 0, 0, indices, extended)
     return _suffix(op, suffix, dest)
 
 

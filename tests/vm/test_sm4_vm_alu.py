@@ -213,3 +213,41 @@ def test_indexable_temps_and_relative_constant_addressing() -> None:
     # lane 0 reads x0[1] = 11 and icb[0]; lane 1 reads x0[2] = 12 and icb[1]
     assert m.o[0][:, 0].tolist() == [11, 12]
     assert m.o[1].tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+
+def test_dmovc_picks_doubles_by_two_32bit_conditions() -> None:
+    # D3D11 dmovc: dest.xy <- first double of src1 if src0's first 32-bit component (after swizzle)
+    # has any bit set, else of src2; dest.zw likewise from the second double and src0's second component
+    doubles = np.array([[1.5, -0.25], [8.0, 0.5]], np.float64).view(np.uint32)
+    condition = np.array([0, 0xFFFFFFFF, 0, 0], np.uint32)
+    v = np.stack([doubles[0], doubles[1], condition])[:, None, :]
+    m = machine("dmovc o0.xyzw, l(1, 0, 0, 0), v0.xyzw, v1.xyzw\n"
+                "dmovc o1.xyzw, v2.yxzw, v0.zwxy, -v1.xyzw\n"
+                "dmovc o2.zw, l(0, 7, 0, 0), v0.xyzw, v1.xyzw\n"
+                "dmovc_sat o3.xyzw, l(1, 1, 0, 0), v1.xyzw, v0.xyzw", 1, v=v)
+    assert m.o[0][0].copy().view(np.float64).tolist() == [1.5, 0.5]  # x true: 1.5; y false: 0.5
+    # conditions (0xFFFFFFFF, 0): src1 .zwxy gives -0.25 first; src2 negated gives -0.5 second
+    assert m.o[1][0].copy().view(np.float64).tolist() == [-0.25, -0.5]
+    # mask .zw: only the second double is written, chosen by the condition's second component (7)
+    assert m.o[2][0].tolist()[:2] == [0, 0]
+    assert m.o[2][0].copy().view(np.float64).tolist()[1] == -0.25
+    assert m.o[3][0].copy().view(np.float64).tolist() == [1.0, 0.5]  # _sat clamps the double 8.0
+
+
+def test_dmovc_keeps_bits_and_double_saturate_clamps_doubles() -> None:
+    words = np.array([0x00000001, 0x7FF00000, 0, 0x80000000], np.uint32)  # signalling NaN, -0.0
+    pair = np.array([1.5, -0.25], np.float64).view(np.uint32)
+    m = machine("dmovc o0.xyzw, l(1, 1, 0, 0), v0.xyzw, v1.xyzw\ndadd_sat o1.xyzw, v1.xyzw, v1.xyzw",
+                1, v=np.stack([words, pair])[:, None, :])
+    assert m.o[0][0].tolist() == [0x00000001, 0x7FF00000, 0, 0x80000000]  # a move: payload and sign kept
+    # (3.0, -0.5) clamped to [0, 1] as doubles: 1.0 is 0x3FF00000_00000000, -0.5 becomes +0.0
+    assert m.o[1][0].tolist() == [0, 0x3FF00000, 0, 0]
+
+
+def test_move_between_overlapping_components_of_one_register() -> None:
+    # mov r0.yzw, r0.xxyz: y <- x, z <- y, w <- z, all read before any is written: (1, 1, 2, 3)
+    m = machine("mov r0.xyzw, l(1, 2, 3, 4)\nmov r0.yzw, r0.xxyz\nmov o0.xyzw, r0.xyzw\n"
+                "mov r1.xyzw, l(5, 6, 7, 8)\nadd r1.xyz, r1.yzwy, l(0.0, 0.0, 0.0, 0.0)\nmov o1.xyzw, r1.xyzw", 1)
+    assert m.o[0][0].tolist() == [1, 1, 2, 3]
+    # add reads (6, 7, 8) as float bits: denormals, flushed to 0; w keeps 8
+    assert m.o[1][0].tolist() == [0, 0, 0, 8]

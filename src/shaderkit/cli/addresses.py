@@ -2,8 +2,14 @@
 
 DXBC: offsets are bytes from the start of the program token stream (the SHDR/SHEX chunk data,
 version token at 0x0); raw words are the instruction's 32-bit tokens. PICA200: offsets are bytes
-from the start of the DVLP code (word index * 4); raw words are the instruction word. Lines that are
-no instruction (comments, declarations of the text format, labels) get an empty column.
+from the start of the DVLP code (word index * 4); raw words are the instruction word. Latte (GSH,
+SHARCFB, BFSHA): offsets are bytes from the start of each program; raw words are the 64-bit CF and
+ALU slots and the 128-bit fetch slots as 32-bit words (an ALU group's literal slots beside its last
+instruction). Maxwell (BNSH, NVN): offsets are bytes from the start of each stage's code (after the
+0x30-byte NVN header and the 0x50-byte SPH, as in the ``/*0008*/`` comments); raw words are the 64-bit
+word as two 32-bit halves, low first (as envydis prints them); the scheduling word of each 0x20-byte
+bundle has a line only where the text shows it (``.sched``). Lines that are no instruction
+(comments, declarations of the text format, labels) get an empty column.
 """
 
 from __future__ import annotations
@@ -44,8 +50,9 @@ def _render(entries: list[tuple[str, int | None, Sequence[int]]], offsets: bool,
     return "\n".join(out) + "\n"
 
 
-def dxbc_entries(container: Any, listing: str) -> list[tuple[str, int | None, Sequence[int]]]:
-    """Lines of the fxc-style ``listing`` with the offset and tokens of the instruction on each."""
+def dxbc_entries(container: Any, listing: str, hex_literals: bool = False) -> list[tuple[str, int | None, Sequence[int]]]:
+    """Lines of the fxc-style ``listing`` with the offset and tokens of the instruction on each
+    (``hex_literals``: the listing was printed with ``--hex``)."""
     from shaderkit.formats.dxbc.disasm import is_legacy
     from shaderkit.isa.sm4.decode import decode
     from shaderkit.isa.sm4.text import Formatter
@@ -55,7 +62,7 @@ def dxbc_entries(container: Any, listing: str) -> list[tuple[str, int | None, Se
         raise UnsupportedOperation("--offsets/--raw: this DXBC file has no single shader program (library or effect)")
     tokens = list(shader.tokens)
     program = decode(tokens)
-    texts = Formatter(program, is_legacy(container)).lines()
+    texts = Formatter(program, is_legacy(container), hex_literals=hex_literals).lines()
     starts = [0, *program.offsets]
     ends = [*program.offsets, len(tokens)]
     # the version line covers the version and length tokens; each instruction its own tokens
@@ -92,16 +99,61 @@ def pica_entries(dvlb: Any) -> list[tuple[str, int | None, Sequence[int]]]:
     return entries
 
 
-def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool) -> str:
+def _marker(offset: int, words: Sequence[int]) -> str:
+    return f"{_MARK}{offset}:" + ",".join(str(w) for w in words)
+
+
+def marked_entries(text: str) -> list[tuple[str, int | None, Sequence[int]]]:
+    """Lines of a listing printed with :func:`_marker`: (line without the mark, offset, words)."""
+    entries: list[tuple[str, int | None, Sequence[int]]] = []
+    for line in text.split("\n"):
+        body, mark, where = line.partition(_MARK)
+        if mark:
+            offset, _, words = where.partition(":")
+            entries.append((body, int(offset), [int(w) for w in words.split(",") if w]))
+        else:
+            entries.append((line, None, ()))
+    if entries and entries[-1][0] == "":
+        entries.pop()
+    return entries
+
+
+def latte_entries(model: Any) -> list[tuple[str, int | None, Sequence[int]]] | None:
+    """The Latte listing of a GSH / SHARCFB / Wii U BFSHA model with each instruction's offset and
+    words; None for other models."""
+    from shaderkit.cli.latte_listing import gx2_listing, is_wiiu
+
+    if not is_wiiu(model):
+        return None
+    text = gx2_listing(model, marker=_marker)
+    return None if text is None else marked_entries(text)
+
+
+def maxwell_entries(model: Any, hex_literals: bool = False) -> list[tuple[str, int | None, Sequence[int]]] | None:
+    """The Maxwell listing of a BNSH / NVN model with each word's offset and halves; None for others."""
+    from shaderkit.cli.maxwell_text import maxwell_listing
+
+    text = maxwell_listing(model, hex_literals, _marker)
+    return None if text is None else marked_entries(text)
+
+
+def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_literals: bool = False) -> str:
     """``listing`` (the plain disassembly of ``model``) with offsets and/or raw words beside it."""
     from shaderkit.formats.dvlb.dvlb import Dvlb
     from shaderkit.formats.dxbc.container import DxbcContainer
 
     if isinstance(model, DxbcContainer):
-        return _render(dxbc_entries(model, listing), offsets, raw)
+        return _render(dxbc_entries(model, listing, hex_literals), offsets, raw)
+    latte = latte_entries(model)
+    if latte is not None:
+        return _render(latte, offsets, raw)
+    maxwell = maxwell_entries(model, hex_literals)
+    if maxwell is not None:
+        return _render(maxwell, offsets, raw)
     if isinstance(model, Dvlb):
         return _render(pica_entries(model), offsets, raw)
     dvlb = getattr(getattr(model, "payload", None), "dvlb", None) or getattr(model, "payload", None)
     if isinstance(dvlb, Dvlb):  # .csdr: base64 around a SHBIN
         return _render(pica_entries(dvlb), offsets, raw)
-    raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC and SHBIN files")
+    raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC, SHBIN, Wii U "
+                               "(GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN) files")

@@ -14,7 +14,7 @@ import click
 from shaderkit.cli.common import load_member, read_input, store_member, write_output
 
 #: formats that only hold other files; everything else the registry reads is a shader file
-CONTAINERS = frozenset({"yaz0", "zstd", "sarc", "bfres-wiiu", "bfres"})
+CONTAINERS = frozenset({"yaz0", "zstd", "sarc", "bfres-wiiu", "bfres-switch", "bfres"})
 SCHEMA_VERSION = 1
 
 

@@ -1,3 +1,5 @@
+"""``shaderkit asm``: assemble SM4/5 (fxc syntax), PICA200 (picasso), Latte or Maxwell text into a file, optionally into a --base file."""
+
 from __future__ import annotations
 
 import os

@@ -2,12 +2,16 @@
 
 Basic blocks are runs of instructions entered only at the top and left only at the bottom; edges
 carry the reason (``true``/``false`` of an if, ``loop`` back edges, ``break``, ``call``, ``case``).
-DXBC (SM4/5 structured flow) and PICA200 (if/loop/jump/call words) are supported.
+DXBC (SM4/5 structured flow), PICA200 (if/loop/jump/call words), Latte (the CF program of each
+GSH / SHARCFB / BFSHA shader: JUMP, ELSE, LOOP_*, CALL, RETURN, END_OF_PROGRAM; clauses are one
+step each) and Maxwell (each BNSH / NVN stage: BRA, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL, RET, EXIT)
+are supported. Files with several programs give one cluster per program in one graph.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -202,6 +206,163 @@ def pica_steps(dvlb: Any) -> tuple[list[Step], tuple[int, ...]]:
     return steps, entries
 
 
+# -- Latte -----------------------------------------------------------------------------------------
+
+#: a CF line of a decaf listing: index, mnemonic (clause bodies have lowercase units or wide gaps)
+_LATTE_CF = re.compile(r"^\s*(\d+) ([A-Z][A-Z0-9_]*)\b(.*)$")
+_LATTE_ADDR = re.compile(r"\b(?:FAIL_JUMP_ADDR|PASS_JUMP_ADDR|ADDR)\((\d+)\)")
+#: CF mnemonic -> edge label of its ADDR (clause instructions' ADDR is a clause address, not a CF index)
+_LATTE_FLOW = {"JUMP": "jump", "ELSE": "else", "LOOP_START": "skip", "LOOP_START_DX10": "skip",
+               "LOOP_START_NO_AL": "skip", "LOOP_END": "loop", "LOOP_BREAK": "break",
+               "LOOP_CONTINUE": "continue", "CALL": "call"}
+_CF_MARK = "\x1f"
+
+
+def latte_steps(program: bytes) -> list[Step]:
+    """One step per CF instruction of a Latte program (clauses are single steps), with the CF
+    edges: ADDR of JUMP/ELSE/LOOP_*/CALL, RETURN and END_OF_PROGRAM to the exit."""
+    from shaderkit.isa.latte import disassemble
+
+    text = disassemble(program, notes=False, marker=lambda offset, words: f"{_CF_MARK}{offset}")
+    steps: list[Step] = []
+    for line in text.split("\n"):
+        body, mark, offset = line.partition(_CF_MARK)
+        m = _LATTE_CF.match(body)
+        if m and mark:
+            name = m.group(2)
+            step = Step(body.strip(), address=int(offset))
+            label = _LATTE_FLOW.get(name)
+            where = _LATTE_ADDR.search(m.group(3))
+            if label is not None and where is not None:
+                step.targets.append((int(where.group(1)), label))
+            elif name == "RETURN":
+                step.targets, step.falls_through = [(EXIT, "ret")], False
+            steps.append(step)
+        elif body.strip() == "END_OF_PROGRAM" and steps:
+            steps[-1].targets, steps[-1].falls_through = [(EXIT, "end")], False
+    # ALU_BREAK / ALU_CONTINUE: like LOOP_BREAK / LOOP_CONTINUE, to the enclosing loop's LOOP_END
+    names = [_LATTE_CF.match(step.text).group(2) for step in steps]  # type: ignore[union-attr]
+    for i, name in enumerate(names):
+        if name in ("ALU_BREAK", "ALU_CONTINUE"):
+            depth = 0
+            for j in range(i + 1, len(names)):
+                if names[j].startswith("LOOP_START"):
+                    depth += 1
+                elif names[j] == "LOOP_END":
+                    if depth == 0:
+                        steps[i].targets.append((j, "break" if name == "ALU_BREAK" else "continue"))
+                        break
+                    depth -= 1
+    return steps
+
+
+def latte_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
+    """(title, steps, entries) of every program of a GSH / SHARCFB / Wii U BFSHA model, else None."""
+    from shaderkit.cli.latte_listing import _bfsha_shaders, _titled_shaders, is_wiiu
+    from shaderkit.formats.gx2.listing import program_slots
+
+    if not is_wiiu(model):
+        return None
+    bfsha = _bfsha_shaders(model)
+    titled = [(t, s) for t, s, _ in bfsha] if bfsha is not None else _titled_shaders(model) or []
+    out: list[tuple[str, list[Step], tuple[int, ...]]] = []
+    for title, shader in titled:
+        for _, attr in program_slots([shader]):
+            code = getattr(shader, attr)
+            if code:
+                name = title if attr == "program" else f"{title}: copy (vertex) program"
+                out.append((name, latte_steps(code), (0,)))
+    return out
+
+
+# -- Maxwell ---------------------------------------------------------------------------------------
+
+#: pushes a target that a later instruction of the second name jumps to
+_MAXWELL_PAIRS = {"SYNC": ("SSY", "sync"), "BRK": ("PBK", "break"), "CONT": ("PCNT", "continue")}
+
+
+def maxwell_steps(code: bytes) -> list[Step]:
+    """One step per instruction word of a Maxwell program (scheduling words left out), with
+    branch (BRA, CAL), reconvergence (SYNC/BRK/CONT to the target of the nearest SSY/PBK/PCNT
+    before them) and exit (EXIT, RET) edges; predicated ones also fall through."""
+    from shaderkit.isa.maxwell.decode import BUNDLE_BYTES, branch_target, decode, program_end, words_of
+    from shaderkit.isa.maxwell.text import instruction_text, predicate_text
+
+    words = words_of(code)
+    end = program_end(code)
+    found: list[tuple[int, Any]] = []
+    for address in range(8, end, 8):
+        if address % BUNDLE_BYTES:
+            found.append((address, decode(words[address // 8])))
+    index_of = {address: i for i, (address, _) in enumerate(found)}
+
+    def step_at(target: int | None) -> int:
+        if target is None:
+            return EXIT
+        while target % BUNDLE_BYTES == 0 or (target not in index_of and target < end):
+            target += 8
+        return index_of.get(target, EXIT)
+
+    pushed: list[tuple[str, int, int | None]] = []  # (mnemonic, address, target)
+    steps = []
+    for address, inst in found:
+        if inst is None:
+            steps.append(Step(f".u64 {words[address // 8]:#018x}", address=address))
+            continue
+        step = Step(instruction_text(inst, address), address=address)
+        enc, values = inst.encoding, inst.values
+        guarded = ""
+        if enc.guard is not None:
+            guard, negate = values[enc.guard[0]], values[enc.guard[1]]
+            if guard != 7 or negate:
+                guarded = f"@{'!' if negate else ''}{predicate_text(guard)}"
+        name = inst.mnemonic
+        if name in ("SSY", "PBK", "PCNT"):
+            pushed.append((name, address, branch_target(inst, address)))
+        elif name in ("BRA", "CAL"):
+            target = branch_target(inst, address)
+            if target is not None:
+                step.targets = [(step_at(target), "call" if name == "CAL" else guarded or "jump")]
+                step.falls_through = name == "CAL" or bool(guarded)
+        elif name in _MAXWELL_PAIRS:
+            push, label = _MAXWELL_PAIRS[name]
+            target = next((t for n, a, t in reversed(pushed) if n == push and t is not None and t > address), None)
+            if target is not None:
+                step.targets = [(step_at(target), label)]
+                step.falls_through = bool(guarded)
+        elif name in ("EXIT", "RET"):
+            step.targets = [(EXIT, name.lower())]
+            step.falls_through = bool(guarded)
+        steps.append(step)
+    return steps
+
+
+def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
+    """(title, steps, entries) of every Maxwell stage of a BNSH / NVN model, else None."""
+    import sys
+
+    if not any(name in sys.modules for name in ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")):
+        return None
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
+    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnCode, NvnProgramFile
+
+    blobs: list[tuple[str, bytes]] = []
+    if isinstance(model, Bnsh):
+        for v, variation in enumerate(model.variations):
+            for kind, program in variation.programs():
+                for stage, code in zip(STAGES, program.stages):
+                    if isinstance(code, NvnShaderCode):
+                        blobs.append((f"variation {v} {kind} {stage}", code.data))
+    elif isinstance(model, NvnProgramFile):
+        blobs = [(f"part {i}", part) for i, part in enumerate(model.parts)
+                 if part[:4] == NVN_MAGIC.to_bytes(4, "little")]
+    else:
+        return None
+    entries: tuple[int, ...] = (0,)
+    return [(title, maxwell_steps(NvnCode.from_bytes(data).code), entries) for title, data in blobs]
+
+
 # -- output ----------------------------------------------------------------------------------------
 
 def _escape(text: str) -> str:
@@ -228,6 +389,45 @@ def to_dot(steps: list[Step], graph: list[Block], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def to_dot_programs(programs: list[tuple[str, list[Step], list[Block]]], title: str) -> str:
+    """Graphviz DOT text of several programs: one ``cluster`` subgraph (with its own exit) each."""
+    if len(programs) == 1:
+        return to_dot(programs[0][1], programs[0][2], title)
+    lines = [f'digraph "{_escape(title)}" {{', '  node [shape=box, fontname="monospace", fontsize=10];',
+             '  edge [fontname="sans-serif", fontsize=9];']
+    for k, (name, steps, graph) in enumerate(programs):
+        lines.append(f'  subgraph "cluster_{k}" {{')
+        lines.append(f'    label="{_escape(name)}";')
+        for block in graph:
+            body = "".join(
+                (f"{steps[i].address:04x}  " if steps[i].address is not None else "") + _escape(steps[i].text.strip())
+                + "\\l" for i in range(block.start, block.stop))
+            lines.append(f'    p{k}_b{block.start} [label="{body}"];')
+        lines.append(f'    p{k}_exit [shape=oval, label="exit"];')
+        lines.append("  }")
+        for block in graph:
+            for target, label in block.edges:
+                node = f"p{k}_exit" if target == EXIT else f"p{k}_b{target}"
+                style = ", style=dashed" if label == "call" else ""
+                lines.append(f"  p{k}_b{block.start} -> {node}" + (f' [label="{_escape(label)}"{style}];' if label else ";"))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def programs_of(model: Any) -> list[tuple[str, list[Step], list[Block]]]:
+    """(title, steps, blocks) of every program of ``model`` (DXBC, SHBIN: one; Latte, Maxwell: one
+    per shader or stage); UnsupportedOperation for other formats or files without code."""
+    found = latte_programs(model)
+    if found is None:
+        found = maxwell_programs(model)
+    if found is None:
+        steps, graph = graph_of(model)
+        return [("", steps, graph)]
+    if not found:
+        raise UnsupportedOperation(f"{model.format_name}: this file holds no program to draw")
+    return [(title, steps, blocks(steps, entries)) for title, steps, entries in found]
+
+
 def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
     """(steps, blocks) of a DXBC or SHBIN model; UnsupportedOperation for other formats."""
     from shaderkit.formats.dvlb.dvlb import Dvlb
@@ -240,7 +440,8 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
     elif isinstance(getattr(model, "payload", None), Dvlb):
         steps, entries = pica_steps(model.payload)
     else:
-        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC and SHBIN files")
+        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Wii U (GSH, SHARCFB, "
+                                   "BFSHA) and Switch (BNSH, NVN) files")
     return steps, blocks(steps, entries)
 
 
@@ -249,12 +450,12 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
 @click.option("-o", "--output", default="-", help="Output file (.dot, or .svg to run Graphviz's dot); - for stdout.")
 @click.option("--svg", is_flag=True, help="Write SVG (needs Graphviz's dot on PATH).")
 def cfg(file: str, output: str, svg: bool) -> None:
-    """Write the control-flow graph of FILE (DXBC, SHBIN) as Graphviz DOT, or SVG."""
+    """Write the control-flow graph of FILE (DXBC, SHBIN, GSH, SHARCFB, BFSHA, BNSH, NVN) as
+    Graphviz DOT, or SVG; files with several programs get one cluster per program."""
     from shaderkit.cli.common import load_model, write_output
 
     model = load_model(file)
-    steps, graph = graph_of(model)
-    dot_text = to_dot(steps, graph, os.path.basename(file))
+    dot_text = to_dot_programs(programs_of(model), os.path.basename(file))
     if svg or output.lower().endswith(".svg"):
         dot = shutil.which("dot")
         if dot is None:

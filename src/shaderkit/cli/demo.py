@@ -1,3 +1,5 @@
+"""``shaderkit demo``: write small sample shader files (made by shaderkit's own writers) to try the other verbs on."""
+
 from __future__ import annotations
 
 import os

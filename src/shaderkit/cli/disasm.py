@@ -1,3 +1,5 @@
+"""``shaderkit disasm``: the text of every program in one or many files, with optional offsets, raw words and hex literals."""
+
 from __future__ import annotations
 
 import os
@@ -47,14 +49,19 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("-o", "--output", default="-", help="Output file, or a folder when several files are given.")
-@click.option("--offsets", is_flag=True, help="Show each instruction's byte offset (DXBC, SHBIN).")
-@click.option("--raw", is_flag=True, help="Show each instruction's raw words (DXBC, SHBIN).")
+@click.option("--offsets", is_flag=True,
+              help="Show each instruction's byte offset in its program (DXBC, SHBIN, Latte, Maxwell).")
+@click.option("--raw", is_flag=True, help="Show each instruction's raw 32-bit words (DXBC, SHBIN, Latte, Maxwell).")
+@click.option("--hex", "hex_literals", is_flag=True,
+              help="Print literals as their bits in hex: DXBC immediates l(0x3f800000) (fxc /Lx), ICB and "
+                   "declaration values; Maxwell float immediates. Reads back with `shaderkit asm`.")
 @click.option("--color/--no-color", "color", default=None,
               help="Colour the text (default: only when writing to a terminal).")
 @click.option("--exact", is_flag=True,
               help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
                    "print), so `shaderkit asm` rebuilds identical code from the text alone.")
-def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool) -> None:
+def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
+           hex_literals: bool) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
     decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA, SASS for Switch).
 
@@ -67,7 +74,7 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
 
         model = load_model(files[0])
         try:
-            text = listing_of(model, offsets, raw, exact)
+            text = listing_of(model, offsets, raw, exact, hex_literals)
         except UnsupportedOperation as exc:
             raise UnsupportedOperation(f"{files[0]}: {exc}") from None
         write_output(output, _coloured(text, model) if use_colour(color, output) else text)
@@ -82,7 +89,7 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     for name, target in zip(inputs, output_names(inputs)):
         try:
             model = load_model(name)
-            text = listing_of(model, offsets, raw, exact)
+            text = listing_of(model, offsets, raw, exact, hex_literals)
             write_output(os.path.join(output, target), _coloured(text, model) if color else text)
         except (ShaderkitError, OSError) as exc:
             failed += 1

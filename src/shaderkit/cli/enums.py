@@ -1,17 +1,23 @@
-"""Names shown beside raw enum numbers in ``info`` text (``--json`` keeps the numbers)."""
+"""Names shown beside raw enum numbers in ``info`` text (``mask xyz (7)``, ``return_type float (5)``).
+
+``--json`` gives the number under the key and the name under ``<key>_name``; the text view shows
+the two together under the key, so :data:`NAMED_KEYS` lists the ``_name`` keys it leaves out.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-#: D3D_RESOURCE_RETURN_TYPE (d3dcommon.h)
-RETURN_TYPES = {1: "unorm", 2: "snorm", 3: "sint", 4: "uint", 5: "float", 6: "mixed", 7: "double", 8: "continued"}
-#: D3D_SRV_DIMENSION (d3dcommon.h), the Dimension of a D3D11_SHADER_INPUT_BIND_DESC
-DIMENSIONS = {
-    0: "unknown", 1: "buffer", 2: "texture1d", 3: "texture1darray", 4: "texture2d", 5: "texture2darray",
-    6: "texture2dms", 7: "texture2dmsarray", 8: "texture3d", 9: "texturecube", 10: "texturecubearray",
-    11: "bufferex",
-}
+from shaderkit.formats.dxbc.enums import (
+    DIMENSIONS,
+    INTERPOLATION_MODES,
+    PRIMITIVE_TOPOLOGIES,
+    PRIMITIVES,
+    RETURN_TYPES,
+    TESSELLATOR_DOMAINS,
+)
+
+__all__ = ["DIMENSIONS", "ENUM_TEXT", "NAMED_KEYS", "RETURN_TYPES", "enum_text", "mask_text"]
 
 
 def mask_text(mask: int) -> str:
@@ -29,7 +35,15 @@ ENUM_TEXT: dict[str, Callable[[int], str]] = {
     "used_mask": lambda v: f"{mask_text(v)} ({v})" if 0 <= v <= 15 else str(v),
     "return_type": _named(RETURN_TYPES),
     "dimension": _named(DIMENSIONS),
+    "gs_output_topology": _named(PRIMITIVE_TOPOLOGIES),
+    "input_primitive": _named(PRIMITIVES),
+    "tessellator_domain": _named(TESSELLATOR_DOMAINS),
+    "interpolation_mode": _named(INTERPOLATION_MODES),
+    "target_api_type": _named({4: "nvn"}),
 }
+
+#: ``<key>_name`` entries of summaries whose ``<key>`` the text view already shows with its name
+NAMED_KEYS = frozenset(f"{key}_name" for key in ENUM_TEXT)
 
 
 def enum_text(key: str, value: int) -> str | None:

@@ -1,3 +1,5 @@
+"""``shaderkit info``: what a file holds, as folding text blocks or as ``--json`` (docs/json.md)."""
+
 from __future__ import annotations
 
 import click

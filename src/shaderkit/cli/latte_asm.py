@@ -89,6 +89,7 @@ def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
 
 
 def default_output(source: str) -> str:
+    """The output name for assembling ``source``: its Latte text suffix replaced by ``.bin`` (``-`` stays stdout)."""
     if source == "-":
         return "-"
     stem = os.path.basename(source)

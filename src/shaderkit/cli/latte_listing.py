@@ -87,14 +87,15 @@ def _bfsha_reflection(shading: Any, program: Any, column: int, stage: str) -> li
     return lines
 
 
-def gx2_listing(model: object) -> str | None:
-    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model; None for other models."""
+def gx2_listing(model: object, marker: listing.Marker | None = None) -> str | None:
+    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model; None for other models
+    (``marker``: text ending each instruction line, see :func:`shaderkit.isa.latte.disassemble`)."""
     bfsha = _bfsha_shaders(model)
     if bfsha is not None:
-        parts = [listing.shader_listing(shader, title, extra) for title, shader, extra in bfsha]
+        parts = [listing.shader_listing(shader, title, extra, marker) for title, shader, extra in bfsha]
         return "\n".join(parts) if parts else "; no shader programs\n"
     shaders = _titled_shaders(model)
-    return None if shaders is None else listing.listing(shaders)
+    return None if shaders is None else listing.listing(shaders, marker)
 
 
 def apply_listing(model: object, text: str) -> int:

@@ -34,7 +34,8 @@ def _text(model: ShaderFile) -> str:
     return model.disassemble()
 
 
-def _exact_text(model: ShaderFile) -> str:
+def _exact_text(model: ShaderFile, hex_literals: bool = False) -> str:
+    """DXBC text whose floats read back bit for bit (warnings on stderr where they cannot)."""
     from shaderkit.errors import UnsupportedOperation
     from shaderkit.formats.dxbc.container import DxbcContainer
 
@@ -43,10 +44,33 @@ def _exact_text(model: ShaderFile) -> str:
     from shaderkit.formats.dxbc.assemble import exact_text_problems
     from shaderkit.formats.dxbc.disasm import listing
 
-    text = listing(model, exact=True)
+    text = listing(model, exact=True, hex_literals=hex_literals)
     for problem in exact_text_problems(model, text):  # the promise is checked, never assumed
         print(f"shaderkit: warning: {problem}", file=sys.stderr, flush=True)
     return text
+
+
+def _hex_text(model: ShaderFile) -> str:
+    """DXBC: every literal as hex bits; Maxwell: float immediates as field bits; Latte listings
+    print literals as ``(0xBITS, float)`` anyway. PICA200 has no hex form in picasso syntax."""
+    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.formats.dxbc.container import DxbcContainer
+
+    if isinstance(model, DxbcContainer):
+        from shaderkit.formats.dxbc.disasm import listing
+
+        return listing(model, hex_literals=True)
+    if type(model).__module__.startswith("shaderkit.formats.bnsh"):
+        from shaderkit.cli.maxwell_text import maxwell_listing
+
+        text = maxwell_listing(model, hex_literals=True)
+        if text is not None:
+            return text
+    package = type(model).__module__.rpartition(".")[0]
+    if _LISTINGS.get(package, ("",))[0] == "shaderkit.cli.latte_listing":
+        return _text(model)  # decaf syntax: literals are always (0xBITS, float)
+    raise UnsupportedOperation(f"{model.format_name}: --hex applies to DXBC, Latte and Maxwell text "
+                               "(picasso syntax has no hex literals; PICA constants print exactly)")
 
 
 def format_id(model: ShaderFile) -> str:
@@ -54,14 +78,21 @@ def format_id(model: ShaderFile) -> str:
     return model.format_name
 
 
-def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exact: bool = False) -> str:
+def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exact: bool = False,
+               hex_literals: bool = False) -> str:
     """The disassembly of ``model``; with ``offsets``/``raw``, those in a column beside each instruction;
-    ``exact``: DXBC text whose floats read back bit for bit."""
-    text = _exact_text(model) if exact else _text(model)
+    ``exact``: DXBC text whose floats read back bit for bit; ``hex_literals``: literals as hex bits
+    (DXBC immediates, ICB and declaration values; UnsupportedOperation for formats without)."""
+    if exact:
+        text = _exact_text(model, hex_literals)
+    elif hex_literals:
+        text = _hex_text(model)
+    else:
+        text = _text(model)
     if offsets or raw:
         from shaderkit.cli.addresses import annotated_listing
 
-        text = annotated_listing(model, text, offsets, raw)
+        text = annotated_listing(model, text, offsets, raw, hex_literals)
     return text
 
 

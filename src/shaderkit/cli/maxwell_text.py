@@ -4,6 +4,7 @@ with its SPH decoded, and assembled code put back into a BNSH stage."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from shaderkit.errors import ShaderFormatError
@@ -46,8 +47,13 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
     return lines
 
 
-def stage_text(title: str, data: bytes) -> str:
-    """Text of one NVN stage blob: the decoded SPH as comments, then its Maxwell code."""
+#: ``marker(offset, words)`` of :func:`shaderkit.isa.maxwell.disassemble` (``disasm --offsets --raw``)
+Marker = Callable[[int, Sequence[int]], str]
+
+
+def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Marker | None = None) -> str:
+    """Text of one NVN stage blob: the decoded SPH as comments, then its Maxwell code
+    (``hex_literals``: float immediates as field bits in hex; ``marker``: see ``disassemble``)."""
     from shaderkit.formats.bnsh.nvn import NvnCode
     from shaderkit.isa.maxwell import disassemble
 
@@ -56,10 +62,10 @@ def stage_text(title: str, data: bytes) -> str:
     except ShaderFormatError as exc:  # not NVN code: say so and go on with the other stages
         return f"// ==== {title}: no Maxwell code here ({exc.message})\n"
     lines = [f"// ==== {title}", *sph_text(nvn.sph)]
-    return "\n".join(lines) + "\n" + disassemble(nvn.code)
+    return "\n".join(lines) + "\n" + disassemble(nvn.code, hex_literals, marker)
 
 
-def maxwell_listing(model: ShaderFile) -> str | None:
+def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marker | None = None) -> str | None:
     """Text of every Maxwell stage in a BNSH or NVN program blob; None for other formats."""
     if not any(name in sys.modules for name in _SWITCH_MODULES):
         return None
@@ -76,14 +82,14 @@ def maxwell_listing(model: ShaderFile) -> str | None:
                         continue
                     title = f"variation {v} {kind} {stage}"
                     if isinstance(code, NvnShaderCode):
-                        out.append(stage_text(title, code.data))
+                        out.append(stage_text(title, code.data, hex_literals, marker))
                     else:
                         out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
         return "\n".join(out)
     if isinstance(model, NvnProgramFile):
         for index, part in enumerate(model.parts):
             if part[:4] == NVN_MAGIC.to_bytes(4, "little"):
-                out.append(stage_text(f"part {index}", part))
+                out.append(stage_text(f"part {index}", part, hex_literals, marker))
         return "\n".join(out)
     return None
 

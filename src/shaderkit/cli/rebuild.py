@@ -1,3 +1,5 @@
+"""``shaderkit rebuild``: parse a file and write the model back (``--fix-checksum`` for DXBC)."""
+
 from __future__ import annotations
 
 import sys

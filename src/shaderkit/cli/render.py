@@ -54,7 +54,10 @@ def _fits(columns: list[str], rows: list[list[str]], width: int) -> bool:
 def blocks(summary: dict[str, Any], width: int, title: str = "") -> list[Block]:
     """What :func:`render` prints, in order: scalars first as a key/value block, then one table
     per list of records (or one key/value block per record when the table would not fit
-    ``width``), then sections."""
+    ``width``), then sections. ``<key>_name`` keys are left out: ``<key>`` shows the name."""
+    from shaderkit.cli.enums import NAMED_KEYS
+
+    summary = {k: v for k, v in summary.items() if k not in NAMED_KEYS}
     out: list[Block] = []
     scalars = [(k, _cell(v, k)) for k, v in summary.items() if not _is_table(v) and not isinstance(v, dict)]
     if scalars:
@@ -67,6 +70,7 @@ def blocks(summary: dict[str, Any], width: int, title: str = "") -> list[Block]:
                 columns.extend(c for c in row if c not in columns)
             nested = [c for c in columns if any(_is_table(r.get(c)) or isinstance(r.get(c), dict) for r in value)]
             flat = [c for c in columns if c not in nested]
+            flat = [c for c in flat if c not in NAMED_KEYS]
             rows = [[_cell(row.get(c), c) for c in flat] for row in value]
             if flat and _fits(flat, rows, width):
                 out.append(("table", name, flat, rows))

@@ -141,6 +141,7 @@ def _registers(result: RunResult) -> list[int]:
 
 
 def result_json(result: RunResult) -> str:
+    """The run's outputs as JSON text: vertex count, semantic -> register, per-register output rows and step counts."""
     regs = _registers(result)
     doc: dict[str, Any] = {
         "vertices": int(result.o.shape[0]),
@@ -158,6 +159,7 @@ def result_json(result: RunResult) -> str:
 
 
 def result_csv(result: RunResult) -> str:
+    """The run's outputs as CSV: one row per vertex, one column per written component (``o0.x``...), then the step count."""
     regs = _registers(result)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -169,6 +171,7 @@ def result_csv(result: RunResult) -> str:
 
 
 def result_npy(result: RunResult) -> bytes:
+    """The run's output array (vertices x registers x 4 float32) as the bytes of a ``.npy`` file."""
     np = _numpy()
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(result.o), allow_pickle=False)
@@ -176,6 +179,7 @@ def result_npy(result: RunResult) -> bytes:
 
 
 def print_table(result: RunResult, console: Any) -> None:
+    """Print the run's written output registers as a rich table on ``console`` (one row per vertex)."""
     from rich.table import Table
 
     by_reg: dict[int, str] = {}

@@ -1,3 +1,5 @@
+"""``shaderkit variation``: find the variation of a SHARCFB or BFSHA program selected by macro/option values."""
+
 from __future__ import annotations
 
 import json

@@ -1,3 +1,5 @@
+"""``shaderkit verify``: parse + rebuild + compare every file under the given paths; one line per failure (or JSON Lines)."""
+
 from __future__ import annotations
 
 import json
@@ -27,7 +29,8 @@ def check_file(path: Path | str) -> tuple[str, str]:
 
             data = load_member(path)[1]
         else:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
     except OSError as exc:
         return FAILED, f"cannot read: {exc.strerror}"
     except ShaderFormatError as exc:
@@ -63,7 +66,7 @@ def check_bytes(data: bytes) -> tuple[str, str]:
 
 
 def _check_named(name: str) -> tuple[str, str, str]:
-    return (name, *check_file(name if "//" in name else Path(name)))
+    return (name, *check_file(name))  # a name with "//" is an archive member (see check_file)
 
 
 def _check_chunk(names: list[str]) -> list[tuple[str, str, str]]:

@@ -20,6 +20,7 @@ class FormatSpec:
     note: str = ""
 
     def load(self) -> type[ShaderFile]:
+        """The model class of this format (imported on first use); LookupError for identify-only formats."""
         if self.target is None:
             raise LookupError(f"{self.name} has no model")
         module_name, _, class_name = self.target.partition(":")
@@ -28,6 +29,7 @@ class FormatSpec:
         return cls
 
     def parse(self, data: bytes) -> ShaderFile:
+        """Parse ``data`` with this format's model (an IdentifiedFile for identify-only formats)."""
         if self.target is None:
             return IdentifiedFile(data, self.title, self.note, self.name)
         return self.load().from_bytes(data)
@@ -100,8 +102,10 @@ FORMATS: tuple[FormatSpec, ...] = (
                note="this BFSHA variant is not read; the shaders archives embed are BNSH (Switch) or GX2 (Wii U)"),
     FormatSpec("bfres-wiiu", "Wii U model archive (BFRES)", _big_endian_nn(b"FRES"),
                "shaderkit.formats.bfres.wiiu:WiiUBfres"),
-    FormatSpec("bfres", "Nintendo Switch model archive (BFRES)", _magic(b"FRES"),
-               note="Switch BFRES archives are not read yet"),
+    FormatSpec("bfres-switch", "Nintendo Switch model archive (BFRES)", _little_endian_nn(b"FRES"),
+               "shaderkit.formats.bfres.switch:SwitchBfres"),
+    FormatSpec("bfres", "Nintendo model archive (BFRES)", _magic(b"FRES"),
+               note="this BFRES variant (neither Wii U nor Switch byte order) is not read"),
     FormatSpec("nvn", "Nintendo Switch raw NVN shader program", _is_nvn_program,
                "shaderkit.formats.bnsh.nvn:NvnProgramFile"),
     FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,

@@ -31,6 +31,7 @@ class Placement:
 
     @property
     def end(self) -> int:
+        """The offset just past the placed bytes."""
         return self.offset + len(self.data)
 
 
@@ -43,6 +44,7 @@ class RawSpan:
 
     @property
     def end(self) -> int:
+        """The offset just past the kept bytes."""
         return self.offset + len(self.data)
 
 
@@ -69,6 +71,7 @@ class Layout:
         self.items[key] = Placement(offset, bytes(data))
 
     def offset_of(self, key: Key) -> int | None:
+        """Where the item ``key`` lay when parsed, or None for an item the file did not have."""
         placement = self.items.get(key)
         return None if placement is None else placement.offset
 
@@ -160,6 +163,7 @@ class PlacedWriter:
 
     @property
     def end(self) -> int:
+        """The current output size in bytes (where an appended item would start before alignment)."""
         return len(self.out)
 
     def put(self, offset: int, data: bytes) -> None:
@@ -261,6 +265,21 @@ class PlacedWriter:
             self._occupy(offset, offset + size)
             self._reserved.append((offset, offset + size))
 
+    def claim(self, key: Key, size: int) -> int:
+        """Reserve room for a fixed-size structure written later with :meth:`put` (a header whose
+        fields point at items placed after it): where ``key`` lay if it had this size and its range
+        is still free, else where the format's rule puts a new item. Returns the offset."""
+        layout = self.layout
+        stored = layout.items.get(key) if layout is not None else None
+        if stored is not None and len(stored.data) == size and self._free(stored.offset, stored.end):
+            at = stored.offset
+        else:
+            at = self.allocate(len(self.out), size)
+            while not self._free(at, at + size):
+                at = self.allocate(max(len(self.out), at + 1), size)
+        self.reserve(at, size)
+        return at
+
     def unchanged(self) -> bool:
         """True when the output is the parsed region itself, byte for byte (every item and raw span as stored).
 
@@ -281,4 +300,5 @@ class PlacedWriter:
         self.out.extend(bytes([self.fill if fill is None else fill]) * extra)
 
     def getvalue(self) -> bytes:
+        """The bytes written so far."""
         return bytes(self.out)

@@ -54,6 +54,7 @@ class Reader:
     # -- context ---------------------------------------------------------------------------
     @property
     def context(self) -> str:
+        """The dotted context path of the current scope (``DVLE[1].constants[3]``) for error messages."""
         return ".".join(p for p in self._path if p).replace(".[", "[")
 
     @contextmanager
@@ -66,17 +67,21 @@ class Reader:
             self._path.pop()
 
     def error(self, message: str, offset: int | None = None) -> ShaderFormatError:
+        """A ShaderFormatError for ``message`` at ``offset`` (default: the cursor) with the current context."""
         return ShaderFormatError(message, self.pos if offset is None else offset, self.context)
 
     # -- position --------------------------------------------------------------------------
     def tell(self) -> int:
+        """The cursor's absolute offset in ``data``."""
         return self.pos
 
     @property
     def remaining(self) -> int:
+        """Bytes between the cursor and the end of this reader's range."""
         return self.end - self.pos
 
     def seek(self, offset: int, what: str = "offset") -> Reader:
+        """Move the cursor to absolute ``offset``; ShaderFormatError outside ``start..end``. Returns self."""
         if not self.start <= offset <= self.end:
             raise self.error(
                 f"{what} {offset:#x} is outside {self.start:#x}..{self.end:#x}", self.pos
@@ -85,6 +90,7 @@ class Reader:
         return self
 
     def skip(self, count: int) -> None:
+        """Move the cursor ``count`` bytes on; ShaderFormatError past the end."""
         self.seek(self.pos + count, "skip target")
 
     def at(self, offset: int, name: str = "") -> Reader:
@@ -116,16 +122,19 @@ class Reader:
 
     # -- raw reads -------------------------------------------------------------------------
     def need(self, size: int, what: str = "data") -> None:
+        """ShaderFormatError unless ``size`` bytes are left after the cursor (``what`` names them)."""
         if size < 0 or self.pos + size > self.end:
             raise self.error(f"{what} needs {size} bytes, {self.end - self.pos} left")
 
     def read(self, size: int, what: str = "data") -> bytes:
+        """The next ``size`` bytes (cursor moves on); ShaderFormatError when fewer are left."""
         self.need(size, what)
         pos = self.pos
         self.pos = pos + size
         return self.data[pos : pos + size]
 
     def peek(self, size: int) -> bytes:
+        """Up to ``size`` bytes at the cursor, without moving it (fewer at the end)."""
         return self.data[self.pos : min(self.pos + size, self.end)]
 
     def unpack(self, fmt: str, what: str = "fields") -> tuple:
@@ -137,30 +146,38 @@ class Reader:
         return values
 
     def unpack_at(self, offset: int, fmt: str, what: str = "fields") -> tuple:
+        """``struct`` fields ``fmt`` (reader's endianness) at absolute ``offset``; ShaderFormatError past the end."""
         st = _compiled(self.endian + fmt)
         if offset < self.start or offset + st.size > self.end:
             raise self.error(f"{what} at {offset:#x} runs past {self.end:#x}", offset)
         return st.unpack_from(self.data, offset)
 
     def u8(self) -> int:
+        """The next unsigned byte; ShaderFormatError at the end."""
         return int(self.unpack("B", "u8")[0])
 
     def u16(self) -> int:
+        """The next unsigned 16-bit word in the reader's byte order; ShaderFormatError past the end."""
         return int(self.unpack("H", "u16")[0])
 
     def u32(self) -> int:
+        """The next unsigned 32-bit word in the reader's byte order; ShaderFormatError past the end."""
         return int(self.unpack("I", "u32")[0])
 
     def i32(self) -> int:
+        """The next signed 32-bit word in the reader's byte order; ShaderFormatError past the end."""
         return int(self.unpack("i", "i32")[0])
 
     def u64(self) -> int:
+        """The next unsigned 64-bit word in the reader's byte order; ShaderFormatError past the end."""
         return int(self.unpack("Q", "u64")[0])
 
     def f32(self) -> float:
+        """The next IEEE float32 in the reader's byte order; ShaderFormatError past the end."""
         return float(self.unpack("f", "f32")[0])
 
     def u32_array(self, count: int, what: str = "u32 array") -> list[int]:
+        """The next ``count`` 32-bit words; the count is checked against the bytes left before reading."""
         self.check_count(count, 4, what)
         return list(self.unpack(f"{count}I", what))
 
@@ -180,6 +197,7 @@ class Reader:
         return count
 
     def expect(self, magic: bytes, what: str = "magic") -> None:
+        """Read ``magic`` at the cursor; ShaderFormatError naming both when the bytes differ."""
         got = self.read(len(magic), what)
         if got != magic:
             raise self.error(f"bad {what}: expected {magic!r}, found {got!r}", self.pos - len(magic))
@@ -199,6 +217,7 @@ class Reader:
             return raw.decode("latin-1")
 
     def cstring(self, encoding: str = "ascii", what: str = "string") -> str:
+        """The NUL-terminated string at the cursor (cursor moves past the NUL); ShaderFormatError when unterminated."""
         text = self.cstring_at(self.pos, encoding, what)
         self.pos = self.data.index(b"\0", self.pos, self.end) + 1
         return text

@@ -23,7 +23,9 @@ class Field(NamedTuple):
         return self.mask << self.low
 
     def get(self, token: int) -> int:
+        """This field's value in ``token``."""
         return (token >> self.low) & self.mask
 
     def put(self, value: int) -> int:
+        """``value`` (masked to the field width) shifted into place, to OR into a token."""
         return (value & self.mask) << self.low

@@ -658,6 +658,7 @@ class PicaShader:
 
     @classmethod
     def from_dvle(cls, code: Sequence[int], opdescs: Sequence[int], dvle: Dvle) -> PicaShader:
+        """A runnable shader of ``code``/``opdescs`` at the entry point of ``dvle``, with its constants loaded."""
         shader = cls(list(code), [d & 0xFFFFFFFF for d in opdescs][:OPDESC_SLOTS], dvle.main_offset,
                      dvle.is_geometry)
         for constant in dvle.constants:
@@ -730,6 +731,7 @@ class PicaShader:
         self.float_uniforms[first:first + floats.shape[0]] = floats
 
     def set_uniforms(self, values: Mapping[str, Any]) -> None:
+        """Set several uniforms by name (see :meth:`set_uniform`)."""
         for name, value in values.items():
             self.set_uniform(name, value)
 

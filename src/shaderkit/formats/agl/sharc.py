@@ -58,6 +58,7 @@ class ShaderSource:
 
     @property
     def text(self) -> str:
+        """The source code as text (trailing NULs removed, invalid UTF-8 replaced)."""
         return self.code.rstrip(b"\0").decode("utf-8", errors="replace")
 
 
@@ -80,6 +81,7 @@ class SourceProgram:
 
     @property
     def variation_count(self) -> int:
+        """The number of variations: the product of the value counts of every variation macro."""
         return math.prod(len(macro.values) for macro in self.variation_macros)
 
 
@@ -141,6 +143,7 @@ class Sharc(ShaderFile):
         return MAGIC[e] + header + name + body + self.tail + self.trailing
 
     def source_of(self, program: SourceProgram, stage: str) -> ShaderSource | None:
+        """The source of ``program`` for ``stage`` (``vertex``, ``pixel`` or ``geometry``; ValueError for others), or None when it has none."""
         index = program.source_index[STAGES.index(stage)]
         return self.sources[index] if 0 <= index < len(self.sources) else None
 

@@ -48,6 +48,7 @@ class ShaderBinary:
 
     @property
     def stage(self) -> str:
+        """The stage name of the binary's ``type`` (``type_N`` for unknown values)."""
         return STAGE_NAMES.get(self.type, f"type_{self.type}")
 
 
@@ -67,6 +68,7 @@ class VariationMacro:
     trail: bytes = field(default=b"", repr=False)
 
     def values_bytes(self) -> bytes:
+        """The NUL-terminated value strings as stored (the original bytes while the values are unchanged)."""
         if self.raw_values is not None and self.raw_for == self.values:
             return self.raw_values
         return b"".join(v.encode("latin-1") + b"\0" for v in self.values)
@@ -110,14 +112,17 @@ class ShaderProgram:
 
     @property
     def has_geometry_shader(self) -> bool:
+        """True when the program kind has the geometry bit (three binaries per variation)."""
         return bool(self.kind & KIND_GEOMETRY)
 
     @property
     def stride(self) -> int:
+        """Binaries per variation: 3 with a geometry shader, else 2 (vertex, pixel)."""
         return 3 if self.has_geometry_shader else 2
 
     @property
     def variation_count(self) -> int:
+        """The number of variations: the product of the value counts of every macro."""
         return math.prod(len(macro.values) for macro in self.macros)
 
     def default_values(self) -> dict[str, str]:
@@ -126,6 +131,7 @@ class ShaderProgram:
         return {m.name: found.get(m.name, m.values[0] if m.values else "") for m in self.macros}
 
     def variation_index(self, settings: dict[str, str] | None = None) -> int:
+        """The variation number for macro ``settings`` (others at their defaults); KeyError/ValueError for unknown names or values."""
         return variation_index([(m.name, m.values) for m in self.macros], self.default_values(), settings or {})
 
     def variation(self, settings: dict[str, str] | None = None) -> Variation:
@@ -143,6 +149,7 @@ class ShaderProgram:
         )
 
     def symbols(self) -> dict[str, list[ShaderSymbol]]:
+        """The program's symbol lists by kind (uniforms, uniform blocks, samplers, attributes)."""
         return {kind: getattr(self, kind) for kind in SYMBOL_KINDS}
 
 
@@ -166,6 +173,7 @@ class ProgramList(list[ShaderProgram]):
         return super().__getitem__(key)
 
     def names(self) -> list[str]:
+        """The program names in file order."""
         return [p.name for p in self]
 
 

@@ -24,6 +24,7 @@ class CompressedFile(ShaderFile):
         return self.compress(self.payload)
 
     def compress(self, payload: bytes) -> bytes:
+        """The compressed bytes of ``payload`` (each format says how it keeps the original stream)."""
         raise NotImplementedError
 
     def summary(self) -> dict[str, Any]:
@@ -40,6 +41,7 @@ class CompressedFile(ShaderFile):
 
 @dataclass
 class Yaz0File(CompressedFile):
+    """A Yaz0-compressed file: the payload, the original stream and the resume points used to re-encode only what changed."""
     format_name = "yaz0"
     alignment: int = 0
 
@@ -55,6 +57,7 @@ class Yaz0File(CompressedFile):
         return cls(payload, data, payload, header.alignment, checkpoints)
 
     def compress(self, payload: bytes) -> bytes:
+        """Yaz0 of ``payload``: the original stream up to the first change, then re-encoded."""
         if self.original and self.checkpoints:
             return yaz0.recompress(self.original, self.original_payload, payload, self.checkpoints,
                                    self.alignment)
@@ -63,6 +66,7 @@ class Yaz0File(CompressedFile):
 
 @dataclass
 class ZstdFile(CompressedFile):
+    """A Zstandard-compressed file (needs the ``zstandard`` package); rewritten at ``level``."""
     format_name = "zstd"
     level: int = 19
 
@@ -72,4 +76,5 @@ class ZstdFile(CompressedFile):
         return cls(payload, data, payload)
 
     def compress(self, payload: bytes) -> bytes:
+        """Zstandard frame of ``payload`` at this file's ``level`` (content size written)."""
         return zstd.compress(payload, self.level)

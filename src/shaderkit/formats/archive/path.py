@@ -1,8 +1,9 @@
 """Members of containers, named ``outer.szs//inner/path//deeper``: resolve, list, write back.
 
 Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
-archive the stream holds. Containers with named members: SARC (member names), Wii U BFRES
-(external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage).
+archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
+BFRES (external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
+``geometry_copy`` names a geometry shader's copy program).
 No file I/O here: callers pass the bytes of the outermost file.
 """
 
@@ -45,6 +46,10 @@ def open_node(data: bytes) -> Any | None:
         return SarcNode(Sarc.from_bytes(data))
     if is_wiiu_fres(data):
         return WiiUBfres.from_bytes(data)
+    if head == b"FRES" and data[0xC:0xE] == b"\xff\xfe":
+        from shaderkit.formats.bfres.switch import SwitchBfres
+
+        return SwitchBfres.from_bytes(data)
     if is_wiiu_fsha(data):
         from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
@@ -63,15 +68,19 @@ class SarcNode:
         self.model = sarc
 
     def member_names(self) -> list[str]:
+        """The SARC member names in file order."""
         return list(self.model.names())
 
     def member(self, name: str) -> bytes:
+        """The bytes of member ``name``; KeyError when there is none."""
         return bytes(self.model.get(name))
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` in place of member ``name``."""
         self.model.set(name, data)
 
     def to_bytes(self) -> bytes:
+        """The SARC rebuilt with its current members."""
         return bytes(self.model.to_bytes())
 
 
@@ -81,26 +90,44 @@ class BfshaNode:
     def __init__(self, bfsha: Any) -> None:
         self.model = bfsha
 
-    def member_names(self) -> list[str]:
-        return [f"{m.name}/{p.index}/{stage}" for m in self.model.models for p in m.programs for stage in p.shaders]
+    #: member suffix of a geometry shader's copy (vertex) program
+    COPY = "geometry_copy"
 
-    def _shader(self, name: str) -> Any:
+    def member_names(self) -> list[str]:
+        """Each GX2 shader as ``MODEL/PROGRAM/STAGE`` (and ``.../geometry_copy`` for a copy program)."""
+        names = []
+        for m in self.model.models:
+            for p in m.programs:
+                for stage, index in p.shaders.items():
+                    names.append(f"{m.name}/{p.index}/{stage}")
+                    if self.model.shaders[index].copy_program:
+                        names.append(f"{m.name}/{p.index}/{self.COPY}")
+        return names
+
+    def _shader(self, name: str) -> tuple[Any, str]:
         model, _, rest = name.partition("/")
         program, _, stage = rest.partition("/")
         if not program.isdigit():
             raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
         shaders = self.model.program_shaders(model, int(program))
+        if stage == self.COPY and "geometry" in shaders:
+            return shaders["geometry"], "copy_program"
         if stage not in shaders:
             raise KeyError(f"program {model}/{program} has stages {', '.join(shaders)}, not {stage!r}")
-        return shaders[stage]
+        return shaders[stage], "program"
 
     def member(self, name: str) -> bytes:
-        return bytes(self._shader(name).program)
+        """The Latte microcode of shader ``MODEL/PROGRAM/STAGE``."""
+        shader, attr = self._shader(name)
+        return bytes(getattr(shader, attr))
 
     def replace_member(self, name: str, data: bytes) -> None:
-        self._shader(name).program = bytes(data)
+        """Put ``data`` as the microcode of shader ``MODEL/PROGRAM/STAGE``."""
+        shader, attr = self._shader(name)
+        setattr(shader, attr, bytes(data))
 
     def to_bytes(self) -> bytes:
+        """The Wii U BFSHA rebuilt with its current microcode."""
         return bytes(self.model.to_bytes())
 
 
@@ -111,6 +138,7 @@ class SwitchBfshaNode:
         self.model = bfsha
 
     def member_names(self) -> list[str]:
+        """Each shading model's embedded BNSH as ``MODEL.bnsh``."""
         return [f"{m.name}.bnsh" for m in self.model.models if m.bnsh]
 
     def _model(self, name: str) -> Any:
@@ -119,12 +147,15 @@ class SwitchBfshaNode:
         return self.model.model(name[: -len(".bnsh")])
 
     def member(self, name: str) -> bytes:
+        """The BNSH bytes embedded in shading model ``MODEL.bnsh``."""
         return bytes(self._model(name).bnsh)
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` as the BNSH of shading model ``MODEL.bnsh``."""
         self._model(name).bnsh = bytes(data)
 
     def to_bytes(self) -> bytes:
+        """The Switch BFSHA rebuilt with its current BNSH files."""
         return bytes(self.model.to_bytes())
 
 
@@ -174,6 +205,7 @@ def write_back(steps: list[Step], data: bytes) -> bytes:
 
 @dataclass
 class Listed:
+    """One listed file: its ``outer//inner`` path, format id, size in bytes, nesting depth and bytes."""
     path: str
     format: str
     size: int
@@ -226,6 +258,8 @@ def kind_of(data: bytes) -> str | None:
         return "bfsha-wiiu"
     if is_wiiu_fres(data):
         return "bfres-wiiu"
+    if data[:4] == b"FRES" and data[0xC:0xE] == b"\xff\xfe":
+        return "bfres-switch"
     if data[:4] == b"FSHA" and data[0xC:0xE] == b"\xff\xfe":
         return "bfsha-switch"
     return None

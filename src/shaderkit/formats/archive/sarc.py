@@ -27,6 +27,7 @@ MAX_NODES = 0x3FFF
 
 
 def name_hash(name: bytes, key: int = HASH_KEY, signed_chars: bool = False) -> int:
+    """The SARC file-name hash: ``h = h * key + byte`` (32-bit), bytes signed when ``signed_chars``."""
     value = 0
     for byte in name:
         if signed_chars and byte >= 0x80:
@@ -37,6 +38,7 @@ def name_hash(name: bytes, key: int = HASH_KEY, signed_chars: bool = False) -> i
 
 @dataclass
 class SarcMember:
+    """One SARC member: name, data, stored hash/attribute words and the gap before its data."""
     name: str
     data: bytes = field(repr=False)
     #: hash and attribute words as stored (recomputed for new members)
@@ -142,9 +144,11 @@ class Sarc(ShaderFile):
 
     # -- editing ------------------------------------------------------------------------------
     def names(self) -> list[str]:
+        """The member names in file order."""
         return [m.name for m in self.members]
 
     def get(self, name: str) -> bytes:
+        """The data of member ``name``; KeyError naming the members when there is none."""
         for member in self.members:
             if member.name == name:
                 return member.data
@@ -160,6 +164,7 @@ class Sarc(ShaderFile):
         self._names_layout = None
 
     def remove(self, name: str) -> None:
+        """Remove member ``name`` (ValueError when there is none); the name table is laid out anew."""
         index = self.names().index(name)
         del self.members[index]
         self.node_order = [i - (i > index) for i in self.node_order if i != index]

@@ -24,6 +24,7 @@ MAX_RATIO = (8 * MAX_LENGTH) // 25 + 1
 
 @dataclass
 class Yaz0Header:
+    """The 16-byte Yaz0 header: decompressed size, alignment and the reserved word."""
     size: int
     alignment: int
     reserved: int = 0

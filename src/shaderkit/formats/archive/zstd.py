@@ -48,5 +48,6 @@ def decompress(data: bytes, limit: int = MAX_DECOMPRESSED_SIZE) -> bytes:
 
 
 def compress(data: bytes, level: int = 19) -> bytes:
+    """A Zstandard frame of ``data`` at ``level`` (content size written); needs ``zstandard``."""
     zstandard = _module()
     return bytes(zstandard.ZstdCompressor(level=level, write_content_size=True).compress(data))

@@ -38,6 +38,7 @@ SECTIONS = (
 
 @dataclass
 class ExternalFile:
+    """An embedded file of a Wii U BFRES: name, data, and where its {offset, size} entry lies."""
     name: str
     data: bytes = field(repr=False)
     #: where the {offset, size} entry lies
@@ -93,6 +94,7 @@ def _read_materials(r: Reader, models_at: int | None) -> list[ShaderAssign]:
 
 @dataclass(repr=False)
 class WiiUBfres(ShaderFile):
+    """A Wii U BFRES (big-endian ``FRES``): header, sub-file counts and the embedded files (shader archives among them)."""
     format_name = "bfres-wiiu"
 
     name: str
@@ -161,12 +163,15 @@ class WiiUBfres(ShaderFile):
         return out
 
     def member_names(self) -> list[str]:
+        """The names of the embedded files."""
         return [f.name for f in self.external_files]
 
     def member(self, name: str) -> bytes:
+        """The bytes of embedded file ``name``; KeyError when there is none."""
         return self._file(name).data
 
     def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` as embedded file ``name`` (offsets recomputed on write)."""
         self._file(name).data = bytes(data)
 
     def _file(self, name: str) -> ExternalFile:
@@ -212,10 +217,12 @@ class WiiUBfres(ShaderFile):
 
 
 def is_wiiu_fres(data: bytes) -> bool:
+    """True for a big-endian ``FRES`` (Wii U BFRES) header."""
     return data[:4] == b"FRES" and data[8:10] == b"\xfe\xff"
 
 
 def is_wiiu_fsha(data: bytes) -> bool:
+    """True for a big-endian ``FSHA`` (Wii U BFSHA) header."""
     return data[:4] == b"FSHA" and data[8:10] == b"\xfe\xff"
 
 

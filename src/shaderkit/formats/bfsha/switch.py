@@ -55,6 +55,7 @@ def program_size(major: int) -> int:
 
 @dataclass
 class SwitchShaderProgram:
+    """One program of a Switch shading model: flags, used attributes and its variation in the BNSH."""
     index: int
     flags: int
     used_attribute_flags: int
@@ -65,6 +66,7 @@ class SwitchShaderProgram:
 
 @dataclass
 class SwitchShadingModel(ShadingModel):
+    """A Switch shading model: the Wii U fields plus the embedded BNSH and its offset."""
     bnsh_offset: int = field(default=0, repr=False)
     bnsh: bytes = field(default=b"", repr=False)
 
@@ -91,6 +93,7 @@ def _dict_keys(r: Reader, at: int, what: str) -> list[str]:
 
 @dataclass(repr=False)
 class SwitchBfsha(ShaderFile):
+    """A Switch BFSHA: shading models, each with its programs and an embedded BNSH."""
     format_name = "bfsha-switch"
 
     name: str
@@ -146,6 +149,7 @@ class SwitchBfsha(ShaderFile):
         return bytes(out)
 
     def model(self, name: str) -> SwitchShadingModel:
+        """The shading model called ``name``; LookupFailed naming the models when there is none."""
         for model in self.models:
             if model.name == name:
                 return model

@@ -23,7 +23,8 @@ Wii U BFRES. Layout (checked on the corpus file, FSHA 3.4.0.2):
 * dictionaries: u32 size, i32 count, count + 1 nodes {u32 bit, u16 left, u16 right, name, data}.
 
 The GX2 structs (0x134 VS, 0xE8 PS, 0xC0 GS) are the GX2 structs of formats/gx2 with
-self-relative pointers; their reflection arrays are empty here (the model holds reflection), so
+self-relative pointers (a GS holds its program and then its copy program, each as size and
+offset, before ``mode``); their reflection arrays are empty here (the model holds reflection), so
 the words after ``mode`` are kept as they are. Microcode blocks follow the string pool, each on
 the file alignment (0x100), zero padded, the file ending on the alignment.
 
@@ -85,6 +86,7 @@ def _name(r: Reader, at: int) -> str:
 
 @dataclass
 class DictEntry:
+    """One resource-dictionary entry: the name and the offset it points to (None for no target)."""
     name: str
     target: int | None
 
@@ -105,6 +107,7 @@ def read_dict(r: Reader, at: int | None, what: str) -> list[DictEntry]:
 
 @dataclass
 class ShaderOption:
+    """A static or dynamic shader option: its choices, default, and where its bits lie in the key words."""
     name: str
     choices: list[str]
     default_choice: int
@@ -118,9 +121,11 @@ class ShaderOption:
     offset: int = field(default=0, repr=False, compare=False)
 
     def choice_of(self, word: int) -> int:
+        """The choice index this option has in key word ``word``."""
         return (word & self.mask) >> self.shift if self.mask else 0
 
     def put(self, word: int, choice: int) -> int:
+        """Key word ``word`` with this option's bits set to ``choice``."""
         return (word & ~self.mask & 0xFFFFFFFF) | ((choice << self.shift) & self.mask)
 
 
@@ -149,9 +154,21 @@ class WiiUGX2Shader:
     tail_words: list[int] = field(default_factory=list, repr=False)
     offset: int = field(default=0, repr=False, compare=False)
     code_offset: int = field(default=0, repr=False, compare=False)
+    #: geometry shaders: the copy (vertex) program that moves GS ring output to the rasteriser
+    copy_program: bytes = field(default=b"", repr=False)
+    copy_code_offset: int = field(default=0, repr=False, compare=False)
+
+    def code_slots(self) -> list[tuple[str, int]]:
+        """(attribute, struct offset of its size word) for each program this struct points at;
+        the self-relative code pointer follows the size word."""
+        size_at = self.offset + GX2_LAYOUT[self.stage][1].word_count() * 4
+        return [("program", size_at), *([("copy_program", size_at + 8)] if self.stage == "geometry" else [])]
 
     def summary(self) -> dict[str, Any]:
+        """Stage, mode, program size in bytes and Cemu's base hash of this shader."""
         out: dict[str, Any] = {"stage": self.stage, "mode": self.mode, "program_size": len(self.program)}
+        if self.stage == "geometry":
+            out["copy_program_size"] = len(self.copy_program)
         cemu = cemu_base_hash(self.stage, self.regs, self.program)
         if cemu is not None:
             out["cemu_base_hash"] = cemu
@@ -160,6 +177,7 @@ class WiiUGX2Shader:
 
 @dataclass
 class ShaderProgram:
+    """One program of a shading model: its key, sampler/block locations per stage and stage -> shader index."""
     index: int
     flags: int
     used_attribute_flags: int
@@ -173,6 +191,7 @@ class ShaderProgram:
 
 @dataclass
 class ShadingModel:
+    """A Wii U shading model: options, attributes, samplers, uniform blocks and programs."""
     name: str
     static_key_length: int
     dynamic_key_length: int
@@ -190,9 +209,11 @@ class ShadingModel:
 
     @property
     def key_length(self) -> int:
+        """Key words per program: static plus dynamic."""
         return self.static_key_length + self.dynamic_key_length
 
     def options(self) -> list[ShaderOption]:
+        """Static options, then dynamic options."""
         return [*self.static_options, *self.dynamic_options]
 
     def _word(self, option: ShaderOption, dynamic: bool) -> int:
@@ -254,6 +275,7 @@ class ShadingModel:
 
 @dataclass(repr=False)
 class WiiUBfsha(ShaderFile):
+    """A Wii U BFSHA: shading models and the distinct GX2 shaders their programs use."""
     format_name = "bfsha-wiiu"
 
     name: str
@@ -309,7 +331,7 @@ class WiiUBfsha(ShaderFile):
             return
         self.code_start = items[0][0]
         cursor = self.code_start
-        regular = all(s.stage != "geometry" for s in self.shaders)
+        regular = True
         data = self.data
         for start, size in items:
             aligned = -(-cursor // self.alignment) * self.alignment
@@ -321,11 +343,16 @@ class WiiUBfsha(ShaderFile):
             regular = False
         self.code_regular = regular
 
+    def _code_refs(self) -> list[tuple[WiiUGX2Shader, str, int]]:
+        """(shader, attribute, code offset) for every program a struct points at."""
+        return [(shader, attr, getattr(shader, attr.replace("program", "code_offset")))
+                for shader in self.shaders for attr, _ in shader.code_slots()
+                if getattr(shader, attr.replace("program", "code_offset"))]
+
     def _code_items(self) -> list[tuple[int, int]]:
         seen: dict[int, int] = {}
-        for shader in self.shaders:
-            if shader.code_offset:
-                seen[shader.code_offset] = max(seen.get(shader.code_offset, 0), len(shader.program))
+        for shader, attr, at in self._code_refs():
+            seen[at] = max(seen.get(at, 0), len(getattr(shader, attr)))
         return sorted(seen.items())
 
     # -- writing ------------------------------------------------------------------------------
@@ -333,19 +360,19 @@ class WiiUBfsha(ShaderFile):
         out = bytearray(self.data)
         original_sizes = dict(self._code_items_original())
         code_pos: dict[int, int] = {}
-        resized = any(len(s.program) != original_sizes.get(s.code_offset, len(s.program))
-                      for s in self.shaders if s.code_offset)
+        refs = self._code_refs()
+        resized = any(len(getattr(sh, attr)) != original_sizes.get(at, len(getattr(sh, attr)))
+                      for sh, attr, at in refs)
         if resized:
             if not self.code_regular:
                 raise ValueError("this archive's microcode does not follow the alignment rule; "
                                  "only same-size program edits can be written")
             del out[self.code_start :]
             code_of: dict[int, bytes] = {}
-            for shader in self.shaders:
-                if shader.code_offset:
-                    prev = code_of.setdefault(shader.code_offset, shader.program)
-                    if prev != shader.program:
-                        raise ValueError("two GX2 structs that share microcode now hold different code")
+            for sh, attr, at in refs:
+                prev = code_of.setdefault(at, getattr(sh, attr))
+                if prev != getattr(sh, attr):
+                    raise ValueError("two GX2 structs that share microcode now hold different code")
             for old in sorted(code_of):
                 out += bytes(-len(out) % self.alignment)
                 code_pos[old] = len(out)
@@ -359,14 +386,18 @@ class WiiUBfsha(ShaderFile):
             if len(words) != nregs:
                 raise ValueError(f"{shader.stage} registers need {nregs} words")
             struct.pack_into(f">{nregs}I", out, shader.offset, *words)
-            size_at = shader.offset + nregs * 4
-            if shader.code_offset:
-                target = code_pos.get(shader.code_offset, shader.code_offset)
-                if not resized:
-                    out[target : target + len(shader.program)] = shader.program
-                struct.pack_into(">Ii", out, size_at, len(shader.program), target - (size_at + 4))
-            struct.pack_into(">I", out, size_at + 8, shader.mode)
-            struct.pack_into(f">{len(shader.tail_words)}I", out, size_at + 12, *shader.tail_words)
+            slots = shader.code_slots()
+            for attr, size_at in slots:
+                code_at = getattr(shader, attr.replace("program", "code_offset"))
+                code = getattr(shader, attr)
+                if code_at:
+                    target = code_pos.get(code_at, code_at)
+                    if not resized:
+                        out[target : target + len(code)] = code
+                    struct.pack_into(">Ii", out, size_at, len(code), target - (size_at + 4))
+            mode_at = slots[-1][1] + 8
+            struct.pack_into(">I", out, mode_at, shader.mode)
+            struct.pack_into(f">{len(shader.tail_words)}I", out, mode_at + 4, *shader.tail_words)
         for model in self.models:
             for option in model.options():
                 out[option.offset + 1] = option.default_choice
@@ -380,20 +411,22 @@ class WiiUBfsha(ShaderFile):
         r = self.data
         items = []
         for shader in self.shaders:
-            if shader.code_offset:
-                _, regs_cls = GX2_LAYOUT[shader.stage]
-                at = shader.offset + regs_cls.word_count() * 4
-                items.append((shader.code_offset, struct.unpack_from(">I", r, at)[0]))
+            for attr, size_at in shader.code_slots():
+                code_at = getattr(shader, attr.replace("program", "code_offset"))
+                if code_at:
+                    items.append((code_at, struct.unpack_from(">I", r, size_at)[0]))
         return items
 
     # -- access -------------------------------------------------------------------------------
     def model(self, name: str) -> ShadingModel:
+        """The shading model called ``name``; LookupFailed naming the models when there is none."""
         for model in self.models:
             if model.name == name:
                 return model
         raise LookupFailed(f"no shading model {name!r} (models: {', '.join(m.name for m in self.models)})")
 
     def program_shaders(self, model: str, program: int) -> dict[str, WiiUGX2Shader]:
+        """Stage -> GX2 shader of program ``program`` of model ``model``; LookupFailed when absent."""
         m = self.model(model)
         if not 0 <= program < len(m.programs):
             raise LookupFailed(f"{model!r} has programs 0..{len(m.programs) - 1}, not {program}")
@@ -544,12 +577,20 @@ def _read_gx2(r: Reader, at: int, stage: str) -> WiiUGX2Shader:
     size, regs_cls = GX2_LAYOUT[stage]
     nregs = regs_cls.word_count()
     words = r.unpack_at(at, f"{size // 4}I", "GX2 struct")
-    code_size = words[nregs]
-    code_at = _rel(r, at + nregs * 4 + 4)
-    program = b""
-    if code_at is not None:
-        program = r.at(code_at).read(code_size, "microcode")
-    elif code_size:
-        raise r.error(f"{code_size} bytes of microcode with no offset", at)
-    return WiiUGX2Shader(stage, regs_cls.from_words(words[:nregs]), program, words[nregs + 2],
-                         list(words[nregs + 3 :]), at, code_at or 0)
+    # program size and offset; a geometry shader's copy program size and offset follow
+    codes: list[tuple[bytes, int]] = []
+    for k in range(2 if stage == "geometry" else 1):
+        code_size = words[nregs + 2 * k]
+        code_at = _rel(r, at + (nregs + 2 * k + 1) * 4)
+        if code_at is not None:
+            codes.append((r.at(code_at).read(code_size, "microcode"), code_at))
+        elif code_size:
+            raise r.error(f"{code_size} bytes of microcode with no offset", at + (nregs + 2 * k) * 4)
+        else:
+            codes.append((b"", 0))
+    mode_word = nregs + 2 * len(codes)
+    shader = WiiUGX2Shader(stage, regs_cls.from_words(words[:nregs]), codes[0][0], words[mode_word],
+                           list(words[mode_word + 1 :]), at, codes[0][1])
+    if stage == "geometry":
+        shader.copy_program, shader.copy_code_offset = codes[1]
+    return shader

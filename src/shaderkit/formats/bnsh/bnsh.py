@@ -69,10 +69,12 @@ class Bnsh(ShaderFile):
 
     @property
     def alignment(self) -> int:
+        """The file alignment in bytes (from the header's alignment shift)."""
         return self.header.alignment
 
     @property
     def version(self) -> str:
+        """The file version as ``major.minor.micro``."""
         return self.header.version
 
     # -- reading / writing ---------------------------------------------------------------------
@@ -114,6 +116,7 @@ class Bnsh(ShaderFile):
 
     # -- stage code access -------------------------------------------------------------------
     def program(self, variation: int, kind: str = "binary") -> ShaderProgram:
+        """The ``kind`` (source/intermediate_language/binary) program of ``variation``; IndexError/KeyError when absent."""
         if not 0 <= variation < len(self.variations):
             raise IndexError(f"variation {variation} does not exist ({len(self.variations)} variations)")
         program = getattr(self.variations[variation], f"{kind}_program")
@@ -123,6 +126,7 @@ class Bnsh(ShaderFile):
         return program
 
     def stage_code(self, variation: int, stage: str, kind: str = "binary") -> StageCode:
+        """The code of ``stage`` in that program; KeyError when the stage is empty."""
         code = self.program(variation, kind).stage(stage)
         if code is None:
             raise KeyError(f"variation {variation} has no {stage} stage")
@@ -181,6 +185,7 @@ class Bnsh(ShaderFile):
             "name": self.name,
             "alignment": self.alignment,
             "target_api_type": self.target_api_type,
+            "target_api_type_name": TARGET_API_TYPES.get(self.target_api_type, str(self.target_api_type)),
             "target_api_version": self.target_api_version,
             "compiler_version": f"{self.compiler_version:#x}",
             "low_level_compiler_version": f"{self.low_level_compiler_version:#x}",
@@ -193,6 +198,10 @@ class Bnsh(ShaderFile):
         }
 
 
+#: grsc targetApiType (shared/reference/nx_wiiu.md: 4 = NVN; other values are given as numbers)
+TARGET_API_TYPES = {4: "nvn"}
+
+
 def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for table, entries in refl.tables():
@@ -203,6 +212,8 @@ def _compiler_rows(v: int, kind: str, refl: CompilerReflection) -> list[dict[str
                     row[name + "s"] = list(value)
                 elif not isinstance(value, bytes):
                     row[name] = value
+            if isinstance(row.get("stages"), int):  # a bit per stage, in STAGES order
+                row["stages_names"] = [stage for bit, stage in enumerate(STAGES) if row["stages"] >> bit & 1]
             rows.append(row)
     if any(refl.compute_work_group_size):
         rows.append({"variation": v, "program": kind, "table": "work_group_size",

@@ -47,6 +47,7 @@ class SourceCode:
 
     @property
     def compressed(self) -> bool:
+        """True when the stored code size differs from the decompressed size."""
         return self.decompressed_code_size not in (0, len(self.code))
 
     def text(self) -> bytes:
@@ -113,9 +114,11 @@ class ReflectionStage:
     stage_data2_reserved: bytes = bytes(24)
 
     def uses_stage_data2(self) -> bool:
+        """True when the stage needs the second stage-data block (separate textures/samplers)."""
         return self.has_stage_data2 or self.separate_textures is not None or self.separate_samplers is not None
 
     def tables(self) -> list[list[tuple[str, int]] | None]:
+        """The stage's name -> slot tables in file order (None for absent ones)."""
         return [getattr(self, name) for name in TABLES]
 
     def offsets(self) -> list[int]:
@@ -127,6 +130,7 @@ class ReflectionStage:
         return out
 
     def slot_count(self) -> int:
+        """The number of entries over all tables."""
         return sum(len(t or ()) for t in self.tables())
 
 
@@ -239,6 +243,7 @@ class CompilerReflection:
     reserved: bytes = bytes(16)
 
     def tables(self) -> list[tuple[str, list[Any] | None]]:
+        """(name, rows or None) of every compiler-reflection table, in file order."""
         return [(name, getattr(self, name)) for name, _, _ in COMPILER_TABLES]
 
 
@@ -262,6 +267,7 @@ class ShaderProgram:
     has_object_memory: bool = True
 
     def stage(self, name: str) -> StageCode | None:
+        """The code of stage ``name`` (vertex, hull, domain, geometry, pixel, compute), or None."""
         return self.stages[STAGES.index(name)]
 
 
@@ -275,6 +281,7 @@ class ShaderVariation:
     reserved: bytes = bytes(32)
 
     def programs(self) -> list[tuple[str, ShaderProgram]]:
+        """(kind, program) for each program the variation has: source, intermediate_language, binary."""
         out = []
         for kind, program in zip(PROGRAM_KINDS, (self.source_program, self.intermediate_language_program,
                                                  self.binary_program)):

@@ -72,9 +72,11 @@ class VtgMaps:
     omap_reserved: int
 
     def input_attributes(self) -> list[str]:
+        """The generic input attributes read, as ``index.xyzw`` (components set)."""
         return _masked(int.from_bytes(self.imap_generic_vector, "little"), len(self.imap_generic_vector) * 2)
 
     def output_attributes(self) -> list[str]:
+        """The generic output attributes written, as ``index.xyzw`` (components set)."""
         return _masked(int.from_bytes(self.omap_generic_vector, "little"), len(self.omap_generic_vector) * 2)
 
 
@@ -95,13 +97,16 @@ class PsMaps:
 
     @property
     def omap_sample_mask(self) -> bool:
+        """True when the pixel shader writes the sample mask."""
         return bool(self.omap_flags & 1)
 
     @property
     def omap_depth(self) -> bool:
+        """True when the pixel shader writes depth."""
         return bool(self.omap_flags & 2)
 
     def input_attributes(self) -> list[str]:
+        """The indices of the generic input components read (non-zero interpolation entries)."""
         return [f"{i}" for i, b in enumerate(self.imap_generic_vector) if b]
 
     def output_attributes(self) -> list[str]:
@@ -142,6 +147,7 @@ class ShaderProgramHeader:
 
     @classmethod
     def from_bytes(cls, raw: bytes, offset: int = 0) -> ShaderProgramHeader:
+        """Parse the 0x50-byte SPH at the start of ``raw``; ShaderFormatError (at ``offset``) when short."""
         if len(raw) < SPH_SIZE:
             raise ShaderFormatError(f"shader program header needs {SPH_SIZE} bytes, {len(raw)} given", offset, "SPH")
         words = _WORDS.unpack_from(raw, 0)
@@ -157,6 +163,7 @@ class ShaderProgramHeader:
         return cls(**values, maps=maps)
 
     def to_bytes(self) -> bytes:
+        """The 0x50 SPH bytes; ValueError when a field does not fit its bits."""
         words = [0] * 5
         for name, w, lo, width in _COMMON:
             value = getattr(self, name)
@@ -173,13 +180,16 @@ class ShaderProgramHeader:
 
     @property
     def sph_type_name(self) -> str:
+        """``VTG`` or ``PS`` (``type N`` for other values)."""
         return SPH_TYPES.get(self.sph_type, f"type {self.sph_type}")
 
     @property
     def shader_type_name(self) -> str:
+        """The stage the SPH declares (vertex, tessellation..., pixel), ``type N`` for others."""
         return SHADER_TYPES.get(self.shader_type, f"type {self.shader_type}")
 
     def summary(self) -> dict[str, Any]:
+        """The SPH's set fields as a JSON-ready dict (types, local memory bytes, attribute maps)."""
         out: dict[str, Any] = {
             "sph_type": self.sph_type_name,
             "shader_type": self.shader_type_name,
@@ -202,12 +212,14 @@ class NvnCodeHeader:
 
     @classmethod
     def from_bytes(cls, raw: bytes, offset: int = 0) -> NvnCodeHeader:
+        """Parse the 0x30-byte NVN code header at the start of ``raw``; ShaderFormatError when short."""
         if len(raw) < NVN_HEADER_SIZE:
             raise ShaderFormatError(f"NVN header needs {NVN_HEADER_SIZE} bytes, {len(raw)} given", offset, "NVN")
         (magic,) = struct.unpack_from("<I", raw, 0)
         return cls(magic, bytes(raw[4:NVN_HEADER_SIZE]))
 
     def to_bytes(self) -> bytes:
+        """The header bytes: magic then the reserved bytes as stored."""
         return struct.pack("<I", self.magic) + self.reserved
 
 
@@ -221,6 +233,7 @@ class NvnCode:
 
     @classmethod
     def from_bytes(cls, raw: bytes, offset: int = 0) -> NvnCode:
+        """Parse NVN header, SPH and code; ShaderFormatError when the magic is not 0x12345678."""
         header = NvnCodeHeader.from_bytes(raw, offset)
         if header.magic != NVN_MAGIC:
             raise ShaderFormatError(f"NVN code magic {header.magic:#x} is not 0x12345678", offset, "NVN")
@@ -228,6 +241,7 @@ class NvnCode:
         return cls(header, sph, bytes(raw[NVN_HEADER_SIZE + SPH_SIZE :]))
 
     def to_bytes(self) -> bytes:
+        """Header, SPH and code bytes, concatenated."""
         return self.header.to_bytes() + self.sph.to_bytes() + self.code
 
 
@@ -264,6 +278,7 @@ class ControlSectionHeader:
 
     @classmethod
     def from_bytes(cls, raw: bytes, offset: int = 0) -> ControlSectionHeader:
+        """Parse a control section (its fixed part at least); ShaderFormatError when short."""
         if len(raw) < CONTROL_MIN_SIZE:
             raise ShaderFormatError(
                 f"control section needs {CONTROL_MIN_SIZE:#x} bytes, {len(raw):#x} given", offset, "control"
@@ -274,6 +289,7 @@ class ControlSectionHeader:
         return cls(*head, *_CONTROL_PROGRAM.unpack_from(raw, _CONTROL_PROGRAM_AT))
 
     def summary(self) -> dict[str, Any]:
+        """Version, program size, constant buffer size, register count and stage, JSON-ready."""
         return {
             "version": f"{self.major_version}.{self.minor_version}",
             "program_size": self.program_size,

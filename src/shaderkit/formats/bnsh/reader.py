@@ -70,6 +70,7 @@ class Source:
 
 @dataclass
 class Parsed:
+    """Everything the BNSH reader found: header, grsc fields, variations and the layout of every item."""
     header: BinaryFileHeader
     header_reserved: bytes
     #: target_api_type, target_api_version, target_code_type, reserved (3), compiler_version,
@@ -404,4 +405,5 @@ class _Parser:
 
 
 def parse(data: bytes) -> Parsed:
+    """Read a BNSH file; ShaderFormatError with offset and context on bad input."""
     return _Parser(data).parse()

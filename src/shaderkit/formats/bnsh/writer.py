@@ -52,6 +52,7 @@ def _up(value: int, align: int) -> int:
 
 
 def programs(model: Bnsh) -> Iterator[tuple[tuple[int, str], ShaderProgram]]:
+    """((variation, kind), program) for every program of ``model``, in file order."""
     for v, variation in enumerate(model.variations):
         for kind, program in variation.programs():
             yield (v, kind), program
@@ -126,6 +127,7 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
 
 
 def data_items(model: Bnsh) -> Iterator[tuple[Key, int]]:
+    """(layout key, size in bytes) of every NVN stage data blob of ``model``."""
     for pk, program in programs(model):
         for i, code in enumerate(program.stages):
             if isinstance(code, NvnShaderCode):

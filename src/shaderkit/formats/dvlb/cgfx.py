@@ -8,11 +8,16 @@ u16 right, self-relative name and value pointers).
 
 The SHDR object layout is not documented anywhere we could check, so the DVLB is located by
 scanning the first words of each shader object for a self-relative pointer to ``DVLB``; the word
-before it is taken as the binary size when it is plausible. Everything shaderkit does not model
-(other dictionaries, models, textures, the rest of the SHDR objects) is kept as gap bytes, so
-real files rebuild byte for byte, and edits that keep every embedded DVLB the same size are
-written in place. A shader-only CGFX built from scratch is laid out with an assumed SHDR object
-(type word, ``SHDR``, revision, name, empty user data, binary size, binary pointer).
+before it is taken as the binary size when it is plausible. A parsed file keeps an
+:class:`~shaderkit.io.layout.Layout`: where the header, DATA, the shader DICT, each shader name,
+DVLB and its pointer and size words lay, and everything shaderkit does not model (other
+dictionaries, models, textures, the rest of the SHDR objects) as raw spans, so real files
+rebuild byte for byte. Unchanged items go back where they lay; a renamed or resized shader's name
+or DVLB goes after the stored bytes, 4-aligned, its pointers and the file and DATA sizes follow
+(the SHDR object's own name pointer is not modelled and keeps pointing at the old name). Adding
+or removing shaders appends a new DICT (its Patricia tree rebuilt) and, for each new shader, an
+assumed SHDR object (type word, ``SHDR``, revision, name, empty user data, binary size, binary
+pointer), its name and DVLB; a CGFX built from scratch is laid out with the same SHDR object.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from typing import Any, ClassVar
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dvlb.dvlb import Dvlb, _check_overlaps, _gaps, _guard, _Placed
+from shaderkit.formats.dvlb.dvlb import Dvlb
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, stored_fields, u32_offset
+from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 
@@ -56,35 +63,6 @@ class CgfxShader:
     shdr_revision: int = 0x05000000
 
 
-@dataclass
-class ShaderSlot:
-    """Where one shader entry was: node, name, SHDR object, DVLB pointer/size fields, DVLB extent."""
-
-    node: int
-    name_at: int
-    name_size: int
-    value_at: int
-    pointer_at: int | None
-    size_at: int | None
-    dvlb_at: int
-    dvlb_size: int
-
-
-@dataclass
-class CgfxLayout:
-    """Where the parts of a CGFX file lay when it was read (kept to write it back identically)."""
-    size: int
-    header_size: int
-    file_size_field: int
-    data_size: int
-    dict_offsets: list[int]
-    shader_dict_at: int
-    tree_size: int
-    root_pointers: tuple[int, int]
-    slots: list[ShaderSlot]
-    gaps: list[tuple[int, bytes]]
-
-
 @dataclass(repr=False)  # compact repr from ShaderFile
 class Cgfx(ShaderFile):
     """A CGFX file; only the shader dictionary is modelled, the rest is kept as bytes."""
@@ -99,7 +77,8 @@ class Cgfx(ShaderFile):
     root_reference_bit: int = 0xFFFFFFFF
     root_left: int = 0
     root_right: int = 0
-    layout: CgfxLayout | None = field(default=None, repr=False, compare=False)
+    #: where every item of a parsed file lay; None lays the model out afresh
+    layout: Layout | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Cgfx:
@@ -108,16 +87,18 @@ class Cgfx(ShaderFile):
     def to_bytes(self) -> bytes:
         blobs = [s.dvlb.to_bytes() if s.dvlb is not None else None for s in self.shaders]
         if self.layout is not None:
-            if _layout_fits(self, self.layout, blobs):
+            try:
                 return _write_placed(self, self.layout, blobs)
-            if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
-                raise UnsupportedOperation(
-                    "cgfx: an edit changed a shader's size or name length in a CGFX that holds other "
-                    "resources; only same-size edits can be written back"
-                )
+            except Relayout:
+                if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
+                    raise UnsupportedOperation(
+                        "cgfx: an edit gave a read shader a DVLB it had not (or took one away) in a CGFX "
+                        "that holds other resources; shaderkit cannot lay out that SHDR object"
+                    ) from None
         return _write_canonical(self, blobs)
 
     def relayout(self) -> bytes:
+        """The CGFX written with the canonical layout; UnsupportedOperation when it holds non-shader resources."""
         if any(c for i, c in enumerate(self.dict_counts) if i != SHADER_DICT):
             raise UnsupportedOperation("cgfx: cannot lay out a CGFX that holds resources other than shaders")
         return _write_canonical(self, [s.dvlb.to_bytes() if s.dvlb is not None else None for s in self.shaders])
@@ -130,12 +111,22 @@ class Cgfx(ShaderFile):
             "shaders": [
                 {"name": s.name, "dvlb": s.dvlb.summary() if s.dvlb is not None else None} for s in self.shaders
             ],
+            "layout": self.layout_rows(),
         }
+
+    def layout_rows(self) -> list[dict[str, object]]:
+        """Every item and raw span as stored (``item``, ``offset``, ``size``), ordered by offset (each
+        DVLB's own items are in its ``dvlb`` summary, offsets from the DVLB); a model built in
+        memory reports the layout it is written with."""
+        layout = self.layout if self.layout is not None else _parse(self.to_bytes()).layout
+        assert layout is not None
+        return layout.spans()
 
     def problems(self) -> list[str]:
         found: list[str] = []
-        if self.layout is not None and self.layout.file_size_field != self.layout.size:
-            found.append(f"CGFX: header file size {self.layout.file_size_field} != {self.layout.size} bytes")
+        header = stored_fields(self.layout, KEY_HEADER, _HEADER) if self.layout is not None else None
+        if self.layout is not None and header is not None and header[4] != self.layout.size:
+            found.append(f"CGFX: header file size {header[4]} != {self.layout.size} bytes")
         for s in self.shaders:
             if s.dvlb is None:
                 found.append(f"CGFX: shader {s.name!r} holds no DVLB that shaderkit could find")
@@ -202,18 +193,33 @@ def find(names: list[str], tree: list[tuple[int, int, int]], name: str) -> int:
 # -- parsing --------------------------------------------------------------------------------------------
 
 
-def _dvlb_extent(r: Reader, data: bytes, start: int, size_at: int | None) -> int:
+# -- item keys --------------------------------------------------------------------------------------
+
+KEY_HEADER: Key = ("cgfx", "header")
+KEY_DATA: Key = ("cgfx", "data")
+KEY_SHADER_DICT: Key = ("shaders", "dict")
+
+
+def shader_key(index: int, part: str) -> Key:
+    """Key of a shader entry's item: "name", "dvlb", "dvlb_pointer", "dvlb_size", "shdr_type",
+    "shdr_revision"."""
+    return ("shaders", index, part)
+
+
+# -- parsing --------------------------------------------------------------------------------------------
+
+
+def _dvlb_extent(data: bytes, start: int, size_at: int | None) -> int:
     if size_at is not None:
         size = struct.unpack_from("<I", data, size_at)[0]
         if 8 <= size <= len(data) - start:
             return int(size)
     # no usable size word: the DVLB ends where its last structure ends
-    whole = Dvlb.from_bytes(data[start:])
-    layout = whole.layout
+    layout = Dvlb.from_bytes(data[start:]).layout
     assert layout is not None
     end = layout.size
-    if layout.gaps and layout.gaps[-1][0] + len(layout.gaps[-1][1]) == end:
-        end = layout.gaps[-1][0]
+    if layout.raw and layout.raw[-1].end == end:
+        end = layout.raw[-1].offset
     return end
 
 
@@ -230,55 +236,34 @@ def _parse(data: bytes) -> Cgfx:
     fields = _DATA.unpack_from(data, header_size)
     if fields[0] != b"DATA":
         raise r.error(f"bad DATA magic: found {fields[0]!r}", header_size)
-    data_size = fields[1]
     pairs = fields[2:]
     counts = list(pairs[0::2])
     offsets = list(pairs[1::2])
-    blocks: list[tuple[int, int, str]] = [(0, _HEADER.size, "CGFX header"), (header_size, header_size + _DATA.size, "DATA")]
-    names: list[tuple[int, bytes]] = []
+    rec = Recorder(r)
+    rec.table(KEY_HEADER, 0, _HEADER.size, "CGFX header")
+    rec.table(KEY_DATA, header_size, _DATA.size, "DATA")
     shaders: list[CgfxShader] = []
-    slots: list[ShaderSlot] = []
-    dict_at = tree_size = 0
     root = (0xFFFFFFFF, 0, 0)
-    root_pointers = (0, 0)
     count = counts[SHADER_DICT]
     if count:
         with r.scope("shaders"):
             dict_at = header_size + 8 + 8 * SHADER_DICT + 4 + offsets[SHADER_DICT]
             if dict_at + _DICT.size > len(data):
                 raise r.error(f"shader DICT at {dict_at:#x} runs past the end", min(dict_at, len(data)))
-            dmagic, tree_size, entries = _DICT.unpack_from(data, dict_at)
+            dmagic, _, entries = _DICT.unpack_from(data, dict_at)
             if dmagic != b"DICT":
                 raise r.error(f"bad DICT magic: found {dmagic!r}", dict_at)
             if entries != count:
                 raise r.error(f"DICT holds {entries} entries, DATA says {count}", dict_at + 8)
             nodes_at = dict_at + _DICT.size
             r.check_count(entries + 1, _NODE.size, "DICT nodes", nodes_at)
-            blocks.append((dict_at, nodes_at + _NODE.size * (entries + 1), "shader DICT"))
-            ref, left, right, name_ptr, value_ptr = _NODE.unpack_from(data, nodes_at)
-            root, root_pointers = (ref, left, right), (name_ptr, value_ptr)
-            covered = _guard(r, blocks, 0, 0)
+            rec.table(KEY_SHADER_DICT, dict_at, _DICT.size + _NODE.size * (entries + 1), "shader DICT")
+            root = _NODE.unpack_from(data, nodes_at)[:3]
+            rec.guard()
             for i in range(1, entries + 1):
-                since = len(blocks)
                 with r.scope(f"[{i - 1}]"):
-                    shader, slot = _parse_entry(r, data, nodes_at + _NODE.size * i, blocks, names)
-                shaders.append(shader)
-                slots.append(slot)
-                covered = _guard(r, blocks, since, covered)
-    _check_overlaps(r, blocks)
-    gaps = _gaps(data, blocks, names)
-    layout = CgfxLayout(
-        size=len(data),
-        header_size=header_size,
-        file_size_field=file_size,
-        data_size=data_size,
-        dict_offsets=offsets,
-        shader_dict_at=dict_at,
-        tree_size=tree_size,
-        root_pointers=root_pointers,
-        slots=slots,
-        gaps=gaps,
-    )
+                    shaders.append(_parse_entry(r, data, i - 1, nodes_at + _NODE.size * i, rec))
+                rec.guard()
     return Cgfx(
         shaders=shaders,
         revision=revision,
@@ -287,96 +272,161 @@ def _parse(data: bytes) -> Cgfx:
         root_reference_bit=root[0],
         root_left=root[1],
         root_right=root[2],
-        layout=layout,
+        layout=rec.finish(),
     )
 
 
-def _parse_entry(
-    r: Reader, data: bytes, node_at: int, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]
-) -> tuple[CgfxShader, ShaderSlot]:
+def _parse_entry(r: Reader, data: bytes, index: int, node_at: int, rec: Recorder) -> CgfxShader:
     ref, left, right, name_ptr, value_ptr = _NODE.unpack_from(data, node_at)
     name_at = node_at + 8 + name_ptr
     if not 0 <= name_at < len(data):
         raise r.error(f"name pointer {name_ptr:#x} leads outside the file", node_at + 8)
     name = r.cstring_at(name_at, "ascii", "name")
-    raw_name = name.encode("latin-1")
-    names.append((name_at, raw_name + b"\0"))
+    rec.string(shader_key(index, "name"), name_at, name.encode("latin-1") + b"\0")
     value_at = node_at + 12 + value_ptr
     if not 0 <= value_at <= len(data) - 8:
         raise r.error(f"value pointer {value_ptr:#x} leads outside the file", node_at + 12)
     pointer_at = size_at = None
-    dvlb_at = dvlb_size = 0
+    dvlb_at = 0
     dvlb: Dvlb | None = None
     scan_end = min(value_at + 4 * SHDR_SCAN_WORDS, len(data) - 3)
     words = struct.unpack_from(f"<{(scan_end - value_at) // 4}I", data, value_at)
-    for k, word in enumerate(words):
-        target = value_at + 4 * k + word
-        if word and target + 8 <= len(data) and data[target : target + 4] == b"DVLB":
-            pointer_at = value_at + 4 * k
-            size_at = pointer_at - 4 if k > 0 else None
-            dvlb_at = target
-            break
+    candidates = [k for k, word in enumerate(words) if word and value_at + 4 * k + word + 8 <= len(data)
+                  and data[value_at + 4 * k + word : value_at + 4 * k + word + 4] == b"DVLB"]
+    # the pointer is the first word leading to a DVLB whose word before fits as its size (so the
+    # size word itself, read as a pointer, cannot win), else the first word leading to one
+    sized = [k for k in candidates
+             if k > 0 and 8 <= words[k - 1] <= len(data) - (value_at + 4 * k + words[k])]
+    if candidates:
+        k = (sized or candidates)[0]
+        pointer_at = value_at + 4 * k
+        size_at = pointer_at - 4 if k > 0 else None
+        dvlb_at = pointer_at + words[k]
+    # the SHDR object's type and revision words (the rest of the object stays raw)
     shdr_type = struct.unpack_from("<I", data, value_at)[0]
-    shdr_revision = struct.unpack_from("<I", data, value_at + 8)[0] if value_at + 12 <= len(data) else 0
+    rec.string(shader_key(index, "shdr_type"), value_at, data[value_at : value_at + 4])
+    shdr_revision = 0
+    if value_at + 12 <= len(data):
+        shdr_revision = struct.unpack_from("<I", data, value_at + 8)[0]
+        rec.string(shader_key(index, "shdr_revision"), value_at + 8, data[value_at + 8 : value_at + 12])
     if pointer_at is not None:
         with r.scope("DVLB"):
             try:
-                dvlb_size = _dvlb_extent(r, data, dvlb_at, size_at)
+                dvlb_size = _dvlb_extent(data, dvlb_at, size_at)
                 dvlb = Dvlb.from_bytes(data[dvlb_at : dvlb_at + dvlb_size])
             except ShaderFormatError as exc:
                 at = dvlb_at + exc.offset if exc.offset is not None else dvlb_at
                 raise ShaderFormatError(exc.message, at, f"{r.context}.{exc.context}") from None
         if size_at is not None and struct.unpack_from("<I", data, size_at)[0] != dvlb_size:
             size_at = None  # the word before the pointer is not the size
-        blocks.append((dvlb_at, dvlb_at + dvlb_size, f"DVLB of {name!r}"))
-        blocks.append((pointer_at, pointer_at + 4, f"DVLB pointer of {name!r}"))
+        rec.table(shader_key(index, "dvlb"), dvlb_at, dvlb_size, f"DVLB of {name!r}")
+        rec.table(shader_key(index, "dvlb_pointer"), pointer_at, 4, f"DVLB pointer of {name!r}")
         if size_at is not None:
-            blocks.append((size_at, size_at + 4, f"DVLB size of {name!r}"))
-    shader = CgfxShader(name, dvlb, ref, left, right, shdr_type, shdr_revision)
-    slot = ShaderSlot(node_at, name_at, len(raw_name), value_at, pointer_at, size_at, dvlb_at, dvlb_size)
-    return shader, slot
+            rec.table(shader_key(index, "dvlb_size"), size_at, 4, f"DVLB size of {name!r}")
+    return CgfxShader(name, dvlb, ref, left, right, shdr_type, shdr_revision)
 
 
 # -- writing --------------------------------------------------------------------------------------------
-
-
-def _layout_fits(model: Cgfx, layout: CgfxLayout, blobs: list[bytes | None]) -> bool:
-    if len(model.shaders) != len(layout.slots) or len(model.dict_counts) != 16:
-        return False
-    if model.dict_counts[SHADER_DICT] != len(model.shaders):
-        return False
-    for shader, slot, blob in zip(model.shaders, layout.slots, blobs):
-        if len(shader.name.encode("latin-1")) != slot.name_size:
-            return False
-        if (blob is None) != (slot.pointer_at is None) or (blob is not None and len(blob) != slot.dvlb_size):
-            return False
-    return True
 
 
 def _data_pairs(counts: list[int], offsets: list[int]) -> list[int]:
     return [v for pair in zip(counts, offsets) for v in pair]
 
 
-def _write_placed(model: Cgfx, layout: CgfxLayout, blobs: list[bytes | None]) -> bytes:
-    placed = _Placed(layout.size, layout.gaps)
-    put = placed.put
-    put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, layout.header_size, model.revision, layout.file_size_field, model.section_count))
-    put(layout.header_size, _DATA.pack(b"DATA", layout.data_size, *_data_pairs(model.dict_counts, layout.dict_offsets)))
-    if model.shaders:
-        put(layout.shader_dict_at, _DICT.pack(b"DICT", layout.tree_size, len(model.shaders)))
-        root = _NODE.pack(model.root_reference_bit, model.root_left, model.root_right, *layout.root_pointers)
-        put(layout.shader_dict_at + _DICT.size, root)
-    for shader, slot, blob in zip(model.shaders, layout.slots, blobs):
-        name_ptr = slot.name_at - (slot.node + 8)
-        value_ptr = slot.value_at - (slot.node + 12)
-        put(slot.node, _NODE.pack(shader.reference_bit, shader.left, shader.right, name_ptr, value_ptr))
-        put(slot.name_at, shader.name.encode("latin-1") + b"\0")
-        if blob is not None and slot.pointer_at is not None:
-            put(slot.pointer_at, struct.pack("<I", slot.dvlb_at - slot.pointer_at))
-            if slot.size_at is not None:
-                put(slot.size_at, struct.pack("<I", len(blob)))
-            put(slot.dvlb_at, blob)
-    return bytes(placed.out)
+def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> bytes:
+    """Every unchanged item where it lay (raw spans as they were); a renamed or resized shader's
+    name or DVLB appended, 4-aligned; pointers and sizes derived from where they went. Shaders
+    added or removed: a new DICT (tree rebuilt) and, per new shader, an SHDR object, its name and
+    DVLB are appended; the rest stays."""
+    header = stored_fields(layout, KEY_HEADER, _HEADER)
+    data = stored_fields(layout, KEY_DATA, _DATA)
+    if header is None or data is None or len(model.dict_counts) != 16:
+        raise Relayout
+    header_size = header[2]
+    count = len(model.shaders)
+    stored_dict = layout.items.get(KEY_SHADER_DICT)
+    stored_count = (len(stored_dict.data) - _DICT.size) // _NODE.size - 1 if stored_dict is not None else 0
+    same = stored_dict is not None and count == stored_count
+    w = PlacedWriter(layout, append_aligned(4))
+    # an unchanged header, DATA and DICT keep their places: written last, over whatever items
+    # overlapped them in the parsed file (verify() tells whether those still agree)
+    if same:
+        assert stored_dict is not None
+        dict_at: int | None = stored_dict.offset
+        tree = [(model.root_reference_bit, model.root_left, model.root_right)] + [
+            (s.reference_bit, s.left, s.right) for s in model.shaders
+        ]
+    else:
+        dict_at = w.claim(KEY_SHADER_DICT, _DICT.size + _NODE.size * (count + 1)) if count else None
+        tree = build_tree([s.name for s in model.shaders])
+    nodes: list[bytes] = []
+    for index, (shader, blob) in enumerate(zip(model.shaders, blobs)):
+        assert dict_at is not None
+        node = dict_at + _DICT.size + _NODE.size * (index + 1)
+        if index < stored_count:
+            assert stored_dict is not None
+            stored_node = _DICT.size + _NODE.size * (index + 1)
+            value_at = stored_dict.offset + stored_node + 12 + _NODE.unpack_from(stored_dict.data, stored_node)[4]
+            name_at = w.place(shader_key(index, "name"), shader.name.encode("latin-1") + b"\0")
+            _place_in_shdr(w, layout, index, shader, blob, value_at)
+        else:
+            value_at, name_at = _new_shdr(w, index, shader, blob)
+        nodes.append(_NODE.pack(*tree[index + 1], name_at - (node + 8), value_at - (node + 12)))
+    if w.end > layout.size:
+        w.pad_to(4)
+    # the file and DATA sizes follow the file when they measured it
+    file_size = w.end if header[4] == layout.size else header[4]
+    data_size = w.end - header_size if data[1] == layout.size - header_size else data[1]
+    w.put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, header_size, model.revision, file_size, model.section_count))
+    counts, offsets = list(model.dict_counts), list(data[2:][1::2])
+    counts[SHADER_DICT] = count
+    if dict_at is not None:
+        offsets[SHADER_DICT] = dict_at - (header_size + 8 + 8 * SHADER_DICT + 4)
+        if same:
+            assert stored_dict is not None
+            tree_size = _DICT.unpack_from(stored_dict.data)[1]
+            root_pointers = _NODE.unpack_from(stored_dict.data, _DICT.size)[3:]
+        else:
+            tree_size, root_pointers = _DICT.size + _NODE.size * (count + 1), (0, 0)
+        w.put(dict_at, _DICT.pack(b"DICT", tree_size, count) + _NODE.pack(*tree[0], *root_pointers) + b"".join(nodes))
+    w.put(header_size, _DATA.pack(b"DATA", data_size, *_data_pairs(counts, offsets)))
+    if not w.verify():
+        raise Relayout
+    return w.getvalue()
+
+
+def _place_in_shdr(w: PlacedWriter, layout: Layout, index: int, shader: CgfxShader, blob: bytes | None,
+                   value_at: int) -> None:
+    """A shader whose SHDR object was read: its type and revision words, and its DVLB with the
+    pointer and size words that lead to it."""
+    if w.place(shader_key(index, "shdr_type"), struct.pack("<I", shader.shdr_type)) != value_at:
+        raise Relayout  # two entries shared one SHDR object and now disagree
+    revision_at = layout.offset_of(shader_key(index, "shdr_revision"))
+    if revision_at is not None and \
+            w.place(shader_key(index, "shdr_revision"), struct.pack("<I", shader.shdr_revision)) != revision_at:
+        raise Relayout
+    pointer_at = layout.offset_of(shader_key(index, "dvlb_pointer"))
+    if (blob is None) != (pointer_at is None):
+        raise Relayout  # a DVLB added or dropped: the SHDR object needs a new layout
+    if blob is not None and pointer_at is not None:
+        dvlb_at = w.place(shader_key(index, "dvlb"), blob)
+        w.put(pointer_at, struct.pack("<I", u32_offset(dvlb_at - pointer_at)))
+        size_at = layout.offset_of(shader_key(index, "dvlb_size"))
+        if size_at is not None:
+            w.put(size_at, struct.pack("<I", len(blob)))
+
+
+def _new_shdr(w: PlacedWriter, index: int, shader: CgfxShader, blob: bytes | None) -> tuple[int, int]:
+    """A new shader: the assumed SHDR object (as :func:`_write_canonical` writes it), its name, then
+    its DVLB. Returns the offsets of the object and of the name."""
+    if blob is None:
+        raise Relayout
+    at = w.claim(shader_key(index, "shdr"), _SHDR.size)
+    name_at = w.place(shader_key(index, "name"), shader.name.encode("latin-1") + b"\0")
+    dvlb_at = w.place(shader_key(index, "dvlb"), blob)
+    w.put(at, _SHDR.pack(shader.shdr_type, b"SHDR", shader.shdr_revision, name_at - (at + 12), 0, 0, len(blob),
+                         dvlb_at - (at + 28)))
+    return at, name_at
 
 
 def _write_canonical(model: Cgfx, blobs: list[bytes | None]) -> bytes:

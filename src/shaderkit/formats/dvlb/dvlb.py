@@ -1,10 +1,15 @@
 """SHBIN: the DVLB header, the shared DVLP (code + operand descriptors) and one DVLE per entry point.
 
-All integers are little-endian. Offsets in the file are the truth: a parsed file remembers where
-every table was (its :class:`DvlbLayout`) together with the bytes of every gap, so the three
-layouts seen in real files (picasso >= 2015-08, older picasso, nihstro) rebuild byte for byte.
-A model built from scratch, or edited so that a table changes size, is laid out the way current
-picasso lays it out (see :meth:`Dvlb.relayout`).
+All integers are little-endian. Offsets in the file are the truth: a parsed file keeps an
+:class:`~shaderkit.io.layout.Layout` of where every addressed item lay (headers, code, operand
+descriptors, each DVLE's tables and every symbol-table string, which strings shared bytes) and the
+bytes of every range no item covers (padding, unreferenced symbol bytes, anything not understood),
+so the layouts seen in real files (picasso >= 2015-08, older picasso, nihstro) rebuild byte for
+byte. Writing puts every unchanged item back where it lay; a new or resized item goes after the
+stored bytes in the order and alignment of the assembler that wrote the file (:data:`APPEND_RULES`:
+picasso, older picasso, nihstro); a resized name moves its DVLE's whole symbol table, laid out by
+that rule. A model built from scratch is laid out the way current picasso lays it out (see
+:meth:`Dvlb.relayout`; :mod:`.rules` has the whole-file layouts of nihstro and older picasso).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any, ClassVar
 
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
+from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 from shaderkit.isa.pica.float24 import f24_to_f32, f32_to_f24
@@ -109,23 +116,28 @@ class Constant:
 
     @classmethod
     def fvec(cls, register: int, x: float, y: float, z: float, w: float) -> Constant:
+        """A float-vector constant for ``c<register>`` (values stored as float24)."""
         return cls(CONSTANT_FVEC, register, (f32_to_f24(x), f32_to_f24(y), f32_to_f24(z), f32_to_f24(w)))
 
     @classmethod
     def ivec(cls, register: int, x: int, y: int, z: int, w: int) -> Constant:
+        """An integer-vector constant for ``i<register>`` (each component one byte)."""
         packed = (x & 0xFF) | (y & 0xFF) << 8 | (z & 0xFF) << 16 | (w & 0xFF) << 24
         return cls(CONSTANT_IVEC, register, (packed, 0, 0, 0))
 
     @classmethod
     def boolean(cls, register: int, value: bool) -> Constant:
+        """A boolean constant for ``b<register>``."""
         return cls(CONSTANT_BOOL, register, (1 if value else 0, 0, 0, 0))
 
     @property
     def type_name(self) -> str:
+        """``bool``, ``ivec`` or ``fvec`` (``typeN`` for unknown values)."""
         return CONSTANT_TYPES.get(self.type, f"type{self.type}")
 
     @property
     def register_name(self) -> str:
+        """The register in picasso notation: ``b3``, ``i1``, ``c20``."""
         prefix = {CONSTANT_BOOL: "b", CONSTANT_IVEC: "i", CONSTANT_FVEC: "c"}.get(self.type, "?")
         return f"{prefix}{self.register}"
 
@@ -161,6 +173,7 @@ class Output:
 
     @property
     def semantic_name(self) -> str:
+        """The output semantic name (position, normalquat, color, texcoord0...), ``semanticN`` for unknown values."""
         return OUTPUT_SEMANTICS.get(self.semantic, f"semantic{self.semantic}")
 
 
@@ -177,6 +190,7 @@ class Uniform:
 
     @property
     def register_range(self) -> str:
+        """The registers the uniform covers, e.g. ``c0-c3`` (one name when it is a single register)."""
         first, last = register_name(self.first_register), register_name(self.last_register)
         return first if first == last else f"{first}-{last}"
 
@@ -203,42 +217,8 @@ class Dvle:
 
     @property
     def is_geometry(self) -> bool:
+        """True for a geometry shader entry (shader type 1)."""
         return self.shader_type == 1
-
-
-# -- layout hints -----------------------------------------------------------------------------------
-
-
-@dataclass
-class DvleLayout:
-    """Where one DVLE and its tables were (table offsets relative to the DVLE, as stored)."""
-
-    offset: int
-    constant_offset: int
-    label_offset: int
-    output_offset: int
-    uniform_offset: int
-    symbol_offset: int
-    symbol_size: int
-    counts: tuple[int, int, int, int]  # constants, labels, outputs, uniforms
-    label_symbols: list[int]
-    uniform_symbols: list[int]
-    name_sizes: list[int]  # encoded length of each label name, then each uniform name
-
-
-@dataclass
-class DvlbLayout:
-    """Where everything was in a parsed file, plus the bytes of every gap between structures."""
-
-    size: int
-    dvlp_header_size: int
-    code_offset: int
-    opdesc_offset: int
-    filename_symbol_offset: int
-    code_words: int
-    opdesc_count: int
-    dvles: list[DvleLayout]
-    gaps: list[tuple[int, bytes]]
 
 
 # -- the file -------------------------------------------------------------------------------------
@@ -252,8 +232,9 @@ class Dvlb(ShaderFile):
 
     dvlp: Dvlp = field(default_factory=Dvlp)
     dvles: list[Dvle] = field(default_factory=list)
-    #: recorded positions of a parsed file; None lays the model out like picasso
-    layout: DvlbLayout | None = field(default=None, repr=False, compare=False)
+    #: where every item of a parsed file lay (offsets from the DVLB start); None lays the model
+    #: out like picasso
+    layout: Layout | None = field(default=None, repr=False, compare=False)
 
     # -- reading ----------------------------------------------------------------------------------
     @classmethod
@@ -262,8 +243,11 @@ class Dvlb(ShaderFile):
 
     # -- writing ----------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        if self.layout is not None and _layout_fits(self, self.layout):
-            return _write_placed(self, self.layout)
+        if self.layout is not None:
+            try:
+                return _write_placed(self, self.layout)
+            except Relayout:
+                pass
         return _write_canonical(self)
 
     def relayout(self) -> bytes:
@@ -278,7 +262,9 @@ class Dvlb(ShaderFile):
         main, endmain, input_mask, output_mask (all integers), the gs_* fields (geometry shaders, or when set),
         ``uniforms`` (name, registers, first, last), ``constants`` (type, register, value, raw: the
         stored words as integers),
-        ``outputs`` (semantic, register, mask) and ``labels`` (id, name, offset, unknown).
+        ``outputs`` (semantic, register, mask) and ``labels`` (id, name, offset, unknown);
+        ``layout``: every item and raw span as stored (``item``, ``offset``, ``size``), see
+        :meth:`layout_rows`.
         """
         return {
             "format": self.format_name,
@@ -292,7 +278,16 @@ class Dvlb(ShaderFile):
                 "layout": _layout_name(self.layout),
             },
             "dvles": [_dvle_summary(i, dvle) for i, dvle in enumerate(self.dvles)],
+            "layout": self.layout_rows(),
         }
+
+    def layout_rows(self) -> list[dict[str, object]]:
+        """The file's own layout: ``{"item", "offset", "size"}`` per item and raw span (``item``
+        "raw": bytes no field covers), ordered by offset, as stored. A model built in memory (not
+        parsed) reports the layout it is written with."""
+        layout = self.layout if self.layout is not None else _parse(self.to_bytes()).layout
+        assert layout is not None
+        return layout.spans()
 
     def problems(self) -> list[str]:
         found: list[str] = []
@@ -328,12 +323,14 @@ class Dvlb(ShaderFile):
         return text
 
 
-def _layout_name(layout: DvlbLayout | None) -> str:
+def _layout_name(layout: Layout | None) -> str:
     if layout is None:
         return "picasso (new)"
-    if layout.dvlp_header_size == DVLP_HEADER_MIN:
+    header = layout.items.get(KEY_DVLP_HEADER)
+    if header is not None and len(header.data) == DVLP_HEADER_MIN:
         return "nihstro"
-    if layout.dvles and layout.dvles[0].offset < layout.code_offset + 8 + 4 * len(layout.dvles):
+    first_dvle, code = layout.offset_of(dvle_key(0, "header")), layout.offset_of(KEY_CODE)
+    if first_dvle is not None and code is not None and first_dvle < code:
         return "old picasso"
     return "picasso"
 
@@ -371,6 +368,26 @@ def _dvle_summary(index: int, dvle: Dvle) -> dict[str, Any]:
     return info
 
 
+# -- item keys (the rows of ``info``'s layout: "dvle.0.uniforms.1.name") -------------------------
+
+KEY_DVLB_HEADER: Key = ("dvlb", "header")
+KEY_DVLP_HEADER: Key = ("dvlp", "header")
+KEY_CODE: Key = ("dvlp", "code")
+KEY_OPDESCS: Key = ("dvlp", "opdescs")
+#: the DVLE tables, in picasso's order; each is a key part after ("dvle", index)
+DVLE_TABLES = ("constants", "labels", "outputs", "uniforms")
+
+
+def dvle_key(index: int, part: str) -> Key:
+    """Key of a DVLE's header or table: ("dvle", index, "header" | "constants" | ...)."""
+    return ("dvle", index, part)
+
+
+def name_key(index: int, table: str, entry: int) -> Key:
+    """Key of the symbol-table string of ``table``[``entry``] ("labels" or "uniforms") of DVLE ``index``."""
+    return ("dvle", index, table, entry, "name")
+
+
 # -- parsing --------------------------------------------------------------------------------------
 
 
@@ -390,11 +407,12 @@ def _parse(data: bytes) -> Dvlb:
     r.check_count(count, 4, "DVLE offset table")
     dvle_offsets = list(r.unpack(f"{count}I", "DVLE offset table"))
     dvlp_start = r.tell()
-    blocks: list[tuple[int, int, str]] = [(0, dvlp_start, "DVLB header")]
+    rec = Recorder(r)
+    rec.table(KEY_DVLB_HEADER, 0, dvlp_start, "DVLB header")
 
     with r.scope("DVLP"):
         r.need(DVLP_HEADER_MIN, "DVLP header")
-        magic, version, code_off, code_size, opd_off, opd_count, fname_off = _DVLP_HEADER.unpack_from(data, dvlp_start)
+        magic, version, code_off, code_size, opd_off, opd_count, _ = _DVLP_HEADER.unpack_from(data, dvlp_start)
         if magic != DVLP_MAGIC:
             raise r.error(f"bad DVLP magic: found {magic!r}")
         # The header is 0x1C (nihstro) or 0x28 (picasso) bytes: it ends where the first thing after it starts.
@@ -403,55 +421,30 @@ def _parse(data: bytes) -> Dvlb:
         header_end = min(min(ends, default=DVLP_HEADER_PICASSO), len(data) - dvlp_start)
         header_size = max(DVLP_HEADER_MIN, header_end & ~3)
         unknown = list(r.unpack_at(dvlp_start + DVLP_HEADER_MIN, f"{(header_size - DVLP_HEADER_MIN) // 4}I", "DVLP header"))
-        blocks.append((dvlp_start, dvlp_start + header_size, "DVLP header"))
+        rec.table(KEY_DVLP_HEADER, dvlp_start, header_size, "DVLP header")
 
         code_abs = _table(r, dvlp_start + code_off, code_size, 4, "code")
         code = list(r.unpack_at(code_abs, f"{code_size}I", "code")) if code_size else []
-        blocks.append((code_abs, code_abs + 4 * code_size, "DVLP code"))
+        rec.table(KEY_CODE, code_abs, 4 * code_size, "DVLP code")
         opd_abs = _table(r, dvlp_start + opd_off, opd_count, 8, "operand descriptors")
         opdescs = (
             [OperandDescriptor(v, x) for v, x in _OPDESC.iter_unpack(data[opd_abs : opd_abs + 8 * opd_count])]
             if opd_count
             else []
         )
-        blocks.append((opd_abs, opd_abs + 8 * opd_count, "DVLP operand descriptors"))
+        rec.table(KEY_OPDESCS, opd_abs, 8 * opd_count, "DVLP operand descriptors")
 
     dvles: list[Dvle] = []
-    dvle_layouts: list[DvleLayout] = []
-    name_blocks: list[tuple[int, bytes]] = []
-    covered = _guard(r, blocks, 0, 0)
+    rec.guard()
     for index, offset in enumerate(dvle_offsets):
-        since = len(blocks)
         with r.scope(f"DVLE[{index}]"):
-            dvle, dvle_layout = _parse_dvle(r, data, offset, blocks, name_blocks)
-        dvles.append(dvle)
-        dvle_layouts.append(dvle_layout)
-        covered = _guard(r, blocks, since, covered)
-
-    _check_overlaps(r, blocks)
-    gaps = _gaps(data, blocks, name_blocks)
-    layout = DvlbLayout(
-        size=len(data),
-        dvlp_header_size=header_size,
-        code_offset=code_off,
-        opdesc_offset=opd_off,
-        filename_symbol_offset=fname_off,
-        code_words=code_size,
-        opdesc_count=opd_count,
-        dvles=dvle_layouts,
-        gaps=gaps,
-    )
+            dvles.append(_parse_dvle(r, data, index, offset, rec))
+        rec.guard()
     dvlp = Dvlp(code=code, opdescs=opdescs, version=version, unknown_words=unknown)
-    return Dvlb(dvlp=dvlp, dvles=dvles, layout=layout)
+    return Dvlb(dvlp=dvlp, dvles=dvles, layout=rec.finish())
 
 
-def _parse_dvle(
-    r: Reader,
-    data: bytes,
-    offset: int,
-    blocks: list[tuple[int, int, str]],
-    name_blocks: list[tuple[int, bytes]],
-) -> tuple[Dvle, DvleLayout]:
+def _parse_dvle(r: Reader, data: bytes, index: int, offset: int, rec: Recorder) -> Dvle:
     if offset > r.end or offset + DVLE_HEADER_SIZE > r.end:
         raise r.error(f"DVLE header at {offset:#x} runs past the end ({r.end:#x})", min(offset, r.end))
     (
@@ -461,28 +454,31 @@ def _parse_dvle(
     ) = _DVLE_HEADER.unpack_from(data, offset)
     if magic != DVLE_MAGIC:
         raise r.error(f"bad DVLE magic: found {magic!r}", offset)
-    blocks.append((offset, offset + DVLE_HEADER_SIZE, f"DVLE header at {offset:#x}"))
+    rec.table(dvle_key(index, "header"), offset, DVLE_HEADER_SIZE, f"DVLE header at {offset:#x}")
 
-    def table(rel: int, n: int, item: int, what: str) -> int:
-        with r.scope(what):
-            start = _table(r, offset + rel, n, item, what)
-        blocks.append((start, start + n * item, f"DVLE at {offset:#x} {what}"))
+    def table(part: str, rel: int, n: int, item: int) -> int:
+        with r.scope(part):
+            start = _table(r, offset + rel, n, item, part)
+        if part == "symbols":  # the symbol table is its strings; bytes between them stay raw
+            rec.extent(start, n * item, f"DVLE at {offset:#x} {part}")
+        else:
+            rec.table(dvle_key(index, part), start, n * item, f"DVLE at {offset:#x} {part}")
         return start
 
-    const_abs = table(const_off, const_n, _CONSTANT.size, "constants")
-    label_abs = table(label_off, label_n, _LABEL.size, "labels")
-    out_abs = table(out_off, out_n, _OUTPUT.size, "outputs")
-    unif_abs = table(unif_off, unif_n, _UNIFORM.size, "uniforms")
-    sym_abs = table(sym_off, 1 if sym_size else 0, sym_size, "symbols")
+    const_abs = table("constants", const_off, const_n, _CONSTANT.size)
+    label_abs = table("labels", label_off, label_n, _LABEL.size)
+    out_abs = table("outputs", out_off, out_n, _OUTPUT.size)
+    unif_abs = table("uniforms", unif_off, unif_n, _UNIFORM.size)
+    sym_abs = table("symbols", sym_off, 1 if sym_size else 0, sym_size)
     symbols = r.sub(sym_abs, sym_size, "symbols") if sym_size else None
 
-    def name_at(sym: int, what: str) -> tuple[str, int]:
+    def name_at(sym: int, part: str, entry: int) -> str:
+        what = f"{part}[{entry}]"
         if symbols is None or sym >= sym_size:
             raise r.error(f"{what}: symbol offset {sym:#x} is outside the symbol table ({sym_size} bytes)", sym_abs)
         text = symbols.cstring_at(sym_abs + sym, "ascii", what)
-        raw = text.encode("latin-1")
-        name_blocks.append((sym_abs + sym, raw + b"\0"))
-        return text, len(raw)
+        rec.string(name_key(index, part, entry), sym_abs + sym, text.encode("latin-1") + b"\0")
+        return text
 
     constants = [
         Constant(t, reg, (a, b, c, d))
@@ -492,29 +488,19 @@ def _parse_dvle(
         Output(sem, reg, mask, bytes(res))
         for sem, reg, mask, res in _OUTPUT.iter_unpack(data[out_abs : out_abs + out_n * _OUTPUT.size])
     ] if out_n else []
-
-    labels: list[Label] = []
-    label_syms: list[int] = []
-    sizes: list[int] = []
-    for i, (lid, res, prog, unk, sym) in enumerate(
-        _LABEL.iter_unpack(data[label_abs : label_abs + label_n * _LABEL.size]) if label_n else ()
-    ):
-        name, size = name_at(sym, f"labels[{i}]")
-        labels.append(Label(lid, prog, name, unk, bytes(res)))
-        label_syms.append(sym)
-        sizes.append(size)
-
-    uniforms: list[Uniform] = []
-    unif_syms: list[int] = []
-    for i, (sym, first, last) in enumerate(
-        _UNIFORM.iter_unpack(data[unif_abs : unif_abs + unif_n * _UNIFORM.size]) if unif_n else ()
-    ):
-        name, size = name_at(sym, f"uniforms[{i}]")
-        uniforms.append(Uniform(name, first, last))
-        unif_syms.append(sym)
-        sizes.append(size)
-
-    dvle = Dvle(
+    labels = [
+        Label(lid, prog, name_at(sym, "labels", i), unk, bytes(res))
+        for i, (lid, res, prog, unk, sym) in enumerate(
+            _LABEL.iter_unpack(data[label_abs : label_abs + label_n * _LABEL.size]) if label_n else ()
+        )
+    ]
+    uniforms = [
+        Uniform(name_at(sym, "uniforms", i), first, last)
+        for i, (sym, first, last) in enumerate(
+            _UNIFORM.iter_unpack(data[unif_abs : unif_abs + unif_n * _UNIFORM.size]) if unif_n else ()
+        )
+    ]
+    return Dvle(
         shader_type=shader_type,
         main_offset=main,
         endmain_offset=endmain,
@@ -531,57 +517,6 @@ def _parse_dvle(
         outputs=outputs,
         uniforms=uniforms,
     )
-    layout = DvleLayout(
-        offset=offset,
-        constant_offset=const_off,
-        label_offset=label_off,
-        output_offset=out_off,
-        uniform_offset=unif_off,
-        symbol_offset=sym_off,
-        symbol_size=sym_size,
-        counts=(const_n, label_n, out_n, unif_n),
-        label_symbols=label_syms,
-        uniform_symbols=unif_syms,
-        name_sizes=sizes,
-    )
-    return dvle, layout
-
-
-def _guard(r: Reader, blocks: list[tuple[int, int, str]], since: int, covered: int) -> int:
-    """Add the sizes of ``blocks[since:]``; more bytes than the file holds means an overlap.
-
-    Checked while parsing so that many entries pointing at the same big table cannot make the
-    parse quadratic.
-    """
-    covered += sum(e - s for s, e, _ in blocks[since:] if e > s)
-    if covered > r.end:
-        _check_overlaps(r, blocks)
-        raise r.error(f"structures cover {covered} bytes of a {r.end}-byte file")
-    return covered
-
-
-def _check_overlaps(r: Reader, blocks: list[tuple[int, int, str]]) -> None:
-    used = sorted(b for b in blocks if b[1] > b[0])
-    for (s1, e1, n1), (s2, _e2, n2) in zip(used, used[1:]):
-        if s2 < e1:
-            raise r.error(f"{n2} ({s2:#x}) overlaps {n1} ({s1:#x}..{e1:#x})", s2)
-
-
-def _gaps(data: bytes, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
-    """Byte ranges covered by no structure (symbol tables count only where a name lies)."""
-    spans = sorted(
-        [(s, e) for s, e, what in blocks if e > s and not what.endswith("symbols")]
-        + [(s, s + len(raw)) for s, raw in names]
-    )
-    gaps: list[tuple[int, bytes]] = []
-    pos = 0
-    for start, end in spans:
-        if start > pos:
-            gaps.append((pos, data[pos:start]))
-        pos = max(pos, end)
-    if pos < len(data):
-        gaps.append((pos, data[pos:]))
-    return gaps
 
 
 # -- writing --------------------------------------------------------------------------------------
@@ -625,77 +560,101 @@ def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
     return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols))
 
 
-def _shared_names_agree(symbols: list[int], names: list[bytes]) -> bool:
-    """False when two entries that shared one stored string now have different names."""
-    seen: dict[int, bytes] = {}
-    return all(seen.setdefault(sym, name) == name for sym, name in zip(symbols, names))
+@dataclass(frozen=True)
+class AppendRule:
+    """How the assembler that wrote a file lays out a DVLE: the order of its tables, whether label
+    names come before uniform names in the symbol table, and the alignment of each DVLE (picasso
+    pads each to 4 bytes; older picasso and nihstro do not). New or resized items are appended
+    this way (see :mod:`.rules` for the whole-file layouts)."""
+
+    tables: tuple[str, ...]
+    labels_first: bool
+    alignment: int
 
 
-class _Placed:
-    """Output of a placed write: the recorded gap bytes, then each structure put at its offset."""
-
-    def __init__(self, size: int, gaps: list[tuple[int, bytes]]) -> None:
-        self.out = bytearray(size)
-        for pos, raw in gaps:
-            self.put(pos, raw)
-
-    def put(self, pos: int, raw: bytes) -> None:
-        self.out[pos : pos + len(raw)] = raw
+APPEND_RULES = {
+    "picasso": AppendRule(DVLE_TABLES, False, 4),
+    "old picasso": AppendRule(DVLE_TABLES, False, 1),
+    "nihstro": AppendRule(("outputs", "constants", "uniforms", "labels"), True, 1),
+}
 
 
-def _layout_fits(model: Dvlb, layout: DvlbLayout) -> bool:
-    """True when every table still has its recorded size, so the recorded positions can be reused."""
+def _write_placed(model: Dvlb, layout: Layout) -> bytes:
+    """Every unchanged item where it lay (raw spans as they were); new or resized ones appended in
+    the order and alignment of the assembler that wrote the file (:data:`APPEND_RULES`); headers
+    and offsets derived from where the items went."""
+    rule = APPEND_RULES.get(_layout_name(layout), APPEND_RULES["picasso"])
+    w = PlacedWriter(layout, append_aligned(rule.alignment))
     dvlp = model.dvlp
-    if (
-        len(dvlp.code) != layout.code_words
-        or len(dvlp.opdescs) != layout.opdesc_count
-        or DVLP_HEADER_MIN + 4 * len(dvlp.unknown_words) != layout.dvlp_header_size
-        or len(model.dvles) != len(layout.dvles)
-    ):
-        return False
-    for dvle, dl in zip(model.dvles, layout.dvles):
-        counts = (len(dvle.constants), len(dvle.labels), len(dvle.outputs), len(dvle.uniforms))
-        if counts != dl.counts:
-            return False
-        names = [_encode_name(lb.name) for lb in dvle.labels] + [_encode_name(u.name) for u in dvle.uniforms]
-        if [len(n) for n in names] != dl.name_sizes:
-            return False
-        if not _shared_names_agree(dl.label_symbols + dl.uniform_symbols, names):
-            return False
-    return True
-
-
-def _write_placed(model: Dvlb, layout: DvlbLayout) -> bytes:
-    """Write every structure at its recorded offset; gaps get their recorded bytes."""
-    placed = _Placed(layout.size, layout.gaps)
-    put = placed.put
     count = len(model.dvles)
-    put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *(d.offset for d in layout.dvles)))
     dvlp_start = 8 + 4 * count
-    dvlp = model.dvlp
-    put(
-        dvlp_start,
-        _DVLP_HEADER.pack(
-            DVLP_MAGIC, dvlp.version, layout.code_offset, len(dvlp.code), layout.opdesc_offset,
-            len(dvlp.opdescs), layout.filename_symbol_offset,
-        ) + struct.pack(f"<{len(dvlp.unknown_words)}I", *dvlp.unknown_words),
-    )  # fmt: skip
-    if dvlp.code:
-        put(dvlp_start + layout.code_offset, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code))
-    if dvlp.opdescs:
-        put(dvlp_start + layout.opdesc_offset, _pack_opdescs(dvlp.opdescs))
-    for dvle, dl in zip(model.dvles, layout.dvles):
-        base = dl.offset
-        offsets = (dl.constant_offset, dl.label_offset, dl.output_offset, dl.uniform_offset, dl.symbol_offset)
-        put(base, _pack_dvle_header(dvle, offsets, dl.symbol_size))
-        put(base + dl.constant_offset, _pack_constants(dvle.constants))
-        put(base + dl.label_offset, _pack_labels(dvle.labels, dl.label_symbols))
-        put(base + dl.output_offset, _pack_outputs(dvle.outputs))
-        put(base + dl.uniform_offset, _pack_uniforms(dvle.uniforms, dl.uniform_symbols))
-        names = [lb.name for lb in dvle.labels] + [u.name for u in dvle.uniforms]
-        for sym, name in zip(dl.label_symbols + dl.uniform_symbols, names):
-            put(base + dl.symbol_offset + sym, _encode_name(name) + b"\0")
-    return bytes(placed.out)
+    w.reserve(0, dvlp_start + DVLP_HEADER_MIN + 4 * len(dvlp.unknown_words))
+    stored_dvlp = stored_fields(layout, KEY_DVLP_HEADER, _DVLP_HEADER)
+    dvlp_kept = stored_dvlp is not None and layout.offset_of(KEY_DVLP_HEADER) == dvlp_start
+
+    def offset_of(key: Key, data: bytes, base: int, stored: int | None) -> int:
+        """Where ``data`` went, relative to ``base``; an empty table keeps its stored offset field
+        (its owner unmoved), else gets the running end (where picasso would start it)."""
+        if data:
+            return u32_offset(w.place(key, data) - base)
+        return stored if stored is not None else u32_offset(w.end - base)
+
+    code_off = offset_of(KEY_CODE, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), dvlp_start,
+                         stored_dvlp[2] if dvlp_kept and stored_dvlp else None)
+    opd_off = offset_of(KEY_OPDESCS, _pack_opdescs(dvlp.opdescs), dvlp_start,
+                        stored_dvlp[4] if dvlp_kept and stored_dvlp else None)
+    # the filename symbol table offset addresses nothing shaderkit reads: kept as stored
+    fname_off = stored_dvlp[6] if stored_dvlp is not None else u32_offset(w.end - dvlp_start)
+
+    dvle_offsets = []
+    for index, dvle in enumerate(model.dvles):
+        at = w.claim(dvle_key(index, "header"), DVLE_HEADER_SIZE)
+        dvle_offsets.append(at)
+        stored = stored_fields(layout, dvle_key(index, "header"), _DVLE_HEADER)
+        kept = stored if stored is not None and layout.offset_of(dvle_key(index, "header")) == at else None
+        # a header that had to move (a grown DVLB/DVLP header took its place) takes its tables
+        # along: offsets are relative to it, and the stored tables may lie before its new place
+        moved = stored is not None and kept is None
+
+        def key(part: str, index: int = index, moved: bool = moved) -> Key:
+            return ("dvle", index, part, "moved") if moved else dvle_key(index, part)
+
+        names = [(name_key(index, "labels", j), _encode_name(lb.name) + b"\0") for j, lb in enumerate(dvle.labels)]
+        names += [(name_key(index, "uniforms", j), _encode_name(u.name) + b"\0") for j, u in enumerate(dvle.uniforms)]
+
+        def pool(dvle: Dvle = dvle) -> tuple[bytes, list[int]]:
+            data, label_syms, uniform_syms = _symbol_table(dvle, rule.labels_first)
+            return data, label_syms + uniform_syms
+
+        symbols = SymbolTable(layout, names, None if kept is None else at + kept[20], pool)
+        label_syms, uniform_syms = symbols.symbols[: len(dvle.labels)], symbols.symbols[len(dvle.labels) :]
+        tables = (
+            _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+            _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms),
+        )  # fmt: skip
+        packed = dict(zip(DVLE_TABLES, tables))
+        offsets = {}
+        for part in rule.tables:
+            k = DVLE_TABLES.index(part)
+            offsets[part] = offset_of(key(part), packed[part], at, None if kept is None else kept[12 + 2 * k])
+        const_off, label_off, out_off, unif_off = (offsets[part] for part in DVLE_TABLES)
+        table_at = symbols.place(w, key("symbols"))
+        if table_at is None:
+            assert kept is not None
+            sym_off, sym_size = kept[20], kept[21]
+        else:
+            sym_off, sym_size = u32_offset(table_at - at), len(symbols.data)
+        w.put(at, _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), sym_size))
+
+    w.put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *dvle_offsets))
+    w.put(dvlp_start, _DVLP_HEADER.pack(
+        DVLP_MAGIC, dvlp.version, code_off, len(dvlp.code), opd_off, len(dvlp.opdescs), fname_off,
+    ) + struct.pack(f"<{len(dvlp.unknown_words)}I", *dvlp.unknown_words))  # fmt: skip
+    if not w.verify():
+        raise Relayout
+    if w.end > layout.size:
+        w.pad_to(rule.alignment)
+    return w.getvalue()
 
 
 def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
@@ -710,18 +669,18 @@ def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
     return (size + 3) & ~3
 
 
-def _symbol_table(dvle: Dvle) -> tuple[bytes, list[int], list[int]]:
-    """picasso's symbol table: uniform names in table order (then label names), each NUL-terminated."""
+def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
+    """picasso's symbol table: uniform names in table order, then label names, each NUL-terminated
+    (``labels_first``: nihstro's default order). Returns the table and the label and uniform
+    symbol offsets."""
     pool = bytearray()
-    uniform_syms: list[int] = []
-    for u in dvle.uniforms:
-        uniform_syms.append(len(pool))
-        pool += _encode_name(u.name) + b"\0"
-    label_syms: list[int] = []
-    for lb in dvle.labels:
-        label_syms.append(len(pool))
-        pool += _encode_name(lb.name) + b"\0"
-    return bytes(pool), label_syms, uniform_syms
+    syms: dict[str, list[int]] = {"labels": [], "uniforms": []}
+    groups = [("uniforms", [u.name for u in dvle.uniforms]), ("labels", [lb.name for lb in dvle.labels])]
+    for table, names in reversed(groups) if labels_first else groups:
+        for name in names:
+            syms[table].append(len(pool))
+            pool += _encode_name(name) + b"\0"
+    return bytes(pool), syms["labels"], syms["uniforms"]
 
 
 def _write_canonical(model: Dvlb) -> bytes:

@@ -8,13 +8,16 @@ Labels, line numbers and inputs name their strings by offset into that one symbo
 
 No real DVOB/DVOJ file is known. A file starting with ``DVOJ`` is a single object. For ``DVOB``
 we assume the DVLB pattern: magic, u32 object count, u32 absolute offset of each DVOJ.
-Like :mod:`shaderkit.formats.dvlb.dvlb`, parsed files keep their layout and gap bytes.
+Like :mod:`shaderkit.formats.dvlb.dvlb`, a parsed file keeps an :class:`~shaderkit.io.layout.Layout`
+(where each header, table and symbol string lay; raw spans for the rest): unchanged items go back
+where they lay, new or resized ones after the stored bytes, 4-aligned.
 """
 
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 from shaderkit.formats.base import ShaderFile
@@ -33,20 +36,17 @@ from shaderkit.formats.dvlb.dvlb import (
     OperandDescriptor,
     Output,
     Uniform,
-    _check_overlaps,
     _encode_name,
-    _gaps,
-    _guard,
     _pack_constants,
     _pack_labels,
     _pack_opdescs,
     _pack_outputs,
     _pack_uniforms,
-    _Placed,
-    _shared_names_agree,
     _table,
     mask_text,
 )
+from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
+from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 from shaderkit.io.writer import Writer
 
@@ -104,6 +104,7 @@ class Dvoj:
     inputs: list[Uniform] = field(default_factory=list)
 
     def counts(self) -> tuple[int, ...]:
+        """The counts of the object's tables in header order (constants, labels, code, ...)."""
         return (
             len(self.constants), len(self.labels), len(self.code), len(self.opdescs),
             len(self.line_numbers), len(self.relocations), len(self.outputs), len(self.inputs),
@@ -127,25 +128,6 @@ class Dvoj:
         return [lb.name for lb in self.labels] + [ln.filename for ln in self.line_numbers] + [u.name for u in self.inputs]
 
 
-@dataclass
-class DvojLayout:
-    """Where the tables of one DVOJ object lay when it was read."""
-    offset: int
-    table_offsets: list[int]  # nine offsets relative to the object, as stored
-    symbol_size: int
-    counts: tuple[int, ...]
-    symbols: list[int]  # symbol offset of each name, in names() order
-    name_sizes: list[int]
-
-
-@dataclass
-class DvobLayout:
-    """Where the objects of a DVOB file lay, and the bytes of the gaps between them."""
-    size: int
-    objects: list[DvojLayout]
-    gaps: list[tuple[int, bytes]]
-
-
 @dataclass(repr=False)  # compact repr from ShaderFile
 class Dvob(ShaderFile):
     """A DVOB file (objects behind an offset table) or a bare DVOJ object (``magic == b"DVOJ"``)."""
@@ -154,18 +136,23 @@ class Dvob(ShaderFile):
 
     objects: list[Dvoj] = field(default_factory=list)
     magic: bytes = DVOB_MAGIC
-    layout: DvobLayout | None = field(default=None, repr=False, compare=False)
+    #: where every item of a parsed file lay; None lays the model out afresh
+    layout: Layout | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Dvob:
         return _parse(bytes(data))
 
     def to_bytes(self) -> bytes:
-        if self.layout is not None and _layout_fits(self, self.layout):
-            return _write_placed(self, self.layout)
+        if self.layout is not None and (self.magic != DVOJ_MAGIC or len(self.objects) == 1):
+            try:
+                return _write_placed(self, self.layout)
+            except Relayout:
+                pass
         return _write_canonical(self)
 
     def relayout(self) -> bytes:
+        """The DVOB written with the canonical layout (offsets and sizes recomputed)."""
         return _write_canonical(self)
 
     def disassemble(self) -> str:
@@ -177,7 +164,15 @@ class Dvob(ShaderFile):
             "magic": self.magic.decode("ascii"),
             "object_count": len(self.objects),
             "objects": [_object_summary(i, obj) for i, obj in enumerate(self.objects)],
+            "layout": self.layout_rows(),
         }
+
+    def layout_rows(self) -> list[dict[str, object]]:
+        """Every item and raw span as stored (``item``, ``offset``, ``size``), ordered by offset; a
+        model built in memory reports the layout it is written with."""
+        layout = self.layout if self.layout is not None else _parse(self.to_bytes()).layout
+        assert layout is not None
+        return layout.spans()
 
 
 def _object_summary(index: int, obj: Dvoj) -> dict[str, Any]:
@@ -199,52 +194,63 @@ def _object_summary(index: int, obj: Dvoj) -> dict[str, Any]:
 
 # -- parsing ----------------------------------------------------------------------------------------
 
+KEY_DVOB_HEADER: Key = ("dvob", "header")
+#: key part of each table after ("dvoj", index), in header order
+TABLE_KEYS = ("constants", "labels", "code", "opdescs", "line_numbers", "relocations", "outputs", "inputs")
+#: the tables whose entries name a string: (table, key part), in names() order
+NAMED = (("labels", 1), ("line_numbers", 4), ("inputs", 7))
+
+
+def dvoj_key(index: int, part: str) -> Key:
+    """The layout key of part ``part`` of DVOJ object ``index``."""
+    return ("dvoj", index, part)
+
+
+def _name_keys(index: int, obj: Dvoj) -> list[Key]:
+    """The key of each string, in names() order."""
+    counts = (len(obj.labels), len(obj.line_numbers), len(obj.inputs))
+    return [("dvoj", index, table, entry, "name") for (table, _), n in zip(NAMED, counts) for entry in range(n)]
+
 
 def _parse(data: bytes) -> Dvob:
     r = Reader(data, context="DVOB")
     magic = r.read(4, "magic")
-    blocks: list[tuple[int, int, str]] = []
+    rec = Recorder(r)
     if magic == DVOJ_MAGIC:
         offsets = [0]
     elif magic == DVOB_MAGIC:
         count = r.u32()
         r.check_count(count, 4, "DVOJ offset table")
         offsets = list(r.unpack(f"{count}I", "DVOJ offset table"))
-        blocks.append((0, r.tell(), "DVOB header"))
+        rec.table(KEY_DVOB_HEADER, 0, r.tell(), "DVOB header")
     else:
         raise r.error(f"bad magic: expected b'DVOB' or b'DVOJ', found {magic!r}", 0)
-    names: list[tuple[int, bytes]] = []
     objects: list[Dvoj] = []
-    layouts: list[DvojLayout] = []
-    covered = _guard(r, blocks, 0, 0)
+    rec.guard()
     for index, offset in enumerate(offsets):
-        since = len(blocks)
         with r.scope(f"DVOJ[{index}]"):
-            obj, obj_layout = _parse_dvoj(r, data, offset, blocks, names)
-        objects.append(obj)
-        layouts.append(obj_layout)
-        covered = _guard(r, blocks, since, covered)
-    _check_overlaps(r, blocks)
-    layout = DvobLayout(len(data), layouts, _gaps(data, blocks, names))
-    return Dvob(objects, magic, layout)
+            objects.append(_parse_dvoj(r, data, index, offset, rec))
+        rec.guard()
+    return Dvob(objects, magic, rec.finish())
 
 
-def _parse_dvoj(
-    r: Reader, data: bytes, base: int, blocks: list[tuple[int, int, str]], names: list[tuple[int, bytes]]
-) -> tuple[Dvoj, DvojLayout]:
+def _parse_dvoj(r: Reader, data: bytes, index: int, base: int, rec: Recorder) -> Dvoj:
     if base + DVOJ_HEADER_SIZE > r.end:
         raise r.error(f"DVOJ header at {base:#x} runs past the end ({r.end:#x})", min(base, r.end))
     magic, shader_type, unknown_08, unknown_0c, *pairs = _DVOJ_HEADER.unpack_from(data, base)
     if magic != DVOJ_MAGIC:
         raise r.error(f"bad DVOJ magic: found {magic!r}", base)
-    blocks.append((base, base + DVOJ_HEADER_SIZE, f"DVOJ header at {base:#x}"))
+    rec.table(dvoj_key(index, "header"), base, DVOJ_HEADER_SIZE, f"DVOJ header at {base:#x}")
     rel = pairs[0::2]
     counts = pairs[1::2]
     starts: list[int] = []
-    for (what, item), off, n in zip(_TABLES, rel, counts):
+    for (what, item), part, off, n in zip(_TABLES, (*TABLE_KEYS, "symbols"), rel, counts):
         with r.scope(what):
             start = _table(r, base + off, n, item, what)
-        blocks.append((start, start + n * item, f"DVOJ at {base:#x} {what}"))
+        if part == "symbols":  # the symbol table is its strings; bytes between them stay raw
+            rec.extent(start, n * item, f"DVOJ at {base:#x} {what}")
+        else:
+            rec.table(dvoj_key(index, part), start, n * item, f"DVOJ at {base:#x} {what}")
         starts.append(start)
 
     def rows(i: int, st: struct.Struct) -> list[tuple[Any, ...]]:
@@ -253,35 +259,30 @@ def _parse_dvoj(
 
     sym_abs, sym_size = starts[8], counts[8]
     symbols = r.sub(sym_abs, sym_size, "symbols") if sym_size else None
-    sym_refs: list[int] = []
-    sizes: list[int] = []
 
-    def name_at(sym: int, what: str) -> str:
+    def name_at(sym: int, table: str, entry: int) -> str:
+        what = f"{table}[{entry}]"
         if symbols is None or sym >= sym_size:
             raise r.error(f"{what}: symbol offset {sym:#x} is outside the symbol table ({sym_size} bytes)", sym_abs)
         text = symbols.cstring_at(sym_abs + sym, "ascii", what)
-        raw = _encode_name(text)
-        names.append((sym_abs + sym, raw + b"\0"))
-        sym_refs.append(sym)
-        sizes.append(len(raw))
+        rec.string(("dvoj", index, table, entry, "name"), sym_abs + sym, _encode_name(text) + b"\0")
         return text
 
     obj = Dvoj(shader_type=shader_type, unknown_08=unknown_08, unknown_0c=unknown_0c)
     obj.constants = [Constant(t, reg, (a, b, c, d)) for t, reg, a, b, c, d in rows(0, _CONSTANT)]
     obj.labels = [
-        Label(lid, prog, name_at(sym, f"labels[{i}]"), unk, bytes(res))
+        Label(lid, prog, name_at(sym, "labels", i), unk, bytes(res))
         for i, (lid, res, prog, unk, sym) in enumerate(rows(1, _LABEL))
     ]
     obj.code = list(struct.unpack_from(f"<{counts[2]}I", data, starts[2])) if counts[2] else []
     obj.opdescs = [OperandDescriptor(v, x) for v, x in rows(3, _OPDESC)]
-    obj.line_numbers = [LineNumber(name_at(sym, f"line_numbers[{i}]"), line) for i, (sym, line) in enumerate(rows(4, _LINE))]
+    obj.line_numbers = [LineNumber(name_at(sym, "line_numbers", i), line) for i, (sym, line) in enumerate(rows(4, _LINE))]
     obj.relocations = [Relocation(a, u0, u1) for a, u0, u1 in rows(5, _RELOCATION)]
     obj.outputs = [Output(sem, reg, mask, bytes(res)) for sem, reg, mask, res in rows(6, _OUTPUT)]
     obj.inputs = [
-        Uniform(name_at(sym, f"inputs[{i}]"), first, last) for i, (sym, first, last) in enumerate(rows(7, _UNIFORM))
+        Uniform(name_at(sym, "inputs", i), first, last) for i, (sym, first, last) in enumerate(rows(7, _UNIFORM))
     ]
-    layout = DvojLayout(base, list(rel), sym_size, tuple(counts[:8]), sym_refs, sizes)
-    return obj, layout
+    return obj
 
 
 # -- writing ----------------------------------------------------------------------------------------
@@ -311,34 +312,52 @@ def _header(obj: Dvoj, offsets: list[int], symbol_size: int) -> bytes:
     return _DVOJ_HEADER.pack(DVOJ_MAGIC, obj.shader_type, obj.unknown_08, obj.unknown_0c, *pairs)
 
 
-def _layout_fits(model: Dvob, layout: DvobLayout) -> bool:
-    if len(model.objects) != len(layout.objects):
-        return False
-    if model.magic == DVOJ_MAGIC and len(model.objects) != 1:
-        return False
-    for obj, ol in zip(model.objects, layout.objects):
-        names = [_encode_name(n) for n in obj.names()]
-        if obj.counts() != ol.counts or [len(n) for n in names] != ol.name_sizes:
-            return False
-        if not _shared_names_agree(ol.symbols, names):
-            return False
-    return True
+def _write_placed(model: Dvob, layout: Layout) -> bytes:
+    """Every unchanged item where it lay (raw spans as they were); new or resized ones appended,
+    4-aligned; headers and offsets derived from where the items went."""
+    w = PlacedWriter(layout, append_aligned(4))
+    count = len(model.objects)
+    bare = model.magic == DVOJ_MAGIC
+    if not bare:
+        w.reserve(0, 8 + 4 * count)
+    bases = []
+    for index, obj in enumerate(model.objects):
+        base = 0 if bare else w.claim(dvoj_key(index, "header"), DVOJ_HEADER_SIZE)
+        if bare:
+            w.reserve(0, DVOJ_HEADER_SIZE)
+        bases.append(base)
+        stored = stored_fields(layout, dvoj_key(index, "header"), _DVOJ_HEADER)
+        kept = stored[4:] if stored is not None and layout.offset_of(dvoj_key(index, "header")) == base else None
+        # a header that had to move (a grown DVOB header took its place) takes its tables along
+        moved = stored is not None and kept is None
 
+        def key(part: str, index: int = index, moved: bool = moved) -> Key:
+            return ("dvoj", index, part, "moved") if moved else dvoj_key(index, part)
 
-def _write_placed(model: Dvob, layout: DvobLayout) -> bytes:
-    placed = _Placed(layout.size, layout.gaps)
-    put = placed.put
-    if model.magic == DVOB_MAGIC:
-        count = len(model.objects)
-        put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *(o.offset for o in layout.objects)))
-    for obj, ol in zip(model.objects, layout.objects):
-        base = ol.offset
-        put(base, _header(obj, ol.table_offsets, ol.symbol_size))
-        for rel, raw in zip(ol.table_offsets, _tables(obj, ol.symbols)):
-            put(base + rel, raw)
-        for sym, name in zip(ol.symbols, obj.names()):
-            put(base + ol.table_offsets[8] + sym, _encode_name(name) + b"\0")
-    return bytes(placed.out)
+        names = [(key, _encode_name(name) + b"\0") for key, name in zip(_name_keys(index, obj), obj.names())]
+        symbols = SymbolTable(layout, names, None if kept is None else base + kept[16], partial(_symbol_pool, obj))
+        offsets = []
+        for k, (part, data) in enumerate(zip(TABLE_KEYS, _tables(obj, symbols.symbols))):
+            if data:
+                offsets.append(u32_offset(w.place(key(part), data) - base))
+            else:  # an empty table keeps its stored offset field (object unmoved), else the running end
+                offsets.append(kept[2 * k] if kept is not None else u32_offset(w.end - base))
+        table_at = symbols.place(w, key("symbols"))
+        if table_at is None:
+            assert kept is not None
+            offsets.append(kept[16])
+            symbol_size = kept[17]
+        else:
+            offsets.append(u32_offset(table_at - base))
+            symbol_size = len(symbols.data)
+        w.put(base, _header(obj, offsets, symbol_size))
+    if not bare:
+        w.put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *bases))
+    if not w.verify():
+        raise Relayout
+    if w.end > layout.size:
+        w.pad_to(4)
+    return w.getvalue()
 
 
 def _symbol_pool(obj: Dvoj) -> tuple[bytes, list[int]]:

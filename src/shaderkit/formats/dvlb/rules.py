@@ -1,7 +1,7 @@
 """The layout rules of the assemblers that wrote real SHBIN files.
 
-A parsed file keeps its recorded placement (``Dvlb.layout``); these rules say where each assembler
-puts every structure, so that a model assembled from text is laid out like the file it came from,
+A parsed file keeps where its items lay (``Dvlb.layout``, an :class:`~shaderkit.io.layout.Layout`);
+these rules say where each assembler puts every structure, so that a model assembled from text is laid out like the file it came from,
 edited or not. ``shaderkit disasm`` names the rule in a ``; shaderkit: layout NAME`` comment when
 it is not current picasso's.
 
@@ -45,6 +45,7 @@ from shaderkit.formats.dvlb.dvlb import (
     _pack_uniforms,
     _symbol_table,
     _write_canonical,
+    name_key,
 )
 
 RULE_PICASSO = "picasso"
@@ -88,6 +89,7 @@ def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offse
 
 
 def write_picasso_2014(model: Dvlb) -> bytes:
+    """A one-DVLE SHBIN laid out as picasso 2014 writes it."""
     words = _header_words(model, 3, RULE_PICASSO_2014)
     dvle_offset, code_offset, opdesc_offset, blob = _single_dvle_prefix(model, RULE_PICASSO_2014, words)
     dvle = model.dvles[0]
@@ -108,6 +110,7 @@ def write_picasso_2014(model: Dvlb) -> bytes:
 
 
 def write_picasso_2015(model: Dvlb) -> bytes:
+    """A SHBIN laid out as picasso 2015 and later write it."""
     dvlp = model.dvlp
     words = _header_words(model, 3, RULE_PICASSO_2015)
     header_size = DVLP_HEADER_MIN + 4 * len(words)
@@ -189,12 +192,18 @@ def write_with_rule(model: Dvlb, rule: str, symbols: str = "") -> bytes:
 
 def _recorded_symbol_order(model: Dvlb) -> str:
     """nihstro's name order as the file stored it (empty when it is not one name after another)."""
-    if model.layout is None or len(model.layout.dvles) != 1:
+    layout = model.layout
+    if layout is None or len(model.dvles) != 1:
         return ""
-    placed = model.layout.dvles[0]
-    order = sorted([(offset, "l") for offset in placed.label_symbols]
-                   + [(offset, "u") for offset in placed.uniform_symbols])
-    return "".join(kind for _, kind in order)
+    dvle = model.dvles[0]
+    order = []
+    for table, kind, count in (("labels", "l", len(dvle.labels)), ("uniforms", "u", len(dvle.uniforms))):
+        for entry in range(count):
+            offset = layout.offset_of(name_key(0, table, entry))
+            if offset is None:
+                return ""
+            order.append((offset, kind))
+    return "".join(kind for _, kind in sorted(order))
 
 
 def matching_rule(model: Dvlb) -> tuple[str, str] | None:

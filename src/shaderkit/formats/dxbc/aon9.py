@@ -29,6 +29,10 @@ from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
 _HEAD = struct.Struct("<4I10H")
+#: data conversions of the constant-buffer mappings, as fxc names them
+CONVERSIONS = {0: "FLT", 1: "BOOL", 2: "INT", 3: "UINT"}
+#: runtime constant descriptions, as fxc names them
+RUNTIME_CONSTANTS = {0: "Vertex Shader position offset"}
 _CB = struct.Struct("<4H4B")
 _SAMPLER = struct.Struct("<4B")
 _RUNTIME = struct.Struct("<2H")
@@ -36,6 +40,7 @@ _RUNTIME = struct.Struct("<2H")
 
 @dataclass
 class ConstantBufferMapping:
+    """Aon9: D3D9 constant registers ``target_register``.. take ``register_count`` registers of constant buffer ``buffer`` from ``start_register``."""
     buffer: int
     start_register: int
     register_count: int
@@ -45,6 +50,7 @@ class ConstantBufferMapping:
 
 @dataclass
 class SamplerMapping:
+    """Aon9: D3D9 sampler ``target_sampler`` is D3D10 sampler/resource ``source_sampler``/``source_resource``."""
     target_sampler: int
     source_sampler: int
     source_resource: int
@@ -53,12 +59,14 @@ class SamplerMapping:
 
 @dataclass
 class RuntimeConstantMapping:
+    """Aon9: a runtime constant (``description``) placed in D3D9 register ``target_register``."""
     description: int
     target_register: int
 
 
 @dataclass
 class Level9Shader:
+    """An Aon9/XNAS/XNAP chunk: the D3D9 shader of a 9_x feature level and its register mappings."""
     fourcc: str = "Aon9"
     #: D3D9 version token (``0xFFFF0200`` = ps_2_0, ``0xFFFE0200`` = vs_2_0)
     version: int = 0xFFFF0200
@@ -80,6 +88,7 @@ class Level9Shader:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "Aon9") -> Level9Shader:
+        """Parse the chunk payload under ``r``; ShaderFormatError for sizes and offsets outside it."""
         base = r.start
         (size, version, prog_size, prog_off, cb_count, cb_off, _, _, _, _, smp_count, smp_off,
          rt_count, rt_off) = r.unpack_at(base, _HEAD.format[1:], "Aon9 header")
@@ -109,6 +118,7 @@ class Level9Shader:
         return model
 
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, self._build_placed)
 
     def _build_placed(self, w: PlacedWriter) -> None:
@@ -156,6 +166,7 @@ class Level9Shader:
         return f"{kind}_{(self.version >> 8) & 0xFF}_{'x' if minor == 1 else minor}"
 
     def summary(self) -> dict[str, Any]:
+        """Profile, program size in bytes and the mapping tables, JSON-ready."""
         return {
             "profile": self.profile,
             "program_size": len(self.program),

@@ -20,8 +20,17 @@ from array import array
 from dataclasses import fields
 
 from shaderkit.errors import AssemblyError
-from shaderkit.formats.dxbc.container import Chunk, DxbcContainer
-from shaderkit.formats.dxbc.listing import _DOMAINS, _OUTPUT_PRIMITIVES, _PARTITIONING, DISASSEMBLER
+from shaderkit.formats.dxbc.container import Chunk, DxbcContainer, LibraryFunction
+from shaderkit.formats.dxbc.lfs0 import FunctionParameter, FunctionSignature
+from shaderkit.formats.dxbc.libh import LibraryEntry, LibraryHeader
+from shaderkit.formats.dxbc.listing import (
+    _DOMAINS,
+    _OUTPUT_PRIMITIVES,
+    _PARTITIONING,
+    _SCALAR_NAMES,
+    DEBUG_LAYER_NOTE,
+    DISASSEMBLER,
+)
 from shaderkit.formats.dxbc.listing import _SV_NAMES as SV_NAMES
 from shaderkit.formats.dxbc.sfi0 import FEATURE_NAMES, FeatureInfo
 from shaderkit.formats.dxbc.signature import Signature, SignatureElement
@@ -30,7 +39,8 @@ from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_b
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Program
-from shaderkit.isa.sm4.opcodes import OPCODES, Imm
+from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, Imm
+from shaderkit.isa.sm4.table import CONTROLS_AT
 
 
 def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
@@ -46,7 +56,7 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         assert shader is not None
         old = decode(shader.tokens)
         texts = [" ".join(line.split()) for line in Formatter(old, is_legacy(target)).lines()[1:]]
-        insts = keep_base_bits(assembled, old, texts)
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, is_legacy(target)), old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)
@@ -58,9 +68,59 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
             if stat is not None:
                 update_statistics(stat, old, prog)
             shader.tokens = array("I", words)
+    lines = text.splitlines()
     if targets == [base] and programs:
-        _apply_signature_edits(text.splitlines()[: programs[0].line - 1], base)
+        _apply_signature_edits(lines[: programs[0].line - 1], base)
+        _apply_level9_edits(lines, programs[0].line - 1, base)
+    elif base.functions and targets == base.functions:
+        for start, assembled, function in zip(_function_starts(lines, programs), programs, targets):
+            _apply_level9_edits(lines, assembled.line - 1, function, start)
     return base
+
+
+def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool) -> Assembled:
+    """``assembled`` with instruction texts in ``disasm --hex`` form replaced by the base's fxc
+    text of the same instruction, so that unchanged instructions line up with the base's."""
+    from shaderkit.isa.sm4.text import Formatter
+
+    if "0x" not in "".join(assembled.texts):
+        return assembled
+    hex_texts = [" ".join(line.split()) for line in Formatter(old, legacy, hex_literals=True).lines()[1:]]
+    printed = {h: t for h, t in zip(hex_texts, texts) if h != t}
+    return assembled._replace(texts=[printed.get(t, t) for t in assembled.texts])
+
+
+def _apply_level9_edits(lines: list[str], stop: int, base: DxbcContainer, start: int = 0) -> None:
+    """Level-9 programs whose text differs from the base's listing of them are assembled and
+    replace the base chunk's program (a DBUG block rebuilt from the text's directives and notes);
+    mapping tables that differ replace the base's. Unedited ones stay as they are."""
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+    from shaderkit.formats.dxbc.disasm import LEVEL9_CHUNKS, level9_program_lines
+    from shaderkit.formats.dxbc.header_aon9 import level9_chunks, level9_sections
+
+    chunks = [c for fourcc, _ in LEVEL9_CHUNKS for c in base.chunks_of(fourcc)]
+    sections = level9_sections(lines, stop, start)
+    if len(sections) != len(chunks):
+        where = sections[len(chunks)][2] + 1 if len(sections) > len(chunks) else 1
+        raise AssemblyError(f"the text holds {len(sections)} level-9 program(s), the base {len(chunks)}", where, 1)
+    if not chunks:
+        return
+    rdef = base.rdef
+    new = level9_chunks(lines, stop, rdef.creator if rdef is not None else "", start)
+    for (fourcc, _, title, end), chunk, mine in zip(sections, chunks, new):
+        if not isinstance(chunk, Level9Shader) or fourcc != chunk.fourcc:
+            raise AssemblyError(f"the base's level-9 chunk here is {chunk.fourcc}, not {fourcc}", title + 1, 1)
+        if _program_text(lines[title + 1 : end]) != _program_text(level9_program_lines(chunk)):
+            chunk.program = mine.program
+        for name in ("constant_buffer_mappings", "sampler_mappings", "runtime_constant_mappings"):
+            if getattr(mine, name) != getattr(chunk, name):
+                setattr(chunk, name, getattr(mine, name))
+
+
+def _program_text(lines: list[str]) -> list[str]:
+    """Lines compared to tell an edited program: blank and bare ``//`` lines dropped, spacing
+    normalised."""
+    return [" ".join(line.split()) for line in lines if line.strip() not in ("", "//")]
 
 
 _SIGNATURE_FAMILIES = {"Input signature": ("ISGN", "ISG1"), "Output signature": ("OSGN", "OSG5", "OSG1"),
@@ -192,19 +252,47 @@ def assemble_container(text: str) -> DxbcContainer:
     :mod:`.header_rdef`), IFCE from the class and interface-slot tables (:mod:`.header_ifce`),
     the signatures of the comment header (ISGN, OSGN, PCSG; OSG5 for SM5 geometry shaders,
     ISG1/OSG1/PSG1 when an element has a minimum precision), the code chunk (SHDR for SM4, SHEX
-    for SM5), SFI0 from the feature note and STAT from the footer's slot count and the
-    tessellation tables (other counters derived from the code)."""
-    from shaderkit.formats.dxbc.header_ifce import interfaces_from_header
-    from shaderkit.formats.dxbc.header_rdef import rdef_from_header
-    from shaderkit.formats.dxbc.shader import ShaderProgram
+    for SM5), SFI0 from the feature note, STAT from the footer's slot count and the
+    tessellation tables (other counters derived from the code), and the level-9 D3D9 programs
+    with their mapping tables (Aon9/XNAP/XNAS, :mod:`.header_aon9`).
 
+    A library listing (``// Library:`` header) gives one LIBF container per function (LFS0 from
+    its parameter table instead of signatures) and the LIBH chunk."""
+    lines = text.splitlines()
     programs = assemble_listing(text)
+    library = _library_header(lines, programs[0].line - 1 if programs else len(lines))
+    if library is not None:
+        return _library_container(lines, programs, library)
+    effect = next((n for n, line in enumerate(lines) if line.startswith("// FX Version: ")), None)
+    if effect is not None:
+        raise AssemblyError("an effect is assembled only onto a base container (--base): its variables, state "
+                            "objects and techniques are not rebuilt from text", effect + 1, 1)
     if len(programs) != 1:
         where = programs[1].line if len(programs) > 1 else 1
         raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
-    programs[0].check_resolved()
-    prog = programs[0].program
-    header = text.splitlines()[: programs[0].line - 1]
+    container = _shader_container(lines, 0, len(lines), programs[0])
+    if any(line.strip() == DEBUG_LAYER_NOTE for line in lines[: programs[0].line - 1]):
+        # fxc marks debug-layer-only shaders (printf/errorf) with a checksum that does not match
+        # the standard one; its rule is unknown: the complement of the standard checksum keeps
+        # the mark (a parsed container keeps its stored checksum while unchanged)
+        data = bytearray(container.to_bytes())
+        data[4:20] = bytes(b ^ 0xFF for b in data[4:20])
+        container = DxbcContainer.from_bytes(bytes(data))
+    return container
+
+
+def _shader_container(lines: list[str], start: int, stop: int, assembled: Assembled) -> DxbcContainer:
+    """The container of one program: its comment header is ``lines[start : program line]``, its
+    text runs to ``stop`` (0-based)."""
+    from shaderkit.formats.dxbc.header_aon9 import level9_chunks
+    from shaderkit.formats.dxbc.header_ifce import interfaces_from_header
+    from shaderkit.formats.dxbc.header_rdef import COMPILE_DEBUG, SKIP_OPTIMIZATION, rdef_from_header
+    from shaderkit.formats.dxbc.header_spdb import spdb_from_listing
+    from shaderkit.formats.dxbc.shader import ShaderProgram
+
+    assembled.check_resolved()
+    prog = assembled.program
+    header = lines[start : assembled.line - 1]
     creator = ""
     for line in header:
         if line.strip().startswith("// Generated by "):
@@ -213,37 +301,183 @@ def assemble_container(text: str) -> DxbcContainer:
     sm5 = prog.major >= 5
     chunks: list[Chunk] = []
     interfaces = interfaces_from_header(header)
+    rdef = None
     if creator and creator != DISASSEMBLER:  # the disassembler's name: the container had no RDEF
         rdef = rdef_from_header(header, creator, _rdef_target(prog))
+        if any(inst.opcode == _DCL_GLOBAL_FLAGS and inst.controls & _SKIP_OPTIMIZATION_CONTROL
+               for inst in prog.instructions):
+            rdef.flags |= SKIP_OPTIMIZATION
         if interfaces is not None and rdef.is_sm5:
             rdef.interface_slot_count = interfaces.interface_slot_count
         chunks.append(rdef)
-    if interfaces is not None:
-        chunks.append(interfaces)
+    parameters = _function_signature(lines, start, assembled.line - 1)
+    if parameters is not None:
+        chunks.append(parameters)
     # fxc's chunk order: hull shaders write the patch constants last, domain shaders read them second
     titles = _SIGNATURE_TITLES if prog.program_type != 4 else (_SIGNATURE_TITLES[0], _SIGNATURE_TITLES[2],
                                                                  _SIGNATURE_TITLES[1])
     minimum_precision = any(inst.opcode == 106 and inst.controls >> 5 & 1 for inst in prog.instructions)
-    for title, fourccs in titles:
+    for title, fourccs in titles if parameters is None else ():
         rows = _signature_rows(header, title)
         if rows is None:
             continue
         output = title != "Input signature" and not (title == "Patch Constant signature" and prog.program_type == 4)
-        elements = [_element(row, output) for row in rows]
+        elements = [_element((start + line, text), output) for line, text in rows]
         fourcc = fourccs[0]
         if minimum_precision or any(e.min_precision for e in elements):
             fourcc = fourccs[2]
         elif sm5 and prog.program_type == 2 and title == "Output signature":
             fourcc = fourccs[1]
         chunks.append(Signature(fourcc, elements))
-    chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", encode(prog))))
+    if interfaces is not None:  # fxc writes IFCE after the signatures (9 of 9 in the corpus)
+        chunks.append(interfaces)
+    words = encode(prog)
+    chunks.append(ShaderProgram("SHEX" if sm5 else "SHDR", array("I", words)))
     features = _features_from_header(header)
     if features is not None:
         chunks.append(features)
-    stat = _statistics_from_text(text.splitlines()[programs[0].line - 1 :], header, prog)
+    stat = _statistics_from_text(lines[assembled.line - 1 : stop], header, prog, assembled.line)
     if stat is not None:
         chunks.append(stat)
+    spdb = spdb_from_listing(lines[:stop], assembled.line - 1, assembled.lines, decode(words).offsets)
+    if spdb is not None:
+        chunks.append(spdb)
+        if rdef is not None:  # debug information: compiled with D3DCOMPILE_DEBUG
+            rdef.flags |= COMPILE_DEBUG
+    level9 = level9_chunks(lines, assembled.line - 1, creator, start)
+    if level9:  # fxc's order: the D3D9 programs (XNAS, XNAP, Aon9), the code, STAT, then the rest
+        ordered = [c for fourcc in ("XNAS", "XNAP", "Aon9") for c in level9 if c.fourcc == fourcc]
+        first = [c for c in chunks if c.fourcc in ("SHDR", "SHEX", "STAT")]
+        chunks = [*ordered, *first, *(c for c in chunks if c not in first)]
     return DxbcContainer(chunks)
+
+
+_DCL_GLOBAL_FLAGS = next(op for op, info in OPCODES.items() if info.name == "dcl_globalFlags")
+#: dcl_globalFlags' skipOptimization, in the instruction's controls (the token bits above CONTROLS_AT)
+_SKIP_OPTIMIZATION_CONTROL = dict((name, bit) for bit, name in GLOBAL_FLAGS)["skipOptimization"] >> CONTROLS_AT
+
+# -- libraries ---------------------------------------------------------------------------------
+
+_LIBRARY_RE = re.compile(r"// Library:  flags (\d+), (\d+) functions:$")
+_LIBRARY_NAME_RE = re.compile(r"// +(\d+)  (.*)$")
+_CREATED_BY = "// Created by:  "
+
+
+def _library_header(lines: list[str], stop: int) -> LibraryHeader | None:
+    """LIBH from the ``// Library:`` lines before the first program (None without them)."""
+    for n in range(stop):
+        m = _LIBRARY_RE.match(lines[n].strip())
+        if m is None:
+            continue
+        flags, count = int(m.group(1)), int(m.group(2))
+        header = LibraryHeader(flags=flags & 0xFFFFFFFF)
+        k = n + 1
+        while k < stop and len(header.functions) < count:
+            name = _LIBRARY_NAME_RE.match(lines[k].rstrip())
+            if name is None:
+                break
+            header.functions.append(LibraryEntry(name.group(2)))
+            k += 1
+        for line in lines[k:stop]:
+            if line.startswith(_CREATED_BY):
+                header.creator = line[len(_CREATED_BY):].rstrip()
+                break
+        return header
+    return None
+
+
+def _library_container(lines: list[str], programs: list[Assembled], header: LibraryHeader) -> DxbcContainer:
+    """One LIBF container per function listing (each starts at its ``// Generated by`` block),
+    then LIBH."""
+    starts = _function_starts(lines, programs)
+    if len(programs) != len(header.functions):
+        raise AssemblyError(f"the library header names {len(header.functions)} functions, the text holds "
+                            f"{len(programs)}", programs[0].line if programs else 1, 1)
+    chunks: list[Chunk] = []
+    for k, assembled in enumerate(programs):
+        stop = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        chunks.append(LibraryFunction(_shader_container(lines, starts[k], stop, assembled)))
+    chunks.append(header)
+    return DxbcContainer(chunks)
+
+
+def _function_starts(lines: list[str], programs: list[Assembled]) -> list[int]:
+    """Where each library function's listing starts (the ``//`` before its ``// Generated by``)."""
+    starts: list[int] = []
+    for assembled in programs:
+        previous = starts[-1] + 1 if starts else 0
+        at = next((n for n in range(assembled.line - 2, previous - 1, -1)
+                   if lines[n].strip().startswith("// Generated by ")), None)
+        if at is None:
+            raise AssemblyError("a library function's listing starts with its '// Generated by' line",
+                                assembled.line, 1)
+        starts.append(at - 1 if at > 0 and lines[at - 1].strip() == "//" else at)
+    return starts
+
+
+_PARAMETER_TITLE = re.compile(r"// Function parameter signature \(return: (yes|no), parameters: (\d+)\):$")
+_REGISTER_FIELD = re.compile(r"([vo])(\d+) +(\d+) +([xyzw]+)$")
+_DIRECTIONS = {"in": 1, "out": 2, "inout": 3}
+_SCALAR_TYPES = {name: value for value, name in _SCALAR_NAMES.items()}
+_TYPE_RE = re.compile(r"(row_major )?([a-z]+?)(?:(\d)(?:x(\d))?)?$")
+
+
+def _function_signature(lines: list[str], start: int, stop: int) -> FunctionSignature | None:
+    """LFS0 from the ``// Function parameter signature`` table (None without it). Not in the
+    text, so left 0: the interpolation mode of each parameter."""
+    title = next((n for n in range(start, stop) if _PARAMETER_TITLE.match(lines[n].strip())), None)
+    if title is None:
+        return None
+    sig = FunctionSignature()
+    n = title + 1
+    while n < stop and (lines[n].strip() == "//" or lines[n].startswith(("// Name ", "// ----"))):
+        n += 1
+    while n < stop and lines[n].startswith("// ") and lines[n].strip() != "//":
+        sig.parameters.append(_parameter(lines[n].rstrip(), n + 1))
+        n += 1
+    return sig
+
+
+def _parameter(row: str, line: int) -> FunctionParameter:
+    """One row: name (20 wide), semantic name (20), input field (15), output field (16), type."""
+    body = row[3:]
+    name = body.split(" ", 1)[0]
+    pos = max(20, len(name)) + 1
+    semantic = body[pos : pos + 20].strip()
+    pos += max(20, len(semantic)) + 1
+    fields = (body[pos : pos + 15].strip(), body[pos + 16 : pos + 32].strip())
+    kind = body[pos + 33 :].strip()
+    p = FunctionParameter(name, semantic)
+    if kind == "void":
+        p.variable_type = p.variable_class = p.rows = p.columns = p.flags = 0
+        return p
+    direction, _, type_text = kind.partition(" ")
+    m = _TYPE_RE.match(type_text)
+    if direction not in _DIRECTIONS or m is None or m.group(2) not in _SCALAR_TYPES:
+        raise AssemblyError(f"unreadable parameter type {kind!r}", line, len(row) - len(kind) + 1)
+    p.flags = _DIRECTIONS[direction]
+    p.variable_type = _SCALAR_TYPES[m.group(2)]
+    first, second = int(m.group(3) or 1), int(m.group(4) or 0)
+    if m.group(3) is None:
+        p.variable_class, p.rows, p.columns = 0, 1, 1
+    elif m.group(4) is None:
+        p.variable_class, p.rows, p.columns = 1, 1, first
+    elif m.group(1):
+        p.variable_class, p.rows, p.columns = 2, first, second
+    else:  # column-major: printed columns x rows
+        p.variable_class, p.rows, p.columns = 3, second, first
+    for prefix, text in zip("vo", fields):
+        if not text:
+            continue
+        field = _REGISTER_FIELD.match(text)
+        if field is None or field.group(1) != prefix:
+            raise AssemblyError(f"unreadable register field {text!r}", line, row.find(text) + 1)
+        register, component = int(field.group(2)), "xyzw".index(field.group(4)[0])
+        if prefix == "v":
+            p.first_in_register, p.first_in_component = register, component
+        else:
+            p.first_out_register, p.first_out_component = register, component
+    return p
 
 
 _FOOTER_RE = re.compile(r"// Approximately (\d+) instruction slots? used")
@@ -270,14 +504,18 @@ def _features_from_header(header: list[str]) -> FeatureInfo | None:
     return FeatureInfo(flags) if flags else None
 
 
-def _statistics_from_text(body: list[str], header: list[str], prog: Program) -> Statistics | None:
+def _statistics_from_text(body: list[str], header: list[str], prog: Program, first_line: int = 1) -> Statistics | None:
     """STAT from the listing: the footer's slot count, the tessellation tables and the
     sample-frequency note of the header; the other counters derived from the code (None
-    without a footer: nothing says fxc wrote a STAT)."""
+    without a footer or with a count of 0: nothing says fxc wrote a STAT)."""
     slots = next((int(m.group(1)) for m in map(_FOOTER_RE.fullmatch, (line.strip() for line in reversed(body)))
                   if m is not None), None)
-    if slots is None:
+    if slots is None or slots == 0:
+        # fxc prints 0 for a container without STAT, and no fxc STAT in the corpus counts 0
+        # slots (99 listings say 0, all without STAT; 311 with STAT, none 0)
         return None
+    if slots > 0xFFFFFFFF:
+        raise AssemblyError(f"slot count {slots} does not fit 32 bits", first_line, 1)
     stat = Statistics()
     for name, value in _counts(prog).items():
         setattr(stat, name, value)
@@ -348,6 +586,8 @@ def _element(row: tuple[int, str], output: bool) -> SignatureElement:
     component, precision = _FORMATS.get(fmt, (None, 0))
     if component is None:
         raise AssemblyError(f"unknown format {fmt!r}", line, m.start(6) + 1)
+    if int(index) > 0xFFFFFFFF or (register.isdigit() and int(register) >= 0xFFFFFFFF):
+        raise AssemblyError(f"a number of {text!r} does not fit 32 bits", line, 1)
     element = SignatureElement(name, int(index), sv, component, 0, 0, 0, 0, 0, precision)
     if mask_text == " N/A":
         element.register = 0xFFFFFFFF

@@ -24,6 +24,7 @@ def fourcc_text(raw: bytes) -> str:
 
 
 def fourcc_bytes(text: str) -> bytes:
+    """The 4 bytes of a FourCC; ValueError when ``text`` is not 4 Latin-1 characters."""
     raw = text.encode("latin-1")
     if len(raw) != 4:
         raise ValueError(f"FourCC {text!r} is not 4 bytes")
@@ -56,6 +57,7 @@ class StringPool:
 
     @classmethod
     def at(cls, base: int) -> StringPool:
+        """An empty pool whose strings will be placed from chunk offset ``base``."""
         return cls(base, bytearray(), {})
 
     def add(self, text: str) -> int:
@@ -81,6 +83,7 @@ class Budget:
         self.what = what
 
     def take(self, count: int) -> None:
+        """Count ``count`` entries against the chunk size; ShaderFormatError when they cannot fit."""
         self.left -= count
         if self.left < 0:
             raise self.r.error(f"{self.what} overlap: more entries than the chunk can hold", self.r.start)

@@ -8,7 +8,8 @@ Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, 
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
 nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
-everything else (SDBG, PRIV, SPDB without the MSF magic, unknown) is a
+SDBG (the D3D10 debug-info header, :mod:`.sdbg`); everything else (PRIV, SDBG without its
+84-byte header, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
 chunks and after the last one are kept, so every real file rebuilds byte for byte.
@@ -48,35 +49,41 @@ while the content is unchanged.
 * ``effect`` (FX10 fx_4_x): ``version``, ``child`` (needs an effect pool), ``counts`` (the
   header's counts by name) and ``shaders`` (each embedded shader's summary plus its ``offset``
   in the unstructured block);
-* ``debug_info`` (SPDB): ``block_size``, ``block_count`` and ``streams`` (the MSF stream sizes).
+* ``debug_info`` (SPDB): ``block_size``, ``block_count``, ``streams`` (the MSF stream sizes), each
+  stream's kind, source files, functions, line tables, compiler (see :mod:`.spdb`);
+* ``shader_debug`` (SDBG): creator, entry point, target, compile flags, files, table counts.
 """
 
 from __future__ import annotations
 
+import importlib
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
-from shaderkit.formats.dxbc.fx10 import Effect
-from shaderkit.formats.dxbc.ifce import Interfaces
-from shaderkit.formats.dxbc.lfs0 import FunctionSignature
-from shaderkit.formats.dxbc.libh import LibraryHeader
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
-from shaderkit.formats.dxbc.rts0 import RootSignature
-from shaderkit.formats.dxbc.sfi0 import FeatureInfo
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
 from shaderkit.formats.dxbc.signature import ELEMENT_SIZES, Signature
-from shaderkit.formats.dxbc.spdb import ProgramDatabase
 from shaderkit.formats.dxbc.stat import STAT_SIZES, Statistics
 from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
+
+if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+    from shaderkit.formats.dxbc.fx10 import Effect
+    from shaderkit.formats.dxbc.ifce import Interfaces
+    from shaderkit.formats.dxbc.lfs0 import FunctionSignature
+    from shaderkit.formats.dxbc.libh import LibraryHeader
+    from shaderkit.formats.dxbc.rts0 import RootSignature
+    from shaderkit.formats.dxbc.sdbg import ShaderDebugInfo
+    from shaderkit.formats.dxbc.sfi0 import FeatureInfo
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase
 
 MAGIC = b"DXBC"
 HEADER = struct.Struct("<4s16s3I")
@@ -85,10 +92,24 @@ CHUNK_HEADER = struct.Struct("<4sI")
 MAX_DEPTH = MAX_NESTING_DEPTH
 
 Chunk = Union[
-    RawChunk, Signature, ShaderProgram, Statistics, FeatureInfo, ResourceDefinition,
-    Interfaces, RootSignature, Level9Shader, FunctionSignature, Effect,
-    ProgramDatabase, LibraryHeader, "LibraryFunction",
+    RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
+    "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
+    "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
 ]
+
+#: chunk models of the chunks most files lack: FourCC -> (module, class), imported when a file has one
+_OCCASIONAL = {
+    "SFI0": ("sfi0", "FeatureInfo"), "IFCE": ("ifce", "Interfaces"), "LFS0": ("lfs0", "FunctionSignature"),
+    "RTS0": ("rts0", "RootSignature"), "Aon9": ("aon9", "Level9Shader"), "XNAS": ("aon9", "Level9Shader"),
+    "XNAP": ("aon9", "Level9Shader"), "FX10": ("fx10", "Effect"), "SPDB": ("spdb", "ProgramDatabase"),
+    "LIBH": ("libh", "LibraryHeader"), "SDBG": ("sdbg", "ShaderDebugInfo"),
+}
+
+
+def _model(fourcc: str) -> Any:
+    """The model class of an occasional chunk (its module imported on first use)."""
+    module, name = _OCCASIONAL[fourcc]
+    return getattr(importlib.import_module(f"shaderkit.formats.dxbc.{module}"), name)
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
 OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
@@ -122,7 +143,26 @@ class LibraryFunction:
     fourcc: str = "LIBF"
 
     def build(self) -> bytes:
+        """The nested container's bytes."""
         return self.container.to_bytes()
+
+
+def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
+    """A chunk's payload rebuilt from its model. A signature whose stored bytes are fxc's own
+    layout is rebuilt that way, without putting each item back: that layout writes every field
+    the element size holds, so equal bytes mean the model is the parsed one, and the placed
+    rebuild would give those bytes too."""
+    if stored is not None and type(chunk) is Signature:
+        fresh = chunk.build_fresh()
+        if fresh == stored.data[CHUNK_HEADER.size :]:
+            return fresh
+    return chunk.build()
+
+
+def _chunk_error(body: Reader, index: int, message: str, offset: int) -> ShaderFormatError:
+    """An error about the index entry of chunk ``index`` (its context names the chunk)."""
+    with body.scope(f"chunk[{index}]"):
+        return body.error(message, offset)
 
 
 def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
@@ -136,24 +176,18 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
     if fourcc == "STAT":
         # DXIL (SM6) containers reuse the name for an LLVM reflection module: keep that raw
         return Statistics.parse(r) if r.remaining in STAT_SIZES else RawChunk.parse(r, fourcc)
-    if fourcc == "SFI0":
-        return FeatureInfo.parse(r)
-    if fourcc == "IFCE":
-        return Interfaces.parse(r)
-    if fourcc == "LFS0":
-        return FunctionSignature.parse(r)
-    if fourcc == "RTS0" and RootSignature.understood(r):
-        return RootSignature.parse(r)
-    if fourcc in ("Aon9", "XNAS", "XNAP") and Level9Shader.understood(r):
-        return Level9Shader.parse(r, fourcc)
-    if fourcc == "FX10" and Effect.understood(r):
-        return Effect.parse(r, depth)
-    if fourcc == "SPDB" and ProgramDatabase.understood(r):
-        return ProgramDatabase.parse(r)
+    if fourcc in ("SFI0", "IFCE", "LFS0"):
+        return _model(fourcc).parse(r)
+    if fourcc in ("RTS0", "SPDB", "SDBG") and _model(fourcc).understood(r):
+        return _model(fourcc).parse(r)
+    if fourcc in ("Aon9", "XNAS", "XNAP") and _model(fourcc).understood(r):
+        return _model(fourcc).parse(r, fourcc)
+    if fourcc == "FX10" and _model(fourcc).understood(r):
+        return _model(fourcc).parse(r, depth)
     if fourcc == "LIBH":
         # the library header is informative only: a payload whose offsets do not resolve stays raw
         try:
-            return LibraryHeader.parse(r.sub(r.start, r.end - r.start, "LIBH"))
+            return _model(fourcc).parse(r.sub(r.start, r.end - r.start, "LIBH"))
         except ShaderFormatError:
             return RawChunk.parse(r, fourcc)
     if fourcc == "LIBF":
@@ -165,6 +199,7 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
 
 @dataclass(repr=False)
 class DxbcContainer(ShaderFile):
+    """A DXBC container: chunks in file order, the stored MD5-like checksum and the version."""
     format_name = "dxbc"
 
     chunks: list[Chunk] = field(default_factory=list)
@@ -176,6 +211,9 @@ class DxbcContainer(ShaderFile):
     #: where the header, the chunk index and each chunk lay, and the bytes between chunks
     #: (None for a new container: chunks follow the index, 4-aligned).
     layout: Layout | None = field(default=None, compare=False, repr=False)
+    #: the parsed container bytes (header to total size; None for a new container): what
+    #: :meth:`to_bytes` writes while every chunk rebuilds to its stored bytes
+    source: bytes | None = field(default=None, compare=False, repr=False)
 
     # -- reading ---------------------------------------------------------------------------
     @classmethod
@@ -200,46 +238,49 @@ class DxbcContainer(ShaderFile):
         # chunk headers first: bounds, and no two chunks may share bytes (overlapping index
         # entries would let nested LIBF containers multiply the parsing work)
         spans: list[tuple[int, int, str]] = []
+        data = r.data
         for i, rel in enumerate(offsets):
-            with body.scope(f"chunk[{i}]"):
-                if rel > total_size - CHUNK_HEADER.size:
-                    raise body.error(f"chunk offset {rel:#x} is outside the {total_size}-byte container",
-                                     base + HEADER.size + 4 * i)
-                if rel < HEADER.size + 4 * count:  # a chunk made of the header's own bytes
-                    raise body.error(f"chunk offset {rel:#x} lies inside the container header and chunk index "
-                                     f"(which end at {HEADER.size + 4 * count:#x})", base + HEADER.size + 4 * i)
-                raw_cc, size = body.unpack_at(base + rel, "4sI", "chunk header")
-                if size > total_size - rel - CHUNK_HEADER.size:
-                    raise body.error(f"{size}-byte payload runs past the container end", base + rel + 4)
-                spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, fourcc_text(raw_cc)))
+            if rel > total_size - CHUNK_HEADER.size:
+                raise _chunk_error(body, i, f"chunk offset {rel:#x} is outside the {total_size}-byte container",
+                                   base + HEADER.size + 4 * i)
+            if rel < HEADER.size + 4 * count:  # a chunk made of the header's own bytes
+                raise _chunk_error(body, i, f"chunk offset {rel:#x} lies inside the container header and chunk "
+                                   f"index (which end at {HEADER.size + 4 * count:#x})", base + HEADER.size + 4 * i)
+            raw_cc, size = CHUNK_HEADER.unpack_from(data, base + rel)  # inside the body (checked above)
+            if size > total_size - rel - CHUNK_HEADER.size:
+                raise _chunk_error(body, i, f"{size}-byte payload runs past the container end", base + rel + 4)
+            spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, fourcc_text(raw_cc)))
         ordered = sorted(range(count), key=lambda k: spans[k][0])
         for prev, nxt in zip(ordered, ordered[1:]):
             if spans[nxt][0] < spans[prev][1]:
                 raise body.error(f"chunk[{nxt}] at {spans[nxt][0] - base:#x} overlaps chunk[{prev}]",
                                  base + HEADER.size + 4 * nxt)
-        data = r.data
         layout = Layout()
         layout.record("header", 0, data[base : base + HEADER.size])
         layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
         keys = _ChunkKeys()
         for i, (start, stop, fourcc) in enumerate(spans):
-            with body.scope(f"chunk[{i}]"):
-                payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, fourcc)
-                chunks.append(_parse_chunk(payload, fourcc, depth))
+            # the payload's reader names "chunk[i]" then the FourCC in its errors (fits: checked above)
+            payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, f"chunk[{i}].{fourcc}")
+            chunks.append(_parse_chunk(payload, fourcc, depth))
             layout.record(keys.next(fourcc), start - base, data[start:stop])
         end = base + total_size
         layout.close(memoryview(data)[base:end])
-        return cls(chunks, checksum, version, data[end : r.end], layout)
+        return cls(chunks, checksum, version, data[end : r.end], layout, data[base:end])
 
     # -- writing ---------------------------------------------------------------------------
     def _layout(self) -> tuple[bytearray, bool]:
         """The container bytes with the stored checksum, and whether they are the parsed bytes."""
         keys = _ChunkKeys()
-        items = [(keys.next(c.fourcc), fourcc_bytes(c.fourcc), c.build()) for c in self.chunks]
+        layout = self.layout
+        stored_items = layout.items if layout is not None else {}
+        items = []
+        for c in self.chunks:
+            key = keys.next(c.fourcc)
+            items.append((key, fourcc_bytes(c.fourcc), _payload(c, stored_items.get(key))))
         count = len(items)
         head_size = HEADER.size + 4 * count
-        layout = self.layout
         # chunks go back where they lay while they keep their size; any other change lays the
         # chunks out again in index order, 4-aligned (bytes that preceded a kept chunk, other
         # than the zero padding the alignment rule writes anyway, stay in front of it)
@@ -247,6 +288,8 @@ class DxbcContainer(ShaderFile):
             (stored := layout.items.get(key)) is not None and len(stored.data) == CHUNK_HEADER.size + len(payload)
             for key, _, payload in items
         ) and len(layout.items.get("chunk_index", _EMPTY).data) == 4 * count
+        if keep and self.source is not None and self._rebuilds_source(items):
+            return bytearray(self.source), True
         writer = PlacedWriter(layout if keep else None, append_aligned(4))
         writer.reserve(0, head_size)
         offsets = []
@@ -262,6 +305,26 @@ class DxbcContainer(ShaderFile):
         writer.put(0, HEADER.pack(MAGIC, self.checksum, self.version, writer.end, count))
         writer.put(HEADER.size, struct.pack(f"<{count}I", *offsets))
         return writer.out, keep and writer.unchanged()
+
+    def _rebuilds_source(self, items: list[tuple[tuple[str, str, int], bytes, bytes]]) -> bool:
+        """True when the header, the chunk index and every rebuilt chunk equal their stored bytes
+        (the placed writer would then put everything back where it lay: the output is ``source``)."""
+        layout, source = self.layout, self.source
+        assert layout is not None and source is not None
+        if layout.size != len(source) or layout.items["header"].data != HEADER.pack(
+                MAGIC, self.checksum, self.version, len(source), len(items)):
+            return False
+        for key, cc, payload in items:
+            stored = layout.items[key]
+            if stored.data[:4] != cc or stored.data[CHUNK_HEADER.size :] != payload:
+                return False
+        return True
+
+    def _source_signed(self) -> bool:
+        """True when the parsed bytes carry their own checksum: then so does every output of
+        :meth:`to_bytes` (the parsed bytes while unchanged, a recomputed checksum otherwise)."""
+        source = self.source
+        return source is not None and source[4:20] == dxbc_checksum(source)
 
     def to_bytes(self) -> bytes:
         out, unchanged = self._layout()
@@ -279,6 +342,8 @@ class DxbcContainer(ShaderFile):
 
     def checksum_state(self) -> str:
         """``match``, ``mismatch`` or ``unsigned`` for the bytes :meth:`to_bytes` writes."""
+        if self._source_signed():
+            return "match"
         out = self.to_bytes()
         stored = out[4:20]
         if stored == bytes(16):
@@ -286,6 +351,8 @@ class DxbcContainer(ShaderFile):
         return "match" if stored == dxbc_checksum(out[: len(out) - len(self.trailing)]) else "mismatch"
 
     def problems(self) -> list[str]:
+        if self._source_signed():
+            return []
         out = self.to_bytes()
         body = out[: len(out) - len(self.trailing)]
         stored, computed = out[4:20], dxbc_checksum(body)
@@ -299,6 +366,7 @@ class DxbcContainer(ShaderFile):
         return next((c for c in self.chunks if c.fourcc == fourcc), None)
 
     def chunks_of(self, *fourccs: str) -> list[Chunk]:
+        """The chunks whose FourCC is one of ``fourccs``, in file order."""
         return [c for c in self.chunks if c.fourcc in fourccs]
 
     def remove_chunk(self, fourcc: str) -> int:
@@ -313,6 +381,14 @@ class DxbcContainer(ShaderFile):
                 return c
         return None
 
+    def _first_occasional(self, fourcc: str) -> Any:
+        """The first ``fourcc`` chunk parsed as its model (none without importing the model)."""
+        for c in self.chunks:
+            if c.fourcc == fourcc:
+                kind = _model(fourcc)
+                return c if isinstance(c, kind) else self._first(kind, fourcc)
+        return None
+
     @property
     def shader(self) -> ShaderProgram | None:
         """The SHDR/SHEX program chunk."""
@@ -320,60 +396,68 @@ class DxbcContainer(ShaderFile):
 
     @property
     def rdef(self) -> ResourceDefinition | None:
+        """The first RDEF chunk (resource definitions), or None."""
         return self._first(ResourceDefinition, "RDEF")
 
     @property
     def input_signature(self) -> Signature | None:
+        """The first input signature chunk (ISGN/ISG1), or None."""
         return self._first(Signature, *INPUT_SIGNATURES)
 
     @property
     def output_signature(self) -> Signature | None:
+        """The first output signature chunk (OSGN/OSG5/OSG1), or None."""
         return self._first(Signature, *OUTPUT_SIGNATURES)
 
     @property
     def patch_constant_signature(self) -> Signature | None:
+        """The first patch-constant signature chunk (PCSG/PSG1), or None."""
         return self._first(Signature, *PATCH_SIGNATURES)
 
     @property
     def statistics(self) -> Statistics | None:
+        """The STAT chunk, or None."""
         return self._first(Statistics, "STAT")
 
     @property
     def features(self) -> FeatureInfo | None:
-        return self._first(FeatureInfo, "SFI0")
+        """The SFI0 chunk (required feature flags), or None."""
+        return self._first_occasional("SFI0")
 
     @property
     def interfaces(self) -> Interfaces | None:
-        return self._first(Interfaces, "IFCE")
+        """The IFCE chunk (class types, instances and interface slots), or None."""
+        return self._first_occasional("IFCE")
 
     @property
     def root_signature(self) -> RootSignature | None:
-        return self._first(RootSignature, "RTS0")
+        """The RTS0 chunk (root signature), or None."""
+        return self._first_occasional("RTS0")
 
     @property
     def function_signature(self) -> FunctionSignature | None:
         """LFS0: parameters of a library function (nested LIBF containers)."""
-        return self._first(FunctionSignature, "LFS0")
+        return self._first_occasional("LFS0")
 
     @property
     def level9(self) -> Level9Shader | None:
         """The Aon9 chunk of a ``*_level_9_*`` shader."""
-        return self._first(Level9Shader, "Aon9")
+        return self._first_occasional("Aon9")
 
     @property
     def effect(self) -> Effect | None:
         """The FX10 chunk of an fx_4_x effect."""
-        return self._first(Effect, "FX10")
+        return self._first_occasional("FX10")
 
     @property
     def debug_info(self) -> ProgramDatabase | None:
         """The SPDB chunk (fxc's PDB) when it is an MSF 7.00 file."""
-        return self._first(ProgramDatabase, "SPDB")
+        return self._first_occasional("SPDB")
 
     @property
     def library_header(self) -> LibraryHeader | None:
         """LIBH: the function names and creator of a library."""
-        return self._first(LibraryHeader, "LIBH")
+        return self._first_occasional("LIBH")
 
     @property
     def functions(self) -> list[DxbcContainer]:
@@ -430,6 +514,9 @@ class DxbcContainer(ShaderFile):
             info["effect"] = self.effect.summary()
         if self.debug_info is not None:
             info["debug_info"] = self.debug_info.summary()
+        shader_debug = getattr(self.chunk("SDBG"), "summary", None)  # a raw SDBG chunk has none
+        if shader_debug is not None:
+            info["shader_debug"] = shader_debug()
         if self.library_header is not None:
             info["library"] = self.library_header.summary()
         if self.functions:

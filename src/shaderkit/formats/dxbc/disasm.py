@@ -8,8 +8,8 @@
 * effects (``FX10``, fx_4_0/fx_4_1): constant buffers with defaults, objects, state blocks,
   annotations, shared (pool) sections and techniques whose inline shaders are listed inside
   ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
-  The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module walks its
-  structured records and lists the embedded shaders the model parsed (by block offset);
+  The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module prints its
+  typed records (as edited) and lists the embedded shaders the model parsed (by block offset);
 * ``#line`` directives and variable notes come from the SPDB model
   (:class:`~shaderkit.formats.dxbc.spdb.ProgramDatabase`): its streams' types, symbols and lines.
 
@@ -25,16 +25,27 @@ from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.aon9 import Level9Shader
-from shaderkit.formats.dxbc.spdb import ProgramDatabase, _cstr, _fail, _u
+from shaderkit.formats.dxbc.codeview import LF_FIELDLIST, LF_MEMBER, S_DEFRANGE_HLSL, S_LOCAL, CodeViewRecord
+from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream, _fail
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
+    from shaderkit.formats.dxbc.fx10_records import (
+        Annotation,
+        Assignment,
+        BufferRecord,
+        NumericVariable,
+        ObjectVariable,
+        Technique,
+    )
 
 _U32 = struct.Struct("<I")
 #: listing() with exact floats (read by program_lines, however deep the program sits)
 _EXACT: ContextVar[bool] = ContextVar("exact_listing", default=False)
+#: listing() with every literal as hex bits (``disasm --hex``)
+_HEX: ContextVar[bool] = ContextVar("hex_listing", default=False)
 #: effects and libraries embed containers; bound the nesting depth
 MAX_DEPTH = 4
 
@@ -65,20 +76,28 @@ def is_legacy(container: DxbcContainer) -> bool:
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
     """The SM4/5 program text of ``container`` (version line, declarations, instructions),
     with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
-    from shaderkit.isa.sm4.decode import decode
-    from shaderkit.isa.sm4.text import Formatter
-
     shader = container.shader
     if shader is None:
         return []
-    prog = decode(shader.tokens)
-    lines = Formatter(prog, is_legacy(container) if legacy is None else legacy, _EXACT.get()).lines()
+    legacy = is_legacy(container) if legacy is None else legacy
+    starts: list[int] = []
+    if _EXACT.get() or _HEX.get():
+        from shaderkit.isa.sm4.decode import decode
+        from shaderkit.isa.sm4.text import Formatter
+
+        prog = decode(shader.tokens)
+        lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get()).lines()
+        starts = prog.offsets
+    else:  # validated and printed in one pass
+        from shaderkit.isa.sm4.printer import program_lines as sm4_lines
+
+        lines = sm4_lines(shader.tokens, 0, legacy, starts)
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines
     # the typed model (an MSF file); a raw SPDB chunk is read as bytes and refused there
     debug = read_debug_info(spdb if isinstance(spdb, ProgramDatabase) else _payload(spdb))
-    return _annotate(prog.offsets, lines, debug)
+    return _annotate(starts, lines, debug)
 
 
 def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[str]:
@@ -211,10 +230,8 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
 # Facts checked on the corpus: C13 line records and S_DEFRANGE_HLSL ranges use byte offsets into
 # the SHDR/SHEX token stream; a range starting right after an instruction names what it wrote.
 
-# The MSF/PDB structure (superblock, stream directory, info stream) is the model of
-# :mod:`shaderkit.formats.dxbc.spdb`; this reads the type, symbol and line records of its streams.
-_S_LOCAL, _S_DEFRANGE_HLSL = 0x113E, 0x1150
-_LF_STRUCTURE, _LF_FIELDLIST, _LF_MEMBER, _LF_MODIFIER, _LF_VECTOR = 0x1505, 0x1203, 0x150D, 0x1518, 0x151B
+# The MSF/PDB structure and its streams' records are the model of :mod:`shaderkit.formats.dxbc.spdb`
+# (records typed by :mod:`shaderkit.formats.dxbc.codeview`); this reads that model, never the bytes.
 _DEBUG_REGISTERS = {0: "r", 1: "v", 2: "o"}
 
 
@@ -231,50 +248,42 @@ class DebugInfo:
 
 
 class _Types:
-    """Just enough of the TPI stream to name a variable's components (struct members, vectors)."""
+    """Names a variable's components (struct members, vectors) from the typed TPI records."""
 
-    def __init__(self, tpi: bytes) -> None:
-        self.records: dict[int, tuple[int, bytes]] = {}
-        if len(tpi) < 20:
-            return
-        _version, header, begin, end, size = _u("5I", tpi, 0)
-        pos, index, stop = header, begin, min(header + size, len(tpi))
-        while pos + 4 <= stop and index < end:
-            length, kind = _u("2H", tpi, pos)
-            self.records[index] = (kind, tpi[pos + 4 : pos + 2 + length])
-            pos += 2 + length
-            index += 1
+    def __init__(self, types: TypeStream | None) -> None:
+        self.types = types
+
+    def _record(self, type_index: int) -> CodeViewRecord | None:
+        record = self.types.record(type_index) if self.types is not None else None
+        return record if record is not None and record.raw is None else None
 
     def members(self, fieldlist: int) -> list[tuple[str, int, int]]:
-        kind, body = self.records.get(fieldlist, (0, b""))
+        record = self._record(fieldlist)
+        if record is None or record.kind != LF_FIELDLIST:
+            return []
         out = []
-        pos = 0
-        while kind == _LF_FIELDLIST and pos + 10 <= len(body):
-            (leaf,) = _u("H", body, pos)
-            if leaf != _LF_MEMBER:
+        for member in record.members():
+            if member.kind != LF_MEMBER or member.raw is not None:
                 break
-            _attr, mtype, moff = _u("HIH", body, pos + 2)
-            name, pos = _cstr(body, pos + 10)
-            while pos < len(body) and body[pos] >= 0xF0:  # LF_PAD bytes
-                pos += 1
-            out.append((name, mtype, moff))
+            out.append((member.text("name"), member.number("type"), member.number("offset")))
         return out
 
     def suffix(self, type_index: int, offset: int, depth: int = 0) -> str:
-        kind, body = self.records.get(type_index, (0, b""))
-        if depth > 8:
+        record = self._record(type_index)
+        if record is None or depth > 8:
             return ""
-        if kind == _LF_MODIFIER and len(body) >= 4:
-            return self.suffix(_u("I", body, 0)[0], offset, depth + 1)
-        if kind == _LF_VECTOR and len(body) >= 10:
-            _elem, count, size = _u("IIH", body, 0)
+        name = record.name
+        if name in ("LF_MODIFIER_EX", "LF_MODIFIER"):
+            return self.suffix(record.number("type"), offset, depth + 1)
+        if name == "LF_VECTOR":
+            count, size = record.number("count"), record.number("size")
             step = size // count if count else 4
             return "." + "xyzw"[min(offset // max(step, 1), 3)]
-        if kind == _LF_STRUCTURE and len(body) >= 8:
+        if name == "LF_STRUCTURE":
             best = None
-            for name, mtype, moff in self.members(_u("I", body, 4)[0]):
+            for member_name, mtype, moff in self.members(record.number("field_list")):
                 if moff <= offset:
-                    best = (name, mtype, moff)
+                    best = (member_name, mtype, moff)
             if best is not None:
                 return "." + best[0] + self.suffix(best[1], offset - best[2], depth + 1)
         return ""
@@ -286,52 +295,36 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     pdb = spdb if isinstance(spdb, ProgramDatabase) else ProgramDatabase.from_bytes(spdb)
     if len(pdb.streams) < 4:
         raise _fail(f"PDB has {len(pdb.streams)} streams, needs at least 4")
-    streams = [pdb.stream(i) for i in range(len(pdb.streams))]
-    names_index = pdb.info().named_streams.get("/names")
-    names = streams[names_index] if names_index is not None and names_index < len(streams) else b""
-    string_table = names[12 : 12 + _u("I", names, 8)[0]] if len(names) >= 12 else b""
-    types = _Types(streams[2])
-    dbi = streams[3]
-    (module_bytes,) = _u("i", dbi, 24)
-    modules = dbi[64 : 64 + max(module_bytes, 0)]
+    types = _Types(pdb.types)
+    names = pdb.names
     info = DebugInfo()
-    pos = 0
-    while pos + 64 <= len(modules):
-        (stream,) = _u("H", modules, pos + 34)
-        sym_bytes, c11_bytes, c13_bytes = _u("3I", modules, pos + 36)
-        _name, after = _cstr(modules, pos + 64)
-        _obj, after = _cstr(modules, after)
-        pos = (after + 3) & ~3
-        if stream >= len(streams):
-            continue
-        module = streams[stream]
-        _read_symbols(module[:sym_bytes], types, info)
-        start = sym_bytes + c11_bytes
-        _read_lines(module[start : start + c13_bytes], string_table, info)
+    for _module, stream in pdb.modules():
+        _read_symbols(stream.symbols, types, info)
+        files = stream.file_names(names)
+        for sub in stream.subsections:
+            for block in sub.blocks or []:
+                for offset, line in block.rows():
+                    info.lines.setdefault(offset, (line, files.get(block.file_id, "")))
     return info
 
 
-def _read_symbols(symbols: bytes, types: _Types, info: DebugInfo) -> None:
-    pos = 4  # after the CodeView signature
+def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
     local: tuple[str, int] | None = None
     first = None
     ranges: list[tuple[int, str, str]] = []
-    while pos + 4 <= len(symbols):
-        length, kind = _u("2H", symbols, pos)
-        body = symbols[pos + 4 : pos + 2 + length]
-        pos += 2 + length
-        if length < 2:
-            break
-        if kind == _S_LOCAL and len(body) >= 6:
-            type_index = _u("I", body, 0)[0]
-            local = (_cstr(body, 6)[0], type_index)
-        elif kind == _S_DEFRANGE_HLSL and local is not None and len(body) >= 20:
-            reg_type, flags, parent_offset, _size, start = _u("4HI", body, 0)
-            count = max(flags & 3, 1)
-            (reg,) = _u("I", body, len(body) - 4 * count)
+    for symbol in symbols:
+        if symbol.raw is not None:
+            continue
+        if symbol.kind == S_LOCAL:
+            local = (symbol.text("name"), symbol.number("type"))
+        elif symbol.kind == S_DEFRANGE_HLSL and local is not None:
+            registers = symbol.register_offsets() or [0]
+            reg = registers[0]
+            reg_type = symbol.number("register_type")
             prefix = _DEBUG_REGISTERS.get(reg_type, f"reg{reg_type}_")
             register = f"{prefix}{reg >> 4}.{'xyzw'[(reg >> 2) & 3]}"
-            name = local[0] + types.suffix(local[1], parent_offset)
+            name = local[0] + types.suffix(local[1], symbol.number("parent_offset"))
+            start = symbol.number("range_start")
             ranges.append((start, register, name))
             first = start if first is None else min(first, start)
     for start, register, name in ranges:
@@ -339,35 +332,6 @@ def _read_symbols(symbols: bytes, types: _Types, info: DebugInfo) -> None:
             info.initial.append((register, name))
         else:
             info.notes.setdefault(start, []).append(f"{register} <- {name}")
-
-
-def _read_lines(c13: bytes, strings: bytes, info: DebugInfo) -> None:
-    files: dict[int, str] = {}
-    blocks: list[bytes] = []
-    pos = 0
-    while pos + 8 <= len(c13):
-        kind, size = _u("2I", c13, pos)
-        body = c13[pos + 8 : pos + 8 + size]
-        pos += 8 + ((size + 3) & ~3)
-        if kind == 0xF4:  # file checksums: name offset, checksum size/kind, checksum, align 4
-            at = 0
-            while at + 6 <= len(body):
-                name_off, checksum = _u("IB", body, at)
-                files[at] = _cstr(strings, name_off)[0] if name_off < len(strings) else ""
-                at = (at + 6 + checksum + 3) & ~3
-        elif kind == 0xF2:
-            blocks.append(body)
-    for body in blocks:
-        _code_offset, _seg, flags, _size = _u("IHHI", body, 0)
-        at = 12
-        while at + 12 <= len(body):
-            file_id, count, block_size = _u("3I", body, at)
-            if count > len(body) // 8:
-                raise _fail(f"line block of {count} entries does not fit")
-            for i in range(count):
-                offset, bits = _u("2I", body, at + 12 + 8 * i)
-                info.lines.setdefault(offset, (bits & 0xFFFFFF, files.get(file_id, "")))
-            at += max(block_size, 12)
 
 
 # Instructions reach the annotations through the decoded program; see ``_annotate``.
@@ -453,67 +417,60 @@ def _fx_float(word: int) -> str:
 
 
 class _Effect:
-    """Reads an FX10 payload and prints fxc's effect listing."""
+    """Prints fxc's effect listing from the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: its
+    typed records (buffers, objects, techniques...) and the unstructured block they point into."""
 
     def __init__(self, data: bytes, depth: int, model: Effect | None = None) -> None:
-        self.model = model
-        if len(data) < _FX_HEADER.size:
-            raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
-        self.data = data
-        self.depth = depth
-        self.header = _FX_HEADER.unpack_from(data, 0)
-        if self.header[0] not in _FX_TAGS:
-            if self.header[0] == 0xFEFF2001:
+        from shaderkit.formats.dxbc.fx10 import Effect
+
+        if model is None:
+            if len(data) < _FX_HEADER.size:
+                raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
+            tag = _FX_HEADER.unpack_from(data, 0)[0]
+            if tag == 0xFEFF2001:
                 raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
-            raise ShaderFormatError(f"unknown effect tag 0x{self.header[0]:08x}", 0, "FX10")
-        self.blob_end = _FX_HEADER.size + self.header[8]
-        if self.blob_end > len(data):
-            raise ShaderFormatError("FX10 unstructured block runs past the chunk", 32, "FX10")
-        self.pos = self.blob_end
+            if tag not in _FX_TAGS:
+                raise ShaderFormatError(f"unknown effect tag 0x{tag:08x}", 0, "FX10")
+            model = Effect.parse(Reader(bytes(data), context="FX10"), depth)
+        if model.header.tag not in _FX_TAGS:
+            if model.header.tag == 0xFEFF2001:
+                raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
+            raise ShaderFormatError(f"unknown effect tag 0x{model.header.tag:08x}", 0, "FX10")
+        if model.records is None:
+            raise ShaderFormatError("FX10 records do not match the header's counts", model.header.size, "FX10")
+        self.model = model
+        self.records = model.records
+        self.blob = model.unstructured
+        self.depth = depth
 
-    # -- reading -------------------------------------------------------------------------------
-    def u32s(self, count: int) -> tuple[int, ...]:
-        end = self.pos + 4 * count
-        if count < 0 or end > len(self.data):
-            raise ShaderFormatError(f"FX10 record of {count} words runs past the chunk", self.pos, "FX10")
-        values = struct.unpack_from(f"<{count}I", self.data, self.pos)
-        self.pos = end
-        return values
-
+    # -- the unstructured block ------------------------------------------------------------------
     def blob_u32s(self, offset: int, count: int) -> tuple[int, ...]:
-        start = _FX_HEADER.size + offset
-        if count < 0 or offset < 0 or start + 4 * count > self.blob_end:
-            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block", start, "FX10")
-        return struct.unpack_from(f"<{count}I", self.data, start)
+        if count < 0 or offset < 0 or offset + 4 * count > len(self.blob):
+            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block",
+                                    _FX_HEADER.size + offset, "FX10")
+        return struct.unpack_from(f"<{count}I", self.blob, offset)
 
     def string(self, offset: int) -> str:
-        start = _FX_HEADER.size + offset
-        end = self.data.find(b"\0", start, self.blob_end)
+        end = self.blob.find(b"\0", offset)
         if offset < 0 or end < 0:
-            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", start, "FX10")
-        return self.data[start:end].decode("latin-1")
+            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", _FX_HEADER.size + offset, "FX10")
+        return self.blob[offset:end].decode("latin-1")
 
     def type_info(self, offset: int) -> tuple[str, int, int, int, int, int]:
         """(name, var type, elements, total size, packed size, object type or numeric bits)."""
         name_off, var_type, elements, total, _stride, packed, extra = self.blob_u32s(offset, 7)
         return self.string(name_off), var_type, elements, total, packed, extra
 
-    def annotations(self, indent: str) -> list[str]:
-        (count,) = self.u32s(1)
-        if count > len(self.data):
-            raise ShaderFormatError(f"FX10 annotation count {count} is too large", self.pos, "FX10")
+    def annotations(self, annotations: list[Annotation], indent: str) -> list[str]:
         lines = []
-        for _ in range(count):
-            name_off, type_off = self.u32s(2)
-            tname, var_type, elements, _total, packed, _extra = self.type_info(type_off)
+        for a in annotations:
+            tname, var_type, _elements, _total, packed, _extra = self.type_info(a.type_offset)
             if var_type == 2:  # string(s): one offset per element
-                offs = self.u32s(max(elements, 1))
-                value = ", ".join('"' + self.string(o) + '"' for o in offs)
+                value = ", ".join('"' + self.string(o) + '"' for o in a.values)
             else:
-                (value_off,) = self.u32s(1)
-                words = self.blob_u32s(value_off, packed // 4)
+                words = self.blob_u32s(a.values[0] if a.values else 0, packed // 4)
                 value = ", ".join(self.scalar(tname, w) for w in words)
-            lines.append(f"{indent}    {tname} {self.string(name_off)} = {value};")
+            lines.append(f"{indent}    {tname} {self.string(a.name_offset)} = {value};")
         if lines:
             return [f"{indent}<", *lines, f"{indent}>"]
         return []
@@ -529,28 +486,25 @@ class _Effect:
         return str(word - (1 << 32) if word >> 31 else word)
 
     # -- printing ------------------------------------------------------------------------------
-    def numeric(self, out: list[str], pool: bool) -> None:
-        name_off, type_off, _sem, offset, default_off, _flags = self.u32s(6)
-        tname, _vt, elements, total, packed, _extra = self.type_info(type_off)
-        decl = f"{tname:<7} {self.string(name_off)}" + (f"[{elements}]" if elements else "")
-        if default_off:
-            words = self.blob_u32s(default_off, packed // 4)
+    def numeric(self, v: NumericVariable, out: list[str]) -> None:
+        tname, _vt, elements, total, packed, _extra = self.type_info(v.type_offset)
+        decl = f"{tname:<7} {self.string(v.name_offset)}" + (f"[{elements}]" if elements else "")
+        if v.default_offset:
+            words = self.blob_u32s(v.default_offset, packed // 4)
             decl += " = { " + ", ".join(self.scalar(tname, w) for w in words) + " }"
-        if not pool:  # variables of a shared pool carry no annotations here
-            self.annotations("    ")
-        out.append(f"    {decl + ';':<36}// Offset: {offset:4d}, size: {total:4d}")
+        self.annotations(v.annotations, "    ")  # read (checked) but not printed, as fxc does
+        out.append(f"    {decl + ';':<36}// Offset: {v.offset:4d}, size: {total:4d}")
 
-    def buffers(self, count: int, out: list[str], pool: bool = False) -> None:
-        for _ in range(count):
-            name_off, _size, flags, variables, bind = self.u32s(5)
-            kind = "tbuffer" if flags & 1 else "cbuffer"
-            reg = f" : register({'t' if flags & 1 else 'b'}{bind})" if bind != 0xFFFFFFFF else ""
-            out.append(f"{kind} {self.string(name_off)}{reg}")
+    def buffers(self, buffers: list[BufferRecord], out: list[str], pool: bool = False) -> None:
+        for b in buffers:
+            kind = "tbuffer" if b.flags & 1 else "cbuffer"
+            reg = f" : register({'t' if b.flags & 1 else 'b'}{b.bind_point})" if b.bind_point != 0xFFFFFFFF else ""
+            out.append(f"{kind} {self.string(b.name_offset)}{reg}")
             if not pool:
-                self.annotations("")
+                self.annotations(b.annotations, "")
             out.append("{")
-            for _ in range(variables):
-                self.numeric(out, pool)
+            for v in b.variables:
+                self.numeric(v, out)
             out.extend(("}", ""))
 
     def value(self, state: int, type_code: int, word: int) -> str:
@@ -565,8 +519,8 @@ class _Effect:
             return f"{names[word]} /* {word} */"
         return str(word) if word <= 10000 else f"0x{word:08x}"
 
-    def assignment(self, indent: str, out: list[str]) -> None:
-        state, index, kind, init = self.u32s(4)
+    def assignment(self, a: Assignment, indent: str, out: list[str]) -> None:
+        state, index, kind, init = a.state, a.index, a.kind, a.initializer_offset
         name, vtype, cols, indexed, _names = _STATES[state] if state < len(_STATES) else (f"state{state}", "uint", 1, False, None)
         lhs = f"{name}[{index}]" if indexed else name
         if kind == 1:  # constants
@@ -594,135 +548,123 @@ class _Effect:
         out.append(f"{indent}{lhs:<8} = {rhs};")
 
     def shader_block(self, lhs: str, indent: str, shader_off: int, out: list[str]) -> None:
-        from shaderkit.formats.dxbc.container import DxbcContainer as Container
-
         if not shader_off:
             out.append(f"{indent}{lhs} = NULL;")
             return
         (size,) = self.blob_u32s(shader_off, 1)
-        start = _FX_HEADER.size + shader_off + 4
-        if start + size > self.blob_end:
-            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block", start, "FX10")
+        if shader_off + 4 + size > len(self.blob):
+            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block",
+                                    _FX_HEADER.size + shader_off + 4, "FX10")
         out.append(f"{indent}{lhs} = asm {{")
         inner: list[str] = []
         if size:
-            embedded = self.model.shader_at(shader_off) if self.model is not None else None
-            if embedded is None:
-                embedded = Container.from_bytes(self.data[start : start + size])
+            embedded = self.model.shader_at(shader_off)
+            if embedded is None:  # the model keeps a container that would not rebuild as block bytes
+                from shaderkit.formats.dxbc.container import DxbcContainer as Container
+
+                embedded = Container.from_bytes(self.blob[shader_off + 4 : shader_off + 4 + size])
             _listing(embedded, inner, self.depth + 1)
         out.extend((indent + "    " + line) if line else line for line in inner)
         out.append(" " * 20)
         out.append(f"{indent}}};")
 
-    def objects(self, count: int, out: list[str], pool: bool = False) -> None:
-        for _ in range(count):
-            name_off, type_off, _sem, _bind = self.u32s(4)
-            tname, _vt, elements, _total, _packed, obj_type = self.type_info(type_off)
-            name = self.string(name_off) + (f"[{elements}]" if elements else "")
-            n = max(elements, 1)
+    def objects(self, objects: list[ObjectVariable], out: list[str], pool: bool = False) -> None:
+        for o in objects:
+            tname, _vt, elements, _total, _packed, obj_type = self.type_info(o.type_offset)
+            name = self.string(o.name_offset) + (f"[{elements}]" if elements else "")
             if pool:  # shared objects are declared only; their contents live in the pool
                 out.append(f"{tname:<7} {name};")
                 continue
+            ann = self.annotations(o.annotations, "")
             if obj_type in _STATE_OBJECTS:
                 blocks = []
-                for _ in range(n):
-                    (assignments,) = self.u32s(1)
+                for block in o.blocks:
                     lines: list[str] = []
-                    for _ in range(assignments):
-                        self.assignment("    " if elements == 0 else "        ", lines)
+                    for a in block:
+                        self.assignment(a, "    " if elements == 0 else "        ", lines)
                     blocks.append(lines)
-                ann = [] if pool else self.annotations("")
                 out.append(f"{tname:<7} {name}")
                 out.extend(ann)
                 if elements == 0:
-                    if blocks[0]:
+                    if blocks and blocks[0]:
                         out.extend(("{", *blocks[0], "};"))
                     else:
                         out[-1] += ";"
                 else:
                     out.append("{")
                     for i, lines in enumerate(blocks):
-                        out.extend(("    {", *lines, "    }" + ("," if i < n - 1 else "")))
+                        out.extend(("    {", *lines, "    }" + ("," if i < len(blocks) - 1 else "")))
                     out.append("};")
                 continue
             if obj_type in _SHADER_OBJECTS or obj_type == 1:
-                offs = self.u32s(n)
-                ann = [] if pool else self.annotations("")
+                offs = [init[0] for init in o.initializers]
                 if obj_type == 1:
-                    values = ", ".join('"' + self.string(o) + '"' for o in offs)
+                    values = ", ".join('"' + self.string(off) + '"' for off in offs)
                     out.append(f"{tname:<7} {name} = {values};")
                 else:
                     out.append(f"{tname} {name} = ")
-                    for o in offs:
-                        if o == 0:
+                    for off in offs:
+                        if off == 0:
                             out.append("    NULL;")
                         else:
-                            self.shader_block("", "", o, out)
+                            self.shader_block("", "", off, out)
                 out.extend(ann)
                 continue
-            ann = [] if pool else self.annotations("")
             out.append(f"{tname:<7} {name};")
             out.extend(ann)
 
-    def techniques(self, count: int, out: list[str]) -> None:
-        for _ in range(count):
-            name_off, passes = self.u32s(2)
-            out.append(f"technique10 {self.string(name_off)}")
-            ann = self.annotations("")
-            out.extend(ann)
+    def techniques(self, techniques: list[Technique], out: list[str]) -> None:
+        for t in techniques:
+            out.append(f"technique10 {self.string(t.name_offset)}")
+            out.extend(self.annotations(t.annotations, ""))
             out.append("{")
-            for _ in range(passes):
-                pass_name, assignments = self.u32s(2)
-                out.append(f"    pass {self.string(pass_name)}")
-                out.extend(self.annotations("    "))
+            for p in t.passes:
+                out.append(f"    pass {self.string(p.name_offset)}")
+                out.extend(self.annotations(p.annotations, "    "))
                 out.append("    {")
-                for _ in range(assignments):
-                    self.assignment("        ", out)
+                for a in p.assignments:
+                    self.assignment(a, "        ", out)
                 out.append("    }")
                 out.append("")
             out.extend(("}", ""))
 
     def lines(self) -> list[str]:
-        h = self.header
-        version = _FX_TAGS.get(h[0], f"0x{h[0]:08x}")
-        local_cbs, _local_numeric, local_objects, pool_cbs, _pool_numeric, pool_objects = h[1:7]
-        child = bool(pool_cbs or pool_objects or h[5])
-        out = ["//", f"// FX Version: {version}",
-               f"// Child effect (requires effect pool): {'true' if child else 'false'}", "//"]
+        h = self.model.header
+        rec = self.records
+        local_cbs, local_objects = len(rec.buffers), len(rec.objects)
+        pool_cbs, pool_objects = len(rec.pool_buffers), len(rec.pool_objects)
+        out = ["//", f"// FX Version: {h.version}",
+               f"// Child effect (requires effect pool): {'true' if h.is_child else 'false'}", "//"]
         if local_cbs:
             out.extend((f"// {local_cbs} local buffer(s)", "//"))
-        self.buffers(local_cbs, out)
+        self.buffers(rec.buffers, out)
         if local_objects:
             out.extend(("//", f"// {local_objects} local object(s)", "//"))
-        self.objects(local_objects, out)
+        self.objects(rec.objects, out)
         if pool_cbs:
             if out[-1]:
                 out.append("")
             out.extend(("//", f"// {pool_cbs} shared buffer(s)", "//"))
-        self.buffers(pool_cbs, out, True)
+        self.buffers(rec.pool_buffers, out, True)
         if pool_objects:
             out.extend(("//", f"// {pool_objects} shared object(s)", "//"))
-        self.objects(pool_objects, out, True)
-        if h[7]:
-            out.extend(("", "//", f"// {h[7]} technique(s)", "//"))
+        self.objects(rec.pool_objects, out, True)
+        if rec.techniques:
+            out.extend(("", "//", f"// {len(rec.techniques)} technique(s)", "//"))
         else:
             out.append("")
-        self.techniques(h[7], out)
+        self.techniques(rec.techniques, out)
         return out
 
 
 def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> None:
-    from shaderkit.formats.dxbc.fx10 import HEADER, Effect
+    from shaderkit.formats.dxbc.fx10 import Effect
 
     chunk = container.chunk("FX10")
     if isinstance(chunk, Effect):
-        # the records and strings as parsed; embedded shaders come from the model
-        words = list(chunk.header.words())
-        words[8] = len(chunk.unstructured)  # the block size as build() writes it
-        data = HEADER.pack(*words) + chunk.unstructured + chunk.structured
-        out.extend(_Effect(data, depth, chunk).lines())
+        out.extend(_Effect(b"", depth, chunk).lines())  # the typed records, as edited
         return
-    # fx_5_0, unknown tags and truncated headers stay raw chunks: _Effect explains why
+    # unknown tags and truncated headers stay raw chunks: _Effect explains why
     data = _payload(chunk) if chunk is not None else b""
     out.extend(_Effect(data, depth).lines())
 
@@ -738,16 +680,18 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _shader_listing(container, out)
 
 
-def listing(container: DxbcContainer, exact: bool = False) -> str:
+def listing(container: DxbcContainer, exact: bool = False, hex_literals: bool = False) -> str:
     """The whole fxc-style listing of ``container`` as text (lines end with ``\\n``).
 
     ``exact``: floats are printed so that they read back bit for bit, and words fxc does not
     print are shown (``raw(...)``), so the assembler rebuilds the code from the text alone.
+    ``hex_literals``: every literal (immediates, ICB, declaration values) as its bits in hex.
     """
     out: list[str] = []
-    token = _EXACT.set(exact)
+    token, hex_token = _EXACT.set(exact), _HEX.set(hex_literals)
     try:
         _listing(container, out, 0)
     finally:
         _EXACT.reset(token)
+        _HEX.reset(hex_token)
     return "\n".join(out) + "\n"

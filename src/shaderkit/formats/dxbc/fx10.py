@@ -11,8 +11,9 @@ into (strings, default values, type descriptions, embedded shader containers), t
 
 Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes as
 parsed, their typed form (:mod:`.fx10_records`: buffers, variables, objects with their state
-blocks, techniques, passes, annotations; fx_4_x only, None when the records do not walk, then
-the bytes are written as they are), and :class:`EmbeddedShader` rows, the
+blocks or shader data, techniques, passes, annotations, and for fx_5_0 interface variables and
+groups; None when the records do not walk or do not write back the stored bytes, then the bytes
+are written as they are), and :class:`EmbeddedShader` rows, the
 shader containers found in the unstructured block (``u32 size`` then a complete DXBC container
 whose header's total size is that size; a corrupt one raises like any chunk), each parsed as a nested
 :class:`~shaderkit.formats.dxbc.container.DxbcContainer` with its block offset.
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-from shaderkit.formats.dxbc.fx10_records import EffectRecords, read_records
+from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5, Technique, read_records
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
@@ -81,10 +82,12 @@ class EffectHeader:
 
     @classmethod
     def unpack(cls, words: tuple[int, ...]) -> EffectHeader:
+        """The header from its words in file order."""
         return cls(*words)
 
     @property
     def size(self) -> int:
+        """The header size in bytes for this version tag."""
         return header_size(self.tag)
 
     def words(self) -> tuple[int, ...]:
@@ -97,6 +100,7 @@ class EffectHeader:
 
     @property
     def version(self) -> str:
+        """The effect profile of the tag (``fx_4_0``, ``fx_4_1``, ``fx_5_0``), else the tag in hex."""
         return TAGS.get(self.tag, f"0x{self.tag:08x}")
 
     @property
@@ -113,12 +117,13 @@ class EmbeddedShader:
     container: DxbcContainer
 
     def build(self) -> bytes:
+        """The embedded container's bytes."""
         return self.container.to_bytes()
 
 
 @dataclass
 class Effect:
-    """The FX10 chunk of an fx_4_0 / fx_4_1 effect."""
+    """The FX10 chunk of an fx_4_0 / fx_4_1 / fx_5_0 effect."""
 
     header: EffectHeader = field(default_factory=EffectHeader)
     #: the unstructured block (strings, defaults, types, embedded shaders) as parsed
@@ -176,16 +181,20 @@ class Effect:
                 continue
             pos = unstructured.find(b"DXBC", pos + 4)
         effect = cls(header, unstructured, structured, shaders)
-        if header.tag != FX5_TAG:
-            counts = (header.constant_buffers, header.object_variables, header.pool_constant_buffers,
-                      header.pool_object_variables, header.techniques)
-            try:
-                effect.records, effect.records_tail = read_records(counts, structured, unstructured)
-            except ShaderFormatError:
-                effect.records = None  # records this walk does not account for stay bytes
+        counts = (header.constant_buffers, header.object_variables, header.pool_constant_buffers,
+                  header.pool_object_variables, header.techniques)
+        fx5 = (header.interface_variables, header.groups) if header.tag == FX5_TAG else None
+        try:
+            records, tail = read_records(counts, structured, unstructured, fx5)
+            # typed only when the records write back the stored bytes (exact by construction)
+            if records.build() + tail == structured:
+                effect.records, effect.records_tail = records, tail
+        except ShaderFormatError:
+            effect.records = None  # records this walk does not account for stay bytes
         return effect
 
     def build(self) -> bytes:
+        """The FX10 payload: the unstructured block with every embedded shader put back (sizes must not change)."""
         blob = bytearray(self.unstructured)
         for shader in self.shaders:
             data = shader.build()
@@ -214,6 +223,7 @@ class Effect:
         return None
 
     def summary(self) -> dict[str, Any]:
+        """Effect version, child flag, header counts and embedded shaders, JSON-ready."""
         h = self.header
         return {
             "version": h.version,
@@ -228,14 +238,38 @@ class Effect:
         if rec is None:
             return {}
         name = self.string_at
-        return {
+
+        def technique(t: Technique) -> dict[str, Any]:
+            return {"name": name(t.name_offset), "passes": [name(p.name_offset) for p in t.passes]}
+
+        out: dict[str, Any] = {
             "buffers": [{"name": name(b.name_offset), "tbuffer": b.is_tbuffer, "pool": b in rec.pool_buffers,
                          "variables": [name(v.name_offset) for v in b.variables]}
                         for b in rec.buffers + rec.pool_buffers],
             "objects": [name(o.name_offset) for o in rec.objects + rec.pool_objects],
-            "techniques": [{"name": name(t.name_offset), "passes": [name(p.name_offset) for p in t.passes]}
-                           for t in rec.techniques],
+            "techniques": [technique(t) for t in rec.all_techniques()],
         }
+        if rec.fx5:
+            out["interfaces"] = [name(i.name_offset) for i in rec.interfaces]
+            out["groups"] = [{"name": name(g.name_offset), "techniques": [technique(t) for t in g.techniques]}
+                             for g in rec.groups]
+            out["shaders5"] = [
+                {"object": name(o.name_offset), "shader_offset": d.shader_offset,
+                 "stream_out": [name(d.so_decl_offsets[k]) for k in range(min(d.so_decl_count, 4))],
+                 "rasterized_stream": d.rasterized_stream, "interface_bindings": self.interface_bindings(d)}
+                for o in rec.objects for d in o.shaders5]
+        return out
+
+    def interface_bindings(self, data: ShaderData5) -> list[dict[str, Any]]:
+        """``SBinaryInterfaceInitializer`` rows (instance name, array index) of an fx_5_0 shader."""
+        rows = []
+        for k in range(min(data.interface_binding_count, len(self.unstructured) // 8)):
+            at = data.interface_bindings_offset + 8 * k
+            if at + 8 > len(self.unstructured):
+                break
+            instance, index = struct.unpack_from("<2I", self.unstructured, at)
+            rows.append({"instance": self.string_at(instance), "index": index})
+        return rows
 
 
 __all__ = ["FX5_TAG", "HEADER", "HEADER5", "TAGS", "Effect", "EffectHeader", "EmbeddedShader"]

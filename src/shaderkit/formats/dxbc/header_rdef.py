@@ -5,8 +5,15 @@ tables, ``Resource bind info for`` blocks; variables with their types, array siz
 sizes, ``[unused]`` marks and default values; structs and their members, nested) and
 ``// Resource Bindings:`` (fxc 10.x, fxc 9.x and SM5.1 tables). The models are built through the
 public dataclasses of :mod:`.rdef`. What the text does not show (type sharing, sample counts of
-structured buffers, cbuffer sizes beyond the last variable, RDEF flags) takes fxc's usual
-values; the container's own listing prints the same lines.
+structured buffers, cbuffer sizes beyond the last variable, the resource bindings' "explicit
+register" flag, compile flags other than those below) takes fxc's usual values; the container's
+own listing prints the same lines.
+
+Rules that hold for every fxc RDEF in the corpus and are applied: the compile flags carry
+D3DCOMPILE_NO_PRESHADER (0x100, 311 of 311) and D3DCOMPILE_SKIP_OPTIMIZATION (0x4) exactly when
+the program declares ``skipOptimization`` (9 of 9); library functions carry the RD11 header
+whatever their model (33 of 33); SM5 type names are the printed type without ``row_major``
+(but ``uint``, which the source may have spelled ``dword``: left empty).
 
 A line this module cannot read raises :class:`~shaderkit.errors.AssemblyError` with its line.
 """
@@ -22,6 +29,7 @@ from shaderkit.formats.dxbc.listing import (
     _DIMENSION_NAMES,
     _RETURN_TYPE_NAMES,
     _SCALAR_NAMES,
+    type_name,
 )
 from shaderkit.formats.dxbc.rdef import (
     RD11,
@@ -54,6 +62,11 @@ _STRUCTURED = frozenset({5, 6, 9, 10, 11})
 _MIXED = 6  # return type of structured and raw buffers
 #: deepest struct nesting read (the printer recurses per level)
 _MAX_NESTING = 64
+#: D3DCOMPILE_NO_PRESHADER, D3DCOMPILE_SKIP_OPTIMIZATION, D3DCOMPILE_DEBUG (RDEF compile flags)
+NO_PRESHADER, SKIP_OPTIMIZATION, COMPILE_DEBUG = 0x100, 0x4, 0x1
+_UINT = 19
+#: RDEF target program type of library functions ("LF")
+_LIBRARY_FUNCTION = 0x4C46
 #: RD11 sizes of SM5.1 headers (bindings grow to 40 bytes)
 _RD11_SIZES_51 = (60, 24, 40, 40, 36, 12)
 
@@ -62,10 +75,12 @@ def rdef_from_header(header: list[str], creator: str, target: int) -> ResourceDe
     """The RDEF model of a listing's comment ``header`` lines (line numbers count from 1)."""
     major = (target >> 8) & 0xFF
     minor = target & 0xFF
-    rdef = ResourceDefinition(creator=creator, target=target)
-    if major >= 5:
-        rdef.rd11_tag = RD11_51 if minor >= 1 else RD11
-        if minor >= 1:
+    rdef = ResourceDefinition(creator=creator, target=target, flags=NO_PRESHADER)
+    # library functions ("LF") carry the RD11 header whatever their model (33 of 33 in the corpus)
+    if major >= 5 or target >> 16 == _LIBRARY_FUNCTION:
+        sm51 = (major, minor) >= (5, 1)
+        rdef.rd11_tag = RD11_51 if sm51 else RD11
+        if sm51:
             rdef.rd11_sizes = _RD11_SIZES_51
     lines = [line.rstrip() for line in header]
     start = _find(lines, "// Buffer Definitions:")
@@ -81,7 +96,24 @@ def rdef_from_header(header: list[str], creator: str, target: int) -> ResourceDe
     for b in rdef.resource_bindings:
         if b.input_type in _STRUCTURED:
             b.num_samples = strides.get(b.name, 0)
+    if rdef.is_sm5:
+        seen: set[int] = set()
+        for cb in rdef.constant_buffers:
+            for v in cb.variables:
+                _name_types(v.type, seen)
     return rdef
+
+
+def _name_types(t: ShaderType, seen: set[int]) -> None:
+    """SM5 names of scalar, vector and matrix types (the printed type without ``row_major``),
+    struct members included; ``uint`` stays unnamed (the source may have said ``dword``)."""
+    if id(t) in seen:
+        return
+    seen.add(id(t))
+    if t.variable_class <= 3 and not t.name and t.variable_type != _UINT:
+        t.name = type_name(t).removeprefix("row_major ")
+    for m in t.members:
+        _name_types(m.type, seen)
 
 
 def _find(lines: list[str], title: str) -> int | None:
@@ -240,7 +272,9 @@ class _Buffers:
             raise _fail("struct is not closed", stack[-1].line)
         if cb.variables:
             end = max(v.start_offset + v.size for v in cb.variables)
-            cb.size = end if kind == 2 else (end + 15) // 16 * 16
+            # a structured buffer's bind info: the element size (118 of 118 in the corpus); other
+            # buffers (interface tables included, 9 of 9) round up to whole 16-byte registers
+            cb.size = end if kind == 3 else (end + 15) // 16 * 16
             if cb.size > _U32_MAX:
                 raise _fail(f"buffer {name} ends past 4 GiB", i - 1)
         return cb, i

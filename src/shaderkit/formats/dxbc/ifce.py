@@ -50,6 +50,7 @@ class ClassType:
 
 @dataclass
 class ClassInstance:
+    """An IFCE class instance: name, type index, constant buffer slot/offset, texture and sampler slots."""
     name: str
     type: int = 0
     reserved: int = 1
@@ -70,6 +71,7 @@ class InterfaceSlot:
 
 @dataclass
 class Interfaces:
+    """The IFCE chunk: class types, class instances and interface slots of SM5 dynamic linking."""
     class_types: list[ClassType] = field(default_factory=list)
     class_instances: list[ClassInstance] = field(default_factory=list)
     slots: list[InterfaceSlot] = field(default_factory=list)
@@ -81,6 +83,7 @@ class Interfaces:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "IFCE") -> Interfaces:
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
         base = r.start
         (n_inst, n_types, n_records, n_slots, inst_off, type_off, slot_off,
          res0, res1) = r.unpack_at(base, "9I", "IFCE header")
@@ -123,6 +126,7 @@ class Interfaces:
         return model
 
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, self._build_placed)
 
     def _build_placed(self, w: PlacedWriter) -> None:
@@ -177,6 +181,7 @@ class Interfaces:
         return bytes(out)
 
     def summary(self) -> dict[str, Any]:
+        """Class types, class instances and the interface slot count, JSON-ready."""
         return {
             "class_types": [vars(c) for c in self.class_types],
             "class_instances": [vars(c) for c in self.class_instances],

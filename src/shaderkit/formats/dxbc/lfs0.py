@@ -35,6 +35,7 @@ NONE = 0xFFFFFFFF
 
 @dataclass
 class FunctionParameter:
+    """One parameter of a library function signature (names, type/class enums, rows, columns, registers)."""
     name: str
     semantic_name: str = ""
     variable_type: int = 3
@@ -51,6 +52,7 @@ class FunctionParameter:
 
 @dataclass
 class FunctionSignature:
+    """The LFS0 chunk: the parameters of a lib_* function."""
     parameters: list[FunctionParameter] = field(default_factory=list)
     fourcc: str = "LFS0"
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)
@@ -58,6 +60,7 @@ class FunctionSignature:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LFS0") -> FunctionSignature:
+        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it."""
         base = r.start
         count, offset = r.unpack_at(base, "2I", "LFS0 header")
         if offset > r.end - base:
@@ -76,9 +79,22 @@ class FunctionSignature:
         return model
 
     def summary(self) -> list[dict[str, object]]:
-        return [vars(p).copy() for p in self.parameters]
+        """One dict per parameter, JSON-ready; ``variable_type``, ``variable_class`` and
+        ``interpolation_mode`` also by name (``<key>_name``)."""
+        from shaderkit.formats.dxbc.enums import INTERPOLATION_MODES, enum_name
+        from shaderkit.formats.dxbc.rdef import VARIABLE_CLASSES, VARIABLE_TYPES
+
+        rows: list[dict[str, object]] = []
+        for p in self.parameters:
+            row: dict[str, object] = vars(p).copy()
+            row["variable_type_name"] = enum_name(VARIABLE_TYPES, p.variable_type)
+            row["variable_class_name"] = enum_name(VARIABLE_CLASSES, p.variable_class)
+            row["interpolation_mode_name"] = enum_name(INTERPOLATION_MODES, p.interpolation_mode)
+            rows.append(row)
+        return rows
 
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, self._build_placed)
 
     @staticmethod

@@ -26,12 +26,14 @@ _ENTRY = struct.Struct("<2I")
 
 @dataclass
 class LibraryEntry:
+    """One function of a LIBH table: its name and the unknown word stored beside it."""
     name: str
     unknown: int = 0
 
 
 @dataclass
 class LibraryHeader:
+    """The LIBH chunk of a shader library: creator string, flags and function names."""
     functions: list[LibraryEntry] = field(default_factory=list)
     creator: str = ""
     flags: int = 0
@@ -42,6 +44,7 @@ class LibraryHeader:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LIBH") -> LibraryHeader:
+        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it."""
         base = r.start
         version, creator_off, flags, count, table = r.unpack_at(base, "5I", "LIBH header")
         if table > r.end - base:
@@ -61,6 +64,7 @@ class LibraryHeader:
         return b"".join(_ENTRY.pack(f.unknown, name) for f, name in zip(self.functions, names))
 
     def build(self) -> bytes:
+        """The chunk payload bytes (strings put back where they lay, new ones appended)."""
         if self.layout is None:
             return self.build_fresh()
         # strings follow each other unpadded, so new items are appended without alignment
@@ -87,6 +91,7 @@ class LibraryHeader:
         return head + self._entries(names) + strings
 
     def summary(self) -> dict[str, Any]:
+        """Flags, creator and function names, JSON-ready."""
         return {"flags": self.flags, "creator": self.creator, "functions": [f.name for f in self.functions]}
 
 

@@ -1,4 +1,4 @@
-"""Chunks kept as bytes: LIBH, SDBG, PRIV, unknown FourCCs, and FX10/SPDB payloads their typed parsers do not accept."""
+"""Chunks kept as bytes: PRIV, unknown FourCCs, and FX10/SPDB/SDBG/LIBH payloads their typed parsers do not accept."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ class RawChunk:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str) -> RawChunk:
+        """Keep the whole payload under ``r`` as bytes."""
         return cls(fourcc, r.read(r.remaining, f"{fourcc} payload"))
 
     def build(self) -> bytes:
+        """The payload bytes as kept."""
         return bytes(self.data)

@@ -48,6 +48,7 @@ from shaderkit.formats.dxbc.common import (
     record_table,
     recorded_string,
 )
+from shaderkit.formats.dxbc.enums import CBUFFER_FLAGS, DIMENSIONS, RETURN_TYPES, enum_name, flag_names
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
 
@@ -156,6 +157,7 @@ class ShaderType:
 
 @dataclass
 class ShaderTypeMember:
+    """A member of a struct type: name, type and byte offset in the struct."""
     name: str
     type: ShaderType
     offset: int = 0
@@ -163,6 +165,7 @@ class ShaderTypeMember:
 
 @dataclass
 class ShaderVariable:
+    """A constant-buffer variable: name, type, start offset and size in bytes, flags, default value."""
     name: str
     type: ShaderType
     start_offset: int = 0
@@ -178,6 +181,7 @@ class ShaderVariable:
 
 @dataclass
 class ConstantBuffer:
+    """A constant buffer: name, variables, size in bytes, flags and kind (cbuffer, tbuffer...)."""
     name: str
     variables: list[ShaderVariable] = field(default_factory=list)
     size: int = 0
@@ -187,6 +191,7 @@ class ConstantBuffer:
 
 @dataclass
 class ResourceBinding:
+    """A bound resource: name, input/return types, dimension, sample count, bind point and count."""
     name: str
     input_type: int = 0
     return_type: int = 0
@@ -201,6 +206,7 @@ class ResourceBinding:
 
 @dataclass
 class ResourceDefinition:
+    """The RDEF chunk: constant buffers, resource bindings, target profile and creator string."""
     constant_buffers: list[ConstantBuffer] = field(default_factory=list)
     resource_bindings: list[ResourceBinding] = field(default_factory=list)
     #: target word: ``minor | major << 8 | program type << 16``.
@@ -222,14 +228,17 @@ class ResourceDefinition:
     # -- properties -------------------------------------------------------------------------
     @property
     def major(self) -> int:
+        """The target's major shader model (target bits 8..15)."""
         return (self.target >> 8) & 0xFF
 
     @property
     def minor(self) -> int:
+        """The target's minor shader model (target bits 0..7)."""
         return self.target & 0xFF
 
     @property
     def program_type(self) -> int:
+        """The target's program type word (bits 16..31: 0xFFFF ps, 0xFFFE vs, ...)."""
         return self.target >> 16
 
     @property
@@ -240,18 +249,22 @@ class ResourceDefinition:
 
     @property
     def is_sm5(self) -> bool:
+        """True when the chunk has the RD11 header (SM5 and lib_4_x)."""
         return self.rd11_tag != 0
 
     @property
     def is_sm51(self) -> bool:
+        """True when bindings have the SM5.1 size (with register space and range id)."""
         return self.rd11_tag != 0 and self.rd11_sizes[2] >= _BINDING51.size
 
     def constant_buffer(self, name: str) -> ConstantBuffer | None:
+        """The constant buffer called ``name``, or None."""
         return next((c for c in self.constant_buffers if c.name == name), None)
 
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RDEF") -> ResourceDefinition:
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
         base = r.start
         cb_count, cb_off, rb_count, rb_off, target, flags, creator_off = r.unpack_at(base, "7I", "RDEF header")
         rd = cls(target=target, flags=flags)
@@ -294,6 +307,7 @@ class ResourceDefinition:
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, lambda w: _PlacedBuilder(self, w).run())
 
     def build_fresh(self) -> bytes:
@@ -302,6 +316,7 @@ class ResourceDefinition:
 
     # -- text ------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
+        """Creator, target, constant buffers and bindings, JSON-ready (enums as names and numbers)."""
         return {
             "creator": self.creator,
             "target": self.target_profile,
@@ -311,6 +326,7 @@ class ResourceDefinition:
                     "type": CBUFFER_TYPES.get(cb.cbuffer_type, str(cb.cbuffer_type)),
                     "size": cb.size,
                     "flags": cb.flags,
+                    "flags_names": flag_names(CBUFFER_FLAGS, cb.flags),
                     "variables": [
                         {"name": v.name, "offset": v.start_offset, "size": v.size, "flags": v.flags,
                          "type": v.type.describe(),
@@ -322,7 +338,9 @@ class ResourceDefinition:
             ],
             "resource_bindings": [
                 {"name": b.name, "type": INPUT_TYPES.get(b.input_type, str(b.input_type)),
-                 "return_type": b.return_type, "dimension": b.dimension, "bind_point": b.bind_point,
+                 "return_type": b.return_type, "return_type_name": enum_name(RETURN_TYPES, b.return_type),
+                 "dimension": b.dimension, "dimension_name": enum_name(DIMENSIONS, b.dimension),
+                 "bind_point": b.bind_point,
                  "bind_count": b.bind_count, "space": b.space, "flags": b.flags}
                 for b in self.resource_bindings
             ],

@@ -46,6 +46,7 @@ VISIBILITIES = {0: "all", 1: "vertex", 2: "hull", 3: "domain", 4: "geometry", 5:
 
 @dataclass
 class DescriptorRange:
+    """A descriptor table range: range type, count, base register, space, offset in the table, flags."""
     range_type: int
     num_descriptors: int
     base_shader_register: int
@@ -56,6 +57,7 @@ class DescriptorRange:
 
 @dataclass
 class RootConstants:
+    """Root constants: register, space and number of 32-bit values."""
     shader_register: int
     register_space: int
     num_32bit_values: int
@@ -63,6 +65,7 @@ class RootConstants:
 
 @dataclass
 class RootDescriptor:
+    """A root descriptor (CBV/SRV/UAV): register, space and flags (v1.1)."""
     shader_register: int
     register_space: int
     flags: int = 0
@@ -70,6 +73,7 @@ class RootDescriptor:
 
 @dataclass
 class RootParameter:
+    """A root parameter: type, visibility and its table ranges, constants or descriptor."""
     parameter_type: int
     shader_visibility: int
     ranges: list[DescriptorRange] = field(default_factory=list)
@@ -79,6 +83,7 @@ class RootParameter:
 
 @dataclass
 class StaticSampler:
+    """A static sampler: filter, address modes, LOD bias, anisotropy, comparison, border, register."""
     filter: int
     address_u: int
     address_v: int
@@ -98,6 +103,7 @@ class StaticSampler:
 
 @dataclass
 class RootSignature:
+    """The RTS0 chunk: a serialized D3D12 root signature (versions 1.0, 1.1, 1.2)."""
     version: int = 2
     parameters: list[RootParameter] = field(default_factory=list)
     static_samplers: list[StaticSampler] = field(default_factory=list)
@@ -108,10 +114,12 @@ class RootSignature:
 
     @property
     def is_v11(self) -> bool:
+        """True for version 1.1 and later (range and descriptor flags present)."""
         return self.version >= 2
 
     @property
     def sampler_struct(self) -> struct.Struct:
+        """The static-sampler record layout of this version (1.2 adds flags)."""
         return _SAMPLER12 if self.version >= 3 else _SAMPLER
 
     @staticmethod
@@ -130,6 +138,7 @@ class RootSignature:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RTS0") -> RootSignature:
+        """Parse the chunk payload under ``r``; ShaderFormatError for unknown versions and bad offsets."""
         base = r.start
         version, count, params_off, sampler_count, samplers_off, flags = r.unpack_at(base, "6I", "RTS0 header")
         if version not in VERSIONS:
@@ -210,6 +219,7 @@ class RootSignature:
         return self.sampler_struct.pack(*values)
 
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, self._build_placed)
 
     def _build_placed(self, w: PlacedWriter) -> None:
@@ -243,6 +253,7 @@ class RootSignature:
         return bytes(out)
 
     def summary(self) -> dict[str, Any]:
+        """Version, flags, parameters and static samplers, JSON-ready."""
         return {
             "version": VERSIONS.get(self.version, str(self.version)),
             "flags": self.flags,

@@ -33,6 +33,7 @@ FEATURE_NAMES = {
 
 @dataclass
 class FeatureInfo:
+    """The SFI0 chunk: the 64-bit required-feature flags."""
     flags: int = 0
     #: SFI0 payloads are 8 bytes; any further bytes are kept as they are.
     extra: bytes = b""
@@ -40,11 +41,14 @@ class FeatureInfo:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "SFI0") -> FeatureInfo:
+        """Read the 8-byte flags; further bytes are kept in ``extra``."""
         (flags,) = r.unpack("Q", "SFI0 flags")
         return cls(flags, r.read(r.remaining))
 
     def build(self) -> bytes:
+        """The flags as 8 little-endian bytes, then ``extra``."""
         return self.flags.to_bytes(8, "little") + self.extra
 
     def feature_names(self) -> list[str]:
+        """The names of the set feature bits."""
         return [name for bit, name in FEATURE_NAMES.items() if self.flags & bit]

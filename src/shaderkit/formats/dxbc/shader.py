@@ -19,6 +19,7 @@ PROGRAM_NAMES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain",
 
 @dataclass
 class ShaderProgram:
+    """A SHDR/SHEX chunk: the SM4/5 token stream (version and length tokens first)."""
     fourcc: str = "SHEX"
     #: every dword of the payload, version and length tokens included.
     tokens: array = field(default_factory=lambda: array("I", [0x00010050, 2]))
@@ -27,6 +28,7 @@ class ShaderProgram:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str) -> ShaderProgram:
+        """Read the token stream; ShaderFormatError when shorter than its 8-byte header."""
         size = r.remaining
         if size < 8:
             raise r.error(f"{fourcc} payload of {size} bytes is shorter than its 8-byte header")
@@ -39,6 +41,7 @@ class ShaderProgram:
         return cls(fourcc, words, r.read(r.remaining))
 
     def build(self) -> bytes:
+        """The tokens as little-endian words, then any tail bytes."""
         words = array("I", self.tokens)
         if sys.byteorder == "big":  # pragma: no cover
             words.byteswap()
@@ -46,18 +49,22 @@ class ShaderProgram:
 
     @property
     def version_token(self) -> int:
+        """The first token: program type in bits 16..31, major in 4..7, minor in 0..3."""
         return int(self.tokens[0])
 
     @property
     def program_type(self) -> int:
+        """The program type of the version token (0 ps, 1 vs, 2 gs, 3 hs, 4 ds, 5 cs)."""
         return self.version_token >> 16
 
     @property
     def major(self) -> int:
+        """The major shader model of the version token."""
         return (self.version_token >> 4) & 0xF
 
     @property
     def minor(self) -> int:
+        """The minor shader model of the version token."""
         return self.version_token & 0xF
 
     @property

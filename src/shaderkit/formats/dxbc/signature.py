@@ -56,6 +56,7 @@ MIN_PRECISIONS = {0: "default", 1: "float16", 2: "float2_8", 3: "reserved", 4: "
 
 @dataclass
 class SignatureElement:
+    """One signature row: semantic, system value, component type, register, mask and read/write mask."""
     semantic_name: str
     semantic_index: int = 0
     system_value_type: int = 0
@@ -79,10 +80,12 @@ class Signature:
 
     @property
     def element_size(self) -> int:
+        """The size in bytes of one element for this FourCC (24, 28 or 32)."""
         return ELEMENT_SIZES[self.fourcc]
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str) -> Signature:
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
         size = ELEMENT_SIZES[fourcc]
         count, offset = r.unpack_at(r.start, "2I", "signature header")
         if offset > r.end - r.start:
@@ -118,6 +121,7 @@ class Signature:
         return _SIG1.pack(e.stream, *fields, e.min_precision)
 
     def build(self) -> bytes:
+        """The chunk payload bytes (parsed items put back where they lay)."""
         return placed_build(self.layout, self.build_fresh, self._build_placed)
 
     def _build_placed(self, w: PlacedWriter) -> None:
@@ -145,6 +149,7 @@ class Signature:
         return None
 
     def summary(self) -> list[dict[str, object]]:
+        """One dict per element, JSON-ready (enums as names and numbers)."""
         return [
             {
                 "semantic_name": e.semantic_name,

@@ -60,6 +60,7 @@ class Statistics:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "STAT") -> Statistics:
+        """Read the 116-byte (SM4) or 148-byte (SM5) STAT payload; ShaderFormatError for other sizes."""
         size = r.remaining
         if size not in (_SM4.size, _SM5.size):
             raise r.error(f"STAT payload of {size} bytes; expected {_SM4.size} or {_SM5.size}")
@@ -70,12 +71,32 @@ class Statistics:
         return stat
 
     def values(self) -> tuple[int, ...]:
+        """The stored words in file order (29 for SM4, 37 with the SM5 fields)."""
         count = 37 if self.sm5_fields else 29
         return tuple(getattr(self, f.name) for f in fields(self)[:count])
 
     def build(self) -> bytes:
+        """The STAT payload bytes."""
         return (_SM5 if self.sm5_fields else _SM4).pack(*self.values())
 
-    def summary(self) -> dict[str, int]:
+    def summary(self) -> dict[str, int | str]:
+        """Every named count (reserved words left out), JSON-ready; the three enum fields also
+        by name (``gs_output_topology_name``, ``input_primitive_name``, ``tessellator_domain_name``)."""
+        from shaderkit.formats.dxbc.enums import (
+            PRIMITIVE_TOPOLOGIES,
+            PRIMITIVES,
+            TESSELLATOR_DOMAINS,
+            enum_name,
+        )
+
         count = 37 if self.sm5_fields else 29
-        return {f.name: getattr(self, f.name) for f in fields(self)[:count] if not f.name.startswith("reserved")}
+        out: dict[str, int | str] = {}
+        for f in fields(self)[:count]:
+            if not f.name.startswith("reserved"):
+                out[f.name] = getattr(self, f.name)
+        for key, table in (("gs_output_topology", PRIMITIVE_TOPOLOGIES), ("input_primitive", PRIMITIVES),
+                           ("tessellator_domain", TESSELLATOR_DOMAINS)):
+            value = out.get(key)
+            if isinstance(value, int):
+                out[key + "_name"] = enum_name(table, value)
+        return out

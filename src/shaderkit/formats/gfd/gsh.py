@@ -133,6 +133,7 @@ class GfdBlock:
 
     @property
     def type_name(self) -> str:
+        """The block type name (the version-0 table for old files), ``type_N`` for unknown values."""
         names = BLOCK_TYPES_V0 if self.major_version == 0 else BLOCK_TYPES
         return names.get(self.type, f"type_{self.type}")
 
@@ -149,6 +150,7 @@ class Gsh(ShaderFile):
 
     @property
     def shaders(self) -> list[GX2Shader]:
+        """The GX2 shaders of the file's shader blocks, in file order."""
         return [b.shader for b in self.blocks if b.shader is not None]
 
     # -- reading ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ and the way back: :func:`apply_listing` puts an edited listing's programs into t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -91,21 +91,27 @@ def shader_header(shader: GX2Shader, title: str) -> list[str]:
     return out
 
 
-def _program_text(code: bytes) -> str:
-    return disassemble(code) if code else "; (no program)\n"
+#: ``marker(offset, words)`` of :func:`shaderkit.isa.latte.disassemble` (``disasm --offsets --raw``)
+Marker = Callable[[int, Sequence[int]], str]
 
 
-def shader_listing(shader: GX2Shader, title: str, extra: Sequence[str] = ()) -> str:
-    """Header (plus ``extra`` comment lines, e.g. a container's reflection), then the program."""
-    text = "\n".join([*shader_header(shader, title), *extra]) + "\n\n" + _program_text(shader.program)
+def _program_text(code: bytes, marker: Marker | None = None) -> str:
+    return disassemble(code, marker=marker) if code else "; (no program)\n"
+
+
+def shader_listing(shader: GX2Shader, title: str, extra: Sequence[str] = (), marker: Marker | None = None) -> str:
+    """Header (plus ``extra`` comment lines, e.g. a container's reflection), then the program
+    (``marker``: see :func:`shaderkit.isa.latte.disassemble`)."""
+    text = "\n".join([*shader_header(shader, title), *extra]) + "\n\n" + _program_text(shader.program, marker)
     if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
-        text += f"\n; ==== {title}: copy (vertex) program ====\n\n" + _program_text(shader.vertex_program)
+        text += (f"\n; ==== {title}: copy (vertex) program ====\n\n"
+                 + _program_text(shader.vertex_program, marker))
     return text
 
 
-def listing(shaders: list[tuple[str, GX2Shader]]) -> str:
+def listing(shaders: list[tuple[str, GX2Shader]], marker: Marker | None = None) -> str:
     """The text of several shaders, each under its ``; ==== title ====`` header."""
-    parts = [shader_listing(shader, title) for title, shader in shaders]
+    parts = [shader_listing(shader, title, marker=marker) for title, shader in shaders]
     return "\n".join(parts) if parts else "; no shader programs\n"
 
 

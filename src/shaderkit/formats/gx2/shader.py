@@ -71,6 +71,7 @@ class PointerStyle:
     late_arrays: tuple[str, ...] = ()
 
     def decode(self, r: Reader, value: int, kind: str, what: str) -> int | None:
+        """The file offset stored in pointer ``value`` (None for 0); ShaderFormatError when its tag is wrong."""
         if value == 0:
             return None
         tag = self.data_tag if kind == DATA else self.string_tag
@@ -81,6 +82,7 @@ class PointerStyle:
         return value
 
     def encode(self, offset: int, kind: str) -> int:
+        """The pointer word for file ``offset`` with this style's tag; ValueError when it does not fit."""
         tag = self.data_tag if kind == DATA else self.string_tag
         if tag and offset & TAG_MASK:
             raise ValueError(f"offset {offset:#x} does not fit a tagged pointer")
@@ -456,6 +458,7 @@ class GX2Shader:
 
     # -- showing ----------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
+        """Stage, mode, program size in bytes, Cemu base hash and the reflection tables present, JSON-ready."""
         out: dict[str, Any] = {
             "stage": self.STAGE,
             "mode": self.mode,

@@ -71,10 +71,12 @@ class GX2UniformInitialValue:
 
     @property
     def value(self) -> tuple[float, float, float, float]:
+        """The four float32 values."""
         return _F4.unpack(_U4.pack(*self.value_bits))
 
     @classmethod
     def from_floats(cls, value: tuple[float, float, float, float], offset: int) -> GX2UniformInitialValue:
+        """An initial value from four floats, at uniform register offset ``offset``."""
         return cls(_U4.unpack(_F4.pack(*value)), offset)
 
 
@@ -115,6 +117,7 @@ class GX2RBuffer:
     buffer: int = 0
 
     def words(self) -> list[int]:
+        """The four stored words: flags, element size, element count, buffer pointer."""
         return [self.flags, self.elem_size, self.elem_count, self.buffer]
 
 

@@ -31,14 +31,17 @@ class BinaryFileHeader:
 
     @property
     def version(self) -> str:
+        """The version as ``major.minor.micro``."""
         return f"{self.version_major}.{self.version_minor}.{self.version_micro}"
 
     @property
     def alignment(self) -> int:
+        """The file alignment in bytes (``1 << alignment_shift``)."""
         return 1 << self.alignment_shift
 
     @classmethod
     def read(cls, r: Reader, signature: bytes) -> BinaryFileHeader:
+        """Read the 0x20-byte header at offset 0, expecting ``signature`` (8 bytes); ShaderFormatError otherwise."""
         with r.scope("header"):
             r.seek(0)
             r.expect(signature, "signature")
@@ -54,6 +57,7 @@ class BinaryFileHeader:
             return cls(signature, micro, minor, major, shift, address_size, flags, name_offset, first, rlt, size)
 
     def pack(self, name_offset: int, first_block: int, rlt_offset: int, file_size: int) -> bytes:
+        """The header bytes with the given name, first-block and _RLT offsets and file size."""
         return FILE_HEADER.pack(
             self.signature, self.version_micro, self.version_minor, self.version_major, BOM,
             self.alignment_shift, self.address_size, name_offset, self.flags, first_block,
@@ -72,6 +76,7 @@ class BlockHeader:
 
     @classmethod
     def read(cls, r: Reader, offset: int, signature: bytes) -> BlockHeader:
+        """Read the block header at ``offset``, expecting ``signature``; ShaderFormatError when it runs out."""
         r.seek(offset, "block offset")
         r.expect(signature, "block signature")
         nxt, size, reserved = r.unpack("III", "block header")
@@ -81,6 +86,7 @@ class BlockHeader:
 
     @staticmethod
     def pack(signature: bytes, next_offset: int, block_size: int, reserved: int = 0) -> bytes:
+        """The 16-byte block header bytes."""
         return BLOCK_HEADER.pack(signature, next_offset, block_size, reserved)
 
 

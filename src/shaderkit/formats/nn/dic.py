@@ -21,6 +21,7 @@ HEADER_SIZE = 8
 
 @dataclass(frozen=True)
 class DicEntry:
+    """One node of a _DIC Patricia trie: reference bit, left/right node indices and key."""
     ref_bit: int
     left: int
     right: int

@@ -24,6 +24,7 @@ MAX_SKIP = 127
 
 @dataclass(frozen=True)
 class RelocationEntry:
+    """A _RLT entry: ``chunk_count`` runs of ``pointers_per_chunk`` pointers from ``position``, skipping words between."""
     position: int
     chunk_count: int
     pointers_per_chunk: int
@@ -41,6 +42,7 @@ class RelocationEntry:
 
 @dataclass
 class RelocationSection:
+    """A _RLT section: the file range it covers, its entries and the stored base pointer."""
     position: int
     size: int
     entries: list[RelocationEntry] = field(default_factory=list)
@@ -51,11 +53,13 @@ class RelocationSection:
 
 @dataclass
 class RelocationTable:
+    """The _RLT block: every pointer of the file, by section, so a loader can relocate them."""
     sections: list[RelocationSection] = field(default_factory=list)
     padding: int = 0
 
     @classmethod
     def read(cls, r: Reader, offset: int) -> RelocationTable:
+        """Read the _RLT at ``offset``; ShaderFormatError for a bad magic or counts past the data."""
         with r.scope("_RLT"):
             r.seek(offset, "relocation table offset")
             magic, own, count, padding = r.unpack("4sIiI", "relocation table header")
@@ -89,6 +93,7 @@ class RelocationTable:
             return cls(sections, padding)
 
     def pack(self, offset: int) -> bytes:
+        """The _RLT bytes for a table placed at file offset ``offset``."""
         out = bytearray(HEADER.pack(b"_RLT", offset, len(self.sections), self.padding))
         first = 0
         for section in self.sections:
@@ -101,6 +106,7 @@ class RelocationTable:
         return bytes(out)
 
     def size(self) -> int:
+        """The _RLT size in bytes."""
         return HEADER.size + SECTION.size * len(self.sections) + ENTRY.size * sum(len(s.entries) for s in self.sections)
 
 

@@ -51,6 +51,7 @@ class StringPool:
 
     @classmethod
     def read(cls, r: Reader, offset: int) -> StringPool:
+        """Read the _STR block at ``offset``; ShaderFormatError when a string runs past it."""
         with r.scope("_STR"):
             block = BlockHeader.read(r, offset, b"_STR")
             end = offset + block.block_size

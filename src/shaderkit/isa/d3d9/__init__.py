@@ -3,5 +3,7 @@
 * :mod:`.table` - opcodes, register types, declaration usages and the token field layouts;
 * :mod:`.text` - fxc's listing of a D3D9 token program (the ``Aon9``/``XNAS``/``XNAP`` chunk
   models of :mod:`shaderkit.formats.dxbc.aon9` hold it in ``program``), with the ``#line``
-  directives and variable notes of its ``DBUG`` comment block.
+  directives and variable notes of its ``DBUG`` comment block;
+* :mod:`.assembler` - that text read back into a token program (a ``DBUG`` block rebuilt from
+  the directives and notes), every field through :mod:`.table`.
 """

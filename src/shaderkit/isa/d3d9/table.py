@@ -8,9 +8,12 @@ from shaderkit.isa.field import Field
 
 
 class OpInfo(NamedTuple):
+    """A D3D9 opcode: mnemonic, whether it has a destination, and its source count."""
     name: str
     has_dest: bool
     sources: int
+    #: another source count the opcode takes (sincos: 3 sources in SM2, 1 in SM3)
+    other_sources: int | None = None
 
 
 #: D3D9 opcodes: value -> (mnemonic, destination?, source count)
@@ -32,6 +35,7 @@ OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
     92: ("dsy", True, 1), 93: ("texldd", True, 4), 94: ("setp", True, 2), 95: ("texldl", True, 2),
     96: ("break", False, 1),
 }.items()}
+OPCODES[37] = OPCODES[37]._replace(other_sources=1)  # sincos: 3 sources in SM2, 1 in SM3
 OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
 #: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
 COMPARED = frozenset({41, 45, 94})
@@ -41,7 +45,6 @@ TEXLD_FORMS = ("texld", "texldp", "texldb")
 USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoord", "tangent",
           "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
 SAMPLER_TYPES = {2: "_2d", 3: "_cube", 4: "_volume"}
-RASTOUT = ("oPos", "oFog", "oPts")
 #: register types (D3DSPR_*) printed as a prefix and the register number
 REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 19: "p"}
 REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 10, 15
@@ -49,11 +52,21 @@ REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 1
 SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
          "m3x3": 3, "m3x2": 2}
 TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
-#: source modifiers (D3DSPSM_*) that print; others print as _mod<n>
+#: source modifiers (D3DSPSM_*) that print: (text before, text after); others print as _mod<n>
 SOURCE_MODIFIERS = {1: ("-", ""), 11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}
-#: version token kinds: pixel, vertex, library pixel ("LP"), library vertex ("LV")
-PIXEL_KINDS = frozenset({0xFFFF, 0x4C50})
-LIBRARY_KINDS = frozenset({0x4C50, 0x4C56})
+#: result modifiers (D3DSPDM_*) in the order their suffixes print
+DEST_MODIFIERS_TEXT = ((1, "_sat"), (2, "_pp"), (4, "_centroid"))
+#: registers printed by name: name -> (register type, number)
+NAMED_REGISTERS = {"oPos": (4, 0), "oFog": (4, 1), "oPts": (4, 2), "oDepth": (9, 0), "aL": (15, 0)}
+RASTOUT = tuple(name for name, (rtype, _) in NAMED_REGISTERS.items() if rtype == 4)
+#: D3D9 assembler spelling of register type 3: texture (pixel shaders), address (vertex shaders)
+ADDR_TEXTURE_PREFIXES = ("a", "t")
+#: every parameter token and the dcl usage token set bit 31
+PARAMETER_BIT = 1 << 31
+#: version token kinds (bits 16..31): pixel, vertex, library pixel ("LP"), library vertex ("LV")
+VERSION_KINDS = {(True, False): 0xFFFF, (False, False): 0xFFFE, (True, True): 0x4C50, (False, True): 0x4C56}
+PIXEL_KINDS = frozenset(kind for (pixel, _), kind in VERSION_KINDS.items() if pixel)
+LIBRARY_KINDS = frozenset(kind for (_, library), kind in VERSION_KINDS.items() if library)
 DBUG_TAG = 0x47554244  # "DBUG" (first word of the debug comment block)
 
 # -- token layouts ---------------------------------------------------------------------------
@@ -73,6 +86,9 @@ USAGE = Field("usage", 0, 5)
 USAGE_INDEX = Field("usage_index", 16, 4)
 SAMPLER_TYPE = Field("sampler_type", 27, 4)
 ADDRESS_COMPONENT = Field("component", 16, 2)  # relative-address token: first swizzle component
+SHADER_VERSION_MAJOR = Field("major", 8, 8)
+SHADER_VERSION_MINOR = Field("minor", 0, 8)
+SHADER_VERSION_KIND = Field("kind", 16, 16)
 
 
 def register_type(token: int) -> int:

@@ -19,6 +19,7 @@ from shaderkit.isa.d3d9.table import (
     DBUG_TAG,
     DEST_MASK,
     DEST_MODIFIERS,
+    DEST_MODIFIERS_TEXT,
     INSTRUCTION_CONTROLS,
     INSTRUCTION_LENGTH,
     INSTRUCTION_OPCODE,
@@ -175,7 +176,7 @@ class _Program:
         if mask != DEST_MASK.mask:
             text += "." + "".join(_XYZW[i] for i in range(4) if mask >> i & 1)
         mods = DEST_MODIFIERS.get(token)
-        suffix = ("_sat" if mods & 1 else "") + ("_pp" if mods & 2 else "") + ("_centroid" if mods & 4 else "")
+        suffix = "".join(text for bit, text in DEST_MODIFIERS_TEXT if mods & bit)
         return text, suffix
 
     def source(self, pos: int, end: int) -> tuple[str, int]:

@@ -11,7 +11,7 @@ decaf's listing.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shaderkit.errors import ShaderFormatError
@@ -63,6 +63,8 @@ class _State:
     cf_pc: int = 0
     group_pc: int = 0
     covered: bytearray = field(default_factory=bytearray)  # per 8-byte slot
+    #: called with (byte offset, words) of each instruction; its text ends the instruction's line
+    marker: Callable[[int, Sequence[int]], str] | None = None
 
     def slot(self, index: int, what: str) -> tuple[int, int]:
         if not 0 <= index < len(self.words) // 2:
@@ -73,6 +75,10 @@ class _State:
 
     def note(self, fields: Fields, extra: Sequence[str] = ()) -> str:
         return _note(fields, extra) if self.notes else ""
+
+    def mark(self, slot: int, words: Sequence[int]) -> str:
+        """The marker text for the instruction at 8-byte ``slot`` made of ``words`` ("" without a marker)."""
+        return self.marker(slot * 8, words) if self.marker is not None else ""
 
 
 # -- control flow -------------------------------------------------------------------------------
@@ -150,6 +156,7 @@ def _common_tail(f: Fields) -> str:
 
 
 def cf_alu_text(f: Fields) -> str:
+    """decaf text of a CF ALU clause word pair (``ALU: ADDR(n) CNT(n)`` and its flags)."""
     name = CF_ALU_NAMES[f["CF_INST"]]
     s = f"{name}: ADDR({f['ADDR']}) CNT({f['COUNT'] + 1})"
     if not f["BARRIER"]:
@@ -170,12 +177,14 @@ def cf_alu_text(f: Fields) -> str:
 
 
 def exp_fields(word0: int, word1: int) -> Fields:
+    """The fields of an export word pair (swizzle or buffer form, by its CF_INST)."""
     name = EXP_NAMES.get(word1 >> 23 & 0x7F, "UNKNOWN")
     unpack = unpack_exp_swiz if name in ("EXP", "EXP_DONE") else unpack_exp_buf
     return Fields(unpack((word0, word1)))
 
 
 def exp_text(f: Fields) -> str:
+    """decaf text of an export (EXP/EXP_DONE/MEM_*) word pair."""
     value = f.peek("CF_INST")
     name = EXP_NAMES.get(value, "UNKNOWN")
     if name != "UNKNOWN":
@@ -238,6 +247,7 @@ def fetch_fields(words: Sequence[int], vertex: bool) -> Fields:
 
 
 def tex_text(f: Fields, pad: int = 15) -> str:
+    """decaf text of a texture-fetch instruction (vertex fetches go to :func:`vtx_text`); ``pad`` aligns operands."""
     if "VTX_INST" in f.values:
         return vtx_text(f, pad)
     value = f.peek("TEX_INST")
@@ -273,6 +283,7 @@ def tex_text(f: Fields, pad: int = 15) -> str:
 
 
 def vtx_text(f: Fields, pad: int = 15) -> str:
+    """decaf text of a vertex-fetch instruction; ``pad`` is the mnemonic column width."""
     value = f.peek("VTX_INST")
     name = VTX_NAMES.get(value, "UNKNOWN")
     if name != "UNKNOWN":
@@ -322,12 +333,13 @@ def _fetch_clause(st: _State, cf: Fields, vertex: bool) -> None:
         w2, w3 = st.slot(slot + 1, "fetch instruction")
         f = fetch_fields((w0, w1, w2, w3), vertex)
         text = vtx_text(f) if vertex else tex_text(f)
-        st.out.append(f"\n{indent}{st.group_pc:<3}    {text}{st.note(f)}\n")
+        st.out.append(f"\n{indent}{st.group_pc:<3}    {text}{st.note(f)}{st.mark(slot, (w0, w1, w2, w3))}\n")
         st.group_pc += 1
 
 
 # -- ALU clauses --------------------------------------------------------------------------------
 def alu_fields(word0: int, word1: int) -> tuple[Fields, T.AluOp]:
+    """The fields of an ALU word pair and its opcode (OP2 or OP3 by the encoding bits)."""
     if word1 >> T.ALU_ENCODING_LSB & 7:
         f = Fields(unpack_alu_op3((word0, word1)))
         return f, OP3_BY_VALUE.get(f.peek("OP3_INST"), _UNKNOWN_OP)
@@ -500,19 +512,28 @@ def _alu_clause(st: _State, cf: Fields) -> None:
             text = alu_text(f, op, st.group_pc, literals)
             lead = f"{indent}   " if j else ""
             extra = [*(group_extra if j == 0 else ()), *chan_notes.get(id(f), ())]
-            st.out.append(f"{lead} {T.UNITS[unit]}: {text}{st.note(f, extra)}\n")
+            words = st.words[2 * (addr + slot + j) : 2 * (addr + slot + j) + 2]
+            if j == len(group) - 1:  # the group's literal slots go with its last instruction
+                words += tuple(literal_words)
+            st.out.append(f"{lead} {T.UNITS[unit]}: {text}{st.note(f, extra)}{st.mark(addr + slot + j, words)}\n")
         slot += len(group) + literal_slots
         st.group_pc += 1
 
 
 # -- program ------------------------------------------------------------------------------------
-def disassemble(program: bytes, notes: bool = True) -> str:
-    """The text of a whole program; with ``notes`` it assembles back to the same bytes."""
+def disassemble(program: bytes, notes: bool = True,
+                marker: Callable[[int, Sequence[int]], str] | None = None) -> str:
+    """The text of a whole program; with ``notes`` it assembles back to the same bytes.
+
+    ``marker(offset, words)`` (for ``disasm --offsets --raw``): its text is put at the end of each
+    instruction's line: CF instructions, ALU instructions (the group's literals with its last one)
+    and fetch instructions; ``offset`` counts bytes from the program start.
+    """
     if len(program) % 8:
         raise ShaderFormatError(f"program size {len(program)} is not a multiple of 8", len(program),
                                 "latte")
     words = struct.unpack(f"<{len(program) // 4}I", program)
-    st = _State(program, words, notes, covered=bytearray(len(program) // 8))
+    st = _State(program, words, notes, covered=bytearray(len(program) // 8), marker=marker)
     index = 0
     while index < len(program) // 8:
         w0, w1 = st.slot(index, "CF instruction")
@@ -523,7 +544,7 @@ def disassemble(program: bytes, notes: bool = True) -> str:
             text = cf_text(f)
             end = bool(f["END_OF_PROGRAM"])
             name = CF_NAMES.get(f.peek("CF_INST"), "UNKNOWN")
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}\n")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}\n")
             if name.startswith("LOOP_START"):
                 st.indent += "  "
             elif name == "LOOP_END":
@@ -536,11 +557,11 @@ def disassemble(program: bytes, notes: bool = True) -> str:
             f = exp_fields(w0, w1)
             text = exp_text(f)
             end = bool(f["END_OF_PROGRAM"])
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}\n")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}\n")
         else:
             f = Fields(unpack_cf_alu((w0, w1)))
             text = cf_alu_text(f)
-            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}")
+            st.out.append(f"{st.indent}{st.cf_pc:02} {text}{st.note(f)}{st.mark(index, (w0, w1))}")
             _alu_clause(st, f)
         if end:
             st.out.append("\nEND_OF_PROGRAM\n")

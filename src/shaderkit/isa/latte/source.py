@@ -39,6 +39,7 @@ _DST = re.compile(r"^R(?P<gpr>\d+)(?P<rel>\[(?:AR\.[xyzwXYZW]|AL)\])?(?:\.(?P<ch
 
 @dataclass
 class Literal:
+    """An ALU literal as written: its 32 bits, whether it was given in hex, and its float value if any."""
     value: int
     has_hex: bool
     number: float | None

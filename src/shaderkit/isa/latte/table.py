@@ -122,10 +122,12 @@ class AluOp:
 
     @property
     def trans_only(self) -> bool:
+        """True when the opcode runs only in the transcendental (t) slot."""
         return "T" in self.flags and "V" not in self.flags
 
     @property
     def vector_only(self) -> bool:
+        """True when the opcode runs only in the vector (x, y, z, w) slots."""
         return "V" in self.flags and "T" not in self.flags
 
 

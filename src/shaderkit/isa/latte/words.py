@@ -66,6 +66,7 @@ def packer(layouts: Sequence[Layout]) -> Callable[[dict[str, int]], list[int]]:
 
 
 def field_names(layouts: Sequence[Layout]) -> tuple[str, ...]:
+    """Every field name of ``layouts`` (prefixed ``W<i>_`` when there are several words)."""
     prefixed = len(layouts) > 1
     return tuple(name for i, lay in enumerate(layouts)
                  for name, _, _ in compile_layout(lay, f"W{i}_" if prefixed else ""))
@@ -89,6 +90,7 @@ class Fields:
         return self.values[name]
 
     def mark(self, *names: str) -> None:
+        """Record ``names`` as printed (fields left unmarked show up as leftovers)."""
         self.used.update(names)
 
     def hidden(self, defaults: dict[str, int]) -> list[tuple[str, int]]:
@@ -102,10 +104,12 @@ _U32 = struct.Struct("<I")
 
 
 def f32(bits: int) -> float:
+    """The float32 whose bits are ``bits``."""
     return float(_F32.unpack(_U32.pack(bits & 0xFFFFFFFF))[0])
 
 
 def f32_bits(value: float) -> int:
+    """The 32 bits of ``value`` as float32."""
     return int(_U32.unpack(_F32.pack(value))[0])
 
 
@@ -145,4 +149,5 @@ def format_float(value: float, negative: bool | None = None) -> str:
 
 
 def format_f32_bits(bits: int) -> str:
+    """decaf's text of the float32 ``bits`` (sign kept for -0)."""
     return format_float(f32(bits), bool(bits >> 31 & 1))

@@ -14,7 +14,7 @@ import struct
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.maxwell.decode import Control, Instruction, join_control
 from shaderkit.isa.maxwell.encoding import BY_MNEMONIC, Encoding, Operand, bits_width
-from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 
 _COMMENT = re.compile(r"/\*.*?\*/|//.*$")
 _CONTROL = re.compile(
@@ -31,6 +31,7 @@ class _Mismatch(Exception):
 
 
 def parse_control(text: str) -> Control:
+    """The control fields of ``[B------:R-:W-:Y:S00]`` notation (raises the internal mismatch error otherwise)."""
     m = _CONTROL.fullmatch(text)
     if not m:
         raise _Mismatch(f"bad control notation {text!r}")
@@ -101,6 +102,17 @@ def _float_bits(text: str, kind: str, width: int) -> int:
     return bits >> drop
 
 
+def _enum_value(enum: str, text: str) -> int | None:
+    """The value ``text`` names in ``ENUMS[enum]`` (or ``ENUM_<n>``), else None."""
+    names = [n.lstrip("_").upper() for n in ENUMS[enum]]
+    if text and text in names:
+        return names.index(text)
+    prefix = f"{enum}_".upper()
+    if text.startswith(prefix) and text[len(prefix):].isdigit():
+        return int(text[len(prefix):])
+    return None
+
+
 def _register_offset(text: str, width: int, signed: bool) -> tuple[int, int]:
     m = _OFFSET.fullmatch(text)
     if not m:
@@ -122,6 +134,13 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
         values[operand.inv], text = 1, text[1:]
     if operand.abs is not None and len(text) > 1 and text.startswith("|") and text.endswith("|"):
         values[operand.abs], text = 1, text[1:-1]
+    if operand.h1 is not None and text.endswith(".H1"):
+        values[operand.h1], text = 1, text[:-3]
+    if operand.part is not None and "." in text:
+        head, _, tail = text.rpartition(".")
+        value = _enum_value(operand.part_enum or "", tail)
+        if value is not None:
+            values[operand.part], text = value, head
     slots = operand.fields
     width = bits_width(enc.slots[slots[-1]])
     kind = operand.kind
@@ -132,14 +151,13 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
     elif kind == "P":
         values[slots[0]] = _predicate(text)
     elif kind == "N":
-        names = [n.upper() for n in ENUMS[operand.enum or ""]]
-        prefix = f"{operand.enum}_".upper()
-        if text in names and text:
-            values[slots[0]] = names.index(text)
-        elif text.startswith(prefix) and text[len(prefix):].isdigit():
-            values[slots[0]] = _fit(int(text[len(prefix):]), width, False, "value")
-        else:
+        value = _enum_value(operand.enum or "", text)
+        if value is None:
             raise _Mismatch(f"{text!r} is not a {operand.enum} name")
+        values[slots[0]] = _fit(value, width, False, "value")
+    elif kind == "W":
+        masks = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
+        values[slots[0]] = masks.index(text) if text in masks else _fit(_int(text), width, False, "mask")
     elif kind in ("I", "S"):
         values[slots[0]] = _fit(_int(text), width, kind == "S", "immediate")
     elif kind in ("F", "F20", "D20"):

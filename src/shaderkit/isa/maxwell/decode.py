@@ -25,9 +25,11 @@ class Control:
 
     @classmethod
     def from_bits(cls, bits: int) -> Control:
+        """Control fields from a 21-bit control group (stall, yield, barriers, wait mask, reuse)."""
         return cls(bits & 0xF, bits >> 4 & 1, bits >> 5 & 7, bits >> 8 & 7, bits >> 11 & 0x3F, bits >> 17 & 0xF)
 
     def to_bits(self) -> int:
+        """The 21-bit control group of these fields."""
         return (self.stall | self.yield_flag << 4 | self.write_barrier << 5 | self.read_barrier << 8
                 | self.wait_mask << 11 | self.reuse << 17)
 
@@ -38,6 +40,7 @@ def split_control(word: int) -> tuple[list[Control], int]:
 
 
 def join_control(controls: list[Control], top: int = 0) -> int:
+    """The 64-bit control word of three instructions' ``controls`` (``top``: bit 63)."""
     word = top << 63
     for i, control in enumerate(controls):
         word |= control.to_bits() << (CONTROL_BITS * i)
@@ -53,6 +56,7 @@ class Instruction:
     residual: int = 0
 
     def encode(self) -> int:
+        """The 64-bit instruction word: the encoding's fixed bits, residual bits and operand values."""
         enc = self.encoding
         word = enc.value | self.residual
         for bits, value in zip(enc.slots, self.values):
@@ -61,6 +65,7 @@ class Instruction:
 
     @property
     def mnemonic(self) -> str:
+        """The mnemonic of the instruction's encoding."""
         return self.encoding.mnemonic
 
 
@@ -73,6 +78,7 @@ def decode(word: int) -> Instruction | None:
 
 
 def encode(instruction: Instruction) -> int:
+    """The 64-bit word of ``instruction``."""
     return instruction.encode()
 
 
@@ -82,6 +88,7 @@ def words_of(code: bytes) -> list[int]:
 
 
 def sign_extend(value: int, width: int) -> int:
+    """``value`` as a signed ``width``-bit number."""
     return value - (1 << width) if value >> (width - 1) & 1 else value
 
 

@@ -15,10 +15,11 @@ Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits fir
 MASK64 = (1 << 64) - 1
 GUARD_BITS: Bits = ((16, 3),)
 GUARD_NOT_BIT = 19
-OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N")
+OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
 
 
 def bits_mask(bits: Bits) -> int:
+    """The mask covering every (low bit, width) range of ``bits``."""
     mask = 0
     for lo, width in bits:
         mask |= ((1 << width) - 1) << lo
@@ -26,10 +27,12 @@ def bits_mask(bits: Bits) -> int:
 
 
 def bits_width(bits: Bits) -> int:
+    """The total width of ``bits``."""
     return sum(width for _, width in bits)
 
 
 def get_bits(word: int, bits: Bits) -> int:
+    """The value of split field ``bits`` in ``word`` (first range lowest)."""
     value, shift = 0, 0
     for lo, width in bits:
         value |= ((word >> lo) & ((1 << width) - 1)) << shift
@@ -38,6 +41,7 @@ def get_bits(word: int, bits: Bits) -> int:
 
 
 def put_bits(bits: Bits, value: int) -> int:
+    """``value`` spread over split field ``bits`` (first range lowest), to OR into a word."""
     word = 0
     for lo, width in bits:
         word |= (value & ((1 << width) - 1)) << lo
@@ -64,8 +68,12 @@ class Operand:
     not_: int | None = None
     inv: int | None = None  # bitwise inversion (``~x``)
     cc: int | None = None
+    h1: int | None = None  # the upper 16-bit half (``R2.H1``)
+    part: int | None = None  # slot of a choice printed after the operand (``R2.H0_H0``), 0 unprinted
+    part_enum: str | None = None  # the ENUMS entry naming it
     optional: int | None = None  # value that leaves the operand out of the text
     enum: str | None = None  # kind "N": the ENUMS entry naming the values
+    pair: int | None = None  # kind "W": slot of the register whose RZ picks the mask names
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ class Modifier:
 
     @property
     def lookup(self) -> dict[str, int]:
+        """Suffix text -> field value for this modifier's enumeration."""
         return _LOOKUPS[(self.enum or "", self.values)]
 
 
@@ -129,9 +138,11 @@ class Encoding:
 
     @property
     def name(self) -> str:
+        """``MNEMONIC[.suffix][/form]``: the encoding's unique name."""
         return self.mnemonic + (f".{self.suffix}" if self.suffix else "") + (f"/{self.form}" if self.form else "")
 
     def add_slot(self, bits: Bits) -> int:
+        """Add an operand bit range; returns its slot index."""
         self.slots.append(bits)
         return len(self.slots) - 1
 
@@ -159,18 +170,26 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
             raise ValueError(f"row {index} {mnemonic}: unknown operand kind {kind}")
         slots = tuple(enc.add_slot(_parse_bits(part)) for part in bit_text.split("/"))
         extra: dict[str, int] = {}
-        operand_enum = None
+        operand_enum = operand_enum_part = None
         for flag in flags:
             key, number = flag.split("=")
             if key == "opt":
                 extra["optional"] = int(number)
+            elif key == "part":
+                bit_spec, _, part_enum = number.rpartition(":")
+                if part_enum not in ENUMS:
+                    raise ValueError(f"row {index} {mnemonic}: unknown enum {part_enum}")
+                extra["part"] = enc.add_slot(_parse_bits(bit_spec))
+                operand_enum_part = part_enum
+            elif key == "pair":
+                extra["pair"] = next(i for i, bits in enumerate(enc.slots) if bits[0][0] == int(number))
             elif key == "enum":
                 if number not in ENUMS:
                     raise ValueError(f"row {index} {mnemonic}: unknown enum {number}")
                 operand_enum = number
             else:
                 extra["not_" if key == "not" else key] = enc.add_slot(((int(number), 1),))
-        enc.operands.append(Operand(kind, slots, **extra, enum=operand_enum))
+        enc.operands.append(Operand(kind, slots, **extra, enum=operand_enum, part_enum=operand_enum_part))
     names: dict[str, int] = {}
     guarded = True
     for token in modifier_spec.split():

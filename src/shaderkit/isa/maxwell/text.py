@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable, Sequence
 
 from shaderkit.isa.maxwell.decode import (
     BUNDLE_BYTES,
@@ -22,10 +23,11 @@ from shaderkit.isa.maxwell.decode import (
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import Operand, bits_width
-from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 
 
 def control_text(control: Control) -> str:
+    """The control notation ``[B------:R-:W-:Y:S00]`` (with reuse flags when set)."""
     wait = "".join(str(i) if control.wait_mask >> i & 1 else "-" for i in range(6))
     read = "-" if control.read_barrier == 7 else str(control.read_barrier)
     write = "-" if control.write_barrier == 7 else str(control.write_barrier)
@@ -36,14 +38,17 @@ def control_text(control: Control) -> str:
 
 
 def register_text(value: int) -> str:
+    """``R<n>``, or ``RZ`` for 255."""
     return "RZ" if value == 255 else f"R{value}"
 
 
 def predicate_text(value: int) -> str:
+    """``P<n>``, or ``PT`` for 7."""
     return "PT" if value == 7 else f"P{value}"
 
 
 def signed_hex(value: int) -> str:
+    """``value`` in hex with a leading minus for negatives (``-0x10``)."""
     return f"-{-value:#x}" if value < 0 else f"{value:#x}"
 
 
@@ -55,6 +60,12 @@ def float_text(value: float, raw: int) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def enum_value_text(enum: str, value: int) -> str:
+    """The name of ``value`` in ``ENUMS[enum]`` as text (``ENUM_<n>`` when it has none)."""
+    names = ENUMS[enum]
+    return names[value].lstrip("_").upper() if value < len(names) and names[value] else f"{enum}_{value}".upper()
+
+
 def _offset_text(register: int, offset: int) -> str:
     if register == 255:
         return signed_hex(offset)
@@ -63,13 +74,16 @@ def _offset_text(register: int, offset: int) -> str:
     return f"{register_text(register)}{'-' if offset < 0 else '+'}{abs(offset):#x}"
 
 
-def operand_text(instruction: Instruction, operand: Operand, address: int, force: bool = False) -> str | None:
-    """The operand's text; None when it is optional, at its default and ``force`` is off."""
+def operand_text(instruction: Instruction, operand: Operand, address: int, force: bool = False,
+                 hex_literals: bool = False) -> str | None:
+    """The operand's text; None when it is optional, at its default and ``force`` is off;
+    ``hex_literals``: float immediates as their field bits in hex (``0x3f800``), as the assembler reads them."""
     enc, values = instruction.encoding, instruction.values
     raw = [values[slot] for slot in operand.fields]
     width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
-    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc)
+    flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc, operand.h1,
+                                       operand.part)
              if slot is not None]
     if not force and operand.optional is not None and raw[0] == operand.optional and not any(flags):
         return None
@@ -82,10 +96,14 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     elif kind == "I":
         text = f"{raw[0]:#x}"
     elif kind == "N":
-        names = ENUMS[operand.enum or ""]
-        text = names[raw[0]].upper() if raw[0] < len(names) and names[raw[0]] else f"{operand.enum}_{raw[0]}".upper()
+        text = enum_value_text(operand.enum or "", raw[0])
+    elif kind == "W":
+        names = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
+        text = names[raw[0]] if raw[0] < len(names) else f"{raw[0]:#x}"
     elif kind == "S":
         text = signed_hex(sign_extend(raw[0], width))
+    elif hex_literals and kind in ("F", "F20", "D20"):
+        text = f"{raw[0]:#x}"
     elif kind == "F":
         text = float_text(struct.unpack("<f", struct.pack("<I", raw[0]))[0], raw[0])
     elif kind == "F20":
@@ -103,6 +121,10 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
         text = f"a[{_offset_text(raw[0], raw[1])}]"
     else:  # "T"
         text = signed_hex(address + 8 + sign_extend(raw[0], width))
+    if operand.h1 is not None and values[operand.h1]:
+        text += ".H1"
+    if operand.part is not None and values[operand.part]:
+        text += "." + enum_value_text(operand.part_enum or "", values[operand.part])
     if operand.abs is not None and values[operand.abs]:
         text = f"|{text}|"
     if operand.inv is not None and values[operand.inv]:
@@ -114,8 +136,9 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     return text
 
 
-def instruction_text(instruction: Instruction, address: int = 0) -> str:
-    """``@P0 MNEMONIC.MODS op, op`` (no control, no trailing ``;``)."""
+def instruction_text(instruction: Instruction, address: int = 0, hex_literals: bool = False) -> str:
+    """``@P0 MNEMONIC.MODS op, op`` (no control, no trailing ``;``); ``hex_literals``: float
+    immediates as field bits in hex."""
     enc, values = instruction.encoding, instruction.values
     head = ""
     if enc.guard is not None:
@@ -129,22 +152,29 @@ def instruction_text(instruction: Instruction, address: int = 0) -> str:
             name += "." + suffix
     if instruction.residual:
         name += f".BITS_{instruction.residual:#x}"
-    operands = [operand_text(instruction, op, address) for op in enc.operands]
+    operands = [operand_text(instruction, op, address, False, hex_literals) for op in enc.operands]
     while operands and operands[-1] is None:  # only trailing operands may be left out
         operands.pop()
-    body = ", ".join(t if t is not None else operand_text(instruction, op, address, True) or ""
+    body = ", ".join(t if t is not None else operand_text(instruction, op, address, True, hex_literals) or ""
                      for t, op in zip(operands, enc.operands))
     return f"{head}{name} {body}".rstrip() if body else head + name
 
 
-def word_text(word: int, address: int) -> str:
+def word_text(word: int, address: int, hex_literals: bool = False) -> str:
     """Instruction text, or ``.u64`` for a word no encoding matches."""
     instruction = decode(word)
-    return f".u64 {word:#018x}" if instruction is None else instruction_text(instruction, address)
+    return f".u64 {word:#018x}" if instruction is None else instruction_text(instruction, address, hex_literals)
 
 
-def disassemble(code: bytes) -> str:
-    """The listing of a code blob: the program with its controls, then data."""
+def disassemble(code: bytes, hex_literals: bool = False,
+                marker: Callable[[int, Sequence[int]], str] | None = None) -> str:
+    """The listing of a code blob: the program with its controls, then data (``hex_literals``:
+    float immediates as field bits in hex). ``marker(offset, words)`` (``disasm --offsets --raw``):
+    its text is put at the end of each line showing a 64-bit word (instructions, ``.sched``,
+    ``.u64``), with the word as two 32-bit halves, low first, and its byte offset in ``code``."""
+    def mark(address: int, word: int) -> str:
+        return "" if marker is None else marker(address, (word & 0xFFFFFFFF, word >> 32))
+
     words = words_of(code)
     end = program_end(code)
     lines = []
@@ -155,18 +185,18 @@ def disassemble(code: bytes) -> str:
         controls, top = split_control(control_word)
         slots = min(3, len(words) - start // 8 - 1)
         if top or slots < 3:
-            lines.append(f".sched {control_word:#018x};")
+            lines.append(f".sched {control_word:#018x};" + mark(start, control_word))
         for i in range(slots):
             address = start + 8 * (i + 1)
             word = words[address // 8]
-            body = word_text(word, address) if address < end else f".u64 {word:#018x}"
+            body = word_text(word, address, hex_literals) if address < end else f".u64 {word:#018x}"
             count += address < end and not body.startswith(".u64")
-            lines.append(f"/*{address:04x}*/ {control_text(controls[i])} {body};")
+            lines.append(f"/*{address:04x}*/ {control_text(controls[i])} {body};" + mark(address, word))
         bundle_end = start + 8 * (slots + 1)
     if bundle_end < len(words) * 8:
         lines.append("// data after the program")
     for address in range(bundle_end, len(words) * 8, 8):
-        lines.append(f"/*{address:04x}*/ .u64 {words[address // 8]:#018x};")
+        lines.append(f"/*{address:04x}*/ .u64 {words[address // 8]:#018x};" + mark(address, words[address // 8]))
     tail = code[len(words) * 8:]
     if tail:
         lines.append(".byte " + ", ".join(f"{b:#04x}" for b in tail) + ";")

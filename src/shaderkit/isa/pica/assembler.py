@@ -134,6 +134,7 @@ class Uniform:
 
 @dataclass
 class Output:
+    """A declared output: semantic, output register and component mask (bit 0 = x .. bit 3 = w)."""
     semantic: int
     reg: int
     mask: int  # bit0 = x .. bit3 = w
@@ -172,16 +173,20 @@ class DvleData:
 
     @property
     def uses_gsh_space(self) -> bool:
+        """True for a geometry shader declared with a ``.gsh`` mode (not picasso's compatibility form: ``setemit`` or a bare ``.gsh``)."""
         return self.is_geo and not self.is_compat_geo
 
     @property
     def max_output_reg(self) -> int:
+        """The number of output registers this entry may use."""
         return OUTPUT_SLOTS if self.is_geo else SPACES["o"].count
 
     def free_output(self) -> int:
+        """The lowest output register not declared yet, or -1."""
         return next((i for i in range(self.max_output_reg) if not self.output_mask >> i & 1), -1)
 
     def free_input(self) -> int:
+        """The lowest input register not declared yet, or -1."""
         return next((i for i in range(SPACES["v"].count) if not self.input_mask >> i & 1), -1)
 
     def sorted_uniforms(self) -> list[Uniform]:
@@ -212,6 +217,7 @@ class Program:
 
     @property
     def emitted_dvles(self) -> list[DvleData]:
+        """The entries written as DVLEs (those not marked ``.nodvle``)."""
         return [d for d in self.dvles if not d.nodvle]
 
     def c_header(self) -> str:
@@ -283,6 +289,7 @@ def c_atof(text: str) -> float:
 
 
 def c_atoi(text: str) -> int:
+    """C ``atoi``: the leading decimal integer of ``text``, 0 when there is none."""
     m = _C_INT.match(text)
     return int(m.group(1)) if m else 0
 
@@ -455,10 +462,12 @@ class Assembler(DescriptorTable):
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, message: str, column: int = 0) -> AssemblyError:
+        """An AssemblyError at the current line and ``column`` (0-based here, 1-based in the error)."""
         return AssemblyError(message, self.line_no, column + 1, self.filename)
 
     # -- driver ---------------------------------------------------------------------------------
     def add_source(self, text: str, filename: str = "<source>") -> None:
+        """Assemble one source file's text into the program (labels and aliases are per file)."""
         self.filename = filename
         self.bundles[0].clear()
         self.labels = {}
@@ -483,6 +492,7 @@ class Assembler(DescriptorTable):
             self.code[pos] = replace_fields(self.code[pos], dst=self.labels[name])
 
     def finish(self) -> Program:
+        """Resolve procedure references and return the program; AssemblyError for unknown names or too much code."""
         if len(self.code) > MAX_CODE_SIZE:
             raise AssemblyError(f"program too large: {len(self.code)} words (flow control reaches "
                                 f"{MAX_CODE_SIZE})", self.line_no, 1, self.filename)
@@ -637,6 +647,7 @@ class Assembler(DescriptorTable):
         builder(self, found[0], 0, ops, (("", 0),) * len(ops))
 
     def get_dvle(self) -> DvleData:
+        """The current entry, created on first use."""
         if self.dvle is None:
             self.dvle = DvleData(self.filename)
             self.dvles.append(self.dvle)
@@ -644,23 +655,27 @@ class Assembler(DescriptorTable):
 
     # -- arguments ------------------------------------------------------------------------------
     def next_arg(self, what: str = "parameter") -> tuple[str, int]:
+        """The next comma-separated argument and its column; AssemblyError when missing."""
         item = self.cur.arg()
         if item is None:
             raise self.error(f"missing {what}", self.cur.end)
         return item
 
     def next_arg_spc(self, what: str = "parameter") -> tuple[str, int]:
+        """The next space-separated argument and its column; AssemblyError when missing."""
         item = self.cur.arg_spc()
         if item is None:
             raise self.error(f"missing {what}", self.cur.end)
         return item
 
     def no_more_args(self) -> None:
+        """AssemblyError when the line has another argument."""
         item = self.cur.arg()
         if item is not None:
             raise self.error("too many parameters", item[1])
 
     def parse_int(self, text: str, col: int, lo: int, hi: int) -> int:
+        """An integer in ``lo..hi`` as picasso reads it (hex, octal, decimal); AssemblyError otherwise."""
         t = text.strip()
         try:
             if t.lower().startswith(("0x", "-0x", "+0x")):
@@ -750,12 +765,14 @@ class Assembler(DescriptorTable):
 
     # -- blocks ---------------------------------------------------------------------------------
     def push(self, entry: _StackEntry, col: int) -> None:
+        """Open a flow-control block; AssemblyError beyond the nesting limit."""
         if len(self.stack) == MAX_STACK:
             raise self.error("too many nested blocks", col)
         entry.line, entry.column = self.line_no, col
         self.stack.append(entry)
 
     def padding_nop(self) -> None:
+        """Append a ``nop`` word."""
         self.code.append(ENCODERS["nop"]({}))
 
     def emit(self, mnemonic: str, col: int, **fields: int) -> None:

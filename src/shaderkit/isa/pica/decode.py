@@ -25,6 +25,7 @@ _LAYOUTS: dict[OpcodeInfo, Layout] = {info: _layout(info) for info in BY_OPCODE6
 
 
 def layout(info: OpcodeInfo) -> Layout:
+    """The operand layout (field positions) of the opcode ``info``."""
     found = _LAYOUTS.get(info)
     return found if found is not None else _layout(info)
 
@@ -42,13 +43,16 @@ class Instruction:
 
     @property
     def mnemonic(self) -> str:
+        """The instruction's mnemonic."""
         return self.info.mnemonic
 
     @property
     def fmt(self) -> str:
+        """The instruction's word format name (1, 1u, 1c, 2, 3, 5...)."""
         return self.info.fmt
 
     def get(self, name: str, default: int = 0) -> int:
+        """The value of operand field ``name``, or ``default`` when the format has none."""
         return self.operands.get(name, default)
 
 

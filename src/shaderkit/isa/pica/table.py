@@ -112,10 +112,12 @@ class OpcodeInfo:
 
     @property
     def shift(self) -> int:
+        """The bit where the opcode field starts (32 minus its width)."""
         return 32 - self.opcode_bits
 
     @property
     def fields(self) -> tuple[tuple[str, int, int], ...]:
+        """(name, low bit, width) of every operand field of the opcode's format."""
         return FORMAT_FIELDS[self.fmt]
 
     @property
@@ -235,14 +237,17 @@ def _bits(spans: tuple[tuple[int, int], ...]) -> int:
 
 
 def opcode_mask(info: OpcodeInfo) -> int:
+    """The mask of the opcode field of ``info``."""
     return ((1 << info.opcode_bits) - 1) << info.shift
 
 
 def field_mask(fmt: str) -> int:
+    """The mask of every operand field of format ``fmt``."""
     return _bits(tuple((lsb, width) for _, lsb, width in FORMAT_FIELDS[fmt]))
 
 
 def reserved_mask(fmt: str) -> int:
+    """The mask of the bits format ``fmt`` leaves unused."""
     return _bits(RESERVED[fmt])
 
 
@@ -251,6 +256,7 @@ Encoder = Callable[[Mapping[str, int]], int]
 
 
 def make_encoder(info: OpcodeInfo) -> Encoder:
+    """A function building the word of ``info`` from operand values; it raises ValueError for unknown or too-wide values."""
     base = (info.opcode >> (6 - info.opcode_bits)) << info.shift
     specs = tuple((name, lsb, (1 << width) - 1) for name, lsb, width in info.fields)
     names = frozenset(name for name, _, _ in specs)
@@ -362,6 +368,7 @@ class RegisterSpace:
 
     @property
     def end(self) -> int:
+        """One past the last register index of this space."""
         return self.base + self.count
 
 

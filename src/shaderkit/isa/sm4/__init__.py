@@ -11,9 +11,10 @@
   (``encode(decode(words)) == words``), bounds-checked (only ShaderFormatError). ``decode``
   validates every instruction up front but builds the typed instructions only when
   ``Program.instructions`` is first read;
-* :mod:`.text` - fxc-identical listing text of a program; a program whose model was never built
-  is printed straight from its words, through caches keyed by raw token words (operand text is a
-  pure function of the words and the version/legacy style), the rest through the model;
+* :mod:`.text` - fxc-identical listing text of a program's typed model;
+* :mod:`.printer` - the same text straight from the token words, validated and printed in one
+  pass through tables built at import time (no run-time caches); a program whose model was never
+  built is printed this way;
 * :mod:`.dcl` - declarations printed and read through the templates of the opcode table;
 * :mod:`.assembler` - fxc listing text -> :class:`~.model.Program` (:func:`assemble`);
 * level-9 D3D9 programs (Aon9/XNAS/XNAP) are printed by :mod:`shaderkit.isa.d3d9`.

@@ -1,15 +1,17 @@
 """Declarations printed and read through :data:`~.opcodes.DCL_TEMPLATES` (one layout per opcode).
 
-Each template is compiled once at import time into a list of pieces; :func:`format_declaration`
-walks the pieces to print, and :data:`PATTERNS` (a regular expression per template, one group
-per field) lets the assembler read the same text back with :func:`fields_to_instruction`.
+Each template is compiled once at import time into a list of pieces, and the pieces into one
+printing function per opcode (:data:`PRINTERS`, used by :func:`format_declaration` and the
+one-pass printer); ``PATTERNS`` (a regular expression per template, one group per field,
+compiled on first use) lets the assembler read the same text back with
+:func:`fields_to_instruction`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import (
@@ -23,6 +25,7 @@ from shaderkit.isa.sm4.table import CONTROLS_AT
 
 
 class Piece(NamedTuple):
+    """One piece of a declaration's text template: its kind, literal text, word index or bit shift, width and names."""
     kind: str  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
     #            "interp", "flags", "bodies", "tables"
     text: str = ""  # literal text
@@ -86,53 +89,92 @@ def _return_type(value: int) -> str:
     return RETURN_TYPES[value] if value < len(RETURN_TYPES) else str(value)
 
 
+#: a compiled template: (controls, raw words, operand text, float text, sm51, legacy) -> text
+DeclarationPrinter = Callable[[int, Sequence[int], str, Callable[[int], str], bool, bool], str]
+
+
+def _word(at: int) -> str:
+    return f"(raw[{at}] if {at} < len(raw) else 0)"
+
+
+def _piece_code(name: str, piece: Piece) -> str:
+    """The Python expression of one template piece (``name`` holds its enumeration)."""
+    kind = piece.kind
+    if kind == "lit":
+        return repr(piece.text)
+    if kind == "op":
+        return "op"
+    if kind == "c":
+        return f"_name({name}, (c >> {piece.at}) & {(1 << piece.width) - 1})"
+    if kind == "r":
+        return f"_name({name}, {_word(piece.at)})"
+    if kind == "rt":
+        return f"_return_types({_word(piece.at)})"
+    if kind == "f":
+        return f"float_text({_word(piece.at)})"
+    if kind == "hi":
+        return f"str({_word(piece.at)} >> 16)"
+    if kind == "space":
+        return "(f', space={raw[-1]}' if sm51 and raw else '')"
+    if kind == "cbsize":
+        return "(f'[{raw[0]}]' if sm51 and len(raw) > 1 else '')"
+    if kind == "samples":
+        return "(f'({(c >> 5) & 0x7F})' if c & 0x1F in _MULTISAMPLED else '')"
+    if kind == "uav":
+        return "''.join([suffix for bit, suffix in _UAV_FLAGS if c >> bit & 1])"
+    if kind == "interp":
+        return f"_interpolation(c, {'legacy' if piece.legacy_omits else 'False'})"
+    if kind == "flags":
+        return "_flags(c)"
+    if kind == "bodies":
+        return "', '.join([f'fb{b}' for b in raw[2:]])"
+    if kind == "tables":
+        return "', '.join([f'ft{t}' for t in raw[3 : 3 + ((raw[2] if len(raw) > 2 else 0) & 0xFFFF)]])"
+    raise ValueError(f"unknown template piece {kind!r}")
+
+
+def _compile_printers(layouts: dict[int, list[Piece]]) -> dict[int, DeclarationPrinter]:
+    """One function per template (its pieces' expressions joined), all compiled in one go."""
+    scope: dict[str, object] = {
+        "_name": _name, "_return_types": _return_types, "_MULTISAMPLED": _MULTISAMPLED, "_UAV_FLAGS": _UAV_FLAGS,
+        "_interpolation": _interpolation, "_flags": _flags}
+    lambdas = []
+    for op, pieces in layouts.items():
+        codes = []
+        for i, piece in enumerate(pieces):
+            name = f"N{op}_{i}"
+            scope[name] = piece.names
+            codes.append(_piece_code(name, piece))
+        lambdas.append("lambda c, raw, op, float_text, sm51, legacy: " + (" + ".join(codes) or "''"))
+    functions = eval("(" + ",\n".join(lambdas) + ",)", scope)  # noqa: S307
+    return dict(zip(layouts, functions))
+
+
+def _return_types(word: int) -> str:
+    return ",".join([_return_type(word >> (4 * i) & 0xF) for i in range(4)])
+
+
+def _interpolation(c: int, omitted: bool) -> str:
+    mode = c & 0xF
+    text = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
+    return text + " " if text and not omitted else ""
+
+
+def _flags(c: int) -> str:
+    return " | ".join([label for bit, label in GLOBAL_FLAGS if (c << CONTROLS_AT) & bit])
+
+
+#: opcode -> its compiled template (built at import time from :data:`LAYOUTS`)
+PRINTERS: dict[int, DeclarationPrinter] = _compile_printers(LAYOUTS)
+#: opcodes whose template prints the declared operand
+WITH_OPERAND = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind == "op" for p in pieces))
+
+
 def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str], float_text: Callable[[int], str],
                        sm51: bool, legacy: bool) -> str:
     """The declaration's text from its template (``operand_text`` prints the declared operand)."""
-    c = inst.controls
-    raw = inst.raw
-    out: list[str] = []
-    for piece in LAYOUTS[inst.opcode]:
-        kind = piece.kind
-        if kind == "lit":
-            out.append(piece.text)
-        elif kind == "op":
-            out.append(operand_text(inst.operands[0]) if inst.operands else "")
-        elif kind == "c":
-            out.append(_name(piece.names, (c >> piece.at) & ((1 << piece.width) - 1)))
-        elif kind == "r":
-            out.append(_name(piece.names, raw[piece.at] if piece.at < len(raw) else 0))
-        elif kind == "rt":
-            word = raw[piece.at] if piece.at < len(raw) else 0
-            out.append(",".join(_return_type(word >> (4 * i) & 0xF) for i in range(4)))
-        elif kind == "f":
-            out.append(float_text(raw[piece.at] if piece.at < len(raw) else 0))
-        elif kind == "hi":
-            out.append(str((raw[piece.at] if piece.at < len(raw) else 0) >> 16))
-        elif kind == "space":
-            if sm51 and raw:
-                out.append(f", space={raw[-1]}")
-        elif kind == "cbsize":
-            if sm51 and len(raw) > 1:
-                out.append(f"[{raw[0]}]")
-        elif kind == "samples":
-            if c & 0x1F in _MULTISAMPLED:
-                out.append(f"({(c >> 5) & 0x7F})")
-        elif kind == "uav":
-            out.extend(suffix for bit, suffix in _UAV_FLAGS if c >> bit & 1)
-        elif kind == "interp":
-            mode = c & 0xF
-            text = INTERPOLATION_MODES[mode] if mode < len(INTERPOLATION_MODES) else str(mode)
-            if text and not (legacy and piece.legacy_omits):
-                out.append(text + " ")
-        elif kind == "flags":
-            out.append(" | ".join(label for bit, label in GLOBAL_FLAGS if (c << CONTROLS_AT) & bit))
-        elif kind == "bodies":
-            out.append(", ".join(f"fb{b}" for b in raw[2:]))
-        elif kind == "tables":
-            shape = raw[2] if len(raw) > 2 else 0
-            out.append(", ".join(f"ft{t}" for t in raw[3 : 3 + (shape & 0xFFFF)]))
-    return "".join(out)
+    op = operand_text(inst.operands[0]) if inst.operands and inst.opcode in WITH_OPERAND else ""
+    return PRINTERS[inst.opcode](inst.controls, inst.raw, op, float_text, sm51, legacy)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -187,28 +229,20 @@ def _pattern(pieces: list[Piece], sm51: bool) -> re.Pattern[str]:
     return re.compile("".join(parts) + " *")
 
 
-class _Patterns(Mapping[tuple[int, bool], "re.Pattern[str]"]):
-    """(opcode, sm51) -> pattern reading its declaration text, compiled on first use (start-up:
-    only the assembler reads declarations)."""
-
-    def __init__(self) -> None:
-        self._compiled: dict[tuple[int, bool], re.Pattern[str]] = {}
-
-    def __getitem__(self, key: tuple[int, bool]) -> re.Pattern[str]:
-        found = self._compiled.get(key)
-        if found is None:
-            found = self._compiled[key] = _pattern(LAYOUTS[key[0]], key[1])
-        return found
-
-    def __iter__(self) -> Iterator[tuple[int, bool]]:
-        return ((op, sm51) for op in LAYOUTS for sm51 in (False, True))
-
-    def __len__(self) -> int:
-        return 2 * len(LAYOUTS)
+_patterns: dict[tuple[int, bool], re.Pattern[str]] = {}
 
 
-#: (opcode, sm51) -> pattern reading its declaration text
-PATTERNS = _Patterns()
+def __getattr__(name: str) -> Any:
+    # PATTERNS, (opcode, sm51) -> the pattern reading a declaration's text, compiles on first use
+    # (the assembler's; printing needs none of it)
+    if name == "PATTERNS":
+        if not _patterns:
+            _patterns.update({(op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items()
+                              for sm51 in (False, True)})
+        return _patterns
+    raise AttributeError(name)
+
+
 #: declaration opcodes by the literal text their template starts with, longest first
 BY_PREFIX: list[tuple[str, int]] = sorted(((pieces[0].text.rstrip(), op) for op, pieces in LAYOUTS.items()),
                                           key=lambda item: -len(item[0]))

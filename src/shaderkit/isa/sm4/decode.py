@@ -393,41 +393,6 @@ def decode(words: Sequence[int], base: int = 0) -> Program:
     return prog
 
 
-def operand_end(words: Sequence[int], pos: int) -> int:
-    """End (word index) of the operand at ``pos`` of an already validated program."""
-    token = words[pos]
-    pos += 1
-    if token >> EXTENDED_BIT:
-        while words[pos] >> EXTENDED_BIT:
-            pos += 1
-        pos += 1
-    op_type = (token >> TYPE_AT) & TYPE_MASK
-    if op_type == 4 or op_type == 5:
-        pos += _IMM_WORDS[op_type][token & NUM_COMPONENTS_MASK]
-    for i in range((token >> DIMENSION_AT) & DIMENSION_MASK):
-        form = _INDEX_FORMS[(token >> REP_AT[i]) & REP_MASK]
-        assert form is not None  # validated
-        pos += form.immediate_words
-        if form.relative:  # then the relative operand
-            pos = operand_end(words, pos)
-    return pos
-
-
-def operand_at(words: Sequence[int], pos: int, end: int) -> Operand:
-    """The typed operand in ``words[pos:end]`` of an already validated program."""
-    cur = _Cursor(words, 0)
-    cur.pos = pos
-    cur.end = end
-    return _operand(cur, 0)
-
-
-def instruction_at(words: Sequence[int], start: int) -> Instruction:
-    """The typed instruction at ``start`` of an already validated program."""
-    cur = _Cursor(words, 0)
-    cur.pos = start
-    return decode_instruction(cur, words[1])
-
-
 def instructions_at(words: Sequence[int], starts: Sequence[int]) -> list[Instruction]:
     """Typed instructions starting at ``starts`` of an already validated program."""
     cur = _Cursor(words, 0)
@@ -440,6 +405,7 @@ def instructions_at(words: Sequence[int], starts: Sequence[int]) -> list[Instruc
 
 
 def decode_bytes(data: bytes | memoryview, base: int = 0) -> Program:
+    """Decode a little-endian token stream; ShaderFormatError (offsets from ``base``) on bad tokens."""
     return decode(words_from_bytes(data, base), base)
 
 

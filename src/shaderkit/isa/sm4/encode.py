@@ -36,6 +36,7 @@ def _chain(tokens: list[int]) -> list[int]:
 
 
 def encode_operand(op: Operand, out: list[int]) -> None:
+    """Append the tokens of ``op`` (head, extended, indices, immediates) to ``out``; UnsupportedOperation beyond 3 indices."""
     dim = len(op.indices)
     if dim > 3:
         raise UnsupportedOperation(f"operand has {dim} indices, at most 3 fit a token")
@@ -64,6 +65,7 @@ def encode_operand(op: Operand, out: list[int]) -> None:
 
 
 def encode_instruction(inst: Instruction, out: list[int]) -> None:
+    """Append the tokens of ``inst`` (opcode token with its length, operands, raw words) to ``out``."""
     if inst.opcode == OP_CUSTOMDATA:
         out.append(pack_customdata(OP_CUSTOMDATA, inst.controls))
         out.append(len(inst.raw) + 2)
@@ -98,5 +100,6 @@ def encode(prog: Program) -> list[int]:
 
 
 def encode_bytes(prog: Program) -> bytes:
+    """The token stream of ``prog`` as little-endian bytes."""
     words = encode(prog)
     return struct.pack(f"<{len(words)}I", *words)

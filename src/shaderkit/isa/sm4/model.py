@@ -38,6 +38,7 @@ class Index:
 
 @dataclass(slots=True)
 class Operand:
+    """An operand token: type, component selection, indices, extended tokens and immediate values."""
     type: int  # OperandType
     num_components: int = 0  # token code: 0 -> 0, 1 -> 1, 2 -> 4, 3 -> N
     selection_mode: int = 0  # 0 mask, 1 swizzle, 2 select 1
@@ -59,6 +60,7 @@ class Operand:
 
     @property
     def min_precision(self) -> int:
+        """The minimum-precision code of the operand's modifier token (0: none)."""
         for ext in self.extended:
             kind, _, precision, _ = unpack_extended_operand(ext)
             if kind == EXT_OPERAND_MODIFIER:
@@ -67,19 +69,23 @@ class Operand:
 
     @property
     def non_uniform(self) -> bool:
+        """True when a modifier token marks the operand ``nonuniform`` (SM5.1)."""
         return any(ext & EXT_KIND_MASK == EXT_OPERAND_MODIFIER and _NON_UNIFORM.get(ext) for ext in self.extended)
 
     @property
     def mask(self) -> int:
+        """The write mask (bit 0 = x .. bit 3 = w) in mask mode, else 0."""
         return (self.component_bits & 0xF) if self.selection_mode == 0 else 0
 
     @property
     def swizzle(self) -> tuple[int, int, int, int]:
+        """The four source components (0 = x .. 3 = w) of the swizzle field."""
         return swizzle_of(self.component_bits)
 
 
 @dataclass(slots=True)
 class Instruction:
+    """An instruction or declaration: opcode, control bits, extended tokens, operands and raw words."""
     opcode: int
     #: opcode-specific control bits 11..23 (customdata: its class, bits 11..31)
     controls: int = 0
@@ -93,14 +99,17 @@ class Instruction:
 
     @property
     def saturate(self) -> bool:
+        """True for ``_sat`` (bit 13 on opcodes that have it)."""
         return bool(SATURATE.get(self.controls))
 
     @property
     def test_nonzero(self) -> bool:
+        """True for ``_nz``, False for ``_z`` (bit 18 of conditional opcodes)."""
         return bool(TEST_NONZERO.get(self.controls))
 
     @property
     def precise_mask(self) -> int:
+        """The ``precise`` component mask (bits 19..22)."""
         return PRECISE_MASK.get(self.controls)
 
     def ext_of(self, kind: int) -> int | None:
@@ -126,6 +135,7 @@ class Instruction:
 
     @property
     def structure_stride(self) -> int | None:
+        """The structure stride in bytes from the resource-dimension extended token, or None."""
         ext = self.ext_of(2)
         return None if ext is None else _DIMENSION["stride"].get(ext)
 
@@ -173,6 +183,7 @@ class Program:
 
     @property
     def instructions(self) -> list[Instruction]:
+        """The decoded instructions (decoded on first use)."""
         insts = self._instructions
         if insts is None:
             from shaderkit.isa.sm4.decode import instructions_at
@@ -232,5 +243,6 @@ class Program:
 
     @property
     def profile(self) -> str:
+        """The profile name of the version token, e.g. ``ps_5_0``."""
         kind = PROGRAM_TYPES[self.program_type] if self.program_type < len(PROGRAM_TYPES) else "lib"
         return f"{kind}_{self.major}_{self.minor}"

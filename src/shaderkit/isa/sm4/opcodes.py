@@ -43,6 +43,7 @@ class Block(IntEnum):
 
 # Controls (bits 11..23 of the opcode token) as the printer shows them.
 class Ctl(IntEnum):
+    """Which opcode control bits an instruction has (saturate, test, resinfo, sync, declaration)."""
     NONE = 0
     SAT = 1  # bit 13 = _sat
     TEST = 2  # bit 18: _z / _nz
@@ -244,6 +245,7 @@ OP_CUSTOMDATA = 53
 
 
 class OperandType(IntEnum):
+    """D3D10_SB_OPERAND_TYPE: the register file of an operand (bits 12..19 of its token)."""
     TEMP = 0
     INPUT = 1
     OUTPUT = 2
@@ -336,6 +338,7 @@ UPPER_51 = {6: "S", 7: "T", 8: "CB", 30: "U"}
 
 
 class IndexRep(IntEnum):
+    """D3D10_SB_OPERAND_INDEX_REPRESENTATION: how an index is stored (immediate, relative or both)."""
     IMMEDIATE32 = 0
     IMMEDIATE64 = 1
     RELATIVE = 2

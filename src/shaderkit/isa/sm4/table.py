@@ -34,6 +34,7 @@ class TokenForm:
         raise KeyError(name)
 
     def names(self) -> tuple[str, ...]:
+        """The field names of this token form, low bits first."""
         return tuple(f.name for f in self.fields)
 
 
@@ -235,7 +236,9 @@ def unpacker(form: TokenForm, *names: str) -> Callable[[int], tuple[int, ...]]:
     """A function ``token -> (field values in the order of names)`` whose body holds the
     table's shifts and masks as literals."""
     parts = [f"(w >> {form[n].low}) & {form[n].mask:#x}" for n in names]
-    return eval("lambda w: (" + ", ".join(parts) + ",)")  # noqa: S307
+    unpack: Callable[[int], tuple[int, ...]] = eval("lambda w: (" + ", ".join(parts) + ",)")  # noqa: S307
+    unpack.__doc__ = f"The fields ({', '.join(names)}) of a token: {form.name}."
+    return unpack
 
 
 def packer(form: TokenForm, *names: str) -> Callable[..., int]:
@@ -243,7 +246,9 @@ def packer(form: TokenForm, *names: str) -> Callable[..., int]:
     width, fields not named are 0)."""
     args = [f"a{i}" for i in range(len(names))]
     parts = [f"(a{i} & {form[n].mask:#x}) << {form[n].low}" for i, n in enumerate(names)]
-    return eval("lambda " + ", ".join(args) + ": " + (" | ".join(parts) or "0"))  # noqa: S307
+    pack: Callable[..., int] = eval("lambda " + ", ".join(args) + ": " + (" | ".join(parts) or "0"))  # noqa: S307
+    pack.__doc__ = f"A token ({form.name}) from ({', '.join(names)}), each masked to its width."
+    return pack
 
 
 #: (num_components, selection_mode, component_bits, type, index_dimension, rep0, rep1, rep2,

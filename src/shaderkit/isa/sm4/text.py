@@ -12,17 +12,8 @@ interpolation mode.
 from __future__ import annotations
 
 import struct
-from typing import Any
 
 from shaderkit.isa.sm4.dcl import format_declaration
-from shaderkit.isa.sm4.decode import (
-    _SIMPLE,
-    ext1_length,
-    instruction_at,
-    operand_at,
-    operand_end,
-    simple_length,
-)
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     MIN_PRECISION,
@@ -34,26 +25,13 @@ from shaderkit.isa.sm4.opcodes import (
     Block,
     Ctl,
     Imm,
-    Layout,
     OpInfo,
 )
 from shaderkit.isa.sm4.table import (
-    COMPONENTS_AT,
     COMPONENTS_MASK,
-    CONTROLS_AT,
-    CONTROLS_MASK,
-    EXTENDED_BIT,
-    LENGTH_AT,
-    LENGTH_MASK,
-    NUM_COMPONENTS_MASK,
-    OPCODE_MASK,
     PRECISE_MASK,
     SATURATE,
-    SELECTION_AT,
-    SELECTION_MASK,
     TEST_NONZERO,
-    TYPE_AT,
-    TYPE_MASK,
     swizzle_of,
 )
 
@@ -82,19 +60,9 @@ def _f32(word: int) -> float:
     return float(_F32.unpack(_U32.pack(word & 0xFFFFFFFF))[0])
 
 
-_FLOATS: dict[int, str] = {}
-_FLOATS_LEGACY: dict[int, str] = {}
-
-
 def fmt_float(word: int, legacy: bool = False) -> str:
-    """MSVC ``%f`` of a float32 bit pattern (cached per bit pattern)."""
-    cache = _FLOATS_LEGACY if legacy else _FLOATS
-    text = cache.get(word)
-    if text is None:
-        text = _msvc_f(_f32(word), word >> 31 & 1, legacy)
-        if len(cache) < 65536:
-            cache[word] = text
-    return text
+    """MSVC ``%f`` of a float32 bit pattern."""
+    return _msvc_f(_f32(word), word >> 31 & 1, legacy)
 
 
 def _msvc_f(value: float, sign: int, legacy: bool) -> str:
@@ -131,7 +99,24 @@ def fmt_untyped(word: int, legacy: bool = False) -> str:
     return fmt_int(word)
 
 
+def untyped_texts(values: list[int] | tuple[int, ...], legacy: bool = False) -> list[str]:
+    """:func:`fmt_untyped` of every word (the floats converted in one go)."""
+    n = len(values)
+    floats = struct.unpack(f"<{n}f", struct.pack(f"<{n}I", *values))
+    out = []
+    for word, value in zip(values, floats):
+        exponent = word >> 23 & 0xFF
+        if word == 0x80000000:
+            out.append("-0.000000")
+        elif exponent == 0 or exponent == 0xFF:
+            out.append(fmt_int(word))
+        else:
+            out.append(_msvc_f(value, word >> 31, True) if legacy else f"{value:f}")
+    return out
+
+
 def fmt_double(lo: int, hi: int) -> str:
+    """fxc's text of the double whose low/high words are ``lo``/``hi`` (``1.000000l``)."""
     value = float(_F64.unpack(_U64.pack(lo | hi << 32))[0])
     return f"{value:f}l"
 
@@ -180,21 +165,35 @@ def exact_double(lo: int, hi: int) -> str:
     return repr(value) + "l"
 
 
+def hex_immediate(op: Operand) -> str:
+    """An immediate with every value as its bits: ``l(0x3f800000, ...)``, doubles ``d(0x...l)``."""
+    values = op.values
+    if op.type == 5:
+        return "d(" + ", ".join(f"0x{values[i] | values[i + 1] << 32:016x}l"
+                                for i in range(0, len(values) - 1, 2)) + ")"
+    return "l(" + ", ".join(f"0x{v:08x}" for v in values) + ")"
+
+
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False) -> None:
         self.prog = prog
         self.legacy = legacy
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
+        #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
+        self.hex_literals = hex_literals
         self.sm51 = (prog.major, prog.minor) >= (5, 1)
         #: prefixes of the register types whose first index is glued to the name
         self.glued = _GLUED_NAMES[self.sm51]
 
     # -- operands ----------------------------------------------------------------------
     def immediate(self, op: Operand, kind: Imm) -> str:
+        """The text of an immediate operand ``l(...)``/``d(...)``, floats or integers as ``kind`` says."""
         values = op.values
+        if self.hex_literals:
+            return hex_immediate(op)
         if self.exact:
             return self.exact_immediate(op, kind)
         if op.type == 5:
@@ -210,6 +209,7 @@ class Formatter:
 
     @staticmethod
     def exact_immediate(op: Operand, kind: Imm) -> str:
+        """The immediate's text with every value readable back to the same bits."""
         values = op.values
         if op.type == 5:
             return "d(" + ", ".join(exact_double(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)) + ")"
@@ -220,6 +220,7 @@ class Formatter:
         return "l(" + ", ".join(exact_float(v) for v in values) + ")"
 
     def index(self, index: Index) -> str:
+        """The text of one index: ``[n]``, ``[r0.x + n]``."""
         rep = index.rep
         if rep == 0 or rep == 1:
             return f"[{index.value}]"
@@ -231,6 +232,7 @@ class Formatter:
         return f"[{rel} + {index.value}]"
 
     def register(self, op: Operand) -> str:
+        """The register name with its indices (``cb0[3]``, ``CB0[0][1]`` in SM5.1)."""
         t = op.type
         indices = op.indices
         if self.sm51 and t in UPPER_51:
@@ -245,6 +247,7 @@ class Formatter:
         return name + "".join(self.index(i) for i in indices)
 
     def components(self, op: Operand) -> str:
+        """The component suffix: ``.xyzw`` mask, swizzle or single component."""
         if op.num_components != 2:
             return ""
         sel = op.selection_mode
@@ -256,6 +259,7 @@ class Formatter:
         return _SELECT[bits & 3]
 
     def operand(self, op: Operand, kind: Imm, annotate: bool = True) -> str:
+        """The full text of an operand: modifiers, register, components and (``annotate``) precision."""
         t = op.type
         indices = op.indices
         if len(indices) == 1 and not op.extended and t in self.glued:
@@ -292,6 +296,7 @@ class Formatter:
     # -- instructions ----------------------------------------------------------------------
     @staticmethod
     def mnemonic(inst: Instruction, info: OpInfo) -> str:
+        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...)."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
@@ -340,6 +345,7 @@ class Formatter:
         return name
 
     def instruction(self, inst: Instruction) -> str:
+        """The text of one instruction or declaration (unknown opcodes as a comment with their words)."""
         info = OPCODES.get(inst.opcode)
         if info is None or info.name.startswith("reserved"):
             return self.unknown(inst)
@@ -347,12 +353,7 @@ class Formatter:
             return self.declaration(inst, info)
         if inst.opcode == 53:
             return self.customdata(inst)
-        key = (inst.opcode, inst.controls, *inst.extended)
-        name = _MNEMONICS.get(key)
-        if name is None:
-            name = self.mnemonic(inst, info)
-            if len(_MNEMONICS) < 4096:
-                _MNEMONICS[key] = name
+        name = self.mnemonic(inst, info)
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
@@ -390,6 +391,7 @@ class Formatter:
                 parts[i] += " {" + _prec(prec) + "}"
 
     def unknown(self, inst: Instruction) -> str:
+        """A comment naming an unknown opcode and its words in hex."""
         from shaderkit.isa.sm4.encode import encode_instruction
 
         words: list[int] = []
@@ -398,12 +400,17 @@ class Formatter:
 
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
+        """The text of a declaration, from its template in ``dcl.py``."""
         return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact)
 
     def float_text(self, word: int) -> str:
+        """The text of one float word (fxc's rounding, or exact in exact mode)."""
+        if self.hex_literals:
+            return f"0x{word & 0xFFFFFFFF:08x}"
         return exact_float(word) if self.exact else fmt_float(word, self.legacy)
 
     def dcl_operand(self, op: Operand) -> str:
+        """The operand text in a declaration (SM5.1 ranges as ``T0[0:3]``)."""
         if self.sm51 and op.type in UPPER_51 and len(op.indices) == 3:
             ids = op.indices
             upper = ids[2].value
@@ -415,6 +422,7 @@ class Formatter:
 
     # -- custom data ----------------------------------------------------------------------
     def customdata(self, inst: Instruction) -> str:
+        """The text of a customdata block (immediate constant buffer, message, or a comment)."""
         cls = inst.controls
         if cls == 3:
             return self.icb(inst.raw)
@@ -445,12 +453,13 @@ class Formatter:
         return f'{name} "{text}"{args}'
 
     def icb(self, data: list[int]) -> str:
-        rows = []
-        for i in range(0, len(data) - len(data) % 4, 4):
-            if self.exact:
-                rows.append("{ " + ", ".join(exact_untyped(v) for v in data[i : i + 4]) + "}")
-            else:
-                rows.append("{ " + ", ".join(fmt_untyped(v, self.legacy) for v in data[i : i + 4]) + "}")
+        """``dcl_immediateConstantBuffer { {..}, ... }`` rows of four values."""
+        used = data[: len(data) - len(data) % 4]
+        if self.hex_literals:
+            texts = [f"0x{v:08x}" for v in used]
+        else:
+            texts = [exact_untyped(v) for v in used] if self.exact else untyped_texts(used, self.legacy)
+        rows = ["{ " + ", ".join(texts[i : i + 4]) + "}" for i in range(0, len(texts), 4)]
         if not rows:
             return "dcl_immediateConstantBuffer { }"
         pad = " " * 30
@@ -458,10 +467,14 @@ class Formatter:
 
     # -- whole program ------------------------------------------------------------------------
     def lines(self) -> list[str]:
+        """The listing: the profile line, then one entry per instruction."""
         prog = self.prog
         lazy = prog.lazy_words()
-        if lazy is not None and not self.exact:
-            return self.lines_from_words(*lazy)
+        if lazy is not None and not self.exact and not self.hex_literals:
+            # never built, so never edited: print the words
+            from shaderkit.isa.sm4.printer import program_lines
+
+            return program_lines(lazy[0], 0, self.legacy)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
@@ -484,246 +497,11 @@ class Formatter:
                 level += 1
         return out
 
-    # -- fast path: text straight from validated token words ----------------------------------
-    def lines_from_words(self, words: tuple[int, ...], starts: list[int]) -> list[str]:
-        """:meth:`lines` of a program that :func:`~.decode.decode` validated but did not build:
-        instruction and operand texts come from caches keyed by their raw token words (text
-        is a pure function of the words and the listing style); misses and rare shapes go
-        through the typed model and :meth:`instruction`, so the text is the same."""
-        out = [self.prog.profile]
-        style = _STYLES[self.sm51 * 2 + self.legacy]
-        plans, whole = style.plans, style.whole
-        simple = _SIMPLE.get
-        indents = _INDENT
-        level = 0
-        indent = ""
-        more_at, opcode_mask, length_at, length_mask = EXTENDED_BIT, OPCODE_MASK, LENGTH_AT, LENGTH_MASK
-        for start in starts:
-            token = words[start]
-            p = start + 1
-            if token >> more_at:
-                while words[p] >> more_at:
-                    p += 1
-                p += 1
-                key = words[start:p]
-                plan = plans.get(key)
-                if plan is None:
-                    plan = _plan(key, style)
-            else:
-                plan = plans.get(token)
-                if plan is None:
-                    plan = _plan(token, style)
-            block, text, caches = plan
-            if block:  # 1 open, 2 close, 3 middle (else), 4 phase (see _plan)
-                if block & 2:
-                    if level:
-                        level -= 1
-                elif block == 4:
-                    level = 0
-                indent = indents[level] if level < 64 else "  " * level
-            if caches:
-                parts = []
-                for cache in caches:
-                    # two-word operands (r0.xyzw, v1.x, l(1.0)): texts by token, then index word
-                    sub = cache.get(words[p])
-                    if sub is not None:
-                        try:
-                            parts.append(sub[words[p + 1]])  # type: ignore[index]
-                            p += 2
-                            continue
-                        except KeyError:
-                            pass
-                    else:  # other fixed-length operands (cb0[1][2], l(a, b, c, d), -r0.x ...) by words
-                        n = simple(words[p])
-                        if not n:  # one extended token (modifier, precision), no relative index
-                            n = ext1_length(words[p])
-                            if n and words[p + 1] >> more_at:
-                                n = 0
-                        if n:
-                            part = cache.get(words[p : p + n])
-                            if part:  # "": precision notes, see below
-                                parts.append(part)
-                                p += n
-                                continue
-                        else:  # relative indices, chained extended tokens: a trie of the words
-                            node = cache.get(None)
-                            q = p
-                            while node.__class__ is dict:
-                                node = node.get(words[q])
-                                q += 1
-                            if node:
-                                parts.append(node)
-                                p = q
-                                continue
-                    part, p = self._operand_miss(words, p, cache, style)
-                    if not part:  # precision notes: the whole instruction is needed
-                        text = None
-                        break
-                    parts.append(part)
-                else:
-                    text += ", ".join(parts)  # type: ignore[operator]
-            if text is None:  # through the typed model, cached by the instruction's words
-                if token & opcode_mask == 53:  # customdata: length in the next word
-                    key = words[start : start + words[start + 1]]
-                else:
-                    key = words[start : start + ((token >> length_at) & length_mask)]
-                text = whole.get(key)
-                if text is None:
-                    text = self.instruction(instruction_at(words, start))
-                    if len(whole) < _CACHE_LIMIT and style.whole_words < _WHOLE_WORDS:
-                        style.whole_words += len(key)  # immediate constant buffers can be big
-                        whole[key] = text
-                if indent and "\n" in text:
-                    text = text.replace("\n", "\n" + indent)
-            if indent:
-                text = indent + text
-            out.append(text)
-            if block & 1:
-                level += 1
-                indent = indents[level] if level < 64 else "  " * level
-        return out
-
-    def _operand_miss(self, words: tuple[int, ...], pos: int, cache: dict[object, object],
-                      style: _Style) -> tuple[str, int]:
-        """(text, end) of the operand at ``pos`` that the printer loop did not find cached
-        (or found as "", needing precision notes): computed and stored. Two-word operands are
-        stored under the token, then the second word; other operands whose length the token
-        fixes under the tuple of their words; the rest (relative indices, chained extended
-        tokens) in a trie of their words under the key None (the parse, so where the operand
-        ends, is a function of the words read so far)."""
-        token = words[pos]
-        n = _SIMPLE.get(token)
-        if n is None:
-            n = simple_length(token)
-        end = pos + n if n else operand_end(words, pos)
-        key = words[pos:end]
-        by_tuple = n or (ext1_length(token) and not words[pos + 1] >> EXTENDED_BIT)
-        part: Any = None
-        node: Any
-        if by_tuple:
-            part = cache.get(key) if n != 2 else None
-        else:
-            node = cache.get(None)
-            for word in key:
-                node = node.get(word) if node.__class__ is dict else None
-            part = node if node.__class__ is str else None
-        if part is None:
-            part = self._operand_text(words, pos, end, style.kind_of[id(cache)])
-            if style.count < _CACHE_LIMIT:
-                style.count += 1
-                if n == 2:
-                    cache.setdefault(token, {})[words[pos + 1]] = part  # type: ignore[index]
-                elif by_tuple:
-                    cache[key] = part
-                else:
-                    style.count += len(key)  # bounds the trie nodes
-                    node = cache.setdefault(None, {})
-                    for word in key[:-1]:
-                        node = node.setdefault(word, {})
-                        if node.__class__ is not dict:  # cannot happen (see above); stay safe
-                            return part, end
-                    node[key[-1]] = part
-        return part, end
-
-    def _operand_text(self, words: tuple[int, ...], pos: int, end: int, kind: int) -> str:
-        """Text of one instruction operand; "" if it carries a minimum precision (the
-        instruction then needs :meth:`precision_notes`)."""
-        token = words[pos]
-        name = self.glued.get((token >> TYPE_AT) & TYPE_MASK)
-        if name is not None and simple_length(token) == 2:
-            # one immediate index, no extended token: operand()'s own fast path, without
-            # building the Operand (r0.xyzw, v1.x, o0.xy, cb0 ...)
-            text = name + str(words[pos + 1])
-            if token & NUM_COMPONENTS_MASK == 2:
-                sel = (token >> SELECTION_AT) & SELECTION_MASK
-                bits = (token >> COMPONENTS_AT) & COMPONENTS_MASK
-                if sel == 0:
-                    return text + _MASKS_DOT[bits & 0xF]
-                if sel == 1:
-                    return text + _SWIZZLES[bits]
-                return text + _SELECT[bits & 3]
-            return text
-        op = operand_at(words, pos, end)
-        if op.extended and op.min_precision:
-            return ""
-        return self.operand(op, _IMM_KINDS[kind], False)
-
-
-_IMM_KINDS = tuple(Imm)
-_EXT_MASK = (1 << EXTENDED_BIT) - 1
-#: bound of every text cache (entries)
-_CACHE_LIMIT = 65536
-#: bound of the words held by the keys of one style's whole-instruction cache
-_WHOLE_WORDS = 1 << 20
-_Plan = tuple[int, "str | None", "tuple[dict[object, object], ...]"]
-
-
-class _Style:
-    """Caches of one listing style (sm51, legacy), all keyed by raw token words."""
-
-    __slots__ = ("plans", "whole", "whole_words", "operands", "kind_of", "count")
-
-    def __init__(self) -> None:
-        #: per opcode token (a tuple with its extended tokens): (block, "mnemonic ", one operand
-        #: text cache per operand), or (block, None, ()) for instructions printed through the
-        #: typed model (declarations, customdata, fcall, unknown opcodes)
-        self.plans: dict[object, _Plan] = {}
-        #: instruction text by the instruction's words (instructions printed through the model)
-        self.whole: dict[object, str] = {}
-        #: words held by the keys of ``whole`` (bounded by _WHOLE_WORDS)
-        self.whole_words = 0
-        #: per Imm kind: texts of two-word operands by operand token (an int), then by the
-        #: second word; texts of the other operands by the tuple of their words
-        self.operands: tuple[dict[object, object], ...] = tuple({} for _ in Imm)
-        self.kind_of = {id(cache): kind for kind, cache in enumerate(self.operands)}
-        #: operand texts stored, trie words counted (bounded by _CACHE_LIMIT)
-        self.count = 0
-
-    def clear(self) -> None:
-        self.plans.clear()
-        self.whole.clear()
-        self.whole_words = 0
-        for cache in self.operands:
-            cache.clear()
-        self.count = 0
-
-
-#: per style index sm51 * 2 + legacy
-_STYLES = [_Style() for _ in range(4)]
-
-
-#: nesting effect as the fast printer tests it: bit 0 opens after the line, bit 1 closes before
-#: it, 4 resets (case/default change nothing)
-_PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, int(Block.PHASE): 4}
-
-
-def _plan(key: int | tuple[int, ...], style: _Style) -> _Plan:
-    token = key if isinstance(key, int) else key[0]
-    opcode = token & OPCODE_MASK
-    info = OPCODES.get(opcode)
-    block = _PLAN_BLOCK.get(_BLOCKS.get(opcode, 0), 0)
-    plan: _Plan = (block, None, ())
-    if info is not None and info.layout == Layout.OPERANDS and not info.dcl and opcode != 53 \
-            and not info.name.startswith("reserved"):
-        extended = [] if isinstance(key, int) else [w & _EXT_MASK for w in key[1:]]
-        inst = Instruction(opcode, (token >> CONTROLS_AT) & CONTROLS_MASK, extended)
-        special = _IMM_AT.get(opcode, {})
-        caches = tuple(style.operands[special.get(i, info.imm)] for i in range(max(info.num_operands, 0)))
-        plan = (block, Formatter.mnemonic(inst, info) + " ", caches)
-    if len(style.plans) < _CACHE_LIMIT:
-        style.plans[key] = plan
-    return plan
-
 
 def clear_caches() -> None:
-    """Empty every text cache (cold-start measurements)."""
+    """Empty the decoder's validation caches (cold-start measurements; the printers keep none)."""
     from shaderkit.isa.sm4 import decode
 
-    for style in _STYLES:
-        style.clear()
-    _MNEMONICS.clear()
-    _FLOATS.clear()
-    _FLOATS_LEGACY.clear()
     decode._SIMPLE.clear()
     decode._EXT1.clear()
     decode._CHECKED.clear()
@@ -731,8 +509,6 @@ def clear_caches() -> None:
     decode._PLAIN.clear()
 
 
-#: mnemonic text by (opcode, controls, extended tokens); it depends on nothing else
-_MNEMONICS: dict[tuple[int, ...], str] = {}
 _BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}
 _OPEN, _CLOSE, _MIDDLE, _PHASE = int(Block.OPEN), int(Block.CLOSE), int(Block.MIDDLE), int(Block.PHASE)
 _IMM_AT = {value: dict(info.imm_at) for value, info in OPCODES.items() if info.imm_at}

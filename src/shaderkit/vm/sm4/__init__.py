@@ -4,6 +4,8 @@
 >>> shader.set_constant("FogColor", [0.25, 0.5, 1.0])
 >>> out = shader.run_vertex({"POSITION": positions})   # or run_pixel / dispatch
 >>> out["SV_Position"]                                 # (n, 4) float32
+>>> gs = Shader(shaderkit.open(gs_data)).run_geometry({"SV_Position": triangles})  # (n, 3, 4)
+>>> gs["SV_Position"], gs.primitive, gs.primitives()   # emitted vertices, their source, triangles
 
 Inputs and outputs are named by semantic (``TEXCOORD1``; index 0 may be left out) or by register
 (``v2``, ``o0``); constant-buffer variables by their RDEF names. Pixel shaders run in 2x2 quads:
@@ -26,7 +28,16 @@ address modes, mip selection from explicit LOD, gradients or quad derivatives, c
 filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by the major axis.
 Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
 (by default each interface's first table); ``this`` pointers read as 0 (instance data at the start
-of its constant buffer, resource and sampler slot 0). Not supported: ``dmovc``, geometry/hull/domain stages.
+of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` included) work on
+component pairs; ``_sat`` on a double result clamps the double. Geometry shaders run with
+:meth:`Shader.run_geometry` (one lane per primitive and instance; ``emit``/``cut`` fill per-lane
+streams, returned as arrays with each vertex's primitive, instance and strip, see :mod:`.geometry`).
+Not supported: hull and domain shaders.
+
+Speed: registers are stored component-major and the ALU instructions with plain operands are
+compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
+or groupshared memory go in chunks of :data:`CHUNK_LANES` lanes. Both leave results unchanged
+(a corpus-wide test compares them with the general path).
 
 Agreement with an independent executor (tools/sm4_vm_oracle.py: vkd3d-compiler -> SPIR-V ->
 spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative 2e-4 / absolute
@@ -35,9 +46,9 @@ spirv-cross -> Mesa llvmpipe, random inputs, exact for integer outputs, relative
 textures undefined in GL, NaN texture coordinates) the VM keeps D3D's rule and the comparison is
 reported as skipped with the reason. Measured 2026-11-23: of the 309 corpus vs/ps/cs shaders the
 oracle runs, 295 agree and none differ; 14 cannot be compared (7 multisampled textures the oracle
-binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 335 of
-the 337 corpus vs/ps/cs shaders (``--vm-only``; one needs ``dmovc``, one loops endlessly on its
-test inputs and stops at the step limit).
+binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 336 of
+the 337 corpus vs/ps/cs shaders (``--vm-only``; one loops endlessly on its test inputs and stops at
+the step limit) and all 16 corpus geometry shaders (which the oracle does not run).
 """
 
 from __future__ import annotations
@@ -50,10 +61,12 @@ import numpy as np
 
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.opcodes import OperandType
-from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, declarations
+from shaderkit.vm.sm4.geometry import INPUT_VERTICES, STREAMS, GeometryOutputs, Streams
+from shaderkit.vm.sm4.geometry import outputs as geometry_outputs
+from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, compile_program, declarations
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
-__all__ = ["Shader", "Outputs", "VmError", "Buffer", "Sampler", "Texture"]
+__all__ = ["Shader", "Outputs", "GeometryOutputs", "VmError", "Buffer", "Sampler", "Texture"]
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
@@ -107,12 +120,12 @@ class Shader:
         self.container = container
         self.program = decode(code.tokens)
         self.stage = STAGES.get(self.program.program_type, "library")
-        if self.stage not in ("vertex", "pixel", "compute"):
-            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel and compute are)")
+        if self.stage not in ("vertex", "pixel", "compute", "geometry"):
+            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel, geometry and compute are)")
         instructions = self.program.instructions
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
-            self.main, self.functions = build_tree(instructions)
+            self.main, self.functions = compile_program(*build_tree(instructions))
         #: instruction budget per run (SIMD steps); None: scaled by the lane count, see step_limit
         self.max_steps = max_steps
         self.constant_buffers: dict[int, np.ndarray] = {
@@ -197,15 +210,18 @@ class Shader:
         return int(binding.bind_point)
 
     def bind_texture(self, slot: int | str, texture: Texture | np.ndarray, uav: bool = False) -> None:
+        """Bind a texture (or an array, made into one) to t/u slot or name ``slot``; ``uav`` for u registers."""
         if not isinstance(texture, Texture):
             dim = self.decl.resources.get(self._slot(slot), ("texture2d", "float"))[0]
             texture = Texture.from_array(texture, dim if dim != "unknown" else "texture2d")
         (self.uav_textures if uav else self.textures)[self._slot(slot)] = texture
 
     def bind_sampler(self, slot: int | str, sampler: Sampler) -> None:
+        """Bind ``sampler`` to s slot or name ``slot``."""
         self.samplers[self._slot(slot)] = sampler
 
     def bind_buffer(self, slot: int | str, buffer: Buffer, uav: bool = False) -> None:
+        """Bind a buffer to t/u slot or name ``slot``; ``uav`` for u registers."""
         kind = OT.UNORDERED_ACCESS_VIEW if uav else OT.RESOURCE
         self.buffers[(int(kind), self._slot(slot))] = buffer
 
@@ -229,15 +245,49 @@ class Shader:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _machine(self, lanes: int) -> Machine:
-        m = Machine(self, lanes, self.max_steps if self.max_steps is not None else step_limit(lanes))
+    def _machine(self, lanes: int, max_steps: int | None = None,
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Machine:
+        if max_steps is None:
+            max_steps = self.max_steps if self.max_steps is not None else step_limit(lanes)
+        m = Machine(self, lanes, max_steps, io)
         m.cb = self.constant_buffers
         m.textures, m.uav_textures, m.buffers, m.samplers = self.textures, self.uav_textures, self.buffers, self.samplers
         return m
 
-    def _fill_inputs(self, m: Machine, inputs: Mapping[str, Any], count: int, quads: bool = False) -> None:
+    def _execute(self, lanes: int, plan: list[tuple[int, int, np.ndarray]]) -> Machine:
+        """Run the program over ``lanes`` lanes with the inputs of ``plan`` (:meth:`_input_plan`); the
+        machine returned holds the outputs. Without UAVs and groupshared memory lanes never see each
+        other's results (derivatives stay inside 2x2 quads), so long runs go in chunks of
+        :data:`CHUNK_LANES` whose rows stay in the CPU cache; each chunk gets the whole run's
+        instruction budget and one machine serves every chunk of a size."""
+        whole = self._machine(lanes)
+        if lanes <= CHUNK_LANES or self.decl.uavs or self.decl.tgsm:
+            _apply_inputs(whole, plan, slice(None))
+            with _as_vm_error("the program cannot run"):
+                whole.run(self.main, self.functions)
+            return whole
+        chunk: Machine | None = None
+        for start in range(0, lanes, CHUNK_LANES):
+            part = slice(start, min(start + CHUNK_LANES, lanes))
+            outputs = whole.oc[:, :, part]
+            if chunk is None or chunk.n != part.stop - start:
+                chunk = self._machine(part.stop - start, whole.max_steps, (None, outputs))
+            else:
+                chunk.restart(outputs)
+            _apply_inputs(chunk, plan, part)
+            with _as_vm_error("the program cannot run"):
+                chunk.run(self.main, self.functions)
+            for kind, values in chunk.special.items():
+                whole.special.setdefault(kind, np.zeros((lanes, 4), np.uint32))[part] = values
+            whole.discarded[part] = chunk.discarded
+        return whole
+
+    def _input_plan(self, inputs: Mapping[str, Any], count: int, quads: bool = False) -> list[tuple[int, int, np.ndarray]]:
+        """(register, first component, (count, width) uint32 bits) for every input, given or system value."""
         signature = getattr(self.container, "input_signature", None)
         elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        registers = max(self.decl.inputs, 1)
+        plan: list[tuple[int, int, np.ndarray]] = []
         given = set()
         for key, value in inputs.items():
             array = np.asarray(value)
@@ -254,25 +304,30 @@ class Shader:
                 register, ctype = element.register, element.component_type
                 start = (element.mask & -element.mask).bit_length() - 1
                 given.add(register)
-            if register >= len(m.v):
-                raise VmError(f"input {key} is register v{register}, the shader declares {len(m.v)}")
+            if register >= registers:
+                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
             width = array.shape[1]
             if start + width > 4:
                 raise VmError(f"input {key}: {width} components from component {start} do not fit")
             bits = np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
-            m.v[register, :, start : start + width] = bits
+            plan.append((register, start, bits))
             given.add(register)
         for register, system in self.decl.system_inputs.items():
-            if register in given or register >= len(m.v):
+            if register in given or register >= registers:
                 continue
             if system == _VERTEX_ID:
-                m.v[register, :, :] = np.arange(count, dtype=np.uint32)[:, None]
+                values = np.arange(count, dtype=np.uint32)[:, None]
             elif system == _IS_FRONT_FACE:
-                m.v[register, :, :] = np.uint32(0xFFFFFFFF)
+                values = np.full((count, 1), 0xFFFFFFFF, np.uint32)
             elif system == _PRIMITIVE_ID and self.stage == "pixel":  # one primitive per fragment (quad)
-                m.v[register, :, :] = (np.arange(count, dtype=np.uint32) // 4)[:, None]
+                values = (np.arange(count, dtype=np.uint32) // 4)[:, None]
             elif system == _POSITION and self.stage == "pixel":
-                m.v[register] = _pixel_positions(count, quads).view(np.uint32)
+                plan.append((register, 0, _pixel_positions(count, quads).view(np.uint32)))
+                continue
+            else:
+                continue
+            plan.append((register, 0, np.broadcast_to(values, (count, 4))))
+        return plan
 
     def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, Any] = {}
@@ -299,18 +354,15 @@ class Shader:
     def run_vertex(self, inputs: Mapping[str, Any], count: int | None = None) -> Outputs:
         """Run a vertex shader over ``count`` vertices (by default the inputs' row count)."""
         if self.stage != "vertex":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         count = _count(inputs, count)
-        m = self._machine(count)
-        self._fill_inputs(m, inputs, count)
-        with _as_vm_error("the program cannot run"):
-            m.run(self.main, self.functions)
+        m = self._execute(count, self._input_plan(inputs, count))
         return self._outputs(m, slice(None))
 
     def run_pixel(self, inputs: Mapping[str, Any], count: int | None = None, quads: bool = False) -> Outputs:
         """Run a pixel shader over fragments; ``quads=True``: rows are 2x2 quads in order."""
         if self.stage != "pixel":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         count = _count(inputs, count)
         if quads:
             if count % 4:
@@ -319,16 +371,82 @@ class Shader:
         else:
             lanes, take = count * 4, slice(None, None, 4)
             expanded = {k: np.repeat(np.asarray(v), 4, axis=0) for k, v in inputs.items()}
+        m = self._execute(lanes, self._input_plan(expanded, lanes, quads))
+        return self._outputs(m, take)
+
+    def run_geometry(self, inputs: Mapping[str, Any], count: int | None = None, stream: int = 0) -> GeometryOutputs:
+        """Run a geometry shader over ``count`` input primitives (by default the inputs' first
+        dimension). Inputs are (primitives, vertices per primitive[, components]) arrays by semantic
+        or register; SV_PrimitiveID is the primitive's index, SV_GSInstanceID the instance. Returns
+        stream ``stream``'s vertices (:class:`GeometryOutputs`)."""
+        if self.stage != "geometry":
+            raise VmError(_wrong_stage(self.stage))
+        d = self.decl
+        vertices = INPUT_VERTICES.get(d.input_primitive)
+        if vertices is None:
+            raise VmError(f"input primitive code {d.input_primitive} is not one the VM knows")
+        if not 0 <= stream < STREAMS:
+            raise VmError(f"stream {stream}: D3D11 has streams 0 to {STREAMS - 1}")
+        primitives = _count(inputs, count)
+        instances = max(d.instances, 1)
+        lanes = primitives * instances
+        registers = max(d.outputs, 1)
+        if lanes * d.max_output_vertices * registers * 4 > 1 << 26:
+            raise VmError(f"{primitives} primitives x {instances} instances x {d.max_output_vertices} vertices of "
+                          f"{registers} registers: more than 2^26 output words; run fewer primitives at a time")
         m = self._machine(lanes)
-        self._fill_inputs(m, expanded, lanes, quads)
+        table = np.zeros((vertices, max(d.inputs, 1), lanes, 4), np.uint32)
+        for register, start, bits in self._geometry_inputs(inputs, primitives, vertices):
+            table[:, register, :, start : start + bits.shape[2]] = np.repeat(bits, instances, axis=0).transpose(1, 0, 2)
+        m.gs_inputs = table
+        primitive = np.repeat(np.arange(primitives, dtype=np.uint32), instances)
+        instance = np.tile(np.arange(instances, dtype=np.uint32), primitives)
+        m.special[OT.INPUT_PRIMITIVEID] = np.repeat(primitive[:, None], 4, axis=1)
+        m.special[OT.INPUT_GS_INSTANCE_ID] = np.repeat(instance[:, None], 4, axis=1)
+        m.streams = Streams(lanes, d.max_output_vertices, registers, STREAMS)
         with _as_vm_error("the program cannot run"):
             m.run(self.main, self.functions)
-        return self._outputs(m, take)
+        signature = getattr(self.container, "output_signature", None)
+        named = []
+        for element in signature.elements if signature else []:
+            if (getattr(element, "stream", 0) or 0) != stream:
+                continue
+            comps = [c for c in range(4) if element.mask >> c & 1]
+            named.append((_key(element.semantic_name, element.semantic_index), element.register, comps,
+                          _DTYPES.get(element.component_type, np.float32)))
+        return geometry_outputs(m.streams, stream, instances, named, d.output_topology)
+
+    def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int) -> list[tuple[int, int, np.ndarray]]:
+        """(register, first component, (primitives, vertices, width) uint32 bits) per input."""
+        signature = getattr(self.container, "input_signature", None)
+        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        registers = max(self.decl.inputs, 1)
+        plan = []
+        for key, value in inputs.items():
+            array = np.asarray(value)
+            if array.ndim == 2:
+                array = array[:, :, None]
+            if array.ndim != 3 or array.shape[:2] != (primitives, vertices):
+                raise VmError(f"input {key}: shape {array.shape}, expected ({primitives}, {vertices}[, components])")
+            if key[:1] in "vV" and key[1:].isdigit():
+                register, start, ctype = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
+            else:
+                element = elements.get(_normalize(key))
+                if element is None:
+                    raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
+                register, ctype = element.register, element.component_type
+                start = (element.mask & -element.mask).bit_length() - 1
+            if register >= registers:
+                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
+            if start + array.shape[2] > 4:
+                raise VmError(f"input {key}: {array.shape[2]} components from component {start} do not fit")
+            plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
+        return plan
 
     def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:
         """Run a compute shader over ``groups`` thread groups; results are in the bound UAVs."""
         if self.stage != "compute":
-            raise VmError(f"this is a {self.stage} shader")
+            raise VmError(_wrong_stage(self.stage))
         gx, gy, gz = (list(groups) + [1, 1, 1])[:3]
         tx, ty, tz = self.decl.thread_group
         per_group = tx * ty * tz
@@ -368,6 +486,16 @@ def _as_vm_error(what: str) -> Iterator[None]:
         raise VmError(f"{what}: {type(exc).__name__}: {exc}") from exc
 
 
+def _wrong_stage(stage: str) -> str:
+    runner = {"vertex": "run_vertex", "pixel": "run_pixel", "geometry": "run_geometry", "compute": "dispatch"}.get(stage)
+    return f"this is a {stage} shader" + (f" (it runs with Shader.{runner})" if runner else "")
+
+
+def _apply_inputs(m: Machine, plan: list[tuple[int, int, np.ndarray]], lanes: slice) -> None:
+    for register, start, bits in plan:
+        m.v[register, :, start : start + bits.shape[1]] = bits[lanes]
+
+
 def _pixel_positions(lanes: int, quads: bool) -> np.ndarray:
     """Default SV_Position of pixel lanes: pixel centres, z = 0.5, w = 1. Without ``quads`` fragment
     i is pixel (i, 0) (its four lanes share it); with ``quads`` quad k covers pixels (2k..2k+1, 0..1)."""
@@ -380,6 +508,10 @@ def _pixel_positions(lanes: int, quads: bool) -> np.ndarray:
     out = np.empty((lanes, 4), np.float32)
     out[:, 0], out[:, 1], out[:, 2], out[:, 3] = x + 0.5, y + 0.5, 0.5, 1.0
     return out
+
+
+#: lanes per chunk of a long vertex or pixel run (a multiple of 4: pixel quads stay whole)
+CHUNK_LANES = 65536
 
 
 def step_limit(lanes: int) -> int:

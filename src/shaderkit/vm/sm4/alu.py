@@ -41,6 +41,8 @@ class AluOp:
     result: str = ""  # the destination's kind when it differs from ``kind``
     #: dp2/dp3/dp4: the result is one value written to every masked component
     scalar: bool = False
+    #: dmovc: the first source is a 32-bit condition per double (components x, y after swizzle)
+    condition: bool = False
 
 
 _TINY = np.float32(1.1754944e-38)
@@ -85,14 +87,17 @@ def flush(x: Arr, owned: bool = False) -> Arr:
 
 
 def as_f(bits: Arr) -> Arr:
+    """The uint32 bits viewed as float32 (no copy)."""
     return bits.view(np.float32)
 
 
 def as_i(bits: Arr) -> Arr:
+    """The uint32 bits viewed as int32 (no copy)."""
     return bits.view(np.int32)
 
 
 def to_bits(values: Arr) -> Arr:
+    """``values`` as uint32 bits (floats/ints reinterpreted, booleans as 0/0xFFFFFFFF)."""
     if values.dtype == np.uint32:
         return values
     if values.dtype in (np.float32, np.int32):
@@ -119,6 +124,7 @@ def _f(fn: Callable[..., Arr]) -> Fn:
 
 
 def ftoi(x: Arr) -> Arr:
+    """D3D ``ftoi``: truncate, NaN to 0, clamp to the int32 range."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(x.astype(np.float64))
         t = np.where(np.isnan(t), 0, np.clip(t, -2147483648.0, 2147483647.0))
@@ -126,6 +132,7 @@ def ftoi(x: Arr) -> Arr:
 
 
 def ftou(x: Arr) -> Arr:
+    """D3D ``ftou``: truncate, NaN to 0, clamp to the uint32 range."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(x.astype(np.float64))
         t = np.where(np.isnan(t), 0, np.clip(t, 0.0, 4294967295.0))
@@ -393,6 +400,8 @@ ALU: dict[str, AluOp] = {
     "dfma": AluOp(DOUBLE, 3, _d(lambda a, b, c: a * b + c)),
     "drcp": AluOp(DOUBLE, 1, _d(lambda a: 1.0 / a)),
     "dmov": AluOp(DOUBLE, 1, lambda a: a, flush=False),
+    # condition x picks the double for dest.xy, condition y the one for dest.zw; a move keeps bits
+    "dmovc": AluOp(DOUBLE, 3, lambda c, a, b: np.where(c != 0, a, b), flush=False, condition=True),
     "deq": AluOp(DOUBLE, 2, _dcmp(np.equal), result=BITS),
     "dne": AluOp(DOUBLE, 2, _dcmp(np.not_equal), result=BITS),
     "dlt": AluOp(DOUBLE, 2, _dcmp(np.less), result=BITS),

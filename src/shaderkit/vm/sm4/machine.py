@@ -11,6 +11,7 @@ by the opcode table's names.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,9 @@ from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
+from shaderkit.vm.sm4.fast import Fast, compile_tree
+from shaderkit.vm.sm4.geometry import HANDLERS as GEOMETRY_HANDLERS
+from shaderkit.vm.sm4.geometry import MAX_INSTANCES, MAX_OUTPUT_VERTICES, Streams
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
 OT = OperandType
@@ -37,6 +41,7 @@ FUNCTION_BODY_KEY = 1 << 40
 
 @dataclass
 class If:
+    """A structured if: its instruction, then-branch and else-branch nodes."""
     ins: Instruction
     then: list[Any]
     otherwise: list[Any]
@@ -44,11 +49,13 @@ class If:
 
 @dataclass
 class Loop:
+    """A structured loop: its body nodes."""
     body: list[Any]
 
 
 @dataclass
 class Switch:
+    """A structured switch: its instruction, body nodes and case values."""
     ins: Instruction
     body: list[Any]
     values: list[int]
@@ -56,6 +63,7 @@ class Switch:
 
 @dataclass
 class Case:
+    """A case label in a switch body (value None: ``default``)."""
     value: int | None  # None: default
 
 
@@ -117,11 +125,21 @@ def build_tree(instructions: list[Instruction]) -> tuple[list[Any], dict[int, li
     return main, functions
 
 
+class CompiledBlock(list[Any]):
+    """A block tree whose instructions went through :func:`fast.compile_tree`."""
+
+
+def compile_program(main: list[Any], functions: dict[int, list[Any]]) -> tuple[CompiledBlock, dict[int, list[Any]]]:
+    """The main body and subroutine bodies with the fast path's closures in place (done once per shader)."""
+    return CompiledBlock(compile_tree(main)), {key: compile_tree(body) for key, body in functions.items()}
+
+
 # -- declarations ----------------------------------------------------------------------------------
 
 
 @dataclass
 class Declarations:
+    """What the declarations say: register counts, indexable temps, buffers, ICB, resources, group size."""
     temps: int = 0
     indexable: dict[int, tuple[int, int]] = field(default_factory=dict)  # reg -> (size, components)
     inputs: int = 0
@@ -141,6 +159,11 @@ class Declarations:
     interfaces: dict[int, list[int]] = field(default_factory=dict)  # fp# -> the ft# it may use
     thread_group: tuple[int, int, int] = (1, 1, 1)
     system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
+    # geometry shaders
+    input_primitive: int = 0  # dcl_inputprimitive code (PRIMITIVES)
+    output_topology: int = 0  # dcl_outputtopology code (PRIMITIVE_TOPOLOGIES)
+    max_output_vertices: int = 0  # dcl_maxout
+    instances: int = 1  # dcl_gsinstances
 
 
 #: D3D11 limits checked before anything is allocated from a declaration
@@ -154,6 +177,7 @@ def _limit(what: str, value: int, most: int) -> int:
 
 
 def declarations(instructions: list[Instruction]) -> Declarations:
+    """The declarations of ``instructions``; VmError when a count exceeds the D3D11 limits."""
     d = _declarations(instructions)
     _limit("dcl_temps", d.temps, MAX_TEMPS)
     _limit("input registers", d.inputs, MAX_IO)
@@ -168,6 +192,8 @@ def declarations(instructions: list[Instruction]) -> Declarations:
         _limit(f"g{reg} words", words, MAX_TGSM_WORDS)
     x, y, z = d.thread_group
     _limit("threads per group", x * y * z, MAX_GROUP_THREADS)
+    _limit("dcl_maxout", d.max_output_vertices, MAX_OUTPUT_VERTICES)
+    _limit("dcl_gsinstances", d.instances, MAX_INSTANCES)
     return d
 
 
@@ -179,6 +205,8 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             continue
         op = ins.operands[0] if ins.operands else None
         reg = op.indices[0].value if op is not None and op.indices else 0
+        if op is not None and op.type == OT.INPUT and len(op.indices) == 2:  # geometry: v[vertices][reg]
+            reg = op.indices[1].value
         if name == "dcl_temps":
             d.temps = ins.raw[0]
         elif name == "dcl_indexableTemp":
@@ -232,6 +260,14 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             d.interfaces[ins.raw[0]] = list(ins.raw[3 : 3 + (ins.raw[2] & 0xFFFF)])
         elif name == "dcl_thread_group":
             d.thread_group = (ins.raw[0], ins.raw[1], ins.raw[2])
+        elif name == "dcl_inputprimitive":
+            d.input_primitive = ins.controls & 0x3F
+        elif name == "dcl_outputtopology":
+            d.output_topology = ins.controls & 0x7F
+        elif name == "dcl_maxout" and ins.raw:
+            d.max_output_vertices = ins.raw[0]
+        elif name == "dcl_gsinstances" and ins.raw:
+            d.instances = ins.raw[0]
     return d
 
 
@@ -262,15 +298,29 @@ _CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, 
 class Machine:
     """One run: the register files and resources for ``lanes`` invocations."""
 
-    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000) -> None:
+    def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000,
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> None:
         self.shader = shader
         self.decl: Declarations = shader.decl
         self.n = lanes
         d = self.decl
-        self.r = np.zeros((max(d.temps, 1), lanes, 4), np.uint32)
+        # r#, v#, o# are stored component-major (registers, 4, lanes): one component is a contiguous
+        # row for the fast path (fast.py); r, v, o are (registers, lanes, 4) views of the same data.
+        # ``io``: input and output storage given by the caller (a chunk of a larger run)
+        self.rc = np.zeros((max(d.temps, 1), 4, lanes), np.uint32)
+        inputs, outputs = io
+        self.vc = np.zeros((max(d.inputs, 1), 4, lanes), np.uint32) if inputs is None else inputs
+        self._set_outputs(np.zeros((max(d.outputs, 1), 4, lanes), np.uint32) if outputs is None else outputs)
+        self.r, self.v = self.rc.transpose(0, 2, 1), self.vc.transpose(0, 2, 1)
+        self.rc_f, self.rc_i = self.rc.view(np.float32), self.rc.view(np.int32)
+        self.vc_f, self.vc_i = self.vc.view(np.float32), self.vc.view(np.int32)
         self.x = {reg: np.zeros((size, lanes, 4), np.uint32) for reg, (size, _) in d.indexable.items()}
-        self.v = np.zeros((max(d.inputs, 1), lanes, 4), np.uint32)
-        self.o = np.zeros((max(d.outputs, 1), lanes, 4), np.uint32)
+        #: (0 temps / 1 outputs, register, component) that may hold denormals (see fast.py)
+        self.dirty: set[tuple[int, int, int]] = set()
+        #: flushed input rows of this run, by (register, component, modifier)
+        self.row_cache: dict[tuple[Any, ...], np.ndarray] = {}
+        #: constant-buffer and immediate values as the fast path reads them (constant for a run)
+        self.uniform_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self.special: dict[int, np.ndarray] = {}  # operand type -> (lanes, 4) system values / depth etc.
         self.cb: dict[int, np.ndarray] = {slot: np.zeros((size, 4), np.uint32) for slot, size in d.constant_buffers.items()}
         self.textures: dict[int, Texture] = {}
@@ -281,17 +331,49 @@ class Machine:
         self.group_count = 1
         self.tgsm: dict[int, np.ndarray] = {}
         self.disabled = np.zeros(lanes, bool)
+        self.any_disabled = False  # disabled.any(), kept up to date by _disabled_changed
+        self.all_lanes = np.ones(lanes, bool)
         self.discarded = np.zeros(lanes, bool)
         self.frames: list[_Frame] = []
         self.steps = 0
         self.max_steps = max_steps
-        self.lane_index = np.arange(lanes)
         self.quads = lanes % 4 == 0
+        #: geometry shaders: inputs (vertices, registers, lanes, 4) and the emitted vertices
+        self.gs_inputs: np.ndarray | None = None
+        self.streams: Streams | None = None
         self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _set_outputs(self, outputs: np.ndarray) -> None:
+        self.oc = outputs
+        self.o = outputs.transpose(0, 2, 1)
+        self.oc_f, self.oc_i = outputs.view(np.float32), outputs.view(np.int32)
+
+    def restart(self, outputs: np.ndarray) -> None:
+        """Start over for the next chunk of a run (same lane count): temps zeroed, nothing disabled
+        or discarded, outputs go to ``outputs``; constant buffers and resources stay."""
+        self._set_outputs(outputs)
+        self.rc.fill(0)
+        for registers in self.x.values():
+            registers.fill(0)
+        self.vc.fill(0)
+        self.dirty.clear()
+        self.row_cache.clear()
+        self._flushed.clear()
+        self.special.clear()
+        self.disabled.fill(False)
+        self.any_disabled = False
+        self.discarded.fill(False)
+        self.frames = []
+        self.steps = 0
+
+    @cached_property
+    def lane_index(self) -> np.ndarray:
+        return np.arange(self.n)
 
     # -- operands -------------------------------------------------------------------------------
 
     def index_value(self, op: Operand, which: int) -> np.ndarray | int:
+        """The value of index ``which`` of ``op``: an int, or per-lane values when relative."""
         idx = op.indices[which]
         if idx.rel is None:
             return int(idx.value)
@@ -306,6 +388,19 @@ class Machine:
         ok = (index >= 0) & (index < len(regs))
         safe = np.where(ok, index, 0)
         out = regs[safe, self.lane_index]
+        return np.where(ok[:, None], out, np.uint32(0))
+
+    def _vertex_input(self, op: Operand, table: np.ndarray) -> np.ndarray:
+        """v[vertex][register] of a geometry shader; either index may be relative (per lane)."""
+        vertex, register = self.index_value(op, 0), self.index_value(op, 1)
+        if isinstance(vertex, int) and isinstance(register, int):
+            if 0 <= vertex < table.shape[0] and 0 <= register < table.shape[1]:
+                return table[vertex, register]
+            return np.zeros((self.n, 4), np.uint32)
+        vertices = np.broadcast_to(np.asarray(vertex, np.int64), (self.n,))
+        registers = np.broadcast_to(np.asarray(register, np.int64), (self.n,))
+        ok = (vertices >= 0) & (vertices < table.shape[0]) & (registers >= 0) & (registers < table.shape[1])
+        out = table[np.where(ok, vertices, 0), np.where(ok, registers, 0), self.lane_index]
         return np.where(ok[:, None], out, np.uint32(0))
 
     def _uniform(self, table: np.ndarray, index: np.ndarray | int) -> np.ndarray:
@@ -336,6 +431,8 @@ class Machine:
                 words[2:] = words[:2]
             return np.broadcast_to(words, (self.n, 4))
         if t == OT.INPUT:
+            if len(op.indices) == 2 and self.gs_inputs is not None:
+                return self._vertex_input(op, self.gs_inputs)
             return self._gather(self.v, self.index_value(op, 0))
         if t == OT.OUTPUT:
             return self._gather(self.o, self.index_value(op, 0))
@@ -373,6 +470,7 @@ class Machine:
         raise VmError(f"reading operand type {OT(t).name if t in OT._value2member_map_ else t} is not supported")
 
     def select(self, op: Operand, value: np.ndarray) -> np.ndarray:
+        """``value`` with the operand's swizzle or component selection applied."""
         if op.num_components == 1 and op.type in (OT.IMMEDIATE32,):
             return value
         mode = op.selection_mode
@@ -425,10 +523,11 @@ class Machine:
         mask = op.mask if op.selection_mode == 0 else 0xF
         if op.num_components == 1:
             mask = 1
-        if t == OT.TEMP:
-            target, index = self.r, self.index_value(op, 0)
-        elif t == OT.OUTPUT:
-            target, index = self.o, self.index_value(op, 0)
+        if t == OT.TEMP or t == OT.OUTPUT:
+            target, index = (self.r, self.index_value(op, 0)) if t == OT.TEMP else (self.o, self.index_value(op, 0))
+            file = 0 if t == OT.TEMP else 1
+            written = range(len(target)) if not isinstance(index, int) else (index,)
+            self.dirty.update((file, number, c) for number in written for c in range(4) if mask >> c & 1)
         elif t == OT.INDEXABLE_TEMP:
             reg = self.index_value(op, 0)
             assert isinstance(reg, int)
@@ -462,8 +561,15 @@ class Machine:
     # -- execution -------------------------------------------------------------------------------
 
     def run(self, main: list[Any], functions: dict[int, list[Any]]) -> None:
+        """Run a block tree (compiled by :func:`fast.compile_tree` unless it already is)."""
+        if not isinstance(main, CompiledBlock):
+            main, functions = compile_program(main, functions)
         self.functions = functions
-        self.block(main, np.ones(self.n, bool))
+        with np.errstate(all="ignore"):
+            self.block(main, self.all_lanes)
+
+    def _disabled_changed(self) -> None:
+        self.any_disabled = bool(self.disabled.any())
 
     def _count(self, amount: int) -> None:
         self.steps += amount
@@ -482,11 +588,20 @@ class Machine:
         raise VmError(f"{'/'.join(kinds)} control flow outside any {kinds[0]}")
 
     def block(self, nodes: list[Any], mask: np.ndarray) -> None:
+        """Run ``nodes`` for the lanes in ``mask`` (stops when none is active)."""
+        full = mask is self.all_lanes
         for node in nodes:
-            active = mask & ~self.disabled
-            if not active.any():
-                return
-            if isinstance(node, Instruction):
+            if full and not self.any_disabled:
+                active, everyone = mask, True
+            else:
+                active = mask & ~self.disabled if self.any_disabled else mask
+                if not active.any():
+                    return
+                everyone = bool(active.all())
+            if type(node) is Fast:
+                self._count(1)
+                node.run(self, active, everyone)
+            elif isinstance(node, Instruction):
                 self._count(1)
                 self.execute(node, active)
             elif isinstance(node, If):
@@ -505,10 +620,12 @@ class Machine:
                     self._count(1)
                     self.block(node.body, live)
                     self.disabled &= ~frame.cont
+                    self._disabled_changed()
                     frame.cont[:] = False
                     live = live & ~self.disabled
                 self.frames.pop()
                 self.disabled &= ~frame.brk
+                self._disabled_changed()
             elif isinstance(node, Switch):
                 self._switch(node, active)
             else:  # a case label outside its switch
@@ -532,11 +649,13 @@ class Machine:
             self.block([item], running)
         self.frames.pop()
         self.disabled &= ~frame.brk
+        self._disabled_changed()
 
     def _leave(self, lanes: np.ndarray, frame: _Frame | None, cont: bool = False) -> None:
         if not lanes.any():
             return
         self.disabled |= lanes
+        self._disabled_changed()
         if frame is not None:
             if cont:
                 frame.cont |= lanes
@@ -544,6 +663,7 @@ class Machine:
                 frame.brk |= lanes
 
     def execute(self, ins: Instruction, active: np.ndarray) -> None:
+        """Run one instruction for the ``active`` lanes."""
         name = _name(ins)
         alu = ALU.get(name)
         if alu is not None:
@@ -574,21 +694,25 @@ class Machine:
         sources = ins.operands[op.dests : op.dests + op.sources]
         if op.kind == FLOAT and op.flush:
             args = [self._float_source(o) for o in sources]
-        else:
-            srcs = [self.read(o, op.kind) for o in sources]
+        else:  # dmovc: its condition is 32-bit (uint, no modifiers), the values are doubles
+            srcs = [self.read(o, UINT if op.condition and i == 0 else op.kind) for i, o in enumerate(sources)]
         if op.kind == FLOAT:
             if not op.flush:
                 args = [s.view(np.float32) for s in srcs]
         elif op.kind == INT:
             args = [s.view(np.int32) for s in srcs]
         elif op.kind == DOUBLE:
-            args = [_doubles(s) for s in srcs]
+            args = [s[:, :2] if op.condition and i == 0 else _doubles(s) for i, s in enumerate(srcs)]
         else:
             args = srcs
         result = op.fn(*args)
         results = result if isinstance(result, tuple) else (result,)
         kind = op.result or op.kind
+        saturate = ins.saturate
         for dest, value in zip(dests, results):
+            if kind == DOUBLE and saturate:  # _sat clamps the double (NaN -> 0), not its two words
+                value = np.where(np.isnan(value), 0.0, np.clip(value, 0.0, 1.0))
+                saturate = False
             if op.kind == DOUBLE or kind == DOUBLE:
                 bits = _from_doubles(value, dest, kind, op.kind)
             else:
@@ -596,7 +720,7 @@ class Machine:
                     value = np.asarray(value, np.float32)
                     value = flush(value, owned=value.base is None)
                 bits = to_bits(np.asarray(value))
-            self.write(dest, bits, active, ins.saturate, kind)
+            self.write(dest, bits, active, saturate, kind)
 
 
 def _doubles(bits: np.ndarray) -> np.ndarray:
@@ -648,6 +772,7 @@ def _discard(m: Machine, ins: Instruction, active: np.ndarray) -> None:
     lanes = m._cond(ins, active)
     m.discarded |= lanes
     m.disabled |= lanes
+    m._disabled_changed()
 
 
 def _call(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -672,6 +797,7 @@ def _enter(m: Machine, key: int, lanes: np.ndarray, name: str) -> None:
     m.block(body, lanes)
     m.frames = saved
     m.disabled &= ~frame.brk
+    m._disabled_changed()
 
 
 def _fcall(m: Machine, ins: Instruction, active: np.ndarray) -> None:
@@ -742,5 +868,5 @@ _HANDLERS = {
     "deriv_rtx_fine": _deriv, "deriv_rty_fine": _deriv, "abort": _abort, "label": _nothing,
     "check_access_fully_mapped": _fully_mapped, "eval_snapped": _eval, "eval_sample_index": _eval,
     "eval_centroid": _eval,
-    **_memory.HANDLERS,
+    **_memory.HANDLERS, **GEOMETRY_HANDLERS,
 }

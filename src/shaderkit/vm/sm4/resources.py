@@ -95,11 +95,13 @@ class Texture:
         return cls(levels, dimension)
 
     def size(self, level: int) -> tuple[int, int, int]:
+        """(width, height, depth) of mip ``level``."""
         _, d, h, w, _ = self.levels[level].shape
         return w, h, d
 
     @property
     def layers(self) -> int:
+        """The array size (cubes: the number of cubes)."""
         count = self.levels[0].shape[0]
         return count // 6 if self.dimension.startswith("texturecube") else count
 
@@ -115,14 +117,17 @@ class Buffer:
 
     @classmethod
     def structured(cls, data: np.ndarray | bytes, stride: int) -> Buffer:
+        """A structured buffer of ``stride``-byte elements from an array or bytes."""
         return cls(_words(data), stride)
 
     @classmethod
     def raw(cls, data: np.ndarray | bytes) -> Buffer:
+        """A raw (byte address) buffer from an array or bytes."""
         return cls(_words(data))
 
     @classmethod
     def typed_from(cls, data: np.ndarray) -> Buffer:
+        """A typed buffer from an array (one row per element, float64 stored as float32)."""
         values = _expand(np.asarray(data).reshape(len(data), -1))
         if values.dtype == np.float64:
             values = values.astype(np.float32)

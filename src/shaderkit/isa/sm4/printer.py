@@ -1,0 +1,428 @@
+"""SHDR/SHEX token words -> fxc listing lines in one pass: each instruction is validated and
+printed as it is read, without building the typed model.
+
+Everything the loop looks up is built here at import time from :mod:`.table` and
+:mod:`.opcodes` (the single source of facts): per opcode a plan (mnemonic by common control
+values, the immediate kind of each operand, the nesting effect), per operand-token type and
+index count a ``%`` format of the register, per component-selection bits the ``.xyzw`` suffix.
+Nothing is cached at run time, so the first program prints as fast as the thousandth.
+
+Common shapes (ALU, sample, flow control with immediate-indexed or immediate operands, one
+modifier token) are printed here; every other instruction (declarations, customdata,
+relative indices, minimum precision, extended opcode tokens other than the plain ones, errors)
+goes through :func:`~.decode.decode_instruction` and :meth:`~.text.Formatter.instruction`, so the
+text and the errors (message and offset) are those of the typed path.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.isa.sm4.dcl import PRINTERS
+from shaderkit.isa.sm4.decode import MAX_REL_DEPTH, _Cursor, decode_instruction
+from shaderkit.isa.sm4.model import Instruction, Program
+from shaderkit.isa.sm4.opcodes import OPCODES, REGISTER_NAMES, UPPER_51, Block, Imm, Layout
+from shaderkit.isa.sm4.table import (
+    COMPONENTS_AT,
+    COMPONENTS_MASK,
+    CONTROLS_AT,
+    CONTROLS_MASK,
+    DIMENSION_AT,
+    DIMENSION_MASK,
+    EXT_OPERAND_MODIFIER,
+    EXTENDED_BIT,
+    EXTENDED_OPERAND_TOKEN,
+    IMMEDIATE_WORDS,
+    INDEX_REP_FIELDS,
+    LENGTH_AT,
+    LENGTH_MASK,
+    NUM_COMPONENTS_MASK,
+    OPCODE_MASK,
+    SATURATE,
+    SELECTION_AT,
+    SELECTION_MASK,
+    TEST_NONZERO,
+    TYPE_AT,
+    TYPE_MASK,
+    unpack_version,
+)
+from shaderkit.isa.sm4.text import (
+    _BLOCKS,
+    _GLUED,
+    _INDENT,
+    _INPUT_LIKE,
+    _MASKS_DOT,
+    _SELECT,
+    _SWIZZLES,
+    Formatter,
+    _msvc_f,
+    fmt_int,
+)
+
+# -- operand tables ---------------------------------------------------------------------------
+
+#: operand tokens below this have no extended token and only immediate 32-bit indices
+#: (every index representation field and the chaining bit lie above it)
+SIMPLE_LIMIT = 1 << min(f.low for f in INDEX_REP_FIELDS)
+assert SIMPLE_LIMIT <= 1 << EXTENDED_BIT and all(f.low >= DIMENSION_AT + 2 for f in INDEX_REP_FIELDS)
+#: the type and index-dimension fields are adjacent: ``token >> TYPE_AT`` indexes both at once
+assert DIMENSION_AT == TYPE_AT + TYPE_MASK.bit_length() and SIMPLE_LIMIT >> TYPE_AT == (TYPE_MASK + 1) * (DIMENSION_MASK + 1)
+#: the low bits below TYPE_AT (components, selection, component bits) index the suffix table
+assert COMPONENTS_AT + COMPONENTS_MASK.bit_length() == TYPE_AT
+
+_IMMEDIATE = -1  # operand form of an immediate (values follow the token)
+_HARD = -2  # operand forms printed through the typed model
+
+
+def _suffix(low: int) -> str:
+    """The ``.xyzw`` text of an operand token's bits below the type field."""
+    if low & NUM_COMPONENTS_MASK != 2:
+        return ""
+    bits = (low >> COMPONENTS_AT) & COMPONENTS_MASK
+    mode = (low >> SELECTION_AT) & SELECTION_MASK
+    if mode == 0:
+        return _MASKS_DOT[bits & 0xF]
+    if mode == 1:
+        return _SWIZZLES[bits]
+    return _SELECT[bits & 3]
+
+
+#: per value of the token bits below the type field: the component suffix
+SUFFIXES = tuple(_suffix(low) for low in range(1 << TYPE_AT))
+
+
+def _register_forms(sm51: bool) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Per ``token >> TYPE_AT`` of a simple operand token (type, index count): the words after
+    the token (or _IMMEDIATE/_HARD) and the ``%d`` format of the register text."""
+    counts: list[int] = []
+    formats: list[str] = []
+    for key in range(SIMPLE_LIMIT >> TYPE_AT):
+        op_type, dim = key & TYPE_MASK, (key >> (DIMENSION_AT - TYPE_AT)) & DIMENSION_MASK
+        name = UPPER_51[op_type] if sm51 and op_type in UPPER_51 else REGISTER_NAMES.get(op_type, f"<type{op_type}>")
+        if op_type in IMMEDIATE_WORDS:
+            counts.append(_IMMEDIATE if dim == 0 else _HARD)
+            formats.append("")
+            continue
+        glued = op_type in _GLUED and not (op_type in _INPUT_LIKE and dim > 1)
+        counts.append(dim)
+        formats.append(name + ("%d" if glued else "[%d]") + "[%d]" * (dim - 1) if dim else name)
+    return tuple(counts), tuple(formats)
+
+
+#: per sm51 flag: (word counts, formats) of simple operand tokens
+REGISTER_FORMS = (_register_forms(False), _register_forms(True))
+#: per sm51 flag and ``token >> TYPE_AT``: the register name of a one-index glued operand (r0), else None
+GLUED_PREFIXES = tuple(
+    tuple(fmt[:-2] if count == 1 and fmt.endswith("%d") else None for count, fmt in zip(*forms))
+    for forms in REGISTER_FORMS)
+_MODIFIER = EXTENDED_OPERAND_TOKEN["modifier"]
+#: an extended operand token that only sets a modifier reads EXT_OPERAND_MODIFIER under this mask
+#: (kind 1; no precision, no non-uniform flag, no chaining: every other bit zero)
+_BESIDE_MODIFIER = ~_MODIFIER.bits & 0xFFFFFFFF
+_WRAPS = {0: ("", ""), 1: ("-", ""), 2: ("|", "|"), 3: ("-|", "|")}
+#: per modifier field value: the text around the operand (other values print nothing)
+MODIFIER_WRAPS = tuple(_WRAPS.get(m, ("", "")) for m in range(_MODIFIER.mask + 1))
+
+#: per sm51 flag: the register name of every type whose first immediate index is glued to it
+GLUED_TYPES = tuple({t: UPPER_51[t] if sm51 and t in UPPER_51 else REGISTER_NAMES[t] for t in _GLUED}
+                    for sm51 in (False, True))
+_INDEX_AT = tuple(f.low for f in INDEX_REP_FIELDS)
+_INDEX_MASK = INDEX_REP_FIELDS[0].mask
+_IMMEDIATE32, _RELATIVE, _IMMEDIATE32_RELATIVE = 0, 2, 3  # the index representations printed here
+
+
+def register_text(words: Sequence[int], p: int, depth: int, glued: dict[int, str]) -> tuple[str, int] | None:
+    """(text, end) of a register operand at ``p`` with at most one modifier token (no precision)
+    and 32-bit immediate or relative indices, as :meth:`~.text.Formatter.operand` prints it;
+    None for any other shape. Reads may run past the instruction: the caller checks the end."""
+    token = words[p]
+    p += 1
+    left = right = ""
+    if token >> EXTENDED_BIT:
+        ext = words[p]
+        p += 1
+        if ext & _BESIDE_MODIFIER != EXT_OPERAND_MODIFIER:
+            return None
+        left, right = MODIFIER_WRAPS[(ext >> _MODIFIER.low) & _MODIFIER.mask]
+    op_type = (token >> TYPE_AT) & TYPE_MASK
+    if op_type in IMMEDIATE_WORDS:
+        return None
+    indices = []
+    first_immediate = True
+    for i in range((token >> DIMENSION_AT) & DIMENSION_MASK):
+        rep = (token >> _INDEX_AT[i]) & _INDEX_MASK
+        if rep == _IMMEDIATE32:
+            indices.append(f"[{words[p]}]")
+            p += 1
+            continue
+        if rep != _RELATIVE and rep != _IMMEDIATE32_RELATIVE or depth >= MAX_REL_DEPTH:
+            return None
+        value = 0
+        if rep == _IMMEDIATE32_RELATIVE:
+            value = words[p]
+            p += 1
+        found = register_text(words, p, depth + 1, glued)
+        if found is None:
+            return None
+        indices.append(f"[{found[0]} + {value}]")
+        p = found[1]
+        if i == 0:
+            first_immediate = False
+    name = glued.get(op_type)
+    if name is not None and indices and first_immediate and not (op_type in _INPUT_LIKE and len(indices) > 1):
+        text = name + indices[0][1:-1] + "".join(indices[1:])
+    else:
+        if name is None:
+            name = REGISTER_NAMES.get(op_type, f"<type{op_type}>")
+        text = name + "".join(indices)
+    return left + text + SUFFIXES[token & ((1 << TYPE_AT) - 1)] + right, p
+
+
+_F32X = [struct.Struct(f"<{n}f") for n in range(5)]
+_U32X = [struct.Struct(f"<{n}I") for n in range(5)]
+_FLOAT, _INT, _UNTYPED = int(Imm.FLOAT), int(Imm.INT), int(Imm.UNTYPED)
+
+
+def immediate_text(values: Sequence[int], kind: int, legacy: bool) -> str:
+    """``l(...)`` of 32-bit immediate words printed as ``kind`` (fxc's rules, see :mod:`.text`)."""
+    if kind == _INT:
+        return "l(" + ", ".join([DECIMAL[v] if v < 1024 else fmt_int(v) for v in values]) + ")"
+    n = len(values)
+    floats = _F32X[n].unpack(_U32X[n].pack(*values))
+    if kind != _UNTYPED and not legacy:
+        if n == 1:
+            word = values[0]
+            if word >> 23 & 0xFF != 0xFF:
+                return "l(%f)" % floats[0]  # noqa: UP031 - the fastest spelling
+        elif n == 4 and all(word >> 23 & 0xFF != 0xFF for word in values):
+            return "l(%f, %f, %f, %f)" % floats  # noqa: UP031
+    parts = []
+    for word, value in zip(values, floats):
+        exponent = word >> 23 & 0xFF
+        if kind == _UNTYPED and (exponent == 0 or exponent == 0xFF or word == 0x80000000):
+            parts.append("-0.000000" if word == 0x80000000 else DECIMAL[word] if word < 1024 else fmt_int(word))
+        elif exponent == 0xFF or (legacy and abs(value) >= 1e17):
+            parts.append(_msvc_f(value, word >> 31, legacy))
+        else:
+            parts.append("%f" % value)  # noqa: UP031
+    return "l(" + (",".join(parts) if kind == _UNTYPED else ", ".join(parts)) + ")"
+
+
+#: decimal text of small numbers
+DECIMAL = tuple(str(n) for n in range(1024))
+
+
+# -- instruction plans -----------------------------------------------------------------------
+
+_PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, int(Block.PHASE): 4}
+#: per 11-bit opcode: nesting effect (bit 0 opens after the line, bit 1 closes before it, 4 resets)
+BLOCKS = tuple(_PLAN_BLOCK.get(_BLOCKS.get(op, 0), 0) for op in range(OPCODE_MASK + 1))
+
+
+def _plan(opcode: int) -> tuple[dict[int, str], tuple[int, ...]] | None:
+    """(mnemonic by common control values, immediate kind per operand) of an instruction this
+    module prints, None for the others."""
+    info = OPCODES.get(opcode)
+    if info is None or info.layout != Layout.OPERANDS or info.dcl or info.name.startswith("reserved"):
+        return None
+    names = {}
+    for controls in (0, SATURATE.put(1), TEST_NONZERO.put(1)):
+        names[controls] = Formatter.mnemonic(Instruction(opcode, controls), info)
+    special = dict(info.imm_at)
+    kinds = tuple(int(special.get(i, info.imm)) for i in range(max(info.num_operands, 0)))
+    return names, kinds
+
+
+#: per 11-bit opcode: its plan, or None (printed through the typed model)
+PLANS = tuple(_plan(op) if op in OPCODES else None for op in range(OPCODE_MASK + 1))
+#: opcode token bits (opcode, controls, chaining bit) -> (nesting effect, "mnemonic ", immediate kind per
+#: operand) for the instructions printed here with their common control values and no extended token
+FAST_KEY = OPCODE_MASK | CONTROLS_MASK << CONTROLS_AT | 1 << EXTENDED_BIT
+FAST: dict[int, tuple[int, str, tuple[int, ...]]] = {
+    op | controls << CONTROLS_AT: (BLOCKS[op], name + " ", plan[1])
+    for op, plan in enumerate(PLANS) if plan is not None for controls, name in plan[0].items()}
+#: per 11-bit opcode of a declaration: (its compiled template, whether one operand precedes the raw
+#: words), else None
+DECLARATIONS = tuple(
+    (PRINTERS[op], OPCODES[op].layout == Layout.DCL_OPERAND)
+    if op in PRINTERS and OPCODES[op].layout in (Layout.DCL_OPERAND, Layout.RAW) else None
+    for op in range(OPCODE_MASK + 1))
+
+
+# -- the loop ---------------------------------------------------------------------------------
+
+def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
+                  starts: list[int] | None = None) -> list[str]:
+    """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
+    line per instruction, exactly as :meth:`~.text.Formatter.lines` prints the decoded program.
+
+    Invalid programs raise the :class:`ShaderFormatError` :func:`~.decode.decode` raises
+    (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
+    offset.
+    """
+    total = len(words)
+    if total < 2:
+        raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
+    version, length = words[0], words[1]
+    if length < 2 or length > total:
+        raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
+    if type(words) is not tuple:
+        words = tuple(words)
+    minor, major, extra, program_type = unpack_version(version)
+    prog = Program(program_type, major, minor, [], extra)
+    formatter = Formatter(prog, legacy)
+    sm51 = formatter.sm51
+    counts, formats = REGISTER_FORMS[sm51]
+    float_text = formatter.float_text
+    declarations, cb_name, type_mask = DECLARATIONS, "cb" if legacy else "CB", TYPE_MASK
+    out = [prog.profile]
+    if starts is None:
+        starts = []
+    note = starts.append
+    emit = out.append
+    plans, blocks, suffixes, indents = PLANS, BLOCKS, SUFFIXES, _INDENT
+    simple_limit, type_at, low_mask = SIMPLE_LIMIT, TYPE_AT, (1 << TYPE_AT) - 1
+    opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
+    controls_at, controls_mask = CONTROLS_AT, CONTROLS_MASK
+    imm32_words = IMMEDIATE_WORDS[4]
+    glued = GLUED_PREFIXES[sm51]
+    fast, fast_key = FAST, FAST_KEY
+    u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
+    glued_types = GLUED_TYPES[sm51]
+    decimal = DECIMAL
+    cur: _Cursor | None = None
+    level = 0
+    indent = ""
+    pos = 2
+    while pos < length:
+        token = words[pos]
+        end = pos + ((token >> length_at) & length_mask)
+        p = pos + 1
+        entry = fast.get(token & fast_key)
+        if entry is not None:
+            block, head, kinds = entry
+        else:
+            opcode = token & opcode_mask
+            block = blocks[opcode]
+            head = None
+            kinds = ()
+            plan = plans[opcode]
+            if plan is not None and pos < end <= length:
+                kinds = plan[1]
+                if token >> more_at:  # extended opcode tokens: the mnemonic from the model's rules
+                    extended = []
+                    more = 1
+                    while more and p < end:
+                        ext = words[p]
+                        p += 1
+                        more = ext >> more_at
+                        extended.append(ext & 0x7FFFFFFF)
+                    if not more:
+                        head = Formatter.mnemonic(
+                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode]) + " "
+                else:
+                    head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
+                                              OPCODES[opcode]) + " "
+        if block:
+            if block & 2:
+                if level:
+                    level -= 1
+            elif block == 4:
+                level = 0
+            indent = indents[level] if level < 64 else "  " * level
+        text = None
+        if head is None:
+            declaration = declarations[token & opcode_mask]
+            if declaration is not None and not token >> more_at and pos < end <= length:
+                op = ""
+                if declaration[1]:  # the declared operand (simple ones here), then raw words
+                    t = words[p]
+                    count = counts[t >> type_at] if t < simple_limit else _HARD
+                    if count >= 0 and p + 1 + count <= end:
+                        op_type = (t >> type_at) & type_mask
+                        if count == 3 and sm51 and op_type in UPPER_51:  # SM5.1 range T0[1:3]
+                            upper = words[p + 3]
+                            op = (f"{UPPER_51[op_type]}{words[p + 1]}[{words[p + 2]}:"
+                                  f"{'*' if upper == 0xFFFFFFFF else upper}]")
+                        elif op_type == 8:  # dcl_constantbuffer cb0[4]: "cb" upper case but in fxc 9.x
+                            op = cb_name + (formats[t >> type_at] % words[p + 1 : p + 1 + count])[2:]
+                        else:
+                            op = (formats[t >> type_at] % words[p + 1 : p + 1 + count] if count
+                                  else formats[t >> type_at]) + suffixes[t & low_mask]
+                        p += 1 + count
+                    else:
+                        p = -1
+                if p >= 0:
+                    text = declaration[0]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
+                                          sm51, legacy)
+        elif pos < end <= length:
+            if not kinds:
+                text = head
+            else:
+                parts = []
+                try:
+                    for kind in kinds:
+                        t = words[p]
+                        if t < simple_limit:
+                            key = t >> type_at
+                            prefix = glued[key]
+                            if prefix is not None:  # r0.xyzw, v1.x, cb0 ...
+                                index = words[p + 1]
+                                parts.append(prefix + (decimal[index] if index < 1024 else str(index))
+                                             + suffixes[t & low_mask])
+                                p += 2
+                                continue
+                            count = counts[key]
+                            if count == _IMMEDIATE:  # l(1.000000), l(0, 1, 2, 3)
+                                if key != 4:
+                                    break
+                                n = imm32_words[t & 3]
+                                if n == 1:
+                                    value = words[p + 1]
+                                    if kind == _INT and value < 1024:
+                                        parts.append("l(" + decimal[value] + ")")
+                                    elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
+                                        parts.append("l(%f)" % f32_of_u32(u32_bytes(value))[0])  # noqa: UP031
+                                    else:
+                                        parts.append(immediate_text((value,), kind, legacy))
+                                elif n:
+                                    parts.append(immediate_text(words[p + 1 : p + 1 + n], kind, legacy))
+                                else:
+                                    break
+                                p += 1 + n
+                            elif count >= 0:  # cb0[1], x0[1], icb[2], null, vThreadID ...
+                                fmt = formats[key]
+                                parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
+                                             + suffixes[t & low_mask])
+                                p += 1 + count
+                            else:
+                                break
+                            continue
+                        # a modifier token (-r0.x, |r1|), relative indices (cb0[r0.x + 3]) ...
+                        found = register_text(words, p, 0, glued_types)
+                        if found is None:
+                            break
+                        parts.append(found[0])
+                        p = found[1]
+                    else:
+                        if p <= end:
+                            text = head + ", ".join(parts)
+                except IndexError:  # read past the words: the typed decoder reports it
+                    pass
+        if text is None:  # through the typed model (validates and raises like decode())
+            if cur is None:
+                cur = _Cursor(words, base)
+            cur.pos = pos
+            text = formatter.instruction(decode_instruction(cur, length))
+            end = cur.pos
+            if indent and "\n" in text:
+                text = text.replace("\n", "\n" + indent)
+        note(pos)
+        emit(indent + text if indent else text)
+        if block & 1:
+            level += 1
+            indent = indents[level] if level < 64 else "  " * level
+        pos = end
+    return out
