@@ -49,6 +49,7 @@ class DescriptorTable:
         return ValueError(message)
 
     def find_or_add_opdesc(self, mnemonic: str, opdesc: int, mask: int, col: int) -> int:
+        """The operand descriptor slot matching ``opdesc`` under ``mask`` (reused or added); AssemblyError when full."""
         mask = optimize_mask(mask, mnemonic, opdesc)
         if self.pinned and self.desc_hint is not None:
             hint = self.desc_hint
@@ -81,6 +82,7 @@ class DescriptorTable:
         return desc
 
     def swap_opdesc(self, a: int, b: int) -> None:
+        """Swap descriptor slots ``a`` and ``b`` and renumber the code words using them."""
         self.opdescs[a], self.opdescs[b] = self.opdescs[b], self.opdescs[a]
         self.opdesc_masks[a], self.opdesc_masks[b] = self.opdesc_masks[b], self.opdesc_masks[a]
         for i, word in enumerate(self.code):
