@@ -15,10 +15,10 @@ through ctypes; otherwise the pure-Python compression below is used. Both give t
 
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
 import sys
+from typing import Any
 
 __all__ = ["dxbc_checksum", "HASHED_FROM"]
 
@@ -90,12 +90,32 @@ _LIBCRYPTO_NAMES = {
 }.get(sys.platform, ("libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so"))
 
 
-class _Md5Ctx(ctypes.Structure):
-    # OpenSSL's MD5_CTX: the state words A..D first, then counters and the block buffer
-    _fields_ = [("state", ctypes.c_uint32 * 4), ("rest", ctypes.c_uint32 * 19)]
+class _Native:
+    """libcrypto's MD5 entry points through ctypes (imported on the first checksum, not at start-up)."""
+
+    def __init__(self, lib: Any, ctx_type: Any, byref: Any) -> None:
+        self.lib, self.ctx_type, self.byref = lib, ctx_type, byref
+
+    def checksum(self, view: memoryview, length: int, full: int) -> bytes | None:
+        """The digest through MD5_Init/Update/Transform, or None when libcrypto refuses."""
+        lib, byref = self.lib, self.byref
+        ctx = self.ctx_type()
+        if lib.MD5_Init(byref(ctx)) != 1:
+            return None
+        if full and lib.MD5_Update(byref(ctx), bytes(view[:full]), full) != 1:
+            return None
+        for block in _final_blocks(view, length, full):
+            lib.MD5_Transform(byref(ctx), block)
+        return _DIGEST.pack(*ctx.state)
 
 
-def _load_libcrypto() -> ctypes.CDLL | None:
+def _load_libcrypto() -> _Native | None:
+    import ctypes
+
+    class Md5Ctx(ctypes.Structure):
+        # OpenSSL's MD5_CTX: the state words A..D first, then counters and the block buffer
+        _fields_ = [("state", ctypes.c_uint32 * 4), ("rest", ctypes.c_uint32 * 19)]
+
     try:
         import _hashlib  # noqa: F401  (loads the libcrypto hashlib uses, so the name below resolves)
     except ImportError:
@@ -106,25 +126,14 @@ def _load_libcrypto() -> ctypes.CDLL | None:
             init, update, transform = lib.MD5_Init, lib.MD5_Update, lib.MD5_Transform
         except (OSError, AttributeError):
             continue
-        init.argtypes = [ctypes.POINTER(_Md5Ctx)]
-        update.argtypes = [ctypes.POINTER(_Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
-        transform.argtypes = [ctypes.POINTER(_Md5Ctx), ctypes.c_char_p]
-        return lib
+        init.argtypes = [ctypes.POINTER(Md5Ctx)]
+        update.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
+        transform.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p]
+        return _Native(lib, Md5Ctx, ctypes.byref)
     return None
 
 
-_libcrypto: ctypes.CDLL | None | bool = False  # False: not looked for yet
-
-
-def _native_checksum(lib: ctypes.CDLL, view: memoryview, length: int, full: int) -> bytes | None:
-    ctx = _Md5Ctx()
-    if lib.MD5_Init(ctypes.byref(ctx)) != 1:
-        return None
-    if full and lib.MD5_Update(ctypes.byref(ctx), bytes(view[:full]), full) != 1:
-        return None
-    for block in _final_blocks(view, length, full):
-        lib.MD5_Transform(ctypes.byref(ctx), block)
-    return _DIGEST.pack(*ctx.state)
+_libcrypto: _Native | None | bool = False  # False: not looked for yet
 
 
 def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM, native: bool = True) -> bytes:
@@ -139,8 +148,8 @@ def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM
     if native:
         if _libcrypto is False:
             _libcrypto = _load_libcrypto()
-        if isinstance(_libcrypto, ctypes.CDLL):
-            digest = _native_checksum(_libcrypto, view, length, full)
+        if isinstance(_libcrypto, _Native):
+            digest = _libcrypto.checksum(view, length, full)
             if digest is not None:
                 return digest
     return _python_checksum(view, length, full)

@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.aon9 import Level9Shader
-from shaderkit.formats.dxbc.codeview import LF_FIELDLIST, LF_MEMBER, S_DEFRANGE_HLSL, S_LOCAL, CodeViewRecord
-from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream, _fail
 from shaderkit.io.reader import Reader
 
 if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.codeview import CodeViewRecord
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
     from shaderkit.formats.dxbc.fx10_records import (
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
         ObjectVariable,
         Technique,
     )
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream
 
 _U32 = struct.Struct("<I")
 #: listing() with exact floats (read by program_lines, however deep the program sits)
@@ -96,6 +96,8 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
     if spdb is None:
         return lines
     # the typed model (an MSF file); a raw SPDB chunk is read as bytes and refused there
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase
+
     debug = read_debug_info(spdb if isinstance(spdb, ProgramDatabase) else _payload(spdb))
     return _annotate(starts, lines, debug)
 
@@ -258,6 +260,8 @@ class _Types:
         return record if record is not None and record.raw is None else None
 
     def members(self, fieldlist: int) -> list[tuple[str, int, int]]:
+        from shaderkit.formats.dxbc.codeview import LF_FIELDLIST, LF_MEMBER
+
         record = self._record(fieldlist)
         if record is None or record.kind != LF_FIELDLIST:
             return []
@@ -291,6 +295,7 @@ class _Types:
 
 def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     """Line numbers and variable locations from an SPDB chunk (its model or its payload)."""
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase, _fail
 
     pdb = spdb if isinstance(spdb, ProgramDatabase) else ProgramDatabase.from_bytes(spdb)
     if len(pdb.streams) < 4:
@@ -309,6 +314,8 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
 
 
 def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
+    from shaderkit.formats.dxbc.codeview import S_DEFRANGE_HLSL, S_LOCAL
+
     local: tuple[str, int] | None = None
     first = None
     ranges: list[tuple[int, str, str]] = []
