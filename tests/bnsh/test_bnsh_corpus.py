@@ -142,6 +142,9 @@ def test_lgpe_fields_by_hand() -> None:
     assert model.compiler_version == 0x302
     assert model.low_level_compiler_version == 0x1100110001000F
     assert model.memory_pool is not None and model.memory_pool.memory_pool_property == 0x61
+    summary = model.summary()  # JSON schema 2: integers, not hex strings
+    assert (summary["compiler_version"], summary["low_level_compiler_version"], summary["memory_pool_property"]) == (
+        0x302, 0x1100110001000F, 0x61)
     program = model.program(0)
     assert (program.flags, program.code_type, program.obj_size) == (3, 0, 0x100)
     code = program.stage("vertex")

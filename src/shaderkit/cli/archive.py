@@ -12,10 +12,10 @@ from typing import Any
 import click
 
 from shaderkit.cli.common import load_member, read_input, store_member, write_output
+from shaderkit.schemas import SCHEMA_VERSION
 
 #: formats that only hold other files; everything else the registry reads is a shader file
 CONTAINERS = frozenset({"yaz0", "zstd", "sarc", "bfres-wiiu", "bfres-switch", "bfres"})
-SCHEMA_VERSION = 1
 
 
 @click.command()

@@ -40,6 +40,10 @@ ENUM_TEXT: dict[str, Callable[[int], str]] = {
     "tessellator_domain": _named(TESSELLATOR_DOMAINS),
     "interpolation_mode": _named(INTERPOLATION_MODES),
     "target_api_type": _named({4: "nvn"}),
+    # BNSH version words and pool flags read best in hex (JSON gives them as integers)
+    "compiler_version": hex,
+    "low_level_compiler_version": hex,
+    "memory_pool_property": hex,
 }
 
 #: ``<key>_name`` entries of summaries whose ``<key>`` the text view already shows with its name

@@ -7,7 +7,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: bumped when a key changes meaning or type or goes away (adding an optional key does not bump it)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def schema_names() -> list[str]:

@@ -148,7 +148,7 @@ class Bnsh(ShaderFile):
     # -- description ----------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
         """``format``, ``version``, ``name``, ``alignment``, ``target_api_type``,
-        ``target_api_version``, ``compiler_version``, ``low_level_compiler_version`` (hex strings),
+        ``target_api_version``, ``compiler_version``, ``low_level_compiler_version`` (integers),
         ``variation_count``, ``memory_pool_property``; ``stages``: one row per stage code
         (``variation``, ``program``, ``stage``, ``code_type``, then ``control_size``, ``data_size``,
         ``sph_type``, ``shader_type``, ``output_attributes``, ``registers`` for binary code or
@@ -187,10 +187,10 @@ class Bnsh(ShaderFile):
             "target_api_type": self.target_api_type,
             "target_api_type_name": TARGET_API_TYPES.get(self.target_api_type, str(self.target_api_type)),
             "target_api_version": self.target_api_version,
-            "compiler_version": f"{self.compiler_version:#x}",
-            "low_level_compiler_version": f"{self.low_level_compiler_version:#x}",
+            "compiler_version": self.compiler_version,
+            "low_level_compiler_version": self.low_level_compiler_version,
             "variation_count": len(self.variations),
-            "memory_pool_property": f"{self.memory_pool.memory_pool_property:#x}" if self.memory_pool else None,
+            "memory_pool_property": self.memory_pool.memory_pool_property if self.memory_pool else None,
             "stages": stages,
             "reflection": reflection,
             "compiler_reflection": compiler_rows,
