@@ -259,14 +259,14 @@ def assemble_container(text: str) -> DxbcContainer:
     A library listing (``// Library:`` header) gives one LIBF container per function (LFS0 from
     its parameter table instead of signatures) and the LIBH chunk."""
     lines = text.splitlines()
+    if any(line.startswith("// FX Version: ") for line in lines[:4]):
+        from shaderkit.formats.dxbc.header_fx import effect_container
+
+        return effect_container(text)
     programs = assemble_listing(text)
     library = _library_header(lines, programs[0].line - 1 if programs else len(lines))
     if library is not None:
         return _library_container(lines, programs, library)
-    effect = next((n for n, line in enumerate(lines) if line.startswith("// FX Version: ")), None)
-    if effect is not None:
-        raise AssemblyError("an effect is assembled only onto a base container (--base): its variables, state "
-                            "objects and techniques are not rebuilt from text", effect + 1, 1)
     if len(programs) != 1:
         where = programs[1].line if len(programs) > 1 else 1
         raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
