@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -258,7 +259,7 @@ class _EffectText:
         if lines.peek() is not None:
             raise lines.error(f"unexpected text after the effect: {(lines.peek() or '').strip()!r}")
         if (child.group(1) == "true") != bool(pool_buffers or pool_objects):
-            raise lines.error("the child effect flag does not match the shared sections", 1, 2)
+            raise lines.error("the child effect flag does not match the shared sections", 42, 2)
         header = EffectHeader(tag, len(rec.buffers), sum(len(b.variables) for b in rec.buffers), len(rec.objects),
                               len(rec.pool_buffers), sum(len(b.variables) for b in rec.pool_buffers),
                               len(rec.pool_objects), len(rec.techniques), len(self.block.data), **self.counts)
@@ -333,12 +334,17 @@ class _EffectText:
 
     # -- annotations -----------------------------------------------------------------------------
     def annotations(self, indent: str) -> list[Annotation]:
+        """The annotations at the cursor (``<`` ... ``>``), placed in the block now."""
+        return [place() for place in self.read_annotations(indent)]
 
+    def read_annotations(self, indent: str) -> list[Callable[[], Annotation]]:
+        """The annotations at the cursor, read and checked; each placed in the block when called
+        (fxc writes an object's annotations after its state blocks)."""
         lines = self.lines
         if lines.peek() != indent + "<":
             return []
         lines.pos += 1
-        out: list[Annotation] = []
+        out: list[Callable[[], Annotation]] = []
         block = self.block
         while lines.peek() != indent + ">":
             line = lines.take("an annotation or '>'")
@@ -354,9 +360,14 @@ class _EffectText:
                 texts = re.findall(r'"([^"]*)"', value)
                 if ", ".join(f'"{t}"' for t in texts) != value:
                     raise lines.error("expected string annotation values '\"...\", \"...\"'", column)
-                type_at = block.type_desc(type_name, 2, len(texts) if len(texts) > 1 else 0, 0, 0, 0, 1)
-                name_at = block.string(name)
-                out.append(Annotation(name_at, type_at, [block.string(t) for t in texts]))
+
+                def place_strings(type_name: str = type_name, name: str = name,
+                                  texts: list[str] = texts) -> Annotation:
+                    type_at = block.type_desc(type_name, 2, len(texts) if len(texts) > 1 else 0, 0, 0, 0, 1)
+                    name_at = block.string(name)
+                    return Annotation(name_at, type_at, [block.string(t) for t in texts])
+
+                out.append(place_strings)
             else:
                 numeric = _numeric_type(type_name, lines, _column(line))
                 values = value.split(",")
@@ -364,12 +375,18 @@ class _EffectText:
                 if len(values) % per_element:
                     raise lines.error(f"{type_name} takes a multiple of {per_element} value(s)", column)
                 elements = len(values) // per_element
-                size = 4 * len(values)
-                type_at = block.type_desc(type_name, 1, elements if elements > 1 else 0, size,
-                                          (4 * per_element + 15) & ~15, size, numeric.extra())
-                name_at = block.string(name)
                 words = [_scalar(type_name, v, lines, column) for v in values]
-                out.append(Annotation(name_at, type_at, [block.words(*words)]))
+
+                def place_numeric(type_name: str = type_name, name: str = name, elements: int = elements,
+                                  words: list[int] = words, extra: int = numeric.extra(),
+                                  stride: int = (4 * per_element + 15) & ~15) -> Annotation:
+                    size = 4 * len(words)
+                    type_at = block.type_desc(type_name, 1, elements if elements > 1 else 0, size, stride, size,
+                                              extra)
+                    name_at = block.string(name)
+                    return Annotation(name_at, type_at, [block.words(*words)])
+
+                out.append(place_numeric)
             lines.pos += 1
         lines.pos += 1
         return out
@@ -412,7 +429,7 @@ class _EffectText:
                 return o
             if rest is not None:
                 raise lines.error("a state object's assignments follow on the next lines", len(line), lines.pos - 1)
-            o.annotations = self.annotations("")
+            pending = self.read_annotations("")
             lines.expect("{")
             if elements == 0:
                 o.blocks = [self.assignments("    ", "};")]
@@ -421,6 +438,7 @@ class _EffectText:
                     lines.expect("    {")
                     o.blocks.append(self.assignments("        ", "    }," if k < elements - 1 else "    }"))
                 lines.expect("};")
+            o.annotations = [place() for place in pending]
             return o
         if obj_type == 1:
             if rest is None or not rest.startswith(" = "):
@@ -471,7 +489,7 @@ class _EffectText:
         closing = indent + "};"
         while lines.peek() != closing:
             if lines.peek() is None:
-                raise lines.error(f"the shader block opened on line {lines.first_line + start - 1} is not closed")
+                raise lines.error(f"this shader block is not closed by {closing!r}", len(line), start - 1)
             lines.pos += 1
         end = lines.pos
         lines.pos += 1
@@ -542,11 +560,14 @@ class _EffectText:
             values = values_text.split(", ")
             words: list[int] = [len(values)]
             for v in values:
-                if kind == "float":
-                    words += [1, _float_bits(v, lines, column)]
+                if kind == "float":  # fxc keeps a scalar integer literal an int (type 2), vectors float
+                    integral = cols == 1 and re.fullmatch(r"-?\d+", v) is not None
+                    words += [2, _integer(v, lines, column)] if integral else [1, _float_bits(v, lines, column)]
                     continue
                 named = _NAMED_VALUE.match(v)
-                words += [2, int(named.group(1)) if named else _integer(v, lines, column, signed=False)]
+                # fxc: hex literals (bytes, masks) are uint (type 3), names and decimals int (type 2)
+                words += [3 if v.startswith("0x") else 2,
+                          int(named.group(1)) if named else _integer(v, lines, column, signed=False)]
             lines.pos += 1
             return Assignment(number, index, 1, block.words(*words))
         indexed_rhs = _INDEXED.match(rhs)
