@@ -257,7 +257,9 @@ def assemble_container(text: str) -> DxbcContainer:
     with their mapping tables (Aon9/XNAP/XNAS, :mod:`.header_aon9`).
 
     A library listing (``// Library:`` header) gives one LIBF container per function (LFS0 from
-    its parameter table instead of signatures) and the LIBH chunk."""
+    its parameter table instead of signatures) and the LIBH chunk; an fx_4_0/fx_4_1 effect
+    listing (``// FX Version:``) the FX10 chunk (:mod:`.header_fx`, each embedded shader
+    assembled by this function)."""
     lines = text.splitlines()
     if any(line.startswith("// FX Version: ") for line in lines[:4]):
         from shaderkit.formats.dxbc.header_fx import effect_container

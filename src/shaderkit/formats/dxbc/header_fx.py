@@ -11,10 +11,12 @@ fxc fills it (seen in the corpus' own bytes): a leading zero word, then each ite
 use while the records are walked (strings and type descriptions written once and shared; a
 variable's type before its name).
 
-Facts the text does not show are chosen as fxc writes them most often: numeric matrices are
-column-major, objects and unregistered buffers have bind point ``0xFFFFFFFF``, assignment
-constants are stored as ints (type 2) except float states (type 1), ``NULL`` shader states are
-constant assignments.
+Facts the text does not show are chosen as fxc writes them in the corpus: numeric matrices are
+column-major, objects and unregistered buffers have bind point ``0xFFFFFFFF``; an assignment
+constant keeps the type of the literal fxc read: names and decimals are ints (``EScalarType`` 2),
+hex values uints (3), a scalar float state printed as an integer an int, other floats floats (1);
+``NULL`` shader states are constant assignments. Not shown, so not rebuilt: a row_major matrix,
+stored bits beyond what a ``byte(..)`` state prints, an embedded shader's STAT.
 """
 
 from __future__ import annotations
@@ -200,7 +202,6 @@ class _EffectText:
     """Parses the effect listing and fills the block and the records as it goes."""
 
     def __init__(self, lines: _Lines) -> None:
-
         self.lines = lines
         self.block = _Block()
         self.records = EffectRecords()
@@ -226,7 +227,7 @@ class _EffectText:
         lines.pos = start
         return None
 
-    def parse(self, version: str) -> tuple[int, ...]:
+    def parse(self) -> tuple[int, ...]:
         from shaderkit.formats.dxbc.fx10 import EffectHeader
 
         lines = self.lines
@@ -267,7 +268,6 @@ class _EffectText:
 
     # -- buffers ---------------------------------------------------------------------------------
     def buffer(self, local: bool) -> BufferRecord:
-
         lines = self.lines
         line = lines.take("a buffer")
         m = _BUFFER.match(line)
@@ -294,7 +294,6 @@ class _EffectText:
         return b
 
     def variable(self, local: bool) -> tuple[NumericVariable, int]:
-
         lines = self.lines
         line = lines.take("a variable")
         m = _VARIABLE.match(line)
@@ -393,7 +392,6 @@ class _EffectText:
 
     # -- objects ---------------------------------------------------------------------------------
     def object_variable(self, local: bool) -> ObjectVariable:
-
         lines = self.lines
         line = lines.take("an object")
         m = _OBJECT.match(line)
@@ -525,7 +523,6 @@ class _EffectText:
         return out
 
     def assignment(self, indent: str) -> Assignment:
-
         lines = self.lines
         line = lines.peek() or ""
         m = _ASSIGNMENT.match(line)
@@ -586,7 +583,6 @@ class _EffectText:
 
     # -- techniques ------------------------------------------------------------------------------
     def technique(self) -> Technique:
-
         lines = self.lines
         line = lines.take("a technique")
         m = re.fullmatch(r"technique10 ([A-Za-z_$][\w$]*)", line)
@@ -618,7 +614,7 @@ def effect_payload(lines: list[str], first_line: int = 1) -> bytes:
     """The FX10 chunk payload of the effect listing ``lines`` (``first_line``: the 1-based line
     number of ``lines[0]`` in the text, for errors). Raises AssemblyError with line and column."""
     parser = _EffectText(_Lines(lines, first_line))
-    words = parser.parse("")
+    words = parser.parse()
     return struct.pack("<19I", *words) + bytes(parser.block.data) + parser.records.build()
 
 
