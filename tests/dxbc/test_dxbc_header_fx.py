@@ -98,6 +98,76 @@ technique10 Main
 
 """
 
+CHILD = """\
+//
+// FX Version: fx_4_1
+// Child effect (requires effect pool): true
+//
+// 1 local buffer(s)
+//
+tbuffer Lights : register(t3)
+{
+    int2    g_Offsets[3] = { 1, -2, 3, -4, 5, -6 };// Offset:    0, size:   40
+    bool    g_Flag = { true };          // Offset:   40, size:    4
+    float4x3 g_Bones;                   // Offset:   48, size:   48
+}
+
+//
+// 5 local object(s)
+//
+String  Note[2] = "first", "second";
+Texture2D g_Tex;
+DepthStencilState Depths[2]
+{
+    {
+        DepthEnable = bool(TRUE /* 1 */);
+        StencilReadMask = byte(0x7f);
+    },
+    {
+        DepthFunc = uint(GREATER /* 5 */);
+    }
+};
+BlendState Opaque;
+RenderTargetView Targets[2];
+
+//
+// 1 shared buffer(s)
+//
+cbuffer PoolValues
+{
+    float   g_Time;                     // Offset:    0, size:    4
+}
+
+//
+// 1 shared object(s)
+//
+Texture2D g_Shared;
+
+//
+// 1 technique(s)
+//
+technique10 Draw
+<
+    String label = "main";
+>
+{
+    pass First
+    <
+        int order = 2;
+    >
+    {
+        DepthStencilState = Depths[g_Index];
+        BlendState = Opaque;
+        RenderTargetView[1] = NULL;
+        DS_StencilRef = uint(7);
+        AB_BlendFactor = float4(0.5, 0.5, 0.5, 1);
+        GeometryShader = NULL;
+    }
+
+}
+
+"""
+
 EFFECTS = ("Internal_Effects_AdvancedEffect_4_0_Child_FX", "Internal_Effects_EffectNoTechnique_4_0_Child_FX",
            "Sdk_Direct3D10_AdvancedParticles_RenderToVolume_FX", "Sdk_Direct3D10_EffectPools_EffectPools2_FX",
            "Sdk_Direct3D10_MultiMon10_MultiMon10_FX")
@@ -125,6 +195,38 @@ def test_hand_written_effect_lists_as_written() -> None:
     """A listing in fxc's layout (defaults, annotations, a state array, a NULL shader variable,
     an inline shader, indexed and constant pass states) reads back to the same text."""
     assert _lines(listing(_built(SMALL))) == _lines(SMALL)
+
+
+def test_hand_written_child_effect_lists_as_written() -> None:
+    """fx_4_1 with the pool's sections, a string array, a tbuffer with its register, a state
+    array, variable-index and constant pass states, technique and pass annotations."""
+    assert _lines(listing(_built(CHILD))) == _lines(CHILD)
+
+
+def test_hand_written_child_effect_words() -> None:
+    """Pool counts, signed/bool defaults, a column-major float4x3 type description
+    (``SBinaryNumericType``: layout 3, float 1, rows 4, columns 3, column-major bit 14) and the
+    kinds of the pass assignments, worked out by hand."""
+    effect = _effect(_built(CHILD))
+    h = effect.header
+    assert (h.tag, h.pool_constant_buffers, h.pool_numeric_variables, h.pool_object_variables) == (0xFEFF1011, 1, 1, 1)
+    assert h.is_child and (h.depth_stencil_blocks, h.blend_state_blocks, h.render_target_views) == (2, 1, 2)
+    assert effect.records is not None
+    block = effect.unstructured
+    offsets, flag, bones = effect.records.buffers[0].variables
+    assert effect.records.buffers[0].flags == 1 and effect.records.buffers[0].bind_point == 3
+    assert struct.unpack_from("<6I", block, offsets.default_offset) == (
+        1, 0xFFFFFFFE, 3, 0xFFFFFFFC, 5, 0xFFFFFFFA)
+    assert struct.unpack_from("<I", block, flag.default_offset) == (1,)
+    assert struct.unpack_from("<6I", block, bones.type_offset + 4) == (1, 0, 48, 48, 48, 0x5C0B)
+    assert effect.string_at(struct.unpack_from("<I", block, bones.type_offset)[0]) == "float4x3"
+    depth, blend, target, stencil_ref, factor, geometry = effect.records.techniques[0].passes[0].assignments
+    assert [a.kind for a in (depth, blend, target, stencil_ref, factor, geometry)] == [4, 2, 1, 1, 1, 1]
+    assert (target.state, target.index) == (3, 1)
+    array, index = struct.unpack_from("<2I", block, depth.initializer_offset)
+    assert (effect.string_at(array), effect.string_at(index)) == ("Depths", "g_Index")
+    read_mask = effect.records.objects[2].blocks[0][1]
+    assert struct.unpack_from("<3I", block, read_mask.initializer_offset) == (1, 3, 0x7F)
 
 
 def test_hand_written_effect_words() -> None:
@@ -219,7 +321,7 @@ def test_bad_effect_text_names_line_and_column(old: str, new: str, line: str, co
 def test_edited_effect_text_gives_assembly_errors_or_effects(data: st.DataObject) -> None:
     """Lines of the effect replaced, dropped, duplicated or cut: an AssemblyError with a line and
     column, or an effect that builds and lists (never another exception)."""
-    lines = SMALL.splitlines()
+    lines = data.draw(st.sampled_from([SMALL, CHILD])).splitlines()
     for _ in range(data.draw(st.integers(1, 3))):
         n = data.draw(st.integers(0, len(lines) - 1))
         action = data.draw(st.sampled_from(["cut", "drop", "dup", "text", "number"]))
