@@ -259,7 +259,8 @@ def test_hand_written_effect_words() -> None:
 @pytest.mark.parametrize("name", EFFECTS)
 def test_corpus_effects_rebuild_from_text(name: str) -> None:
     """fxc's listing of each effect gives an effect whose listing is fxc's, whose header counts
-    equal fxc's and whose embedded shaders carry fxc's code tokens."""
+    equal fxc's and whose embedded shaders carry fxc's code tokens (from ``disasm --exact``
+    text too)."""
     files = [p for p in corpus_files("dxbc", "*.fxc.asm") if p.name == f"dxdecompiler__{name}.fxc.asm"]
     if not files:
         pytest.skip("corpus not found")
@@ -273,6 +274,9 @@ def test_corpus_effects_rebuild_from_text(name: str) -> None:
     for mine, theirs in zip(built.shaders, original.shaders):
         assert mine.container.shader is not None and theirs.container.shader is not None
         assert mine.container.shader.tokens == theirs.container.shader.tokens
+    exact = _effect(_built(listing(DxbcContainer([original]), exact=True)))  # disasm --exact text
+    assert [s.container.shader.tokens for s in exact.shaders if s.container.shader is not None] == [
+        s.container.shader.tokens for s in original.shaders if s.container.shader is not None]
     if name in SAME_BESIDE_SHADERS:
         data = bytearray(built.build())
         for mine, theirs in zip(built.shaders, original.shaders):
