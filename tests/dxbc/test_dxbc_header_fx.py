@@ -299,6 +299,19 @@ def _where(text: str) -> int:
     return SMALL.splitlines().index(text) + 1
 
 
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("Offset:   16, size:    4", "Offset: 4294967295, size:    4", "ends past 4 GiB"),
+    ("size:   28", "size: 99999999999", "does not fit 32 bits"),
+    ("Solid[1]", "Solid[99999999999]", "does not fit 32 bits"),
+])
+def test_numbers_past_32_bits_are_errors(old: str, new: str, message: str) -> None:
+    """Offsets, sizes and indices that a record word cannot hold name their line."""
+    error = _error(old, new)
+    line = SMALL.replace(old, new, 1).splitlines()[error.line - 1]
+    assert new in line and error.column >= 1
+    assert message in error.message
+
+
 @pytest.mark.parametrize(("old", "new", "line", "column", "message"), [
     ("mov o0.xyzw, l(0,0,0,0)", "mvo o0.xyzw, l(0,0,0,0)", "            mov o0.xyzw, l(0,0,0,0)", 13, "unknown opcode"),
     ("    CullMode = uint(BACK", "    CullMod = uint(BACK", "        CullMode = uint(BACK /* 3 */);", 9,

@@ -301,12 +301,15 @@ class _EffectText:
             lines.pos -= 1
             raise lines.error(f"expected 'TYPE NAME; // Offset: N, size: N' or '}}', found {line.strip()!r}",
                               _column(line))
-        type_name, name, elements_text, defaults, offset, size = m.groups()
-        numeric = _numeric_type(type_name, lines, 5)
+        type_name, name, elements_text, defaults, offset_text, size = m.groups()
         lines.pos -= 1
-        elements = _integer(elements_text, lines, line.index("[") + 2) if elements_text else 0
+        numeric = _numeric_type(type_name, lines, 5)
+        elements = _integer(elements_text, lines, line.index("[") + 2, signed=False) if elements_text else 0
+        offset = _integer(offset_text, lines, line.index("Offset:") + 9, signed=False)
+        total = _integer(size, lines, line.index("size:") + 7, signed=False)
+        if offset + total > 0xFFFFFFF0:
+            raise lines.error(f"{name} ends past 4 GiB", line.index("Offset:") + 9)
         lines.pos += 1
-        total = int(size)
         per_element = numeric.rows * numeric.columns * 4
         packed = per_element * max(elements, 1)
         stride = ((total + max(elements, 1) - 1) // max(elements, 1) + 15) & ~15
@@ -328,7 +331,7 @@ class _EffectText:
             words = [_scalar(type_name, v, lines, column) for v in values]
             lines.pos += 1
             default_at = block.words(*words)
-        v = NumericVariable(name_at, type_at, 0, int(offset), default_at, 0)
+        v = NumericVariable(name_at, type_at, 0, offset, default_at, 0)
         return v, total
 
     # -- annotations -----------------------------------------------------------------------------
@@ -535,7 +538,7 @@ class _EffectText:
         number, kind, cols, indexed = state
         if indexed != (index_text is not None):
             raise lines.error(f"{name} {'takes' if indexed else 'takes no'} index", _column(line) + len(name))
-        index = int(index_text) if index_text else 0
+        index = _integer(index_text, lines, _column(line) + len(name) + 1, signed=False) if index_text else 0
         column = line.index("= ") + 3
         block = self.block
         if rhs == "asm {" or rhs == "NULL;" and kind == "object" and name.endswith("Shader"):
@@ -571,9 +574,11 @@ class _EffectText:
         if indexed_rhs is not None:
             array, constant_index, variable_index = indexed_rhs.groups()
             array_at = block.string(array)
-            lines.pos += 1
             if constant_index is not None:
-                return Assignment(number, index, 3, block.words(array_at, int(constant_index)))
+                array_index = _integer(constant_index, lines, column + len(array) + 1, signed=False)
+                lines.pos += 1
+                return Assignment(number, index, 3, block.words(array_at, array_index))
+            lines.pos += 1
             return Assignment(number, index, 4, block.words(array_at, block.string(variable_index)))
         variable = _IDENTIFIER.match(rhs)
         if variable is not None:
