@@ -505,6 +505,8 @@ class _EffectText:
             inner.append(text[len(inner_indent):])
         if not inner:
             return self.block.blob(b"")
+        if any(text.startswith("// FX Version: ") for text in inner[:4]):
+            raise lines.error("an effect does not embed another effect", len(inner_indent) + 1, start + 1)
         try:
             container = assemble_container("\n".join(inner) + "\n")
         except AssemblyError as error:
