@@ -257,16 +257,18 @@ def assemble_container(text: str) -> DxbcContainer:
     with their mapping tables (Aon9/XNAP/XNAS, :mod:`.header_aon9`).
 
     A library listing (``// Library:`` header) gives one LIBF container per function (LFS0 from
-    its parameter table instead of signatures) and the LIBH chunk."""
+    its parameter table instead of signatures) and the LIBH chunk; an fx_4_0/fx_4_1 effect
+    listing (``// FX Version:``) the FX10 chunk (:mod:`.header_fx`, each embedded shader
+    assembled by this function)."""
     lines = text.splitlines()
+    if any(line.startswith("// FX Version: ") for line in lines[:4]):
+        from shaderkit.formats.dxbc.header_fx import effect_container
+
+        return effect_container(text)
     programs = assemble_listing(text)
     library = _library_header(lines, programs[0].line - 1 if programs else len(lines))
     if library is not None:
         return _library_container(lines, programs, library)
-    effect = next((n for n, line in enumerate(lines) if line.startswith("// FX Version: ")), None)
-    if effect is not None:
-        raise AssemblyError("an effect is assembled only onto a base container (--base): its variables, state "
-                            "objects and techniques are not rebuilt from text", effect + 1, 1)
     if len(programs) != 1:
         where = programs[1].line if len(programs) > 1 else 1
         raise AssemblyError(f"a container from text alone takes one program, found {len(programs)}", where, 1)
