@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.fx10_block import EffectBlock, read_block
 from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5, Technique, read_records
 from shaderkit.io.reader import Reader
 
@@ -137,6 +138,9 @@ class Effect:
     records: EffectRecords | None = None
     #: bytes after the typed records (none in fxc output)
     records_tail: bytes = b""
+    #: the unstructured block typed by what the records point at (written instead of
+    #: ``unstructured`` when present; None when the records are not typed or an item does not fit)
+    block: EffectBlock | None = None
 
     @staticmethod
     def understood(r: Reader) -> bool:
@@ -191,11 +195,19 @@ class Effect:
                 effect.records, effect.records_tail = records, tail
         except ShaderFormatError:
             effect.records = None  # records this walk does not account for stay bytes
+        if effect.records is not None:
+            try:
+                block = read_block(effect.records, unstructured, header.tag == FX5_TAG)
+                if block.build() == unstructured:  # exact by construction, else the block stays bytes
+                    effect.block = block
+            except (ShaderFormatError, UnsupportedOperation):
+                effect.block = None
         return effect
 
     def build(self) -> bytes:
         """The FX10 payload: the unstructured block with every embedded shader put back (sizes must not change)."""
-        blob = bytearray(self.unstructured)
+        # code blocks holding an embedded shader are written from the shader model below
+        blob = bytearray(self.block.build() if self.block is not None else self.unstructured)
         for shader in self.shaders:
             data = shader.build()
             old = struct.unpack_from("<I", blob, shader.offset)[0]
@@ -212,6 +224,8 @@ class Effect:
 
     def string_at(self, offset: int) -> str:
         """The NUL-terminated string at ``offset`` in the unstructured block ("" when none is there)."""
+        if self.block is not None and offset in self.block.strings:
+            return self.block.strings[offset]
         end = self.unstructured.find(b"\0", offset)
         return self.unstructured[offset:end].decode("latin-1") if 0 <= offset < len(self.unstructured) and end >= 0 else ""
 
@@ -231,6 +245,7 @@ class Effect:
             "counts": {f.name: getattr(h, f.name) for f in fields(h)[1 : h.size // 4]},
             "shaders": [{"offset": s.offset, **s.container.summary()} for s in self.shaders],
             **self._records_summary(),
+            **({"block": self.block.summary()} if self.block is not None else {}),
         }
 
     def _records_summary(self) -> dict[str, Any]:

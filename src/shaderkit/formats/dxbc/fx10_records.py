@@ -106,6 +106,7 @@ class ShaderData5:
     interface_bindings_offset: int = 0
 
     def words(self) -> list[int]:
+        """The 9 words of ``SBinaryShaderData5`` in stored order."""
         return [self.shader_offset, *self.so_decl_offsets, self.so_decl_count, self.rasterized_stream,
                 self.interface_binding_count, self.interface_bindings_offset]
 
@@ -178,6 +179,7 @@ class EffectRecords:
     fx5: bool = False
 
     def all_techniques(self) -> list[Technique]:
+        """Every technique: the fx_4_x list, then those of each fx_5_0 group in group order."""
         return self.techniques + [t for g in self.groups for t in g.techniques]
 
     def build(self) -> bytes:
