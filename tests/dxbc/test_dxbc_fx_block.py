@@ -17,7 +17,6 @@ import pytest
 from test_dxbc_fx5_records import _Blob, container
 
 from conftest import corpus_files, run_cli
-from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.fx10 import Effect
 from shaderkit.formats.dxbc.fx10_block import (
@@ -117,15 +116,34 @@ def test_shared_type_stays_shared() -> None:
     assert len(out) == len(data) and len([i for i in diff if i >= 32]) == 2  # "4x4" -> "3x3", plus the checksum
 
 
-def test_resized_item_is_refused() -> None:
+def test_resized_and_new_items_move_with_their_pointers() -> None:
     path = next((p for p in _effects() if "MultiMon10" in p.name), None)
     if path is None:
         pytest.skip("MultiMon10 effect not found")
-    model, effect, _ = _model(path)
-    assert effect.block is not None
+    model, effect, data = _model(path)
+    assert effect.block is not None and effect.records is not None
+    fxc = path.with_suffix(".fxc.asm").read_text(errors="replace").splitlines()
+    assert effect.block.strings[4] == "cb0" and "cbuffer cb0" in fxc
     effect.block.strings[4] = "a_longer_buffer_name"
-    with pytest.raises(UnsupportedOperation):
-        model.to_bytes()
+    # a new string no record pointed at yet, named by an offset past the block
+    technique = effect.records.techniques[0]
+    old_name = effect.block.strings[technique.name_offset]
+    effect.block.strings[0x100000] = "BrandNew"
+    technique.name_offset = 0x100000
+    out = model.to_bytes()
+    assert technique.name_offset == 0x100000  # the model is not changed by writing it
+    again = DxbcContainer.from_bytes(out)
+    moved = again.effect
+    assert isinstance(moved, Effect) and moved.block is not None and moved.records is not None
+    size = len(effect.unstructured)
+    assert len(moved.unstructured) == size + len("a_longer_buffer_name") + 1 + len("BrandNew") + 1
+    assert moved.records.buffers[0].name_offset == size  # resized items go after the block
+    assert moved.records.techniques[0].name_offset == size + len("a_longer_buffer_name") + 1
+    # fxc's own listing with the two names replaced (the vacated "cb0" bytes stay as they were)
+    renames = {"cbuffer cb0": "cbuffer a_longer_buffer_name", f"technique10 {old_name}": "technique10 BrandNew"}
+    want = [renames.get(line.rstrip(), line.rstrip()) for line in fxc]  # the effect's lines, not the shaders' RDEF
+    assert [line.rstrip() for line in again.disassemble().splitlines()] == want
+    assert again.to_bytes() == out and out[:4] == data[:4]
 
 
 def fx4_assignments() -> tuple[bytes, dict[str, int]]:

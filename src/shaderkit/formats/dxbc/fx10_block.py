@@ -22,18 +22,20 @@ an offset is typed by the record field that points at it (Effects11 ``EffectBina
 Each item is recorded in a :class:`~shaderkit.io.layout.Layout` under ``(kind, offset)``; items
 that several records point at are one entry (sharing is the offset itself), and every byte no
 item covers (fxc's leading zero word, padding, items nothing points at) is kept as a raw span.
-:meth:`EffectBlock.build` puts every item back where it lay; an edit must keep an item's size,
-since the offsets pointing at it live in the records.
+:meth:`EffectBlock.build_relocated` puts every item of unchanged size back where it lay and a
+resized or new one after the block's end; :func:`relocate_records` then moves the records'
+pointers with them.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5
+from shaderkit.formats.dxbc.fx10_records import Annotation, Assignment, EffectRecords, ShaderData5
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 
 #: ``EVarType``
@@ -180,32 +182,66 @@ class EffectBlock:
             raise ShaderFormatError(f"FX10 block holds no assignment value at {offset:#x}", offset, "FX10")
         return found
 
-    def items(self) -> list[tuple[tuple[str, int], bytes]]:
-        """Every typed item as ``((kind, offset), stored bytes)``."""
-        out: list[tuple[tuple[str, int], bytes]] = [(("string", o), s.encode("latin-1") + b"\0") for o, s in self.strings.items()]
-        out += [(("type", o), t.to_bytes()) for o, t in self.types.items()]
+    def items(self, remap: Remap | None = None) -> list[tuple[tuple[str, int], bytes]]:
+        """Every typed item as ``((kind, offset), stored bytes)``; ``remap(kind, offset)`` gives the
+        new offset of each item the item's pointers point at (items that moved)."""
+        to = remap or _same
+        out: list[tuple[tuple[str, int], bytes]] = [(("string", o), s.encode("latin-1") + b"\0")
+                                                     for o, s in self.strings.items()]
+        out += [(("type", o), _remapped_type(t, to).to_bytes()) for o, t in self.types.items()]
         out += [(("value", o), struct.pack(f"<{len(v)}I", *v)) for o, v in self.values.items()]
-        out += [(("assignment", o), a.to_bytes()) for o, a in self.assignments.items()]
+        out += [(("assignment", o), _remapped_value(a, to).to_bytes()) for o, a in self.assignments.items()]
         out += [(("code", o), struct.pack("<I", len(c)) + c) for o, c in self.code.items()]
-        out += [(("shader_data", o), struct.pack("<9I", *d.words())) for o, d in self.shader_data.items()]
-        out += [(("bindings", o), b"".join(struct.pack("<2I", *row) for row in rows))
+        out += [(("shader_data", o), struct.pack("<9I", *remap_shader_data(d, to).words()))
+                for o, d in self.shader_data.items()]
+        out += [(("bindings", o), b"".join(struct.pack("<2I", to("string", name), index) for name, index in rows))
                 for o, rows in self.bindings.items()]
         return out
 
     def build(self, code: dict[int, bytes] | None = None) -> bytes:
-        """The block: every item back where it lay, raw spans between; ``code`` overrides code blocks."""
-        writer = PlacedWriter(self.layout, append_aligned(4))
-        for key, data in self.items():
-            if code is not None and key[0] == "code" and key[1] in code:
-                data = struct.pack("<I", len(code[key[1]])) + code[key[1]]
-            at = writer.place(key, data)
-            if at != key[1]:
-                raise UnsupportedOperation(
-                    f"FX10: the block item {key[0]} at {key[1]:#x} changed size or overlaps another;"
-                    " moving the effect's offsets is not supported")
-        if not writer.verify() or writer.end != self.layout.size:
-            raise UnsupportedOperation("FX10: edited block items overlap; moving the effect's offsets is not supported")
-        return writer.getvalue()
+        """The block: every item back where it lay, raw spans between; ``code`` overrides code blocks.
+
+        UnsupportedOperation when an item changed size (see :meth:`build_relocated`)."""
+        blob, moved = self.build_relocated(code)
+        if moved:
+            raise UnsupportedOperation(f"FX10: {len(moved)} block item(s) changed size; the records must move with them")
+        return blob
+
+    def build_relocated(self, code: dict[int, bytes] | None = None) -> tuple[bytes, dict[tuple[str, int], int]]:
+        """The block and the new offsets of the items that moved, keyed by ``(kind, old offset)``.
+
+        An item whose size is unchanged goes back where it lay; a resized or new item (a key the
+        parsed block did not have) goes after the block's end, unaligned as fxc packs the block;
+        the bytes it vacated stay as they were. Pointers between items follow the moved ones; the
+        records' pointers are the caller's (:func:`relocate_records`). ``code`` overrides code
+        blocks (embedded shaders rebuilt from their models). UnsupportedOperation when an edited
+        item overwrites another one it overlapped in the parsed block.
+        """
+        plain = self.items()
+        if code:
+            plain = [(key, struct.pack("<I", len(code[key[1]])) + code[key[1]]
+                      if key[0] == "code" and key[1] in code else data) for key, data in plain]
+        moved: dict[tuple[str, int], int] = {}
+        end = self.layout.size
+        for key, data in plain:
+            stored = self.layout.items.get(key)
+            if stored is None or len(stored.data) != len(data):
+                moved[key] = end
+                end += len(data)
+
+        def to(kind: str, offset: int) -> int:
+            return moved.get((kind, offset), offset)
+
+        final = self.items(to) if moved else plain
+        if code and moved:
+            final = [(key, struct.pack("<I", len(code[key[1]])) + code[key[1]]
+                      if key[0] == "code" and key[1] in code else data) for key, data in final]
+        writer = PlacedWriter(self.layout, append_aligned(1))
+        for key, data in final:
+            writer.put(moved.get(key, key[1]), data)
+        if not writer.verify():
+            raise UnsupportedOperation("FX10: edited block items overwrite items they overlapped; not supported")
+        return writer.getvalue(), moved
 
     def summary(self) -> dict[str, Any]:
         """Item counts, the type descriptions and the block's spans, JSON-ready."""
@@ -234,6 +270,104 @@ class EffectBlock:
                 row["base_class_offset"] = t.base_class_offset
                 row["interface_offsets"] = list(t.interface_offsets)
         return row
+
+
+Remap = Callable[[str, int], int]
+"""``(item kind, old offset) -> new offset`` of the block items pointers point at."""
+
+
+def _same(kind: str, offset: int) -> int:
+    return offset
+
+
+def _remapped_type(t: FxType, to: Remap) -> FxType:
+    return replace(
+        t, name_offset=to("string", t.name_offset),
+        members=[StructMember(to("string", m.name_offset), to("string", m.semantic_offset), m.offset,
+                              to("type", m.type_offset)) for m in t.members],
+        base_class_offset=(to("type", t.base_class_offset) if t.base_class_offset else t.base_class_offset),
+        interface_offsets=[to("type", o) for o in t.interface_offsets])
+
+
+def _remapped_value(a: AssignmentValue, to: Remap) -> AssignmentValue:
+    w = a.words
+    if a.kind == ASSIGN_CONST_INDEX and len(w) == 2:
+        return AssignmentValue(a.kind, (to("string", w[0]), w[1]))
+    if a.kind == ASSIGN_VARIABLE_INDEX and len(w) == 2:
+        return AssignmentValue(a.kind, (to("string", w[0]), to("string", w[1])))
+    if a.kind == ASSIGN_EXPRESSION_INDEX and len(w) == 2:
+        return AssignmentValue(a.kind, (to("string", w[0]), to("code", w[1])))
+    if a.kind == ASSIGN_INLINE_SHADER and len(w) == 2:
+        return AssignmentValue(a.kind, (to("code", w[0]) if w[0] else 0, to("string", w[1]) if w[1] else 0))
+    return a
+
+
+def remap_shader_data(d: ShaderData5, to: Remap) -> ShaderData5:
+    """``SBinaryShaderData5`` with its shader, stream-output strings and bindings moved by ``to``."""
+    decls = tuple(to("string", o) if o and k < d.so_decl_count else o for k, o in enumerate(d.so_decl_offsets))
+    return replace(d, shader_offset=to("code", d.shader_offset) if d.shader_offset else 0,
+                   so_decl_offsets=(decls[0], decls[1], decls[2], decls[3]),
+                   interface_bindings_offset=(to("bindings", d.interface_bindings_offset)
+                                              if d.interface_binding_count else d.interface_bindings_offset))
+
+
+def _assignment_kind(kind: int) -> str:
+    """The block item kind an ``SBinaryAssignment`` of assignment type ``kind`` points at."""
+    return {ASSIGN_VARIABLE: "string", ASSIGN_EXPRESSION: "code", ASSIGN_INLINE_SHADER5: "shader_data"}.get(
+        kind, "assignment")
+
+
+def relocate_records(records: EffectRecords, block: EffectBlock, to: Remap) -> None:
+    """Move every pointer of ``records`` (in place) by ``to``; types are looked up in ``block`` by
+    their old offsets (they say whether annotation and initializer values are strings)."""
+
+    def annotations(items: list[Annotation]) -> None:
+        for a in items:
+            t = block.types.get(a.type_offset)
+            a.name_offset, a.type_offset = to("string", a.name_offset), to("type", a.type_offset)
+            if t is not None and t.var_type == VAR_OBJECT:
+                a.values = [to("string", o) for o in a.values]
+            elif a.values:
+                a.values = [to("value", a.values[0]), *a.values[1:]]
+
+    def assignments(items: list[Assignment]) -> None:
+        for a in items:
+            a.initializer_offset = to(_assignment_kind(a.kind), a.initializer_offset)
+
+    for b in records.buffers + records.pool_buffers:
+        b.name_offset = to("string", b.name_offset)
+        annotations(b.annotations)
+        for v in b.variables:
+            v.name_offset, v.semantic_offset = to("string", v.name_offset), to("string", v.semantic_offset)
+            v.type_offset = to("type", v.type_offset)
+            v.default_offset = to("value", v.default_offset) if v.default_offset else 0
+            annotations(v.annotations)
+    for o in records.objects + records.pool_objects:
+        t = block.types.get(o.type_offset)
+        object_type = t.object_type if t is not None else 0
+        o.name_offset, o.semantic_offset = to("string", o.name_offset), to("string", o.semantic_offset)
+        o.type_offset = to("type", o.type_offset)
+        kind = "string" if object_type == _STRING_OBJECT else "code"
+        o.initializers = [tuple(to("string" if k else kind, w) if w else w for k, w in enumerate(init))
+                          for init in o.initializers]
+        o.shaders5 = [remap_shader_data(d, to) for d in o.shaders5]
+        for state_block in o.blocks:
+            assignments(state_block)
+        annotations(o.annotations)
+    for i in records.interfaces:
+        i.name_offset, i.type_offset = to("string", i.name_offset), to("type", i.type_offset)
+        i.default_offset = to("bindings", i.default_offset) if i.default_offset else 0
+        annotations(i.annotations)
+    for g in records.groups:
+        g.name_offset = to("string", g.name_offset)
+        annotations(g.annotations)
+    for tech in records.all_techniques():
+        tech.name_offset = to("string", tech.name_offset)
+        annotations(tech.annotations)
+        for p in tech.passes:
+            p.name_offset = to("string", p.name_offset)
+            annotations(p.annotations)
+            assignments(p.assignments)
 
 
 class _BlockReader:
@@ -458,5 +592,6 @@ def read_block(records: EffectRecords, blob: bytes, fx5: bool) -> EffectBlock:
 __all__ = [
     "ASSIGN_CONSTANT", "ASSIGN_CONST_INDEX", "ASSIGN_EXPRESSION", "ASSIGN_EXPRESSION_INDEX", "ASSIGN_INLINE_SHADER",
     "ASSIGN_INLINE_SHADER5", "ASSIGN_VARIABLE", "ASSIGN_VARIABLE_INDEX", "VAR_INTERFACE", "VAR_NUMERIC",
-    "VAR_OBJECT", "VAR_STRUCT", "AssignmentValue", "EffectBlock", "FxType", "StructMember", "read_block",
+    "VAR_OBJECT", "VAR_STRUCT", "AssignmentValue", "EffectBlock", "FxType", "Remap", "StructMember", "read_block",
+    "relocate_records", "remap_shader_data",
 ]
