@@ -269,3 +269,61 @@ def test_every_word_of_the_block_corrupted() -> None:
                     continue
                 assert model.to_bytes() == mutant, (at, word)
                 model.summary()
+
+
+def _names(effect: Effect) -> list[str]:
+    """Every name the records and the types point at, in record order."""
+    rec, block = effect.records, effect.block
+    assert rec is not None and block is not None
+    out = [block.strings[b.name_offset] for b in rec.buffers + rec.pool_buffers]
+    out += [block.strings[v.name_offset] for b in rec.buffers + rec.pool_buffers for v in b.variables]
+    out += [block.strings[o.name_offset] for o in rec.objects + rec.pool_objects]
+    out += [block.strings[block.types[v.type_offset].name_offset]
+            for b in rec.buffers + rec.pool_buffers for v in b.variables]
+    for t in rec.all_techniques():
+        out += [block.strings[t.name_offset], *(block.strings[p.name_offset] for p in t.passes)]
+        out += [block.strings[a.initializer_offset] for p in t.passes for a in p.assignments if a.kind == 2]
+        out += [block.strings[block.assignments[a.initializer_offset].words[0]]
+                for p in t.passes for a in p.assignments if a.kind in (3, 4)]
+    return out
+
+
+def test_every_string_lengthened_moves_every_pointer() -> None:
+    """Each corpus effect with every block string one character longer: every item moves after the
+    block and every record and item pointer follows it (names read back with the extra character)."""
+    for path in _effects():
+        model, effect, _ = _model(path)
+        assert effect.block is not None
+        before = _names(effect)
+        for offset, text in list(effect.block.strings.items()):
+            effect.block.strings[offset] = text + "X"
+        out = model.to_bytes()
+        again = DxbcContainer.from_bytes(out)
+        moved = again.effect
+        assert isinstance(moved, Effect) and moved.block is not None, path.name
+        assert _names(moved) == [name + "X" for name in before], path.name
+        assert len(moved.unstructured) == len(effect.unstructured) + sum(
+            len(text) + 1 for text in effect.block.strings.values()), path.name
+        assert again.to_bytes() == out, path.name
+
+
+def test_fx5_pointers_follow_lengthened_strings() -> None:
+    """The hand-built fx_5_0 effect with every string one character longer: names, stream-output
+    declarations and interface binding instances read back lengthened."""
+    from test_dxbc_fx5_records import fx5_effect
+
+    payload, _ = fx5_effect()
+    model = DxbcContainer.from_bytes(container((b"FX10", payload)))
+    effect = model.effect
+    assert isinstance(effect, Effect) and effect.block is not None
+    before = model.summary()["effect"]
+    for offset, text in list(effect.block.strings.items()):
+        effect.block.strings[offset] = text + "X"
+    again = DxbcContainer.from_bytes(model.to_bytes())
+    after = again.summary()["effect"]
+    assert after["groups"] == [{"name": "g0X", "techniques": [{"name": "t0X", "passes": ["p0X"]}]}]
+    assert after["interfaces"] == ["ifaceX"] and before["interfaces"] == ["iface"]
+    [shader] = after["shaders5"]
+    assert shader["object"] == "vsX" and shader["stream_out"] == ["SV_Position.xyzwX"]
+    assert shader["interface_bindings"] == [{"instance": "g_instX", "index": 0xFFFFFFFF}]
+    assert [t["name"] for t in after["block"]["types"]] == ["float4X", "stringX", "VertexShaderX", "IFooX"]
