@@ -131,7 +131,8 @@ class Effect:
     """The FX10 chunk of an fx_4_0 / fx_4_1 / fx_5_0 effect."""
 
     header: EffectHeader = field(default_factory=EffectHeader)
-    #: the unstructured block (strings, defaults, types, embedded shaders) as parsed
+    #: the unstructured block (strings, defaults, types, embedded shaders) as parsed; written only
+    #: when ``block`` is None (edit the typed ``block`` otherwise)
     unstructured: bytes = b""
     #: the structured records after the unstructured block, kept as bytes
     structured: bytes = b""
