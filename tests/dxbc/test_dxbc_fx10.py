@@ -68,10 +68,16 @@ def test_edited_embedded_shader_is_written_and_listed() -> None:
     again = DxbcContainer.from_bytes(out)
     assert _effect(again).shaders[0].container.version == 7
     assert again.disassemble() == before  # the version word is not part of the listing
-    # a size change cannot be written (the records' offsets are kept raw)
+    # a resized shader moves after the block and the records' pointers follow it
+    old_offset, size = effect.shaders[0].offset, len(effect.unstructured)
     inner.trailing = b"\0\0\0\0"
-    with pytest.raises(UnsupportedOperation):
-        container.to_bytes()
+    grown = DxbcContainer.from_bytes(container.to_bytes())
+    moved = _effect(grown)
+    assert len(moved.unstructured) == size + 4 + len(inner.to_bytes())
+    assert moved.block is not None and moved.block.code[size] == inner.to_bytes()
+    assert old_offset not in moved.block.code  # the vacated bytes stay, no record points at them
+    assert grown.disassemble() == before
+    assert grown.to_bytes() == container.to_bytes()
 
 
 def test_self_made_effect_round_trip() -> None:

@@ -9,7 +9,9 @@
   annotations, shared (pool) sections and techniques whose inline shaders are listed inside
   ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
   The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module prints its
-  typed records (as edited) and lists the embedded shaders the model parsed (by block offset);
+  typed records (as edited) and the typed items of its unstructured block
+  (:class:`~shaderkit.formats.dxbc.fx10_block.EffectBlock`: strings, types, default values,
+  assignment payloads) and lists the embedded shaders the model parsed (by block offset);
 * ``#line`` directives and variable notes come from the SPDB model
   (:class:`~shaderkit.formats.dxbc.spdb.ProgramDatabase`): its streams' types, symbols and lines.
 
@@ -345,8 +347,7 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
 
 
 # -- effects (FX10, fx_4_0) ---------------------------------------------------------------
-# Layout facts from the public Effects11 EffectBinaryFormat.h: a 76-byte header, an
-# "unstructured" blob that every offset points into, then the structured records.
+# Printed from the Effect model: typed records and the typed items of the unstructured block.
 
 _FX_HEADER = struct.Struct("<19I")
 _FX_TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1"}
@@ -445,28 +446,26 @@ class _Effect:
             raise ShaderFormatError(f"unknown effect tag 0x{model.header.tag:08x}", 0, "FX10")
         if model.records is None:
             raise ShaderFormatError("FX10 records do not match the header's counts", model.header.size, "FX10")
+        if model.block is None:
+            raise ShaderFormatError("FX10 records point at items the unstructured block does not hold",
+                                    model.header.size, "FX10")
         self.model = model
         self.records = model.records
-        self.blob = model.unstructured
+        self.block = model.block
         self.depth = depth
 
-    # -- the unstructured block ------------------------------------------------------------------
-    def blob_u32s(self, offset: int, count: int) -> tuple[int, ...]:
-        if count < 0 or offset < 0 or offset + 4 * count > len(self.blob):
-            raise ShaderFormatError(f"FX10 data at {offset:#x} runs past the unstructured block",
-                                    _FX_HEADER.size + offset, "FX10")
-        return struct.unpack_from(f"<{count}I", self.blob, offset)
-
+    # -- the typed unstructured block ------------------------------------------------------------
     def string(self, offset: int) -> str:
-        end = self.blob.find(b"\0", offset)
-        if offset < 0 or end < 0:
-            raise ShaderFormatError(f"FX10 string at {offset:#x} is unterminated", _FX_HEADER.size + offset, "FX10")
-        return self.blob[offset:end].decode("latin-1")
+        return self.block.string(offset)
 
     def type_info(self, offset: int) -> tuple[str, int, int, int, int, int]:
         """(name, var type, elements, total size, packed size, object type or numeric bits)."""
-        name_off, var_type, elements, total, _stride, packed, extra = self.blob_u32s(offset, 7)
-        return self.string(name_off), var_type, elements, total, packed, extra
+        t = self.block.type_at(offset)
+        return self.string(t.name_offset), t.var_type, t.elements, t.total_size, t.packed_size, t.info
+
+    def value_words(self, offset: int, packed: int) -> tuple[int, ...]:
+        """The first ``packed // 4`` words of the value at ``offset``."""
+        return self.block.value_at(offset)[: packed // 4]
 
     def annotations(self, annotations: list[Annotation], indent: str) -> list[str]:
         lines = []
@@ -475,7 +474,7 @@ class _Effect:
             if var_type == 2:  # string(s): one offset per element
                 value = ", ".join('"' + self.string(o) + '"' for o in a.values)
             else:
-                words = self.blob_u32s(a.values[0] if a.values else 0, packed // 4)
+                words = self.value_words(a.values[0], packed) if a.values else ()
                 value = ", ".join(self.scalar(tname, w) for w in words)
             lines.append(f"{indent}    {tname} {self.string(a.name_offset)} = {value};")
         if lines:
@@ -497,7 +496,7 @@ class _Effect:
         tname, _vt, elements, total, packed, _extra = self.type_info(v.type_offset)
         decl = f"{tname:<7} {self.string(v.name_offset)}" + (f"[{elements}]" if elements else "")
         if v.default_offset:
-            words = self.blob_u32s(v.default_offset, packed // 4)
+            words = self.value_words(v.default_offset, packed)
             decl += " = { " + ", ".join(self.scalar(tname, w) for w in words) + " }"
         self.annotations(v.annotations, "    ")  # read (checked) but not printed, as fxc does
         out.append(f"    {decl + ';':<36}// Offset: {v.offset:4d}, size: {total:4d}")
@@ -531,9 +530,8 @@ class _Effect:
         name, vtype, cols, indexed, _names = _STATES[state] if state < len(_STATES) else (f"state{state}", "uint", 1, False, None)
         lhs = f"{name}[{index}]" if indexed else name
         if kind == 1:  # constants
-            (count,) = self.blob_u32s(init, 1)
-            pairs = self.blob_u32s(init + 4, 2 * count)
-            values = [self.value(state, pairs[2 * i], pairs[2 * i + 1]) for i in range(count)]
+            values = [self.value(state, type_code, word)
+                      for type_code, word in self.block.assignment_at(init).constants]
             if vtype == "object":
                 rhs = "NULL"
             else:
@@ -541,13 +539,14 @@ class _Effect:
         elif kind == 2:  # variable
             rhs = self.string(init)
         elif kind == 3:  # constant index
-            array_off, array_index = self.blob_u32s(init, 2)
+            array_off, array_index = self.block.assignment_at(init).words
             rhs = f"{self.string(array_off)}[{array_index}]"
         elif kind == 4:  # variable index
-            array_off, index_off = self.blob_u32s(init, 2)
+            array_off, index_off = self.block.assignment_at(init).words
             rhs = f"{self.string(array_off)}[{self.string(index_off)}]"
-        elif kind in (7, 8):  # inline shader
-            (shader_off,) = self.blob_u32s(init, 1)
+        elif kind in (7, 8):  # inline shader (shader, stream-output declaration) / SBinaryShaderData5
+            data5 = self.block.shader_data.get(init) if kind == 8 else None
+            shader_off = data5.shader_offset if data5 is not None else self.block.assignment_at(init).words[0]
             self.shader_block(lhs, indent, shader_off, out)
             return
         else:
@@ -558,18 +557,18 @@ class _Effect:
         if not shader_off:
             out.append(f"{indent}{lhs} = NULL;")
             return
-        (size,) = self.blob_u32s(shader_off, 1)
-        if shader_off + 4 + size > len(self.blob):
-            raise ShaderFormatError(f"FX10 shader of {size} bytes runs past the block",
-                                    _FX_HEADER.size + shader_off + 4, "FX10")
+        code = self.block.code.get(shader_off)
+        if code is None:
+            raise ShaderFormatError(f"FX10 block holds no shader at {shader_off:#x}",
+                                    _FX_HEADER.size + shader_off, "FX10")
         out.append(f"{indent}{lhs} = asm {{")
         inner: list[str] = []
-        if size:
+        if code:
             embedded = self.model.shader_at(shader_off)
-            if embedded is None:  # the model keeps a container that would not rebuild as block bytes
+            if embedded is None:  # a code block the model keeps as bytes (a container that would not rebuild)
                 from shaderkit.formats.dxbc.container import DxbcContainer as Container
 
-                embedded = Container.from_bytes(self.blob[shader_off + 4 : shader_off + 4 + size])
+                embedded = Container.from_bytes(code)
             _listing(embedded, inner, self.depth + 1)
         out.extend((indent + "    " + line) if line else line for line in inner)
         out.append(" " * 20)

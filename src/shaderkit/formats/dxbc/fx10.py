@@ -9,7 +9,10 @@ then the *unstructured* block that every offset of the structured records points
 into (strings, default values, type descriptions, embedded shader containers), then the
 *structured* records (buffers, variables, objects, techniques) up to the end of the payload.
 
-Model: :class:`EffectHeader` (named counts), the unstructured bytes, the structured bytes as
+Model: :class:`EffectHeader` (named counts), the unstructured bytes and their typed form
+(:mod:`.fx10_block`: strings, type descriptions, default values, assignment payloads and code
+blocks keyed by offset, each item written back where it lay, the rest raw spans; None when the
+records are not typed or an item they point at does not fit), the structured bytes as
 parsed, their typed form (:mod:`.fx10_records`: buffers, variables, objects with their state
 blocks or shader data, techniques, passes, annotations, and for fx_5_0 interface variables and
 groups; None when the records do not walk or do not write back the stored bytes, then the bytes
@@ -26,11 +29,13 @@ live in the raw records). Other tags stay raw chunks.
 
 from __future__ import annotations
 
+import copy
 import struct
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+from shaderkit.formats.dxbc.fx10_block import EffectBlock, read_block, relocate_records
 from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5, Technique, read_records
 from shaderkit.io.reader import Reader
 
@@ -126,7 +131,8 @@ class Effect:
     """The FX10 chunk of an fx_4_0 / fx_4_1 / fx_5_0 effect."""
 
     header: EffectHeader = field(default_factory=EffectHeader)
-    #: the unstructured block (strings, defaults, types, embedded shaders) as parsed
+    #: the unstructured block (strings, defaults, types, embedded shaders) as parsed; written only
+    #: when ``block`` is None (edit the typed ``block`` otherwise)
     unstructured: bytes = b""
     #: the structured records after the unstructured block, kept as bytes
     structured: bytes = b""
@@ -137,6 +143,9 @@ class Effect:
     records: EffectRecords | None = None
     #: bytes after the typed records (none in fxc output)
     records_tail: bytes = b""
+    #: the unstructured block typed by what the records point at (written instead of
+    #: ``unstructured`` when present; None when the records are not typed or an item does not fit)
+    block: EffectBlock | None = None
 
     @staticmethod
     def understood(r: Reader) -> bool:
@@ -191,12 +200,35 @@ class Effect:
                 effect.records, effect.records_tail = records, tail
         except ShaderFormatError:
             effect.records = None  # records this walk does not account for stay bytes
+        if effect.records is not None:
+            try:
+                block = read_block(effect.records, unstructured, header.tag == FX5_TAG)
+                if block.build() == unstructured:  # exact by construction, else the block stays bytes
+                    effect.block = block
+            except (ShaderFormatError, UnsupportedOperation):
+                effect.block = None
         return effect
 
     def build(self) -> bytes:
-        """The FX10 payload: the unstructured block with every embedded shader put back (sizes must not change)."""
-        blob = bytearray(self.unstructured)
-        for shader in self.shaders:
+        """The FX10 payload: header, unstructured block, structured records.
+
+        With a typed block, every item of unchanged size goes back where it lay and a resized one
+        (an edited string, a rebuilt shader of another size...) after the block, the records'
+        pointers following it; the model itself is not changed. Without one, the block bytes are
+        written with every embedded shader put back (sizes must not change).
+        """
+        records = self.records
+        if self.block is not None:
+            code = {s.offset: s.build() for s in self.shaders if s.offset in self.block.code}
+            block, moved = self.block.build_relocated(code)
+            blob = bytearray(block)
+            if moved and records is not None:
+                records = copy.deepcopy(records)
+                relocate_records(records, self.block, lambda kind, offset: moved.get((kind, offset), offset))
+            rest = [s for s in self.shaders if s.offset not in code]
+        else:
+            blob, rest = bytearray(self.unstructured), self.shaders
+        for shader in rest:
             data = shader.build()
             old = struct.unpack_from("<I", blob, shader.offset)[0]
             if len(data) != old:
@@ -207,11 +239,13 @@ class Effect:
         header = EffectHeader.unpack(self.header.stored_words())
         header.unstructured_size = len(blob)
         words = header.stored_words()
-        structured = self.records.build() + self.records_tail if self.records is not None else self.structured
+        structured = records.build() + self.records_tail if records is not None else self.structured
         return struct.pack(f"<{len(words)}I", *words) + bytes(blob) + structured
 
     def string_at(self, offset: int) -> str:
         """The NUL-terminated string at ``offset`` in the unstructured block ("" when none is there)."""
+        if self.block is not None and offset in self.block.strings:
+            return self.block.strings[offset]
         end = self.unstructured.find(b"\0", offset)
         return self.unstructured[offset:end].decode("latin-1") if 0 <= offset < len(self.unstructured) and end >= 0 else ""
 
@@ -231,6 +265,7 @@ class Effect:
             "counts": {f.name: getattr(h, f.name) for f in fields(h)[1 : h.size // 4]},
             "shaders": [{"offset": s.offset, **s.container.summary()} for s in self.shaders],
             **self._records_summary(),
+            **({"block": self.block.summary()} if self.block is not None else {}),
         }
 
     def _records_summary(self) -> dict[str, Any]:
@@ -262,6 +297,10 @@ class Effect:
 
     def interface_bindings(self, data: ShaderData5) -> list[dict[str, Any]]:
         """``SBinaryInterfaceInitializer`` rows (instance name, array index) of an fx_5_0 shader."""
+        if self.block is not None and data.interface_binding_count:
+            typed = self.block.bindings.get(data.interface_bindings_offset, [])
+            return [{"instance": self.string_at(instance), "index": index}
+                    for instance, index in typed[: data.interface_binding_count]]
         rows = []
         for k in range(min(data.interface_binding_count, len(self.unstructured) // 8)):
             at = data.interface_bindings_offset + 8 * k
