@@ -39,6 +39,7 @@ from typing import Any
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.bfres.members import ExternalFile, ExternalFileMembers
 from shaderkit.formats.bfres.wiiu import ShaderAssign
 from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.strpool import read_string
@@ -56,18 +57,6 @@ DEFAULT_CHOICE = "<default>"
 def material_size(major: int) -> int:
     """Bytes one FMAT takes in the material array of this version."""
     return 0xB0 if major >= 10 else 0xA8 if major == 9 else 0xB0 if major < 3 else 0xB8
-
-
-@dataclass
-class SwitchExternalFile:
-    """One embedded file (BNTX textures, BFSHA shader archives, ...)."""
-
-    name: str
-    data: bytes = field(repr=False)
-    #: where its {offset, size} entry lies
-    entry_offset: int = field(default=0, repr=False)
-    #: (offset, size) as stored
-    original: tuple[int, int] = field(default=(0, 0), repr=False)
 
 
 def _ptr(r: Reader, at: int, what: str) -> int:
@@ -102,7 +91,7 @@ def _pairs(keys: list[str], values: list[str]) -> dict[str, str]:
 
 
 @dataclass(repr=False)
-class SwitchBfres(ShaderFile):
+class SwitchBfres(ShaderFile, ExternalFileMembers):
     """A Switch BFRES: header, section counts, embedded files and per-material shader choices."""
 
     format_name = "bfres-switch"
@@ -113,7 +102,7 @@ class SwitchBfres(ShaderFile):
     alignment_shift: int
     counts: dict[str, int]
     external_flags: int
-    external_files: list[SwitchExternalFile]
+    external_files: list[ExternalFile]
     data: bytes = field(repr=False)
     materials: list[ShaderAssign] = field(default_factory=list)
     #: why the materials could not be read (the external files stay reachable)
@@ -149,7 +138,7 @@ class SwitchBfres(ShaderFile):
         flags = r.unpack_at(counts_at + 12, "B", "external flags")[0] if major >= 9 else 0
         counts = {"models": n_models, **dict(zip(ANIMATIONS, anim_counts)), "external_files": n_external}
 
-        files: list[SwitchExternalFile] = []
+        files: list[ExternalFile] = []
         if not (major >= 10 and flags & HOLDS_EXTERNAL_STRINGS):
             external_at = _ptr(r, o + 0x60 + shift_pools, "external file array")
             names = _keys(r, _ptr(r, o + 0x68 + shift_pools, "external file dictionary"), "external_files")
@@ -164,7 +153,7 @@ class SwitchBfres(ShaderFile):
                     at = _ptr(r, entry, "data offset")
                     (size,) = r.unpack_at(entry + 8, "I", "size")
                     blob = r.at(at).read(size, "external file")
-                    files.append(SwitchExternalFile(file_name, blob, entry, (at, size)))
+                    files.append(ExternalFile(file_name, blob, entry, (at, size)))
         materials: list[ShaderAssign] = []
         error = ""
         try:
@@ -174,54 +163,18 @@ class SwitchBfres(ShaderFile):
             error = str(exc)
         return cls(name, (major, minor, micro), shift, counts, flags, files, data, materials, error)
 
-    # -- members ------------------------------------------------------------------------------
-    def member_names(self) -> list[str]:
-        """Names of the external files, in file order."""
-        return [f.name for f in self.external_files]
-
-    def member(self, name: str) -> bytes:
-        """The bytes of external file ``name``; KeyError when there is none."""
-        return self._file(name).data
-
-    def replace_member(self, name: str, data: bytes) -> None:
-        """Put new bytes in place of external file ``name`` (written by :meth:`to_bytes`)."""
-        self._file(name).data = bytes(data)
-
-    def _file(self, name: str) -> SwitchExternalFile:
-        for f in self.external_files:
-            if f.name == name:
-                return f
-        raise KeyError(f"no external file {name!r} (files: {', '.join(self.member_names())})")
-
     def material_programs(self) -> list[str]:
         """Per material, where its program is (``Archive.bfsha//MODEL.bnsh variation N``) in an
         embedded Switch shader archive, or why it cannot be found."""
         from shaderkit.formats.bfsha.switch import SwitchBfsha
-        from shaderkit.formats.bfsha.wiiu import LookupFailed
 
-        archives: dict[str, SwitchBfsha | str] = {}
-        out = []
-        for m in self.materials:
-            name = f"{m.shader_archive}.bfsha"
-            if name not in archives:
-                try:
-                    archives[name] = SwitchBfsha.from_bytes(self._file(name).data)
-                except KeyError:
-                    archives[name] = "archive not embedded"
-                except ShaderFormatError as exc:
-                    archives[name] = f"archive unreadable: {exc}"
-            archive = archives[name]
-            if isinstance(archive, str):
-                out.append(archive)
-                continue
-            try:
-                model = archive.model(m.shading_model)
-                options = {k: v for k, v in m.options.items() if v != DEFAULT_CHOICE}
-                index, _ = model.find_program(options, ignore_unknown=True)
-                out.append(f"{name}//{m.shading_model}.bnsh variation {model.programs[index].variation}")
-            except LookupFailed as exc:
-                out.append(exc.message)
-        return out
+        def locate(archive: SwitchBfsha, m: ShaderAssign, name: str) -> str:
+            model = archive.model(m.shading_model)
+            options = {k: v for k, v in m.options.items() if v != DEFAULT_CHOICE}
+            index, _ = model.find_program(options, ignore_unknown=True)
+            return f"{name}//{m.shading_model}.bnsh variation {model.programs[index].variation}"
+
+        return self._programs_of(self.materials, SwitchBfsha.from_bytes, locate)
 
     # -- writing ------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -351,4 +304,4 @@ def is_switch_fres(data: bytes) -> bool:
     return data[:4] == b"FRES" and data[0xC:0xE] == b"\xff\xfe"
 
 
-__all__ = ["ShaderFormatError", "SwitchBfres", "SwitchExternalFile", "is_switch_fres", "material_size"]
+__all__ = ["ExternalFile", "ShaderFormatError", "SwitchBfres", "is_switch_fres", "material_size"]

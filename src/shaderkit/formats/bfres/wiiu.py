@@ -26,6 +26,7 @@ from typing import Any
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.bfres.members import ExternalFile, ExternalFileMembers
 from shaderkit.formats.bfsha.wiiu import _name, _rel, read_dict
 from shaderkit.io.reader import Reader
 
@@ -34,16 +35,6 @@ SECTIONS = (
     "texture_srt_animations", "texture_pattern_animations", "bone_visibility_animations",
     "material_visibility_animations", "shape_animations", "scene_animations", "external_files",
 )
-
-
-@dataclass
-class ExternalFile:
-    """An embedded file of a Wii U BFRES: name, data, and where its {offset, size} entry lies."""
-    name: str
-    data: bytes = field(repr=False)
-    #: where the {offset, size} entry lies
-    entry_offset: int = field(default=0, repr=False)
-    original: tuple[int, int] = field(default=(0, 0), repr=False)
 
 
 @dataclass
@@ -93,7 +84,7 @@ def _read_materials(r: Reader, models_at: int | None) -> list[ShaderAssign]:
 
 
 @dataclass(repr=False)
-class WiiUBfres(ShaderFile):
+class WiiUBfres(ShaderFile, ExternalFileMembers):
     """A Wii U BFRES (big-endian ``FRES``): header, sub-file counts and the embedded files (shader archives among them)."""
     format_name = "bfres-wiiu"
 
@@ -138,47 +129,14 @@ class WiiUBfres(ShaderFile):
     def material_programs(self) -> list[str]:
         """Per material, the member path of its program in an embedded shader archive
         (``Archive.bfsha//model/index``), or why there is none."""
-        from shaderkit.formats.bfsha.wiiu import LookupFailed, WiiUBfsha
+        from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
-        archives: dict[str, WiiUBfsha | str] = {}
-        out = []
-        for m in self.materials:
-            name = f"{m.shader_archive}.bfsha"
-            if name not in archives:
-                try:
-                    archives[name] = WiiUBfsha.from_bytes(self._file(name).data)
-                except KeyError:
-                    archives[name] = "archive not embedded"
-                except ShaderFormatError as exc:
-                    archives[name] = f"archive unreadable: {exc}"
-            archive = archives[name]
-            if isinstance(archive, str):
-                out.append(archive)
-                continue
-            try:
-                index, _ = archive.model(m.shading_model).find_program(m.options, ignore_unknown=True)
-                out.append(f"{name}//{m.shading_model}/{index}")
-            except LookupFailed as exc:
-                out.append(exc.message)
-        return out
+        def locate(archive: WiiUBfsha, m: ShaderAssign, name: str) -> str:
+            index, _ = archive.model(m.shading_model).find_program(m.options, ignore_unknown=True)
+            return f"{name}//{m.shading_model}/{index}"
 
-    def member_names(self) -> list[str]:
-        """The names of the embedded files."""
-        return [f.name for f in self.external_files]
+        return self._programs_of(self.materials, WiiUBfsha.from_bytes, locate)
 
-    def member(self, name: str) -> bytes:
-        """The bytes of embedded file ``name``; KeyError when there is none."""
-        return self._file(name).data
-
-    def replace_member(self, name: str, data: bytes) -> None:
-        """Put ``data`` as embedded file ``name`` (offsets recomputed on write)."""
-        self._file(name).data = bytes(data)
-
-    def _file(self, name: str) -> ExternalFile:
-        for f in self.external_files:
-            if f.name == name:
-                return f
-        raise KeyError(f"no external file {name!r} (files: {', '.join(self.member_names())})")
 
     def to_bytes(self) -> bytes:
         out = bytearray(self.data)
