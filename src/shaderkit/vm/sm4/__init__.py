@@ -80,6 +80,22 @@ def _key(name: str, index: int) -> str:
     return f"{name.upper()}{index}"
 
 
+def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers: int) -> tuple[int, int, int, bool]:
+    """(register, first component, component type, named by semantic) of input ``key``: ``v3``
+    names a register (its type from the array's dtype), anything else a signature semantic."""
+    if key[:1] in "vV" and key[1:].isdigit():
+        register, start, ctype, named = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3), False
+    else:
+        element = elements.get(_normalize(key))
+        if element is None:
+            raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
+        register, ctype, named = element.register, element.component_type, True
+        start = (element.mask & -element.mask).bit_length() - 1
+    if register >= registers:
+        raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
+    return register, start, ctype, named
+
+
 def _normalize(key: str) -> str:
     upper = key.upper()
     return upper if upper[-1:].isdigit() else upper + "0"
@@ -295,17 +311,9 @@ class Shader:
                 array = array[:, None]
             if array.shape[0] != count:
                 raise VmError(f"input {key}: {array.shape[0]} rows, expected {count}")
-            if key[:1] in "vV" and key[1:].isdigit():
-                register, start, ctype = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
-            else:
-                element = elements.get(_normalize(key))
-                if element is None:
-                    raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
-                register, ctype = element.register, element.component_type
-                start = (element.mask & -element.mask).bit_length() - 1
+            register, start, ctype, named = _input_slot(key, array, elements, registers)
+            if named:
                 given.add(register)
-            if register >= registers:
-                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
             width = array.shape[1]
             if start + width > 4:
                 raise VmError(f"input {key}: {width} components from component {start} do not fit")
@@ -428,16 +436,7 @@ class Shader:
                 array = array[:, :, None]
             if array.ndim != 3 or array.shape[:2] != (primitives, vertices):
                 raise VmError(f"input {key}: shape {array.shape}, expected ({primitives}, {vertices}[, components])")
-            if key[:1] in "vV" and key[1:].isdigit():
-                register, start, ctype = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
-            else:
-                element = elements.get(_normalize(key))
-                if element is None:
-                    raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
-                register, ctype = element.register, element.component_type
-                start = (element.mask & -element.mask).bit_length() - 1
-            if register >= registers:
-                raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
+            register, start, ctype, _ = _input_slot(key, array, elements, registers)
             if start + array.shape[2] > 4:
                 raise VmError(f"input {key}: {array.shape[2]} components from component {start} do not fit")
             plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
