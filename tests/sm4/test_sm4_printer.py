@@ -80,3 +80,15 @@ def test_shapes_printed_without_the_model() -> None:
     assert program_lines(words, 0, False, starts) == expected
     assert starts == [2, 4, 10, 13, 18, 19, 26, 27]
     assert _typed(words, False) == (expected, starts)
+
+
+def test_indexed_operand_cut_by_the_program_end_fails_alike() -> None:
+    # vs_4_0; mov r0.x, cb0[1].x; the program ends inside cb0's index words (fuzzing found the
+    # one-pass printer formatting a short slice: a TypeError instead of ShaderFormatError)
+    from shaderkit.isa.sm4 import assemble
+
+    words = encode(assemble("vs_4_0\nmov r0.x, cb0[1].x\n"))
+    for cut in range(3, len(words)):
+        short = words[:cut]
+        short[1] = cut  # the length token agrees with the words given
+        assert _one_pass(short, False) == _typed(short, False)

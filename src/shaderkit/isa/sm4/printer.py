@@ -393,6 +393,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                     break
                                 p += 1 + n
                             elif count >= 0:  # cb0[1], x0[1], icb[2], null, vThreadID ...
+                                if p + 1 + count > end:  # runs past the instruction: the typed decoder reports it
+                                    break
                                 fmt = formats[key]
                                 parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
                                              + suffixes[t & low_mask])
