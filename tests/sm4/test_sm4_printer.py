@@ -82,13 +82,12 @@ def test_shapes_printed_without_the_model() -> None:
     assert _typed(words, False) == (expected, starts)
 
 
-def test_indexed_operand_cut_by_the_program_end_fails_alike() -> None:
-    # vs_4_0; mov r0.x, cb0[1].x; the program ends inside cb0's index words (fuzzing found the
-    # one-pass printer formatting a short slice: a TypeError instead of ShaderFormatError)
-    from shaderkit.isa.sm4 import assemble
-
-    words = encode(assemble("vs_4_0\nmov r0.x, cb0[1].x\n"))
-    for cut in range(3, len(words)):
-        short = words[:cut]
-        short[1] = cut  # the length token agrees with the words given
-        assert _one_pass(short, False) == _typed(short, False)
+def test_operand_indices_past_the_last_word_fail_alike() -> None:
+    # vs_4_0: dcl_input v0.xyzw; dcl_output_siv o0.xyzw, position; mov o0.xyzw, <src>; ret, where
+    # <src> (0x00301e46) claims three immediate indices but only two words follow before the end of
+    # the program: the one-pass printer formatted the short slice (a TypeError, found by fuzzing)
+    words = [0x00010040, 15, 0x0300005F, 0x001010F2, 0, 0x04000067, 0x001020F2, 0, 1,
+             0x05000036, 0x001020F2, 0, 0x00301E46, 0, 0x0100003E]
+    result = _one_pass(words, False)
+    assert result == _typed(words, False)
+    assert isinstance(result[0], str) and "past the instruction end" in result[0]
