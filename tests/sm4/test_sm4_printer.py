@@ -91,3 +91,12 @@ def test_operand_indices_past_the_last_word_fail_alike() -> None:
     result = _one_pass(words, False)
     assert result == _typed(words, False)
     assert isinstance(result[0], str) and "past the instruction end" in result[0]
+
+
+def test_declaration_without_its_operand_at_the_end_fails_alike() -> None:
+    # ps_4_0 whose last word is dcl_input (0x5F) with length 1: the operand it declares is missing
+    # and no word follows (the one-pass printer read past the words: an IndexError, found by fuzzing)
+    words = [0x00000040, 3, 0x0100005F]
+    result = _one_pass(words, False)
+    assert result == _typed(words, False)
+    assert isinstance(result[0], str) and isinstance(result[1], int)

@@ -338,7 +338,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
             if declaration is not None and not token >> more_at and pos < end <= length:
                 op = ""
                 if declaration[1]:  # the declared operand (simple ones here), then raw words
-                    t = words[p]
+                    t = words[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
                     count = counts[t >> type_at] if t < simple_limit else _HARD
                     if count >= 0 and p + 1 + count <= end:
                         op_type = (t >> type_at) & type_mask
