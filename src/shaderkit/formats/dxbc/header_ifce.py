@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from shaderkit.errors import AssemblyError
+from shaderkit.formats.dxbc.header_rdef import _fail, _name
 from shaderkit.formats.dxbc.ifce import ClassInstance, ClassType, Interfaces, InterfaceSlot
 
 _SLOTS_RE = re.compile(r"// Interface slots, (\d+) total:$")
@@ -19,16 +19,6 @@ _TABLE_ROW_RE = re.compile(r"// \| Table ID \|         \|([\d ]*)$")
 _U16_MAX, _U32_MAX = 0xFFFF, 0xFFFFFFFF
 
 
-def _fail(message: str, index: int) -> AssemblyError:
-    return AssemblyError(message, index + 1, 1)
-
-
-def _name(text: str, index: int) -> str:
-    try:
-        text.encode("latin-1")
-    except UnicodeEncodeError:
-        raise _fail(f"name {text!r} is not latin-1 text", index) from None
-    return text
 
 
 def _numbers(fields: list[str], limit: int, index: int, dash: bool = False) -> list[int]:

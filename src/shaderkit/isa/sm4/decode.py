@@ -307,21 +307,26 @@ def _remember(key: Sequence[int]) -> None:
     node[key[-1]] = True
 
 
-def decode(words: Sequence[int], base: int = 0) -> Program:
-    """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...).
-
-    Every instruction is validated here (errors are raised now, never later); the typed
-    instructions are built when :attr:`Program.instructions` is first read.
-    """
+def program_header(words: Sequence[int], base: int = 0) -> tuple[tuple[int, ...], int, tuple[int, int, int, int]]:
+    """(words as a tuple, program length in words, (minor, major, extra, program type)) of a
+    SHDR/SHEX payload; ShaderFormatError when the version and length words do not fit."""
     total = len(words)
     if total < 2:
         raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
     version, length = words[0], words[1]
     if length < 2 or length > total:
         raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
-    if type(words) is not tuple:
-        words = tuple(words)
     minor, major, extra, program_type = unpack_version(version)
+    return tuple(words), length, (minor, major, extra, program_type)
+
+
+def decode(words: Sequence[int], base: int = 0) -> Program:
+    """Decode a whole SHDR/SHEX payload given as u32 words (version, length, tokens...).
+
+    Every instruction is validated here (errors are raised now, never later); the typed
+    instructions are built when :attr:`Program.instructions` is first read.
+    """
+    words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, None, extra, list(words[length:]))
     starts: list[int] = []
     scan = _SCAN_LIST

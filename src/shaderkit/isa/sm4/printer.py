@@ -19,9 +19,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.sm4.dcl import PRINTERS
-from shaderkit.isa.sm4.decode import MAX_REL_DEPTH, _Cursor, decode_instruction
+from shaderkit.isa.sm4.decode import MAX_REL_DEPTH, _Cursor, decode_instruction, program_header
 from shaderkit.isa.sm4.model import Instruction, Program
 from shaderkit.isa.sm4.opcodes import OPCODES, REGISTER_NAMES, UPPER_51, Block, Imm, Layout
 from shaderkit.isa.sm4.table import (
@@ -46,7 +45,6 @@ from shaderkit.isa.sm4.table import (
     TEST_NONZERO,
     TYPE_AT,
     TYPE_MASK,
-    unpack_version,
 )
 from shaderkit.isa.sm4.text import (
     _BLOCKS,
@@ -262,15 +260,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
     offset.
     """
-    total = len(words)
-    if total < 2:
-        raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
-    version, length = words[0], words[1]
-    if length < 2 or length > total:
-        raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
-    if type(words) is not tuple:
-        words = tuple(words)
-    minor, major, extra, program_type = unpack_version(version)
+    words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, [], extra)
     formatter = Formatter(prog, legacy)
     sm51 = formatter.sm51
