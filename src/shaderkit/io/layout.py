@@ -18,13 +18,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 Key = Hashable
 
 
-@dataclass(frozen=True)
-class Placement:
-    """One addressed item as stored: its offset and its bytes."""
+class Placement(NamedTuple):
+    """One addressed item as stored: its offset and its bytes (a named tuple: parsers record
+    thousands of them, and a tuple is the cheapest immutable record to make)."""
 
     offset: int
     data: bytes
@@ -35,8 +36,7 @@ class Placement:
         return self.offset + len(self.data)
 
 
-@dataclass(frozen=True)
-class RawSpan:
+class RawSpan(NamedTuple):
     """Bytes no model field covers (padding, reserved words, structures not understood yet)."""
 
     offset: int
@@ -63,12 +63,13 @@ class Layout:
 
     def record(self, key: Key, offset: int, data: bytes) -> None:
         """Note that ``key`` lay at ``offset`` with ``data``; an earlier item at the same offset is shared."""
-        first = self._by_offset.get(offset)
-        if first is not None and first != key:
+        by_offset = self._by_offset
+        first = by_offset.get(offset)
+        if first is None:
+            by_offset[offset] = key
+        elif first != key:
             self.shared[key] = self.shared.get(first, first)
-        else:
-            self._by_offset.setdefault(offset, key)
-        self.items[key] = Placement(offset, bytes(data))
+        self.items[key] = _new_placement(Placement, (offset, data if data.__class__ is bytes else bytes(data)))
 
     def offset_of(self, key: Key) -> int | None:
         """Where the item ``key`` lay when parsed, or None for an item the file did not have."""
@@ -87,13 +88,16 @@ class Layout:
         """
         end = len(data) - start
         self.size, self.start = end, start
-        spans = sorted([(p.offset, p.end) for p in self.items.values()] + [(s, e) for s, e in covered if e > s])
+        spans = [(at, at + len(stored)) for at, stored in self.items.values()]
+        spans += [(s, e) for s, e in covered if e > s]
+        spans.sort()
         raw: list[RawSpan] = []
         pos = 0
         for lo, hi in spans:
             if lo > pos:
                 raw.append(RawSpan(pos, bytes(data[start + pos : start + min(lo, end)])))
-            pos = max(pos, hi)
+            if hi > pos:
+                pos = hi
         if pos < end:
             raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
         self.raw = raw
@@ -110,6 +114,10 @@ class Layout:
         ]
         rows += [{"item": "raw", "offset": s.offset, "size": len(s.data)} for s in self.raw]
         return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
+
+
+#: makes a Placement from an (offset, data) tuple without the generated ``__new__``'s call
+_new_placement = tuple.__new__
 
 
 def _key_text(key: Key) -> str:

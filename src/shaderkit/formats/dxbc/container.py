@@ -148,11 +148,11 @@ class LibraryFunction:
 
 
 def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
-    """A chunk's payload rebuilt from its model. A signature whose stored bytes are fxc's own
-    layout is rebuilt that way, without putting each item back: that layout writes every field
-    the element size holds, so equal bytes mean the model is the parsed one, and the placed
-    rebuild would give those bytes too."""
-    if stored is not None and type(chunk) is Signature:
+    """A chunk's payload rebuilt from its model. A signature or RDEF chunk whose stored bytes are
+    fxc's own layout is rebuilt that way, without putting each item back (several times cheaper):
+    that layout writes every field of the model, so equal bytes mean the model is the parsed one,
+    and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
+    if stored is not None and (type(chunk) is Signature or type(chunk) is ResourceDefinition):
         fresh = chunk.build_fresh()
         if fresh == stored.data[CHUNK_HEADER.size :]:
             return fresh
