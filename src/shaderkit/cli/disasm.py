@@ -23,8 +23,11 @@ def output_stem(name: str) -> str:
     changed = True
     while changed:
         changed = False
+        lower = stem.lower()
+        if not lower.endswith(KNOWN_SUFFIXES):  # the common last round: no suffix left
+            break
         for suffix in KNOWN_SUFFIXES:
-            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+            if lower.endswith(suffix) and len(stem) > len(suffix):
                 stem = stem[: -len(suffix)]
                 changed = True
                 break

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from shaderkit.io.reader import Reader
 
@@ -69,8 +70,8 @@ class Statistics:
 
     def values(self) -> tuple[int, ...]:
         """The stored words in file order (29 for SM4, 37 with the SM5 fields)."""
-        count = 37 if self.sm5_fields else 29
-        return tuple(getattr(self, f.name) for f in fields(self)[:count])
+        values: tuple[int, ...] = _stored_values(self)
+        return values if self.sm5_fields else values[:29]
 
     def build(self) -> bytes:
         """The STAT payload bytes."""
@@ -97,3 +98,7 @@ class Statistics:
             if isinstance(value, int):
                 out[key + "_name"] = enum_name(table, value)
         return out
+
+
+#: the 37 stored counters of a Statistics, in file order, as one call
+_stored_values = attrgetter(*(f.name for f in fields(Statistics)[:37]))
