@@ -173,7 +173,8 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     prefix = f"lib_{shader.major}_{shader.minor}_" if shader is not None else "lib_4_0_"
     out: list[str] = []
     for index, (chunk, title) in enumerate(chunks):
-        data = _payload(chunk)
+        # the payload bytes only where they are read (a typed chunk lists from its model)
+        data = _payload(chunk) if (index and mappings is not None) or not isinstance(chunk, Level9Shader) else b""
         if index and mappings is not None:  # the first program's tables end the comment header
             out.extend(mappings(data))
         out.extend((f"// {title} shader bytecode:", "//"))

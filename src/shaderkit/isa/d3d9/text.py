@@ -151,6 +151,8 @@ _MASK_AT, _MASK_MASK = DEST_MASK.low, DEST_MASK.mask
 _DEST_MODIFIERS_AT, _DEST_MODIFIERS_MASK = DEST_MODIFIERS.low, DEST_MODIFIERS.mask
 _SWIZZLE_AT, _SWIZZLE_MASK = SOURCE_SWIZZLE.low, SOURCE_SWIZZLE.mask
 _MODIFIER_AT, _MODIFIER_MASK = SOURCE_MODIFIER.low, SOURCE_MODIFIER.mask
+_RELATIVE_AT = RELATIVE.low
+assert RELATIVE.width == 1
 
 # per-value texts of the parameter-token fields, built once from the table (the printer's hot path)
 #: per swizzle field value: its suffix
@@ -210,7 +212,7 @@ class _Program:
         token = self.words[pos]
         pos += 1
         text = self.register(token)
-        if RELATIVE.get(token):
+        if (token >> _RELATIVE_AT) & 1:
             if not self.pixel and self.major >= 2:
                 if pos >= end:
                     raise self.fail("relative address token runs past the instruction", pos)
@@ -297,7 +299,19 @@ class _Program:
             parts.append(text)
             p += 1
         while p < end:
-            text, p = self.source(p, end)
+            token = words[p]
+            prefix = _PREFIXES[((token >> _TYPE_LOW_AT) & _TYPE_LOW_MASK)
+                               | ((token >> _TYPE_HIGH_AT) & _TYPE_HIGH_MASK) << _TYPE_LOW_WIDTH]
+            if prefix is None or (token >> _RELATIVE_AT) & 1:  # named registers, relative addressing
+                text, p = self.source(p, end)
+            else:  # what source() prints for a numbered register: r0.xyz, -c3.x ...
+                text = prefix + str((token >> _NUMBER_AT) & _NUMBER_MASK) + _SWIZZLE_SUFFIXES[
+                    (token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
+                mod = (token >> _MODIFIER_AT) & _MODIFIER_MASK
+                if mod:
+                    before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
+                    text = before + text + after
+                p += 1
             parts.append(text)
         return f"{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
 

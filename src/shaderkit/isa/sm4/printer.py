@@ -187,6 +187,8 @@ def immediate_text(values: Sequence[int], kind: int, legacy: bool) -> str:
     """``l(...)`` of 32-bit immediate words printed as ``kind`` (fxc's rules, see :mod:`.text`)."""
     if kind == _INT:
         return "l(" + ", ".join([DECIMAL[v] if v < 1024 else fmt_int(v) for v in values]) + ")"
+    if kind == _UNTYPED and max(values) < 1024:  # small integers (denormal bits): decimal, fxc's "," alone
+        return "l(" + ",".join([DECIMAL[v] for v in values]) + ")"
     n = len(values)
     floats = _F32X[n].unpack(_U32X[n].pack(*values))
     if kind != _UNTYPED and not legacy:
@@ -371,7 +373,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                 n = imm32_words[t & 3]
                                 if n == 1:
                                     value = words[p + 1]
-                                    if kind == _INT and value < 1024:
+                                    if value < 1024 and (kind == _INT or kind == _UNTYPED):  # integer text
                                         parts.append("l(" + decimal[value] + ")")
                                     elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
                                         parts.append("l(%f)" % f32_of_u32(u32_bytes(value))[0])  # noqa: UP031
