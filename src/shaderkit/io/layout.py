@@ -158,12 +158,13 @@ class PlacedWriter:
         self._data: dict[Key, bytes] = {}
         self._puts: list[tuple[int, bytes]] = []
         if layout is not None:
-            self.out.extend(bytes([fill]) * layout.size)
+            out = self.out
+            out.extend(bytes([fill]) * layout.size)
             # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
-            for item in layout.items.values():
-                self.out[item.offset : item.end] = item.data
-            for span in layout.raw:
-                self.out[span.offset : span.end] = span.data
+            for at, data in layout.items.values():
+                out[at : at + len(data)] = data
+            for at, data in layout.raw:
+                out[at : at + len(data)] = data
         #: occupied (start, end) ranges, sorted, disjoint and merged
         self._busy: list[tuple[int, int]] = []
         #: ranges kept for fixed structures written later (no item may go there)
@@ -298,8 +299,8 @@ class PlacedWriter:
         out = self.out
         if layout is None or len(out) != layout.size:
             return False
-        return all(out[p.offset : p.end] == p.data for p in layout.items.values()) and all(
-            out[s.offset : s.end] == s.data for s in layout.raw
+        return all(out[at : at + len(data)] == data for at, data in layout.items.values()) and all(
+            out[at : at + len(data)] == data for at, data in layout.raw
         )
 
     def pad_to(self, alignment: int, fill: int | None = None) -> None:

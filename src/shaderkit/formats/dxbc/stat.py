@@ -66,7 +66,9 @@ class Statistics:
         if size not in (_SM4.size, _SM5.size):
             raise r.error(f"STAT payload of {size} bytes; expected {_SM4.size} or {_SM5.size}")
         values = r.unpack(f"{size // 4}I", "STAT")
-        return cls(*values, sm5_fields=size == _SM5.size)  # the fields in file order, then the SM5 flag
+        stat = cls(*values)  # the counters are the first fields, in file order
+        stat.sm5_fields = size == _SM5.size
+        return stat
 
     def values(self) -> tuple[int, ...]:
         """The stored words in file order (29 for SM4, 37 with the SM5 fields)."""
