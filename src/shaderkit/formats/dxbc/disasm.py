@@ -23,13 +23,15 @@ from __future__ import annotations
 import importlib
 import struct
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-from shaderkit.formats.dxbc.aon9 import Level9Shader
 from shaderkit.io.reader import Reader
 
+TYPE_CHECKING = False  # (typing and the rare chunk models load only when needed: start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.formats.dxbc.codeview import CodeViewRecord
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
@@ -164,6 +166,8 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     chunks = [(c, title) for fourcc, title in LEVEL9_CHUNKS for c in container.chunks_of(fourcc)]
     if not chunks:
         return []
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+
     try:
         hooks = importlib.import_module("shaderkit.formats.dxbc.listing")
     except ImportError:
@@ -184,6 +188,7 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
 def level9_program_lines(chunk: Level9Shader | bytes, prefix: str = "lib_4_0_") -> list[str]:
     """fxc's listing of the D3D9 program of a level-9 chunk model (or of its payload bytes,
     read through the model)."""
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.isa.d3d9.text import listing_lines
 
     if not isinstance(chunk, Level9Shader):
