@@ -607,7 +607,8 @@ class _Effect:
 
                 embedded = Container.from_bytes(code)
             _listing(embedded, inner, self.depth + 1)
-        out.extend((indent + "    " + line) if line else line for line in inner)
+        # fx_5_0 listings indent empty lines too (a level-9 program's blank line)
+        out.extend((indent + "    " + line) if line or self.fx5 else line for line in inner)
         out.append(" " * (2 * len(indent) + 4 if blank is None else blank))
         if not notes:
             out.append(f"{indent}}};")
@@ -677,7 +678,8 @@ class _Effect:
             out.extend(self.annotations(t.annotations, indent))
             out.append(f"{indent}{{")
             for p in t.passes:
-                out.append(f"{indent}    pass {self.string(p.name_offset)}")
+                name = self.string(p.name_offset)
+                out.append(f"{indent}    pass {name}" if name or not self.fx5 else f"{indent}    pass")
                 out.extend(self.annotations(p.annotations, indent + "    "))
                 out.append(f"{indent}    {{")
                 for a in p.assignments:
