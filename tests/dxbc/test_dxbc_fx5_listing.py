@@ -84,6 +84,7 @@ def build_effect(shader: bytes = b"") -> bytes:
     gs5 = b.type("GeometryShader", 2, 0, 0, 0, 27)
     ps5 = b.type("PixelShader", 2, 0, 0, 0, 25)
     vs5 = b.type("VertexShader", 2, 0, 0, 0, 26)
+    gs_so = b.type("GeometryShader", 2, 0, 0, 0, 8)  # fx_4-style geometry shader with stream output
     code = b.code(shader)
     color = b.words(_f(1.0), _f(0.5), _f(0.25), _f(1.0))
     zero = b.words(0)
@@ -129,6 +130,7 @@ def build_effect(shader: bytes = b"") -> bytes:
         b.s("gsOut"), gs5, 0, NO_REGISTER, *gs_data, *ann(),
         b.s("psLit"), ps5, 0, NO_REGISTER, *ps_data, *ann(),
         b.s("vsNone"), vs5, 0, NO_REGISTER, *vs_data, *ann(),
+        b.s("gsLegacy"), gs_so, 0, NO_REGISTER, code, b.s("POSITION.xyzw"), *ann(),
         # interfaces
         b.s("g_abstractLight"), iface, 0, 0, *ann(),
         b.s("g_abstractLights"), ifaces, 0, 0, *ann(),
@@ -149,7 +151,7 @@ def build_effect(shader: bytes = b"") -> bytes:
         0, 1, *ann(),
         COMPUTE_SHADER, 0, INLINE_SHADER5, inline_cs,
     ]
-    counts = [2, 6, 5, 0, 0, 0, 2, len(b.blob.data), 0, 1, 0, 0, 1, 0, 0, 0, 5, 2, 2, 0, 2, 3, 3]
+    counts = [2, 6, 6, 0, 0, 0, 2, len(b.blob.data), 0, 1, 0, 0, 1, 0, 0, 0, 5, 2, 2, 0, 2, 3, 3]
     return struct.pack("<24I", 0xFEFF2001, *counts) + b.blob.data + struct.pack(f"<{len(words)}I", *words)
 
 
@@ -182,7 +184,7 @@ def expected(inner: list[str]) -> list[str]:
         "}",
         "",
         "//",
-        "// 5 local object(s)",
+        "// 6 local object(s)",
         "//",
         "Texture2D g_tex;",
         "RasterizerState rsWire",
@@ -205,6 +207,9 @@ def expected(inner: list[str]) -> list[str]:
         "/* Interface parameter 1 bound to: gAbstractInterface8[1] */;",
         "VertexShader vsNone = ",
         "    NULL;",
+        "GeometryShader gsLegacy = ",
+        *asm_block("    ", 4, inner, "    }"),
+        '/* Stream out decl: "POSITION.xyzw" */;',
         "",
         "//",
         "// 2 local interface(s)",
@@ -271,7 +276,8 @@ def _model(payload: bytes) -> DxbcContainer:
 
 
 def test_fx5_listing_is_fxc_form() -> None:
-    """Buffers with defaults, state/shader/resource objects, interfaces, named and unnamed groups."""
+    """Buffers with defaults, state/shader/resource objects (an fx_4-style stream-output geometry shader too), interfaces,
+    named and unnamed groups."""
     assert _model(build_effect()).disassemble().splitlines() == expected([])
 
 

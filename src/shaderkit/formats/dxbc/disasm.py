@@ -563,12 +563,22 @@ class _Effect:
         elif kind in (7, 8):  # inline shader (shader, stream-output declaration) / SBinaryShaderData5
             data5 = self.block.shader_data.get(init) if kind == 8 else None
             shader_off = data5.shader_offset if data5 is not None else self.block.assignment_at(init).words[0]
-            notes = self.shader_notes(data5) if data5 is not None else []
+            if data5 is not None:
+                notes = self.shader_notes(data5)
+            else:  # an fx_4-style (shader, stream-output declaration) pair
+                notes = self.stream_out_note(self.block.assignment_at(init).words[1])
             self.shader_block(f"{indent}{lhs} = ", indent, shader_off, out, notes)
             return
         else:
             rhs = f"/* assignment type {kind} */"
         out.append(f"{indent}{lhs:<8} = {rhs};")
+
+    def stream_out_note(self, decl_offset: int) -> list[str]:
+        """fxc's comment after an fx_4-style geometry shader with stream output (fx_5_0 listings
+        only: the fx_4 printer keeps the layout the fx_4 assembler reads)."""
+        if not decl_offset or not self.fx5:
+            return []
+        return [f'/* Stream out decl: "{self.string(decl_offset)}" */']
 
     def shader_notes(self, data: ShaderData5) -> list[str]:
         """fxc's comments after an fx_5_0 shader: its stream-output declarations (one per stream
@@ -659,11 +669,12 @@ class _Effect:
                     out.append(f"{tname:<7} {name} = {values};")
                 else:
                     out.append(f"{tname} {name} = ")
-                    for off in offs:
+                    for off, init in zip(offs, o.initializers):
                         if off == 0:
                             out.append("    NULL;")
-                        elif self.fx5:
-                            self.shader_block("    ", "    ", off, out)
+                        elif self.fx5:  # a geometry shader with stream output: (shader, declaration)
+                            notes = self.stream_out_note(init[1]) if len(init) > 1 else []
+                            self.shader_block("    ", "    ", off, out, notes)
                         else:  # fx_4 objects keep the layout the fx_4 assembler reads back
                             self.shader_block(" = ", "", off, out, blank=20)
                 out.extend(ann)
