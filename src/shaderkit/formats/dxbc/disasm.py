@@ -353,7 +353,7 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
 # Instructions reach the annotations through the decoded program; see ``_annotate``.
 
 
-# -- effects (FX10, fx_4_0) ---------------------------------------------------------------
+# -- effects (FX10: fx_4_0, fx_4_1, fx_5_0) ---------------------------------------------
 # Printed from the Effect model: typed records and the typed items of the unstructured block.
 
 _FX_HEADER = struct.Struct("<19I")
