@@ -102,7 +102,7 @@ def _value(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
-def _number(text: str) -> int:
+def _number(text: str, signed: bool = False) -> int:
     value = _value(text)
     upper = value.upper()
     if upper in ("TRUE", "FALSE"):
@@ -110,16 +110,17 @@ def _number(text: str) -> int:
     if upper in ENUM_VALUES:
         return ENUM_VALUES[upper]
     try:
-        return _word(int(value, 0))
+        return _word(int(value, 0), signed)
     except ValueError:
         raise AssemblyError(f"expected a number, found {value!r}") from None
 
 
-def _word(value: int) -> int:
-    """``value`` if a 32-bit field can hold it (signed or unsigned), else AssemblyError."""
+def _word(value: int, signed: bool = False) -> int:
+    """``value`` as a 32-bit field holds it (a negative one as its two's complement unless
+    ``signed``); AssemblyError if it does not fit in 32 bits."""
     if not -(1 << 31) <= value < 1 << 32:
         raise AssemblyError(f"{value} does not fit in 32 bits")
-    return value
+    return value if signed else value & 0xFFFFFFFF
 
 
 def _var_type(text: str) -> int:
@@ -241,8 +242,9 @@ def _set_var(item: Any, member: str, raw: str, names: dict[str, str]) -> None:
         item.type = _var_type(raw)
     else:
         value = _value(raw)
-        setattr(item, attr, _word(int(value, 0)) if value.lstrip("-").isdigit() or value.startswith("0x") else
-                _number(raw))
+        signed = attr == "block"  # -1: no uniform block
+        setattr(item, attr, _word(int(value, 0), signed) if value.lstrip("-").isdigit() or value.startswith("0x")
+                else _number(raw, signed))
 
 
 def vertex_shader(source: LatteSource) -> GX2VertexShader:
