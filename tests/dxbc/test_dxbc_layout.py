@@ -6,6 +6,7 @@ Every synthetic file here is built by hand (struct.pack), not by the writer unde
 from __future__ import annotations
 
 import json
+import math
 import struct
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,25 @@ def test_rts0_1_2_static_sampler_flags() -> None:
     summary = model.summary()["root_signature"]
     assert summary["version"] == "1.2"
     assert summary["static_sampler_flags"] == [["non_normalized_coordinates"]]
+
+
+def test_static_sampler_signalling_nan_keeps_its_bits() -> None:
+    """A signalling NaN (quiet bit 22 clear) in a float field comes back as stored: through a
+    Python float its quiet bit would be set (0x7FB1FFFF -> 0x7FF1FFFF; fuzzing found this)."""
+    words = (21, 3, 3, 3, 0x80000000, 16, 4, 2, 0xFF800001, 0x7FB1FFFF, 0, 0, 5)
+    payload = struct.pack("<6I", 2, 0, 24, 1, 24, 0) + struct.pack("<13I", *words)
+    data = container((b"RTS0", payload))
+    model = DxbcContainer.from_bytes(data)
+    rs = model.root_signature
+    assert rs is not None
+    sampler = rs.static_samplers[0]
+    assert math.isnan(sampler.max_lod) and math.isnan(sampler.min_lod)
+    assert sampler.mip_lod_bias == 0.0 and math.copysign(1.0, sampler.mip_lod_bias) == -1.0
+    assert model.to_bytes() == data
+    sampler.max_lod = 1.0  # a new value is written as given
+    out = DxbcContainer.from_bytes(model.to_bytes()).to_bytes()
+    assert struct.unpack_from("<I", out, len(out) - 4 * 4)[0] == 0x3F800000
+    assert struct.unpack_from("<I", out, len(out) - 5 * 4)[0] == 0xFF800001
 
 
 def test_unknown_root_signature_version_stays_raw() -> None:
