@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -45,9 +44,6 @@ from shaderkit.formats.dvlb.dvlb import (
     Uniform,
 )
 from shaderkit.isa.pica.decode import Instruction, decode
-
-if TYPE_CHECKING:
-    from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
@@ -85,6 +81,10 @@ from shaderkit.isa.pica.table import (
     swizzle_text,
     uniform_space,
 )
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from shaderkit.isa.pica.assembler import ParsedInstruction
 
 #: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
 PRAGMA_OPDESCS = "; shaderkit: opdescs"

@@ -59,7 +59,6 @@ from __future__ import annotations
 import importlib
 import struct
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
@@ -74,7 +73,10 @@ from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 from shaderkit.io.reader import Reader
 
+TYPE_CHECKING = False  # (typing loads only for type checkers, or when Chunk is asked for: start-up)
 if TYPE_CHECKING:
+    from typing import Any, Union
+
     from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.formats.dxbc.fx10 import Effect
     from shaderkit.formats.dxbc.ifce import Interfaces
@@ -91,11 +93,26 @@ CHUNK_HEADER = struct.Struct("<4sI")
 #: Nested LIBF containers deeper than this are refused (the project-wide cap).
 MAX_DEPTH = MAX_NESTING_DEPTH
 
-Chunk = Union[
-    RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
-    "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
-    "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
-]
+if TYPE_CHECKING:
+    Chunk = Union[  # noqa: UP007 - the same alias as __getattr__ builds
+        RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
+        "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
+        "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
+    ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Chunk":  # the type alias (every chunk model), built on first use
+        from typing import Union
+
+        alias = Union[
+            RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
+            "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
+            "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
+        ]
+        globals()["Chunk"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: chunk models of the chunks most files lack: FourCC -> (module, class), imported when a file has one
 _OCCASIONAL = {

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
@@ -51,6 +50,10 @@ from shaderkit.formats.dxbc.common import (
 from shaderkit.formats.dxbc.enums import CBUFFER_FLAGS, DIMENSIONS, RETURN_TYPES, enum_name, flag_names
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 RD11 = 0x31314452  # "RD11"
 RD11_51 = 0x25441313  # tag written by fxc for SM5.1

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
 
+from shaderkit.isa.named_tuple import NamedTuple
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import (
     DCL_ENUMS,
@@ -22,6 +22,10 @@ from shaderkit.isa.sm4.opcodes import (
     RETURN_TYPES,
 )
 from shaderkit.isa.sm4.table import CONTROLS_AT
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Piece(NamedTuple):
