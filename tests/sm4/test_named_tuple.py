@@ -1,4 +1,4 @@
-"""shaderkit.isa.named_tuple.NamedTuple builds the classes typing.NamedTuple builds (the ISA tables'
+"""shaderkit.named_tuple.NamedTuple builds the classes typing.NamedTuple builds (the ISA tables'
 rows use it so that a command's start-up need not load typing)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import typing
 import pytest
 
 from shaderkit.isa.field import Field
-from shaderkit.isa.named_tuple import NamedTuple
+from shaderkit.named_tuple import NamedTuple
 
 
 def _row_class(base: typing.Any) -> typing.Any:

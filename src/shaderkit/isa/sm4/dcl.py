@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from shaderkit.isa.named_tuple import NamedTuple
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import (
     DCL_ENUMS,
@@ -22,6 +21,7 @@ from shaderkit.isa.sm4.opcodes import (
     RETURN_TYPES,
 )
 from shaderkit.isa.sm4.table import CONTROLS_AT
+from shaderkit.named_tuple import NamedTuple
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:

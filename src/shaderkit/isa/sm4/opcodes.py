@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from shaderkit.isa.named_tuple import NamedTuple
+from shaderkit.named_tuple import NamedTuple
 
 
 class Layout(IntEnum):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from shaderkit.isa.field import Field
-from shaderkit.isa.named_tuple import NamedTuple
+from shaderkit.named_tuple import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""``NamedTuple`` for the ISA tables without loading :mod:`typing` (a large share of a command's start-up).
+"""``NamedTuple`` without loading :mod:`typing` (a large share of a command's start-up): for the ISA tables and the layout records.
 
 ``class Row(NamedTuple):`` with annotated fields (defaults allowed), methods, properties and a
 docstring builds what ``typing.NamedTuple`` builds: a :func:`collections.namedtuple` class carrying
