@@ -54,8 +54,8 @@ CASES = [
     ([0x0304001F, 0x0010000A, 0], "if_nz r0.x"),
     ([0x0300001F, 0x0010000A, 0], "if_z r0.x"),
     ([0x0100003E], "ret "),
-    ([0x010018BE], "sync_g_t "),
-    ([0x010048BE], "sync_uglobal_t "),
+    ([0x010018BE], "sync_g_t"),  # fxc: no blank after sync (SDK ComputeShaderSort11 listing)
+    ([0x010048BE], "sync_uglobal_t"),
     # declarations
     ([0x02000068, 4], "dcl_temps 4"),
     ([0x0100086A], "dcl_globalFlags refactoringAllowed"),

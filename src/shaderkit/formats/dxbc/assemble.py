@@ -129,7 +129,7 @@ _SIGNATURE_FAMILIES = {"Input signature": ("ISGN", "ISG1"), "Output signature": 
 
 def _apply_signature_edits(header: list[str], base: DxbcContainer) -> None:
     """Signature tables of the comment header that differ from the base's chunks replace their
-    elements (streams, which fxc does not print, stay as they were)."""
+    elements (fxc prints streams only when one is not 0: there they are read from ``m1:NAME``)."""
     shader = base.shader
     program_type = shader.program_type if shader is not None else 0
     for title, family in _SIGNATURE_FAMILIES.items():
@@ -542,6 +542,7 @@ _SIGNATURE_TITLES = (("Input signature", ("ISGN", "ISGN", "ISG1")),
                      ("Output signature", ("OSGN", "OSG5", "OSG1")),
                      ("Patch Constant signature", ("PCSG", "PCSG", "PSG1")))
 _SIGNATURE_ROW = re.compile(r"// (\S+) +(\d+)   ( N/A|[xyzw ]{4}) +(\S+) +(\S+) +(\S+)(?:   (.*))?$")
+_STREAM_PREFIX = re.compile(r"m([0-3]):")
 _RDEF_PROGRAM_TYPES = {0: 0xFFFF, 1: 0xFFFE, 2: 0x4753, 3: 0x4853, 4: 0x4453, 5: 0x4353, 0xFFF0: 0x4C46}
 
 
@@ -580,6 +581,10 @@ def _element(row: tuple[int, str], output: bool) -> SignatureElement:
         raise AssemblyError(f"unreadable signature row {text!r}", line, 1)
     name, index, mask_text, register, sv_name, fmt, used = m.groups()
     used = used or ""
+    stream = 0
+    prefix = _STREAM_PREFIX.match(name)
+    if prefix is not None:  # a multi-stream geometry shader's element: m1:NAME
+        stream, name = int(prefix.group(1)), name[prefix.end():]
     sv = _SV_VALUES.get(sv_name)
     if sv is None:
         raise AssemblyError(f"unknown system value {sv_name!r}", line, m.start(5) + 1)
@@ -590,7 +595,7 @@ def _element(row: tuple[int, str], output: bool) -> SignatureElement:
         raise AssemblyError(f"unknown format {fmt!r}", line, m.start(6) + 1)
     if int(index) > 0xFFFFFFFF or (register.isdigit() and int(register) >= 0xFFFFFFFF):
         raise AssemblyError(f"a number of {text!r} does not fit 32 bits", line, 1)
-    element = SignatureElement(name, int(index), sv, component, 0, 0, 0, 0, 0, precision)
+    element = SignatureElement(name, int(index), sv, component, 0, 0, 0, 0, stream, precision)
     if mask_text == " N/A":
         element.register = 0xFFFFFFFF
         element.mask = 1

@@ -332,7 +332,7 @@ def _binding(name: str, kind: str, fmt: str, dim: str, rest: list[str], legacy: 
     elif kind == "texture":
         b.input_type = 5 if structured else 7 if raw else 2
     elif kind == "UAV":
-        b.input_type = {"append": 9, "consume": 10}.get(dim, 6 if structured else 8 if raw else 4)
+        b.input_type = {"append": 9, "consume": 10, "r/w+cnt": 11}.get(dim, 6 if structured else 8 if raw else 4)
     elif kind == "rtaccel":
         b.input_type = 12
     else:

@@ -77,7 +77,7 @@ _BIND_PREFIX = {0: "cb", 1: "t", 2: "t", 3: "s", 4: "u", 5: "t", 6: "u", 7: "t",
                 10: "u", 11: "u", 12: "t", 13: "u"}
 _DOMAINS = {1: "Isoline", 2: "Triangle", 3: "Quadrilateral"}
 _PARTITIONING = {1: "Integer", 2: "Integer Power of 2", 3: "Odd Fractional", 4: "Even Fractional"}
-_OUTPUT_PRIMITIVES = {1: "Point", 2: "Line", 3: "Clockwise Triangles", 4: "Counter Clockwise Triangles"}
+_OUTPUT_PRIMITIVES = {1: "Point", 2: "Line", 3: "Clockwise Triangles", 4: "Counter-Clockwise Triangles"}
 
 _SIG_HEADER = [
     "// Name                 Index   Mask Register SysValue  Format   Used",
@@ -198,8 +198,10 @@ def _binding_format(b: ResourceBinding) -> str:
 def _binding_dimension(b: ResourceBinding) -> str:
     if b.input_type in (5, 7):
         return "r/o"
-    if b.input_type in (6, 8, 11):
+    if b.input_type in (6, 8):
         return "r/w"
+    if b.input_type == 11:  # RWStructuredBuffer with a hidden counter
+        return "r/w+cnt"
     if b.input_type == 9:
         return "append"
     if b.input_type == 10:
@@ -257,7 +259,8 @@ def _mask_text(mask: int) -> str:
     return _MASK_TEXTS[mask & 0xF]
 
 
-def _signature_row(e: SignatureElement, output: bool) -> str:
+def _signature_row(e: SignatureElement, output: bool, streams: bool) -> str:
+    name = f"m{e.stream}:{e.semantic_name}" if streams else e.semantic_name
     fmt = _COMPONENT_NAMES.get(e.component_type, "unknown")
     if e.min_precision:
         fmt = _MIN_PRECISION_NAMES.get(e.min_precision, fmt)
@@ -269,9 +272,9 @@ def _signature_row(e: SignatureElement, output: bool) -> str:
         used = ("NO" if e.read_write_mask == e.mask else "YES") if output else ("YES" if e.read_write_mask else "NO")
         if len(reg) > 8:  # fxc's listing shows "oStencilRef" after 4 blanks
             reg = "   " + reg
-        return f"// {e.semantic_name:<20} {e.semantic_index:>5}   {'N/A':>4} {reg:>8} {sv:>8} {fmt:>7}   {used:>4}"
+        return f"// {name:<20} {e.semantic_index:>5}   {'N/A':>4} {reg:>8} {sv:>8} {fmt:>7}   {used:>4}"
     used_mask = e.mask & ~e.read_write_mask if output else e.read_write_mask
-    return (f"// {e.semantic_name:<20} {e.semantic_index:>5}   {_mask_text(e.mask)} {e.register:>8} {sv:>8} "
+    return (f"// {name:<20} {e.semantic_index:>5}   {_mask_text(e.mask)} {e.register:>8} {sv:>8} "
             f"{fmt:>7}   {_mask_text(used_mask)}")
 
 
@@ -280,7 +283,8 @@ def signature_lines(title: str, short: str, sig: Signature | None, output: bool)
     if sig is None or not sig.elements:
         out.append(f"// no {short}")
         return out
-    out += [_signature_row(e, output) for e in sig.elements]
+    streams = any(e.stream for e in sig.elements)  # a multi-stream GS names each element's stream: m1:NAME
+    out += [_signature_row(e, output, streams) for e in sig.elements]
     out.append("//")
     return out
 

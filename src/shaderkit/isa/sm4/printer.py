@@ -247,13 +247,15 @@ def _plan(opcode: int) -> tuple[dict[int, str], tuple[int, ...]] | None:
     return names, kinds
 
 
+#: fxc ends operand-less instructions with a blank (``ret ``), except ``sync_*``
+_SYNC = next(op for op, info in OPCODES.items() if info.name == "sync")
 #: per 11-bit opcode: its plan, or None (printed through the typed model)
 PLANS = tuple(_plan(op) if op in OPCODES else None for op in range(OPCODE_MASK + 1))
 #: opcode token bits (opcode, controls, chaining bit) -> (nesting effect, "mnemonic ", immediate kind per
 #: operand) for the instructions printed here with their common control values and no extended token
 FAST_KEY = OPCODE_MASK | CONTROLS_MASK << CONTROLS_AT | 1 << EXTENDED_BIT
 FAST: dict[int, tuple[int, str, tuple[int, ...]]] = {
-    op | controls << CONTROLS_AT: (BLOCKS[op], name + " ", plan[1])
+    op | controls << CONTROLS_AT: (BLOCKS[op], name + ("" if op == _SYNC else " "), plan[1])
     for op, plan in enumerate(PLANS) if plan is not None for controls, name in plan[0].items()}
 #: per 11-bit opcode of a declaration: (its compiled template, whether one operand precedes the raw
 #: words), else None
@@ -325,10 +327,11 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                         extended.append(ext & 0x7FFFFFFF)
                     if not more:
                         head = Formatter.mnemonic(
-                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode]) + " "
+                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode])
+                        head += "" if opcode == _SYNC else " "
                 else:
                     head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
-                                              OPCODES[opcode]) + " "
+                                              OPCODES[opcode]) + ("" if opcode == _SYNC else " ")
         if block:
             if block & 2:
                 if level:

@@ -358,8 +358,8 @@ class Formatter:
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
-        if not inst.operands:
-            return name + " "
+        if not inst.operands:  # fxc: ``ret `` with a blank, ``sync_g_t`` without
+            return name if info.name == "sync" else name + " "
         kind = info.imm
         special = _IMM_AT.get(inst.opcode)
         operand = self.operand
