@@ -108,7 +108,7 @@ CHILD = """\
 tbuffer Lights : register(t3)
 {
     int2    g_Offsets[3] = { 1, -2, 3, -4, 5, -6 };// Offset:    0, size:   40
-    bool    g_Flag = { true };          // Offset:   40, size:    4
+    bool    g_Flag = true;              // Offset:   40, size:    4
     float4x3 g_Bones;                   // Offset:   48, size:   48
 }
 
@@ -127,7 +127,9 @@ DepthStencilState Depths[2]
         DepthFunc = uint(GREATER /* 5 */);
     }
 };
-BlendState Opaque;
+BlendState Opaque
+{
+};
 RenderTargetView Targets[2];
 
 //

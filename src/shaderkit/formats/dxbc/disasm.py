@@ -508,16 +508,21 @@ class _Effect:
     def numeric(self, v: NumericVariable, out: list[str]) -> None:
         tname, var_type, elements, total, packed, bits = self.type_info(v.type_offset)
         decl = f"{tname:<7} {self.string(v.name_offset)}" + (f"[{elements}]" if elements else "")
+        if v.semantic_offset:
+            decl += f" : {self.string(v.semantic_offset)}"
         if v.flags & _EXPLICIT_BIND_POINT and self.fx5:  # packoffset: the offset's register and component
             decl += f" : packoffset(c{v.offset // 16}.{'xyzw'[v.offset // 4 % 4]})"
         if v.default_offset:
             words = self.value_words(v.default_offset, packed)
-            if var_type != 1 and self.fx5:  # structs: the raw words
+            if var_type != 1:  # structs: the raw words
                 values = [f"0x{w:08x}" for w in words]
             else:
                 values = [self.scalar(tname, w) for w in words]
-            # fx_5_0: a scalar's default without braces (SBinaryNumericType layout 1: scalar)
-            scalar = self.fx5 and var_type == 1 and bits & 7 == 1 and not elements and len(values) == 1
+            # a scalar's default without braces (SBinaryNumericType layout 1: scalar); a vector or
+            # matrix whose values are all the same shows that value once (fxc: ``float4 v = { 1 };``)
+            scalar = var_type == 1 and bits & 7 == 1 and not elements and len(values) == 1
+            if var_type == 1 and not elements and len(set(values)) == 1:
+                values = values[:1]
             decl += " = " + (values[0] if scalar else "{ " + ", ".join(values) + " }")
         self.annotations(v.annotations, "    ")  # read (checked) but not printed, as fxc does
         out.append(f"    {decl + ';':<36}// Offset: {v.offset:4d}, size: {total:4d}")
@@ -542,8 +547,8 @@ class _Effect:
             return _fx_float(struct.unpack("<I", struct.pack("<f", value))[0])
         if kind == "byte":
             return f"0x{word & 0xFF:02x}"
-        if names is not None and word in names:  # fx_5_0: the comment shows a bool constant (type 4) as bool
-            typed = ("true" if word else "false") if type_code == 4 and self.fx5 else word
+        if names is not None and word in names:  # the comment shows a bool constant (type 4) as bool
+            typed = ("true" if word else "false") if type_code == 4 else word
             return f"{names[word]} /* {typed} */"
         return str(word) if word <= 10000 else f"0x{word:08x}"
 
@@ -580,9 +585,8 @@ class _Effect:
         out.append(f"{indent}{lhs:<8} = {rhs};")
 
     def stream_out_note(self, decl_offset: int) -> list[str]:
-        """fxc's comment after an fx_4-style geometry shader with stream output (fx_5_0 listings
-        only: the fx_4 printer keeps the layout the fx_4 assembler reads)."""
-        if not decl_offset or not self.fx5:
+        """fxc's comment after an fx_4-style geometry shader with stream output."""
+        if not decl_offset:
             return []
         return [f'/* Stream out decl: "{self.string(decl_offset)}" */']
 
@@ -603,10 +607,10 @@ class _Effect:
         return notes
 
     def shader_block(self, head: str, indent: str, shader_off: int, out: list[str],
-                     notes: list[str] | None = None, blank: int | None = None) -> None:
+                     notes: list[str] | None = None) -> None:
         """``head`` + ``asm { ... }`` (the shader's listing indented under ``indent``), closed by
         ``};`` or by ``}`` and ``notes`` one indentation level out, the last ending with ``;``.
-        fxc ends the listing with a line of ``blank`` spaces (twice the indentation + 4)."""
+        fxc ends the listing with a line of blanks (twice the indentation + 4)."""
         if not shader_off:
             out.append(f"{head}NULL;")
             return
@@ -625,7 +629,7 @@ class _Effect:
             _listing(embedded, inner, self.depth + 1)
         # fx_5_0 listings indent empty lines too (a level-9 program's blank line)
         out.extend((indent + "    " + line) if line or self.fx5 else line for line in inner)
-        out.append(" " * (2 * len(indent) + 4 if blank is None else blank))
+        out.append(" " * (2 * len(indent) + 4))
         if not notes:
             out.append(f"{indent}}};")
             return
@@ -651,11 +655,8 @@ class _Effect:
                     blocks.append(lines)
                 out.append(f"{tname:<7} {name}")
                 out.extend(ann)
-                if elements == 0:
-                    if blocks and blocks[0]:
-                        out.extend(("{", *blocks[0], "};"))
-                    else:
-                        out[-1] += ";"
+                if elements == 0:  # fxc prints the braces of an empty block too
+                    out.extend(("{", *(blocks[0] if blocks else ()), "};"))
                 else:
                     out.append("{")
                     for i, lines in enumerate(blocks):
@@ -678,11 +679,9 @@ class _Effect:
                     for off, init in zip(offs, o.initializers):
                         if off == 0:
                             out.append("    NULL;")
-                        elif self.fx5:  # a geometry shader with stream output: (shader, declaration)
+                        else:  # a geometry shader with stream output: (shader, declaration)
                             notes = self.stream_out_note(init[1]) if len(init) > 1 else []
                             self.shader_block("    ", "    ", off, out, notes)
-                        else:  # fx_4 objects keep the layout the fx_4 assembler reads back
-                            self.shader_block(" = ", "", off, out, blank=20)
                 out.extend(ann)
                 continue
             out.append(f"{tname:<7} {name};")
@@ -775,10 +774,10 @@ class _Effect:
         if pool_objects:
             out.extend(("//", f"// {pool_objects} shared object(s)", "//"))
         self.objects(rec.pool_objects, out, True)
-        if rec.techniques:
-            out.extend(("", "//", f"// {len(rec.techniques)} technique(s)", "//"))
-        else:
+        if out[-1]:
             out.append("")
+        if rec.techniques:
+            out.extend(("//", f"// {len(rec.techniques)} technique(s)", "//"))
         self.techniques(rec.techniques, out)
         return out
 

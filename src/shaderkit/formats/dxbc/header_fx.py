@@ -14,9 +14,16 @@ variable's type before its name).
 Facts the text does not show are chosen as fxc writes them in the corpus: numeric matrices are
 column-major, objects and unregistered buffers have bind point ``0xFFFFFFFF``; an assignment
 constant keeps the type of the literal fxc read: names and decimals are ints (``EScalarType`` 2),
-hex values uints (3), a scalar float state printed as an integer an int, other floats floats (1);
+hex values uints (3), a name commented ``/* true */`` or ``/* false */`` a bool (4), a scalar
+float state printed as an integer an int, other floats floats (1);
 ``NULL`` shader states are constant assignments. Not shown, so not rebuilt: a row_major matrix,
 stored bits beyond what a ``byte(..)`` state prints, an embedded shader's STAT.
+
+Spellings are fxc's: a scalar's default without braces (``float x = 0.25;``), a vector whose
+values are all equal shown once (``float4 v = { 1 };``), a variable's semantic after its name,
+shader objects as ``TYPE NAME = `` then ``    asm {`` ... ``    };`` (or ``    }`` and the
+stream-output comment ``/* Stream out decl: "..." */;`` one level out, which makes a geometry
+shader object ``EOT_GeometryShaderSO``); inline shaders take the same comment.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from shaderkit.errors import AssemblyError, ShaderkitError
 from shaderkit.formats.dxbc.fx10_records import (
+    GS_SO_OBJECT,
     Annotation,
     Assignment,
     BufferRecord,
@@ -58,15 +66,16 @@ _RESOURCES = frozenset({9, 10, 11, 12, 13, 14, 15, 16, 17, 22, 23})
 #: ``EScalarType`` by the numeric type name's base (dword is uint)
 _SCALARS = {"float": 1, "int": 2, "uint": 3, "dword": 3, "bool": 4}
 _NUMERIC = re.compile(r"(float|int|uint|dword|bool)([1-4])?(?:x([1-4]))?$")
-_VARIABLE = re.compile(r"    (\S+) +([A-Za-z_$][\w$]*)(?:\[(\d+)\])?(?: = \{ (.*) \})?; *"
-                       r"// Offset: +(\d+), size: +(\d+)$")
+_VARIABLE = re.compile(r"    (\S+) +([A-Za-z_$][\w$]*)(?:\[(\d+)\])?(?: : ([A-Za-z_$][\w$]*))?"
+                       r"(?: = (\{ .* \}|[^{ ][^;]*))?; *// Offset: +(\d+), size: +(\d+)$")
 _BUFFER = re.compile(r"(cbuffer|tbuffer) ([A-Za-z_$][\w$]*)(?: : register\(([bt])(\d+)\))?$")
 _OBJECT = re.compile(r"(\S+) +([A-Za-z_$][\w$]*)(?:\[(\d+)\])?(;| =(?: .*)?)?$")
 _ANNOTATION = re.compile(r" *(\S+) ([A-Za-z_$][\w$]*) = (.*);$")
 _ASSIGNMENT = re.compile(r" *([A-Za-z]\w*)(?:\[(\d+)\])? *= (.*)$")
 _CONSTANT = re.compile(r"(float|uint|bool|byte)([1-4])?\((.*)\);$")
-_NAMED_VALUE = re.compile(r"\w+ /\* (\d+) \*/$")
+_NAMED_VALUE = re.compile(r"\w+ /\* (\d+|true|false) \*/$")
 _INDEXED = re.compile(r"([A-Za-z_$][\w$]*)\[(?:(\d+)|([A-Za-z_$][\w$]*))\];$")
+_STREAM_OUT = re.compile(r' */\* Stream out decl: "([^"]*)" \*/;')
 _IDENTIFIER = re.compile(r"([A-Za-z_$][\w$]*);$")
 
 
@@ -301,7 +310,7 @@ class _EffectText:
             lines.pos -= 1
             raise lines.error(f"expected 'TYPE NAME; // Offset: N, size: N' or '}}', found {line.strip()!r}",
                               _column(line))
-        type_name, name, elements_text, defaults, offset_text, size = m.groups()
+        type_name, name, elements_text, semantic, defaults, offset_text, size = m.groups()
         lines.pos -= 1
         numeric = _numeric_type(type_name, lines, 5)
         elements = _integer(elements_text, lines, line.index("[") + 2, signed=False) if elements_text else 0
@@ -320,10 +329,22 @@ class _EffectText:
 
         type_at = desc()
         name_at = block.string(name)
+        semantic_at = block.string(semantic) if semantic is not None else 0
         default_at = 0
         if defaults is not None:
-            column = line.index("{") + 3
-            values = defaults.split(",")
+            column = line.index(" = ") + 4
+            braces = defaults.startswith("{")
+            if braces:
+                column += 2
+                values = defaults[2:-2].split(",")
+                if len(values) == 1 and not elements:  # fxc shows a vector of one value once
+                    values *= packed // 4
+            else:  # a scalar's default: no braces
+                values = [defaults]
+            scalar = numeric.layout == 1 and not elements  # SBinaryNumericType layout 1: scalar
+            if braces == scalar:
+                lines.pos -= 1
+                raise lines.error(f"{name}'s default is written {'without' if scalar else 'in'} braces", column)
             if len(values) != packed // 4:
                 lines.pos -= 1
                 raise lines.error(f"{name} takes {packed // 4} default value(s), found {len(values)}", column)
@@ -331,7 +352,7 @@ class _EffectText:
             words = [_scalar(type_name, v, lines, column) for v in values]
             lines.pos += 1
             default_at = block.words(*words)
-        v = NumericVariable(name_at, type_at, 0, offset, default_at, 0)
+        v = NumericVariable(name_at, type_at, semantic_at, offset, default_at, 0)
         return v, total
 
     # -- annotations -----------------------------------------------------------------------------
@@ -411,6 +432,9 @@ class _EffectText:
             lines.pos -= 1
             raise lines.error(f"{elements} elements are too many", line.index("[") + 2)
         block = self.block
+        if local and obj_type == 7 and rest is not None and rest.strip() == "=" and \
+                self._stream_out_ahead(max(elements, 1)):
+            obj_type = GS_SO_OBJECT  # a geometry shader with stream output: (shader, declaration) pairs
         type_at = block.type_desc(type_name, 2, elements, 0, 0, 0, obj_type)
         name_at = block.string(name)
         o = ObjectVariable(name_at, type_at, 0, 0xFFFFFFFF)
@@ -450,15 +474,16 @@ class _EffectText:
             o.initializers = [(block.string(t),) for t in texts]
             o.annotations = self.annotations("")
             return o
-        if obj_type in _SHADERS:
+        if obj_type in _SHADERS or obj_type == GS_SO_OBJECT:
             if rest is None or rest.strip() != "=":
                 raise lines.error("a shader object is 'TYPE NAME = ' then its shaders", len(line), lines.pos - 1)
             for _ in range(count):
                 if lines.peek() == "    NULL;":
                     lines.pos += 1
-                    o.initializers.append((0,))
+                    shader_at, decl_at = 0, 0
                 else:
-                    o.initializers.append((self.shader("", ""),))
+                    shader_at, decl_at = self.shader("    asm {", "    ")
+                o.initializers.append((shader_at, decl_at) if obj_type == GS_SO_OBJECT else (shader_at,))
             o.annotations = self.annotations("")
             return o
         if rest != ";":
@@ -471,31 +496,62 @@ class _EffectText:
                21: "samplers", 19: "render_target_views", 20: "depth_stencil_views"}.get(obj_type)
         if obj_type in _RESOURCES:
             key = "shader_resources"
-        elif obj_type in _SHADERS:
+        elif obj_type in _SHADERS or obj_type == GS_SO_OBJECT:
             key = "total_shaders"
         if key is not None:
             self.counts[key] += count
 
-    def shader(self, lhs: str, indent: str) -> int:
-        """A ``lhs = asm {`` block: its listing assembled; the offset of its ``u32 size`` + container."""
-        from shaderkit.formats.dxbc.assemble import assemble_container
-
+    def _stream_out_ahead(self, count: int) -> bool:
+        """Whether the ``count`` shader blocks after the cursor carry a stream-output comment
+        (fxc stores such a geometry shader object as its own type, written before the shaders)."""
         lines = self.lines
-        opening = indent + lhs + " = asm {"
+        start, found = lines.pos, False
+        try:
+            for _ in range(count):
+                if lines.peek() == "    NULL;":
+                    lines.pos += 1
+                    continue
+                _opening, _body, decl = self._shader_block("    asm {", "    ")
+                found = found or decl is not None
+        finally:
+            lines.pos = start
+        return found
+
+    def _shader_block(self, opening: str, indent: str) -> tuple[int, list[str], str | None]:
+        """The block at the cursor: the line after its opening, its lines, and its stream-output
+        declaration (``}`` then ``/* Stream out decl: "..." */;`` one level out) or None."""
+        lines = self.lines
         line = lines.take("a shader")
         if line != opening.rstrip() and line != opening:
             lines.pos -= 1
             raise lines.error(f"expected {opening.strip()!r} or NULL, found {line.strip()!r}", _column(line))
         start = lines.pos
-        closing = indent + "};"
-        while lines.peek() != closing:
-            if lines.peek() is None:
+        closing, note = indent + "};", indent + "}"
+        while True:
+            text = lines.peek()
+            if text is None:
                 raise lines.error(f"this shader block is not closed by {closing!r}", len(line), start - 1)
+            if text == closing:
+                decl = None
+                break
+            if text == note and lines.pos + 1 < len(lines.lines):
+                m = _STREAM_OUT.fullmatch(lines.lines[lines.pos + 1])
+                if m is not None and lines.lines[lines.pos + 1].startswith(indent[4:] + "/*"):
+                    decl = m.group(1)
+                    break
             lines.pos += 1
-        end = lines.pos
-        lines.pos += 1
+        body = lines.lines[start : lines.pos]
+        lines.pos += 1 if decl is None else 2
+        return start, body, decl
+
+    def shader(self, opening: str, indent: str) -> tuple[int, int]:
+        """An ``asm {`` block opened by ``opening``: its listing assembled. Returns the offset of its
+        ``u32 size`` + container and that of its stream-output declaration (0 without)."""
+        from shaderkit.formats.dxbc.assemble import assemble_container
+
+        lines = self.lines
+        start, body, decl = self._shader_block(opening, indent)
         inner_indent = indent + "    "
-        body = lines.lines[start:end]
         while body and not body[-1]:
             body.pop()
         inner = []
@@ -504,7 +560,7 @@ class _EffectText:
                 raise lines.error("a shader's listing is indented under its 'asm {'", 1, start + n)
             inner.append(text[len(inner_indent):])
         if not inner:
-            return self.block.blob(b"")
+            return self.block.blob(b""), self._decl(decl)
         if any(text.startswith("// FX Version: ") for text in inner[:4]):
             raise lines.error("an effect does not embed another effect", len(inner_indent) + 1, start + 1)
         try:
@@ -514,7 +570,11 @@ class _EffectText:
                                 error.column + len(inner_indent)) from None
         except ShaderkitError as error:
             raise lines.error(f"the embedded shader does not build: {error}", 1, start) from None
-        return self.block.blob(container.to_bytes())
+        shader_at = self.block.blob(container.to_bytes())
+        return shader_at, self._decl(decl)
+
+    def _decl(self, decl: str | None) -> int:
+        return 0 if decl is None else self.block.string(decl)
 
     # -- assignments -----------------------------------------------------------------------------
     def assignments(self, indent: str, closing: str) -> list[Assignment]:
@@ -547,10 +607,10 @@ class _EffectText:
             if rhs == "NULL;":
                 lines.pos += 1
                 return Assignment(number, index, 1, block.words(1, 2, 0))
-            shader_at = self.shader(line[len(indent):].split(" = ")[0], indent)
+            shader_at, decl_at = self.shader(indent + line[len(indent):].split(" = ")[0] + " = asm {", indent)
             self.counts["total_shaders"] += 1
             self.counts["inline_shaders"] += 1
-            return Assignment(number, index, 7, block.words(shader_at, 0))
+            return Assignment(number, index, 7, block.words(shader_at, decl_at))
         if rhs == "NULL;" and kind == "object":
             lines.pos += 1
             return Assignment(number, index, 1, block.words(1, 2, 0))
@@ -567,6 +627,9 @@ class _EffectText:
                     words += [2, _integer(v, lines, column)] if integral else [1, _float_bits(v, lines, column)]
                     continue
                 named = _NAMED_VALUE.match(v)
+                if named is not None and named.group(1) in ("true", "false"):  # a bool constant (type 4)
+                    words += [4, int(named.group(1) == "true")]
+                    continue
                 # fxc: hex literals (bytes, masks) are uint (type 3), names and decimals int (type 2)
                 words += [3 if v.startswith("0x") else 2,
                           int(named.group(1)) if named else _integer(v, lines, column, signed=False)]

@@ -13,6 +13,8 @@ import re
 from shaderkit.formats.dxbc.header_rdef import _fail, _name
 from shaderkit.formats.dxbc.ifce import ClassInstance, ClassType, Interfaces, InterfaceSlot
 
+_ARRAY = re.compile(r"(.+)\[(\d{1,6})\]")
+
 _SLOTS_RE = re.compile(r"// Interface slots, (\d+) total:$")
 _TYPE_ROW_RE = re.compile(r"// \| Type ID  \|   (\d+)(?:-(\d+))? *\|([\d ]*)$")
 _TABLE_ROW_RE = re.compile(r"// \| Table ID \|         \|([\d ]*)$")
@@ -65,7 +67,14 @@ def interfaces_from_header(header: list[str]) -> Interfaces | None:
                     raise _fail("a class instance row holds name, type, CB, CB offset, texture, sampler", i)
                 kind, buffer, offset = _numbers(fields[1:4], _U16_MAX, i)
                 texture, sampler = _numbers(fields[4:], _U16_MAX, i, dash=True)
-                model.class_instances.append(ClassInstance(_name(fields[0], i), kind, 1, buffer, offset, texture, sampler))
+                name, count = fields[0], 1
+                array = _ARRAY.fullmatch(name)
+                if array is not None:  # an instance array: fxc prints its element count
+                    name, count = array.group(1), int(array.group(2))
+                    if not 1 < count <= _U16_MAX:
+                        raise _fail(f"an instance array holds 2 to {_U16_MAX} elements", i)
+                model.class_instances.append(ClassInstance(_name(name, i), kind, count, buffer, offset, texture,
+                                                           sampler))
     i = slots_at + 4
     while i + 2 < len(lines):
         type_row = _TYPE_ROW_RE.fullmatch(lines[i].strip())

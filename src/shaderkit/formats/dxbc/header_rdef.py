@@ -46,7 +46,7 @@ _SCALARS = sorted(((name, value) for value, name in _SCALAR_NAMES.items()), key=
 _SCALAR_BY_NAME = {name: value for name, value in _SCALARS}
 _BUFFER_KINDS = {"cbuffer": 0, "tbuffer": 1, "interfaces": 2, "Resource bind info for": 3}
 _BUFFER_RE = re.compile(r"// (cbuffer|tbuffer|interfaces|Resource bind info for) (\S+)$")
-_TAIL_RE = re.compile(r"// Offset: *(\d+)(?: Size: *(\d+))?( \[unused\])?$")
+_TAIL_RE = re.compile(r"// Offset: *(\d+|N/A)(?: Size: *(\d+|N/A))?( \[unused\])?$")
 _DECL_RE = re.compile(r"(row_major )?(\S+) (\S+?)(?:\[(\d+)\])?;$")
 _INTERFACE_RE = re.compile(r"interface (\S+) (\S+?)(?:\[(\d+)\])?;$")
 _CLOSE_RE = re.compile(r"\} (\S+?)(?:\[(\d+)\])?;$")
@@ -227,7 +227,10 @@ class _Buffers:
             if tail is None:
                 raise _fail(f"unreadable offset note {body[tail_at:]!r}", i - 1)
             decl = body[:tail_at].rstrip()
-            offset = _number(tail.group(1), _U32_MAX, "offset", i - 1)
+            no_slot = tail.group(1) == "N/A"  # an unused interface pointer: offset ~0, size 0
+            if no_slot != (tail.group(2) == "N/A"):
+                raise _fail("'N/A' is the offset and the size of an unused interface pointer", i - 1)
+            offset = _U32_MAX if no_slot else _number(tail.group(1), _U32_MAX, "offset", i - 1)
             if decl.startswith("}"):
                 if not stack:
                     raise _fail("'}' closes no struct", i - 1)
@@ -263,7 +266,7 @@ class _Buffers:
                 continue
             if tail.group(2) is None:
                 raise _fail("a buffer variable needs 'Size:'", i - 1)
-            size = _number(tail.group(2), _U32_MAX, "size", i - 1)
+            size = 0 if no_slot else _number(tail.group(2), _U32_MAX, "size", i - 1)
             last = ShaderVariable(name, shape, offset, size, 0 if tail.group(3) else 2)
             cb.variables.append(last)
         else:
@@ -271,7 +274,7 @@ class _Buffers:
         if stack:
             raise _fail("struct is not closed", stack[-1].line)
         if cb.variables:
-            end = max(v.start_offset + v.size for v in cb.variables)
+            end = max((v.start_offset + v.size for v in cb.variables if v.start_offset != _U32_MAX), default=0)
             # a structured buffer's bind info: the element size (118 of 118 in the corpus); other
             # buffers (interface tables included, 9 of 9) round up to whole 16-byte registers
             cb.size = end if kind == 3 else (end + 15) // 16 * 16

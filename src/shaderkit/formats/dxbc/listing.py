@@ -147,7 +147,10 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
     """A cbuffer variable; ``whole_buffer`` marks an SM5.1 ``ConstantBuffer<T>`` (its single
     struct variable is named like the buffer and printed without the array size)."""
     t = v.type
-    tail = f"// Offset: {v.start_offset:4d} Size: {v.size:5d}"
+    if v.start_offset == 0xFFFFFFFF:  # an interface pointer the program does not use: no slot
+        tail = f"// Offset: {'N/A':>4} Size: {'N/A':>5}"
+    else:
+        tail = f"// Offset: {v.start_offset:4d} Size: {v.size:5d}"
     if not v.flags & 2:
         tail += " [unused]"
     if t.variable_class == 5:
@@ -368,7 +371,8 @@ def class_lines(container: DxbcContainer) -> list[str]:
         for ci in ifce.class_instances:
             tex = "-" if ci.texture == 0xFFFF else str(ci.texture)
             smp = "-" if ci.sampler == 0xFFFF else str(ci.sampler)
-            out.append(f"// {ci.name:<27} {ci.type:>4} {ci.constant_buffer:>2} {ci.constant_buffer_offset:>9} "
+            name = ci.name + (f"[{ci.reserved}]" if ci.reserved > 1 else "")  # an array's element count
+            out.append(f"// {name:<27} {ci.type:>4} {ci.constant_buffer:>2} {ci.constant_buffer_offset:>9} "
                        f"{tex:>7} {smp:>7}")
         out.append("//")
     out += [f"// Interface slots, {ifce.interface_slot_count} total:", "//",
