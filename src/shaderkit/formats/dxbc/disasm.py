@@ -627,8 +627,10 @@ class _Effect:
 
                 embedded = Container.from_bytes(code)
             _listing(embedded, inner, self.depth + 1)
-        # fx_5_0 listings indent empty lines too (a level-9 program's blank line)
-        out.extend((indent + "    " + line) if line or self.fx5 else line for line in inner)
+        # fx_5_0 listings indent empty lines too (a level-9 program's blank line); every line of a
+        # multi-line item (an immediate constant buffer's rows) takes the indentation
+        out.extend((indent + "    " + line) if line or self.fx5 else line
+                   for item in inner for line in item.split("\n"))
         out.append(" " * (2 * len(indent) + 4))
         if not notes:
             out.append(f"{indent}}};")

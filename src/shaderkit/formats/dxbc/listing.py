@@ -160,7 +160,7 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
         out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements)};", tail))
     else:
         out.append(_decl_line(3, f"{type_name(t)} {v.name}{_array(t.elements)};", tail))
-    if v.default_value is not None and any(v.default_value):
+    if v.default_value is not None:  # zeros too: fxc prints every default the RDEF stores
         words = [f"0x{w:08x}" for (w,) in _WORD.iter_unpack(v.default_value[: len(v.default_value) // 4 * 4])]
         for i in range(0, len(words), 4):
             lead = "//      = " if i == 0 else "//        "
