@@ -426,3 +426,21 @@ def test_embedded_immediate_constant_buffer_rows_take_the_indentation() -> None:
 
     built = DxbcContainer.from_bytes(assemble_container(_FX4_ICB).to_bytes())
     assert _trimmed(listing(built)) == _FX4_ICB.splitlines()
+
+
+def test_level9_sampler_mapping_byte_order() -> None:
+    """The Aon9 sampler mapping stores source resource, source sampler, target sampler: fxc lists
+    the bytes 2 0 1 0 as ``s1 s0 t2`` (Effects11 DynamicShaderLinkage, level-9 pixel shader)."""
+    from shaderkit.formats.dxbc.aon9 import Level9Shader, SamplerMapping
+    from shaderkit.formats.dxbc.listing import _mapping_lines
+    from shaderkit.io.reader import Reader
+
+    model = Level9Shader("Aon9", 0xFFFF0200)
+    model.program = struct.pack("<2I", 0xFFFF0200, 0x0000FFFF)
+    model.sampler_mappings = [SamplerMapping(0, 0, 0), SamplerMapping(1, 0, 2)]
+    payload = model.build()
+    table_at = struct.unpack_from("<2H", payload, 28)[1]  # 4 u32, then (count, offset) pairs: the 4th
+    assert payload[table_at : table_at + 8] == bytes((0, 0, 0, 0, 2, 0, 1, 0))
+    parsed = Level9Shader.parse(Reader(payload, context="Aon9"))
+    assert [line.rstrip() for line in _mapping_lines(parsed)[5:7]] == [
+        "// s0             s0              t0", "// s1             s0              t2"]

@@ -7,7 +7,8 @@ tables; and the D3D9 token stream, which ends the payload.
 
 * constant-buffer mapping (12 bytes): u16 buffer, start register, register count, target
   register, then 4 data-conversion bytes (0 FLT, 2 INT, 3 UINT);
-* sampler mapping (4 bytes): u8 target sampler, source sampler, source resource, reserved;
+* sampler mapping (4 bytes): u8 source resource, source sampler, target sampler, reserved (fxc
+  lists ``s1 s0 t2`` for the bytes 2 0 1 0: Effects11 DynamicShaderLinkage listing);
 * runtime constant (4 bytes): u16 description (0 = vertex shader position offset), target.
 
 fxc writes the sampler table first, then the constant-buffer table, then the runtime
@@ -110,7 +111,8 @@ class Level9Shader:
         for buf, start, count, target, *conv in table(cb_count, cb_off, _CB, "constant buffer mappings"):
             model.constant_buffer_mappings.append(
                 ConstantBufferMapping(buf, start, count, target, (conv[0], conv[1], conv[2], conv[3])))
-        model.sampler_mappings = [SamplerMapping(*v) for v in table(smp_count, smp_off, _SAMPLER, "sampler mappings")]
+        model.sampler_mappings = [SamplerMapping(target, sampler, resource, reserved) for resource, sampler, target, reserved
+                                  in table(smp_count, smp_off, _SAMPLER, "sampler mappings")]
         model.runtime_constant_mappings = [RuntimeConstantMapping(*v)
                                            for v in table(rt_count, rt_off, _RUNTIME, "runtime constants")]
         if prog_off + prog_size != size:
@@ -128,7 +130,7 @@ class Level9Shader:
         assert self.layout is not None
         head = _HEAD.unpack(self.layout.items["header"].data)
         smp_off = w.place("sampler mappings", b"".join(
-            _SAMPLER.pack(s.target_sampler, s.source_sampler, s.source_resource, s.reserved)
+            _SAMPLER.pack(s.source_resource, s.source_sampler, s.target_sampler, s.reserved)
             for s in self.sampler_mappings))
         cb_off = w.place("constant buffer mappings", b"".join(
             _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
@@ -154,7 +156,7 @@ class Level9Shader:
             len(self.constant_buffer_mappings), cb_off, 0, rt_off, 0, rt_off,
             len(self.sampler_mappings), smp_off, len(self.runtime_constant_mappings), rt_off))
         for s in self.sampler_mappings:
-            out += _SAMPLER.pack(s.target_sampler, s.source_sampler, s.source_resource, s.reserved)
+            out += _SAMPLER.pack(s.source_resource, s.source_sampler, s.target_sampler, s.reserved)
         for c in self.constant_buffer_mappings:
             out += _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
         for m in self.runtime_constant_mappings:
