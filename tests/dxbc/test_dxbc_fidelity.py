@@ -444,3 +444,39 @@ def test_level9_sampler_mapping_byte_order() -> None:
     parsed = Level9Shader.parse(Reader(payload, context="Aon9"))
     assert [line.rstrip() for line in _mapping_lines(parsed)[5:7]] == [
         "// s0             s0              t0", "// s1             s0              t2"]
+
+
+def test_fx4_comparison_sampler_object() -> None:
+    """``SamplerComparisonState`` is a sampler (EOT_Sampler 21) under its own type name (RaycastTerrain)."""
+    from shaderkit.formats.dxbc.container import DxbcContainer
+    from shaderkit.formats.dxbc.disasm import listing
+
+    text = """\
+//
+// FX Version: fx_4_0
+// Child effect (requires effect pool): false
+//
+// 1 local buffer(s)
+//
+cbuffer $Globals
+{
+    float   g_Bias = 0.5;               // Offset:    0, size:    4
+}
+
+//
+// 1 local object(s)
+//
+SamplerComparisonState g_samComparison
+{
+    Filter   = uint(COMPARISON_MIN_MAG_MIP_LINEAR /* 149 */);
+    ComparisonFunc = uint(LESS /* 2 */);
+};
+
+"""
+    built = DxbcContainer.from_bytes(assemble_container(text).to_bytes())
+    effect = built.effect
+    assert effect is not None and effect.records is not None and effect.header.samplers == 1
+    (sampler,) = effect.records.objects
+    type_words = struct.unpack_from("<7I", effect.unstructured, sampler.type_offset)
+    assert effect.string_at(type_words[0]) == "SamplerComparisonState" and type_words[1:] == (2, 0, 0, 0, 0, 21)
+    assert _trimmed(listing(built)) == text.splitlines()

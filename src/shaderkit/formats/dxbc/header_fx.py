@@ -57,7 +57,8 @@ OBJECT_TYPES = {
     "string": 1, "String": 1, "BlendState": 2, "DepthStencilState": 3, "RasterizerState": 4, "PixelShader": 5,
     "VertexShader": 6, "GeometryShader": 7, "Texture": 9, "Texture1D": 10, "Texture1DArray": 11,
     "Texture2D": 12, "Texture2DArray": 13, "Texture2DMS": 14, "Texture2DMSArray": 15, "Texture3D": 16,
-    "TextureCube": 17, "RenderTargetView": 19, "DepthStencilView": 20, "SamplerState": 21, "Buffer": 22,
+    "TextureCube": 17, "RenderTargetView": 19, "DepthStencilView": 20, "SamplerState": 21,
+    "SamplerComparisonState": 21, "Buffer": 22,
     "TextureCubeArray": 23,
 }
 _STATE_OBJECTS = frozenset({2, 3, 4, 21})
