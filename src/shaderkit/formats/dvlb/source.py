@@ -44,7 +44,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
     Uniform,
 )
-from shaderkit.isa.pica.decode import Instruction, decode
+from shaderkit.isa.pica.decode import decode
 
 if TYPE_CHECKING:
     from shaderkit.isa.pica.assembler import ParsedInstruction
@@ -516,6 +516,27 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
 _PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
 
+def _field_spec(row: OpcodeInfo) -> dict[str, tuple[int, int]]:
+    """Operand field name -> (shift, mask) of an opcode row."""
+    return {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
+
+
+def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...]]:
+    """Per 6-bit opcode value: the bits no field covers (what decode() calls ``extra``), the
+    descriptor field of descriptor forms, and their source fields."""
+    from shaderkit.isa.pica.table import field_mask, opcode_mask
+
+    reserved = tuple(~(opcode_mask(row) | field_mask(row.fmt)) & 0xFFFFFFFF for row in BY_OPCODE6)
+    desc = tuple(_field_spec(row)["desc"] if row.fmt in DESC_FORMATS else None for row in BY_OPCODE6)
+    sources = tuple(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec)
+                    if row.fmt in DESC_FORMATS else () for row, spec in ((row, _field_spec(row)) for row in BY_OPCODE6))
+    return reserved, desc, sources
+
+
+#: built from the table at import time (see _word_tables)
+_RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
+
+
 class _Code:
     """Prints the instructions of one DVLE's code range."""
 
@@ -531,7 +552,8 @@ class _Code:
         #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
         self.dest_sw: tuple[int, ...] = ()
         self.code = code
-        self.insts = [decode(w) for w in code]
+        #: the opcode row of each word (operand fields are read from the word where needed)
+        self.rows = [BY_OPCODE6[(w & 0xFFFFFFFF) >> 26] for w in code]
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
@@ -543,9 +565,10 @@ class _Code:
             name = self.proc_starts.get(start, f"proc_{start:03x}")
         return name
 
-    def scanned(self, inst: Instruction, names: _Names) -> ParsedInstruction | None:
+    def scanned(self, pos: int, names: _Names) -> ParsedInstruction | None:
         """What the assembler's scan of this instruction's printed operands gives (descriptor
         forms only; the text is written from the same names and descriptor)."""
+        inst = decode(self.code[pos])
         row = inst.info
         index = inst.get("desc")
         parsed_type = self.parsed_type
@@ -571,12 +594,14 @@ class _Code:
 
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
         word = self.code[pos]
-        inst = self.insts[pos]
-        if inst.extra:
-            unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
+        op6 = (word & 0xFFFFFFFF) >> 26
+        extra = word & _RESERVED6[op6]
+        if extra:
+            unit.lossy(f"word {word:#010x} has bits picasso never sets ({extra:#x})")
         text = _PRINTERS[word >> 26](self, unit, pos, word, names, labels)
-        if self.hints and inst.fmt in DESC_FORMATS:
-            text += f"  {PRAGMA_DESC} {inst.get('desc')}"
+        desc_field = _DESC_FIELD6[op6]
+        if self.hints and desc_field is not None:
+            text += f"  {PRAGMA_DESC} {(word >> desc_field[0]) & desc_field[1]}"
         return text + self.marker(pos) if self.marker is not None else text
 
     @staticmethod
@@ -591,11 +616,11 @@ class _Code:
 def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
                 entry_name: str, entry: tuple[int, int], known: dict[int, str]) -> None:
     """The procedures of one DVLE's range; ``known`` are label-table names (nihstro files)."""
-    insts = printer.insts
     labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
-    for inst in insts[lo:hi]:
-        if inst.mnemonic in _FLOW_JUMPS:
-            target = inst.get("dst")
+    code = printer.code
+    for pos, row in enumerate(printer.rows[lo:hi], lo):
+        if row.mnemonic in _FLOW_JUMPS:
+            target = decode(code[pos]).get("dst")
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
     cuts = [c for c in sorted(set(printer.proc_starts) | {lo, hi}) if lo <= c <= hi]
@@ -621,9 +646,11 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     """One procedure body with structured if/else/end and for/end blocks."""
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
     lines = unit.lines
-    insts = printer.insts
+    code = printer.code
+    rows = printer.rows
     desc_lines = unit.desc_lines
     scan = printer.scan
+    plain = not printer.hints and printer.marker is None
     for pos in range(start, stop + 1):
         while stack:
             close, else_at = stack[-1]
@@ -640,20 +667,20 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
-        inst = insts[pos]
-        row = inst.info
+        row = rows[pos]
         indent = _INDENTS[len(stack) + 1]
         block: list[int] | None = None
         if row.mnemonic in _BLOCK_OPENERS:
+            operands = decode(code[pos]).operands
             limit = stack[-1][0] if stack else stop
             if row.mnemonic == "loop":
-                close = inst.operands["dst"] + 1
+                close = operands["dst"] + 1
                 if pos < close <= limit:
                     block = [close, -1]
                     if close == pos + 1:
                         unit.lossy("empty loop body: picasso pads it with a nop")
             else:
-                dst, num = inst.operands["dst"], picasso_num(inst.operands)
+                dst, num = operands["dst"], picasso_num(operands)
                 if pos < dst <= dst + num <= limit:
                     block = [dst + num, dst if num else -1]
                     if dst == pos + 1 or (num and num < 1):
@@ -662,11 +689,17 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
                 lines.append(indent + "nop")
                 continue
-        lines.append(indent + printer.text(unit, pos, names, labels))
-        if row.fmt in DESC_FORMATS:
-            desc_lines.append((len(lines) - 1, inst.operands["desc"]))
+        word = code[pos]
+        op6 = (word & 0xFFFFFFFF) >> 26
+        if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
+            lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
+        else:
+            lines.append(indent + printer.text(unit, pos, names, labels))
+        desc_field = _DESC_FIELD6[op6]
+        if desc_field is not None:
+            desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
         if scan:
-            scanned = printer.scanned(inst, names)
+            scanned = printer.scanned(pos, names)
             if scanned is not None:
                 unit.scanned[len(lines) - 1] = scanned
         if block is not None:
@@ -679,11 +712,11 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
     read: set[int] = set()
     inputs_end = _V.end
-    for inst in printer.insts[lo:hi]:
-        if inst.info.fmt in DESC_FORMATS:
-            ops = inst.operands
-            read.update(reg for reg in (ops.get("src1"), ops.get("src2"), ops.get("src3"))
-                        if reg is not None and reg < inputs_end)
+    for word in printer.code[lo:hi]:
+        for lsb, mask in _SRC_FIELDS6[(word & 0xFFFFFFFF) >> 26]:
+            reg = (word >> lsb) & mask
+            if reg < inputs_end:
+                read.add(reg)
     for reg in sorted(read):
         if reg in names.src:
             continue
@@ -821,6 +854,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     from shaderkit.isa.pica.table import (
         ENCODERS,
         MAX_CONSTANT,
+        MAX_OPDESC,
         MAX_OUTPUT,
         MAX_STACK,
         MAX_UNIFORM,
@@ -889,6 +923,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
+    table, table_masks = asm.opdescs, asm.opdesc_masks
     try:
         for pos, (word, row) in enumerate(zip(code, rows)):
             if row.mnemonic.startswith("unk"):
@@ -920,7 +955,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     return None
                 asm.code.append(word)
             else:
-                desc_mask, merge_name, desc_bits, mad, input_fields, wide_field, idx_field = _REPLAY_DESC[word >> 26]
+                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = _REPLAY_DESC[word >> 26]
                 if input_fields and len({r for lsb, mask in input_fields if (r := (word >> lsb) & mask) < inputs_end}) > 1:
                     return None  # picasso refuses two different input registers in one instruction
                 desc_index = word & desc_mask
@@ -929,8 +964,22 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                 if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
                         (word >> idx_field[0]) & idx_field[1]):
                     return None  # picasso picks the inverted form only for a wide or indexed second operand
-                # what the printed operands give back, merged as picasso merges it
-                desc = asm.find_or_add_opdesc(merge_name, values[desc_index] & desc_bits, desc_bits, 0)
+                # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
+                # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
+                opdesc = values[desc_index] & desc_bits
+                mask = merge_masks[opdesc & 0xF]
+                for desc, (value, have) in enumerate(zip(table, table_masks)):
+                    common = mask & have
+                    if not (opdesc ^ value) & common:
+                        table[desc] = (value & ~mask) | (opdesc & mask)
+                        table_masks[desc] = have | mask
+                        break
+                else:
+                    if len(table) == MAX_OPDESC:
+                        return None  # (too many descriptors: the assembler refuses the text)
+                    desc = len(table)
+                    table.append(opdesc)
+                    table_masks.append(mask)
                 if mad:
                     desc = asm.place_mad_opdesc(desc, 0)
                 asm.code.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
@@ -942,17 +991,23 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-def _replay_desc(row: OpcodeInfo) -> tuple[int, str, int, bool, tuple[tuple[int, int], ...],
+def _replay_desc(row: OpcodeInfo) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
                                            tuple[int, int] | None, tuple[int, int]]:
-    """How the replay treats a descriptor form: (desc field mask, the name picasso merges it as,
-    descriptor bits read, MAD, source fields checked for two input registers, the wide field an
-    inverted form needs wide (or indexed), the idx field)."""
+    """How the replay treats a descriptor form: (desc field mask, the mask picasso merges the
+    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as: its
+    don't-care bits depend on the descriptor's 4 mask bits only), descriptor bits read, MAD, source
+    fields checked for two input registers, the wide field an inverted form needs wide (or
+    indexed), the idx field)."""
     spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
     mad = row.fmt in ("5", "5i")
     two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
     inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
     wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
-    return spec["desc"][1], "mad" if mad else row.base, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
+    from shaderkit.isa.pica.table import BY_MNEMONIC, dont_care_bits
+
+    merge_row = BY_MNEMONIC["mad" if mad else row.base]  # (opdescs.optimize_mask of that name)
+    merge_masks = tuple(row.desc_bits & ~dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
+    return spec["desc"][1], merge_masks, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
 
 
 #: 6-bit opcode of a descriptor form -> how the replay treats it (built at import)
@@ -1074,8 +1129,9 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         printer.parsed_type = ParsedInstruction
         printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
                                 for mask in range(16))
-    for inst in printer.insts:
-        if inst.mnemonic in _FLOW_CALLS:
+    for pos, row in enumerate(printer.rows):
+        if row.mnemonic in _FLOW_CALLS:
+            inst = decode(code[pos])
             start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)
