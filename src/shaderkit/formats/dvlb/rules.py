@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
     _CONSTANT,
@@ -47,6 +48,9 @@ from shaderkit.formats.dvlb.dvlb import (
     _write_canonical,
     name_key,
 )
+
+if TYPE_CHECKING:
+    from shaderkit.io.layout import Layout
 
 RULE_PICASSO = "picasso"
 RULE_PICASSO_2014 = "picasso-2014"
@@ -206,11 +210,57 @@ def _recorded_symbol_order(model: Dvlb) -> str:
     return "".join(kind for _, kind in sorted(order))
 
 
+#: how many DVLP header words after the symbol offset each rule writes, given the model's count
+_RULE_HEADER_WORDS: dict[str, Callable[[int], int]] = {
+    RULE_PICASSO: lambda count: max(3, count),
+    RULE_PICASSO_2014: lambda count: 3,
+    RULE_PICASSO_2015: lambda count: 3,
+    RULE_NIHSTRO: lambda count: 0,
+}
+
+
+def _recorded_bytes(layout: Layout) -> bytes:
+    """The bytes of the parsed region, rebuilt from its items and raw spans (the output
+    :class:`~shaderkit.io.layout.PlacedWriter` starts from, built the same way)."""
+    out = bytearray(layout.size)
+    for item in layout.items.values():
+        out[item.offset : item.end] = item.data
+    for span in layout.raw:
+        out[span.offset : span.end] = span.data
+    return bytes(out)
+
+
+def _writes_recorded_bytes(model: Dvlb, rule: str, laid_out: bytes, recorded: bytes) -> bool:
+    """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` lays the model out as
+    ``laid_out == recorded``: then every table, string and header of the model packs to the bytes
+    the parse recorded at the offsets the headers give (the rule writes the same packers' output
+    at the offsets its headers name), so the placed writer puts each back where it lay and writes
+    nothing new. Two things the rule does not pin are checked: the DVLP header words (the rule
+    pads or drops zero words) and names whose bytes hold a NUL (the parse reads a shorter name)."""
+    if laid_out != recorded:
+        return False
+    if _RULE_HEADER_WORDS[rule](len(model.dvlp.unknown_words)) != len(model.dvlp.unknown_words):
+        return False
+    return not any("\0" in label.name for dvle in model.dvles for label in dvle.labels) and not any(
+        "\0" in uniform.name for dvle in model.dvles for uniform in dvle.uniforms)
+
+
 def matching_rule(model: Dvlb) -> tuple[str, str] | None:
     """(rule, symbol order or "") that lays the model out exactly as its file was; None when no
-    rule does. A model not read from a file is picasso's."""
+    rule does. A model not read from a file is picasso's.
+
+    When a rule rebuilds the parsed bytes themselves and the model packs to them (see
+    :func:`_writes_recorded_bytes`), ``to_bytes()`` is those bytes and is not built again.
+    """
     if model.layout is None:
         return RULE_PICASSO, ""
+    recorded = _recorded_bytes(model.layout)
+    for rule, writer in LAYOUT_RULES.items():
+        try:
+            if _writes_recorded_bytes(model, rule, writer(model), recorded):
+                return rule, ""
+        except RuleMismatch:
+            continue
     data = model.to_bytes()
     for rule, writer in LAYOUT_RULES.items():
         try:

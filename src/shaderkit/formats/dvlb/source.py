@@ -499,6 +499,8 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
         return flow
     desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
     head = mnemonic + " "
+    if set(SYNTAXES[row.syntax]) <= {"dst", "src1", "src2", "src3"}:
+        return _register_printer(row, head, desc_lsb, desc_mask)
 
     def alu(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
         index = (word >> desc_lsb) & desc_mask
@@ -510,6 +512,48 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
             desc = _PLAIN_DESC
         return head + ", ".join([op(code, unit, pos, word, desc, names, labels) for op in operands])  # type: ignore[misc]
     return alu
+
+
+def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> _RowPrinter:
+    """The printer of a form whose operands are a destination and sources only (most ALU rows):
+    the operand printers of :func:`_operand_printer` unrolled into one plan (the same text and
+    notes, in the same order)."""
+    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
+    idx_source = IDX_SOURCE.get(row.fmt)
+    #: per operand: (descriptor shift of a source or -1 for the destination, register field, idx field)
+    plan = tuple((-1, *spec["dst"], 0, 0) if kind == "dst" else
+                 (SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
+                 for kind in SYNTAXES[row.syntax])
+    modifiers, suffixes = _SOURCE_MODIFIERS, _MASK_SUFFIXES
+
+    def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
+        index = (word >> desc_lsb) & desc_mask
+        opdescs = code.opdescs
+        if index < len(opdescs):
+            desc = opdescs[index]
+        else:
+            unit.lossy(f"operand descriptor {index} does not exist")
+            desc = _PLAIN_DESC
+        texts = names.texts
+        parts = []
+        for shift, lsb, mask, idx_lsb, idx_mask in plan:
+            if shift < 0:
+                dest = names.dst.get((word >> lsb) & mask) or _raw_dst((word >> lsb) & mask)
+                dest_mask = desc & 0xF
+                if not dest_mask:
+                    unit.lossy("destination mask is empty")
+                    parts.append(dest + ".x")
+                else:
+                    parts.append(dest + suffixes[dest_mask])
+            else:
+                key = ((word >> lsb) & mask) << 2 | (word >> idx_lsb) & idx_mask
+                text = texts.get(key)
+                if text is None:
+                    text = names.source((word >> lsb) & mask, (word >> idx_lsb) & idx_mask)
+                sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
+                parts.append(sign + text + swizzle)
+        return head + ", ".join(parts)
+    return registers
 
 
 #: one printer per 6-bit opcode value, built from the table at import time
@@ -924,13 +968,16 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     table, table_masks = asm.opdescs, asm.opdesc_masks
+    code_out = asm.code
     try:
-        for pos, (word, row) in enumerate(zip(code, rows)):
-            if row.mnemonic.startswith("unk"):
+        for pos, word in enumerate(code):
+            kind = _REPLAY_KIND6[word >> 26]
+            if kind == _UNKNOWN:
                 return None
-            if row.fmt == "0":
-                asm.code.append(word)
-            elif row.fmt not in DESC_FORMATS:  # flow control: the word the assembler writes
+            if kind == _NO_OPERANDS:
+                code_out.append(word)
+            elif kind == _FLOW:  # flow control: the word the assembler writes
+                row = rows[pos]
                 inst = decode(word)
                 fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
                 mnemonic = row.mnemonic
@@ -953,11 +1000,20 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
                 if ENCODERS[mnemonic](fields) != word:
                     return None
-                asm.code.append(word)
+                code_out.append(word)
             else:
-                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = _REPLAY_DESC[word >> 26]
-                if input_fields and len({r for lsb, mask in input_fields if (r := (word >> lsb) & mask) < inputs_end}) > 1:
-                    return None  # picasso refuses two different input registers in one instruction
+                replay = _REPLAY_DESC6[word >> 26]
+                assert replay is not None
+                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
+                if input_fields:  # picasso refuses two different input registers in one instruction
+                    first_input = -1
+                    for lsb, reg_mask in input_fields:
+                        reg = (word >> lsb) & reg_mask
+                        if reg < inputs_end:
+                            if first_input < 0:
+                                first_input = reg
+                            elif reg != first_input:
+                                return None
                 desc_index = word & desc_mask
                 if desc_index >= len(values):
                     return None
@@ -982,7 +1038,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     table_masks.append(mask)
                 if mad:
                     desc = asm.place_mad_opdesc(desc, 0)
-                asm.code.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+                code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
@@ -1010,8 +1066,12 @@ def _replay_desc(row: OpcodeInfo) -> tuple[int, tuple[int, ...], int, bool, tupl
     return spec["desc"][1], merge_masks, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
 
 
-#: 6-bit opcode of a descriptor form -> how the replay treats it (built at import)
-_REPLAY_DESC = {op6: _replay_desc(row) for op6, row in enumerate(BY_OPCODE6) if row.fmt in DESC_FORMATS}
+#: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
+#: a descriptor form (then _REPLAY_DESC6 holds its _replay_desc); built at import
+_UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
+_REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
+                      else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
+_REPLAY_DESC6 = tuple(_replay_desc(row) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, _REPLAY_KIND6))
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
