@@ -335,6 +335,10 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
             unit.add(f".{setter} {letter}{const.register}({args})")
 
 
+#: an output mask's components (bit 0 = x)
+_OUTPUT_COMPONENTS = tuple("".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1) for mask in range(16))
+
+
 def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
     for out in dvle.outputs:
         semantic = OUTPUT_SEMANTICS.get(out.semantic)
@@ -344,8 +348,7 @@ def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> 
         if not 0 < out.mask < 16:
             unit.lossy(f"output o{out.register} has component mask {out.mask:#x}")
             continue
-        comps = "".join(c for bit, c in enumerate("xyzw") if out.mask >> bit & 1)
-        reg = f"o{out.register}" + ("" if out.mask == 0xF else f".{comps}")
+        reg = f"o{out.register}" + ("" if out.mask == 0xF else f".{_OUTPUT_COMPONENTS[out.mask]}")
         name = "-"
         if out.register not in names.dst:
             name = f"out_{semantic}"
@@ -489,7 +492,11 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
             unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
             return "nop"
         return unknown
-    operands = tuple(_operand_printer(kind, row.fmt) for kind in SYNTAXES[row.syntax])
+    kinds = SYNTAXES[row.syntax]
+    if row.fmt in DESC_FORMATS and kinds and kinds[0] == "dst" and set(kinds[1:]) <= {"src1", "src2", "src3"}:
+        desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
+        return _register_printer(row, mnemonic + " ", desc_lsb, desc_mask)
+    operands = tuple(_operand_printer(kind, row.fmt) for kind in kinds)
     if not operands:
         return lambda code, unit, pos, word, names, labels: mnemonic
     if row.fmt not in DESC_FORMATS:
@@ -499,8 +506,6 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
         return flow
     desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
     head = mnemonic + " "
-    if set(SYNTAXES[row.syntax]) <= {"dst", "src1", "src2", "src3"}:
-        return _register_printer(row, head, desc_lsb, desc_mask)
 
     def alu(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
         index = (word >> desc_lsb) & desc_mask
@@ -514,17 +519,23 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
     return alu
 
 
+#: the text of every unnamed destination (5-bit field) and unindexed source (7-bit field), built at import
+_RAW_DEST_TEXTS = tuple(_raw_dst(reg) for reg in range(32))
+_RAW_SOURCE_TEXTS = tuple(_raw_src(reg) for reg in range(128))
+
+
 def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> _RowPrinter:
-    """The printer of a form whose operands are a destination and sources only (most ALU rows):
-    the operand printers of :func:`_operand_printer` unrolled into one plan (the same text and
-    notes, in the same order)."""
+    """The printer of a form written ``dst, src...`` (most ALU rows): the operand printers of
+    :func:`_operand_printer` unrolled into one plan (the same text and notes, in the same order)."""
     spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
     idx_source = IDX_SOURCE.get(row.fmt)
-    #: per operand: (descriptor shift of a source or -1 for the destination, register field, idx field)
-    plan = tuple((-1, *spec["dst"], 0, 0) if kind == "dst" else
-                 (SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
-                 for kind in SYNTAXES[row.syntax])
+    dst_lsb, dst_mask = spec["dst"]
+    #: per source: (descriptor shift, register field, idx field)
+    sources = tuple((SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
+                    for kind in SYNTAXES[row.syntax][1:])
     modifiers, suffixes = _SOURCE_MODIFIERS, _MASK_SUFFIXES
+    assert dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
+    raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
 
     def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
         index = (word >> desc_lsb) & desc_mask
@@ -534,25 +545,21 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
         else:
             unit.lossy(f"operand descriptor {index} does not exist")
             desc = _PLAIN_DESC
-        texts = names.texts
-        parts = []
-        for shift, lsb, mask, idx_lsb, idx_mask in plan:
-            if shift < 0:
-                dest = names.dst.get((word >> lsb) & mask) or _raw_dst((word >> lsb) & mask)
-                dest_mask = desc & 0xF
-                if not dest_mask:
-                    unit.lossy("destination mask is empty")
-                    parts.append(dest + ".x")
-                else:
-                    parts.append(dest + suffixes[dest_mask])
+        dest = names.dst.get((word >> dst_lsb) & dst_mask) or raw_dests[(word >> dst_lsb) & dst_mask]
+        if desc & 0xF:
+            text = head + dest + suffixes[desc & 0xF]
+        else:
+            unit.lossy("destination mask is empty")
+            text = head + dest + ".x"
+        texts, named = names.texts, names.src
+        for shift, lsb, mask, idx_lsb, idx_mask in sources:
+            reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
+            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
+            if idx or reg in named:
+                text += ", " + sign + (texts.get(reg << 2 | idx) or names.source(reg, idx)) + swizzle
             else:
-                key = ((word >> lsb) & mask) << 2 | (word >> idx_lsb) & idx_mask
-                text = texts.get(key)
-                if text is None:
-                    text = names.source((word >> lsb) & mask, (word >> idx_lsb) & idx_mask)
-                sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
-                parts.append(sign + text + swizzle)
-        return head + ", ".join(parts)
+                text += ", " + sign + raw_sources[reg] + swizzle
+        return text
     return registers
 
 
@@ -560,21 +567,19 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
 _PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
 
-def _field_spec(row: OpcodeInfo) -> dict[str, tuple[int, int]]:
-    """Operand field name -> (shift, mask) of an opcode row."""
-    return {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
-
-
 def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...]]:
     """Per 6-bit opcode value: the bits no field covers (what decode() calls ``extra``), the
     descriptor field of descriptor forms, and their source fields."""
-    from shaderkit.isa.pica.table import field_mask, opcode_mask
+    from shaderkit.isa.pica.decode import word_layouts
 
-    reserved = tuple(~(opcode_mask(row) | field_mask(row.fmt)) & 0xFFFFFFFF for row in BY_OPCODE6)
-    desc = tuple(_field_spec(row)["desc"] if row.fmt in DESC_FORMATS else None for row in BY_OPCODE6)
-    sources = tuple(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec)
-                    if row.fmt in DESC_FORMATS else () for row, spec in ((row, _field_spec(row)) for row in BY_OPCODE6))
-    return reserved, desc, sources
+    reserved, desc, sources = [], [], []
+    for row, fields, extra_bits in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        reserved.append(extra_bits)
+        desc.append(spec["desc"] if row.fmt in DESC_FORMATS else None)
+        sources.append(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec)
+                       if row.fmt in DESC_FORMATS else ())
+    return tuple(reserved), tuple(desc), tuple(sources)
 
 
 #: built from the table at import time (see _word_tables)
@@ -695,6 +700,10 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     desc_lines = unit.desc_lines
     scan = printer.scan
     plain = not printer.hints and printer.marker is None
+    if not any(start <= pos < stop for pos in labels) and not any(
+            row.mnemonic in _BLOCK_OPENERS for row in rows[start:stop]):
+        _write_straight(unit, printer, start, stop, names, labels)
+        return
     for pos in range(start, stop + 1):
         while stack:
             close, else_at = stack[-1]
@@ -750,6 +759,32 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
             unit.depth = max(unit.depth, len(stack))
+
+
+def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
+                    labels: dict[int, str]) -> None:
+    """:func:`_write_block` of a body without blocks or labels: one line per instruction."""
+    lines = unit.lines
+    code = printer.code
+    desc_lines = unit.desc_lines
+    scan = printer.scan
+    plain = not printer.hints and printer.marker is None
+    indent = _INDENTS[1]
+    printers, reserved6, desc_fields6 = _PRINTERS, _RESERVED6, _DESC_FIELD6
+    for pos in range(start, stop):
+        word = code[pos]
+        op6 = (word & 0xFFFFFFFF) >> 26
+        if plain and not word & reserved6[op6]:  # (what printer.text does for a plain word)
+            lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
+        else:
+            lines.append(indent + printer.text(unit, pos, names, labels))
+        desc_field = desc_fields6[op6]
+        if desc_field is not None:
+            desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+        if scan:
+            scanned = printer.scanned(pos, names)
+            if scanned is not None:
+                unit.scanned[len(lines) - 1] = scanned
 
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
@@ -1047,23 +1082,42 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-def _replay_desc(row: OpcodeInfo) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
-                                           tuple[int, int] | None, tuple[int, int]]:
+def _replay_desc(row: OpcodeInfo, dont_care: Callable[[OpcodeInfo], tuple[int, ...]]
+                 ) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
+                            tuple[int, int] | None, tuple[int, int]]:
     """How the replay treats a descriptor form: (desc field mask, the mask picasso merges the
-    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as: its
-    don't-care bits depend on the descriptor's 4 mask bits only), descriptor bits read, MAD, source
-    fields checked for two input registers, the wide field an inverted form needs wide (or
-    indexed), the idx field)."""
+    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as, its
+    don't-care bits by destination mask given by ``dont_care``), descriptor bits read, MAD, source fields checked for
+    two input registers, the wide field an inverted form needs wide (or indexed), the idx field)."""
+    from shaderkit.isa.pica.table import BY_MNEMONIC
+
     spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
     mad = row.fmt in ("5", "5i")
     two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
     inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
     wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
-    from shaderkit.isa.pica.table import BY_MNEMONIC, dont_care_bits
-
     merge_row = BY_MNEMONIC["mad" if mad else row.base]  # (opdescs.optimize_mask of that name)
-    merge_masks = tuple(row.desc_bits & ~dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
+    bits = row.desc_bits
+    merge_masks = tuple(bits & ~dont_care_bits for dont_care_bits in dont_care(merge_row))
     return spec["desc"][1], merge_masks, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
+
+
+def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
+                                                         tuple[int, int] | None, tuple[int, int]] | None, ...]:
+    """_replay_desc of each descriptor form by 6-bit opcode (None for the others). The don't-care
+    bits are worked out once per rule (table.dont_care_bits reads only the row's rule, and of the
+    descriptor only its 4 mask bits: the destination masks given here)."""
+    from shaderkit.isa.pica.table import dont_care_bits
+
+    found: dict[str, tuple[int, ...]] = {}
+
+    def dont_care(merge_row: OpcodeInfo) -> tuple[int, ...]:
+        """dont_care_bits of each destination mask"""
+        rule = merge_row.dont_care
+        if rule not in found:
+            found[rule] = tuple(dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
+        return found[rule]
+    return tuple(_replay_desc(row, dont_care) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
 
 
 #: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
@@ -1071,7 +1125,7 @@ def _replay_desc(row: OpcodeInfo) -> tuple[int, tuple[int, ...], int, bool, tupl
 _UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
 _REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
-_REPLAY_DESC6 = tuple(_replay_desc(row) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, _REPLAY_KIND6))
+_REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
