@@ -912,6 +912,8 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
     return order
 
 
+#: the 6-bit opcodes of setemit (which makes picasso's DVLE a geometry shader)
+_SETEMIT_OP6 = frozenset(op6 for op6, row in enumerate(BY_OPCODE6) if row.mnemonic == "setemit")
 #: a block or procedure that ends right after one of these gets picasso's padding NOP
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
@@ -960,7 +962,9 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         blocks.update((pos, (close, else_at)) for pos, close, else_at in unit.blocks)
         targets.update(unit.targets)
         jumps.update((pos, labels[name]) for pos, name in unit.targets.items() if name in labels)
-    rows = [BY_OPCODE6[word >> 26] for word in code]
+
+    def row_at(pos: int) -> OpcodeInfo:
+        return BY_OPCODE6[code[pos] >> 26]
     # picasso's padding NOPs: a block, else part or procedure ending right after a jump or call
     # (a loop also after breakc), right after another block's end, or too short
     closes = [close for close, _ in blocks.values()]
@@ -968,13 +972,13 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     ends_after_end = set(closes)
     for pos, (close, else_at) in blocks.items():
-        loop = rows[pos].mnemonic == "loop"
-        if close - pos < 2 or rows[close - 1].mnemonic in _FLOW_PAD or (loop and rows[close - 1].mnemonic == "breakc"):
+        loop = row_at(pos).mnemonic == "loop"
+        if close - pos < 2 or row_at(close - 1).mnemonic in _FLOW_PAD or (loop and row_at(close - 1).mnemonic == "breakc"):
             return None
-        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or rows[else_at - 1].mnemonic in _FLOW_PAD):
+        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or row_at(else_at - 1).mnemonic in _FLOW_PAD):
             return None
     for start, stop in procs.values():
-        if stop <= start or stop in ends_after_end or rows[stop - 1].mnemonic in _FLOW_PAD:
+        if stop <= start or stop in ends_after_end or row_at(stop - 1).mnemonic in _FLOW_PAD:
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
@@ -989,7 +993,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
             return None  # (assembly fails, and the plain text is kept)
         lo, hi = ranges[i]
-        if not dvle.is_geometry and any(rows[pos].mnemonic == "setemit" for pos in range(lo, hi)):
+        if not dvle.is_geometry and not _SETEMIT_OP6.isdisjoint(word >> 26 for word in code[lo:hi]):
             return None  # (setemit makes picasso's DVLE a geometry shader)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
@@ -1003,6 +1007,10 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     table, table_masks = asm.opdescs, asm.opdesc_masks
+    # (descriptor, mask) -> the slot it merged into. A slot's bits under its mask never change
+    # (a merge must agree with them), so a slot that did not match a pair never will, and the one
+    # it merged into always will: the pair merges there again (until MAD swaps slots)
+    merged: dict[tuple[int, int], int] = {}
     code_out = asm.code
     try:
         for pos, word in enumerate(code):
@@ -1012,7 +1020,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             if kind == _NO_OPERANDS:
                 code_out.append(word)
             elif kind == _FLOW:  # flow control: the word the assembler writes
-                row = rows[pos]
+                row = BY_OPCODE6[word >> 26]
                 inst = decode(word)
                 fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
                 mnemonic = row.mnemonic
@@ -1059,20 +1067,28 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                 # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
                 opdesc = values[desc_index] & desc_bits
                 mask = merge_masks[opdesc & 0xF]
-                for desc, (value, have) in enumerate(zip(table, table_masks)):
-                    common = mask & have
-                    if not (opdesc ^ value) & common:
-                        table[desc] = (value & ~mask) | (opdesc & mask)
-                        table_masks[desc] = have | mask
-                        break
+                found = merged.get((opdesc, mask))
+                if found is not None:
+                    desc = found  # (merging it there again changes nothing)
                 else:
-                    if len(table) == MAX_OPDESC:
-                        return None  # (too many descriptors: the assembler refuses the text)
-                    desc = len(table)
-                    table.append(opdesc)
-                    table_masks.append(mask)
+                    for desc, (value, have) in enumerate(zip(table, table_masks)):
+                        common = mask & have
+                        if not (opdesc ^ value) & common:
+                            table[desc] = (value & ~mask) | (opdesc & mask)
+                            table_masks[desc] = have | mask
+                            break
+                    else:
+                        if len(table) == MAX_OPDESC:
+                            return None  # (too many descriptors: the assembler refuses the text)
+                        desc = len(table)
+                        table.append(opdesc)
+                        table_masks.append(mask)
+                    merged[opdesc, mask] = desc
                 if mad:
-                    desc = asm.place_mad_opdesc(desc, 0)
+                    placed = asm.place_mad_opdesc(desc, 0)
+                    if placed != desc:
+                        merged.clear()  # (slots swapped)
+                    desc = placed
                 code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
