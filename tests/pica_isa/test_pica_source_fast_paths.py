@@ -159,3 +159,32 @@ def test_matching_rule_with_a_nul_in_a_name(corpus: Path) -> None:
     named.name = full
     assert rules.write_with_rule(parsed, rules.RULE_PICASSO) == rules._recorded_bytes(parsed.layout)
     assert rules.matching_rule(parsed) == _rule_by_definition(parsed)
+
+
+def test_replay_after_mad_swaps_agrees_with_assembly() -> None:
+    """More than 32 descriptors, then MADs (picasso swaps their descriptors into the low slots),
+    then the earlier instructions again: the replay (which remembers where each descriptor merged)
+    decides what assembling the text decides."""
+    from shaderkit.formats.dvlb.build import assemble_sources
+
+    swizzles = ["xyzw", "yxzw", "zyxw", "wzyx", "xxxx", "yyyy", "zzzz", "wwww", "xyxy", "zwzw", "xzyw", "yzwx",
+                "xxyy", "zzww", "wxyz", "ywzx", "xwzy", "zxyw", "yyxx", "wwzz"]
+    movs = [f"mov r0, {sign}r1.{swz}" for sign in ("", "-") for swz in swizzles]
+    movs += [f"add r0, r1.{swz}, -r2.{swizzles[-1 - i]}" for i, swz in enumerate(swizzles)]
+    mads = ["mad r2, r1.yxzw, r3.zzzz, r4", "mad r2.xy, r1, r3, r4.wzyx", "mad r5, -r1, r3.xxxx, r4"]
+    body = movs + mads + movs[::3] + mads + movs[1::5]
+    text = ".proc main\n" + "".join(f"\t{line}\n" for line in body) + "\tend\n.end\n"
+    model = Dvlb.from_bytes(assemble_sources([("t.pica", text)]))
+    assert len(model.dvlp.opdescs) > 32
+    units = source._units(model, False, [{}] * len(model.dvles), "")
+    fast = source._decided_without_assembly(model, units, "")
+    assert fast is not None
+    texts = source._sources(model, False, [{}] * len(model.dvles), "")
+    slow = source._checked_by_assembly(model, texts, "")
+    assert fast[:3] == slow[:3]
+    # and with the descriptor table shuffled (merging then differs from the file's table)
+    model.dvlp.opdescs.reverse()
+    units = source._units(model, False, [{}] * len(model.dvles), "")
+    fast = source._decided_without_assembly(model, units, "")
+    slow = source._checked_by_assembly(model, source._sources(model, False, [{}] * len(model.dvles), ""), "")
+    assert fast is not None and fast[:3] == slow[:3]
