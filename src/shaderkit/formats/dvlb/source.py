@@ -32,7 +32,6 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
@@ -134,15 +133,19 @@ def _float_text(word: int) -> str:
     return repr(f24_to_f32(word))
 
 
-@dataclass
 class _Names:
-    """Register names for one DVLE's code: inputs, uniforms, constants, outputs."""
+    """Register names for one DVLE's code: inputs, uniforms, constants, outputs.
 
-    src: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # reg -> (name, base, size)
-    dst: dict[int, str] = field(default_factory=dict)
-    flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
-    #: source text by register << 2 | index register, once the names are complete (the code is printed)
-    texts: dict[int, str] = field(default_factory=dict)
+    (A plain class, not a dataclass: building a dataclass costs about a millisecond at import.)"""
+
+    __slots__ = ("src", "dst", "flags", "texts")
+
+    def __init__(self) -> None:
+        self.src: dict[int, tuple[str, int, int]] = {}  # reg -> (name, base, size)
+        self.dst: dict[int, str] = {}
+        self.flags: dict[int, str] = {}  # picasso register (i 0x80.., b 0x88..) -> text
+        #: source text by register << 2 | index register, once the names are complete (the code is printed)
+        self.texts: dict[int, str] = {}
 
     def flag(self, reg: int) -> str:
         space = _I if reg < _B.base else _B
@@ -197,29 +200,29 @@ class _Allocation:
         return f"_gap{self.gaps}"
 
 
-@dataclass
 class _Unit:
-    """The text of one DVLE being written."""
+    """The text of one DVLE being written (a plain class: see _Names)."""
 
-    lines: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    #: line index -> its instruction as the assembler scans it (see _Code.scanned)
-    scanned: dict[int, ParsedInstruction] = field(default_factory=dict)
-    #: the structure the text gives the assembler: if/for blocks (position, end, else or -1),
-    #: procedures (name -> start, end), label positions, and the target named by each call or jump
-    blocks: list[tuple[int, int, int]] = field(default_factory=list)
-    procs: dict[str, tuple[int, int]] = field(default_factory=dict)
-    labels: list[tuple[str, int]] = field(default_factory=list)
-    targets: dict[int, str] = field(default_factory=dict)
-    #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
-    entry: str = ""
-    depth: int = 0
-    #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
-    compat_gsh: bool = False
-    #: where the header pragmas go (after the marker and layout lines), and the instruction lines
-    #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
-    pragma_at: int = 0
-    desc_lines: list[tuple[int, int]] = field(default_factory=list)
+    def __init__(self, entry: str = "") -> None:
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        #: line index -> its instruction as the assembler scans it (see _Code.scanned)
+        self.scanned: dict[int, ParsedInstruction] = {}
+        #: the structure the text gives the assembler: if/for blocks (position, end, else or -1),
+        #: procedures (name -> start, end), label positions, and the target named by each call or jump
+        self.blocks: list[tuple[int, int, int]] = []
+        self.procs: dict[str, tuple[int, int]] = {}
+        self.labels: list[tuple[str, int]] = []
+        self.targets: dict[int, str] = {}
+        #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
+        self.entry = entry
+        self.depth = 0
+        #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
+        self.compat_gsh = False
+        #: where the header pragmas go (after the marker and layout lines), and the instruction lines
+        #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
+        self.pragma_at = 0
+        self.desc_lines: list[tuple[int, int]] = []
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -374,8 +377,8 @@ def _cond_text(refx: int, refy: int, op: int) -> str | None:
 #: (refx, refy, condop) -> the condition's text, None when picasso cannot write it
 _COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) for op in range(4)}
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
-_SOURCE_MODIFIERS = tuple(("-" if bits & 1 else "", "" if bits >> 1 == IDENTITY_SWIZZLE else "." + swizzle_text(bits >> 1))
-                          for bits in range(512))
+_SOURCE_MODIFIERS = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
+                                                         for swizzle in range(256)) for sign in ("", "-"))
 #: destination mask -> its suffix ("" for xyzw)
 _MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
@@ -1098,42 +1101,43 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-def _replay_desc(row: OpcodeInfo, dont_care: Callable[[OpcodeInfo], tuple[int, ...]]
+def _replay_desc(row: OpcodeInfo, merge_masks: Callable[[OpcodeInfo], tuple[int, ...]]
                  ) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
                             tuple[int, int] | None, tuple[int, int]]:
     """How the replay treats a descriptor form: (desc field mask, the mask picasso merges the
-    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as, its
-    don't-care bits by destination mask given by ``dont_care``), descriptor bits read, MAD, source fields checked for
-    two input registers, the wide field an inverted form needs wide (or indexed), the idx field)."""
-    from shaderkit.isa.pica.table import BY_MNEMONIC
-
+    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as, given
+    by ``merge_masks``), descriptor bits read, MAD, source fields checked for two input registers,
+    the wide field an inverted form needs wide (or indexed), the idx field)."""
     spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
     mad = row.fmt in ("5", "5i")
     two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
     inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
     wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
-    merge_row = BY_MNEMONIC["mad" if mad else row.base]  # (opdescs.optimize_mask of that name)
-    bits = row.desc_bits
-    merge_masks = tuple(bits & ~dont_care_bits for dont_care_bits in dont_care(merge_row))
-    return spec["desc"][1], merge_masks, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
+    return spec["desc"][1], merge_masks(row), row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
 
 
 def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
                                                          tuple[int, int] | None, tuple[int, int]] | None, ...]:
-    """_replay_desc of each descriptor form by 6-bit opcode (None for the others). The don't-care
-    bits are worked out once per rule (table.dont_care_bits reads only the row's rule, and of the
-    descriptor only its 4 mask bits: the destination masks given here)."""
-    from shaderkit.isa.pica.table import dont_care_bits
+    """_replay_desc of each descriptor form by 6-bit opcode (None for the others). The merge masks
+    are worked out once per don't-care rule and descriptor bits (table.dont_care_bits reads only
+    the row's rule, and of the descriptor only its 4 mask bits, and those for the per-component
+    and MOVA rules only)."""
+    from shaderkit.isa.pica.table import BY_MNEMONIC, DC_MOVA, DC_PER_COMPONENT, dont_care_bits
 
-    found: dict[str, tuple[int, ...]] = {}
+    found: dict[tuple[str, int], tuple[int, ...]] = {}
 
-    def dont_care(merge_row: OpcodeInfo) -> tuple[int, ...]:
-        """dont_care_bits of each destination mask"""
-        rule = merge_row.dont_care
-        if rule not in found:
-            found[rule] = tuple(dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
-        return found[rule]
-    return tuple(_replay_desc(row, dont_care) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
+    def merge_masks(row: OpcodeInfo) -> tuple[int, ...]:
+        """opdescs.optimize_mask(row.desc_bits, name, dest mask) of each destination mask, for the
+        name picasso merges the row's descriptors as"""
+        merge_row = BY_MNEMONIC["mad" if row.fmt in ("5", "5i") else row.base]
+        key = merge_row.dont_care, row.desc_bits
+        if key not in found:
+            bits = row.desc_bits
+            found[key] = (tuple(bits & ~dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
+                          if merge_row.dont_care in (DC_PER_COMPONENT, DC_MOVA)
+                          else (bits & ~dont_care_bits(merge_row, 0xF),) * 16)
+        return found[key]
+    return tuple(_replay_desc(row, merge_masks) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
 
 
 #: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
