@@ -188,3 +188,20 @@ def test_replay_after_mad_swaps_agrees_with_assembly() -> None:
     fast = source._decided_without_assembly(model, units, "")
     slow = source._checked_by_assembly(model, source._sources(model, False, [{}] * len(model.dvles), ""), "")
     assert fast is not None and fast[:3] == slow[:3]
+
+
+def test_uniform_kind_is_uniform_space() -> None:
+    """source._uniform_kind walks an import-time list of the spaces: table.uniform_space's answer
+    (and its error below every space)."""
+    from shaderkit.isa.pica.table import uniform_space
+
+    for index in range(-2, 0x10000, 7):
+        try:
+            space = uniform_space(index)
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=str(exc)):
+                source._uniform_kind(index)
+            continue
+        assert space.table_base is not None
+        kind = -1 if space.kind is None else space.kind
+        assert source._uniform_kind(index) == (kind, index - space.table_base + space.base)

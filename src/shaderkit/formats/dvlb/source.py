@@ -108,9 +108,22 @@ _PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
 def _uniform_kind(index: int) -> tuple[int, int]:
     """(kind, picasso register) of a uniform-table register index; kind -1 for inputs."""
-    space = uniform_space(index)
+    for table_base, kind, base in _UNIFORM_SPACES:
+        if index >= table_base:
+            return kind, index - table_base + base
+    table_base, kind, base = _uniform_space_entry(uniform_space(index).prefix)  # (it raises: below every space)
+    return kind, index - table_base + base
+
+
+def _uniform_space_entry(prefix: str) -> tuple[int, int, int]:
+    """(table base, kind or -1 for inputs, picasso base) of a uniform space."""
+    space = SPACES[prefix]
     assert space.table_base is not None
-    return (-1 if space.kind is None else space.kind), index - space.table_base + space.base
+    return space.table_base, (-1 if space.kind is None else space.kind), space.base
+
+
+#: the uniform spaces in table.uniform_space's order (highest table base first), built at import
+_UNIFORM_SPACES = tuple(sorted((_uniform_space_entry(prefix) for prefix in "vcib"), reverse=True))
 
 
 def _ident(name: str) -> str:
@@ -122,7 +135,7 @@ _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 def _valid_ident(name: str) -> bool:
-    return bool(name) and not name[0].isdigit() and all(c in _IDENT_CHARS for c in name)
+    return bool(name) and not name[0].isdigit() and _IDENT_CHARS.issuperset(name)
 
 
 def _float_text(word: int) -> str:
@@ -1159,12 +1172,13 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: in
     if len(dvle.outputs) > max_output:
         return True
     used: dict[int, int] = {}
+    output_count, inputs_end = SPACES["o"].count, _V.end
     for out in dvle.outputs:
-        if (out.mask & used.get(out.register, 0) or out.register >= SPACES["o"].count
+        if (out.mask & used.get(out.register, 0) or out.register >= output_count
                 or (out.register >= output_slots and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
             return True
         used[out.register] = used.get(out.register, 0) | out.mask
-    inputs = [u.first_register for u in dvle.uniforms if u.first_register < _V.end]
+    inputs = [u.first_register for u in dvle.uniforms if u.first_register < inputs_end]
     if len(set(inputs)) != len(inputs):
         return True
     if any(not 0 <= const.register < SPACE_OF_KIND[const.type].count for const in dvle.constants
