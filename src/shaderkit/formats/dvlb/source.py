@@ -805,13 +805,10 @@ def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
-    read: set[int] = set()
     inputs_end = _V.end
-    for word in printer.code[lo:hi]:
-        for lsb, mask in _SRC_FIELDS6[(word & 0xFFFFFFFF) >> 26]:
-            reg = (word >> lsb) & mask
-            if reg < inputs_end:
-                read.add(reg)
+    source_fields = _SRC_FIELDS6
+    read = {reg for word in printer.code[lo:hi] for lsb, mask in source_fields[(word & 0xFFFFFFFF) >> 26]
+            if (reg := (word >> lsb) & mask) < inputs_end}
     for reg in sorted(read):
         if reg in names.src:
             continue
