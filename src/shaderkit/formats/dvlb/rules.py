@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
     _CONSTANT,
@@ -48,9 +47,7 @@ from shaderkit.formats.dvlb.dvlb import (
     _write_canonical,
     name_key,
 )
-
-if TYPE_CHECKING:
-    from shaderkit.io.layout import Layout
+from shaderkit.io.layout import Layout  # (loaded with the DVLB model already)
 
 RULE_PICASSO = "picasso"
 RULE_PICASSO_2014 = "picasso-2014"
