@@ -44,3 +44,23 @@ def test_mutators_change_data_deterministically() -> None:
         first = mutate(random.Random(5), data, data[::-1])
         again = mutate(random.Random(5), data, data[::-1])
         assert first == again, name
+
+
+def test_text_fuzz_smoke_run_finds_no_foreign_exceptions() -> None:
+    """Bounded run of tools/fuzz_text.py: mutated listings and sources give AssemblyError (or
+    another ShaderkitError) or assemble, never a foreign exception."""
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    spec = importlib.util.spec_from_file_location("shaderkit_fuzz_text", REPO_ROOT / "tools" / "fuzz_text.py")
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules["shaderkit_fuzz_text"] = tool
+    spec.loader.exec_module(tool)
+    jobs = tool.seed_jobs(Path(root), tool.SYNTAXES, every=30)
+    assert {job.syntax for job in jobs} >= {"sm4", "pica", "latte"}
+    report = tool.fuzz(jobs, cases=600, seconds=None, seed=20261123, save_dir=None)
+    assert report["cases"] == 600
+    assert report["foreign_exceptions"] == {}, report["foreign_exceptions"]
+    rejected = sum(c["rejected"] for c in report["per_syntax"].values())
+    assert rejected > 100  # the mutants really reach the assemblers' error paths

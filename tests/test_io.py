@@ -98,3 +98,29 @@ def test_allocation_budget_is_shared_by_child_readers() -> None:
         child.check_count(16, 4, "overlapping table")
     with pytest.raises(ShaderFormatError, match="more work than its size allows"):
         reader.check_count(16, 4, "one table too many")
+
+
+def test_f32_keeps_a_signalling_nan() -> None:
+    """0x7FA00001 is a signalling NaN; a Python float of it has the quiet bit set (0x7FE00001)."""
+    import copy
+    import pickle
+    import struct
+
+    from shaderkit.io.float32 import F32, f32_word
+    from shaderkit.io.reader import Reader
+    from shaderkit.io.writer import Writer
+
+    for order in ("<", ">"):
+        raw = struct.pack(order + "I", 0x7FA00001)
+        value = Reader(raw, endian=order).f32()
+        assert value != value and value.bits == 0x7FA00001
+        assert struct.unpack(order + "I", struct.pack(order + "f", value))[0] == 0x7FE00001  # what a float loses
+        w = Writer(order)
+        w.f32(value)
+        w.f32(-0.0)
+        assert w.getvalue() == raw + struct.pack(order + "I", 0x80000000)
+    kept = F32.from_bits(0xFFB00002)
+    for twin in (copy.deepcopy(kept), pickle.loads(pickle.dumps(kept))):
+        assert f32_word(twin) == 0xFFB00002
+    assert f32_word(kept + 0.0) == 0xFFF00002  # arithmetic gives a plain float: quiet, as computed
+    assert F32.from_bits(0x3FC00000) == 1.5 and f32_word(1.5) == 0x3FC00000

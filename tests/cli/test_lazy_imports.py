@@ -92,3 +92,58 @@ def test_pica_disasm_decides_its_pragmas_without_the_assembler(tmp_path: Path) -
     modules = loaded_after("disasm", "sample.shbin", cwd=tmp_path)
     assert "shaderkit.formats.dvlb.source" in modules
     assert "shaderkit.isa.pica.assembler" not in modules
+
+
+#: standard-library modules the simple forms do without (their import is a large share of a start-up)
+_HEAVY_STDLIB = ("typing", "ctypes", "_hashlib")
+
+
+@pytest.mark.parametrize("verb", ["disasm", "info"])
+def test_plain_forms_of_a_small_shbin_skip_heavy_stdlib(tmp_path: Path, verb: str) -> None:
+    (tmp_path / "sample.shbin").write_bytes(SAMPLES["sample.shbin"]())
+    modules = loaded_after(verb, "sample.shbin", cwd=tmp_path)
+    assert "shaderkit.formats.dvlb.dvlb" in modules
+    assert not [m for m in modules if m in _HEAVY_STDLIB]
+
+
+def test_plain_info_of_a_small_dxbc_skips_heavy_stdlib_and_absent_chunk_models(tmp_path: Path) -> None:
+    (tmp_path / "sample_vs.dxbc").write_bytes(SAMPLES["sample_vs.dxbc"]())
+    modules = loaded_after("info", "sample_vs.dxbc", cwd=tmp_path)
+    assert "shaderkit.formats.dxbc.container" in modules
+    assert not [m for m in modules if m in _HEAVY_STDLIB]
+    assert not [m for m in modules if m.rpartition(".")[2] in ("aon9", "lfs0", "sfi0")]
+
+
+def test_plain_disasm_of_a_small_dxbc_loads_no_absent_chunk_model(tmp_path: Path) -> None:
+    (tmp_path / "sample_vs.dxbc").write_bytes(SAMPLES["sample_vs.dxbc"]())
+    modules = loaded_after("disasm", "sample_vs.dxbc", cwd=tmp_path)
+    assert "shaderkit.isa.sm4.printer" in modules
+    assert not [m for m in modules if m in ("ctypes", "_hashlib")]
+    assert not [m for m in modules if m.rpartition(".")[2] in ("aon9", "lfs0", "sfi0")]
+
+
+@pytest.mark.parametrize("args", [("disasm", "sample_vs.dxbc"), ("info", "sample.shbin"), ("info", "--json", "sample_vs.dxbc"),
+                                  ("disasm", "missing.dxbc")])
+def test_the_console_script_prints_what_main_prints_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               args: tuple[str, ...]) -> None:
+    """The process entry (``main()`` reading sys.argv: collector tuned, objects frozen at the end)
+    writes the same bytes and exit status as ``main(argv)``."""
+    import os
+
+    import shaderkit
+    from conftest import run_cli
+
+    for name in ("sample_vs.dxbc", "sample.shbin"):
+        (tmp_path / name).write_bytes(SAMPLES[name]())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    process = subprocess.run([sys.executable, "-c", "import sys; from shaderkit.cli import main; sys.exit(main())", *args],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, out, err = run_cli(capsys, *args)
+    finally:
+        os.chdir(cwd)
+    assert (process.returncode, process.stdout, process.stderr) == (code, out, err)
+    assert out or code == 2

@@ -13,7 +13,8 @@ from shaderkit.formats.dxbc.checksum import dxbc_checksum
 
 
 def _native_available() -> bool:
-    dxbc_checksum(b"\0" * 24)
+    if checksum._libcrypto is False:  # not looked for yet (small inputs are hashed in Python first)
+        checksum._libcrypto = checksum._load_libcrypto()
     return not isinstance(checksum._libcrypto, bool) and checksum._libcrypto is not None
 
 
@@ -24,6 +25,21 @@ def test_native_equals_python_for_every_tail_length(data: bytes) -> None:
     if not _native_available():
         pytest.skip("libcrypto not loadable here: the pure-Python checksum is the only one")
     assert dxbc_checksum(data) == dxbc_checksum(data, native=False)
+
+
+def test_small_inputs_are_hashed_in_python_until_libcrypto_pays_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checksum, "_libcrypto", False)
+    monkeypatch.setattr(checksum, "_hashed_in_python", 0)
+    loads: list[int] = []
+    monkeypatch.setattr(checksum, "_load_libcrypto", lambda: loads.append(1))  # returns None: Python only
+    small = bytes(range(200))
+    expected = dxbc_checksum(small, native=False)
+    for _ in range(checksum.NATIVE_AFTER // (len(small) - 20)):
+        assert dxbc_checksum(small) == expected
+    assert loads == []
+    assert dxbc_checksum(small) == expected  # the budget is spent: libcrypto is looked for once
+    assert dxbc_checksum(small) == expected
+    assert loads == [1]
 
 
 def test_both_reproduce_the_stored_checksum_of_the_corpus(corpus: Path) -> None:

@@ -14,7 +14,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from test_dxbc_fx5_records import _Blob, container
+from dxbc_build import Blob, assert_word_mutants_rebuild, container
 
 from conftest import corpus_files, run_cli
 from shaderkit.formats.dxbc.container import DxbcContainer
@@ -43,6 +43,14 @@ def _effects() -> list[Path]:
     return files
 
 
+def _multimon() -> Path:
+    """The MultiMon10 sample effect (its fxc listing lies beside it)."""
+    path = next((p for p in _effects() if "MultiMon10" in p.name), None)
+    if path is None:
+        pytest.skip("MultiMon10 effect not found")
+    return path
+
+
 def _model(path: Path) -> tuple[DxbcContainer, Effect, bytes]:
     data = path.read_bytes()
     model = DxbcContainer.from_bytes(data)
@@ -63,9 +71,7 @@ def test_corpus_blocks_are_typed_and_rebuild() -> None:
 
 
 def test_multimon_types_and_defaults_by_hand() -> None:
-    path = next((p for p in _effects() if "MultiMon10" in p.name), None)
-    if path is None:
-        pytest.skip("MultiMon10 effect not found")
+    path = _multimon()
     model, effect, data = _model(path)
     block = effect.block
     assert block is not None and effect.records is not None
@@ -93,9 +99,7 @@ def test_multimon_types_and_defaults_by_hand() -> None:
 
 
 def test_shared_type_stays_shared() -> None:
-    path = next((p for p in _effects() if "MultiMon10" in p.name), None)
-    if path is None:
-        pytest.skip("MultiMon10 effect not found")
+    path = _multimon()
     model, effect, data = _model(path)
     block = effect.block
     assert block is not None and effect.records is not None
@@ -117,9 +121,7 @@ def test_shared_type_stays_shared() -> None:
 
 
 def test_resized_and_new_items_move_with_their_pointers() -> None:
-    path = next((p for p in _effects() if "MultiMon10" in p.name), None)
-    if path is None:
-        pytest.skip("MultiMon10 effect not found")
+    path = _multimon()
     model, effect, data = _model(path)
     assert effect.block is not None and effect.records is not None
     fxc = path.with_suffix(".fxc.asm").read_text(errors="replace").splitlines()
@@ -150,7 +152,7 @@ def fx4_assignments() -> tuple[bytes, dict[str, int]]:
     """An fx_4_0 payload: a cbuffer with a float4 default, a technique whose pass assigns a
     constant, a constant index, a variable index, an expression index and an inline shader; 8
     bytes of filler no record points at."""
-    blob = _Blob()
+    blob = Blob()
     at: dict[str, int] = {}
     blob.add(bytes(4))  # fxc's leading zero word
     for name in ("cb", "v", "float4", "t0", "p0", "arr", "idx"):
@@ -216,7 +218,7 @@ def test_assignment_payloads_typed_by_kind(tmp_path: Path, capsys: pytest.Captur
 def fx5_struct() -> tuple[bytes, dict[str, int]]:
     """An fx_5_0 payload: a cbuffer holding one variable of a struct type with one float4 member
     and ``SBinaryTypeInheritance`` (no base class, one interface)."""
-    blob = _Blob()
+    blob = Blob()
     at: dict[str, int] = {}
     blob.add(bytes(4))
     for name in ("cb", "s", "S", "m", "POS", "float4", "IBase"):
@@ -256,19 +258,9 @@ def test_fx5_struct_type_with_inheritance() -> None:
 def test_every_word_of_the_block_corrupted() -> None:
     """Each aligned word of the hand-built effects set to 0, 1, 0x7FFFFFFF, 0xFFFFFFFF, the length:
     ShaderFormatError or an exact rebuild (a block that no longer types stays bytes)."""
-    from shaderkit.errors import ShaderFormatError
-
     for payload in (fx4_assignments()[0], fx5_struct()[0]):
         data = container((b"FX10", payload))
-        for at in range(32, len(data) - 3, 4):
-            for word in (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, len(data)):
-                mutant = data[:at] + struct.pack("<I", word) + data[at + 4 :]
-                try:
-                    model = DxbcContainer.from_bytes(mutant)
-                except ShaderFormatError:
-                    continue
-                assert model.to_bytes() == mutant, (at, word)
-                model.summary()
+        assert_word_mutants_rebuild(data, (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, len(data)))
 
 
 def _names(effect: Effect) -> list[str]:

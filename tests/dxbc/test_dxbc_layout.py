@@ -6,6 +6,7 @@ Every synthetic file here is built by hand (struct.pack), not by the writer unde
 from __future__ import annotations
 
 import json
+import math
 import struct
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,25 @@ def test_rts0_1_2_static_sampler_flags() -> None:
     assert summary["static_sampler_flags"] == [["non_normalized_coordinates"]]
 
 
+def test_static_sampler_signalling_nan_keeps_its_bits() -> None:
+    """A signalling NaN (quiet bit 22 clear) in a float field comes back as stored: through a
+    Python float its quiet bit would be set (0x7FB1FFFF -> 0x7FF1FFFF; fuzzing found this)."""
+    words = (21, 3, 3, 3, 0x80000000, 16, 4, 2, 0xFF800001, 0x7FB1FFFF, 0, 0, 5)
+    payload = struct.pack("<6I", 2, 0, 24, 1, 24, 0) + struct.pack("<13I", *words)
+    data = container((b"RTS0", payload))
+    model = DxbcContainer.from_bytes(data)
+    rs = model.root_signature
+    assert rs is not None
+    sampler = rs.static_samplers[0]
+    assert math.isnan(sampler.max_lod) and math.isnan(sampler.min_lod)
+    assert sampler.mip_lod_bias == 0.0 and math.copysign(1.0, sampler.mip_lod_bias) == -1.0
+    assert model.to_bytes() == data
+    sampler.max_lod = 1.0  # a new value is written as given
+    out = DxbcContainer.from_bytes(model.to_bytes()).to_bytes()
+    assert struct.unpack_from("<I", out, len(out) - 4 * 4)[0] == 0x3F800000
+    assert struct.unpack_from("<I", out, len(out) - 5 * 4)[0] == 0xFF800001
+
+
 def test_unknown_root_signature_version_stays_raw() -> None:
     payload = struct.pack("<6I", 9, 0, 24, 0, 24, 0)
     data = container((b"RTS0", payload))
@@ -201,7 +221,7 @@ def test_library_header_is_typed(corpus: Path) -> None:
 
 def test_fx_5_0_effect_is_a_typed_chunk() -> None:
     """fx_5_0 (SBinaryHeader5: 24 words): counts typed, the embedded shader parsed, bytes kept."""
-    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.dxbc.fx10 import Effect
 
     shader = container((b"ZZZZ", b"\x01\x02\x03\x04"))
@@ -219,7 +239,7 @@ def test_fx_5_0_effect_is_a_typed_chunk() -> None:
     assert effect.shaders[0].container.to_bytes() == shader
     assert model.to_bytes() == data
     assert model.summary()["effect"]["counts"]["class_instance_elements"] == 4
-    with pytest.raises(UnsupportedOperation):
+    with pytest.raises(ShaderFormatError):  # its records are junk: the listing has nothing typed to print
         model.disassemble()
 
 

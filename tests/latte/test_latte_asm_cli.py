@@ -138,3 +138,32 @@ def test_disasm_listing_back_into_its_file(capsys: pytest.CaptureFixture[str], t
     listing.write_text("\n".join(bad) + "\n")
     code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "bad"))
     assert code == 2 and err.startswith(f"shaderkit: {listing}:{title + 4}:"), err
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("; $UNIFORM_VARS[0].offset = 4294967296", "does not fit in 32 bits"),  # fuzzing found a struct.error
+    ("; $NUM_SPI_PS_INPUT_CNTL = -2147483649", "does not fit in 32 bits"),
+    ("; $INITIAL_VALUES[0].VALUE[1] = abc", "expected a float"),
+    ("; $SPI_PS_INPUT_CNTL[0-].SEMANTIC = 1", "bad metadata key"),
+])
+def test_bad_metadata_value_is_an_error_at_its_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    line: str, message: str) -> None:
+    source = tmp_path / "meta.psh"
+    source.write_text(HAND.replace("\n", "\n" + line + "\n", 1))
+    code, err = run(capsys, "asm", str(source), "-o", str(tmp_path / "meta.gsh"))
+    column = line.index("=") + 3  # the value, 1-based
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"meta.psh:2:{column}: " in err and message in err, err
+
+
+def test_negative_metadata_values_are_twos_complement(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A negative count is written as its 32-bit two's complement (fuzzing found a struct.error);
+    a uniform's block stays -1 (no block), as the parser reads it back."""
+    source = tmp_path / "neg.psh"
+    source.write_text(HAND.replace("\n", "\n; $NUM_SPI_PS_INPUT_CNTL = -1\n; $UNIFORM_VARS[0].name = \"u\"\n"
+                                   "; $UNIFORM_VARS[0].count = -2\n", 1))
+    code, err = run(capsys, "asm", str(source), "-o", str(tmp_path / "neg.gsh"))
+    assert code == 0, err
+    shader = Gsh.from_bytes((tmp_path / "neg.gsh").read_bytes()).shaders[0]
+    assert shader.regs.num_spi_ps_input_cntl == 0xFFFFFFFF
+    assert shader.uniform_vars[0].count == 0xFFFFFFFE and shader.uniform_vars[0].block == -1

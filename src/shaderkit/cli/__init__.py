@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> Any:
     """Entry point: errors on input become one line on stderr and exit status 2."""
     from shaderkit.cli.fast import run_fast
 
-    if run_fast(sys.argv[1:] if argv is None else list(argv)):
+    if run_fast(sys.argv[1:] if argv is None else list(argv), own_process=argv is None):
         return None
     from shaderkit.cli.app import main as app_main
 

@@ -23,8 +23,11 @@ def output_stem(name: str) -> str:
     changed = True
     while changed:
         changed = False
+        lower = stem.lower()
+        if not lower.endswith(KNOWN_SUFFIXES):  # the common last round: no suffix left
+            break
         for suffix in KNOWN_SUFFIXES:
-            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+            if lower.endswith(suffix) and len(stem) > len(suffix):
                 stem = stem[: -len(suffix)]
                 changed = True
                 break
@@ -90,7 +93,7 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
         try:
             model = load_model(name)
             text = listing_of(model, offsets, raw, exact, hex_literals)
-            write_output(os.path.join(output, target), _coloured(text, model) if color else text)
+            _write_file(os.path.join(output, target), _coloured(text, model) if color else text)
         except (ShaderkitError, OSError) as exc:
             failed += 1
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -101,6 +104,19 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
         click.echo(f"shaderkit: {len(inputs) - failed} written, {failed} failed{note}", err=True)
     if failed:
         raise click.exceptions.Exit(1)
+
+
+def _write_file(path: str, text: str) -> None:
+    """Write ``text`` as UTF-8 to ``path`` in a folder that exists (the batch's -o folder): one
+    unbuffered open/write/close, no folder checks per file."""
+    data = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _expand(names: tuple[str, ...]) -> tuple[list[str], int]:

@@ -36,12 +36,36 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def run_fast(argv: list[str]) -> bool:
-    """Run ``argv`` when it is one of the simple forms and return True; else False (nothing done)."""
+#: cyclic-garbage collection threshold (allocations) while a simple form runs as its own process:
+#: loading the modules allocates a lot and frees little, so the default (700) would walk the
+#: young objects over and over; a larger one still bounds the memory of cycles on big inputs
+OWN_PROCESS_GC_THRESHOLD = 50_000
+
+
+def run_fast(argv: list[str], own_process: bool = False) -> bool:
+    """Run ``argv`` when it is one of the simple forms and return True; else False (nothing done).
+
+    ``own_process``: the caller exits right after (the console script), so the collector may run
+    less often, and the objects still alive at the end are frozen: the exit need not walk them.
+    """
     form = _simple_form(argv)
     if form is None:
         return False
     verb, file, as_json = form
+    if own_process:
+        import gc
+
+        gc.set_threshold(OWN_PROCESS_GC_THRESHOLD)
+        try:
+            _run(verb, file, as_json)
+        finally:
+            gc.freeze()
+    else:
+        _run(verb, file, as_json)
+    return True
+
+
+def _run(verb: str, file: str, as_json: bool) -> None:
     from shaderkit.errors import ShaderkitError
 
     try:
@@ -62,7 +86,6 @@ def run_fast(argv: list[str]) -> bool:
             sys.exit(1)
         name = f"{exc.filename}: " if exc.filename else ""
         _fail(f"shaderkit: {name}{exc.strerror or exc}")
-    return True
 
 
 def _disasm(file: str) -> None:

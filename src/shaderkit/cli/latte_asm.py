@@ -82,9 +82,10 @@ def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
             stages[stage] = assemble_source(text)
         except AssemblyError as exc:
             raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+        stages[stage].name = name
     try:
         return build_gsh(stages.get("vertex"), stages.get("pixel")).to_bytes()
-    except AssemblyError as exc:  # metadata values: no line of their own
+    except AssemblyError as exc:  # cross-stage checks have no line of their own
         raise AssemblyError(exc.message, exc.line, exc.column, exc.filename or texts[0][0]) from None
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, TypeVar
 
 from shaderkit.errors import UnsupportedOperation
 
-T = TypeVar("T", bound="ShaderFile")
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
+    T = TypeVar("T", bound="ShaderFile")
 
 #: longest repr of a file model (characters)
 REPR_LIMIT = 240

@@ -19,12 +19,14 @@ from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
+from shaderkit.named_tuple import NamedTuple
+
 Key = Hashable
 
 
-@dataclass(frozen=True)
-class Placement:
-    """One addressed item as stored: its offset and its bytes."""
+class Placement(NamedTuple):
+    """One addressed item as stored: its offset and its bytes (a named tuple: parsers record
+    thousands of them, and a tuple is the cheapest immutable record to make)."""
 
     offset: int
     data: bytes
@@ -35,8 +37,7 @@ class Placement:
         return self.offset + len(self.data)
 
 
-@dataclass(frozen=True)
-class RawSpan:
+class RawSpan(NamedTuple):
     """Bytes no model field covers (padding, reserved words, structures not understood yet)."""
 
     offset: int
@@ -63,12 +64,13 @@ class Layout:
 
     def record(self, key: Key, offset: int, data: bytes) -> None:
         """Note that ``key`` lay at ``offset`` with ``data``; an earlier item at the same offset is shared."""
-        first = self._by_offset.get(offset)
-        if first is not None and first != key:
+        by_offset = self._by_offset
+        first = by_offset.get(offset)
+        if first is None:
+            by_offset[offset] = key
+        elif first != key:
             self.shared[key] = self.shared.get(first, first)
-        else:
-            self._by_offset.setdefault(offset, key)
-        self.items[key] = Placement(offset, bytes(data))
+        self.items[key] = _new_placement(Placement, (offset, data if data.__class__ is bytes else bytes(data)))
 
     def offset_of(self, key: Key) -> int | None:
         """Where the item ``key`` lay when parsed, or None for an item the file did not have."""
@@ -87,13 +89,16 @@ class Layout:
         """
         end = len(data) - start
         self.size, self.start = end, start
-        spans = sorted([(p.offset, p.end) for p in self.items.values()] + [(s, e) for s, e in covered if e > s])
+        spans = [(at, at + len(stored)) for at, stored in self.items.values()]
+        spans += [(s, e) for s, e in covered if e > s]
+        spans.sort()
         raw: list[RawSpan] = []
         pos = 0
         for lo, hi in spans:
             if lo > pos:
                 raw.append(RawSpan(pos, bytes(data[start + pos : start + min(lo, end)])))
-            pos = max(pos, hi)
+            if hi > pos:
+                pos = hi
         if pos < end:
             raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
         self.raw = raw
@@ -110,6 +115,10 @@ class Layout:
         ]
         rows += [{"item": "raw", "offset": s.offset, "size": len(s.data)} for s in self.raw]
         return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
+
+
+#: makes a Placement from an (offset, data) tuple without the generated ``__new__``'s call
+_new_placement = tuple.__new__
 
 
 def _key_text(key: Key) -> str:
@@ -150,12 +159,13 @@ class PlacedWriter:
         self._data: dict[Key, bytes] = {}
         self._puts: list[tuple[int, bytes]] = []
         if layout is not None:
-            self.out.extend(bytes([fill]) * layout.size)
+            out = self.out
+            out.extend(bytes([fill]) * layout.size)
             # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
-            for item in layout.items.values():
-                self.out[item.offset : item.end] = item.data
-            for span in layout.raw:
-                self.out[span.offset : span.end] = span.data
+            for at, data in layout.items.values():
+                out[at : at + len(data)] = data
+            for at, data in layout.raw:
+                out[at : at + len(data)] = data
         #: occupied (start, end) ranges, sorted, disjoint and merged
         self._busy: list[tuple[int, int]] = []
         #: ranges kept for fixed structures written later (no item may go there)
@@ -290,8 +300,8 @@ class PlacedWriter:
         out = self.out
         if layout is None or len(out) != layout.size:
             return False
-        return all(out[p.offset : p.end] == p.data for p in layout.items.values()) and all(
-            out[s.offset : s.end] == s.data for s in layout.raw
+        return all(out[at : at + len(data)] == data for at, data in layout.items.values()) and all(
+            out[at : at + len(data)] == data for at, data in layout.raw
         )
 
     def pad_to(self, alignment: int, fill: int | None = None) -> None:

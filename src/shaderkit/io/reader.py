@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from shaderkit.errors import ShaderFormatError
+from shaderkit.io.float32 import F32
 from shaderkit.io.limits import ALLOCATION_FACTOR, ALLOCATION_SLACK, MAX_NESTING_DEPTH, MAX_TABLE_ENTRIES
 
 __all__ = ["MAX_NESTING_DEPTH", "MAX_TABLE_ENTRIES", "Reader"]
@@ -172,9 +173,10 @@ class Reader:
         """The next unsigned 64-bit word in the reader's byte order; ShaderFormatError past the end."""
         return int(self.unpack("Q", "u64")[0])
 
-    def f32(self) -> float:
-        """The next IEEE float32 in the reader's byte order; ShaderFormatError past the end."""
-        return float(self.unpack("f", "f32")[0])
+    def f32(self) -> F32:
+        """The next IEEE float32 in the reader's byte order, with its stored bits (see
+        :mod:`.float32`); ShaderFormatError past the end."""
+        return F32.from_bits(int(self.unpack("I", "f32")[0]))
 
     def u32_array(self, count: int, what: str = "u32 array") -> list[int]:
         """The next ``count`` 32-bit words; the count is checked against the bytes left before reading."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 from functools import lru_cache
 
+from shaderkit.io.float32 import f32_word
+
 
 @lru_cache(maxsize=512)
 def _compiled(fmt: str) -> struct.Struct:
@@ -66,8 +68,8 @@ class Writer:
         return self.pack("Q", value)
 
     def f32(self, value: float) -> int:
-        """Append an IEEE float32; returns its offset."""
-        return self.pack("f", value)
+        """Append an IEEE float32 (an :class:`~.float32.F32`'s stored bits); returns its offset."""
+        return self.pack("I", f32_word(value))
 
     def cstring(self, text: str, encoding: str = "ascii") -> int:
         """Append ``text`` encoded and NUL-terminated; returns its offset."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from shaderkit.named_tuple import NamedTuple
 
 
 class Field(NamedTuple):

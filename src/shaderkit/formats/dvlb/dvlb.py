@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
 
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
@@ -34,6 +33,10 @@ from shaderkit.isa.pica.table import (
     SPACE_OF_KIND,
     uniform_space,
 )
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 DVLB_MAGIC = b"DVLB"
 DVLP_MAGIC = b"DVLP"
@@ -227,7 +230,7 @@ class Dvle:
 class Dvlb(ShaderFile):
     """A SHBIN file: DVLB header, one DVLP, one DVLE per entry point."""
 
-    format_name: ClassVar[str] = "dvlb"
+    format_name = "dvlb"  # (a class attribute: ShaderFile declares it a ClassVar)
 
     dvlp: Dvlp = field(default_factory=Dvlp)
     dvles: list[Dvle] = field(default_factory=list)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
 
 from shaderkit.io.layout import Key, Layout, PlacedWriter
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Recorder:

@@ -32,7 +32,6 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -44,9 +43,6 @@ from shaderkit.formats.dvlb.dvlb import (
     Uniform,
 )
 from shaderkit.isa.pica.decode import decode
-
-if TYPE_CHECKING:
-    from shaderkit.isa.pica.assembler import ParsedInstruction
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
@@ -84,6 +80,10 @@ from shaderkit.isa.pica.table import (
     swizzle_text,
     uniform_space,
 )
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from shaderkit.isa.pica.assembler import ParsedInstruction
 
 #: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
 PRAGMA_OPDESCS = "; shaderkit: opdescs"

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import Relayout, close_layout, payload_layout, placed_build, record_table
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEAD = struct.Struct("<4I10H")
 #: data conversions of the constant-buffer mappings, as fxc names them

@@ -11,6 +11,9 @@ and ``B = 2*L | 1``:
 hashlib cannot be used because it always applies the standard padding. Where OpenSSL's libcrypto
 can be loaded (it is what Python's own hashlib links against), its MD5 compression runs at C speed
 through ctypes; otherwise the pure-Python compression below is used. Both give the same digest.
+Loading libcrypto (ctypes, hashlib's library) costs about as much as hashing :data:`NATIVE_AFTER`
+bytes in Python, so the first bytes of a run are hashed in Python: a short run on one small file
+never pays for it, a long one loads it once.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from __future__ import annotations
 import math
 import struct
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["dxbc_checksum", "HASHED_FROM"]
 
@@ -134,6 +140,9 @@ def _load_libcrypto() -> _Native | None:
 
 
 _libcrypto: _Native | None | bool = False  # False: not looked for yet
+#: bytes hashed in Python before libcrypto is looked for (about its loading cost)
+NATIVE_AFTER = 8192
+_hashed_in_python = 0  # bytes hashed in Python while libcrypto was not looked for
 
 
 def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM, native: bool = True) -> bytes:
@@ -141,12 +150,15 @@ def dxbc_checksum(data: bytes | bytearray | memoryview, start: int = HASHED_FROM
 
     ``native=False`` forces the pure-Python compression (the tests compare the two).
     """
-    global _libcrypto
+    global _libcrypto, _hashed_in_python
     view = memoryview(data)[start:]
     length = len(view)
     full = length - length % 64
     if native:
         if _libcrypto is False:
+            if _hashed_in_python + length < NATIVE_AFTER:
+                _hashed_in_python += length
+                return _python_checksum(view, length, full)
             _libcrypto = _load_libcrypto()
         if isinstance(_libcrypto, _Native):
             digest = _libcrypto.checksum(view, length, full)

@@ -129,9 +129,12 @@ def placed_build(layout: Layout | None, fresh: Callable[[], bytes], placed: Call
 
 def recorded_string(r: Reader, layout: Layout, key: object, offset: int, what: str = "string", where: str = "") -> str:
     """:func:`chunk_string`, noting in ``layout`` that ``key`` lay at ``offset`` (terminator included)."""
-    text = chunk_string(r, offset, what, where)
-    layout.record(key, offset, text.encode("latin-1") + b"\0")
-    return text
+    data, start = r.data, r.start + offset
+    end = data.find(b"\0", start, r.end) if offset < r.end - r.start else -1
+    if end < 0:
+        return chunk_string(r, offset, what, where)  # raises the error chunk_string describes
+    layout.record(key, offset, data[start : end + 1])
+    return data[start:end].decode("latin-1")
 
 
 def record_table(r: Reader, layout: Layout, key: object, offset: int, size: int) -> None:

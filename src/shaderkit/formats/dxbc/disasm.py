@@ -7,7 +7,11 @@
   then every function's own listing;
 * effects (``FX10``, fx_4_0/fx_4_1): constant buffers with defaults, objects, state blocks,
   annotations, shared (pool) sections and techniques whose inline shaders are listed inside
-  ``asm { ... }`` blocks, as fxc prints them. fx_5_0 is refused with UnsupportedOperation.
+  ``asm { ... }`` blocks, as fxc prints them; fx_5_0 (Effects11): the same without pool
+  sections, then the interface variables and the groups (``fxgroup [name]``) of ``technique11``
+  blocks; an fx_5_0 shader's stream-output declarations, rasterized stream and interface
+  bindings follow its ``asm`` block as fxc's ``/* ... */`` comments. Expression assignments
+  (FXLVM ``eval(...)``) are not disassembled: they print as ``/* assignment type N */``.
   The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module prints its
   typed records (as edited) and the typed items of its unstructured block
   (:class:`~shaderkit.formats.dxbc.fx10_block.EffectBlock`: strings, types, default values,
@@ -23,13 +27,15 @@ from __future__ import annotations
 import importlib
 import struct
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
 
-from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-from shaderkit.formats.dxbc.aon9 import Level9Shader
+from shaderkit.errors import ShaderFormatError
 from shaderkit.io.reader import Reader
 
+TYPE_CHECKING = False  # (typing and the rare chunk models load only when needed: start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.formats.dxbc.codeview import CodeViewRecord
     from shaderkit.formats.dxbc.container import DxbcContainer
     from shaderkit.formats.dxbc.fx10 import Effect
@@ -37,8 +43,11 @@ if TYPE_CHECKING:
         Annotation,
         Assignment,
         BufferRecord,
+        Group,
+        InterfaceVariable,
         NumericVariable,
         ObjectVariable,
+        ShaderData5,
         Technique,
     )
     from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream
@@ -164,6 +173,8 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     chunks = [(c, title) for fourcc, title in LEVEL9_CHUNKS for c in container.chunks_of(fourcc)]
     if not chunks:
         return []
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+
     try:
         hooks = importlib.import_module("shaderkit.formats.dxbc.listing")
     except ImportError:
@@ -173,7 +184,8 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
     prefix = f"lib_{shader.major}_{shader.minor}_" if shader is not None else "lib_4_0_"
     out: list[str] = []
     for index, (chunk, title) in enumerate(chunks):
-        data = _payload(chunk)
+        # the payload bytes only where they are read (a typed chunk lists from its model)
+        data = _payload(chunk) if (index and mappings is not None) or not isinstance(chunk, Level9Shader) else b""
         if index and mappings is not None:  # the first program's tables end the comment header
             out.extend(mappings(data))
         out.extend((f"// {title} shader bytecode:", "//"))
@@ -184,6 +196,7 @@ def _level9_lines(container: DxbcContainer) -> list[str]:
 def level9_program_lines(chunk: Level9Shader | bytes, prefix: str = "lib_4_0_") -> list[str]:
     """fxc's listing of the D3D9 program of a level-9 chunk model (or of its payload bytes,
     read through the model)."""
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.isa.d3d9.text import listing_lines
 
     if not isinstance(chunk, Level9Shader):
@@ -346,11 +359,11 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
 # Instructions reach the annotations through the decoded program; see ``_annotate``.
 
 
-# -- effects (FX10, fx_4_0) ---------------------------------------------------------------
+# -- effects (FX10: fx_4_0, fx_4_1, fx_5_0) ---------------------------------------------
 # Printed from the Effect model: typed records and the typed items of the unstructured block.
 
 _FX_HEADER = struct.Struct("<19I")
-_FX_TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1"}
+_FX_TAGS = {0xFEFF1001: "fx_4_0", 0xFEFF1011: "fx_4_1", 0xFEFF2001: "fx_5_0"}
 _BOOL = ("FALSE", "TRUE")
 _CMP = ("", "NEVER", "LESS", "EQUAL", "LESS_EQUAL", "GREATER", "NOT_EQUAL", "GREATER_EQUAL", "ALWAYS")
 _STENCIL = ("", "KEEP", "ZERO", "REPLACE", "INCR_SAT", "DECR_SAT", "INVERT", "INCR", "DECR")
@@ -415,6 +428,8 @@ _STATES: tuple[tuple[str, str, int, bool, dict[int, str] | None], ...] = (
 )
 _STATE_OBJECTS = {2: "BlendState", 3: "DepthStencilState", 4: "RasterizerState", 21: "SamplerState"}
 _SHADER_OBJECTS = frozenset({5, 6, 7, 8})
+#: SBinaryNumericVariable flag: the variable has a packoffset
+_EXPLICIT_BIND_POINT = 4
 
 
 def _fx_float(word: int) -> str:
@@ -435,14 +450,10 @@ class _Effect:
             if len(data) < _FX_HEADER.size:
                 raise ShaderFormatError(f"FX10 payload of {len(data)} bytes is too short", 0, "FX10")
             tag = _FX_HEADER.unpack_from(data, 0)[0]
-            if tag == 0xFEFF2001:
-                raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
             if tag not in _FX_TAGS:
                 raise ShaderFormatError(f"unknown effect tag 0x{tag:08x}", 0, "FX10")
             model = Effect.parse(Reader(bytes(data), context="FX10"), depth)
         if model.header.tag not in _FX_TAGS:
-            if model.header.tag == 0xFEFF2001:
-                raise UnsupportedOperation("fx_5_0 effect listings are not supported yet")
             raise ShaderFormatError(f"unknown effect tag 0x{model.header.tag:08x}", 0, "FX10")
         if model.records is None:
             raise ShaderFormatError("FX10 records do not match the header's counts", model.header.size, "FX10")
@@ -453,6 +464,8 @@ class _Effect:
         self.records = model.records
         self.block = model.block
         self.depth = depth
+        #: fx_5_0 (Effects11): groups, interfaces, SBinaryShaderData5 and fxc's fx_5_0 spellings
+        self.fx5 = model.records.fx5
 
     # -- the typed unstructured block ------------------------------------------------------------
     def string(self, offset: int) -> str:
@@ -493,11 +506,19 @@ class _Effect:
 
     # -- printing ------------------------------------------------------------------------------
     def numeric(self, v: NumericVariable, out: list[str]) -> None:
-        tname, _vt, elements, total, packed, _extra = self.type_info(v.type_offset)
+        tname, var_type, elements, total, packed, bits = self.type_info(v.type_offset)
         decl = f"{tname:<7} {self.string(v.name_offset)}" + (f"[{elements}]" if elements else "")
+        if v.flags & _EXPLICIT_BIND_POINT and self.fx5:  # packoffset: the offset's register and component
+            decl += f" : packoffset(c{v.offset // 16}.{'xyzw'[v.offset // 4 % 4]})"
         if v.default_offset:
             words = self.value_words(v.default_offset, packed)
-            decl += " = { " + ", ".join(self.scalar(tname, w) for w in words) + " }"
+            if var_type != 1 and self.fx5:  # structs: the raw words
+                values = [f"0x{w:08x}" for w in words]
+            else:
+                values = [self.scalar(tname, w) for w in words]
+            # fx_5_0: a scalar's default without braces (SBinaryNumericType layout 1: scalar)
+            scalar = self.fx5 and var_type == 1 and bits & 7 == 1 and not elements and len(values) == 1
+            decl += " = " + (values[0] if scalar else "{ " + ", ".join(values) + " }")
         self.annotations(v.annotations, "    ")  # read (checked) but not printed, as fxc does
         out.append(f"    {decl + ';':<36}// Offset: {v.offset:4d}, size: {total:4d}")
 
@@ -521,8 +542,9 @@ class _Effect:
             return _fx_float(struct.unpack("<I", struct.pack("<f", value))[0])
         if kind == "byte":
             return f"0x{word & 0xFF:02x}"
-        if names is not None and word in names:
-            return f"{names[word]} /* {word} */"
+        if names is not None and word in names:  # fx_5_0: the comment shows a bool constant (type 4) as bool
+            typed = ("true" if word else "false") if type_code == 4 and self.fx5 else word
+            return f"{names[word]} /* {typed} */"
         return str(word) if word <= 10000 else f"0x{word:08x}"
 
     def assignment(self, a: Assignment, indent: str, out: list[str]) -> None:
@@ -547,21 +569,52 @@ class _Effect:
         elif kind in (7, 8):  # inline shader (shader, stream-output declaration) / SBinaryShaderData5
             data5 = self.block.shader_data.get(init) if kind == 8 else None
             shader_off = data5.shader_offset if data5 is not None else self.block.assignment_at(init).words[0]
-            self.shader_block(lhs, indent, shader_off, out)
+            if data5 is not None:
+                notes = self.shader_notes(data5)
+            else:  # an fx_4-style (shader, stream-output declaration) pair
+                notes = self.stream_out_note(self.block.assignment_at(init).words[1])
+            self.shader_block(f"{indent}{lhs} = ", indent, shader_off, out, notes)
             return
         else:
             rhs = f"/* assignment type {kind} */"
         out.append(f"{indent}{lhs:<8} = {rhs};")
 
-    def shader_block(self, lhs: str, indent: str, shader_off: int, out: list[str]) -> None:
+    def stream_out_note(self, decl_offset: int) -> list[str]:
+        """fxc's comment after an fx_4-style geometry shader with stream output (fx_5_0 listings
+        only: the fx_4 printer keeps the layout the fx_4 assembler reads)."""
+        if not decl_offset or not self.fx5:
+            return []
+        return [f'/* Stream out decl: "{self.string(decl_offset)}" */']
+
+    def shader_notes(self, data: ShaderData5) -> list[str]:
+        """fxc's comments after an fx_5_0 shader: its stream-output declarations (one per stream
+        slot in use) and rasterized stream, then its interface parameters' bound instances."""
+        notes = []
+        streams = [(k, off) for k, off in enumerate(data.so_decl_offsets[: min(data.so_decl_count, 4)]) if off]
+        for k, off in streams:
+            notes.append(f'/* Stream {k} out decl: "{self.string(off)}" */')
+        if streams:
+            notes.append(f"/* Stream {data.rasterized_stream} to rasterizer */")
+        if data.interface_binding_count:
+            rows = self.block.bindings.get(data.interface_bindings_offset, [])[: data.interface_binding_count]
+            for k, (instance, index) in enumerate(rows):
+                element = "" if index == 0xFFFFFFFF else f"[{index}]"
+                notes.append(f"/* Interface parameter {k} bound to: {self.string(instance)}{element} */")
+        return notes
+
+    def shader_block(self, head: str, indent: str, shader_off: int, out: list[str],
+                     notes: list[str] | None = None, blank: int | None = None) -> None:
+        """``head`` + ``asm { ... }`` (the shader's listing indented under ``indent``), closed by
+        ``};`` or by ``}`` and ``notes`` one indentation level out, the last ending with ``;``.
+        fxc ends the listing with a line of ``blank`` spaces (twice the indentation + 4)."""
         if not shader_off:
-            out.append(f"{indent}{lhs} = NULL;")
+            out.append(f"{head}NULL;")
             return
         code = self.block.code.get(shader_off)
         if code is None:
             raise ShaderFormatError(f"FX10 block holds no shader at {shader_off:#x}",
-                                    _FX_HEADER.size + shader_off, "FX10")
-        out.append(f"{indent}{lhs} = asm {{")
+                                    self.model.header.size + shader_off, "FX10")
+        out.append(f"{head}asm {{")
         inner: list[str] = []
         if code:
             embedded = self.model.shader_at(shader_off)
@@ -570,9 +623,16 @@ class _Effect:
 
                 embedded = Container.from_bytes(code)
             _listing(embedded, inner, self.depth + 1)
-        out.extend((indent + "    " + line) if line else line for line in inner)
-        out.append(" " * 20)
-        out.append(f"{indent}}};")
+        # fx_5_0 listings indent empty lines too (a level-9 program's blank line)
+        out.extend((indent + "    " + line) if line or self.fx5 else line for line in inner)
+        out.append(" " * (2 * len(indent) + 4 if blank is None else blank))
+        if not notes:
+            out.append(f"{indent}}};")
+            return
+        out.append(f"{indent}}}")
+        outer = indent[4:]
+        out.extend(outer + note for note in notes[:-1])
+        out.append(f"{outer}{notes[-1]};")
 
     def objects(self, objects: list[ObjectVariable], out: list[str], pool: bool = False) -> None:
         for o in objects:
@@ -602,6 +662,12 @@ class _Effect:
                         out.extend(("    {", *lines, "    }" + ("," if i < len(blocks) - 1 else "")))
                     out.append("};")
                 continue
+            if o.shaders5:  # fx_5_0 shaders: SBinaryShaderData5 per element
+                out.append(f"{tname} {name} = ")
+                for data in o.shaders5:
+                    self.shader_block("    ", "    ", data.shader_offset, out, self.shader_notes(data))
+                out.extend(ann)
+                continue
             if obj_type in _SHADER_OBJECTS or obj_type == 1:
                 offs = [init[0] for init in o.initializers]
                 if obj_type == 1:
@@ -609,32 +675,86 @@ class _Effect:
                     out.append(f"{tname:<7} {name} = {values};")
                 else:
                     out.append(f"{tname} {name} = ")
-                    for off in offs:
+                    for off, init in zip(offs, o.initializers):
                         if off == 0:
                             out.append("    NULL;")
-                        else:
-                            self.shader_block("", "", off, out)
+                        elif self.fx5:  # a geometry shader with stream output: (shader, declaration)
+                            notes = self.stream_out_note(init[1]) if len(init) > 1 else []
+                            self.shader_block("    ", "    ", off, out, notes)
+                        else:  # fx_4 objects keep the layout the fx_4 assembler reads back
+                            self.shader_block(" = ", "", off, out, blank=20)
                 out.extend(ann)
                 continue
             out.append(f"{tname:<7} {name};")
             out.extend(ann)
 
-    def techniques(self, techniques: list[Technique], out: list[str]) -> None:
+    def techniques(self, techniques: list[Technique], out: list[str], keyword: str = "technique10",
+                   indent: str = "") -> None:
         for t in techniques:
-            out.append(f"technique10 {self.string(t.name_offset)}")
-            out.extend(self.annotations(t.annotations, ""))
-            out.append("{")
+            out.append(f"{indent}{keyword} {self.string(t.name_offset)}")
+            out.extend(self.annotations(t.annotations, indent))
+            out.append(f"{indent}{{")
             for p in t.passes:
-                out.append(f"    pass {self.string(p.name_offset)}")
-                out.extend(self.annotations(p.annotations, "    "))
-                out.append("    {")
+                name = self.string(p.name_offset)
+                out.append(f"{indent}    pass {name}" if name or not self.fx5 else f"{indent}    pass")
+                out.extend(self.annotations(p.annotations, indent + "    "))
+                out.append(f"{indent}    {{")
                 for a in p.assignments:
-                    self.assignment(a, "        ", out)
-                out.append("    }")
+                    self.assignment(a, indent + "        ", out)
+                out.append(f"{indent}    }}")
                 out.append("")
+            out.extend((f"{indent}}}", ""))
+
+    def interfaces(self, interfaces: list[InterfaceVariable], out: list[str]) -> None:
+        """fx_5_0 interface variables: ``type name[elements];`` (initializers bind class instances)."""
+        for i in interfaces:
+            tname, _vt, elements, _total, _packed, _extra = self.type_info(i.type_offset)
+            name = self.string(i.name_offset) + (f"[{elements}]" if elements else "")
+            if i.default_offset:
+                rows = self.block.bindings.get(i.default_offset, [])
+                values = [self.string(instance) + ("" if index == 0xFFFFFFFF else f"[{index}]")
+                          for instance, index in rows]
+                value = values[0] if len(values) == 1 and not elements else "{ " + ", ".join(values) + " }"
+                out.append(f"{tname:<7} {name} = {value};")
+            else:
+                out.append(f"{tname:<7} {name};")
+            out.extend(self.annotations(i.annotations, ""))
+
+    def groups(self, groups: list[Group], out: list[str]) -> None:
+        """fx_5_0 groups: ``fxgroup [name]`` around their ``technique11`` blocks."""
+        for g in groups:
+            name = self.string(g.name_offset)
+            out.append(f"fxgroup {name}" if name else "fxgroup")
+            out.extend(self.annotations(g.annotations, ""))
+            out.extend(("{", "    //", f"    // {len(g.techniques)} technique(s)", "    //"))
+            self.techniques(g.techniques, out, "technique11", "    ")
             out.extend(("}", ""))
 
+    def lines5(self) -> list[str]:
+        """The fx_5_0 listing: no pool sections; interfaces and groups after the objects."""
+        rec = self.records
+        out = ["//", f"// FX Version: {self.model.header.version}", "//"]
+        if rec.buffers:
+            out.extend((f"// {len(rec.buffers)} local buffer(s)", "//"))
+        self.buffers(rec.buffers, out)
+        if rec.objects:
+            out.extend(("//", f"// {len(rec.objects)} local object(s)", "//"))
+        self.objects(rec.objects, out)
+        if rec.interfaces:
+            if out[-1]:
+                out.append("")
+            out.extend(("//", f"// {len(rec.interfaces)} local interface(s)", "//"))
+            self.interfaces(rec.interfaces, out)
+        if out[-1]:
+            out.append("")
+        if rec.groups:
+            out.extend(("//", f"// {len(rec.groups)} groups(s)", "//"))
+            self.groups(rec.groups, out)
+        return out
+
     def lines(self) -> list[str]:
+        if self.records.fx5:
+            return self.lines5()
         h = self.model.header
         rec = self.records
         local_cbs, local_objects = len(rec.buffers), len(rec.objects)

@@ -19,26 +19,25 @@ preamble. Lines are returned without trailing newlines, with fxc's trailing blan
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
 
 from shaderkit.errors import ShaderFormatError
-from shaderkit.formats.dxbc.aon9 import CONVERSIONS, RUNTIME_CONSTANTS, Level9Shader
-from shaderkit.formats.dxbc.lfs0 import NONE, FunctionParameter, FunctionSignature
-from shaderkit.formats.dxbc.rdef import (
-    ConstantBuffer,
-    ResourceBinding,
-    ResourceDefinition,
-    ShaderType,
-    ShaderVariable,
-)
-from shaderkit.formats.dxbc.sfi0 import FEATURE_NAMES
-from shaderkit.formats.dxbc.signature import Signature, SignatureElement
 from shaderkit.io.reader import Reader
 from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES
 from shaderkit.isa.sm4.table import OPCODE_MASK
 
+TYPE_CHECKING = False  # (the chunk models are only annotations here; the rare ones load with their chunk)
 if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.formats.dxbc.container import DxbcContainer
+    from shaderkit.formats.dxbc.lfs0 import FunctionParameter, FunctionSignature
+    from shaderkit.formats.dxbc.rdef import (
+        ConstantBuffer,
+        ResourceBinding,
+        ResourceDefinition,
+        ShaderType,
+        ShaderVariable,
+    )
+    from shaderkit.formats.dxbc.signature import Signature, SignatureElement
 
 __all__ = ["comment_header", "comment_footer", "level9_mappings"]
 
@@ -299,6 +298,8 @@ def _parameter_type(p: FunctionParameter) -> str:
 
 
 def _register_field(prefix: str, register: int, component: int, p: FunctionParameter, width: int) -> str:
+    from shaderkit.formats.dxbc.lfs0 import NONE
+
     if register == NONE:
         return " " * width
     # ``rows`` registers of ``columns`` components each
@@ -390,6 +391,8 @@ def level9_lines(container: DxbcContainer) -> list[str]:
 
 def level9_mappings(payload: bytes) -> list[str]:
     """Mapping tables of an Aon9/XNAS/XNAP payload (used for the XNA variants); [] if unreadable."""
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+
     r = Reader(bytes(payload), context="level9")
     try:
         if not Level9Shader.understood(r):
@@ -400,6 +403,8 @@ def level9_mappings(payload: bytes) -> list[str]:
 
 
 def _mapping_lines(aon9: Level9Shader) -> list[str]:
+    from shaderkit.formats.dxbc.aon9 import CONVERSIONS, RUNTIME_CONSTANTS
+
     out: list[str] = []
     if aon9.constant_buffer_mappings:
         out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//",
@@ -454,8 +459,11 @@ def comment_header(container: DxbcContainer) -> list[str]:
         notes = ["//", DEBUG_LAYER_NOTE, "//"]
     else:
         flags = container.features.flags if container.features is not None else 0
-        # raw/structured buffers (0x2) are not listed
-        names = [name for bit, name in FEATURE_NAMES.items() if flags & bit and bit != 0x2]
+        names: list[str] = []
+        if flags:  # raw/structured buffers (0x2) are not listed
+            from shaderkit.formats.dxbc.sfi0 import FEATURE_NAMES
+
+            names = [name for bit, name in FEATURE_NAMES.items() if flags & bit and bit != 0x2]
         if _global_flags(container) & _FORCE_EARLY_DEPTH_STENCIL:
             names.append("Early depth-stencil")
         if names:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
@@ -51,6 +50,10 @@ from shaderkit.formats.dxbc.common import (
 from shaderkit.formats.dxbc.enums import CBUFFER_FLAGS, DIMENSIONS, RETURN_TYPES, enum_name, flag_names
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import MAX_NESTING_DEPTH, Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 RD11 = 0x31314452  # "RD11"
 RD11_51 = 0x25441313  # tag written by fxc for SM5.1
@@ -373,11 +376,16 @@ class _Parser:
         self.variable_budget.take(count)
         record_table(r, layout, ("variables", cb_index), offset, count * st.size)
         out = []
-        for i in range(count):
-            words = st.unpack_from(r.data, self.base + offset + i * st.size)
+        data, base, end = r.data, self.base, r.end
+        record = layout.record
+        for i, words in enumerate(st.iter_unpack(data[base + offset : base + offset + count * st.size])):
             name_off, start, size, flags, type_off, default_off = words[:6]
-            name = recorded_string(r, layout, ("variable_name", cb_index, i), name_off, "name", f"variables[{i}]")
-            var = ShaderVariable(name, self.type(type_off, 0), start, size, flags)
+            at = base + name_off
+            nul = data.find(b"\0", at, end) if name_off < end - base else -1
+            if nul < 0:  # past the chunk or unterminated: the error recorded_string raises
+                recorded_string(r, layout, ("variable_name", cb_index, i), name_off, "name", f"variables[{i}]")
+            record(("variable_name", cb_index, i), name_off, data[at : nul + 1])
+            var = ShaderVariable(data[at:nul].decode("latin-1"), self.type(type_off, 0), start, size, flags)
             if default_off:
                 var.default_value = r.sub(self.at(default_off), size, f"variables[{i}].default value").read(size)
                 layout.record(("default", cb_index, i), default_off, var.default_value)
@@ -402,7 +410,9 @@ class _Parser:
         layout = self.layout
         layout.record(("type", offset), offset, r.data[pos : pos + st.size])
         self.busy.add(offset)
-        with r.scope(f"type@{offset:#x}"):
+        path = r._path  # the scope of Reader.scope, without a generator per type record
+        path.append(f"type@{offset:#x}")
+        try:
             if member_count:
                 r.check_count(member_count, _MEMBER.size, "members", self.at(member_off))
                 self.member_budget.take(member_count)
@@ -432,6 +442,8 @@ class _Parser:
                     t.interfaces = [self.type(o, depth + 1) for o in offs]
                 else:
                     t.interface_offset_word = iface_off
+        finally:
+            path.pop()
         self.busy.discard(offset)
         self.types[offset] = t
         return t

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shaderkit.formats.dxbc.common import Budget, close_layout, payload_layout, placed_build, record_table
+from shaderkit.io.float32 import F32, f32_word
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
@@ -31,8 +32,10 @@ _RANGE11 = struct.Struct("<6I")
 _CONSTANTS = struct.Struct("<3I")
 _DESC10 = struct.Struct("<2I")
 _DESC11 = struct.Struct("<3I")
-_SAMPLER = struct.Struct("<4IfIIIffIII")
-_SAMPLER12 = struct.Struct("<4IfIIIffIIII")
+_SAMPLER = struct.Struct("<13I")
+_SAMPLER12 = struct.Struct("<14I")
+#: the float32 fields of a static sampler (mip_lod_bias, min_lod, max_lod), kept with their bits
+_SAMPLER_FLOATS = (4, 8, 9)
 #: root signature versions this model reads (D3D_ROOT_SIGNATURE_VERSION 1.0, 1.1, 1.2)
 VERSIONS = {1: "1.0", 2: "1.1", 3: "1.2"}
 #: D3D12_SAMPLER_FLAGS (static samplers of version 1.2)
@@ -187,8 +190,10 @@ class RootSignature:
         r.check_count(sampler_count, sampler_st.size, "static samplers", at(samplers_off))
         record_table(r, layout, "samplers", samplers_off, sampler_count * sampler_st.size)
         for i in range(sampler_count):
-            values = sampler_st.unpack_from(r.data, base + samplers_off + i * sampler_st.size)
-            rs.static_samplers.append(StaticSampler(*values))
+            sampler: list[Any] = list(sampler_st.unpack_from(r.data, base + samplers_off + i * sampler_st.size))
+            for k in _SAMPLER_FLOATS:
+                sampler[k] = F32.from_bits(sampler[k])
+            rs.static_samplers.append(StaticSampler(*sampler))
         rs.layout = close_layout(layout, r, _HEADER.size)
         return rs
 
@@ -211,9 +216,9 @@ class RootSignature:
         return _DESC10.pack(d.shader_register, d.register_space)
 
     def _sampler(self, s: StaticSampler) -> bytes:
-        values = [s.filter, s.address_u, s.address_v, s.address_w, s.mip_lod_bias, s.max_anisotropy,
-                  s.comparison_func, s.border_color, s.min_lod, s.max_lod, s.shader_register, s.register_space,
-                  s.shader_visibility]
+        values = [s.filter, s.address_u, s.address_v, s.address_w, f32_word(s.mip_lod_bias), s.max_anisotropy,
+                  s.comparison_func, s.border_color, f32_word(s.min_lod), f32_word(s.max_lod), s.shader_register,
+                  s.register_space, s.shader_visibility]
         if self.version >= 3:
             values.append(s.flags)
         return self.sampler_struct.pack(*values)

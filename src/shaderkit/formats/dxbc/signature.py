@@ -94,20 +94,27 @@ class Signature:
         elements = []
         layout = payload_layout(r)
         record_table(r, layout, "elements", offset, count * size)
-        pos = r.start + offset
+        start, end = r.start, r.end
         data = r.data
-        for i in range(count):
+        table = data[start + offset : start + offset + count * size]
+        record = layout.record
+        # every row in one pass (iter_unpack); each name found and recorded from its stored bytes
+        for i, row in enumerate((_BASE if size == 24 else _OSG5 if size == 28 else _SIG1).iter_unpack(table)):
             if size == 24:
-                name_off, index, sv, ctype, reg, mask, rw, res = _BASE.unpack_from(data, pos)
+                name_off, index, sv, ctype, reg, mask, rw, res = row
                 stream = prec = 0
             elif size == 28:
-                stream, name_off, index, sv, ctype, reg, mask, rw, res = _OSG5.unpack_from(data, pos)
+                stream, name_off, index, sv, ctype, reg, mask, rw, res = row
                 prec = 0
             else:
-                stream, name_off, index, sv, ctype, reg, mask, rw, res, prec = _SIG1.unpack_from(data, pos)
-            name = recorded_string(r, layout, ("name", i), name_off, "semantic name", f"elements[{i}]")
-            elements.append(SignatureElement(name, index, sv, ctype, reg, mask, rw, res, stream, prec))
-            pos += size
+                stream, name_off, index, sv, ctype, reg, mask, rw, res, prec = row
+            at = start + name_off
+            nul = data.find(b"\0", at, end) if name_off < end - start else -1
+            if nul < 0:  # past the chunk or unterminated: the error recorded_string raises
+                recorded_string(r, layout, ("name", i), name_off, "semantic name", f"elements[{i}]")
+            record(("name", i), name_off, data[at : nul + 1])
+            elements.append(SignatureElement(data[at:nul].decode("latin-1"), index, sv, ctype, reg, mask, rw, res,
+                                             stream, prec))
         return cls(fourcc, elements, close_layout(layout, r, _HEAD.size))
 
     def _pack(self, e: SignatureElement, name: int) -> bytes:

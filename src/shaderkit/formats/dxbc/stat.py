@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from shaderkit.io.reader import Reader
 
@@ -65,15 +66,14 @@ class Statistics:
         if size not in (_SM4.size, _SM5.size):
             raise r.error(f"STAT payload of {size} bytes; expected {_SM4.size} or {_SM5.size}")
         values = r.unpack(f"{size // 4}I", "STAT")
-        stat = cls(sm5_fields=size == _SM5.size)
-        for f, value in zip(fields(cls), values):
-            setattr(stat, f.name, value)
+        stat = cls(*values)  # the counters are the first fields, in file order
+        stat.sm5_fields = size == _SM5.size
         return stat
 
     def values(self) -> tuple[int, ...]:
         """The stored words in file order (29 for SM4, 37 with the SM5 fields)."""
-        count = 37 if self.sm5_fields else 29
-        return tuple(getattr(self, f.name) for f in fields(self)[:count])
+        values: tuple[int, ...] = _stored_values(self)
+        return values if self.sm5_fields else values[:29]
 
     def build(self) -> bytes:
         """The STAT payload bytes."""
@@ -100,3 +100,7 @@ class Statistics:
             if isinstance(value, int):
                 out[key + "_name"] = enum_name(table, value)
         return out
+
+
+#: the 37 stored counters of a Statistics, in file order, as one call
+_stored_values = attrgetter(*(f.name for f in fields(Statistics)[:37]))

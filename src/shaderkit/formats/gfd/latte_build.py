@@ -102,7 +102,7 @@ def _value(text: str) -> str:
     return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
-def _number(text: str) -> int:
+def _number(text: str, signed: bool = False) -> int:
     value = _value(text)
     upper = value.upper()
     if upper in ("TRUE", "FALSE"):
@@ -110,9 +110,17 @@ def _number(text: str) -> int:
     if upper in ENUM_VALUES:
         return ENUM_VALUES[upper]
     try:
-        return int(value, 0)
+        return _word(int(value, 0), signed)
     except ValueError:
         raise AssemblyError(f"expected a number, found {value!r}") from None
+
+
+def _word(value: int, signed: bool = False) -> int:
+    """``value`` as a 32-bit field holds it (a negative one as its two's complement unless
+    ``signed``); AssemblyError if it does not fit in 32 bits."""
+    if not -(1 << 31) <= value < 1 << 32:
+        raise AssemblyError(f"{value} does not fit in 32 bits")
+    return value if signed else value & 0xFFFFFFFF
 
 
 def _var_type(text: str) -> int:
@@ -139,77 +147,89 @@ def _grow(items: list[Any], index: int, make: Any) -> Any:
     return items[index]
 
 
-def _apply_metadata(shader: GX2Shader, registers: dict[str, tuple[str, Bits]],
-                    metadata: list[tuple[str, str]]) -> None:
+def _apply_metadata(shader: GX2Shader, registers: dict[str, tuple[str, Bits]], source: LatteSource) -> None:
+    """Every ``; $KEY = value`` of ``source`` set on ``shader``; a bad one raises AssemblyError at
+    its value's line and column."""
+    for i, (key, raw) in enumerate(source.metadata):
+        try:
+            _apply_one(shader, registers, key, raw)
+        except AssemblyError as exc:
+            line, column = source.metadata_at[i] if i < len(source.metadata_at) else (exc.line, exc.column)
+            raise AssemblyError(exc.message, line, column, source.name) from None
+
+
+def _apply_one(shader: GX2Shader, registers: dict[str, tuple[str, Bits]], key: str, raw: str) -> None:
     regs: Any = shader.regs
-    for key, raw in metadata:
-        m = _KEY.match(key)
-        if not m:
-            raise AssemblyError(f"bad metadata key ${key}")
-        obj, index_text, member = m[1].upper(), m[2], (m[3] or "").upper()
-        index = int(index_text) if index_text is not None else None
-        if obj in registers:
-            attr, fields = registers[obj]
-            if member not in fields:
-                raise AssemblyError(f"{obj} does not have member {member}")
-            if index is None:
-                setattr(regs, attr, _set_bits(getattr(regs, attr), fields[member], _number(raw)))
-            else:
-                array = getattr(regs, attr)
-                if index >= len(array):
-                    raise AssemblyError(f"{obj}[{index}] is beyond its {len(array)} entries")
-                array[index] = _set_bits(array[index], fields[member], _number(raw))
-        elif obj in ("NUM_SPI_VS_OUT_ID", "NUM_SQ_VTX_SEMANTIC", "NUM_SPI_PS_INPUT_CNTL"):
-            setattr(regs, obj.lower(), _number(raw))
-        elif obj == "SQ_VTX_SEMANTIC_CLEAR":
-            regs.sq_vtx_semantic_clear = _number(raw)
-        elif obj == "MODE":
-            name = _value(raw).upper().replace("_", "")
-            if name not in MODES:
-                raise AssemblyError(f"invalid GX2ShaderMode {raw}")
-            shader.mode = MODES[name]
-        elif obj == "RING_ITEM_SIZE":
-            shader.ring_item_size = _number(raw)
-        elif obj == "HAS_STREAM_OUT":
-            shader.has_stream_out = _number(raw)
-        elif obj == "STREAM_OUT_STRIDE" and index is not None and index < 4:
-            shader.stream_out_stride[index] = _number(raw)
-        elif obj == "ATTRIB_VARS" and index is not None:
-            attrib = _grow(shader.attrib_vars, index, lambda i: GX2AttribVar("", 11, 0, i))
-            _set_var(attrib, member, raw, {"NAME": "name", "TYPE": "type", "COUNT": "count",
-                                           "LOCATION": "location"})
-        elif obj == "UNIFORM_VARS" and index is not None:
-            var = _grow(shader.uniform_vars, index, lambda i: GX2UniformVar("", 11, 1, 0, -1))
-            _set_var(var, member, raw, {"NAME": "name", "TYPE": "type", "COUNT": "count", "OFFSET": "offset",
-                                        "BLOCK": "block"})
-        elif obj == "UNIFORM_BLOCKS" and index is not None:
-            block = _grow(shader.uniform_blocks, index, lambda i: GX2UniformBlock("", i + 1, 16))
-            _set_var(block, member, raw, {"NAME": "name", "OFFSET": "offset", "SIZE": "size"})
-        elif obj == "SAMPLER_VARS" and index is not None:
-            sampler = _grow(shader.sampler_vars, index, lambda i: GX2SamplerVar("", 1, i))
-            if member == "TYPE":
-                name = _value(raw).upper()
-                if name not in SAMPLER_TYPES:
-                    raise AssemblyError(f"invalid GX2SamplerVarType {raw}")
-                sampler.type = SAMPLER_TYPES[name]
-            else:
-                _set_var(sampler, member, raw, {"NAME": "name", "LOCATION": "location"})
-        elif obj == "LOOP_VARS" and index is not None:
-            loop = _grow(shader.loop_vars, index, lambda i: GX2LoopVar(i, 0))
-            _set_var(loop, member, raw, {"OFFSET": "offset", "VALUE": "value"})
-        elif obj == "INITIAL_VALUES" and index is not None:
-            init = _grow(shader.initial_values, index, lambda i: GX2UniformInitialValue((0, 0, 0, 0), 0))
-            if member == "OFFSET":
-                init.offset = _number(raw)
-            elif re.fullmatch(r"VALUE\[[0-3]\]", member):
-                values = list(init.value)
-                values[int(member[6])] = float(_value(raw))
-                init.value_bits = GX2UniformInitialValue.from_floats(
-                    (values[0], values[1], values[2], values[3]), 0).value_bits
-            else:
-                raise AssemblyError(f"INITIAL_VALUES[{index}] does not have member {member}")
+    m = _KEY.match(key)
+    if not m:
+        raise AssemblyError(f"bad metadata key ${key}")
+    obj, index_text, member = m[1].upper(), m[2], (m[3] or "").upper()
+    index = int(index_text) if index_text is not None else None
+    if obj in registers:
+        attr, fields = registers[obj]
+        if member not in fields:
+            raise AssemblyError(f"{obj} does not have member {member}")
+        if index is None:
+            setattr(regs, attr, _set_bits(getattr(regs, attr), fields[member], _number(raw)))
         else:
-            raise AssemblyError(f"unknown metadata key ${key}")
+            array = getattr(regs, attr)
+            if index >= len(array):
+                raise AssemblyError(f"{obj}[{index}] is beyond its {len(array)} entries")
+            array[index] = _set_bits(array[index], fields[member], _number(raw))
+    elif obj in ("NUM_SPI_VS_OUT_ID", "NUM_SQ_VTX_SEMANTIC", "NUM_SPI_PS_INPUT_CNTL"):
+        setattr(regs, obj.lower(), _number(raw))
+    elif obj == "SQ_VTX_SEMANTIC_CLEAR":
+        regs.sq_vtx_semantic_clear = _number(raw)
+    elif obj == "MODE":
+        name = _value(raw).upper().replace("_", "")
+        if name not in MODES:
+            raise AssemblyError(f"invalid GX2ShaderMode {raw}")
+        shader.mode = MODES[name]
+    elif obj == "RING_ITEM_SIZE":
+        shader.ring_item_size = _number(raw)
+    elif obj == "HAS_STREAM_OUT":
+        shader.has_stream_out = _number(raw)
+    elif obj == "STREAM_OUT_STRIDE" and index is not None and index < 4:
+        shader.stream_out_stride[index] = _number(raw)
+    elif obj == "ATTRIB_VARS" and index is not None:
+        attrib = _grow(shader.attrib_vars, index, lambda i: GX2AttribVar("", 11, 0, i))
+        _set_var(attrib, member, raw, {"NAME": "name", "TYPE": "type", "COUNT": "count",
+                                       "LOCATION": "location"})
+    elif obj == "UNIFORM_VARS" and index is not None:
+        var = _grow(shader.uniform_vars, index, lambda i: GX2UniformVar("", 11, 1, 0, -1))
+        _set_var(var, member, raw, {"NAME": "name", "TYPE": "type", "COUNT": "count", "OFFSET": "offset",
+                                    "BLOCK": "block"})
+    elif obj == "UNIFORM_BLOCKS" and index is not None:
+        block = _grow(shader.uniform_blocks, index, lambda i: GX2UniformBlock("", i + 1, 16))
+        _set_var(block, member, raw, {"NAME": "name", "OFFSET": "offset", "SIZE": "size"})
+    elif obj == "SAMPLER_VARS" and index is not None:
+        sampler = _grow(shader.sampler_vars, index, lambda i: GX2SamplerVar("", 1, i))
+        if member == "TYPE":
+            name = _value(raw).upper()
+            if name not in SAMPLER_TYPES:
+                raise AssemblyError(f"invalid GX2SamplerVarType {raw}")
+            sampler.type = SAMPLER_TYPES[name]
+        else:
+            _set_var(sampler, member, raw, {"NAME": "name", "LOCATION": "location"})
+    elif obj == "LOOP_VARS" and index is not None:
+        loop = _grow(shader.loop_vars, index, lambda i: GX2LoopVar(i, 0))
+        _set_var(loop, member, raw, {"OFFSET": "offset", "VALUE": "value"})
+    elif obj == "INITIAL_VALUES" and index is not None:
+        init = _grow(shader.initial_values, index, lambda i: GX2UniformInitialValue((0, 0, 0, 0), 0))
+        if member == "OFFSET":
+            init.offset = _number(raw)
+        elif re.fullmatch(r"VALUE\[[0-3]\]", member):
+            values = list(init.value)
+            try:
+                values[int(member[6])] = float(_value(raw).rstrip("fF"))
+            except ValueError:
+                raise AssemblyError(f"expected a float, found {_value(raw)!r}") from None
+            init.value_bits = GX2UniformInitialValue.from_floats(
+                (values[0], values[1], values[2], values[3]), 0).value_bits
+        else:
+            raise AssemblyError(f"INITIAL_VALUES[{index}] does not have member {member}")
+    else:
+        raise AssemblyError(f"unknown metadata key ${key}")
 
 
 def _set_var(item: Any, member: str, raw: str, names: dict[str, str]) -> None:
@@ -222,8 +242,9 @@ def _set_var(item: Any, member: str, raw: str, names: dict[str, str]) -> None:
         item.type = _var_type(raw)
     else:
         value = _value(raw)
-        setattr(item, attr, int(value, 0) if value.lstrip("-").isdigit() or value.startswith("0x") else
-                _number(raw))
+        signed = attr == "block"  # -1: no uniform block
+        setattr(item, attr, _word(int(value, 0), signed) if value.lstrip("-").isdigit() or value.startswith("0x")
+                else _number(raw, signed))
 
 
 def vertex_shader(source: LatteSource) -> GX2VertexShader:
@@ -235,7 +256,7 @@ def vertex_shader(source: LatteSource) -> GX2VertexShader:
     regs.vgt_vertex_reuse_block_cntl = 14
     mode = GX2ShaderMode.UNIFORM_BLOCK if source.uniform_blocks_used else GX2ShaderMode.UNIFORM_REGISTER
     shader = GX2VertexShader(regs=regs, program=source.program, mode=int(mode))
-    _apply_metadata(shader, VERTEX_REGISTERS, source.metadata)
+    _apply_metadata(shader, VERTEX_REGISTERS, source)
     cntl = regs.pa_cl_vs_out_cntl
     if cntl >> 16 & 0x1F or cntl >> 25 & 1:  # point size, edge, RT/viewport index, kill, GS cut
         cntl |= 1 << 21 | 1 << 24
@@ -275,7 +296,7 @@ def pixel_shader(source: LatteSource) -> GX2PixelShader:
     regs.sq_pgm_resources_ps = source.num_gprs
     mode = GX2ShaderMode.UNIFORM_BLOCK if source.uniform_blocks_used else GX2ShaderMode.UNIFORM_REGISTER
     shader = GX2PixelShader(regs=regs, program=source.program, mode=int(mode))
-    _apply_metadata(shader, PIXEL_REGISTERS, source.metadata)
+    _apply_metadata(shader, PIXEL_REGISTERS, source)
     if regs.sq_pgm_resources_ps & 0xFF != source.num_gprs:
         raise AssemblyError(f"SQ_PGM_RESOURCES_PS.NUM_GPRS {regs.sq_pgm_resources_ps & 0xFF}, "
                             f"expected {source.num_gprs}")

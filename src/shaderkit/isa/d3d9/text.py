@@ -40,6 +40,8 @@ from shaderkit.isa.d3d9.table import (
     REG_SAMPLER,
     REGISTER_NUMBER,
     REGISTER_PREFIXES,
+    REGISTER_TYPE_HIGH,
+    REGISTER_TYPE_LOW,
     RELATIVE,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
@@ -133,6 +135,38 @@ def fmt_def(word: int) -> str:
     return text
 
 
+def _swizzle_suffix(swizzle: int) -> str:
+    """``.xyzw`` text of a source swizzle: identity prints nothing, a replicate one letter, else all four."""
+    comps = [_XYZW[(swizzle >> (2 * i)) & 3] for i in range(4)]
+    if swizzle == _IDENTITY_SWIZZLE:
+        return ""
+    return "." + (comps[0] if comps.count(comps[0]) == 4 else "".join(comps))
+
+
+# the parameter-token fields as shifts and masks (locals of the hot path)
+_TYPE_LOW_AT, _TYPE_LOW_MASK, _TYPE_LOW_WIDTH = REGISTER_TYPE_LOW.low, REGISTER_TYPE_LOW.mask, REGISTER_TYPE_LOW.width
+_TYPE_HIGH_AT, _TYPE_HIGH_MASK = REGISTER_TYPE_HIGH.low, REGISTER_TYPE_HIGH.mask
+_NUMBER_AT, _NUMBER_MASK = REGISTER_NUMBER.low, REGISTER_NUMBER.mask
+_MASK_AT, _MASK_MASK = DEST_MASK.low, DEST_MASK.mask
+_DEST_MODIFIERS_AT, _DEST_MODIFIERS_MASK = DEST_MODIFIERS.low, DEST_MODIFIERS.mask
+_SWIZZLE_AT, _SWIZZLE_MASK = SOURCE_SWIZZLE.low, SOURCE_SWIZZLE.mask
+_MODIFIER_AT, _MODIFIER_MASK = SOURCE_MODIFIER.low, SOURCE_MODIFIER.mask
+_RELATIVE_AT = RELATIVE.low
+assert RELATIVE.width == 1
+
+# per-value texts of the parameter-token fields, built once from the table (the printer's hot path)
+#: per swizzle field value: its suffix
+_SWIZZLE_SUFFIXES = tuple(_swizzle_suffix(s) for s in range(SOURCE_SWIZZLE.mask + 1))
+#: per write-mask field value: its suffix (the full mask prints nothing)
+_MASK_SUFFIXES = tuple("" if m == DEST_MASK.mask else "." + "".join(_XYZW[i] for i in range(4) if m >> i & 1)
+                       for m in range(DEST_MASK.mask + 1))
+#: per result-modifier field value: the instruction suffix (``_sat_pp``)
+_DEST_SUFFIXES = tuple("".join(text for bit, text in DEST_MODIFIERS_TEXT if mods & bit)
+                       for mods in range(DEST_MODIFIERS.mask + 1))
+#: per register type: its prefix when it prints as prefix and number, else None
+_PREFIXES = tuple(REGISTER_PREFIXES.get(t) for t in range(1 << (REGISTER_TYPE_LOW.width + REGISTER_TYPE_HIGH.width)))
+
+
 class _Program:
     """A D3D9 token stream and its printer."""
 
@@ -154,11 +188,11 @@ class _Program:
         return f"{self.prefix}{kind}_{self.major}_{minor}"
 
     def register(self, token: int) -> str:
-        rtype = register_type(token)
-        num = REGISTER_NUMBER.get(token)
-        prefix = REGISTER_PREFIXES.get(rtype)
+        rtype = ((token >> _TYPE_LOW_AT) & _TYPE_LOW_MASK) | ((token >> _TYPE_HIGH_AT) & _TYPE_HIGH_MASK) << _TYPE_LOW_WIDTH
+        num = (token >> _NUMBER_AT) & _NUMBER_MASK
+        prefix = _PREFIXES[rtype]
         if prefix is not None:
-            return f"{prefix}{num}"
+            return prefix + str(num)
         if rtype == REG_ADDR_TEXTURE:
             return f"t{num}" if self.pixel else f"a{num}"
         if rtype == REG_RASTOUT:
@@ -171,19 +205,14 @@ class _Program:
 
     def dest(self, token: int) -> tuple[str, str]:
         """(operand text, instruction modifier suffix) of a destination parameter."""
-        mask = DEST_MASK.get(token)
-        text = self.register(token)
-        if mask != DEST_MASK.mask:
-            text += "." + "".join(_XYZW[i] for i in range(4) if mask >> i & 1)
-        mods = DEST_MODIFIERS.get(token)
-        suffix = "".join(text for bit, text in DEST_MODIFIERS_TEXT if mods & bit)
-        return text, suffix
+        return (self.register(token) + _MASK_SUFFIXES[(token >> _MASK_AT) & _MASK_MASK],
+                _DEST_SUFFIXES[(token >> _DEST_MODIFIERS_AT) & _DEST_MODIFIERS_MASK])
 
     def source(self, pos: int, end: int) -> tuple[str, int]:
         token = self.words[pos]
         pos += 1
         text = self.register(token)
-        if RELATIVE.get(token):
+        if (token >> _RELATIVE_AT) & 1:
             if not self.pixel and self.major >= 2:
                 if pos >= end:
                     raise self.fail("relative address token runs past the instruction", pos)
@@ -192,11 +221,8 @@ class _Program:
                 text += f"[{self.register(addr)}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]"
             else:
                 text += "[a0.x]"
-        swz = SOURCE_SWIZZLE.get(token)
-        comps = [_XYZW[(swz >> (2 * i)) & 3] for i in range(4)]
-        if swz != _IDENTITY_SWIZZLE:  # identity prints nothing, a replicate one letter, else all four
-            text += "." + (comps[0] if comps.count(comps[0]) == 4 else "".join(comps))
-        mod = SOURCE_MODIFIER.get(token)
+        text += _SWIZZLE_SUFFIXES[(token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
+        mod = (token >> _MODIFIER_AT) & _MODIFIER_MASK
         if mod:
             before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
             text = before + text + after
@@ -273,7 +299,19 @@ class _Program:
             parts.append(text)
             p += 1
         while p < end:
-            text, p = self.source(p, end)
+            token = words[p]
+            prefix = _PREFIXES[((token >> _TYPE_LOW_AT) & _TYPE_LOW_MASK)
+                               | ((token >> _TYPE_HIGH_AT) & _TYPE_HIGH_MASK) << _TYPE_LOW_WIDTH]
+            if prefix is None or (token >> _RELATIVE_AT) & 1:  # named registers, relative addressing
+                text, p = self.source(p, end)
+            else:  # what source() prints for a numbered register: r0.xyz, -c3.x ...
+                text = prefix + str((token >> _NUMBER_AT) & _NUMBER_MASK) + _SWIZZLE_SUFFIXES[
+                    (token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
+                mod = (token >> _MODIFIER_AT) & _MODIFIER_MASK
+                if mod:
+                    before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
+                    text = before + text + after
+                p += 1
             parts.append(text)
         return f"{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
 

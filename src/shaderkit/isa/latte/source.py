@@ -51,6 +51,10 @@ class LatteSource:
 
     program: bytes
     metadata: list[tuple[str, str]] = field(default_factory=list)
+    #: per metadata entry: the (line, column) of its value, for error messages
+    metadata_at: list[tuple[int, int]] = field(default_factory=list)
+    #: the source's file name, for error messages (set by the caller)
+    name: str = ""
     #: "literal" or "inline": how 1.0f / 0.5f sources were written (None if no clause had one)
     constants: str | None = None
     #: registers the code reads and writes, and whether it reads constant-cache (uniform block) values
@@ -374,6 +378,7 @@ def assemble_source(text: str) -> LatteSource:
 
 def _assemble_source(text: str, where: list[int]) -> LatteSource:
     metadata: list[tuple[str, str]] = []
+    metadata_at: list[tuple[int, int]] = []
     cf: list[tuple[int, int]] = []
     clauses: list[_Clause] = []
     tex_words: list[tuple[int, list[int]]] = []  # (slot, four words)
@@ -386,6 +391,7 @@ def _assemble_source(text: str, where: list[int]) -> LatteSource:
         meta = _META.match(raw)
         if meta:
             metadata.append((meta[1], meta[2]))
+            metadata_at.append((number, meta.start(2) + 1))
             continue
         body = raw.split(";", 1)[0].strip()
         if not body:
@@ -462,7 +468,7 @@ def _assemble_source(text: str, where: list[int]) -> LatteSource:
         prog.put(slot, (words4[0], words4[1]), 0)
         prog.put(slot + 1, (words4[2], words4[3]), 0)
     convention = "inline" if "inline" in conventions else ("literal" if conventions else None)
-    result = LatteSource(prog.to_bytes(), metadata, convention)
+    result = LatteSource(prog.to_bytes(), metadata, metadata_at, constants=convention)
     for c in clauses:
         for group in c.groups:
             for inst in group:

@@ -14,9 +14,10 @@ encodes every word through the table. The SHBIN container and the picasso-syntax
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from shaderkit.isa.pica.assembler import Program
 
 __all__ = ["Program", "assemble"]

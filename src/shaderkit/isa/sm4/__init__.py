@@ -22,7 +22,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def __getattr__(name: str) -> Any:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from shaderkit.errors import AssemblyError
@@ -893,21 +894,28 @@ def _value_texts(formatter: object, op: Operand, kind: Imm) -> list[str]:
     return [fmt(w) for w in op.values]
 
 
+def _literal_values(formatter: object, inst: Instruction) -> Iterator[tuple[Operand, Imm, int, str]]:
+    """(operand, immediate kind, first word index, printed text) of each value of each literal
+    operand (one word per 32-bit value, two per double)."""
+    for op, kind in zip(inst.operands, _literal_kinds(inst)):
+        if op.type not in (4, 5):
+            continue
+        step = 2 if op.type == 5 else 1
+        for n, text in enumerate(_value_texts(formatter, op, kind)):
+            yield op, kind, n * step, text
+
+
 def _literal_texts(formatter: object, insts: list[Instruction]) -> dict[str, list[int] | None]:
     """Printed literal text -> its words (None when two different bit patterns print alike)."""
     out: dict[str, list[int] | None] = {}
     for inst in insts:
-        for op, kind in zip(inst.operands, _literal_kinds(inst)):
-            if op.type not in (4, 5):
-                continue
-            step = 2 if op.type == 5 else 1
-            for n, text in enumerate(_value_texts(formatter, op, kind)):
-                words = op.values[n * step : n * step + step]
-                key = f"{op.type}:{text}"
-                if key in out and out[key] != words:
-                    out[key] = None
-                else:
-                    out.setdefault(key, words)
+        for op, _kind, at, text in _literal_values(formatter, inst):
+            words = op.values[at : at + (2 if op.type == 5 else 1)]
+            key = f"{op.type}:{text}"
+            if key in out and out[key] != words:
+                out[key] = None
+            else:
+                out.setdefault(key, words)
     return out
 
 
@@ -917,21 +925,18 @@ def _restore_literals(formatter: object, inst: Instruction, nearby: dict[str, li
     same text, unless the text was more precise than fxc's (``disasm --exact`` text)."""
     from shaderkit.isa.sm4.text import exact_double, exact_float, exact_untyped
 
-    for op, kind in zip(inst.operands, _literal_kinds(inst)):
-        if op.type not in (4, 5):
-            continue
+    for op, kind, at, text in list(_literal_values(formatter, inst)):
         step = 2 if op.type == 5 else 1
-        for n, text in enumerate(_value_texts(formatter, op, kind)):
-            words = op.values[n * step : n * step + step]
-            precise = (exact_double(words[0], words[1]) if op.type == 5 else
-                       exact_untyped(words[0]) if kind == Imm.UNTYPED else
-                       exact_float(words[0]) if kind == Imm.FLOAT else text)
-            if precise != text:  # this value is not what fxc's six decimals denote
-                continue
-            key = f"{op.type}:{text}"
-            found = nearby.get(key) if key in nearby else everywhere.get(key)
-            if found is not None:
-                op.values[n * step : n * step + step] = found
+        words = op.values[at : at + step]
+        precise = (exact_double(words[0], words[1]) if op.type == 5 else
+                   exact_untyped(words[0]) if kind == Imm.UNTYPED else
+                   exact_float(words[0]) if kind == Imm.FLOAT else text)
+        if precise != text:  # this value is not what fxc's six decimals denote
+            continue
+        key = f"{op.type}:{text}"
+        found = nearby.get(key) if key in nearby else everywhere.get(key)
+        if found is not None:
+            op.values[at : at + step] = found
 
 
 __all__ = ["Assembled", "assemble", "assemble_listing", "float_word", "keep_base_bits"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
 
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import (
@@ -22,6 +21,11 @@ from shaderkit.isa.sm4.opcodes import (
     RETURN_TYPES,
 )
 from shaderkit.isa.sm4.table import CONTROLS_AT
+from shaderkit.named_tuple import NamedTuple
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Piece(NamedTuple):

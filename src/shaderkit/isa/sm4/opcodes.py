@@ -8,7 +8,8 @@ how the encoder rebuilds it and how the printer spells it (fxc names). Values fo
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
+
+from shaderkit.named_tuple import NamedTuple
 
 
 class Layout(IntEnum):

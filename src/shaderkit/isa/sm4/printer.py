@@ -87,8 +87,12 @@ def _suffix(low: int) -> str:
     return _SELECT[bits & 3]
 
 
+assert NUM_COMPONENTS_MASK == 0b11  # the operand count code: bits 0..1
+_suffixes = [""] * (1 << TYPE_AT)
+for _low in range(2, 1 << TYPE_AT, NUM_COMPONENTS_MASK + 1):  # the 4-component ones (count code 2 in bits 0..1)
+    _suffixes[_low] = _suffix(_low)
 #: per value of the token bits below the type field: the component suffix
-SUFFIXES = tuple(_suffix(low) for low in range(1 << TYPE_AT))
+SUFFIXES = tuple(_suffixes)
 
 
 def _register_forms(sm51: bool) -> tuple[tuple[int, ...], tuple[str, ...]]:
@@ -96,16 +100,18 @@ def _register_forms(sm51: bool) -> tuple[tuple[int, ...], tuple[str, ...]]:
     the token (or _IMMEDIATE/_HARD) and the ``%d`` format of the register text."""
     counts: list[int] = []
     formats: list[str] = []
-    for key in range(SIMPLE_LIMIT >> TYPE_AT):
-        op_type, dim = key & TYPE_MASK, (key >> (DIMENSION_AT - TYPE_AT)) & DIMENSION_MASK
-        name = UPPER_51[op_type] if sm51 and op_type in UPPER_51 else REGISTER_NAMES.get(op_type, f"<type{op_type}>")
-        if op_type in IMMEDIATE_WORDS:
-            counts.append(_IMMEDIATE if dim == 0 else _HARD)
-            formats.append("")
-            continue
-        glued = op_type in _GLUED and not (op_type in _INPUT_LIKE and dim > 1)
-        counts.append(dim)
-        formats.append(name + ("%d" if glued else "[%d]") + "[%d]" * (dim - 1) if dim else name)
+    names = [UPPER_51[op_type] if sm51 and op_type in UPPER_51 else REGISTER_NAMES.get(op_type, f"<type{op_type}>")
+             for op_type in range(TYPE_MASK + 1)]
+    # key = dim << TYPE_MASK.bit_length() | op_type (the fields are adjacent, asserted above)
+    for dim in range(DIMENSION_MASK + 1):
+        for op_type, name in enumerate(names):
+            if op_type in IMMEDIATE_WORDS:
+                counts.append(_IMMEDIATE if dim == 0 else _HARD)
+                formats.append("")
+                continue
+            glued = op_type in _GLUED and not (op_type in _INPUT_LIKE and dim > 1)
+            counts.append(dim)
+            formats.append(name + ("%d" if glued else "[%d]") + "[%d]" * (dim - 1) if dim else name)
     return tuple(counts), tuple(formats)
 
 
@@ -187,6 +193,8 @@ def immediate_text(values: Sequence[int], kind: int, legacy: bool) -> str:
     """``l(...)`` of 32-bit immediate words printed as ``kind`` (fxc's rules, see :mod:`.text`)."""
     if kind == _INT:
         return "l(" + ", ".join([DECIMAL[v] if v < 1024 else fmt_int(v) for v in values]) + ")"
+    if kind == _UNTYPED and max(values) < 1024:  # small integers (denormal bits): decimal, fxc's "," alone
+        return "l(" + ",".join([DECIMAL[v] for v in values]) + ")"
     n = len(values)
     floats = _F32X[n].unpack(_U32X[n].pack(*values))
     if kind != _UNTYPED and not legacy:
@@ -219,6 +227,10 @@ _PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, in
 BLOCKS = tuple(_PLAN_BLOCK.get(_BLOCKS.get(op, 0), 0) for op in range(OPCODE_MASK + 1))
 
 
+#: the control values the plans print (none, ``_sat``, ``_nz``)
+_PLAN_CONTROLS = (0, SATURATE.put(1), TEST_NONZERO.put(1))
+
+
 def _plan(opcode: int) -> tuple[dict[int, str], tuple[int, ...]] | None:
     """(mnemonic by common control values, immediate kind per operand) of an instruction this
     module prints, None for the others."""
@@ -226,8 +238,10 @@ def _plan(opcode: int) -> tuple[dict[int, str], tuple[int, ...]] | None:
     if info is None or info.layout != Layout.OPERANDS or info.dcl or info.name.startswith("reserved"):
         return None
     names = {}
-    for controls in (0, SATURATE.put(1), TEST_NONZERO.put(1)):
-        names[controls] = Formatter.mnemonic(Instruction(opcode, controls), info)
+    inst = Instruction(opcode)  # (one instance per opcode: mnemonic reads only its fields)
+    for controls in _PLAN_CONTROLS:
+        inst.controls = controls
+        names[controls] = Formatter.mnemonic(inst, info)
     special = dict(info.imm_at)
     kinds = tuple(int(special.get(i, info.imm)) for i in range(max(info.num_operands, 0)))
     return names, kinds
@@ -371,7 +385,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                 n = imm32_words[t & 3]
                                 if n == 1:
                                     value = words[p + 1]
-                                    if kind == _INT and value < 1024:
+                                    if value < 1024 and (kind == _INT or kind == _UNTYPED):  # integer text
                                         parts.append("l(" + decimal[value] + ")")
                                     elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
                                         parts.append("l(%f)" % f32_of_u32(u32_bytes(value))[0])  # noqa: UP031

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from shaderkit.isa.field import Field
+from shaderkit.named_tuple import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,8 +31,8 @@ from shaderkit.isa.sm4.table import (
     COMPONENTS_MASK,
     PRECISE_MASK,
     SATURATE,
+    SWIZZLE_FIELDS,
     TEST_NONZERO,
-    swizzle_of,
 )
 
 _F32 = struct.Struct("<f")
@@ -42,7 +42,8 @@ _U64 = struct.Struct("<Q")
 _XYZW = "xyzw"
 _MASKS = ["".join(_XYZW[i] for i in range(4) if m >> i & 1) for m in range(16)]
 _MASKS_DOT = ["." + m if m else "" for m in _MASKS]
-_SWIZZLES = ["." + "".join(_XYZW[c] for c in swizzle_of(b)) for b in range(COMPONENTS_MASK + 1)]
+_SWIZZLE_AT = [(f.low, f.mask) for f in SWIZZLE_FIELDS]  # (as swizzle_of reads them)
+_SWIZZLES = ["." + "".join([_XYZW[(b >> low) & mask] for low, mask in _SWIZZLE_AT]) for b in range(COMPONENTS_MASK + 1)]
 _SELECT = [".x", ".y", ".z", ".w"]
 _INDENT = ["  " * n for n in range(64)]
 _INF = float("inf")

@@ -116,15 +116,19 @@ def _plain(op: Operand, count: int) -> bool:
 Clean = Callable[["Machine", int], bool]
 
 
+def _read_as(op: Operand, kind: str) -> tuple[int, type, str]:
+    """(source modifier, NumPy type, register-file attribute suffix) of a source read as ``kind``."""
+    dtype = _DTYPES.get(kind, np.uint32)
+    return op.modifier if op.extended else 0, dtype, {np.float32: "_f", np.int32: "_i"}.get(dtype, "")
+
+
 def _source(op: Operand, kind: str, flush: bool) -> tuple[Getter, Clean] | None:
     """A getter of one source component as a row (or a (1,) array) of the op's value type, after
     modifiers and flush, and a test whether that component is free of denormals (for moves)."""
     comps = _components(op)
     if comps is None:
         return None
-    mod = op.modifier if op.extended else 0
-    dtype = _DTYPES.get(kind, np.uint32)
-    suffix = {np.float32: "_f", np.int32: "_i"}.get(dtype, "")
+    mod, dtype, suffix = _read_as(op, kind)
     t = op.type
     if t in _FILES and _plain(op, 1):
         attr, file = _FILES[t]
@@ -280,9 +284,7 @@ def _block_source(op: Operand, kind: str, flush: bool, written: list[int]) -> tu
         return None
     picked = [comps[c] for c in written]
     rows = _rows(picked)
-    mod = op.modifier if op.extended else 0
-    dtype = _DTYPES.get(kind, np.uint32)
-    suffix = {np.float32: "_f", np.int32: "_i"}.get(dtype, "")
+    mod, dtype, suffix = _read_as(op, kind)
     t = op.type
     if t in _FILES and _plain(op, 1):
         attr, file = _FILES[t]
