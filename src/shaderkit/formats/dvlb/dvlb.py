@@ -685,6 +685,20 @@ def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[i
     return bytes(pool), syms["labels"], syms["uniforms"]
 
 
+def _pack_dvle(dvle: Dvle, table: tuple[bytes, list[int], list[int]]) -> bytes:
+    """A DVLE packed in picasso's order: header, constants, labels, outputs, uniforms, then the
+    symbol table; ``table`` is :func:`_symbol_table`'s (pool, label and uniform symbol offsets)."""
+    pool, label_syms, uniform_syms = table
+    const_off = DVLE_HEADER_SIZE
+    label_off = const_off + _CONSTANT.size * len(dvle.constants)
+    out_off = label_off + _LABEL.size * len(dvle.labels)
+    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    return b"".join((_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+                     _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+                     _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool))
+
+
 def _write_canonical(model: Dvlb) -> bytes:
     """Lay the model out as picasso >= v2.5 does."""
     dvlp = model.dvlp
@@ -709,15 +723,8 @@ def _write_canonical(model: Dvlb) -> bytes:
         _pack_opdescs(dvlp.opdescs),
     ]  # fmt: skip
     size = 8 + 4 * len(offsets) + dvlp_size
-    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
-        const_off = DVLE_HEADER_SIZE
-        label_off = const_off + _CONSTANT.size * len(dvle.constants)
-        out_off = label_off + _LABEL.size * len(dvle.labels)
-        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
-        entry = (_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool))
-                 + _pack_constants(dvle.constants) + _pack_labels(dvle.labels, label_syms)
-                 + _pack_outputs(dvle.outputs) + _pack_uniforms(dvle.uniforms, uniform_syms) + pool)
+    for dvle, table in zip(model.dvles, tables):
+        entry = _pack_dvle(dvle, table)
         size += len(entry)
         parts += [entry, b"\0" * (-size % 4)]  # (each DVLE padded to 4 bytes from the file start)
         size += -size % 4

@@ -38,6 +38,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvlb,
     _encode_name,
     _pack_constants,
+    _pack_dvle,
     _pack_dvle_header,
     _pack_labels,
     _pack_opdescs,
@@ -117,26 +118,15 @@ def write_picasso_2015(model: Dvlb) -> bytes:
     header_size = DVLP_HEADER_MIN + 4 * len(words)
     opdesc_offset = header_size + 4 * len(dvlp.code)
     dvlp_size = opdesc_offset + _OPDESC.size * len(dvlp.opdescs)
-    tables = [_symbol_table(dvle) for dvle in model.dvles]
+    entries = [_pack_dvle(dvle, _symbol_table(dvle)) for dvle in model.dvles]  # back to back, unpadded
     offsets = []
     offset = 8 + 4 * len(model.dvles) + dvlp_size
-    for dvle, (pool, _, _) in zip(model.dvles, tables):
+    for entry in entries:
         offsets.append(offset)
-        offset += (DVLE_HEADER_SIZE + _CONSTANT.size * len(dvle.constants) + _LABEL.size * len(dvle.labels)
-                   + _OUTPUT.size * len(dvle.outputs) + _UNIFORM.size * len(dvle.uniforms) + len(pool))
-    parts = [DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
-             _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
-             struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs)]
-    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
-        const_off = DVLE_HEADER_SIZE
-        label_off = const_off + _CONSTANT.size * len(dvle.constants)
-        out_off = label_off + _LABEL.size * len(dvle.labels)
-        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
-        parts += [_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
-                  _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
-                  _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool]
-    return b"".join(parts)
+        offset += len(entry)
+    return b"".join([DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
+                     _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
+                     struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs), *entries])
 
 
 def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:

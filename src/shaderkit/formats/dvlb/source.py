@@ -713,8 +713,6 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     lines = unit.lines
     code = printer.code
     rows = printer.rows
-    desc_lines = unit.desc_lines
-    scan = printer.scan
     plain = not printer.hints and printer.marker is None
     if not any(start <= pos < stop for pos in labels) and not any(
             row.mnemonic in _BLOCK_OPENERS for row in rows[start:stop]):
@@ -758,19 +756,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
                 lines.append(indent + "nop")
                 continue
-        word = code[pos]
-        op6 = (word & 0xFFFFFFFF) >> 26
-        if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
-            lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
-        else:
-            lines.append(indent + printer.text(unit, pos, names, labels))
-        desc_field = _DESC_FIELD6[op6]
-        if desc_field is not None:
-            desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
-        if scan:
-            scanned = printer.scanned(pos, names)
-            if scanned is not None:
-                unit.scanned[len(lines) - 1] = scanned
+        _emit(unit, printer, pos, indent, plain, names, labels)
         if block is not None:
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
@@ -780,27 +766,29 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
 def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
                     labels: dict[int, str]) -> None:
     """:func:`_write_block` of a body without blocks or labels: one line per instruction."""
-    lines = unit.lines
-    code = printer.code
-    desc_lines = unit.desc_lines
-    scan = printer.scan
     plain = not printer.hints and printer.marker is None
     indent = _INDENTS[1]
-    printers, reserved6, desc_fields6 = _PRINTERS, _RESERVED6, _DESC_FIELD6
     for pos in range(start, stop):
-        word = code[pos]
-        op6 = (word & 0xFFFFFFFF) >> 26
-        if plain and not word & reserved6[op6]:  # (what printer.text does for a plain word)
-            lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
-        else:
-            lines.append(indent + printer.text(unit, pos, names, labels))
-        desc_field = desc_fields6[op6]
-        if desc_field is not None:
-            desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
-        if scan:
-            scanned = printer.scanned(pos, names)
-            if scanned is not None:
-                unit.scanned[len(lines) - 1] = scanned
+        _emit(unit, printer, pos, indent, plain, names, labels)
+
+
+def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names: _Names,
+          labels: dict[int, str]) -> None:
+    """The line of the instruction at ``pos``, its descriptor note and (when scanning) its parse."""
+    word = printer.code[pos]
+    op6 = (word & 0xFFFFFFFF) >> 26
+    lines = unit.lines
+    if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
+        lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
+    else:
+        lines.append(indent + printer.text(unit, pos, names, labels))
+    desc_field = _DESC_FIELD6[op6]
+    if desc_field is not None:
+        unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+    if printer.scan:
+        scanned = printer.scanned(pos, names)
+        if scanned is not None:
+            unit.scanned[len(lines) - 1] = scanned
 
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
