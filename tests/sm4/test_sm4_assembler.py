@@ -192,6 +192,18 @@ def test_errors_have_line_and_column(line: str, column: int, message: str) -> No
     assert (err.line, err.column) == (3, column), err
 
 
+@pytest.mark.parametrize(("line", "column"), [
+    ("dcl_constantbuffer CB0[0:0][2], immediateIndexed, space=4294967296", 57),  # text fuzzing: OverflowError
+    ("dcl_constantbuffer CB0[0:0][4294967296], immediateIndexed, space=0", 29),
+])
+def test_sm51_fields_past_32_bits(line: str, column: int) -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble(f"ps_5_1\n{line}\nret \n")
+    err = info.value
+    assert "4294967296 does not fit 32 bits" in err.message
+    assert (err.line, err.column) == (2, column), err
+
+
 def test_error_columns_follow_indentation_and_no_version_is_an_error() -> None:
     with pytest.raises(AssemblyError) as info:
         assemble("ps_4_0\n  if_nz r0.x\n    add r0.x, r0.x\n  endif \n")
