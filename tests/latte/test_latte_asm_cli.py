@@ -145,6 +145,8 @@ def test_disasm_listing_back_into_its_file(capsys: pytest.CaptureFixture[str], t
     ("; $NUM_SPI_PS_INPUT_CNTL = -2147483649", "does not fit in 32 bits"),
     ("; $INITIAL_VALUES[0].VALUE[1] = abc", "expected a float"),
     ("; $SPI_PS_INPUT_CNTL[0-].SEMANTIC = 1", "bad metadata key"),
+    ("; $SPI_PS_INPUT_CNTL.DEFAULT_VAL = 1", "needs an index"),  # text fuzzing: a TypeError
+    ("; $SQ_PGM_RESOURCES_PS[0].NUM_GPRS = 1", "takes no index"),
 ])
 def test_bad_metadata_value_is_an_error_at_its_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                     line: str, message: str) -> None:
@@ -167,3 +169,22 @@ def test_negative_metadata_values_are_twos_complement(capsys: pytest.CaptureFixt
     shader = Gsh.from_bytes((tmp_path / "neg.gsh").read_bytes()).shaders[0]
     assert shader.regs.num_spi_ps_input_cntl == 0xFFFFFFFF
     assert shader.uniform_vars[0].count == 0xFFFFFFFE and shader.uniform_vars[0].block == -1
+
+
+def test_listing_literal_past_32_bits_is_an_error_at_its_line(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    """A literal (0x..., value) wider than 32 bits in an edited listing: AssemblyError at its line
+    (text fuzzing found a struct.error)."""
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    path = root / "wiiu" / "sc_obj_coin.sharcfb"
+    listing = tmp_path / "listing.txt"
+    main(["disasm", str(path), "-o", str(listing)])
+    lines = listing.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "(0x3F800000, 1)" in line)
+    lines[at] = lines[at].replace("(0x3F800000, 1)", "(0x13F800000, 1)")
+    listing.write_text("\n".join(lines) + "\n")
+    code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "out"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"listing.txt:{at + 1}:" in err and "0x13f800000 does not fit 32 bits" in err, err

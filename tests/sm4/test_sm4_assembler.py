@@ -192,6 +192,18 @@ def test_errors_have_line_and_column(line: str, column: int, message: str) -> No
     assert (err.line, err.column) == (3, column), err
 
 
+@pytest.mark.parametrize(("line", "column"), [
+    ("dcl_constantbuffer CB0[0:0][2], immediateIndexed, space=4294967296", 57),  # text fuzzing: OverflowError
+    ("dcl_constantbuffer CB0[0:0][4294967296], immediateIndexed, space=0", 29),
+])
+def test_sm51_fields_past_32_bits(line: str, column: int) -> None:
+    with pytest.raises(AssemblyError) as info:
+        assemble(f"ps_5_1\n{line}\nret \n")
+    err = info.value
+    assert "4294967296 does not fit 32 bits" in err.message
+    assert (err.line, err.column) == (2, column), err
+
+
 def test_error_columns_follow_indentation_and_no_version_is_an_error() -> None:
     with pytest.raises(AssemblyError) as info:
         assemble("ps_4_0\n  if_nz r0.x\n    add r0.x, r0.x\n  endif \n")
@@ -533,3 +545,20 @@ def test_typeless_zero_point_text_stays_a_float() -> None:
     prog = assemble("ps_4_0\nmov r0.xyzw, l(0,0.000000,-0.000000,1.000000)\nret \n")
     assert prog.instructions[0].operands[1].values == [0, 0x00800000, 0x80000000, 0x3F800000]
     assert format_program(prog).splitlines()[1] == "mov r0.xyzw, l(0,0.000000,-0.000000,1.000000)"
+
+
+def test_control_point_count_past_32_bits_is_an_error_at_its_line() -> None:
+    """The STAT control-point count read from the header's tessellation table (text fuzzing found
+    a struct.error): an AssemblyError naming the row's line."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+
+    files = corpus_files("dxbc", "dxdecompiler__3Dmigoto_hull.fxc.asm")
+    if not files:
+        pytest.skip("corpus hull listing not found")
+    lines = files[0].read_text().splitlines()
+    at = lines.index("// Quadrilateral                          16")
+    lines[at] = "// Quadrilateral                          4294967296"
+    with pytest.raises(AssemblyError) as info:
+        assemble_container("\n".join(lines) + "\n")
+    assert (info.value.line, info.value.column) == (at + 1, 1)
+    assert "4294967296 does not fit 32 bits" in info.value.message

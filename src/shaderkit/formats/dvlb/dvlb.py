@@ -22,7 +22,6 @@ from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
-from shaderkit.io.writer import Writer
 from shaderkit.isa.pica.float24 import f24_to_f32, f32_to_f24
 from shaderkit.isa.pica.table import (
     CONST_BOOL,
@@ -686,6 +685,20 @@ def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[i
     return bytes(pool), syms["labels"], syms["uniforms"]
 
 
+def _pack_dvle(dvle: Dvle, table: tuple[bytes, list[int], list[int]]) -> bytes:
+    """A DVLE packed in picasso's order: header, constants, labels, outputs, uniforms, then the
+    symbol table; ``table`` is :func:`_symbol_table`'s (pool, label and uniform symbol offsets)."""
+    pool, label_syms, uniform_syms = table
+    const_off = DVLE_HEADER_SIZE
+    label_off = const_off + _CONSTANT.size * len(dvle.constants)
+    out_off = label_off + _LABEL.size * len(dvle.labels)
+    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
+    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    return b"".join((_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
+                     _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
+                     _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool))
+
+
 def _write_canonical(model: Dvlb) -> bytes:
     """Lay the model out as picasso >= v2.5 does."""
     dvlp = model.dvlp
@@ -695,33 +708,24 @@ def _write_canonical(model: Dvlb) -> bytes:
     dvlp_size = header_size + code_size + _OPDESC.size * len(dvlp.opdescs)
     tables = [_symbol_table(dvle) for dvle in model.dvles]
 
-    w = Writer("<")
-    w.write(DVLB_MAGIC)
-    w.u32(len(model.dvles))
+    offsets = []
     offset = 8 + 4 * len(model.dvles) + dvlp_size
     for dvle, (pool, _, _) in zip(model.dvles, tables):
-        w.u32(offset)
+        offsets.append(offset)
         offset += _dvle_size(dvle, len(pool))
-    w.write(
+    parts = [
+        DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(model.dvles), *offsets),
         _DVLP_HEADER.pack(
             DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
             len(dvlp.opdescs), dvlp_size,
-        )
-    )  # fmt: skip
-    w.pack(f"{len(unknown)}I", *unknown)
-    w.pack(f"{len(dvlp.code)}I", *dvlp.code)
-    w.write(_pack_opdescs(dvlp.opdescs))
-    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
-        const_off = DVLE_HEADER_SIZE
-        label_off = const_off + _CONSTANT.size * len(dvle.constants)
-        out_off = label_off + _LABEL.size * len(dvle.labels)
-        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
-        w.write(_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)))
-        w.write(_pack_constants(dvle.constants))
-        w.write(_pack_labels(dvle.labels, label_syms))
-        w.write(_pack_outputs(dvle.outputs))
-        w.write(_pack_uniforms(dvle.uniforms, uniform_syms))
-        w.write(pool)
-        w.align(4)
-    return w.getvalue()
+        ),
+        struct.pack(f"<{len(unknown)}I", *unknown), struct.pack(f"<{len(dvlp.code)}I", *dvlp.code),
+        _pack_opdescs(dvlp.opdescs),
+    ]  # fmt: skip
+    size = 8 + 4 * len(offsets) + dvlp_size
+    for dvle, table in zip(model.dvles, tables):
+        entry = _pack_dvle(dvle, table)
+        size += len(entry)
+        parts += [entry, b"\0" * (-size % 4)]  # (each DVLE padded to 4 bytes from the file start)
+        size += -size % 4
+    return b"".join(parts)

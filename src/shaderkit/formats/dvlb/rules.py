@@ -38,6 +38,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvlb,
     _encode_name,
     _pack_constants,
+    _pack_dvle,
     _pack_dvle_header,
     _pack_labels,
     _pack_opdescs,
@@ -47,6 +48,7 @@ from shaderkit.formats.dvlb.dvlb import (
     _write_canonical,
     name_key,
 )
+from shaderkit.io.layout import Layout  # (loaded with the DVLB model already)
 
 RULE_PICASSO = "picasso"
 RULE_PICASSO_2014 = "picasso-2014"
@@ -116,26 +118,15 @@ def write_picasso_2015(model: Dvlb) -> bytes:
     header_size = DVLP_HEADER_MIN + 4 * len(words)
     opdesc_offset = header_size + 4 * len(dvlp.code)
     dvlp_size = opdesc_offset + _OPDESC.size * len(dvlp.opdescs)
-    tables = [_symbol_table(dvle) for dvle in model.dvles]
+    entries = [_pack_dvle(dvle, _symbol_table(dvle)) for dvle in model.dvles]  # back to back, unpadded
     offsets = []
     offset = 8 + 4 * len(model.dvles) + dvlp_size
-    for dvle, (pool, _, _) in zip(model.dvles, tables):
+    for entry in entries:
         offsets.append(offset)
-        offset += (DVLE_HEADER_SIZE + _CONSTANT.size * len(dvle.constants) + _LABEL.size * len(dvle.labels)
-                   + _OUTPUT.size * len(dvle.outputs) + _UNIFORM.size * len(dvle.uniforms) + len(pool))
-    parts = [DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
-             _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
-             struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs)]
-    for dvle, (pool, label_syms, uniform_syms) in zip(model.dvles, tables):
-        const_off = DVLE_HEADER_SIZE
-        label_off = const_off + _CONSTANT.size * len(dvle.constants)
-        out_off = label_off + _LABEL.size * len(dvle.labels)
-        unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-        sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
-        parts += [_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
-                  _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
-                  _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool]
-    return b"".join(parts)
+        offset += len(entry)
+    return b"".join([DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
+                     _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
+                     struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs), *entries])
 
 
 def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
@@ -206,11 +197,57 @@ def _recorded_symbol_order(model: Dvlb) -> str:
     return "".join(kind for _, kind in sorted(order))
 
 
+#: how many DVLP header words after the symbol offset each rule writes, given the model's count
+_RULE_HEADER_WORDS: dict[str, Callable[[int], int]] = {
+    RULE_PICASSO: lambda count: max(3, count),
+    RULE_PICASSO_2014: lambda count: 3,
+    RULE_PICASSO_2015: lambda count: 3,
+    RULE_NIHSTRO: lambda count: 0,
+}
+
+
+def _recorded_bytes(layout: Layout) -> bytes:
+    """The bytes of the parsed region, rebuilt from its items and raw spans (the output
+    :class:`~shaderkit.io.layout.PlacedWriter` starts from, built the same way)."""
+    out = bytearray(layout.size)
+    for item in layout.items.values():
+        out[item.offset : item.end] = item.data
+    for span in layout.raw:
+        out[span.offset : span.end] = span.data
+    return bytes(out)
+
+
+def _writes_recorded_bytes(model: Dvlb, rule: str, laid_out: bytes, recorded: bytes) -> bool:
+    """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` lays the model out as
+    ``laid_out == recorded``: then every table, string and header of the model packs to the bytes
+    the parse recorded at the offsets the headers give (the rule writes the same packers' output
+    at the offsets its headers name), so the placed writer puts each back where it lay and writes
+    nothing new. Two things the rule does not pin are checked: the DVLP header words (the rule
+    pads or drops zero words) and names whose bytes hold a NUL (the parse reads a shorter name)."""
+    if laid_out != recorded:
+        return False
+    if _RULE_HEADER_WORDS[rule](len(model.dvlp.unknown_words)) != len(model.dvlp.unknown_words):
+        return False
+    return not any("\0" in label.name for dvle in model.dvles for label in dvle.labels) and not any(
+        "\0" in uniform.name for dvle in model.dvles for uniform in dvle.uniforms)
+
+
 def matching_rule(model: Dvlb) -> tuple[str, str] | None:
     """(rule, symbol order or "") that lays the model out exactly as its file was; None when no
-    rule does. A model not read from a file is picasso's."""
+    rule does. A model not read from a file is picasso's.
+
+    When a rule rebuilds the parsed bytes themselves and the model packs to them (see
+    :func:`_writes_recorded_bytes`), ``to_bytes()`` is those bytes and is not built again.
+    """
     if model.layout is None:
         return RULE_PICASSO, ""
+    recorded = _recorded_bytes(model.layout)
+    for rule, writer in LAYOUT_RULES.items():
+        try:
+            if _writes_recorded_bytes(model, rule, writer(model), recorded):
+                return rule, ""
+        except RuleMismatch:
+            continue
     data = model.to_bytes()
     for rule, writer in LAYOUT_RULES.items():
         try:

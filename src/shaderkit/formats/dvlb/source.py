@@ -32,7 +32,6 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -43,7 +42,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
     Uniform,
 )
-from shaderkit.isa.pica.decode import Instruction, decode
+from shaderkit.isa.pica.decode import decode
 from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
@@ -109,9 +108,22 @@ _PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
 def _uniform_kind(index: int) -> tuple[int, int]:
     """(kind, picasso register) of a uniform-table register index; kind -1 for inputs."""
-    space = uniform_space(index)
+    for table_base, kind, base in _UNIFORM_SPACES:
+        if index >= table_base:
+            return kind, index - table_base + base
+    table_base, kind, base = _uniform_space_entry(uniform_space(index).prefix)  # (it raises: below every space)
+    return kind, index - table_base + base
+
+
+def _uniform_space_entry(prefix: str) -> tuple[int, int, int]:
+    """(table base, kind or -1 for inputs, picasso base) of a uniform space."""
+    space = SPACES[prefix]
     assert space.table_base is not None
-    return (-1 if space.kind is None else space.kind), index - space.table_base + space.base
+    return space.table_base, (-1 if space.kind is None else space.kind), space.base
+
+
+#: the uniform spaces in table.uniform_space's order (highest table base first), built at import
+_UNIFORM_SPACES = tuple(sorted((_uniform_space_entry(prefix) for prefix in "vcib"), reverse=True))
 
 
 def _ident(name: str) -> str:
@@ -123,7 +135,7 @@ _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 def _valid_ident(name: str) -> bool:
-    return bool(name) and not name[0].isdigit() and all(c in _IDENT_CHARS for c in name)
+    return bool(name) and not name[0].isdigit() and _IDENT_CHARS.issuperset(name)
 
 
 def _float_text(word: int) -> str:
@@ -134,15 +146,19 @@ def _float_text(word: int) -> str:
     return repr(f24_to_f32(word))
 
 
-@dataclass
 class _Names:
-    """Register names for one DVLE's code: inputs, uniforms, constants, outputs."""
+    """Register names for one DVLE's code: inputs, uniforms, constants, outputs.
 
-    src: dict[int, tuple[str, int, int]] = field(default_factory=dict)  # reg -> (name, base, size)
-    dst: dict[int, str] = field(default_factory=dict)
-    flags: dict[int, str] = field(default_factory=dict)  # picasso register (i 0x80.., b 0x88..) -> text
-    #: source text by register << 2 | index register, once the names are complete (the code is printed)
-    texts: dict[int, str] = field(default_factory=dict)
+    (A plain class, not a dataclass: building a dataclass costs about a millisecond at import.)"""
+
+    __slots__ = ("src", "dst", "flags", "texts")
+
+    def __init__(self) -> None:
+        self.src: dict[int, tuple[str, int, int]] = {}  # reg -> (name, base, size)
+        self.dst: dict[int, str] = {}
+        self.flags: dict[int, str] = {}  # picasso register (i 0x80.., b 0x88..) -> text
+        #: source text by register << 2 | index register, once the names are complete (the code is printed)
+        self.texts: dict[int, str] = {}
 
     def flag(self, reg: int) -> str:
         space = _I if reg < _B.base else _B
@@ -197,29 +213,29 @@ class _Allocation:
         return f"_gap{self.gaps}"
 
 
-@dataclass
 class _Unit:
-    """The text of one DVLE being written."""
+    """The text of one DVLE being written (a plain class: see _Names)."""
 
-    lines: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    #: line index -> its instruction as the assembler scans it (see _Code.scanned)
-    scanned: dict[int, ParsedInstruction] = field(default_factory=dict)
-    #: the structure the text gives the assembler: if/for blocks (position, end, else or -1),
-    #: procedures (name -> start, end), label positions, and the target named by each call or jump
-    blocks: list[tuple[int, int, int]] = field(default_factory=list)
-    procs: dict[str, tuple[int, int]] = field(default_factory=dict)
-    labels: list[tuple[str, int]] = field(default_factory=list)
-    targets: dict[int, str] = field(default_factory=dict)
-    #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
-    entry: str = ""
-    depth: int = 0
-    #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
-    compat_gsh: bool = False
-    #: where the header pragmas go (after the marker and layout lines), and the instruction lines
-    #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
-    pragma_at: int = 0
-    desc_lines: list[tuple[int, int]] = field(default_factory=list)
+    def __init__(self, entry: str = "") -> None:
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        #: line index -> its instruction as the assembler scans it (see _Code.scanned)
+        self.scanned: dict[int, ParsedInstruction] = {}
+        #: the structure the text gives the assembler: if/for blocks (position, end, else or -1),
+        #: procedures (name -> start, end), label positions, and the target named by each call or jump
+        self.blocks: list[tuple[int, int, int]] = []
+        self.procs: dict[str, tuple[int, int]] = {}
+        self.labels: list[tuple[str, int]] = []
+        self.targets: dict[int, str] = {}
+        #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
+        self.entry = entry
+        self.depth = 0
+        #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
+        self.compat_gsh = False
+        #: where the header pragmas go (after the marker and layout lines), and the instruction lines
+        #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
+        self.pragma_at = 0
+        self.desc_lines: list[tuple[int, int]] = []
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -335,6 +351,10 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
             unit.add(f".{setter} {letter}{const.register}({args})")
 
 
+#: an output mask's components (bit 0 = x)
+_OUTPUT_COMPONENTS = tuple("".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1) for mask in range(16))
+
+
 def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
     for out in dvle.outputs:
         semantic = OUTPUT_SEMANTICS.get(out.semantic)
@@ -344,8 +364,7 @@ def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> 
         if not 0 < out.mask < 16:
             unit.lossy(f"output o{out.register} has component mask {out.mask:#x}")
             continue
-        comps = "".join(c for bit, c in enumerate("xyzw") if out.mask >> bit & 1)
-        reg = f"o{out.register}" + ("" if out.mask == 0xF else f".{comps}")
+        reg = f"o{out.register}" + ("" if out.mask == 0xF else f".{_OUTPUT_COMPONENTS[out.mask]}")
         name = "-"
         if out.register not in names.dst:
             name = f"out_{semantic}"
@@ -371,8 +390,8 @@ def _cond_text(refx: int, refy: int, op: int) -> str | None:
 #: (refx, refy, condop) -> the condition's text, None when picasso cannot write it
 _COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) for op in range(4)}
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
-_SOURCE_MODIFIERS = tuple(("-" if bits & 1 else "", "" if bits >> 1 == IDENTITY_SWIZZLE else "." + swizzle_text(bits >> 1))
-                          for bits in range(512))
+_SOURCE_MODIFIERS = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
+                                                         for swizzle in range(256)) for sign in ("", "-"))
 #: destination mask -> its suffix ("" for xyzw)
 _MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
@@ -489,7 +508,11 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
             unit.lossy(f"unknown instruction word {word:#010x} (written as nop)")
             return "nop"
         return unknown
-    operands = tuple(_operand_printer(kind, row.fmt) for kind in SYNTAXES[row.syntax])
+    kinds = SYNTAXES[row.syntax]
+    if row.fmt in DESC_FORMATS and kinds and kinds[0] == "dst" and set(kinds[1:]) <= {"src1", "src2", "src3"}:
+        desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
+        return _register_printer(row, mnemonic + " ", desc_lsb, desc_mask)
+    operands = tuple(_operand_printer(kind, row.fmt) for kind in kinds)
     if not operands:
         return lambda code, unit, pos, word, names, labels: mnemonic
     if row.fmt not in DESC_FORMATS:
@@ -512,8 +535,71 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
     return alu
 
 
+#: the text of every unnamed destination (5-bit field) and unindexed source (7-bit field), built at import
+_RAW_DEST_TEXTS = tuple(_raw_dst(reg) for reg in range(32))
+_RAW_SOURCE_TEXTS = tuple(_raw_src(reg) for reg in range(128))
+
+
+def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> _RowPrinter:
+    """The printer of a form written ``dst, src...`` (most ALU rows): the operand printers of
+    :func:`_operand_printer` unrolled into one plan (the same text and notes, in the same order)."""
+    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
+    idx_source = IDX_SOURCE.get(row.fmt)
+    dst_lsb, dst_mask = spec["dst"]
+    #: per source: (descriptor shift, register field, idx field)
+    sources = tuple((SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
+                    for kind in SYNTAXES[row.syntax][1:])
+    modifiers, suffixes = _SOURCE_MODIFIERS, _MASK_SUFFIXES
+    assert dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
+    raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
+
+    def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
+        index = (word >> desc_lsb) & desc_mask
+        opdescs = code.opdescs
+        if index < len(opdescs):
+            desc = opdescs[index]
+        else:
+            unit.lossy(f"operand descriptor {index} does not exist")
+            desc = _PLAIN_DESC
+        dest = names.dst.get((word >> dst_lsb) & dst_mask) or raw_dests[(word >> dst_lsb) & dst_mask]
+        if desc & 0xF:
+            text = head + dest + suffixes[desc & 0xF]
+        else:
+            unit.lossy("destination mask is empty")
+            text = head + dest + ".x"
+        texts, named = names.texts, names.src
+        for shift, lsb, mask, idx_lsb, idx_mask in sources:
+            reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
+            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
+            if idx or reg in named:
+                text += ", " + sign + (texts.get(reg << 2 | idx) or names.source(reg, idx)) + swizzle
+            else:
+                text += ", " + sign + raw_sources[reg] + swizzle
+        return text
+    return registers
+
+
 #: one printer per 6-bit opcode value, built from the table at import time
 _PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
+
+
+def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...]]:
+    """Per 6-bit opcode value: the bits no field covers (what decode() calls ``extra``), the
+    descriptor field of descriptor forms, and their source fields."""
+    from shaderkit.isa.pica.decode import word_layouts
+
+    reserved, desc, sources = [], [], []
+    for row, fields, extra_bits in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        reserved.append(extra_bits)
+        desc.append(spec["desc"] if row.fmt in DESC_FORMATS else None)
+        sources.append(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec)
+                       if row.fmt in DESC_FORMATS else ())
+    return tuple(reserved), tuple(desc), tuple(sources)
+
+
+#: built from the table at import time (see _word_tables)
+_RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
 
 
 class _Code:
@@ -531,7 +617,8 @@ class _Code:
         #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
         self.dest_sw: tuple[int, ...] = ()
         self.code = code
-        self.insts = [decode(w) for w in code]
+        #: the opcode row of each word (operand fields are read from the word where needed)
+        self.rows = [BY_OPCODE6[(w & 0xFFFFFFFF) >> 26] for w in code]
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
@@ -543,9 +630,10 @@ class _Code:
             name = self.proc_starts.get(start, f"proc_{start:03x}")
         return name
 
-    def scanned(self, inst: Instruction, names: _Names) -> ParsedInstruction | None:
+    def scanned(self, pos: int, names: _Names) -> ParsedInstruction | None:
         """What the assembler's scan of this instruction's printed operands gives (descriptor
         forms only; the text is written from the same names and descriptor)."""
+        inst = decode(self.code[pos])
         row = inst.info
         index = inst.get("desc")
         parsed_type = self.parsed_type
@@ -571,12 +659,14 @@ class _Code:
 
     def text(self, unit: _Unit, pos: int, names: _Names, labels: dict[int, str]) -> str:
         word = self.code[pos]
-        inst = self.insts[pos]
-        if inst.extra:
-            unit.lossy(f"word {word:#010x} has bits picasso never sets ({inst.extra:#x})")
+        op6 = (word & 0xFFFFFFFF) >> 26
+        extra = word & _RESERVED6[op6]
+        if extra:
+            unit.lossy(f"word {word:#010x} has bits picasso never sets ({extra:#x})")
         text = _PRINTERS[word >> 26](self, unit, pos, word, names, labels)
-        if self.hints and inst.fmt in DESC_FORMATS:
-            text += f"  {PRAGMA_DESC} {inst.get('desc')}"
+        desc_field = _DESC_FIELD6[op6]
+        if self.hints and desc_field is not None:
+            text += f"  {PRAGMA_DESC} {(word >> desc_field[0]) & desc_field[1]}"
         return text + self.marker(pos) if self.marker is not None else text
 
     @staticmethod
@@ -591,11 +681,11 @@ class _Code:
 def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
                 entry_name: str, entry: tuple[int, int], known: dict[int, str]) -> None:
     """The procedures of one DVLE's range; ``known`` are label-table names (nihstro files)."""
-    insts = printer.insts
     labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
-    for inst in insts[lo:hi]:
-        if inst.mnemonic in _FLOW_JUMPS:
-            target = inst.get("dst")
+    code = printer.code
+    for pos, row in enumerate(printer.rows[lo:hi], lo):
+        if row.mnemonic in _FLOW_JUMPS:
+            target = decode(code[pos]).get("dst")
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
     cuts = [c for c in sorted(set(printer.proc_starts) | {lo, hi}) if lo <= c <= hi]
@@ -621,9 +711,13 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     """One procedure body with structured if/else/end and for/end blocks."""
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
     lines = unit.lines
-    insts = printer.insts
-    desc_lines = unit.desc_lines
-    scan = printer.scan
+    code = printer.code
+    rows = printer.rows
+    plain = not printer.hints and printer.marker is None
+    if not any(start <= pos < stop for pos in labels) and not any(
+            row.mnemonic in _BLOCK_OPENERS for row in rows[start:stop]):
+        _write_straight(unit, printer, start, stop, names, labels)
+        return
     for pos in range(start, stop + 1):
         while stack:
             close, else_at = stack[-1]
@@ -640,20 +734,20 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
-        inst = insts[pos]
-        row = inst.info
+        row = rows[pos]
         indent = _INDENTS[len(stack) + 1]
         block: list[int] | None = None
         if row.mnemonic in _BLOCK_OPENERS:
+            operands = decode(code[pos]).operands
             limit = stack[-1][0] if stack else stop
             if row.mnemonic == "loop":
-                close = inst.operands["dst"] + 1
+                close = operands["dst"] + 1
                 if pos < close <= limit:
                     block = [close, -1]
                     if close == pos + 1:
                         unit.lossy("empty loop body: picasso pads it with a nop")
             else:
-                dst, num = inst.operands["dst"], picasso_num(inst.operands)
+                dst, num = operands["dst"], picasso_num(operands)
                 if pos < dst <= dst + num <= limit:
                     block = [dst + num, dst if num else -1]
                     if dst == pos + 1 or (num and num < 1):
@@ -662,28 +756,47 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
                 lines.append(indent + "nop")
                 continue
-        lines.append(indent + printer.text(unit, pos, names, labels))
-        if row.fmt in DESC_FORMATS:
-            desc_lines.append((len(lines) - 1, inst.operands["desc"]))
-        if scan:
-            scanned = printer.scanned(inst, names)
-            if scanned is not None:
-                unit.scanned[len(lines) - 1] = scanned
+        _emit(unit, printer, pos, indent, plain, names, labels)
         if block is not None:
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
             unit.depth = max(unit.depth, len(stack))
 
 
+def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
+                    labels: dict[int, str]) -> None:
+    """:func:`_write_block` of a body without blocks or labels: one line per instruction."""
+    plain = not printer.hints and printer.marker is None
+    indent = _INDENTS[1]
+    for pos in range(start, stop):
+        _emit(unit, printer, pos, indent, plain, names, labels)
+
+
+def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names: _Names,
+          labels: dict[int, str]) -> None:
+    """The line of the instruction at ``pos``, its descriptor note and (when scanning) its parse."""
+    word = printer.code[pos]
+    op6 = (word & 0xFFFFFFFF) >> 26
+    lines = unit.lines
+    if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
+        lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
+    else:
+        lines.append(indent + printer.text(unit, pos, names, labels))
+    desc_field = _DESC_FIELD6[op6]
+    if desc_field is not None:
+        unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+    if printer.scan:
+        scanned = printer.scanned(pos, names)
+        if scanned is not None:
+            unit.scanned[len(lines) - 1] = scanned
+
+
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
-    read: set[int] = set()
     inputs_end = _V.end
-    for inst in printer.insts[lo:hi]:
-        if inst.info.fmt in DESC_FORMATS:
-            ops = inst.operands
-            read.update(reg for reg in (ops.get("src1"), ops.get("src2"), ops.get("src3"))
-                        if reg is not None and reg < inputs_end)
+    source_fields = _SRC_FIELDS6
+    read = {reg for word in printer.code[lo:hi] for lsb, mask in source_fields[(word & 0xFFFFFFFF) >> 26]
+            if (reg := (word >> lsb) & mask) < inputs_end}
     for reg in sorted(read):
         if reg in names.src:
             continue
@@ -800,6 +913,8 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
     return order
 
 
+#: the 6-bit opcodes of setemit (which makes picasso's DVLE a geometry shader)
+_SETEMIT_OP6 = frozenset(op6 for op6, row in enumerate(BY_OPCODE6) if row.mnemonic == "setemit")
 #: a block or procedure that ends right after one of these gets picasso's padding NOP
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
@@ -821,6 +936,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     from shaderkit.isa.pica.table import (
         ENCODERS,
         MAX_CONSTANT,
+        MAX_OPDESC,
         MAX_OUTPUT,
         MAX_STACK,
         MAX_UNIFORM,
@@ -847,7 +963,9 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         blocks.update((pos, (close, else_at)) for pos, close, else_at in unit.blocks)
         targets.update(unit.targets)
         jumps.update((pos, labels[name]) for pos, name in unit.targets.items() if name in labels)
-    rows = [BY_OPCODE6[word >> 26] for word in code]
+
+    def row_at(pos: int) -> OpcodeInfo:
+        return BY_OPCODE6[code[pos] >> 26]
     # picasso's padding NOPs: a block, else part or procedure ending right after a jump or call
     # (a loop also after breakc), right after another block's end, or too short
     closes = [close for close, _ in blocks.values()]
@@ -855,13 +973,13 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     ends_after_end = set(closes)
     for pos, (close, else_at) in blocks.items():
-        loop = rows[pos].mnemonic == "loop"
-        if close - pos < 2 or rows[close - 1].mnemonic in _FLOW_PAD or (loop and rows[close - 1].mnemonic == "breakc"):
+        loop = row_at(pos).mnemonic == "loop"
+        if close - pos < 2 or row_at(close - 1).mnemonic in _FLOW_PAD or (loop and row_at(close - 1).mnemonic == "breakc"):
             return None
-        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or rows[else_at - 1].mnemonic in _FLOW_PAD):
+        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or row_at(else_at - 1).mnemonic in _FLOW_PAD):
             return None
     for start, stop in procs.values():
-        if stop <= start or stop in ends_after_end or rows[stop - 1].mnemonic in _FLOW_PAD:
+        if stop <= start or stop in ends_after_end or row_at(stop - 1).mnemonic in _FLOW_PAD:
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
@@ -876,7 +994,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
             return None  # (assembly fails, and the plain text is kept)
         lo, hi = ranges[i]
-        if not dvle.is_geometry and any(rows[pos].mnemonic == "setemit" for pos in range(lo, hi)):
+        if not dvle.is_geometry and not _SETEMIT_OP6.isdisjoint(word >> 26 for word in code[lo:hi]):
             return None  # (setemit makes picasso's DVLE a geometry shader)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
@@ -889,13 +1007,21 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
+    table, table_masks = asm.opdescs, asm.opdesc_masks
+    # (descriptor, mask) -> the slot it merged into. A slot's bits under its mask never change
+    # (a merge must agree with them), so a slot that did not match a pair never will, and the one
+    # it merged into always will: the pair merges there again (until MAD swaps slots)
+    merged: dict[tuple[int, int], int] = {}
+    code_out = asm.code
     try:
-        for pos, (word, row) in enumerate(zip(code, rows)):
-            if row.mnemonic.startswith("unk"):
+        for pos, word in enumerate(code):
+            kind = _REPLAY_KIND6[word >> 26]
+            if kind == _UNKNOWN:
                 return None
-            if row.fmt == "0":
-                asm.code.append(word)
-            elif row.fmt not in DESC_FORMATS:  # flow control: the word the assembler writes
+            if kind == _NO_OPERANDS:
+                code_out.append(word)
+            elif kind == _FLOW:  # flow control: the word the assembler writes
+                row = BY_OPCODE6[word >> 26]
                 inst = decode(word)
                 fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
                 mnemonic = row.mnemonic
@@ -918,22 +1044,53 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
                 if ENCODERS[mnemonic](fields) != word:
                     return None
-                asm.code.append(word)
+                code_out.append(word)
             else:
-                desc_mask, merge_name, desc_bits, mad, input_fields, wide_field, idx_field = _REPLAY_DESC[word >> 26]
-                if input_fields and len({r for lsb, mask in input_fields if (r := (word >> lsb) & mask) < inputs_end}) > 1:
-                    return None  # picasso refuses two different input registers in one instruction
+                replay = _REPLAY_DESC6[word >> 26]
+                assert replay is not None
+                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
+                if input_fields:  # picasso refuses two different input registers in one instruction
+                    first_input = -1
+                    for lsb, reg_mask in input_fields:
+                        reg = (word >> lsb) & reg_mask
+                        if reg < inputs_end:
+                            if first_input < 0:
+                                first_input = reg
+                            elif reg != first_input:
+                                return None
                 desc_index = word & desc_mask
                 if desc_index >= len(values):
                     return None
                 if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
                         (word >> idx_field[0]) & idx_field[1]):
                     return None  # picasso picks the inverted form only for a wide or indexed second operand
-                # what the printed operands give back, merged as picasso merges it
-                desc = asm.find_or_add_opdesc(merge_name, values[desc_index] & desc_bits, desc_bits, 0)
+                # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
+                # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
+                opdesc = values[desc_index] & desc_bits
+                mask = merge_masks[opdesc & 0xF]
+                found = merged.get((opdesc, mask))
+                if found is not None:
+                    desc = found  # (merging it there again changes nothing)
+                else:
+                    for desc, (value, have) in enumerate(zip(table, table_masks)):
+                        common = mask & have
+                        if not (opdesc ^ value) & common:
+                            table[desc] = (value & ~mask) | (opdesc & mask)
+                            table_masks[desc] = have | mask
+                            break
+                    else:
+                        if len(table) == MAX_OPDESC:
+                            return None  # (too many descriptors: the assembler refuses the text)
+                        desc = len(table)
+                        table.append(opdesc)
+                        table_masks.append(mask)
+                    merged[opdesc, mask] = desc
                 if mad:
-                    desc = asm.place_mad_opdesc(desc, 0)
-                asm.code.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+                    placed = asm.place_mad_opdesc(desc, 0)
+                    if placed != desc:
+                        merged.clear()  # (slots swapped)
+                    desc = placed
+                code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
@@ -942,21 +1099,51 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-def _replay_desc(row: OpcodeInfo) -> tuple[int, str, int, bool, tuple[tuple[int, int], ...],
-                                           tuple[int, int] | None, tuple[int, int]]:
-    """How the replay treats a descriptor form: (desc field mask, the name picasso merges it as,
-    descriptor bits read, MAD, source fields checked for two input registers, the wide field an
-    inverted form needs wide (or indexed), the idx field)."""
+def _replay_desc(row: OpcodeInfo, merge_masks: Callable[[OpcodeInfo], tuple[int, ...]]
+                 ) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
+                            tuple[int, int] | None, tuple[int, int]]:
+    """How the replay treats a descriptor form: (desc field mask, the mask picasso merges the
+    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as, given
+    by ``merge_masks``), descriptor bits read, MAD, source fields checked for two input registers,
+    the wide field an inverted form needs wide (or indexed), the idx field)."""
     spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
     mad = row.fmt in ("5", "5i")
     two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
     inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
     wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
-    return spec["desc"][1], "mad" if mad else row.base, row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
+    return spec["desc"][1], merge_masks(row), row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
 
 
-#: 6-bit opcode of a descriptor form -> how the replay treats it (built at import)
-_REPLAY_DESC = {op6: _replay_desc(row) for op6, row in enumerate(BY_OPCODE6) if row.fmt in DESC_FORMATS}
+def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
+                                                         tuple[int, int] | None, tuple[int, int]] | None, ...]:
+    """_replay_desc of each descriptor form by 6-bit opcode (None for the others). The merge masks
+    are worked out once per don't-care rule and descriptor bits (table.dont_care_bits reads only
+    the row's rule, and of the descriptor only its 4 mask bits, and those for the per-component
+    and MOVA rules only)."""
+    from shaderkit.isa.pica.table import BY_MNEMONIC, DC_MOVA, DC_PER_COMPONENT, dont_care_bits
+
+    found: dict[tuple[str, int], tuple[int, ...]] = {}
+
+    def merge_masks(row: OpcodeInfo) -> tuple[int, ...]:
+        """opdescs.optimize_mask(row.desc_bits, name, dest mask) of each destination mask, for the
+        name picasso merges the row's descriptors as"""
+        merge_row = BY_MNEMONIC["mad" if row.fmt in ("5", "5i") else row.base]
+        key = merge_row.dont_care, row.desc_bits
+        if key not in found:
+            bits = row.desc_bits
+            found[key] = (tuple(bits & ~dont_care_bits(merge_row, dest_mask) for dest_mask in range(16))
+                          if merge_row.dont_care in (DC_PER_COMPONENT, DC_MOVA)
+                          else (bits & ~dont_care_bits(merge_row, 0xF),) * 16)
+        return found[key]
+    return tuple(_replay_desc(row, merge_masks) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
+
+
+#: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
+#: a descriptor form (then _REPLAY_DESC6 holds its _replay_desc); built at import
+_UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
+_REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
+                      else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
+_REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
@@ -970,12 +1157,13 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: in
     if len(dvle.outputs) > max_output:
         return True
     used: dict[int, int] = {}
+    output_count, inputs_end = SPACES["o"].count, _V.end
     for out in dvle.outputs:
-        if (out.mask & used.get(out.register, 0) or out.register >= SPACES["o"].count
+        if (out.mask & used.get(out.register, 0) or out.register >= output_count
                 or (out.register >= output_slots and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
             return True
         used[out.register] = used.get(out.register, 0) | out.mask
-    inputs = [u.first_register for u in dvle.uniforms if u.first_register < _V.end]
+    inputs = [u.first_register for u in dvle.uniforms if u.first_register < inputs_end]
     if len(set(inputs)) != len(inputs):
         return True
     if any(not 0 <= const.register < SPACE_OF_KIND[const.type].count for const in dvle.constants
@@ -1074,8 +1262,9 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         printer.parsed_type = ParsedInstruction
         printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
                                 for mask in range(16))
-    for inst in printer.insts:
-        if inst.mnemonic in _FLOW_CALLS:
+    for pos, row in enumerate(printer.rows):
+        if row.mnemonic in _FLOW_CALLS:
+            inst = decode(code[pos])
             start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)

@@ -529,6 +529,9 @@ def _statistics_from_text(body: list[str], header: list[str], prog: Program, fir
             domain, _, points = lines[n + 2][3:].rpartition(" ")
             stat.tessellator_domain = _DOMAIN_VALUES.get(domain.strip(), 0)
             stat.control_points = int(points) if points.isdigit() else 0
+            if stat.control_points > 0xFFFFFFFF:
+                raise AssemblyError(f"control point count {points} does not fit 32 bits",
+                                    first_line - len(lines) + n + 2, 1)
         elif line.startswith("// Tessellation Output Primitive") and n + 2 < len(lines):
             row = lines[n + 2][3:]
             stat.hs_output_primitive = _PRIMITIVE_VALUES.get(row[:30].strip(), 0)

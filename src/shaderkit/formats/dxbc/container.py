@@ -8,7 +8,8 @@ Chunk models: signatures (ISGN/OSGN/PCSG/OSG5/ISG1/OSG1/PSG1), RDEF, SHDR/SHEX, 
 sizes; DXIL's STAT stays raw), SFI0, IFCE, RTS0, LFS0, Aon9/XNAS/XNAP, LIBF (a nested container,
 at most :data:`MAX_DEPTH` deep), FX10 (fx_4_x effects, :mod:`.fx10`, whose embedded shaders are
 nested containers), SPDB (fxc's PDB as an MSF file, :mod:`.spdb`), LIBH (:mod:`.libh`);
-SDBG (the D3D10 debug-info header, :mod:`.sdbg`); everything else (PRIV, SDBG without its
+SDBG (the D3D10 debug-info header, :mod:`.sdbg`); DXIL/ILDB (dxc's shader model 6 program header, the
+LLVM bitcode kept as bytes, :mod:`.dxil`: listed by ``info``, not disassembled); everything else (PRIV, SDBG without its
 84-byte header, SPDB without the MSF magic, unknown) is a
 :class:`RawChunk`. Chunks may come in any order but may not share bytes (overlapping index
 entries are refused: they would let nested containers multiply the parsing work). Bytes between
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from typing import Any, Union
 
     from shaderkit.formats.dxbc.aon9 import Level9Shader
+    from shaderkit.formats.dxbc.dxil import DxilProgram
     from shaderkit.formats.dxbc.fx10 import Effect
     from shaderkit.formats.dxbc.ifce import Interfaces
     from shaderkit.formats.dxbc.lfs0 import FunctionSignature
@@ -97,7 +99,7 @@ if TYPE_CHECKING:
     Chunk = Union[  # noqa: UP007 - the same alias as __getattr__ builds
         RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
         "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
-        "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
+        "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo", "DxilProgram",
     ]
 
 
@@ -108,7 +110,7 @@ def __getattr__(name: str) -> Any:
         alias = Union[
             RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
             "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
-            "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo",
+            "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo", "DxilProgram",
         ]
         globals()["Chunk"] = alias
         return alias
@@ -119,7 +121,8 @@ _OCCASIONAL = {
     "SFI0": ("sfi0", "FeatureInfo"), "IFCE": ("ifce", "Interfaces"), "LFS0": ("lfs0", "FunctionSignature"),
     "RTS0": ("rts0", "RootSignature"), "Aon9": ("aon9", "Level9Shader"), "XNAS": ("aon9", "Level9Shader"),
     "XNAP": ("aon9", "Level9Shader"), "FX10": ("fx10", "Effect"), "SPDB": ("spdb", "ProgramDatabase"),
-    "LIBH": ("libh", "LibraryHeader"), "SDBG": ("sdbg", "ShaderDebugInfo"),
+    "LIBH": ("libh", "LibraryHeader"), "SDBG": ("sdbg", "ShaderDebugInfo"), "DXIL": ("dxil", "DxilProgram"),
+    "ILDB": ("dxil", "DxilProgram"),
 }
 
 
@@ -198,6 +201,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
     if fourcc in ("RTS0", "SPDB", "SDBG") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r)
     if fourcc in ("Aon9", "XNAS", "XNAP") and _model(fourcc).understood(r):
+        return _model(fourcc).parse(r, fourcc)
+    if fourcc in ("DXIL", "ILDB") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, fourcc)
     if fourcc == "FX10" and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, depth)
@@ -490,7 +495,13 @@ class DxbcContainer(ShaderFile):
             return "lib"
         if self.chunk("FX10") is not None:
             return "fx"
-        return None
+        dxil = self.dxil
+        return dxil.profile if dxil is not None else None
+
+    @property
+    def dxil(self) -> DxilProgram | None:
+        """The DXIL chunk (shader model 6: dxc's LLVM bitcode program), typed, or None."""
+        return self._first_occasional("DXIL")
 
     # -- text ------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
@@ -534,6 +545,9 @@ class DxbcContainer(ShaderFile):
         shader_debug = getattr(self.chunk("SDBG"), "summary", None)  # a raw SDBG chunk has none
         if shader_debug is not None:
             info["shader_debug"] = shader_debug()
+        if self.dxil is not None:
+            info["dxil"] = self.dxil.summary()
+            info["shader_type"] = info["dxil"]["stage"]
         if self.library_header is not None:
             info["library"] = self.library_header.summary()
         if self.functions:
@@ -592,6 +606,11 @@ class DxbcContainer(ShaderFile):
     def disassemble(self) -> str:
         import importlib
 
+        dxil = self.dxil
+        if dxil is not None and self.shader is None and self.shader_model == dxil.profile:
+            raise UnsupportedOperation(
+                f"dxbc: a DXIL program ({dxil.profile}, shader model 6) is LLVM bitcode; shaderkit lists "
+                "SM4/SM5 programs (dxc -dumpbin lists this one; `shaderkit info` shows its container)")
         try:
             disasm = importlib.import_module("shaderkit.formats.dxbc.disasm")
         except ModuleNotFoundError as exc:

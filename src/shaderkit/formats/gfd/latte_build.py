@@ -169,6 +169,8 @@ def _apply_one(shader: GX2Shader, registers: dict[str, tuple[str, Bits]], key: s
         attr, fields = registers[obj]
         if member not in fields:
             raise AssemblyError(f"{obj} does not have member {member}")
+        if (index is None) == isinstance(getattr(regs, attr), list):
+            raise AssemblyError(f"{obj} needs an index" if index is None else f"{obj} takes no index")
         if index is None:
             setattr(regs, attr, _set_bits(getattr(regs, attr), fields[member], _number(raw)))
         else:

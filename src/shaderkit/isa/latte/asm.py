@@ -10,6 +10,7 @@ import struct
 from dataclasses import dataclass, field
 
 from shaderkit.errors import AssemblyError
+from shaderkit.io.limits import MAX_TABLE_ENTRIES
 from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.disasm import HIDDEN_DEFAULTS, NOTE, default_literals
 from shaderkit.isa.latte.words import FieldRangeError, packer
@@ -47,12 +48,22 @@ _OPERAND = re.compile(
     r"|-1|[\w.]+?)(?P<rel>\[(?:AR\.[xyzw]|AL|UNKNOWN)\])?(?:\.(?P<chan>[xyzw]))?\|?$")
 
 
+#: the most 8-byte slots a program may have (the size fields are 32-bit; this keeps a typo in a
+#: size note from allocating gigabytes)
+MAX_SLOTS = MAX_TABLE_ENTRIES
+
+
 @dataclass
 class _Program:
     slots: dict[int, tuple[int, int]] = field(default_factory=dict)
     size: int | None = None
 
     def put(self, slot: int, pair: tuple[int, int], line: int) -> None:
+        if not 0 <= slot < MAX_SLOTS:
+            raise AssemblyError(f"slot {slot} is outside the program (0..{MAX_SLOTS - 1})", line, 1)
+        for word in pair:
+            if not 0 <= word <= 0xFFFFFFFF:
+                raise AssemblyError(f"word {word:#x} does not fit 32 bits", line, 1)
         old = self.slots.get(slot)
         if old is not None and old != pair:
             raise AssemblyError(f"slot {slot} (byte {slot * 8}) is written twice with different words",
@@ -62,8 +73,8 @@ class _Program:
     def to_bytes(self) -> bytes:
         end = (max(self.slots) + 1) * 8 if self.slots else 0
         size = end if self.size is None else self.size
-        if size < end or size % 8:
-            raise AssemblyError(f"size {size} is too small or not a multiple of 8 (code ends at {end})")
+        if size < end or size % 8 or size > MAX_SLOTS * 8:
+            raise AssemblyError(f"size {size} is too small, too large or not a multiple of 8 (code ends at {end})")
         out = bytearray(size)
         for slot, (w0, w1) in self.slots.items():
             struct.pack_into("<II", out, slot * 8, w0, w1)
@@ -279,6 +290,8 @@ def _operand(text: str, prefix: str, f: dict[str, int], line: int) -> int | None
     elif base.startswith("(0x"):
         sel = T.ALU_SRC_LITERAL
         literal = int(base[1:].split(",")[0], 16)
+        if literal >> 32:
+            raise AssemblyError(f"literal {literal:#x} does not fit 32 bits", line, 1)
     elif base in SRC_BY_NAME:
         sel = SRC_BY_NAME[base]
     elif base == "UNKNOWN":

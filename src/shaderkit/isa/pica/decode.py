@@ -67,6 +67,12 @@ def _decoders() -> tuple[tuple[OpcodeInfo, tuple[tuple[str, int, int], ...], int
 _DECODERS = _decoders()
 
 
+def word_layouts() -> tuple[tuple[OpcodeInfo, tuple[tuple[str, int, int], ...], int], ...]:
+    """Per 6-bit opcode value: (row, its fields as (name, shift, mask), the reserved bits no field
+    covers: what :func:`decode` calls ``extra``), as decode() reads them."""
+    return tuple((info, fields, reserved) for info, fields, reserved, _ in _DECODERS)
+
+
 def decode(word: int) -> Instruction:
     """Split one 32-bit word into its fields."""
     word &= 0xFFFFFFFF

@@ -260,6 +260,14 @@ class FieldError(ValueError):
         self.group = group
 
 
+def _u32(text: str, group: str) -> int:
+    """A decimal field that must fit one 32-bit word."""
+    value = int(text)
+    if value >> 32:
+        raise FieldError(f"{value} does not fit 32 bits", group)
+    return value
+
+
 def _value(piece: Piece, text: str, group: str) -> int:
     if piece.names is not None:
         for value, name in piece.names.items():
@@ -321,10 +329,10 @@ def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
             raw[piece.at] = raw.get(piece.at, 0) | value << 16
         elif kind == "space":
             if text:
-                space = int(text)
+                space = _u32(text, group)
         elif kind == "cbsize":
             if text:
-                raw[0] = int(text)
+                raw[0] = _u32(text, group)
         elif kind == "samples":
             if text is not None:
                 if int(text) > 0x7F:
@@ -360,5 +368,5 @@ def _numbered(text: str, prefix: str, group: str) -> list[int]:
     for item in filter(None, (t.strip() for t in text.split(","))):
         if not item.startswith(prefix) or not item[len(prefix):].isdigit():
             raise FieldError(f"expected {prefix}<number>, found {item!r}", group)
-        out.append(int(item[len(prefix):]))
+        out.append(_u32(item[len(prefix):], group))
     return out
