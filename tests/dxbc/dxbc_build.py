@@ -10,17 +10,20 @@ from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.container import DxbcContainer
 
 
-def container(*chunks: tuple[bytes, bytes]) -> bytes:
-    """A DXBC file packed by hand: header, chunk index, chunks 4-aligned, checksum."""
-    pos = 32 + 4 * len(chunks)
-    body, offsets = b"", []
+def container(*chunks: tuple[bytes, bytes], gap: bytes = b"", tail: bytes = b"") -> bytes:
+    """A DXBC file packed by hand: header, chunk index, ``gap`` before the first chunk, chunks
+    4-aligned, ``tail``, checksum."""
+    pos = 32 + 4 * len(chunks) + len(gap)
+    body, offsets = gap, []
     for cc, payload in chunks:
         pad = -pos % 4
         body += bytes(pad)
         offsets.append(pos + pad)
         body += cc + struct.pack("<I", len(payload)) + payload
         pos += pad + 8 + len(payload)
-    head = b"DXBC" + bytes(16) + struct.pack("<3I", 1, pos, len(chunks)) + struct.pack(f"<{len(chunks)}I", *offsets)
+    body += tail
+    total = 32 + 4 * len(chunks) + len(body)
+    head = b"DXBC" + bytes(16) + struct.pack("<3I", 1, total, len(chunks)) + struct.pack(f"<{len(chunks)}I", *offsets)
     data = bytearray(head + body)
     data[4:20] = dxbc_checksum(bytes(data))
     return bytes(data)

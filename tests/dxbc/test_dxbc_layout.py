@@ -13,32 +13,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from dxbc_build import container
 
 from shaderkit.cli import cli
-from shaderkit.formats.dxbc.checksum import dxbc_checksum
 from shaderkit.formats.dxbc.container import DxbcContainer
 
 UNKNOWN = b"\x11\x22\x33\x44\x55\x66\x77\x88"
-
-
-def container(*chunks: tuple[bytes, bytes], gap: bytes = b"", tail: bytes = b"") -> bytes:
-    """A DXBC file: header, index, ``gap`` before the first chunk, chunks 4-aligned, ``tail``."""
-    pos = 32 + 4 * len(chunks) + len(gap)
-    body = gap
-    offsets = []
-    for cc, payload in chunks:
-        pad = -pos % 4
-        body += bytes(pad)
-        pos += pad
-        offsets.append(pos)
-        body += cc + struct.pack("<I", len(payload)) + payload
-        pos += 8 + len(payload)
-    body += tail
-    total = 32 + 4 * len(chunks) + len(body)
-    head = b"DXBC" + bytes(16) + struct.pack("<3I", 1, total, len(chunks)) + struct.pack(f"<{len(chunks)}I", *offsets)
-    data = bytearray(head + body)
-    data[4:20] = dxbc_checksum(bytes(data))
-    return bytes(data)
 
 
 def isgn_with_unknown_block() -> bytes:

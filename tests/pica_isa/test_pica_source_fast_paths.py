@@ -89,7 +89,7 @@ def test_matching_rule_checks_what_the_rules_do_not_write(corpus: Path) -> None:
     if nihstro is None:
         pytest.skip("no nihstro file in the corpus")
     nihstro.dvlp.unknown_words.append(0)
-    assert rules.write_nihstro(nihstro) == rules._recorded_bytes(nihstro.layout)  # (nihstro writes no word)
+    assert rules.write_nihstro(nihstro) == bytes(nihstro.layout.stored_bytes())  # (nihstro writes no word)
     assert rules.matching_rule(nihstro) is None
     picasso = found[(rules.RULE_PICASSO, "")]
     uniform = next(u for d in picasso.dvles for u in d.uniforms)
@@ -157,7 +157,7 @@ def test_matching_rule_with_a_nul_in_a_name(corpus: Path) -> None:
     named = next(u for d in parsed.dvles for u in d.uniforms)
     assert "\0" not in named.name
     named.name = full
-    assert rules.write_with_rule(parsed, rules.RULE_PICASSO) == rules._recorded_bytes(parsed.layout)
+    assert rules.write_with_rule(parsed, rules.RULE_PICASSO) == bytes(parsed.layout.stored_bytes())
     assert rules.matching_rule(parsed) == _rule_by_definition(parsed)
 
 

@@ -103,6 +103,15 @@ class Layout:
             raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
         self.raw = raw
 
+    def stored_bytes(self, fill: int = 0) -> bytearray:
+        """The parsed region rebuilt from its items and raw spans (bytes neither covers: ``fill``)."""
+        out = bytearray([fill]) * self.size
+        for at, data in self.items.values():
+            out[at : at + len(data)] = data
+        for at, data in self.raw:
+            out[at : at + len(data)] = data
+        return out
+
     def raw_between(self, lo: int, hi: int) -> bytes:
         """The raw bytes kept in ``[lo, hi)`` (the parts of raw spans inside it, in order)."""
         return b"".join(s.data[max(lo, s.offset) - s.offset : min(hi, s.end) - s.offset]
@@ -154,18 +163,11 @@ class PlacedWriter:
         self.layout = layout
         self.allocate = allocate
         self.fill = fill
-        self.out = bytearray()
+        # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
+        self.out = layout.stored_bytes(fill) if layout is not None else bytearray()
         self._placed: dict[Key, int] = {}
         self._data: dict[Key, bytes] = {}
         self._puts: list[tuple[int, bytes]] = []
-        if layout is not None:
-            out = self.out
-            out.extend(bytes([fill]) * layout.size)
-            # vacated ranges (items that moved or were dropped) keep their old bytes: the smallest diff
-            for at, data in layout.items.values():
-                out[at : at + len(data)] = data
-            for at, data in layout.raw:
-                out[at : at + len(data)] = data
         #: occupied (start, end) ranges, sorted, disjoint and merged
         self._busy: list[tuple[int, int]] = []
         #: ranges kept for fixed structures written later (no item may go there)

@@ -48,7 +48,6 @@ from shaderkit.formats.dvlb.dvlb import (
     _write_canonical,
     name_key,
 )
-from shaderkit.io.layout import Layout  # (loaded with the DVLB model already)
 
 RULE_PICASSO = "picasso"
 RULE_PICASSO_2014 = "picasso-2014"
@@ -206,17 +205,6 @@ _RULE_HEADER_WORDS: dict[str, Callable[[int], int]] = {
 }
 
 
-def _recorded_bytes(layout: Layout) -> bytes:
-    """The bytes of the parsed region, rebuilt from its items and raw spans (the output
-    :class:`~shaderkit.io.layout.PlacedWriter` starts from, built the same way)."""
-    out = bytearray(layout.size)
-    for item in layout.items.values():
-        out[item.offset : item.end] = item.data
-    for span in layout.raw:
-        out[span.offset : span.end] = span.data
-    return bytes(out)
-
-
 def _writes_recorded_bytes(model: Dvlb, rule: str, laid_out: bytes, recorded: bytes) -> bool:
     """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` lays the model out as
     ``laid_out == recorded``: then every table, string and header of the model packs to the bytes
@@ -241,7 +229,7 @@ def matching_rule(model: Dvlb) -> tuple[str, str] | None:
     """
     if model.layout is None:
         return RULE_PICASSO, ""
-    recorded = _recorded_bytes(model.layout)
+    recorded = bytes(model.layout.stored_bytes())  # what the placed writer starts from
     for rule, writer in LAYOUT_RULES.items():
         try:
             if _writes_recorded_bytes(model, rule, writer(model), recorded):

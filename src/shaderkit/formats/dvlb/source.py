@@ -524,15 +524,17 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
     head = mnemonic + " "
 
     def alu(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
-        index = (word >> desc_lsb) & desc_mask
-        opdescs = code.opdescs
-        if index < len(opdescs):
-            desc = opdescs[index]
-        else:
-            unit.lossy(f"operand descriptor {index} does not exist")
-            desc = _PLAIN_DESC
+        desc = _descriptor(code, unit, (word >> desc_lsb) & desc_mask)
         return head + ", ".join([op(code, unit, pos, word, desc, names, labels) for op in operands])  # type: ignore[misc]
     return alu
+
+
+def _descriptor(code: _Code, unit: _Unit, index: int) -> int:
+    """Operand descriptor ``index`` of the code (a missing one: noted, and the plain descriptor)."""
+    if index < len(code.opdescs):
+        return code.opdescs[index]
+    unit.lossy(f"operand descriptor {index} does not exist")
+    return _PLAIN_DESC
 
 
 #: the text of every unnamed destination (5-bit field) and unindexed source (7-bit field), built at import
@@ -554,13 +556,7 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
     raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
 
     def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
-        index = (word >> desc_lsb) & desc_mask
-        opdescs = code.opdescs
-        if index < len(opdescs):
-            desc = opdescs[index]
-        else:
-            unit.lossy(f"operand descriptor {index} does not exist")
-            desc = _PLAIN_DESC
+        desc = _descriptor(code, unit, (word >> desc_lsb) & desc_mask)
         dest = names.dst.get((word >> dst_lsb) & dst_mask) or raw_dests[(word >> dst_lsb) & dst_mask]
         if desc & 0xF:
             text = head + dest + suffixes[desc & 0xF]
