@@ -628,8 +628,14 @@ class Shader:
                 array = array[:, None]
             if array.ndim != 2 or array.shape[0] != patches:
                 raise VmError(f"patch constant {key}: shape {array.shape}, expected ({patches}[, components])")
-            name = key[2:] if key[:3].lower() == "vpc" and key[3:].isdigit() else key
-            register, start, ctype, _ = _input_slot(name, array, elements, registers)
+            if key[:3].lower() == "vpc" and key[3:].isdigit():
+                register, start, ctype = int(key[3:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
+            elif (element := elements.get(_normalize(key))) is not None:
+                register, ctype, start = element.register, element.component_type, (element.mask & -element.mask).bit_length() - 1
+            else:
+                raise VmError(f"no patch constant {key!r}; patch constants: {', '.join(sorted(elements)) or 'none'}")
+            if register >= registers:
+                raise VmError(f"patch constant {key} is register vpc{register}, the shader has {registers}")
             if start + array.shape[1] > 4:
                 raise VmError(f"patch constant {key}: {array.shape[1]} components from component {start} do not fit")
             plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
