@@ -6,6 +6,9 @@
 >>> out["SV_Position"]                                 # (n, 4) float32
 >>> gs = Shader(shaderkit.open(gs_data)).run_geometry({"SV_Position": triangles})  # (n, 3, 4)
 >>> gs["SV_Position"], gs.primitive, gs.primitives()   # emitted vertices, their source, triangles
+>>> hs = Shader(shaderkit.open(hs_data)).run_hull({"POSITION": patches})  # (patches, points, 3)
+>>> hs["POSITION"], hs.patch_constants["SV_TessFactor1"], hs.tess_factors  # control points, constants
+>>> ds = Shader(shaderkit.open(ds_data)).run_domain(hs, [[1/3, 1/3, 1/3]])  # at each domain location
 
 Inputs and outputs are named by semantic (``TEXCOORD1``; index 0 may be left out) or by register
 (``v2``, ``o0``); constant-buffer variables by their RDEF names. Pixel shaders run in 2x2 quads:
@@ -32,7 +35,13 @@ of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` incl
 component pairs; ``_sat`` on a double result clamps the double. Geometry shaders run with
 :meth:`Shader.run_geometry` (one lane per primitive and instance; ``emit``/``cut`` fill per-lane
 streams, returned as arrays with each vertex's primitive, instance and strip, see :mod:`.geometry`).
-Not supported: hull and domain shaders.
+Hull shaders run with :meth:`Shader.run_hull` over patches: the control-point phase (one lane per
+output control point), then every fork and join phase (one lane per patch and phase instance),
+giving the output control points and the patch constants (:class:`HullOutputs`); domain shaders
+with :meth:`Shader.run_domain` at domain locations the caller gives, with the control points and
+patch constants of a hull run or given by semantic (:class:`DomainOutputs`; the phase order and
+the system values are described in :mod:`.tessellation`). There is no fixed-function
+tessellator: tessellation factors are returned as written, domain points come from the caller.
 
 Speed: registers are stored component-major and the ALU instructions with plain operands are
 compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
@@ -48,7 +57,8 @@ reported as skipped with the reason. Measured 2026-11-23: of the 309 corpus vs/p
 oracle runs, 295 agree and none differ; 14 cannot be compared (7 multisampled textures the oracle
 binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 336 of
 the 337 corpus vs/ps/cs shaders (``--vm-only``; one loops endlessly on its test inputs and stops at
-the step limit) and all 16 corpus geometry shaders (which the oracle does not run).
+the step limit), all 16 corpus geometry shaders and all 24 corpus hull and domain shaders (13
+hs_5_0, 11 ds_5_0; the oracle runs none of these).
 """
 
 from __future__ import annotations
