@@ -404,3 +404,41 @@ def test_every_corpus_hull_and_domain_shader_runs() -> None:
             assert out.patch.tolist() == patch.tolist() and len(out["o0"]) == 12
         ran[_stage(path)] += 1
     assert ran == {"hs": 13, "ds": 11}
+
+
+@pytest.mark.skipif(not TESSELLATION_FILES, reason="corpus not found")
+def test_fast_path_matches_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every phase compiled into closures (as Shader runs it) against every instruction through
+    # Machine.execute; NaN payloads may differ (see test_sm4_vm_fast)
+    from shaderkit.vm.sm4 import tessellation
+    from shaderkit.vm.sm4.machine import CompiledBlock, build_tree
+
+    def run(path: Path) -> list[np.ndarray]:
+        rng = np.random.default_rng(11)
+        shader = Shader(shaderkit.open(path.read_bytes()))
+        if shader.stage == "domain" and tessellation.compile_program is not _compile:
+            main, functions = build_tree(shader.program.instructions)
+            shader.main, shader.functions = CompiledBlock(main), functions
+        for slot, words in shader.constant_buffers.items():
+            values = rng.uniform(-2, 2, words.shape).astype(np.float32).view(np.uint32)
+            values.reshape(-1)[::3] = rng.integers(0, 8, values.reshape(-1)[::3].shape)  # SubD11's cb3[0].x: an offset
+            shader.set_constant_buffer(slot, values)
+        for slot, (dim, _) in shader.decl.resources.items():
+            if dim == "buffer":
+                shader.bind_buffer(slot, Buffer(typed=rng.integers(3, 8, (64, 4)).astype(np.uint32)))
+        d = shader.decl
+        feed = {f"v{r}": rng.uniform(-2, 2, (4, d.input_control_points, 4)).astype(np.float32)
+                for r in range(d.control_point_registers)}
+        if shader.stage == "hull":
+            out = shader.run_hull(feed, count=4)
+            return [out.control_point_bits, out.patch_constant_bits]
+        result = shader.run_domain(feed, rng.uniform(0, 1, (16, 3)).astype(np.float32), patch=np.arange(16) % 4)
+        return [result[f"o{r}"] for r in range(d.outputs)]
+
+    _compile = tessellation.compile_program
+    fast = {path: run(path) for path in TESSELLATION_FILES}
+    monkeypatch.setattr(tessellation, "compile_program", lambda main, functions: (CompiledBlock(main), functions))
+    for path in TESSELLATION_FILES:
+        for mine, theirs in zip(fast[path], run(path)):
+            nan = np.isnan(mine.view(np.float32)) & np.isnan(theirs.view(np.float32))
+            assert np.array_equal(np.where(nan, 0, mine), np.where(nan, 0, theirs)), path.name

@@ -502,7 +502,9 @@ class Shader:
         points_in, points_out = d.input_control_points, d.output_control_points
         container = self.container
         control_phase = next((phase for phase in self.phases if phase.kind == "control_point"), None)
-        constant_phases = [phase for phase in self.phases if phase.kind != "control_point"]
+        # every fork phase runs before every join phase (fxc also writes them in that order)
+        constant_phases = ([phase for phase in self.phases if phase.kind == "fork"]
+                           + [phase for phase in self.phases if phase.kind == "join"])
         in_regs = max(_signature_registers(getattr(container, "input_signature", None)), d.control_point_registers, 1)
         out_regs = max(_signature_registers(getattr(container, "output_signature", None)),
                        control_phase.decl.outputs if control_phase else 0, d.output_control_point_registers, 1)

@@ -334,8 +334,10 @@ class _Frame:
 
 
 _SWIZ_IDENTITY = (0, 1, 2, 3)
-#: operand types whose values are fixed for a whole run (inputs are never written by vs/ps/cs)
-_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER))
+#: operand types whose values are fixed for a whole run (inputs are never written; a hull-shader
+#: phase runs on a machine of its own, so the control points and patch constants it reads are fixed)
+_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER,
+                                  OT.INPUT_CONTROL_POINT, OT.OUTPUT_CONTROL_POINT, OT.INPUT_PATCH_CONSTANT))
 
 
 class Machine:
