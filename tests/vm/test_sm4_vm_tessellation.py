@@ -408,8 +408,9 @@ def test_every_corpus_hull_and_domain_shader_runs() -> None:
 
 @pytest.mark.skipif(not TESSELLATION_FILES, reason="corpus not found")
 def test_fast_path_matches_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    # every phase compiled into closures (as Shader runs it) against every instruction through
-    # Machine.execute; NaN payloads may differ (see test_sm4_vm_fast)
+    # every phase compiled into closures (as Shader runs it; domain points in chunks) against every
+    # instruction through Machine.execute in one piece; NaN payloads may differ (see test_sm4_vm_fast)
+    import shaderkit.vm.sm4 as vm
     from shaderkit.vm.sm4 import tessellation
     from shaderkit.vm.sm4.machine import CompiledBlock, build_tree
 
@@ -436,7 +437,9 @@ def test_fast_path_matches_the_general_path(monkeypatch: pytest.MonkeyPatch) -> 
         return [result[f"o{r}"] for r in range(d.outputs)]
 
     _compile = tessellation.compile_program
+    monkeypatch.setattr(vm, "CHUNK_LANES", 5)  # domain runs of 16 points: chunks of 5, 5, 5 and 1 lanes
     fast = {path: run(path) for path in TESSELLATION_FILES}
+    monkeypatch.setattr(vm, "CHUNK_LANES", 1 << 16)
     monkeypatch.setattr(tessellation, "compile_program", lambda main, functions: (CompiledBlock(main), functions))
     for path in TESSELLATION_FILES:
         for mine, theirs in zip(fast[path], run(path)):

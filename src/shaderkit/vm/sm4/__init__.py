@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -152,6 +152,14 @@ class Outputs(Mapping[str, np.ndarray]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+
+class _Results(NamedTuple):
+    """What :meth:`Shader._outputs` reads of a machine: outputs (registers, lanes, 4), special
+    registers by operand type, the discard mask."""
+    o: np.ndarray
+    special: dict[int, np.ndarray]
+    discarded: np.ndarray
 
 
 class DomainOutputs(Outputs):
@@ -383,7 +391,7 @@ class Shader:
             plan.append((register, 0, np.broadcast_to(values, (count, 4))))
         return plan
 
-    def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
+    def _outputs(self, m: Machine | _Results, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, Any] = {}
         for register in range(self.decl.outputs):
             values[f"o{register}"] = m.o[register][lanes]
@@ -614,19 +622,30 @@ class Shader:
                 raise VmError(f"patch: indices from {which.min()} to {which.max()}, there are {patches} patches")
             patch_of_lane = which.astype(np.uint32)
         lanes = len(location)
-        if lanes * max(d.outputs, d.temps, 1) * 4 > MAX_WORDS:
-            raise VmError(f"{lanes} domain points: more than 2^26 words in a register file; run fewer at a time")
-        m = self._machine(lanes)
-        m.patch_of_lane = patch_of_lane
-        m.gs_inputs = m.control_points = table
-        m.patch_constants = constants
+        if lanes * max(d.outputs, 1) * 4 > MAX_WORDS:
+            raise VmError(f"{lanes} domain points: more than 2^26 output words; run fewer at a time")
         where = np.zeros((lanes, 4), np.float32)
         where[:, : location.shape[1]] = location
-        m.special[OT.INPUT_DOMAIN_POINT] = where.view(np.uint32)
-        m.special[OT.INPUT_PRIMITIVEID] = _splat(patch_of_lane)
-        with _as_vm_error("the program cannot run"):
-            m.run(self.main, self.functions)
-        return DomainOutputs(self._outputs(m, slice(None))._values, patch_of_lane.astype(np.int64), location)
+        outputs = np.zeros((max(d.outputs, 1), 4, lanes), np.uint32)
+        # lanes never see each other's results: long runs go in chunks that stay in the CPU cache,
+        # each with the whole run's instruction budget (as vertex runs, see _execute)
+        budget = self.max_steps if self.max_steps is not None else step_limit(lanes)
+        m: Machine | None = None
+        for start in range(0, lanes, CHUNK_LANES):
+            part = slice(start, min(start + CHUNK_LANES, lanes))
+            if m is None or m.n != part.stop - start:
+                m = self._machine(part.stop - start, budget, (None, outputs[:, :, part]))
+            else:
+                m.restart(outputs[:, :, part])
+            m.patch_of_lane = patch_of_lane[part]
+            m.gs_inputs = m.control_points = table
+            m.patch_constants = constants
+            m.special[OT.INPUT_DOMAIN_POINT] = where[part].view(np.uint32)
+            m.special[OT.INPUT_PRIMITIVEID] = _splat(patch_of_lane[part])
+            with _as_vm_error("the program cannot run"):
+                m.run(self.main, self.functions)
+        result = _Results(outputs.transpose(0, 2, 1), {}, np.zeros(lanes, bool))
+        return DomainOutputs(self._outputs(result, slice(None))._values, patch_of_lane.astype(np.int64), location)
 
     def _patch_constant_inputs(self, inputs: Mapping[str, Any], patches: int,
                                registers: int) -> list[tuple[int, int, np.ndarray]]:
