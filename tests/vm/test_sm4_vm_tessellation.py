@@ -445,3 +445,55 @@ def test_fast_path_matches_the_general_path(monkeypatch: pytest.MonkeyPatch) -> 
         for mine, theirs in zip(fast[path], run(path)):
             nan = np.isnan(mine.view(np.float32)) & np.isnan(theirs.view(np.float32))
             assert np.array_equal(np.where(nan, 0, mine), np.where(nan, 0, theirs)), path.name
+
+
+# -- the isoline tessellator: D3D11's rules worked by hand ------------------------------------------
+# factors are 16.16 fixed point; an edge of n segments places point i at i * r(n) (r: the 16.16
+# reciprocal table, r(3) = 0x5555, r(2) = 0x8000, r(8) = 0x2000) for the first half, mirrors the
+# second half (1 - x) and puts the middle point of an even edge at exactly 0.5
+
+
+def test_isoline_integer_points_and_lines() -> None:
+    from shaderkit.vm.sm4 import tessellate_isoline
+
+    points, lines = tessellate_isoline(density=2, detail=3)
+    u = [0, 0x5555 / 65536, (65536 - 0x5555) / 65536, 1]  # 0.33332825, not 1/3
+    assert points.tolist() == [[x, 0] for x in u] + [[x, 0.5] for x in u]  # line v = 1 is not drawn
+    assert lines.tolist() == [[0, 1], [1, 2], [2, 3], [4, 5], [5, 6], [6, 7]]
+    points, single = tessellate_isoline(1, 2.2, "integer", output="point")  # rounded up to 3
+    assert points[:, 0].tolist() == u and single.tolist() == [[0], [1], [2], [3]]
+    assert tessellate_isoline(1, 1)[0].tolist() == [[0, 0], [1, 0]]
+    assert len(tessellate_isoline(1, 100)[0]) == 65  # clamped to 64 segments
+    assert len(tessellate_isoline(0.5, 1)[0]) == 2  # density raised to 1
+    for culled in (0, -1, float("nan")):
+        assert tessellate_isoline(culled, 4)[0].shape == (0, 2) and tessellate_isoline(4, culled)[0].shape == (0, 2)
+
+
+def test_isoline_fractional_odd_detail() -> None:
+    from shaderkit.vm.sm4 import tessellate_isoline
+
+    # fractional_odd 2.5: half = 1.25 + 0.5 = 1.75 -> floor 1, ceil 2, fraction 0.75, 2 half points,
+    # split at 0, 1 floor segment (r = 0x10000) and 3 ceil segments (r = 0x5555); point 1:
+    # (0 * 0x10000 * 0.25 + 1 * 0x5555 * 0.75) rounded = 16384 (0.25); point 2 mirrors it: 0.75
+    points, _ = tessellate_isoline(1, 2.5, "fractional_odd")
+    assert points[:, 0].tolist() == [0, 0.25, 0.75, 1]
+
+
+def test_hull_to_tessellator_to_domain() -> None:
+    # hs5_basic: density icb[0].x = 1, detail icb[1].x = 8; ds5_basic evaluates the cubic Bezier
+    hull = Shader(_corpus("slimshader__Tests_HlslCrossCompiler_hs5_basic.dxbc"))
+    points = np.array([[[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 16]], [[0, 0, 0], [0, 0, 0], [0, 0, 0], [8, 8, 8]]],
+                      np.float32)
+    out = hull.run_hull({"CPOINT": points})
+    tess = out.tessellate()
+    assert tess.domain[:, 0].tolist() == [k / 8 for k in range(9)] * 2 and not tess.domain[:, 1].any()
+    assert tess.patch.tolist() == [0] * 9 + [1] * 9
+    assert tess.primitives.tolist() == [[k, k + 1] for k in range(8)] + [[k, k + 1] for k in range(9, 17)]
+    ds = Shader(_corpus("slimshader__Tests_HlslCrossCompiler_ds5_basic.dxbc"))
+    position = ds.run_domain(out, tess.domain, patch=tess.patch)["SV_Position"]
+    for row, (u, patch) in enumerate(zip(tess.domain[:, 0].tolist(), tess.patch.tolist())):
+        weights = [(1 - u) ** 3, 3 * u * (1 - u) ** 2, 3 * u * u * (1 - u), u ** 3]  # exact: u = k / 8
+        expected = sum(w * points[patch, k].astype(np.float64) for k, w in enumerate(weights))
+        assert position[row].tolist() == [*expected.tolist(), 1]
+    with pytest.raises(VmError, match="isoline"):
+        Shader(_corpus("dxdecompiler__Internal_HullShaders_HullShader_TriPoint.dxbc")).run_hull({}, count=1).tessellate()

@@ -88,13 +88,15 @@ from shaderkit.vm.sm4.tessellation import (
     MAX_WORDS,
     HullOutputs,
     Phase,
+    Tessellation,
     merge_instances,
     split_phases,
+    tessellate_isoline,
 )
 from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
 
-__all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "VmError", "Buffer", "Sampler",
-           "Texture"]
+__all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "Tessellation", "VmError", "Buffer",
+           "Sampler", "Texture", "tessellate_isoline"]
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
