@@ -40,8 +40,10 @@ output control point), then every fork and join phase (one lane per patch and ph
 giving the output control points and the patch constants (:class:`HullOutputs`); domain shaders
 with :meth:`Shader.run_domain` at domain locations the caller gives, with the control points and
 patch constants of a hull run or given by semantic (:class:`DomainOutputs`; the phase order and
-the system values are described in :mod:`.tessellation`). There is no fixed-function
-tessellator: tessellation factors are returned as written, domain points come from the caller.
+the system values are described in :mod:`.tessellation`). Tessellation factors are returned as
+written; :meth:`HullOutputs.tessellate` runs the fixed-function tessellator by D3D11's reference
+rules (16.16 fixed point) for isoline domains, and for tri and quad domains the caller gives the
+domain points.
 
 Speed: registers are stored component-major and the ALU instructions with plain operands are
 compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs

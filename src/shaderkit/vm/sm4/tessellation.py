@@ -25,8 +25,9 @@ clamping and rounding of the fixed-function tessellator are not applied.
 
 A domain shader (:meth:`Shader.run_domain <shaderkit.vm.sm4.Shader.run_domain>`) runs one lane
 per domain point: ``vDomain`` is the point's location (u, v[, w]), ``vicp[i][r]`` the control
-points of its patch, ``vpc#`` the patch constants and ``vPrim`` the patch. The VM does not
-tessellate: the caller gives the domain points.
+points of its patch, ``vpc#`` the patch constants and ``vPrim`` the patch. The domain points come
+from the caller, or for isoline domains from :meth:`HullOutputs.tessellate` (the fixed-function
+tessellator by D3D11's reference rules, :func:`tessellate_isoline`).
 """
 
 from __future__ import annotations
