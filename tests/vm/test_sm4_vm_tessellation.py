@@ -495,5 +495,57 @@ def test_hull_to_tessellator_to_domain() -> None:
         weights = [(1 - u) ** 3, 3 * u * (1 - u) ** 2, 3 * u * u * (1 - u), u ** 3]  # exact: u = k / 8
         expected = sum(w * points[patch, k].astype(np.float64) for k, w in enumerate(weights))
         assert position[row].tolist() == [*expected.tolist(), 1]
-    with pytest.raises(VmError, match="isoline"):
-        Shader(_corpus("dxdecompiler__Internal_HullShaders_HullShader_TriPoint.dxbc")).run_hull({}, count=1).tessellate()
+    # TriPoint writes every factor 0: each patch is culled
+    culled = Shader(_corpus("dxdecompiler__Internal_HullShaders_HullShader_TriPoint.dxbc")).run_hull({}, count=2)
+    assert culled.tessellate().domain.shape == (0, 3)
+
+
+def test_quad_and_triangle_of_factor_two() -> None:
+    from shaderkit.vm.sm4 import tessellate_quad, tessellate_tri
+
+    # quad, every factor 2 (even: 3 points an edge, the middle at exactly 0.5): the outer ring
+    # from (0, 1) down the U = 0 edge, along V = 0, up U = 1, back along V = 1; no inner ring
+    # (3 inside points), the centre as the degenerate middle row; the transition stitch of each
+    # side is two triangles to the centre, the last one wrapping to point 0
+    points, triangles = tessellate_quad([2, 2, 2, 2], [2, 2])
+    assert points.tolist() == [[0, 1], [0, 0.5], [0, 0], [0.5, 0], [1, 0], [1, 0.5], [1, 1], [0.5, 1], [0.5, 0.5]]
+    assert triangles.tolist() == [[k, (k + 1) % 8, 8] for k in range(8)]
+    assert tessellate_quad([2, 2, 2, 2], [2, 2], output="triangle_ccw")[1].tolist() == [
+        [k, 8, (k + 1) % 8] for k in range(8)]
+    # triangle: V, the U = 0 edge's middle, W, U = 0 .. ; the centre is (0x5555, 0x5555) / 65536
+    points, triangles = tessellate_tri([2, 2, 2], 2)
+    third = 0x5555 / 65536
+    assert points.tolist() == [[0, 1, 0], [0, 0.5, 0.5], [0, 0, 1], [0.5, 0, 0.5], [1, 0, 0], [0.5, 0.5, 0],
+                               [third, third, np.float32(1 - third) - np.float32(third)]]
+    assert triangles.tolist() == [[k, (k + 1) % 6, 6] for k in range(6)]
+    # every factor 1: the corners alone; a factor of 0 or NaN culls
+    assert tessellate_tri([1, 1, 1], 1)[1].tolist() == [[0, 1, 2]]
+    assert tessellate_quad([1, 1, 1, 1], [1, 1])[1].tolist() == [[0, 1, 3], [1, 2, 3]]
+    assert tessellate_quad([1, 0, 1, 1], [1, 1])[0].shape == (0, 2)
+    assert tessellate_tri([1, 1, float("nan")], 1)[0].shape == (0, 3)
+    points, single = tessellate_quad([3, 3, 3, 3], [3, 3], output="point")
+    assert len(points) == 16 and single.reshape(-1).tolist() == list(range(16))
+
+
+def _signed_areas(points: np.ndarray, triangles: np.ndarray) -> np.ndarray:
+    a, b, c = (points[triangles[:, k], :2].astype(np.float64) for k in range(3))
+    return ((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])) / 2
+
+
+@pytest.mark.parametrize("partitioning", ["integer", "pow2", "fractional_odd", "fractional_even"])
+def test_tessellations_tile_their_domain(partitioning: str) -> None:
+    # whatever the factors, the triangles cover the unit square (area 1) or the triangle u + v <= 1
+    # (area 1/2) exactly once, all wound the same way (degenerate ones have area 0), and use every point
+    from shaderkit.vm.sm4 import tessellate_quad, tessellate_tri
+
+    rng = np.random.default_rng(9)
+    choices = [1, 2, 3, 4, 5, 7, 8, 13, 63, 64, 1.5, 2.25, 6.7, 0.5, 100]
+    for _ in range(150):
+        edges = [float(rng.choice(choices)) if rng.random() < 0.6 else float(rng.uniform(0.5, 40)) for _ in range(4)]
+        inside = [float(rng.choice(choices)) if rng.random() < 0.6 else float(rng.uniform(0.5, 40)) for _ in range(2)]
+        for points, triangles, want in ((*tessellate_quad(edges, inside, partitioning), 1.0),
+                                        (*tessellate_tri(edges[:3], inside[0], partitioning), 0.5)):
+            areas = _signed_areas(points, triangles)
+            assert abs(areas.sum() - want) < 1e-9 and (areas >= -1e-12).all(), (edges, inside)
+            assert np.array_equal(np.unique(triangles), np.arange(len(points))), (edges, inside)
+            assert points.min() >= 0 and points.max() <= 1

@@ -41,9 +41,9 @@ giving the output control points and the patch constants (:class:`HullOutputs`);
 with :meth:`Shader.run_domain` at domain locations the caller gives, with the control points and
 patch constants of a hull run or given by semantic (:class:`DomainOutputs`; the phase order and
 the system values are described in :mod:`.tessellation`). Tessellation factors are returned as
-written; :meth:`HullOutputs.tessellate` runs the fixed-function tessellator by D3D11's reference
-rules (16.16 fixed point) for isoline domains, and for tri and quad domains the caller gives the
-domain points.
+written; :meth:`HullOutputs.tessellate` runs the fixed-function tessellator (:mod:`.tessellator`,
+D3D11's reference rules in 16.16 fixed point, every domain, partitioning and output primitive)
+to give the domain points and primitives, or the caller gives the domain points.
 
 Speed: registers are stored component-major and the ALU instructions with plain operands are
 compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
@@ -93,12 +93,12 @@ from shaderkit.vm.sm4.tessellation import (
     Tessellation,
     merge_instances,
     split_phases,
-    tessellate_isoline,
 )
 from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
 
 __all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "Tessellation", "VmError", "Buffer",
-           "Sampler", "Texture", "tessellate_isoline"]
+           "Sampler", "Texture", "tessellate_isoline", "tessellate_quad", "tessellate_tri"]
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}

@@ -26,8 +26,8 @@ clamping and rounding of the fixed-function tessellator are not applied.
 A domain shader (:meth:`Shader.run_domain <shaderkit.vm.sm4.Shader.run_domain>`) runs one lane
 per domain point: ``vDomain`` is the point's location (u, v[, w]), ``vicp[i][r]`` the control
 points of its patch, ``vpc#`` the patch constants and ``vPrim`` the patch. The domain points come
-from the caller, or for isoline domains from :meth:`HullOutputs.tessellate` (the fixed-function
-tessellator by D3D11's reference rules, :func:`tessellate_isoline`).
+from the caller or from :meth:`HullOutputs.tessellate` (the fixed-function tessellator by D3D11's
+reference rules, :mod:`.tessellator`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,13 @@ import numpy as np
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import OPCODES, TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
 from shaderkit.vm.sm4.machine import Declarations, VmError, build_tree, compile_program, declarations
+from shaderkit.vm.sm4.tessellator import (
+    FACTOR_RANGE,
+    OUTPUTS,
+    tessellate_isoline,
+    tessellate_quad,
+    tessellate_tri,
+)
 
 if TYPE_CHECKING:
     from shaderkit.vm.sm4 import Outputs
@@ -182,34 +189,44 @@ class HullOutputs(Mapping[str, np.ndarray]):
         return len(self._values)
 
     def tessellate(self) -> Tessellation:
-        """Every patch through the fixed-function tessellator (:func:`tessellate_isoline`; isoline
-        domains only: for tri and quad domains the caller gives the domain points). The result's
-        ``domain`` and ``patch`` go to :meth:`Shader.run_domain <shaderkit.vm.sm4.Shader.run_domain>`
-        as they are. ``dcl_hs_max_tessfactor`` is not applied (the reference tessellator does not)."""
-        if self.domain != "isoline":
-            raise VmError(f"the VM tessellates isoline domains only, not {self.domain}: give the domain points")
-        density, detail = self._line_factors.get(16), self._line_factors.get(15)
-        if density is None or detail is None:
-            raise VmError("the patch-constant signature has no line density and detail factors")
-        output = "point" if self.output_primitive == "point" else "line"
-        points, primitives, patches = [], [], []
-        first = 0
-        for patch, (lines, segments) in enumerate(zip(density, detail)):
-            where, indices = tessellate_isoline(lines, segments, self.partitioning, output)
-            points.append(where)
-            primitives.append(indices + first)
-            patches.append(np.full(len(where), patch, np.int64))
-            first += len(where)
-        width = 1 if output == "point" else 2
-        return Tessellation(np.concatenate(points) if points else np.zeros((0, 2), np.float32),
-                            np.concatenate(patches) if patches else np.zeros(0, np.int64),
-                            np.concatenate(primitives) if primitives else np.zeros((0, width), np.int64), output)
+        """Every patch through the fixed-function tessellator (:mod:`.tessellator`: D3D11's rules)
+        by the declared domain, partitioning and output primitive and the factors the shader
+        wrote; the result's ``domain`` and ``patch`` go to :meth:`Shader.run_domain
+        <shaderkit.vm.sm4.Shader.run_domain>` as they are. ``dcl_hs_max_tessfactor`` is not
+        applied (the reference tessellator does not take it)."""
+        output = self.output_primitive
+        if output not in OUTPUTS:
+            raise VmError(f"output primitive {output!r}: the tessellator makes {', '.join(OUTPUTS)}")
+        if self.partitioning not in FACTOR_RANGE:
+            raise VmError(f"partitioning {self.partitioning!r}: the tessellator knows {', '.join(FACTOR_RANGE)}")
+        edges, inside = self.tess_factors, self.inside_tess_factors
+        if self.domain == "isoline":
+            density, detail = self._line_factors.get(16), self._line_factors.get(15)
+            if density is None or detail is None:
+                raise VmError("the patch-constant signature has no line density and detail factors")
+            runs = [tessellate_isoline(d, e, self.partitioning, output) for d, e in zip(density, detail)]
+        elif self.domain == "tri" and edges.shape[1] == 3 and inside.shape[1] == 1:
+            runs = [tessellate_tri(list(e), i[0], self.partitioning, output) for e, i in zip(edges, inside)]
+        elif self.domain == "quad" and edges.shape[1] == 4 and inside.shape[1] == 2:
+            runs = [tessellate_quad(list(e), list(i), self.partitioning, output) for e, i in zip(edges, inside)]
+        else:
+            raise VmError(f"domain {self.domain!r} with {edges.shape[1]} edge and {inside.shape[1]} inside factors: "
+                          "the tessellator takes isoline, tri (3 + 1) or quad (4 + 2) patches")
+        width = 3 if self.domain == "tri" else 2
+        points = [where for where, _ in runs]
+        firsts = np.cumsum([0] + [len(where) for where in points])[:-1]
+        primitives = [indices + first for (_, indices), first in zip(runs, firsts)]
+        return Tessellation(np.concatenate(points) if points else np.zeros((0, width), np.float32),
+                            np.repeat(np.arange(len(runs)), [len(where) for where in points]).astype(np.int64),
+                            np.concatenate(primitives) if primitives else np.zeros((0, OUTPUTS[output]), np.int64),
+                            output)
 
 
 @dataclass
 class Tessellation:
-    """Tessellated patches: ``domain`` (n, 2) float32 locations, ``patch`` (n,) the patch of each,
-    ``primitives`` (k, 2) index pairs into them (lines; (k, 1) for points) and ``output``."""
+    """Tessellated patches: ``domain`` (n, 2) float32 locations ((n, 3) u, v, w for triangles),
+    ``patch`` (n,) the patch of each, ``primitives`` indices into them ((k, 3) triangles, (k, 2)
+    lines, (k, 1) points) and the ``output`` primitive."""
     domain: np.ndarray
     patch: np.ndarray
     primitives: np.ndarray
@@ -233,120 +250,3 @@ def merge_instances(before: np.ndarray, after: np.ndarray, instances: int) -> np
         mine = lanes[..., instance]
         np.copyto(result, mine, where=mine != before)
     return result
-
-
-# -- the isoline tessellator ------------------------------------------------------------------------
-#
-# D3D11's fixed-function tessellator as its reference implementation defines it: tessellation
-# factors become 16.16 fixed point, each half of an edge is placed with the reciprocal of its
-# segment count from a table of 16.16 reciprocals, and the second half mirrors the first (1 - x),
-# so positions are multiples of 2^-16 (1/3 of an edge is 0x5555 / 65536 = 0.33332825, not 1/3).
-
-#: 16.16 reciprocals of 1..64 segments (entry 0 unused)
-_RECIPROCALS = (0xFFFFFFFF, 0x10000, 0x8000, 0x5555, 0x4000, 0x3333, 0x2AAB, 0x2492, 0x2000, 0x1C72, 0x199A,
-                0x1746, 0x1555, 0x13B1, 0x1249, 0x1111, 0x1000, 0xF0F, 0xE39, 0xD79, 0xCCD, 0xC31, 0xBA3, 0xB21,
-                0xAAB, 0xA3D, 0x9D9, 0x97B, 0x925, 0x8D4, 0x889, 0x842, 0x800, 0x7C2, 0x788, 0x750, 0x71C,
-                0x6EB, 0x6BD, 0x690, 0x666, 0x63E, 0x618, 0x5F4, 0x5D1, 0x5B0, 0x591, 0x572, 0x555, 0x539,
-                0x51F, 0x505, 0x4EC, 0x4D5, 0x4BE, 0x4A8, 0x492, 0x47E, 0x46A, 0x457, 0x444, 0x432, 0x421,
-                0x410, 0x400)
-_ONE, _HALF = 1 << 16, 1 << 15
-#: partitioning -> (lowest, highest) tessellation factor (D3D11_TESSELLATOR_MIN/MAX_*_TESSELLATION_FACTOR)
-_FACTOR_RANGE = {"integer": (1.0, 64.0), "pow2": (1.0, 64.0), "fractional_odd": (1.0, 63.0),
-                 "fractional_even": (2.0, 64.0)}
-
-
-@dataclass
-class _Edge:
-    """One tessellation factor's placement context (16.16 fixed point throughout)."""
-    odd: bool
-    half_points: int  # points on the first half of the edge (the middle one excluded)
-    fraction: int  # fractional part of half the factor: the weight of the ceil placement
-    split: int  # the point where the floor placement starts lagging one behind
-    inverse_floor: int  # 1 / segments of the factor rounded down, and up
-    inverse_ceil: int
-
-
-def _fixed(value: float) -> int:
-    """A factor in [1, 64] as 16.16 fixed point, rounded to nearest even."""
-    return int(round(float(np.float32(value)) * _ONE))
-
-
-def _remove_msb(value: int) -> int:
-    return value & ~(1 << (value.bit_length() - 1)) if value > 0 else 0
-
-
-def _point_count(factor: int, odd: bool) -> int:
-    """Points on an edge of 16.16 ``factor`` (both ends included)."""
-    half = (factor + 1) // 2
-    if odd:
-        return _ceil(_HALF + half) * 2 >> 16
-    return (_ceil(half) * 2 >> 16) + 1
-
-
-def _ceil(value: int) -> int:
-    return (value & ~0xFFFF) + _ONE if value & 0xFFFF else value
-
-
-def _edge(factor: int, odd: bool) -> _Edge:
-    half = (factor + 1) // 2
-    if odd or half == _HALF:  # a factor of 1 counts as odd
-        half += _HALF
-    floor, ceil = half & ~0xFFFF, _ceil(half)
-    half_points = ceil >> 16
-    if ceil == floor:
-        split = half_points + 1  # never reached
-    elif odd:
-        split = 0 if floor == _ONE else (_remove_msb((floor >> 16) - 1) << 1) + 1
-    else:
-        split = (_remove_msb(floor >> 16) << 1) + 1
-    floor_segments, ceil_segments = (floor * 2 >> 16) - odd, (ceil * 2 >> 16) - odd
-    return _Edge(odd, half_points, half - floor, split, _RECIPROCALS[floor_segments], _RECIPROCALS[ceil_segments])
-
-
-def _place(edge: _Edge, point: int) -> int:
-    """The 16.16 position of point ``point`` along an edge."""
-    flip = point >= edge.half_points
-    if flip:
-        point = (edge.half_points << 1) - point - edge.odd
-    if point == edge.half_points:
-        return _HALF  # the middle point, exactly 0.5
-    on_floor = point - 1 if point > edge.split else point
-    location = (on_floor * edge.inverse_floor * (_ONE - edge.fraction) + point * edge.inverse_ceil * edge.fraction
-                + _HALF) >> 16
-    return _ONE - location if flip else location
-
-
-def tessellate_isoline(density: float, detail: float, partitioning: str = "integer",
-                       output: str = "line") -> tuple[np.ndarray, np.ndarray]:
-    """The domain points ((n, 2) float32 (u, v)) and the primitives (index pairs (k, 2) for
-    ``output="line"``, single indices (n, 1) for ``"point"``) of one isoline patch, by D3D11's
-    tessellator rules: a factor that is not above 0 (or NaN) culls the patch; the detail factor
-    is clamped to the partitioning's range (integer and pow2: rounded up, [1, 64]; fractional
-    odd [1, 63]; fractional even [2, 64]), the density factor to [1, 64] and rounded up (it is
-    always partitioned as integer). Lines run along u at v = 0 .. (density - 1) / density; the
-    last line, at v = 1, is not drawn."""
-    if partitioning not in _FACTOR_RANGE:
-        raise VmError(f"partitioning {partitioning!r}: one of {', '.join(_FACTOR_RANGE)}")
-    density, detail = float(np.float32(density)), float(np.float32(detail))
-    if not density > 0 or not detail > 0:  # NaN culls too
-        return np.zeros((0, 2), np.float32), np.zeros((0, 2 if output == "line" else 1), np.int64)
-    low, high = _FACTOR_RANGE[partitioning]
-    detail = min(high, max(low, detail if detail >= 2.0 ** -126 else 0.0))  # denormals flush to 0
-    density = float(np.ceil(min(64.0, max(1.0, density if density >= 2.0 ** -126 else 0.0))))
-    if partitioning in ("integer", "pow2"):
-        detail = float(np.ceil(detail))
-        detail_odd = int(detail) % 2 == 1
-    else:
-        detail_odd = partitioning == "fractional_odd"
-    detail_fixed = _fixed(detail)
-    along = _edge(detail_fixed, detail_odd)
-    across = _edge(_fixed(density), int(density) % 2 == 1)
-    per_line = _point_count(detail_fixed, detail_odd)
-    lines = _point_count(_fixed(density), int(density) % 2 == 1) - 1
-    u = np.array([_place(along, p) for p in range(per_line)], np.float64) / _ONE
-    v = np.array([_place(across, line) for line in range(lines)], np.float64) / _ONE
-    points = np.stack([np.tile(u, lines), np.repeat(v, per_line)], axis=1).astype(np.float32)
-    if output == "point":
-        return points, np.arange(len(points), dtype=np.int64)[:, None]
-    starts = (np.arange(lines)[:, None] * per_line + np.arange(per_line - 1)[None, :]).reshape(-1)
-    return points, np.stack([starts, starts + 1], axis=1).astype(np.int64)
