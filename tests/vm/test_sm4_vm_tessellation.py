@@ -549,3 +549,24 @@ def test_tessellations_tile_their_domain(partitioning: str) -> None:
             assert abs(areas.sum() - want) < 1e-9 and (areas >= -1e-12).all(), (edges, inside)
             assert np.array_equal(np.unique(triangles), np.arange(len(points))), (edges, inside)
             assert points.min() >= 0 and points.max() <= 1
+
+
+def test_simple_bezier_hull_tessellator_domain() -> None:
+    # SimpleBezier: the hull shader passes 16 control points through with every factor cb0[4].w;
+    # at 2 (integer) the quad gives the 9 points of test_quad_and_triangle_of_factor_two; the
+    # domain shader's bicubic Bezier of P[4j + i] = (2i, 2j, ij) is (6u, 6v, 9uv) (linear
+    # precision of the Bernstein basis), exact at u, v in {0, 1/2, 1}; o0 = o1 through an identity
+    hs = Shader(_corpus("slimshader__Tests_Sdk_Direct3D11_SimpleBezier11_SimpleBezier11_HS.dxbc"))
+    cb = np.zeros((5, 4), np.float32)
+    cb[4, 3] = 2
+    hs.set_constant_buffer(0, cb)
+    grid = np.array([[[2 * i, 2 * j, i * j] for j in range(4) for i in range(4)]], np.float32)
+    hull = hs.run_hull({"v0": grid})
+    tess = hull.tessellate()
+    assert tess.output == "triangle_cw" and len(tess.domain) == 9 and len(tess.primitives) == 8
+    ds = Shader(_corpus("slimshader__Tests_Sdk_Direct3D11_SimpleBezier11_SimpleBezier11_DS.dxbc"))
+    ds.set_constant_buffer(0, np.eye(4, dtype=np.float32))
+    out = ds.run_domain(hull, tess.domain, patch=tess.patch)
+    u, v = tess.domain[:, 0].astype(np.float64), tess.domain[:, 1].astype(np.float64)
+    assert out["o1"].view(np.float32)[:, :3].tolist() == np.stack([6 * u, 6 * v, 9 * u * v], axis=1).tolist()
+    assert out["SV_Position"].tolist() == np.stack([6 * u, 6 * v, 9 * u * v, np.ones(9)], axis=1).tolist()
