@@ -469,7 +469,7 @@ def test_isoline_integer_points_and_lines() -> None:
         assert tessellate_isoline(culled, 4)[0].shape == (0, 2) and tessellate_isoline(4, culled)[0].shape == (0, 2)
 
 
-def test_isoline_fractional_odd_detail() -> None:
+def test_isoline_fractional_details() -> None:
     from shaderkit.vm.sm4 import tessellate_isoline
 
     # fractional_odd 2.5: half = 1.25 + 0.5 = 1.75 -> floor 1, ceil 2, fraction 0.75, 2 half points,
@@ -477,6 +477,12 @@ def test_isoline_fractional_odd_detail() -> None:
     # (0 * 0x10000 * 0.25 + 1 * 0x5555 * 0.75) rounded = 16384 (0.25); point 2 mirrors it: 0.75
     points, _ = tessellate_isoline(1, 2.5, "fractional_odd")
     assert points[:, 0].tolist() == [0, 0.25, 0.75, 1]
+    # fractional_even 3: half = 1.5 -> floor 1, ceil 2, fraction 0.5, 2 half points, split at 1,
+    # 2 floor segments (0x8000) and 4 ceil segments (0x4000); point 1: (0x8000 + 0x4000) * 0.5 =
+    # 0x6000 (0.375); point 2 is the middle (0.5); points 3, 4 mirror 1, 0: two short segments grow
+    # in the middle
+    points, _ = tessellate_isoline(1, 3, "fractional_even")
+    assert points[:, 0].tolist() == [0, 0.375, 0.5, 0.625, 1]
 
 
 def test_hull_to_tessellator_to_domain() -> None:
