@@ -5,7 +5,10 @@ Everything the loop looks up is built here at import time from :mod:`.table` and
 :mod:`.opcodes` (the single source of facts): per opcode a plan (mnemonic by common control
 values, the immediate kind of each operand, the nesting effect), per operand-token type and
 index count a ``%`` format of the register, per component-selection bits the ``.xyzw`` suffix.
-Nothing is cached at run time, so the first program prints as fast as the thousandth.
+Nothing is cached at run time, so the first program prints as fast as the thousandth, but for
+two things built on first use, once per process: a declaration's compiled template
+(:data:`~.dcl.PRINTERS`, ~60 µs each) and the SM5.1 register tables (:func:`register_tables`);
+a one-file command needs only a few of them.
 
 Common shapes (ALU, sample, flow control with immediate-indexed or immediate operands, one
 modifier token) are printed here; every other instruction (declarations, customdata,
