@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -258,6 +259,331 @@ def _verdict(shader: Any, problems: list[str]) -> tuple[str, str]:
         return "skipped", ("unverifiable: comparison sampling of a colour texture is undefined in GL "
                            "(the oracle's llvmpipe returns fractions); " + "; ".join(problems))[:300]
     return "failed", "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# geometry, hull and domain shaders: GL programs with transform feedback
+# ---------------------------------------------------------------------------------------------
+
+#: GL enums used through raw calls (moderngl's transform() cannot begin transform feedback for a
+#: tessellation pipeline: it takes the feedback mode from the draw mode or a geometry stage)
+GL_POINTS, GL_LINES, GL_TRIANGLES, GL_PATCHES = 0x0000, 0x0001, 0x0004, 0x000E
+GL_LINES_ADJACENCY, GL_TRIANGLES_ADJACENCY = 0x000A, 0x000C
+GL_RASTERIZER_DISCARD, GL_TRANSFORM_FEEDBACK_BUFFER = 0x8C89, 0x8C8E
+GL_PRIMITIVES_GENERATED, GL_QUERY_RESULT, GL_PATCH_VERTICES = 0x8C87, 0x8866, 0x8E72
+#: dcl_inputprimitive code -> (GL draw mode, vertices per primitive)
+GS_INPUT_MODES = {1: (GL_POINTS, 1), 2: (GL_LINES, 2), 3: (GL_TRIANGLES, 3), 6: (GL_LINES_ADJACENCY, 4),
+                  7: (GL_TRIANGLES_ADJACENCY, 6)}
+#: GS output topology -> (feedback mode, vertices per captured primitive)
+GS_OUTPUT_MODES = {"pointlist": (GL_POINTS, 1), "linestrip": (GL_LINES, 2), "trianglestrip": (GL_TRIANGLES, 3)}
+#: built-in outputs captured under an ordinary name (transform feedback cannot capture them or
+#: Mesa refuses them) -> (GLSL type, D3D system value of the signature element)
+_BUILTIN_OUTPUTS = {"gl_Layer": ("int", "RTINDEX"), "gl_ViewportIndex": ("int", "VPINDEX"),
+                    "gl_PrimitiveID": ("int", "PRIMID")}
+#: GLSL type -> (numpy dtype, components)
+GLSL_TYPES = {f"{prefix}{kind}": (dtype, n) for prefix, dtype in (("", "f4"), ("i", "i4"), ("u", "u4"))
+              for kind, n in (("vec2", 2), ("vec3", 3), ("vec4", 4))}
+GLSL_TYPES.update({"float": ("f4", 1), "int": ("i4", 1), "uint": ("u4", 1)})
+_IO_RE = re.compile(r"^layout\(([^)]*)\)\s+((?:(?:flat|noperspective|centroid|sample|smooth|patch)\s+)*)"
+                    r"(in|out)\s+(\w+)\s+(\w+)(\[\d*\])?;", re.M)
+
+
+class _RawGL:
+    """The few GL entry points the pipelines below call directly (through EGL)."""
+
+    def __init__(self) -> None:
+        import ctypes
+
+        egl = ctypes.CDLL("libEGL.so.1")
+        egl.eglGetProcAddress.restype = ctypes.c_void_p
+        egl.eglGetProcAddress.argtypes = [ctypes.c_char_p]
+        u, i = ctypes.c_uint, ctypes.c_int
+        self.ctypes = ctypes
+
+        def f(name: str, restype: Any, *args: Any) -> Any:
+            return ctypes.CFUNCTYPE(restype, *args)(egl.eglGetProcAddress(name.encode()))
+
+        self.Enable = f("glEnable", None, u)
+        self.Disable = f("glDisable", None, u)
+        self.UseProgram = f("glUseProgram", None, u)
+        self.BindVertexArray = f("glBindVertexArray", None, u)
+        self.BindBufferBase = f("glBindBufferBase", None, u, u, u)
+        self.BeginTransformFeedback = f("glBeginTransformFeedback", None, u)
+        self.EndTransformFeedback = f("glEndTransformFeedback", None)
+        self.DrawArrays = f("glDrawArrays", None, u, i, i)
+        self.PatchParameteri = f("glPatchParameteri", None, u, i)
+        self.GenQueries = f("glGenQueries", None, i, ctypes.POINTER(u))
+        self.DeleteQueries = f("glDeleteQueries", None, i, ctypes.POINTER(u))
+        self.BeginQuery = f("glBeginQuery", None, u, u)
+        self.EndQuery = f("glEndQuery", None, u)
+        self.GetQueryObjectuiv = f("glGetQueryObjectuiv", None, u, u, ctypes.POINTER(u))
+        self.GetError = f("glGetError", u)
+        self.Finish = f("glFinish", None)
+
+    def feedback(self, prog: Any, vao: Any, out: Any, draw_mode: int, feedback_mode: int, vertices: int,
+                 patch_vertices: int = 0) -> int:
+        """Draw ``vertices`` with rasterizer discard, capturing into ``out``; the primitives
+        generated (GL_PRIMITIVES_GENERATED)."""
+        ct = self.ctypes
+        query = ct.c_uint()
+        self.GenQueries(1, ct.byref(query))
+        self.GetError()
+        self.UseProgram(prog.glo)
+        self.BindVertexArray(vao.glo)
+        self.BindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.glo)
+        if patch_vertices:
+            self.PatchParameteri(GL_PATCH_VERTICES, patch_vertices)
+        self.Enable(GL_RASTERIZER_DISCARD)
+        self.BeginQuery(GL_PRIMITIVES_GENERATED, query.value)
+        self.BeginTransformFeedback(feedback_mode)
+        self.DrawArrays(draw_mode, 0, vertices)
+        self.EndTransformFeedback()
+        self.EndQuery(GL_PRIMITIVES_GENERATED)
+        self.Disable(GL_RASTERIZER_DISCARD)
+        self.Finish()
+        error = self.GetError()
+        count = ct.c_uint()
+        self.GetQueryObjectuiv(query.value, GL_QUERY_RESULT, ct.byref(count))
+        self.DeleteQueries(1, ct.byref(query))
+        self.BindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0)
+        if error:
+            raise RuntimeError(f"GL error 0x{error:04x}")
+        return int(count.value)
+
+
+_RAW: Any = None
+
+
+def _raw() -> Any:
+    global _RAW
+    if _RAW is None:
+        _RAW = _RawGL()
+    return _RAW
+
+
+def _io(glsl: str, direction: str) -> list[tuple[int, int, str, str, str, bool]]:
+    """(location, first component, type, name, array suffix, patch) of every located in/out."""
+    rows = []
+    for layout, quals, d, ty, name, arr in _IO_RE.findall(glsl):
+        if d != direction:
+            continue
+        loc = re.search(r"location = (\d+)", layout)
+        if loc is None:
+            continue
+        comp = re.search(r"component = (\d+)", layout)
+        rows.append((int(loc.group(1)), int(comp.group(1)) if comp else 0, ty, name, arr, "patch" in quals))
+    return rows
+
+
+def _capture(glsl: str, signature: list[Any]) -> tuple[str, list[str], list[tuple[int, int, str, int]]]:
+    """The last stage's GLSL made capturable, its varyings and their layout: (register, first
+    component, numpy dtype, components) per varying; registers from the D3D output signature."""
+    varyings: list[str] = []
+    layout: list[tuple[int, int, str, int]] = []
+    by_sysval = {e.sysval: e for e in signature if e.stream == 0}
+    if re.search(r"\bgl_Position\b", glsl) and "POS" in by_sysval:
+        varyings.append("gl_Position")
+        layout.append((by_sysval["POS"].register, 0, "f4", 4))
+    for builtin, (ty, sysval) in _BUILTIN_OUTPUTS.items():
+        if re.search(r"\b" + builtin + r"\s*=", glsl) and sysval in by_sysval:
+            alias = "_sk" + builtin[2:]
+            element = by_sysval[sysval]
+            glsl = re.sub(r"\b" + builtin + r"\b", alias, glsl)
+            glsl = _declare(glsl, f"flat out {ty} {alias};")
+            varyings.append(alias)
+            layout.append((element.register, (element.mask & -element.mask).bit_length() - 1, "i4", 1))
+    for loc, comp, ty, name, arr, patch in _io(glsl, "out"):
+        if patch or arr or ty not in GLSL_TYPES:
+            continue
+        dt, nc = GLSL_TYPES[ty]
+        varyings.append(name)
+        layout.append((loc, comp, dt, nc))
+    return glsl, varyings, layout
+
+
+def _declare(glsl: str, line: str) -> str:
+    """Insert a global declaration before the first function of a GLSL shader."""
+    where = re.search(r"^\w[\w ]*\([^;{]*\)\s*\n?\{", glsl, re.M)
+    at = where.start() if where else len(glsl)
+    return glsl[:at] + line + "\n" + glsl[at:]
+
+
+def _passthrough_vs(next_glsl: str, position_location: int | None) -> tuple[str, list[tuple[int, int, str, int]]]:
+    """A vertex shader that copies attribute ``location`` to output ``location`` for every input
+    of the next stage (and gl_Position from attribute ``position_location`` when it reads
+    gl_in[].gl_Position); returns it and (location, first component, dtype, components) per attribute."""
+    lines, body, attributes = ["#version 450"], [], []
+    seen = set()
+    for loc, comp, ty, _name, _arr, patch in _io(next_glsl, "in"):
+        if patch or loc in seen or ty not in GLSL_TYPES:
+            continue
+        seen.add(loc)
+        dt, nc = GLSL_TYPES[ty]
+        lines.append(f"layout(location = {loc}) in {ty} a{loc};")
+        lines.append(f"layout(location = {loc}{f', component = {comp}' if comp else ''}) out {ty} p{loc};")
+        body.append(f"    p{loc} = a{loc};")
+        attributes.append((loc, comp, dt, nc))
+    if position_location is not None and re.search(r"gl_in\[[^\]]*\]\s*\.\s*gl_Position", next_glsl):
+        if position_location not in seen:
+            lines.append(f"layout(location = {position_location}) in vec4 a{position_location};")
+            attributes.append((position_location, 0, "f4", 4))
+        body.append(f"    gl_Position = a{position_location};")
+    return "\n".join(lines + ["void main()", "{"] + body + ["}"]) + "\n", attributes
+
+
+def _random_registers(attributes: list[tuple[int, int, str, int]], count: int,
+                      rng: Any) -> dict[int, np.ndarray]:
+    """(count, 4) uint32 bits per input register: random values (floats U(-2, 2), integers 0..7)
+    in the components the GLSL reads, zeros elsewhere."""
+    data: dict[int, np.ndarray] = {}
+    for loc, comp, dt, nc in attributes:
+        bits = data.setdefault(loc, np.zeros((count, 4), np.uint32))
+        if dt == "f4":
+            values = rng.uniform(-2, 2, (count, nc)).astype(np.float32).view(np.uint32)
+        else:
+            values = rng.integers(0, 8, (count, nc)).astype(np.uint32)
+        bits[:, comp : comp + nc] = values
+    return data
+
+
+def _vertex_array(ctx: Any, prog: Any, attributes: list[tuple[int, int, str, int]],
+                  data: dict[int, np.ndarray], keep: dict[str, list[Any]]) -> Any:
+    content = []
+    for loc, comp, dt, nc in attributes:
+        name = f"a{loc}"
+        if name not in prog:
+            continue
+        buf = ctx.buffer(np.ascontiguousarray(data[loc][:, comp : comp + nc]).tobytes())
+        keep.setdefault("bufs", []).append(buf)
+        content.append((buf, f"{nc}{ {'f4': 'f', 'i4': 'i', 'u4': 'u'}[dt]}", name))
+    return ctx.vertex_array(prog, content)
+
+
+def _bind_vm_resources(shader: Any, res: Any) -> None:
+    """Bind the oracle's resources (cbuffers, texel buffers, textures, samplers) to a VM shader."""
+    from shaderkit.vm.sm4 import Buffer, Sampler, Texture
+
+    decl = shader.decl
+    for slot, words in res.cbuffers.items():
+        if slot in shader.constant_buffers:
+            shader.set_constant_buffer(slot, np.asarray(words, np.uint32))
+    for slot, (words, _fmt) in res.srv_buffers.items():
+        stride = decl.structured.get((7, slot), 0)
+        dim, ret = decl.resources.get(slot, ("", ""))
+        if dim == "buffer":
+            shader.bind_buffer(slot, Buffer(typed=_typed(words, 1 if ret in ("sint", "uint") else 4)))
+        else:
+            shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
+    for slot, array in res.textures.items():
+        dim, ret = decl.resources.get(slot, ("texture2d", "float"))
+        data = np.asarray(array)
+        if ret in ("sint", "uint"):
+            data = data.astype(np.int32 if ret == "sint" else np.uint32)
+        if dim == "texture3d" and data.ndim == 3:
+            data = data[None]
+        shader.bind_texture(slot, Texture.from_array(data, dim if dim != "unknown" else "texture2d"))
+    for slot in decl.samplers:
+        shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3,
+                                          comparison="less_equal"))
+
+
+def _unpack(raw: np.ndarray, layout: list[tuple[int, int, str, int]]) -> dict[tuple[int, int], np.ndarray]:
+    """Captured rows -> {(register, first component): (n, components) typed values}."""
+    out, col = {}, 0
+    for reg, comp, dt, nc in layout:
+        out[(reg, comp)] = raw[:, col : col + nc].copy().view(dt)
+        col += nc
+    return out
+
+
+def _compare_registers(mine: Any, theirs: dict[tuple[int, int], np.ndarray], rows: np.ndarray) -> list[str]:
+    """Compare captured values with the VM's ``o#`` bits at ``rows`` (vertex indices)."""
+    problems = []
+    for (reg, comp), value in theirs.items():
+        if f"o{reg}" not in mine:
+            problems.append(f"o{reg}: the VM has no such output")
+            continue
+        ours = np.ascontiguousarray(np.asarray(mine[f"o{reg}"])[rows][:, comp : comp + value.shape[1]]).view(value.dtype)
+        if not _close(ours, value):
+            problems.append(f"o{reg}.{'xyzw'[comp:comp + value.shape[1]]} differs: {_diff(ours, value)}")
+    return problems
+
+
+def compare_geometry(oracle: Any, path: Path, primitives: int = 8, seed: int = 1234) -> tuple[str, str]:
+    """("passed" | "failed" | "skipped", reason) for one geometry shader: the oracle's GS behind a
+    pass-through vertex shader, its stream-0 output captured with transform feedback (strips cut
+    into lists by GL), against :meth:`Shader.run_geometry` assembled by
+    :meth:`GeometryOutputs.primitives`."""
+    import shaderkit
+    from shaderkit.vm.sm4 import Shader, VmError
+
+    raw = path.read_bytes()
+    try:
+        tr = oracle.translate(str(path))
+    except oracle.TranslateError as exc:
+        return "skipped", f"oracle cannot translate: {str(exc)[:80]}"
+    try:
+        shader = Shader(shaderkit.open(raw))
+    except VmError as exc:
+        return "failed", f"VM refused: {exc}"
+    d = shader.decl
+    if d.input_primitive not in GS_INPUT_MODES:
+        return "skipped", f"input primitive code {d.input_primitive}: no GL draw mode (patches)"
+    draw_mode, per = GS_INPUT_MODES[d.input_primitive]
+    from shaderkit.isa.sm4.opcodes import PRIMITIVE_TOPOLOGIES
+
+    topology = PRIMITIVE_TOPOLOGIES.get(d.output_topology, "undefined")
+    if topology not in GS_OUTPUT_MODES:
+        return "skipped", f"output topology {topology}"
+    feedback_mode, out_per = GS_OUTPUT_MODES[topology]
+    glsl = oracle.strip_bindings(tr.glsl)
+    position = next((e.register for e in tr.info.isgn if e.sysval == "POS"), None)
+    vs, attributes = _passthrough_vs(glsl, position)
+    glsl, varyings, layout = _capture(glsl, tr.info.osgn)
+    if not varyings:
+        return "skipped", "no capturable output"
+    rng = np.random.default_rng(seed)
+    res = oracle.auto_resources(tr, rng, oracle.parse_rdef(raw))
+    data = _random_registers(attributes, primitives * per, rng)
+    instances = max(d.instances, 1)
+    capacity = primitives * instances * max(d.max_output_vertices, 1) * out_per
+    gl = _gl(oracle)
+    ctx = gl.ctx
+    keep: dict[str, list[Any]] = {}
+    try:
+        try:
+            prog = ctx.program(vertex_shader=vs, geometry_shader=glsl, varyings=varyings,
+                               varyings_capture_mode="interleaved")
+        except Exception as exc:  # noqa: BLE001 - GLSL the oracle's translation cannot link
+            return "skipped", f"oracle cannot link: {str(exc).strip().splitlines()[-1][:100]}"
+        gl._bind_resources(prog, tr, res, keep)
+        vao = _vertex_array(ctx, prog, attributes, data, keep)
+        stride = sum(nc for *_, nc in layout)
+        out = ctx.buffer(reserve=max(4, capacity * stride * 4))
+        keep.setdefault("bufs", []).extend([out])
+        gl._dummy_fbo.use()
+        generated = _raw().feedback(prog, vao, out, draw_mode, feedback_mode, primitives * per)
+        captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * out_per]
+        vao.release()
+        prog.release()
+    except Exception as exc:  # noqa: BLE001 - the oracle's own limits
+        return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
+    finally:
+        gl._cleanup(keep)
+    theirs = _unpack(captured, layout)
+    _bind_vm_resources(shader, res)
+    feed = {f"v{r}": bits.reshape(primitives, per, 4) for r, bits in data.items() if r < max(d.inputs, 1)}
+    try:
+        ours = shader.run_geometry(feed, count=primitives)
+        rows = ours.primitives().reshape(-1)
+    except VmError as exc:
+        return "failed", f"VM: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a VM bug
+        return "failed", f"VM crashed: {type(exc).__name__}: {exc}"
+    if len(rows) != len(captured):
+        return "failed", f"{len(rows) // out_per} primitives, the oracle {generated}"
+    status, reason = _verdict(shader, _compare_registers(ours, theirs, rows))
+    return status, reason or f"{generated} primitives"
 
 
 def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
