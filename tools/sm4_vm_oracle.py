@@ -635,15 +635,35 @@ class _Merged:
             suffix = f"_{stage}"
             if name.endswith(suffix):
                 return (stage, tr.slot_of(name[: -len(suffix)]))
-        stage, _glsl, tr = self.parts[0]  # type: ignore[misc]
+        for stage, _glsl, tr in self.parts:  # type: ignore[misc]  # textures and samplers: whose?
+            if any(r["name"] == name for key in ("separate_images", "separate_samplers", "images")
+                   for r in tr.refl.get(key, [])):
+                return (stage, tr.slot_of(name))
+        stage, _glsl, tr = self.parts[-1]  # type: ignore[misc]
         return (stage, tr.slot_of(name))
 
 
 def _rename_blocks(glsl: str, stage: str) -> str:
-    """Give a stage's uniform blocks and samplers stage-specific names (GL links blocks of the
-    same name across stages as one)."""
-    for name in set(re.findall(r"uniform (\w+)\s*\n\{", glsl)) | set(re.findall(r"uniform \w+ (\w+);", glsl)):
+    """Give a stage's uniform blocks stage-specific names (GL links blocks of the same name
+    across stages as one)."""
+    for name in set(re.findall(r"uniform (\w+)\s*\n\{", glsl)):
         glsl = re.sub(r"\b" + name + r"\b", f"{name}_{stage}", glsl)
+    return glsl
+
+
+def _merge_aliases(glsl: str) -> str:
+    """vkd3d 1.2 may declare one input register twice (``vicp0`` and ``vicp0_1``, both location
+    0), which GL refuses to link: keep the first declaration and rename the others to it."""
+    first: dict[int, tuple[str, str]] = {}
+    for layout, _quals, d, ty, name, arr in _IO_RE.findall(glsl):
+        loc = re.search(r"location = (\d+)", layout)
+        if d != "in" or loc is None or "component" in layout:
+            continue
+        if int(loc.group(1)) not in first:
+            first[int(loc.group(1))] = (name, ty)
+        elif first[int(loc.group(1))][1] == ty:
+            glsl = re.sub(r"^layout\([^)]*\)\s+in\s+\w+\s+" + name + r"\[\d*\];\n", "", glsl, flags=re.M)
+            glsl = re.sub(r"\b" + name + r"\b", first[int(loc.group(1))][0], glsl)
     return glsl
 
 
@@ -696,7 +716,11 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
     if kind not in GL_DOMAIN or output not in GL_OUTPUT:
         return "skipped", f"domain {kind}, output {output}"
     order, feedback_mode, per = GL_OUTPUT[output]
-    tcs = _rename_blocks(oracle.strip_bindings(tr_hs.glsl), "hs")
+    tcs = _merge_aliases(_rename_blocks(oracle.strip_bindings(tr_hs.glsl), "hs"))
+    if kind == "isoline":
+        # vkd3d 1.2 writes the line density factor to gl_TessLevelOuter[1] and the detail factor
+        # to [0]; GL (and Vulkan) take the number of lines from [0] and the segments from [1]
+        tcs = re.sub(r"gl_TessLevelOuter\[([01])u?\]", lambda m: f"gl_TessLevelOuter[{1 - int(m.group(1))}]", tcs)
     layout_in = f"layout({GL_DOMAIN[kind]}, {GL_SPACING[partitioning]}, {order}) in;"
     coord_type = "vec3" if kind == "tri" else "vec2"
     coord_line = f"layout(location = 30) out {coord_type} _sk_coord;"
