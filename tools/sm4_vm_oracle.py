@@ -831,6 +831,79 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
     return status, reason or f"{generated} primitives, {len(rows)} vertices"
 
 
+def compare_tessellator(oracle: Any, domain: str, partitioning: str, output: str, factors: np.ndarray) -> list[str]:
+    """The fixed-function tessellator alone: GL tessellates one patch per row of ``factors``
+    ((patches, 6) float32: edge factors 0-3, inside 0-1; for isolines 0 = density, 1 = detail)
+    through a generated TCS/TES that captures gl_TessCoord; the VM's tessellate_tri/quad/isoline
+    must give the same points in the same primitive order. Returns the problems (empty: agree)."""
+    from shaderkit.vm.sm4 import tessellate_isoline, tessellate_quad, tessellate_tri
+
+    order, feedback_mode, per = GL_OUTPUT[output]
+    width = 3 if domain == "tri" else 2
+    vs = ("#version 450\nlayout(location = 0) in vec4 a0;\nlayout(location = 1) in vec2 a1;\n"
+          "layout(location = 0) out vec4 f0;\nlayout(location = 1) out vec2 f1;\nvoid main() { f0 = a0; f1 = a1; }\n")
+    tcs = ("#version 450\nlayout(vertices = 1) out;\nlayout(location = 0) in vec4 f0[];\nlayout(location = 1) in vec2 f1[];\n"
+           "void main() {\n  for (int i = 0; i < 4; i++) gl_TessLevelOuter[i] = f0[0][i];\n"
+           "  gl_TessLevelInner[0] = f1[0].x; gl_TessLevelInner[1] = f1[0].y;\n}\n")
+    tes = (f"#version 450\nlayout({GL_DOMAIN[domain]}, {GL_SPACING[partitioning]}, {order}) in;\n"
+           f"layout(location = 0) out vec{width} coord;\nlayout(location = 1) flat out int patch_id;\n"
+           f"void main() {{ coord = gl_TessCoord.{'xyz'[:width]}; patch_id = gl_PrimitiveID; }}\n")
+    gl = _gl(oracle)
+    ctx = gl.ctx
+    factors = np.ascontiguousarray(factors, np.float32)
+    prog = ctx.program(vertex_shader=vs, tess_control_shader=tcs, tess_evaluation_shader=tes,
+                       varyings=["coord", "patch_id"], varyings_capture_mode="interleaved")
+    b0, b1 = ctx.buffer(factors[:, :4].tobytes()), ctx.buffer(np.ascontiguousarray(factors[:, 4:6]).tobytes())
+    vao = ctx.vertex_array(prog, [(b0, "4f", "a0"), (b1, "2f", "a1")])
+    out = ctx.buffer(reserve=len(factors) * 65 * 65 * 6 * per * (width + 1) * 4)
+    try:
+        gl._dummy_fbo.use()
+        generated = _raw().feedback(prog, vao, out, GL_PATCHES, feedback_mode, len(factors), 1)
+        raw = np.frombuffer(out.read(), np.uint32).reshape(-1, width + 1)[: generated * per]
+    finally:
+        for obj in (vao, out, b0, b1, prog):
+            obj.release()
+    theirs_coord, theirs_patch = raw[:, :width].copy().view(np.float32), raw[:, width].astype(np.int64)
+    problems = []
+    for patch, row in enumerate(factors):
+        if domain == "tri":
+            where, indices = tessellate_tri(list(row[:3]), row[4], partitioning, output)
+        elif domain == "quad":
+            where, indices = tessellate_quad(list(row[:4]), list(row[4:6]), partitioning, output)
+        else:
+            where, indices = tessellate_isoline(row[0], row[1], partitioning, output)
+        mine = np.asarray(where, np.float32)[np.asarray(indices).reshape(-1)][:, :width]
+        theirs = theirs_coord[theirs_patch == patch]
+        if mine.shape != theirs.shape:
+            problems.append(f"{domain} {partitioning} {output} factors {row.tolist()}: {len(mine) // per} primitives, "
+                            f"GL {len(theirs) // per}")
+        elif not np.array_equal(mine, theirs):
+            bad = int(np.argmax(np.any(mine != theirs, axis=1)))
+            same = sorted(map(tuple, mine.tolist())) == sorted(map(tuple, theirs.tolist()))
+            problems.append(f"{domain} {partitioning} {output} factors {row.tolist()}: vertex {bad} "
+                            f"{mine[bad].tolist()} vs GL {theirs[bad].tolist()} (same vertices: {same})")
+    return problems
+
+
+def tessellator_sweep(oracle: Any, patches: int = 64, seed: int = 7) -> dict[str, list[str]]:
+    """compare_tessellator over every domain, GL spacing and output primitive with random factors
+    (0.5 to 66, a quarter of them whole numbers, some at the clamps): {case: problems}."""
+    rng = np.random.default_rng(seed)
+    results = {}
+    for domain in ("tri", "quad", "isoline"):
+        for partitioning in GL_SPACING:
+            outputs = ("line", "point") if domain == "isoline" else ("triangle_cw", "triangle_ccw", "point")
+            for output in outputs:
+                factors = rng.uniform(0.5, 66, (patches, 6)).astype(np.float32)
+                whole = rng.random((patches, 6)) < 0.25
+                factors[whole] = np.round(factors[whole])
+                if domain == "isoline":
+                    factors[:, 0] = np.minimum(factors[:, 0], 12)  # density: fewer lines, faster
+                results[f"{domain} {partitioning} {output}"] = compare_tessellator(oracle, domain, partitioning,
+                                                                                  output, factors)
+    return results
+
+
 def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
     """Run the VM alone (no oracle) on random inputs and zero-filled resources: ("ran" | "failed" |
     "skipped", reason); the figure for "the VM runs the corpus's vertex, pixel and compute shaders"."""
@@ -869,18 +942,38 @@ def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
     return "ran", ""
 
 
-def _isolated(path: Path, timeout: float) -> tuple[str, str]:
-    """compare_file in a child process: llvmpipe can crash or hang on out-of-range accesses."""
+def compare_any(oracle: Any, path: Path, domain: Path | None = None) -> tuple[str, str]:
+    """compare_file for vs/ps/cs, compare_geometry for gs, compare_tessellation for a hull
+    shader (with ``domain``, the pair; without, the hull shader alone); a domain shader alone is
+    skipped (it is compared in its pair)."""
+    try:
+        stage = oracle.parse_dxbc(path.read_bytes()).stage
+    except (ValueError, AssertionError) as exc:
+        return "skipped", str(exc)
+    if stage == "gs":
+        return compare_geometry(oracle, path)
+    if stage == "hs":
+        return compare_tessellation(oracle, path, domain)
+    if stage == "ds":
+        return "skipped", "ds: compared with its hull shader (TESSELLATION_PAIRS)"
+    return compare_file(oracle, path)
+
+
+def _isolated(path: Path, timeout: float, domain: Path | None = None) -> tuple[str, str]:
+    """compare_any in a child process: llvmpipe can crash or hang on out-of-range accesses."""
     import subprocess
 
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    extra = ["--domain", str(domain)] if domain is not None else []
     try:
-        done = subprocess.run([sys.executable, __file__, "--one", str(path)], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, __file__, "--one", str(path)] + extra, capture_output=True, text=True,
                               timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return "failed", f"timed out after {timeout:.0f} s"
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
+        if done.returncode < 0:  # a signal: llvmpipe crashed on the oracle's side
+            return "skipped", f"oracle crashed (signal {-done.returncode}): {done.stderr.strip()[-120:]}"
         return "failed", f"child exited {done.returncode}: {done.stderr.strip()[-200:]}"
     row = json.loads(lines[-1])
     return row["status"], row["reason"]
@@ -894,8 +987,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", "-v", action="store_true")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per file (run in a child process)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one file, one JSON line
+    parser.add_argument("--domain", help=argparse.SUPPRESS)  # child mode: the domain shader of --one
+    parser.add_argument("--stages", default="vs,ps,cs,gs,hs", help="stages to sweep (hs: hull shaders alone "
+                        "and the hull/domain pairs of TESSELLATION_PAIRS)")
     parser.add_argument("--vm-only", action="store_true", help="run the VM alone over every vs/ps/cs (no oracle)")
+    parser.add_argument("--tessellator", type=int, metavar="PATCHES",
+                        help="compare the fixed-function tessellator alone with GL's, PATCHES random patches per case")
     args = parser.parse_args(argv)
+    if args.tessellator:
+        oracle = load_oracle()
+        if oracle is None:
+            print("the oracle is not available (vkd3d-compiler, spirv-cross, moderngl)", file=sys.stderr)
+            return 2
+        failed = 0
+        for case, problems in tessellator_sweep(oracle, args.tessellator).items():
+            failed += bool(problems)
+            print(f"{case}: {'agree' if not problems else f'{len(problems)} patches differ: ' + problems[0]}", flush=True)
+        return 1 if failed else 0
     if args.vm_only:
         tally = {"ran": 0, "failed": 0, "skipped": 0}
         for path in sorted(Path(args.corpus).glob("*.dxbc"))[:: args.every]:
@@ -911,26 +1019,38 @@ def main(argv: list[str] | None = None) -> int:
         if oracle is None:
             print(json.dumps({"status": "skipped", "reason": "oracle unavailable"}))
             return 0
-        status, reason = compare_file(oracle, Path(args.one))
+        status, reason = compare_any(oracle, Path(args.one), Path(args.domain) if args.domain else None)
         print(json.dumps({"status": status, "reason": reason}))
         return 0
     oracle = load_oracle()
     if oracle is None:
         print("the oracle is not available (vkd3d-compiler, spirv-cross, moderngl)", file=sys.stderr)
         return 2
-    files = sorted(Path(args.corpus).glob("*.dxbc"))[:: args.every]
+    stages = set(args.stages.split(","))
+    files: list[tuple[Path, Path | None]] = []
+    for path in sorted(Path(args.corpus).glob("*.dxbc"))[:: args.every]:
+        try:
+            stage = oracle.parse_dxbc(path.read_bytes()).stage
+        except (ValueError, AssertionError):
+            stage = "?"
+        if stage in stages or (stage not in ("vs", "ps", "cs", "gs", "hs", "ds") and stages >= {"vs", "ps", "cs"}):
+            files.append((path, None))
+    if "hs" in stages:
+        files += [(Path(args.corpus) / hs, Path(args.corpus) / ds) for hs, ds in TESSELLATION_PAIRS
+                  if (Path(args.corpus) / hs).exists() and (Path(args.corpus) / ds).exists()]
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     rows = []
-    for path in files:
+    for path, domain in files:
         start = time.monotonic()
-        status, reason = _isolated(path, args.timeout)
+        status, reason = _isolated(path, args.timeout, domain)
         seconds = time.monotonic() - start
         counts[status] += 1
-        rows.append({"file": path.name, "status": status, "reason": reason, "seconds": round(seconds, 2)})
+        name = path.name if domain is None else f"{path.name} + {domain.name}"
+        rows.append({"file": name, "status": status, "reason": reason, "seconds": round(seconds, 2)})
         if status == "failed" or (args.verbose and status == "skipped"):
-            print(f"{path.name}: {status} ({seconds:.1f} s): {reason}", flush=True)
+            print(f"{name}: {status} ({seconds:.1f} s): {reason}", flush=True)
         elif args.verbose:
-            print(f"{path.name}: {status} ({seconds:.1f} s)", flush=True)
+            print(f"{name}: {status} ({seconds:.1f} s) {reason}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
