@@ -840,14 +840,19 @@ def compare_tessellator(oracle: Any, domain: str, partitioning: str, output: str
 
     order, feedback_mode, per = GL_OUTPUT[output]
     width = 3 if domain == "tri" else 2
+    # the patch number travels as a patch constant: llvmpipe's gl_PrimitiveID in the TES was seen
+    # to repeat after 64 patches of one draw
     vs = ("#version 450\nlayout(location = 0) in vec4 a0;\nlayout(location = 1) in vec2 a1;\n"
-          "layout(location = 0) out vec4 f0;\nlayout(location = 1) out vec2 f1;\nvoid main() { f0 = a0; f1 = a1; }\n")
+          "layout(location = 0) out vec4 f0;\nlayout(location = 1) out vec2 f1;\nlayout(location = 2) flat out int id;\n"
+          "void main() { f0 = a0; f1 = a1; id = gl_VertexID; }\n")
     tcs = ("#version 450\nlayout(vertices = 1) out;\nlayout(location = 0) in vec4 f0[];\nlayout(location = 1) in vec2 f1[];\n"
+           "layout(location = 2) flat in int id[];\nlayout(location = 3) patch out int pid;\n"
            "void main() {\n  for (int i = 0; i < 4; i++) gl_TessLevelOuter[i] = f0[0][i];\n"
-           "  gl_TessLevelInner[0] = f1[0].x; gl_TessLevelInner[1] = f1[0].y;\n}\n")
+           "  gl_TessLevelInner[0] = f1[0].x; gl_TessLevelInner[1] = f1[0].y; pid = id[0];\n}\n")
     tes = (f"#version 450\nlayout({GL_DOMAIN[domain]}, {GL_SPACING[partitioning]}, {order}) in;\n"
+           f"layout(location = 3) patch in int pid;\n"
            f"layout(location = 0) out vec{width} coord;\nlayout(location = 1) flat out int patch_id;\n"
-           f"void main() {{ coord = gl_TessCoord.{'xyz'[:width]}; patch_id = gl_PrimitiveID; }}\n")
+           f"void main() {{ coord = gl_TessCoord.{'xyz'[:width]}; patch_id = pid; }}\n")
     gl = _gl(oracle)
     ctx = gl.ctx
     factors = np.ascontiguousarray(factors, np.float32)
