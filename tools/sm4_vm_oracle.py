@@ -655,7 +655,7 @@ def _merge_aliases(glsl: str) -> str:
     """vkd3d 1.2 may declare one input register twice (``vicp0`` and ``vicp0_1``, both location
     0), which GL refuses to link: keep the first declaration and rename the others to it."""
     first: dict[int, tuple[str, str]] = {}
-    for layout, _quals, d, ty, name, arr in _IO_RE.findall(glsl):
+    for layout, _quals, d, ty, name, _arr in _IO_RE.findall(glsl):
         loc = re.search(r"location = (\d+)", layout)
         if d != "in" or loc is None or "component" in layout:
             continue
@@ -740,7 +740,7 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
                 "    _sk_inner = vec2(gl_TessLevelInner[0], gl_TessLevelInner[1]);"]
         decls = ["#version 450", layout_in, coord_line, "layout(location = 29) out vec4 _sk_outer;",
                  "layout(location = 28) out vec2 _sk_inner;"]
-        for loc, comp, ty, _name, arr, patch in _io(tcs, "out"):
+        for loc, comp, ty, _name, _arr, patch in _io(tcs, "out"):
             if patch or ty not in GLSL_TYPES or loc >= 16:
                 continue
             decls.append(f"layout(location = {loc}{f', component = {comp}' if comp else ''}) in {ty} c{loc}[];")
