@@ -40,6 +40,13 @@ KNOWN_DIFFERENCES = {
     "directxtk__PBREffect_PSTexturedVelocity.dxbc": _NAN_CUBE,
     "directxtk__PBREffect_PSTexturedEmissive.dxbc": _NAN_CUBE,
     "directxtk12__PBREffect_PSTexturedEmissiveVelocity.dxbc": _NAN_CUBE,
+    "slimshader__Tests_Sdk_Direct3D11_PNTriangles11_PNTriangles11_HS.dxbc": (
+        "vkd3d 1.2 bug: the join phases' vpc inputs (the fork phases' patch constants) become unwritten GLSL "
+        "globals, so the oracle's CENTER (o6) is garbage; the VM's equals the listing's arithmetic by hand"),
+    "slimshader__Tests_Sdk_Direct3D11_SubD11_SubD11_HS_4444.dxbc": (
+        "vkd3d 1.2 bug: vicp[r0.y][r0.x + 1] (a relative register index, with dcl_index_range, which vkd3d "
+        "ignores) reads the wrong register, so the oracle's TANGENT/TEXCOORD patch constants o6-o13 .xy are "
+        "wrong; the VM's are vicp[i][2] / vicp[i][1] as the listing says (checked by hand)"),
     "angle__buffertotexture11_gs__g_GS_BufferToTexture.dxbc": (
         "vkd3d 1.2 bug: the GLSL passes an unwritten copy of o1 (o1_1) to the output epilogue, so the oracle's "
         "TEXCOORD and SV_RenderTargetArrayIndex are garbage; the VM gives v1.xy as the fxc listing says"),
@@ -667,9 +674,16 @@ def _merge_aliases(glsl: str) -> str:
     return glsl
 
 
-def _tess_inputs(rng: Any, res: Any) -> None:
+def _tess_inputs(rng: Any, res: Any, shader: Any = None) -> None:
     """Make the random cbuffer floats positive (1 to 7), so that tessellation factors computed
-    from them rarely cull a patch; integer words (0..7) stay as they are."""
+    from them rarely cull a patch; integer words (0..7) stay as they are. Typed uint/sint
+    buffers get integers 0..7 too (the oracle fills a stripped-RDEF uint buffer with float bits,
+    which as loop counts or indices run away: SubD11's valences)."""
+    decl = getattr(shader, "decl", None)
+    for slot, (words, fmt) in list(res.srv_buffers.items()):
+        dim, ret = decl.resources.get(slot, ("", "")) if decl is not None else ("", "")
+        if dim == "buffer" and ret in ("uint", "sint"):
+            res.srv_buffers[slot] = (rng.integers(0, 8, len(words)).astype(np.uint32), fmt)
     for slot, words in list(res.cbuffers.items()):
         words = np.asarray(words, np.uint32).copy()
         floats = words >= 8
@@ -724,6 +738,7 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
     layout_in = f"layout({GL_DOMAIN[kind]}, {GL_SPACING[partitioning]}, {order}) in;"
     coord_type = "vec3" if kind == "tri" else "vec2"
     coord_line = f"layout(location = 30) out {coord_type} _sk_coord;"
+    hull_extra: list[tuple[str, tuple[Any, ...], str, int]] = []  # hull alone: (varying, what, dtype, components)
     if tr_ds is not None:
         tes = _rename_blocks(oracle.strip_bindings(tr_ds.glsl), "ds")
         tes, count = re.subn(r"^layout\((?:triangles|quads|isolines)[^)]*\) in;", layout_in, tes, count=1, flags=re.M)
@@ -740,27 +755,50 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
                 "    _sk_inner = vec2(gl_TessLevelInner[0], gl_TessLevelInner[1]);"]
         decls = ["#version 450", layout_in, coord_line, "layout(location = 29) out vec4 _sk_outer;",
                  "layout(location = 28) out vec2 _sk_inner;"]
-        for loc, comp, ty, _name, _arr, patch in _io(tcs, "out"):
-            if patch or ty not in GLSL_TYPES or loc >= 16:
-                continue
-            decls.append(f"layout(location = {loc}{f', component = {comp}' if comp else ''}) in {ty} c{loc}[];")
+        # capture the patch constants and then as many output control points as fit in
+        # llvmpipe's 64 interleaved components (patch-constant location = register + the
+        # control-point output registers, vkd3d 1.2's numbering)
+        outs = [row for row in _io(tcs, "out") if row[2] in GLSL_TYPES]
+        offset = max((loc + 1 for loc, _c, _t, _n, _a, patch in outs if not patch), default=0)
+        budget = 64 - (3 if kind == "tri" else 2) - 6
+        for loc, comp, ty, _name, _arr, patch in outs:
+            dt, nc = GLSL_TYPES[ty]
+            quals = f"layout(location = {loc}{f', component = {comp}' if comp else ''})"
+            if patch:
+                decls.append(f"{quals} patch in {ty} pc{loc}_{comp};")
+                if nc <= budget:
+                    decls.append(f"out {ty} _skpc{loc}_{comp};")
+                    body.append(f"    _skpc{loc}_{comp} = pc{loc}_{comp};")
+                    hull_extra.append((f"_skpc{loc}_{comp}", ("pc", loc - offset, comp), dt, nc))
+                    budget -= nc
+            else:
+                decls.append(f"{quals} in {ty} c{loc}_{comp}[];")
+        for point in range(d.output_control_points):
+            for loc, comp, ty, _name, _arr, patch in outs:
+                dt, nc = GLSL_TYPES[ty]
+                if patch or nc > budget:
+                    continue
+                decls.append(f"out {ty} _skcp{point}_{loc}_{comp};")
+                body.append(f"    _skcp{point}_{loc}_{comp} = c{loc}_{comp}[{point}];")
+                hull_extra.append((f"_skcp{point}_{loc}_{comp}", ("cp", point, loc, comp), dt, nc))
+                budget -= nc
         tes = "\n".join(decls + ["void main()", "{"] + body + ["}"]) + "\n"
         signature = []
     tes, varyings, layout = _capture(tes, signature)
     varyings.insert(0, "_sk_coord")
     layout.insert(0, (-1, 0, "f4", 3 if kind == "tri" else 2))
     if tr_ds is None:
-        varyings += ["_sk_outer", "_sk_inner"]
-        layout += [(-2, 0, "f4", 4), (-3, 0, "f4", 2)]
+        varyings += ["_sk_outer", "_sk_inner"] + [name for name, *_ in hull_extra]
+        layout += [(-2, 0, "f4", 4), (-3, 0, "f4", 2)] + [(-4 - k, 0, dt, nc) for k, (_, _, dt, nc) in enumerate(hull_extra)]
     points_in = max(d.input_control_points, 1)
     position = next((e.register for e in tr_hs.info.isgn if e.sysval == "POS"), None)
     vs, attributes = _passthrough_vs(tcs, position)
     rng = np.random.default_rng(seed)
     res_hs = oracle.auto_resources(tr_hs, rng, oracle.parse_rdef(hs_path.read_bytes()))
     res_ds = oracle.auto_resources(tr_ds, rng, oracle.parse_rdef(ds_path.read_bytes())) if ds_path and tr_ds else None
-    _tess_inputs(rng, res_hs)
+    _tess_inputs(rng, res_hs, hull)
     if res_ds is not None:
-        _tess_inputs(rng, res_ds)
+        _tess_inputs(rng, res_ds, domain)
     data = _random_registers(attributes, patches * points_in, rng)
     gl = _gl(oracle)
     ctx = gl.ctx
@@ -827,6 +865,23 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
         edges, inside = hs_out.tess_factors[patch], hs_out.inside_tess_factors[patch]
         if not _close(edges, outer[:, : edges.shape[1]]) or not _close(inside, inner[:, : inside.shape[1]]):
             problems.append("tessellation factors differ")
+        for k, (_name, what, dt, nc) in enumerate(hull_extra):
+            value = theirs.pop((-4 - k, 0))
+            if what[0] == "pc":
+                _, register, comp = what
+                if not 0 <= register < hs_out.patch_constant_bits.shape[1]:
+                    continue
+                bits = hs_out.patch_constant_bits[patch, register, comp : comp + nc]
+                label = f"patch constant {register}.{'xyzw'[comp:comp + nc]}"
+            else:
+                _, point, register, comp = what
+                if register >= hs_out.control_point_bits.shape[2]:
+                    continue
+                bits = hs_out.control_point_bits[patch, point, register, comp : comp + nc]
+                label = f"control point {point} o{register}.{'xyzw'[comp:comp + nc]}"
+            mine = np.ascontiguousarray(bits).view(value.dtype)
+            if not _close(mine, value):
+                problems.append(f"{label} differs: {_diff(mine, value)}")
     status, reason = _verdict(hull, problems)
     return status, reason or f"{generated} primitives, {len(rows)} vertices"
 
