@@ -875,7 +875,7 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
         edges, inside = hs_out.tess_factors[patch], hs_out.inside_tess_factors[patch]
         if not _close(edges, outer[:, : edges.shape[1]]) or not _close(inside, inner[:, : inside.shape[1]]):
             problems.append("tessellation factors differ")
-        for k, (_name, what, dt, nc) in enumerate(hull_extra):
+        for k, (_name, what, _dt, nc) in enumerate(hull_extra):
             value = theirs.pop((-4 - k, 0))
             if what[0] == "pc":
                 _, register, comp = what

@@ -306,6 +306,23 @@ def test_pn_triangles_hull_fork_and_join_phases() -> None:
     assert pc[6, 2] == 0
 
 
+def test_subd_fork_phase_relative_register_index_of_vicp() -> None:
+    """SubD11 HS_4444 forks 3 and 4: ``mov o[r0.z + 6].x, vicp[r0.y + 0][r0.x + 1].x`` with
+    r0.x = (id < 4) & 1, r0.y = id & 3, r0.z = id over 8 instances: instances 0-3 copy
+    vicp[id][2] (TANGENT) to o6-o9, instances 4-7 copy vicp[id - 4][1] (TEXCOORD) to o10-o13, .x
+    and .y by the two forks; fork 5 copies vicp[id][2].z to o6-o9.z. (vkd3d 1.2 reads the wrong
+    register here, so the oracle cannot check it.)"""
+    shader = Shader(_corpus("slimshader__Tests_Sdk_Direct3D11_SubD11_SubD11_HS_4444.dxbc"))
+    point = np.arange(32, dtype=np.float32)[None, :, None]
+    inputs = {"v0": np.concatenate([point, point + 0.25, point + 0.5], axis=2),
+              "v1": np.concatenate([100 + point, 100.25 + point], axis=2),
+              "v2": np.concatenate([200 + point, 200.25 + point, 200.5 + point], axis=2)}
+    pc = shader.run_hull(inputs).patch_constant_bits[0].view(np.float32)
+    for i in range(4):
+        assert pc[6 + i, :3].tolist() == [200 + i, 200.25 + i, 200.5 + i]
+        assert pc[10 + i, :2].tolist() == [100 + i, 100.25 + i]
+
+
 def test_pn_triangles_domain_from_its_hull_shader() -> None:
     shader, positions, normals = _pn_hull()
     texcoords = np.array([[[0.25, 0.5], [0.75, 0.5], [0, 1]]], np.float32)
