@@ -897,6 +897,183 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
     return status, reason or f"{generated} primitives, {len(rows)} vertices{note}"
 
 
+def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) -> tuple[str, str]:
+    """("passed" | "failed" | "skipped", reason) for a domain shader alone: a generated TCS passes
+    random control points through and writes random patch constants and tessellation factors (1
+    to 12) from uniforms; the domain shader runs as the TES for integer, fractional odd and
+    fractional even spacing (clockwise triangles, or lines for isolines). VM: the tessellator
+    with the same factors, then :meth:`Shader.run_domain` with the same control points and
+    patch constants."""
+    import shaderkit
+    from shaderkit.vm.sm4 import Shader, VmError
+    from shaderkit.vm.sm4.tessellation import EDGE_FACTORS, INSIDE_FACTORS
+
+    if path.name in KNOWN_DIFFERENCES:
+        return "skipped", "known difference: " + KNOWN_DIFFERENCES[path.name]
+    try:
+        tr = oracle.translate(str(path))
+    except oracle.TranslateError as exc:
+        return "skipped", f"oracle cannot translate: {str(exc)[:80]}"
+    try:
+        shader = Shader(shaderkit.open(path.read_bytes()))
+    except VmError as exc:
+        return "failed", f"VM refused: {exc}"
+    d = shader.decl
+    from shaderkit.isa.sm4.opcodes import TESS_DOMAINS
+
+    kind = TESS_DOMAINS[d.tess_domain][len("domain_"):] if d.tess_domain < len(TESS_DOMAINS) else "undefined"
+    if kind not in GL_DOMAIN:
+        return "skipped", f"domain {kind}"
+    points = max(d.input_control_points, 1)
+    tes_base = _merge_aliases(_rename_blocks(oracle.strip_bindings(tr.glsl), "ds"))
+    ins = [row for row in _io(tes_base, "in") if row[2] in GLSL_TYPES]
+    named = [(loc, int(name[3:])) for loc, _c, _t, name, _a, patch in ins if patch and re.fullmatch(r"vpc\d+", name)]
+    cp_locations = [loc for loc, _c, _t, _n, _a, patch in ins if not patch]
+    offset = named[0][0] - named[0][1] if named else max(cp_locations, default=-1) + 1
+    registers = max([loc - offset + 1 for loc, _c, _t, _n, _a, patch in ins if patch] + [1])
+    pcs = shaderkit.open(path.read_bytes()).patch_constant_signature
+    registers = max(registers, max((e.register + 1 for e in pcs.elements), default=0) if pcs is not None else 0)
+    rng = np.random.default_rng(seed)
+    # uniform data: patch constants (patches x registers vec4) and factors
+    constants = rng.uniform(-2, 2, (patches, registers, 4)).astype(np.float32)
+    if kind == "isoline":
+        factors = np.stack([rng.integers(1, 5, patches), rng.uniform(1, 12, patches)], 1).astype(np.float32)
+        edges, inside = factors, np.zeros((patches, 0), np.float32)
+    else:
+        edges = rng.uniform(1, 12, (patches, 3 if kind == "tri" else 4)).astype(np.float32)
+        inside = rng.uniform(1, 12, (patches, 1 if kind == "tri" else 2)).astype(np.float32)
+    line_factors = {16: edges[:, 0], 15: edges[:, 1]} if kind == "isoline" else {}
+    edge_elements = sorted((e for e in (pcs.elements if pcs else []) if e.system_value_type in EDGE_FACTORS),
+                           key=lambda e: e.semantic_index)
+    inside_elements = sorted((e for e in (pcs.elements if pcs else []) if e.system_value_type in INSIDE_FACTORS),
+                             key=lambda e: e.semantic_index)
+    for k, element in enumerate(edge_elements):
+        column = (element.mask & -element.mask).bit_length() - 1
+        values = line_factors.get(element.system_value_type, edges[:, min(k, edges.shape[1] - 1)])
+        constants[:, element.register, column] = values
+    for k, element in enumerate(inside_elements):
+        if k < inside.shape[1]:
+            constants[:, element.register, (element.mask & -element.mask).bit_length() - 1] = inside[:, k]
+    outer = np.zeros((patches, 4), np.float32)
+    outer[:, : edges.shape[1]] = edges
+    inner = np.zeros((patches, 4), np.float32)
+    inner[:, : inside.shape[1]] = inside
+    tcs_lines = ["#version 450", f"layout(vertices = {points}) out;",
+                 f"uniform vec4 sk_pc[{patches * registers}];", f"uniform vec4 sk_outer[{patches}];",
+                 f"uniform vec4 sk_inner[{patches}];"]
+    body = ["    int p = gl_PrimitiveID;",
+            "    for (int i = 0; i < 4; i++) gl_TessLevelOuter[i] = sk_outer[p][i];",
+            "    gl_TessLevelInner[0] = sk_inner[p].x; gl_TessLevelInner[1] = sk_inner[p].y;"]
+    seen = set()
+    for loc, comp, ty, _name, _arr, patch in ins:
+        quals = f"layout(location = {loc}{f', component = {comp}' if comp else ''})"
+        dt, nc = GLSL_TYPES[ty]
+        if patch:
+            register = loc - offset
+            swizzle = "xyzw"[comp : comp + nc]
+            value = f"sk_pc[p * {registers} + {register}].{swizzle}"
+            if dt != "f4":
+                value = f"{'floatBitsToInt' if dt == 'i4' else 'floatBitsToUint'}({value})"
+            tcs_lines.append(f"{quals} patch out {ty} q{loc}_{comp};")
+            body.append(f"    q{loc}_{comp} = {value};")
+        elif (loc, comp) not in seen:
+            seen.add((loc, comp))
+            tcs_lines += [f"{quals} in {ty} x{loc}_{comp}[];", f"{quals} out {ty} y{loc}_{comp}[];"]
+            body.append(f"    y{loc}_{comp}[gl_InvocationID] = x{loc}_{comp}[gl_InvocationID];")
+    if re.search(r"gl_in\[[^\]]*\]\s*\.\s*gl_Position", tes_base):
+        body.append("    gl_out[gl_InvocationID].gl_Position = gl_in[gl_InvocationID].gl_Position;")
+    tcs = "\n".join(tcs_lines + ["void main()", "{"] + body + ["}"]) + "\n"
+    position = next((e.register for e in tr.info.isgn if e.sysval == "POS"), None)
+    vs, attributes = _passthrough_vs(tcs.replace("gl_in[gl_InvocationID].gl_Position", "gl_in[0].gl_Position"),
+                                     position)
+    data = _random_registers(attributes, patches * points, rng)
+    res = oracle.auto_resources(tr, rng, oracle.parse_rdef(path.read_bytes()))
+    _tess_inputs(rng, res, shader)
+    merged = oracle.Resources()
+    for field in ("cbuffers", "srv_buffers", "textures", "samplers"):
+        getattr(merged, field).update({("ds", k): v for k, v in getattr(res, field).items()})
+    _bind_vm_resources(shader, res)
+    coord_type = "vec3" if kind == "tri" else "vec2"
+    output = "line" if kind == "isoline" else "triangle_cw"
+    order, feedback_mode, per = GL_OUTPUT[output]
+    feed = {f"v{r}": bits.reshape(patches, points, 4) for r, bits in data.items()}
+    problems: list[str] = []
+    total = 0
+    gl = _gl(oracle)
+    ctx = gl.ctx
+    for partitioning in ("integer", "fractional_odd", "fractional_even"):
+        tes, count = re.subn(r"^layout\((?:triangles|quads|isolines)[^)]*\) in;",
+                             f"layout({GL_DOMAIN[kind]}, {GL_SPACING[partitioning]}, {order}) in;", tes_base,
+                             count=1, flags=re.M)
+        if not count:
+            return "skipped", "the translated domain shader declares no domain"
+        tes = _declare(tes, f"layout(location = 30) out {coord_type} _sk_coord;")
+        tes = re.sub(r"(void main\(\)\s*\{)", r"\1\n    _sk_coord = gl_TessCoord." + ("xyz" if kind == "tri" else "xy")
+                     + ";", tes, count=1)
+        tes, varyings, layout = _capture(tes, tr.info.osgn)
+        varyings.insert(0, "_sk_coord")
+        layout.insert(0, (-1, 0, "f4", 3 if kind == "tri" else 2))
+        keep: dict[str, list[Any]] = {}
+        try:
+            try:
+                prog = ctx.program(vertex_shader=vs, tess_control_shader=tcs, tess_evaluation_shader=tes,
+                                   varyings=varyings, varyings_capture_mode="interleaved")
+            except Exception as exc:  # noqa: BLE001
+                return "skipped", f"oracle cannot link: {str(exc).strip().splitlines()[-1][:120]}"
+            gl._bind_resources(prog, _Merged([("ds", tes, tr)]), merged, keep)
+            for name, values in (("sk_pc", constants.reshape(-1, 4)), ("sk_outer", outer), ("sk_inner", inner)):
+                if name in prog:  # unused uniforms are optimised out
+                    prog[name].write(np.ascontiguousarray(values).tobytes())
+            vao = _vertex_array(ctx, prog, attributes, data, keep)
+            stride = sum(nc for *_, nc in layout)
+            out = ctx.buffer(reserve=patches * 13 * 13 * 6 * per * stride * 4)
+            keep.setdefault("bufs", []).append(out)
+            gl._dummy_fbo.use()
+            generated = _raw().feedback(prog, vao, out, GL_PATCHES, feedback_mode, patches * points, points)
+            captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * per]
+            vao.release()
+            prog.release()
+        except Exception as exc:  # noqa: BLE001
+            return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
+        finally:
+            gl._cleanup(keep)
+        theirs = _unpack(captured, layout)
+        from shaderkit.vm.sm4 import tessellate_isoline, tessellate_quad, tessellate_tri
+
+        wheres, primitives, patch_of = [], [], []
+        first = 0
+        for p in range(patches):
+            if kind == "tri":
+                where, indices = tessellate_tri(list(edges[p]), inside[p, 0], partitioning, output)
+            elif kind == "quad":
+                where, indices = tessellate_quad(list(edges[p]), list(inside[p]), partitioning, output)
+            else:
+                where, indices = tessellate_isoline(edges[p, 0], edges[p, 1], partitioning, output)
+            wheres.append(where)
+            primitives.append(np.asarray(indices) + first)
+            patch_of.append(np.full(len(where), p, np.int64))
+            first += len(where)
+        where_all = np.concatenate(wheres)
+        rows = np.concatenate(primitives).reshape(-1)
+        try:
+            ours = shader.run_domain(feed, where_all, {f"vpc{r}": constants[:, r] for r in range(registers)},
+                                     patch=np.concatenate(patch_of))
+        except VmError as exc:
+            return "failed", f"VM: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a VM bug
+            return "failed", f"VM crashed: {type(exc).__name__}: {exc}"
+        coord = theirs.pop((-1, 0))
+        if len(rows) != len(coord):
+            problems.append(f"{partitioning}: {len(rows) // per} primitives, the oracle {generated}")
+            continue
+        if not np.array_equal(np.asarray(where_all, np.float32)[rows][:, : coord.shape[1]], coord):
+            problems.append(f"{partitioning}: domain points differ")
+        problems += [f"{partitioning}: {p}" for p in _compare_registers(ours, theirs, rows)]
+        total += generated
+    status, reason = _verdict(shader, problems)
+    return status, reason or f"{total} primitives over 3 spacings"
+
+
 def compare_tessellator(oracle: Any, domain: str, partitioning: str, output: str, factors: np.ndarray) -> list[str]:
     """The fixed-function tessellator alone: GL tessellates one patch per row of ``factors``
     ((patches, 6) float32: edge factors 0-3, inside 0-1; for isolines 0 = density, 1 = detail)
@@ -1026,8 +1203,8 @@ def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
 
 def compare_any(oracle: Any, path: Path, domain: Path | None = None) -> tuple[str, str]:
     """compare_file for vs/ps/cs, compare_geometry for gs, compare_tessellation for a hull
-    shader (with ``domain``, the pair; without, the hull shader alone); a domain shader alone is
-    skipped (it is compared in its pair)."""
+    shader (with ``domain``, the pair; without, the hull shader alone), compare_domain for a
+    domain shader alone."""
     try:
         stage = oracle.parse_dxbc(path.read_bytes()).stage
     except (ValueError, AssertionError) as exc:
@@ -1037,7 +1214,7 @@ def compare_any(oracle: Any, path: Path, domain: Path | None = None) -> tuple[st
     if stage == "hs":
         return compare_tessellation(oracle, path, domain)
     if stage == "ds":
-        return "skipped", "ds: compared with its hull shader (TESSELLATION_PAIRS)"
+        return compare_domain(oracle, path)
     return compare_file(oracle, path)
 
 
@@ -1070,8 +1247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per file (run in a child process)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child mode: one file, one JSON line
     parser.add_argument("--domain", help=argparse.SUPPRESS)  # child mode: the domain shader of --one
-    parser.add_argument("--stages", default="vs,ps,cs,gs,hs", help="stages to sweep (hs: hull shaders alone "
-                        "and the hull/domain pairs of TESSELLATION_PAIRS)")
+    parser.add_argument("--stages", default="vs,ps,cs,gs,hs,ds", help="stages to sweep (hs: hull shaders alone "
+                        "and the hull/domain pairs of TESSELLATION_PAIRS; ds: domain shaders alone)")
     parser.add_argument("--vm-only", action="store_true", help="run the VM alone over every vs/ps/cs (no oracle)")
     parser.add_argument("--tessellator", type=int, metavar="PATCHES",
                         help="compare the fixed-function tessellator alone with GL's, PATCHES random patches per case")

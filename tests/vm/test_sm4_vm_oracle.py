@@ -139,3 +139,23 @@ def test_hull_shader_alone_agrees_with_oracle(oracle: tuple[Any, Any], name: str
     status, reason = tool.compare_tessellation(found, root / "dxbc" / name)
     assert status == "passed", reason
     assert not reason.startswith("0 "), "no primitive was compared"
+
+
+#: domain shaders alone (generated TCS: random control points, patch constants and factors, three
+#: spacings): PNTriangles11 (patch constants packed at component 1), SubD11 (16 control points,
+#: a displacement texture)
+DOMAIN_SUBSET = [
+    "slimshader__Tests_Sdk_Direct3D11_PNTriangles11_PNTriangles11_DS.dxbc",
+    "slimshader__Tests_Sdk_Direct3D11_SubD11_SubD11_DS.dxbc",
+]
+
+
+@pytest.mark.parametrize("name", DOMAIN_SUBSET)
+def test_domain_shader_alone_agrees_with_oracle(oracle: tuple[Any, Any], name: str) -> None:
+    root = corpus_root()
+    if root is None or not (root / "dxbc" / name).exists():
+        pytest.skip(f"corpus file {name} not found")
+    tool, found = oracle
+    status, reason = tool.compare_domain(found, root / "dxbc" / name)
+    assert status == "passed", reason
+    assert not reason.startswith("0 "), "no primitive was compared"
