@@ -1,6 +1,7 @@
 """The SM4/SM5 VM against the independent DXBC oracle (vkd3d -> SPIR-V -> GLSL -> Mesa llvmpipe).
 
-A fixed, fast subset of corpus vertex, pixel and compute shaders runs on both with the same random
+A fixed, fast subset of corpus vertex, pixel, compute, geometry, hull and domain shaders (and the
+fixed-function tessellator alone) runs on both with the same random
 inputs (the oracle's own generators, fixed seed); outputs must agree exactly for integer results
 and within tools/sm4_vm_oracle.py's float tolerance. The whole sweep is
 ``python tools/sm4_vm_oracle.py``. Skipped with a reason when the oracle or its packages

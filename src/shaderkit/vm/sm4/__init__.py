@@ -62,24 +62,28 @@ the 337 corpus vs/ps/cs shaders (``--vm-only``; one loops endlessly on its test 
 the step limit), all 16 corpus geometry shaders and all 24 corpus hull and domain shaders (13
 hs_5_0, 11 ds_5_0).
 
-Geometry, hull and domain shaders against the same oracle (``--stages gs,hs``): the GS behind a
+Geometry, hull and domain shaders against the same oracle (``--stages gs,hs,ds``): the GS behind a
 pass-through vertex shader, its output captured with transform feedback (GL cuts strips into
 lists in D3D's vertex order, odd triangles (j+1, j, j+2)); the hull shader as a GL tessellation
-control shader and the domain shader as the evaluation shader (with the hull shader's spacing
-and vertex order: GL's domain origin is the lower left, so D3D triangle_cw is GL ccw), compared
-primitive by primitive with run_hull -> tessellate -> run_domain, domain points bit for bit.
-Measured 2026-11-23: geometry 14 of 16 agree (one emits single-vertex strips, 0 primitives on
-both sides), 2 cannot be compared (vkd3d 1.2 refuses one; for ANGLE BufferToTexture its GLSL
-writes an unwritten copy of o1). Hull shaders alone (tessellation factors and domain points): 11
-of 13 agree (3 of them cull every patch on both sides), SubD11_HS loops to the VM's step limit
-on random inputs, 3Dmigoto_hull uses pow2 partitioning (no GL spacing). Hull + domain pairs of
-the same source: 7 of 11 agree (quad, tri, isoline; cbuffers and a displacement texture), 2
-differ and are not yet explained (PNTriangles11 SV_Position at interior points, SubD11_HS_4444
-tangent outputs o3/o4), SubD11 crashes llvmpipe, 3Dmigoto is pow2. The tessellator alone
-(``--tessellator N``: generated GL stages, random factors 0.5 to 66) gives the same points in the
-same primitive order as Mesa's for 100 patches of each of the 24 domain x spacing x output
-cases. vkd3d 1.2 swaps the isoline density and detail factors in gl_TessLevelOuter; the tool
-swaps them back.
+control shader and the domain shader as the evaluation shader, which gets the hull shader's
+spacing and vertex order (GL's domain origin is the lower left, so D3D triangle_cw is GL ccw;
+pow2 is GL equal_spacing, as D3D's reference tessellator treats pow2 as integer), compared
+primitive by primitive with run_hull -> tessellate -> run_domain, domain points bit for bit. A
+hull shader alone is checked through a generated evaluation stage that captures the domain
+points, the factors, the patch constants and the output control points; a domain shader alone
+behind a generated control stage (random control points, patch constants and factors 1 to 12,
+integer, fractional odd and fractional even spacing). Measured 2026-11-23, no difference left:
+geometry 14 of 16 agree (one emits single-vertex strips: 0 primitives on both sides), 2 cannot
+be compared (vkd3d 1.2 refuses one; for ANGLE BufferToTexture its GLSL writes an unwritten copy
+of o1). Hull shaders alone 12 of 13 agree (4 write factors 0 and cull every patch on both
+sides; PNTriangles11's join-phase CENTER and SubD11_HS_4444's TANGENT/TEXCOORD constants are not
+compared: vkd3d 1.2 loses join-phase vpc inputs and relative register indices into vicp, and the
+VM's values were checked by hand instead); SubD11_HS crashes llvmpipe. Domain shaders alone: 11
+of 11 agree. Hull + domain pairs of the same source: 8 of 11 agree (one culls), 2 hit those
+vkd3d bugs, SubD11 crashes llvmpipe. The tessellator alone (``--tessellator N``: generated GL
+stages, random factors 0.5 to 66) gives the same points in the same primitive order as Mesa's
+for 100 patches of each of the 24 domain x spacing x output cases. vkd3d 1.2 swaps the isoline
+density and detail factors in gl_TessLevelOuter; the tool swaps them back.
 """
 
 from __future__ import annotations
