@@ -1,7 +1,15 @@
 """Compare shaderkit's SM4/SM5 VM with the independent DXBC oracle (vkd3d -> SPIR-V -> GLSL -> llvmpipe).
 
-    python tools/sm4_vm_oracle.py [CORPUS_DXBC_DIR] [--every N] [--json OUT] [-v] [--timeout S]
+    python tools/sm4_vm_oracle.py [CORPUS_DXBC_DIR] [--stages vs,ps,cs,gs,hs,ds] [--every N] [--json OUT] [-v]
     python tools/sm4_vm_oracle.py --vm-only     # the VM alone: how many vs/ps/cs it runs
+    python tools/sm4_vm_oracle.py --tessellator 100   # the tessellator alone against Mesa's
+
+Geometry shaders (:func:`compare_geometry`) run behind a generated pass-through vertex shader with
+transform feedback of their stream 0; hull shaders as GL tessellation control shaders, alone
+(:func:`compare_tessellation` with a generated evaluation stage) and with the domain shader of
+the same source (``TESSELLATION_PAIRS``); domain shaders alone behind a generated control stage
+(:func:`compare_domain`). Where vkd3d 1.2 translates wrongly the reason is in
+``KNOWN_DIFFERENCES`` / ``KNOWN_PATCH_CONSTANTS``.
 
 Each file runs in a child process with a timeout (llvmpipe can crash or hang on out-of-range
 accesses) and its time is printed with -v; a full sweep of the corpus takes about 10 minutes.
