@@ -497,7 +497,10 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
                 out.raw(dat, layout.items[dkey].data)  # the trie as stored (same keys, same strings)
             else:
                 key_at = [where[""]] + [where[k] for k in keys]
-                out.raw(dat, dic.pack(dic.build(keys), key_at))
+                stored = layout.items.get(dkey)
+                signature = dic.EARLY_SIGNATURE if stored is not None and stored.data[:4] == dic.EARLY_SIGNATURE \
+                    else dic.SIGNATURE
+                out.raw(dat, dic.pack(dic.build(keys), key_at, signature))
             out.pointers.extend(dat + 16 + 16 * j for j in range(len(keys) + 1))
             slots.extend(slot for _, slot in entries)
         if slots_at is not None and slots:
