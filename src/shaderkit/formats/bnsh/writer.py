@@ -497,7 +497,9 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
                 out.raw(dat, layout.items[dkey].data)  # the trie as stored (same keys, same strings)
             else:
                 key_at = [where[""]] + [where[k] for k in keys]
-                stored = layout.items.get(dkey)
+                # an early file's zero signature is kept (only a layout read from a file has one;
+                # a fresh layout's items are zero-filled placeholders)
+                stored = layout.items.get(dkey) if dkey in dictionaries else None
                 signature = dic.EARLY_SIGNATURE if stored is not None and stored.data[:4] == dic.EARLY_SIGNATURE \
                     else dic.SIGNATURE
                 out.raw(dat, dic.pack(dic.build(keys), key_at, signature))
