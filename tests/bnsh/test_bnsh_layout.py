@@ -273,3 +273,24 @@ def test_shared_control_section_is_written_once_where_it_lay() -> None:
     back = Bnsh.from_bytes(model.relayout())
     assert back == model
     assert back.stage_code(0, "vertex") != back.stage_code(1, "vertex")
+
+
+def test_empty_control_section_at_another_stages_offset_rebuilds_exactly() -> None:
+    """An empty item shares no storage: a stage whose control section is 0 bytes long at the offset
+    of another stage's control section is no 'shared' blob (mutation testing of a public BNSH found
+    such a file rewritten from a fresh layout, four times its size)."""
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.samples import bnsh_sample
+
+    data = bytearray(bnsh_sample())
+    items = Bnsh.from_bytes(bytes(data)).layout().items
+    vertex_control = items[("control", 0, "binary", 0)].offset
+    pixel_code = items[("code", 0, "binary", 4)].offset
+    # NvnShaderCode: u64 address, u64 control pointer (+0x08), u64 data pointer, u32 data size,
+    # u32 control size (+0x1C)
+    struct.pack_into("<Q", data, pixel_code + 0x08, vertex_control)
+    struct.pack_into("<I", data, pixel_code + 0x1C, 0)
+    model = Bnsh.from_bytes(bytes(data))
+    assert model.variations[0].binary_program.stages[4].control == b""
+    assert model.layout().shares_with(("control", 0, "binary", 4)) is None
+    assert model.to_bytes() == bytes(data)
