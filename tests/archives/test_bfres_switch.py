@@ -181,7 +181,7 @@ def test_resized_external_file(grow: int) -> None:
 
 @pytest.mark.parametrize("major", [5, 8])
 def test_early_files_store_zero_dictionary_signatures(major: int) -> None:
-    # early Switch BFRES (e.g. 0.8 from Super Mario Odyssey mods) store 4 zero bytes in place of _DIC
+    # early Switch BFRES (header version 8.0.0, e.g. Super Mario Odyssey mods) store 4 zero bytes for _DIC
     data = build(major, dic_signature=bytes(4))
     assert b"_DIC" not in data[: data.index(b"FSHA")]
     res = SwitchBfres.from_bytes(data)

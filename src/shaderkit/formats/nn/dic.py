@@ -6,7 +6,7 @@ empty key). A key's bit ``n`` is bit ``n & 7`` of the byte ``n >> 3`` counted fr
 the key, 0 past its start. Entries appear in key insertion order; :func:`build` reproduces the
 trie from the keys alone.
 
-Early files (Switch BFRES 0.x, as written by the first NX tool chains) store four zero bytes
+Early files (Switch BFRES with header version 8.0.0, as in Super Mario Odyssey) store four zero bytes
 where later ones store the ``_DIC`` signature (BfresLibrary ``ResDict.Load``: "Signature value
 for switch. Always 0x00000000"); both are read, and :func:`pack` writes the one it is given.
 """
@@ -22,7 +22,7 @@ from shaderkit.io.reader import Reader
 ENTRY = struct.Struct("<iHHQ")
 HEADER_SIZE = 8
 SIGNATURE = b"_DIC"
-#: the signature word of early files (Switch BFRES 0.x): four zero bytes
+#: the signature word of early files (Switch BFRES version 8.0.0): four zero bytes
 EARLY_SIGNATURE = bytes(4)
 
 
