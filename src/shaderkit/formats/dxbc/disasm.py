@@ -77,11 +77,13 @@ def _comment_hooks() -> tuple[Any, Any]:
 
 
 def is_legacy(container: DxbcContainer) -> bool:
-    """True for containers written by fxc 9.x (d3dcompiler_43 era), whose listings spell some
-    things differently (old CRT float digits, lower-case ``cb`` declarations)."""
+    """True for containers written by fxc before the Windows 10 SDK (9.x of the DirectX and
+    Windows 8 SDKs, 6.3 of the Windows 8.1 SDK), whose listings spell some things differently
+    (old CRT float digits, lower-case ``cb`` declarations)."""
+    from shaderkit.formats.dxbc.listing import is_legacy_creator
+
     rdef = container.rdef
-    creator = rdef.creator if rdef is not None else ""
-    return " 9." in creator
+    return is_legacy_creator(rdef.creator if rdef is not None else "")
 
 
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
