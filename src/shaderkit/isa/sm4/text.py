@@ -312,6 +312,7 @@ class Formatter:
                 name += "_g"
             if c & 1:
                 name += "_t"
+        head = len(name)
         if inst.extended:
             offsets = inst.sample_offsets
             dim = inst.resource_dimension
@@ -320,6 +321,7 @@ class Formatter:
                 name += "_aoffimmi"
             if dim is not None:
                 name += "_indexable"
+            head = len(name)
             if offsets is not None:
                 name += "({},{},{})".format(*offsets)
             if dim is not None:
@@ -342,7 +344,10 @@ class Formatter:
             name += "_sat"
         precise = PRECISE_MASK.get(c)  # SM5 precise mask
         if precise and ctl == Ctl.SAT:
-            name += " [precise" + ("" if precise == PRECISE_MASK.mask else "(" + _MASKS[precise] + ")") + "]"
+            note = " [precise" + ("" if precise == PRECISE_MASK.mask else "(" + _MASKS[precise] + ")") + "]"
+            if head < len(name) and name[head] == "(":  # fxc: ld_uav_typed_indexable [precise(x)](texture2d)(...)
+                return name[:head] + note + name[head:]
+            name += note
         return name
 
     def instruction(self, inst: Instruction) -> str:
