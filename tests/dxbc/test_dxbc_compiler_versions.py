@@ -14,6 +14,7 @@ import struct
 import pytest
 from dxbc_build import container
 
+from shaderkit.formats.dxbc.assemble import assemble_with_base
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.disasm import listing
 from shaderkit.formats.dxbc.rdef import (
@@ -36,7 +37,7 @@ def _code() -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
-def _shader(creator: str, *, depth: bool = False) -> DxbcContainer:
+def _shader(creator: str, *, depth: bool = False, code: bytes | None = None) -> DxbcContainer:
     float4 = ShaderType(1, 3, 1, 4, 0, name="")
     rdef = ResourceDefinition(
         [ConstantBuffer("Params", [ShaderVariable("tint", float4, 0, 16, 2, None)], 16)],
@@ -51,7 +52,7 @@ def _shader(creator: str, *, depth: bool = False) -> DxbcContainer:
         outputs.append(SignatureElement("SV_DEPTH", 0, 0, 3, 0xFFFFFFFF, 0x1, 0xE))
     osgn = Signature("OSGN", outputs)
     data = container((b"RDEF", rdef.build()), (b"ISGN", isgn.build()), (b"OSGN", osgn.build()),
-                     (b"SHDR", _code()))
+                     (b"SHDR", _code() if code is None else code))
     return DxbcContainer.from_bytes(data)
 
 
@@ -119,3 +120,47 @@ def test_narrow_signature_special_register_row() -> None:
 def test_rebuilds_byte_for_byte() -> None:
     shader = _shader("Microsoft (R) HLSL Shader Compiler 6.3.9600.16384")
     assert DxbcContainer.from_bytes(shader.to_bytes()).to_bytes() == shader.to_bytes()
+
+
+def _offsets_code() -> bytes:
+    words = [0x00000040, 0,
+             0x0300005A, 0x00106000, 0,  # dcl_sampler s0, mode_default
+             0x04001858, 0x00107000, 0, 0x5555,  # dcl_resource_texture2d (float,float,float,float) t0
+             0x03001062, 0x00101032, 1,  # dcl_input_ps linear v1.xy
+             0x03000065, 0x001020F2, 0,  # dcl_output o0.xyzw
+             0x02000068, 1,  # dcl_temps 1
+             # sample_l, extended: texel offsets u=1 (bits 9..12 of the extension)
+             0x8C000048, 0x00000201, 0x001000F2, 0, 0x00101046, 1, 0x00107E46, 0, 0x00106000, 0,
+             0x00004001, 0,
+             0x05000036, 0x001020F2, 0, 0x00100E46, 0,  # mov o0.xyzw, r0.xyzw
+             0x0100003E]
+    words[1] = len(words)
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+@pytest.mark.parametrize(("version", "mnemonic"), [
+    ("9.29.952.3111", "sample_l(1,0,0)"),  # DirectX SDK: HDAO, FXAA in HLSLCrossCompiler's tests
+    ("9.30.9200.16384", "sample_l_aoffimmi(1,0,0)"),
+    ("10.1", "sample_l_aoffimmi(1,0,0)"),
+])
+def test_texel_offsets_follow_the_compiler(version: str, mnemonic: str) -> None:
+    shader = _shader(f"Microsoft (R) HLSL Shader Compiler {version}", code=_offsets_code())
+    text = listing(shader)
+    lines = [line.rstrip() for line in text.splitlines()]
+    assert f"{mnemonic} r0.xyzw, v1.xyxx, t0.xyzw, s0, l(0.000000)" in lines
+    data = shader.to_bytes()
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+
+
+def test_offsets_without_aoffimmi_assemble() -> None:
+    """The assembler reads fxc 9.29's spelling to the same words as ``_aoffimmi``'s."""
+    from shaderkit.isa.sm4.assembler import assemble_listing
+    from shaderkit.isa.sm4.encode import encode
+
+    words = list(struct.unpack(f"<{len(_offsets_code()) // 4}I", _offsets_code()))
+    body = ["ps_4_0", "dcl_sampler s0, mode_default", "dcl_resource_texture2d (float,float,float,float) t0",
+            "dcl_input_ps linear v1.xy", "dcl_output o0.xyzw", "dcl_temps 1",
+            "sample_l(1,0,0) r0.xyzw, v1.xyxx, t0.xyzw, s0, l(0.000000)", "mov o0.xyzw, r0.xyzw", "ret "]
+    for text in (body, [line.replace("sample_l(", "sample_l_aoffimmi(") for line in body]):
+        (assembled,) = assemble_listing("\n".join(text) + "\n")
+        assert encode(assembled.program) == words

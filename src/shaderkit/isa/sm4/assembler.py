@@ -88,6 +88,8 @@ _PRECISE_RE = re.compile(r" *\[precise(?:\(([xyzw]+)\))?\]")
 #: the parenthesised parts and suffix of a mnemonic (``(texture2d)(float,float,float,float)_uint``)
 _PARENS_TAIL_RE = re.compile(r"((?:\([^()]*\))*)([A-Za-z0-9_]*)")
 _PAREN_RE = re.compile(r"\(([^()]*)\)")
+#: three texel offsets, the first parentheses of a mnemonic (without ``_aoffimmi`` in fxc 9.29 text)
+_OFFSETS_RE = re.compile(r" *[-+]?\w+ *, *[-+]?\w+ *, *[-+]?\w+ *")
 
 # -- literals ---------------------------------------------------------------------------------
 _F32 = struct.Struct("<f")
@@ -689,6 +691,8 @@ class _ProgramAssembler:
     def extended(self, text: str, offsets: bool, indexable: bool, pos: int) -> list[int]:
         groups = [(m.group(1), pos + m.start(1)) for m in _PAREN_RE.finditer(text)]
         out: list[int] = []
+        if not offsets and groups and _OFFSETS_RE.fullmatch(groups[0][0]):
+            offsets = True  # fxc 9.29 prints the offsets without ``_aoffimmi``: sample_l(0,1,0)
         if offsets:
             if not groups:
                 raise _Fail("_aoffimmi needs (u,v,w) offsets", pos)

@@ -178,9 +178,13 @@ def hex_immediate(op: Operand) -> str:
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False,
+                 aoffimmi: bool = True) -> None:
         self.prog = prog
         self.legacy = legacy
+        #: ``_aoffimmi`` spelled before texel offsets; fxc 9.29 and older print only the offsets:
+        #: ``sample_l(0,1,0)``, ``sample_l_indexable(0,-1,0)(texture2d)(...)``
+        self.aoffimmi = aoffimmi
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
         #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
@@ -296,8 +300,9 @@ class Formatter:
 
     # -- instructions ----------------------------------------------------------------------
     @staticmethod
-    def mnemonic(inst: Instruction, info: OpInfo) -> str:
-        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...)."""
+    def mnemonic(inst: Instruction, info: OpInfo, aoffimmi: bool = True) -> str:
+        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...);
+        ``aoffimmi=False``: texel offsets without the ``_aoffimmi`` word (fxc 9.29)."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
@@ -317,7 +322,7 @@ class Formatter:
             offsets = inst.sample_offsets
             dim = inst.resource_dimension
             rets = inst.return_types
-            if offsets is not None:
+            if offsets is not None and aoffimmi:
                 name += "_aoffimmi"
             if dim is not None:
                 name += "_indexable"
@@ -359,7 +364,7 @@ class Formatter:
             return self.declaration(inst, info)
         if inst.opcode == 53:
             return self.customdata(inst)
-        name = self.mnemonic(inst, info)
+        name = self.mnemonic(inst, info, self.aoffimmi)
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
