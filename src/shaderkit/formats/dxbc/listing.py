@@ -110,7 +110,9 @@ def is_legacy_creator(creator: str) -> bool:
 
 def _narrow_signatures(creator: str) -> bool:
     """fxc 9.29 and older (DirectX SDK; 9.30 is the Windows 8 SDK's, then come 6.3 and 10.x)
-    prints a 6-wide signature ``Format`` column."""
+    prints a 6-wide signature ``Format`` column and no ``Note: shader requires additional
+    functionality`` block (the same double-precision compute shader compiled by 9.29 and by
+    9.30 lists the note only with 9.30)."""
     version = compiler_version(creator)
     return version is not None and version[0] == 9 and version[1] < 30
 
@@ -505,7 +507,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
             names = [name for bit, name in FEATURE_NAMES.items() if flags & bit and bit != 0x2]
         if _global_flags(container) & _FORCE_EARLY_DEPTH_STENCIL:
             names.append("Early depth-stencil")
-        if names:
+        if names and not _narrow_signatures(creator):
             notes = ["//", "// Note: shader requires additional functionality:"]
             notes += [f"//       {name}" for name in names]
             notes.append("//")
