@@ -13,7 +13,10 @@ the ``Level9 shader bytecode:`` title and program, and calls :func:`level9_mappi
 XNA prepass/shadow variants.
 
 Blank comment lines follow fxc 10.1; listings by fxc 9.30 carry an extra ``///`` line after the
-preamble. Lines are returned without trailing newlines, with fxc's trailing blanks.
+preamble. The RDEF creator's version picks the older spellings: before 10.x (9.x and the
+Windows 8.1 SDK's 6.3) the ``Slot Elements`` binding table; 9.29 and older also the 6-wide
+signature ``Format`` column and no feature note. Lines are returned without trailing newlines,
+with fxc's trailing blanks.
 """
 
 from __future__ import annotations

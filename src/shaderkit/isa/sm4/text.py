@@ -4,9 +4,11 @@ Rules were read off the corpus listings: version line, one instruction per line,
 nesting level, operand-less opcodes end with a blank, typed immediates ``l(a, b)`` print per the
 opcode's data type (floats ``%f``, integers decimal up to 10000 else ``0x%08x``), typeless
 ``mov``/``movc``/ICB values ``l(a,b,c,d)`` guess per component, SM5.1 resources are upper case
-with ranges. ``legacy=True`` selects the fxc 9.x (d3dcompiler_43, old CRT) spelling: floats keep
-17 significant digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the
-interpolation mode.
+with ranges. ``legacy=True`` selects the spelling of fxc before the Windows 10 SDK (9.x of the
+DirectX and Windows 8 SDKs, 6.3 of the Windows 8.1 SDK; old CRT): floats keep 17 significant
+digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the interpolation
+mode. ``aoffimmi=False`` is fxc 9.29's texel-offset spelling (``sample_l(0,1,0)``). fxc writes
+``[precise(...)]`` after the mnemonic and before resource parentheses.
 """
 
 from __future__ import annotations
