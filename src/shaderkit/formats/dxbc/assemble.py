@@ -116,7 +116,8 @@ def _apply_level9_edits(lines: list[str], stop: int, base: DxbcContainer, start:
             raise AssemblyError(f"the base's level-9 chunk here is {chunk.fourcc}, not {fourcc}", title + 1, 1)
         if _program_text(lines[title + 1 : end]) != _program_text(level9_program_lines(chunk)):
             chunk.program = mine.program
-        for name in ("constant_buffer_mappings", "sampler_mappings", "runtime_constant_mappings"):
+        for name in ("constant_buffer_mappings", "sampler_mappings", "runtime_constant_mappings",
+                     "loop_register_mappings"):
             if getattr(mine, name) != getattr(chunk, name):
                 setattr(chunk, name, getattr(mine, name))
 

@@ -450,15 +450,23 @@ def _mapping_lines(aon9: Level9Shader) -> list[str]:
     from shaderkit.formats.dxbc.aon9 import CONVERSIONS, RUNTIME_CONSTANTS
 
     out: list[str] = []
-    if aon9.constant_buffer_mappings:
-        out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//",
-                "// Target Reg Buffer  Start Reg # of Regs        Data Conversion",
-                "// ---------- ------- --------- --------- ----------------------"]
-        for m in aon9.constant_buffer_mappings:
-            text = ",".join(f"{CONVERSIONS.get(c, '?'):>4}" for c in m.conversions)
-            out.append(f"// {'c' + str(m.target_register):<10} {'cb' + str(m.buffer):<7} {m.start_register:>9} "
-                       f"{m.register_count:>9}  ({text})")
-        out.append("//")
+    if aon9.constant_buffer_mappings or aon9.loop_register_mappings:
+        out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//"]
+        if aon9.loop_register_mappings:  # integer loop registers first (an HLSLSample vs_4_0_level_9_x)
+            out += ["// Target Reg Buffer  Source Reg Component",
+                    "// ---------- ------- ---------- ---------"]
+            for loop in aon9.loop_register_mappings:
+                out.append(f"// {'i' + str(loop.target_register):<10} {'cb' + str(loop.buffer):<7} "
+                           f"{loop.source_register:>10} {loop.component:>9}")
+            out.append("//")
+        if aon9.constant_buffer_mappings:
+            out += ["// Target Reg Buffer  Start Reg # of Regs        Data Conversion",
+                    "// ---------- ------- --------- --------- ----------------------"]
+            for m in aon9.constant_buffer_mappings:
+                text = ",".join(f"{CONVERSIONS.get(c, '?'):>4}" for c in m.conversions)
+                out.append(f"// {'c' + str(m.target_register):<10} {'cb' + str(m.buffer):<7} {m.start_register:>9} "
+                           f"{m.register_count:>9}  ({text})")
+            out.append("//")
     if aon9.runtime_constant_mappings:
         out += ["//", "// Runtime generated constant mappings:", "//",
                 "// Target Reg                               Constant Description",
