@@ -50,8 +50,8 @@ def test_loop_register_table_parses_and_rebuilds() -> None:
     assert chunk.loop_register_mappings == [LoopRegisterMapping(1, 0, 0, 0)]
     assert chunk.constant_buffer_mappings == [ConstantBufferMapping(0, 0, 1, 0, (0, 0, 0, 0))]
     assert chunk.build() == payload
-    fresh = Level9Shader("Aon9", 0xFFFE0200, chunk.constant_buffer_mappings, [], [], chunk.loop_register_mappings,
-                         _PROGRAM)
+    fresh = Level9Shader("Aon9", 0xFFFE0200, chunk.constant_buffer_mappings, [], [], _PROGRAM,
+                         chunk.loop_register_mappings)
     assert fresh.build() == payload  # fxc's layout for a new chunk
 
 

@@ -92,9 +92,9 @@ class Level9Shader:
     constant_buffer_mappings: list[ConstantBufferMapping] = field(default_factory=list)
     sampler_mappings: list[SamplerMapping] = field(default_factory=list)
     runtime_constant_mappings: list[RuntimeConstantMapping] = field(default_factory=list)
-    loop_register_mappings: list[LoopRegisterMapping] = field(default_factory=list)
     #: the D3D9 token stream (version token first)
     program: bytes = b""
+    loop_register_mappings: list[LoopRegisterMapping] = field(default_factory=list)
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)
     layout: Layout | None = field(default=None, compare=False, repr=False)
 
