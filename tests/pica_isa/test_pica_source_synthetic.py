@@ -171,6 +171,22 @@ def test_point_geometry_shader_with_its_own_uniform_space() -> None:
     _exact([("v.pica", vertex), ("g.pica", geometry)])
 
 
+def test_geometry_shader_before_a_vertex_shader_keeps_its_own_uniform_space() -> None:
+    # a ".gsh point c0" file first: its uniform takes c0-c1 of its own space, so the vertex file
+    # after it still starts the shared space at c0 (0x10). A bare ".gsh" writes the same header,
+    # but would put gdata in the shared space and push mvp to c2 (0x12): the disassembly must
+    # choose the mode from the later DVLE too.
+    geometry = (".gsh point c0\n.fvec gdata[2]\n.out gpos position\n"
+                ".proc main\n setemit 0\n mov gpos, gdata[1]\n emit\n end\n.end\n")
+    vertex = ".fvec mvp[4]\n.entry vmain\n.proc vmain\n mov o0, mvp[1]\n end\n.end\n"
+    data = assemble_sources([("g.pica", geometry), ("v.pica", vertex)])
+    gs, vs = Dvlb.from_bytes(data).dvles
+    assert [(u.name, u.first_register, u.last_register) for u in gs.uniforms] == [("gdata", 0x10, 0x11)]
+    assert [(u.name, u.first_register, u.last_register) for u in vs.uniforms] == [("mvp", 0x10, 0x13)]
+    assert ".gsh point c0" in dvlb_to_source(Dvlb.from_bytes(data))
+    _exact([("g.pica", geometry), ("v.pica", vertex)])
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

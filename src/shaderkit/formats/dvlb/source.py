@@ -303,13 +303,29 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         alloc.start = local_start
 
 
-def _conflicts_in_shared_space(dvle: Dvle, alloc: _Allocation) -> bool:
-    """True when a legacy ``.gsh`` (shared uniform space) could not place these uniforms."""
+def _shared_space_conflicts(dvles: list[Dvle], alloc: _Allocation) -> int:
+    """How many uniforms of these DVLEs, placed in turn in the shared (vertex shader) uniform space
+    after ``alloc``, picasso could not have put where they are (``alloc`` is left as it was)."""
     trial = _Allocation()
     trial.start, trial.known, trial.gaps = dict(alloc.start), dict(alloc.known), alloc.gaps
-    scratch = _Unit()
-    _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
-    return bool(scratch.notes)
+    conflicts = 0
+    for dvle in dvles:
+        scratch = _Unit()
+        _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
+        conflicts += len(scratch.notes)
+    return conflicts
+
+
+def _conflicts_in_shared_space(dvlb: Dvlb, index: int, alloc: _Allocation) -> bool:
+    """True when a legacy ``.gsh`` (shared uniform space) for geometry DVLE ``index`` could not have
+    given the file's uniforms their registers: its own uniforms would not fit, or they would push
+    the uniforms of a later vertex DVLE (shared space too) away from where picasso put them, which
+    ``.gsh point cN`` (same header, a uniform space of its own) does not."""
+    dvle = dvlb.dvles[index]
+    if _shared_space_conflicts([dvle], alloc):
+        return True
+    later = [d for d in dvlb.dvles[index + 1:] if not d.is_geometry]
+    return bool(later) and _shared_space_conflicts([dvle, *later], alloc) > _shared_space_conflicts(later, alloc)
 
 
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
@@ -1298,7 +1314,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
                           or dvle.gs_fixed_vertex_num)
             has_dummy = any(o.semantic == SEMANTIC_DUMMY for o in dvle.outputs)
-            if not gs_new and not has_dummy and _conflicts_in_shared_space(dvle, alloc):
+            if not gs_new and not has_dummy and _conflicts_in_shared_space(dvlb, i, alloc):
                 gs_new = True  # ".gsh point cN" gives the same header and its own uniform space
             if gs_new:
                 fvecs = [_uniform_kind(u.first_register)[1] for u in dvle.uniforms
