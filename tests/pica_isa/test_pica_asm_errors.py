@@ -26,6 +26,11 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  mov r0.xk, r1\n  end\n.end\n", 2, 10, "bad swizzle"),
         (".proc main\n  mov r0, r1.xyzwx\n  end\n.end\n", 2, 14, "bad swizzle"),
         (".proc main\n  mov r0, q1\n  end\n.end\n", 2, 11, "invalid register"),
+        # picasso's parseReg checks v registers against 0x0F: "v15" is refused wherever a register is
+        # read by name (operands, .alias, .in); v14[1] is the way to it
+        (".proc main\n  mov r0, v15\n  end\n.end\n", 2, 11, "invalid input register: v15"),
+        (".alias x v15\n", 1, 10, "invalid input register: v15"),
+        (".in x v15\n", 1, 7, "invalid input register: v15"),
         ("  mov r0, r1\n", 1, 3, "instruction outside block"),
         (".proc main\n  jmpc cmp.x, nowhere\n  end\n.end\n", 2, 15, "undefined"),
         (".proc main\n  end\n", 1, 7, "unclosed block"),

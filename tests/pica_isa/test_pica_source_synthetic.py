@@ -187,6 +187,22 @@ def test_geometry_shader_before_a_vertex_shader_keeps_its_own_uniform_space() ->
     _exact([("g.pica", geometry), ("v.pica", vertex)])
 
 
+def test_input_register_15_is_written_as_v14_plus_one() -> None:
+    # picasso refuses the name "v15", so the disassembly names that input v14[1] (reg 14 + offset 1)
+    src = ".alias hi v14[1]\n.in pos v14[1]\n.proc main\n mov r0, pos\n mad r1, hi, c0, r2\n end\n.end\n"
+    data = assemble_sources([("v.pica", src)])
+    model = Dvlb.from_bytes(data)
+    # .in pos: uniform table entry for input 15 (first = last = 0x0F), input mask bit 15
+    assert [(u.name, u.first_register, u.last_register) for u in model.dvles[0].uniforms] == [("pos", 15, 15)]
+    assert model.dvles[0].input_mask == 0x8000
+    # mov r0, v15: opcode 0x13 << 26 | dst r0 (0x10) << 21 | src1 v15 (0x0F) << 12
+    assert model.dvlp.code[0] == 0x13 << 26 | 0x10 << 21 | 0x0F << 12
+    text = dvlb_to_source(model)
+    assert ".in pos v14[1]" in text, text
+    assert not any("v15" in line for line in text.splitlines() if not line.startswith(";")), text
+    _exact([("v.pica", src)])
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

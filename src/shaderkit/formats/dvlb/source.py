@@ -60,6 +60,7 @@ from shaderkit.isa.pica.table import (
     IDX_NAMES,
     IDX_SOURCE,
     MOVA_TARGET_NAMES,
+    NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     OUTPUT_SEMANTICS,
@@ -275,7 +276,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
             else:
                 names.flags.setdefault(r, name if size == 1 else f"{name}[{r - reg}]")
     for reg, name in inputs:
-        unit.add(f".in {name} v{reg}")
+        unit.add(f".in {name} {_input_text(reg)}")
         names.src.setdefault(reg, (name, reg, 1))
     local_start = dict(alloc.start)
     if gsh_space:
@@ -803,6 +804,13 @@ def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names
             unit.scanned[len(lines) - 1] = scanned
 
 
+def _input_text(reg: int) -> str:
+    """An input register as picasso reads it in ``.in``/``.alias``: ``v15`` only as ``v14[1]``."""
+    if reg >= NAMED_INPUT_LIMIT:
+        return f"v{NAMED_INPUT_LIMIT - 1}[{reg - NAMED_INPUT_LIMIT + 1}]"
+    return f"v{reg}"
+
+
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
     inputs_end = _V.end
@@ -816,7 +824,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
         while name in used:
             name += "_"
         used.add(name)
-        unit.add(f".alias {name} v{reg}")
+        unit.add(f".alias {name} {_input_text(reg)}")
         names.src[reg] = (name, reg, 1)
 
 

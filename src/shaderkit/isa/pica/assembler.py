@@ -46,6 +46,7 @@ from shaderkit.isa.pica.table import (
     MAX_VSH_SIZE,
     MNEMONIC_ALIASES,
     MOVA_TARGETS,
+    NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     NUM_HI_BITS,
@@ -758,8 +759,11 @@ class Assembler(DescriptorTable):
         space = SPACES.get(body[0])
         if space is not None:  # picasso leaves upper-case prefixes unmapped
             limit = self.get_dvle().max_output_reg if space.prefix == "o" else space.count
+            if space.prefix == "v":  # picasso's parseReg rejects "v15" (it checks >= 0x0F); v14[1] reaches it
+                limit = NAMED_INPUT_LIMIT
             if num >= limit:
-                raise self.error(f"register out of range: {body}", col)
+                what = "invalid input register" if space.prefix == "v" else "register out of range"
+                raise self.error(f"{what}: {body}", col)
             num += space.base
         return _Operand(num + offset, sw, idx)
 

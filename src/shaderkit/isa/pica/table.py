@@ -423,6 +423,10 @@ def uniform_space(table_index: int) -> RegisterSpace:
     raise ValueError(f"uniform register index {table_index} out of range")
 
 
+#: input registers picasso accepts by name: its parseReg refuses ``v15`` ("invalid input register"),
+#: so v15 is only reached through an offset (``v14[1]``) or an automatic ``.in``
+NAMED_INPUT_LIMIT = 15
+
 #: relative addressing: idx field -> picasso register name
 IDX_NAMES = ("", "a0.x", "a0.y", "aL")
 #: accepted spellings (lower case) -> idx value (old names a0/a1/a2/lcnt included)
