@@ -203,6 +203,29 @@ def test_input_register_15_is_written_as_v14_plus_one() -> None:
     _exact([("v.pica", src)])
 
 
+def test_constants_read_numbers_as_c_atof_and_atoi() -> None:
+    # picasso reads .constf values with atof (strtod: C99 hex floats, "1e" is 1.0, "0xg" is the 0
+    # before the x) and .consti values, sizes and offsets with atoi ((int)strtol: saturated to
+    # 64 bits, then the low 32 bits)
+    src = (".constf k(0x10, 0x1.8p1, -0X.8, 0x1p-3)\n.constf k2(0xg, 0x, 1e, infinity)\n"
+           ".consti q(99999999999999999999, -99999999999999999999, 4294967297, 0x10)\n"
+           ".fvec u[4294967297]\n"
+           ".proc main\n mov r0, k\n mov r0, k2\n mov r1, u[0]\n mov r0, c0[4294967298]\n end\n.end\n")
+    data = assemble_sources([("n.pica", src)])
+    model = Dvlb.from_bytes(data)
+    # float24 = sign << 23 | (exponent + 63) << 16 | mantissa >> 7: 16.0 = 0x430000,
+    # 3.0 = 0x408000, -0.5 = 0xBE0000, 0.125 = 0x3C0000, 1.0 = 0x3F0000, inf = 0x7F0000
+    # ivec: LONG_MAX -> (int) -1 -> 0xFF, LONG_MIN -> (int) 0, 2**32 + 1 -> 1, atoi("0x10") = 0
+    assert [(c.type, c.register, c.words) for c in model.dvles[0].constants] == [
+        (2, 95, (0x430000, 0x408000, 0xBE0000, 0x3C0000)),
+        (2, 94, (0, 0, 0x3F0000, 0x7F0000)),
+        (1, 3, (0xFF | 0 << 8 | 1 << 16 | 0 << 24, 0, 0, 0))]
+    # u[2**32 + 1] is one register; c0[2**32 + 2] is c2: mov r0 = 0x13 << 26 | 0x10 << 21 | (0x20 + 2) << 12
+    assert [(u.name, u.first_register, u.last_register) for u in model.dvles[0].uniforms] == [("u", 0x10, 0x10)]
+    assert model.dvlp.code[3] == 0x13 << 26 | 0x10 << 21 | 0x22 << 12
+    _exact([("n.pica", src)])
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

@@ -92,6 +92,8 @@ _RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 _SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
     r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
+#: C99 hexadecimal floating constant as strtod reads it: at least one hex digit, optional binary exponent
+_C_HEX_FLOAT = re.compile(r"\s*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
 _C_INT = re.compile(r"\s*([+-]?\d+)")
 #: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
 _C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
@@ -284,15 +286,25 @@ class _Bundle:
 
 
 def c_atof(text: str) -> float:
-    """C ``atof``: the longest numeric prefix, 0.0 when there is none."""
+    """C ``atof``: the longest numeric prefix (decimal, C99 hexadecimal such as ``0x10`` or
+    ``0x1.8p1``, inf/infinity/nan), 0.0 when there is none."""
+    m = _C_HEX_FLOAT.match(text)
+    if m:
+        return float.fromhex(m.group(1))
     m = _C_FLOAT.match(text)
     return float(m.group(1)) if m else 0.0
 
 
 def c_atoi(text: str) -> int:
-    """C ``atoi``: the leading decimal integer of ``text``, 0 when there is none."""
+    """C ``atoi`` as glibc on a 64-bit host does it: ``(int)strtol(text, NULL, 10)``, the leading
+    decimal integer saturated to the ``long`` range and then cut to its low 32 bits (signed);
+    0 when there is none."""
     m = _C_INT.match(text)
-    return int(m.group(1)) if m else 0
+    if not m:
+        return 0
+    value = max(-(1 << 63), min((1 << 63) - 1, int(m.group(1))))
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def f24_picasso(value: float) -> int:
