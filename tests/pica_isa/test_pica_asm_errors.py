@@ -38,6 +38,7 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  cmp r0, eq, xx, r1\n  end\n.end\n", 2, 15, "conditional operator"),
         (".proc main\n  ifu !b0\n  .end\n  end\n.end\n", 2, 7, "not supported"),
         (".proc main\n  setemit 3\n  end\n.end\n", 2, 11, "out of range"),
+        (".proc main\n  setemit x1\n  end\n.end\n", 2, 11, "invalid value: x1"),
         (".out x nowhere\n", 1, 8, "invalid output type"),
         (".fvec a\n.fvec a\n", 2, 7, "already used"),
         (".proc main\n  mov r0, r1, r2\n  end\n.end\n", 2, 15, "too many parameters"),

@@ -226,6 +226,17 @@ def test_constants_read_numbers_as_c_atof_and_atoi() -> None:
     _exact([("n.pica", src)])
 
 
+def test_integer_arguments_read_as_strtoll() -> None:
+    # picasso's parseInt: strtoll(text, &end, 0) must read something, the rest is ignored
+    src = ".gsh variable c0 0x0Avertices\n.proc main\n setemit 2x\n setemit 0zero\n emit\n end\n.end\n"
+    data = assemble_sources([("g.pica", src)])
+    model = Dvlb.from_bytes(data)
+    assert (model.dvles[0].gs_mode, model.dvles[0].gs_variable_vertex_num) == (1, 10)
+    # setemit: opcode 0x2B << 26, vertex id in bits 24-25
+    assert model.dvlp.code[:2] == [0x2B << 26 | 2 << 24, 0x2B << 26]
+    _exact([("g.pica", src)])
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

@@ -688,17 +688,13 @@ class Assembler(DescriptorTable):
             raise self.error("too many parameters", item[1])
 
     def parse_int(self, text: str, col: int, lo: int, hi: int) -> int:
-        """An integer in ``lo..hi`` as picasso reads it (hex, octal, decimal); AssemblyError otherwise."""
-        t = text.strip()
-        try:
-            if t.lower().startswith(("0x", "-0x", "+0x")):
-                value = int(t, 16)
-            elif len(t.lstrip("+-")) > 1 and t.lstrip("+-").startswith("0"):
-                value = int(t, 8)
-            else:
-                value = int(t, 10)
-        except ValueError:
-            raise self.error(f"invalid value: {text}", col) from None
+        """An integer in ``lo..hi`` as picasso's parseInt reads it: ``strtoll(text, &end, 0)`` (hex,
+        octal or decimal; what follows the number is ignored, so ``0zero`` is 0); AssemblyError
+        when no number starts the text or it is out of range."""
+        value = c_strtol(text)
+        if value is None:
+            raise self.error(f"invalid value: {text}", col)
+        value = max(-(1 << 63), min((1 << 63) - 1, value))
         if not lo <= value <= hi:
             raise self.error(f"value out of range ({lo}..{hi}): {value}", col)
         return value
