@@ -39,6 +39,8 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  ifu !b0\n  .end\n  end\n.end\n", 2, 7, "not supported"),
         (".proc main\n  setemit 3\n  end\n.end\n", 2, 11, "out of range"),
         (".proc main\n  setemit x1\n  end\n.end\n", 2, 11, "invalid value: x1"),
+        (".proc main\n  mov r0, r3[a0.x]\n  end\n.end\n", 2, 11, "not allowed with this kind of register"),
+        (".proc main\n  lbl : nop\n  end\n.end\n", 2, 3, "invalid label name: lbl "),
         (".out x nowhere\n", 1, 8, "invalid output type"),
         (".fvec a\n.fvec a\n", 2, 7, "already used"),
         (".proc main\n  mov r0, r1, r2\n  end\n.end\n", 2, 15, "too many parameters"),

@@ -237,6 +237,36 @@ def test_integer_arguments_read_as_strtoll() -> None:
     _exact([("g.pica", src)])
 
 
+def test_unknown_setemit_flag_is_skipped_as_picasso_does() -> None:
+    # picasso prints "unknown setemit flag" but its parseSetEmitFlags result is not checked: the
+    # word is written with the flags it knows (prim = bit 23, vertex id 1 in bits 24-25)
+    src = ".gsh\n.proc main\n setemit 1, bogus prim\n emit\n end\n.end\n"
+    data = assemble_sources([("g.pica", src)])
+    assert Dvlb.from_bytes(data).dvlp.code[0] == 0x2B << 26 | 1 << 23 | 1 << 24
+
+
+def test_indexed_temporary_is_written_through_an_alias() -> None:
+    # picasso refuses "r3[a0.x]" (index register not allowed with this kind of register) but
+    # takes an alias of r3 with an index: the disassembly declares one
+    src = ".alias foo r3\n.proc main\n mov r0, foo[a0.x]\n mad r1, r2, r5, foo[a0.y]\n end\n.end\n"
+    data = assemble_sources([("v.pica", src)])
+    model = Dvlb.from_bytes(data)
+    # mov: 0x13 << 26 | dst r0 (0x10) << 21 | idx a0.x (1) << 19 | src1 r3 (0x13) << 12
+    assert model.dvlp.code[0] == 0x13 << 26 | 0x10 << 21 | 1 << 19 | 0x13 << 12
+    text = dvlb_to_source(model)
+    assert "r3[" not in text and ".alias temp3 r3" in text, text
+    _exact([("v.pica", src)])
+
+
+def test_empty_uniform_name_as_picasso_accepts_it() -> None:
+    # picasso's validateIdentifier accepts "": ".fvec a, , b" declares a, "" and b (c0, c1, c2)
+    src = ".fvec a, , b\n.proc main\n mov r0, b\n mov r1, c1\n end\n.end\n"
+    data = assemble_sources([("v.pica", src)])
+    model = Dvlb.from_bytes(data)
+    assert [(u.name, u.first_register) for u in model.dvles[0].uniforms] == [("a", 16), ("", 17), ("b", 18)]
+    _exact([("v.pica", src)])
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

@@ -96,7 +96,7 @@ PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
-_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
+_V, _R, _C, _I, _B = SPACES["v"], SPACES["r"], SPACES["c"], SPACES["i"], SPACES["b"]
 _SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
 _SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 _SETEMIT_TEXT = SETEMIT_FLAG_TEXT
@@ -254,6 +254,11 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         kind, reg = _uniform_kind(u.first_register)
         size = u.last_register - u.first_register + 1
         name = _ident(u.name)
+        if not name and kind >= 0 and "" not in used:
+            # picasso names a uniform "" for an empty argument (".fvec ,"); code reads it by register
+            used.add(name)
+            per_kind.setdefault(kind, []).append((reg, size, name))
+            continue
         if not _valid_ident(name) or name.startswith("_") or name in used:
             fixed = "u_" + "".join(c if c in _IDENT_CHARS else "_" for c in name)
             while fixed in used:
@@ -284,7 +289,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
     for kind in (CONSTANT_FVEC, CONSTANT_IVEC, CONSTANT_BOOL):
         directive = _KIND_DIRECTIVE[kind]
         for reg, size, name in sorted(per_kind.get(kind, [])):
-            decl = f"{name}[{size}]" if size > 1 else name
+            decl = f"{name}[{size}]" if size > 1 else name or ","
             known = None if gsh_space else alloc.known.get(name)
             if known is not None:
                 if known != (kind, reg, size):
@@ -611,8 +616,22 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
     return tuple(reserved), tuple(desc), tuple(sources)
 
 
+def _indexed_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
+    """Per 6-bit opcode value: (register lsb, mask, idx lsb, mask) of the source relative
+    addressing applies to, or None."""
+    from shaderkit.isa.pica.decode import word_layouts
+
+    out: list[tuple[int, int, int, int] | None] = []
+    for row, fields, _extra in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        kind = IDX_SOURCE.get(row.fmt)
+        out.append((*spec[kind], *spec["idx"]) if kind in spec and "idx" in spec else None)
+    return tuple(out)
+
+
 #: built from the table at import time (see _word_tables)
 _RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
+_INDEXED6 = _indexed_tables()
 
 
 class _Code:
@@ -825,6 +844,22 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
             name += "_"
         used.add(name)
         unit.add(f".alias {name} {_input_text(reg)}")
+        names.src[reg] = (name, reg, 1)
+    # picasso refuses an index register after a temporary's own name ("r0[a0.x]": index register not
+    # allowed with this kind of register) but not after an alias of it
+    indexed = set()
+    for word in printer.code[lo:hi]:
+        field = _INDEXED6[(word & 0xFFFFFFFF) >> 26]
+        if field is not None and (word >> field[2]) & field[3]:
+            reg = (word >> field[0]) & field[1]
+            if _R.base <= reg < _R.end and reg not in names.src:
+                indexed.add(reg)
+    for reg in sorted(indexed):
+        name = f"temp{reg - _R.base}"
+        while name in used:
+            name += "_"
+        used.add(name)
+        unit.add(f".alias {name} r{reg - _R.base}")
         names.src[reg] = (name, reg, 1)
 
 

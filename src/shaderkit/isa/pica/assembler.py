@@ -87,7 +87,9 @@ _V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
 UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 
-_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+#: picasso's validateIdentifier: letters, '_', '$', digits after the first; the empty name passes too
+#: (".fvec a, , b" declares a uniform named "", ":" alone is a label named "")
+_IDENT = re.compile(r"(?:[A-Za-z_$][A-Za-z0-9_$]*)?\Z")
 _RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 _SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
@@ -602,7 +604,7 @@ class Assembler(DescriptorTable):
             colon = raw.find(":", pos, end)
             if colon < 0:
                 break
-            name = raw[pos:colon].rstrip()
+            name = raw[pos:colon]  # picasso does not trim before the colon: "lbl :" is an invalid name
             if not _IDENT.match(name):
                 raise self.error(f"invalid label name: {name}", pos)
             if name in self.labels:
@@ -773,6 +775,8 @@ class Assembler(DescriptorTable):
                 what = "invalid input register" if space.prefix == "v" else "register out of range"
                 raise self.error(f"{what}: {body}", col)
             num += space.base
+        if idx and not _C.base <= num < _C.end:  # (picasso checks named registers only, not aliases)
+            raise self.error("index register not allowed with this kind of register", col)
         return _Operand(num + offset, sw, idx)
 
     # -- blocks ---------------------------------------------------------------------------------
@@ -973,9 +977,8 @@ def _setemit(asm: Assembler, name: str, col: int) -> None:
         ftext, fcol = flags
         for flag in ftext.split():
             field_name = SETEMIT_FLAGS.get(flag.lower())
-            if field_name is None:
-                raise asm.error(f"unknown setemit flag: {flag}", fcol + ftext.find(flag))
-            fields[field_name] = 1
+            if field_name is not None:  # picasso reports an unknown flag but assembles on without it
+                fields[field_name] = 1
     dvle = asm.get_dvle()
     if not dvle.is_geo:
         dvle.is_geo = dvle.is_compat_geo = True
