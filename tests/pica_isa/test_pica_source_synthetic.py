@@ -267,6 +267,30 @@ def test_empty_uniform_name_as_picasso_accepts_it() -> None:
     _exact([("v.pica", src)])
 
 
+def test_source_text_is_read_as_a_c_string() -> None:
+    # picasso assembles a C string: a NUL ends the source; "prim\\v inv" splits (mystrtok_spc) at
+    # the space only, so "prim\\v" is an unknown flag (skipped) and only inv (bit 22) is set;
+    # U+00A0 is no white space to C, so "c1\\xa0" is c1 followed by ignored text
+    src = ".gsh\n.proc main\n setemit 1, prim\v inv\n mov r0, c1\xa0\n end\n.end\n\0 garbage\n"
+    data = assemble_sources([("g.pica", src)])
+    # setemit: 0x2B << 26 | inv << 22 | vertex 1 << 24; mov r0, c1: 0x13 << 26 | 0x10 << 21 | 0x21 << 12
+    assert Dvlb.from_bytes(data).dvlp.code == [0x2B << 26 | 1 << 22 | 1 << 24, 0x13 << 26 | 0x10 << 21 | 0x21 << 12,
+                                                0x22 << 26]
+
+
+def test_line_markers_rename_the_position_of_errors() -> None:
+    from shaderkit.errors import AssemblyError
+
+    # "# N file": the next line is line N of that file; a word that is no number is line 0
+    # (atoi), so after "#version 120" the next line is line 0 of file "120"
+    with pytest.raises(AssemblyError) as info:
+        assemble_sources([("a.pica", '# 10 "x.pica"\n.proc main\n foo\n end\n.end\n')])
+    assert (info.value.filename, info.value.line) == ("x.pica", 11)
+    with pytest.raises(AssemblyError) as info:
+        assemble_sources([("a.pica", "#version 120\n\n.proc main\n foo\n end\n.end\n")])
+    assert (info.value.filename, info.value.line) == ("120", 2)
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

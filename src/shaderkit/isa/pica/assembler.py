@@ -66,6 +66,37 @@ from shaderkit.isa.pica.table import (
 )
 
 MAX_CODE_SIZE = 4096  # 12-bit jump/call targets
+#: what C's isspace() calls white space (picasso trims and splits with it); Python's str.strip() and
+#: str.isspace() also take U+0085, U+00A0 and U+001C..U+001F, which picasso keeps as text
+C_SPACE = " \t\n\v\f\r"
+_C_WORD_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
+
+
+def _c_words(text: str) -> list[str]:
+    """``text`` split at runs of C white space."""
+    return [word for word in _C_WORD_SPLIT.split(text) if word]
+
+
+def _spc_words(text: str) -> list[str]:
+    """picasso's mystrtok_spc over ``text``: words end at a space or tab, and the white space after
+    one is skipped, so "prim\\v inv" is the words "prim\\v" and "inv"."""
+    words = []
+    pos, end = 0, len(text)
+    while pos < end:
+        stop = pos
+        while stop < end and text[stop] not in " \t":
+            stop += 1
+        words.append(text[pos:stop])
+        pos = stop + 1
+        while pos < end and text[pos] in C_SPACE:
+            pos += 1
+    return words
+
+
+def _c_string(text: str) -> str:
+    """The text as picasso sees it: a C string, which ends at the first NUL character."""
+    nul = text.find("\0")
+    return text if nul < 0 else text[:nul]
 #: comment pragmas understood by this assembler (picasso skips them as comments)
 PRAGMA = "shaderkit:"
 #: DVLE header fields a "; shaderkit: dvle" pragma may set, with their bit masks
@@ -93,12 +124,12 @@ _IDENT = re.compile(r"(?:[A-Za-z_$][A-Za-z0-9_$]*)?\Z")
 _RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 _SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
-    r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
+    r"[ \t\n\v\f\r]*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
 #: C99 hexadecimal floating constant as strtod reads it: at least one hex digit, optional binary exponent
-_C_HEX_FLOAT = re.compile(r"\s*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
-_C_INT = re.compile(r"\s*([+-]?\d+)")
+_C_HEX_FLOAT = re.compile(r"[ \t\n\v\f\r]*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
+_C_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
 #: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
-_C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_C_STRTOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
 def split_units(text: str, filename: str) -> list[tuple[str, str]]:
@@ -108,7 +139,7 @@ def split_units(text: str, filename: str) -> list[tuple[str, str]]:
     Lines before the second marker belong to the first part. Line numbers stay those of the
     whole file (other parts' lines are blanked).
     """
-    lines = text.split("\n")
+    lines = _c_string(text).split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
     if len(starts) < 2:
         return [(filename, text)]
@@ -319,7 +350,7 @@ def c_strtol(text: str) -> int | None:
 
     What follows the number is ignored, as picasso ignores it (``c0-c3`` reads 0, ``b0,`` 0).
     """
-    if text.isdigit() and (text[0] != "0" or len(text) == 1):
+    if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
         return int(text)  # plain decimal, the usual case
     m = _C_STRTOL.match(text)
     if m is None:
@@ -393,17 +424,25 @@ class _Cursor:
         if item is None:
             return None
         text, col = item
-        stripped = text.lstrip()
-        return stripped.rstrip(), col + len(text) - len(stripped)
+        stripped = text.lstrip(C_SPACE)
+        return stripped.rstrip(C_SPACE), col + len(text) - len(stripped)
 
     def arg(self) -> tuple[str, int] | None:
         return self._trim(self._take(","))
 
     def arg_spc(self) -> tuple[str, int] | None:
         item = self._take(" \t")
-        while self.pos < self.end and self.line[self.pos].isspace():
+        while self.pos < self.end and self.line[self.pos] in C_SPACE:
             self.pos += 1
         return self._trim(item)
+
+    def command(self) -> tuple[str, int] | None:
+        """The first word of a statement as picasso takes it: up to a space or tab, untrimmed (so
+        ".fvec\\r" is no directive)."""
+        item = self._take(" \t")
+        while self.pos < self.end and self.line[self.pos] in C_SPACE:
+            self.pos += 1
+        return item
 
     def arg_cparen(self) -> tuple[str, int] | None:
         return self._trim(self._take("("))
@@ -490,7 +529,7 @@ class Assembler(DescriptorTable):
         self.aliases = {}
         self.dvle = None
         self.line_no = 1
-        lines = text.split("\n")
+        lines = _c_string(text).split("\n")
         for raw in lines:
             self._line(raw)
             self.line_no += 1
@@ -544,7 +583,7 @@ class Assembler(DescriptorTable):
             self._parsed_instruction(parsed)
             return
         semi = raw.find(";")
-        if semi >= 0 and raw[semi + 1:].lstrip().startswith(PRAGMA):
+        if semi >= 0 and raw[semi + 1:].lstrip(C_SPACE).startswith(PRAGMA):
             self._pragma(raw, semi)
         try:
             self._statement(raw, semi)
@@ -553,7 +592,7 @@ class Assembler(DescriptorTable):
 
     def _pragma(self, raw: str, semi: int) -> None:
         """shaderkit's comment pragmas (picasso ignores them): descriptor table and choices."""
-        words = raw[semi + 1:].strip()[len(PRAGMA):].split()
+        words = _c_words(raw[semi + 1:].strip(C_SPACE)[len(PRAGMA):])
         col = semi + 1
         try:
             if words and words[0] == "opdescs":
@@ -594,10 +633,10 @@ class Assembler(DescriptorTable):
 
     def _statement(self, raw: str, semi: int) -> None:
         end = len(raw) if semi < 0 else semi
-        while end > 0 and raw[end - 1].isspace():
+        while end > 0 and raw[end - 1] in C_SPACE:
             end -= 1
         pos = 0
-        while pos < end and raw[pos].isspace():
+        while pos < end and raw[pos] in C_SPACE:
             pos += 1
         # labels: "name:" (several may precede an instruction)
         while True:
@@ -611,19 +650,22 @@ class Assembler(DescriptorTable):
                 raise self.error(f"duplicate label: {name}", pos)
             self.labels[name] = len(self.code)
             pos = colon + 1
-            while pos < end and raw[pos].isspace():
+            while pos < end and raw[pos] in C_SPACE:
                 pos += 1
         if pos >= end:
             return
         if raw[pos] == "#":  # preprocessor line marker: # LINE "file"
-            parts = raw[pos + 1:end].split(None, 1)
-            if parts and parts[0].isdigit():
-                self.line_no = int(parts[0]) - 1
-                if len(parts) > 1:
-                    self.filename = parts[1].strip().strip('"')
+            # picasso: the line becomes atoi(first word) (0 when it is no number), the rest (one
+            # pair of quotes dropped) the file name of later messages
+            marker = raw[pos + 1:end].lstrip(C_SPACE)
+            word_end = next((i for i, ch in enumerate(marker) if ch in " \t"), len(marker))
+            self.line_no = c_atoi(marker[:word_end]) - 1
+            rest = marker[word_end + 1:].strip(C_SPACE)
+            if rest:
+                self.filename = rest[1:-1] if rest.startswith('"') else rest
             return
         self.cur = _Cursor(raw, pos, end)
-        token = self.cur.arg_spc()
+        token = self.cur.command()
         assert token is not None
         self._command(*token)
 
@@ -722,14 +764,14 @@ class Assembler(DescriptorTable):
             close = body.find("]", bracket)
             if close < 0:
                 raise self.error(f"missing closing bracket: {text}", col)
-            inner = body[bracket + 1:close].strip()
+            inner = body[bracket + 1:close].strip(C_SPACE)
             body = body[:bracket]
             idx_name = inner.lower()
             if idx_name in IDX_BY_NAME:
                 idx = IDX_BY_NAME[idx_name]
                 inner = ""
             elif "+" in inner:
-                left, right = (s.strip() for s in inner.split("+", 1))
+                left, right = (s.strip(C_SPACE) for s in inner.split("+", 1))
                 if left.lower() in IDX_BY_NAME:
                     idx, inner = IDX_BY_NAME[left.lower()], right
                 elif right.lower() in IDX_BY_NAME:
@@ -758,7 +800,7 @@ class Assembler(DescriptorTable):
                 comp = (alias_swz >> (6 - comp * 2)) & 3
                 combined |= swizzle_comp(slot, comp) << 1
             return _Operand(reg, combined, idx)
-        if len(body) < 2 or body[0].lower() not in "ovrcib" or not body[1].isdigit():
+        if len(body) < 2 or body[0].lower() not in "ovrcib" or not "0" <= body[1] <= "9":
             raise self.error(f"invalid register: {body}", col)
         # picasso reads the number with strtol and ignores what follows: "c0-c3" is c0, "b0," b0
         num = c_strtol(body[1:])
@@ -975,7 +1017,7 @@ def _setemit(asm: Assembler, name: str, col: int) -> None:
     fields = {"vertex_id": asm.parse_int(vtext, vcol, 0, 2)}
     if flags is not None:
         ftext, fcol = flags
-        for flag in ftext.split():
+        for flag in _spc_words(ftext):
             field_name = SETEMIT_FLAGS.get(flag.lower())
             if field_name is not None:  # picasso reports an unknown flag but assembles on without it
                 fields[field_name] = 1
@@ -1007,14 +1049,14 @@ def _int(asm: Assembler, name: str, col: int) -> None:
 
 def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
     """(which, negate) of ``[!]cmp.x`` / ``[!]cmp.y``."""
-    body = text.strip()
+    body = text.strip(C_SPACE)
     neg = 0
     while body.startswith("!"):
         neg ^= 1
-        body = body[1:].lstrip()
+        body = body[1:].lstrip(C_SPACE)
     which = {"cmp.x": 0, "cmp.y": 1}.get(body.lower())
     if which is None:
-        raise asm.error(f"invalid condition register: {text.strip()}", col)
+        raise asm.error(f"invalid condition register: {text.strip(C_SPACE)}", col)
     return which, neg
 
 
@@ -1200,7 +1242,7 @@ def _dir_alias(asm: Assembler, name: str) -> None:
     (atext, acol), (rtext, rcol) = asm.next_arg_spc(), asm.next_arg_spc()
     asm.no_more_args()
     _check_ident(asm, atext, acol, "alias name")
-    if len(atext) > 1 and atext[0].lower() in "ovrcib" and atext[1].isdigit():
+    if len(atext) > 1 and atext[0].lower() in "ovrcib" and "0" <= atext[1] <= "9":
         raise asm.error("cannot redefine register", acol)
     reg = asm.parse_reg(rtext, rcol)
     if atext in asm.aliases:
@@ -1275,7 +1317,7 @@ def _paren_args(asm: Assembler) -> tuple[tuple[str, int], list[str]]:
     close = rest[0].find(")")
     if close < 0:
         raise asm.error("invalid syntax: missing ')'", rest[1])
-    args.append(rest[0][:close].strip())
+    args.append(rest[0][:close].strip(C_SPACE))
     asm.cur.pos = asm.cur.end
     return name, args
 
@@ -1311,10 +1353,10 @@ def _dir_constfa(asm: Assembler, name: str) -> None:
         close = text.find("]", open_at + 1)
         if open_at < 0 or close < 0:
             raise asm.error(f"missing bracket: {text}", col)
-        if text[close + 1:].strip():
-            raise asm.error(f"garbage found: {text[close + 1:].strip()}", col)
-        size_text = text[open_at + 1:close].strip()
-        arr_name = text[:open_at].strip()
+        if text[close + 1:].strip(C_SPACE):
+            raise asm.error(f"garbage found: {text[close + 1:].strip(C_SPACE)}", col)
+        size_text = text[open_at + 1:close].strip(C_SPACE)
+        arr_name = text[:open_at].strip(C_SPACE)
         if size_text:
             asm.const_array_size = c_atoi(size_text)
             if asm.const_array_size <= 0:
@@ -1333,7 +1375,7 @@ def _dir_constfa(asm: Assembler, name: str) -> None:
     rest = asm.cur.rest()
     if rest is None or ")" not in rest[0]:
         raise asm.error("invalid syntax: missing ')'", asm.cur.end)
-    args.append(rest[0][:rest[0].find(")")].strip())
+    args.append(rest[0][:rest[0].find(")")].strip(C_SPACE))
     asm.cur.pos = asm.cur.end
     asm.const_array.append(Constant(CONST_FVEC, 0, _const_values(UTYPE_FVEC, args)))
 
