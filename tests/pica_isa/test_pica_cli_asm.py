@@ -78,3 +78,22 @@ def test_nodvle_file_shares_procedures(tmp_path: Path) -> None:
     assert int.from_bytes(data[4:8], "little") == 1  # one DVLE: the library made none
     # call 0x24<<26 | DST helper at 0 | NUM 2
     assert int.from_bytes(data[12 + 40 + 8: 12 + 40 + 12], "little") == 0x90000002
+
+
+def test_asm_no_nop_leaves_out_the_padding_nop(tmp_path: Path) -> None:
+    # picasso -n: the outer .end right after the inner one gets no padding NOP. Words by hand:
+    # ifu b0 / ifu b1 (IFU 0x27 << 26 | DST 4 << 10 | bool id << 22), two "mov r0, r1"
+    # (0x13 << 26 | 0x10 << 21 | 0x11 << 12, descriptor 0), end (0x22 << 26); without -n a NOP
+    # (0x21 << 26) comes before the end and both ifs close at 5
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+
+    src = tmp_path / "n.pica"
+    src.write_text(".proc main\n ifu b0\n  ifu b1\n   mov r0, r1\n   mov r0, r1\n  .end\n .end\n end\n.end\n")
+    mov = 0x13 << 26 | 0x10 << 21 | 0x11 << 12
+    runner = CliRunner()
+    assert runner.invoke(cli, ["asm", "-n", str(src), "-o", str(tmp_path / "n.shbin")]).exit_code == 0
+    assert Dvlb.from_bytes((tmp_path / "n.shbin").read_bytes()).dvlp.code == [
+        0x27 << 26 | 4 << 10, 0x27 << 26 | 4 << 10 | 1 << 22, mov, mov, 0x22 << 26]
+    assert runner.invoke(cli, ["asm", str(src), "-o", str(tmp_path / "p.shbin")]).exit_code == 0
+    assert Dvlb.from_bytes((tmp_path / "p.shbin").read_bytes()).dvlp.code == [
+        0x27 << 26 | 5 << 10, 0x27 << 26 | 4 << 10 | 1 << 22, mov, mov, 0x21 << 26, 0x22 << 26]

@@ -291,6 +291,42 @@ def test_line_markers_rename_the_position_of_errors() -> None:
     assert (info.value.filename, info.value.line) == ("120", 2)
 
 
+def _hand_made(code: list[int], opdescs: list[int]) -> bytes:
+    from shaderkit.formats.dvlb.dvlb import Dvle, Dvlp, OperandDescriptor
+
+    dvle = Dvle(main_offset=0, endmain_offset=len(code))
+    return Dvlb(dvlp=Dvlp(code=code, opdescs=[OperandDescriptor(d) for d in opdescs]), dvles=[dvle]).to_bytes()
+
+
+# words by hand (reference/pica.md): IFU 0x27 << 26 | DST << 10 | bool id << 22; MOV 0x13 << 26 |
+# dst << 21 | src1 << 12 | desc; MOVA 0x12 << 26; END 0x22 << 26. Descriptor 0x36F: mask xyzw (0xF),
+# src1 swizzle xyzw (0x1B << 5); 0x36E: the same with mask xyz.
+_MOV_R0_R1 = 0x13 << 26 | 0x10 << 21 | 0x11 << 12
+
+
+def test_nested_blocks_without_padding_nop_get_the_no_nop_pragma() -> None:
+    # picasso before v2.5 wrote "ifu b0 / ifu b1 / mov / mov / .end / .end / end" without the NOP
+    # that later versions put after the inner .end (a block may not end right after another one)
+    code = [0x27 << 26 | 4 << 10, 0x27 << 26 | 4 << 10 | 1 << 22, _MOV_R0_R1, _MOV_R0_R1, 0x22 << 26]
+    data = _hand_made(code, [0x36F])
+    text = dvlb_to_source(Dvlb.from_bytes(data))
+    assert "; shaderkit: no-nop" in text and "; !" not in text, text
+    assert assemble_sources([("re.pica", text)]) == data
+    # without the pragma, the padding NOP comes back (6 words)
+    plain = text.replace("; shaderkit: no-nop", "")
+    assert len(Dvlb.from_bytes(assemble_sources([("re.pica", plain)])).dvlp.code) == 6
+
+
+def test_mova_may_share_a_descriptor_whose_mask_has_z() -> None:
+    # picasso v2.0 gave "mova a0.xy" the descriptor of the "mov r0.xyz" before it (mask xyz): MOVA
+    # never reads z, and the desc pragma keeps the descriptor
+    code = [0x13 << 26 | 0x10 << 21 | 0x11 << 12, 0x12 << 26 | 0x11 << 12, 0x22 << 26]
+    data = _hand_made(code, [0x36E])
+    text = dvlb_to_source(Dvlb.from_bytes(data))
+    assert "mova a0.xy, r1" in text and "; !" not in text, text
+    assert assemble_sources([("re.pica", text)]) == data
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

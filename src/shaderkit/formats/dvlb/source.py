@@ -60,6 +60,7 @@ from shaderkit.isa.pica.table import (
     IDX_NAMES,
     IDX_SOURCE,
     MOVA_TARGET_NAMES,
+    MOVA_UNUSED_MASK,
     NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
@@ -92,6 +93,8 @@ PRAGMA_DESC = "; shaderkit: desc"
 PRAGMA_DVLE = "; shaderkit: dvle"
 PRAGMA_LABEL = "; shaderkit: label"
 PRAGMA_LAYOUT = "; shaderkit: layout"
+#: picasso -n: the file was made without automatic padding NOPs (picasso before v2.5 added none)
+PRAGMA_NO_NOP = "; shaderkit: no-nop"
 PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
@@ -237,6 +240,8 @@ class _Unit:
         #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
         self.pragma_at = 0
         self.desc_lines: list[tuple[int, int]] = []
+        #: note lines ("; ! ...") that descriptor hints make moot (see _with_pragmas)
+        self.pinned_notes: list[int] = []
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -455,9 +460,14 @@ def _operand_printer(kind: str, fmt: str) -> _OperandPrinter:
         def a0(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
                labels: dict[int, str]) -> str:
             target = MOVA_TARGET_NAMES.get(desc & 0xC)
-            if target is None or desc & 3:
+            if target is None:
                 unit.lossy(f"mova destination mask {desc & 0xF:#x}")
-                target = target or MOVA_TARGET_NAMES[8]
+                target = MOVA_TARGET_NAMES[8]
+            elif desc & MOVA_UNUSED_MASK and not code.hints:
+                # bits z, w (never read) the text cannot say: a "desc" pragma pinning the
+                # descriptor keeps them, so the note goes when the pragmas are written
+                unit.lossy(f"mova destination mask {desc & 0xF:#x}")
+                unit.pinned_notes.append(len(unit.lines) - 1)
             return target
         return a0
     if kind in ("cmpx", "cmpy"):
@@ -898,13 +908,33 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     texts = ["\n".join(unit.lines) + "\n" for unit in units]
     plain: _Choice = (False, [{}] * len(dvlb.dvles), rule, None)
     choice = _decided_without_assembly(dvlb, units, rule)
+    no_nop = False
     if choice is None:  # not covered: assemble the plain text (its instruction lines already scanned)
         choice = _checked_by_assembly(dvlb, texts, rule, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
+        no_nop = choice[0] and _needs_no_nop(dvlb, texts)
     if marker is not None:
-        return _sources(dvlb, *choice, marker=marker)
+        return _no_nop_pragma(_sources(dvlb, *choice, marker=marker), no_nop)
     if choice == plain:
         return texts  # decided (or checked) without pragmas
-    return _with_pragmas(dvlb, units, *choice)
+    return _no_nop_pragma(_with_pragmas(dvlb, units, *choice), no_nop)
+
+
+def _needs_no_nop(dvlb: Dvlb, texts: list[str]) -> bool:
+    """True when the text rebuilds the code only without picasso's padding NOPs: blocks of the file
+    end where picasso (since v2.5) inserts one, but the file has none there."""
+    rebuilt = _rebuild(texts)
+    if rebuilt is None or len(rebuilt.dvlp.code) <= len(dvlb.dvlp.code):
+        return False
+    rebuilt = _rebuild(_no_nop_pragma(texts, True))
+    return rebuilt is not None and len(rebuilt.dvlp.code) == len(dvlb.dvlp.code)
+
+
+def _no_nop_pragma(texts: list[str], no_nop: bool) -> list[str]:
+    """``texts`` with the no-nop pragma after the first line of the first one, when ``no_nop``."""
+    if not no_nop or not texts:
+        return texts
+    head, sep, tail = texts[0].partition("\n")
+    return [f"{head}{sep}{PRAGMA_NO_NOP}\n{tail}", *texts[1:]]
 
 
 def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dict[str, int]], rule: str,
@@ -917,6 +947,8 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
         if hints:
             for index, desc in unit.desc_lines:
                 lines[index] += f"  {PRAGMA_DESC} {desc}"
+            for index in unit.pinned_notes:
+                lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
         if hints and i == 0:
             pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.value:#x}" for d in dvlb.dvlp.opdescs)]))

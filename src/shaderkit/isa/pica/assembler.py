@@ -496,6 +496,8 @@ class Assembler(DescriptorTable):
         self.dvles: list[DvleData] = []
         self.bundles = (_Bundle(), _Bundle())
         self.last_was_end = False
+        #: "; shaderkit: no-nop" (picasso's -n): blocks that need a padding NOP get none
+        self.no_nop = False
         self.layout_rule = ""
         self.layout_symbols = ""
         self.layout_rule_at = ("", 0, 0)
@@ -604,6 +606,8 @@ class Assembler(DescriptorTable):
                 self.opdescs = values
                 self.opdesc_masks = [0xFFFFFFFF] * len(values)
                 self.pinned = True
+            elif words == ["no-nop"]:  # picasso -n / --no-nop: no automatic padding NOPs from here on
+                self.no_nop = True
             elif words and words[0] == "layout" and len(words) in (2, 3):
                 if not _RULE_NAME.match(words[1]) or (len(words) == 3 and not _SYMBOL_ORDER.match(words[2])):
                     raise self.error(f"bad layout: {' '.join(words[1:])}", col)
@@ -830,8 +834,9 @@ class Assembler(DescriptorTable):
         self.stack.append(entry)
 
     def padding_nop(self) -> None:
-        """Append a ``nop`` word."""
-        self.code.append(ENCODERS["nop"]({}))
+        """Append picasso's automatic padding ``nop`` word (none after a ``no-nop`` pragma)."""
+        if not self.no_nop:
+            self.code.append(ENCODERS["nop"]({}))
 
     def emit(self, mnemonic: str, col: int, **fields: int) -> None:
         """Append the word of ``mnemonic`` encoded by the table."""
@@ -1546,9 +1551,11 @@ _DIRECTIVES = {
 }
 
 
-def assemble(sources: list[tuple[str, str]]) -> Program:
-    """Assemble ``(filename, text)`` pairs, one DVLE each, into a :class:`Program`."""
+def assemble(sources: list[tuple[str, str]], no_nop: bool = False) -> Program:
+    """Assemble ``(filename, text)`` pairs, one DVLE each, into a :class:`Program`; ``no_nop`` is
+    picasso's ``-n``: no automatic padding NOPs."""
     asm = Assembler()
+    asm.no_nop = no_nop
     for filename, text in sources:
         asm.add_source(text, filename)
     return asm.finish()
