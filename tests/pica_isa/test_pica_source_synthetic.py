@@ -327,6 +327,18 @@ def test_mova_may_share_a_descriptor_whose_mask_has_z() -> None:
     assert assemble_sources([("re.pica", text)]) == data
 
 
+def test_inverted_form_with_two_narrow_sources_keeps_its_opcode() -> None:
+    # picasso v1.0 wrote "sgei r0.x, r1, r2" as asked; later versions choose sge for two narrow
+    # sources, so the text says "inverted" in its descriptor pragma. SGEI (format 1i): 0x1A << 26 |
+    # dst r0 (0x10) << 21 | src1 r1 (0x11, 5 bits) << 14 | src2 r2 (0x12, 7 bits) << 7 | desc 0;
+    # descriptor: mask x (0x8) | src1 xyzw (0x1B << 5) | src2 xyzw (0x1B << 14) = 0x6C368
+    code = [0x1A << 26 | 0x10 << 21 | 0x11 << 14 | 0x12 << 7, 0x22 << 26]
+    data = _hand_made(code, [0x6C368])
+    text = dvlb_to_source(Dvlb.from_bytes(data))
+    assert "sge r0.x, r1, r2  ; shaderkit: desc 0 inverted" in text, text
+    assert assemble_sources([("re.pica", text)]) == data
+
+
 def test_signed_zero_keeps_its_sign() -> None:
     # picasso >= v2.7 f32tof24: -0.0 is float32 0x80000000, exponent 0 - 127 + 63 < 0 flushes to
     # sign << 23 = 0x800000 (the "if (!f) return 0" of older picasso is gone); -1e-30 is below the

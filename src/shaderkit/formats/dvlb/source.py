@@ -242,6 +242,8 @@ class _Unit:
         self.desc_lines: list[tuple[int, int]] = []
         #: note lines ("; ! ...") that descriptor hints make moot (see _with_pragmas)
         self.pinned_notes: list[int] = []
+        #: instruction lines of inverted forms picasso would not choose (see _forced_inverted)
+        self.inverted_lines: set[int] = set()
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -639,9 +641,30 @@ def _indexed_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
     return tuple(out)
 
 
+def _inverted_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
+    """Per 6-bit opcode value of an inverted form (dphi, dsti, sgei, slti, madi): (wide source
+    lsb, mask, idx lsb, mask), else None."""
+    from shaderkit.isa.pica.decode import word_layouts
+
+    out: list[tuple[int, int, int, int] | None] = []
+    for row, fields, _extra in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        wide = "src3" if row.fmt == "5i" else "src2"
+        out.append((*spec[wide], *spec["idx"]) if row.mnemonic in BASE_OF_INVERTED else None)
+    return tuple(out)
+
+
 #: built from the table at import time (see _word_tables)
 _RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
 _INDEXED6 = _indexed_tables()
+_INVERTED6 = _inverted_tables()
+
+
+def _forced_inverted(word: int) -> bool:
+    """An inverted-form word picasso's own choice would not give (its wide source is narrow and
+    unindexed): the descriptor pragma must say "inverted"."""
+    field = _INVERTED6[(word & 0xFFFFFFFF) >> 26]
+    return field is not None and (word >> field[0]) & field[1] < NARROW_SOURCE_END and not (word >> field[2]) & field[3]
 
 
 class _Code:
@@ -709,6 +732,8 @@ class _Code:
         desc_field = _DESC_FIELD6[op6]
         if self.hints and desc_field is not None:
             text += f"  {PRAGMA_DESC} {(word >> desc_field[0]) & desc_field[1]}"
+            if _forced_inverted(word):
+                text += " inverted"
         return text + self.marker(pos) if self.marker is not None else text
 
     @staticmethod
@@ -827,6 +852,8 @@ def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names
     desc_field = _DESC_FIELD6[op6]
     if desc_field is not None:
         unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+        if _INVERTED6[op6] is not None and _forced_inverted(word):
+            unit.inverted_lines.add(len(lines) - 1)
     if printer.scan:
         scanned = printer.scanned(pos, names)
         if scanned is not None:
@@ -946,7 +973,7 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
         lines = list(unit.lines)
         if hints:
             for index, desc in unit.desc_lines:
-                lines[index] += f"  {PRAGMA_DESC} {desc}"
+                lines[index] += f"  {PRAGMA_DESC} {desc}" + (" inverted" if index in unit.inverted_lines else "")
             for index in unit.pinned_notes:
                 lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []

@@ -498,6 +498,8 @@ class Assembler(DescriptorTable):
         self.last_was_end = False
         #: "; shaderkit: no-nop" (picasso's -n): blocks that need a padding NOP get none
         self.no_nop = False
+        #: "; shaderkit: desc N inverted" on this line (see _pragma)
+        self.form_inverted = False
         self.layout_rule = ""
         self.layout_symbols = ""
         self.layout_rule_at = ("", 0, 0)
@@ -591,6 +593,7 @@ class Assembler(DescriptorTable):
             self._statement(raw, semi)
         finally:
             self.desc_hint = None
+            self.form_inverted = False
 
     def _pragma(self, raw: str, semi: int) -> None:
         """shaderkit's comment pragmas (picasso ignores them): descriptor table and choices."""
@@ -614,8 +617,13 @@ class Assembler(DescriptorTable):
                 self.layout_rule = words[1]
                 self.layout_symbols = words[2] if len(words) == 3 else ""
                 self.layout_rule_at = (self.filename, self.line_no, col + 1)
-            elif words and words[0] == "desc" and len(words) == 2:
+            elif words and words[0] == "desc" and len(words) in (2, 3):
+                if len(words) == 3 and words[2] != "inverted":
+                    raise ValueError(words[2])
                 self.desc_hint = int(words[1], 0)
+                # "inverted": the inverted form (dphi, dsti, sgei, slti, madi) although picasso would
+                # pick the plain one (old picasso wrote "sgei" as asked, even with two narrow sources)
+                self.form_inverted = len(words) == 3
             elif words and words[0] == "dvle":
                 for item in words[1:]:
                     key, _, value = item.partition("=")
@@ -903,7 +911,7 @@ def _build_dst_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand,
     _dest(asm, dest, *where[0])
     # picasso picks the inverted form when src1 is narrow and src2 needs the wide field
     inverted = name in INVERTED_FORM and s1.reg < NARROW_SOURCE_END and (
-        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0))
+        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0) or (asm.form_inverted and not s1.idx))
     if not inverted:
         _wide(asm, s1, 1, *where[1])
         _narrow(asm, s2, 2, *where[2])
@@ -991,7 +999,8 @@ def _build_dst_src_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Oper
     dest, s1, s2, s3 = ops
     _dest(asm, dest, *where[0])
     _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {where[1][0]}", where[1][1])
-    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0))
+    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0)
+                                                or (asm.form_inverted and not s2.idx))
     if not inverted:
         _wide(asm, s2, 2, *where[2])
         _narrow(asm, s3, 3, *where[3])
