@@ -1,8 +1,8 @@
 """Unit-test compiled HLSL on the CPU (the HlslUnit idea), pytest-friendly.
 
-Load a compiled vertex, pixel or compute shader (a DXBC file), set constant-buffer variables and
-resources by their HLSL names, run it, and read the outputs by semantic or the UAV contents as
-NumPy arrays::
+Load a compiled vertex, pixel, geometry, hull, domain or compute shader (a DXBC file), set
+constant-buffer variables and resources by their HLSL names, run it, and read the outputs by
+semantic or the UAV contents as NumPy arrays::
 
     from shaderkit.testing import HlslShader
 
@@ -25,7 +25,17 @@ from typing import Any
 import numpy as np
 
 import shaderkit
-from shaderkit.vm.sm4 import Buffer, GeometryOutputs, Outputs, Sampler, Shader, Texture, VmError
+from shaderkit.vm.sm4 import (
+    Buffer,
+    DomainOutputs,
+    GeometryOutputs,
+    HullOutputs,
+    Outputs,
+    Sampler,
+    Shader,
+    Texture,
+    VmError,
+)
 from shaderkit.vm.sm4.machine import OT
 
 __all__ = ["HlslShader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]
@@ -45,7 +55,7 @@ class HlslShader:
 
     @property
     def stage(self) -> str:
-        """The shader stage: ``vertex``, ``pixel`` or ``compute`` (the stages the VM runs)."""
+        """The shader stage: ``vertex``, ``pixel``, ``geometry``, ``hull``, ``domain`` or ``compute``."""
         return self.shader.stage
 
     # -- constants and resources by name ------------------------------------------------------
@@ -131,6 +141,23 @@ class HlslShader:
         semantic or register; the emitted vertices of ``stream`` with their primitive, instance and
         strip, and ``primitives()`` assembling them by the output topology."""
         return self.shader.run_geometry(_float_inputs({**(inputs or {}), **by_semantic}), count, stream)
+
+    def hull(self, inputs: Mapping[str, Any] | None = None, count: int | None = None,
+             **by_semantic: Any) -> HullOutputs:
+        """Run a hull shader over patches: control points (patches, points[, components]) by
+        semantic or register; the output control points by semantic, ``patch_constants`` by
+        patch-constant semantic, ``tess_factors`` and ``inside_tess_factors``."""
+        return self.shader.run_hull(_float_inputs({**(inputs or {}), **by_semantic}), count)
+
+    def domain(self, control_points: Mapping[str, Any] | HullOutputs, domain: Any,
+               patch_constants: Mapping[str, Any] | None = None, patch: Any = None) -> DomainOutputs:
+        """Run a domain shader at ``domain`` locations ((n, 2 or 3): u, v[, w]) of patches given
+        as control points by semantic (or a :meth:`hull` result, with its patch constants) and
+        patch constants by semantic; ``patch``: each location's patch (default: every patch runs
+        every location)."""
+        if not isinstance(control_points, HullOutputs):
+            control_points = _float_inputs(control_points)
+        return self.shader.run_domain(control_points, domain, _float_inputs(patch_constants or {}), patch)
 
     def dispatch(self, groups: Sequence[int] | int = 1) -> HlslShader:
         """Run a compute shader over ``groups`` thread groups (one count or x, y, z); returns self."""

@@ -147,3 +147,71 @@ def test_the_console_script_prints_what_main_prints_in_process(tmp_path: Path, c
         os.chdir(cwd)
     assert (process.returncode, process.stdout, process.stderr) == (code, out, err)
     assert out or code == 2
+
+
+_CONSOLE_PROBE = """
+import json, sys
+from shaderkit.cli import main
+try:
+    main()  # the console script's form: sys.argv, its own process
+except SystemExit:
+    pass
+print(type(sys.modules.get("inspect")).__name__)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+#: the modules the real ``inspect`` imports (what ``dataclasses`` imports it for is never used here)
+_INSPECT_IMPORTS = ("ast", "dis", "tokenize")
+
+
+@pytest.mark.parametrize("args", [("disasm", "sample_vs.dxbc"), ("info", "sample.shbin"), ("info", "--json", "sample_vs.dxbc")])
+def test_the_console_script_defers_inspect(tmp_path: Path, args: tuple[str, ...]) -> None:
+    import os
+
+    import shaderkit
+
+    for name in ("sample_vs.dxbc", "sample.shbin"):
+        (tmp_path / name).write_bytes(SAMPLES[name]())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", _CONSOLE_PROBE, *args], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    *_, inspect_type, listed = result.stdout.strip().splitlines()
+    modules = json.loads(listed)
+    assert "dataclasses" in modules  # (the models did load)
+    assert inspect_type == "_DeferredModule"  # still the stand-in: never used
+    assert not [m for m in modules if m in _INSPECT_IMPORTS]
+
+
+_STAND_IN_PROBE = """
+import sys
+from shaderkit.cli.fast import _defer_imports
+assert "inspect" not in sys.modules
+_defer_imports()
+import dataclasses
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 2
+
+assert Point.__doc__ == "Point(x: int, y: int = 2)", Point.__doc__  # dataclasses' own text, through the stand-in
+import inspect
+from inspect import getsource
+real = sys.modules["inspect"]
+assert type(real).__name__ == "module" and real.__file__.endswith("inspect.py")
+assert inspect.signature is real.signature and getsource is real.getsource and dataclasses.inspect.isclass is real.isclass
+print("ok")
+"""
+
+
+def test_a_deferred_module_is_the_real_one_on_first_use() -> None:
+    import os
+
+    import shaderkit
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", _STAND_IN_PROBE], capture_output=True, text=True, timeout=60, env=env)
+    assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr

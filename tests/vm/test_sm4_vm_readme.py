@@ -15,6 +15,8 @@ FILES = {
     "RenderVarianceShadow_VS.dxbc": "slimshader__Tests_Sdk_Direct3D11_VarianceShadows11_RenderVarianceShadow_VS.dxbc",
     "BasicHLSL_PS.dxbc": "slimshader__Tests_Sdk_Direct3D11_BasicHLSL11_BasicHLSL_PS.dxbc",
     "BasicCompute11_Structured.dxbc": "slimshader__Tests_Sdk_Direct3D11_BasicCompute11_BasicCompute11_Structured.dxbc",
+    "PNTriangles11_HS.dxbc": "slimshader__Tests_Sdk_Direct3D11_PNTriangles11_PNTriangles11_HS.dxbc",
+    "PNTriangles11_DS.dxbc": "slimshader__Tests_Sdk_Direct3D11_PNTriangles11_PNTriangles11_DS.dxbc",
 }
 
 
@@ -24,10 +26,10 @@ def _examples() -> list[str]:
 
 
 def test_readme_has_the_examples() -> None:
-    assert len(_examples()) == 3
+    assert len(_examples()) == 4
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_readme_example_runs(index: int, tmp_path: Path) -> None:
     root = corpus_root()
     if root is None:

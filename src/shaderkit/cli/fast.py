@@ -12,6 +12,12 @@ import errno
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+else:
+    ModuleType = type(sys)  # (without importing types)
+
 
 def _simple_form(argv: list[str]) -> tuple[str, str, bool] | None:
     """(verb, file, as_json) of a form this module runs, else None."""
@@ -41,12 +47,36 @@ def _fail(message: str) -> None:
 #: young objects over and over; a larger one still bounds the memory of cycles on big inputs
 OWN_PROCESS_GC_THRESHOLD = 50_000
 
+#: standard modules a simple form's own process loads only on first use: ``dataclasses`` imports
+#: ``inspect`` (with ast, dis and tokenize, ~8 ms) for one call made only for classes without a docstring
+DEFERRED_MODULES = ("inspect",)
+
+
+class _DeferredModule(ModuleType):
+    """A stand-in in ``sys.modules`` that imports the real module on its first attribute access,
+    then reads through to it (its own attributes become the real module's)."""
+
+    def __getattr__(self, name: str) -> object:
+        module_name = self.__name__
+        if sys.modules.get(module_name) is self:
+            del sys.modules[module_name]
+        real = __import__(module_name)
+        self.__dict__.update(real.__dict__)
+        return getattr(real, name)
+
+
+def _defer_imports() -> None:
+    for name in DEFERRED_MODULES:
+        if name not in sys.modules:
+            sys.modules[name] = _DeferredModule(name)
+
 
 def run_fast(argv: list[str], own_process: bool = False) -> bool:
     """Run ``argv`` when it is one of the simple forms and return True; else False (nothing done).
 
     ``own_process``: the caller exits right after (the console script), so the collector may run
-    less often, and the objects still alive at the end are frozen: the exit need not walk them.
+    less often, the objects still alive at the end are frozen (the exit need not walk them), and
+    :data:`DEFERRED_MODULES` load on first use.
     """
     form = _simple_form(argv)
     if form is None:
@@ -56,6 +86,7 @@ def run_fast(argv: list[str], own_process: bool = False) -> bool:
         import gc
 
         gc.set_threshold(OWN_PROCESS_GC_THRESHOLD)
+        _defer_imports()
         try:
             _run(verb, file, as_json)
         finally:

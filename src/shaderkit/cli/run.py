@@ -239,15 +239,15 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
               help="PICA200: set a uniform by name or register (c5, i0, b3); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
               help="DXBC: set a constant-buffer variable by its RDEF name; repeatable.")
-@click.option("--count", type=click.IntRange(min=1), default=None, help="DXBC: invocations without --inputs.")
+@click.option("--count", type=click.IntRange(min=1), default=None, help="DXBC: invocations (primitives, patches) without --inputs.")
 @click.option("--groups", default="1,1,1", show_default=True, help="DXBC compute: thread groups x,y,z.")
 @click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
 def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...], cbuffers: tuple[str, ...],
         count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None) -> None:
-    """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel or
-    compute shaders) and show its outputs."""
+    """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
+    geometry, hull, domain or compute shaders) and show its outputs."""
     _numpy()
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb

@@ -1,4 +1,5 @@
-"""``shaderkit run FILE.dxbc``: run a vertex, pixel or compute shader on the CPU (shaderkit.vm.sm4).
+"""``shaderkit run FILE.dxbc``: run a vertex, pixel, geometry, hull, domain or compute shader on
+the CPU (shaderkit.vm.sm4).
 
 The ``run`` command dispatches here for DXBC input (:func:`is_dxbc`), calling :func:`run_dxbc`.
 
@@ -10,9 +11,19 @@ Inputs (``--inputs``) by file extension:
 * ``.csv``: a header row of ``SEMANTIC`` or ``SEMANTIC.x`` names, columns of the same name before
   the dot forming one input.
 
+Geometry and hull shaders take ``(primitives or patches, vertices or control points, k)`` arrays
+(``--count`` patches of zeros without inputs). A domain shader's inputs hold its domain points
+as ``SV_DomainLocation`` ((n, 2 or 3): u, v[, w]), optionally each point's patch index as
+``SV_PrimitiveID`` (without it every patch runs every point), patch constants by
+patch-constant semantic or ``vpc#``, and the control points ((patches, points, k)) by semantic
+or ``v#``.
+
 ``--cbuffer NAME=1,2,3`` (or ``Buffer.NAME=...``) sets constant-buffer variables by their RDEF
 names. Outputs (``-o``) by extension: ``.json`` (default, also for ``-``), ``.npz`` or ``.csv``;
-vertex/pixel outputs by semantic, compute results as the words of every UAV.
+outputs by semantic (geometry shaders add each vertex's ``primitive``, ``instance`` and
+``strip``; hull shaders give the output control points by semantic and the patch constants as
+``patch.SEMANTIC``; domain shaders add each point's ``patch``), compute results as the words of
+every UAV.
 """
 
 from __future__ import annotations
@@ -65,16 +76,67 @@ def run_dxbc(data: bytes, inputs: str | None = None, cbuffers: Sequence[str] = (
         shader.dispatch(tuple(groups))
         results = {f"u{slot}": (buf.words if buf.typed is None else buf.typed)
                    for (kind_, slot), buf in sorted(shader.buffers.items()) if kind_ == 30}
+    elif shader.stage == "domain":
+        results = _run_domain(shader, _read_inputs(shader, inputs) if inputs else {})
     else:
         feed = _read_inputs(shader, inputs) if inputs else {}
         if not feed and count is None:
             count = 1
-        run = shader.run_vertex if shader.stage == "vertex" else shader.run_pixel
-        outs = run(feed, count)
-        results = {key: outs[key] for key in outs if not key.startswith("o") or key[1:].isdigit() is False}
-        if shader.stage == "pixel":
-            results["discarded"] = outs.discarded
+        if shader.stage == "hull":
+            hull = shader.run_hull(feed, count)
+            results = _named(hull)
+            results.update({f"patch.{key}": value for key, value in _named(hull.patch_constants).items()})
+        elif shader.stage == "geometry":
+            emitted = shader.run_geometry(feed, count)
+            results = _named(emitted)
+            results.update(primitive=emitted.primitive, instance=emitted.instance, strip=emitted.strip)
+        else:
+            run = shader.run_vertex if shader.stage == "vertex" else shader.run_pixel
+            outs = run(feed, count)
+            results = _named(outs)
+            if shader.stage == "pixel":
+                results["discarded"] = outs.discarded
     write_output(output, _encode(results, output))
+
+
+def _named(outputs: Any) -> dict[str, Any]:
+    """The outputs named by semantic (``o#`` register keys left out)."""
+    return {key: outputs[key] for key in outputs if not (key.startswith("o") and key[1:].isdigit())}
+
+
+#: input keys of a domain shader that are not control points
+DOMAIN_KEYS, PATCH_KEYS = ("SV_DOMAINLOCATION", "VDOMAIN"), ("SV_PRIMITIVEID", "VPRIM")
+
+
+def _run_domain(shader: Any, feed: dict[str, Any]) -> dict[str, Any]:
+    """A domain shader over ``feed``: the domain points (SV_DomainLocation or vDomain), optionally
+    each point's patch (SV_PrimitiveID or vPrim), patch constants (by patch-constant semantic or
+    vpc#) and the rest control points."""
+    from shaderkit.vm.sm4 import VmError
+
+    domain = patch = None
+    constants, control = {}, {}
+    signature = getattr(shader.container, "patch_constant_signature", None)
+    patch_names = {f"{e.semantic_name}{e.semantic_index}".upper() for e in (signature.elements if signature else [])}
+    inputs = getattr(shader.container, "input_signature", None)
+    point_names = {f"{e.semantic_name}{e.semantic_index}".upper() for e in (inputs.elements if inputs else [])}
+    for key, value in feed.items():
+        upper = key.upper()
+        full = upper if upper[-1:].isdigit() else upper + "0"
+        if upper in DOMAIN_KEYS:
+            domain = value
+        elif upper in PATCH_KEYS:
+            patch = value
+        elif (upper.startswith("VPC") and upper[3:].isdigit()) or (full in patch_names and full not in point_names):
+            constants[key] = value
+        else:
+            control[key] = value
+    if domain is None:
+        raise VmError("a domain shader needs --inputs with SV_DomainLocation: the (n, 2 or 3) domain points")
+    outs = shader.run_domain(control, domain, constants, patch)
+    results = _named(outs)
+    results["patch"] = outs.patch
+    return results
 
 
 def _numbers(text: str) -> Any:
@@ -124,7 +186,8 @@ def _read_inputs(shader: Any, path: str) -> dict[str, Any]:
 
 
 def _split(shader: Any, array: Any) -> dict[str, Any]:
-    """Columns of one (n, k) array over the input signature elements in register order."""
+    """Columns of one (n, k) array (geometry and hull shaders: (n, vertices, k)) over the input
+    signature elements in register order."""
     from shaderkit.vm.sm4 import VmError
 
     if array.ndim == 1:
@@ -135,12 +198,12 @@ def _split(shader: Any, array: Any) -> dict[str, Any]:
     feed, column = {}, 0
     for element in elements:
         width = bin(element.mask).count("1")
-        if column + width > array.shape[1]:
+        if column + width > array.shape[-1]:
             break
-        feed[f"{element.semantic_name}{element.semantic_index}"] = array[:, column : column + width]
+        feed[f"{element.semantic_name}{element.semantic_index}"] = array[..., column : column + width]
         column += width
-    if column != array.shape[1]:
-        raise VmError(f"{array.shape[1]} input columns; the signature takes {column} in order")
+    if column != array.shape[-1]:
+        raise VmError(f"{array.shape[-1]} input columns; the signature takes {column} in order")
     return feed
 
 

@@ -1,7 +1,7 @@
 """Declarations printed and read through :data:`~.opcodes.DCL_TEMPLATES` (one layout per opcode).
 
-Each template is compiled once at import time into a list of pieces, and the pieces into one
-printing function per opcode (:data:`PRINTERS`, used by :func:`format_declaration` and the
+Each template is compiled once at import time into a list of pieces, and the pieces, on first
+use, into one printing function per opcode (:data:`PRINTERS`, used by :func:`format_declaration` and the
 one-pass printer); ``PATTERNS`` (a regular expression per template, one group per field,
 compiled on first use) lets the assembler read the same text back with
 :func:`fields_to_instruction`.
@@ -137,21 +137,30 @@ def _piece_code(name: str, piece: Piece) -> str:
     raise ValueError(f"unknown template piece {kind!r}")
 
 
-def _compile_printers(layouts: dict[int, list[Piece]]) -> dict[int, DeclarationPrinter]:
-    """One function per template (its pieces' expressions joined), all compiled in one go."""
-    scope: dict[str, object] = {
-        "_name": _name, "_return_types": _return_types, "_MULTISAMPLED": _MULTISAMPLED, "_UAV_FLAGS": _UAV_FLAGS,
-        "_interpolation": _interpolation, "_flags": _flags}
-    lambdas = []
-    for op, pieces in layouts.items():
-        codes = []
-        for i, piece in enumerate(pieces):
-            name = f"N{op}_{i}"
-            scope[name] = piece.names
-            codes.append(_piece_code(name, piece))
-        lambdas.append("lambda c, raw, op, float_text, sm51, legacy: " + (" + ".join(codes) or "''"))
-    functions = eval("(" + ",\n".join(lambdas) + ",)", scope)  # noqa: S307
-    return dict(zip(layouts, functions))
+_PRINTER_SCOPE: dict[str, object] = {}  # (filled below, once its functions exist)
+
+
+def _compile_printer(op: int) -> DeclarationPrinter:
+    """The function of one template: its pieces' expressions joined."""
+    scope = dict(_PRINTER_SCOPE)
+    codes = []
+    for i, piece in enumerate(LAYOUTS[op]):
+        name = f"N{i}"
+        scope[name] = piece.names
+        codes.append(_piece_code(name, piece))
+    printer: DeclarationPrinter = eval(  # noqa: S307
+        "lambda c, raw, op, float_text, sm51, legacy: " + (" + ".join(codes) or "''"), scope)
+    return printer
+
+
+class _Printers(dict[int, DeclarationPrinter]):
+    """opcode -> its compiled template, each compiled on first use (a program uses a few of them)."""
+
+    def __missing__(self, op: int) -> DeclarationPrinter:
+        if op not in LAYOUTS:
+            raise KeyError(op)
+        printer = self[op] = _compile_printer(op)
+        return printer
 
 
 def _return_types(word: int) -> str:
@@ -168,8 +177,11 @@ def _flags(c: int) -> str:
     return " | ".join([label for bit, label in GLOBAL_FLAGS if (c << CONTROLS_AT) & bit])
 
 
-#: opcode -> its compiled template (built at import time from :data:`LAYOUTS`)
-PRINTERS: dict[int, DeclarationPrinter] = _compile_printers(LAYOUTS)
+_PRINTER_SCOPE.update({
+    "_name": _name, "_return_types": _return_types, "_MULTISAMPLED": _MULTISAMPLED, "_UAV_FLAGS": _UAV_FLAGS,
+    "_interpolation": _interpolation, "_flags": _flags})
+#: opcode -> its compiled template (from :data:`LAYOUTS`, compiled on first use; ``in`` asks LAYOUTS)
+PRINTERS: dict[int, DeclarationPrinter] = _Printers()
 #: opcodes whose template prints the declared operand
 WITH_OPERAND = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind == "op" for p in pieces))
 

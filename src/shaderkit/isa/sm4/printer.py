@@ -5,7 +5,10 @@ Everything the loop looks up is built here at import time from :mod:`.table` and
 :mod:`.opcodes` (the single source of facts): per opcode a plan (mnemonic by common control
 values, the immediate kind of each operand, the nesting effect), per operand-token type and
 index count a ``%`` format of the register, per component-selection bits the ``.xyzw`` suffix.
-Nothing is cached at run time, so the first program prints as fast as the thousandth.
+Nothing is cached at run time, so the first program prints as fast as the thousandth, but for
+two things built on first use, once per process: a declaration's compiled template
+(:data:`~.dcl.PRINTERS`, ~60 µs each) and the SM5.1 register tables (:func:`register_tables`);
+a one-file command needs only a few of them.
 
 Common shapes (ALU, sample, flow control with immediate-indexed or immediate operands, one
 modifier token) are printed here; every other instruction (declarations, customdata,
@@ -19,7 +22,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from shaderkit.isa.sm4.dcl import PRINTERS
+from shaderkit.isa.sm4.dcl import LAYOUTS, PRINTERS
 from shaderkit.isa.sm4.decode import MAX_REL_DEPTH, _Cursor, decode_instruction, program_header
 from shaderkit.isa.sm4.model import Instruction, Program
 from shaderkit.isa.sm4.opcodes import OPCODES, REGISTER_NAMES, UPPER_51, Block, Imm, Layout
@@ -58,6 +61,7 @@ from shaderkit.isa.sm4.text import (
     _msvc_f,
     fmt_int,
 )
+from shaderkit.named_tuple import NamedTuple
 
 # -- operand tables ---------------------------------------------------------------------------
 
@@ -115,12 +119,31 @@ def _register_forms(sm51: bool) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(counts), tuple(formats)
 
 
-#: per sm51 flag: (word counts, formats) of simple operand tokens
-REGISTER_FORMS = (_register_forms(False), _register_forms(True))
-#: per sm51 flag and ``token >> TYPE_AT``: the register name of a one-index glued operand (r0), else None
-GLUED_PREFIXES = tuple(
-    tuple(fmt[:-2] if count == 1 and fmt.endswith("%d") else None for count, fmt in zip(*forms))
-    for forms in REGISTER_FORMS)
+class RegisterTables(NamedTuple):
+    """Per ``token >> TYPE_AT`` of a simple operand token, for SM4/5.0 or SM5.1 register names."""
+    counts: tuple[int, ...]  # the words after the token (or _IMMEDIATE/_HARD)
+    formats: tuple[str, ...]  # the ``%d`` format of the register text
+    glued: tuple[str | None, ...]  # the register name of a one-index glued operand (r0), else None
+    glued_types: dict[int, str]  # the register name of every type whose first immediate index is glued
+
+
+def _register_tables(sm51: bool) -> RegisterTables:
+    counts, formats = _register_forms(sm51)
+    glued = tuple(fmt[:-2] if count == 1 and fmt.endswith("%d") else None for count, fmt in zip(counts, formats))
+    names = {t: UPPER_51[t] if sm51 and t in UPPER_51 else REGISTER_NAMES[t] for t in _GLUED}
+    return RegisterTables(counts, formats, glued, names)
+
+
+_TABLES = [_register_tables(False)]  # the SM5.1 ones are added on first use (few programs need them)
+
+
+def register_tables(sm51: bool) -> RegisterTables:
+    """The simple operand tokens' tables of SM4/5.0 or of SM5.1 register names."""
+    if sm51 and len(_TABLES) == 1:
+        _TABLES.append(_register_tables(True))
+    return _TABLES[sm51]
+
+
 _MODIFIER = EXTENDED_OPERAND_TOKEN["modifier"]
 #: an extended operand token that only sets a modifier reads EXT_OPERAND_MODIFIER under this mask
 #: (kind 1; no precision, no non-uniform flag, no chaining: every other bit zero)
@@ -129,9 +152,6 @@ _WRAPS = {0: ("", ""), 1: ("-", ""), 2: ("|", "|"), 3: ("-|", "|")}
 #: per modifier field value: the text around the operand (other values print nothing)
 MODIFIER_WRAPS = tuple(_WRAPS.get(m, ("", "")) for m in range(_MODIFIER.mask + 1))
 
-#: per sm51 flag: the register name of every type whose first immediate index is glued to it
-GLUED_TYPES = tuple({t: UPPER_51[t] if sm51 and t in UPPER_51 else REGISTER_NAMES[t] for t in _GLUED}
-                    for sm51 in (False, True))
 _INDEX_AT = tuple(f.low for f in INDEX_REP_FIELDS)
 _INDEX_MASK = INDEX_REP_FIELDS[0].mask
 _IMMEDIATE32, _RELATIVE, _IMMEDIATE32_RELATIVE = 0, 2, 3  # the index representations printed here
@@ -224,7 +244,10 @@ DECIMAL = tuple(str(n) for n in range(1024))
 
 _PLAN_BLOCK = {int(Block.OPEN): 1, int(Block.CLOSE): 2, int(Block.MIDDLE): 3, int(Block.PHASE): 4}
 #: per 11-bit opcode: nesting effect (bit 0 opens after the line, bit 1 closes before it, 4 resets)
-BLOCKS = tuple(_PLAN_BLOCK.get(_BLOCKS.get(op, 0), 0) for op in range(OPCODE_MASK + 1))
+_blocks = [0] * (OPCODE_MASK + 1)
+for _op, _block in _BLOCKS.items():
+    _blocks[_op] = _PLAN_BLOCK.get(_block, 0)
+BLOCKS = tuple(_blocks)
 
 
 #: the control values the plans print (none, ``_sat``, ``_nz``)
@@ -250,39 +273,42 @@ def _plan(opcode: int) -> tuple[dict[int, str], tuple[int, ...]] | None:
 #: fxc ends operand-less instructions with a blank (``ret ``), except ``sync_*``
 _SYNC = next(op for op, info in OPCODES.items() if info.name == "sync")
 #: per 11-bit opcode: its plan, or None (printed through the typed model)
-PLANS = tuple(_plan(op) if op in OPCODES else None for op in range(OPCODE_MASK + 1))
+_plans: list[tuple[dict[int, str], tuple[int, ...]] | None] = [None] * (OPCODE_MASK + 1)
+for _op in OPCODES:
+    _plans[_op] = _plan(_op)
+PLANS = tuple(_plans)
 #: opcode token bits (opcode, controls, chaining bit) -> (nesting effect, "mnemonic ", immediate kind per
 #: operand) for the instructions printed here with their common control values and no extended token
 FAST_KEY = OPCODE_MASK | CONTROLS_MASK << CONTROLS_AT | 1 << EXTENDED_BIT
 FAST: dict[int, tuple[int, str, tuple[int, ...]]] = {
     op | controls << CONTROLS_AT: (BLOCKS[op], name + ("" if op == _SYNC else " "), plan[1])
     for op, plan in enumerate(PLANS) if plan is not None for controls, name in plan[0].items()}
-#: per 11-bit opcode of a declaration: (its compiled template, whether one operand precedes the raw
-#: words), else None
-DECLARATIONS = tuple(
-    (PRINTERS[op], OPCODES[op].layout == Layout.DCL_OPERAND)
-    if op in PRINTERS and OPCODES[op].layout in (Layout.DCL_OPERAND, Layout.RAW) else None
+#: per 11-bit opcode of a declaration printed from its template (:data:`~.dcl.PRINTERS`): whether
+#: one operand precedes the raw words; else None
+DECLARATIONS: tuple[bool | None, ...] = tuple(
+    OPCODES[op].layout == Layout.DCL_OPERAND
+    if op in LAYOUTS and OPCODES[op].layout in (Layout.DCL_OPERAND, Layout.RAW) else None
     for op in range(OPCODE_MASK + 1))
 
 
 # -- the loop ---------------------------------------------------------------------------------
 
 def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
-                  starts: list[int] | None = None) -> list[str]:
+                  starts: list[int] | None = None, aoffimmi: bool = True) -> list[str]:
     """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
     line per instruction, exactly as :meth:`~.text.Formatter.lines` prints the decoded program.
 
     Invalid programs raise the :class:`ShaderFormatError` :func:`~.decode.decode` raises
     (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
-    offset.
+    offset. ``aoffimmi=False`` spells texel offsets as fxc 9.29 did (see :class:`~.text.Formatter`).
     """
     words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, [], extra)
-    formatter = Formatter(prog, legacy)
+    formatter = Formatter(prog, legacy, aoffimmi=aoffimmi)
     sm51 = formatter.sm51
-    counts, formats = REGISTER_FORMS[sm51]
+    counts, formats, glued, glued_types = register_tables(sm51)
     float_text = formatter.float_text
-    declarations, cb_name, type_mask = DECLARATIONS, "cb" if legacy else "CB", TYPE_MASK
+    declarations, printers, cb_name, type_mask = DECLARATIONS, PRINTERS, "cb" if legacy else "CB", TYPE_MASK
     out = [prog.profile]
     if starts is None:
         starts = []
@@ -293,10 +319,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
     controls_at, controls_mask = CONTROLS_AT, CONTROLS_MASK
     imm32_words = IMMEDIATE_WORDS[4]
-    glued = GLUED_PREFIXES[sm51]
     fast, fast_key = FAST, FAST_KEY
     u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
-    glued_types = GLUED_TYPES[sm51]
     decimal = DECIMAL
     cur: _Cursor | None = None
     level = 0
@@ -327,7 +351,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                         extended.append(ext & 0x7FFFFFFF)
                     if not more:
                         head = Formatter.mnemonic(
-                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode])
+                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode],
+                            aoffimmi)
                         head += "" if opcode == _SYNC else " "
                 else:
                     head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
@@ -344,7 +369,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
             declaration = declarations[token & opcode_mask]
             if declaration is not None and not token >> more_at and pos < end <= length:
                 op = ""
-                if declaration[1]:  # the declared operand (simple ones here), then raw words
+                if declaration:  # the declared operand (simple ones here), then raw words
                     t = words[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
                     count = counts[t >> type_at] if t < simple_limit else _HARD
                     if count >= 0 and p + 1 + count <= end:
@@ -362,7 +387,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     else:
                         p = -1
                 if p >= 0:
-                    text = declaration[0]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
+                    text = printers[token & opcode_mask]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
                                           sm51, legacy)
         elif pos < end <= length:
             if not kinds:

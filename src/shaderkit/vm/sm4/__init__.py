@@ -6,6 +6,9 @@
 >>> out["SV_Position"]                                 # (n, 4) float32
 >>> gs = Shader(shaderkit.open(gs_data)).run_geometry({"SV_Position": triangles})  # (n, 3, 4)
 >>> gs["SV_Position"], gs.primitive, gs.primitives()   # emitted vertices, their source, triangles
+>>> hs = Shader(shaderkit.open(hs_data)).run_hull({"POSITION": patches})  # (patches, points, 3)
+>>> hs["POSITION"], hs.patch_constants["SV_TessFactor1"], hs.tess_factors  # control points, constants
+>>> ds = Shader(shaderkit.open(ds_data)).run_domain(hs, [[1/3, 1/3, 1/3]])  # at each domain location
 
 Inputs and outputs are named by semantic (``TEXCOORD1``; index 0 may be left out) or by register
 (``v2``, ``o0``); constant-buffer variables by their RDEF names. Pixel shaders run in 2x2 quads:
@@ -32,7 +35,15 @@ of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` incl
 component pairs; ``_sat`` on a double result clamps the double. Geometry shaders run with
 :meth:`Shader.run_geometry` (one lane per primitive and instance; ``emit``/``cut`` fill per-lane
 streams, returned as arrays with each vertex's primitive, instance and strip, see :mod:`.geometry`).
-Not supported: hull and domain shaders.
+Hull shaders run with :meth:`Shader.run_hull` over patches: the control-point phase (one lane per
+output control point), then every fork and join phase (one lane per patch and phase instance),
+giving the output control points and the patch constants (:class:`HullOutputs`); domain shaders
+with :meth:`Shader.run_domain` at domain locations the caller gives, with the control points and
+patch constants of a hull run or given by semantic (:class:`DomainOutputs`; the phase order and
+the system values are described in :mod:`.tessellation`). Tessellation factors are returned as
+written; :meth:`HullOutputs.tessellate` runs the fixed-function tessellator (:mod:`.tessellator`,
+D3D11's reference rules in 16.16 fixed point, every domain, partitioning and output primitive)
+to give the domain points and primitives, or the caller gives the domain points.
 
 Speed: registers are stored component-major and the ALU instructions with plain operands are
 compiled once into closures over component rows (:mod:`.fast`); vertex and pixel runs without UAVs
@@ -48,14 +59,15 @@ reported as skipped with the reason. Measured 2026-11-23: of the 309 corpus vs/p
 oracle runs, 295 agree and none differ; 14 cannot be compared (7 multisampled textures the oracle
 binds single-sampled, 4 comparison samplings, 3 NaN cube coordinates). The VM alone runs 336 of
 the 337 corpus vs/ps/cs shaders (``--vm-only``; one loops endlessly on its test inputs and stops at
-the step limit) and all 16 corpus geometry shaders (which the oracle does not run).
+the step limit), all 16 corpus geometry shaders and all 24 corpus hull and domain shaders (13
+hs_5_0, 11 ds_5_0; the oracle runs none of these).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,10 +75,30 @@ from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.opcodes import OperandType
 from shaderkit.vm.sm4.geometry import INPUT_VERTICES, STREAMS, GeometryOutputs, Streams
 from shaderkit.vm.sm4.geometry import outputs as geometry_outputs
-from shaderkit.vm.sm4.machine import Machine, VmError, build_tree, compile_program, declarations
+from shaderkit.vm.sm4.machine import (
+    CompiledBlock,
+    Declarations,
+    Machine,
+    VmError,
+    build_tree,
+    compile_program,
+    declarations,
+)
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
+from shaderkit.vm.sm4.tessellation import (
+    INSTANCE_IDS,
+    MAX_WORDS,
+    HullOutputs,
+    Phase,
+    Tessellation,
+    merge_instances,
+    split_phases,
+)
+from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
 
-__all__ = ["Shader", "Outputs", "GeometryOutputs", "VmError", "Buffer", "Sampler", "Texture"]
+__all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "Tessellation", "VmError", "Buffer",
+           "Sampler", "Texture", "tessellate_isoline", "tessellate_quad", "tessellate_tri"]
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
@@ -126,8 +158,26 @@ class Outputs(Mapping[str, np.ndarray]):
         return len(self._values)
 
 
+class _Results(NamedTuple):
+    """What :meth:`Shader._outputs` reads of a machine: outputs (registers, lanes, 4), special
+    registers by operand type, the discard mask."""
+    o: np.ndarray
+    special: dict[int, np.ndarray]
+    discarded: np.ndarray
+
+
+class DomainOutputs(Outputs):
+    """A domain-shader run: outputs by semantic and register as :class:`Outputs`, one row per
+    domain point, with each row's ``patch`` index and ``domain`` location ((n, 1 to 3) float32)."""
+
+    def __init__(self, values: dict[str, Any], patch: np.ndarray, domain: np.ndarray) -> None:
+        super().__init__(values, np.zeros(len(patch), bool))
+        self.patch, self.domain = patch, domain
+
+
 class Shader:
-    """A compiled vertex, pixel or compute shader ready to run; resources persist between runs."""
+    """A compiled vertex, pixel, geometry, hull, domain or compute shader ready to run; resources
+    persist between runs."""
 
     def __init__(self, container: Any, max_steps: int | None = None) -> None:
         code = getattr(container, "shader", None)
@@ -136,12 +186,19 @@ class Shader:
         self.container = container
         self.program = decode(code.tokens)
         self.stage = STAGES.get(self.program.program_type, "library")
-        if self.stage not in ("vertex", "pixel", "compute", "geometry"):
-            raise VmError(f"{self.stage} shaders are not supported by the VM (vertex, pixel, geometry and compute are)")
+        if self.stage not in ("vertex", "pixel", "compute", "geometry", "hull", "domain"):
+            raise VmError(f"{self.stage} shaders are not supported by the VM")
         instructions = self.program.instructions
+        #: hull shaders: the phases in program order (:mod:`.tessellation`)
+        self.phases: list[Phase] = []
+        self.functions: dict[int, list[Any]] = {}
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
-            self.main, self.functions = compile_program(*build_tree(instructions))
+            if self.stage == "hull":
+                self.phases = split_phases(instructions)
+                self.main = CompiledBlock()
+            else:
+                self.main, self.functions = compile_program(*build_tree(instructions))
         #: instruction budget per run (SIMD steps); None: scaled by the lane count, see step_limit
         self.max_steps = max_steps
         self.constant_buffers: dict[int, np.ndarray] = {
@@ -262,10 +319,11 @@ class Shader:
     # -- running ------------------------------------------------------------------------------
 
     def _machine(self, lanes: int, max_steps: int | None = None,
-                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Machine:
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+                 decl: Declarations | None = None) -> Machine:
         if max_steps is None:
             max_steps = self.max_steps if self.max_steps is not None else step_limit(lanes)
-        m = Machine(self, lanes, max_steps, io)
+        m = Machine(self, lanes, max_steps, io, decl)
         m.cb = self.constant_buffers
         m.textures, m.uav_textures, m.buffers, m.samplers = self.textures, self.uav_textures, self.buffers, self.samplers
         return m
@@ -337,7 +395,7 @@ class Shader:
             plan.append((register, 0, np.broadcast_to(values, (count, 4))))
         return plan
 
-    def _outputs(self, m: Machine, lanes: np.ndarray | slice) -> Outputs:
+    def _outputs(self, m: Machine | _Results, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, Any] = {}
         for register in range(self.decl.outputs):
             values[f"o{register}"] = m.o[register][lanes]
@@ -424,11 +482,12 @@ class Shader:
                           _DTYPES.get(element.component_type, np.float32)))
         return geometry_outputs(m.streams, stream, instances, named, d.output_topology)
 
-    def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int) -> list[tuple[int, int, np.ndarray]]:
+    def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int,
+                         registers: int | None = None) -> list[tuple[int, int, np.ndarray]]:
         """(register, first component, (primitives, vertices, width) uint32 bits) per input."""
         signature = getattr(self.container, "input_signature", None)
         elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
-        registers = max(self.decl.inputs, 1)
+        registers = max(self.decl.inputs, 1) if registers is None else registers
         plan = []
         for key, value in inputs.items():
             array = np.asarray(value)
@@ -439,6 +498,181 @@ class Shader:
             register, start, ctype, _ = _input_slot(key, array, elements, registers)
             if start + array.shape[2] > 4:
                 raise VmError(f"input {key}: {array.shape[2]} components from component {start} do not fit")
+            plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
+        return plan
+
+    def run_hull(self, inputs: Mapping[str, Any], count: int | None = None) -> HullOutputs:
+        """Run a hull shader over ``count`` patches (by default the inputs' first dimension).
+        Inputs are (patches, input control points[, components]) arrays by semantic or register
+        (``v0``); vPrim is the patch's index. Returns the output control points and the patch
+        constants (:class:`HullOutputs`); the phases and their order are described in
+        :mod:`.tessellation`."""
+        if self.stage != "hull":
+            raise VmError(_wrong_stage(self.stage))
+        d = self.decl
+        patches = _count(inputs, count)
+        points_in, points_out = d.input_control_points, d.output_control_points
+        container = self.container
+        control_phase = next((phase for phase in self.phases if phase.kind == "control_point"), None)
+        # every fork phase runs before every join phase (fxc also writes them in that order)
+        constant_phases = ([phase for phase in self.phases if phase.kind == "fork"]
+                           + [phase for phase in self.phases if phase.kind == "join"])
+        in_regs = max(_signature_registers(getattr(container, "input_signature", None)), d.control_point_registers, 1)
+        out_regs = max(_signature_registers(getattr(container, "output_signature", None)),
+                       control_phase.decl.outputs if control_phase else 0, d.output_control_point_registers, 1)
+        pc_regs = max([_signature_registers(getattr(container, "patch_constant_signature", None)),
+                       d.patch_constant_registers, 1] + [phase.decl.outputs for phase in constant_phases])
+        widest = max([points_in * in_regs, points_out * out_regs] + [pc_regs * p.instances for p in constant_phases])
+        if patches < 0 or patches * widest * 4 > MAX_WORDS:
+            raise VmError(f"{patches} patches: more than 2^26 words in a register file; run fewer at a time")
+        table = np.zeros((points_in, in_regs, patches, 4), np.uint32)
+        for register, start, bits in self._geometry_inputs(inputs, patches, points_in, in_regs):
+            table[:, register, :, start : start + bits.shape[2]] = bits.transpose(1, 0, 2)
+        if control_phase is not None:
+            lanes = patches * points_out
+            outputs = np.zeros((out_regs, 4, lanes), np.uint32)
+            m = self._machine(lanes, io=(None, outputs), decl=control_phase.decl)
+            lane = np.arange(lanes, dtype=np.uint32)
+            m.patch_of_lane = lane // max(points_out, 1)
+            m.gs_inputs = m.control_points = table
+            m.special[OT.OUTPUT_CONTROL_POINT_ID] = _splat(lane % max(points_out, 1))
+            m.special[OT.INPUT_PRIMITIVEID] = _splat(m.patch_of_lane)
+            with _as_vm_error("the control-point phase cannot run"):
+                m.run(control_phase.main, control_phase.functions)
+            control = outputs.reshape(out_regs, 4, patches, points_out).transpose(2, 3, 0, 1)
+        else:  # pass-through: output point i is input point i
+            control = np.zeros((patches, points_out, out_regs, 4), np.uint32)
+            shared, registers = min(points_in, points_out), min(in_regs, out_regs)
+            control[:, :shared, :registers] = table[:shared, :registers].transpose(2, 0, 1, 3)
+        control = np.ascontiguousarray(control)
+        vocp = np.ascontiguousarray(control.transpose(1, 2, 0, 3))  # (points, registers, patches, 4)
+        constants = np.zeros((pc_regs, 4, patches), np.uint32)
+        for phase in constant_phases:
+            instances = phase.instances
+            lanes = patches * instances
+            if lanes == 0:
+                continue
+            outputs = np.repeat(constants, instances, axis=2)  # lane = patch * instances + instance
+            m = self._machine(lanes, io=(None, outputs), decl=phase.decl)
+            lane = np.arange(lanes, dtype=np.uint32)
+            m.patch_of_lane = lane // instances
+            m.gs_inputs = m.control_points = table
+            m.output_control_points = vocp
+            m.patch_constants = constants.transpose(0, 2, 1)
+            m.special[INSTANCE_IDS[phase.kind]] = _splat(lane % instances)
+            m.special[OT.INPUT_PRIMITIVEID] = _splat(m.patch_of_lane)
+            with _as_vm_error(f"the {phase.kind} phase cannot run"):
+                m.run(phase.main, phase.functions)
+            constants = merge_instances(constants, outputs, instances)
+        return HullOutputs(control, np.ascontiguousarray(constants.transpose(2, 0, 1)),
+                           getattr(container, "output_signature", None),
+                           getattr(container, "patch_constant_signature", None), d)
+
+    def run_domain(self, control_points: Mapping[str, Any] | HullOutputs, domain: Any,
+                   patch_constants: Mapping[str, Any] | None = None, patch: Any = None) -> DomainOutputs:
+        """Run a domain shader over domain points. ``control_points``: (patches, control points[,
+        components]) arrays by semantic or register (``v0``), or a hull shader's
+        :class:`HullOutputs` (its control points and patch constants, register for register);
+        ``patch_constants``: (patches[, components]) arrays by patch-constant semantic or register
+        (``vpc0``); ``domain``: (n, 1 to 3) locations (u, v[, w]), vDomain. ``patch``: the patch of
+        each location ((n,) indices); without it every patch runs every location, rows ordered
+        patch by patch. vPrim is the patch's index. Returns :class:`DomainOutputs`."""
+        if self.stage != "domain":
+            raise VmError(_wrong_stage(self.stage))
+        d = self.decl
+        container = self.container
+        points = d.input_control_points
+        in_regs = max(_signature_registers(getattr(container, "input_signature", None)), d.control_point_registers, 1)
+        pc_regs = max(_signature_registers(getattr(container, "patch_constant_signature", None)),
+                      d.patch_constant_registers, 1)
+        location = np.asarray(domain, np.float32)
+        if location.ndim == 1:
+            location = location[:, None]
+        if location.ndim != 2 or not 1 <= location.shape[1] <= 3:
+            raise VmError(f"domain: shape {location.shape}, expected (points, 1 to 3)")
+        given_constants = dict(patch_constants or {})
+        if isinstance(control_points, HullOutputs):
+            bits = control_points.control_point_bits
+            if bits.shape[1] != points:
+                raise VmError(f"the hull shader outputs {bits.shape[1]} control points, this domain shader takes {points}")
+            patches = bits.shape[0]
+            feed: dict[str, Any] = {}
+        else:
+            feed = dict(control_points)
+            patches = _count(feed, None) if feed else _count(given_constants, None) if given_constants else (
+                int(np.max(patch)) + 1 if patch is not None and np.size(patch) else 1)
+        if patches < 1:
+            raise VmError("no patches")
+        table = np.zeros((points, in_regs, patches, 4), np.uint32)
+        constants = np.zeros((pc_regs, patches, 4), np.uint32)
+        if isinstance(control_points, HullOutputs):
+            registers = min(in_regs, bits.shape[2])
+            table[:, :registers] = bits[:, :, :registers].transpose(1, 2, 0, 3)
+            hull_constants = control_points.patch_constant_bits
+            registers = min(pc_regs, hull_constants.shape[1])
+            constants[:registers] = hull_constants[:, :registers].transpose(1, 0, 2)
+        for register, start, data in self._geometry_inputs(feed, patches, points, in_regs):
+            table[:, register, :, start : start + data.shape[2]] = data.transpose(1, 0, 2)
+        for register, start, data in self._patch_constant_inputs(given_constants, patches, pc_regs):
+            constants[register, :, start : start + data.shape[1]] = data
+        if patch is None:
+            patch_of_lane = np.repeat(np.arange(patches, dtype=np.uint32), len(location))
+            location = np.tile(location, (patches, 1))
+        else:
+            which = np.asarray(patch).reshape(-1)
+            if which.dtype.kind not in "iu" or len(which) != len(location):
+                raise VmError(f"patch: {len(which)} {which.dtype} values, expected {len(location)} integers")
+            if len(which) and (which.min() < 0 or which.max() >= patches):
+                raise VmError(f"patch: indices from {which.min()} to {which.max()}, there are {patches} patches")
+            patch_of_lane = which.astype(np.uint32)
+        lanes = len(location)
+        if lanes * max(d.outputs, 1) * 4 > MAX_WORDS:
+            raise VmError(f"{lanes} domain points: more than 2^26 output words; run fewer at a time")
+        where = np.zeros((lanes, 4), np.float32)
+        where[:, : location.shape[1]] = location
+        outputs = np.zeros((max(d.outputs, 1), 4, lanes), np.uint32)
+        # lanes never see each other's results: long runs go in chunks that stay in the CPU cache,
+        # each with the whole run's instruction budget (as vertex runs, see _execute)
+        budget = self.max_steps if self.max_steps is not None else step_limit(lanes)
+        m: Machine | None = None
+        for start in range(0, lanes, CHUNK_LANES):
+            part = slice(start, min(start + CHUNK_LANES, lanes))
+            if m is None or m.n != part.stop - start:
+                m = self._machine(part.stop - start, budget, (None, outputs[:, :, part]))
+            else:
+                m.restart(outputs[:, :, part])
+            m.patch_of_lane = patch_of_lane[part]
+            m.gs_inputs = m.control_points = table
+            m.patch_constants = constants
+            m.special[OT.INPUT_DOMAIN_POINT] = where[part].view(np.uint32)
+            m.special[OT.INPUT_PRIMITIVEID] = _splat(patch_of_lane[part])
+            with _as_vm_error("the program cannot run"):
+                m.run(self.main, self.functions)
+        result = _Results(outputs.transpose(0, 2, 1), {}, np.zeros(lanes, bool))
+        return DomainOutputs(self._outputs(result, slice(None))._values, patch_of_lane.astype(np.int64), location)
+
+    def _patch_constant_inputs(self, inputs: Mapping[str, Any], patches: int,
+                               registers: int) -> list[tuple[int, int, np.ndarray]]:
+        """(register, first component, (patches, width) uint32 bits) per patch constant given."""
+        signature = getattr(self.container, "patch_constant_signature", None)
+        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        plan = []
+        for key, value in inputs.items():
+            array = np.asarray(value)
+            if array.ndim == 1:
+                array = array[:, None]
+            if array.ndim != 2 or array.shape[0] != patches:
+                raise VmError(f"patch constant {key}: shape {array.shape}, expected ({patches}[, components])")
+            if key[:3].lower() == "vpc" and key[3:].isdigit():
+                register, start, ctype = int(key[3:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
+            elif (element := elements.get(_normalize(key))) is not None:
+                register, ctype, start = element.register, element.component_type, (element.mask & -element.mask).bit_length() - 1
+            else:
+                raise VmError(f"no patch constant {key!r}; patch constants: {', '.join(sorted(elements)) or 'none'}")
+            if register >= registers:
+                raise VmError(f"patch constant {key} is register vpc{register}, the shader has {registers}")
+            if start + array.shape[1] > 4:
+                raise VmError(f"patch constant {key}: {array.shape[1]} components from component {start} do not fit")
             plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
         return plan
 
@@ -486,8 +720,14 @@ def _as_vm_error(what: str) -> Iterator[None]:
 
 
 def _wrong_stage(stage: str) -> str:
-    runner = {"vertex": "run_vertex", "pixel": "run_pixel", "geometry": "run_geometry", "compute": "dispatch"}.get(stage)
+    runner = {"vertex": "run_vertex", "pixel": "run_pixel", "geometry": "run_geometry", "hull": "run_hull",
+              "domain": "run_domain", "compute": "dispatch"}.get(stage)
     return f"this is a {stage} shader" + (f" (it runs with Shader.{runner})" if runner else "")
+
+
+def _splat(values: np.ndarray) -> np.ndarray:
+    """A system value per lane in all four components, (lanes, 4) uint32."""
+    return np.repeat(values.astype(np.uint32)[:, None], 4, axis=1)
 
 
 def _apply_inputs(m: Machine, plan: list[tuple[int, int, np.ndarray]], lanes: slice) -> None:

@@ -164,10 +164,23 @@ class Declarations:
     output_topology: int = 0  # dcl_outputtopology code (PRIMITIVE_TOPOLOGIES)
     max_output_vertices: int = 0  # dcl_maxout
     instances: int = 1  # dcl_gsinstances
+    # hull and domain shaders (see tessellation.py)
+    input_control_points: int = 0  # dcl_input_control_point_count
+    output_control_points: int = 0  # dcl_output_control_point_count
+    tess_domain: int = 0  # dcl_tessellator_domain code (TESS_DOMAINS)
+    tess_partitioning: int = 0  # dcl_tessellator_partitioning code (TESS_PARTITIONINGS)
+    tess_output: int = 0  # dcl_tessellator_output_primitive code (TESS_OUTPUTS)
+    max_tessfactor: float | None = None  # dcl_hs_max_tessfactor
+    phase_instances: int = 1  # dcl_hs_fork_phase_instance_count / dcl_hs_join_phase_instance_count
+    control_point_registers: int = 0  # registers of declared vicp / v[n][r] inputs
+    output_control_point_registers: int = 0  # registers of declared vocp inputs
+    patch_constant_registers: int = 0  # registers of declared vpc inputs
 
 
 #: D3D11 limits checked before anything is allocated from a declaration
 MAX_TEMPS, MAX_INDEXABLE, MAX_IO, MAX_CB_ROWS, MAX_TGSM_WORDS, MAX_GROUP_THREADS = 4096, 4096, 64, 4096, 8192, 1024
+#: control points per patch (D3D11_IA_PATCH_MAX_CONTROL_POINT_COUNT)
+MAX_CONTROL_POINTS = 32
 
 
 def _limit(what: str, value: int, most: int) -> int:
@@ -194,6 +207,10 @@ def declarations(instructions: list[Instruction]) -> Declarations:
     _limit("threads per group", x * y * z, MAX_GROUP_THREADS)
     _limit("dcl_maxout", d.max_output_vertices, MAX_OUTPUT_VERTICES)
     _limit("dcl_gsinstances", d.instances, MAX_INSTANCES)
+    _limit("dcl_input_control_point_count", d.input_control_points, MAX_CONTROL_POINTS)
+    _limit("dcl_output_control_point_count", d.output_control_points, MAX_CONTROL_POINTS)
+    for what in ("control_point_registers", "output_control_point_registers", "patch_constant_registers"):
+        _limit(what.replace("_", " "), getattr(d, what), MAX_IO)
     return d
 
 
@@ -205,8 +222,12 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             continue
         op = ins.operands[0] if ins.operands else None
         reg = op.indices[0].value if op is not None and op.indices else 0
-        if op is not None and op.type == OT.INPUT and len(op.indices) == 2:  # geometry: v[vertices][reg]
+        if op is not None and op.type in _ARRAYED and len(op.indices) == 2:  # v[vertices][reg], vicp[n][reg]
             reg = op.indices[1].value
+        if name.startswith("dcl_input") and op is not None and op.type in _PATCH_INPUTS:
+            field_name = _PATCH_INPUTS[op.type] if op.type != OT.INPUT or len(op.indices) == 2 else ""
+            if field_name:
+                setattr(d, field_name, max(getattr(d, field_name), reg + 1))
         if name == "dcl_temps":
             d.temps = ins.raw[0]
         elif name == "dcl_indexableTemp":
@@ -268,7 +289,29 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
             d.max_output_vertices = ins.raw[0]
         elif name == "dcl_gsinstances" and ins.raw:
             d.instances = ins.raw[0]
+        elif name == "dcl_input_control_point_count":
+            d.input_control_points = ins.controls & 0x3F
+        elif name == "dcl_output_control_point_count":
+            d.output_control_points = ins.controls & 0x3F
+        elif name == "dcl_tessellator_domain":
+            d.tess_domain = ins.controls & 0x3
+        elif name == "dcl_tessellator_partitioning":
+            d.tess_partitioning = ins.controls & 0x7
+        elif name == "dcl_tessellator_output_primitive":
+            d.tess_output = ins.controls & 0x7
+        elif name == "dcl_hs_max_tessfactor" and ins.raw:
+            d.max_tessfactor = float(np.uint32(ins.raw[0]).view(np.float32))
+        elif name in ("dcl_hs_fork_phase_instance_count", "dcl_hs_join_phase_instance_count") and ins.raw:
+            d.phase_instances = ins.raw[0]
     return d
+
+
+#: operand types indexed [element][register]
+_ARRAYED = frozenset((OT.INPUT, OT.INPUT_CONTROL_POINT, OT.OUTPUT_CONTROL_POINT))
+#: hull/domain inputs whose declarations size a register file: operand type -> Declarations field
+_PATCH_INPUTS: dict[int, str] = {OT.INPUT: "control_point_registers", OT.INPUT_CONTROL_POINT: "control_point_registers",
+                 OT.OUTPUT_CONTROL_POINT: "output_control_point_registers",
+                 OT.INPUT_PATCH_CONSTANT: "patch_constant_registers"}
 
 
 def _slot(op: Operand) -> int:
@@ -291,17 +334,21 @@ class _Frame:
 
 
 _SWIZ_IDENTITY = (0, 1, 2, 3)
-#: operand types whose values are fixed for a whole run (inputs are never written by vs/ps/cs)
-_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER))
+#: operand types whose values are fixed for a whole run (inputs are never written; a hull-shader
+#: phase runs on a machine of its own, so the control points and patch constants it reads are fixed)
+_CONSTANT_DURING_RUN = frozenset((OT.INPUT, OT.CONSTANT_BUFFER, OT.IMMEDIATE32, OT.IMMEDIATE_CONSTANT_BUFFER,
+                                  OT.INPUT_CONTROL_POINT, OT.OUTPUT_CONTROL_POINT, OT.INPUT_PATCH_CONSTANT))
 
 
 class Machine:
     """One run: the register files and resources for ``lanes`` invocations."""
 
     def __init__(self, shader: Any, lanes: int, max_steps: int = 1_000_000,
-                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> None:
+                 io: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+                 decl: Declarations | None = None) -> None:
         self.shader = shader
-        self.decl: Declarations = shader.decl
+        #: the shader's declarations, or one hull-shader phase's (``decl``)
+        self.decl: Declarations = shader.decl if decl is None else decl
         self.n = lanes
         d = self.decl
         # r#, v#, o# are stored component-major (registers, 4, lanes): one component is a contiguous
@@ -341,6 +388,14 @@ class Machine:
         #: geometry shaders: inputs (vertices, registers, lanes, 4) and the emitted vertices
         self.gs_inputs: np.ndarray | None = None
         self.streams: Streams | None = None
+        #: hull and domain shaders: vicp (control points, registers, lanes, 4), vocp (the same for
+        #: the output control points) and vpc (registers, lanes, 4); see patch_of_lane
+        self.control_points: np.ndarray | None = None
+        self.output_control_points: np.ndarray | None = None
+        self.patch_constants: np.ndarray | None = None
+        #: when set, the lane's column in gs_inputs / control_points / output_control_points /
+        #: patch_constants (which then hold one column per patch rather than per lane)
+        self.patch_of_lane: np.ndarray | None = None
         self._flushed: dict[tuple[Any, ...], np.ndarray] = {}
 
     def _set_outputs(self, outputs: np.ndarray) -> None:
@@ -391,16 +446,30 @@ class Machine:
         return np.where(ok[:, None], out, np.uint32(0))
 
     def _vertex_input(self, op: Operand, table: np.ndarray) -> np.ndarray:
-        """v[vertex][register] of a geometry shader; either index may be relative (per lane)."""
+        """v[vertex][register] of a geometry shader (vicp/vocp[point][register] of a hull or domain
+        shader); either index may be relative (per lane)."""
         vertex, register = self.index_value(op, 0), self.index_value(op, 1)
+        columns = self.lane_index if self.patch_of_lane is None else self.patch_of_lane
         if isinstance(vertex, int) and isinstance(register, int):
             if 0 <= vertex < table.shape[0] and 0 <= register < table.shape[1]:
-                return table[vertex, register]
+                return table[vertex, register] if self.patch_of_lane is None else table[vertex, register][columns]
             return np.zeros((self.n, 4), np.uint32)
         vertices = np.broadcast_to(np.asarray(vertex, np.int64), (self.n,))
         registers = np.broadcast_to(np.asarray(register, np.int64), (self.n,))
         ok = (vertices >= 0) & (vertices < table.shape[0]) & (registers >= 0) & (registers < table.shape[1])
-        out = table[np.where(ok, vertices, 0), np.where(ok, registers, 0), self.lane_index]
+        out = table[np.where(ok, vertices, 0), np.where(ok, registers, 0), columns]
+        return np.where(ok[:, None], out, np.uint32(0))
+
+    def _patch_constant(self, op: Operand, table: np.ndarray) -> np.ndarray:
+        """vpc# (registers, patches, 4): the patch constants of each lane's patch."""
+        register = self.index_value(op, 0)
+        columns = self.lane_index if self.patch_of_lane is None else self.patch_of_lane
+        if isinstance(register, int):
+            if 0 <= register < len(table):
+                return table[register][columns]
+            return np.zeros((self.n, 4), np.uint32)
+        ok = (register >= 0) & (register < len(table))
+        out = table[np.where(ok, register, 0), columns]
         return np.where(ok[:, None], out, np.uint32(0))
 
     def _uniform(self, table: np.ndarray, index: np.ndarray | int) -> np.ndarray:
@@ -436,6 +505,12 @@ class Machine:
             return self._gather(self.v, self.index_value(op, 0))
         if t == OT.OUTPUT:
             return self._gather(self.o, self.index_value(op, 0))
+        if t == OT.INPUT_CONTROL_POINT and self.control_points is not None:
+            return self._vertex_input(op, self.control_points)
+        if t == OT.OUTPUT_CONTROL_POINT and self.output_control_points is not None:
+            return self._vertex_input(op, self.output_control_points)
+        if t == OT.INPUT_PATCH_CONSTANT and self.patch_constants is not None:
+            return self._patch_constant(op, self.patch_constants)
         if t == OT.CONSTANT_BUFFER:
             slot = self.index_value(op, 0)
             row = self.index_value(op, 2 if len(op.indices) >= 3 else 1)
