@@ -116,3 +116,15 @@ def test_claim_keeps_a_free_stored_range_else_allocates() -> None:
     assert w.claim("head", 8) == 12  # resized: by the rule
     w.put(12, b"12345678")
     assert w.place("body", b"bb") == 8 and w.verify()
+
+
+def test_an_empty_item_shares_nothing() -> None:
+    layout = Layout()
+    layout.record(("a",), 0x10, b"abcd")
+    layout.record(("empty",), 0x10, b"")  # no storage: not shared with a
+    layout.record(("b",), 0x10, b"abcd")  # same bytes at the same offset: shared with a
+    layout.record(("empty2",), 0x20, b"")
+    layout.record(("c",), 0x20, b"wxyz")  # the empty item before it at 0x20 is nothing to share
+    assert layout.shares_with(("empty",)) is None
+    assert layout.shares_with(("b",)) == ("a",)
+    assert layout.shares_with(("c",)) is None and layout.shares_with(("empty2",)) is None

@@ -25,9 +25,10 @@ from shaderkit.formats.registry import detect
 class Image:
     """A growing little-endian file image with a string pool and 8-aligned allocations."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, dic_signature: bytes = b"_DIC") -> None:
         self.out = bytearray(size)
         self.strings: dict[str, int] = {}
+        self.dic_signature = dic_signature
 
     def alloc(self, size: int, align: int = 8) -> int:
         self.out += bytes(-len(self.out) % align)
@@ -47,7 +48,7 @@ class Image:
     def dictionary(self, keys: list[str]) -> int:
         entries = dic.build(keys)
         offsets = [self.string(e.key) for e in entries]
-        packed = dic.pack(entries, offsets)
+        packed = self.dic_signature + dic.pack(entries, offsets)[4:]
         at = self.alloc(len(packed))
         self.out[at : at + len(packed)] = packed
         return at
@@ -65,9 +66,9 @@ class Image:
 OPTIONS_V5 = {"use_fog": "1", "quality": "mid"}
 
 
-def build(major: int, bfsha: bytes | None = None) -> bytes:
+def build(major: int, bfsha: bytes | None = None, dic_signature: bytes = b"_DIC") -> bytes:
     bfsha = build_bfsha(8) if bfsha is None else bfsha
-    img = Image(0x100)
+    img = Image(0x100, dic_signature)
     o = 0x58 if major >= 9 else 0x38
     model = img.alloc(0x78)
     base = model + (0x08 if major >= 9 else 0x10)
@@ -176,6 +177,24 @@ def test_resized_external_file(grow: int) -> None:
         differs = [i for i in range(len(data)) if out[i] != data[i]]
         assert all(entry <= i < entry + 12 or 0x1C <= i < 0x20 for i in differs)
         assert again.external_files[0].original[0] == len(data)
+
+
+@pytest.mark.parametrize("major", [5, 8])
+def test_early_files_store_zero_dictionary_signatures(major: int) -> None:
+    # early Switch BFRES (header version 8.0.0, e.g. Super Mario Odyssey mods) store 4 zero bytes for _DIC
+    data = build(major, dic_signature=bytes(4))
+    assert b"_DIC" not in data[: data.index(b"FSHA")]
+    res = SwitchBfres.from_bytes(data)
+    assert res.member_names() == ["shaders.bfsha"]
+    assert res.member("shaders.bfsha") == build_bfsha(8)
+    (m,) = res.materials
+    assert (m.material, m.shader_archive, m.shading_model) == ("mat0", "shaders", "model")
+    assert m.options == OPTIONS_V5
+    assert res.to_bytes() == data
+    # any other signature word is still refused, naming the dictionary
+    bad = build(major, dic_signature=b"_DIX")
+    with pytest.raises(ShaderFormatError, match="dictionary signature"):
+        SwitchBfres.from_bytes(bad)
 
 
 @pytest.mark.parametrize("offset, value, message", [

@@ -88,3 +88,50 @@ def test_malformed_archives(mutate, message: str) -> None:  # type: ignore[no-un
     data = mutate(bytearray(build(">", FILES)))
     with pytest.raises(ShaderFormatError, match=message):
         Sarc.from_bytes(bytes(data))
+
+
+def build_nameless(endian: str) -> bytes:
+    """Two members stored by hash only (attributes 0, empty SFNT), data at 0x100, members 0x10-aligned."""
+    head = struct.pack(endian + "4sHHIIHH", b"SARC", 0x14, 0xFEFF, 0x100 + 0x20, 0x100, 0x100, 0)
+    head += struct.pack(endian + "4sHHI", b"SFAT", 0xC, 2, 101)
+    head += struct.pack(endian + "IIII", 0x11111111, 0, 0x10, 0x20)  # node 0: the second member in data
+    head += struct.pack(endian + "IIII", 0x22222222, 0, 0x00, 0x08)
+    head += struct.pack(endian + "4sHH", b"SFNT", 8, 0)
+    body = b"A" * 8 + bytes(8) + b"B" * 16
+    return head + bytes(0x100 - len(head)) + body
+
+
+@pytest.mark.parametrize("endian", [">", "<"])
+def test_nameless_members_are_named_by_hash(endian: str) -> None:
+    data = build_nameless(endian)
+    sarc = Sarc.from_bytes(data)
+    # file (data) order: the member at 0 has hash 0x22222222, the one at 0x10 has 0x11111111
+    assert sarc.names() == ["0x22222222", "0x11111111"]
+    assert sarc.get("0x11111111") == b"B" * 16
+    assert sarc.get("0x22222222") == b"A" * 8
+    assert [m["name"] for m in sarc.summary()["members"]] == ["0x22222222", "0x11111111"]
+    assert sarc.to_bytes() == data
+    with pytest.raises(KeyError):
+        sarc.get("0x33333333")
+
+
+@pytest.mark.parametrize("endian", [">", "<"])
+def test_nameless_members_keep_hash_when_names_are_laid_out_again(endian: str) -> None:
+    sarc = Sarc.from_bytes(build_nameless(endian))
+    sarc.set("0x22222222", b"C" * 4)  # replace by its hash name
+    sarc.set("new.bin", b"N" * 4)  # a named member: the name table is laid out anew
+    out = sarc.to_bytes()
+    count = struct.unpack_from(endian + "H", out, 0x1A)[0]
+    assert count == 3
+    nodes = [struct.unpack_from(endian + "IIII", out, 0x20 + 0x10 * i) for i in range(count)]
+    new_hash = hand_hash(b"new.bin")
+    # nodes sorted by hash; the nameless ones keep their hashes and attributes 0
+    assert [n[0] for n in nodes] == sorted([0x11111111, 0x22222222, new_hash])
+    by_hash = {n[0]: n for n in nodes}
+    assert by_hash[0x11111111][1] == 0 and by_hash[0x22222222][1] == 0
+    assert by_hash[new_hash][1] == 0x01000000  # first (only) name, at name-table offset 0
+    names_at = 0x20 + 0x10 * count + 8
+    assert out[names_at : names_at + 8] == b"new.bin\0"
+    again = Sarc.from_bytes(out)
+    assert again.names() == ["0x22222222", "0x11111111", "new.bin"]
+    assert again.get("0x22222222") == b"C" * 4 and again.get("new.bin") == b"N" * 4

@@ -254,9 +254,15 @@ def test_an_edit_that_needs_a_new_layout_does_not_drop_raw_bytes_silently() -> N
 def test_shared_control_section_is_written_once_where_it_lay() -> None:
     """Two NvnShaderCode structures pointing at one control section (equal bytes): the sharing is
     recorded by the layout, kept while the bytes agree, and undone when an edit makes them differ."""
-    data = bytearray(_synthetic())
+    # v1's vertex control section made different by one byte, so a fresh layout stores both
+    original = make_model()
+    code1 = original.stage_code(1, "vertex")
+    assert isinstance(code1, NvnShaderCode)
+    code1.control = code1.control[:-1] + b"\xdd"
+    data = bytearray(original.to_bytes())
     items = Bnsh.from_bytes(bytes(data)).layout().items
     first = items[("control", 0, "binary", 0)]
+    assert items[("control", 1, "binary", 0)].offset != first.offset
     code_at = items[("code", 1, "binary", 0)].offset
     struct.pack_into("<Q", data, code_at + 8, first.offset)  # v1's vertex pControl -> v0's control section
     model = Bnsh.from_bytes(bytes(data))
@@ -273,3 +279,68 @@ def test_shared_control_section_is_written_once_where_it_lay() -> None:
     back = Bnsh.from_bytes(model.relayout())
     assert back == model
     assert back.stage_code(0, "vertex") != back.stage_code(1, "vertex")
+
+
+def test_fresh_layout_stores_equal_code_blobs_once() -> None:
+    """A fresh layout, like Nintendo's tools, puts each program with its code structures and
+    control sections, and stores a control section or shader data equal to an earlier one once."""
+    model = make_model()  # v0 and v1 binary programs: equal control sections, shader data of other sizes
+    layout = Bnsh.from_bytes(model.to_bytes()).layout()
+    for stage in (0, 4):
+        assert layout.shares_with(("control", 1, "binary", stage)) == ("control", 0, "binary", stage)
+        assert layout.shares_with(("data", 1, "binary", stage)) is None
+    items = layout.items
+    # program 0 (0xA0 bytes), its six NvnShaderCode structures (0x40 each), ... then program 1 after
+    # program 0's control sections
+    p0 = items[("program", 0, "binary")].offset
+    assert [items[("code", 0, "binary", i)].offset for i in range(6)] == [p0 + 0xA0 + 0x40 * i for i in range(6)]
+    assert items[("program", 1, "binary")].offset > items[("control", 0, "binary", 5)].offset
+    # an edit makes them differ: written apart again
+    code = model.stage_code(1, "pixel")
+    assert isinstance(code, NvnShaderCode)
+    code.control = code.control[:-1] + b"\x01"
+    back = Bnsh.from_bytes(model.to_bytes())
+    assert back.layout().shares_with(("control", 1, "binary", 4)) is None
+    assert back == model
+
+
+def test_empty_control_section_at_another_stages_offset_rebuilds_exactly() -> None:
+    """An empty item shares no storage: a stage whose control section is 0 bytes long at the offset
+    of another stage's control section is no 'shared' blob (mutation testing of a public BNSH found
+    such a file rewritten from a fresh layout, four times its size)."""
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.samples import bnsh_sample
+
+    data = bytearray(bnsh_sample())
+    items = Bnsh.from_bytes(bytes(data)).layout().items
+    vertex_control = items[("control", 0, "binary", 0)].offset
+    pixel_code = items[("code", 0, "binary", 4)].offset
+    # NvnShaderCode: u64 address, u64 control pointer (+0x08), u64 data pointer, u32 data size,
+    # u32 control size (+0x1C)
+    struct.pack_into("<Q", data, pixel_code + 0x08, vertex_control)
+    struct.pack_into("<I", data, pixel_code + 0x1C, 0)
+    model = Bnsh.from_bytes(bytes(data))
+    assert model.variations[0].binary_program.stages[4].control == b""
+    assert model.layout().shares_with(("control", 0, "binary", 4)) is None
+    assert model.to_bytes() == bytes(data)
+
+
+@pytest.mark.parametrize("pixel_size, pool_size", [(0x200, 0x1000), (0x300, 0x1000), (0x400, 0x2000),
+                                                    (0x700, 0x2000), (0x800, 0x2000)])
+def test_fresh_memory_pool_keeps_room_after_the_data(pixel_size: int, pool_size: int) -> None:
+    """The pool holds the stage data plus more than 0x400 (at most 0x500) bytes, in whole pages:
+    measured on public BNSH files of four tool versions. Vertex data 0x800 bytes, then the pixel
+    data at 0x800 (0x100-aligned): data end 0xA00 -> one page, 0xC00 -> two, 0x1000 -> two."""
+    from shaderkit.formats.bnsh import writer
+    from shaderkit.samples import bnsh_sample
+
+    model = Bnsh.from_bytes(bnsh_sample())
+    for stage, size in (("vertex", 0x800), ("pixel", pixel_size)):
+        code = model.stage_code(0, stage)
+        assert isinstance(code, NvnShaderCode)
+        code.data = code.data[:0x80] + bytes(size - 0x80)
+    layout, (start, size) = writer.fresh_layout(model)
+    assert layout.items[("data", 0, "binary", 4)].offset == start + 0x800
+    assert size == pool_size
+    back = Bnsh.from_bytes(model.relayout())
+    assert back == model

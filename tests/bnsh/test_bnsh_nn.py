@@ -108,3 +108,20 @@ def test_header_and_block_chain() -> None:
     backwards = data[:0x24] + struct.pack("<I", 4) + data[0x28:]
     with pytest.raises(ShaderFormatError):
         read_chain(Reader(backwards), 0x20)
+
+
+def test_dictionary_with_the_early_zero_signature() -> None:
+    """Early files store 4 zero bytes where later ones store ``_DIC``; both read, pack keeps either."""
+    from shaderkit.io.reader import Reader
+
+    keys = ["a", "b"]
+    entries = dic.build(keys)
+    # by hand: header (signature, i32 count 2) then 3 entries of 16 bytes; keys at 0x100, 0x104, 0x108
+    early = dic.pack(entries, [0x100, 0x104, 0x108], dic.EARLY_SIGNATURE)
+    assert early[:8] == bytes(4) + b"\x02\x00\x00\x00" and len(early) == 8 + 3 * 16
+    assert dic.pack(entries, [0x100, 0x104, 0x108])[:4] == b"_DIC"
+    names = {0x100: "", 0x104: "a", 0x108: "b"}
+    got = dic.read(Reader(early + bytes(16)), 0, names.__getitem__)
+    assert [e.key for e in got] == ["", "a", "b"]
+    with pytest.raises(ShaderFormatError, match="dictionary signature"):
+        dic.read(Reader(b"_DIX" + early[4:]), 0, names.__getitem__)

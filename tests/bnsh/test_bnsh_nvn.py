@@ -101,3 +101,82 @@ def test_nvn_program_file_synthetic() -> None:
 def test_bad_nvn_program_files(data: bytes) -> None:
     with pytest.raises(ShaderFormatError):
         NvnProgramFile.from_bytes(data)
+
+
+# A compute program: NVN header with magic 0x12345679 and no SPH; its code lies at the control
+# section's program offset (u32 at 0x708: after u64 at 0x6F0, program size, constant-buffer size,
+# constant-buffer offset and shader size), the bytes between header and code stay as they are.
+COMPUTE_TEXT = """\
+/*0008*/ [B------:R-:W-:Y:S01] MOV32I R0, 0x3f800000;
+/*0010*/ [B------:R-:W-:Y:S01] MOV R1, RZ;
+/*0018*/ [B------:R-:W-:Y:S05] EXIT;
+/*0028*/ [B------:R-:W-:Y:S00] BRA 0x28;
+/*0030*/ [B------:R-:W-:Y:S00] NOP 0x0;
+/*0038*/ [B------:R-:W-:Y:S00] NOP 0x0;
+"""
+
+
+def compute_stage(program_offset: int = 0x80) -> tuple[bytes, bytes, bytes]:
+    """(control, data, code) of a compute stage whose code starts at ``program_offset``."""
+    from shaderkit.isa.maxwell import assemble
+
+    code = assemble(COMPUTE_TEXT)
+    prefix = bytes(range(0x30, program_offset))  # recognisable filler between header and code
+    data = struct.pack("<I", 0x12345679) + bytes(0x2C) + prefix + code
+    control = bytearray(struct.pack("<5I", 0x98761234, 1, 0x10, 0x120, 0xB) + bytes(0x800 - 0x14))
+    struct.pack_into("<QIIIII", control, 0x6F0, 0x800, len(code), 0, len(data), len(data), program_offset)
+    return bytes(control), data, code
+
+
+def test_compute_code_layout() -> None:
+    control, data, code = compute_stage(0x80)
+    assert ControlSectionHeader.from_bytes(control).program_offset == 0x80
+    nvn = NvnCode.from_bytes(data, program_offset=0x80)
+    assert nvn.is_compute and nvn.sph is None
+    assert nvn.code == code and nvn.prefix == bytes(range(0x30, 0x80))
+    assert nvn.to_bytes() == data
+    # without a control section the code is taken at 0x100 (the offset seen in files)
+    control, data, code = compute_stage(0x100)
+    assert NvnCode.from_bytes(data).code == code
+    # offsets inside the header, unaligned or past the end are format errors
+    for bad in (0x20, 0x84, len(data) + 8):
+        with pytest.raises(ShaderFormatError, match="compute program offset"):
+            NvnCode.from_bytes(data, program_offset=bad)
+    with pytest.raises(ShaderFormatError, match="0x12345679"):
+        NvnCode.from_bytes(struct.pack("<I", 0x1234567A) + bytes(0x100))
+
+
+def compute_bnsh() -> bytes:
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.model import MemoryPool, NvnShaderCode, ShaderProgram, ShaderVariation
+
+    control, data, _ = compute_stage(0x80)
+    program = ShaderProgram(flags=3, code_type=0, stages=[None] * 5 + [NvnShaderCode(control, data)])
+    return Bnsh(name="cs", memory_pool=MemoryPool(), variations=[ShaderVariation(binary_program=program)]).to_bytes()
+
+
+def test_compute_stage_is_listed_and_reassembled() -> None:
+    from shaderkit.cli.maxwell_text import assemble_into, maxwell_listing
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+
+    data = compute_bnsh()
+    model = Bnsh.from_bytes(data)
+    assert model.to_bytes() == data
+    text = maxwell_listing(model)
+    assert text is not None
+    assert "// ==== variation 0 binary compute\n// compute program (no SPH): code at 0x80 of the stage data" in text
+    assert "MOV32I R0, 0x3f800000;" in text and "EXIT;" in text and "no Maxwell code" not in text
+    # the listing assembles back to the same file; an edited constant lands after the kept prefix
+    assert assemble_into(Bnsh.from_bytes(data), text, 0, "compute") == data
+    edited = assemble_into(Bnsh.from_bytes(data), text.replace("0x3f800000", "0x40000000"), 0, "compute")
+    stage = Bnsh.from_bytes(edited).variations[0].binary_program.stages[5]
+    assert stage.data[:0x80] == compute_stage(0x80)[1][:0x80]
+    assert NvnCode.from_bytes(stage.data, program_offset=0x80).code != compute_stage(0x80)[2]
+    assert "MOV32I R0, 0x40000000;" in (maxwell_listing(Bnsh.from_bytes(edited)) or "")
+
+
+def test_nvn_program_file_with_a_compute_part() -> None:
+    _, data, _ = compute_stage(0x100)
+    model = NvnProgramFile.from_bytes(NvnProgramFile([0], [data]).to_bytes())
+    (row,) = model.summary()["parts"]
+    assert row["kind"] == "code" and row["compute"] is True and "sph" not in row

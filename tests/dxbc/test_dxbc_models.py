@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from shaderkit.formats.dxbc.aon9 import (
     ConstantBufferMapping,
     Level9Shader,
+    LoopRegisterMapping,
     RuntimeConstantMapping,
     SamplerMapping,
 )
@@ -156,7 +157,8 @@ def test_function_signature(params: list[FunctionParameter]) -> None:
 @given(st.lists(st.builds(ConstantBufferMapping, u16, u16, u16, u16, st.tuples(u8, u8, u8, u8)), max_size=4),
        st.lists(st.builds(SamplerMapping, u8, u8, u8, u8), max_size=4),
        st.lists(st.builds(RuntimeConstantMapping, u16, u16), max_size=2),
-       st.binary(max_size=64).map(lambda b: b[: len(b) // 4 * 4]))
-def test_level9(cbs: list, samplers: list, runtime: list, program: bytes) -> None:
-    aon9 = Level9Shader("Aon9", 0xFFFF0200, cbs, samplers, runtime, program)
+       st.binary(max_size=64).map(lambda b: b[: len(b) // 4 * 4]),
+       st.lists(st.builds(LoopRegisterMapping, u16, u16, u16, u16), max_size=2))
+def test_level9(cbs: list, samplers: list, runtime: list, program: bytes, loops: list) -> None:
+    aon9 = Level9Shader("Aon9", 0xFFFF0200, cbs, samplers, runtime, program, loops)
     assert _roundtrip(aon9) == aon9

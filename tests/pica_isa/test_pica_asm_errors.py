@@ -26,6 +26,11 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  mov r0.xk, r1\n  end\n.end\n", 2, 10, "bad swizzle"),
         (".proc main\n  mov r0, r1.xyzwx\n  end\n.end\n", 2, 14, "bad swizzle"),
         (".proc main\n  mov r0, q1\n  end\n.end\n", 2, 11, "invalid register"),
+        # picasso's parseReg checks v registers against 0x0F: "v15" is refused wherever a register is
+        # read by name (operands, .alias, .in); v14[1] is the way to it
+        (".proc main\n  mov r0, v15\n  end\n.end\n", 2, 11, "invalid input register: v15"),
+        (".alias x v15\n", 1, 10, "invalid input register: v15"),
+        (".in x v15\n", 1, 7, "invalid input register: v15"),
         ("  mov r0, r1\n", 1, 3, "instruction outside block"),
         (".proc main\n  jmpc cmp.x, nowhere\n  end\n.end\n", 2, 15, "undefined"),
         (".proc main\n  end\n", 1, 7, "unclosed block"),
@@ -33,6 +38,16 @@ def _error(src: str) -> AssemblyError:
         (".proc main\n  cmp r0, eq, xx, r1\n  end\n.end\n", 2, 15, "conditional operator"),
         (".proc main\n  ifu !b0\n  .end\n  end\n.end\n", 2, 7, "not supported"),
         (".proc main\n  setemit 3\n  end\n.end\n", 2, 11, "out of range"),
+        (".proc main\n  setemit x1\n  end\n.end\n", 2, 11, "invalid value: x1"),
+        (".proc main\n  mov r0, r3[a0.x]\n  end\n.end\n", 2, 11, "not allowed with this kind of register"),
+        # picasso's text handling is C's: isspace() is " \\t\\n\\v\\f\\r" only (U+00A0, U+0085 and
+        # U+001C-U+001F are text), the first word ends at a space or tab only, digits are ASCII
+        ("\xa0.fvec a\n", 1, 1, "instruction outside block"),
+        (".proc main\n\x85end\n.end\n", 2, 1, "unknown mnemonic"),
+        (".proc main\n  mov\v r0, r1\n  end\n.end\n", 2, 3, "unknown mnemonic"),
+        (".fvec\r a\n", 1, 1, "invalid directive"),
+        (".proc main\n  mov r0, c\xb2\n  end\n.end\n", 2, 11, "invalid register"),
+        (".proc main\n  lbl : nop\n  end\n.end\n", 2, 3, "invalid label name: lbl "),
         (".out x nowhere\n", 1, 8, "invalid output type"),
         (".fvec a\n.fvec a\n", 2, 7, "already used"),
         (".proc main\n  mov r0, r1, r2\n  end\n.end\n", 2, 15, "too many parameters"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import corpus_root
+from conftest import corpus_params, corpus_root
 from shaderkit.cli import cli
 
 
@@ -78,3 +78,90 @@ def test_nodvle_file_shares_procedures(tmp_path: Path) -> None:
     assert int.from_bytes(data[4:8], "little") == 1  # one DVLE: the library made none
     # call 0x24<<26 | DST helper at 0 | NUM 2
     assert int.from_bytes(data[12 + 40 + 8: 12 + 40 + 12], "little") == 0x90000002
+
+
+def test_asm_no_nop_leaves_out_the_padding_nop(tmp_path: Path) -> None:
+    # picasso -n: the outer .end right after the inner one gets no padding NOP. Words by hand:
+    # ifu b0 / ifu b1 (IFU 0x27 << 26 | DST 4 << 10 | bool id << 22), two "mov r0, r1"
+    # (0x13 << 26 | 0x10 << 21 | 0x11 << 12, descriptor 0), end (0x22 << 26); without -n a NOP
+    # (0x21 << 26) comes before the end and both ifs close at 5
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+
+    src = tmp_path / "n.pica"
+    src.write_text(".proc main\n ifu b0\n  ifu b1\n   mov r0, r1\n   mov r0, r1\n  .end\n .end\n end\n.end\n")
+    mov = 0x13 << 26 | 0x10 << 21 | 0x11 << 12
+    runner = CliRunner()
+    assert runner.invoke(cli, ["asm", "-n", str(src), "-o", str(tmp_path / "n.shbin")]).exit_code == 0
+    assert Dvlb.from_bytes((tmp_path / "n.shbin").read_bytes()).dvlp.code == [
+        0x27 << 26 | 4 << 10, 0x27 << 26 | 4 << 10 | 1 << 22, mov, mov, 0x22 << 26]
+    assert runner.invoke(cli, ["asm", str(src), "-o", str(tmp_path / "p.shbin")]).exit_code == 0
+    assert Dvlb.from_bytes((tmp_path / "p.shbin").read_bytes()).dvlp.code == [
+        0x27 << 26 | 5 << 10, 0x27 << 26 | 4 << 10 | 1 << 22, mov, mov, 0x21 << 26, 0x22 << 26]
+
+
+@pytest.mark.parametrize("shbin", corpus_params("pica", "*.shbin"))
+def test_disasm_split_gives_one_source_per_dvle_that_assembles_back(tmp_path: Path, shbin: Path) -> None:
+    """``disasm --split``: the DVLEs' sources as separate files, which `asm` (given them in name
+    order, as picasso takes them) turns back into the original bytes."""
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+
+    model = Dvlb.from_bytes(shbin.read_bytes())
+    out = tmp_path / "parts"
+    result = CliRunner().invoke(cli, ["disasm", "--split", "-o", str(out), str(shbin)])
+    assert result.exit_code == 0, result.output
+    parts = sorted(out.iterdir())
+    assert len(parts) == len(model.dvles)
+    for n, part in enumerate(parts):  # each file is one DVLE's source, headed by its own comment
+        heads = [line for line in part.read_text().splitlines() if line.startswith("; shaderkit: DVLE")]
+        assert len(heads) == 1 and heads[0].startswith(f"; shaderkit: DVLE {n}:"), (part.name, heads)
+    rebuilt = tmp_path / "rebuilt.shbin"
+    result = CliRunner().invoke(cli, ["asm", *map(str, parts), "-o", str(rebuilt)])
+    assert result.exit_code == 0, result.output
+    assert rebuilt.read_bytes() == shbin.read_bytes()
+
+
+def test_disasm_split_names_the_parts_by_order_and_stage(tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    # the project's own sources: ctr_sprite.pica (vertex) then a second file with .gsh (geometry)
+    shbin = root / "pica" / "RetroArch__ctr_sprite__82b12978.shbin"
+    assert ".gsh" in (root / "pica" / "RetroArch__ctr_sprite__82b12978.dvle1.pica").read_text()
+    result = CliRunner().invoke(cli, ["disasm", "--split", "-o", str(tmp_path), str(shbin)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "RetroArch__ctr_sprite__82b12978.0.v.pica", "RetroArch__ctr_sprite__82b12978.1.g.pica"]
+
+
+def test_split_names_pad_the_number_for_name_order() -> None:
+    from shaderkit.cli.disasm import split_names
+
+    names = split_names("s", [False] * 10 + [True])
+    assert names[0] == "s.00.v.pica" and names[9] == "s.09.v.pica" and names[10] == "s.10.g.pica"
+    assert names == sorted(names)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--split"], "--split writes several files: name a folder with -o"),
+    (["--split", "--raw", "-o", "DIR"], "--split writes plain picasso sources: no --offsets, --raw, --exact or --hex"),
+])
+def test_disasm_split_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    from shaderkit.samples import SAMPLES
+
+    (tmp_path / "s.shbin").write_bytes(SAMPLES["sample.shbin"]())
+    args = [str(tmp_path / "out") if a == "DIR" else a for a in args]
+    result = subprocess.run([sys.executable, "-m", "shaderkit", "disasm", *args, str(tmp_path / "s.shbin")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_disasm_split_of_a_dxbc_is_one_line(tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    (tmp_path / "s.dxbc").write_bytes(SAMPLES["sample_vs.dxbc"]())
+    result = subprocess.run([sys.executable, "-m", "shaderkit", "disasm", "--split", "-o", str(tmp_path / "out"),
+                             str(tmp_path / "s.dxbc")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"shaderkit: {tmp_path / 's.dxbc'}: --split is for SHBIN/DVLB files"]
+    assert not (tmp_path / "out").exists()

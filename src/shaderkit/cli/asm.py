@@ -43,13 +43,15 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
                    "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
+@click.option("-n", "--no-nop", "no_nop", is_flag=True,
+              help="PICA200: no automatic padding NOPs (picasso -n), as picasso before v2.5 assembled.")
 @click.option("--syntax", type=click.Choice(["auto", "sm4", "pica", "latte", "maxwell"]), default="auto",
               show_default=True,
               help="Source syntax. auto: fxc listings have a ps_5_0 style version line; decaf Latte sources "
                    "have CF lines and '; $' metadata (standard input needs an explicit latte); with --base "
                    "the base file decides between Latte listings and Maxwell text.")
 def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
-        stage: str, syntax: str) -> None:
+        stage: str, no_nop: bool, syntax: str) -> None:
     """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, PICA200 sources (picasso
     syntax) into one SHBIN (one DVLE per source in order), decaf latte-assembler sources into a GSH,
     or (with --base) Maxwell text into a BNSH/NVN stage and Wii U listings into their file.
@@ -89,7 +91,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
-    program = assemble_program(texts)
+    program = assemble_program(texts, no_nop)
     data = program_to_shbin(program)
     write_output(output or _default_output(sources[0]), data)
     if header:

@@ -343,24 +343,25 @@ def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]
 
     if not any(name in sys.modules for name in ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")):
         return None
+    from shaderkit.cli.maxwell_text import program_offset
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnCode, NvnProgramFile
+    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile, is_code
 
-    blobs: list[tuple[str, bytes]] = []
+    blobs: list[tuple[str, bytes, int | None]] = []
     if isinstance(model, Bnsh):
         for v, variation in enumerate(model.variations):
             for kind, program in variation.programs():
                 for stage, code in zip(STAGES, program.stages):
                     if isinstance(code, NvnShaderCode):
-                        blobs.append((f"variation {v} {kind} {stage}", code.data))
+                        blobs.append((f"variation {v} {kind} {stage}", code.data, program_offset(code.control)))
     elif isinstance(model, NvnProgramFile):
-        blobs = [(f"part {i}", part) for i, part in enumerate(model.parts)
-                 if part[:4] == NVN_MAGIC.to_bytes(4, "little")]
+        blobs = [(f"part {i}", part, None) for i, part in enumerate(model.parts) if is_code(part)]
     else:
         return None
     entries: tuple[int, ...] = (0,)
-    return [(title, maxwell_steps(NvnCode.from_bytes(data).code), entries) for title, data in blobs]
+    return [(title, maxwell_steps(NvnCode.from_bytes(data, program_offset=at).code), entries)
+            for title, data, at in blobs]
 
 
 # -- output ----------------------------------------------------------------------------------------

@@ -60,11 +60,14 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
                    "declaration values; Maxwell float immediates. Reads back with `shaderkit asm`.")
 @click.option("--color/--no-color", "color", default=None,
               help="Colour the text (default: only when writing to a terminal).")
+@click.option("--split", is_flag=True,
+              help="SHBIN/DVLB: one picasso source per DVLE into the folder -o names (NAME.N.v.pica, .g.pica "
+                   "for a geometry shader), numbered in the order picasso and `shaderkit asm` take them back.")
 @click.option("--exact", is_flag=True,
               help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
                    "print), so `shaderkit asm` rebuilds identical code from the text alone.")
 def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
-           hex_literals: bool) -> None:
+           hex_literals: bool, split: bool) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
     decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA, SASS for Switch).
 
@@ -72,6 +75,9 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     written per input into the folder given by -o; a file that cannot be disassembled is reported on
     stderr and the others still are (exit status 1 at the end).
     """
+    if split:
+        _split(files, output, offsets or raw or exact or hex_literals)
+        return
     if len(files) == 1 and not os.path.isdir(files[0]) and not (output != "-" and os.path.isdir(output)):
         from shaderkit.errors import UnsupportedOperation
 
@@ -104,6 +110,37 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
         click.echo(f"shaderkit: {len(inputs) - failed} written, {failed} failed{note}", err=True)
     if failed:
         raise click.exceptions.Exit(1)
+
+
+def split_names(stem: str, geometry: list[bool]) -> list[str]:
+    """The file names of one SHBIN's per-DVLE sources: ``STEM.N.v.pica`` (``.g.pica`` for a
+    geometry shader), N zero-padded so that the names sort in DVLE order."""
+    width = len(str(max(len(geometry) - 1, 0)))
+    return [f"{stem}.{n:0{width}d}.{'g' if g else 'v'}.pica" for n, g in enumerate(geometry)]
+
+
+def _split(files: tuple[str, ...], output: str, other_options: bool) -> None:
+    """``disasm --split``: every input's DVLEs as separate picasso sources in the folder ``output``."""
+    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+    from shaderkit.formats.dvlb.source import dvlb_to_sources
+
+    if output == "-":
+        raise click.UsageError("--split writes several files: name a folder with -o")
+    if other_options:
+        raise click.UsageError("--split writes plain picasso sources: no --offsets, --raw, --exact or --hex")
+    inputs, _ = _expand(files)
+    models = []
+    for name in inputs:
+        model = load_model(name)
+        if not isinstance(model, Dvlb):
+            raise UnsupportedOperation(f"{name}: --split is for SHBIN/DVLB files")
+        models.append(model)
+    os.makedirs(output, exist_ok=True)
+    for asm_name, model in zip(output_names(inputs), models):
+        targets = split_names(asm_name[: -len(".asm")], [d.is_geometry for d in model.dvles])
+        for target, text in zip(targets, dvlb_to_sources(model)):
+            _write_file(os.path.join(output, target), text)
 
 
 def _write_file(path: str, text: str) -> None:

@@ -51,17 +51,34 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
 Marker = Callable[[int, Sequence[int]], str]
 
 
-def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Marker | None = None) -> str:
-    """Text of one NVN stage blob: the decoded SPH as comments, then its Maxwell code
-    (``hex_literals``: float immediates as field bits in hex; ``marker``: see ``disassemble``)."""
-    from shaderkit.formats.bnsh.nvn import NvnCode
+def program_offset(control: bytes) -> int | None:
+    """The program offset a GLSLC control section records (where a compute program's code
+    starts in its data), or None when the control section cannot be read."""
+    from shaderkit.formats.bnsh.nvn import ControlSectionHeader
+
+    try:
+        return ControlSectionHeader.from_bytes(control).program_offset
+    except ShaderFormatError:
+        return None
+
+
+def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Marker | None = None,
+               code_offset: int | None = None) -> str:
+    """Text of one NVN stage blob: the decoded SPH as comments (a compute program has none), then
+    its Maxwell code (``hex_literals``: float immediates as field bits in hex; ``marker``: see
+    ``disassemble``; ``code_offset``: a compute program's code start, from its control section)."""
+    from shaderkit.formats.bnsh.nvn import NVN_HEADER_SIZE, NvnCode
     from shaderkit.isa.maxwell import disassemble
 
     try:
-        nvn = NvnCode.from_bytes(data)
+        nvn = NvnCode.from_bytes(data, program_offset=code_offset)
     except ShaderFormatError as exc:  # not NVN code: say so and go on with the other stages
         return f"// ==== {title}: no Maxwell code here ({exc.message})\n"
-    lines = [f"// ==== {title}", *sph_text(nvn.sph)]
+    if nvn.sph is None:
+        lines = [f"// ==== {title}",
+                 f"// compute program (no SPH): code at {NVN_HEADER_SIZE + len(nvn.prefix):#x} of the stage data"]
+    else:
+        lines = [f"// ==== {title}", *sph_text(nvn.sph)]
     return "\n".join(lines) + "\n" + disassemble(nvn.code, hex_literals, marker)
 
 
@@ -71,7 +88,7 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
         return None
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnProgramFile
+    from shaderkit.formats.bnsh.nvn import NvnProgramFile, is_code
 
     out: list[str] = []
     if isinstance(model, Bnsh):
@@ -82,13 +99,14 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
                         continue
                     title = f"variation {v} {kind} {stage}"
                     if isinstance(code, NvnShaderCode):
-                        out.append(stage_text(title, code.data, hex_literals, marker))
+                        out.append(stage_text(title, code.data, hex_literals, marker,
+                                              program_offset(code.control)))
                     else:
                         out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
         return "\n".join(out)
     if isinstance(model, NvnProgramFile):
         for index, part in enumerate(model.parts):
-            if part[:4] == NVN_MAGIC.to_bytes(4, "little"):
+            if is_code(part):
                 out.append(stage_text(f"part {index}", part, hex_literals, marker))
         return "\n".join(out)
     return None
@@ -96,15 +114,17 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
 
 def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> None:
     """Put assembled Maxwell code into a BNSH stage (binary program), keeping its NVN header and
-    SPH; the data grows or shrinks with the code."""
+    SPH (a compute program: the bytes before its code); the data grows or shrinks with the code."""
+    from dataclasses import replace
+
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
     from shaderkit.formats.bnsh.nvn import NvnCode
 
     old = model.stage_code(variation, stage)
     if not isinstance(old, NvnShaderCode):
         raise ValueError(f"variation {variation} {stage} has no binary (Maxwell) code")
-    nvn = NvnCode.from_bytes(old.data)
-    new_data = NvnCode(nvn.header, nvn.sph, code).to_bytes()
+    nvn = NvnCode.from_bytes(old.data, program_offset=program_offset(old.control))
+    new_data = replace(nvn, code=code).to_bytes()
     program = model.program(variation)
     program.stages[STAGES.index(stage)] = NvnShaderCode(
         old.control, new_data, old.data_address, old.scratch_memory_recommended, old.scratch_memory_per_warp,
@@ -131,9 +151,11 @@ def stage_section(text: str, title: str) -> str:
 def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> bytes:
     """``base`` rebuilt with the Maxwell code assembled from ``text`` in place of one stage's code
     (BNSH: variation and stage; NVN program blob: ``variation`` is the part index)."""
+    from dataclasses import replace
+
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES
-    from shaderkit.formats.bnsh.nvn import NVN_MAGIC, NvnCode, NvnProgramFile
+    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile, is_code
     from shaderkit.isa.maxwell import assemble
 
     if isinstance(base, Bnsh):
@@ -148,10 +170,10 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
             raise ValueError(str(exc.args[0])) from None
         return base.to_bytes()
     if isinstance(base, NvnProgramFile):
-        if not 0 <= variation < len(base.parts) or base.parts[variation][:4] != NVN_MAGIC.to_bytes(4, "little"):
+        if not 0 <= variation < len(base.parts) or not is_code(base.parts[variation]):
             raise ValueError(f"part {variation} is not NVN code")
         code = assemble(stage_section(text, f"part {variation}"))
         nvn = NvnCode.from_bytes(base.parts[variation])
-        base.parts[variation] = NvnCode(nvn.header, nvn.sph, code).to_bytes()
+        base.parts[variation] = replace(nvn, code=code).to_bytes()
         return base.to_bytes()
     raise ValueError(f"{base.format_name}: --base must be a BNSH file or an NVN program blob")

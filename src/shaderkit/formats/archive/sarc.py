@@ -6,6 +6,10 @@ size, u16 node count, u32 hash key (101); nodes of 0x10: u32 name hash, u32 name
 (``0x01000000 | name offset / 4``, 0 = no name), u32 data start, u32 data end (relative to the
 data offset). ``SFNT`` (8): names, NUL-terminated, 4-aligned. Nodes are sorted by hash.
 
+Archives whose nodes carry no name (attributes 0: only the hash is stored, as in several games'
+layout archives) name such a member by its hash, ``0x%08x`` (see :meth:`Sarc.names`); it keeps
+its stored hash and stays nameless when the archive is written again.
+
 The parser keeps every byte between items (name padding, the gap before the data, member
 alignment), so an unchanged archive is rebuilt exactly; a resized member moves the members after
 it by the same alignment the original used (the largest power of two their offsets share, at most
@@ -46,6 +50,11 @@ class SarcMember:
     attributes: int = 0
     #: bytes between the previous member's end (or the data start) and this member
     gap: bytes | None = field(default=None, repr=False)
+
+
+def display_name(member: SarcMember) -> str:
+    """The member's name, or ``0x<hash>`` (8 lowercase hex digits) for a member stored without one."""
+    return member.name or f"0x{member.hash:08x}"
 
 
 @dataclass(repr=False)
@@ -144,28 +153,40 @@ class Sarc(ShaderFile):
 
     # -- editing ------------------------------------------------------------------------------
     def names(self) -> list[str]:
-        """The member names in file order."""
-        return [m.name for m in self.members]
+        """The member names in file order; a member stored without a name is called ``0x<hash>``."""
+        return [display_name(m) for m in self.members]
+
+    def _find(self, name: str) -> SarcMember | None:
+        for member in self.members:
+            if member.name == name:
+                return member
+        for member in self.members:
+            if not member.name and display_name(member) == name:
+                return member
+        return None
 
     def get(self, name: str) -> bytes:
         """The data of member ``name``; KeyError naming the members when there is none."""
-        for member in self.members:
-            if member.name == name:
-                return member.data
+        member = self._find(name)
+        if member is not None:
+            return member.data
         raise KeyError(f"no member {name!r} (members: {', '.join(self.names()[:20])})")
 
     def set(self, name: str, data: bytes) -> None:
         """Replace a member's bytes, or add a new member."""
-        for member in self.members:
-            if member.name == name:
-                member.data = bytes(data)
-                return
+        member = self._find(name)
+        if member is not None:
+            member.data = bytes(data)
+            return
         self.members.append(SarcMember(name, bytes(data)))
         self._names_layout = None
 
     def remove(self, name: str) -> None:
         """Remove member ``name`` (ValueError when there is none); the name table is laid out anew."""
-        index = self.names().index(name)
+        member = self._find(name)
+        if member is None:
+            raise ValueError(f"no member {name!r}")
+        index = next(i for i, m in enumerate(self.members) if m is member)
         del self.members[index]
         self.node_order = [i - (i > index) for i in self.node_order if i != index]
         self._names_layout = None
@@ -176,7 +197,8 @@ class Sarc(ShaderFile):
         fresh = self._names_layout is None or len(self.node_order) != len(self.members)
         if not fresh:
             return self.node_order, bytes(self._names_layout or b""), [m.attributes for m in self.members]
-        hashes = [name_hash(m.name.encode("utf-8"), self.hash_key, self.endian == "<") for m in self.members]
+        hashes = [name_hash(m.name.encode("utf-8"), self.hash_key, self.endian == "<") if m.name else m.hash
+                  for m in self.members]
         order = sorted(range(len(self.members)), key=lambda i: (hashes[i], self.members[i].name))
         table = bytearray()
         attrs = [0] * len(self.members)
@@ -184,6 +206,9 @@ class Sarc(ShaderFile):
         for i in order:
             member = self.members[i]
             member.hash = hashes[i]
+            if not member.name:  # stored by hash only: no name, attributes 0
+                member.attributes = 0
+                continue
             seen[hashes[i]] = seen.get(hashes[i], 0) + 1
             attrs[i] = seen[hashes[i]] << 24 | len(table) // 4
             member.attributes = attrs[i]
@@ -233,5 +258,5 @@ class Sarc(ShaderFile):
             "format": self.format_name,
             "endian": "big" if self.endian == ">" else "little",
             "version": self.version,
-            "members": [{"name": m.name, "size": len(m.data)} for m in self.members],
+            "members": [{"name": display_name(m), "size": len(m.data)} for m in self.members],
         }

@@ -3,6 +3,11 @@ the GLSLC control-section header, and :class:`NvnProgramFile` for raw NVN progra
 
 SPH field names follow NVIDIA's open-gpu-doc "Shader-Program-Header" (CommonWord0..4, then the
 VTG or PS input/output maps). The Maxwell code after the SPH stays bytes.
+
+A compute program has no SPH: its data starts with the 0x30-byte header whose magic is
+0x12345679, and the code lies at the control section's program offset (0x100 in every file seen:
+the bytes between stay as they are), followed by the program's constant buffer (at the control
+section's constant-buffer offset) and padding, which the listing shows as data after the program.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from shaderkit.formats.base import ShaderFile
 from shaderkit.io.reader import Reader
 
 NVN_MAGIC = 0x12345678
+#: the NVN header magic of a compute program (no SPH follows it)
+NVN_COMPUTE_MAGIC = 0x12345679
+#: where a compute program's code starts when no control section says (the value seen in files)
+COMPUTE_PROGRAM_OFFSET = 0x100
 CONTROL_MAGIC = 0x98761234
 NVN_HEADER_SIZE = 0x30
 SPH_SIZE = 0x50
@@ -225,24 +234,46 @@ class NvnCodeHeader:
 
 @dataclass
 class NvnCode:
-    """A stage's data blob split into its parts: NVN header, SPH and the Maxwell code."""
+    """A stage's data blob split into its parts: NVN header, SPH (None for a compute program) and
+    the Maxwell code; ``prefix`` holds a compute program's bytes between the header and its code."""
 
     header: NvnCodeHeader
-    sph: ShaderProgramHeader
+    sph: ShaderProgramHeader | None
     code: bytes
+    prefix: bytes = b""
+
+    @property
+    def is_compute(self) -> bool:
+        """Whether this is a compute program (header magic 0x12345679, no SPH)."""
+        return self.header.magic == NVN_COMPUTE_MAGIC
 
     @classmethod
-    def from_bytes(cls, raw: bytes, offset: int = 0) -> NvnCode:
-        """Parse NVN header, SPH and code; ShaderFormatError when the magic is not 0x12345678."""
+    def from_bytes(cls, raw: bytes, offset: int = 0, program_offset: int | None = None) -> NvnCode:
+        """Parse NVN header, SPH and code; ShaderFormatError when the magic is neither 0x12345678
+        nor (compute) 0x12345679. ``program_offset`` (a compute program's code start, from its
+        control section) defaults to :data:`COMPUTE_PROGRAM_OFFSET`."""
         header = NvnCodeHeader.from_bytes(raw, offset)
+        if header.magic == NVN_COMPUTE_MAGIC:
+            start = COMPUTE_PROGRAM_OFFSET if program_offset is None else program_offset
+            if not NVN_HEADER_SIZE <= start <= len(raw) or start % 8:
+                raise ShaderFormatError(f"compute program offset {start:#x} is not an 8-aligned offset between "
+                                        f"the header end and the {len(raw):#x}-byte end", offset, "NVN")
+            return cls(header, None, bytes(raw[start:]), bytes(raw[NVN_HEADER_SIZE:start]))
         if header.magic != NVN_MAGIC:
-            raise ShaderFormatError(f"NVN code magic {header.magic:#x} is not 0x12345678", offset, "NVN")
+            raise ShaderFormatError(f"NVN code magic {header.magic:#x} is not 0x12345678 (or 0x12345679 for "
+                                    "compute)", offset, "NVN")
         sph = ShaderProgramHeader.from_bytes(raw[NVN_HEADER_SIZE:], offset + NVN_HEADER_SIZE)
         return cls(header, sph, bytes(raw[NVN_HEADER_SIZE + SPH_SIZE :]))
 
     def to_bytes(self) -> bytes:
-        """Header, SPH and code bytes, concatenated."""
-        return self.header.to_bytes() + self.sph.to_bytes() + self.code
+        """Header, SPH (or a compute program's prefix) and code bytes, concatenated."""
+        middle = self.prefix if self.sph is None else self.sph.to_bytes()
+        return self.header.to_bytes() + middle + self.code
+
+
+def is_code(part: bytes) -> bool:
+    """Whether ``part`` starts with an NVN code header (graphics 0x12345678 or compute 0x12345679)."""
+    return part[:4] in (struct.pack("<I", NVN_MAGIC), struct.pack("<I", NVN_COMPUTE_MAGIC))
 
 
 # GLSLC control section header (fields known from public NVN tooling; the rest stays bytes).
@@ -302,9 +333,10 @@ class ControlSectionHeader:
 def code_summary(data: bytes) -> dict[str, Any]:
     """SPH summary of a stage data blob, or the reason it cannot be read."""
     try:
-        return NvnCode.from_bytes(data).sph.summary()
+        sph = NvnCode.from_bytes(data).sph
     except ShaderFormatError as exc:
         return {"error": exc.message}
+    return {"error": "compute program: no SPH"} if sph is None else sph.summary()
 
 
 @dataclass(repr=False)
@@ -356,9 +388,12 @@ class NvnProgramFile(ShaderFile):
                     row["control"] = ControlSectionHeader.from_bytes(part, off).summary()
                 except ShaderFormatError as exc:
                     row["error"] = exc.message
-            elif part[:4] == struct.pack("<I", NVN_MAGIC):
+            elif is_code(part):
                 row["kind"] = "code"
-                row["sph"] = code_summary(part)
+                if part[:4] == struct.pack("<I", NVN_COMPUTE_MAGIC):
+                    row["compute"] = True
+                else:
+                    row["sph"] = code_summary(part)
             else:
                 row["kind"] = "unknown"
             rows.append(row)

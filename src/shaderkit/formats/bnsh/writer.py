@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 Key = tuple[object, ...]
 DATA_ALIGN = 0x100
 POOL_SIZE_ALIGN = 0x1000
+#: the memory pool holds the stage data plus at least this much room, rounded up to
+#: POOL_SIZE_ALIGN: in all 92 public BNSH files measured (three tool versions: 2.1.2, 2.1.5,
+#: 2.1.12 and 2.3.1) the room lies in (0x400, 0x500], so a pool whose data ends on 0xC00..0xF00
+#: of a page takes one more page
+POOL_TAIL = 0x500
 #: items whose size the writer does not have to keep for the layout to be reused
 _FREE_SIZE = {"str", "rlt"}
 
@@ -80,9 +85,8 @@ def items(model: Bnsh) -> Iterator[tuple[Key, int, int]]:
     """(key, size, alignment) of the main-section structures, in layout order."""
     yield ("variations",), 0x40 * len(model.variations), 8
     progs = list(programs(model))
-    for pk, _ in progs:
-        yield ("program", *pk), 0xA0, 8
     for pk, program in progs:
+        yield ("program", *pk), 0xA0, 8
         present = [(i, code) for i, code in enumerate(program.stages)
                    if code is not None and not isinstance(code, UnknownStageCode)]
         for i, code in present:
@@ -144,20 +148,39 @@ def fresh_layout(model: Bnsh) -> tuple[Layout, tuple[int, int]]:
 
     put(("header",), 0, 0x60)
     put(("grsc",), 0x60, 0x60)
+    # a code blob with the same bytes as one placed before it is stored once (Nintendo's tools
+    # share identical control sections and shader data between variations)
+    placed: dict[tuple[str, bytes], Key] = {}
+
+    def shared(key: Key) -> bool:
+        blob = _blob(model, key) if key[0] in ("control", "data") else None
+        if not blob:
+            return False
+        first = placed.setdefault((str(key[0]), blob), key)
+        if first == key:
+            return False
+        out.items[key] = Placement(out.items[first].offset, bytes(len(blob)))
+        out.shared[key] = first
+        return True
+
     pos = 0xC0
     for key, size, align in items(model):
+        if shared(key):
+            continue
         pos = _up(pos, align)
         put(key, pos, size)
         pos += size
     pos = _up(pos, model.alignment)
     start = pos
     for key, size in data_items(model):
+        if shared(key):
+            continue
         pos = _up(pos, DATA_ALIGN)
         put(key, pos, size)
         pos += size
     region = (0, 0)
     if model.memory_pool is not None:
-        region = (start, _up(pos - start, POOL_SIZE_ALIGN))
+        region = (start, _up(pos - start + POOL_TAIL, POOL_SIZE_ALIGN))
         pos = start + region[1]
     pos = _up(pos, 8)
     str_size = 0x14 + sum(entry_size(s) for s in ["", *used_strings(model)])
@@ -497,7 +520,12 @@ def _emit_reflection(out: _Out, program: ShaderProgram, pk: tuple[int, str], lay
                 out.raw(dat, layout.items[dkey].data)  # the trie as stored (same keys, same strings)
             else:
                 key_at = [where[""]] + [where[k] for k in keys]
-                out.raw(dat, dic.pack(dic.build(keys), key_at))
+                # an early file's zero signature is kept (only a layout read from a file has one;
+                # a fresh layout's items are zero-filled placeholders)
+                stored = layout.items.get(dkey) if dkey in dictionaries else None
+                signature = dic.EARLY_SIGNATURE if stored is not None and stored.data[:4] == dic.EARLY_SIGNATURE \
+                    else dic.SIGNATURE
+                out.raw(dat, dic.pack(dic.build(keys), key_at, signature))
             out.pointers.extend(dat + 16 + 16 * j for j in range(len(keys) + 1))
             slots.extend(slot for _, slot in entries)
         if slots_at is not None and slots:

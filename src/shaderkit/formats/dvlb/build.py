@@ -82,12 +82,13 @@ def program_to_shbin(program: Program) -> bytes:
         raise AssemblyError(str(exc), line, column, filename) from None
 
 
-def assemble_program(sources: list[tuple[str, str]]) -> Program:
-    """``(filename, text)`` pairs -> the assembled program; each file (or marked unit) is one DVLE."""
+def assemble_program(sources: list[tuple[str, str]], no_nop: bool = False) -> Program:
+    """``(filename, text)`` pairs -> the assembled program; each file (or marked unit) is one DVLE.
+    ``no_nop``: no automatic padding NOPs (picasso's ``-n``)."""
     units: list[tuple[str, str]] = []
     for filename, text in sources:
         units.extend(split_units(text, filename))
-    return assemble(units)
+    return assemble(units, no_nop)
 
 
 def assemble_sources(sources: list[tuple[str, str]]) -> bytes:

@@ -60,6 +60,8 @@ from shaderkit.isa.pica.table import (
     IDX_NAMES,
     IDX_SOURCE,
     MOVA_TARGET_NAMES,
+    MOVA_UNUSED_MASK,
+    NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     OUTPUT_SEMANTICS,
@@ -91,11 +93,13 @@ PRAGMA_DESC = "; shaderkit: desc"
 PRAGMA_DVLE = "; shaderkit: dvle"
 PRAGMA_LABEL = "; shaderkit: label"
 PRAGMA_LAYOUT = "; shaderkit: layout"
+#: picasso -n: the file was made without automatic padding NOPs (picasso before v2.5 added none)
+PRAGMA_NO_NOP = "; shaderkit: no-nop"
 PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
-_V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
+_V, _R, _C, _I, _B = SPACES["v"], SPACES["r"], SPACES["c"], SPACES["i"], SPACES["b"]
 _SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
 _SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 _SETEMIT_TEXT = SETEMIT_FLAG_TEXT
@@ -236,6 +240,10 @@ class _Unit:
         #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
         self.pragma_at = 0
         self.desc_lines: list[tuple[int, int]] = []
+        #: note lines ("; ! ...") that descriptor hints make moot (see _with_pragmas)
+        self.pinned_notes: list[int] = []
+        #: instruction lines of inverted forms picasso would not choose (see _forced_inverted)
+        self.inverted_lines: set[int] = set()
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -253,6 +261,11 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         kind, reg = _uniform_kind(u.first_register)
         size = u.last_register - u.first_register + 1
         name = _ident(u.name)
+        if not name and kind >= 0 and "" not in used:
+            # picasso names a uniform "" for an empty argument (".fvec ,"); code reads it by register
+            used.add(name)
+            per_kind.setdefault(kind, []).append((reg, size, name))
+            continue
         if not _valid_ident(name) or name.startswith("_") or name in used:
             fixed = "u_" + "".join(c if c in _IDENT_CHARS else "_" for c in name)
             while fixed in used:
@@ -275,7 +288,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
             else:
                 names.flags.setdefault(r, name if size == 1 else f"{name}[{r - reg}]")
     for reg, name in inputs:
-        unit.add(f".in {name} v{reg}")
+        unit.add(f".in {name} {_input_text(reg)}")
         names.src.setdefault(reg, (name, reg, 1))
     local_start = dict(alloc.start)
     if gsh_space:
@@ -283,7 +296,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
     for kind in (CONSTANT_FVEC, CONSTANT_IVEC, CONSTANT_BOOL):
         directive = _KIND_DIRECTIVE[kind]
         for reg, size, name in sorted(per_kind.get(kind, [])):
-            decl = f"{name}[{size}]" if size > 1 else name
+            decl = f"{name}[{size}]" if size > 1 else name or ","
             known = None if gsh_space else alloc.known.get(name)
             if known is not None:
                 if known != (kind, reg, size):
@@ -303,13 +316,29 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         alloc.start = local_start
 
 
-def _conflicts_in_shared_space(dvle: Dvle, alloc: _Allocation) -> bool:
-    """True when a legacy ``.gsh`` (shared uniform space) could not place these uniforms."""
+def _shared_space_conflicts(dvles: list[Dvle], alloc: _Allocation) -> int:
+    """How many uniforms of these DVLEs, placed in turn in the shared (vertex shader) uniform space
+    after ``alloc``, picasso could not have put where they are (``alloc`` is left as it was)."""
     trial = _Allocation()
     trial.start, trial.known, trial.gaps = dict(alloc.start), dict(alloc.known), alloc.gaps
-    scratch = _Unit()
-    _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
-    return bool(scratch.notes)
+    conflicts = 0
+    for dvle in dvles:
+        scratch = _Unit()
+        _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
+        conflicts += len(scratch.notes)
+    return conflicts
+
+
+def _conflicts_in_shared_space(dvlb: Dvlb, index: int, alloc: _Allocation) -> bool:
+    """True when a legacy ``.gsh`` (shared uniform space) for geometry DVLE ``index`` could not have
+    given the file's uniforms their registers: its own uniforms would not fit, or they would push
+    the uniforms of a later vertex DVLE (shared space too) away from where picasso put them, which
+    ``.gsh point cN`` (same header, a uniform space of its own) does not."""
+    dvle = dvlb.dvles[index]
+    if _shared_space_conflicts([dvle], alloc):
+        return True
+    later = [d for d in dvlb.dvles[index + 1:] if not d.is_geometry]
+    return bool(later) and _shared_space_conflicts([dvle, *later], alloc) > _shared_space_conflicts(later, alloc)
 
 
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
@@ -433,9 +462,14 @@ def _operand_printer(kind: str, fmt: str) -> _OperandPrinter:
         def a0(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
                labels: dict[int, str]) -> str:
             target = MOVA_TARGET_NAMES.get(desc & 0xC)
-            if target is None or desc & 3:
+            if target is None:
                 unit.lossy(f"mova destination mask {desc & 0xF:#x}")
-                target = target or MOVA_TARGET_NAMES[8]
+                target = MOVA_TARGET_NAMES[8]
+            elif desc & MOVA_UNUSED_MASK and not code.hints:
+                # bits z, w (never read) the text cannot say: a "desc" pragma pinning the
+                # descriptor keeps them, so the note goes when the pragmas are written
+                unit.lossy(f"mova destination mask {desc & 0xF:#x}")
+                unit.pinned_notes.append(len(unit.lines) - 1)
             return target
         return a0
     if kind in ("cmpx", "cmpy"):
@@ -594,8 +628,43 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
     return tuple(reserved), tuple(desc), tuple(sources)
 
 
+def _indexed_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
+    """Per 6-bit opcode value: (register lsb, mask, idx lsb, mask) of the source relative
+    addressing applies to, or None."""
+    from shaderkit.isa.pica.decode import word_layouts
+
+    out: list[tuple[int, int, int, int] | None] = []
+    for row, fields, _extra in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        kind = IDX_SOURCE.get(row.fmt)
+        out.append((*spec[kind], *spec["idx"]) if kind in spec and "idx" in spec else None)
+    return tuple(out)
+
+
+def _inverted_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
+    """Per 6-bit opcode value of an inverted form (dphi, dsti, sgei, slti, madi): (wide source
+    lsb, mask, idx lsb, mask), else None."""
+    from shaderkit.isa.pica.decode import word_layouts
+
+    out: list[tuple[int, int, int, int] | None] = []
+    for row, fields, _extra in word_layouts():
+        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        wide = "src3" if row.fmt == "5i" else "src2"
+        out.append((*spec[wide], *spec["idx"]) if row.mnemonic in BASE_OF_INVERTED else None)
+    return tuple(out)
+
+
 #: built from the table at import time (see _word_tables)
 _RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
+_INDEXED6 = _indexed_tables()
+_INVERTED6 = _inverted_tables()
+
+
+def _forced_inverted(word: int) -> bool:
+    """An inverted-form word picasso's own choice would not give (its wide source is narrow and
+    unindexed): the descriptor pragma must say "inverted"."""
+    field = _INVERTED6[(word & 0xFFFFFFFF) >> 26]
+    return field is not None and (word >> field[0]) & field[1] < NARROW_SOURCE_END and not (word >> field[2]) & field[3]
 
 
 class _Code:
@@ -663,6 +732,8 @@ class _Code:
         desc_field = _DESC_FIELD6[op6]
         if self.hints and desc_field is not None:
             text += f"  {PRAGMA_DESC} {(word >> desc_field[0]) & desc_field[1]}"
+            if _forced_inverted(word):
+                text += " inverted"
         return text + self.marker(pos) if self.marker is not None else text
 
     @staticmethod
@@ -781,10 +852,19 @@ def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names
     desc_field = _DESC_FIELD6[op6]
     if desc_field is not None:
         unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+        if _INVERTED6[op6] is not None and _forced_inverted(word):
+            unit.inverted_lines.add(len(lines) - 1)
     if printer.scan:
         scanned = printer.scanned(pos, names)
         if scanned is not None:
             unit.scanned[len(lines) - 1] = scanned
+
+
+def _input_text(reg: int) -> str:
+    """An input register as picasso reads it in ``.in``/``.alias``: ``v15`` only as ``v14[1]``."""
+    if reg >= NAMED_INPUT_LIMIT:
+        return f"v{NAMED_INPUT_LIMIT - 1}[{reg - NAMED_INPUT_LIMIT + 1}]"
+    return f"v{reg}"
 
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
@@ -800,7 +880,23 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
         while name in used:
             name += "_"
         used.add(name)
-        unit.add(f".alias {name} v{reg}")
+        unit.add(f".alias {name} {_input_text(reg)}")
+        names.src[reg] = (name, reg, 1)
+    # picasso refuses an index register after a temporary's own name ("r0[a0.x]": index register not
+    # allowed with this kind of register) but not after an alias of it
+    indexed = set()
+    for word in printer.code[lo:hi]:
+        field = _INDEXED6[(word & 0xFFFFFFFF) >> 26]
+        if field is not None and (word >> field[2]) & field[3]:
+            reg = (word >> field[0]) & field[1]
+            if _R.base <= reg < _R.end and reg not in names.src:
+                indexed.add(reg)
+    for reg in sorted(indexed):
+        name = f"temp{reg - _R.base}"
+        while name in used:
+            name += "_"
+        used.add(name)
+        unit.add(f".alias {name} r{reg - _R.base}")
         names.src[reg] = (name, reg, 1)
 
 
@@ -839,13 +935,33 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     texts = ["\n".join(unit.lines) + "\n" for unit in units]
     plain: _Choice = (False, [{}] * len(dvlb.dvles), rule, None)
     choice = _decided_without_assembly(dvlb, units, rule)
+    no_nop = False
     if choice is None:  # not covered: assemble the plain text (its instruction lines already scanned)
         choice = _checked_by_assembly(dvlb, texts, rule, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
+        no_nop = choice[0] and _needs_no_nop(dvlb, texts)
     if marker is not None:
-        return _sources(dvlb, *choice, marker=marker)
+        return _no_nop_pragma(_sources(dvlb, *choice, marker=marker), no_nop)
     if choice == plain:
         return texts  # decided (or checked) without pragmas
-    return _with_pragmas(dvlb, units, *choice)
+    return _no_nop_pragma(_with_pragmas(dvlb, units, *choice), no_nop)
+
+
+def _needs_no_nop(dvlb: Dvlb, texts: list[str]) -> bool:
+    """True when the text rebuilds the code only without picasso's padding NOPs: blocks of the file
+    end where picasso (since v2.5) inserts one, but the file has none there."""
+    rebuilt = _rebuild(texts)
+    if rebuilt is None or len(rebuilt.dvlp.code) <= len(dvlb.dvlp.code):
+        return False
+    rebuilt = _rebuild(_no_nop_pragma(texts, True))
+    return rebuilt is not None and len(rebuilt.dvlp.code) == len(dvlb.dvlp.code)
+
+
+def _no_nop_pragma(texts: list[str], no_nop: bool) -> list[str]:
+    """``texts`` with the no-nop pragma after the first line of the first one, when ``no_nop``."""
+    if not no_nop or not texts:
+        return texts
+    head, sep, tail = texts[0].partition("\n")
+    return [f"{head}{sep}{PRAGMA_NO_NOP}\n{tail}", *texts[1:]]
 
 
 def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dict[str, int]], rule: str,
@@ -857,7 +973,9 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
         lines = list(unit.lines)
         if hints:
             for index, desc in unit.desc_lines:
-                lines[index] += f"  {PRAGMA_DESC} {desc}"
+                lines[index] += f"  {PRAGMA_DESC} {desc}" + (" inverted" if index in unit.inverted_lines else "")
+            for index in unit.pinned_notes:
+                lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
         if hints and i == 0:
             pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.value:#x}" for d in dvlb.dvlp.opdescs)]))
@@ -1298,7 +1416,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
                           or dvle.gs_fixed_vertex_num)
             has_dummy = any(o.semantic == SEMANTIC_DUMMY for o in dvle.outputs)
-            if not gs_new and not has_dummy and _conflicts_in_shared_space(dvle, alloc):
+            if not gs_new and not has_dummy and _conflicts_in_shared_space(dvlb, i, alloc):
                 gs_new = True  # ".gsh point cN" gives the same header and its own uniform space
             if gs_new:
                 fvecs = [_uniform_kind(u.first_register)[1] for u in dvle.uniforms

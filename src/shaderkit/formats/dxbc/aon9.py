@@ -7,16 +7,20 @@ tables; and the D3D9 token stream, which ends the payload.
 
 * constant-buffer mapping (12 bytes): u16 buffer, start register, register count, target
   register, then 4 data-conversion bytes (0 FLT, 2 INT, 3 UINT);
+* loop-register mapping (8 bytes): u16 buffer, source register, component, target ``i#``
+  register (a ``vs_4_0_level_9_*`` loop counter read from a constant buffer; fxc lists
+  ``i0 cb1 0 0`` above the constant-buffer table);
 * sampler mapping (4 bytes): u8 source resource, source sampler, target sampler, reserved (fxc
   lists ``s1 s0 t2`` for the bytes 2 0 1 0: Effects11 DynamicShaderLinkage listing);
 * runtime constant (4 bytes): u16 description (0 = vertex shader position offset), target.
 
-fxc writes the sampler table first, then the constant-buffer table, then the runtime
-constants, then the program; an empty table points where it would have started.
+fxc writes the sampler table first, then the constant-buffer table, then the loop-register
+table, then the runtime constants, then the program; an empty table points where it would have
+started (the unused table where the loop-register table starts).
 :meth:`Level9Shader.build` uses that layout for a new chunk; a parsed one keeps its layout
 (where each table lay, the offset words of the unused tables, bytes nothing covers) and puts
-unchanged items back. The loop-register and unused tables are
-empty in every file seen; payloads using them are kept as raw chunks by the container.
+unchanged items back. The unused table is empty in every file seen; payloads using it are kept
+as raw chunks by the container.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ RUNTIME_CONSTANTS = {0: "Vertex Shader position offset"}
 _CB = struct.Struct("<4H4B")
 _SAMPLER = struct.Struct("<4B")
 _RUNTIME = struct.Struct("<2H")
+_LOOP = struct.Struct("<4H")
 
 
 @dataclass
@@ -50,6 +55,16 @@ class ConstantBufferMapping:
     register_count: int
     target_register: int
     conversions: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass
+class LoopRegisterMapping:
+    """Aon9: D3D9 integer register ``i<target_register>`` is component ``component`` of register
+    ``source_register`` of constant buffer ``buffer``."""
+    buffer: int
+    source_register: int
+    component: int
+    target_register: int
 
 
 @dataclass
@@ -79,6 +94,7 @@ class Level9Shader:
     runtime_constant_mappings: list[RuntimeConstantMapping] = field(default_factory=list)
     #: the D3D9 token stream (version token first)
     program: bytes = b""
+    loop_register_mappings: list[LoopRegisterMapping] = field(default_factory=list)
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)
     layout: Layout | None = field(default=None, compare=False, repr=False)
 
@@ -88,13 +104,13 @@ class Level9Shader:
         if r.remaining < _HEAD.size:
             return False
         head = _HEAD.unpack_from(r.data, r.pos)
-        return head[6] == 0 and head[8] == 0
+        return head[8] == 0
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "Aon9") -> Level9Shader:
         """Parse the chunk payload under ``r``; ShaderFormatError for sizes and offsets outside it."""
         base = r.start
-        (size, version, prog_size, prog_off, cb_count, cb_off, _, _, _, _, smp_count, smp_off,
+        (size, version, prog_size, prog_off, cb_count, cb_off, loop_count, loop_off, _, _, smp_count, smp_off,
          rt_count, rt_off) = r.unpack_at(base, _HEAD.format[1:], "Aon9 header")
         model = cls(fourcc, version)
         if size != r.end - base:
@@ -111,6 +127,8 @@ class Level9Shader:
         for buf, start, count, target, *conv in table(cb_count, cb_off, _CB, "constant buffer mappings"):
             model.constant_buffer_mappings.append(
                 ConstantBufferMapping(buf, start, count, target, (conv[0], conv[1], conv[2], conv[3])))
+        model.loop_register_mappings = [LoopRegisterMapping(*v)
+                                        for v in table(loop_count, loop_off, _LOOP, "loop register mappings")]
         model.sampler_mappings = [SamplerMapping(target, sampler, resource, reserved) for resource, sampler, target, reserved
                                   in table(smp_count, smp_off, _SAMPLER, "sampler mappings")]
         model.runtime_constant_mappings = [RuntimeConstantMapping(*v)
@@ -135,30 +153,38 @@ class Level9Shader:
         cb_off = w.place("constant buffer mappings", b"".join(
             _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
             for c in self.constant_buffer_mappings))
+        loops = b"".join(_LOOP.pack(m.buffer, m.source_register, m.component, m.target_register)
+                         for m in self.loop_register_mappings)
+        # an empty table keeps its stored offset word (it points where fxc would have put it)
+        loop_off = w.place("loop register mappings", loops) if loops else head[7]
         rt_off = w.place("runtime constants", b"".join(
             _RUNTIME.pack(m.description, m.target_register) for m in self.runtime_constant_mappings))
         prog_off = w.place("program", self.program)
         if prog_off + len(self.program) != w.end:
             raise Relayout("the program must end the payload")
-        # the loop-register and unused tables are empty; their offset words stay as stored
+        # the unused table is empty; its offset word stays as stored
         w.put(0, _HEAD.pack(w.end, self.version, len(self.program), prog_off, len(self.constant_buffer_mappings),
-                            cb_off, 0, head[7], 0, head[9], len(self.sampler_mappings), smp_off,
+                            cb_off, len(self.loop_register_mappings), loop_off, 0, head[9],
+                            len(self.sampler_mappings), smp_off,
                             len(self.runtime_constant_mappings), rt_off))
 
     def build_fresh(self) -> bytes:
         """The payload in fxc's layout."""
         smp_off = _HEAD.size
         cb_off = smp_off + _SAMPLER.size * len(self.sampler_mappings)
-        rt_off = cb_off + _CB.size * len(self.constant_buffer_mappings)
+        loop_off = cb_off + _CB.size * len(self.constant_buffer_mappings)
+        rt_off = loop_off + _LOOP.size * len(self.loop_register_mappings)
         prog_off = rt_off + _RUNTIME.size * len(self.runtime_constant_mappings)
         out = bytearray(_HEAD.pack(
             prog_off + len(self.program), self.version, len(self.program), prog_off,
-            len(self.constant_buffer_mappings), cb_off, 0, rt_off, 0, rt_off,
+            len(self.constant_buffer_mappings), cb_off, len(self.loop_register_mappings), loop_off, 0, loop_off,
             len(self.sampler_mappings), smp_off, len(self.runtime_constant_mappings), rt_off))
         for s in self.sampler_mappings:
             out += _SAMPLER.pack(s.source_resource, s.source_sampler, s.target_sampler, s.reserved)
         for c in self.constant_buffer_mappings:
             out += _CB.pack(c.buffer, c.start_register, c.register_count, c.target_register, *c.conversions)
+        for loop in self.loop_register_mappings:
+            out += _LOOP.pack(loop.buffer, loop.source_register, loop.component, loop.target_register)
         for m in self.runtime_constant_mappings:
             out += _RUNTIME.pack(m.description, m.target_register)
         return bytes(out + self.program)
@@ -178,6 +204,7 @@ class Level9Shader:
             "constant_buffer_mappings": [vars(m) for m in self.constant_buffer_mappings],
             "sampler_mappings": [vars(m) for m in self.sampler_mappings],
             "runtime_constant_mappings": [vars(m) for m in self.runtime_constant_mappings],
+            "loop_register_mappings": [vars(m) for m in self.loop_register_mappings],
         }
 
     @property

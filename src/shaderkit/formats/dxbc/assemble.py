@@ -48,15 +48,17 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     returned)."""
     programs = assemble_listing(text)
     targets = _targets(base, programs)
-    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.formats.dxbc.disasm import is_legacy, writes_aoffimmi
     from shaderkit.isa.sm4.text import Formatter
 
     for assembled, target in zip(programs, targets):
         shader = target.shader
         assert shader is not None
         old = decode(shader.tokens)
-        texts = [" ".join(line.split()) for line in Formatter(old, is_legacy(target)).lines()[1:]]
-        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, is_legacy(target)), old, texts)
+        texts = [" ".join(line.split())
+                 for line in Formatter(old, is_legacy(target), aoffimmi=writes_aoffimmi(target)).lines()[1:]]
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, is_legacy(target), writes_aoffimmi(target)),
+                               old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)
@@ -78,14 +80,16 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     return base
 
 
-def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool) -> Assembled:
+def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool,
+                    aoffimmi: bool = True) -> Assembled:
     """``assembled`` with instruction texts in ``disasm --hex`` form replaced by the base's fxc
     text of the same instruction, so that unchanged instructions line up with the base's."""
     from shaderkit.isa.sm4.text import Formatter
 
     if "0x" not in "".join(assembled.texts):
         return assembled
-    hex_texts = [" ".join(line.split()) for line in Formatter(old, legacy, hex_literals=True).lines()[1:]]
+    hex_texts = [" ".join(line.split())
+                 for line in Formatter(old, legacy, hex_literals=True, aoffimmi=aoffimmi).lines()[1:]]
     printed = {h: t for h, t in zip(hex_texts, texts) if h != t}
     return assembled._replace(texts=[printed.get(t, t) for t in assembled.texts])
 
@@ -112,7 +116,8 @@ def _apply_level9_edits(lines: list[str], stop: int, base: DxbcContainer, start:
             raise AssemblyError(f"the base's level-9 chunk here is {chunk.fourcc}, not {fourcc}", title + 1, 1)
         if _program_text(lines[title + 1 : end]) != _program_text(level9_program_lines(chunk)):
             chunk.program = mine.program
-        for name in ("constant_buffer_mappings", "sampler_mappings", "runtime_constant_mappings"):
+        for name in ("constant_buffer_mappings", "sampler_mappings", "runtime_constant_mappings",
+                     "loop_register_mappings"):
             if getattr(mine, name) != getattr(chunk, name):
                 setattr(chunk, name, getattr(mine, name))
 
@@ -163,14 +168,15 @@ def _targets(base: DxbcContainer, programs: list[Assembled]) -> list[DxbcContain
 
 def _effect_targets(shaders: list[DxbcContainer], programs: list[Assembled]) -> list[DxbcContainer]:
     """Each program's embedded shader: the one printing the same text, else the closest one."""
-    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.formats.dxbc.disasm import is_legacy, writes_aoffimmi
     from shaderkit.isa.sm4.text import Formatter
 
     texts = []
     for shader in shaders:
         prog = decode(shader.shader.tokens) if shader.shader is not None else None
         texts.append([] if prog is None else
-                     [" ".join(line.split()) for line in Formatter(prog, is_legacy(shader)).lines()[1:]])
+                     [" ".join(line.split()) for line in
+                      Formatter(prog, is_legacy(shader), aoffimmi=writes_aoffimmi(shader)).lines()[1:]])
     out = []
     for assembled in programs:
         exact = [n for n, t in enumerate(texts) if t == assembled.texts]

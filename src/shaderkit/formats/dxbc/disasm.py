@@ -77,11 +77,23 @@ def _comment_hooks() -> tuple[Any, Any]:
 
 
 def is_legacy(container: DxbcContainer) -> bool:
-    """True for containers written by fxc 9.x (d3dcompiler_43 era), whose listings spell some
-    things differently (old CRT float digits, lower-case ``cb`` declarations)."""
+    """True for containers written by fxc before the Windows 10 SDK (9.x of the DirectX and
+    Windows 8 SDKs, 6.3 of the Windows 8.1 SDK), whose listings spell some things differently
+    (old CRT float digits, lower-case ``cb`` declarations)."""
+    from shaderkit.formats.dxbc.listing import is_legacy_creator
+
     rdef = container.rdef
-    creator = rdef.creator if rdef is not None else ""
-    return " 9." in creator
+    return is_legacy_creator(rdef.creator if rdef is not None else "")
+
+
+def writes_aoffimmi(container: DxbcContainer) -> bool:
+    """False for containers written by fxc 9.29 and older, whose listings print texel offsets
+    without ``_aoffimmi`` (``sample_l(0,1,0)``)."""
+    from shaderkit.formats.dxbc.listing import compiler_version
+
+    rdef = container.rdef
+    version = compiler_version(rdef.creator) if rdef is not None else None
+    return version is None or not (version[0] == 9 and version[1] < 30)
 
 
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
@@ -97,12 +109,12 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
         from shaderkit.isa.sm4.text import Formatter
 
         prog = decode(shader.tokens)
-        lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get()).lines()
+        lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get(), writes_aoffimmi(container)).lines()
         starts = prog.offsets
     else:  # validated and printed in one pass
         from shaderkit.isa.sm4.printer import program_lines as sm4_lines
 
-        lines = sm4_lines(shader.tokens, 0, legacy, starts)
+        lines = sm4_lines(shader.tokens, 0, legacy, starts, writes_aoffimmi(container))
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines

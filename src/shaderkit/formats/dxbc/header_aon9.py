@@ -16,6 +16,7 @@ from shaderkit.formats.dxbc.aon9 import (
     RUNTIME_CONSTANTS,
     ConstantBufferMapping,
     Level9Shader,
+    LoopRegisterMapping,
     RuntimeConstantMapping,
     SamplerMapping,
 )
@@ -26,6 +27,7 @@ from shaderkit.isa.d3d9.table import SHADER_VERSION_MINOR
 TITLES = {"Aon9": "Level9", "XNAP": "XNA Prepass", "XNAS": "XNA"}
 _TITLE_LINES = {f"// {title} shader bytecode:": fourcc for fourcc, title in TITLES.items()}
 _FOOTER = "// approximately "
+_LOOP_RE = re.compile(r"// i(\d+) +cb(\d+) +(\d+) +(\d+)$")
 _CB_RE = re.compile(r"// c(\d+) +cb(\d+) +(\d+) +(\d+) +\((.{4}),(.{4}),(.{4}),(.{4})\)$")
 _RUNTIME_RE = re.compile(r"// c(\d+) +(\S.*)$")
 _SAMPLER_RE = re.compile(r"// s(\d+) +s(\d+) +t(\d+)$")
@@ -53,19 +55,23 @@ def level9_sections(lines: list[str], stop: int, start: int = 0) -> list[tuple[s
     return out
 
 
-def _rows(lines: list[str], first: int, title: str) -> list[tuple[int, str]]:
-    """(1-based line, text) of the rows of the table under ``title``."""
+def _rows(lines: list[str], first: int, title: str, skip: int = 0) -> list[tuple[int, str]]:
+    """(1-based line, text) of the rows of the table under ``title`` (after ``skip`` earlier
+    tables under the same title: the loop-register table precedes the constant-buffer one)."""
     stripped = [line.strip() for line in lines]
     if title not in stripped:
         return []
     n = stripped.index(title) + 1
-    while n < len(stripped) and (stripped[n] == "//" or stripped[n].startswith(("// Target", "// ----"))):
-        n += 1
-    rows = []
-    while n < len(stripped) and stripped[n].startswith("// ") and stripped[n] != "//":
-        rows.append((first + n + 1, stripped[n]))
-        n += 1
-    return rows
+    while True:
+        while n < len(stripped) and (stripped[n] == "//" or stripped[n].startswith(("// Target", "// ----"))):
+            n += 1
+        rows = []
+        while n < len(stripped) and stripped[n].startswith("// ") and not stripped[n].endswith(":"):
+            rows.append((first + n + 1, stripped[n]))
+            n += 1
+        if not skip or not rows:
+            return rows
+        skip -= 1
 
 
 def _numbers(texts: tuple[str, ...], limit: int, line: int) -> list[int]:
@@ -77,7 +83,16 @@ def _numbers(texts: tuple[str, ...], limit: int, line: int) -> list[int]:
 
 def _mappings(model: Level9Shader, lines: list[str], first: int) -> None:
     """The mapping tables of ``lines`` (the region before a program's title) into ``model``."""
-    for line, text in _rows(lines, first, _TABLES[0]):
+    cb_rows = _rows(lines, first, _TABLES[0])
+    if cb_rows and cb_rows[0][1].startswith("// i"):  # integer loop registers, then the constant buffers
+        for line, text in cb_rows:
+            m = _LOOP_RE.match(text)
+            if m is None:
+                raise AssemblyError(f"unreadable loop register mapping {text!r}", line, 1)
+            target, buffer, source, component = _numbers(m.groups(), 0xFFFF, line)
+            model.loop_register_mappings.append(LoopRegisterMapping(buffer, source, component, target))
+        cb_rows = _rows(lines, first, _TABLES[0], skip=1)
+    for line, text in cb_rows:
         m = _CB_RE.match(text)
         conversions = [_CONVERSION_VALUES.get(c.strip()) for c in m.groups()[4:]] if m is not None else [None]
         if m is None or None in conversions:

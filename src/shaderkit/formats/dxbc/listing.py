@@ -13,11 +13,15 @@ the ``Level9 shader bytecode:`` title and program, and calls :func:`level9_mappi
 XNA prepass/shadow variants.
 
 Blank comment lines follow fxc 10.1; listings by fxc 9.30 carry an extra ``///`` line after the
-preamble. Lines are returned without trailing newlines, with fxc's trailing blanks.
+preamble. The RDEF creator's version picks the older spellings: before 10.x (9.x and the
+Windows 8.1 SDK's 6.3) the ``Slot Elements`` binding table; 9.29 and older also the 6-wide
+signature ``Format`` column and no feature note. Lines are returned without trailing newlines,
+with fxc's trailing blanks.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 
 from shaderkit.errors import ShaderFormatError
@@ -79,14 +83,44 @@ _DOMAINS = {1: "Isoline", 2: "Triangle", 3: "Quadrilateral"}
 _PARTITIONING = {1: "Integer", 2: "Integer Power of 2", 3: "Odd Fractional", 4: "Even Fractional"}
 _OUTPUT_PRIMITIVES = {1: "Point", 2: "Line", 3: "Clockwise Triangles", 4: "Counter-Clockwise Triangles"}
 
+#: ``... Compiler 10.1``, ``... Compiler 9.29.952.3111``: the version after the compiler's name
+_VERSION = re.compile(r"Compiler (\d+)\.(\d+)")
 _SIG_HEADER = [
     "// Name                 Index   Mask Register SysValue  Format   Used",
     "// -------------------- ----- ------ -------- -------- ------- ------",
 ]
+#: the table of fxc 9.29 and older: a 6-wide ``Format`` column
+_SIG_HEADER_NARROW = [
+    "// Name                 Index   Mask Register SysValue Format   Used",
+    "// -------------------- ----- ------ -------- -------- ------ ------",
+]
 
 
-def _legacy(creator: str) -> bool:
-    return " 9." in creator
+def compiler_version(creator: str) -> tuple[int, int] | None:
+    """(major, minor) of an RDEF creator string such as ``Microsoft (R) HLSL Shader Compiler
+    9.29.952.3111``, None when it names no version."""
+    found = _VERSION.search(creator)
+    return (int(found.group(1)), int(found.group(2))) if found is not None else None
+
+
+def is_legacy_creator(creator: str) -> bool:
+    """True for compilers before the Windows 10 SDK's fxc (9.x of the DirectX SDK and Windows 8
+    SDK, 6.3 of the Windows 8.1 SDK): their listings keep the ``Slot Elements`` binding table,
+    lower-case ``cb`` declarations and the old CRT's float digits."""
+    version = compiler_version(creator)
+    return " 9." in creator or (version is not None and version[0] < 10)
+
+
+def _narrow_signatures(creator: str) -> bool:
+    """fxc 9.29 and older (DirectX SDK; 9.30 is the Windows 8 SDK's, then come 6.3 and 10.x)
+    prints a 6-wide signature ``Format`` column and no ``Note: shader requires additional
+    functionality`` block (the same double-precision compute shader compiled by 9.29 and by
+    9.30 lists the note only with 9.30)."""
+    version = compiler_version(creator)
+    return version is not None and version[0] == 9 and version[1] < 30
+
+
+_legacy = is_legacy_creator
 
 
 # -- type text ---------------------------------------------------------------------------------
@@ -262,7 +296,7 @@ def _mask_text(mask: int) -> str:
     return _MASK_TEXTS[mask & 0xF]
 
 
-def _signature_row(e: SignatureElement, output: bool, streams: bool) -> str:
+def _signature_row(e: SignatureElement, output: bool, streams: bool, width: int = 7) -> str:
     name = f"m{e.stream}:{e.semantic_name}" if streams else e.semantic_name
     fmt = _COMPONENT_NAMES.get(e.component_type, "unknown")
     if e.min_precision:
@@ -275,19 +309,21 @@ def _signature_row(e: SignatureElement, output: bool, streams: bool) -> str:
         used = ("NO" if e.read_write_mask == e.mask else "YES") if output else ("YES" if e.read_write_mask else "NO")
         if len(reg) > 8:  # fxc's listing shows "oStencilRef" after 4 blanks
             reg = "   " + reg
-        return f"// {name:<20} {e.semantic_index:>5}   {'N/A':>4} {reg:>8} {sv:>8} {fmt:>7}   {used:>4}"
+        return f"// {name:<20} {e.semantic_index:>5}   {'N/A':>4} {reg:>8} {sv:>8} {fmt:>{width}}   {used:>4}"
     used_mask = e.mask & ~e.read_write_mask if output else e.read_write_mask
     return (f"// {name:<20} {e.semantic_index:>5}   {_mask_text(e.mask)} {e.register:>8} {sv:>8} "
-            f"{fmt:>7}   {_mask_text(used_mask)}")
+            f"{fmt:>{width}}   {_mask_text(used_mask)}")
 
 
-def signature_lines(title: str, short: str, sig: Signature | None, output: bool) -> list[str]:
-    out = ["//", f"// {title}:", "//", *_SIG_HEADER]
+def signature_lines(title: str, short: str, sig: Signature | None, output: bool, narrow: bool = False) -> list[str]:
+    """A signature table as fxc prints it (``narrow``: fxc 9.29's 6-wide ``Format`` column)."""
+    out = ["//", f"// {title}:", "//", *(_SIG_HEADER_NARROW if narrow else _SIG_HEADER)]
     if sig is None or not sig.elements:
         out.append(f"// no {short}")
         return out
     streams = any(e.stream for e in sig.elements)  # a multi-stream GS names each element's stream: m1:NAME
-    out += [_signature_row(e, output, streams) for e in sig.elements]
+    width = 6 if narrow else 7
+    out += [_signature_row(e, output, streams, width) for e in sig.elements]
     out.append("//")
     return out
 
@@ -414,15 +450,23 @@ def _mapping_lines(aon9: Level9Shader) -> list[str]:
     from shaderkit.formats.dxbc.aon9 import CONVERSIONS, RUNTIME_CONSTANTS
 
     out: list[str] = []
-    if aon9.constant_buffer_mappings:
-        out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//",
-                "// Target Reg Buffer  Start Reg # of Regs        Data Conversion",
-                "// ---------- ------- --------- --------- ----------------------"]
-        for m in aon9.constant_buffer_mappings:
-            text = ",".join(f"{CONVERSIONS.get(c, '?'):>4}" for c in m.conversions)
-            out.append(f"// {'c' + str(m.target_register):<10} {'cb' + str(m.buffer):<7} {m.start_register:>9} "
-                       f"{m.register_count:>9}  ({text})")
-        out.append("//")
+    if aon9.constant_buffer_mappings or aon9.loop_register_mappings:
+        out += ["//", "// Constant buffer to DX9 shader constant mappings:", "//"]
+        if aon9.loop_register_mappings:  # integer loop registers first (an HLSLSample vs_4_0_level_9_x)
+            out += ["// Target Reg Buffer  Source Reg Component",
+                    "// ---------- ------- ---------- ---------"]
+            for loop in aon9.loop_register_mappings:
+                out.append(f"// {'i' + str(loop.target_register):<10} {'cb' + str(loop.buffer):<7} "
+                           f"{loop.source_register:>10} {loop.component:>9}")
+            out.append("//")
+        if aon9.constant_buffer_mappings:
+            out += ["// Target Reg Buffer  Start Reg # of Regs        Data Conversion",
+                    "// ---------- ------- --------- --------- ----------------------"]
+            for m in aon9.constant_buffer_mappings:
+                text = ",".join(f"{CONVERSIONS.get(c, '?'):>4}" for c in m.conversions)
+                out.append(f"// {'c' + str(m.target_register):<10} {'cb' + str(m.buffer):<7} {m.start_register:>9} "
+                           f"{m.register_count:>9}  ({text})")
+            out.append("//")
     if aon9.runtime_constant_mappings:
         out += ["//", "// Runtime generated constant mappings:", "//",
                 "// Target Reg                               Constant Description",
@@ -474,7 +518,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
             names = [name for bit, name in FEATURE_NAMES.items() if flags & bit and bit != 0x2]
         if _global_flags(container) & _FORCE_EARLY_DEPTH_STENCIL:
             names.append("Early depth-stencil")
-        if names:
+        if names and not _narrow_signatures(creator):
             notes = ["//", "// Note: shader requires additional functionality:"]
             notes += [f"//       {name}" for name in names]
             notes.append("//")
@@ -485,15 +529,16 @@ def comment_header(container: DxbcContainer) -> list[str]:
         out.append("//")
     shader = container.shader
     program = shader.program_type if shader is not None else -1
+    narrow = _narrow_signatures(creator)
     if program in (3, 4):  # written by the hull shader, read by the domain shader
         out += signature_lines("Patch Constant signature", "Patch Constant", container.patch_constant_signature,
-                               program == 3)
+                               program == 3, narrow)
     lfs0 = container.function_signature
     if lfs0 is not None:  # library functions list their parameters instead of signatures
         out += function_signature_lines(lfs0)
     else:
-        out += signature_lines("Input signature", "Input", container.input_signature, False)
-        out += signature_lines("Output signature", "Output", container.output_signature, True)
+        out += signature_lines("Input signature", "Input", container.input_signature, False, narrow)
+        out += signature_lines("Output signature", "Output", container.output_signature, True, narrow)
     out += tessellation_lines(container)
     stat = container.statistics
     if stat is not None and stat.is_sample_frequency_shader:

@@ -5,6 +5,10 @@ Layout: ``_DIC``, i32 count (root excluded), then count+1 entries of 0x10 bytes
 empty key). A key's bit ``n`` is bit ``n & 7`` of the byte ``n >> 3`` counted from the *end* of
 the key, 0 past its start. Entries appear in key insertion order; :func:`build` reproduces the
 trie from the keys alone.
+
+Early files (Switch BFRES with header version 8.0.0, as in Super Mario Odyssey) store four zero bytes
+where later ones store the ``_DIC`` signature (BfresLibrary ``ResDict.Load``: "Signature value
+for switch. Always 0x00000000"); both are read, and :func:`pack` writes the one it is given.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from shaderkit.io.reader import Reader
 
 ENTRY = struct.Struct("<iHHQ")
 HEADER_SIZE = 8
+SIGNATURE = b"_DIC"
+#: the signature word of early files (Switch BFRES version 8.0.0): four zero bytes
+EARLY_SIGNATURE = bytes(4)
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,10 @@ def find(entries: list[DicEntry], key: str) -> int | None:
 def read(r: Reader, offset: int, string_at: Callable[[int], str]) -> list[DicEntry]:
     """The entries of the dictionary at ``offset``; ``string_at(ptr)`` resolves a key pointer."""
     r.seek(offset, "dictionary offset")
-    r.expect(b"_DIC", "dictionary signature")
+    if bytes(r.peek(4)) == EARLY_SIGNATURE:
+        r.skip(4)
+    else:
+        r.expect(SIGNATURE, "dictionary signature")
     count = r.i32()
     r.check_count(count + 1, ENTRY.size, "dictionary entries")
     start = r.pos
@@ -110,9 +120,10 @@ def read(r: Reader, offset: int, string_at: Callable[[int], str]) -> list[DicEnt
     return out
 
 
-def pack(entries: list[DicEntry], key_offsets: list[int]) -> bytes:
-    """Dictionary bytes; ``key_offsets[i]`` is where entry i's key string lies."""
-    out = bytearray(b"_DIC" + struct.pack("<i", len(entries) - 1))
+def pack(entries: list[DicEntry], key_offsets: list[int], signature: bytes = SIGNATURE) -> bytes:
+    """Dictionary bytes; ``key_offsets[i]`` is where entry i's key string lies; ``signature`` is
+    ``_DIC`` or, for early files, :data:`EARLY_SIGNATURE`."""
+    out = bytearray(signature + struct.pack("<i", len(entries) - 1))
     for entry, key_offset in zip(entries, key_offsets):
         out += ENTRY.pack(entry.ref_bit, entry.left, entry.right, key_offset)
     return bytes(out)

@@ -50,7 +50,7 @@ REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 
 REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 10, 15
 #: instruction slots of the D3D9 macro instructions (every other instruction takes one)
 SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
-         "m3x3": 3, "m3x2": 2}
+         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2}
 TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
 #: source modifiers (D3DSPSM_*) that print: (text before, text after); others print as _mod<n>
 SOURCE_MODIFIERS = {1: ("-", ""), 11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}

@@ -338,15 +338,21 @@ def _debug_of(words: Sequence[int]) -> DebugInfo | None:
     return None
 
 
+#: flow-control blocks: fxc indents their bodies by 2 more spaces (``rep i0`` ... ``endrep``)
+_OPENS = frozenset({"rep", "loop", "if"})
+_CLOSES = frozenset({"endrep", "endloop", "endif"})
+
+
 def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
-    """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation);
-    ``prefix`` starts the version line of library functions (``lib_4_0_vs_2_x``)."""
+    """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation, 2
+    more inside each rep/loop/if block); ``prefix`` starts the version line of library functions
+    (``lib_4_0_vs_2_x``)."""
     words = program_words(program)
     prog = _Program(words, prefix)
     debug = _debug_of(words)
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
-    texture = arithmetic = 0
+    texture = arithmetic = depth = 0
     for text, index in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
@@ -359,9 +365,13 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
                     out.extend(("", f"#line {line}"))
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
-        out.append("    " + text + ("  // " + ", ".join(notes) if notes else ""))
+        op = text.split(" ", 1)[0].split("_", 1)[0]
+        if op in _CLOSES or op == "else":
+            depth = max(depth - 1, 0)
+        out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
+        if op in _OPENS or op == "else":
+            depth += 1
         if not text.startswith(("dcl", "def")):
-            op = text.split(" ", 1)[0].split("_", 1)[0]
             if op in TEXTURE_OPS:
                 texture += 1
             else:

@@ -46,6 +46,7 @@ from shaderkit.isa.pica.table import (
     MAX_VSH_SIZE,
     MNEMONIC_ALIASES,
     MOVA_TARGETS,
+    NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     NUM_HI_BITS,
@@ -65,6 +66,37 @@ from shaderkit.isa.pica.table import (
 )
 
 MAX_CODE_SIZE = 4096  # 12-bit jump/call targets
+#: what C's isspace() calls white space (picasso trims and splits with it); Python's str.strip() and
+#: str.isspace() also take U+0085, U+00A0 and U+001C..U+001F, which picasso keeps as text
+C_SPACE = " \t\n\v\f\r"
+_C_WORD_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
+
+
+def _c_words(text: str) -> list[str]:
+    """``text`` split at runs of C white space."""
+    return [word for word in _C_WORD_SPLIT.split(text) if word]
+
+
+def _spc_words(text: str) -> list[str]:
+    """picasso's mystrtok_spc over ``text``: words end at a space or tab, and the white space after
+    one is skipped, so "prim\\v inv" is the words "prim\\v" and "inv"."""
+    words = []
+    pos, end = 0, len(text)
+    while pos < end:
+        stop = pos
+        while stop < end and text[stop] not in " \t":
+            stop += 1
+        words.append(text[pos:stop])
+        pos = stop + 1
+        while pos < end and text[pos] in C_SPACE:
+            pos += 1
+    return words
+
+
+def _c_string(text: str) -> str:
+    """The text as picasso sees it: a C string, which ends at the first NUL character."""
+    nul = text.find("\0")
+    return text if nul < 0 else text[:nul]
 #: comment pragmas understood by this assembler (picasso skips them as comments)
 PRAGMA = "shaderkit:"
 #: DVLE header fields a "; shaderkit: dvle" pragma may set, with their bit masks
@@ -86,14 +118,18 @@ _V, _C, _I, _B = SPACES["v"], SPACES["c"], SPACES["i"], SPACES["b"]
 SE_PROC, SE_FOR, SE_IF, SE_ARRAY = range(4)
 UTYPE_BOOL, UTYPE_IVEC, UTYPE_FVEC = CONST_BOOL, CONST_IVEC, CONST_FVEC
 
-_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+#: picasso's validateIdentifier: letters, '_', '$', digits after the first; the empty name passes too
+#: (".fvec a, , b" declares a uniform named "", ":" alone is a label named "")
+_IDENT = re.compile(r"(?:[A-Za-z_$][A-Za-z0-9_$]*)?\Z")
 _RULE_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")
 _SYMBOL_ORDER = re.compile(r"[lu]+\Z")
 _C_FLOAT = re.compile(
-    r"\s*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
-_C_INT = re.compile(r"\s*([+-]?\d+)")
+    r"[ \t\n\v\f\r]*([+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.IGNORECASE)
+#: C99 hexadecimal floating constant as strtod reads it: at least one hex digit, optional binary exponent
+_C_HEX_FLOAT = re.compile(r"[ \t\n\v\f\r]*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)")
+_C_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
 #: C strtol(text, &end, 0): optional sign, then 0x-hex, 0-octal or decimal digits
-_C_STRTOL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_C_STRTOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 
 
 def split_units(text: str, filename: str) -> list[tuple[str, str]]:
@@ -103,7 +139,7 @@ def split_units(text: str, filename: str) -> list[tuple[str, str]]:
     Lines before the second marker belong to the first part. Line numbers stay those of the
     whole file (other parts' lines are blanked).
     """
-    lines = text.split("\n")
+    lines = _c_string(text).split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith(UNIT_MARKER)]
     if len(starts) < 2:
         return [(filename, text)]
@@ -283,15 +319,25 @@ class _Bundle:
 
 
 def c_atof(text: str) -> float:
-    """C ``atof``: the longest numeric prefix, 0.0 when there is none."""
+    """C ``atof``: the longest numeric prefix (decimal, C99 hexadecimal such as ``0x10`` or
+    ``0x1.8p1``, inf/infinity/nan), 0.0 when there is none."""
+    m = _C_HEX_FLOAT.match(text)
+    if m:
+        return float.fromhex(m.group(1))
     m = _C_FLOAT.match(text)
     return float(m.group(1)) if m else 0.0
 
 
 def c_atoi(text: str) -> int:
-    """C ``atoi``: the leading decimal integer of ``text``, 0 when there is none."""
+    """C ``atoi`` as glibc on a 64-bit host does it: ``(int)strtol(text, NULL, 10)``, the leading
+    decimal integer saturated to the ``long`` range and then cut to its low 32 bits (signed);
+    0 when there is none."""
     m = _C_INT.match(text)
-    return int(m.group(1)) if m else 0
+    if not m:
+        return 0
+    value = max(-(1 << 63), min((1 << 63) - 1, int(m.group(1))))
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def f24_picasso(value: float) -> int:
@@ -304,7 +350,7 @@ def c_strtol(text: str) -> int | None:
 
     What follows the number is ignored, as picasso ignores it (``c0-c3`` reads 0, ``b0,`` 0).
     """
-    if text.isdigit() and (text[0] != "0" or len(text) == 1):
+    if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
         return int(text)  # plain decimal, the usual case
     m = _C_STRTOL.match(text)
     if m is None:
@@ -378,17 +424,25 @@ class _Cursor:
         if item is None:
             return None
         text, col = item
-        stripped = text.lstrip()
-        return stripped.rstrip(), col + len(text) - len(stripped)
+        stripped = text.lstrip(C_SPACE)
+        return stripped.rstrip(C_SPACE), col + len(text) - len(stripped)
 
     def arg(self) -> tuple[str, int] | None:
         return self._trim(self._take(","))
 
     def arg_spc(self) -> tuple[str, int] | None:
         item = self._take(" \t")
-        while self.pos < self.end and self.line[self.pos].isspace():
+        while self.pos < self.end and self.line[self.pos] in C_SPACE:
             self.pos += 1
         return self._trim(item)
+
+    def command(self) -> tuple[str, int] | None:
+        """The first word of a statement as picasso takes it: up to a space or tab, untrimmed (so
+        ".fvec\\r" is no directive)."""
+        item = self._take(" \t")
+        while self.pos < self.end and self.line[self.pos] in C_SPACE:
+            self.pos += 1
+        return item
 
     def arg_cparen(self) -> tuple[str, int] | None:
         return self._trim(self._take("("))
@@ -442,6 +496,10 @@ class Assembler(DescriptorTable):
         self.dvles: list[DvleData] = []
         self.bundles = (_Bundle(), _Bundle())
         self.last_was_end = False
+        #: "; shaderkit: no-nop" (picasso's -n): blocks that need a padding NOP get none
+        self.no_nop = False
+        #: "; shaderkit: desc N inverted" on this line (see _pragma)
+        self.form_inverted = False
         self.layout_rule = ""
         self.layout_symbols = ""
         self.layout_rule_at = ("", 0, 0)
@@ -475,7 +533,7 @@ class Assembler(DescriptorTable):
         self.aliases = {}
         self.dvle = None
         self.line_no = 1
-        lines = text.split("\n")
+        lines = _c_string(text).split("\n")
         for raw in lines:
             self._line(raw)
             self.line_no += 1
@@ -529,16 +587,17 @@ class Assembler(DescriptorTable):
             self._parsed_instruction(parsed)
             return
         semi = raw.find(";")
-        if semi >= 0 and raw[semi + 1:].lstrip().startswith(PRAGMA):
+        if semi >= 0 and raw[semi + 1:].lstrip(C_SPACE).startswith(PRAGMA):
             self._pragma(raw, semi)
         try:
             self._statement(raw, semi)
         finally:
             self.desc_hint = None
+            self.form_inverted = False
 
     def _pragma(self, raw: str, semi: int) -> None:
         """shaderkit's comment pragmas (picasso ignores them): descriptor table and choices."""
-        words = raw[semi + 1:].strip()[len(PRAGMA):].split()
+        words = _c_words(raw[semi + 1:].strip(C_SPACE)[len(PRAGMA):])
         col = semi + 1
         try:
             if words and words[0] == "opdescs":
@@ -550,14 +609,21 @@ class Assembler(DescriptorTable):
                 self.opdescs = values
                 self.opdesc_masks = [0xFFFFFFFF] * len(values)
                 self.pinned = True
+            elif words == ["no-nop"]:  # picasso -n / --no-nop: no automatic padding NOPs from here on
+                self.no_nop = True
             elif words and words[0] == "layout" and len(words) in (2, 3):
                 if not _RULE_NAME.match(words[1]) or (len(words) == 3 and not _SYMBOL_ORDER.match(words[2])):
                     raise self.error(f"bad layout: {' '.join(words[1:])}", col)
                 self.layout_rule = words[1]
                 self.layout_symbols = words[2] if len(words) == 3 else ""
                 self.layout_rule_at = (self.filename, self.line_no, col + 1)
-            elif words and words[0] == "desc" and len(words) == 2:
+            elif words and words[0] == "desc" and len(words) in (2, 3):
+                if len(words) == 3 and words[2] != "inverted":
+                    raise ValueError(words[2])
                 self.desc_hint = int(words[1], 0)
+                # "inverted": the inverted form (dphi, dsti, sgei, slti, madi) although picasso would
+                # pick the plain one (old picasso wrote "sgei" as asked, even with two narrow sources)
+                self.form_inverted = len(words) == 3
             elif words and words[0] == "dvle":
                 for item in words[1:]:
                     key, _, value = item.partition("=")
@@ -579,36 +645,39 @@ class Assembler(DescriptorTable):
 
     def _statement(self, raw: str, semi: int) -> None:
         end = len(raw) if semi < 0 else semi
-        while end > 0 and raw[end - 1].isspace():
+        while end > 0 and raw[end - 1] in C_SPACE:
             end -= 1
         pos = 0
-        while pos < end and raw[pos].isspace():
+        while pos < end and raw[pos] in C_SPACE:
             pos += 1
         # labels: "name:" (several may precede an instruction)
         while True:
             colon = raw.find(":", pos, end)
             if colon < 0:
                 break
-            name = raw[pos:colon].rstrip()
+            name = raw[pos:colon]  # picasso does not trim before the colon: "lbl :" is an invalid name
             if not _IDENT.match(name):
                 raise self.error(f"invalid label name: {name}", pos)
             if name in self.labels:
                 raise self.error(f"duplicate label: {name}", pos)
             self.labels[name] = len(self.code)
             pos = colon + 1
-            while pos < end and raw[pos].isspace():
+            while pos < end and raw[pos] in C_SPACE:
                 pos += 1
         if pos >= end:
             return
         if raw[pos] == "#":  # preprocessor line marker: # LINE "file"
-            parts = raw[pos + 1:end].split(None, 1)
-            if parts and parts[0].isdigit():
-                self.line_no = int(parts[0]) - 1
-                if len(parts) > 1:
-                    self.filename = parts[1].strip().strip('"')
+            # picasso: the line becomes atoi(first word) (0 when it is no number), the rest (one
+            # pair of quotes dropped) the file name of later messages
+            marker = raw[pos + 1:end].lstrip(C_SPACE)
+            word_end = next((i for i, ch in enumerate(marker) if ch in " \t"), len(marker))
+            self.line_no = c_atoi(marker[:word_end]) - 1
+            rest = marker[word_end + 1:].strip(C_SPACE)
+            if rest:
+                self.filename = rest[1:-1] if rest.startswith('"') else rest
             return
         self.cur = _Cursor(raw, pos, end)
-        token = self.cur.arg_spc()
+        token = self.cur.command()
         assert token is not None
         self._command(*token)
 
@@ -675,17 +744,13 @@ class Assembler(DescriptorTable):
             raise self.error("too many parameters", item[1])
 
     def parse_int(self, text: str, col: int, lo: int, hi: int) -> int:
-        """An integer in ``lo..hi`` as picasso reads it (hex, octal, decimal); AssemblyError otherwise."""
-        t = text.strip()
-        try:
-            if t.lower().startswith(("0x", "-0x", "+0x")):
-                value = int(t, 16)
-            elif len(t.lstrip("+-")) > 1 and t.lstrip("+-").startswith("0"):
-                value = int(t, 8)
-            else:
-                value = int(t, 10)
-        except ValueError:
-            raise self.error(f"invalid value: {text}", col) from None
+        """An integer in ``lo..hi`` as picasso's parseInt reads it: ``strtoll(text, &end, 0)`` (hex,
+        octal or decimal; what follows the number is ignored, so ``0zero`` is 0); AssemblyError
+        when no number starts the text or it is out of range."""
+        value = c_strtol(text)
+        if value is None:
+            raise self.error(f"invalid value: {text}", col)
+        value = max(-(1 << 63), min((1 << 63) - 1, value))
         if not lo <= value <= hi:
             raise self.error(f"value out of range ({lo}..{hi}): {value}", col)
         return value
@@ -711,14 +776,14 @@ class Assembler(DescriptorTable):
             close = body.find("]", bracket)
             if close < 0:
                 raise self.error(f"missing closing bracket: {text}", col)
-            inner = body[bracket + 1:close].strip()
+            inner = body[bracket + 1:close].strip(C_SPACE)
             body = body[:bracket]
             idx_name = inner.lower()
             if idx_name in IDX_BY_NAME:
                 idx = IDX_BY_NAME[idx_name]
                 inner = ""
             elif "+" in inner:
-                left, right = (s.strip() for s in inner.split("+", 1))
+                left, right = (s.strip(C_SPACE) for s in inner.split("+", 1))
                 if left.lower() in IDX_BY_NAME:
                     idx, inner = IDX_BY_NAME[left.lower()], right
                 elif right.lower() in IDX_BY_NAME:
@@ -747,7 +812,7 @@ class Assembler(DescriptorTable):
                 comp = (alias_swz >> (6 - comp * 2)) & 3
                 combined |= swizzle_comp(slot, comp) << 1
             return _Operand(reg, combined, idx)
-        if len(body) < 2 or body[0].lower() not in "ovrcib" or not body[1].isdigit():
+        if len(body) < 2 or body[0].lower() not in "ovrcib" or not "0" <= body[1] <= "9":
             raise self.error(f"invalid register: {body}", col)
         # picasso reads the number with strtol and ignores what follows: "c0-c3" is c0, "b0," b0
         num = c_strtol(body[1:])
@@ -758,9 +823,14 @@ class Assembler(DescriptorTable):
         space = SPACES.get(body[0])
         if space is not None:  # picasso leaves upper-case prefixes unmapped
             limit = self.get_dvle().max_output_reg if space.prefix == "o" else space.count
+            if space.prefix == "v":  # picasso's parseReg rejects "v15" (it checks >= 0x0F); v14[1] reaches it
+                limit = NAMED_INPUT_LIMIT
             if num >= limit:
-                raise self.error(f"register out of range: {body}", col)
+                what = "invalid input register" if space.prefix == "v" else "register out of range"
+                raise self.error(f"{what}: {body}", col)
             num += space.base
+        if idx and not _C.base <= num < _C.end:  # (picasso checks named registers only, not aliases)
+            raise self.error("index register not allowed with this kind of register", col)
         return _Operand(num + offset, sw, idx)
 
     # -- blocks ---------------------------------------------------------------------------------
@@ -772,8 +842,9 @@ class Assembler(DescriptorTable):
         self.stack.append(entry)
 
     def padding_nop(self) -> None:
-        """Append a ``nop`` word."""
-        self.code.append(ENCODERS["nop"]({}))
+        """Append picasso's automatic padding ``nop`` word (none after a ``no-nop`` pragma)."""
+        if not self.no_nop:
+            self.code.append(ENCODERS["nop"]({}))
 
     def emit(self, mnemonic: str, col: int, **fields: int) -> None:
         """Append the word of ``mnemonic`` encoded by the table."""
@@ -840,7 +911,7 @@ def _build_dst_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Operand,
     _dest(asm, dest, *where[0])
     # picasso picks the inverted form when src1 is narrow and src2 needs the wide field
     inverted = name in INVERTED_FORM and s1.reg < NARROW_SOURCE_END and (
-        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0))
+        s2.reg >= NARROW_SOURCE_END or (s2.idx > 0 and s1.idx == 0) or (asm.form_inverted and not s1.idx))
     if not inverted:
         _wide(asm, s1, 1, *where[1])
         _narrow(asm, s2, 2, *where[2])
@@ -928,7 +999,8 @@ def _build_dst_src_src_src(asm: Assembler, name: str, col: int, ops: tuple[_Oper
     dest, s1, s2, s3 = ops
     _dest(asm, dest, *where[0])
     _ensure(asm, s1.reg < NARROW_SOURCE_END, f"register out of range for source1: {where[1][0]}", where[1][1])
-    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0))
+    inverted = s2.reg < NARROW_SOURCE_END and (s3.reg >= NARROW_SOURCE_END or (s3.idx > 0 and s2.idx == 0)
+                                                or (asm.form_inverted and not s2.idx))
     if not inverted:
         _wide(asm, s2, 2, *where[2])
         _narrow(asm, s3, 3, *where[3])
@@ -959,11 +1031,10 @@ def _setemit(asm: Assembler, name: str, col: int) -> None:
     fields = {"vertex_id": asm.parse_int(vtext, vcol, 0, 2)}
     if flags is not None:
         ftext, fcol = flags
-        for flag in ftext.split():
+        for flag in _spc_words(ftext):
             field_name = SETEMIT_FLAGS.get(flag.lower())
-            if field_name is None:
-                raise asm.error(f"unknown setemit flag: {flag}", fcol + ftext.find(flag))
-            fields[field_name] = 1
+            if field_name is not None:  # picasso reports an unknown flag but assembles on without it
+                fields[field_name] = 1
     dvle = asm.get_dvle()
     if not dvle.is_geo:
         dvle.is_geo = dvle.is_compat_geo = True
@@ -992,14 +1063,14 @@ def _int(asm: Assembler, name: str, col: int) -> None:
 
 def _cond_op(asm: Assembler, text: str, col: int) -> tuple[int, int]:
     """(which, negate) of ``[!]cmp.x`` / ``[!]cmp.y``."""
-    body = text.strip()
+    body = text.strip(C_SPACE)
     neg = 0
     while body.startswith("!"):
         neg ^= 1
-        body = body[1:].lstrip()
+        body = body[1:].lstrip(C_SPACE)
     which = {"cmp.x": 0, "cmp.y": 1}.get(body.lower())
     if which is None:
-        raise asm.error(f"invalid condition register: {text.strip()}", col)
+        raise asm.error(f"invalid condition register: {text.strip(C_SPACE)}", col)
     return which, neg
 
 
@@ -1185,7 +1256,7 @@ def _dir_alias(asm: Assembler, name: str) -> None:
     (atext, acol), (rtext, rcol) = asm.next_arg_spc(), asm.next_arg_spc()
     asm.no_more_args()
     _check_ident(asm, atext, acol, "alias name")
-    if len(atext) > 1 and atext[0].lower() in "ovrcib" and atext[1].isdigit():
+    if len(atext) > 1 and atext[0].lower() in "ovrcib" and "0" <= atext[1] <= "9":
         raise asm.error("cannot redefine register", acol)
     reg = asm.parse_reg(rtext, rcol)
     if atext in asm.aliases:
@@ -1260,7 +1331,7 @@ def _paren_args(asm: Assembler) -> tuple[tuple[str, int], list[str]]:
     close = rest[0].find(")")
     if close < 0:
         raise asm.error("invalid syntax: missing ')'", rest[1])
-    args.append(rest[0][:close].strip())
+    args.append(rest[0][:close].strip(C_SPACE))
     asm.cur.pos = asm.cur.end
     return name, args
 
@@ -1296,10 +1367,10 @@ def _dir_constfa(asm: Assembler, name: str) -> None:
         close = text.find("]", open_at + 1)
         if open_at < 0 or close < 0:
             raise asm.error(f"missing bracket: {text}", col)
-        if text[close + 1:].strip():
-            raise asm.error(f"garbage found: {text[close + 1:].strip()}", col)
-        size_text = text[open_at + 1:close].strip()
-        arr_name = text[:open_at].strip()
+        if text[close + 1:].strip(C_SPACE):
+            raise asm.error(f"garbage found: {text[close + 1:].strip(C_SPACE)}", col)
+        size_text = text[open_at + 1:close].strip(C_SPACE)
+        arr_name = text[:open_at].strip(C_SPACE)
         if size_text:
             asm.const_array_size = c_atoi(size_text)
             if asm.const_array_size <= 0:
@@ -1318,7 +1389,7 @@ def _dir_constfa(asm: Assembler, name: str) -> None:
     rest = asm.cur.rest()
     if rest is None or ")" not in rest[0]:
         raise asm.error("invalid syntax: missing ')'", asm.cur.end)
-    args.append(rest[0][:rest[0].find(")")].strip())
+    args.append(rest[0][:rest[0].find(")")].strip(C_SPACE))
     asm.cur.pos = asm.cur.end
     asm.const_array.append(Constant(CONST_FVEC, 0, _const_values(UTYPE_FVEC, args)))
 
@@ -1489,9 +1560,11 @@ _DIRECTIVES = {
 }
 
 
-def assemble(sources: list[tuple[str, str]]) -> Program:
-    """Assemble ``(filename, text)`` pairs, one DVLE each, into a :class:`Program`."""
+def assemble(sources: list[tuple[str, str]], no_nop: bool = False) -> Program:
+    """Assemble ``(filename, text)`` pairs, one DVLE each, into a :class:`Program`; ``no_nop`` is
+    picasso's ``-n``: no automatic padding NOPs."""
     asm = Assembler()
+    asm.no_nop = no_nop
     for filename, text in sources:
         asm.add_source(text, filename)
     return asm.finish()

@@ -10,6 +10,7 @@ from shaderkit.isa.pica.table import (
     BY_MNEMONIC,
     MAX_MAD_OPDESC,
     MAX_OPDESC,
+    MOVA_UNUSED_MASK,
     dont_care_bits,
     field_spec,
     replace_fields,
@@ -53,6 +54,8 @@ class DescriptorTable:
         mask = optimize_mask(mask, mnemonic, opdesc)
         if self.pinned and self.desc_hint is not None:
             hint = self.desc_hint
+            if mnemonic == "mova":  # (old picasso gave mova the descriptor of an xyz mov)
+                mask &= ~MOVA_UNUSED_MASK
             if not 0 <= hint < len(self.opdescs) or (self.opdescs[hint] ^ opdesc) & mask:
                 raise self.error(f"descriptor {hint} does not match the operands", col)
             return hint

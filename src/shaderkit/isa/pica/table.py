@@ -423,12 +423,19 @@ def uniform_space(table_index: int) -> RegisterSpace:
     raise ValueError(f"uniform register index {table_index} out of range")
 
 
+#: input registers picasso accepts by name: its parseReg refuses ``v15`` ("invalid input register"),
+#: so v15 is only reached through an offset (``v14[1]``) or an automatic ``.in``
+NAMED_INPUT_LIMIT = 15
+
 #: relative addressing: idx field -> picasso register name
 IDX_NAMES = ("", "a0.x", "a0.y", "aL")
 #: accepted spellings (lower case) -> idx value (old names a0/a1/a2/lcnt included)
 IDX_BY_NAME = {"a0.x": 1, "a0.y": 2, "al": 3, "a0": 1, "a1": 2, "a2": 3, "lcnt": 3}
 #: MOVA destination: dest-mask bits -> text, and the accepted spellings
 MOVA_TARGET_NAMES = {8: "a0.x", 4: "a0.y", 12: "a0.xy"}
+#: descriptor dest-mask bits MOVA never reads (z, w: it writes a0.x and a0.y only). picasso compares
+#: them when it merges descriptors, but a word using a pinned descriptor may carry any value there
+MOVA_UNUSED_MASK = 0x3
 MOVA_TARGETS = {"a0": 8, "a1": 4, "a01": 12, "a0.x": 8, "a0.y": 4, "a0.xy": 12}
 
 # -- conditions ---------------------------------------------------------------------------------

@@ -85,7 +85,11 @@ _PROGRAM_TYPE = {name: n for n, name in enumerate(PROGRAM_TYPES)}
 _PROGRAM_TYPE["lib"] = 0xFFF0
 _HEAD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\([^()]*\))*)([A-Za-z0-9_]*)")
 _PRECISE_RE = re.compile(r" *\[precise(?:\(([xyzw]+)\))?\]")
+#: the parenthesised parts and suffix of a mnemonic (``(texture2d)(float,float,float,float)_uint``)
+_PARENS_TAIL_RE = re.compile(r"((?:\([^()]*\))*)([A-Za-z0-9_]*)")
 _PAREN_RE = re.compile(r"\(([^()]*)\)")
+#: three texel offsets, the first parentheses of a mnemonic (without ``_aoffimmi`` in fxc 9.29 text)
+_OFFSETS_RE = re.compile(r" *[-+]?\w+ *, *[-+]?\w+ *, *[-+]?\w+ *")
 
 # -- literals ---------------------------------------------------------------------------------
 _F32 = struct.Struct("<f")
@@ -584,6 +588,15 @@ class _ProgramAssembler:
             raise _Fail(f"expected an instruction, found {text!r}", 0)
         pos = head.end()
         precise = _PRECISE_RE.match(text, pos) if text.startswith(" [", pos) else None
+        if precise is not None and not head.group(2) and not head.group(3) and text.startswith("(", precise.end()):
+            # fxc prints the note before the resource parentheses: ``ld_uav_typed_indexable
+            # [precise(x)](texture2d)(uint,uint,uint,uint)``; read it as if it followed them
+            moved = _PARENS_TAIL_RE.match(text, precise.end())
+            reordered = _HEAD_RE.match(text[: head.end()] + moved.group(0)) if moved is not None else None
+            if moved is not None and reordered is not None:
+                text = text[: head.end()] + moved.group(0) + precise.group(0) + text[moved.end() :]
+                head, pos = reordered, reordered.end()
+                precise = _PRECISE_RE.match(text, pos)
         if precise is not None:
             pos = precise.end()
         key = text[:pos]
@@ -678,6 +691,8 @@ class _ProgramAssembler:
     def extended(self, text: str, offsets: bool, indexable: bool, pos: int) -> list[int]:
         groups = [(m.group(1), pos + m.start(1)) for m in _PAREN_RE.finditer(text)]
         out: list[int] = []
+        if not offsets and groups and _OFFSETS_RE.fullmatch(groups[0][0]):
+            offsets = True  # fxc 9.29 prints the offsets without ``_aoffimmi``: sample_l(0,1,0)
         if offsets:
             if not groups:
                 raise _Fail("_aoffimmi needs (u,v,w) offsets", pos)

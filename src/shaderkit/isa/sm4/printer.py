@@ -294,17 +294,17 @@ DECLARATIONS: tuple[bool | None, ...] = tuple(
 # -- the loop ---------------------------------------------------------------------------------
 
 def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
-                  starts: list[int] | None = None) -> list[str]:
+                  starts: list[int] | None = None, aoffimmi: bool = True) -> list[str]:
     """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
     line per instruction, exactly as :meth:`~.text.Formatter.lines` prints the decoded program.
 
     Invalid programs raise the :class:`ShaderFormatError` :func:`~.decode.decode` raises
     (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
-    offset.
+    offset. ``aoffimmi=False`` spells texel offsets as fxc 9.29 did (see :class:`~.text.Formatter`).
     """
     words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, [], extra)
-    formatter = Formatter(prog, legacy)
+    formatter = Formatter(prog, legacy, aoffimmi=aoffimmi)
     sm51 = formatter.sm51
     counts, formats, glued, glued_types = register_tables(sm51)
     float_text = formatter.float_text
@@ -351,7 +351,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                         extended.append(ext & 0x7FFFFFFF)
                     if not more:
                         head = Formatter.mnemonic(
-                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode])
+                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode],
+                            aoffimmi)
                         head += "" if opcode == _SYNC else " "
                 else:
                     head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),

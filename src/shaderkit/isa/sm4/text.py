@@ -4,9 +4,11 @@ Rules were read off the corpus listings: version line, one instruction per line,
 nesting level, operand-less opcodes end with a blank, typed immediates ``l(a, b)`` print per the
 opcode's data type (floats ``%f``, integers decimal up to 10000 else ``0x%08x``), typeless
 ``mov``/``movc``/ICB values ``l(a,b,c,d)`` guess per component, SM5.1 resources are upper case
-with ranges. ``legacy=True`` selects the fxc 9.x (d3dcompiler_43, old CRT) spelling: floats keep
-17 significant digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the
-interpolation mode.
+with ranges. ``legacy=True`` selects the spelling of fxc before the Windows 10 SDK (9.x of the
+DirectX and Windows 8 SDKs, 6.3 of the Windows 8.1 SDK; old CRT): floats keep 17 significant
+digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the interpolation
+mode. ``aoffimmi=False`` is fxc 9.29's texel-offset spelling (``sample_l(0,1,0)``). fxc writes
+``[precise(...)]`` after the mnemonic and before resource parentheses.
 """
 
 from __future__ import annotations
@@ -178,9 +180,13 @@ def hex_immediate(op: Operand) -> str:
 class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
-    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False) -> None:
+    def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False,
+                 aoffimmi: bool = True) -> None:
         self.prog = prog
         self.legacy = legacy
+        #: ``_aoffimmi`` spelled before texel offsets; fxc 9.29 and older print only the offsets:
+        #: ``sample_l(0,1,0)``, ``sample_l_indexable(0,-1,0)(texture2d)(...)``
+        self.aoffimmi = aoffimmi
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
         #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
@@ -296,8 +302,9 @@ class Formatter:
 
     # -- instructions ----------------------------------------------------------------------
     @staticmethod
-    def mnemonic(inst: Instruction, info: OpInfo) -> str:
-        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...)."""
+    def mnemonic(inst: Instruction, info: OpInfo, aoffimmi: bool = True) -> str:
+        """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...);
+        ``aoffimmi=False``: texel offsets without the ``_aoffimmi`` word (fxc 9.29)."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
@@ -312,14 +319,16 @@ class Formatter:
                 name += "_g"
             if c & 1:
                 name += "_t"
+        head = len(name)
         if inst.extended:
             offsets = inst.sample_offsets
             dim = inst.resource_dimension
             rets = inst.return_types
-            if offsets is not None:
+            if offsets is not None and aoffimmi:
                 name += "_aoffimmi"
             if dim is not None:
                 name += "_indexable"
+            head = len(name)
             if offsets is not None:
                 name += "({},{},{})".format(*offsets)
             if dim is not None:
@@ -342,7 +351,10 @@ class Formatter:
             name += "_sat"
         precise = PRECISE_MASK.get(c)  # SM5 precise mask
         if precise and ctl == Ctl.SAT:
-            name += " [precise" + ("" if precise == PRECISE_MASK.mask else "(" + _MASKS[precise] + ")") + "]"
+            note = " [precise" + ("" if precise == PRECISE_MASK.mask else "(" + _MASKS[precise] + ")") + "]"
+            if head < len(name) and name[head] == "(":  # fxc: ld_uav_typed_indexable [precise(x)](texture2d)(...)
+                return name[:head] + note + name[head:]
+            name += note
         return name
 
     def instruction(self, inst: Instruction) -> str:
@@ -354,7 +366,7 @@ class Formatter:
             return self.declaration(inst, info)
         if inst.opcode == 53:
             return self.customdata(inst)
-        name = self.mnemonic(inst, info)
+        name = self.mnemonic(inst, info, self.aoffimmi)
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
