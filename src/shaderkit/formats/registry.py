@@ -58,6 +58,14 @@ def _is_nvn_program(data: bytes) -> bool:
     return 4 <= first <= 0x100 and first % 4 == 0 and data[first : first + 4] == b"\x34\x12\x76\x98"
 
 
+def _is_raw_effect(data: bytes) -> bool:
+    # bare effect binary (fx_5_0 files, vkd3d's -b fx): fx_4_0 / fx_4_1 tag and a 76-byte
+    # header, or the fx_5_0 tag and its 96-byte header (dxbc.raw_effect.is_raw_effect, without
+    # importing the effect model at detection time)
+    tag = int.from_bytes(data[:4], "little")
+    return (tag in (0xFEFF1001, 0xFEFF1011) and len(data) >= 76) or (tag == 0xFEFF2001 and len(data) >= 96)
+
+
 def _is_csdr(data: bytes) -> bool:
     text = data.strip()
     if len(text) < 8 or not all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r\n" for c in text[:256]):
@@ -75,6 +83,8 @@ def _is_csdr(data: bytes) -> bool:
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("dxbc", "Direct3D shader bytecode (DXBC)", _magic(b"DXBC"),
                "shaderkit.formats.dxbc.container:DxbcContainer"),
+    FormatSpec("fx", "Direct3D effect binary without a container (fx_4_x/fx_5_0)", _is_raw_effect,
+               "shaderkit.formats.dxbc.raw_effect:RawEffect"),
     FormatSpec("dvlb", "Nintendo 3DS shader binary (SHBIN/DVLB)", _magic(b"DVLB"),
                "shaderkit.formats.dvlb.dvlb:Dvlb"),
     FormatSpec("dvob", "Nintendo 3DS shader object (DVOB/DVOJ)", _magic(b"DVOB", b"DVOJ"),

@@ -808,6 +808,12 @@ def _effect_listing(container: DxbcContainer, out: list[str], depth: int) -> Non
     out.extend(_Effect(data, depth).lines())
 
 
+def effect_listing(effect: Effect) -> str:
+    """fxc's listing of an effect binary that has no container around it (a bare fx_5_0 file,
+    vkd3d-shader's ``-b fx`` output); lines end with ``\\n``."""
+    return "\n".join(_Effect(b"", 0, effect).lines()) + "\n"
+
+
 def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
     if depth > MAX_DEPTH:
         raise ShaderFormatError(f"containers nested deeper than {MAX_DEPTH}", 0, "DXBC")
