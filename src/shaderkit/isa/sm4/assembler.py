@@ -69,6 +69,8 @@ REGISTER_TYPES.update({name: t for t, name in UPPER_51.items()})
 REGISTER_TYPES["l"] = 10
 _NAME_RE = re.compile(r"[A-Za-z]+")
 _SCALAR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1)
+#: ``, raw(0x..., ...)`` ending a declaration in ``disasm --exact`` text
+_DCL_RAW = re.compile(r", ?raw\(([^()]*)\)$")
 _DCL_NONE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1 and not info.dcl_components)
 _VECTOR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 4)
 _WRITABLE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.writable)
@@ -549,6 +551,12 @@ class _ProgramAssembler:
     def declaration(self, text: str) -> Instruction:
         normal = " ".join(text.split())
         shift = len(text) - len(text.lstrip())
+        extra: list[int] = []
+        tail = _DCL_RAW.search(normal)
+        if tail is not None:  # --exact: words after the declaration's fields (not from fxc)
+            at = text.find("raw(") + 4
+            extra = [_int_word(w, at + shift) for w, _ in _split(tail.group(1), at)]
+            normal = normal[: tail.start()]
         for prefix, opcode in dcl.BY_PREFIX:
             if not normal.startswith(prefix):
                 continue
@@ -564,6 +572,8 @@ class _ProgramAssembler:
                 raise _Fail(str(exc), m.start(exc.group) + shift) from None
             if opcode == 104 and inst.raw:
                 self.temps = inst.raw[0]
+            if extra:
+                inst.raw = [*inst.raw, *(w & 0xFFFFFFFF for w in extra)]
             return inst
         word = normal.split(" ")[0]
         known = any(word.startswith(prefix.split(" ")[0].rstrip("_")) for prefix, _ in dcl.BY_PREFIX)

@@ -76,8 +76,36 @@ def _compile(template: str) -> list[Piece]:
 
 #: opcode -> compiled template
 LAYOUTS: dict[int, list[Piece]] = {op: _compile(text) for op, text in DCL_TEMPLATES.items()}
-#: opcodes whose last raw word is the SM5.1 register space
+#: opcodes that end with the SM5.1 register space (the word after their fixed words)
 SPACED = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind == "space" for p in pieces))
+#: opcodes whose word count is variable (interface declarations: function bodies, tables)
+_VARIABLE = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind in ("bodies", "tables") for p in pieces))
+
+
+def _fixed_words(pieces: list[Piece], sm51: bool) -> int:
+    """How many raw words a template reads (before the SM5.1 space; ``cbsize`` is word 0 in SM5.1)."""
+    n = 0
+    for piece in pieces:
+        if piece.kind in ("r", "rt", "f", "hi"):
+            n = max(n, piece.at + 1)
+        elif piece.kind == "cbsize" and sm51:
+            n = max(n, 1)
+    return n
+
+
+#: opcode -> raw words before the SM5.1 register space. The space is the word right after them
+#: (as the runtime and vkd3d-shader read it), not simply the last word: vkd3d-shader 1.14 writes a
+#: return-type word (0x4444...) into dcl_uav_raw / dcl_resource_raw, which fxc never does.
+FIXED_WORDS = {(op, sm51): _fixed_words(pieces, sm51) for op, pieces in LAYOUTS.items() for sm51 in (False, True)}
+
+
+def extra_words(opcode: int, raw: Sequence[int], sm51: bool) -> Sequence[int]:
+    """The raw words of a declaration that its template does not print (none in fxc output;
+    ``disasm --exact`` shows them as ``raw(...)``)."""
+    if opcode not in LAYOUTS or opcode in _VARIABLE:
+        return ()
+    used = FIXED_WORDS[opcode, sm51] + (1 if sm51 and opcode in SPACED else 0)
+    return raw[used:]
 _MULTISAMPLED = (4, 9)
 _UAV_FLAGS = ((5, "_glc"), (6, "_rov"), (12, "_opc"))  # control bit, suffix
 
@@ -101,8 +129,9 @@ def _word(at: int) -> str:
     return f"(raw[{at}] if {at} < len(raw) else 0)"
 
 
-def _piece_code(name: str, piece: Piece) -> str:
-    """The Python expression of one template piece (``name`` holds its enumeration)."""
+def _piece_code(name: str, piece: Piece, fixed: int) -> str:
+    """The Python expression of one template piece (``name`` holds its enumeration; ``fixed``:
+    the SM5.1 raw words before the register space)."""
     kind = piece.kind
     if kind == "lit":
         return repr(piece.text)
@@ -119,7 +148,7 @@ def _piece_code(name: str, piece: Piece) -> str:
     if kind == "hi":
         return f"str({_word(piece.at)} >> 16)"
     if kind == "space":
-        return "(f', space={raw[-1]}' if sm51 and raw else '')"
+        return "(f', space={raw[%d]}' if sm51 and len(raw) > %d else '')" % (fixed, fixed)
     if kind == "cbsize":
         return "(f'[{raw[0]}]' if sm51 and len(raw) > 1 else '')"
     if kind == "samples":
@@ -147,7 +176,7 @@ def _compile_printer(op: int) -> DeclarationPrinter:
     for i, piece in enumerate(LAYOUTS[op]):
         name = f"N{i}"
         scope[name] = piece.names
-        codes.append(_piece_code(name, piece))
+        codes.append(_piece_code(name, piece, FIXED_WORDS[op, True]))
     printer: DeclarationPrinter = eval(  # noqa: S307
         "lambda c, raw, op, float_text, sm51, legacy: " + (" + ".join(codes) or "''"), scope)
     return printer
@@ -187,10 +216,16 @@ WITH_OPERAND = frozenset(op for op, pieces in LAYOUTS.items() if any(p.kind == "
 
 
 def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str], float_text: Callable[[int], str],
-                       sm51: bool, legacy: bool) -> str:
-    """The declaration's text from its template (``operand_text`` prints the declared operand)."""
+                       sm51: bool, legacy: bool, exact: bool = False) -> str:
+    """The declaration's text from its template (``operand_text`` prints the declared operand).
+    ``exact``: words the template does not print follow as ``, raw(0x...)``."""
     op = operand_text(inst.operands[0]) if inst.operands and inst.opcode in WITH_OPERAND else ""
-    return PRINTERS[inst.opcode](inst.controls, inst.raw, op, float_text, sm51, legacy)
+    text = PRINTERS[inst.opcode](inst.controls, inst.raw, op, float_text, sm51, legacy)
+    if exact:
+        extra = extra_words(inst.opcode, inst.raw, sm51)
+        if extra:
+            text += ", raw(" + ", ".join(f"0x{w:08x}" for w in extra) + ")"
+    return text
 
 
 # -- reading ----------------------------------------------------------------------------------

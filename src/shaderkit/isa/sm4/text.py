@@ -414,7 +414,8 @@ class Formatter:
     # -- declarations ----------------------------------------------------------------------
     def declaration(self, inst: Instruction, info: OpInfo) -> str:
         """The text of a declaration, from its template in ``dcl.py``."""
-        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact)
+        return format_declaration(inst, self.dcl_operand, self.float_text, self.sm51, self.legacy and not self.exact,
+                                  self.exact)
 
     def float_text(self, word: int) -> str:
         """The text of one float word (fxc's rounding, or exact in exact mode)."""

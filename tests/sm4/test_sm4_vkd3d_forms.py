@@ -1,0 +1,61 @@
+"""Token forms vkd3d-shader's HLSL compiler writes and fxc never does, packed by hand.
+
+vkd3d-shader 1.14 writes a return-type word (0x4444 = four "float" nibbles) into dcl_uav_raw
+and dcl_resource_raw, which take none. In SM5.1 the register space is the word right after the
+declaration's fixed words (the runtime and vkd3d's own reader take it from there); the extra word
+follows it. ``disasm --exact`` shows such words as ``, raw(0x...)`` and the assembler writes them
+back.
+"""
+
+from __future__ import annotations
+
+from shaderkit.isa.sm4.assembler import assemble
+from shaderkit.isa.sm4.decode import decode
+from shaderkit.isa.sm4.encode import encode
+from shaderkit.isa.sm4.text import Formatter
+
+RET = 0x0100003E  # ret: opcode 0x3e, length 1
+
+
+def program(version: int, *words: int) -> list[int]:
+    return [version, 2 + len(words) + 1, *words, RET]
+
+
+def lines(words: list[int], exact: bool) -> list[str]:
+    prog = decode(words)
+    fmt = Formatter(prog, exact=exact)
+    return [fmt.instruction(inst) for inst in prog.instructions]
+
+
+# ps_5_1 (0x51): dcl_uav_raw (0x9d), 7 words: opcode token; operand u (type 0x1e), 3 immediate
+# indices, fxc's xyzw swizzle form (0x0031ee46); ids U0, range 1..1; then 0x4444 and 0
+VKD3D_51 = program(0x51, 0x0700009D, 0x0031EE46, 0, 1, 1, 0x4444, 0)
+# the same declaration as fxc writes it: 6 words, space 3 last
+FXC_51 = program(0x51, 0x0600009D, 0x0031EE46, 0, 1, 1, 3)
+# ps_5_0 (0x50): dcl_uav_raw u1 (operand 0x0011e000: 0 components, type 0x1e, one index) + 0x4444
+VKD3D_50 = program(0x50, 0x0400009D, 0x0011E000, 1, 0x4444)
+
+
+def test_space_is_the_word_after_the_fixed_words() -> None:
+    assert lines(VKD3D_51, exact=False)[0] == "dcl_uav_raw U0[1:1], space=17476"
+    assert lines(FXC_51, exact=False)[0] == "dcl_uav_raw U0[1:1], space=3"
+
+
+def test_exact_text_shows_the_extra_words() -> None:
+    assert lines(VKD3D_51, exact=True)[0] == "dcl_uav_raw U0[1:1], space=17476, raw(0x00000000)"
+    assert lines(VKD3D_50, exact=True)[0] == "dcl_uav_raw u1, raw(0x00004444)"
+    assert lines(VKD3D_50, exact=False)[0] == "dcl_uav_raw u1"  # fxc's text has no place for it
+    assert lines(FXC_51, exact=True)[0] == "dcl_uav_raw U0[1:1], space=3"  # nothing extra
+
+
+def test_exact_text_assembles_to_the_same_words() -> None:
+    for words, version in ((VKD3D_51, "ps_5_1"), (VKD3D_50, "ps_5_0"), (FXC_51, "ps_5_1")):
+        text = version + "\n" + "\n".join(lines(words, exact=True)) + "\n"
+        assert encode(assemble(text)) == words, text
+
+
+def test_raw_resource_extra_word() -> None:
+    # ps_5_0 dcl_resource_raw t0 (opcode 0xa1, operand 0x00107000: type 7 = t, one index) + 0x4444
+    words = program(0x50, 0x040000A1, 0x00107000, 0, 0x4444)
+    assert lines(words, exact=True)[0] == "dcl_resource_raw t0, raw(0x00004444)"
+    assert encode(assemble("ps_5_0\n" + "\n".join(lines(words, exact=True)) + "\n")) == words
