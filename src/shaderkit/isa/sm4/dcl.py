@@ -148,7 +148,7 @@ def _piece_code(name: str, piece: Piece, fixed: int) -> str:
     if kind == "hi":
         return f"str({_word(piece.at)} >> 16)"
     if kind == "space":
-        return "(f', space={raw[%d]}' if sm51 and len(raw) > %d else '')" % (fixed, fixed)
+        return "(f', space={raw[" + str(fixed) + "]}' if sm51 and len(raw) > " + str(fixed) + " else '')"
     if kind == "cbsize":
         return "(f'[{raw[0]}]' if sm51 and len(raw) > 1 else '')"
     if kind == "samples":
