@@ -4,11 +4,14 @@ vkd3d-shader 1.14 writes a return-type word (0x4444 = four "float" nibbles) into
 and dcl_resource_raw, which take none. In SM5.1 the register space is the word right after the
 declaration's fixed words (the runtime and vkd3d's own reader take it from there); the extra word
 follows it. ``disasm --exact`` shows such words as ``, raw(0x...)`` and the assembler writes them
-back.
+back. It also sets the test bit on else/endif: ``disasm --exact`` prints it as ``ctl(0x80)``.
 """
 
 from __future__ import annotations
 
+import pytest
+
+from shaderkit.errors import AssemblyError
 from shaderkit.isa.sm4.assembler import assemble
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
@@ -59,3 +62,30 @@ def test_raw_resource_extra_word() -> None:
     words = program(0x50, 0x040000A1, 0x00107000, 0, 0x4444)
     assert lines(words, exact=True)[0] == "dcl_resource_raw t0, raw(0x00004444)"
     assert encode(assemble("ps_5_0\n" + "\n".join(lines(words, exact=True)) + "\n")) == words
+
+
+# vkd3d-shader sets the test bit (opcode token bit 18 = control bit 7) on else and endif, which
+# take no test; fxc leaves it clear. if_nz (0x1f, bit 18 set) r0.x: operand 0x0010000a = one
+# component selected (select-1 mode, component x), type 0 (r), one immediate index 0.
+IF_NZ = (0x0304001F, 0x0010000A, 0)
+ELSE_T = 0x01040012   # else, length 1, bit 18 set
+ENDIF_T = 0x01040015  # endif, length 1, bit 18 set
+
+
+def test_else_endif_test_bit_in_exact_text() -> None:
+    words = program(0x40, 0x02000068, 1, *IF_NZ, ELSE_T, ENDIF_T)  # dcl_temps 1 first
+    normal = lines(words, exact=False)
+    assert normal[1:4] == ["if_nz r0.x", "else ", "endif "]  # fxc's spelling: the bit is not shown
+    exact = lines(words, exact=True)
+    assert exact[1:4] == ["if_nz r0.x", "else ctl(0x80)", "endif ctl(0x80)"]
+    assert encode(assemble("ps_4_0\n" + "\n".join(exact) + "\n")) == words
+
+
+def test_fxc_else_endif_unchanged_in_exact_text() -> None:
+    words = program(0x40, 0x02000068, 1, *IF_NZ, 0x01000012, 0x01000015)
+    assert lines(words, exact=True)[1:4] == ["if_nz r0.x", "else ", "endif "]
+
+
+def test_ctl_wider_than_the_control_field_is_refused() -> None:
+    with pytest.raises(AssemblyError):
+        assemble("ps_4_0\nendif ctl(0x2000)\nret\n")

@@ -15,7 +15,8 @@ an immediate plus a relative index. Floats take fxc's ``%f`` text, the shortest 
 ``disasm --exact`` prints, or ``0x`` hex bits.
 
 ``disasm --exact`` text adds what fxc's text drops, in forms this module reads: ``raw(0x...)``
-after the operands (padding words), ``[r0.x + 0x0]`` (an immediate 0 plus a relative index),
+after the operands (padding words) and after a declaration's fields (vkd3d-shader's extra words),
+``ctl(0x...)`` last (control bits the mnemonic does not show, e.g. vkd3d's test bit on endif), ``[r0.x + 0x0]`` (an immediate 0 plus a relative index),
 ``// customdata class n: 0x...`` (the words of blocks fxc prints as a comment), and interpolation
 modes fxc 9.x omits.
 
@@ -657,6 +658,13 @@ class _ProgramAssembler:
         raw: list[int] = []
         if opcode == 120:  # fcall fp#[array][call site]
             return self.fcall(info.value, controls, extended, items, pos)
+        if items and items[-1][0].startswith("ctl(") and items[-1][0].endswith(")"):
+            # --exact: control bits the mnemonic does not show (vkd3d's else/endif test bit)
+            item, at = items.pop()
+            bits = _int_word(item[4:-1].strip(), at + 4)
+            if bits >> 13:
+                raise _Fail(f"ctl({item[4:-1]}) does not fit the 13 control bits", at)
+            controls |= bits
         if items and items[-1][0].startswith("raw(") and items[-1][0].endswith(")"):
             # --exact: words after the operands that fxc does not print
             item, at = items.pop()

@@ -371,6 +371,9 @@ class Formatter:
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
         if not inst.operands:  # fxc: ``ret `` with a blank, ``sync_g_t`` without
+            hidden = inst.controls & ~shown_controls(info.ctl) if self.exact else 0
+            if hidden:  # --exact: control bits the mnemonic does not show (vkd3d: else/endif test bit)
+                return f"{name} ctl(0x{hidden:x})"
             return name if info.name == "sync" else name + " "
         kind = info.imm
         special = _IMM_AT.get(inst.opcode)
@@ -385,6 +388,10 @@ class Formatter:
                 break
         if self.exact and inst.raw:  # words after the operands (fxc prints nothing)
             parts.append("raw(" + ", ".join(f"0x{w:08x}" for w in inst.raw) + ")")
+        if self.exact:
+            hidden = inst.controls & ~shown_controls(info.ctl)
+            if hidden:
+                parts.append(f"ctl(0x{hidden:x})")
         return name + " " + ", ".join(parts)
 
     def precision_notes(self, inst: Instruction, parts: list[str]) -> None:
@@ -510,6 +517,23 @@ class Formatter:
             if block == _OPEN or block == _MIDDLE:
                 level += 1
         return out
+
+
+def shown_controls(ctl: Ctl) -> int:
+    """The opcode control bits (relative to bit 11) an instruction's mnemonic shows for its
+    :class:`Ctl` kind: ``_sat`` (all but sync), ``[precise]`` (SAT), ``_z``/``_nz`` (TEST), the
+    resinfo return type (RESINFO), the sync flags (SYNC). ``disasm --exact`` prints the others as
+    ``ctl(0x...)`` (fxc sets none; vkd3d-shader sets the test bit of else/endif)."""
+    shown = 0 if ctl == Ctl.SYNC else SATURATE.bits
+    if ctl == Ctl.SAT:
+        shown |= PRECISE_MASK.bits
+    elif ctl == Ctl.TEST:
+        shown |= TEST_NONZERO.bits
+    elif ctl == Ctl.RESINFO:
+        shown |= 3
+    elif ctl == Ctl.SYNC:
+        shown |= 0xF
+    return shown
 
 
 def clear_caches() -> None:
