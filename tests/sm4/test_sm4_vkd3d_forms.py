@@ -89,3 +89,18 @@ def test_fxc_else_endif_unchanged_in_exact_text() -> None:
 def test_ctl_wider_than_the_control_field_is_refused() -> None:
     with pytest.raises(AssemblyError):
         assemble("ps_4_0\nendif ctl(0x2000)\nret\n")
+
+
+def test_declaration_control_bits_in_exact_text() -> None:
+    # vkd3d-shader 1.14 writes the buffer dimension (1) into bits 11+ of dcl_uav_raw, whose
+    # template prints only the _glc/_rov/_opc bits: opcode token 0x0400089d (bit 11 set)
+    words = program(0x50, 0x0400089D, 0x0011E000, 1, 0x4444)
+    assert lines(words, exact=False)[0] == "dcl_uav_raw u1"
+    text = lines(words, exact=True)[0]
+    assert text == "dcl_uav_raw u1, raw(0x00004444), ctl(0x1)"
+    assert encode(assemble("ps_5_0\n" + text + "\nret\n")) == words
+    # the _glc bit (control bit 5: 0x10000 in the token) is printed by the template, not as ctl
+    glc = program(0x50, 0x0301009D, 0x0011E000, 1)
+    assert lines(glc, exact=True)[0] == "dcl_uav_raw_glc u1"
+    with pytest.raises(AssemblyError):
+        assemble("ps_5_0\ndcl_uav_raw u1, ctl(0x2000)\nret\n")

@@ -72,6 +72,8 @@ _NAME_RE = re.compile(r"[A-Za-z]+")
 _SCALAR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1)
 #: ``, raw(0x..., ...)`` ending a declaration in ``disasm --exact`` text
 _DCL_RAW = re.compile(r", ?raw\(([^()]*)\)$")
+#: ``, ctl(0x...)`` ending a declaration in ``disasm --exact`` text (control bits not printed)
+_DCL_CTL = re.compile(r", ?ctl\(([^()]*)\)$")
 _DCL_NONE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 1 and not info.dcl_components)
 _VECTOR = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.components == 4)
 _WRITABLE = frozenset(t for t, info in REGISTER_TYPE_INFO.items() if info.writable)
@@ -553,6 +555,14 @@ class _ProgramAssembler:
         normal = " ".join(text.split())
         shift = len(text) - len(text.lstrip())
         extra: list[int] = []
+        hidden = 0
+        ctl = _DCL_CTL.search(normal)
+        if ctl is not None:  # --exact: control bits the template does not print (not from fxc)
+            at = text.rfind("ctl(") + 4
+            hidden = _int_word(ctl.group(1).strip(), at + shift)
+            if hidden >> 13:
+                raise _Fail(f"ctl({ctl.group(1)}) does not fit the 13 control bits", at)
+            normal = normal[: ctl.start()]
         tail = _DCL_RAW.search(normal)
         if tail is not None:  # --exact: words after the declaration's fields (not from fxc)
             at = text.find("raw(") + 4
@@ -575,6 +585,7 @@ class _ProgramAssembler:
                 self.temps = inst.raw[0]
             if extra:
                 inst.raw = [*inst.raw, *(w & 0xFFFFFFFF for w in extra)]
+            inst.controls |= hidden
             return inst
         word = normal.split(" ")[0]
         known = any(word.startswith(prefix.split(" ")[0].rstrip("_")) for prefix, _ in dcl.BY_PREFIX)

@@ -99,6 +99,23 @@ def _fixed_words(pieces: list[Piece], sm51: bool) -> int:
 FIXED_WORDS = {(op, sm51): _fixed_words(pieces, sm51) for op, pieces in LAYOUTS.items() for sm51 in (False, True)}
 
 
+def _shown_controls(pieces: list[Piece]) -> int:
+    """The opcode control bits (relative to bit 11) a template prints."""
+    shown = 0
+    for piece in pieces:
+        if piece.kind == "c":
+            shown |= ((1 << piece.width) - 1) << piece.at
+        elif piece.kind == "samples":
+            shown |= 0x7F << 5
+        elif piece.kind == "uav":
+            shown |= sum(1 << bit for bit, _ in _UAV_FLAGS)
+        elif piece.kind == "interp":
+            shown |= 0xF
+        elif piece.kind == "flags":
+            shown |= 0x1FFF
+    return shown
+
+
 def extra_words(opcode: int, raw: Sequence[int], sm51: bool) -> Sequence[int]:
     """The raw words of a declaration that its template does not print (none in fxc output;
     ``disasm --exact`` shows them as ``raw(...)``)."""
@@ -108,6 +125,10 @@ def extra_words(opcode: int, raw: Sequence[int], sm51: bool) -> Sequence[int]:
     return raw[used:]
 _MULTISAMPLED = (4, 9)
 _UAV_FLAGS = ((5, "_glc"), (6, "_rov"), (12, "_opc"))  # control bit, suffix
+#: opcode -> the control bits its template prints; ``disasm --exact`` prints the others as
+#: ``, ctl(0x...)`` (fxc sets none; vkd3d-shader 1.14 puts the buffer dimension into bits 11+ of
+#: dcl_uav_raw / dcl_resource_raw)
+SHOWN_CONTROLS = {op: _shown_controls(pieces) for op, pieces in LAYOUTS.items()}
 
 
 def _name(names: dict[int, str] | None, value: int) -> str:
@@ -225,6 +246,9 @@ def format_declaration(inst: Instruction, operand_text: Callable[[Operand], str]
         extra = extra_words(inst.opcode, inst.raw, sm51)
         if extra:
             text += ", raw(" + ", ".join(f"0x{w:08x}" for w in extra) + ")"
+        hidden = inst.controls & ~SHOWN_CONTROLS[inst.opcode]
+        if hidden:
+            text += f", ctl(0x{hidden:x})"
     return text
 
 
