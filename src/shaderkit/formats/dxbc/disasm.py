@@ -478,6 +478,8 @@ class _Effect:
         self.model = model
         self.records = model.records
         self.block = model.block
+        #: block offsets of the expressions printed so far, in listing order
+        self.expressions: list[int] = []
         self.depth = depth
         #: fx_5_0 (Effects11): groups, interfaces, SBinaryShaderData5 and fxc's fx_5_0 spellings
         self.fx5 = model.records.fx5
@@ -626,6 +628,7 @@ class _Effect:
         lines = expression_lines(container)
         if lines is None:
             return None
+        self.expressions.append(code_off)
         return "eval(" + ("\n" + indent + " " * 16).join(lines) + ")"
 
     def stream_out_note(self, decl_offset: int) -> list[str]:
@@ -849,6 +852,13 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _effect_listing(container, out, depth)
     else:
         _shader_listing(container, out)
+
+
+def effect_expressions(effect: Effect) -> list[int]:
+    """Block offsets of the effect's ``eval(...)`` expressions in the order its listing prints them."""
+    printer = _Effect(b"", 0, effect)
+    printer.lines()
+    return printer.expressions
 
 
 def listing(container: DxbcContainer, exact: bool = False, hex_literals: bool = False) -> str:

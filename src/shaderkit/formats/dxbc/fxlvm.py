@@ -130,6 +130,16 @@ class ConstantTable:
                 return c.name + inner
         return f"c{register}"
 
+    def input_register(self, name: str, inner: int | None) -> int | None:
+        """The register :meth:`input_name` prints as ``name`` / ``name[inner]``; None when no
+        constant has that name or ``inner`` is past it."""
+        for c in self.constants:
+            if c.name == name and (c.register_count > 1) == (inner is not None):
+                if inner is None:
+                    return c.register_index
+                return c.register_index + inner if inner < c.register_count else None
+        return None
+
 
 @dataclass
 class Literals:
@@ -205,6 +215,63 @@ def expression_lines(container: Any) -> list[str] | None:
     return [instruction_text(ins, texts, namer) for ins in code.code.instructions]
 
 
+def assemble_expression(container: Any, lines: list[str]) -> None:
+    """Replace the instructions of an expression container by ``lines`` (fxc's text, one
+    instruction a line): inputs named through its ``CTAB``; literals reuse the ``CLI4`` values
+    that print the same (so ``%f``'s rounding keeps the stored bits), new ones are appended.
+    Raises AssemblyError (line 1-based within ``lines``, column 0) on text it cannot read."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.fxlvm.assembler import parse_instruction
+
+    code, literals, table = container.chunk("FXLC"), container.chunk("CLI4"), container.chunk("CTAB")
+    if not isinstance(code, ExpressionCode) or not isinstance(literals, Literals):
+        raise AssemblyError("the base's expression has no typed FXLC and CLI4 chunks", 1, 0)
+    values = list(literals.values)
+    known: dict[str, int] = {}
+    for text, bits in zip(literals.texts(), values):
+        known.setdefault(text, bits)
+    resolve = table.input_register if isinstance(table, ConstantTable) else (lambda name, inner: None)
+    out = []
+    for n, line in enumerate(lines, 1):
+        try:
+            out.append(parse_instruction(line, values, resolve, known))
+        except AssemblyError as error:
+            raise AssemblyError(error.message, n, error.column) from None
+    code.code.instructions = out
+    literals.values = _reuse_free_literals(out, values, len(literals.values))
+
+
+def _reuse_free_literals(instructions: list[Any], values: list[int], kept: int) -> list[int]:
+    """``values`` with the literals appended past the first ``kept`` moved into runs of slots
+    no instruction reads any more (the literal list keeps its size when an edit changes a
+    literal's value); instructions are updated in place."""
+    if len(values) == kept:
+        return values
+    from shaderkit.isa.fxlvm.table import REG_LITERAL
+
+    reads = []  # (operand, component count) of every literal operand
+    for ins in instructions:
+        for k, op in enumerate(ins.inputs):
+            if op.table == REG_LITERAL and op.array is None:
+                reads.append((op, 1 if k == 0 and ins.scalar else ins.components))
+    used = {slot for op, n in reads if op.offset < kept for slot in range(op.offset, op.offset + n)}
+    moved: dict[tuple[int, int], int] = {}
+    for op, n in reads:
+        if op.offset < kept:
+            continue
+        key = (op.offset, n)
+        if key not in moved:
+            free = next((at for at in range(kept - n + 1)
+                         if not used.intersection(range(at, at + n))), None)
+            if free is None:
+                return values
+            values[free : free + n] = values[op.offset : op.offset + n]
+            used.update(range(free, free + n))
+            moved[key] = free
+        op.offset = moved[key]
+    return values[:kept]
+
+
 __all__ = [
-    "MAX_CONSTANTS", "ConstantTable", "CtabConstant", "CtabType", "ExpressionCode", "Literals", "expression_lines",
+    "assemble_expression", "MAX_CONSTANTS", "ConstantTable", "CtabConstant", "CtabType", "ExpressionCode", "Literals", "expression_lines",
 ]
