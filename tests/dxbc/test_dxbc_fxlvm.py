@@ -207,3 +207,60 @@ def test_effect_listing_prints_eval() -> None:
         "                        iadd expr.x, r0.x, j.x)];",
     ]
     assert model.to_bytes() == data
+
+
+def _resolver(name: str, inner: int | None) -> int | None:
+    return {("a", None): 0, ("b", None): 1, ("m", 3): 5}.get((name, inner))
+
+
+def test_instruction_text_assembles_to_hand_packed_words() -> None:
+    from shaderkit.isa.fxlvm.assembler import parse_instruction
+
+    literals = [2]
+    dot = parse_instruction("dot r0.yzwx, a, b", literals, _resolver)
+    mul = parse_instruction("mul expr.xy, r0.x, (5.000000, 2)", literals, _resolver)
+    add = parse_instruction("add expr0.y, m[3].z, c9.w", literals, _resolver)
+    code = FxlcCode([dot, mul, add], b"")
+    assert code.to_bytes() == fxlc(
+        ins(0x500, 4, op(TMP, 1), op(IN, 0), op(IN, 4)),
+        ins(0x205, 2, op(OUT, 0), op(TMP, 0), op(LIT, 1), scalar=True),
+        ins(0x204, 1, op(OUT, 1), op(IN, 22), op(IN, 39)),
+        tail=b"",
+    )
+    assert literals == [2, 0x40A00000, 2]  # (5.0, 2) is not in the list as a run: appended
+
+
+@pytest.mark.parametrize("text", [
+    "mul r0.xz, a.xz, b.xz",  # components not consecutive
+    "add r0.x, zz.x, a.x",  # no such input
+    "frob r0.x, a.x",  # no such instruction
+    "add r0.xy, a.xy, b.x",  # only the first input may be scalar
+    "add r0.x, a.x, (1.5q)",  # unreadable literal
+])
+def test_bad_instruction_text_raises(text: str) -> None:
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.fxlvm.assembler import parse_instruction
+
+    with pytest.raises(AssemblyError):
+        parse_instruction(text, [], _resolver)
+
+
+def test_asm_base_reads_eval_back_and_writes_edits() -> None:
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dxbc.assemble import assemble_with_base
+
+    data = container((b"FX10", _effect_with_expressions()))
+    text = DxbcContainer.from_bytes(data).disassemble()
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+    # a changed literal takes the slot the old one leaves: same size, new value and text
+    edited = text.replace("eval(iadd expr.x, i.x, (2))", "eval(imul expr.x, i.x, (9))")
+    out = assemble_with_base(edited, DxbcContainer.from_bytes(data)).to_bytes()
+    assert len(out) == len(data) and out != data
+    assert DxbcContainer.from_bytes(out).disassemble() == edited
+    assert cli4(9) in out and fxlc(ins(0x219, 1, op(OUT, 0), op(IN, 0), op(LIT, 0))) in out
+    # a second input instruction would move the effect's offsets: refused
+    grown = text.replace("(iadd expr.x, i.x, (2))", "(iadd r0.x, i.x, (2)\n iadd expr.x, r0.x, i.x)")
+    with pytest.raises(AssemblyError, match="keep its size"):
+        assemble_with_base(grown, DxbcContainer.from_bytes(data))
+    with pytest.raises(AssemblyError, match="expression"):
+        assemble_with_base(text.replace("eval(iadd expr.x, i.x, (2))", "1"), DxbcContainer.from_bytes(data))
