@@ -168,10 +168,10 @@ def test_suffixes() -> None:
         "", ".yzwx", ".wx", ".zwx", ".w"]
 
 
-def _effect_with_expressions() -> bytes:
+def _effect_with_expressions(single_literals: bytes = cli4(2)) -> bytes:
     """An fx_4_0 payload whose pass assigns DS_StencilRef = eval(...) and
     DepthStencilState = arr[eval(...)] (two instructions)."""
-    single = expression(fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0))), cli4(2), ctab(("i", 0, 1)))
+    single = expression(fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0))), single_literals, ctab(("i", 0, 1)))
     double = expression(fxlc(ins(0x219, 1, op(TMP, 0), op(IN, 0), op(LIT, 0)),
                              ins(0x216, 1, op(OUT, 0), op(TMP, 0), op(IN, 4))),
                         cli4(3), ctab(("i", 0, 1), ("j", 1, 1)))
@@ -264,3 +264,19 @@ def test_asm_base_reads_eval_back_and_writes_edits() -> None:
         assemble_with_base(grown, DxbcContainer.from_bytes(data))
     with pytest.raises(AssemblyError, match="expression"):
         assemble_with_base(text.replace("eval(iadd expr.x, i.x, (2))", "1"), DxbcContainer.from_bytes(data))
+
+
+def test_unreadable_table_stays_raw_and_bad_literal_falls_back() -> None:
+    table = bytearray(ctab(("i", 0, 1)))
+    struct.pack_into("<I", table, 28, len(table) - 1)  # the name: the last byte, no NUL after it
+    code = fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0)))
+    data = expression(code, cli4(2), bytes(table))
+    model = DxbcContainer.from_bytes(data)
+    assert not isinstance(model.chunk("CTAB"), ConstantTable) and model.to_bytes() == data
+    assert expression_lines(model) == ["iadd expr.x, c0.x, (2)"]  # inputs by register without a table
+    # a literal past the CLI4 list: ShaderFormatError, and the effect listing keeps its other lines
+    with pytest.raises(ShaderFormatError):
+        expression_lines(DxbcContainer.from_bytes(expression(code, cli4(), ctab(("i", 0, 1)))))
+    lines = DxbcContainer.from_bytes(container((b"FX10", _effect_with_expressions(cli4())))).disassemble().splitlines()
+    assert "        DS_StencilRef = /* assignment type 6 */;" in lines
+    assert "        DepthStencilState = arr[eval(imul r0.x, i.x, (3)" in lines

@@ -625,7 +625,10 @@ class _Effect:
                 container = Container.from_bytes(code)
             except ShaderFormatError:
                 return None
-        lines = expression_lines(container)
+        try:
+            lines = expression_lines(container)
+        except ShaderFormatError:  # an operand past the literals: printed as the assignment type
+            lines = None
         if lines is None:
             return None
         self.expressions.append(code_off)

@@ -82,10 +82,16 @@ class ConstantTable:
     data: bytes = b""
     fourcc: str = "CTAB"
 
-    @staticmethod
-    def understood(r: Reader) -> bool:
-        """Whether the payload under ``r`` starts with a constant table header."""
-        return r.remaining >= _HEADER.size and r.data[r.pos : r.pos + 4] == b"\x1c\0\0\0"
+    @classmethod
+    def understood(cls, r: Reader) -> bool:
+        """Whether the payload under ``r`` is a constant table whose infos and names read."""
+        if r.remaining < _HEADER.size or r.data[r.pos : r.pos + 4] != b"\x1c\0\0\0":
+            return False
+        try:
+            cls.parse(Reader(r.data[r.pos : r.end], context="CTAB"))
+        except ShaderFormatError:
+            return False
+        return True
 
     @classmethod
     def parse(cls, r: Reader) -> ConstantTable:
