@@ -280,3 +280,27 @@ def test_unreadable_table_stays_raw_and_bad_literal_falls_back() -> None:
     lines = DxbcContainer.from_bytes(container((b"FX10", _effect_with_expressions(cli4())))).disassemble().splitlines()
     assert "        DS_StencilRef = /* assignment type 6 */;" in lines
     assert "        DepthStencilState = arr[eval(imul r0.x, i.x, (3)" in lines
+
+
+def test_every_word_of_an_expression_corrupted() -> None:
+    from dxbc_build import assert_word_mutants_rebuild
+
+    code = fxlc(ins(0x219, 1, op(TMP, 0), op(IN, 0), op(LIT, 0)),
+                ins(0x216, 2, op(OUT, 0), op(TMP, 0), op(IN, 4), scalar=True))
+    data = expression(code, cli4(3, 0x3F800000), ctab(("i", 0, 1), ("j", 1, 1)))
+    assert assert_word_mutants_rebuild(data, (0, 1, 2, 0xFF, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFF)) > 0
+    for at in range(32, len(data) - 3, 4):  # what parses also prints, or raises ShaderFormatError
+        for word in (1, 0xFFFF, 0xFFFFFFFF):
+            try:
+                model = DxbcContainer.from_bytes(data[:at] + struct.pack("<I", word) + data[at + 4 :])
+                expression_lines(model)
+            except ShaderFormatError:
+                pass
+
+
+def test_component_count_past_four_does_not_print() -> None:
+    code = fxlc(ins(0x100, 0xFFFF, op(OUT, 0), op(IN, 0)))
+    model = DxbcContainer.from_bytes(expression(code, cli4(), ctab(("i", 0, 1))))
+    assert isinstance(model.chunk("FXLC"), ExpressionCode)  # kept typed, rebuilt as read
+    with pytest.raises(ShaderFormatError, match="65535 components"):
+        expression_lines(model)

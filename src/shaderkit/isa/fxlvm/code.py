@@ -173,7 +173,10 @@ def _plain(table: int, offset: int, count: int, literals: Sequence[str], input_n
 
 
 def instruction_text(ins: FxlcInstruction, literals: Sequence[str], input_name: InputNamer) -> str:
-    """``name output, inputs...`` as fxc prints the instruction."""
+    """``name output, inputs...`` as fxc prints the instruction; ShaderFormatError for a
+    component count outside 1..4 (the VM's registers have four)."""
+    if not 1 <= ins.components <= 4:
+        raise ShaderFormatError(f"FXLC {ins.name} has {ins.components} components", None, "FXLC")
     ops = [operand_text(ins.output, ins.components, literals, input_name)]
     for k, op in enumerate(ins.inputs):
         count = 1 if (k == 0 and ins.scalar) else ins.components
