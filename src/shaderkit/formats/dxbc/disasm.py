@@ -31,7 +31,6 @@ import struct
 from contextvars import ContextVar
 
 from shaderkit.errors import ShaderFormatError
-from shaderkit.formats.dxbc.fxlvm import expression_lines
 from shaderkit.io.reader import Reader
 
 TYPE_CHECKING = False  # (typing and the rare chunk models load only when needed: start-up)
@@ -625,6 +624,8 @@ class _Effect:
                 container = Container.from_bytes(code)
             except ShaderFormatError:
                 return None
+        from shaderkit.formats.dxbc.fxlvm import expression_lines  # (effects with expressions only: start-up)
+
         try:
             lines = expression_lines(container)
         except ShaderFormatError:  # an operand past the literals: printed as the assignment type

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.reader import Reader
 from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text
 from shaderkit.isa.sm4.text import fmt_untyped
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEADER = struct.Struct("<7I")
 _INFO = struct.Struct("<I4HII")

@@ -9,9 +9,8 @@ only names the opcode and says which inputs it reads as integers or booleans (fo
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shaderkit.isa.field import Field
+from shaderkit.named_tuple import NamedTuple
 
 
 class FxlcOp(NamedTuple):
