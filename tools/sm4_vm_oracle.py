@@ -135,7 +135,7 @@ def _diff(ours: np.ndarray, theirs: np.ndarray) -> str:
 def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tuple[str, str]:
     """("passed" | "failed" | "skipped", reason) for one DXBC file."""
     import shaderkit
-    from shaderkit.vm.sm4 import Buffer, Sampler, Shader, Texture, VmError
+    from shaderkit.vm.sm4 import Buffer, Shader, Texture, VmError
 
     raw = path.read_bytes()
     try:
@@ -171,27 +171,7 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
     decl = shader.decl
     if any(dim.startswith("texture2dms") for dim, _ in decl.resources.values()):
         return "skipped", "multisampled texture: the oracle binds a single-sampled one (its results are NaN)"
-    for slot, words in res.cbuffers.items():
-        if slot in shader.constant_buffers:
-            shader.set_constant_buffer(slot, np.asarray(words, np.uint32))
-    for slot, (words, _fmt) in res.srv_buffers.items():
-        stride = decl.structured.get((7, slot), 0)
-        dim, ret = decl.resources.get(slot, ("", ""))
-        if dim == "buffer":  # typed: the oracle's texel buffer is rgba32f, or r32ui/r32i for int types
-            shader.bind_buffer(slot, Buffer(typed=_typed(words, 1 if ret in ("sint", "uint") else 4)))
-        else:
-            shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
-    for slot, array in res.textures.items():
-        dim, ret = decl.resources.get(slot, ("texture2d", "float"))
-        data = np.asarray(array)
-        if ret in ("sint", "uint"):
-            data = data.astype(np.int32 if ret == "sint" else np.uint32)
-        if dim == "texture3d" and data.ndim == 3:
-            data = data[None]
-        shader.bind_texture(slot, Texture.from_array(data, dim if dim != "unknown" else "texture2d"))
-    for slot in decl.samplers:  # the oracle's default: nearest, clamp, compare "<="
-        shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3,
-                                          comparison="less_equal"))
+    _bind_vm_resources(shader, res)
     for slot, (words, _fmt) in res.uav_buffers.items():
         stride = decl.structured.get((30, slot), 0)
         if decl.uav_dimensions.get(slot) == "buffer":  # typed UAV buffer: r32ui/r32i/r32f words
@@ -493,7 +473,7 @@ def _bind_vm_resources(shader: Any, res: Any) -> None:
     for slot, (words, _fmt) in res.srv_buffers.items():
         stride = decl.structured.get((7, slot), 0)
         dim, ret = decl.resources.get(slot, ("", ""))
-        if dim == "buffer":
+        if dim == "buffer":  # typed: the oracle's texel buffer is rgba32f, or r32ui/r32i for int types
             shader.bind_buffer(slot, Buffer(typed=_typed(words, 1 if ret in ("sint", "uint") else 4)))
         else:
             shader.bind_buffer(slot, Buffer(np.asarray(words, np.uint32).copy(), stride))
@@ -505,7 +485,7 @@ def _bind_vm_resources(shader: Any, res: Any) -> None:
         if dim == "texture3d" and data.ndim == 3:
             data = data[None]
         shader.bind_texture(slot, Texture.from_array(data, dim if dim != "unknown" else "texture2d"))
-    for slot in decl.samplers:
+    for slot in decl.samplers:  # the oracle's default: nearest, clamp, compare "<="
         shader.bind_sampler(slot, Sampler(filter="point", mip_filter="point", address=("clamp",) * 3,
                                           comparison="less_equal"))
 

@@ -42,6 +42,10 @@ from shaderkit.isa.sm4.model import Program
 from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, Imm
 from shaderkit.isa.sm4.table import CONTROLS_AT
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from shaderkit.formats.dxbc.fx10 import Effect
+
 
 def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     """``base`` with the code of every program in ``text`` replaced (edited in place and
@@ -70,6 +74,8 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
             if stat is not None:
                 update_statistics(stat, old, prog)
             shader.tokens = array("I", words)
+    if base.effect is not None:
+        _apply_expression_edits(text, base.effect)
     lines = text.splitlines()
     if targets == [base] and programs:
         _apply_signature_edits(lines[: programs[0].line - 1], base)
@@ -78,6 +84,51 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         for start, assembled, function in zip(_function_starts(lines, programs), programs, targets):
             _apply_level9_edits(lines, assembled.line - 1, function, start)
     return base
+
+
+def eval_bodies(text: str) -> list[tuple[int, list[str]]]:
+    """Each ``eval(...)`` of an effect listing: the 1-based line of its ``eval(`` and its
+    instruction lines (stripped); AssemblyError when one is not closed."""
+    out = []
+    at = text.find("eval(")
+    while at >= 0:
+        depth, end = 1, at + 5
+        while depth and end < len(text):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        line = text.count("\n", 0, at) + 1
+        if depth:
+            raise AssemblyError("'eval(' is not closed", line, at - text.rfind("\n", 0, at))
+        body = text[at + 5 : end - 1]
+        out.append((line, [part.strip() for part in body.split("\n")]))
+        at = text.find("eval(", end)
+    return out
+
+
+def _apply_expression_edits(text: str, effect: Effect) -> None:
+    """Expressions whose ``eval(...)`` text differs from the base's listing of them are assembled
+    into the base's expression containers (in listing order); each must keep its size, as the
+    effect's offsets are not moved."""
+    from shaderkit.formats.dxbc.disasm import effect_expressions
+    from shaderkit.formats.dxbc.fxlvm import assemble_expression, expression_lines
+
+    bodies = eval_bodies(text)
+    offsets = effect_expressions(effect)
+    if len(bodies) != len(offsets):
+        line = bodies[len(offsets)][0] if len(bodies) > len(offsets) else bodies[-1][0] if bodies else 1
+        raise AssemblyError(f"the text holds {len(bodies)} expression(s), the base {len(offsets)}", line, 1)
+    for (line, body), offset in zip(bodies, offsets):
+        container = effect.shader_at(offset)
+        if container is None or expression_lines(container) == body:
+            continue
+        size = len(container.to_bytes())
+        try:
+            assemble_expression(container, body)
+        except AssemblyError as error:
+            raise AssemblyError(error.message, line + error.line - 1, error.column or 1) from None
+        if len(container.to_bytes()) != size:
+            raise AssemblyError("an edited expression must keep its size (instruction, operand and "
+                                "literal counts): the effect's offsets are not moved", line, 1)
 
 
 def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool,

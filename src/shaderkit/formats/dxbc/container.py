@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from shaderkit.formats.dxbc.aon9 import Level9Shader
     from shaderkit.formats.dxbc.dxil import DxilProgram
     from shaderkit.formats.dxbc.fx10 import Effect
+    from shaderkit.formats.dxbc.fxlvm import ConstantTable, ExpressionCode, Literals
     from shaderkit.formats.dxbc.ifce import Interfaces
     from shaderkit.formats.dxbc.lfs0 import FunctionSignature
     from shaderkit.formats.dxbc.libh import LibraryHeader
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
         RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
         "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
         "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo", "DxilProgram",
+        "ConstantTable", "Literals", "ExpressionCode",
     ]
 
 
@@ -111,6 +113,7 @@ def __getattr__(name: str) -> Any:
             RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
             "Interfaces", "RootSignature", "Level9Shader", "FunctionSignature", "Effect",
             "ProgramDatabase", "LibraryHeader", "LibraryFunction", "ShaderDebugInfo", "DxilProgram",
+            "ConstantTable", "Literals", "ExpressionCode",
         ]
         globals()["Chunk"] = alias
         return alias
@@ -122,7 +125,8 @@ _OCCASIONAL = {
     "RTS0": ("rts0", "RootSignature"), "Aon9": ("aon9", "Level9Shader"), "XNAS": ("aon9", "Level9Shader"),
     "XNAP": ("aon9", "Level9Shader"), "FX10": ("fx10", "Effect"), "SPDB": ("spdb", "ProgramDatabase"),
     "LIBH": ("libh", "LibraryHeader"), "SDBG": ("sdbg", "ShaderDebugInfo"), "DXIL": ("dxil", "DxilProgram"),
-    "ILDB": ("dxil", "DxilProgram"),
+    "ILDB": ("dxil", "DxilProgram"), "CTAB": ("fxlvm", "ConstantTable"), "CLI4": ("fxlvm", "Literals"),
+    "FXLC": ("fxlvm", "ExpressionCode"),
 }
 
 
@@ -204,6 +208,8 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
         return _model(fourcc).parse(r, fourcc)
     if fourcc in ("DXIL", "ILDB") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, fourcc)
+    if fourcc in ("CTAB", "CLI4", "FXLC") and _model(fourcc).understood(r):
+        return _model(fourcc).parse(r)
     if fourcc == "FX10" and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, depth)
     if fourcc == "LIBH":

@@ -11,7 +11,9 @@
   sections, then the interface variables and the groups (``fxgroup [name]``) of ``technique11``
   blocks; an fx_5_0 shader's stream-output declarations, rasterized stream and interface
   bindings follow its ``asm`` block as fxc's ``/* ... */`` comments. Expression assignments
-  (FXLVM ``eval(...)``) are not disassembled: they print as ``/* assignment type N */``.
+  print as fxc's ``eval(...)`` (:mod:`.fxlvm`: the FXLVM instructions, inputs by their ``CTAB``
+  names, literals from ``CLI4``), indexed ones as ``array[eval(...)]``; one whose code block is
+  no expression container prints as ``/* assignment type N */``.
   The chunk is the :class:`~shaderkit.formats.dxbc.fx10.Effect` model: this module prints its
   typed records (as edited) and the typed items of its unstructured block
   (:class:`~shaderkit.formats.dxbc.fx10_block.EffectBlock`: strings, types, default values,
@@ -475,6 +477,8 @@ class _Effect:
         self.model = model
         self.records = model.records
         self.block = model.block
+        #: block offsets of the expressions printed so far, in listing order
+        self.expressions: list[int] = []
         self.depth = depth
         #: fx_5_0 (Effects11): groups, interfaces, SBinaryShaderData5 and fxc's fx_5_0 spellings
         self.fx5 = model.records.fx5
@@ -592,9 +596,44 @@ class _Effect:
                 notes = self.stream_out_note(self.block.assignment_at(init).words[1])
             self.shader_block(f"{indent}{lhs} = ", indent, shader_off, out, notes)
             return
+        elif kind in (5, 6):  # (array name, expression) / expression: fxc's eval(...)
+            code_off = self.block.assignment_at(init).words[1] if kind == 5 else init
+            body = self.expression(code_off, indent)
+            if body is None:
+                rhs = f"/* assignment type {kind} */"
+            elif kind == 5:
+                rhs = f"{self.string(self.block.assignment_at(init).words[0])}[{body}]"
+            else:
+                rhs = body
         else:
             rhs = f"/* assignment type {kind} */"
-        out.append(f"{indent}{lhs:<8} = {rhs};")
+        out.extend(f"{indent}{lhs:<8} = {rhs};".split("\n"))
+
+    def expression(self, code_off: int, indent: str) -> str | None:
+        """``eval(...)`` of the FXLVM container at ``code_off``, one instruction a line, the lines
+        after the first indented 16 columns past ``indent``; None when the block holds no
+        expression there."""
+        container = self.model.shader_at(code_off)
+        if container is None:
+            code = self.block.code.get(code_off)
+            if not code:
+                return None
+            from shaderkit.formats.dxbc.container import DxbcContainer as Container
+
+            try:
+                container = Container.from_bytes(code)
+            except ShaderFormatError:
+                return None
+        from shaderkit.formats.dxbc.fxlvm import expression_lines  # (effects with expressions only: start-up)
+
+        try:
+            lines = expression_lines(container)
+        except ShaderFormatError:  # an operand past the literals: printed as the assignment type
+            lines = None
+        if lines is None:
+            return None
+        self.expressions.append(code_off)
+        return "eval(" + ("\n" + indent + " " * 16).join(lines) + ")"
 
     def stream_out_note(self, decl_offset: int) -> list[str]:
         """fxc's comment after an fx_4-style geometry shader with stream output."""
@@ -823,6 +862,13 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _effect_listing(container, out, depth)
     else:
         _shader_listing(container, out)
+
+
+def effect_expressions(effect: Effect) -> list[int]:
+    """Block offsets of the effect's ``eval(...)`` expressions in the order its listing prints them."""
+    printer = _Effect(b"", 0, effect)
+    printer.lines()
+    return printer.expressions
 
 
 def listing(container: DxbcContainer, exact: bool = False, hex_literals: bool = False) -> str:

@@ -107,6 +107,7 @@ from shaderkit.vm.sm4.machine import (
     compile_program,
     declarations,
 )
+from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 from shaderkit.vm.sm4.tessellation import (
     INSTANCE_IDS,
@@ -141,7 +142,7 @@ def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers
     if key[:1] in "vV" and key[1:].isdigit():
         register, start, ctype, named = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3), False
     else:
-        element = elements.get(_normalize(key))
+        element = elements.get(normalize_key(key))
         if element is None:
             raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
         register, ctype, named = element.register, element.component_type, True
@@ -151,34 +152,13 @@ def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers
     return register, start, ctype, named
 
 
-def _normalize(key: str) -> str:
-    upper = key.upper()
-    return upper if upper[-1:].isdigit() else upper + "0"
-
-
-class Outputs(Mapping[str, np.ndarray]):
+class Outputs(NamedOutputs):
     """A run's results by semantic (``SV_POSITION0``/``SV_Position``) and register (``o0``)."""
 
     def __init__(self, values: dict[str, Any], discarded: np.ndarray) -> None:
-        self._values = values  # arrays, or functions building them on first access
+        super().__init__(values)  # arrays, or functions building them on first access
         #: pixel shaders: lanes that executed ``discard``
         self.discarded = discarded
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key not in self._values:
-            key = _normalize(key)
-        if key in self._values:
-            value = self._values[key]
-            if callable(value):
-                value = self._values[key] = value()
-            return value
-        raise KeyError(f"no output {key!r}; outputs: {', '.join(sorted(self._values))}")
-
-    def __iter__(self) -> Any:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
 
 
 class _Results(NamedTuple):
@@ -688,7 +668,7 @@ class Shader:
                 raise VmError(f"patch constant {key}: shape {array.shape}, expected ({patches}[, components])")
             if key[:3].lower() == "vpc" and key[3:].isdigit():
                 register, start, ctype = int(key[3:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
-            elif (element := elements.get(_normalize(key))) is not None:
+            elif (element := elements.get(normalize_key(key))) is not None:
                 register, ctype, start = element.register, element.component_type, (element.mask & -element.mask).bit_length() - 1
             else:
                 raise VmError(f"no patch constant {key!r}; patch constants: {', '.join(sorted(elements)) or 'none'}")

@@ -11,13 +11,13 @@ them into points, lines or triangles by the declared output topology.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import OPCODES, PRIMITIVE_TOPOLOGIES
+from shaderkit.vm.sm4.outputs import NamedOutputs
 
 if TYPE_CHECKING:
     from shaderkit.vm.sm4.machine import Machine
@@ -85,7 +85,7 @@ HANDLERS = {"emit": _emit, "emit_stream": _emit, "emitThenCut": _emit, "emitThen
             "cut": _cut, "cut_stream": _cut}
 
 
-class GeometryOutputs(Mapping[str, np.ndarray]):
+class GeometryOutputs(NamedOutputs):
     """One stream of a geometry-shader run: every emitted vertex in output order (primitive, then
     instance, then emission), by semantic (typed) and by register (``o0``, uint32 bits (n, 4)).
 
@@ -95,23 +95,8 @@ class GeometryOutputs(Mapping[str, np.ndarray]):
 
     def __init__(self, values: dict[str, np.ndarray], primitive: np.ndarray, instance: np.ndarray,
                  strip: np.ndarray, topology: str) -> None:
-        self._values = values
+        super().__init__(values)
         self.primitive, self.instance, self.strip, self.topology = primitive, instance, strip, topology
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key in self._values:
-            return self._values[key]
-        upper = key.upper()
-        upper = upper if upper[-1:].isdigit() else upper + "0"
-        if upper in self._values:
-            return self._values[upper]
-        raise KeyError(f"no output {key!r}; outputs: {', '.join(sorted(self._values))}")
-
-    def __iter__(self) -> Any:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
 
     def primitives(self) -> np.ndarray:
         """(k, 1 | 2 | 3) vertex indices: every vertex for point lists; consecutive pairs inside a

@@ -32,7 +32,6 @@ reference rules, :mod:`.tessellator`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +40,7 @@ import numpy as np
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import OPCODES, TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
 from shaderkit.vm.sm4.machine import Declarations, VmError, build_tree, compile_program, declarations
+from shaderkit.vm.sm4.outputs import NamedOutputs
 from shaderkit.vm.sm4.tessellator import (
     FACTOR_RANGE,
     OUTPUTS,
@@ -126,7 +126,7 @@ def element_key(element: Any) -> str:
     return f"{element.semantic_name.upper()}{element.semantic_index}"
 
 
-class HullOutputs(Mapping[str, np.ndarray]):
+class HullOutputs(NamedOutputs):
     """A hull-shader run: the output control points by semantic (typed, (patches, points,
     components)) and register (``o0``: uint32 bits (patches, points, 4)); :attr:`patch_constants`
     by patch-constant semantic ((patches, components)) and register (``o0``: bits (patches, 4)).
@@ -147,7 +147,7 @@ class HullOutputs(Mapping[str, np.ndarray]):
         for element in output_signature.elements if output_signature is not None else []:
             if element.register < control_points.shape[2]:
                 values[element_key(element)] = typed_columns(control_points[:, :, element.register], element)
-        self._values = values
+        super().__init__(values)
         constants: dict[str, Any] = {f"o{r}": patch_constants[:, r] for r in range(patch_constants.shape[1])}
         self._line_factors: dict[int, np.ndarray] = {}  # D3D_NAME -> (patches,) edge factors
         edges, inside = [], []
@@ -172,21 +172,6 @@ class HullOutputs(Mapping[str, np.ndarray]):
         self.output_primitive = TESS_OUTPUTS[decl.tess_output][len("output_"):] \
             if decl.tess_output < len(TESS_OUTPUTS) else "undefined"
         self.max_tessfactor = decl.max_tessfactor
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key in self._values:
-            return self._values[key]
-        upper = key.upper()
-        upper = upper if upper[-1:].isdigit() else upper + "0"
-        if upper in self._values:
-            return self._values[upper]
-        raise KeyError(f"no output {key!r}; outputs: {', '.join(sorted(self._values))}")
-
-    def __iter__(self) -> Any:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
 
     def tessellate(self) -> Tessellation:
         """Every patch through the fixed-function tessellator (:mod:`.tessellator`: D3D11's rules)
