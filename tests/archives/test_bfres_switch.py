@@ -48,7 +48,7 @@ class Image:
     def dictionary(self, keys: list[str]) -> int:
         entries = dic.build(keys)
         offsets = [self.string(e.key) for e in entries]
-        packed = self.dic_signature + dic.pack(entries, offsets)[4:]
+        packed = dic.pack(entries, offsets, self.dic_signature)
         at = self.alloc(len(packed))
         self.out[at : at + len(packed)] = packed
         return at

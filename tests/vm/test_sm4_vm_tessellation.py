@@ -191,9 +191,9 @@ def test_domain_errors_are_vm_errors() -> None:
         ds.run_domain({"POSITION": POINTS}, np.zeros((2, 3), np.float32), patch=[0, 2])
     with pytest.raises(VmError, match="patch constant"):
         ds.run_domain({"POSITION": POINTS}, np.zeros((2, 3), np.float32), {"vpc9": np.zeros(2, np.float32)})
-    with pytest.raises(VmError, match="control points"):
-        hull = Shader(_corpus("slimshader__Tests_HlslCrossCompiler_hs5_basic.dxbc")).run_hull(
-            {"CPOINT": np.zeros((1, 4, 3), np.float32)})
+    hull = Shader(_corpus("slimshader__Tests_HlslCrossCompiler_hs5_basic.dxbc")).run_hull(
+        {"CPOINT": np.zeros((1, 4, 3), np.float32)})
+    with pytest.raises(VmError, match="control points"):  # (the hull run itself succeeds)
         ds.run_domain(hull, np.zeros((1, 3), np.float32))
 
 

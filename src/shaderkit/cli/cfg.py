@@ -343,10 +343,9 @@ def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]
 
     if not any(name in sys.modules for name in ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")):
         return None
-    from shaderkit.cli.maxwell_text import program_offset
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile, is_code
+    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile, control_program_offset, is_code
 
     blobs: list[tuple[str, bytes, int | None]] = []
     if isinstance(model, Bnsh):
@@ -354,7 +353,7 @@ def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]
             for kind, program in variation.programs():
                 for stage, code in zip(STAGES, program.stages):
                     if isinstance(code, NvnShaderCode):
-                        blobs.append((f"variation {v} {kind} {stage}", code.data, program_offset(code.control)))
+                        blobs.append((f"variation {v} {kind} {stage}", code.data, control_program_offset(code.control)))
     elif isinstance(model, NvnProgramFile):
         blobs = [(f"part {i}", part, None) for i, part in enumerate(model.parts) if is_code(part)]
     else:

@@ -51,17 +51,6 @@ def sph_text(sph: ShaderProgramHeader) -> list[str]:
 Marker = Callable[[int, Sequence[int]], str]
 
 
-def program_offset(control: bytes) -> int | None:
-    """The program offset a GLSLC control section records (where a compute program's code
-    starts in its data), or None when the control section cannot be read."""
-    from shaderkit.formats.bnsh.nvn import ControlSectionHeader
-
-    try:
-        return ControlSectionHeader.from_bytes(control).program_offset
-    except ShaderFormatError:
-        return None
-
-
 def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Marker | None = None,
                code_offset: int | None = None) -> str:
     """Text of one NVN stage blob: the decoded SPH as comments (a compute program has none), then
@@ -88,7 +77,7 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
         return None
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NvnProgramFile, is_code
+    from shaderkit.formats.bnsh.nvn import NvnProgramFile, control_program_offset, is_code
 
     out: list[str] = []
     if isinstance(model, Bnsh):
@@ -100,7 +89,7 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
                     title = f"variation {v} {kind} {stage}"
                     if isinstance(code, NvnShaderCode):
                         out.append(stage_text(title, code.data, hex_literals, marker,
-                                              program_offset(code.control)))
+                                              control_program_offset(code.control)))
                     else:
                         out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
         return "\n".join(out)
@@ -118,12 +107,12 @@ def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> 
     from dataclasses import replace
 
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NvnCode
+    from shaderkit.formats.bnsh.nvn import NvnCode, control_program_offset
 
     old = model.stage_code(variation, stage)
     if not isinstance(old, NvnShaderCode):
         raise ValueError(f"variation {variation} {stage} has no binary (Maxwell) code")
-    nvn = NvnCode.from_bytes(old.data, program_offset=program_offset(old.control))
+    nvn = NvnCode.from_bytes(old.data, program_offset=control_program_offset(old.control))
     new_data = replace(nvn, code=code).to_bytes()
     program = model.program(variation)
     program.stages[STAGES.index(stage)] = NvnShaderCode(

@@ -113,16 +113,17 @@ def _run_domain(shader: Any, feed: dict[str, Any]) -> dict[str, Any]:
     each point's patch (SV_PrimitiveID or vPrim), patch constants (by patch-constant semantic or
     vpc#) and the rest control points."""
     from shaderkit.vm.sm4 import VmError
+    from shaderkit.vm.sm4.outputs import normalize_key
+    from shaderkit.vm.sm4.tessellation import element_key
 
     domain = patch = None
     constants, control = {}, {}
     signature = getattr(shader.container, "patch_constant_signature", None)
-    patch_names = {f"{e.semantic_name}{e.semantic_index}".upper() for e in (signature.elements if signature else [])}
+    patch_names = {element_key(e) for e in (signature.elements if signature else [])}
     inputs = getattr(shader.container, "input_signature", None)
-    point_names = {f"{e.semantic_name}{e.semantic_index}".upper() for e in (inputs.elements if inputs else [])}
+    point_names = {element_key(e) for e in (inputs.elements if inputs else [])}
     for key, value in feed.items():
-        upper = key.upper()
-        full = upper if upper[-1:].isdigit() else upper + "0"
+        upper, full = key.upper(), normalize_key(key)
         if upper in DOMAIN_KEYS:
             domain = value
         elif upper in PATCH_KEYS:

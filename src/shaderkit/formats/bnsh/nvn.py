@@ -26,6 +26,9 @@ NVN_COMPUTE_MAGIC = 0x12345679
 #: where a compute program's code starts when no control section says (the value seen in files)
 COMPUTE_PROGRAM_OFFSET = 0x100
 CONTROL_MAGIC = 0x98761234
+#: the first four bytes of code (graphics, compute) and of a control section, as stored
+_CODE_MAGICS = (struct.pack("<I", NVN_MAGIC), struct.pack("<I", NVN_COMPUTE_MAGIC))
+_CONTROL_MAGIC_BYTES = struct.pack("<I", CONTROL_MAGIC)
 NVN_HEADER_SIZE = 0x30
 SPH_SIZE = 0x50
 
@@ -273,7 +276,7 @@ class NvnCode:
 
 def is_code(part: bytes) -> bool:
     """Whether ``part`` starts with an NVN code header (graphics 0x12345678 or compute 0x12345679)."""
-    return part[:4] in (struct.pack("<I", NVN_MAGIC), struct.pack("<I", NVN_COMPUTE_MAGIC))
+    return part[:4] in _CODE_MAGICS
 
 
 # GLSLC control section header (fields known from public NVN tooling; the rest stays bytes).
@@ -330,6 +333,15 @@ class ControlSectionHeader:
         }
 
 
+def control_program_offset(control: bytes) -> int | None:
+    """The program offset a GLSLC control section records (where a compute program's code
+    starts in its data), or None when the control section cannot be read."""
+    try:
+        return ControlSectionHeader.from_bytes(control).program_offset
+    except ShaderFormatError:
+        return None
+
+
 def code_summary(data: bytes) -> dict[str, Any]:
     """SPH summary of a stage data blob, or the reason it cannot be read."""
     try:
@@ -382,7 +394,7 @@ class NvnProgramFile(ShaderFile):
         rows = []
         for index, (off, part) in enumerate(zip(self.offsets, self.parts)):
             row: dict[str, Any] = {"index": index, "offset": off, "size": len(part)}
-            if part[:4] == struct.pack("<I", CONTROL_MAGIC):
+            if part[:4] == _CONTROL_MAGIC_BYTES:
                 row["kind"] = "control"
                 try:
                     row["control"] = ControlSectionHeader.from_bytes(part, off).summary()
@@ -390,7 +402,7 @@ class NvnProgramFile(ShaderFile):
                     row["error"] = exc.message
             elif is_code(part):
                 row["kind"] = "code"
-                if part[:4] == struct.pack("<I", NVN_COMPUTE_MAGIC):
+                if part[:4] == _CODE_MAGICS[1]:
                     row["compute"] = True
                 else:
                     row["sph"] = code_summary(part)

@@ -431,10 +431,7 @@ class _Cursor:
         return self._trim(self._take(","))
 
     def arg_spc(self) -> tuple[str, int] | None:
-        item = self._take(" \t")
-        while self.pos < self.end and self.line[self.pos] in C_SPACE:
-            self.pos += 1
-        return self._trim(item)
+        return self._trim(self.command())
 
     def command(self) -> tuple[str, int] | None:
         """The first word of a statement as picasso takes it: up to a space or tab, untrimmed (so

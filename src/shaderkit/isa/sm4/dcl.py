@@ -123,6 +123,8 @@ def extra_words(opcode: int, raw: Sequence[int], sm51: bool) -> Sequence[int]:
         return ()
     used = FIXED_WORDS[opcode, sm51] + (1 if sm51 and opcode in SPACED else 0)
     return raw[used:]
+
+
 _MULTISAMPLED = (4, 9)
 _UAV_FLAGS = ((5, "_glc"), (6, "_rov"), (12, "_opc"))  # control bit, suffix
 #: opcode -> the control bits its template prints; ``disasm --exact`` prints the others as
@@ -187,9 +189,6 @@ def _piece_code(name: str, piece: Piece, fixed: int) -> str:
     raise ValueError(f"unknown template piece {kind!r}")
 
 
-_PRINTER_SCOPE: dict[str, object] = {}  # (filled below, once its functions exist)
-
-
 def _compile_printer(op: int) -> DeclarationPrinter:
     """The function of one template: its pieces' expressions joined."""
     scope = dict(_PRINTER_SCOPE)
@@ -227,9 +226,10 @@ def _flags(c: int) -> str:
     return " | ".join([label for bit, label in GLOBAL_FLAGS if (c << CONTROLS_AT) & bit])
 
 
-_PRINTER_SCOPE.update({
+#: what the compiled templates call
+_PRINTER_SCOPE: dict[str, object] = {
     "_name": _name, "_return_types": _return_types, "_MULTISAMPLED": _MULTISAMPLED, "_UAV_FLAGS": _UAV_FLAGS,
-    "_interpolation": _interpolation, "_flags": _flags})
+    "_interpolation": _interpolation, "_flags": _flags}
 #: opcode -> its compiled template (from :data:`LAYOUTS`, compiled on first use; ``in`` asks LAYOUTS)
 PRINTERS: dict[int, DeclarationPrinter] = _Printers()
 #: opcodes whose template prints the declared operand

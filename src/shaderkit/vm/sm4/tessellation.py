@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shaderkit.isa.sm4.model import Instruction
-from shaderkit.isa.sm4.opcodes import OPCODES, TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
-from shaderkit.vm.sm4.machine import Declarations, VmError, build_tree, compile_program, declarations
+from shaderkit.isa.sm4.opcodes import TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
+from shaderkit.vm.sm4.machine import Declarations, VmError, _name, build_tree, compile_program, declarations
 from shaderkit.vm.sm4.outputs import NamedOutputs
 from shaderkit.vm.sm4.tessellator import (
     FACTOR_RANGE,
@@ -75,11 +75,6 @@ class Phase:
     def instances(self) -> int:
         """Lanes per patch: the declared instance count of a fork or join phase (1 otherwise)."""
         return self.decl.phase_instances if self.kind in INSTANCE_IDS else 1
-
-
-def _name(ins: Instruction) -> str:
-    info = OPCODES.get(ins.opcode)
-    return info.name if info is not None else f"opcode_{ins.opcode}"
 
 
 def split_phases(instructions: list[Instruction]) -> list[Phase]:
