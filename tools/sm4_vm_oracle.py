@@ -669,14 +669,13 @@ def _merge_aliases(glsl: str) -> str:
     return glsl
 
 
-def _tess_inputs(rng: Any, res: Any, shader: Any = None) -> None:
+def _tess_inputs(rng: Any, res: Any, shader: Any) -> None:
     """Make the random cbuffer floats positive (1 to 7), so that tessellation factors computed
     from them rarely cull a patch; integer words (0..7) stay as they are. Typed uint/sint
     buffers get integers 1..7 (the oracle fills a stripped-RDEF uint buffer with float bits,
     which as loop counts or indices run away; a 0 there, as in SubD11's "valence - 1", does too)."""
-    decl = getattr(shader, "decl", None)
     for slot, (words, fmt) in list(res.srv_buffers.items()):
-        dim, ret = decl.resources.get(slot, ("", "")) if decl is not None else ("", "")
+        dim, ret = shader.decl.resources.get(slot, ("", ""))
         if dim == "buffer" and ret in ("uint", "sint"):
             res.srv_buffers[slot] = (rng.integers(1, 8, len(words)).astype(np.uint32), fmt)
     for slot, words in list(res.cbuffers.items()):

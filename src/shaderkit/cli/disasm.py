@@ -34,19 +34,24 @@ def output_stem(name: str) -> str:
     return stem
 
 
-def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
-    """One distinct ``.asm`` name per input, in order: ``STEM.asm``, then ``STEM-2.asm``, ... for
-    inputs whose stems are the same (compared without case, for case-insensitive file systems)."""
+def distinct_stems(files: tuple[str, ...] | list[str]) -> list[str]:
+    """One distinct output stem per input, in order: ``STEM``, then ``STEM-2``, ... for inputs
+    whose stems are the same (compared without case, for case-insensitive file systems)."""
     taken: set[str] = set()
-    names: list[str] = []
+    stems: list[str] = []
     for name in files:
         stem = output_stem(name)
         chosen, n = stem, 2
-        while chosen.lower() + ".asm" in taken:
+        while chosen.lower() in taken:
             chosen, n = f"{stem}-{n}", n + 1
-        taken.add(chosen.lower() + ".asm")
-        names.append(chosen + ".asm")
-    return names
+        taken.add(chosen.lower())
+        stems.append(chosen)
+    return stems
+
+
+def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
+    """One distinct ``.asm`` name per input (:func:`distinct_stems` + ``.asm``)."""
+    return [stem + ".asm" for stem in distinct_stems(files)]
 
 
 @click.command()
@@ -137,8 +142,8 @@ def _split(files: tuple[str, ...], output: str, other_options: bool) -> None:
             raise UnsupportedOperation(f"{name}: --split is for SHBIN/DVLB files")
         models.append(model)
     os.makedirs(output, exist_ok=True)
-    for asm_name, model in zip(output_names(inputs), models):
-        targets = split_names(asm_name[: -len(".asm")], [d.is_geometry for d in model.dvles])
+    for stem, model in zip(distinct_stems(inputs), models):
+        targets = split_names(stem, [d.is_geometry for d in model.dvles])
         for target, text in zip(targets, dvlb_to_sources(model)):
             _write_file(os.path.join(output, target), text)
 

@@ -156,37 +156,37 @@ class Sarc(ShaderFile):
         """The member names in file order; a member stored without a name is called ``0x<hash>``."""
         return [display_name(m) for m in self.members]
 
-    def _find(self, name: str) -> SarcMember | None:
-        for member in self.members:
+    def _find(self, name: str) -> int | None:
+        """The index of member ``name``: by stored name, else a nameless member by its ``0x<hash>`` name."""
+        for index, member in enumerate(self.members):
             if member.name == name:
-                return member
-        for member in self.members:
+                return index
+        for index, member in enumerate(self.members):
             if not member.name and display_name(member) == name:
-                return member
+                return index
         return None
 
     def get(self, name: str) -> bytes:
         """The data of member ``name``; KeyError naming the members when there is none."""
-        member = self._find(name)
-        if member is not None:
-            return member.data
+        index = self._find(name)
+        if index is not None:
+            return self.members[index].data
         raise KeyError(f"no member {name!r} (members: {', '.join(self.names()[:20])})")
 
     def set(self, name: str, data: bytes) -> None:
         """Replace a member's bytes, or add a new member."""
-        member = self._find(name)
-        if member is not None:
-            member.data = bytes(data)
+        index = self._find(name)
+        if index is not None:
+            self.members[index].data = bytes(data)
             return
         self.members.append(SarcMember(name, bytes(data)))
         self._names_layout = None
 
     def remove(self, name: str) -> None:
         """Remove member ``name`` (ValueError when there is none); the name table is laid out anew."""
-        member = self._find(name)
-        if member is None:
+        index = self._find(name)
+        if index is None:
             raise ValueError(f"no member {name!r}")
-        index = next(i for i, m in enumerate(self.members) if m is member)
         del self.members[index]
         self.node_order = [i - (i > index) for i in self.node_order if i != index]
         self._names_layout = None
