@@ -893,7 +893,7 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
     patch constants."""
     import shaderkit
     from shaderkit.vm.sm4 import Shader, VmError
-    from shaderkit.vm.sm4.tessellation import EDGE_FACTORS, INSIDE_FACTORS
+    from shaderkit.vm.sm4.tessellation import EDGE_FACTORS, INSIDE_FACTORS, signature_registers
 
     if path.name in KNOWN_DIFFERENCES:
         return "skipped", "known difference: " + KNOWN_DIFFERENCES[path.name]
@@ -901,8 +901,9 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
         tr = oracle.translate(str(path))
     except oracle.TranslateError as exc:
         return "skipped", f"oracle cannot translate: {str(exc)[:80]}"
+    raw = path.read_bytes()
     try:
-        shader = Shader(shaderkit.open(path.read_bytes()))
+        shader = Shader(shaderkit.open(raw))
     except VmError as exc:
         return "failed", f"VM refused: {exc}"
     d = shader.decl
@@ -918,8 +919,8 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
     cp_locations = [loc for loc, _c, _t, _n, _a, patch in ins if not patch]
     offset = named[0][0] - named[0][1] if named else max(cp_locations, default=-1) + 1
     registers = max([loc - offset + 1 for loc, _c, _t, _n, _a, patch in ins if patch] + [1])
-    pcs = shaderkit.open(path.read_bytes()).patch_constant_signature
-    registers = max(registers, max((e.register + 1 for e in pcs.elements), default=0) if pcs is not None else 0)
+    pcs = shader.container.patch_constant_signature
+    registers = max(registers, signature_registers(pcs))
     rng = np.random.default_rng(seed)
     # uniform data: patch constants (patches x registers vec4) and factors
     constants = rng.uniform(-2, 2, (patches, registers, 4)).astype(np.float32)
@@ -974,7 +975,7 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
     vs, attributes = _passthrough_vs(tcs.replace("gl_in[gl_InvocationID].gl_Position", "gl_in[0].gl_Position"),
                                      position)
     data = _random_registers(attributes, patches * points, rng)
-    res = oracle.auto_resources(tr, rng, oracle.parse_rdef(path.read_bytes()))
+    res = oracle.auto_resources(tr, rng, oracle.parse_rdef(raw))
     _tess_inputs(rng, res, shader)
     merged = oracle.Resources()
     for field in ("cbuffers", "srv_buffers", "textures", "samplers"):
