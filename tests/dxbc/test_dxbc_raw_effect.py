@@ -17,7 +17,7 @@ import shaderkit
 from shaderkit.cli.app import cli
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.container import DxbcContainer
-from shaderkit.formats.dxbc.raw_effect import RawEffect, is_raw_effect
+from shaderkit.formats.dxbc.raw_effect import RawEffect
 from shaderkit.formats.registry import detect
 
 # unstructured block: 4 zero bytes, then the names at 4 ("grp"), 8 ("tech"), 13 ("p0")
@@ -107,7 +107,6 @@ def test_cli_verbs_on_bare_effect(tmp_path) -> None:
 def test_truncated_bare_effect(cut: int) -> None:
     data = fx5_blob()[:cut]
     # shorter than the 96-byte fx_5_0 header: not recognised as an effect at all
-    assert is_raw_effect(data) == (cut >= 96)
     assert (detect(data) is not None and detect(data).name == "fx") == (cut >= 96)
     with pytest.raises(ShaderFormatError):
         RawEffect.from_bytes(data)
@@ -116,6 +115,17 @@ def test_truncated_bare_effect(cut: int) -> None:
 def test_unknown_tag_is_not_an_effect() -> None:
     data = bytearray(fx5_blob())
     data[0:4] = struct.pack("<I", 0xFEFF0901)  # the fx_2_0 (D3DX9) tag: a different format
-    assert not is_raw_effect(bytes(data))
+    assert detect(bytes(data)) is None
     with pytest.raises(ShaderFormatError):
         RawEffect.from_bytes(bytes(data))
+
+
+def test_detection_agrees_with_the_effect_model_on_every_tag() -> None:
+    """The registry detects bare effects without importing fx10: its tags and header sizes are
+    fx10's own (a tag and its whole header is an effect, one byte less is not)."""
+    from shaderkit.formats.dxbc.fx10 import TAGS, header_size
+
+    for tag in TAGS:
+        whole = struct.pack("<I", tag) + bytes(header_size(tag) - 4)
+        assert detect(whole) is not None and detect(whole).name == "fx", hex(tag)
+        assert detect(whole[:-1]) is None, hex(tag)

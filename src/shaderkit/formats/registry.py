@@ -60,8 +60,8 @@ def _is_nvn_program(data: bytes) -> bool:
 
 def _is_raw_effect(data: bytes) -> bool:
     # bare effect binary (fx_5_0 files, vkd3d's -b fx): fx_4_0 / fx_4_1 tag and a 76-byte
-    # header, or the fx_5_0 tag and its 96-byte header (dxbc.raw_effect.is_raw_effect, without
-    # importing the effect model at detection time)
+    # header, or the fx_5_0 tag and its 96-byte header (the tags and sizes of dxbc.fx10,
+    # without importing the effect model at detection time)
     tag = int.from_bytes(data[:4], "little")
     return (tag in (0xFEFF1001, 0xFEFF1011) and len(data) >= 76) or (tag == 0xFEFF2001 and len(data) >= 96)
 

@@ -155,8 +155,7 @@ class Level9Shader:
             for c in self.constant_buffer_mappings))
         loops = b"".join(_LOOP.pack(m.buffer, m.source_register, m.component, m.target_register)
                          for m in self.loop_register_mappings)
-        # an empty table keeps its stored offset word (it points where fxc would have put it)
-        loop_off = w.place("loop register mappings", loops) if loops else head[7]
+        loop_off = w.place("loop register mappings", loops)
         rt_off = w.place("runtime constants", b"".join(
             _RUNTIME.pack(m.description, m.target_register) for m in self.runtime_constant_mappings))
         prog_off = w.place("program", self.program)

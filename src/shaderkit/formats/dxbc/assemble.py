@@ -59,10 +59,9 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         shader = target.shader
         assert shader is not None
         old = decode(shader.tokens)
-        texts = [" ".join(line.split())
-                 for line in Formatter(old, is_legacy(target), aoffimmi=writes_aoffimmi(target)).lines()[1:]]
-        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, is_legacy(target), writes_aoffimmi(target)),
-                               old, texts)
+        legacy, aoffimmi = is_legacy(target), writes_aoffimmi(target)
+        texts = [" ".join(line.split()) for line in Formatter(old, legacy, aoffimmi=aoffimmi).lines()[1:]]
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, legacy, aoffimmi), old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)

@@ -91,11 +91,10 @@ def is_legacy(container: DxbcContainer) -> bool:
 def writes_aoffimmi(container: DxbcContainer) -> bool:
     """False for containers written by fxc 9.29 and older, whose listings print texel offsets
     without ``_aoffimmi`` (``sample_l(0,1,0)``)."""
-    from shaderkit.formats.dxbc.listing import compiler_version
+    from shaderkit.formats.dxbc.listing import before_fxc_9_30
 
     rdef = container.rdef
-    version = compiler_version(rdef.creator) if rdef is not None else None
-    return version is None or not (version[0] == 9 and version[1] < 30)
+    return not before_fxc_9_30(rdef.creator if rdef is not None else "")
 
 
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:

@@ -111,16 +111,14 @@ def is_legacy_creator(creator: str) -> bool:
     return " 9." in creator or (version is not None and version[0] < 10)
 
 
-def _narrow_signatures(creator: str) -> bool:
-    """fxc 9.29 and older (DirectX SDK; 9.30 is the Windows 8 SDK's, then come 6.3 and 10.x)
-    prints a 6-wide signature ``Format`` column and no ``Note: shader requires additional
+def before_fxc_9_30(creator: str) -> bool:
+    """True for fxc 9.29 and older (DirectX SDK; 9.30 is the Windows 8 SDK's, then come 6.3 and
+    10.x), which prints texel offsets without ``_aoffimmi``, a 6-wide signature ``Format`` column and no ``Note: shader requires additional
     functionality`` block (the same double-precision compute shader compiled by 9.29 and by
     9.30 lists the note only with 9.30)."""
     version = compiler_version(creator)
     return version is not None and version[0] == 9 and version[1] < 30
 
-
-_legacy = is_legacy_creator
 
 
 # -- type text ---------------------------------------------------------------------------------
@@ -518,18 +516,18 @@ def comment_header(container: DxbcContainer) -> list[str]:
             names = [name for bit, name in FEATURE_NAMES.items() if flags & bit and bit != 0x2]
         if _global_flags(container) & _FORCE_EARLY_DEPTH_STENCIL:
             names.append("Early depth-stencil")
-        if names and not _narrow_signatures(creator):
+        if names and not before_fxc_9_30(creator):
             notes = ["//", "// Note: shader requires additional functionality:"]
             notes += [f"//       {name}" for name in names]
             notes.append("//")
     out += notes
     if rdef is not None:
         out += buffer_definitions(rdef)
-        out += resource_bindings(rdef, _legacy(creator))
+        out += resource_bindings(rdef, is_legacy_creator(creator))
         out.append("//")
     shader = container.shader
     program = shader.program_type if shader is not None else -1
-    narrow = _narrow_signatures(creator)
+    narrow = before_fxc_9_30(creator)
     if program in (3, 4):  # written by the hull shader, read by the domain shader
         out += signature_lines("Patch Constant signature", "Patch Constant", container.patch_constant_signature,
                                program == 3, narrow)
@@ -545,7 +543,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
         out += ["// Pixel Shader runs at sample frequency", "//"]
     out += class_lines(container)
     out += level9_lines(container)
-    if _legacy(creator) and "9.30." in creator:
+    if is_legacy_creator(creator) and "9.30." in creator:
         out.insert(4, "///")
     return out
 

@@ -18,18 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.dxbc.fx10 import TAGS, Effect, header_size
+from shaderkit.formats.dxbc.fx10 import TAGS, Effect
 from shaderkit.io.reader import Reader
 
 _TAG = struct.Struct("<I")
-
-
-def is_raw_effect(data: bytes) -> bool:
-    """True when ``data`` starts with an fx_4_0 / fx_4_1 / fx_5_0 effect tag and holds its header."""
-    if len(data) < 4:
-        return False
-    tag = _TAG.unpack_from(data, 0)[0]
-    return tag in TAGS and len(data) >= header_size(tag)
 
 
 @dataclass(repr=False)

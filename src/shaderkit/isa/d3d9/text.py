@@ -339,8 +339,8 @@ def _debug_of(words: Sequence[int]) -> DebugInfo | None:
 
 
 #: flow-control blocks: fxc indents their bodies by 2 more spaces (``rep i0`` ... ``endrep``)
-_OPENS = frozenset({"rep", "loop", "if"})
-_CLOSES = frozenset({"endrep", "endloop", "endif"})
+_OPENS = frozenset({"rep", "loop", "if", "else"})  # (else closes the if body and opens its own)
+_CLOSES = frozenset({"endrep", "endloop", "endif", "else"})
 
 
 def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
@@ -366,10 +366,10 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
         op = text.split(" ", 1)[0].split("_", 1)[0]
-        if op in _CLOSES or op == "else":
+        if op in _CLOSES:
             depth = max(depth - 1, 0)
         out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
-        if op in _OPENS or op == "else":
+        if op in _OPENS:
             depth += 1
         if not text.startswith(("dcl", "def")):
             if op in TEXTURE_OPS:

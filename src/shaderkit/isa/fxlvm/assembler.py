@@ -13,10 +13,10 @@ appended when absent. A component suffix is consecutive letters from its first, 
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 
 from shaderkit.errors import AssemblyError
+from shaderkit.io.float32 import f32_word
 from shaderkit.isa.fxlvm.code import FxlcInstruction, FxlcOperand
 from shaderkit.isa.fxlvm.table import COMPONENTS, OPCODE_BY_NAME, REG_INPUT, REG_LITERAL, REG_OUTPUT, REG_TEMP
 
@@ -37,7 +37,7 @@ def literal_bits(text: str) -> int:
             return int(text, 16) & 0xFFFFFFFF
         if re.fullmatch(r"-?\d+", text):
             return int(text) & 0xFFFFFFFF
-        return int(struct.unpack("<I", struct.pack("<f", float(text)))[0])
+        return f32_word(float(text))
     except (ValueError, OverflowError):
         raise AssemblyError(f"cannot read the literal {text!r}", 0, 0) from None
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.fxlvm.table import (
     COMPONENTS,
-    OPCODE_BY_NAME,
     OPCODES,
     REG_INPUT,
     REG_LITERAL,
@@ -142,7 +141,7 @@ def component_suffix(start: int, count: int) -> str:
     return "." + "".join(COMPONENTS[(start + i) % 4] for i in range(count))
 
 
-#: names an input register (register number -> (name, register inside the variable or None))
+#: names an input register (register number -> its text: the variable's name with its index)
 InputNamer = Callable[[int], str]
 
 
@@ -185,6 +184,6 @@ def instruction_text(ins: FxlcInstruction, literals: Sequence[str], input_name: 
 
 
 __all__ = [
-    "MAX_INPUTS", "OPCODE_BY_NAME", "FxlcCode", "FxlcInstruction", "FxlcOperand", "InputNamer", "component_suffix",
+    "MAX_INPUTS", "FxlcCode", "FxlcInstruction", "FxlcOperand", "InputNamer", "component_suffix",
     "instruction_text", "operand_text",
 ]

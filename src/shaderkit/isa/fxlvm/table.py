@@ -51,7 +51,5 @@ TOKEN_SCALAR = Field("scalar", 31, 1)
 
 #: operand register tables
 REG_LITERAL, REG_INPUT, REG_OUTPUT, REG_TEMP = 1, 2, 4, 7
-#: register tables an operand may name: value -> name in the model
-REGISTER_TABLES = {REG_LITERAL: "literal", REG_INPUT: "input", REG_OUTPUT: "output", REG_TEMP: "temp"}
 #: the component letters, in register order
 COMPONENTS = "xyzw"

@@ -211,6 +211,9 @@ class _Printers(dict[int, DeclarationPrinter]):
         printer = self[op] = _compile_printer(op)
         return printer
 
+    def __contains__(self, op: object) -> bool:
+        return op in LAYOUTS
+
 
 def _return_types(word: int) -> str:
     return ",".join([_return_type(word >> (4 * i) & 0xF) for i in range(4)])
