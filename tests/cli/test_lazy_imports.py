@@ -4,13 +4,23 @@ which modules a fresh process has imported after the command)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import shaderkit
 from shaderkit.samples import SAMPLES
+
+
+def checkout_env() -> dict[str, str]:
+    """The environment with this checkout's shaderkit first on the path (from any working folder)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    return env
+
 
 _PROBE = """
 import json, sys
@@ -27,12 +37,7 @@ SWITCH_AND_WIIU = ("shaderkit.formats.bnsh", "shaderkit.formats.gx2", "shaderkit
 
 
 def loaded_after(*args: str, cwd: Path | None = None) -> list[str]:
-    import os
-
-    import shaderkit
-
-    env = dict(os.environ)  # this checkout's shaderkit, from any working folder
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    env = checkout_env()
     result = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120, cwd=cwd,
                             env=env)
     assert result.returncode == 0, result.stderr
@@ -128,15 +133,11 @@ def test_the_console_script_prints_what_main_prints_in_process(tmp_path: Path, c
                                                                args: tuple[str, ...]) -> None:
     """The process entry (``main()`` reading sys.argv: collector tuned, objects frozen at the end)
     writes the same bytes and exit status as ``main(argv)``."""
-    import os
-
-    import shaderkit
     from conftest import run_cli
 
     for name in ("sample_vs.dxbc", "sample.shbin"):
         (tmp_path / name).write_bytes(SAMPLES[name]())
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    env = checkout_env()
     process = subprocess.run([sys.executable, "-c", "import sys; from shaderkit.cli import main; sys.exit(main())", *args],
                              capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     cwd = os.getcwd()
@@ -166,14 +167,9 @@ _INSPECT_IMPORTS = ("ast", "dis", "tokenize")
 
 @pytest.mark.parametrize("args", [("disasm", "sample_vs.dxbc"), ("info", "sample.shbin"), ("info", "--json", "sample_vs.dxbc")])
 def test_the_console_script_defers_inspect(tmp_path: Path, args: tuple[str, ...]) -> None:
-    import os
-
-    import shaderkit
-
     for name in ("sample_vs.dxbc", "sample.shbin"):
         (tmp_path / name).write_bytes(SAMPLES[name]())
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    env = checkout_env()
     result = subprocess.run([sys.executable, "-c", _CONSOLE_PROBE, *args], capture_output=True, text=True, timeout=120,
                             cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
@@ -207,11 +203,6 @@ print("ok")
 
 
 def test_a_deferred_module_is_the_real_one_on_first_use() -> None:
-    import os
-
-    import shaderkit
-
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    env = checkout_env()
     result = subprocess.run([sys.executable, "-c", _STAND_IN_PROBE], capture_output=True, text=True, timeout=60, env=env)
     assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr
