@@ -161,6 +161,7 @@ _SWIZZLE_AT, _SWIZZLE_MASK = SOURCE_SWIZZLE.low, SOURCE_SWIZZLE.mask
 _MODIFIER_AT, _MODIFIER_MASK = SOURCE_MODIFIER.low, SOURCE_MODIFIER.mask
 _RELATIVE_AT = RELATIVE.low
 _SHIFT_AT, _SHIFT_MASK = RESULT_SHIFT.low, RESULT_SHIFT.mask
+_USAGE_BITS = USAGE.mask << USAGE.low | USAGE_INDEX.mask << USAGE_INDEX.low
 assert RELATIVE.width == 1
 
 # per-value texts of the parameter-token fields, built once from the table (the printer's hot path)
@@ -321,8 +322,8 @@ class _Program:
             rtype = register_type(reg)
             if rtype == REG_SAMPLER:
                 name = "dcl" + SAMPLER_TYPES.get(SAMPLER_TYPE.get(usage), "")
-            elif (self.pixel and self.major < 3) or rtype == REG_MISC:
-                name = "dcl"
+            elif ((self.pixel and self.major < 3) or rtype == REG_MISC) and not usage & _USAGE_BITS:
+                name = "dcl"  # (ps_2_x inputs and vPos/vFace carry no usage; one that does prints it)
             else:
                 kind = USAGE.get(usage)
                 uname = USAGES[kind] if kind < len(USAGES) else f"usage{kind}"
