@@ -234,7 +234,7 @@ class _ProgramAssembler:
         component = _XYZW.index(comp) if dot else 0
         if self.major < 2:
             return []
-        swizzle = _IDENTITY_SWIZZLE if atype == REG_LOOP and not dot else component * 0x55
+        swizzle = _IDENTITY_SWIZZLE if atype == REG_LOOP and not dot else component * 0x55  # [aL] / [a0.x]
         return [self.register_bits(atype, anumber) | SOURCE_SWIZZLE.put(swizzle)]
 
     def source(self, text: str, pos: int) -> list[int]:

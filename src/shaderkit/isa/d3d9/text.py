@@ -267,8 +267,8 @@ class _Program:
             raise self.fail("relative address token runs past the instruction", pos)
         addr = self.words[pos]
         name = self.register(addr)
-        if register_type(addr) == REG_LOOP:
-            return f"[{name}]", pos + 1
+        if register_type(addr) == REG_LOOP and (addr >> _SWIZZLE_AT) & _SWIZZLE_MASK == _IDENTITY_SWIZZLE:
+            return f"[{name}]", pos + 1  # (an aL token with another swizzle prints its component)
         return f"[{name}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]", pos + 1
 
     def dest(self, pos: int, end: int) -> tuple[str, str, int]:
@@ -441,13 +441,13 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
                     out.extend(("", f"#line {line}"))
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
-        op = text.split(" ", 1)[0].split("_", 1)[0]
+        op = text.rpartition(") ")[2].lstrip("+").split(" ", 1)[0].split("_", 1)[0]  # ((p0) +add_sat -> add)
         if op in _CLOSES:
             depth = max(depth - 1, 0)
         out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
         if op in _OPENS:
             depth += 1
-        if not text.startswith(("dcl", "def")):
+        if not text.startswith(("dcl", "def", "phase")):
             if op in TEXTURE_OPS:
                 texture += 1
             else:
