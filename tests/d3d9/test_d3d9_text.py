@@ -108,3 +108,18 @@ def test_asm_errors_carry_line_and_column() -> None:
     assert info.value.line == 2
     with pytest.raises(AssemblyError):
         assemble_shader("    ps_4_0\n    mov r0, r1\n")
+
+
+def test_flow_control_forms() -> None:
+    # l1: type 18 = 0b10010 -> low bits 2 (0x20000000), high bits 2 (0x1000); b0: type 14 = 0b01110 -> low 6
+    # (0x60000000), high 1 (0x800); p0: type 19 = 0b10011 -> low 3 (0x30000000), high 2 (0x1000)
+    data = stream(0xFFFE0300,
+                  0x01000060, 0xB0001000,  # breakp p0.x (opcode 96 is breakp, not break)
+                  0x02000022, 0x800F0000, 0x80E40001,  # sgn r0, r1 (SM3: 1 source)
+                  0x0200001A, 0xA0E41001, 0xE0E40800,  # callnz l1, b0
+                  0x0000001C,  # ret
+                  0x0100001E, 0xA0E41001)  # label l1
+    model = D3D9Shader.from_bytes(data)
+    code = [line[4:] for line in model.disassemble().splitlines() if line.startswith("    ")]
+    assert code == ["vs_3_0", "breakp p0.x", "sgn r0, r1", "callnz l1, b0", "ret", "label l1"]
+    assert assemble_shader(model.disassemble()).to_bytes() == data

@@ -90,6 +90,7 @@ _F32 = struct.Struct("<f")
 _BY_NAME: dict[str, list[int]] = {}
 for _op, _info in OPCODES.items():
     _BY_NAME.setdefault(_info.name, []).append(_op)
+_BY_NAME["break"].extend(_BY_NAME["breakp"])  # ``break p0.x``: breakp by its operand count
 _COMPARISON_BY_SUFFIX = {text: n for n, text in enumerate(COMPARISONS) if text}
 _TEXLD_CONTROLS = {name: n for n, name in enumerate(TEXLD_FORMS)}
 _USAGE_BY_NAME = {name: n for n, name in enumerate(USAGES)}

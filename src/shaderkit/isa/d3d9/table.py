@@ -32,7 +32,7 @@ OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
     66: ("texld", True, 2), 78: ("expp", True, 1), 79: ("logp", True, 1), 80: ("cnd", True, 3),
     88: ("cmp", True, 3), 89: ("bem", True, 2), 90: ("dp2add", True, 3), 91: ("dsx", True, 1),
     92: ("dsy", True, 1), 93: ("texldd", True, 4), 94: ("setp", True, 2), 95: ("texldl", True, 2),
-    96: ("break", False, 1),
+    96: ("breakp", False, 1),
     # pixel shader 1.x texture operations (d3d9types.h D3DSIO_TEXBEM..D3DSIO_TEXDEPTH)
     67: ("texbem", True, 1), 68: ("texbeml", True, 1), 69: ("texreg2ar", True, 1), 70: ("texreg2gb", True, 1),
     71: ("texm3x2pad", True, 1), 72: ("texm3x2tex", True, 1), 73: ("texm3x3pad", True, 1),
@@ -42,6 +42,7 @@ OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
     0xFFFD: ("phase", False, 0),
 }.items()}
 OPCODES[37] = OPCODES[37]._replace(other_sources=1)  # sincos: 3 sources in SM2, 1 in SM3
+OPCODES[34] = OPCODES[34]._replace(other_sources=1)  # sgn: likewise
 OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
 #: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
 COMPARED = frozenset({41, 45, 94})
