@@ -41,3 +41,16 @@ def test_verbs(tmp_path: Path) -> None:
     wrong_base.write_bytes(b"DXBC" + bytes(60))
     result = runner.invoke(cli, ["asm", "--base", str(wrong_base), str(listing), "-o", str(plain)])
     assert result.exit_code != 0
+
+
+def test_disasm_offsets_and_raw_words(tmp_path: Path) -> None:
+    src = tmp_path / "ps.cso"
+    src.write_bytes(PS30)
+    result = CliRunner().invoke(cli, ["disasm", "--offsets", "--raw", str(src)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    # the version token at 0, def after the 104-byte CTAB comment (its 6 tokens on two rows), mov after it
+    assert "/*0000*/ ffff0300" in lines[15] and lines[15].endswith("    ps_3_0")
+    assert lines[16].startswith("/*006c*/ 05000051 a00f0001 3f800000 00000000") and lines[16].endswith("def c1, 1, 0, 0, 0")
+    assert lines[17].strip() == "00000000 00000000"
+    assert lines[18].startswith("/*0084*/ 02000001 800f0800 a0e40000") and lines[18].endswith("mov oC0, c0")
