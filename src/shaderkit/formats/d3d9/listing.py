@@ -28,6 +28,8 @@ _TYPE = struct.Struct("<6HI")
 _MEMBER = struct.Struct("<2I")
 #: struct nesting printed at most
 MAX_DEPTH = 16
+#: declaration lines printed at most (struct members may point at their own struct)
+MAX_LINES = 1 << 16
 
 
 def ctab_string(table: ConstantTable | None, offset: int) -> str:
@@ -63,7 +65,14 @@ def type_name(table: ConstantTable, offset: int) -> str:
     return base
 
 
-def _declaration(table: ConstantTable, name: str, offset: int, indent: str, depth: int) -> list[str]:
+def _declaration(table: ConstantTable, name: str, offset: int, indent: str, depth: int,
+                 budget: list[int]) -> list[str]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        from shaderkit.errors import ShaderFormatError
+
+        raise ShaderFormatError(f"CTAB: the parameter types need more than {MAX_LINES} declarations "
+                                "(struct members cycle?)", offset, "D3D9.CTAB")
     info = _type_at(table, offset)
     if info is None:
         return [f"//{indent}? {name};"]
@@ -77,7 +86,7 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
         if at + _MEMBER.size * (k + 1) > len(table.data):
             break
         name_off, type_off = _MEMBER.unpack_from(table.data, at + _MEMBER.size * k)
-        lines += _declaration(table, ctab_string(table, name_off), type_off, indent + "    ", depth + 1)
+        lines += _declaration(table, ctab_string(table, name_off), type_off, indent + "    ", depth + 1, budget)
     lines += ["//", f"//{indent}}} {name}{array};"]
     return lines
 
@@ -92,8 +101,9 @@ def header_lines(shader: D3D9Shader) -> list[str]:
     if not constants:
         return out
     out += ["// Parameters:", "//"]
+    budget = [MAX_LINES]
     for c in constants:
-        out += _declaration(table, c.name, c.type_offset, "   ", 0)
+        out += _declaration(table, c.name, c.type_offset, "   ", 0, budget)
     out += ["//", "//", "// Registers:", "//"]
     width = max([12, *(len(c.name) for c in constants)])
     out.append(f"//   {'Name':<{width}} Reg   Size")
