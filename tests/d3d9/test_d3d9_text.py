@@ -123,3 +123,91 @@ def test_flow_control_forms() -> None:
     code = [line[4:] for line in model.disassemble().splitlines() if line.startswith("    ")]
     assert code == ["vs_3_0", "breakp p0.x", "sgn r0, r1", "callnz l1, b0", "ret", "label l1"]
     assert assemble_shader(model.disassemble()).to_bytes() == data
+
+
+# fxc's vs_1_1 listing of a small vertex shader, as printed in Microsoft's public D3D9 effects
+# documentation ("Improve Performance with Preshaders", without the preshader)
+SDK_VS_1_1 = """\
+    vs_1_1
+    def c8, 0, 0, 0, 0
+    dcl_position v0
+    dcl_normal v1
+    dcl_texcoord v2
+    mov r1.xyz, c7
+    dp3 r0.x, r1, c4
+    dp3 r0.y, r1, c5
+    dp3 r0.z, r1, c6
+    dp4 oPos.x, v0, c0
+    dp3 r1.x, r0, r0
+    dp4 oPos.y, v0, c1
+    rsq r0.w, r1.x
+    dp4 oPos.z, v0, c2
+    mul r0.xyz, r0, r0.w
+    dp4 oPos.w, v0, c3
+    dp3 r0.x, v1, r0
+    max oD0, r0.x, c8.x
+    mov oT0.xy, v2
+
+// approximately 14 instruction slots used
+"""
+
+
+def test_fxc_vs_1_1_listing_reads_and_prints_back() -> None:
+    shader = assemble_shader(SDK_VS_1_1)
+    words = struct.unpack(f"<{len(shader.to_bytes()) // 4}I", shader.to_bytes())
+    # SM1 tokens carry no length; dcl_position v0 and dp4 oPos.x, v0, c0 as Wine's d3dx9 tests list them
+    assert words[:10] == (0xFFFE0101, 0x00000051, 0xA00F0008, 0, 0, 0, 0, 0x0000001F, 0x80000000, 0x900F0000)
+    assert (0x00000009, 0xC0010000, 0x90E40000, 0xA0E40000) in {words[k : k + 4] for k in range(len(words))}
+    assert shader.disassemble() == SDK_VS_1_1
+
+
+# the same documentation's vs_1_1 listing of its RenderSceneVS (the program part after the header)
+SDK_RENDER_SCENE_VS = """\
+    vs_1_1
+    def c13, 0.159154937, 0.25, 6.28318548, -3.14159274
+    def c14, -2.52398507e-007, 2.47609005e-005, -0.00138883968, 0.0416666418
+    def c15, -0.5, 1, 0.5, 0
+    dcl_position v0
+    dcl_normal v1
+    dcl_texcoord v2
+    mov r0.w, c12.x
+    mad r0.w, r0.w, c13.x, c13.y
+    expp r3.y, r0.w
+    mov r0.w, r3.y
+    mad r0.w, r0.w, c13.z, c13.w
+    mul r0.w, r0.w, r0.w
+    mad r1.w, r0.w, c14.x, c14.y
+    mad r1.w, r0.w, r1.w, c14.z
+    mad r1.w, r0.w, r1.w, c14.w
+    mad r1.w, r0.w, r1.w, c15.x
+    mad r0.w, r0.w, r1.w, c15.y
+    mul r0.w, r0.w, v0.x
+    mul r0.x, r0.w, c15.z
+    dp3 r1.x, v1, c4
+    dp3 r1.y, v1, c5
+    dp3 r1.z, v1, c6
+    mov r0.yzw, c15.w
+    dp3 r2.x, r1, r1
+    add r0, r0, v0
+    rsq r1.w, r2.x
+    dp4 oPos.x, r0, c0
+    mul r1.xyz, r1, r1.w
+    dp4 oPos.y, r0, c1
+    dp3 r1.x, r1, c9
+    dp4 oPos.z, r0, c2
+    max r1.w, r1.x, c15.w
+    mov r1.xyz, c8
+    mul r1.xyz, r1, c11
+    mov r2.xyz, c7
+    mul r2.xyz, r2, c10
+    dp4 oPos.w, r0, c3
+    mad oD0.xyz, r1, r1.w, r2
+    mov oD0.w, c15.y
+    mov oT0.xy, v2
+
+// approximately 34 instruction slots used
+"""
+
+
+def test_fxc_render_scene_listing_reads_and_prints_back() -> None:
+    assert assemble_shader(SDK_RENDER_SCENE_VS).disassemble() == SDK_RENDER_SCENE_VS
