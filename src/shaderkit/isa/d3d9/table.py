@@ -64,8 +64,14 @@ REG_MISC, MISC_REGISTERS = 17, ("vPos", "vFace")
 #: D3DSPR_CONST2/3/4: constants c2048.. c4095, c4096.., c6144..: register type -> first number
 CONST_BANKS = {11: 2048, 12: 4096, 13: 6144}
 #: instruction slots of the D3D9 macro instructions (every other instruction takes one)
+#: (the D3D9 reference's instruction-slot tables; flow control as fxc counts it: if 3, else 1, endif 1)
 SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
-         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2}
+         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2, "if": 3, "dp2add": 2,
+         "dsx": 2, "dsy": 2, "call": 2, "callnz": 3, "breakp": 3, "label": 0}
+#: ps_3_0 slots that differ: fxc counts lrp as one slot there
+PS3_SLOTS = {"lrp": 1}
+#: texture slots of the texture instructions that take more than one
+TEXTURE_SLOTS = {"texldl": 2, "texldd": 3}
 TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl", "tex", "texcoord", "texcrd", "texbem", "texbeml",
                "texreg2ar", "texreg2gb", "texreg2rgb", "texm3x2pad", "texm3x2tex", "texm3x3pad", "texm3x3tex",
                "texm3x3spec", "texm3x3vspec", "texdp3tex", "texm3x2depth", "texdp3", "texm3x3", "texdepth")

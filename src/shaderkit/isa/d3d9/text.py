@@ -34,6 +34,7 @@ from shaderkit.isa.d3d9.table import (
     OPCODES,
     PIXEL_KINDS,
     PS1_NAMES,
+    PS3_SLOTS,
     RASTOUT,
     REG_ADDR_TEXTURE,
     REG_DEPTH_OUT,
@@ -58,6 +59,7 @@ from shaderkit.isa.d3d9.table import (
     SOURCE_SWIZZLE,
     TEXLD_FORMS,
     TEXTURE_OPS,
+    TEXTURE_SLOTS,
     TX_KIND,
     USAGE,
     USAGE_INDEX,
@@ -429,6 +431,7 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
     texture = arithmetic = depth = 0
+    slots = {**SLOTS, **PS3_SLOTS} if prog.pixel and prog.major == 3 else SLOTS
     for text, index in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
@@ -449,9 +452,11 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
             depth += 1
         if not text.startswith(("dcl", "def", "phase")):
             if op in TEXTURE_OPS:
-                texture += 1
+                texture += TEXTURE_SLOTS.get(op, 1)
+            elif op == "break" and " " in text.rpartition(") ")[2]:  # break_comp: 3 slots, break: 1
+                arithmetic += 3
             else:
-                arithmetic += SLOTS.get(op, 1)
+                arithmetic += slots.get(op, 1)
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""
