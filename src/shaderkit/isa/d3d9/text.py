@@ -1,6 +1,10 @@
 """fxc's listing of a D3D9 token program (the ``program`` of a level-9 ``Aon9``/``XNAS``/``XNAP``
-chunk model): ps_2_x/vs_2_x text with the ``#line`` directives and ``// variable<components>``
-notes fxc derives from the program's ``DBUG`` comment block. Untrusted input raises
+chunk model, or a bare vs/ps 1.x-3.0 shader): the text of every SM1-3 form (ps_1_x texture
+operations, result shifts and source modifiers, co-issue ``+``, predicates ``(!p0.x)``, relative
+``c2[aL]``/``c5[a0.x]``, vs_3_0 ``o#``, ``vPos``/``vFace``) with the ``#line`` directives and
+``// variable<components>`` notes fxc derives from the program's ``DBUG`` comment block, and the
+slot count fxc prints. :func:`split_program` splits a stream into instructions and comments
+(SM2+ by the length field, SM1 by the parameter tokens' bit 31). Untrusted input raises
 ShaderFormatError.
 """
 
