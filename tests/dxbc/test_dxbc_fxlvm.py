@@ -14,6 +14,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.fx10_block import ASSIGN_EXPRESSION, ASSIGN_EXPRESSION_INDEX
 from shaderkit.formats.dxbc.fxlvm import ConstantTable, ExpressionCode, Literals, expression_lines
+from shaderkit.io.reader import Reader
 from shaderkit.isa.fxlvm.code import FxlcCode, component_suffix
 
 LIT, IN, OUT, TMP = 1, 2, 4, 7
@@ -160,6 +161,35 @@ def test_bad_payloads_raise_format_errors(words: list[int]) -> None:
     data = expression(struct.pack(f"<{len(words)}I", *words), cli4(), ctab())
     model = DxbcContainer.from_bytes(data)
     assert not isinstance(model.chunk("FXLC"), ExpressionCode) and expression_lines(model) is None
+    assert model.to_bytes() == data
+
+
+def test_tables_and_code_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a container parses its CTAB and decodes its FXLC once each (the chunk checks
+    read headers only); a table or code that does not read still stays raw."""
+    calls: list[str] = []
+    table_parse, code_decode = ConstantTable.parse.__func__, FxlcCode.from_bytes.__func__  # type: ignore[attr-defined]
+
+    def counted_table(cls: type[ConstantTable], r: Reader) -> ConstantTable:
+        calls.append("CTAB")
+        return table_parse(cls, r)  # type: ignore[no-any-return]
+
+    def counted_code(cls: type[FxlcCode], data: bytes, base: int = 0) -> FxlcCode:
+        calls.append("FXLC")
+        return code_decode(cls, data, base)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ConstantTable, "parse", classmethod(counted_table))
+    monkeypatch.setattr(FxlcCode, "from_bytes", classmethod(counted_code))
+    code = fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0)))
+    model = DxbcContainer.from_bytes(expression(code, cli4(2), ctab(("i", 0, 1))))
+    assert sorted(calls) == ["CTAB", "FXLC"]
+    assert isinstance(model.chunk("CTAB"), ConstantTable) and isinstance(model.chunk("FXLC"), ExpressionCode)
+    table = bytearray(ctab(("i", 0, 1)))
+    struct.pack_into("<I", table, 28, len(table) - 1)  # the name: the last byte, no NUL after it
+    bad_code = struct.pack("<9I", 1, 0x21600001, 1, 2, IN, 0, 0, OUT, 0)  # relative flag 2
+    data = expression(bad_code, cli4(), bytes(table))
+    model = DxbcContainer.from_bytes(data)
+    assert not isinstance(model.chunk("CTAB"), ConstantTable) and not isinstance(model.chunk("FXLC"), ExpressionCode)
     assert model.to_bytes() == data
 
 
