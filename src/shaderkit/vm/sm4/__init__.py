@@ -109,20 +109,28 @@ from shaderkit.vm.sm4.machine import (
 )
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
-from shaderkit.vm.sm4.tessellation import (
-    INSTANCE_IDS,
-    MAX_WORDS,
-    HullOutputs,
-    Phase,
-    Tessellation,
-    merge_instances,
-    split_phases,
-)
-from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
-from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
+
+TYPE_CHECKING = False  # (the tessellation modules load when a hull or domain shader is compiled: start-up)
+if TYPE_CHECKING:
+    from shaderkit.vm.sm4.tessellation import HullOutputs, Phase, Tessellation
+    from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
 
 __all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "Tessellation", "VmError", "Buffer",
            "Sampler", "Texture", "tessellate_isoline", "tessellate_quad", "tessellate_tri"]
+
+#: public names of the tessellation modules, imported on first use
+_LAZY = {"HullOutputs": "tessellation", "Tessellation": "tessellation", "tessellate_isoline": "tessellator",
+         "tessellate_quad": "tessellator", "tessellate_tri": "tessellator"}
+
+
+def __getattr__(name: str) -> Any:
+    """The tessellation names of :data:`__all__`, loaded when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
@@ -198,6 +206,8 @@ class Shader:
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
             if self.stage == "hull":
+                from shaderkit.vm.sm4.tessellation import split_phases
+
                 self.phases = split_phases(instructions)
                 self.main = CompiledBlock()
             else:
@@ -512,6 +522,9 @@ class Shader:
         :mod:`.tessellation`."""
         if self.stage != "hull":
             raise VmError(_wrong_stage(self.stage))
+        from shaderkit.vm.sm4.tessellation import INSTANCE_IDS, MAX_WORDS, HullOutputs, merge_instances
+        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+
         d = self.decl
         patches = _count(inputs, count)
         points_in, points_out = d.input_control_points, d.output_control_points
@@ -582,6 +595,9 @@ class Shader:
         patch by patch. vPrim is the patch's index. Returns :class:`DomainOutputs`."""
         if self.stage != "domain":
             raise VmError(_wrong_stage(self.stage))
+        from shaderkit.vm.sm4.tessellation import MAX_WORDS, HullOutputs
+        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+
         d = self.decl
         container = self.container
         points = d.input_control_points
