@@ -96,11 +96,12 @@ def split_phases(instructions: list[Instruction]) -> list[Phase]:
     shared: dict[int, list[Any]] = {}
     for _, functions in trees:
         shared.update(functions)
+    _, compiled_functions = compile_program([], shared)  # once for the shader: every phase calls them
     phases = []
     for (kind, body), (main, _) in zip(pieces, trees):
         decl = declarations(head + body)
-        compiled, functions = compile_program(main, shared)
-        phases.append(Phase(kind, decl, compiled, functions))
+        compiled, _ = compile_program(main, {})
+        phases.append(Phase(kind, decl, compiled, compiled_functions))
     return phases
 
 
