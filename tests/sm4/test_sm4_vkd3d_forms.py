@@ -87,8 +87,13 @@ def test_fxc_else_endif_unchanged_in_exact_text() -> None:
 
 
 def test_ctl_wider_than_the_control_field_is_refused() -> None:
-    with pytest.raises(AssemblyError):
+    # instruction and declaration forms both point at the value (column 11 / 21 of line 2)
+    with pytest.raises(AssemblyError, match="13 control bits") as info:
         assemble("ps_4_0\nendif ctl(0x2000)\nret\n")
+    assert (info.value.line, info.value.column) == (2, 11)
+    with pytest.raises(AssemblyError, match="13 control bits") as info:
+        assemble("ps_5_0\ndcl_uav_raw u1, ctl(0x2000)\nret\n")
+    assert (info.value.line, info.value.column) == (2, 21)
 
 
 def test_declaration_control_bits_in_exact_text() -> None:
