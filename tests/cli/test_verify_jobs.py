@@ -1,4 +1,4 @@
-"""`verify --jobs`: how files are split among workers, and that the pool changes no result."""
+"""`verify --jobs`: how files are split among workers, and that the pool changes no result (cli/checks.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shaderkit.cli import verify
+from shaderkit.cli import checks as verify
 
 
 @pytest.mark.parametrize(

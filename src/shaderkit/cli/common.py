@@ -13,6 +13,18 @@ if TYPE_CHECKING:
     from shaderkit.formats.base import ShaderFile
 
 
+def echo(line: str, err: bool = False) -> None:
+    """``line`` and a newline on standard output (or error), flushed, as ``click.echo`` writes it:
+    ANSI escape sequences are dropped when the stream is not a terminal."""
+    stream = sys.stderr if err else sys.stdout
+    if "\x1b" in line and not stream.isatty():
+        import re
+
+        line = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", line)
+    stream.write(line + "\n")
+    stream.flush()
+
+
 def read_input(path: str) -> bytes:
     """Bytes of ``path``; ``-`` reads standard input."""
     if path == "-":
@@ -91,8 +103,6 @@ def walk_paths(paths: tuple[str, ...]) -> list[Path]:
     """Files named, plus every file below each folder named (sorted, recursive)."""
     from pathlib import Path
 
-    import click
-
     found: list[Path] = []
     for name in paths:
         path = Path(name)
@@ -101,6 +111,8 @@ def walk_paths(paths: tuple[str, ...]) -> list[Path]:
         elif path.exists():
             found.append(path)
         else:
+            import click
+
             raise click.BadParameter(f"{name}: no such file or folder", param_hint="PATH")
     return found
 

@@ -1,9 +1,9 @@
-"""The fast path of the command line: ``disasm FILE``, ``info FILE`` and ``info --json FILE`` run
-without loading click (about half of a bare start-up's cost).
+"""The fast path of the command line: the plain forms of ``disasm``, ``info`` and ``verify`` (see
+:func:`_simple_form`) run without loading click (about half of a bare start-up's cost).
 
-Only those exact forms are taken here, with the same code, output, messages and exit status as
-the click commands; anything else (options, several files, folders, ``-`` for standard input,
-``--help``, shell completion) returns False and goes to the click application.
+Only those forms are taken here, running the same code as the click commands, with the same output,
+messages and exit status; anything else (other options, ``-`` for standard input, ``--help``, shell
+completion) returns False and goes to the click application.
 """
 
 from __future__ import annotations
@@ -14,26 +14,67 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
 else:
     ModuleType = type(sys)  # (without importing types)
 
 
-def _simple_form(argv: list[str]) -> tuple[str, str, bool] | None:
-    """(verb, file, as_json) of a form this module runs, else None."""
-    if "_SHADERKIT_COMPLETE" in os.environ or not 2 <= len(argv) <= 3:
+def _plain_names(names: list[str]) -> bool:
+    """True when no name could be an option (click would read ``-x`` and ``--`` as options)."""
+    return all(name and not name.startswith("-") for name in names)
+
+
+def _take_option(rest: list[str], *spellings: str) -> str | None:
+    """Remove ``--opt VALUE`` (any of ``spellings``, once) from ``rest``; its value, "" when absent,
+    None when given twice, without a value or with an empty one."""
+    found = [i for i, arg in enumerate(rest) if arg in spellings]
+    if not found:
+        return ""
+    if len(found) > 1 or found[0] + 1 >= len(rest):
+        return None
+    i = found[0]
+    value = rest[i + 1]
+    del rest[i : i + 2]
+    return value or None
+
+
+def _simple_form(argv: list[str]) -> Callable[[], int] | None:
+    """What runs the plain form of ``argv`` (returning the exit status), else None (click takes it).
+
+    ``disasm FILE [-o OUT]``, ``info [--json] FILE``, ``disasm -o DIR FILES...`` (several files or
+    folders: the batch) and ``verify [--jobs N] [--json] PATHS...`` (every path present; standard
+    error not a terminal, where click's command shows a progress bar).
+    """
+    if "_SHADERKIT_COMPLETE" in os.environ or not argv:
         return None
     verb, *rest = argv
-    as_json = False
-    if verb == "info" and len(rest) == 2 and "--json" in rest:
-        rest.remove("--json")
-        as_json = True
-    if len(rest) != 1 or verb not in ("disasm", "info"):
-        return None
-    file = rest[0]
-    if not file or file.startswith("-") or (verb == "disasm" and os.path.isdir(file)):
-        return None
-    return verb, file, as_json
+    if verb == "info":
+        as_json = "--json" in rest
+        if as_json:
+            rest.remove("--json")
+        if len(rest) != 1 or not _plain_names(rest):
+            return None
+        return lambda: _info(rest[0], as_json)
+    if verb == "disasm":
+        output = _take_option(rest, "-o", "--output")
+        if output is None or not rest or not _plain_names(rest) or output.startswith("-"):
+            return None
+        if len(rest) == 1 and not os.path.isdir(rest[0]) and not (output and os.path.isdir(output)):
+            return lambda: _disasm(rest[0], output or "-")
+        return (lambda: _disasm_files(rest, output)) if output else None  # (none: click's usage error)
+    if verb == "verify":
+        jobs = _take_option(rest, "-j", "--jobs")
+        as_json = "--json" in rest
+        if as_json:
+            rest.remove("--json")
+        if jobs is None or (jobs and not (jobs.isdigit() and int(jobs) >= 1)) or not rest or not _plain_names(rest):
+            return None
+        if sys.stderr.isatty() or not all(os.path.exists(p) or "//" in p for p in rest):
+            return None  # a progress bar, or click's message for a missing path
+        count = int(jobs or 1)
+        return lambda: _verify(rest, count, as_json)
+    return None
 
 
 def _fail(message: str) -> None:
@@ -81,31 +122,28 @@ def run_fast(argv: list[str], own_process: bool = False) -> bool:
     form = _simple_form(argv)
     if form is None:
         return False
-    verb, file, as_json = form
     if own_process:
         import gc
 
         gc.set_threshold(OWN_PROCESS_GC_THRESHOLD)
         _defer_imports()
         try:
-            _run(verb, file, as_json)
+            status = _run(form)
         finally:
             gc.freeze()
     else:
-        _run(verb, file, as_json)
+        status = _run(form)
+    if status:
+        sys.exit(status)
     return True
 
 
-def _run(verb: str, file: str, as_json: bool) -> None:
+def _run(form: Callable[[], int]) -> int:
+    """Run one plain form; its exit status (errors end the process as click's commands do)."""
     from shaderkit.errors import ShaderkitError
 
     try:
-        if verb == "disasm":
-            _disasm(file)
-        else:
-            from shaderkit.cli.render import show_info
-
-            show_info(file, as_json, None)
+        return form()
     except (EOFError, KeyboardInterrupt):  # as click: a new line, then "aborted"
         sys.stderr.write("\n")
         _fail("aborted")
@@ -117,10 +155,11 @@ def _run(verb: str, file: str, as_json: bool) -> None:
             sys.exit(1)
         name = f"{exc.filename}: " if exc.filename else ""
         _fail(f"shaderkit: {name}{exc.strerror or exc}")
+    return 2  # (not reached: _fail exits)
 
 
-def _disasm(file: str) -> None:
-    """``shaderkit disasm FILE`` (the single-file form of cli/disasm.py's command)."""
+def _disasm(file: str, output: str) -> int:
+    """``shaderkit disasm FILE [-o OUT]`` (the single-file form of cli/disasm.py's command)."""
     from shaderkit.cli.common import load_model, write_output
     from shaderkit.cli.listing import _coloured, listing_of, use_colour
     from shaderkit.errors import UnsupportedOperation
@@ -130,7 +169,30 @@ def _disasm(file: str) -> None:
         text = listing_of(model)
     except UnsupportedOperation as exc:
         raise UnsupportedOperation(f"{file}: {exc}") from None
-    write_output("-", _coloured(text, model) if use_colour(None, "-") else text)
+    write_output(output, _coloured(text, model) if use_colour(None, output) else text)
+    return 0
+
+
+def _info(file: str, as_json: bool) -> int:
+    """``shaderkit info [--json] FILE``."""
+    from shaderkit.cli.render import show_info
+
+    show_info(file, as_json, None)
+    return 0
+
+
+def _disasm_files(files: list[str], output: str) -> int:
+    """``shaderkit disasm -o DIR FILES...``."""
+    from shaderkit.cli.batch import disasm_files
+
+    return disasm_files(files, output)
+
+
+def _verify(paths: list[str], jobs: int, as_json: bool) -> int:
+    """``shaderkit verify [--jobs N] [--json] PATHS...``."""
+    from shaderkit.cli.checks import verify_files, verify_targets
+
+    return verify_files(verify_targets(paths), jobs, as_json)
 
 
 def _quiet_streams() -> None:

@@ -32,14 +32,16 @@ from __future__ import annotations
 import copy
 import struct
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.fx10_block import EffectBlock, read_block, relocate_records
 from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5, Technique, read_records
 from shaderkit.io.reader import Reader
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from shaderkit.formats.dxbc.container import DxbcContainer
 
 HEADER = struct.Struct("<19I")

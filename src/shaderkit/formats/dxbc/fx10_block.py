@@ -32,11 +32,14 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.fx10_records import Annotation, Assignment, EffectRecords, ShaderData5
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: ``EVarType``
 VAR_NUMERIC, VAR_OBJECT, VAR_STRUCT, VAR_INTERFACE = 1, 2, 3, 4

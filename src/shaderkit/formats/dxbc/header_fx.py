@@ -32,7 +32,6 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from shaderkit.errors import AssemblyError, ShaderkitError
 from shaderkit.formats.dxbc.fx10_records import (
@@ -47,6 +46,7 @@ from shaderkit.formats.dxbc.fx10_records import (
     Technique,
 )
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
     from shaderkit.formats.dxbc.container import DxbcContainer
 

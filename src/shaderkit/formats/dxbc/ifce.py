@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
@@ -30,6 +29,10 @@ from shaderkit.formats.dxbc.common import (
 )
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEADER = struct.Struct("<9I")
 _SLOT = struct.Struct("<4I")

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import close_layout, payload_layout, record_table, recorded_string
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEADER = struct.Struct("<5I")
 _ENTRY = struct.Struct("<2I")

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Any
 
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.fx10 import TAGS, Effect
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _TAG = struct.Struct("<I")
 

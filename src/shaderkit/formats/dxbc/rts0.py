@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.formats.dxbc.common import Budget, close_layout, payload_layout, placed_build, record_table
 from shaderkit.io.float32 import F32, f32_word
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HEADER = struct.Struct("<6I")
 _PARAM = struct.Struct("<3I")

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER_SIZE = 84
 HEADER = struct.Struct("<21I")

@@ -35,12 +35,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.codeview import PROCEDURES, CodeViewRecord, read_records
 from shaderkit.io.layout import Layout
 from shaderkit.io.reader import Reader
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MSF_MAGIC = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0"
 SUPERBLOCK = struct.Struct("<32s6I")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shaderkit.isa.field import Field
+from shaderkit.named_tuple import NamedTuple
 
 
 class OpInfo(NamedTuple):

@@ -1,0 +1,249 @@
+"""The work of ``shaderkit verify`` without click: parse, rebuild and compare files (in worker
+processes for ``--jobs``), one line per failure (or JSON Lines), then the counts. The click command
+(``verify.py``) and the console script's fast path (``fast.py``) both run :func:`verify_files`."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import chain
+
+from shaderkit.cli.common import echo
+from shaderkit.errors import ShaderkitError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import BinaryIO
+
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+
+
+def check_file(path: Path | str) -> tuple[str, str]:
+    """(status, reason) for one file or archive member: parse, rebuild, compare, integrity checks."""
+    from shaderkit.errors import ShaderFormatError
+
+    try:
+        if isinstance(path, str) and "//" in path:
+            from shaderkit.cli.common import load_member
+
+            data = load_member(path)[1]
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        return FAILED, f"cannot read: {exc.strerror}"
+    except ShaderFormatError as exc:
+        return FAILED, str(exc)
+    return check_bytes(data)
+
+
+def check_bytes(data: bytes) -> tuple[str, str]:
+    """(status, reason) for one file's bytes: parse, rebuild, compare, integrity checks."""
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.base import IdentifiedFile
+    from shaderkit.formats.registry import detect
+
+    spec = detect(data)
+    if spec is None:
+        return SKIPPED, "not a shader format"
+    try:
+        model = spec.parse(data)
+        if isinstance(model, IdentifiedFile):
+            return SKIPPED, f"{model.kind}: not read"
+        rebuilt = model.to_bytes()
+    except ShaderFormatError as exc:
+        return FAILED, str(exc)
+    except Exception as exc:  # a bug in shaderkit: report it as a failure of this file
+        return FAILED, f"internal error {type(exc).__name__}: {exc}"
+    if rebuilt != data:
+        diff = next((i for i, (a, b) in enumerate(zip(rebuilt, data)) if a != b), min(len(rebuilt), len(data)))
+        return FAILED, f"rebuild differs at offset 0x{diff:x} ({len(rebuilt)} bytes vs {len(data)})"
+    problems = model.problems()
+    if problems:
+        return FAILED, "; ".join(problems)
+    return PASSED, ""
+
+
+def _check_named(name: str) -> tuple[str, str, str]:
+    return (name, *check_file(name))  # a name with "//" is an archive member (see check_file)
+
+
+def _check_chunk(names: list[str]) -> list[tuple[str, str, str]]:
+    """One worker task: a run of files, so the pool's per-task cost is paid per chunk, not per file."""
+    return [_check_named(name) for name in names]
+
+
+#: below this many files per worker, starting the workers costs more than they save: run serially.
+MIN_FILES_PER_WORKER = 32
+#: fork the workers ourselves where fork is safe and the default (Linux); elsewhere the standard pool.
+FORK_WORKERS = hasattr(os, "fork") and sys.platform.startswith("linux")
+#: chunks handed to each worker (several, so a worker that drew slow files does not hold up the end).
+CHUNKS_PER_WORKER = 4
+
+
+def parallel_plan(count: int, jobs: int) -> tuple[int, int]:
+    """(workers, files per chunk) for ``count`` files and ``--jobs jobs``; (1, count) means serial."""
+    workers = max(1, min(jobs, count // MIN_FILES_PER_WORKER))
+    if workers == 1:
+        return 1, max(count, 1)
+    return workers, -(-count // (workers * CHUNKS_PER_WORKER))
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+@contextmanager
+def checked(files: list[str], jobs: int) -> Iterator[Iterator[tuple[str, str, str]]]:
+    """(name, status, reason) of every file in order, with up to ``jobs`` worker processes (never
+    more than the usable CPUs, and none for few files).
+
+    Files are checked here until one is read (not skipped) before the workers start, so the modules
+    its format needs are imported once and inherited by the forked workers; the rest goes out in
+    contiguous chunks. The workers exist once this is entered, so threads started afterwards (a
+    progress bar) are never forked.
+    """
+    workers, chunk = parallel_plan(len(files), min(jobs, _usable_cpus()))
+    if workers == 1:
+        yield map(_check_named, files)
+        return
+    first: list[tuple[str, str, str]] = []
+    for name in files[:MIN_FILES_PER_WORKER]:
+        first.append(_check_named(name))
+        if first[-1][1] != SKIPPED:
+            break
+    rest = files[len(first) :]
+    chunks = [rest[i : i + chunk] for i in range(0, len(rest), chunk)]
+    if FORK_WORKERS:
+        with _ForkedWorkers(chunks, workers) as pool:
+            yield chain(first, pool.results())
+        return
+    from concurrent.futures import ProcessPoolExecutor  # elsewhere: the standard pool (spawned workers)
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield chain(first, chain.from_iterable(pool.map(_check_chunk, chunks)))
+
+
+class _ForkedWorkers:
+    """Forked workers, chunk ``i`` going to worker ``i % count``; each sends its chunks' results
+    through a pipe (length-prefixed ``marshal`` data), read back in chunk order.
+
+    Lighter than ``concurrent.futures`` (whose import alone costs about as much CPU as checking a
+    hundred small files): no pickling, no manager thread, no per-task messages.
+    """
+
+    def __init__(self, chunks: list[list[str]], count: int) -> None:
+        self.chunks = chunks
+        self.count = count
+        self.readers: list[BinaryIO] = []
+        self.pids: list[int] = []
+
+    def __enter__(self) -> _ForkedWorkers:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for worker in range(self.count):
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns into the caller's code
+                status = 1
+                try:
+                    os.close(read_fd)
+                    for reader in self.readers:
+                        reader.close()
+                    with os.fdopen(write_fd, "wb") as out:
+                        for chunk in self.chunks[worker :: self.count]:
+                            data = marshal.dumps(_check_chunk(chunk))
+                            out.write(len(data).to_bytes(8, "little") + data)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(write_fd)
+            self.readers.append(os.fdopen(read_fd, "rb"))
+            self.pids.append(pid)
+        return self
+
+    def results(self) -> Iterator[tuple[str, str, str]]:
+        for index in range(len(self.chunks)):
+            reader = self.readers[index % self.count]
+            head = reader.read(8)
+            data = reader.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
+            if not data:
+                raise ShaderkitError(f"verify worker {index % self.count} ended early")
+            yield from marshal.loads(data)
+
+    def __exit__(self, *exc: object) -> None:
+        for reader in self.readers:
+            reader.close()  # a worker still writing (early exit) gets EPIPE and ends
+        for pid in self.pids:
+            os.waitpid(pid, 0)
+
+
+def _report(results: Iterator[tuple[str, str, str]], total: int, show_progress: bool, as_json: bool) -> dict[str, int]:
+    """Print each result as it comes (failures, or every file as JSON); the counts by status."""
+    if as_json:
+        import json
+    counts = {PASSED: 0, FAILED: 0, SKIPPED: 0}
+    progress = None
+    if show_progress:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        progress = Progress(console=Console(stderr=True), transient=True)
+        task = progress.add_task("verifying", total=total)
+        progress.start()
+    try:
+        for name, status, reason in results:
+            counts[status] += 1
+            if as_json:
+                echo(json.dumps({"file": name, "status": status, "reason": reason}))
+            elif status == FAILED:
+                echo(f"{name}: {reason}")
+            if progress is not None:
+                progress.advance(task)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return counts
+
+
+def verify_targets(paths: tuple[str, ...] | list[str]) -> list[str]:
+    """The files ``verify`` checks for ``paths``: files named, the files below folders named, then
+    archive members (``pack.szs//dir/file``, when no such plain path exists)."""
+    members = [p for p in paths if "//" in p and not os.path.exists(p)]
+    named = [p for p in paths if p not in members]
+    if all(_spelled_as_pathlib_prints(p) and os.path.exists(p) and not os.path.isdir(p) for p in named):
+        return named + members  # files only, each name as str(Path(name)) gives it: pathlib stays unloaded
+    from shaderkit.cli.common import walk_paths
+
+    return [str(p) for p in walk_paths(tuple(named))] + members
+
+
+def _spelled_as_pathlib_prints(name: str) -> bool:
+    """True when ``str(Path(name)) == name`` surely holds: a POSIX name without empty parts (``a//b``,
+    a trailing ``/``) or ``.`` parts, which are the only ones ``Path`` drops."""
+    return (os.sep == "/" and os.altsep is None and name != "" and "//" not in name and not name.endswith("/")
+            and "." not in name.split("/"))
+
+
+def verify_files(files: list[str], jobs: int = 1, as_json: bool = False, show_progress: bool = False) -> int:
+    """Check ``files`` (paths, or ``pack.szs//member`` names) and print what ``shaderkit verify``
+    prints; the exit status (1 when a file failed)."""
+    with checked(files, jobs) as results:
+        counts = _report(results, len(files), show_progress, as_json)
+    if as_json:
+        import json
+
+        echo(json.dumps({"summary": counts}))
+    else:
+        line = f"{counts[PASSED]} passed, {counts[FAILED]} failed"
+        if counts[SKIPPED]:
+            line += f", {counts[SKIPPED]} skipped"
+        echo(line)
+    return 1 if counts[FAILED] else 0
