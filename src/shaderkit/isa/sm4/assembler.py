@@ -571,8 +571,8 @@ class _ProgramAssembler:
             normal = normal[: ctl.start()]
         tail = _DCL_RAW.search(normal)
         if tail is not None:  # --exact: words after the declaration's fields (not from fxc)
-            at = text.find("raw(") + 4
-            extra = [_int_word(w, at + shift) for w, _ in _split(tail.group(1), at)]
+            at = text.rfind("raw(") + 4
+            extra = [_int_word(w, p) for w, p in _split(text[at : text.index(")", at)], at)]
             normal = normal[: tail.start()]
         for prefix, opcode in dcl.BY_PREFIX:
             if not normal.startswith(prefix):
