@@ -6,8 +6,9 @@
 * start-up: whole-process ``shaderkit disasm``/``info`` on one small file against ``python -c
   pass``, both with a bytecode cache (as a normal install has; this machine may set
   PYTHONDONTWRITEBYTECODE, so a private PYTHONPYCACHEPREFIX is used and warmed first);
-* batch DXBC: one ``shaderkit disasm -o DIR`` / ``shaderkit verify`` process over the corpus
-  against vkd3d-compiler (DXBC -> SPIR-V) launched once per file, each launch a bare
+* batch DXBC: one ``shaderkit disasm -o DIR`` (DIR empty, on /dev/shm where there is one) /
+  ``shaderkit verify`` process over the corpus against vkd3d-compiler (DXBC -> SPIR-V, written to
+  the null device) launched once per file, each launch a bare
   ``posix_spawn`` + ``wait4`` (no shell, no pipes); ``vkd3d-compiler --version`` as often shows
   the share of its process starts; ``verify --jobs 1/2`` (CPU and wall);
 * in-process: SM4 decode + fxc text in one pass over every corpus program, the first pass of a
@@ -65,6 +66,10 @@ def start_up(root: Path, env: dict[str, str], rounds: int) -> dict[str, object]:
     return {name: {"cpu_s": round(t, 4), "x_python_c_pass": _ratio(t, base)} for name, t in best.items()}
 
 
+#: a memory file system for the batch listings (see main)
+LISTINGS_FOLDER = "/dev/shm"
+
+
 def batch_dxbc(root: Path, env: dict[str, str], rounds: int, out_dir: str,
                baseline: dict[str, str] | None = None) -> dict[str, object]:
     files = [str(p) for p in sorted((root / "dxbc").glob("*.dxbc"))]
@@ -88,8 +93,8 @@ def batch_dxbc(root: Path, env: dict[str, str], rounds: int, out_dir: str,
         return spawn_cpu(shaderkit_argv(*args), env)[0]
 
     def disasm_into(folder: str, environment: dict[str, str]) -> float:
-        """``disasm -o folder`` of the corpus into an empty folder, as a first run writes (replacing
-        390 files costs the file system more than creating them; not timed: the child's CPU is)."""
+        """``disasm -o folder`` of the corpus into an empty folder, as a first run writes (the
+        removal is not timed: the child's CPU is)."""
         shutil.rmtree(folder, ignore_errors=True)
         return spawn_cpu(shaderkit_argv("disasm", "-o", folder, *files), environment)[0]
 
@@ -191,7 +196,11 @@ def main() -> None:
             if args.baseline_src:
                 baseline = cached_python_env(os.path.join(tmp, "pycache-baseline"), os.path.abspath(args.baseline_src))
                 report["baseline_src"] = args.baseline_src
-            report["batch_dxbc"] = batch_dxbc(root, env, args.rounds, os.path.join(tmp, "listings"), baseline)
+            # the listings go to a memory file system where there is one: vkd3d writes to the null
+            # device, and creating 390 files on a disk file system can cost more CPU than printing them
+            with tempfile.TemporaryDirectory(dir=LISTINGS_FOLDER if os.path.isdir(LISTINGS_FOLDER) else None) as out:
+                report["batch_dxbc"] = batch_dxbc(root, env, args.rounds, os.path.join(out, "listings"), baseline)
+                report["listings_folder"] = out
             report["verify_jobs"] = jobs_wall(root, env, args.rounds)
     report["in_process"] = in_process(root, args.rounds)
     report["load_average_at_end"] = [round(x, 1) for x in os.getloadavg()]

@@ -1026,26 +1026,13 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
         finally:
             gl._cleanup(keep)
         theirs = _unpack(captured, layout)
-        from shaderkit.vm.sm4 import tessellate_isoline, tessellate_quad, tessellate_tri
+        from shaderkit.vm.sm4.tessellator import tessellate_patches
 
-        wheres, primitives, patch_of = [], [], []
-        first = 0
-        for p in range(patches):
-            if kind == "tri":
-                where, indices = tessellate_tri(list(edges[p]), inside[p, 0], partitioning, output)
-            elif kind == "quad":
-                where, indices = tessellate_quad(list(edges[p]), list(inside[p]), partitioning, output)
-            else:
-                where, indices = tessellate_isoline(edges[p, 0], edges[p, 1], partitioning, output)
-            wheres.append(where)
-            primitives.append(np.asarray(indices) + first)
-            patch_of.append(np.full(len(where), p, np.int64))
-            first += len(where)
-        where_all = np.concatenate(wheres)
-        rows = np.concatenate(primitives).reshape(-1)
+        where_all, patch_of, primitives = tessellate_patches(kind, edges, inside, partitioning, output)
+        rows = primitives.reshape(-1)
         try:
             ours = shader.run_domain(feed, where_all, {f"vpc{r}": constants[:, r] for r in range(registers)},
-                                     patch=np.concatenate(patch_of))
+                                     patch=patch_of)
         except VmError as exc:
             return "failed", f"VM: {exc}"
         except Exception as exc:  # noqa: BLE001 - a VM bug
@@ -1067,7 +1054,7 @@ def compare_tessellator(oracle: Any, domain: str, partitioning: str, output: str
     ((patches, 6) float32: edge factors 0-3, inside 0-1; for isolines 0 = density, 1 = detail)
     through a generated TCS/TES that captures gl_TessCoord; the VM's tessellate_tri/quad/isoline
     must give the same points in the same primitive order. Returns the problems (empty: agree)."""
-    from shaderkit.vm.sm4 import tessellate_isoline, tessellate_quad, tessellate_tri
+    from shaderkit.vm.sm4.tessellator import tessellate_patch
 
     order, feedback_mode, per = GL_OUTPUT[output]
     width = 3 if domain == "tri" else 2
@@ -1102,12 +1089,7 @@ def compare_tessellator(oracle: Any, domain: str, partitioning: str, output: str
     theirs_coord, theirs_patch = raw[:, :width].copy().view(np.float32), raw[:, width].astype(np.int64)
     problems = []
     for patch, row in enumerate(factors):
-        if domain == "tri":
-            where, indices = tessellate_tri(list(row[:3]), row[4], partitioning, output)
-        elif domain == "quad":
-            where, indices = tessellate_quad(list(row[:4]), list(row[4:6]), partitioning, output)
-        else:
-            where, indices = tessellate_isoline(row[0], row[1], partitioning, output)
+        where, indices = tessellate_patch(domain, row[:4], row[4:6], partitioning, output)
         mine = np.asarray(where, np.float32)[np.asarray(indices).reshape(-1)][:, :width]
         theirs = theirs_coord[theirs_patch == patch]
         if mine.shape != theirs.shape:

@@ -206,3 +206,34 @@ def test_a_deferred_module_is_the_real_one_on_first_use() -> None:
     env = checkout_env()
     result = subprocess.run([sys.executable, "-c", _STAND_IN_PROBE], capture_output=True, text=True, timeout=60, env=env)
     assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr
+
+
+def _pixel_sample() -> bytes:
+    """ps_4_0 writing l(1.0, 1.0, 1.0, 1.0) to SV_Target (tokens packed by hand)."""
+    from array import array
+
+    from shaderkit.formats.dxbc.container import DxbcContainer
+    from shaderkit.formats.dxbc.shader import ShaderProgram
+    from shaderkit.formats.dxbc.signature import Signature, SignatureElement
+
+    tokens = array("I", [
+        0x00000040, 14,                                     # ps_4_0, program length in dwords
+        0x03000065, 0x001020F2, 0,                          # dcl_output o0.xyzw
+        0x08000036, 0x001020F2, 0, 0x00004002, *[0x3F800000] * 4,  # mov o0.xyzw, l(1.0, 1.0, 1.0, 1.0)
+        0x0100003E,                                         # ret
+    ])
+    outputs = Signature("OSGN", [SignatureElement("SV_Target", mask=0xF)])
+    return DxbcContainer(chunks=[Signature("ISGN", []), outputs, ShaderProgram("SHDR", tokens)]).to_bytes()
+
+
+@pytest.mark.parametrize("stage", ["vertex", "pixel"])
+def test_run_of_a_vertex_or_pixel_shader_loads_no_tessellation(tmp_path: Path, stage: str) -> None:
+    """The tessellation modules load for hull and domain shaders only."""
+    data = SAMPLES["sample_vs.dxbc"]() if stage == "vertex" else _pixel_sample()
+    (tmp_path / "shader.dxbc").write_bytes(data)
+    modules = loaded_after("run", "shader.dxbc", "--count", "2", "-o", "out.json", cwd=tmp_path)
+    assert "shaderkit.vm.sm4.machine" in modules  # the probe did run the shader
+    results = json.loads((tmp_path / "out.json").read_text())
+    key, value = ("SV_TARGET0", 1.0) if stage == "pixel" else ("SV_POSITION0", 0.0)  # (no POSITION given: zeros)
+    assert results[key] == [[value] * 4] * 2
+    assert not [m for m in modules if m.startswith("shaderkit.vm.sm4.tessellat")]

@@ -14,6 +14,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.fx10_block import ASSIGN_EXPRESSION, ASSIGN_EXPRESSION_INDEX
 from shaderkit.formats.dxbc.fxlvm import ConstantTable, ExpressionCode, Literals, expression_lines
+from shaderkit.io.reader import Reader
 from shaderkit.isa.fxlvm.code import FxlcCode, component_suffix
 
 LIT, IN, OUT, TMP = 1, 2, 4, 7
@@ -163,14 +164,44 @@ def test_bad_payloads_raise_format_errors(words: list[int]) -> None:
     assert model.to_bytes() == data
 
 
+def test_tables_and_code_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a container parses its CTAB and decodes its FXLC once each (the chunk checks
+    read headers only); a table or code that does not read still stays raw."""
+    calls: list[str] = []
+    table_parse, code_decode = ConstantTable.parse.__func__, FxlcCode.from_bytes.__func__  # type: ignore[attr-defined]
+
+    def counted_table(cls: type[ConstantTable], r: Reader) -> ConstantTable:
+        calls.append("CTAB")
+        return table_parse(cls, r)  # type: ignore[no-any-return]
+
+    def counted_code(cls: type[FxlcCode], data: bytes, base: int = 0) -> FxlcCode:
+        calls.append("FXLC")
+        return code_decode(cls, data, base)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ConstantTable, "parse", classmethod(counted_table))
+    monkeypatch.setattr(FxlcCode, "from_bytes", classmethod(counted_code))
+    code = fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0)))
+    model = DxbcContainer.from_bytes(expression(code, cli4(2), ctab(("i", 0, 1))))
+    assert sorted(calls) == ["CTAB", "FXLC"]
+    assert isinstance(model.chunk("CTAB"), ConstantTable) and isinstance(model.chunk("FXLC"), ExpressionCode)
+    table = bytearray(ctab(("i", 0, 1)))
+    struct.pack_into("<I", table, 28, len(table) - 1)  # the name: the last byte, no NUL after it
+    bad_code = struct.pack("<9I", 1, 0x21600001, 1, 2, IN, 0, 0, OUT, 0)  # relative flag 2
+    data = expression(bad_code, cli4(), bytes(table))
+    model = DxbcContainer.from_bytes(data)
+    assert not isinstance(model.chunk("CTAB"), ConstantTable) and not isinstance(model.chunk("FXLC"), ExpressionCode)
+    assert model.to_bytes() == data
+
+
 def test_suffixes() -> None:
     assert [component_suffix(s, n) for s, n in ((0, 4), (1, 4), (3, 2), (2, 3), (3, 1))] == [
         "", ".yzwx", ".wx", ".zwx", ".w"]
 
 
-def _effect_with_expressions(single_literals: bytes = cli4(2)) -> bytes:
+def _effect_with_expressions(single_literals: bytes = cli4(2), single_pad: bytes = b"") -> bytes:
     """An fx_4_0 payload whose pass assigns DS_StencilRef = eval(...) and
-    DepthStencilState = arr[eval(...)] (two instructions)."""
+    DepthStencilState = arr[eval(...)] (two instructions); ``single_pad`` follows the first
+    expression's container inside its code block (its size word counts them)."""
     single = expression(fxlc(ins(0x216, 1, op(OUT, 0), op(IN, 0), op(LIT, 0))), single_literals, ctab(("i", 0, 1)))
     double = expression(fxlc(ins(0x219, 1, op(TMP, 0), op(IN, 0), op(LIT, 0)),
                              ins(0x216, 1, op(OUT, 0), op(TMP, 0), op(IN, 4))),
@@ -180,7 +211,7 @@ def _effect_with_expressions(single_literals: bytes = cli4(2)) -> bytes:
     blob.add(bytes(4))
     for name in ("t0", "p0", "arr"):
         at[name] = blob.add(name.encode() + b"\0")
-    at["single"] = blob.add(struct.pack("<I", len(single)) + single)
+    at["single"] = blob.add(struct.pack("<I", len(single) + len(single_pad)) + single + single_pad)
     at["double"] = blob.add(struct.pack("<I", len(double)) + double)
     at["index"] = blob.add(struct.pack("<2I", at["arr"], at["double"]))
     words = [
@@ -264,6 +295,38 @@ def test_asm_base_reads_eval_back_and_writes_edits() -> None:
         assemble_with_base(grown, DxbcContainer.from_bytes(data))
     with pytest.raises(AssemblyError, match="expression"):
         assemble_with_base(text.replace("eval(iadd expr.x, i.x, (2))", "1"), DxbcContainer.from_bytes(data))
+
+
+def test_asm_base_refuses_an_edit_of_an_expression_kept_as_block_bytes() -> None:
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dxbc.assemble import assemble_with_base
+
+    # the code block is 4 bytes longer than the container in it: the effect keeps the block's
+    # bytes (no embedded shader there) and the listing prints the container parsed from them
+    data = container((b"FX10", _effect_with_expressions(single_pad=bytes(4))))
+    base = DxbcContainer.from_bytes(data)
+    effect = base.effect
+    assert effect is not None and base.to_bytes() == data and len(effect.shaders) == 1
+    text = base.disassemble()
+    assert "        DS_StencilRef = eval(iadd expr.x, i.x, (2));" in text.splitlines()
+    # the expressions found without printing are the listing's, in its order
+    from shaderkit.formats.dxbc.assemble import eval_bodies
+    from shaderkit.formats.dxbc.disasm import effect_expressions
+
+    found = effect_expressions(effect)
+    assert [lines for _, lines in found] == [["iadd expr.x, i.x, (2)"], ["imul r0.x, i.x, (3)", "iadd expr.x, r0.x, j.x"]]
+    assert [lines for _, lines in found] == [body for _, _, body in eval_bodies(text)]
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+    # an edit there would be dropped: refused at the eval's line and column
+    edited = text.replace("eval(iadd expr.x, i.x, (2))", "eval(imul expr.x, i.x, (9))")
+    line = text[: text.index("eval(iadd expr.x")].count("\n") + 1
+    with pytest.raises(AssemblyError, match="cannot be edited") as caught:
+        assemble_with_base(edited, DxbcContainer.from_bytes(data))
+    assert (caught.value.line, caught.value.column) == (line, 25)
+    # the other expression (an embedded shader) is still edited
+    other = text.replace("imul r0.x, i.x, (3)", "iadd r0.x, i.x, (3)")
+    out = assemble_with_base(other, DxbcContainer.from_bytes(data)).to_bytes()
+    assert len(out) == len(data) and DxbcContainer.from_bytes(out).disassemble() == other
 
 
 def test_unreadable_table_stays_raw_and_bad_literal_falls_back() -> None:

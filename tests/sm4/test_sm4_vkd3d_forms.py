@@ -87,8 +87,13 @@ def test_fxc_else_endif_unchanged_in_exact_text() -> None:
 
 
 def test_ctl_wider_than_the_control_field_is_refused() -> None:
-    with pytest.raises(AssemblyError):
+    # instruction and declaration forms both point at the value (column 11 / 21 of line 2)
+    with pytest.raises(AssemblyError, match="13 control bits") as info:
         assemble("ps_4_0\nendif ctl(0x2000)\nret\n")
+    assert (info.value.line, info.value.column) == (2, 11)
+    with pytest.raises(AssemblyError, match="13 control bits") as info:
+        assemble("ps_5_0\ndcl_uav_raw u1, ctl(0x2000)\nret\n")
+    assert (info.value.line, info.value.column) == (2, 21)
 
 
 def test_declaration_control_bits_in_exact_text() -> None:
@@ -104,3 +109,11 @@ def test_declaration_control_bits_in_exact_text() -> None:
     assert lines(glc, exact=True)[0] == "dcl_uav_raw_glc u1"
     with pytest.raises(AssemblyError):
         assemble("ps_5_0\ndcl_uav_raw u1, ctl(0x2000)\nret\n")
+
+
+def test_declaration_raw_word_errors_point_at_the_word() -> None:
+    # "dcl_uav_raw u1, raw(0x1, zz)": zz starts at column 26 of line 2 (indented by two: 28)
+    for indent in ("", "  "):
+        with pytest.raises(AssemblyError) as info:
+            assemble(f"ps_5_0\n{indent}dcl_uav_raw u1, raw(0x1, zz)\nret\n")
+        assert (info.value.line, info.value.column) == (2, 26 + len(indent))

@@ -150,6 +150,40 @@ def test_hull_phases_instances_and_system_values() -> None:
     assert (out.domain, out.partitioning, out.output_primitive, out.max_tessfactor) == ("tri", "integer", "triangle_cw", 64.0)
 
 
+# the control-point phase and the fork phase call one subroutine, which follows the last phase
+HULL_CALL = (_signature("Patch Constant signature", PATCH_ROWS[:4])
+             + _signature("Output signature", ["POSITION                 0   xyzw        0     NONE   float   xyzw"])
+             + """hs_5_0
+hs_decls
+dcl_input_control_point_count 1
+dcl_output_control_point_count 2
+dcl_tessellator_domain domain_tri
+dcl_tessellator_partitioning partitioning_integer
+dcl_tessellator_output_primitive output_triangle_cw
+hs_control_point_phase
+dcl_output o0.xyzw
+call l0
+ret
+hs_fork_phase
+dcl_output_siv o0.x, finalTriUeq0EdgeTessFactor
+call l0
+ret
+label l0
+mov o0.xyzw, l(1.000000,2.000000,3.000000,4.000000)
+ret
+""")
+
+
+def test_hull_phases_share_one_compiled_subroutine() -> None:
+    shader = Shader(assemble_container(HULL_CALL))
+    control, fork = shader.phases
+    assert list(control.functions) == list(fork.functions) == [0]
+    assert control.functions[0] is fork.functions[0]  # compiled once for the shader
+    out = shader.run_hull({}, count=2)
+    assert out["POSITION"].tolist() == [[[1, 2, 3, 4]] * 2] * 2
+    assert out.tess_factors.tolist() == [[1, 0, 0], [1, 0, 0]]
+
+
 def test_hull_count_without_inputs_and_errors() -> None:
     shader = Shader(assemble_container(HULL))
     out = shader.run_hull({}, count=3)  # zero control points; vPrim still numbers the patches

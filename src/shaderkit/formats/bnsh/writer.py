@@ -34,7 +34,7 @@ from shaderkit.formats.nn import dic
 from shaderkit.formats.nn.binary import BlockHeader
 from shaderkit.formats.nn.rlt import RelocationSection, RelocationTable, group
 from shaderkit.formats.nn.strpool import StringPool, entry_size
-from shaderkit.io.layout import Layout, PlacedWriter, Placement, append_aligned
+from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.writer import Writer
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def fresh_layout(model: Bnsh) -> tuple[Layout, tuple[int, int]]:
     out = Layout()
 
     def put(key: Key, offset: int, size: int) -> None:
-        out.items[key] = Placement(offset, bytes(size))
+        out.record(key, offset, bytes(size))
 
     put(("header",), 0, 0x60)
     put(("grsc",), 0x60, 0x60)
@@ -159,8 +159,7 @@ def fresh_layout(model: Bnsh) -> tuple[Layout, tuple[int, int]]:
         first = placed.setdefault((str(key[0]), blob), key)
         if first == key:
             return False
-        out.items[key] = Placement(out.items[first].offset, bytes(len(blob)))
-        out.shared[key] = first
+        put(key, out.items[first].offset, len(blob))  # recorded at the same offset: shared with first
         return True
 
     pos = 0xC0

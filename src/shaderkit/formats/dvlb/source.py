@@ -613,51 +613,38 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
 _PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
 
-def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...]]:
-    """Per 6-bit opcode value: the bits no field covers (what decode() calls ``extra``), the
-    descriptor field of descriptor forms, and their source fields."""
+_Field = tuple[int, int, int, int]
+
+
+def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...],
+                            tuple[_Field | None, ...], tuple[_Field | None, ...]]:
+    """Per 6-bit opcode value, from one walk of the rows' field layouts: the bits no field covers
+    (what decode() calls ``extra``); the descriptor field of descriptor forms and their source
+    fields ((lsb, mask) each); the source relative addressing applies to and the ``idx`` field
+    (register lsb, mask, idx lsb, mask), or None; for an inverted form (dphi, dsti, sgei, slti,
+    madi) its wide source and the ``idx`` field, else None."""
     from shaderkit.isa.pica.decode import word_layouts
 
-    reserved, desc, sources = [], [], []
+    reserved: list[int] = []
+    desc: list[tuple[int, int] | None] = []
+    sources: list[tuple[tuple[int, int], ...]] = []
+    indexed: list[_Field | None] = []
+    inverted: list[_Field | None] = []
     for row, fields, extra_bits in word_layouts():
         spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        described = row.fmt in DESC_FORMATS
         reserved.append(extra_bits)
-        desc.append(spec["desc"] if row.fmt in DESC_FORMATS else None)
-        sources.append(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec)
-                       if row.fmt in DESC_FORMATS else ())
-    return tuple(reserved), tuple(desc), tuple(sources)
-
-
-def _indexed_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
-    """Per 6-bit opcode value: (register lsb, mask, idx lsb, mask) of the source relative
-    addressing applies to, or None."""
-    from shaderkit.isa.pica.decode import word_layouts
-
-    out: list[tuple[int, int, int, int] | None] = []
-    for row, fields, _extra in word_layouts():
-        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        desc.append(spec["desc"] if described else None)
+        sources.append(tuple(spec[name] for name in ("src1", "src2", "src3") if name in spec) if described else ())
         kind = IDX_SOURCE.get(row.fmt)
-        out.append((*spec[kind], *spec["idx"]) if kind in spec and "idx" in spec else None)
-    return tuple(out)
-
-
-def _inverted_tables() -> tuple[tuple[int, int, int, int] | None, ...]:
-    """Per 6-bit opcode value of an inverted form (dphi, dsti, sgei, slti, madi): (wide source
-    lsb, mask, idx lsb, mask), else None."""
-    from shaderkit.isa.pica.decode import word_layouts
-
-    out: list[tuple[int, int, int, int] | None] = []
-    for row, fields, _extra in word_layouts():
-        spec = {name: (lsb, mask) for name, lsb, mask in fields}
+        indexed.append((*spec[kind], *spec["idx"]) if kind in spec and "idx" in spec else None)
         wide = "src3" if row.fmt == "5i" else "src2"
-        out.append((*spec[wide], *spec["idx"]) if row.mnemonic in BASE_OF_INVERTED else None)
-    return tuple(out)
+        inverted.append((*spec[wide], *spec["idx"]) if row.mnemonic in BASE_OF_INVERTED else None)
+    return tuple(reserved), tuple(desc), tuple(sources), tuple(indexed), tuple(inverted)
 
 
 #: built from the table at import time (see _word_tables)
-_RESERVED6, _DESC_FIELD6, _SRC_FIELDS6 = _word_tables()
-_INDEXED6 = _indexed_tables()
-_INVERTED6 = _inverted_tables()
+_RESERVED6, _DESC_FIELD6, _SRC_FIELDS6, _INDEXED6, _INVERTED6 = _word_tables()
 
 
 def _forced_inverted(word: int) -> bool:
@@ -873,15 +860,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     source_fields = _SRC_FIELDS6
     read = {reg for word in printer.code[lo:hi] for lsb, mask in source_fields[(word & 0xFFFFFFFF) >> 26]
             if (reg := (word >> lsb) & mask) < inputs_end}
-    for reg in sorted(read):
-        if reg in names.src:
-            continue
-        name = f"in{reg}"
-        while name in used:
-            name += "_"
-        used.add(name)
-        unit.add(f".alias {name} {_input_text(reg)}")
-        names.src[reg] = (name, reg, 1)
+    _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in sorted(read) if reg not in names.src])
     # picasso refuses an index register after a temporary's own name ("r0[a0.x]": index register not
     # allowed with this kind of register) but not after an alias of it
     indexed = set()
@@ -891,12 +870,17 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
             reg = (word >> field[0]) & field[1]
             if _R.base <= reg < _R.end and reg not in names.src:
                 indexed.add(reg)
-    for reg in sorted(indexed):
-        name = f"temp{reg - _R.base}"
+    _add_aliases(unit, names, used, [(reg, f"temp{reg - _R.base}", f"r{reg - _R.base}") for reg in sorted(indexed)])
+
+
+def _add_aliases(unit: _Unit, names: _Names, used: set[str], aliases: list[tuple[int, str, str]]) -> None:
+    """``.alias NAME REGISTER`` for each (source register index, wanted name, register text), the
+    name made unique with trailing ``_``; the code then reads the register by that name."""
+    for reg, name, text in aliases:
         while name in used:
             name += "_"
         used.add(name)
-        unit.add(f".alias {name} r{reg - _R.base}")
+        unit.add(f".alias {name} {text}")
         names.src[reg] = (name, reg, 1)
 
 

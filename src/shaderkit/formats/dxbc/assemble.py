@@ -85,9 +85,9 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     return base
 
 
-def eval_bodies(text: str) -> list[tuple[int, list[str]]]:
-    """Each ``eval(...)`` of an effect listing: the 1-based line of its ``eval(`` and its
-    instruction lines (stripped); AssemblyError when one is not closed."""
+def eval_bodies(text: str) -> list[tuple[int, int, list[str]]]:
+    """Each ``eval(...)`` of an effect listing: the 1-based line and column of its ``eval(`` and
+    its instruction lines (stripped); AssemblyError when one is not closed."""
     out = []
     at = text.find("eval(")
     while at >= 0:
@@ -95,11 +95,11 @@ def eval_bodies(text: str) -> list[tuple[int, list[str]]]:
         while depth and end < len(text):
             depth += {"(": 1, ")": -1}.get(text[end], 0)
             end += 1
-        line = text.count("\n", 0, at) + 1
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
         if depth:
-            raise AssemblyError("'eval(' is not closed", line, at - text.rfind("\n", 0, at))
+            raise AssemblyError("'eval(' is not closed", line, column)
         body = text[at + 5 : end - 1]
-        out.append((line, [part.strip() for part in body.split("\n")]))
+        out.append((line, column, [part.strip() for part in body.split("\n")]))
         at = text.find("eval(", end)
     return out
 
@@ -107,19 +107,23 @@ def eval_bodies(text: str) -> list[tuple[int, list[str]]]:
 def _apply_expression_edits(text: str, effect: Effect) -> None:
     """Expressions whose ``eval(...)`` text differs from the base's listing of them are assembled
     into the base's expression containers (in listing order); each must keep its size, as the
-    effect's offsets are not moved."""
+    effect's offsets are not moved. An edited expression whose container the effect keeps as
+    block bytes (one that does not rebuild byte for byte) cannot be written: AssemblyError."""
     from shaderkit.formats.dxbc.disasm import effect_expressions
-    from shaderkit.formats.dxbc.fxlvm import assemble_expression, expression_lines
+    from shaderkit.formats.dxbc.fxlvm import assemble_expression
 
     bodies = eval_bodies(text)
-    offsets = effect_expressions(effect)
-    if len(bodies) != len(offsets):
-        line = bodies[len(offsets)][0] if len(bodies) > len(offsets) else bodies[-1][0] if bodies else 1
-        raise AssemblyError(f"the text holds {len(bodies)} expression(s), the base {len(offsets)}", line, 1)
-    for (line, body), offset in zip(bodies, offsets):
-        container = effect.shader_at(offset)
-        if container is None or expression_lines(container) == body:
+    printed = effect_expressions(effect)
+    if len(bodies) != len(printed):
+        line = bodies[len(printed)][0] if len(bodies) > len(printed) else bodies[-1][0] if bodies else 1
+        raise AssemblyError(f"the text holds {len(bodies)} expression(s), the base {len(printed)}", line, 1)
+    for (line, column, body), (offset, lines) in zip(bodies, printed):
+        if lines == body:
             continue
+        container = effect.shader_at(offset)
+        if container is None:
+            raise AssemblyError(f"the base keeps the expression container at block offset {offset:#x} as "
+                                "bytes (it does not rebuild byte for byte): it cannot be edited", line, column)
         size = len(container.to_bytes())
         try:
             assemble_expression(container, body)

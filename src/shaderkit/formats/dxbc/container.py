@@ -209,7 +209,13 @@ def _parse_chunk(r: Reader, fourcc: str, depth: int) -> Chunk:
     if fourcc in ("DXIL", "ILDB") and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, fourcc)
     if fourcc in ("CTAB", "CLI4", "FXLC") and _model(fourcc).understood(r):
-        return _model(fourcc).parse(r)
+        # understood checks the header only: a table or code that does not read stays raw
+        start = r.pos
+        try:
+            return _model(fourcc).parse(r)
+        except ShaderFormatError:
+            r.seek(start)
+            return RawChunk.parse(r, fourcc)
     if fourcc == "FX10" and _model(fourcc).understood(r):
         return _model(fourcc).parse(r, depth)
     if fourcc == "LIBH":

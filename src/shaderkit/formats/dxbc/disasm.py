@@ -476,8 +476,6 @@ class _Effect:
         self.model = model
         self.records = model.records
         self.block = model.block
-        #: block offsets of the expressions printed so far, in listing order
-        self.expressions: list[int] = []
         self.depth = depth
         #: fx_5_0 (Effects11): groups, interfaces, SBinaryShaderData5 and fxc's fx_5_0 spellings
         self.fx5 = model.records.fx5
@@ -596,22 +594,23 @@ class _Effect:
             self.shader_block(f"{indent}{lhs} = ", indent, shader_off, out, notes)
             return
         elif kind in (5, 6):  # (array name, expression) / expression: fxc's eval(...)
-            code_off = self.block.assignment_at(init).words[1] if kind == 5 else init
-            body = self.expression(code_off, indent)
-            if body is None:
+            lines = self.expression_lines(self.expression_offset(a))
+            if lines is None:
                 rhs = f"/* assignment type {kind} */"
-            elif kind == 5:
-                rhs = f"{self.string(self.block.assignment_at(init).words[0])}[{body}]"
             else:
-                rhs = body
+                body = "eval(" + ("\n" + indent + " " * 16).join(lines) + ")"
+                rhs = f"{self.string(self.block.assignment_at(init).words[0])}[{body}]" if kind == 5 else body
         else:
             rhs = f"/* assignment type {kind} */"
         out.extend(f"{indent}{lhs:<8} = {rhs};".split("\n"))
 
-    def expression(self, code_off: int, indent: str) -> str | None:
-        """``eval(...)`` of the FXLVM container at ``code_off``, one instruction a line, the lines
-        after the first indented 16 columns past ``indent``; None when the block holds no
-        expression there."""
+    def expression_offset(self, a: Assignment) -> int:
+        """Block offset of the FXLVM container of an expression assignment (type 5 or 6)."""
+        return self.block.assignment_at(a.initializer_offset).words[1] if a.kind == 5 else a.initializer_offset
+
+    def expression_lines(self, code_off: int) -> list[str] | None:
+        """The instruction lines of fxc's ``eval(...)`` of the FXLVM container at ``code_off``; None
+        when the block holds no expression there."""
         container = self.model.shader_at(code_off)
         if container is None:
             code = self.block.code.get(code_off)
@@ -626,13 +625,27 @@ class _Effect:
         from shaderkit.formats.dxbc.fxlvm import expression_lines  # (effects with expressions only: start-up)
 
         try:
-            lines = expression_lines(container)
+            return expression_lines(container)
         except ShaderFormatError:  # an operand past the literals: printed as the assignment type
-            lines = None
-        if lines is None:
             return None
-        self.expressions.append(code_off)
-        return "eval(" + ("\n" + indent + " " * 16).join(lines) + ")"
+
+    def expressions(self) -> list[tuple[int, list[str]]]:
+        """Each printed ``eval(...)`` in listing order: its container's block offset and its
+        instruction lines. Only state objects' blocks (pool objects are declared only) and passes
+        hold assignments; fx_5_0 listings print the techniques of groups."""
+        rec = self.records
+        assignments = [a for o in rec.objects if self.type_info(o.type_offset)[5] in _STATE_OBJECTS
+                       for block in o.blocks for a in block]
+        techniques = [t for g in rec.groups for t in g.techniques] if self.fx5 else rec.techniques
+        assignments += [a for t in techniques for p in t.passes for a in p.assignments]
+        out = []
+        for a in assignments:
+            if a.kind in (5, 6):
+                offset = self.expression_offset(a)
+                lines = self.expression_lines(offset)
+                if lines is not None:
+                    out.append((offset, lines))
+        return out
 
     def stream_out_note(self, decl_offset: int) -> list[str]:
         """fxc's comment after an fx_4-style geometry shader with stream output."""
@@ -863,11 +876,11 @@ def _listing(container: DxbcContainer, out: list[str], depth: int) -> None:
         _shader_listing(container, out)
 
 
-def effect_expressions(effect: Effect) -> list[int]:
-    """Block offsets of the effect's ``eval(...)`` expressions in the order its listing prints them."""
-    printer = _Effect(b"", 0, effect)
-    printer.lines()
-    return printer.expressions
+def effect_expressions(effect: Effect) -> list[tuple[int, list[str]]]:
+    """The effect's ``eval(...)`` expressions in the order its listing prints them: each one's
+    container offset in the unstructured block and its instruction lines (found without
+    printing the listing)."""
+    return _Effect(b"", 0, effect).expressions()
 
 
 def listing(container: DxbcContainer, exact: bool = False, hex_literals: bool = False) -> str:

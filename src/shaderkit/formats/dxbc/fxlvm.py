@@ -22,7 +22,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from shaderkit.errors import ShaderFormatError
 from shaderkit.io.reader import Reader
 from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text
 from shaderkit.isa.sm4.text import fmt_untyped
@@ -85,16 +84,11 @@ class ConstantTable:
     data: bytes = b""
     fourcc: str = "CTAB"
 
-    @classmethod
-    def understood(cls, r: Reader) -> bool:
-        """Whether the payload under ``r`` is a constant table whose infos and names read."""
-        if r.remaining < _HEADER.size or r.data[r.pos : r.pos + 4] != b"\x1c\0\0\0":
-            return False
-        try:
-            cls.parse(Reader(r.data[r.pos : r.end], context="CTAB"))
-        except ShaderFormatError:
-            return False
-        return True
+    @staticmethod
+    def understood(r: Reader) -> bool:
+        """Whether the payload under ``r`` starts as a constant table (a header of size 28); a
+        table whose infos or names do not read then fails :meth:`parse` and stays raw."""
+        return r.remaining >= _HEADER.size and r.data[r.pos : r.pos + 4] == b"\x1c\0\0\0"
 
     @classmethod
     def parse(cls, r: Reader) -> ConstantTable:
@@ -193,12 +187,12 @@ class ExpressionCode:
 
     @staticmethod
     def understood(r: Reader) -> bool:
-        """Whether the payload under ``r`` decodes as instructions."""
-        try:
-            FxlcCode.from_bytes(r.data[r.pos : r.end], r.pos)
-        except ShaderFormatError:
+        """Whether the payload under ``r`` starts with an instruction count its words can hold;
+        instructions that do not decode then fail :meth:`parse` and the chunk stays raw."""
+        if r.remaining < 4:
             return False
-        return True
+        (count,) = struct.unpack_from("<I", r.data, r.pos)
+        return bool(count <= r.remaining // 4)
 
     @classmethod
     def parse(cls, r: Reader) -> ExpressionCode:

@@ -130,6 +130,15 @@ def _int_word(text: str, pos: int) -> int:
     return value & 0xFFFFFFFF
 
 
+def _control_bits(inner: str, pos: int) -> int:
+    """The bits of ``ctl(inner)`` (``disasm --exact``: control bits the text does not show);
+    ``pos``: where ``inner`` starts. They must fit the opcode token's 13 control bits."""
+    bits = _int_word(inner.strip(), pos)
+    if bits >> 13:
+        raise _Fail(f"ctl({inner}) does not fit the 13 control bits", pos)
+    return bits
+
+
 def float_word(text: str, pos: int = 0) -> int:
     """float32 bits of a float literal: fxc ``%f``, any decimal/exponent form, ``1.#INF00``,
     ``1.#QNAN0`` or ``0x`` hex bits."""
@@ -558,15 +567,12 @@ class _ProgramAssembler:
         hidden = 0
         ctl = _DCL_CTL.search(normal)
         if ctl is not None:  # --exact: control bits the template does not print (not from fxc)
-            at = text.rfind("ctl(") + 4
-            hidden = _int_word(ctl.group(1).strip(), at + shift)
-            if hidden >> 13:
-                raise _Fail(f"ctl({ctl.group(1)}) does not fit the 13 control bits", at)
+            hidden = _control_bits(ctl.group(1), text.rfind("ctl(") + 4)
             normal = normal[: ctl.start()]
         tail = _DCL_RAW.search(normal)
         if tail is not None:  # --exact: words after the declaration's fields (not from fxc)
-            at = text.find("raw(") + 4
-            extra = [_int_word(w, at + shift) for w, _ in _split(tail.group(1), at)]
+            at = text.rfind("raw(") + 4
+            extra = [_int_word(w, p) for w, p in _split(text[at : text.index(")", at)], at)]
             normal = normal[: tail.start()]
         for prefix, opcode in dcl.BY_PREFIX:
             if not normal.startswith(prefix):
@@ -672,10 +678,7 @@ class _ProgramAssembler:
         if items and items[-1][0].startswith("ctl(") and items[-1][0].endswith(")"):
             # --exact: control bits the mnemonic does not show (vkd3d's else/endif test bit)
             item, at = items.pop()
-            bits = _int_word(item[4:-1].strip(), at + 4)
-            if bits >> 13:
-                raise _Fail(f"ctl({item[4:-1]}) does not fit the 13 control bits", at)
-            controls |= bits
+            controls |= _control_bits(item[4:-1], at + 4)
         if items and items[-1][0].startswith("raw(") and items[-1][0].endswith(")"):
             # --exact: words after the operands that fxc does not print
             item, at = items.pop()

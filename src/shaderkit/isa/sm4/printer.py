@@ -5,14 +5,10 @@ Everything the loop looks up is built here at import time from :mod:`.table` and
 :mod:`.opcodes` (the single source of facts): per opcode a plan (mnemonic by common control
 values, the immediate kind of each operand, the nesting effect), per operand-token type and
 index count a ``%`` format of the register, per component-selection bits the ``.xyzw`` suffix.
-Built on first use, once per process: a declaration's compiled template
+Nothing is cached at run time, so the first program prints as fast as the thousandth, but for
+two things built on first use, once per process: a declaration's compiled template
 (:data:`~.dcl.PRINTERS`, ~60 µs each) and the SM5.1 register tables (:func:`register_tables`);
 a one-file command needs only a few of them.
-
-The text of an instruction printed here depends only on its words and the printing mode, so
-it is remembered by its words (:data:`LINES`, bounded): a batch prints a repeated instruction
-(``mov r0.xyzw, v0.xyzw``, ``ret``, a common declaration) once. Over the corpus, 55 % of the
-instructions repeat one printed before.
 
 Common shapes (ALU, sample, flow control with immediate-indexed or immediate operands, one
 modifier token) are printed here; every other instruction (declarations, customdata,
@@ -297,15 +293,6 @@ DECLARATIONS: tuple[bool | None, ...] = tuple(
 
 # -- the loop ---------------------------------------------------------------------------------
 
-#: per printing mode (legacy, SM5.1 names, aoffimmi): instruction words -> the text this module
-#: printed for them (without indentation); only instructions printed here, never through the
-#: typed model (whose errors must be raised each time)
-LINES: dict[tuple[bool, bool, bool], dict[tuple[int, ...], str]] = {}
-#: instructions remembered per mode; the memory stays bounded (a few MB) on any batch
-MAX_LINES = 1 << 16
-
-
-
 def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                   starts: list[int] | None = None, aoffimmi: bool = True) -> list[str]:
     """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
@@ -336,34 +323,12 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
     decimal = DECIMAL
     cur: _Cursor | None = None
-    lines = LINES.get((legacy, sm51, aoffimmi))
-    if lines is None or len(lines) >= MAX_LINES:
-        lines = LINES[legacy, sm51, aoffimmi] = {}
-    known = lines.get
     level = 0
     indent = ""
     pos = 2
     while pos < length:
         token = words[pos]
         end = pos + ((token >> length_at) & length_mask)
-        key = words[pos:end] if end <= length else None
-        text = known(key) if key is not None else None
-        if text is not None:  # printed before
-            block = blocks[token & opcode_mask]
-            if block:
-                if block & 2:
-                    if level:
-                        level -= 1
-                elif block == 4:
-                    level = 0
-                indent = indents[level] if level < 64 else "  " * level
-            note(pos)
-            emit(indent + text if indent else text)
-            if block & 1:
-                level += 1
-                indent = indents[level] if level < 64 else "  " * level
-            pos = end
-            continue
         p = pos + 1
         entry = fast.get(token & fast_key)
         if entry is not None:
@@ -433,17 +398,17 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     for kind in kinds:
                         t = words[p]
                         if t < simple_limit:
-                            form = t >> type_at
-                            prefix = glued[form]
+                            key = t >> type_at
+                            prefix = glued[key]
                             if prefix is not None:  # r0.xyzw, v1.x, cb0 ...
                                 index = words[p + 1]
                                 parts.append(prefix + (decimal[index] if index < 1024 else str(index))
                                              + suffixes[t & low_mask])
                                 p += 2
                                 continue
-                            count = counts[form]
+                            count = counts[key]
                             if count == _IMMEDIATE:  # l(1.000000), l(0, 1, 2, 3)
-                                if form != 4:
+                                if key != 4:
                                     break
                                 n = imm32_words[t & 3]
                                 if n == 1:
@@ -462,7 +427,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                             elif count >= 0:  # cb0[1], x0[1], icb[2], null, vThreadID ...
                                 if p + 1 + count > end:  # runs past the instruction: the typed decoder reports it
                                     break
-                                fmt = formats[form]
+                                fmt = formats[key]
                                 parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
                                              + suffixes[t & low_mask])
                                 p += 1 + count
@@ -480,10 +445,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                             text = head + ", ".join(parts)
                 except IndexError:  # read past the words: the typed decoder reports it
                     pass
-        if text is not None:
-            if key is not None:
-                lines[key] = text
-        else:  # through the typed model (validates and raises like decode())
+        if text is None:  # through the typed model (validates and raises like decode())
             if cur is None:
                 cur = _Cursor(words, base)
             cur.pos = pos

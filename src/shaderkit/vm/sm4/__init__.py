@@ -88,7 +88,7 @@ density and detail factors in gl_TessLevelOuter; the tool swaps them back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -109,20 +109,28 @@ from shaderkit.vm.sm4.machine import (
 )
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
-from shaderkit.vm.sm4.tessellation import (
-    INSTANCE_IDS,
-    MAX_WORDS,
-    HullOutputs,
-    Phase,
-    Tessellation,
-    merge_instances,
-    split_phases,
-)
-from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
-from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
+
+TYPE_CHECKING = False  # (the tessellation modules load when a hull or domain shader is compiled: start-up)
+if TYPE_CHECKING:
+    from shaderkit.vm.sm4.tessellation import HullOutputs, Phase, Tessellation
+    from shaderkit.vm.sm4.tessellator import tessellate_isoline, tessellate_quad, tessellate_tri
 
 __all__ = ["Shader", "Outputs", "GeometryOutputs", "HullOutputs", "DomainOutputs", "Tessellation", "VmError", "Buffer",
            "Sampler", "Texture", "tessellate_isoline", "tessellate_quad", "tessellate_tri"]
+
+#: public names of the tessellation modules, imported on first use
+_LAZY = {"HullOutputs": "tessellation", "Tessellation": "tessellation", "tessellate_isoline": "tessellator",
+         "tessellate_quad": "tessellator", "tessellate_tri": "tessellator"}
+
+
+def __getattr__(name: str) -> Any:
+    """The tessellation names of :data:`__all__`, loaded when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
@@ -136,20 +144,26 @@ def _key(name: str, index: int) -> str:
     return f"{name.upper()}{index}"
 
 
-def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers: int) -> tuple[int, int, int, bool]:
-    """(register, first component, component type, named by semantic) of input ``key``: ``v3``
-    names a register (its type from the array's dtype), anything else a signature semantic."""
-    if key[:1] in "vV" and key[1:].isdigit():
-        register, start, ctype, named = int(key[1:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3), False
+def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers: int, prefix: str = "v",
+                what: str = "input") -> tuple[int, int, np.ndarray]:
+    """(register, first component, ``array`` as uint32 bits of the component type) of input
+    ``key`` (its last axis the components): ``v3`` (``prefix`` + number) names a register (its
+    type from the array's dtype), anything else a signature semantic; ``what`` names such inputs
+    in errors."""
+    if key[: len(prefix)].lower() == prefix and key[len(prefix) :].isdigit():
+        register, start, ctype = int(key[len(prefix) :]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
     else:
         element = elements.get(normalize_key(key))
         if element is None:
-            raise VmError(f"no input {key!r}; inputs: {', '.join(sorted(elements)) or 'none'}")
-        register, ctype, named = element.register, element.component_type, True
+            raise VmError(f"no {what} {key!r}; {what}s: {', '.join(sorted(elements)) or 'none'}")
+        register, ctype = element.register, element.component_type
         start = (element.mask & -element.mask).bit_length() - 1
     if register >= registers:
-        raise VmError(f"input {key} is register v{register}, the shader declares {registers}")
-    return register, start, ctype, named
+        raise VmError(f"{what} {key} is register {prefix}{register}, the shader declares {registers}")
+    width = array.shape[-1]
+    if start + width > 4:
+        raise VmError(f"{what} {key}: {width} components from component {start} do not fit")
+    return register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
 
 
 class Outputs(NamedOutputs):
@@ -198,6 +212,8 @@ class Shader:
         with _as_vm_error("the program's declarations or blocks are malformed"):
             self.decl = declarations(instructions)
             if self.stage == "hull":
+                from shaderkit.vm.sm4.tessellation import split_phases
+
                 self.phases = split_phases(instructions)
                 self.main = CompiledBlock()
             else:
@@ -343,26 +359,38 @@ class Shader:
             with _as_vm_error("the program cannot run"):
                 whole.run(self.main, self.functions)
             return whole
-        chunk: Machine | None = None
-        for start in range(0, lanes, CHUNK_LANES):
-            part = slice(start, min(start + CHUNK_LANES, lanes))
-            outputs = whole.oc[:, :, part]
-            if chunk is None or chunk.n != part.stop - start:
-                chunk = self._machine(part.stop - start, whole.max_steps, (None, outputs))
-            else:
-                chunk.restart(outputs)
-            _apply_inputs(chunk, plan, part)
-            with _as_vm_error("the program cannot run"):
-                chunk.run(self.main, self.functions)
+        for chunk, part in self._chunks(lanes, whole.oc, whole.max_steps, lambda m, part: _apply_inputs(m, plan, part)):
             for kind, values in chunk.special.items():
                 whole.special.setdefault(kind, np.zeros((lanes, 4), np.uint32))[part] = values
             whole.discarded[part] = chunk.discarded
         return whole
 
+    def _chunks(self, lanes: int, outputs: np.ndarray, budget: int,
+                prepare: Callable[[Machine, slice], None]) -> Iterator[tuple[Machine, slice]]:
+        """Run the program over ``lanes`` lanes in chunks of :data:`CHUNK_LANES`, each writing its
+        columns of ``outputs`` (registers, 4, lanes) with the instruction budget ``budget``; one
+        machine serves every chunk of a size. ``prepare`` gives a chunk's machine its lanes'
+        inputs before it runs; each chunk is yielded after its run."""
+        chunk: Machine | None = None
+        for start in range(0, lanes, CHUNK_LANES):
+            part = slice(start, min(start + CHUNK_LANES, lanes))
+            if chunk is None or chunk.n != part.stop - start:
+                chunk = self._machine(part.stop - start, budget, (None, outputs[:, :, part]))
+            else:
+                chunk.restart(outputs[:, :, part])
+            prepare(chunk, part)
+            with _as_vm_error("the program cannot run"):
+                chunk.run(self.main, self.functions)
+            yield chunk, part
+
+    def _elements(self, signature: str) -> dict[str, Any]:
+        """The elements of the container's signature ``signature`` by upper-case semantic and index."""
+        found = getattr(self.container, signature, None)
+        return {_key(e.semantic_name, e.semantic_index): e for e in (found.elements if found else [])}
+
     def _input_plan(self, inputs: Mapping[str, Any], count: int, quads: bool = False) -> list[tuple[int, int, np.ndarray]]:
         """(register, first component, (count, width) uint32 bits) for every input, given or system value."""
-        signature = getattr(self.container, "input_signature", None)
-        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        elements = self._elements("input_signature")
         registers = max(self.decl.inputs, 1)
         plan: list[tuple[int, int, np.ndarray]] = []
         given = set()
@@ -372,13 +400,7 @@ class Shader:
                 array = array[:, None]
             if array.shape[0] != count:
                 raise VmError(f"input {key}: {array.shape[0]} rows, expected {count}")
-            register, start, ctype, named = _input_slot(key, array, elements, registers)
-            if named:
-                given.add(register)
-            width = array.shape[1]
-            if start + width > 4:
-                raise VmError(f"input {key}: {width} components from component {start} do not fit")
-            bits = np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
+            register, start, bits = _input_slot(key, array, elements, registers)
             plan.append((register, start, bits))
             given.add(register)
         for register, system in self.decl.system_inputs.items():
@@ -488,8 +510,7 @@ class Shader:
     def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int,
                          registers: int | None = None) -> list[tuple[int, int, np.ndarray]]:
         """(register, first component, (primitives, vertices, width) uint32 bits) per input."""
-        signature = getattr(self.container, "input_signature", None)
-        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        elements = self._elements("input_signature")
         registers = max(self.decl.inputs, 1) if registers is None else registers
         plan = []
         for key, value in inputs.items():
@@ -498,10 +519,8 @@ class Shader:
                 array = array[:, :, None]
             if array.ndim != 3 or array.shape[:2] != (primitives, vertices):
                 raise VmError(f"input {key}: shape {array.shape}, expected ({primitives}, {vertices}[, components])")
-            register, start, ctype, _ = _input_slot(key, array, elements, registers)
-            if start + array.shape[2] > 4:
-                raise VmError(f"input {key}: {array.shape[2]} components from component {start} do not fit")
-            plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
+            register, start, bits = _input_slot(key, array, elements, registers)
+            plan.append((register, start, bits))
         return plan
 
     def run_hull(self, inputs: Mapping[str, Any], count: int | None = None) -> HullOutputs:
@@ -512,6 +531,9 @@ class Shader:
         :mod:`.tessellation`."""
         if self.stage != "hull":
             raise VmError(_wrong_stage(self.stage))
+        from shaderkit.vm.sm4.tessellation import INSTANCE_IDS, MAX_WORDS, HullOutputs, merge_instances
+        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+
         d = self.decl
         patches = _count(inputs, count)
         points_in, points_out = d.input_control_points, d.output_control_points
@@ -582,6 +604,9 @@ class Shader:
         patch by patch. vPrim is the patch's index. Returns :class:`DomainOutputs`."""
         if self.stage != "domain":
             raise VmError(_wrong_stage(self.stage))
+        from shaderkit.vm.sm4.tessellation import MAX_WORDS, HullOutputs
+        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
+
         d = self.decl
         container = self.container
         points = d.input_control_points
@@ -634,31 +659,26 @@ class Shader:
         where = np.zeros((lanes, 4), np.float32)
         where[:, : location.shape[1]] = location
         outputs = np.zeros((max(d.outputs, 1), 4, lanes), np.uint32)
-        # lanes never see each other's results: long runs go in chunks that stay in the CPU cache,
-        # each with the whole run's instruction budget (as vertex runs, see _execute)
-        budget = self.max_steps if self.max_steps is not None else step_limit(lanes)
-        m: Machine | None = None
-        for start in range(0, lanes, CHUNK_LANES):
-            part = slice(start, min(start + CHUNK_LANES, lanes))
-            if m is None or m.n != part.stop - start:
-                m = self._machine(part.stop - start, budget, (None, outputs[:, :, part]))
-            else:
-                m.restart(outputs[:, :, part])
+
+        def prepare(m: Machine, part: slice) -> None:
             m.patch_of_lane = patch_of_lane[part]
             m.gs_inputs = m.control_points = table
             m.patch_constants = constants
             m.special[OT.INPUT_DOMAIN_POINT] = where[part].view(np.uint32)
             m.special[OT.INPUT_PRIMITIVEID] = _splat(patch_of_lane[part])
-            with _as_vm_error("the program cannot run"):
-                m.run(self.main, self.functions)
+
+        # lanes never see each other's results: long runs go in chunks that stay in the CPU cache,
+        # each with the whole run's instruction budget (as vertex runs, see _execute)
+        budget = self.max_steps if self.max_steps is not None else step_limit(lanes)
+        for _ in self._chunks(lanes, outputs, budget, prepare):
+            pass
         result = _Results(outputs.transpose(0, 2, 1), {}, np.zeros(lanes, bool))
         return DomainOutputs(self._outputs(result, slice(None))._values, patch_of_lane.astype(np.int64), location)
 
     def _patch_constant_inputs(self, inputs: Mapping[str, Any], patches: int,
                                registers: int) -> list[tuple[int, int, np.ndarray]]:
         """(register, first component, (patches, width) uint32 bits) per patch constant given."""
-        signature = getattr(self.container, "patch_constant_signature", None)
-        elements = {_key(e.semantic_name, e.semantic_index): e for e in (signature.elements if signature else [])}
+        elements = self._elements("patch_constant_signature")
         plan = []
         for key, value in inputs.items():
             array = np.asarray(value)
@@ -666,17 +686,8 @@ class Shader:
                 array = array[:, None]
             if array.ndim != 2 or array.shape[0] != patches:
                 raise VmError(f"patch constant {key}: shape {array.shape}, expected ({patches}[, components])")
-            if key[:3].lower() == "vpc" and key[3:].isdigit():
-                register, start, ctype = int(key[3:]), 0, {"f": 3, "i": 2, "u": 1}.get(array.dtype.kind, 3)
-            elif (element := elements.get(normalize_key(key))) is not None:
-                register, ctype, start = element.register, element.component_type, (element.mask & -element.mask).bit_length() - 1
-            else:
-                raise VmError(f"no patch constant {key!r}; patch constants: {', '.join(sorted(elements)) or 'none'}")
-            if register >= registers:
-                raise VmError(f"patch constant {key} is register vpc{register}, the shader has {registers}")
-            if start + array.shape[1] > 4:
-                raise VmError(f"patch constant {key}: {array.shape[1]} components from component {start} do not fit")
-            plan.append((register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)))
+            register, start, bits = _input_slot(key, array, elements, registers, "vpc", "patch constant")
+            plan.append((register, start, bits))
         return plan
 
     def dispatch(self, groups: Sequence[int] = (1, 1, 1)) -> None:

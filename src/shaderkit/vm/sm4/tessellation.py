@@ -41,13 +41,7 @@ from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
 from shaderkit.vm.sm4.machine import Declarations, VmError, _name, build_tree, compile_program, declarations
 from shaderkit.vm.sm4.outputs import NamedOutputs
-from shaderkit.vm.sm4.tessellator import (
-    FACTOR_RANGE,
-    OUTPUTS,
-    tessellate_isoline,
-    tessellate_quad,
-    tessellate_tri,
-)
+from shaderkit.vm.sm4.tessellator import FACTOR_RANGE, OUTPUTS, tessellate_patches
 
 if TYPE_CHECKING:
     from shaderkit.vm.sm4 import Outputs
@@ -96,11 +90,12 @@ def split_phases(instructions: list[Instruction]) -> list[Phase]:
     shared: dict[int, list[Any]] = {}
     for _, functions in trees:
         shared.update(functions)
+    _, compiled_functions = compile_program([], shared)  # once for the shader: every phase calls them
     phases = []
     for (kind, body), (main, _) in zip(pieces, trees):
         decl = declarations(head + body)
-        compiled, functions = compile_program(main, shared)
-        phases.append(Phase(kind, decl, compiled, functions))
+        compiled, _ = compile_program(main, {})
+        phases.append(Phase(kind, decl, compiled, compiled_functions))
     return phases
 
 
@@ -184,22 +179,12 @@ class HullOutputs(NamedOutputs):
             density, detail = self._line_factors.get(16), self._line_factors.get(15)
             if density is None or detail is None:
                 raise VmError("the patch-constant signature has no line density and detail factors")
-            runs = [tessellate_isoline(d, e, self.partitioning, output) for d, e in zip(density, detail)]
-        elif self.domain == "tri" and edges.shape[1] == 3 and inside.shape[1] == 1:
-            runs = [tessellate_tri(list(e), i[0], self.partitioning, output) for e, i in zip(edges, inside)]
-        elif self.domain == "quad" and edges.shape[1] == 4 and inside.shape[1] == 2:
-            runs = [tessellate_quad(list(e), list(i), self.partitioning, output) for e, i in zip(edges, inside)]
-        else:
+            edges, inside = np.stack([density, detail], axis=1), np.zeros((len(density), 0), np.float32)
+        elif not ((self.domain == "tri" and edges.shape[1] == 3 and inside.shape[1] == 1)
+                  or (self.domain == "quad" and edges.shape[1] == 4 and inside.shape[1] == 2)):
             raise VmError(f"domain {self.domain!r} with {edges.shape[1]} edge and {inside.shape[1]} inside factors: "
                           "the tessellator takes isoline, tri (3 + 1) or quad (4 + 2) patches")
-        width = 3 if self.domain == "tri" else 2
-        points = [where for where, _ in runs]
-        firsts = np.cumsum([0] + [len(where) for where in points])[:-1]
-        primitives = [indices + first for (_, indices), first in zip(runs, firsts)]
-        return Tessellation(np.concatenate(points) if points else np.zeros((0, width), np.float32),
-                            np.repeat(np.arange(len(runs)), [len(where) for where in points]).astype(np.int64),
-                            np.concatenate(primitives) if primitives else np.zeros((0, OUTPUTS[output]), np.int64),
-                            output)
+        return Tessellation(*tessellate_patches(self.domain, edges, inside, self.partitioning, output), output)
 
 
 @dataclass

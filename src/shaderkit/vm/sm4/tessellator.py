@@ -16,6 +16,7 @@ is computed as (1 - u) - v in float32, as Mesa's pipeline does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -577,3 +578,36 @@ def _tri_triangles(patch: _Patch, sides: list[_Factor], middle: _Factor, inside_
     if middle.odd:  # the centre triangle
         patch.triangle(outside_base, outside_base + 1, outside_base + 2, patch.count)
         patch.count += 3
+
+
+#: the tessellator's patch domains
+DOMAINS = ("isoline", "tri", "quad")
+
+
+def tessellate_patch(domain: str, edges: Sequence[float], inside: Sequence[float], partitioning: str = "integer",
+                     output: str = "triangle_cw") -> tuple[np.ndarray, np.ndarray]:
+    """One patch of ``domain``: :func:`tessellate_tri` of ``edges[:3]`` and ``inside[0]``,
+    :func:`tessellate_quad` of ``edges[:4]`` and ``inside[:2]``, or :func:`tessellate_isoline`
+    of the density ``edges[0]`` and the detail ``edges[1]`` (``inside`` unused)."""
+    if domain == "tri":
+        return tessellate_tri(list(edges[:3]), inside[0], partitioning, output)
+    if domain == "quad":
+        return tessellate_quad(list(edges[:4]), list(inside[:2]), partitioning, output)
+    if domain == "isoline":
+        return tessellate_isoline(edges[0], edges[1], partitioning, output)
+    raise VmError(f"domain {domain!r}: the tessellator takes {', '.join(DOMAINS)}")
+
+
+def tessellate_patches(domain: str, edges: np.ndarray, inside: np.ndarray, partitioning: str = "integer",
+                       output: str = "triangle_cw") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every patch of ``edges`` and ``inside`` (one row a patch, as :func:`tessellate_patch`
+    reads them) in order: the domain points of all ((n, 3) float32 for triangles, (n, 2)
+    otherwise), each point's patch ((n,) int64) and the primitives as indices into all points."""
+    runs = [tessellate_patch(domain, e, i, partitioning, output) for e, i in zip(edges, inside)]
+    points = [where for where, _ in runs]
+    firsts = np.cumsum([0] + [len(where) for where in points])[:-1]
+    primitives = [indices + first for (_, indices), first in zip(runs, firsts)]
+    width = 3 if domain == "tri" else 2
+    return (np.concatenate(points) if points else np.zeros((0, width), np.float32),
+            np.repeat(np.arange(len(runs)), [len(where) for where in points]).astype(np.int64),
+            np.concatenate(primitives) if primitives else np.zeros((0, OUTPUTS[output]), np.int64))
