@@ -148,8 +148,23 @@ def test_struct_parameters_and_a_member_cycle() -> None:
     cyclic = data.replace(members, struct.pack("<4I", 100, 64, 104, 64))  # a and b are the struct itself
     model = D3D9Shader.from_bytes(cyclic)
     assert model.to_bytes() == cyclic
-    with pytest.raises(ShaderFormatError, match="declarations"):
+    with pytest.raises(ShaderFormatError, match="declarations") as caught:
         model.disassemble()
+    # the cycle is reported at the struct type: payload offset 64 + 12 (version token, comment token, "CTAB")
+    assert caught.value.offset == 76
+
+
+def test_constant_table_that_does_not_read_stays_raw() -> None:
+    # the header claims 5000 constant infos (u32 at payload offset 12): not a table, but the file loads
+    payload = bytearray(ctab_payload())
+    payload[12:16] = struct.pack("<I", 5000)
+    data = pack(0xFFFF0300, 0x0019FFFE) + b"CTAB" + bytes(payload) + PS30_CODE + pack(END)
+    model = D3D9Shader.from_bytes(data)
+    (comment,) = model.comments
+    assert comment.tag == "CTAB" and comment.table is None and comment.data == b"CTAB" + bytes(payload)
+    assert model.constant_table is None
+    assert model.to_bytes() == data
+    assert model.disassemble().splitlines()[:3] == ["    ps_3_0", "    def c1, 1, 0, 0, 0", "    mov oC0, c0"]
 
 
 def test_default_values_section() -> None:

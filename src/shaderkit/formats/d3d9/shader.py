@@ -140,7 +140,7 @@ class D3D9Shader(ShaderFile):
                 item = D3D9Comment(body, len(model.instructions), token & ~(_COMMENT_LENGTH_MASK | 0xFFFF),
                                    offset=4 * first)
                 if item.tag == "CTAB":
-                    item.table = _constant_table(body, 4 * first + 8)
+                    item.table = _constant_table(data, 4 * first + 8, 4 * last)
                 model.comments.append(item)
             else:
                 model.instructions.append(D3D9Instruction(tuple(words[first:last]), 4 * first))
@@ -259,18 +259,20 @@ def _comment_words(comment: D3D9Comment) -> list[int]:
     return [OP_COMMENT | size << 16 | comment.flags, *struct.unpack(f"<{size}I", body)]
 
 
-def _constant_table(body: bytes, offset: int) -> ConstantTable | None:
-    """The typed table of a ``CTAB`` comment body, or None (kept as words) when it does not read."""
+def _constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:
+    """The typed table of the ``CTAB`` payload ``data[start:end]``, or None (the comment kept as
+    words) when it does not read or rebuild; positions count from the file start."""
     from shaderkit.formats.dxbc.fxlvm import ConstantTable
     from shaderkit.io.reader import Reader
 
-    r = Reader(body[4:], context="CTAB")
+    r = Reader(data, start, end=end, context="D3D9.CTAB")
     if not ConstantTable.understood(r):
         return None
-    table = ConstantTable.parse(Reader(body[4:], context="CTAB"))
-    if table.build() != body[4:]:
-        return None
-    return table
+    try:
+        table = ConstantTable.parse(r)
+    except ShaderFormatError:
+        return None  # (DESIGN principle 1: a table that does not read stays raw, the file still loads)
+    return table if table.build() == data[start:end] else None
 
 
 __all__ = ["D3D9Comment", "D3D9Instruction", "D3D9Shader", "is_version_token", "sniff"]
