@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from test_d3d9_format import PS30
 
+import shaderkit
 from shaderkit.cli import cli
 
 
@@ -54,3 +59,20 @@ def test_disasm_offsets_and_raw_words(tmp_path: Path) -> None:
     assert lines[16].startswith("/*006c*/ 05000051 a00f0001 3f800000 00000000") and lines[16].endswith("def c1, 1, 0, 0, 0")
     assert lines[17].strip() == "00000000 00000000"
     assert lines[18].startswith("/*0084*/ 02000001 800f0800 a0e40000") and lines[18].endswith("mov oC0, c0")
+
+
+@pytest.mark.parametrize("verb", [("info",), ("info", "--json"), ("disasm",)])
+def test_a_bare_shader_loads_no_sm4_code(tmp_path: Path, verb: tuple[str, ...]) -> None:
+    # the CTAB model is a D3DX convention (formats/d3dx), not the DXBC FXLVM chunk module
+    src = tmp_path / "ps.cso"
+    src.write_bytes(PS30)
+    probe = ("import json, sys\nfrom shaderkit.cli import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit:\n    pass\nprint(json.dumps(sorted(sys.modules)))\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(shaderkit.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", probe, *verb, str(src)], capture_output=True, text=True, timeout=120,
+                            env=env)
+    assert result.returncode == 0, result.stderr
+    modules = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "shaderkit.formats.d3d9.shader" in modules
+    assert not [m for m in modules if m.startswith(("shaderkit.isa.sm4", "shaderkit.formats.dxbc.fxlvm"))]

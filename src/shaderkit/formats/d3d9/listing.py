@@ -4,7 +4,7 @@ with Name/Reg/Size columns, ``// Default values:`` of the float constants that h
 ``%g`` values per register as in ``//     c9   = { 0.57735, 0.57735, 0.57735, 0 };``), then the program (:func:`shaderkit.isa.d3d9.text.listing_lines`: version
 line, declarations, instructions, ``#line`` directives from a ``DBUG`` comment, slot count).
 
-Type names follow D3DXSHADER_TYPEINFO: class (scalar, vector, row-/column-major matrix, object,
+Type names (:func:`shaderkit.formats.d3dx.ctab.type_name`) follow D3DXSHADER_TYPEINFO: class (scalar, vector, row-/column-major matrix, object,
 struct), type (bool, int, float, sampler2D ...), rows, columns, elements; the Registers table
 lists the constants by register set (bool, int, float, sampler) and register index.
 """
@@ -13,19 +13,13 @@ from __future__ import annotations
 
 import struct
 
+from shaderkit.formats.d3dx.ctab import CLASS_STRUCT, REGISTER_SETS, type_name
+
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
     from shaderkit.formats.d3d9.shader import D3D9Shader
-    from shaderkit.formats.dxbc.fxlvm import ConstantTable
+    from shaderkit.formats.d3dx.ctab import ConstantTable
 
-#: D3DXREGISTER_SET -> register letter
-REGISTER_SETS = {0: "b", 1: "i", 2: "c", 3: "s"}
-#: D3DXPARAMETER_TYPE -> HLSL spelling
-TYPE_NAMES = {0: "void", 1: "bool", 2: "int", 3: "float", 4: "string", 5: "texture", 6: "texture1D",
-              7: "texture2D", 8: "texture3D", 9: "textureCUBE", 10: "sampler", 11: "sampler1D", 12: "sampler2D",
-              13: "sampler3D", 14: "samplerCUBE", 15: "pixelshader", 16: "vertexshader"}
-CLASS_SCALAR, CLASS_VECTOR, CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS, CLASS_OBJECT, CLASS_STRUCT = range(6)
-_TYPE = struct.Struct("<6HI")
 _MEMBER = struct.Struct("<2I")
 _FLOAT4 = struct.Struct("<4f")
 #: D3DXRS_FLOAT4: the register set whose default values fxc lists (four floats per register)
@@ -34,39 +28,6 @@ REGISTER_SET_FLOAT4 = 2
 MAX_DEPTH = 16
 #: declaration lines printed at most (struct members may point at their own struct)
 MAX_LINES = 1 << 16
-
-
-def ctab_string(table: ConstantTable | None, offset: int) -> str:
-    """The NUL-terminated string at ``offset`` of the table's payload (``""`` when out of range)."""
-    if table is None or not 0 < offset < len(table.data):
-        return ""
-    end = table.data.find(b"\0", offset)
-    return table.data[offset : end if end >= 0 else len(table.data)].decode("latin-1")
-
-
-def _type_at(table: ConstantTable, offset: int) -> tuple[int, ...] | None:
-    if not 0 <= offset <= len(table.data) - _TYPE.size:
-        return None
-    return tuple(_TYPE.unpack_from(table.data, offset))
-
-
-def type_name(table: ConstantTable, offset: int) -> str:
-    """HLSL spelling of the type at ``offset`` without array brackets (``float4``, ``row_major float4x4``,
-    ``sampler2D``, ``struct``)."""
-    info = _type_at(table, offset)
-    if info is None:
-        return "?"
-    klass, kind, rows, columns = info[:4]
-    base = TYPE_NAMES.get(kind, f"type{kind}")
-    if klass == CLASS_VECTOR:
-        return f"{base}{columns}"
-    if klass == CLASS_MATRIX_ROWS:
-        return f"row_major {base}{rows}x{columns}"
-    if klass == CLASS_MATRIX_COLUMNS:
-        return f"{base}{rows}x{columns}"
-    if klass == CLASS_STRUCT:
-        return "struct"
-    return base
 
 
 def _declaration(table: ConstantTable, name: str, offset: int, indent: str, depth: int,
@@ -79,20 +40,19 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
 
         raise ShaderFormatError(f"CTAB: the parameter types need more than {MAX_LINES} declarations "
                                 "(struct members cycle?)", None if base is None else base + offset, "D3D9.CTAB")
-    info = _type_at(table, offset)
+    info = table.type_at(offset)
     if info is None:
         return [f"//{indent}? {name};"]
-    elements = info[4]
-    array = f"[{elements}]" if elements > 1 else ""
-    if info[0] != CLASS_STRUCT or depth >= MAX_DEPTH:
+    array = f"[{info.elements}]" if info.elements > 1 else ""
+    if info.klass != CLASS_STRUCT or depth >= MAX_DEPTH:
         return [f"//{indent}{type_name(table, offset)} {name}{array};"]
     lines = [f"//{indent}struct", f"//{indent}{{"]
-    members, at = info[5], info[6]
-    for k in range(members):
+    at = info.members_offset
+    for k in range(info.members):
         if at + _MEMBER.size * (k + 1) > len(table.data):
             break
         name_off, type_off = _MEMBER.unpack_from(table.data, at + _MEMBER.size * k)
-        lines += _declaration(table, ctab_string(table, name_off), type_off, indent + "    ", depth + 1, budget,
+        lines += _declaration(table, table.string_at(name_off), type_off, indent + "    ", depth + 1, budget,
                               base)
     lines += ["//", f"//{indent}}} {name}{array};"]
     return lines
@@ -105,7 +65,7 @@ def header_lines(shader: D3D9Shader) -> list[str]:
         return []
     table = comment.table
     base = comment.offset + 8 if comment.offset >= 0 else None  # (comment token, FourCC)
-    out = ["//", f"// Generated by {ctab_string(table, table.creator_offset)}", "//"]
+    out = ["//", f"// Generated by {table.string_at(table.creator_offset)}", "//"]
     constants = table.constants
     if not constants:
         return out

@@ -6,7 +6,7 @@ pixel, ``0x5458`` "TX" texture shader in bits 16..31; major, minor in bits 8..15
 instructions and comment blocks, then the end token ``0x0000FFFF``. A comment token (opcode
 ``0xFFFE``, bits 16..30: its length in words) precedes its words; fxc's comments start with a
 FourCC: ``CTAB`` (the D3DX constant table, typed as
-:class:`~shaderkit.formats.dxbc.fxlvm.ConstantTable`; its offsets count from the word after the
+:class:`~shaderkit.formats.d3dx.ctab.ConstantTable`; its offsets count from the word after the
 FourCC), ``DBUG`` (debug information), ``PRES`` (the preshader: a nested token stream with
 ``PRSI``/``CLIT``/``FXLC`` comments), ``CLIP``, ``FXLC``, ``CLIT``, ``PRSI``; other comments are
 kept as words. SM2+ instruction tokens carry their parameter count (bits 24..27); in ps/vs 1.x
@@ -31,7 +31,7 @@ TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-    from shaderkit.formats.dxbc.fxlvm import ConstantTable
+    from shaderkit.formats.d3dx.ctab import ConstantTable
 
 #: version token kinds this format reads: vertex, pixel, texture shader
 KINDS = {0xFFFE: "vs", 0xFFFF: "ps", TX_KIND: "tx"}
@@ -218,7 +218,7 @@ class D3D9Shader(ShaderFile):
         ``size``, ``instruction_count``, ``comments`` (tag, offset, size in bytes), ``creator`` and
         ``target`` of the constant table, ``constants`` (name, register set, index, count, type),
         ``trailing_size``."""
-        from shaderkit.formats.d3d9.listing import REGISTER_SETS, ctab_string, type_name
+        from shaderkit.formats.d3dx.ctab import REGISTER_SETS, type_name
 
         table = self.constant_table
         constants = []
@@ -236,8 +236,8 @@ class D3D9Shader(ShaderFile):
             "size": len(self.program()) + len(self.trailing),
             "instruction_count": len(self.instructions),
             "comments": [{"tag": c.tag, "offset": c.offset, "size": len(c.data)} for c in self.comments],
-            "creator": ctab_string(table, table.creator_offset) if table is not None else "",
-            "target": ctab_string(table, table.target_offset) if table is not None else "",
+            "creator": table.string_at(table.creator_offset) if table is not None else "",
+            "target": table.string_at(table.target_offset) if table is not None else "",
             "constants": constants,
             "trailing_size": len(self.trailing),
         }
@@ -262,7 +262,7 @@ def _comment_words(comment: D3D9Comment) -> list[int]:
 def _constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:
     """The typed table of the ``CTAB`` payload ``data[start:end]``, or None (the comment kept as
     words) when it does not read or rebuild; positions count from the file start."""
-    from shaderkit.formats.dxbc.fxlvm import ConstantTable
+    from shaderkit.formats.d3dx.ctab import ConstantTable
     from shaderkit.io.reader import Reader
 
     r = Reader(data, start, end=end, context="D3D9.CTAB")
