@@ -44,6 +44,8 @@ OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
 OPCODES[37] = OPCODES[37]._replace(other_sources=1)  # sincos: 3 sources in SM2, 1 in SM3
 OPCODES[34] = OPCODES[34]._replace(other_sources=1)  # sgn: likewise
 OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
+#: ps_1_4's phase marker
+OP_PHASE = 0xFFFD
 #: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
 COMPARED = frozenset({41, 45, 94})
 COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
@@ -63,18 +65,24 @@ REG_OUTPUT = 6
 REG_MISC, MISC_REGISTERS = 17, ("vPos", "vFace")
 #: D3DSPR_CONST2/3/4: constants c2048.. c4095, c4096.., c6144..: register type -> first number
 CONST_BANKS = {11: 2048, 12: 4096, 13: 6144}
-#: instruction slots of the D3D9 macro instructions (every other instruction takes one)
+#: instruction slots of the D3D9 macro instructions by opcode (every other instruction takes one)
 #: (the D3D9 reference's instruction-slot tables; flow control as fxc counts it: if 3, else 1, endif 1)
-SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
-         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2, "if": 3, "dp2add": 2,
-         "dsx": 2, "dsy": 2, "call": 2, "callnz": 3, "breakp": 3, "label": 0}
+SLOTS = {36: 3, 32: 3, 37: 8, 18: 2, 33: 2,  # nrm, pow, sincos, lrp, crs
+         20: 4, 21: 3, 22: 4, 23: 3, 24: 2,  # m4x4, m4x3, m3x4, m3x3, m3x2
+         38: 3, 39: 2, 27: 3, 29: 2, 40: 3, 41: 3,  # rep, endrep, loop, endloop, if, if_comp
+         45: 3, 96: 3, 25: 2, 26: 3, 30: 0,  # break_comp, breakp, call, callnz, label
+         90: 2, 91: 2, 92: 2}  # dp2add, dsx, dsy
 #: ps_3_0 slots that differ: fxc counts lrp as one slot there
-PS3_SLOTS = {"lrp": 1}
-#: texture slots of the texture instructions that take more than one
-TEXTURE_SLOTS = {"texldl": 2, "texldd": 3}
-TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl", "tex", "texcoord", "texcrd", "texbem", "texbeml",
-               "texreg2ar", "texreg2gb", "texreg2rgb", "texm3x2pad", "texm3x2tex", "texm3x3pad", "texm3x3tex",
-               "texm3x3spec", "texm3x3vspec", "texdp3tex", "texm3x2depth", "texdp3", "texm3x3", "texdepth")
+PS3_SLOTS = {18: 1}
+#: the texture instructions by opcode (texkill is not one) and the slots of those that take more than one
+TEXTURE_OPCODES = frozenset({66, 93, 95, 64, *range(67, 75), *range(76, 78), *range(82, 88)})
+TEXTURE_SLOTS = {95: 2, 93: 3}  # texldl, texldd
+#: opcodes that take no slot (declarations, definitions, ps_1_4's phase marker)
+UNCOUNTED = frozenset({OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_PHASE})
+#: flow-control blocks by opcode: fxc indents their bodies by 2 more spaces (``rep i0`` ... ``endrep``);
+#: else (42) closes the if body and opens its own
+BLOCK_OPENS = frozenset({38, 27, 40, 41, 42})  # rep, loop, if, if_comp, else
+BLOCK_CLOSES = frozenset({39, 29, 43, 42})  # endrep, endloop, endif, else
 #: source modifiers (D3DSPSM_*): (text before the register, text after it and before the swizzle,
 #: as in ``-r0_abs.w``, ``r1_bx2``, ``1 - r0``); others print as _mod<n>
 SOURCE_MODIFIERS = {1: ("-", ""), 2: ("", "_bias"), 3: ("-", "_bias"), 4: ("", "_bx2"), 5: ("-", "_bx2"),
@@ -130,3 +138,4 @@ SHADER_VERSION_KIND = Field("kind", 16, 16)
 def register_type(token: int) -> int:
     """D3DSPR_* register type of a parameter token (split over two fields)."""
     return REGISTER_TYPE_LOW.get(token) | REGISTER_TYPE_HIGH.get(token) << REGISTER_TYPE_LOW.width
+

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,
+    BLOCK_CLOSES,
+    BLOCK_OPENS,
     COMMENT_LENGTH,
     COMPARED,
     COMPARISONS,
@@ -62,9 +64,10 @@ from shaderkit.isa.d3d9.table import (
     SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
     TEXLD_FORMS,
-    TEXTURE_OPS,
+    TEXTURE_OPCODES,
     TEXTURE_SLOTS,
     TX_KIND,
+    UNCOUNTED,
     USAGE,
     USAGE_INDEX,
     USAGES,
@@ -303,15 +306,16 @@ class _Program:
             return before + text + after + swizzle, pos
         return text + swizzle, pos
 
-    def instructions(self) -> list[tuple[str, int]]:
-        """(text, instruction index) for every instruction, comments skipped."""
-        out: list[tuple[str, int]] = []
+    def instructions(self) -> list[tuple[str, int, int]]:
+        """(text, instruction index, instruction token) for every instruction, comments skipped."""
+        out: list[tuple[str, int, int]] = []
         items, _end = split_program(self.words)
         index = 0
         for first, last, comment in items:
             if comment:
                 continue
-            out.append((self.instruction(self.words[first], first + 1, last), index))
+            token = self.words[first]
+            out.append((self.instruction(token, first + 1, last), index, token))
             index += 1
         return out
 
@@ -420,11 +424,6 @@ def _debug_of(words: Sequence[int]) -> DebugInfo | None:
     return None
 
 
-#: flow-control blocks: fxc indents their bodies by 2 more spaces (``rep i0`` ... ``endrep``)
-_OPENS = frozenset({"rep", "loop", "if", "else"})  # (else closes the if body and opens its own)
-_CLOSES = frozenset({"endrep", "endloop", "endif", "else"})
-
-
 def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
     """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation, 2
     more inside each rep/loop/if block); ``prefix`` starts the version line of library functions
@@ -436,7 +435,7 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
     current: tuple[int, int] | None = None
     texture = arithmetic = depth = 0
     slots = {**SLOTS, **PS3_SLOTS} if prog.pixel and prog.major == 3 else SLOTS
-    for text, index in prog.instructions():
+    for text, index, token in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
             # fxc repeats #line when the file changes or the line moves by more than 2
@@ -448,19 +447,18 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
                     out.extend(("", f"#line {line}"))
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
-        op = text.rpartition(") ")[2].lstrip("+").split(" ", 1)[0].split("_", 1)[0]  # ((p0) +add_sat -> add)
-        if op in _CLOSES:
+        opcode = INSTRUCTION_OPCODE.get(token)
+        if opcode in BLOCK_CLOSES:
             depth = max(depth - 1, 0)
         out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
-        if op in _OPENS:
+        if opcode in BLOCK_OPENS:
             depth += 1
-        if not text.startswith(("dcl", "def", "phase")):
-            if op in TEXTURE_OPS:
-                texture += TEXTURE_SLOTS.get(op, 1)
-            elif op == "break" and " " in text.rpartition(") ")[2]:  # break_comp: 3 slots, break: 1
-                arithmetic += 3
-            else:
-                arithmetic += slots.get(op, 1)
+        if opcode in UNCOUNTED:
+            continue
+        if opcode in TEXTURE_OPCODES:
+            texture += TEXTURE_SLOTS.get(opcode, 1)
+        else:
+            arithmetic += slots.get(opcode, 1)
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""
