@@ -223,3 +223,13 @@ def test_slot_counts_as_fxc_counts_them() -> None:
     assert listing[5:10] == ["      lrp r1, r0.x, r0, c0", "    else", "      mov r1, c0", "    endif", "    mov oC0, r1"]
     ps20 = assemble_shader("ps_2_0\n lrp r0, c0.x, c1, c2\n mov oC0, r0\n").disassemble().splitlines()
     assert ps20[-1] == "// approximately 3 instruction slots used"
+
+
+@pytest.mark.parametrize(("version", "profile"), [
+    (0xFFFF0200, "ps_2_0"), (0xFFFF0201, "ps_2_x"), (0xFFFE02FF, "vs_2_sw"),
+    (0x4C500200, "ps_2_0"), (0x4C560201, "vs_2_x"),  # library functions' "LP"/"LV" kinds
+])
+def test_level9_chunk_profile_is_the_d3d9_version_name(version: int, profile: str) -> None:
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+
+    assert Level9Shader(version=version).profile == profile

@@ -25,7 +25,21 @@ from dataclasses import dataclass, field
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
-from shaderkit.isa.d3d9.table import OP_COMMENT, OP_END, OPCODES, PIXEL_KINDS, TX_KIND
+from shaderkit.isa.d3d9.table import (
+    COMMENT_LENGTH,
+    DECLARATION_NAMES,
+    INSTRUCTION_LENGTH,
+    INSTRUCTION_OPCODE,
+    OP_COMMENT,
+    OP_END,
+    OPCODES,
+    PIXEL_KINDS,
+    SHADER_VERSION_KIND,
+    SHADER_VERSION_MAJOR,
+    SHADER_VERSION_MINOR,
+    TX_KIND,
+    is_sm1,
+)
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -40,14 +54,12 @@ MINORS = {("vs", 1): (0, 1), ("vs", 2): (0, 1, 0xFF), ("vs", 3): (0, 0xFF),
           ("ps", 1): (0, 1, 2, 3, 4), ("ps", 2): (0, 1, 0xFF), ("ps", 3): (0, 0xFF), ("tx", 1): (0,)}
 #: largest stream read (words)
 MAX_WORDS = 1 << 22
-_COMMENT_LENGTH_MASK = 0x7FFF << 16
-_LENGTH_MASK = 0xF << 24
 
 
 def is_version_token(word: int) -> bool:
     """Whether ``word`` is the version token of a vs/ps/tx profile that exists."""
-    kind = KINDS.get(word >> 16)
-    return kind is not None and (word & 0xFF) in MINORS.get((kind, (word >> 8) & 0xFF), ())
+    kind = KINDS.get(SHADER_VERSION_KIND.get(word))
+    return kind is not None and SHADER_VERSION_MINOR.get(word) in MINORS.get((kind, SHADER_VERSION_MAJOR.get(word)), ())
 
 
 def sniff(data: bytes) -> bool:
@@ -67,14 +79,13 @@ class D3D9Instruction:
     @property
     def opcode(self) -> int:
         """D3DSIO_* opcode (bits 0..15 of the instruction token)."""
-        return self.tokens[0] & 0xFFFF
+        return INSTRUCTION_OPCODE.get(self.tokens[0])
 
     @property
     def name(self) -> str:
         """The opcode's mnemonic from the D3D9 table (``op<n>`` when unknown)."""
         info = OPCODES.get(self.opcode)
-        return info.name if info is not None else {31: "dcl", 47: "defb", 48: "defi", 81: "def"}.get(
-            self.opcode, f"op{self.opcode}")
+        return info.name if info is not None else DECLARATION_NAMES.get(self.opcode, f"op{self.opcode}")
 
 
 @dataclass
@@ -137,7 +148,7 @@ class D3D9Shader(ShaderFile):
             if comment:
                 token = words[first]
                 body = data[4 * first + 4 : 4 * last]
-                item = D3D9Comment(body, len(model.instructions), token & ~(_COMMENT_LENGTH_MASK | 0xFFFF),
+                item = D3D9Comment(body, len(model.instructions), token & ~(COMMENT_LENGTH.bits | INSTRUCTION_OPCODE.bits),
                                    offset=4 * first)
                 if item.tag == "CTAB":
                     item.table = _constant_table(data, 4 * first + 8, 4 * last)
@@ -151,22 +162,22 @@ class D3D9Shader(ShaderFile):
     @property
     def sm1(self) -> bool:
         """Whether instruction tokens carry no length (ps/vs 1.x, tx_1_0)."""
-        return self.major < 2 or self.version >> 16 == TX_KIND
+        return is_sm1(self.version)
 
     @property
     def major(self) -> int:
         """Major version (bits 8..15 of the version token)."""
-        return (self.version >> 8) & 0xFF
+        return SHADER_VERSION_MAJOR.get(self.version)
 
     @property
     def minor(self) -> int:
         """Minor version (bits 0..7; 1 in ``ps_2_x``, 0xFF in ``vs_2_sw``)."""
-        return self.version & 0xFF
+        return SHADER_VERSION_MINOR.get(self.version)
 
     @property
     def pixel(self) -> bool:
         """Whether this is a pixel shader."""
-        return self.version >> 16 in PIXEL_KINDS
+        return SHADER_VERSION_KIND.get(self.version) in PIXEL_KINDS
 
     @property
     def profile(self) -> str:
@@ -190,7 +201,9 @@ class D3D9Shader(ShaderFile):
                 if sm1:
                     out.extend(tokens)
                 else:
-                    out.append((tokens[0] & ~_LENGTH_MASK) | (len(tokens) - 1) << 24)
+                    if len(tokens) - 1 > INSTRUCTION_LENGTH.mask:
+                        raise ValueError(f"{len(tokens) - 1} parameter tokens do not fit the 4-bit length field")
+                    out.append((tokens[0] & ~INSTRUCTION_LENGTH.bits) | INSTRUCTION_LENGTH.put(len(tokens) - 1))
                     out.extend(tokens[1:])
         out.append(self.end_token)
         return out
@@ -227,7 +240,7 @@ class D3D9Shader(ShaderFile):
                 constants.append({"name": c.name, "register_set": REGISTER_SETS.get(c.register_set, str(c.register_set)),
                                   "register_index": c.register_index, "register_count": c.register_count,
                                   "type": type_name(table, c.type_offset) if c.type is not None else ""})
-        kind = KINDS[self.version >> 16]
+        kind = KINDS[SHADER_VERSION_KIND.get(self.version)]
         return {
             "format": self.format_name,
             "shader_model": self.profile,
@@ -254,9 +267,9 @@ def _comment_words(comment: D3D9Comment) -> list[int]:
     if len(body) % 4:
         body += bytes(-len(body) % 4)
     size = len(body) // 4
-    if size > 0x7FFF:
+    if size > COMMENT_LENGTH.mask:
         raise ValueError(f"comment of {size} words does not fit the 15-bit length field")
-    return [OP_COMMENT | size << 16 | comment.flags, *struct.unpack(f"<{size}I", body)]
+    return [OP_COMMENT | COMMENT_LENGTH.put(size) | comment.flags, *struct.unpack(f"<{size}I", body)]
 
 
 def _constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:

@@ -190,10 +190,10 @@ class Level9Shader:
 
     @property
     def profile(self) -> str:
-        """``ps_2_0``-style name of the D3D9 version token."""
-        kind = {0xFFFF: "ps", 0xFFFE: "vs"}.get(self.version >> 16, "unknown")
-        minor = self.version & 0xFF
-        return f"{kind}_{(self.version >> 8) & 0xFF}_{'x' if minor == 1 else minor}"
+        """``ps_2_0``-style name of the D3D9 version token (:func:`shaderkit.isa.d3d9.text.version_name`)."""
+        from shaderkit.isa.d3d9.text import version_name
+
+        return version_name(self.version)
 
     def summary(self) -> dict[str, Any]:
         """Profile, program size in bytes and the mapping tables, JSON-ready."""

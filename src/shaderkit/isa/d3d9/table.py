@@ -46,6 +46,8 @@ OPCODES[34] = OPCODES[34]._replace(other_sources=1)  # sgn: likewise
 OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
 #: ps_1_4's phase marker
 OP_PHASE = 0xFFFD
+#: mnemonics of the declaration opcodes (not in OPCODES: the printer spells their forms itself)
+DECLARATION_NAMES = {OP_DCL: "dcl", OP_DEF: "def", OP_DEFI: "defi", OP_DEFB: "defb"}
 #: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
 COMPARED = frozenset({41, 45, 94})
 COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
@@ -139,3 +141,8 @@ def register_type(token: int) -> int:
     """D3DSPR_* register type of a parameter token (split over two fields)."""
     return REGISTER_TYPE_LOW.get(token) | REGISTER_TYPE_HIGH.get(token) << REGISTER_TYPE_LOW.width
 
+
+def is_sm1(version: int) -> bool:
+    """Whether a version token's instruction tokens carry no length (vs/ps 1.x, tx_1_0): their
+    parameters are the following tokens with bit 31 set."""
+    return SHADER_VERSION_MAJOR.get(version) < 2 or SHADER_VERSION_KIND.get(version) == TX_KIND

@@ -28,6 +28,7 @@ from shaderkit.isa.d3d9.table import (
     DEST_MODIFIERS,
     DEST_MODIFIERS_TEXT,
     INSTRUCTION_CONTROLS,
+    INSTRUCTION_LENGTH,
     INSTRUCTION_OPCODE,
     LIBRARY_KINDS,
     MISC_REGISTERS,
@@ -58,6 +59,9 @@ from shaderkit.isa.d3d9.table import (
     RESULT_SHIFTS,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
+    SHADER_VERSION_KIND,
+    SHADER_VERSION_MAJOR,
+    SHADER_VERSION_MINOR,
     SLOTS,
     SOFTWARE_MINOR,
     SOURCE_MODIFIER,
@@ -71,6 +75,7 @@ from shaderkit.isa.d3d9.table import (
     USAGE,
     USAGE_INDEX,
     USAGES,
+    is_sm1,
     register_type,
 )
 
@@ -171,7 +176,10 @@ _MODIFIER_AT, _MODIFIER_MASK = SOURCE_MODIFIER.low, SOURCE_MODIFIER.mask
 _RELATIVE_AT = RELATIVE.low
 _SHIFT_AT, _SHIFT_MASK = RESULT_SHIFT.low, RESULT_SHIFT.mask
 _USAGE_BITS = USAGE.mask << USAGE.low | USAGE_INDEX.mask << USAGE_INDEX.low
-assert RELATIVE.width == 1
+_OPCODE_MASK = INSTRUCTION_OPCODE.mask
+_COMMENT_LENGTH_AT, _COMMENT_LENGTH_MASK = COMMENT_LENGTH.low, COMMENT_LENGTH.mask
+_LENGTH_AT, _LENGTH_MASK = INSTRUCTION_LENGTH.low, INSTRUCTION_LENGTH.mask
+assert RELATIVE.width == 1 and INSTRUCTION_OPCODE.low == 0
 
 # per-value texts of the parameter-token fields, built once from the table (the printer's hot path)
 #: per swizzle field value: its suffix
@@ -192,18 +200,17 @@ def split_program(words: Sequence[int], start: int = 1) -> tuple[list[tuple[int,
     carry their length; ps/vs 1.x parameter tokens are the following words with bit 31 set
     (``def``: always 4 values). ShaderFormatError when an item runs past the words or the end
     token is missing."""
-    version = words[0] if words else 0
-    sm1 = ((version >> 8) & 0xFF) < 2 or version >> 16 == TX_KIND
+    sm1 = is_sm1(words[0] if words else 0)
     items: list[tuple[int, int, bool]] = []
     pos = start
     total = len(words)
     while pos < total:
         token = words[pos]
-        opcode = token & 0xFFFF
+        opcode = token & _OPCODE_MASK
         if opcode == OP_END:
             return items, pos
         if opcode == OP_COMMENT:
-            end = pos + 1 + ((token >> 16) & 0x7FFF)
+            end = pos + 1 + ((token >> _COMMENT_LENGTH_AT) & _COMMENT_LENGTH_MASK)
             if end > total:
                 raise ShaderFormatError(f"comment of {end - pos - 1} words runs past the {total} words of the program",
                                         4 * pos, "D3D9")
@@ -218,7 +225,7 @@ def split_program(words: Sequence[int], start: int = 1) -> tuple[list[tuple[int,
                 while end < total and words[end] >> 31:
                     end += 1
         else:
-            end = pos + 1 + ((token >> 24) & 0xF)
+            end = pos + 1 + ((token >> _LENGTH_AT) & _LENGTH_MASK)
         if end > total:
             raise ShaderFormatError(f"instruction of {end - pos - 1} parameter tokens runs past the {total} words "
                                     "of the program", 4 * pos, "D3D9")
@@ -233,12 +240,12 @@ class _Program:
     def __init__(self, words: Sequence[int], prefix: str) -> None:
         self.words = words
         version = words[0] if words else 0
-        kind = version >> 16
+        kind = SHADER_VERSION_KIND.get(version)
         self.pixel = kind in PIXEL_KINDS
         self.prefix = prefix if kind in LIBRARY_KINDS else ""
         self.kind = kind
-        self.major = (version >> 8) & 0xFF
-        self.minor = version & 0xFF
+        self.major = SHADER_VERSION_MAJOR.get(version)
+        self.minor = SHADER_VERSION_MINOR.get(version)
 
     def fail(self, message: str, pos: int) -> ShaderFormatError:
         return ShaderFormatError(message, 4 * pos, "Aon9")
@@ -390,8 +397,8 @@ class _Program:
 
 def version_name(version: int) -> str:
     """``ps_3_0``-style profile of a D3D9 version token (``ps_2_x``, ``vs_2_sw``, ``tx_1_0``)."""
-    kind = version >> 16
-    major, minor = (version >> 8) & 0xFF, version & 0xFF
+    kind = SHADER_VERSION_KIND.get(version)
+    major, minor = SHADER_VERSION_MAJOR.get(version), SHADER_VERSION_MINOR.get(version)
     name = "tx" if kind == TX_KIND else "ps" if kind in PIXEL_KINDS else "vs"
     if minor == SOFTWARE_MINOR:
         text = "sw"
