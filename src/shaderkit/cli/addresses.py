@@ -143,10 +143,7 @@ def d3d9_entries(shader: Any, listing: str) -> list[tuple[str, int | None, Seque
     """Lines of a bare D3D9 shader's listing with the offset and tokens of the version line and of
     each instruction (the code lines are the indented ones, in token order)."""
     wanted: list[tuple[int, Sequence[int]]] = [(0, (shader.version,))]
-    offset = 4
-    for ins in shader.instructions:
-        wanted.append((ins.offset if ins.offset >= 0 else offset, ins.tokens))
-        offset += 4 * len(ins.tokens)
+    wanted += [(ins.offset, ins.tokens) for ins in shader.instructions]  # (where each was read: the model is a file's)
     entries: list[tuple[str, int | None, Sequence[int]]] = []
     k = 0
     for line in listing.split("\n"):
