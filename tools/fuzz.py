@@ -58,20 +58,17 @@ def _d3d9_seeds(seeds: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     Aon9/XNAS/XNAP chunk's program are a bare D3D9 shader)."""
     import shaderkit
     from shaderkit.errors import ShaderFormatError
-    from shaderkit.formats.dxbc.aon9 import Level9Shader
+    from shaderkit.formats.dxbc.aon9 import bare_programs
 
     out = []
     for name, data in seeds:
-        if not name.startswith("dxbc/") or b"Aon9" not in data:
+        if not name.startswith("dxbc/") or not any(tag in data for tag in (b"Aon9", b"XNAS", b"XNAP")):
             continue
         try:
             model = shaderkit.open(data)
         except ShaderFormatError:
             continue
-        for chunk in getattr(model, "chunks", []):
-            payload = getattr(chunk, "payload", chunk)
-            if isinstance(payload, Level9Shader) and payload.program:
-                out.append((f"d3d9/{name[5:]}.{payload.fourcc}", payload.program))
+        out += [(f"d3d9/{name[5:]}.{chunk.fourcc}", chunk.program) for _, chunk in bare_programs(model)]
     return out
 
 

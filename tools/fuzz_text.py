@@ -64,21 +64,20 @@ def seed_jobs(corpus: Path, syntaxes: tuple[str, ...], every: int = 6) -> list[J
                 jobs.append(Job("sm4", text, ["--base", str(path)], "in.asm"))
     if "d3d9" in syntaxes:  # the level-9 programs of the DXBC corpus, as bare D3D9 shaders
         import shaderkit
-        from shaderkit.formats.dxbc.aon9 import Level9Shader
+        from shaderkit.formats.dxbc.aon9 import bare_programs
 
         bare = Path(tempfile.mkdtemp(prefix="shaderkit-fuzz-d3d9-"))
-        level9 = [path for path in sorted((corpus / "dxbc").glob("*.dxbc")) if b"Aon9" in path.read_bytes()]
+        level9 = [path for path in sorted((corpus / "dxbc").glob("*.dxbc"))
+                  if any(tag in path.read_bytes() for tag in (b"Aon9", b"XNAS", b"XNAP"))]
         for path in level9[::max(every // 3, 1)]:
             data = path.read_bytes()
-            for k, chunk in enumerate(getattr(shaderkit.open(data), "chunks", [])):
-                payload = getattr(chunk, "payload", chunk)
-                if isinstance(payload, Level9Shader) and payload.program[2:4] in (b"\xfe\xff", b"\xff\xff"):
-                    program = bare / f"{path.stem}.{k}.cso"
-                    program.write_bytes(payload.program)
-                    text = listing(program)
-                    if text:
-                        jobs.append(Job("d3d9", text, ["--syntax", "d3d9"], "in.asm"))
-                        jobs.append(Job("d3d9", text, ["--base", str(program)], "in.asm"))
+            for k, chunk in bare_programs(shaderkit.open(data)):
+                program = bare / f"{path.stem}.{k}.cso"
+                program.write_bytes(chunk.program)
+                text = listing(program)
+                if text:
+                    jobs.append(Job("d3d9", text, ["--syntax", "d3d9"], "in.asm"))
+                    jobs.append(Job("d3d9", text, ["--base", str(program)], "in.asm"))
     if "pica" in syntaxes:
         for path in sorted((corpus / "pica").glob("*.shbin")):
             text = listing(path)

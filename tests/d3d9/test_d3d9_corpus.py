@@ -12,7 +12,7 @@ import pytest
 from conftest import corpus_files
 from shaderkit.formats.d3d9.assemble import assemble_with_base
 from shaderkit.formats.d3d9.shader import D3D9Shader
-from shaderkit.formats.dxbc.aon9 import Level9Shader
+from shaderkit.formats.dxbc.aon9 import bare_programs
 from shaderkit.formats.registry import detect
 
 
@@ -40,15 +40,12 @@ def test_level9_programs_as_bare_shaders(listing: Path) -> None:
     import shaderkit
 
     container = shaderkit.open(listing.with_name(listing.name.replace(".fxc.asm", ".dxbc")).read_bytes())
-    programs = [getattr(c, "payload", c) for c in container.chunks]  # type: ignore[attr-defined]
-    programs = [p.program for p in programs if isinstance(p, Level9Shader)]
+    programs = [chunk.program for _, chunk in bare_programs(container)]
     sections = _fxc_sections(text)
-    if not programs:
+    if not programs:  # (lib_4_0_ps_2_x functions' "LP"/"LV" programs exist only inside DXBC libraries)
         pytest.skip("the level-9 programs are those of library functions (LIBF chunks)")
     assert len(programs) == len(sections)
     for program in programs:
-        if program[2:4] in (b"PL", b"VL"):  # lib_4_0_ps_2_x functions: only inside DXBC libraries
-            continue
         spec = detect(program)
         assert spec is not None and spec.name == "d3d9"
         shader = D3D9Shader.from_bytes(program)

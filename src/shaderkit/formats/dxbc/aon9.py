@@ -34,6 +34,7 @@ from shaderkit.io.reader import Reader
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 _HEAD = struct.Struct("<4I10H")
@@ -210,3 +211,15 @@ class Level9Shader:
     def data(self) -> bytes:
         """The payload bytes (for readers that decode the program themselves)."""
         return self.build()
+
+
+def bare_programs(container: Any) -> Iterator[tuple[int, Level9Shader]]:
+    """(chunk index, chunk) of each level-9 chunk (Aon9/XNAS/XNAP) of a DXBC container whose
+    program is a bare D3D9 vs/ps shader, as format "d3d9" detects it (the "LP"/"LV" programs of
+    library functions are not: they exist only inside DXBC libraries)."""
+    from shaderkit.formats.d3d9.shader import sniff
+
+    for k, chunk in enumerate(getattr(container, "chunks", ())):
+        payload = getattr(chunk, "payload", chunk)
+        if isinstance(payload, Level9Shader) and sniff(payload.program):
+            yield k, payload
