@@ -77,8 +77,10 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
-    if syntax == "auto" and detect_syntax(texts[0][1]) in ("sm4", "d3d9"):
-        syntax = detect_syntax(texts[0][1])
+    if syntax == "auto":
+        detected = detect_syntax(texts[0][1])
+        if detected in ("sm4", "d3d9"):
+            syntax = detected
     if syntax == "d3d9":
         if len(texts) != 1:
             raise click.UsageError("D3D9 takes one listing")

@@ -111,5 +111,5 @@ def listing(shader: D3D9Shader) -> str:
     from shaderkit.isa.d3d9.text import listing_lines
 
     head = header_lines(shader)
-    body = listing_lines(shader.program(), prefix="")
+    body = listing_lines(shader.words(), prefix="")
     return "\n".join([*head, "", *body] if head else body) + "\n"

@@ -246,7 +246,7 @@ class D3D9Shader(ShaderFile):
             "shader_model": self.profile,
             "shader_type": {"vs": "vertex", "ps": "pixel", "tx": "texture"}[kind],
             "version": self.version,
-            "size": len(self.program()) + len(self.trailing),
+            "size": len(self.to_bytes()),
             "instruction_count": len(self.instructions),
             "comments": [{"tag": c.tag, "offset": c.offset, "size": len(c.data)} for c in self.comments],
             "creator": table.string_at(table.creator_offset) if table is not None else "",

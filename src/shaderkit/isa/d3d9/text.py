@@ -431,11 +431,16 @@ def _debug_of(words: Sequence[int]) -> DebugInfo | None:
     return None
 
 
-def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
-    """A D3D9 token program (``Level9Shader.program``) as fxc lists it (4-space indentation, 2
-    more inside each rep/loop/if block); ``prefix`` starts the version line of library functions
-    (``lib_4_0_vs_2_x``)."""
-    words = program_words(program)
+def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> list[str]:
+    """A D3D9 token program (``Level9Shader.program``, or its words as a bare shader's model
+    gives them) as fxc lists it (4-space indentation, 2 more inside each rep/loop/if block);
+    ``prefix`` starts the version line of library functions (``lib_4_0_vs_2_x``)."""
+    if isinstance(program, (bytes, bytearray)):
+        words: Sequence[int] = program_words(bytes(program))
+    elif len(program) > MAX_WORDS:
+        raise ShaderFormatError(f"D3D9 program of {len(program)} words is longer than {MAX_WORDS}", 0, "Aon9")
+    else:
+        words = program
     prog = _Program(words, prefix)
     debug = _debug_of(words)
     out = ["    " + prog.version_line()]
