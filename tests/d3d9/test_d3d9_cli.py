@@ -14,6 +14,7 @@ from test_d3d9_format import PS30
 
 import shaderkit
 from shaderkit.cli import cli
+from shaderkit.samples import SAMPLES
 
 
 def test_verbs(tmp_path: Path) -> None:
@@ -42,10 +43,12 @@ def test_verbs(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     # no CTAB, no trailing bytes: version, def c1, mov oC0, c0, end
     assert plain.read_bytes() == PS30[:4] + PS30[4 + 104 : -2]
-    wrong_base = tmp_path / "wrong.bin"
-    wrong_base.write_bytes(b"DXBC" + bytes(60))
+    wrong_base = tmp_path / "wrong.shbin"  # a valid file of another format: it loads, then is refused as a base
+    wrong_base.write_bytes(SAMPLES["sample.shbin"]())
+    assert runner.invoke(cli, ["info", str(wrong_base)]).exit_code == 0
     result = runner.invoke(cli, ["asm", "--base", str(wrong_base), str(listing), "-o", str(plain)])
-    assert result.exit_code != 0
+    assert result.exit_code == 2
+    assert f"--base {wrong_base}: not a bare D3D9 shader" in result.output
 
 
 def test_disasm_offsets_and_raw_words(tmp_path: Path) -> None:
