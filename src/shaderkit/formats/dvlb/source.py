@@ -32,6 +32,7 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter, itemgetter
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -54,17 +55,25 @@ from shaderkit.isa.pica.table import (
     CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DESC_FORMATS,
+    ENCODERS,
     FORMAT_FIELDS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
     IDX_SOURCE,
+    MAX_CONSTANT,
+    MAX_OPDESC,
+    MAX_OUTPUT,
+    MAX_STACK,
+    MAX_UNIFORM,
+    MAX_VSH_SIZE,
     MOVA_TARGET_NAMES,
     MOVA_UNUSED_MASK,
     NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     OUTPUT_SEMANTICS,
+    OUTPUT_SLOTS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAG_TEXT,
     SPACE_OF_KIND,
@@ -78,6 +87,7 @@ from shaderkit.isa.pica.table import (
     make_opdesc,
     mask_text,
     picasso_num,
+    split_num,
     src_name,
     swizzle_text,
     uniform_space,
@@ -1031,17 +1041,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     the text lists the words in code order).
     """
     from shaderkit.isa.pica.opdescs import DescriptorTable
-    from shaderkit.isa.pica.table import (
-        ENCODERS,
-        MAX_CONSTANT,
-        MAX_OPDESC,
-        MAX_OUTPUT,
-        MAX_STACK,
-        MAX_UNIFORM,
-        MAX_VSH_SIZE,
-        OUTPUT_SLOTS,
-        split_num,
-    )
 
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
@@ -1100,7 +1099,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                    "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
                    "output_mask": sum(1 << r for r in outputs), "gs_mode": 0, "gs_fixed_vertex_start": 0,
                    "gs_variable_vertex_num": 0, "gs_fixed_vertex_num": 0}
-        headers.append({k: getattr(dvle, k) for k in _HEADER_FIELDS if getattr(dvle, k) != picasso[k]})
+        headers.append(_changed_fields(_header_values(dvle), _header_items(picasso)))
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
@@ -1171,8 +1170,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     desc = found  # (merging it there again changes nothing)
                 else:
                     for desc, (value, have) in enumerate(zip(table, table_masks)):
-                        common = mask & have
-                        if not (opdesc ^ value) & common:
+                        if not (opdesc ^ value) & mask & have:  # (agree on the bits both fix)
                             table[desc] = (value & ~mask) | (opdesc & mask)
                             table_masks[desc] = have | mask
                             break
@@ -1301,9 +1299,20 @@ _HEADER_FIELDS = ("version", "shader_type", "merge_outmaps", "main_offset", "end
                   "gs_fixed_vertex_num")
 
 
+#: a DVLE's (and a dict's) values of _HEADER_FIELDS, as one tuple
+_header_values, _header_items = attrgetter(*_HEADER_FIELDS), itemgetter(*_HEADER_FIELDS)
+
+
+def _changed_fields(old: tuple[int, ...], new: tuple[int, ...]) -> dict[str, int]:
+    """The fields of _HEADER_FIELDS whose ``old`` value differs from ``new`` (their old values)."""
+    if old == new:
+        return {}
+    return {k: a for k, a, b in zip(_HEADER_FIELDS, old, new) if a != b}
+
+
 def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     """DVLE header fields picasso would write differently (files from nihstro or old picasso)."""
-    return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
+    return _changed_fields(_header_values(old), _header_values(new))
 
 
 def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
