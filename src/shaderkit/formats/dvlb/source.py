@@ -681,6 +681,9 @@ class _Code:
         self.code = code
         #: the opcode row of each word (operand fields are read from the word where needed)
         self.rows = [BY_OPCODE6[(w & 0xFFFFFFFF) >> 26] for w in code]
+        #: the positions of the words that shape the text (calls, jumps, if and loop blocks), in
+        #: order: the passes that look for them walk these only
+        self.structure = [pos for pos, row in enumerate(self.rows) if row.mnemonic in _STRUCTURE]
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
@@ -747,8 +750,8 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
     """The procedures of one DVLE's range; ``known`` are label-table names (nihstro files)."""
     labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
     code = printer.code
-    for pos, row in enumerate(printer.rows[lo:hi], lo):
-        if row.mnemonic in _FLOW_JUMPS:
+    for pos in printer.structure:
+        if lo <= pos < hi and printer.rows[pos].mnemonic in _FLOW_JUMPS:
             target = decode(code[pos]).get("dst")
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
@@ -768,6 +771,8 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
 #: indentation by block depth
 _INDENTS = tuple("\t" * depth for depth in range(64))
 _BLOCK_OPENERS = frozenset({"ifu", "ifc", "loop"})
+#: the mnemonics that shape the text (see _Code.structure)
+_STRUCTURE = _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS)
 
 
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
@@ -777,10 +782,9 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     lines = unit.lines
     code = printer.code
     rows = printer.rows
-    plain = not printer.hints and printer.marker is None
     if not any(start <= pos < stop for pos in labels) and not any(
-            row.mnemonic in _BLOCK_OPENERS for row in rows[start:stop]):
-        _write_straight(unit, printer, start, stop, names, labels)
+            start <= pos < stop and rows[pos].mnemonic in _BLOCK_OPENERS for pos in printer.structure):
+        _emit(unit, printer, start, stop, _INDENTS[1], names, labels)  # (no blocks or labels: one line each)
         return
     for pos in range(start, stop + 1):
         while stack:
@@ -820,41 +824,35 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
                 unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
                 lines.append(indent + "nop")
                 continue
-        _emit(unit, printer, pos, indent, plain, names, labels)
+        _emit(unit, printer, pos, pos + 1, indent, names, labels)
         if block is not None:
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
             unit.depth = max(unit.depth, len(stack))
 
 
-def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
-                    labels: dict[int, str]) -> None:
-    """:func:`_write_block` of a body without blocks or labels: one line per instruction."""
-    plain = not printer.hints and printer.marker is None
-    indent = _INDENTS[1]
-    for pos in range(start, stop):
-        _emit(unit, printer, pos, indent, plain, names, labels)
-
-
-def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names: _Names,
+def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names: _Names,
           labels: dict[int, str]) -> None:
-    """The line of the instruction at ``pos``, its descriptor note and (when scanning) its parse."""
-    word = printer.code[pos]
-    op6 = (word & 0xFFFFFFFF) >> 26
-    lines = unit.lines
-    if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
-        lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
-    else:
-        lines.append(indent + printer.text(unit, pos, names, labels))
-    desc_field = _DESC_FIELD6[op6]
-    if desc_field is not None:
-        unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
-        if _INVERTED6[op6] is not None and _forced_inverted(word):
-            unit.inverted_lines.add(len(lines) - 1)
-    if printer.scan:
-        scanned = printer.scanned(pos, names)
-        if scanned is not None:
-            unit.scanned[len(lines) - 1] = scanned
+    """The lines of the instructions from ``start`` to ``stop`` (at one indentation), their
+    descriptor notes and (when scanning) their parses."""
+    code, lines, printers = printer.code, unit.lines, _PRINTERS
+    plain = not printer.hints and printer.marker is None
+    for pos in range(start, stop):
+        word = code[pos]
+        op6 = (word & 0xFFFFFFFF) >> 26
+        if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
+            lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
+        else:
+            lines.append(indent + printer.text(unit, pos, names, labels))
+        desc_field = _DESC_FIELD6[op6]
+        if desc_field is not None:
+            unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+            if _INVERTED6[op6] is not None and _forced_inverted(word):
+                unit.inverted_lines.add(len(lines) - 1)
+        if printer.scan:
+            scanned = printer.scanned(pos, names)
+            if scanned is not None:
+                unit.scanned[len(lines) - 1] = scanned
 
 
 def _input_text(reg: int) -> str:
@@ -1369,8 +1367,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         printer.parsed_type = ParsedInstruction
         printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
                                 for mask in range(16))
-    for pos, row in enumerate(printer.rows):
-        if row.mnemonic in _FLOW_CALLS:
+    for pos in printer.structure:
+        if printer.rows[pos].mnemonic in _FLOW_CALLS:
             inst = decode(code[pos])
             start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
