@@ -431,6 +431,8 @@ _COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) 
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
 _SOURCE_MODIFIERS = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
                                                          for swizzle in range(256)) for sign in ("", "-"))
+#: _SOURCE_MODIFIERS of a source after another operand: (", " and the sign, swizzle)
+_LISTED_SOURCE_MODIFIERS = tuple((", " + sign, suffix) for sign, suffix in _SOURCE_MODIFIERS)
 #: destination mask -> its suffix ("" for xyzw)
 _MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
@@ -595,26 +597,27 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
     #: per source: (descriptor shift, register field, idx field)
     sources = tuple((SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
                     for kind in SYNTAXES[row.syntax][1:])
-    modifiers, suffixes = _SOURCE_MODIFIERS, _MASK_SUFFIXES
+    modifiers, suffixes = _LISTED_SOURCE_MODIFIERS, _MASK_SUFFIXES
     assert dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
     raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
 
     def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
-        desc = _descriptor(code, unit, (word >> desc_lsb) & desc_mask)
-        dest = names.dst.get((word >> dst_lsb) & dst_mask) or raw_dests[(word >> dst_lsb) & dst_mask]
+        descs, index = code.opdescs, (word >> desc_lsb) & desc_mask
+        desc = descs[index] if index < len(descs) else _descriptor(code, unit, index)
+        reg = (word >> dst_lsb) & dst_mask
         if desc & 0xF:
-            text = head + dest + suffixes[desc & 0xF]
+            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}{suffixes[desc & 0xF]}"
         else:
             unit.lossy("destination mask is empty")
-            text = head + dest + ".x"
+            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}.x"
         texts, named = names.texts, names.src
         for shift, lsb, mask, idx_lsb, idx_mask in sources:
             reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
-            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
+            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]  # (the sign after ", ")
             if idx or reg in named:
-                text += ", " + sign + (texts.get(reg << 2 | idx) or names.source(reg, idx)) + swizzle
+                text = f"{text}{sign}{texts.get(reg << 2 | idx) or names.source(reg, idx)}{swizzle}"
             else:
-                text += ", " + sign + raw_sources[reg] + swizzle
+                text = f"{text}{sign}{raw_sources[reg]}{swizzle}"
         return text
     return registers
 
