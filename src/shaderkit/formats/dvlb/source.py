@@ -1106,88 +1106,88 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     table, table_masks = asm.opdescs, asm.opdesc_masks
-    # (descriptor, mask) -> the slot it merged into. A slot's bits under its mask never change
+    # descriptor << 32 | mask -> the slot it merged into. A slot's bits under its mask never change
     # (a merge must agree with them), so a slot that did not match a pair never will, and the one
     # it merged into always will: the pair merges there again (until MAD swaps slots)
-    merged: dict[tuple[int, int], int] = {}
+    merged: dict[int, int] = {}
     code_out = asm.code
     try:
         for pos, word in enumerate(code):
-            kind = _REPLAY_KIND6[word >> 26]
-            if kind == _UNKNOWN:
+            replay = _REPLAY_DESC6[word >> 26]
+            if replay is None:  # not a descriptor form
+                kind = _REPLAY_KIND6[word >> 26]
+                if kind == _UNKNOWN:
+                    return None
+                if kind == _NO_OPERANDS:
+                    code_out.append(word)
+                else:  # flow control: the word the assembler writes
+                    row = BY_OPCODE6[word >> 26]
+                    inst = decode(word)
+                    fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
+                    mnemonic = row.mnemonic
+                    if mnemonic in ("ifu", "ifc", "loop"):
+                        close, else_at = blocks[pos]
+                        if mnemonic == "loop":
+                            fields["dst"] = close - 1
+                        elif else_at >= 0:
+                            fields.update(dst=else_at, **split_num(close - else_at))
+                        else:
+                            fields["dst"] = close
+                    elif mnemonic in ("call", "callc", "callu"):
+                        start, stop = procs[targets[pos]]
+                        fields.update(dst=start, **split_num(stop - start))
+                    elif mnemonic in ("jmpc", "jmpu"):
+                        fields["dst"] = jumps[pos]
+                        if mnemonic == "jmpu":
+                            fields["num"] = inst.get("num") & 1
+                    elif mnemonic == "setemit":
+                        fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
+                    if ENCODERS[mnemonic](fields) != word:
+                        return None
+                    code_out.append(word)
+                continue
+            desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
+            if input_fields:  # picasso refuses two different input registers in one instruction
+                first_input = -1
+                for lsb, reg_mask in input_fields:
+                    reg = (word >> lsb) & reg_mask
+                    if reg < inputs_end:
+                        if first_input < 0:
+                            first_input = reg
+                        elif reg != first_input:
+                            return None
+            desc_index = word & desc_mask
+            if desc_index >= len(values):
                 return None
-            if kind == _NO_OPERANDS:
-                code_out.append(word)
-            elif kind == _FLOW:  # flow control: the word the assembler writes
-                row = BY_OPCODE6[word >> 26]
-                inst = decode(word)
-                fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
-                mnemonic = row.mnemonic
-                if mnemonic in ("ifu", "ifc", "loop"):
-                    close, else_at = blocks[pos]
-                    if mnemonic == "loop":
-                        fields["dst"] = close - 1
-                    elif else_at >= 0:
-                        fields.update(dst=else_at, **split_num(close - else_at))
-                    else:
-                        fields["dst"] = close
-                elif mnemonic in ("call", "callc", "callu"):
-                    start, stop = procs[targets[pos]]
-                    fields.update(dst=start, **split_num(stop - start))
-                elif mnemonic in ("jmpc", "jmpu"):
-                    fields["dst"] = jumps[pos]
-                    if mnemonic == "jmpu":
-                        fields["num"] = inst.get("num") & 1
-                elif mnemonic == "setemit":
-                    fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
-                if ENCODERS[mnemonic](fields) != word:
-                    return None
-                code_out.append(word)
+            if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
+                    (word >> idx_field[0]) & idx_field[1]):
+                return None  # picasso picks the inverted form only for a wide or indexed second operand
+            # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
+            # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
+            opdesc = values[desc_index] & desc_bits
+            mask = merge_masks[opdesc & 0xF]
+            found = merged.get(opdesc << 32 | mask)
+            if found is not None:
+                desc = found  # (merging it there again changes nothing)
             else:
-                replay = _REPLAY_DESC6[word >> 26]
-                assert replay is not None
-                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
-                if input_fields:  # picasso refuses two different input registers in one instruction
-                    first_input = -1
-                    for lsb, reg_mask in input_fields:
-                        reg = (word >> lsb) & reg_mask
-                        if reg < inputs_end:
-                            if first_input < 0:
-                                first_input = reg
-                            elif reg != first_input:
-                                return None
-                desc_index = word & desc_mask
-                if desc_index >= len(values):
-                    return None
-                if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
-                        (word >> idx_field[0]) & idx_field[1]):
-                    return None  # picasso picks the inverted form only for a wide or indexed second operand
-                # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
-                # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
-                opdesc = values[desc_index] & desc_bits
-                mask = merge_masks[opdesc & 0xF]
-                found = merged.get((opdesc, mask))
-                if found is not None:
-                    desc = found  # (merging it there again changes nothing)
+                for desc, (value, have) in enumerate(zip(table, table_masks)):
+                    if not (opdesc ^ value) & mask & have:  # (agree on the bits both fix)
+                        table[desc] = (value & ~mask) | (opdesc & mask)
+                        table_masks[desc] = have | mask
+                        break
                 else:
-                    for desc, (value, have) in enumerate(zip(table, table_masks)):
-                        if not (opdesc ^ value) & mask & have:  # (agree on the bits both fix)
-                            table[desc] = (value & ~mask) | (opdesc & mask)
-                            table_masks[desc] = have | mask
-                            break
-                    else:
-                        if len(table) == MAX_OPDESC:
-                            return None  # (too many descriptors: the assembler refuses the text)
-                        desc = len(table)
-                        table.append(opdesc)
-                        table_masks.append(mask)
-                    merged[opdesc, mask] = desc
-                if mad:
-                    placed = asm.place_mad_opdesc(desc, 0)
-                    if placed != desc:
-                        merged.clear()  # (slots swapped)
-                    desc = placed
-                code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+                    if len(table) == MAX_OPDESC:
+                        return None  # (too many descriptors: the assembler refuses the text)
+                    desc = len(table)
+                    table.append(opdesc)
+                    table_masks.append(mask)
+                merged[opdesc << 32 | mask] = desc
+            if mad:
+                placed = asm.place_mad_opdesc(desc, 0)
+                if placed != desc:
+                    merged.clear()  # (slots swapped)
+                desc = placed
+            code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
@@ -1241,6 +1241,7 @@ _UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
 _REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
 _REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
+assert all(replay is None or not replay[2] >> 32 for replay in _REPLAY_DESC6)  # (descriptor bits: 32 at most)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
