@@ -243,6 +243,9 @@ class _Unit:
         self.targets: dict[int, str] = {}
         #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
         self.entry = entry
+        #: the words of the code this text lists (lo, hi); None when the entry points are out of
+        #: order (all code is listed with the first DVLE, see _ranges)
+        self.code_range: tuple[int, int] | None = None
         self.depth = 0
         #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
         self.compat_gsh = False
@@ -838,8 +841,8 @@ def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names
           labels: dict[int, str]) -> None:
     """The lines of the instructions from ``start`` to ``stop`` (at one indentation), their
     descriptor notes and (when scanning) their parses."""
-    code, lines, printers = printer.code, unit.lines, _PRINTERS
-    plain = not printer.hints and printer.marker is None
+    code, lines, printers, desc_lines = printer.code, unit.lines, _PRINTERS, unit.desc_lines
+    plain, scan = not printer.hints and printer.marker is None, printer.scan
     for pos in range(start, stop):
         word = code[pos]
         op6 = (word & 0xFFFFFFFF) >> 26
@@ -847,15 +850,16 @@ def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names
             lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
         else:
             lines.append(indent + printer.text(unit, pos, names, labels))
+        line = len(lines) - 1  # (the instruction's line: after the notes its printing added)
         desc_field = _DESC_FIELD6[op6]
         if desc_field is not None:
-            unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
+            desc_lines.append((line, (word >> desc_field[0]) & desc_field[1]))
             if _INVERTED6[op6] is not None and _forced_inverted(word):
-                unit.inverted_lines.add(len(lines) - 1)
-        if printer.scan:
+                unit.inverted_lines.add(line)
+        if scan:
             scanned = printer.scanned(pos, names)
             if scanned is not None:
-                unit.scanned[len(lines) - 1] = scanned
+                unit.scanned[line] = scanned
 
 
 def _input_text(reg: int) -> str:
@@ -1022,8 +1026,6 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
     return order
 
 
-#: the 6-bit opcodes of setemit (which makes picasso's DVLE a geometry shader)
-_SETEMIT_OP6 = frozenset(op6 for op6, row in enumerate(BY_OPCODE6) if row.mnemonic == "setemit")
 #: a block or procedure that ends right after one of these gets picasso's padding NOP
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
@@ -1044,8 +1046,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     from shaderkit.isa.pica.opdescs import DescriptorTable
 
     code = dvlb.dvlp.code
-    ranges = _ranges(dvlb)
-    if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
+    ranges = [unit.code_range for unit in units if unit.code_range is not None]  # (as _ranges gave them)
+    if (len(ranges) != len(units) or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
             or any(d.shader_type > 1 or (d.shader_type == 1 and not u.compat_gsh) for d, u in zip(dvlb.dvles, units))
             or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
         return None  # (a uniform named like a register shadows one the text may spell out)
@@ -1091,9 +1093,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
         if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
             return None  # (assembly fails, and the plain text is kept)
-        lo, hi = ranges[i]
-        if not dvle.is_geometry and not _SETEMIT_OP6.isdisjoint(word >> 26 for word in code[lo:hi]):
-            return None  # (setemit makes picasso's DVLE a geometry shader)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
         picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": dvle.shader_type, "merge_outmaps": 0, "main_offset": entry[0],
@@ -1141,6 +1140,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                         if mnemonic == "jmpu":
                             fields["num"] = inst.get("num") & 1
                     elif mnemonic == "setemit":
+                        if not any(lo <= pos < hi and dvle.is_geometry for dvle, (lo, hi) in zip(dvlb.dvles, ranges)):
+                            return None  # (setemit makes picasso's DVLE a geometry shader)
                         fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
                     if ENCODERS[mnemonic](fields) != word:
                         return None
@@ -1386,6 +1387,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit(entry=entry_names[i])
         lo, hi = ranges[i]
+        unit.code_range = None if shared else (lo, hi)
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
         if rule and i == 0:
