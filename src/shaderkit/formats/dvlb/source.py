@@ -43,8 +43,10 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
     Uniform,
 )
+from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
 from shaderkit.isa.pica.decode import decode
 from shaderkit.isa.pica.float24 import f24_to_f32
+from shaderkit.isa.pica.opdescs import DescriptorTable
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
     BY_OPCODE6,
@@ -365,9 +367,8 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
             continue
         if const.type == CONSTANT_FVEC:
             reg = _C.base + const.register
-            args = ", ".join(_float_text(w) for w in words)
-            if any(w >> 24 for w in words) or any((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
-                                                  for w in words):
+            args = ", ".join([_float_text(w) for w in words])
+            if any(w >> 24 or ((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF) for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
@@ -926,8 +927,6 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     ``marker`` (word index -> text) is appended to every instruction line; the text is decided
     without it.
     """
-    from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
-
     found = matching_rule(dvlb)
     rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
     units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule)
@@ -1043,8 +1042,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     lossy, uniforms in register order, and code whose blocks and procedures get no padding NOP (so
     the text lists the words in code order).
     """
-    from shaderkit.isa.pica.opdescs import DescriptorTable
-
     code = dvlb.dvlp.code
     ranges = [unit.code_range for unit in units if unit.code_range is not None]  # (as _ranges gave them)
     if (len(ranges) != len(units) or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
