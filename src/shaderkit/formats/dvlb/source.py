@@ -57,25 +57,17 @@ from shaderkit.isa.pica.table import (
     CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DESC_FORMATS,
-    ENCODERS,
     FORMAT_FIELDS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
     IDX_SOURCE,
-    MAX_CONSTANT,
-    MAX_OPDESC,
-    MAX_OUTPUT,
-    MAX_STACK,
-    MAX_UNIFORM,
-    MAX_VSH_SIZE,
     MOVA_TARGET_NAMES,
     MOVA_UNUSED_MASK,
     NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     OUTPUT_SEMANTICS,
-    OUTPUT_SLOTS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAG_TEXT,
     SPACE_OF_KIND,
@@ -89,7 +81,6 @@ from shaderkit.isa.pica.table import (
     make_opdesc,
     mask_text,
     picasso_num,
-    split_num,
     src_name,
     swizzle_text,
     uniform_space,
@@ -1042,6 +1033,18 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     lossy, uniforms in register order, and code whose blocks and procedures get no padding NOP (so
     the text lists the words in code order).
     """
+    from shaderkit.isa.pica.table import (
+        ENCODERS,
+        MAX_CONSTANT,
+        MAX_OPDESC,
+        MAX_OUTPUT,
+        MAX_STACK,
+        MAX_UNIFORM,
+        MAX_VSH_SIZE,
+        OUTPUT_SLOTS,
+        split_num,
+    )
+
     code = dvlb.dvlp.code
     ranges = [unit.code_range for unit in units if unit.code_range is not None]  # (as _ranges gave them)
     if (len(ranges) != len(units) or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
