@@ -31,6 +31,7 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from operator import attrgetter, itemgetter
 
@@ -784,7 +785,12 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             start <= pos < stop and rows[pos].mnemonic in _BLOCK_OPENERS for pos in printer.structure):
         _emit(unit, printer, start, stop, _INDENTS[1], names, labels)  # (no blocks or labels: one line each)
         return
-    for pos in range(start, stop + 1):
+    # where more than an instruction line is written: labels and block openers (and the else and
+    # end of the open block, from the stack); the instructions between are emitted as one run
+    events = sorted({pos for pos in labels if start <= pos < stop}.union(
+        pos for pos in printer.structure if start <= pos < stop and rows[pos].mnemonic in _BLOCK_OPENERS))
+    pos = start
+    while True:
         while stack:
             close, else_at = stack[-1]
             if pos == else_at:
@@ -802,31 +808,39 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             break
         row = rows[pos]
         indent = _INDENTS[len(stack) + 1]
+        if row.mnemonic not in _BLOCK_OPENERS:  # a run of instructions, up to the next event
+            next_event = bisect_right(events, pos)
+            run_end = events[next_event] if next_event < len(events) else stop
+            if stack:  # (the open block's end is after pos, and so is its else when still to come)
+                close, else_at = stack[-1]
+                run_end = min(run_end, close, else_at if else_at > pos else close)
+            _emit(unit, printer, pos, run_end, indent, names, labels)
+            pos = run_end
+            continue
         block: list[int] | None = None
-        if row.mnemonic in _BLOCK_OPENERS:
-            operands = decode(code[pos]).operands
-            limit = stack[-1][0] if stack else stop
-            if row.mnemonic == "loop":
-                close = operands["dst"] + 1
-                if pos < close <= limit:
-                    block = [close, -1]
-                    if close == pos + 1:
-                        unit.lossy("empty loop body: picasso pads it with a nop")
-            else:
-                dst, num = operands["dst"], picasso_num(operands)
-                if pos < dst <= dst + num <= limit:
-                    block = [dst + num, dst if num else -1]
-                    if dst == pos + 1 or (num and num < 1):
-                        unit.lossy("empty if body: picasso pads it with a nop")
-            if block is None:
-                unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
-                lines.append(indent + "nop")
-                continue
-        _emit(unit, printer, pos, pos + 1, indent, names, labels)
-        if block is not None:
+        operands = decode(code[pos]).operands
+        limit = stack[-1][0] if stack else stop
+        if row.mnemonic == "loop":
+            close = operands["dst"] + 1
+            if pos < close <= limit:
+                block = [close, -1]
+                if close == pos + 1:
+                    unit.lossy("empty loop body: picasso pads it with a nop")
+        else:
+            dst, num = operands["dst"], picasso_num(operands)
+            if pos < dst <= dst + num <= limit:
+                block = [dst + num, dst if num else -1]
+                if dst == pos + 1 or (num and num < 1):
+                    unit.lossy("empty if body: picasso pads it with a nop")
+        if block is None:
+            unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
+            lines.append(indent + "nop")
+        else:
+            _emit(unit, printer, pos, pos + 1, indent, names, labels)
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
             unit.depth = max(unit.depth, len(stack))
+        pos += 1
 
 
 def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names: _Names,
