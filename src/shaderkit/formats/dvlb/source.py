@@ -678,14 +678,16 @@ class _Code:
         #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
         self.dest_sw: tuple[int, ...] = ()
         self.code = code
-        #: the opcode row of each word (operand fields are read from the word where needed)
-        self.rows = [BY_OPCODE6[(w & 0xFFFFFFFF) >> 26] for w in code]
         #: the positions of the words that shape the text (calls, jumps, if and loop blocks), in
         #: order: the passes that look for them walk these only
-        self.structure = [pos for pos, row in enumerate(self.rows) if row.mnemonic in _STRUCTURE]
+        self.structure = [pos for pos, word in enumerate(code) if _STRUCTURE6[(word & 0xFFFFFFFF) >> 26]]
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
+
+    def row(self, pos: int) -> OpcodeInfo:
+        """The opcode row of the word at ``pos`` (operand fields are read from the word where needed)."""
+        return BY_OPCODE6[(self.code[pos] & 0xFFFFFFFF) >> 26]
 
     def proc_name(self, unit: _Unit, start: int, num: int) -> str:
         name = self.procs.get((start, num))
@@ -750,7 +752,7 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
     labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
     code = printer.code
     for pos in printer.structure:
-        if lo <= pos < hi and printer.rows[pos].mnemonic in _FLOW_JUMPS:
+        if lo <= pos < hi and printer.row(pos).mnemonic in _FLOW_JUMPS:
             target = decode(code[pos]).get("dst")
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
@@ -770,8 +772,8 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
 #: indentation by block depth
 _INDENTS = tuple("\t" * depth for depth in range(64))
 _BLOCK_OPENERS = frozenset({"ifu", "ifc", "loop"})
-#: the mnemonics that shape the text (see _Code.structure)
-_STRUCTURE = _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS)
+#: per 6-bit opcode value: True for the mnemonics that shape the text (see _Code.structure)
+_STRUCTURE6 = tuple(row.mnemonic in _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS) for row in BY_OPCODE6)
 
 
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
@@ -780,15 +782,14 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
     lines = unit.lines
     code = printer.code
-    rows = printer.rows
     if not any(start <= pos < stop for pos in labels) and not any(
-            start <= pos < stop and rows[pos].mnemonic in _BLOCK_OPENERS for pos in printer.structure):
+            start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS for pos in printer.structure):
         _emit(unit, printer, start, stop, _INDENTS[1], names, labels)  # (no blocks or labels: one line each)
         return
     # where more than an instruction line is written: labels and block openers (and the else and
     # end of the open block, from the stack); the instructions between are emitted as one run
     events = sorted({pos for pos in labels if start <= pos < stop}.union(
-        pos for pos in printer.structure if start <= pos < stop and rows[pos].mnemonic in _BLOCK_OPENERS))
+        pos for pos in printer.structure if start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS))
     pos = start
     while True:
         while stack:
@@ -806,7 +807,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
-        row = rows[pos]
+        row = printer.row(pos)
         indent = _INDENTS[len(stack) + 1]
         if row.mnemonic not in _BLOCK_OPENERS:  # a run of instructions, up to the next event
             next_event = bisect_right(events, pos)
@@ -1387,7 +1388,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
                                 for mask in range(16))
     for pos in printer.structure:
-        if printer.rows[pos].mnemonic in _FLOW_CALLS:
+        if printer.row(pos).mnemonic in _FLOW_CALLS:
             inst = decode(code[pos])
             start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
