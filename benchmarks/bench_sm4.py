@@ -5,12 +5,11 @@
 Best CPU time of N runs each. ``decode``: validate and index the programs (the typed model is
 built lazily); ``decode_format``: validate, then print (``Formatter(decode(w)).lines()``);
 ``one_pass``: validate and print in one pass (:func:`shaderkit.isa.sm4.printer.program_lines`,
-the ``shaderkit disasm`` path) with the decoder's caches and the printer's remembered lines
-emptied before each run (within a run, an instruction printed before is not printed again);
+the ``shaderkit disasm`` path) with the decoder's caches emptied before each run;
 ``one_pass_fresh_process``: the first pass over the corpus in a fresh process (imports done,
 nothing printed before; best of N processes) - the cold figure, goal 1 M instructions/s;
 ``decode_model_format``: decode, build the typed Instruction/Operand model, print from it;
-``encode``: model -> words.
+``encode``: model -> words. The printers keep no caches: cold and warm runs do the same work.
 """
 
 from __future__ import annotations

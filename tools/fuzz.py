@@ -49,7 +49,30 @@ def load_seeds(corpus: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]
             data = path.read_bytes()
             if shaderkit.detect(data) is not None:
                 seeds.append((f"{folder}/{path.name}", data))
+    seeds += _d3d9_seeds(seeds)
     return seeds
+
+
+def _d3d9_seeds(seeds: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Format "d3d9": the D3D9 programs of the corpus's level-9 DXBC shaders (the bytes of an
+    Aon9/XNAS/XNAP chunk's program are a bare D3D9 shader)."""
+    import shaderkit
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.dxbc.aon9 import Level9Shader
+
+    out = []
+    for name, data in seeds:
+        if not name.startswith("dxbc/") or b"Aon9" not in data:
+            continue
+        try:
+            model = shaderkit.open(data)
+        except ShaderFormatError:
+            continue
+        for chunk in getattr(model, "chunks", []):
+            payload = getattr(chunk, "payload", chunk)
+            if isinstance(payload, Level9Shader) and payload.program:
+                out.append((f"d3d9/{name[5:]}.{payload.fourcc}", payload.program))
+    return out
 
 
 def _truncate(rng: random.Random, data: bytes, other: bytes) -> bytes:
@@ -220,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--format", action="append", help="only these corpus folders (dxbc, pica, nx, wiiu)")
+    parser.add_argument("--format", action="append", help="only these corpus folders (dxbc, pica, nx, wiiu) or d3d9 (the level-9 programs of dxbc)")
     parser.add_argument("--case-timeout", type=float, default=5.0)
     parser.add_argument("--save-dir", default="fuzz-out")
     parser.add_argument("--max-memory-mb", type=int, default=2048, help="address-space cap, so runaway allocations fail fast")

@@ -2,7 +2,8 @@
 """Mutation fuzzer for every assembler: edits real listings and sources as a user might get them
 wrong, runs ``shaderkit asm`` on them in-process, prints one JSON summary.
 
-Seeds: ``shaderkit disasm`` of corpus files (SM4/5 listings alone and with ``--base``, PICA200
+Seeds: ``shaderkit disasm`` of corpus files (SM4/5 listings alone and with ``--base``, the D3D9
+programs of level-9 DXBC files as bare shaders (alone and with ``--base``), PICA200
 sources, Wii U listings with ``--base``, Maxwell text with ``--base``) and the decaf Latte sources
 in wiiu/latte_src. Mutations: deleted characters, inserted tokens (huge numbers, brackets,
 directives...), numbers replaced by edge values, words swapped between lines, duplicated,
@@ -26,7 +27,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-SYNTAXES = ("sm4", "pica", "latte", "maxwell")
+SYNTAXES = ("sm4", "d3d9", "pica", "latte", "maxwell")
 TOKENS = ("0", "-1", "4294967296", "99999999999999999999", "1e999", "nan", "-inf", "r99999", "[", "]", "(",
           ")", ",", ".", ".xyzw", ".q", "+", "-", ":", ";", "//", "\n", " ", "l(", "0x", "0xFFFFFFFFFFFF", "$",
           "@", '"', "\t", "cb0[", "dcl_", "if", "endif", "loop", ".proc", ".end", ".out", "{", "}", "\x00", "é")
@@ -61,6 +62,23 @@ def seed_jobs(corpus: Path, syntaxes: tuple[str, ...], every: int = 6) -> list[J
             if text:
                 jobs.append(Job("sm4", text, [], "in.asm"))
                 jobs.append(Job("sm4", text, ["--base", str(path)], "in.asm"))
+    if "d3d9" in syntaxes:  # the level-9 programs of the DXBC corpus, as bare D3D9 shaders
+        import shaderkit
+        from shaderkit.formats.dxbc.aon9 import Level9Shader
+
+        bare = Path(tempfile.mkdtemp(prefix="shaderkit-fuzz-d3d9-"))
+        level9 = [path for path in sorted((corpus / "dxbc").glob("*.dxbc")) if b"Aon9" in path.read_bytes()]
+        for path in level9[::max(every // 3, 1)]:
+            data = path.read_bytes()
+            for k, chunk in enumerate(getattr(shaderkit.open(data), "chunks", [])):
+                payload = getattr(chunk, "payload", chunk)
+                if isinstance(payload, Level9Shader) and payload.program[2:4] in (b"\xfe\xff", b"\xff\xff"):
+                    program = bare / f"{path.stem}.{k}.cso"
+                    program.write_bytes(payload.program)
+                    text = listing(program)
+                    if text:
+                        jobs.append(Job("d3d9", text, ["--syntax", "d3d9"], "in.asm"))
+                        jobs.append(Job("d3d9", text, ["--base", str(program)], "in.asm"))
     if "pica" in syntaxes:
         for path in sorted((corpus / "pica").glob("*.shbin")):
             text = listing(path)

@@ -100,25 +100,3 @@ def test_declaration_without_its_operand_at_the_end_fails_alike() -> None:
     result = _one_pass(words, False)
     assert result == _typed(words, False)
     assert isinstance(result[0], str) and isinstance(result[1], int)
-
-
-def test_remembered_lines_equal_the_typed_path_and_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Instructions printed before come from the printer's memory (:data:`printer.LINES`): the
-    second pass over the corpus programs, in both modes, prints what the typed path prints, and
-    the memory never holds more than its bound."""
-    from shaderkit.isa.sm4 import printer
-
-    if not SAMPLES:
-        pytest.skip("corpus not found")
-    monkeypatch.setattr(printer, "MAX_LINES", 500)
-    monkeypatch.setattr(printer, "LINES", {})
-    for legacy in (False, True, False):
-        for words in SAMPLES:
-            assert _one_pass(list(words), legacy) == _typed(list(words), legacy)
-            assert all(len(lines) <= 500 for lines in printer.LINES.values())
-    assert {len(lines) for lines in printer.LINES.values()} - {0}  # lines were remembered
-    for words in SAMPLES[:50]:  # cut inside the program: remembered lines, then the typed path's error
-        for cut in range(3, min(len(words), 40)):
-            broken = list(words[:cut])
-            broken[1] = cut
-            assert _one_pass(broken, False) == _typed(broken, False)

@@ -8,7 +8,9 @@ ALU slots and the 128-bit fetch slots as 32-bit words (an ALU group's literal sl
 instruction). Maxwell (BNSH, NVN): offsets are bytes from the start of each stage's code (after the
 0x30-byte NVN header and the 0x50-byte SPH, as in the ``/*0008*/`` comments); raw words are the 64-bit
 word as two 32-bit halves, low first (as envydis prints them); the scheduling word of each 0x20-byte
-bundle has a line only where the text shows it (``.sched``). Lines that are no instruction
+bundle has a line only where the text shows it (``.sched``). Bare D3D9 (.cso/.vso/.pso): offsets are
+bytes from the start of the file (version token at 0x0, comment blocks skipped); raw words are the
+instruction token and its parameter tokens. Lines that are no instruction
 (comments, declarations of the text format, labels) get an empty column.
 """
 
@@ -137,6 +139,27 @@ def maxwell_entries(model: Any, hex_literals: bool = False) -> list[tuple[str, i
     return None if text is None else marked_entries(text)
 
 
+def d3d9_entries(shader: Any, listing: str) -> list[tuple[str, int | None, Sequence[int]]]:
+    """Lines of a bare D3D9 shader's listing with the offset and tokens of the version line and of
+    each instruction (the code lines are the indented ones, in token order)."""
+    wanted: list[tuple[int, Sequence[int]]] = [(0, (shader.version,))]
+    offset = 4
+    for ins in shader.instructions:
+        wanted.append((ins.offset if ins.offset >= 0 else offset, ins.tokens))
+        offset += 4 * len(ins.tokens)
+    entries: list[tuple[str, int | None, Sequence[int]]] = []
+    k = 0
+    for line in listing.split("\n"):
+        if k < len(wanted) and line.startswith("    "):
+            entries.append((line, *wanted[k]))
+            k += 1
+        else:
+            entries.append((line, None, ()))
+    if entries and entries[-1][0] == "":
+        entries.pop()
+    return entries
+
+
 def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_literals: bool = False) -> str:
     """``listing`` (the plain disassembly of ``model``) with offsets and/or raw words beside it."""
     from shaderkit.formats.dvlb.dvlb import Dvlb
@@ -144,6 +167,8 @@ def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_li
 
     if isinstance(model, DxbcContainer):
         return _render(dxbc_entries(model, listing, hex_literals), offsets, raw)
+    if model.format_name == "d3d9":
+        return _render(d3d9_entries(model, listing), offsets, raw)
     latte = latte_entries(model)
     if latte is not None:
         return _render(latte, offsets, raw)
@@ -155,5 +180,5 @@ def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_li
     dvlb = getattr(getattr(model, "payload", None), "dvlb", None) or getattr(model, "payload", None)
     if isinstance(dvlb, Dvlb):  # .csdr: base64 around a SHBIN
         return _render(pica_entries(dvlb), offsets, raw)
-    raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC, SHBIN, Wii U "
-                               "(GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN) files")
+    raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC, bare D3D9, SHBIN, "
+                               "Wii U (GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN) files")

@@ -11,11 +11,16 @@ from shaderkit.cli.common import read_input, write_output
 
 #: a line that opens an SM4/5 program in fxc's listing syntax
 _SM4_VERSION = re.compile(r"^[ \t]*(ps|vs|gs|hs|ds|cs|lib)_[45]_[01][ \t]*$", re.M)
+#: the first code line of a D3D9 listing (``ps_3_0``, ``vs_1_1``, ``ps_2_x``, ``vs_2_sw``, ``tx_1_0``)
+_D3D9_VERSION = re.compile(r"^[ \t]*((ps|vs)_[1-3]_([0-4]|x|sw)|tx_1_0)[ \t]*$", re.M)
 
 
 def detect_syntax(text: str) -> str:
-    """``sm4`` for fxc listings (a ps_5_0 style version line), else ``pica``."""
-    return "sm4" if _SM4_VERSION.search(text) else "pica"
+    """``sm4`` for fxc listings (a ps_5_0 style version line), ``d3d9`` for fxc's D3D9 listings (a
+    ps_3_0/vs_1_1 style version line), else ``pica``."""
+    if _SM4_VERSION.search(text):
+        return "sm4"
+    return "d3d9" if _D3D9_VERSION.search(text) else "pica"
 
 
 def _default_output(source: str, extension: str = ".shbin") -> str:
@@ -39,22 +44,29 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
               help="Also write a C header of uniform locations (like picasso -h).")
 @click.option("--base", "base", default=None, metavar="FILE",
               help="SM4/5: replace the code of this DXBC container, keeping every other chunk. "
+                   "D3D9: the bare shader (.cso/.vso/.pso) whose comment blocks (CTAB, DBUG, preshader) "
+                   "the assembled code keeps. "
                    "Maxwell: the BNSH or NVN program blob whose stage code the assembled text replaces. "
                    "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
 @click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
 @click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
 @click.option("-n", "--no-nop", "no_nop", is_flag=True,
               help="PICA200: no automatic padding NOPs (picasso -n), as picasso before v2.5 assembled.")
-@click.option("--syntax", type=click.Choice(["auto", "sm4", "pica", "latte", "maxwell"]), default="auto",
+@click.option("--syntax", type=click.Choice(["auto", "sm4", "d3d9", "pica", "latte", "maxwell"]), default="auto",
               show_default=True,
               help="Source syntax. auto: fxc listings have a ps_5_0 style version line; decaf Latte sources "
                    "have CF lines and '; $' metadata (standard input needs an explicit latte); with --base "
                    "the base file decides between Latte listings and Maxwell text.")
 def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
         stage: str, no_nop: bool, syntax: str) -> None:
-    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, PICA200 sources (picasso
+    """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, an fxc D3D9 listing
+    (vs_1_1..vs_3_0, ps_1_0..ps_3_0) into a bare D3D9 shader, PICA200 sources (picasso
     syntax) into one SHBIN (one DVLE per source in order), decaf latte-assembler sources into a GSH,
     or (with --base) Maxwell text into a BNSH/NVN stage and Wii U listings into their file.
+
+    D3D9: the listing holds no constant table (its header is a summary), so a plain `asm` writes
+    a shader without CTAB; `--base FILE.cso` keeps the base's comment blocks (`disasm` then `asm
+    --base` of the same file gives back its bytes).
 
     A PICA200 source written by `shaderkit disasm` holds one part per DVLE, separated by
     "; shaderkit: DVLE n" lines; each part becomes its own DVLE.
@@ -65,8 +77,19 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
-    if syntax == "auto" and detect_syntax(texts[0][1]) == "sm4":
-        syntax = "sm4"
+    if syntax == "auto" and detect_syntax(texts[0][1]) in ("sm4", "d3d9"):
+        syntax = detect_syntax(texts[0][1])
+    if syntax == "d3d9":
+        if len(texts) != 1:
+            raise click.UsageError("D3D9 takes one listing")
+        if header:
+            raise click.UsageError("--header is for PICA200 sources")
+        try:
+            data = _assemble_d3d9(texts[0][1], base)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
+        write_output(output or _default_output(sources[0], ".cso"), data)
+        return
     if syntax == "sm4":
         if len(texts) != 1:
             raise click.UsageError("SM4/5 takes one listing")
@@ -124,6 +147,20 @@ def _assemble_dxbc(text: str, base: str | None) -> bytes:
     model = load_model(base)
     if not isinstance(model, DxbcContainer):
         raise click.UsageError(f"--base {base}: not a DXBC container")
+    return assemble.assemble_with_base(text, model).to_bytes()
+
+
+def _assemble_d3d9(text: str, base: str | None) -> bytes:
+    from shaderkit.formats.d3d9 import assemble
+
+    if base is None:
+        return assemble.assemble_shader(text).to_bytes()
+    from shaderkit.cli.common import load_model
+    from shaderkit.formats.d3d9.shader import D3D9Shader
+
+    model = load_model(base)
+    if not isinstance(model, D3D9Shader):
+        raise click.UsageError(f"--base {base}: not a bare D3D9 shader")
     return assemble.assemble_with_base(text, model).to_bytes()
 
 

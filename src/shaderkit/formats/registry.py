@@ -80,6 +80,13 @@ def _is_csdr(data: bytes) -> bool:
     return head[:4] in (b"DVLB", b"CGFX", b"DVOB", b"DVOJ")
 
 
+def _is_d3d9(data: bytes) -> bool:
+    # bare D3D9 token stream: a vs/ps/tx version token of a profile that exists (no magic: last)
+    from shaderkit.formats.d3d9.shader import sniff
+
+    return sniff(data)
+
+
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("dxbc", "Direct3D shader bytecode (DXBC)", _magic(b"DXBC"),
                "shaderkit.formats.dxbc.container:DxbcContainer"),
@@ -120,6 +127,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                "shaderkit.formats.bnsh.nvn:NvnProgramFile"),
     FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,
                "shaderkit.formats.dvlb.csdr:Csdr"),
+    FormatSpec("d3d9", "Direct3D 9 shader bytecode (vs/ps 1.x-3.0, tx_1_0)", _is_d3d9,
+               "shaderkit.formats.d3d9.shader:D3D9Shader"),
 )
 
 def detect(data: bytes) -> FormatSpec | None:

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.d3d9.table import (
     ADDR_TEXTURE_PREFIXES,
+    COISSUE,
     COMMENT_LENGTH,
     COMPARED,
     COMPARISONS,
+    CONST_BANKS,
     DBUG_TAG,
     DEST_MASK,
     DEST_MODIFIERS,
@@ -44,13 +46,19 @@ from shaderkit.isa.d3d9.table import (
     OP_END,
     OPCODES,
     PARAMETER_BIT,
+    PREDICATED,
+    PS1_NAMES,
     REG_ADDR_TEXTURE,
+    REG_LOOP,
+    REG_OUTPUT,
     REG_SAMPLER,
     REGISTER_NUMBER,
     REGISTER_PREFIXES,
     REGISTER_TYPE_HIGH,
     REGISTER_TYPE_LOW,
     RELATIVE,
+    RESULT_SHIFT,
+    RESULT_SHIFTS,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
     SHADER_VERSION_KIND,
@@ -60,13 +68,14 @@ from shaderkit.isa.d3d9.table import (
     SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
     TEXLD_FORMS,
+    TX_KIND,
     USAGE,
     USAGE_INDEX,
     USAGES,
     VERSION_KINDS,
 )
 
-VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs)_([1-3])_(\d|x)$")
+VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs|tx)_([1-3])_(\d|x|sw)$")
 _REGISTER_RE = re.compile(r"([A-Za-z]+)(\d*)")
 _NOTE_RE = re.compile(r"(.*)<(\d+(?:,\d+)*)?>$")
 _LINE_RE = re.compile(r'#line\s+(\d+)(?:\s+"([^"]*)")?\s*$')
@@ -81,13 +90,22 @@ _F32 = struct.Struct("<f")
 _BY_NAME: dict[str, list[int]] = {}
 for _op, _info in OPCODES.items():
     _BY_NAME.setdefault(_info.name, []).append(_op)
+_BY_NAME["break"].extend(_BY_NAME["breakp"])  # ``break p0.x``: breakp by its operand count
 _COMPARISON_BY_SUFFIX = {text: n for n, text in enumerate(COMPARISONS) if text}
 _TEXLD_CONTROLS = {name: n for n, name in enumerate(TEXLD_FORMS)}
 _USAGE_BY_NAME = {name: n for n, name in enumerate(USAGES)}
 _SAMPLER_BY_NAME = {text[1:]: kind for kind, text in SAMPLER_TYPES.items()}
 _PREFIX_TYPES = {prefix: rtype for rtype, prefix in REGISTER_PREFIXES.items()}
 _SOURCE_MODIFIER_BY_TEXT = {texts: mod for mod, texts in SOURCE_MODIFIERS.items()}
-_MOD_SUFFIX_RE = re.compile(r"_mod(\d+)$")
+_SOURCE_SUFFIXES = sorted({after for _, after in SOURCE_MODIFIERS.values() if after}, key=len, reverse=True)
+_SOURCE_PREFIXES = sorted({before for before, _ in SOURCE_MODIFIERS.values() if before}, key=len, reverse=True)
+_MOD_SUFFIX_RE = re.compile(r"_mod(\d+)")
+_SHIFT_BY_SUFFIX = {text: value for value, text in RESULT_SHIFTS.items()}
+#: pixel shader 1.x mnemonics -> opcode (``tex``, ``texcoord``, ``texcrd``)
+_PS1_OPCODES = {name: op for op, names in PS1_NAMES.items() for name in names}
+#: the register a vs_3_0 output is (``o3``)
+_OUTPUT_PREFIX = "o"
+_PREDICATE_RE = re.compile(r"\((!?p\d+(?:\.[xyzw]+)?)\)\s*")
 
 
 class _Fail(Exception):
@@ -127,7 +145,11 @@ def version_token(text: str) -> int | None:
     m = VERSION_RE.match(text)
     if m is None:
         return None
-    minor = 1 if m.group(4) == "x" else int(m.group(4))
+    minor = {"x": 1, "sw": 0xFF}.get(m.group(4)) or int(m.group(4))
+    if m.group(2) == "tx":
+        if m.group(1) is not None or m.group(3) != "1" or minor != 0:
+            return None
+        return SHADER_VERSION_KIND.put(TX_KIND) | SHADER_VERSION_MAJOR.put(1)
     kind = VERSION_KINDS[(m.group(2) == "ps", m.group(1) is not None)]
     return SHADER_VERSION_KIND.put(kind) | SHADER_VERSION_MAJOR.put(int(m.group(3))) | SHADER_VERSION_MINOR.put(minor)
 
@@ -151,7 +173,13 @@ class _ProgramAssembler:
         if m is None or not m.group(2):
             raise _Fail(f"expected a register, found {text!r}", pos)
         prefix, number = m.group(1), int(m.group(2))
-        if prefix in ADDR_TEXTURE_PREFIXES:
+        if prefix == "c" and number > REGISTER_NUMBER.mask:  # c2048.. in the D3DSPR_CONST2/3/4 banks
+            for bank, first in CONST_BANKS.items():
+                if first <= number <= first + REGISTER_NUMBER.mask:
+                    return bank, number - first
+        if prefix == _OUTPUT_PREFIX and not self.pixel and self.major >= 3:
+            rtype = REG_OUTPUT
+        elif prefix in ADDR_TEXTURE_PREFIXES:
             if prefix != ADDR_TEXTURE_PREFIXES[self.pixel]:
                 kind = "pixel" if self.pixel else "vertex"
                 raise _Fail(f"register {text!r} does not exist in {kind} shaders", pos)
@@ -170,7 +198,16 @@ class _ProgramAssembler:
         return (PARAMETER_BIT | REGISTER_TYPE_LOW.put(rtype) | REGISTER_TYPE_HIGH.put(rtype >> REGISTER_TYPE_LOW.width)
                 | REGISTER_NUMBER.put(number))
 
-    def dest(self, text: str, pos: int, modifiers: int) -> int:
+    def dest(self, text: str, pos: int, modifiers: int, shift: int = 0) -> list[int]:
+        """The destination parameter token (and its relative-address token: ``o[aL]``)."""
+        relative: list[int] = []
+        open_at = text.find("[")
+        if open_at >= 0:
+            close = text.find("]", open_at)
+            if close < 0:
+                raise _Fail("missing ]", pos + len(text))
+            relative = self.address(text[open_at + 1 : close], pos + open_at + 1)
+            text = text[:open_at] + text[close + 1 :]
         name, dot, letters = text.partition(".")
         rtype, number = self.register(name, pos)
         mask = DEST_MASK.mask
@@ -185,28 +222,27 @@ class _ProgramAssembler:
                 last = comp
             if not letters:
                 raise _Fail("empty write mask", pos + len(name))
-        return self.register_bits(rtype, number) | DEST_MASK.put(mask) | DEST_MODIFIERS.put(modifiers)
+        token = (self.register_bits(rtype, number) | DEST_MASK.put(mask) | DEST_MODIFIERS.put(modifiers)
+                 | RESULT_SHIFT.put(shift) | RELATIVE.put(1 if open_at >= 0 else 0))
+        return [token, *relative]
+
+    def address(self, inner: str, pos: int) -> list[int]:
+        """The relative-address token of ``a0.x`` / ``aL`` (none before SM2: a0 is implied)."""
+        reg_text, dot, comp = inner.partition(".")
+        atype, anumber = self.register(reg_text.strip(), pos)
+        if dot and (len(comp) != 1 or comp not in _XYZW):
+            raise _Fail(f"bad relative-address component .{comp}", pos + len(reg_text))
+        component = _XYZW.index(comp) if dot else 0
+        if self.major < 2:
+            return []
+        swizzle = _IDENTITY_SWIZZLE if atype == REG_LOOP and not dot else component * 0x55  # [aL] / [a0.x]
+        return [self.register_bits(atype, anumber) | SOURCE_SWIZZLE.put(swizzle)]
 
     def source(self, text: str, pos: int) -> list[int]:
-        """The source parameter token (and its relative-address token)."""
-        before = text[:1] if text[:1] in "-!" else ""
+        """The source parameter token (and its relative-address token): ``-r0_abs.w``, ``1 - r1``,
+        ``c5[a0.x].y``, ``t0_bx2``."""
+        before = next((b for b in _SOURCE_PREFIXES if text.startswith(b) and len(text) > len(b)), "")
         body = text[len(before):]
-        after = ""
-        m = _MOD_SUFFIX_RE.search(body)
-        modifier = 0
-        if m is not None:
-            modifier = int(m.group(1))
-            if modifier > SOURCE_MODIFIER.mask or before:
-                raise _Fail(f"bad source modifier {text!r}", pos)
-            body = body[: m.start()]
-        else:
-            if body.endswith("_abs"):
-                after, body = "_abs", body[:-4]
-            if before or after:
-                found = _SOURCE_MODIFIER_BY_TEXT.get((before, after))
-                if found is None:
-                    raise _Fail(f"unknown source modifier in {text!r}", pos)
-                modifier = found
         pos += len(before)
         relative: list[int] = []
         swizzle = _IDENTITY_SWIZZLE
@@ -215,30 +251,42 @@ class _ProgramAssembler:
             close = body.find("]", open_at)
             if close < 0:
                 raise _Fail("missing ]", pos + len(body))
-            inner = body[open_at + 1 : close]
-            reg_text, dot, comp = inner.partition(".")
-            atype, anumber = self.register(reg_text.strip(), pos + open_at + 1)
-            if dot and (len(comp) != 1 or comp not in _XYZW):
-                raise _Fail(f"bad relative-address component .{comp}", pos + open_at + 1 + len(reg_text))
-            component = _XYZW.index(comp) if dot else 0
-            if not self.pixel and self.major >= 2:
-                relative = [self.register_bits(atype, anumber) | SOURCE_SWIZZLE.put(component * 0x55)]
-            name, rest = body[:open_at], body[close + 1 :]
-            if rest and not rest.startswith("."):
-                raise _Fail(f"unexpected {rest!r}", pos + close + 1)
-            dot, letters, at = rest[:1], rest[1:], close + 2
+            relative = self.address(body[open_at + 1 : close], pos + open_at + 1)
+            name, rest, at = body[:open_at], body[close + 1 :], close + 1
         else:
-            name, dot, letters = body.partition(".")
-            at = len(name) + 1
+            m = _REGISTER_RE.match(body)
+            cut = m.end() if m is not None else len(body)
+            name, rest, at = body[:cut], body[cut:], cut
+        after = ""
+        modifier = 0
+        m = _MOD_SUFFIX_RE.match(rest)
+        if m is not None:
+            modifier = int(m.group(1))
+            if modifier > SOURCE_MODIFIER.mask or before:
+                raise _Fail(f"bad source modifier {text!r}", pos)
+            rest, at = rest[m.end() :], at + m.end()
+        else:
+            after = next((a for a in _SOURCE_SUFFIXES if rest.startswith(a)), "")
+            rest, at = rest[len(after) :], at + len(after)
+            if not after and rest.endswith("_abs"):  # the earlier spelling r0.x_abs
+                after, rest = "_abs", rest[:-4]
+            if before or after:
+                found = _SOURCE_MODIFIER_BY_TEXT.get((before, after))
+                if found is None:
+                    raise _Fail(f"unknown source modifier in {text!r}", pos)
+                modifier = found
+        if rest and not rest.startswith("."):
+            raise _Fail(f"unexpected {rest!r}", pos + at)
         rtype, number = self.register(name, pos)
-        if dot:
+        if rest:
+            letters = rest[1:]
             comps = []
             for i, ch in enumerate(letters):
                 if ch not in _XYZW:
-                    raise _Fail(f"bad swizzle component {ch!r}", pos + at + i)
+                    raise _Fail(f"bad swizzle component {ch!r}", pos + at + 1 + i)
                 comps.append(_XYZW.index(ch))
             if not 1 <= len(comps) <= 4:
-                raise _Fail(f"bad swizzle .{letters}", pos + at - 1)
+                raise _Fail(f"bad swizzle .{letters}", pos + at)
             comps += [comps[-1]] * (4 - len(comps))  # the last component repeats
             swizzle = sum(c << (2 * i) for i, c in enumerate(comps))
         token = (self.register_bits(rtype, number) | SOURCE_SWIZZLE.put(swizzle) | SOURCE_MODIFIER.put(modifier)
@@ -247,6 +295,24 @@ class _ProgramAssembler:
 
     # -- statements ------------------------------------------------------------------------------
     def statement(self, text: str) -> list[int]:
+        predicate: list[int] = []
+        skipped = 0
+        m = _PREDICATE_RE.match(text)
+        if m is not None:  # (p0) / (!p0.x): a predicate source after the destination
+            predicate = self.source(m.group(1), 1)
+            skipped, text = m.end(), text[m.end() :]
+        coissue = text.startswith("+")
+        if coissue:
+            skipped, text = skipped + 1, text[1:]
+        try:
+            words = self.plain_statement(text, predicate)
+        except _Fail as exc:
+            raise _Fail(exc.message, exc.pos + skipped) from None
+        if coissue:
+            words[0] |= COISSUE.put(1)
+        return words
+
+    def plain_statement(self, text: str, predicate: list[int]) -> list[int]:
         head, _, rest = text.partition(" ")
         items = _split(rest, len(head) + 1) if rest.strip() else []
         name = head
@@ -259,6 +325,12 @@ class _ProgramAssembler:
                     name = name[: -len(suffix)]
                     modifiers |= bit
                     changed = True
+        shift = 0
+        base, sep, tail = name.rpartition("_")
+        if sep and base and "_" + tail in _SHIFT_BY_SUFFIX:  # ps_1_x result shift (mul_x2_sat)
+            name, shift = base, _SHIFT_BY_SUFFIX["_" + tail]
+        if (predicate or shift) and (name == "dcl" or name.startswith("dcl_") or name in ("def", "defi", "defb")):
+            raise _Fail(f"{name} takes no predicate or result shift", 0)
         if name == "dcl" or name.startswith("dcl_"):
             return self.declaration(name, items, modifiers)
         if name in ("def", "defi", "defb"):
@@ -268,19 +340,23 @@ class _ProgramAssembler:
         forms = self.mnemonic(name)
         fitting = [(op, ctl) for op, ctl in forms
                    if len(items) - OPCODES[op].has_dest in (OPCODES[op].sources, OPCODES[op].other_sources)]
+        if not fitting and self.major < 2 and len(forms) == 1:  # ps_1_x forms: tex t0, texld r0, t0
+            fitting = forms
         if not fitting:
             expected = " or ".join(str(OPCODES[op].sources + OPCODES[op].has_dest) for op, _ in forms)
             raise _Fail(f"{name} takes {expected} operand(s), found {len(items)}", len(head))
         opcode, controls = fitting[0]
         info = OPCODES[opcode]
         params: list[int] = []
-        if info.has_dest:
-            params.append(self.dest(*items[0], modifiers))
-        elif modifiers:
+        if info.has_dest and items:
+            params.extend(self.dest(*items[0], modifiers, shift))
+        elif modifiers or shift:
             raise _Fail(f"{name} takes no result modifier", 0)
+        params.extend(predicate)
         for item, pos in items[info.has_dest :]:
             params.extend(self.source(item, pos))
-        return [self.instruction_token(opcode, controls, len(params)), *params]
+        token = self.instruction_token(opcode, controls, len(params))
+        return [token | PREDICATED.put(1 if predicate else 0), *params]
 
     def instruction_token(self, opcode: int, controls: int, length: int) -> int:
         return (INSTRUCTION_OPCODE.put(opcode) | INSTRUCTION_CONTROLS.put(controls)
@@ -289,6 +365,8 @@ class _ProgramAssembler:
     def mnemonic(self, name: str) -> list[tuple[int, int]]:
         """(opcode, controls) of every form of an instruction mnemonic (``break`` has one
         without and one with a predicate operand)."""
+        if self.major < 2 and name in _PS1_OPCODES:
+            return [(_PS1_OPCODES[name], 0)]
         if name in _TEXLD_CONTROLS:
             return [(_BY_NAME["texld"][0], _TEXLD_CONTROLS[name])]
         base, sep, suffix = name.rpartition("_")
@@ -307,7 +385,7 @@ class _ProgramAssembler:
         text, pos = items[0]
         usage = PARAMETER_BIT
         kind = name[4:]
-        register = self.dest(text, pos, modifiers)
+        register = self.dest(text, pos, modifiers)[0]
         rtype = REGISTER_TYPE_LOW.get(register) | REGISTER_TYPE_HIGH.get(register) << REGISTER_TYPE_LOW.width
         if kind in _SAMPLER_BY_NAME:
             if rtype != REG_SAMPLER:
@@ -331,7 +409,7 @@ class _ProgramAssembler:
         count = 2 if name == "defb" else 5
         if len(items) != count:
             raise _Fail(f"{name} takes {count} operands, found {len(items)}", len(name))
-        target = self.dest(*items[0], 0)
+        target = self.dest(*items[0], 0)[0]
         values: list[int] = []
         for text, pos in items[1:]:
             if name == "def":

@@ -32,31 +32,61 @@ OPCODES: dict[int, OpInfo] = {value: OpInfo(*row) for value, row in {
     66: ("texld", True, 2), 78: ("expp", True, 1), 79: ("logp", True, 1), 80: ("cnd", True, 3),
     88: ("cmp", True, 3), 89: ("bem", True, 2), 90: ("dp2add", True, 3), 91: ("dsx", True, 1),
     92: ("dsy", True, 1), 93: ("texldd", True, 4), 94: ("setp", True, 2), 95: ("texldl", True, 2),
-    96: ("break", False, 1),
+    96: ("breakp", False, 1),
+    # pixel shader 1.x texture operations (d3d9types.h D3DSIO_TEXBEM..D3DSIO_TEXDEPTH)
+    67: ("texbem", True, 1), 68: ("texbeml", True, 1), 69: ("texreg2ar", True, 1), 70: ("texreg2gb", True, 1),
+    71: ("texm3x2pad", True, 1), 72: ("texm3x2tex", True, 1), 73: ("texm3x3pad", True, 1),
+    74: ("texm3x3tex", True, 1), 76: ("texm3x3spec", True, 2), 77: ("texm3x3vspec", True, 1),
+    82: ("texreg2rgb", True, 1), 83: ("texdp3tex", True, 1), 84: ("texm3x2depth", True, 1),
+    85: ("texdp3", True, 1), 86: ("texm3x3", True, 1), 87: ("texdepth", True, 0),
+    0xFFFD: ("phase", False, 0),
 }.items()}
 OPCODES[37] = OPCODES[37]._replace(other_sources=1)  # sincos: 3 sources in SM2, 1 in SM3
+OPCODES[34] = OPCODES[34]._replace(other_sources=1)  # sgn: likewise
 OP_DCL, OP_DEF, OP_DEFI, OP_DEFB, OP_COMMENT, OP_END = 31, 81, 48, 47, 0xFFFE, 0xFFFF
 #: opcodes whose controls carry a comparison (if_gt, break_ne, setp_lt ...)
 COMPARED = frozenset({41, 45, 94})
 COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
+#: pixel shader 1.x spellings: opcode -> (name below ps_1_4, name in ps_1_4); ps_1_4's forms take a source
+PS1_NAMES: dict[int, tuple[str, str]] = {64: ("texcoord", "texcrd"), 66: ("tex", "texld")}
 #: texld's controls: 0 texld, 1 texldp, 2 texldb
 TEXLD_FORMS = ("texld", "texldp", "texldb")
 USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoord", "tangent",
           "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
 SAMPLER_TYPES = {2: "_2d", 3: "_cube", 4: "_volume"}
 #: register types (D3DSPR_*) printed as a prefix and the register number
-REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 19: "p"}
+REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 18: "l", 19: "p"}
 REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 10, 15
+#: vs_3_0 spells register type 6 (D3DSPR_OUTPUT) ``o<n>``
+REG_OUTPUT = 6
+#: D3DSPR_MISCTYPE (ps_3_0): number -> name
+REG_MISC, MISC_REGISTERS = 17, ("vPos", "vFace")
+#: D3DSPR_CONST2/3/4: constants c2048.. c4095, c4096.., c6144..: register type -> first number
+CONST_BANKS = {11: 2048, 12: 4096, 13: 6144}
 #: instruction slots of the D3D9 macro instructions (every other instruction takes one)
+#: (the D3D9 reference's instruction-slot tables; flow control as fxc counts it: if 3, else 1, endif 1)
 SLOTS = {"nrm": 3, "pow": 3, "sincos": 8, "lrp": 2, "crs": 2, "m4x4": 4, "m4x3": 3, "m3x4": 4,
-         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2}
-TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl")
-#: source modifiers (D3DSPSM_*) that print: (text before, text after); others print as _mod<n>
-SOURCE_MODIFIERS = {1: ("-", ""), 11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}
+         "m3x3": 3, "m3x2": 2, "rep": 3, "endrep": 2, "loop": 3, "endloop": 2, "if": 3, "dp2add": 2,
+         "dsx": 2, "dsy": 2, "call": 2, "callnz": 3, "breakp": 3, "label": 0}
+#: ps_3_0 slots that differ: fxc counts lrp as one slot there
+PS3_SLOTS = {"lrp": 1}
+#: texture slots of the texture instructions that take more than one
+TEXTURE_SLOTS = {"texldl": 2, "texldd": 3}
+TEXTURE_OPS = ("texld", "texldp", "texldb", "texldd", "texldl", "tex", "texcoord", "texcrd", "texbem", "texbeml",
+               "texreg2ar", "texreg2gb", "texreg2rgb", "texm3x2pad", "texm3x2tex", "texm3x3pad", "texm3x3tex",
+               "texm3x3spec", "texm3x3vspec", "texdp3tex", "texm3x2depth", "texdp3", "texm3x3", "texdepth")
+#: source modifiers (D3DSPSM_*): (text before the register, text after it and before the swizzle,
+#: as in ``-r0_abs.w``, ``r1_bx2``, ``1 - r0``); others print as _mod<n>
+SOURCE_MODIFIERS = {1: ("-", ""), 2: ("", "_bias"), 3: ("-", "_bias"), 4: ("", "_bx2"), 5: ("-", "_bx2"),
+                    6: ("1 - ", ""), 7: ("", "_x2"), 8: ("-", "_x2"), 9: ("", "_dz"), 10: ("", "_dw"),
+                    11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}
+#: result shifts (D3DSPDM shift, ps_1_x): field value -> instruction suffix (printed before _sat)
+RESULT_SHIFTS = {1: "_x2", 2: "_x4", 3: "_x8", 13: "_d8", 14: "_d4", 15: "_d2"}
 #: result modifiers (D3DSPDM_*) in the order their suffixes print
 DEST_MODIFIERS_TEXT = ((1, "_sat"), (2, "_pp"), (4, "_centroid"))
 #: registers printed by name: name -> (register type, number)
-NAMED_REGISTERS = {"oPos": (4, 0), "oFog": (4, 1), "oPts": (4, 2), "oDepth": (9, 0), "aL": (15, 0)}
+NAMED_REGISTERS = {"oPos": (4, 0), "oFog": (4, 1), "oPts": (4, 2), "oDepth": (9, 0), "aL": (15, 0),
+                   "vPos": (17, 0), "vFace": (17, 1)}
 RASTOUT = tuple(name for name, (rtype, _) in NAMED_REGISTERS.items() if rtype == 4)
 #: D3D9 assembler spelling of register type 3: texture (pixel shaders), address (vertex shaders)
 ADDR_TEXTURE_PREFIXES = ("a", "t")
@@ -64,6 +94,10 @@ ADDR_TEXTURE_PREFIXES = ("a", "t")
 PARAMETER_BIT = 1 << 31
 #: version token kinds (bits 16..31): pixel, vertex, library pixel ("LP"), library vertex ("LV")
 VERSION_KINDS = {(True, False): 0xFFFF, (False, False): 0xFFFE, (True, True): 0x4C50, (False, True): 0x4C56}
+#: texture shader (``tx_1_0``, D3DX fill functions: FXLVM code in an FXLC comment) version kind "TX"
+TX_KIND = 0x5458
+#: minor version 0xFF: the software-processing profiles (``vs_2_sw``, ``ps_3_sw``)
+SOFTWARE_MINOR = 0xFF
 PIXEL_KINDS = frozenset(kind for (pixel, _), kind in VERSION_KINDS.items() if pixel)
 LIBRARY_KINDS = frozenset(kind for (_, library), kind in VERSION_KINDS.items() if library)
 DBUG_TAG = 0x47554244  # "DBUG" (first word of the debug comment block)
@@ -72,6 +106,8 @@ DBUG_TAG = 0x47554244  # "DBUG" (first word of the debug comment block)
 INSTRUCTION_OPCODE = Field("opcode", 0, 16)
 INSTRUCTION_CONTROLS = Field("controls", 16, 8)
 INSTRUCTION_LENGTH = Field("length", 24, 4)  # parameter tokens (SM2+)
+PREDICATED = Field("predicated", 28, 1)  # SM2+: a predicate source follows the destination
+COISSUE = Field("coissue", 30, 1)  # ps_1_x: ``+`` pairs the instruction with the one before
 COMMENT_LENGTH = Field("comment_length", 16, 15)
 REGISTER_NUMBER = Field("number", 0, 11)
 REGISTER_TYPE_LOW = Field("type_low", 28, 3)  # type bits 0..2
@@ -79,6 +115,7 @@ REGISTER_TYPE_HIGH = Field("type_high", 11, 2)  # type bits 3..4
 RELATIVE = Field("relative", 13, 1)
 DEST_MASK = Field("write_mask", 16, 4)
 DEST_MODIFIERS = Field("result_modifiers", 20, 4)  # 1 _sat, 2 _pp, 4 _centroid
+RESULT_SHIFT = Field("result_shift", 24, 4)  # ps_1_x: _x2 .. _d8 (RESULT_SHIFTS)
 SOURCE_SWIZZLE = Field("swizzle", 16, 8)
 SOURCE_MODIFIER = Field("modifier", 24, 4)
 USAGE = Field("usage", 0, 5)

@@ -1,6 +1,10 @@
 """fxc's listing of a D3D9 token program (the ``program`` of a level-9 ``Aon9``/``XNAS``/``XNAP``
-chunk model): ps_2_x/vs_2_x text with the ``#line`` directives and ``// variable<components>``
-notes fxc derives from the program's ``DBUG`` comment block. Untrusted input raises
+chunk model, or a bare vs/ps 1.x-3.0 shader): the text of every SM1-3 form (ps_1_x texture
+operations, result shifts and source modifiers, co-issue ``+``, predicates ``(!p0.x)``, relative
+``c2[aL]``/``c5[a0.x]``, vs_3_0 ``o#``, ``vPos``/``vFace``) with the ``#line`` directives and
+``// variable<components>`` notes fxc derives from the program's ``DBUG`` comment block, and the
+slot count fxc prints. :func:`split_program` splits a stream into instructions and comments
+(SM2+ by the length field, SM1 by the parameter tokens' bit 31). Untrusted input raises
 ShaderFormatError.
 """
 
@@ -16,14 +20,15 @@ from shaderkit.isa.d3d9.table import (
     COMMENT_LENGTH,
     COMPARED,
     COMPARISONS,
+    CONST_BANKS,
     DBUG_TAG,
     DEST_MASK,
     DEST_MODIFIERS,
     DEST_MODIFIERS_TEXT,
     INSTRUCTION_CONTROLS,
-    INSTRUCTION_LENGTH,
     INSTRUCTION_OPCODE,
     LIBRARY_KINDS,
+    MISC_REGISTERS,
     OP_COMMENT,
     OP_DCL,
     OP_DEF,
@@ -32,10 +37,14 @@ from shaderkit.isa.d3d9.table import (
     OP_END,
     OPCODES,
     PIXEL_KINDS,
+    PS1_NAMES,
+    PS3_SLOTS,
     RASTOUT,
     REG_ADDR_TEXTURE,
     REG_DEPTH_OUT,
     REG_LOOP,
+    REG_MISC,
+    REG_OUTPUT,
     REG_RASTOUT,
     REG_SAMPLER,
     REGISTER_NUMBER,
@@ -43,14 +52,19 @@ from shaderkit.isa.d3d9.table import (
     REGISTER_TYPE_HIGH,
     REGISTER_TYPE_LOW,
     RELATIVE,
+    RESULT_SHIFT,
+    RESULT_SHIFTS,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
     SLOTS,
+    SOFTWARE_MINOR,
     SOURCE_MODIFIER,
     SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
     TEXLD_FORMS,
     TEXTURE_OPS,
+    TEXTURE_SLOTS,
+    TX_KIND,
     USAGE,
     USAGE_INDEX,
     USAGES,
@@ -152,6 +166,8 @@ _DEST_MODIFIERS_AT, _DEST_MODIFIERS_MASK = DEST_MODIFIERS.low, DEST_MODIFIERS.ma
 _SWIZZLE_AT, _SWIZZLE_MASK = SOURCE_SWIZZLE.low, SOURCE_SWIZZLE.mask
 _MODIFIER_AT, _MODIFIER_MASK = SOURCE_MODIFIER.low, SOURCE_MODIFIER.mask
 _RELATIVE_AT = RELATIVE.low
+_SHIFT_AT, _SHIFT_MASK = RESULT_SHIFT.low, RESULT_SHIFT.mask
+_USAGE_BITS = USAGE.mask << USAGE.low | USAGE_INDEX.mask << USAGE_INDEX.low
 assert RELATIVE.width == 1
 
 # per-value texts of the parameter-token fields, built once from the table (the printer's hot path)
@@ -167,6 +183,47 @@ _DEST_SUFFIXES = tuple("".join(text for bit, text in DEST_MODIFIERS_TEXT if mods
 _PREFIXES = tuple(REGISTER_PREFIXES.get(t) for t in range(1 << (REGISTER_TYPE_LOW.width + REGISTER_TYPE_HIGH.width)))
 
 
+def split_program(words: Sequence[int], start: int = 1) -> tuple[list[tuple[int, int, bool]], int]:
+    """The items of a D3D9 token stream from word ``start`` (after the version token): a list of
+    (first word, end word, is a comment) and the position of the end token. SM2+ instructions
+    carry their length; ps/vs 1.x parameter tokens are the following words with bit 31 set
+    (``def``: always 4 values). ShaderFormatError when an item runs past the words or the end
+    token is missing."""
+    version = words[0] if words else 0
+    sm1 = ((version >> 8) & 0xFF) < 2 or version >> 16 == TX_KIND
+    items: list[tuple[int, int, bool]] = []
+    pos = start
+    total = len(words)
+    while pos < total:
+        token = words[pos]
+        opcode = token & 0xFFFF
+        if opcode == OP_END:
+            return items, pos
+        if opcode == OP_COMMENT:
+            end = pos + 1 + ((token >> 16) & 0x7FFF)
+            if end > total:
+                raise ShaderFormatError(f"comment of {end - pos - 1} words runs past the {total} words of the program",
+                                        4 * pos, "D3D9")
+            items.append((pos, end, True))
+            pos = end
+            continue
+        if sm1:
+            if opcode == OP_DEF:
+                end = pos + 6
+            else:
+                end = pos + 1
+                while end < total and words[end] >> 31:
+                    end += 1
+        else:
+            end = pos + 1 + ((token >> 24) & 0xF)
+        if end > total:
+            raise ShaderFormatError(f"instruction of {end - pos - 1} parameter tokens runs past the {total} words "
+                                    "of the program", 4 * pos, "D3D9")
+        items.append((pos, end, False))
+        pos = end
+    raise ShaderFormatError("the program has no end token (0x0000FFFF)", 4 * total, "D3D9")
+
+
 class _Program:
     """A D3D9 token stream and its printer."""
 
@@ -176,6 +233,7 @@ class _Program:
         kind = version >> 16
         self.pixel = kind in PIXEL_KINDS
         self.prefix = prefix if kind in LIBRARY_KINDS else ""
+        self.kind = kind
         self.major = (version >> 8) & 0xFF
         self.minor = version & 0xFF
 
@@ -183,15 +241,15 @@ class _Program:
         return ShaderFormatError(message, 4 * pos, "Aon9")
 
     def version_line(self) -> str:
-        kind = "ps" if self.pixel else "vs"
-        minor = "x" if self.minor == 1 else str(self.minor)
-        return f"{self.prefix}{kind}_{self.major}_{minor}"
+        return self.prefix + version_name(self.words[0] if self.words else 0)
 
     def register(self, token: int) -> str:
         rtype = ((token >> _TYPE_LOW_AT) & _TYPE_LOW_MASK) | ((token >> _TYPE_HIGH_AT) & _TYPE_HIGH_MASK) << _TYPE_LOW_WIDTH
         num = (token >> _NUMBER_AT) & _NUMBER_MASK
         prefix = _PREFIXES[rtype]
         if prefix is not None:
+            if rtype == REG_OUTPUT and not self.pixel and self.major >= 3:
+                return f"o{num}"
             return prefix + str(num)
         if rtype == REG_ADDR_TEXTURE:
             return f"t{num}" if self.pixel else f"a{num}"
@@ -201,70 +259,77 @@ class _Program:
             return "oDepth"
         if rtype == REG_LOOP:
             return "aL"
+        if rtype == REG_MISC:
+            return MISC_REGISTERS[num] if num < len(MISC_REGISTERS) else f"vMisc{num}"
+        if rtype in CONST_BANKS:
+            return f"c{CONST_BANKS[rtype] + num}"
         return f"reg{rtype}_{num}"
 
-    def dest(self, token: int) -> tuple[str, str]:
-        """(operand text, instruction modifier suffix) of a destination parameter."""
-        return (self.register(token) + _MASK_SUFFIXES[(token >> _MASK_AT) & _MASK_MASK],
-                _DEST_SUFFIXES[(token >> _DEST_MODIFIERS_AT) & _DEST_MODIFIERS_MASK])
+    def relative(self, pos: int, end: int) -> tuple[str, int]:
+        """``[a0.x]`` / ``[aL]`` of a relative operand: SM2+ read the address token at ``pos``."""
+        if self.major < 2:
+            return "[a0.x]", pos
+        if pos >= end:
+            raise self.fail("relative address token runs past the instruction", pos)
+        addr = self.words[pos]
+        name = self.register(addr)
+        if register_type(addr) == REG_LOOP and (addr >> _SWIZZLE_AT) & _SWIZZLE_MASK == _IDENTITY_SWIZZLE:
+            return f"[{name}]", pos + 1  # (an aL token with another swizzle prints its component)
+        return f"[{name}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]", pos + 1
+
+    def dest(self, pos: int, end: int) -> tuple[str, str, int]:
+        """(operand text, instruction modifier suffix, next position) of a destination parameter."""
+        token = self.words[pos]
+        text = self.register(token)
+        pos += 1
+        if (token >> _RELATIVE_AT) & 1:
+            inner, pos = self.relative(pos, end)
+            text += inner
+        shift = RESULT_SHIFTS.get((token >> _SHIFT_AT) & _SHIFT_MASK, "")
+        return (text + _MASK_SUFFIXES[(token >> _MASK_AT) & _MASK_MASK],
+                shift + _DEST_SUFFIXES[(token >> _DEST_MODIFIERS_AT) & _DEST_MODIFIERS_MASK], pos)
 
     def source(self, pos: int, end: int) -> tuple[str, int]:
         token = self.words[pos]
         pos += 1
         text = self.register(token)
         if (token >> _RELATIVE_AT) & 1:
-            if not self.pixel and self.major >= 2:
-                if pos >= end:
-                    raise self.fail("relative address token runs past the instruction", pos)
-                addr = self.words[pos]
-                pos += 1
-                text += f"[{self.register(addr)}.{_XYZW[ADDRESS_COMPONENT.get(addr)]}]"
-            else:
-                text += "[a0.x]"
-        text += _SWIZZLE_SUFFIXES[(token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
+            inner, pos = self.relative(pos, end)
+            text += inner
         mod = (token >> _MODIFIER_AT) & _MODIFIER_MASK
+        swizzle = _SWIZZLE_SUFFIXES[(token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
         if mod:
             before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
-            text = before + text + after
-        return text, pos
+            return before + text + after + swizzle, pos
+        return text + swizzle, pos
 
     def instructions(self) -> list[tuple[str, int]]:
         """(text, instruction index) for every instruction, comments skipped."""
-        words = self.words
         out: list[tuple[str, int]] = []
-        pos = 1
-        total = len(words)
+        items, _end = split_program(self.words)
         index = 0
-        while pos < total:
-            token = words[pos]
-            opcode = INSTRUCTION_OPCODE.get(token)
-            if opcode == OP_END:
-                break
-            if opcode == OP_COMMENT:
-                pos += 1 + COMMENT_LENGTH.get(token)
+        for first, last, comment in items:
+            if comment:
                 continue
-            length = INSTRUCTION_LENGTH.get(token)
-            end = pos + 1 + length
-            if end > total:
-                raise self.fail(f"instruction length {length} runs past the program", pos)
-            out.append((self.instruction(token, pos + 1, end), index))
+            out.append((self.instruction(self.words[first], first + 1, last), index))
             index += 1
-            pos = end
         return out
 
     def instruction(self, token: int, pos: int, end: int) -> str:
         words = self.words
         opcode = INSTRUCTION_OPCODE.get(token)
         controls = INSTRUCTION_CONTROLS.get(token)
+        lead = "+" if self.major < 2 and (token >> 30) & 1 else ""
         if opcode == OP_DCL:
             if end - pos < 2:
                 raise self.fail("dcl needs 2 parameter tokens", pos)
             usage, reg = words[pos], words[pos + 1]
-            text, suffix = self.dest(reg)
-            if register_type(reg) == REG_SAMPLER:
+            text, suffix, _ = self.dest(pos + 1, end)
+            rtype = register_type(reg)
+            if rtype == REG_SAMPLER:
                 name = "dcl" + SAMPLER_TYPES.get(SAMPLER_TYPE.get(usage), "")
-            elif self.pixel and self.major < 3:
-                name = "dcl"
+            elif ((self.pixel and self.major < 3) or rtype == REG_MISC) and not usage & _USAGE_BITS:
+                name = "dcl"  # (ps_2_x inputs and vPos/vFace carry no usage; one that does prints it)
             else:
                 kind = USAGE.get(usage)
                 uname = USAGES[kind] if kind < len(USAGES) else f"usage{kind}"
@@ -287,33 +352,50 @@ class _Program:
         name = info.name
         if opcode in COMPARED:
             name += COMPARISONS[controls & 7]
-        if opcode == 66 and controls & 3 < len(TEXLD_FORMS):
+        if opcode == 66 and self.major >= 2 and controls & 3 < len(TEXLD_FORMS):
             name = TEXLD_FORMS[controls & 3]
+        if self.major < 2 and opcode in PS1_NAMES:
+            name = PS1_NAMES[opcode][1 if self.minor >= 4 else 0]
         parts: list[str] = []
         suffix = ""
         p = pos
         if info.has_dest:
             if p >= end:
                 raise self.fail(f"{name} without destination", p)
-            text, suffix = self.dest(words[p])
+            text, suffix, p = self.dest(p, end)
             parts.append(text)
-            p += 1
+        predicate = ""
+        if self.major >= 2 and (token >> 28) & 1:
+            if p >= end:
+                raise self.fail(f"{name}: predicate token runs past the instruction", p)
+            text, p = self.source(p, end)
+            predicate = f"({text}) "
         while p < end:
             token = words[p]
             prefix = _PREFIXES[((token >> _TYPE_LOW_AT) & _TYPE_LOW_MASK)
                                | ((token >> _TYPE_HIGH_AT) & _TYPE_HIGH_MASK) << _TYPE_LOW_WIDTH]
-            if prefix is None or (token >> _RELATIVE_AT) & 1:  # named registers, relative addressing
+            if prefix is None or prefix == "oT" or (token >> _RELATIVE_AT) & 1 or (token >> _MODIFIER_AT) & _MODIFIER_MASK:
                 text, p = self.source(p, end)
-            else:  # what source() prints for a numbered register: r0.xyz, -c3.x ...
+            else:  # what source() prints for a plain numbered register: r0.xyz, c3.x ...
                 text = prefix + str((token >> _NUMBER_AT) & _NUMBER_MASK) + _SWIZZLE_SUFFIXES[
                     (token >> _SWIZZLE_AT) & _SWIZZLE_MASK]
-                mod = (token >> _MODIFIER_AT) & _MODIFIER_MASK
-                if mod:
-                    before, after = SOURCE_MODIFIERS.get(mod, ("", f"_mod{mod}"))
-                    text = before + text + after
                 p += 1
             parts.append(text)
-        return f"{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
+        return f"{predicate}{lead}{name}{suffix}" + (" " + ", ".join(parts) if parts else "")
+
+
+def version_name(version: int) -> str:
+    """``ps_3_0``-style profile of a D3D9 version token (``ps_2_x``, ``vs_2_sw``, ``tx_1_0``)."""
+    kind = version >> 16
+    major, minor = (version >> 8) & 0xFF, version & 0xFF
+    name = "tx" if kind == TX_KIND else "ps" if kind in PIXEL_KINDS else "vs"
+    if minor == SOFTWARE_MINOR:
+        text = "sw"
+    elif minor == 1 and major >= 2:
+        text = "x"
+    else:
+        text = str(minor)
+    return f"{name}_{major}_{text}"
 
 
 def program_words(program: bytes) -> tuple[int, ...]:
@@ -353,6 +435,7 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
     texture = arithmetic = depth = 0
+    slots = {**SLOTS, **PS3_SLOTS} if prog.pixel and prog.major == 3 else SLOTS
     for text, index in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
@@ -365,17 +448,19 @@ def listing_lines(program: bytes, prefix: str = "lib_4_0_") -> list[str]:
                     out.extend(("", f"#line {line}"))
                 current = (line, file)
         notes = debug.notes.get(index) if debug is not None else None
-        op = text.split(" ", 1)[0].split("_", 1)[0]
+        op = text.rpartition(") ")[2].lstrip("+").split(" ", 1)[0].split("_", 1)[0]  # ((p0) +add_sat -> add)
         if op in _CLOSES:
             depth = max(depth - 1, 0)
         out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
         if op in _OPENS:
             depth += 1
-        if not text.startswith(("dcl", "def")):
+        if not text.startswith(("dcl", "def", "phase")):
             if op in TEXTURE_OPS:
-                texture += 1
+                texture += TEXTURE_SLOTS.get(op, 1)
+            elif op == "break" and " " in text.rpartition(") ")[2]:  # break_comp: 3 slots, break: 1
+                arithmetic += 3
             else:
-                arithmetic += SLOTS.get(op, 1)
+                arithmetic += slots.get(op, 1)
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""

@@ -5,14 +5,10 @@ Everything the loop looks up is built here at import time from :mod:`.table` and
 :mod:`.opcodes` (the single source of facts): per opcode a plan (mnemonic by common control
 values, the immediate kind of each operand, the nesting effect), per operand-token type and
 index count a ``%`` format of the register, per component-selection bits the ``.xyzw`` suffix.
-Built on first use, once per process: a declaration's compiled template
+Nothing is cached at run time, so the first program prints as fast as the thousandth, but for
+two things built on first use, once per process: a declaration's compiled template
 (:data:`~.dcl.PRINTERS`, ~60 µs each) and the SM5.1 register tables (:func:`register_tables`);
 a one-file command needs only a few of them.
-
-The text of an instruction printed here depends only on its words and the printing mode, so
-it is remembered by its words (:data:`LINES`, bounded): a batch prints a repeated instruction
-(``mov r0.xyzw, v0.xyzw``, ``ret``, a common declaration) once. Over the corpus, 55 % of the
-instructions repeat one printed before.
 
 Common shapes (ALU, sample, flow control with immediate-indexed or immediate operands, one
 modifier token) are printed here; every other instruction (declarations, customdata,
@@ -297,15 +293,6 @@ DECLARATIONS: tuple[bool | None, ...] = tuple(
 
 # -- the loop ---------------------------------------------------------------------------------
 
-#: per printing mode (legacy, SM5.1 names, aoffimmi): instruction words -> the text this module
-#: printed for them (without indentation); only instructions printed here, never through the
-#: typed model (whose errors must be raised each time)
-LINES: dict[tuple[bool, bool, bool], dict[tuple[int, ...], str]] = {}
-#: instructions remembered per mode; the memory stays bounded (a few MB) on any batch
-MAX_LINES = 1 << 16
-
-
-
 def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                   starts: list[int] | None = None, aoffimmi: bool = True) -> list[str]:
     """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
@@ -336,141 +323,40 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
     decimal = DECIMAL
     cur: _Cursor | None = None
-    lines = LINES.get((legacy, sm51, aoffimmi))
-    if lines is None or len(lines) >= MAX_LINES:
-        lines = LINES[legacy, sm51, aoffimmi] = {}
-    known = lines.get
     level = 0
     indent = ""
     pos = 2
     while pos < length:
         token = words[pos]
         end = pos + ((token >> length_at) & length_mask)
-        key = words[pos:end] if end <= length else None
-        text = known(key) if key is not None else None
-        typed = False
-        if text is not None:  # printed before
-            block = blocks[token & opcode_mask]
+        p = pos + 1
+        entry = fast.get(token & fast_key)
+        if entry is not None:
+            block, head, kinds = entry
         else:
-            p = pos + 1
-            entry = fast.get(token & fast_key)
-            if entry is not None:
-                block, head, kinds = entry
-            else:
-                opcode = token & opcode_mask
-                block = blocks[opcode]
-                head = None
-                kinds = ()
-                plan = plans[opcode]
-                if plan is not None and pos < end <= length:
-                    kinds = plan[1]
-                    if token >> more_at:  # extended opcode tokens: the mnemonic from the model's rules
-                        extended = []
-                        more = 1
-                        while more and p < end:
-                            ext = words[p]
-                            p += 1
-                            more = ext >> more_at
-                            extended.append(ext & 0x7FFFFFFF)
-                        if not more:
-                            head = Formatter.mnemonic(
-                                Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode],
-                                aoffimmi)
-                            head += "" if opcode == _SYNC else " "
-                    else:
-                        head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
-                                                  OPCODES[opcode]) + ("" if opcode == _SYNC else " ")
-            text = None
-            if head is None:
-                declaration = declarations[token & opcode_mask]
-                if declaration is not None and not token >> more_at and pos < end <= length:
-                    op = ""
-                    if declaration:  # the declared operand (simple ones here), then raw words
-                        t = words[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
-                        count = counts[t >> type_at] if t < simple_limit else _HARD
-                        if count >= 0 and p + 1 + count <= end:
-                            op_type = (t >> type_at) & type_mask
-                            if count == 3 and sm51 and op_type in UPPER_51:  # SM5.1 range T0[1:3]
-                                upper = words[p + 3]
-                                op = (f"{UPPER_51[op_type]}{words[p + 1]}[{words[p + 2]}:"
-                                      f"{'*' if upper == 0xFFFFFFFF else upper}]")
-                            elif op_type == 8:  # dcl_constantbuffer cb0[4]: "cb" upper case but in fxc 9.x
-                                op = cb_name + (formats[t >> type_at] % words[p + 1 : p + 1 + count])[2:]
-                            else:
-                                op = (formats[t >> type_at] % words[p + 1 : p + 1 + count] if count
-                                      else formats[t >> type_at]) + suffixes[t & low_mask]
-                            p += 1 + count
-                        else:
-                            p = -1
-                    if p >= 0:
-                        text = printers[token & opcode_mask]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
-                                              sm51, legacy)
-            elif pos < end <= length:
-                if not kinds:
-                    text = head
+            opcode = token & opcode_mask
+            block = blocks[opcode]
+            head = None
+            kinds = ()
+            plan = plans[opcode]
+            if plan is not None and pos < end <= length:
+                kinds = plan[1]
+                if token >> more_at:  # extended opcode tokens: the mnemonic from the model's rules
+                    extended = []
+                    more = 1
+                    while more and p < end:
+                        ext = words[p]
+                        p += 1
+                        more = ext >> more_at
+                        extended.append(ext & 0x7FFFFFFF)
+                    if not more:
+                        head = Formatter.mnemonic(
+                            Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode],
+                            aoffimmi)
+                        head += "" if opcode == _SYNC else " "
                 else:
-                    parts = []
-                    try:
-                        for kind in kinds:
-                            t = words[p]
-                            if t < simple_limit:
-                                form = t >> type_at
-                                prefix = glued[form]
-                                if prefix is not None:  # r0.xyzw, v1.x, cb0 ...
-                                    index = words[p + 1]
-                                    parts.append(prefix + (decimal[index] if index < 1024 else str(index))
-                                                 + suffixes[t & low_mask])
-                                    p += 2
-                                    continue
-                                count = counts[form]
-                                if count == _IMMEDIATE:  # l(1.000000), l(0, 1, 2, 3)
-                                    if form != 4:
-                                        break
-                                    n = imm32_words[t & 3]
-                                    if n == 1:
-                                        value = words[p + 1]
-                                        if value < 1024 and (kind == _INT or kind == _UNTYPED):  # integer text
-                                            parts.append("l(" + decimal[value] + ")")
-                                        elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
-                                            parts.append("l(%f)" % f32_of_u32(u32_bytes(value))[0])  # noqa: UP031
-                                        else:
-                                            parts.append(immediate_text((value,), kind, legacy))
-                                    elif n:
-                                        parts.append(immediate_text(words[p + 1 : p + 1 + n], kind, legacy))
-                                    else:
-                                        break
-                                    p += 1 + n
-                                elif count >= 0:  # cb0[1], x0[1], icb[2], null, vThreadID ...
-                                    if p + 1 + count > end:  # runs past the instruction: the typed decoder reports it
-                                        break
-                                    fmt = formats[form]
-                                    parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
-                                                 + suffixes[t & low_mask])
-                                    p += 1 + count
-                                else:
-                                    break
-                                continue
-                            # a modifier token (-r0.x, |r1|), relative indices (cb0[r0.x + 3]) ...
-                            found = register_text(words, p, 0, glued_types)
-                            if found is None:
-                                break
-                            parts.append(found[0])
-                            p = found[1]
-                        else:
-                            if p <= end:
-                                text = head + ", ".join(parts)
-                    except IndexError:  # read past the words: the typed decoder reports it
-                        pass
-            if text is not None:
-                if key is not None:
-                    lines[key] = text
-            else:  # through the typed model (validates and raises like decode())
-                if cur is None:
-                    cur = _Cursor(words, base)
-                cur.pos = pos
-                text = formatter.instruction(decode_instruction(cur, length))
-                end = cur.pos
-                typed = True
+                    head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
+                                              OPCODES[opcode]) + ("" if opcode == _SYNC else " ")
         if block:
             if block & 2:
                 if level:
@@ -478,8 +364,95 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
             elif block == 4:
                 level = 0
             indent = indents[level] if level < 64 else "  " * level
-        if typed and indent and "\n" in text:
-            text = text.replace("\n", "\n" + indent)
+        text = None
+        if head is None:
+            declaration = declarations[token & opcode_mask]
+            if declaration is not None and not token >> more_at and pos < end <= length:
+                op = ""
+                if declaration:  # the declared operand (simple ones here), then raw words
+                    t = words[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
+                    count = counts[t >> type_at] if t < simple_limit else _HARD
+                    if count >= 0 and p + 1 + count <= end:
+                        op_type = (t >> type_at) & type_mask
+                        if count == 3 and sm51 and op_type in UPPER_51:  # SM5.1 range T0[1:3]
+                            upper = words[p + 3]
+                            op = (f"{UPPER_51[op_type]}{words[p + 1]}[{words[p + 2]}:"
+                                  f"{'*' if upper == 0xFFFFFFFF else upper}]")
+                        elif op_type == 8:  # dcl_constantbuffer cb0[4]: "cb" upper case but in fxc 9.x
+                            op = cb_name + (formats[t >> type_at] % words[p + 1 : p + 1 + count])[2:]
+                        else:
+                            op = (formats[t >> type_at] % words[p + 1 : p + 1 + count] if count
+                                  else formats[t >> type_at]) + suffixes[t & low_mask]
+                        p += 1 + count
+                    else:
+                        p = -1
+                if p >= 0:
+                    text = printers[token & opcode_mask]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
+                                          sm51, legacy)
+        elif pos < end <= length:
+            if not kinds:
+                text = head
+            else:
+                parts = []
+                try:
+                    for kind in kinds:
+                        t = words[p]
+                        if t < simple_limit:
+                            key = t >> type_at
+                            prefix = glued[key]
+                            if prefix is not None:  # r0.xyzw, v1.x, cb0 ...
+                                index = words[p + 1]
+                                parts.append(prefix + (decimal[index] if index < 1024 else str(index))
+                                             + suffixes[t & low_mask])
+                                p += 2
+                                continue
+                            count = counts[key]
+                            if count == _IMMEDIATE:  # l(1.000000), l(0, 1, 2, 3)
+                                if key != 4:
+                                    break
+                                n = imm32_words[t & 3]
+                                if n == 1:
+                                    value = words[p + 1]
+                                    if value < 1024 and (kind == _INT or kind == _UNTYPED):  # integer text
+                                        parts.append("l(" + decimal[value] + ")")
+                                    elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
+                                        parts.append("l(%f)" % f32_of_u32(u32_bytes(value))[0])  # noqa: UP031
+                                    else:
+                                        parts.append(immediate_text((value,), kind, legacy))
+                                elif n:
+                                    parts.append(immediate_text(words[p + 1 : p + 1 + n], kind, legacy))
+                                else:
+                                    break
+                                p += 1 + n
+                            elif count >= 0:  # cb0[1], x0[1], icb[2], null, vThreadID ...
+                                if p + 1 + count > end:  # runs past the instruction: the typed decoder reports it
+                                    break
+                                fmt = formats[key]
+                                parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
+                                             + suffixes[t & low_mask])
+                                p += 1 + count
+                            else:
+                                break
+                            continue
+                        # a modifier token (-r0.x, |r1|), relative indices (cb0[r0.x + 3]) ...
+                        found = register_text(words, p, 0, glued_types)
+                        if found is None:
+                            break
+                        parts.append(found[0])
+                        p = found[1]
+                    else:
+                        if p <= end:
+                            text = head + ", ".join(parts)
+                except IndexError:  # read past the words: the typed decoder reports it
+                    pass
+        if text is None:  # through the typed model (validates and raises like decode())
+            if cur is None:
+                cur = _Cursor(words, base)
+            cur.pos = pos
+            text = formatter.instruction(decode_instruction(cur, length))
+            end = cur.pos
+            if indent and "\n" in text:
+                text = text.replace("\n", "\n" + indent)
         note(pos)
         emit(indent + text if indent else text)
         if block & 1:

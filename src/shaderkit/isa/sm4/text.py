@@ -537,16 +537,14 @@ def shown_controls(ctl: Ctl) -> int:
 
 
 def clear_caches() -> None:
-    """Empty the decoder's validation caches and the one-pass printer's remembered lines
-    (cold-start measurements)."""
-    from shaderkit.isa.sm4 import decode, printer
+    """Empty the decoder's validation caches (cold-start measurements; the printers keep none)."""
+    from shaderkit.isa.sm4 import decode
 
     decode._SIMPLE.clear()
     decode._EXT1.clear()
     decode._CHECKED.clear()
     decode._CHECKED_COUNT[0] = 0
     decode._PLAIN.clear()
-    printer.LINES.clear()
 
 
 _BLOCKS = {value: int(info.block) for value, info in OPCODES.items() if info.block}

@@ -1,0 +1,203 @@
+"""Bare D3D9 shaders: detection, the typed model, byte-exact rebuild, bad input, fxc's listing.
+
+Every stream is built here token by token; the expected tokens and texts are worked out by hand
+from d3d9types.h (opcode bits 0..15, SM2+ length bits 24..27, register type bits 28..30 + 11..12,
+write mask 16..19, swizzle 16..23, source modifier 24..27, comment length 16..30).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.d3d9.shader import D3D9Shader
+from shaderkit.formats.registry import detect
+
+END = 0x0000FFFF
+
+
+def pack(*words: int) -> bytes:
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+def ctab_payload() -> bytes:
+    """A constant table: one ``float4 tint`` in c0, creator "Test compiler", target ps_3_0."""
+    header = struct.pack("<7I", 28, 72, 0xFFFF0300, 1, 28, 0, 88)
+    info = struct.pack("<I4HII", 64, 2, 0, 1, 0, 48, 0)  # name at 64, float4 register set, c0, 1 register, type at 48
+    type_info = struct.pack("<6HI", 1, 3, 1, 4, 1, 0, 0)  # vector, float, 1 row, 4 columns, 1 element
+    strings = b"tint\0\xab\xab\xab" + b"Test compiler\0\xab\xab" + b"ps_3_0\0\xab"
+    payload = header + info + type_info + strings
+    assert len(payload) == 96
+    return payload
+
+
+CTAB_COMMENT = pack(0x0019FFFE) + b"CTAB" + ctab_payload()  # 25 words after the comment token
+# def c1, 1, 0, 0, 0 / mov oC0, c0
+PS30_CODE = pack(0x05000051, 0xA00F0001, 0x3F800000, 0, 0, 0, 0x02000001, 0x800F0800, 0xA0E40000)
+PS30 = pack(0xFFFF0300) + CTAB_COMMENT + PS30_CODE + pack(END) + b"\x01\x02"
+
+
+def test_detection_by_version_token_only() -> None:
+    spec = detect(PS30)
+    assert spec is not None and spec.name == "d3d9"
+    assert detect(pack(0xFFFE0101, END)).name == "d3d9"  # vs_1_1
+    assert detect(pack(0xFFFF0104, END)).name == "d3d9"  # ps_1_4
+    assert detect(pack(0x54580100, END)).name == "d3d9"  # tx_1_0
+    assert detect(pack(0xFFFF0105, END)) is None  # there is no ps_1_5
+    assert detect(pack(0xFFFE0400, END)) is None  # no vs_4_0 token stream
+    assert detect(pack(0xFFFD0300, END)) is None
+    assert detect(pack(0xFFFF0300)) is None  # no room for the end token
+
+
+def test_model_and_byte_exact_rebuild() -> None:
+    model = D3D9Shader.from_bytes(PS30)
+    assert model.profile == "ps_3_0" and model.pixel
+    assert [i.tokens for i in model.instructions] == [
+        (0x05000051, 0xA00F0001, 0x3F800000, 0, 0, 0), (0x02000001, 0x800F0800, 0xA0E40000)]
+    assert [i.name for i in model.instructions] == ["def", "mov"]
+    assert [i.offset for i in model.instructions] == [4 + 104, 4 + 104 + 24]
+    (comment,) = model.comments
+    assert comment.tag == "CTAB" and comment.offset == 4 and comment.position == 0
+    table = model.constant_table
+    assert table is not None and [(c.name, c.register_set, c.register_index) for c in table.constants] == [("tint", 2, 0)]
+    assert model.trailing == b"\x01\x02" and model.end_token == END
+    assert model.to_bytes() == PS30
+    summary = model.summary()
+    assert summary["creator"] == "Test compiler" and summary["target"] == "ps_3_0"
+    assert summary["constants"] == [{"name": "tint", "register_set": "c", "register_index": 0, "register_count": 1,
+                                     "type": "float4"}]
+    assert summary["instruction_count"] == 2 and summary["size"] == len(PS30)
+
+
+def test_edits_recompute_lengths() -> None:
+    model = D3D9Shader.from_bytes(PS30)
+    model.instructions[1].tokens = (0x00000001, 0x800F0800, 0xA0E40000)  # length field left 0: recomputed
+    assert model.to_bytes() == PS30
+    model.comments[0].data += b"\0\0\0\0"  # the table is typed: its payload comes from the table
+    model.comments[0].table = None
+    assert model.to_bytes()[4:8] == pack(0x001AFFFE)
+
+
+def test_sm1_parameters_are_the_tokens_with_bit_31() -> None:
+    # vs_1_1: dcl_position v0 / def c4, 0.5, -2, 0, 1 (a negative float has bit 31 set) / m4x4 oPos, v0, c0
+    data = pack(0xFFFE0101, 0x0000001F, 0x80000000, 0x900F0000,
+                0x00000051, 0xA00F0004, 0x3F000000, 0xC0000000, 0, 0x3F800000,
+                0x00000014, 0xC00F0000, 0x90E40000, 0xA0E40000, END)
+    model = D3D9Shader.from_bytes(data)
+    assert [len(i.tokens) for i in model.instructions] == [3, 6, 4]
+    assert model.to_bytes() == data
+    text = model.disassemble()
+    assert text.splitlines()[:4] == ["    vs_1_1", "    dcl_position v0", "    def c4, 0.5, -2, 0, 1",
+                                     "    m4x4 oPos, v0, c0"]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (pack(0xFFFF0300, 0x02000001, 0x800F0800), "runs past"),  # instruction longer than the file
+    (pack(0xFFFF0300, 0x0005FFFE, 1, 2), "comment of 5 words"),
+    (pack(0xFFFF0300, 0x02000001, 0x800F0800, 0xA0E40000), "no end token"),
+    (pack(0xFFFF0300, END)[:6], "no end token"),
+    (pack(0x12345678, END), "version token"),
+])
+def test_bad_input_raises_shader_format_error(data: bytes, message: str) -> None:
+    with pytest.raises(ShaderFormatError, match=message):
+        D3D9Shader.from_bytes(data)
+
+
+def test_listing_header_from_the_constant_table() -> None:
+    text = D3D9Shader.from_bytes(PS30).disassemble()
+    assert text == "\n".join([
+        "//",
+        "// Generated by Test compiler",
+        "//",
+        "// Parameters:",
+        "//",
+        "//   float4 tint;",
+        "//",
+        "//",
+        "// Registers:",
+        "//",
+        "//   Name         Reg   Size",
+        "//   ------------ ----- ----",
+        "//   tint         c0       1",
+        "//",
+        "",
+        "    ps_3_0",
+        "    def c1, 1, 0, 0, 0",
+        "    mov oC0, c0",
+        "",
+        "// approximately 1 instruction slot used",
+    ]) + "\n"
+
+
+def test_struct_parameters_and_a_member_cycle() -> None:
+    # a struct "s" (class 5) of two members at 80: "a" float4 (type at 48), "b" pointing back at the struct
+    header = struct.pack("<7I", 28, 0, 0xFFFF0300, 1, 28, 0, 0)
+    info = struct.pack("<I4HII", 96, 2, 0, 2, 0, 64, 0)
+    vector = struct.pack("<6HI", 1, 3, 1, 4, 1, 0, 0)
+    struct_type = struct.pack("<6HI", 5, 0, 1, 8, 1, 2, 80)
+    members = struct.pack("<4I", 100, 48, 104, 48)
+    names = b"s\0\0\0a\0\0\0b\0\0\0"
+    payload = header + info + vector + struct_type + members + names
+    assert len(payload) == 108
+    data = pack(0xFFFF0300, 0x001CFFFE) + b"CTAB" + payload + pack(END)
+    text = D3D9Shader.from_bytes(data).disassemble()
+    # (fxc's exact struct layout is not checked here: no public listing of one was found)
+    assert "float4 a;" in text and "float4 b;" in text and "} s;" in text
+    cyclic = data.replace(members, struct.pack("<4I", 100, 64, 104, 64))  # a and b are the struct itself
+    model = D3D9Shader.from_bytes(cyclic)
+    assert model.to_bytes() == cyclic
+    with pytest.raises(ShaderFormatError, match="declarations"):
+        model.disassemble()
+
+
+def test_default_values_section() -> None:
+    """The layout of fxc's listing of the DirectX SDK's BasicHLSL vertex shader (public): Registers by
+    register, then ``// Default values:`` of the float constants with one, four values per register."""
+    header = struct.pack("<7I", 28, 204, 0xFFFE0101, 3, 28, 0, 208)
+    infos = (struct.pack("<I4HII", 168, 2, 10, 1, 0, 88, 136)  # g_LightAmbient c10, default at 136
+             + struct.pack("<I4HII", 184, 2, 9, 1, 0, 104, 152)  # g_LightDir c9, default at 152
+             + struct.pack("<I4HII", 196, 2, 12, 1, 0, 120, 0))  # g_fTime c12, no default
+    types = struct.pack("<6HI", 1, 3, 1, 4, 1, 0, 0) + struct.pack("<6HI", 1, 3, 1, 3, 1, 0, 0) + struct.pack(
+        "<6HI", 0, 3, 1, 1, 1, 0, 0)
+    defaults = struct.pack("<8f", 1, 1, 1, 1, 0.57735026, 0.57735026, 0.57735026, 0)
+    strings = b"g_LightAmbient\0\xab" + b"g_LightDir\0\xab" + b"g_fTime\0" + b"fxc\0" + b"vs_1_1\0\xab"
+    payload = header + infos + types + defaults + strings
+    assert len(payload) == 216
+    data = pack(0xFFFE0101, 0x0037FFFE) + b"CTAB" + payload + pack(0x00000001, 0xC00F0000, 0xA0E40009, END)
+    model = D3D9Shader.from_bytes(data)
+    assert model.to_bytes() == data
+    assert model.disassemble().splitlines()[:31] == [
+        "//",
+        "// Generated by fxc",
+        "//",
+        "// Parameters:",
+        "//",
+        "//   float4 g_LightAmbient;",
+        "//   float3 g_LightDir;",
+        "//   float g_fTime;",
+        "//",
+        "//",
+        "// Registers:",
+        "//",
+        "//   Name           Reg   Size",
+        "//   -------------- ----- ----",
+        "//   g_LightDir     c9       1",
+        "//   g_LightAmbient c10      1",
+        "//   g_fTime        c12      1",
+        "//",
+        "//",
+        "// Default values:",
+        "//",
+        "//   g_LightDir",
+        "//     c9   = { 0.57735, 0.57735, 0.57735, 0 };",
+        "//",
+        "//   g_LightAmbient",
+        "//     c10  = { 1, 1, 1, 1 };",
+        "//",
+        "",
+        "    vs_1_1",
+        "    mov oPos, c9",
+        "",
+    ]
