@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from shaderkit.cli import cli
-from shaderkit.cli.disasm import output_names, output_stem
+from shaderkit.cli.batch import output_names, output_stem
 from shaderkit.samples import SAMPLES
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

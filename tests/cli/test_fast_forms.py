@@ -58,6 +58,10 @@ def _forms(folder: Path, out: Path) -> list[list[str]]:
 
 
 def test_plain_forms_equal_the_click_commands(inputs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from shaderkit.cli.fast import _simple_form
+
+    for argv in _forms(inputs, tmp_path / "out"):
+        assert _simple_form(list(argv)) is not None, argv  # (else both runs below would be click's)
     for index, through_click in enumerate((True, False)):
         out = tmp_path / f"out{index}"
         results = [(_run(capsys, through_click, argv), _tree(out) if out.exists() else {}) for argv in _forms(inputs, out)]
@@ -77,6 +81,7 @@ def test_plain_forms_equal_the_click_commands(inputs: Path, tmp_path: Path, caps
     ["verify", "missing-folder"],  # click's message for a missing path
     ["verify", "--jobs", "0", "x"],  # click's range check
     ["verify", "-j2", "x"],
+    ["verify", "-j", "\u00b2", "x"],  # a digit to str.isdigit, not to int()
     ["disasm", "-o", "", "x.dxbc"],
     ["disasm", "a.dxbc", "b.dxbc"],  # click's usage error: several inputs need -o DIR
     ["disasm", "-o", "d", "-o", "e", "a.dxbc"],

@@ -108,3 +108,16 @@ def test_encode_is_truncation(value: float) -> None:
     ulp = 2.0 ** (((raw >> 16) & 0x7F) - 63 - 16)
     assert abs(value) - abs(back) < ulp
     assert struct.pack("<f", back)  # representable as float32
+
+
+@pytest.mark.parametrize("exponent", range(0x7F))
+def test_every_finite_exponent_decodes_by_the_formula(exponent: int) -> None:
+    # (-1)**s * (1 + m / 65536) * 2**(e - 63) for every exponent below 0x7F (e 0: no denormals)
+    for mantissa in (0, 1, 0x8000, 0xFFFF):
+        if exponent == 0 and mantissa == 0:
+            continue  # signed zero: test_negative_zero
+        expected = (1 + mantissa / 65536) * 2.0 ** (exponent - 63)
+        raw = exponent << 16 | mantissa
+        assert f24_to_f32(raw) == expected
+        assert f24_to_f32(0x800000 | raw) == -expected
+

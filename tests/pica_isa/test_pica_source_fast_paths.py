@@ -8,6 +8,8 @@
   printers; both must give the same text and the same notes.
 * the descriptor-merge replay reads optimizeOpdesc's masks from an import-time table; they must
   be opdescs.optimize_mask's.
+* the replay finds the slot a descriptor merges into with integer lanes (source._PackedSlots);
+  it must be the first slot findOrAddOpdesc's loop finds, and merge and append as it does.
 """
 
 from __future__ import annotations
@@ -205,3 +207,39 @@ def test_uniform_kind_is_uniform_space() -> None:
         assert space.table_base is not None
         kind = -1 if space.kind is None else space.kind
         assert source._uniform_kind(index) == (kind, index - space.table_base + space.base)
+
+
+def _scan(values: list[int], masks: list[int], opdesc: int, mask: int) -> int:
+    """findOrAddOpdesc's loop: the first slot agreeing with opdesc on the bits both fix, or -1."""
+    return next((i for i, (value, have) in enumerate(zip(values, masks)) if not (opdesc ^ value) & mask & have), -1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_packed_slots_find_the_slot_the_scan_finds(seed: int) -> None:
+    rnd = random.Random(seed)
+    values: list[int] = []
+    masks: list[int] = []
+    slots = source._PackedSlots(values, masks)
+    expect_values: list[int] = []
+    expect_masks: list[int] = []
+    width = rnd.choice([4, 8, 31])  # (few bits: many merges; 31: the widest descriptor bits)
+    for _ in range(300):
+        opdesc = rnd.getrandbits(width)
+        mask = rnd.getrandbits(width) | rnd.choice([0, 1 << (width - 1)])
+        expected = _scan(expect_values, expect_masks, opdesc, mask)
+        found = slots.first_agreeing(opdesc, mask)
+        assert found == expected
+        if found >= 0:
+            slots.merge(found, opdesc, mask)
+            expect_values[found] = (expect_values[found] & ~mask) | (opdesc & mask)
+            expect_masks[found] |= mask
+        elif len(values) < 128:
+            assert slots.append(opdesc, mask) == len(expect_values)
+            expect_values.append(opdesc)
+            expect_masks.append(mask)
+        if rnd.random() < 0.05 and len(values) > 1:  # a MAD swap, then the lanes packed again
+            a, b = rnd.sample(range(len(values)), 2)
+            for table in (values, masks, expect_values, expect_masks):
+                table[a], table[b] = table[b], table[a]
+            slots.repack()
+        assert (values, masks) == (expect_values, expect_masks)

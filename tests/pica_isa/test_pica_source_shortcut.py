@@ -308,3 +308,14 @@ def test_shortcut_never_contradicts_assembly_on_damaged_files(path: Path) -> Non
         except ShaderFormatError:
             continue
         _agree(model)
+
+
+def test_setemit_in_a_vertex_dvle_is_left_to_assembly() -> None:
+    # picasso makes the DVLE of a text holding setemit a geometry shader: the same words under a
+    # vertex DVLE are not what picasso writes for the text, so the shortcut must not decide them
+    src = ".gsh\n.fvec u[2]\n.out o_pos position\n.proc main\nsetemit 0, prim\nmov o_pos, u[1]\nemit\nend\n.end\n"
+    model = Dvlb.from_bytes(assemble_sources([("g.pica", src)]))
+    assert _decided(model) is not None
+    model.dvles[0].shader_type = 0
+    assert _decided(model) is None
+    _agree(model)

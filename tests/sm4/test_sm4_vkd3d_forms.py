@@ -107,13 +107,15 @@ def test_declaration_control_bits_in_exact_text() -> None:
     # the _glc bit (control bit 5: 0x10000 in the token) is printed by the template, not as ctl
     glc = program(0x50, 0x0301009D, 0x0011E000, 1)
     assert lines(glc, exact=True)[0] == "dcl_uav_raw_glc u1"
-    with pytest.raises(AssemblyError):
-        assemble("ps_5_0\ndcl_uav_raw u1, ctl(0x2000)\nret\n")
 
 
-def test_declaration_raw_word_errors_point_at_the_word() -> None:
-    # "dcl_uav_raw u1, raw(0x1, zz)": zz starts at column 26 of line 2 (indented by two: 28)
+def test_declaration_raw_and_ctl_errors_point_at_the_value() -> None:
+    # "dcl_uav_raw u1, raw(0x1, zz)": zz starts at column 26 of line 2; "dcl_uav_raw u1, ctl(zz)":
+    # zz at column 21 (indented by two: 2 more)
     for indent in ("", "  "):
         with pytest.raises(AssemblyError) as info:
             assemble(f"ps_5_0\n{indent}dcl_uav_raw u1, raw(0x1, zz)\nret\n")
         assert (info.value.line, info.value.column) == (2, 26 + len(indent))
+        with pytest.raises(AssemblyError) as info:
+            assemble(f"ps_5_0\n{indent}dcl_uav_raw u1, ctl(zz)\nret\n")
+        assert (info.value.line, info.value.column) == (2, 21 + len(indent))

@@ -18,10 +18,10 @@ def demo(output: str) -> None:
     from rich.rule import Rule
 
     import shaderkit
+    from shaderkit.cli.checks import check_file
     from shaderkit.cli.common import write_output
     from shaderkit.cli.disasm import _text as listing_text
     from shaderkit.cli.render import render
-    from shaderkit.cli.verify import check_file
     from shaderkit.errors import ShaderFormatError, UnsupportedOperation
     from shaderkit.samples import SAMPLES
 

@@ -6,14 +6,7 @@ import os
 
 import click
 
-from shaderkit.cli.batch import (  # noqa: F401 (output_names, output_stem: as before)
-    disasm_files,
-    distinct_stems,
-    expand_inputs,
-    output_names,
-    output_stem,
-    write_file,
-)
+from shaderkit.cli.batch import disasm_files, distinct_stems, expand_inputs, write_file
 from shaderkit.cli.common import load_model, write_output
 from shaderkit.cli.listing import _coloured, _text, format_id, listing_of, use_colour  # noqa: F401 (used by tests, diff, demo)
 

@@ -20,8 +20,15 @@ else:
     ModuleType = type(sys)  # (without importing types)
 
 
+#: characters click expands in arguments on Windows (wildcards, ``~``, environment variables)
+_WINDOWS_EXPANDED = frozenset("*?[~$%")
+
+
 def _plain_names(names: list[str]) -> bool:
-    """True when no name could be an option (click would read ``-x`` and ``--`` as options)."""
+    """True when click would take every name as it is: none could be an option (``-x``, ``--``),
+    and on Windows none has what click expands there."""
+    if os.name == "nt" and any(_WINDOWS_EXPANDED.intersection(name) for name in names):
+        return False
     return all(name and not name.startswith("-") for name in names)
 
 
@@ -68,7 +75,8 @@ def _simple_form(argv: list[str]) -> Callable[[], int] | None:
         as_json = "--json" in rest
         if as_json:
             rest.remove("--json")
-        if jobs is None or (jobs and not (jobs.isdigit() and int(jobs) >= 1)) or not rest or not _plain_names(rest):
+        if jobs is None or (jobs and not (jobs.isascii() and jobs.isdigit() and int(jobs) >= 1)) or not rest \
+                or not _plain_names(rest):
             return None
         if sys.stderr.isatty() or not all(os.path.exists(p) or "//" in p for p in rest):
             return None  # a progress bar, or click's message for a missing path

@@ -7,17 +7,7 @@ import sys
 
 import click
 
-from shaderkit.cli.checks import (  # noqa: F401 (the checks' names, as before)
-    FAILED,
-    PASSED,
-    SKIPPED,
-    check_bytes,
-    check_file,
-    checked,
-    parallel_plan,
-    verify_files,
-    verify_targets,
-)
+from shaderkit.cli.checks import verify_files, verify_targets
 
 
 @click.command()

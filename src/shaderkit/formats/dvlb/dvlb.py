@@ -543,23 +543,23 @@ def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbo
 
 
 def _pack_constants(constants: list[Constant]) -> bytes:
-    return b"".join(_CONSTANT.pack(c.type, c.register, *c.words) for c in constants)
+    return b"".join([_CONSTANT.pack(c.type, c.register, *c.words) for c in constants])
 
 
 def _pack_labels(labels: list[Label], symbols: list[int]) -> bytes:
-    return b"".join(_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols))
+    return b"".join([_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols)])
 
 
 def _pack_opdescs(opdescs: list[OperandDescriptor]) -> bytes:
-    return b"".join(_OPDESC.pack(o.value, o.extra) for o in opdescs)
+    return b"".join([_OPDESC.pack(o.value, o.extra) for o in opdescs])
 
 
 def _pack_outputs(outputs: list[Output]) -> bytes:
-    return b"".join(_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs)
+    return b"".join([_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs])
 
 
 def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
-    return b"".join(_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols))
+    return b"".join([_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
 
 
 @dataclass(frozen=True)

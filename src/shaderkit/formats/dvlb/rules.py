@@ -205,16 +205,17 @@ _RULE_HEADER_WORDS: dict[str, Callable[[int], int]] = {
 }
 
 
-def _writes_recorded_bytes(model: Dvlb, rule: str, laid_out: bytes, recorded: bytes) -> bool:
-    """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` lays the model out as
-    ``laid_out == recorded``: then every table, string and header of the model packs to the bytes
+def _writes_recorded_bytes(model: Dvlb, rule: str, writer: Callable[[Dvlb], bytes], recorded: bytes) -> bool:
+    """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` (``writer``) lays the model out
+    as ``recorded``: then every table, string and header of the model packs to the bytes
     the parse recorded at the offsets the headers give (the rule writes the same packers' output
     at the offsets its headers name), so the placed writer puts each back where it lay and writes
     nothing new. Two things the rule does not pin are checked: the DVLP header words (the rule
-    pads or drops zero words) and names whose bytes hold a NUL (the parse reads a shorter name)."""
-    if laid_out != recorded:
-        return False
+    pads or drops zero words: checked first, so a rule that cannot match writes nothing) and
+    names whose bytes hold a NUL (the parse reads a shorter name)."""
     if _RULE_HEADER_WORDS[rule](len(model.dvlp.unknown_words)) != len(model.dvlp.unknown_words):
+        return False
+    if writer(model) != recorded:
         return False
     return not any("\0" in label.name for dvle in model.dvles for label in dvle.labels) and not any(
         "\0" in uniform.name for dvle in model.dvles for uniform in dvle.uniforms)
@@ -232,7 +233,7 @@ def matching_rule(model: Dvlb) -> tuple[str, str] | None:
     recorded = bytes(model.layout.stored_bytes())  # what the placed writer starts from
     for rule, writer in LAYOUT_RULES.items():
         try:
-            if _writes_recorded_bytes(model, rule, writer(model), recorded):
+            if _writes_recorded_bytes(model, rule, writer, recorded):
                 return rule, ""
         except RuleMismatch:
             continue

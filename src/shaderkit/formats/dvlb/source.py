@@ -31,7 +31,9 @@ Instruction text comes from one printer per opcode row (:data:`_PRINTERS`), buil
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
+from operator import attrgetter, itemgetter
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -42,8 +44,10 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
     Uniform,
 )
+from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
 from shaderkit.isa.pica.decode import decode
 from shaderkit.isa.pica.float24 import f24_to_f32
+from shaderkit.isa.pica.opdescs import DescriptorTable
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
     BY_OPCODE6,
@@ -233,6 +237,9 @@ class _Unit:
         self.targets: dict[int, str] = {}
         #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
         self.entry = entry
+        #: the words of the code this text lists (lo, hi); None when the entry points are out of
+        #: order (all code is listed with the first DVLE, see _ranges)
+        self.code_range: tuple[int, int] | None = None
         self.depth = 0
         #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
         self.compat_gsh = False
@@ -352,9 +359,8 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
             continue
         if const.type == CONSTANT_FVEC:
             reg = _C.base + const.register
-            args = ", ".join(_float_text(w) for w in words)
-            if any(w >> 24 for w in words) or any((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF
-                                                  for w in words):
+            args = ", ".join([_float_text(w) for w in words])
+            if any(w >> 24 or ((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF) for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
@@ -421,6 +427,8 @@ _COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) 
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
 _SOURCE_MODIFIERS = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
                                                          for swizzle in range(256)) for sign in ("", "-"))
+#: _SOURCE_MODIFIERS of a source after another operand: (", " and the sign, swizzle)
+_LISTED_SOURCE_MODIFIERS = tuple((", " + sign, suffix) for sign, suffix in _SOURCE_MODIFIERS)
 #: destination mask -> its suffix ("" for xyzw)
 _MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
@@ -585,26 +593,27 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
     #: per source: (descriptor shift, register field, idx field)
     sources = tuple((SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
                     for kind in SYNTAXES[row.syntax][1:])
-    modifiers, suffixes = _SOURCE_MODIFIERS, _MASK_SUFFIXES
+    modifiers, suffixes = _LISTED_SOURCE_MODIFIERS, _MASK_SUFFIXES
     assert dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
     raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
 
     def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
-        desc = _descriptor(code, unit, (word >> desc_lsb) & desc_mask)
-        dest = names.dst.get((word >> dst_lsb) & dst_mask) or raw_dests[(word >> dst_lsb) & dst_mask]
+        descs, index = code.opdescs, (word >> desc_lsb) & desc_mask
+        desc = descs[index] if index < len(descs) else _descriptor(code, unit, index)
+        reg = (word >> dst_lsb) & dst_mask
         if desc & 0xF:
-            text = head + dest + suffixes[desc & 0xF]
+            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}{suffixes[desc & 0xF]}"
         else:
             unit.lossy("destination mask is empty")
-            text = head + dest + ".x"
+            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}.x"
         texts, named = names.texts, names.src
         for shift, lsb, mask, idx_lsb, idx_mask in sources:
             reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
-            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]
+            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]  # (the sign after ", ")
             if idx or reg in named:
-                text += ", " + sign + (texts.get(reg << 2 | idx) or names.source(reg, idx)) + swizzle
+                text = f"{text}{sign}{texts.get(reg << 2 | idx) or names.source(reg, idx)}{swizzle}"
             else:
-                text += ", " + sign + raw_sources[reg] + swizzle
+                text = f"{text}{sign}{raw_sources[reg]}{swizzle}"
         return text
     return registers
 
@@ -669,11 +678,16 @@ class _Code:
         #: dest mask -> the swizzle value the assembler reads from its printed ``.xz`` (or none)
         self.dest_sw: tuple[int, ...] = ()
         self.code = code
-        #: the opcode row of each word (operand fields are read from the word where needed)
-        self.rows = [BY_OPCODE6[(w & 0xFFFFFFFF) >> 26] for w in code]
+        #: the positions of the words that shape the text (calls, jumps, if and loop blocks), in
+        #: order: the passes that look for them walk these only
+        self.structure = [pos for pos, word in enumerate(code) if _STRUCTURE6[(word & 0xFFFFFFFF) >> 26]]
         self.opdescs = opdescs
         self.procs = procs
         self.proc_starts = proc_starts
+
+    def row(self, pos: int) -> OpcodeInfo:
+        """The opcode row of the word at ``pos`` (operand fields are read from the word where needed)."""
+        return BY_OPCODE6[(self.code[pos] & 0xFFFFFFFF) >> 26]
 
     def proc_name(self, unit: _Unit, start: int, num: int) -> str:
         name = self.procs.get((start, num))
@@ -737,8 +751,8 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
     """The procedures of one DVLE's range; ``known`` are label-table names (nihstro files)."""
     labels: dict[int, str] = {pos: name for pos, name in known.items() if lo <= pos <= hi}
     code = printer.code
-    for pos, row in enumerate(printer.rows[lo:hi], lo):
-        if row.mnemonic in _FLOW_JUMPS:
+    for pos in printer.structure:
+        if lo <= pos < hi and printer.row(pos).mnemonic in _FLOW_JUMPS:
             target = decode(code[pos]).get("dst")
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
@@ -758,6 +772,8 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
 #: indentation by block depth
 _INDENTS = tuple("\t" * depth for depth in range(64))
 _BLOCK_OPENERS = frozenset({"ifu", "ifc", "loop"})
+#: per 6-bit opcode value: True for the mnemonics that shape the text (see _Code.structure)
+_STRUCTURE6 = tuple(row.mnemonic in _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS) for row in BY_OPCODE6)
 
 
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
@@ -766,13 +782,16 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
     lines = unit.lines
     code = printer.code
-    rows = printer.rows
-    plain = not printer.hints and printer.marker is None
     if not any(start <= pos < stop for pos in labels) and not any(
-            row.mnemonic in _BLOCK_OPENERS for row in rows[start:stop]):
-        _write_straight(unit, printer, start, stop, names, labels)
+            start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS for pos in printer.structure):
+        _emit(unit, printer, start, stop, _INDENTS[1], names, labels)  # (no blocks or labels: one line each)
         return
-    for pos in range(start, stop + 1):
+    # where more than an instruction line is written: labels and block openers (and the else and
+    # end of the open block, from the stack); the instructions between are emitted as one run
+    events = sorted({pos for pos in labels if start <= pos < stop}.union(
+        pos for pos in printer.structure if start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS))
+    pos = start
+    while True:
         while stack:
             close, else_at = stack[-1]
             if pos == else_at:
@@ -788,63 +807,66 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             unit.labels.append((labels[pos], pos))
         if pos == stop:
             break
-        row = rows[pos]
+        row = printer.row(pos)
         indent = _INDENTS[len(stack) + 1]
+        if row.mnemonic not in _BLOCK_OPENERS:  # a run of instructions, up to the next event
+            next_event = bisect_right(events, pos)
+            run_end = events[next_event] if next_event < len(events) else stop
+            if stack:  # (the open block's end is after pos, and so is its else when still to come)
+                close, else_at = stack[-1]
+                run_end = min(run_end, close, else_at if else_at > pos else close)
+            _emit(unit, printer, pos, run_end, indent, names, labels)
+            pos = run_end
+            continue
         block: list[int] | None = None
-        if row.mnemonic in _BLOCK_OPENERS:
-            operands = decode(code[pos]).operands
-            limit = stack[-1][0] if stack else stop
-            if row.mnemonic == "loop":
-                close = operands["dst"] + 1
-                if pos < close <= limit:
-                    block = [close, -1]
-                    if close == pos + 1:
-                        unit.lossy("empty loop body: picasso pads it with a nop")
-            else:
-                dst, num = operands["dst"], picasso_num(operands)
-                if pos < dst <= dst + num <= limit:
-                    block = [dst + num, dst if num else -1]
-                    if dst == pos + 1 or (num and num < 1):
-                        unit.lossy("empty if body: picasso pads it with a nop")
-            if block is None:
-                unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
-                lines.append(indent + "nop")
-                continue
-        _emit(unit, printer, pos, indent, plain, names, labels)
-        if block is not None:
+        operands = decode(code[pos]).operands
+        limit = stack[-1][0] if stack else stop
+        if row.mnemonic == "loop":
+            close = operands["dst"] + 1
+            if pos < close <= limit:
+                block = [close, -1]
+                if close == pos + 1:
+                    unit.lossy("empty loop body: picasso pads it with a nop")
+        else:
+            dst, num = operands["dst"], picasso_num(operands)
+            if pos < dst <= dst + num <= limit:
+                block = [dst + num, dst if num else -1]
+                if dst == pos + 1 or (num and num < 1):
+                    unit.lossy("empty if body: picasso pads it with a nop")
+        if block is None:
+            unit.lossy(f"{row.mnemonic} at {pos} does not nest; written as nop")
+            lines.append(indent + "nop")
+        else:
+            _emit(unit, printer, pos, pos + 1, indent, names, labels)
             stack.append(block)
             unit.blocks.append((pos, block[0], block[1]))
             unit.depth = max(unit.depth, len(stack))
+        pos += 1
 
 
-def _write_straight(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
-                    labels: dict[int, str]) -> None:
-    """:func:`_write_block` of a body without blocks or labels: one line per instruction."""
-    plain = not printer.hints and printer.marker is None
-    indent = _INDENTS[1]
-    for pos in range(start, stop):
-        _emit(unit, printer, pos, indent, plain, names, labels)
-
-
-def _emit(unit: _Unit, printer: _Code, pos: int, indent: str, plain: bool, names: _Names,
+def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names: _Names,
           labels: dict[int, str]) -> None:
-    """The line of the instruction at ``pos``, its descriptor note and (when scanning) its parse."""
-    word = printer.code[pos]
-    op6 = (word & 0xFFFFFFFF) >> 26
-    lines = unit.lines
-    if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
-        lines.append(indent + _PRINTERS[word >> 26](printer, unit, pos, word, names, labels))
-    else:
-        lines.append(indent + printer.text(unit, pos, names, labels))
-    desc_field = _DESC_FIELD6[op6]
-    if desc_field is not None:
-        unit.desc_lines.append((len(lines) - 1, (word >> desc_field[0]) & desc_field[1]))
-        if _INVERTED6[op6] is not None and _forced_inverted(word):
-            unit.inverted_lines.add(len(lines) - 1)
-    if printer.scan:
-        scanned = printer.scanned(pos, names)
-        if scanned is not None:
-            unit.scanned[len(lines) - 1] = scanned
+    """The lines of the instructions from ``start`` to ``stop`` (at one indentation), their
+    descriptor notes and (when scanning) their parses."""
+    code, lines, printers, desc_lines = printer.code, unit.lines, _PRINTERS, unit.desc_lines
+    plain, scan = not printer.hints and printer.marker is None, printer.scan
+    for pos in range(start, stop):
+        word = code[pos]
+        op6 = (word & 0xFFFFFFFF) >> 26
+        if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
+            lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
+        else:
+            lines.append(indent + printer.text(unit, pos, names, labels))
+        line = len(lines) - 1  # (the instruction's line: after the notes its printing added)
+        desc_field = _DESC_FIELD6[op6]
+        if desc_field is not None:
+            desc_lines.append((line, (word >> desc_field[0]) & desc_field[1]))
+            if _INVERTED6[op6] is not None and _forced_inverted(word):
+                unit.inverted_lines.add(line)
+        if scan:
+            scanned = printer.scanned(pos, names)
+            if scanned is not None:
+                unit.scanned[line] = scanned
 
 
 def _input_text(reg: int) -> str:
@@ -911,8 +933,6 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     ``marker`` (word index -> text) is appended to every instruction line; the text is decided
     without it.
     """
-    from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
-
     found = matching_rule(dvlb)
     rule = "" if found is None or found[0] == RULE_PICASSO else " ".join(filter(None, found))
     units = _units(dvlb, False, [{}] * len(dvlb.dvles), rule)
@@ -1011,8 +1031,6 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
     return order
 
 
-#: the 6-bit opcodes of setemit (which makes picasso's DVLE a geometry shader)
-_SETEMIT_OP6 = frozenset(op6 for op6, row in enumerate(BY_OPCODE6) if row.mnemonic == "setemit")
 #: a block or procedure that ends right after one of these gets picasso's padding NOP
 _FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
@@ -1030,7 +1048,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     lossy, uniforms in register order, and code whose blocks and procedures get no padding NOP (so
     the text lists the words in code order).
     """
-    from shaderkit.isa.pica.opdescs import DescriptorTable
     from shaderkit.isa.pica.table import (
         ENCODERS,
         MAX_CONSTANT,
@@ -1044,8 +1061,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     )
 
     code = dvlb.dvlp.code
-    ranges = _ranges(dvlb)
-    if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
+    ranges = [unit.code_range for unit in units if unit.code_range is not None]  # (as _ranges gave them)
+    if (len(ranges) != len(units) or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
             or any(d.shader_type > 1 or (d.shader_type == 1 and not u.compat_gsh) for d, u in zip(dvlb.dvles, units))
             or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
         return None  # (a uniform named like a register shadows one the text may spell out)
@@ -1091,110 +1108,153 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
         if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
             return None  # (assembly fails, and the plain text is kept)
-        lo, hi = ranges[i]
-        if not dvle.is_geometry and not _SETEMIT_OP6.isdisjoint(word >> 26 for word in code[lo:hi]):
-            return None  # (setemit makes picasso's DVLE a geometry shader)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
         picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": dvle.shader_type, "merge_outmaps": 0, "main_offset": entry[0],
                    "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
                    "output_mask": sum(1 << r for r in outputs), "gs_mode": 0, "gs_fixed_vertex_start": 0,
                    "gs_variable_vertex_num": 0, "gs_fixed_vertex_num": 0}
-        headers.append({k: getattr(dvle, k) for k in _HEADER_FIELDS if getattr(dvle, k) != picasso[k]})
+        headers.append(_changed_fields(_header_values(dvle), _header_items(picasso)))
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
-    table, table_masks = asm.opdescs, asm.opdesc_masks
-    # (descriptor, mask) -> the slot it merged into. A slot's bits under its mask never change
+    table = asm.opdescs
+    slots = _PackedSlots(table, asm.opdesc_masks)
+    # descriptor << 32 | mask -> the slot it merged into. A slot's bits under its mask never change
     # (a merge must agree with them), so a slot that did not match a pair never will, and the one
     # it merged into always will: the pair merges there again (until MAD swaps slots)
-    merged: dict[tuple[int, int], int] = {}
+    merged: dict[int, int] = {}
     code_out = asm.code
     try:
         for pos, word in enumerate(code):
-            kind = _REPLAY_KIND6[word >> 26]
-            if kind == _UNKNOWN:
+            replay = _REPLAY_DESC6[word >> 26]
+            if replay is None:  # not a descriptor form
+                kind = _REPLAY_KIND6[word >> 26]
+                if kind == _UNKNOWN:
+                    return None
+                if kind == _NO_OPERANDS:
+                    code_out.append(word)
+                else:  # flow control: the word the assembler writes
+                    row = BY_OPCODE6[word >> 26]
+                    inst = decode(word)
+                    fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
+                    mnemonic = row.mnemonic
+                    if mnemonic in ("ifu", "ifc", "loop"):
+                        close, else_at = blocks[pos]
+                        if mnemonic == "loop":
+                            fields["dst"] = close - 1
+                        elif else_at >= 0:
+                            fields.update(dst=else_at, **split_num(close - else_at))
+                        else:
+                            fields["dst"] = close
+                    elif mnemonic in ("call", "callc", "callu"):
+                        start, stop = procs[targets[pos]]
+                        fields.update(dst=start, **split_num(stop - start))
+                    elif mnemonic in ("jmpc", "jmpu"):
+                        fields["dst"] = jumps[pos]
+                        if mnemonic == "jmpu":
+                            fields["num"] = inst.get("num") & 1
+                    elif mnemonic == "setemit":
+                        if not any(lo <= pos < hi and dvle.is_geometry for dvle, (lo, hi) in zip(dvlb.dvles, ranges)):
+                            return None  # (setemit makes picasso's DVLE a geometry shader)
+                        fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
+                    if ENCODERS[mnemonic](fields) != word:
+                        return None
+                    code_out.append(word)
+                continue
+            desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
+            if input_fields:  # picasso refuses two different input registers in one instruction
+                first_input = -1
+                for lsb, reg_mask in input_fields:
+                    reg = (word >> lsb) & reg_mask
+                    if reg < inputs_end:
+                        if first_input < 0:
+                            first_input = reg
+                        elif reg != first_input:
+                            return None
+            desc_index = word & desc_mask
+            if desc_index >= len(values):
                 return None
-            if kind == _NO_OPERANDS:
-                code_out.append(word)
-            elif kind == _FLOW:  # flow control: the word the assembler writes
-                row = BY_OPCODE6[word >> 26]
-                inst = decode(word)
-                fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
-                mnemonic = row.mnemonic
-                if mnemonic in ("ifu", "ifc", "loop"):
-                    close, else_at = blocks[pos]
-                    if mnemonic == "loop":
-                        fields["dst"] = close - 1
-                    elif else_at >= 0:
-                        fields.update(dst=else_at, **split_num(close - else_at))
-                    else:
-                        fields["dst"] = close
-                elif mnemonic in ("call", "callc", "callu"):
-                    start, stop = procs[targets[pos]]
-                    fields.update(dst=start, **split_num(stop - start))
-                elif mnemonic in ("jmpc", "jmpu"):
-                    fields["dst"] = jumps[pos]
-                    if mnemonic == "jmpu":
-                        fields["num"] = inst.get("num") & 1
-                elif mnemonic == "setemit":
-                    fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
-                if ENCODERS[mnemonic](fields) != word:
-                    return None
-                code_out.append(word)
+            if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
+                    (word >> idx_field[0]) & idx_field[1]):
+                return None  # picasso picks the inverted form only for a wide or indexed second operand
+            # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
+            # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
+            opdesc = values[desc_index] & desc_bits
+            mask = merge_masks[opdesc & 0xF]
+            found = merged.get(opdesc << 32 | mask)
+            if found is not None:
+                desc = found  # (merging it there again changes nothing)
             else:
-                replay = _REPLAY_DESC6[word >> 26]
-                assert replay is not None
-                desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
-                if input_fields:  # picasso refuses two different input registers in one instruction
-                    first_input = -1
-                    for lsb, reg_mask in input_fields:
-                        reg = (word >> lsb) & reg_mask
-                        if reg < inputs_end:
-                            if first_input < 0:
-                                first_input = reg
-                            elif reg != first_input:
-                                return None
-                desc_index = word & desc_mask
-                if desc_index >= len(values):
-                    return None
-                if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
-                        (word >> idx_field[0]) & idx_field[1]):
-                    return None  # picasso picks the inverted form only for a wide or indexed second operand
-                # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
-                # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
-                opdesc = values[desc_index] & desc_bits
-                mask = merge_masks[opdesc & 0xF]
-                found = merged.get((opdesc, mask))
-                if found is not None:
-                    desc = found  # (merging it there again changes nothing)
+                desc = slots.first_agreeing(opdesc, mask)
+                if desc >= 0:
+                    slots.merge(desc, opdesc, mask)
+                elif len(table) == MAX_OPDESC:
+                    return None  # (too many descriptors: the assembler refuses the text)
                 else:
-                    for desc, (value, have) in enumerate(zip(table, table_masks)):
-                        common = mask & have
-                        if not (opdesc ^ value) & common:
-                            table[desc] = (value & ~mask) | (opdesc & mask)
-                            table_masks[desc] = have | mask
-                            break
-                    else:
-                        if len(table) == MAX_OPDESC:
-                            return None  # (too many descriptors: the assembler refuses the text)
-                        desc = len(table)
-                        table.append(opdesc)
-                        table_masks.append(mask)
-                    merged[opdesc, mask] = desc
-                if mad:
-                    placed = asm.place_mad_opdesc(desc, 0)
-                    if placed != desc:
-                        merged.clear()  # (slots swapped)
-                    desc = placed
-                code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+                    desc = slots.append(opdesc, mask)
+                merged[opdesc << 32 | mask] = desc
+            if mad:
+                placed = asm.place_mad_opdesc(desc, 0)
+                if placed != desc:  # (slots swapped)
+                    merged.clear()
+                    slots.repack()
+                desc = placed
+            code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
     if same_code and not any(headers) and not any(d.labels for d in dvlb.dvles):
         return False, [{}] * len(dvlb.dvles), rule, None
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
+
+
+class _PackedSlots:
+    """The descriptor slots of the replay (DescriptorTable's lists: values and the masks of the bits
+    each fixes), also packed one slot per 32-bit lane into integers, so that findOrAddOpdesc's scan
+    for the first slot a descriptor agrees with takes a few integer operations instead of a Python
+    loop over up to 128 slots. Descriptor bits stay below bit 31 (asserted where the replay plans
+    are built), which the lane test needs."""
+
+    __slots__ = ("values", "masks", "packed_values", "packed_masks", "ones")
+
+    def __init__(self, values: list[int], masks: list[int]) -> None:
+        self.values, self.masks = values, masks
+        self.repack()
+
+    def repack(self) -> None:
+        """Pack the lists again (after slots were swapped)."""
+        self.packed_values = sum(value << 32 * slot for slot, value in enumerate(self.values))
+        self.packed_masks = sum(mask << 32 * slot for slot, mask in enumerate(self.masks))
+        self.ones = sum(1 << 32 * slot for slot in range(len(self.values)))  # (1 in every lane)
+
+    def first_agreeing(self, opdesc: int, mask: int) -> int:
+        """The first slot agreeing with ``opdesc`` on the bits both it and ``mask`` fix, or -1."""
+        ones = self.ones
+        differ = ((opdesc * ones) ^ self.packed_values) & self.packed_masks & (mask * ones)  # lane 0: agrees
+        high = ones << 31
+        agree = ~(differ + (high - ones)) & high  # (a lane below 2**31 plus 2**31 - 1 sets bit 31 unless 0)
+        return ((agree & -agree).bit_length() - 1) >> 5 if agree else -1
+
+    def merge(self, slot: int, opdesc: int, mask: int) -> None:
+        """Merge ``opdesc`` under ``mask`` into ``slot`` (which agrees with it)."""
+        value = self.values[slot]
+        merged = (value & ~mask) | (opdesc & mask)
+        self.values[slot] = merged
+        self.masks[slot] |= mask
+        self.packed_values ^= (value ^ merged) << 32 * slot
+        self.packed_masks |= mask << 32 * slot
+
+    def append(self, opdesc: int, mask: int) -> int:
+        """A new slot holding ``opdesc`` under ``mask``; its index."""
+        slot = len(self.values)
+        self.values.append(opdesc)
+        self.masks.append(mask)
+        self.packed_values |= opdesc << 32 * slot
+        self.packed_masks |= mask << 32 * slot
+        self.ones |= 1 << 32 * slot
+        return slot
 
 
 def _replay_desc(row: OpcodeInfo, merge_masks: Callable[[OpcodeInfo], tuple[int, ...]]
@@ -1242,6 +1302,7 @@ _UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
 _REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
 _REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
+assert all(replay is None or not replay[2] >> 31 for replay in _REPLAY_DESC6)  # (below bit 31: see _PackedSlots)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
@@ -1301,9 +1362,20 @@ _HEADER_FIELDS = ("version", "shader_type", "merge_outmaps", "main_offset", "end
                   "gs_fixed_vertex_num")
 
 
+#: a DVLE's (and a dict's) values of _HEADER_FIELDS, as one tuple
+_header_values, _header_items = attrgetter(*_HEADER_FIELDS), itemgetter(*_HEADER_FIELDS)
+
+
+def _changed_fields(old: tuple[int, ...], new: tuple[int, ...]) -> dict[str, int]:
+    """The fields of _HEADER_FIELDS whose ``old`` value differs from ``new`` (their old values)."""
+    if old == new:
+        return {}
+    return {k: a for k, a, b in zip(_HEADER_FIELDS, old, new) if a != b}
+
+
 def _header_overrides(old: Dvle, new: Dvle) -> dict[str, int]:
     """DVLE header fields picasso would write differently (files from nihstro or old picasso)."""
-    return {k: getattr(old, k) for k in _HEADER_FIELDS if getattr(old, k) != getattr(new, k)}
+    return _changed_fields(_header_values(old), _header_values(new))
 
 
 def _rebuild_scanned(units: list[_Unit]) -> Dvlb | None:
@@ -1360,8 +1432,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         printer.parsed_type = ParsedInstruction
         printer.dest_sw = tuple(DEFAULT_OPSRC if mask in (0, 0xF) else parse_swizzle(mask_text(mask))
                                 for mask in range(16))
-    for pos, row in enumerate(printer.rows):
-        if row.mnemonic in _FLOW_CALLS:
+    for pos in printer.structure:
+        if printer.row(pos).mnemonic in _FLOW_CALLS:
             inst = decode(code[pos])
             start, num = inst.get("dst"), picasso_num(inst.operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
@@ -1375,6 +1447,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit(entry=entry_names[i])
         lo, hi = ranges[i]
+        unit.code_range = None if shared else (lo, hi)
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
         if rule and i == 0:

@@ -34,9 +34,18 @@ def f24_to_f32_bits(raw: int) -> int:
     return sign | (exponent << 23) | mantissa
 
 
+#: per exponent below 0x7F, the weight of one unit of the 17-bit significand (1.m): 2**(e - 63 - 16)
+_UNIT = tuple(math.ldexp(1.0, exponent - 63 - 16) for exponent in range(0x7F))
+
+
 def f24_to_f32(raw: int) -> float:
     """The value of the float24 ``raw`` (exact: every float24 is a float32)."""
-    return float(_F32.unpack(_U32.pack(f24_to_f32_bits(raw)))[0])
+    exponent = (raw >> 16) & 0x7F
+    if exponent == 0x7F:  # infinity or NaN: through the float32 bits
+        return float(_F32.unpack(_U32.pack(f24_to_f32_bits(raw)))[0])
+    mantissa = raw & 0xFFFF
+    value = (0x10000 | mantissa) * _UNIT[exponent] if exponent or mantissa else 0.0  # (products exact)
+    return -value if raw & F24_SIGN else value
 
 
 def f32_bits_to_f24(bits: int) -> int:
