@@ -99,11 +99,9 @@ def header_lines(shader: D3D9Shader) -> list[str]:
 
 def _fmt_default(value: float) -> str:
     """A default value as fxc prints it: ``%g`` with MSVC's three-digit exponent."""
-    text = f"{value:g}"
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        text = f"{mantissa}e{exp[0]}{abs(int(exp)):03d}"
-    return text
+    from shaderkit.isa.d3d9.text import msvc_exponent
+
+    return msvc_exponent(f"{value:g}")
 
 
 def listing(shader: D3D9Shader) -> str:

@@ -145,16 +145,20 @@ def parse_debug(data: bytes) -> DebugInfo:
     return info
 
 
+def msvc_exponent(text: str) -> str:
+    """A ``%g`` text with MSVC's three-digit exponent (``1e-05`` -> ``1e-005``)."""
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        text = f"{mantissa}e{exp[0]}{abs(int(exp)):03d}"
+    return text
+
+
 def fmt_def(word: int) -> str:
     """``def`` constants: ``%.9g`` with MSVC's three-digit exponent."""
     value = _F32.unpack(_U32.pack(word))[0]
     if value == 0:
         return "-0" if word >> 31 else "0"
-    text = f"{value:.9g}"
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        text = f"{mantissa}e{exp[0]}{abs(int(exp)):03d}"
-    return text
+    return msvc_exponent(f"{value:.9g}")
 
 
 def _swizzle_suffix(swizzle: int) -> str:
