@@ -200,13 +200,8 @@ class _ProgramAssembler:
 
     def dest(self, text: str, pos: int, modifiers: int, shift: int = 0) -> list[int]:
         """The destination parameter token (and its relative-address token: ``o[aL]``)."""
-        relative: list[int] = []
-        open_at = text.find("[")
+        open_at, close, relative = self.relative_address(text, pos)
         if open_at >= 0:
-            close = text.find("]", open_at)
-            if close < 0:
-                raise _Fail("missing ]", pos + len(text))
-            relative = self.address(text[open_at + 1 : close], pos + open_at + 1)
             text = text[:open_at] + text[close + 1 :]
         name, dot, letters = text.partition(".")
         rtype, number = self.register(name, pos)
@@ -226,6 +221,17 @@ class _ProgramAssembler:
                  | RESULT_SHIFT.put(shift) | RELATIVE.put(1 if open_at >= 0 else 0))
         return [token, *relative]
 
+    def relative_address(self, text: str, pos: int) -> tuple[int, int, list[int]]:
+        """Where the ``[...]`` of an operand opens and closes (-1, -1 without one) and its
+        relative-address tokens; ``pos``: where ``text`` starts."""
+        open_at = text.find("[")
+        if open_at < 0:
+            return -1, -1, []
+        close = text.find("]", open_at)
+        if close < 0:
+            raise _Fail("missing ]", pos + len(text))
+        return open_at, close, self.address(text[open_at + 1 : close], pos + open_at + 1)
+
     def address(self, inner: str, pos: int) -> list[int]:
         """The relative-address token of ``a0.x`` / ``aL`` (none before SM2: a0 is implied)."""
         reg_text, dot, comp = inner.partition(".")
@@ -244,14 +250,9 @@ class _ProgramAssembler:
         before = next((b for b in _SOURCE_PREFIXES if text.startswith(b) and len(text) > len(b)), "")
         body = text[len(before):]
         pos += len(before)
-        relative: list[int] = []
         swizzle = _IDENTITY_SWIZZLE
-        open_at = body.find("[")
+        open_at, close, relative = self.relative_address(body, pos)
         if open_at >= 0:
-            close = body.find("]", open_at)
-            if close < 0:
-                raise _Fail("missing ]", pos + len(body))
-            relative = self.address(body[open_at + 1 : close], pos + open_at + 1)
             name, rest, at = body[:open_at], body[close + 1 :], close + 1
         else:
             m = _REGISTER_RE.match(body)
