@@ -8,7 +8,7 @@
   printers; both must give the same text and the same notes.
 * the descriptor-merge replay reads optimizeOpdesc's masks from an import-time table; they must
   be opdescs.optimize_mask's.
-* the replay finds the slot a descriptor merges into with integer lanes (source._PackedSlots);
+* the replay finds the slot a descriptor merges into with integer lanes (PackedSlots);
   it must be the first slot findOrAddOpdesc's loop finds, and merge and append as it does.
 """
 
@@ -24,7 +24,7 @@ import pytest
 from conftest import corpus_params
 from shaderkit.formats.dvlb import rules, source
 from shaderkit.formats.dvlb.dvlb import Dvlb
-from shaderkit.isa.pica.opdescs import optimize_mask
+from shaderkit.isa.pica.opdescs import PackedSlots, optimize_mask
 from shaderkit.isa.pica.table import BY_MNEMONIC, BY_OPCODE6, DESC_FORMATS, SYNTAXES, TEXT_MNEMONIC
 
 FILES = corpus_params("pica", "*.shbin")
@@ -219,7 +219,7 @@ def test_packed_slots_find_the_slot_the_scan_finds(seed: int) -> None:
     rnd = random.Random(seed)
     values: list[int] = []
     masks: list[int] = []
-    slots = source._PackedSlots(values, masks)
+    slots = PackedSlots(values, masks)
     expect_values: list[int] = []
     expect_masks: list[int] = []
     width = rnd.choice([4, 8, 31])  # (few bits: many merges; 31: the widest descriptor bits)

@@ -1051,7 +1051,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     from shaderkit.isa.pica.table import (
         ENCODERS,
         MAX_CONSTANT,
-        MAX_OPDESC,
         MAX_OUTPUT,
         MAX_STACK,
         MAX_UNIFORM,
@@ -1119,8 +1118,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
-    table = asm.opdescs
-    slots = _PackedSlots(table, asm.opdesc_masks)
     # descriptor << 32 | mask -> the slot it merged into. A slot's bits under its mask never change
     # (a merge must agree with them), so a slot that did not match a pair never will, and the one
     # it merged into always will: the pair merges there again (until MAD swaps slots)
@@ -1180,26 +1177,21 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     (word >> idx_field[0]) & idx_field[1]):
                 return None  # picasso picks the inverted form only for a wide or indexed second operand
             # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
-            # DescriptorTable.find_or_add_opdesc, with the optimized mask taken from the table)
+            # DescriptorTable.merge_opdesc, with the optimized mask taken from the table)
             opdesc = values[desc_index] & desc_bits
             mask = merge_masks[opdesc & 0xF]
             found = merged.get(opdesc << 32 | mask)
             if found is not None:
                 desc = found  # (merging it there again changes nothing)
             else:
-                desc = slots.first_agreeing(opdesc, mask)
-                if desc >= 0:
-                    slots.merge(desc, opdesc, mask)
-                elif len(table) == MAX_OPDESC:
+                desc = asm.merge_opdesc(opdesc, mask)
+                if desc < 0:
                     return None  # (too many descriptors: the assembler refuses the text)
-                else:
-                    desc = slots.append(opdesc, mask)
                 merged[opdesc << 32 | mask] = desc
             if mad:
                 placed = asm.place_mad_opdesc(desc, 0)
                 if placed != desc:  # (slots swapped)
                     merged.clear()
-                    slots.repack()
                 desc = placed
             code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
@@ -1208,53 +1200,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if same_code and not any(headers) and not any(d.labels for d in dvlb.dvles):
         return False, [{}] * len(dvlb.dvles), rule, None
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
-
-
-class _PackedSlots:
-    """The descriptor slots of the replay (DescriptorTable's lists: values and the masks of the bits
-    each fixes), also packed one slot per 32-bit lane into integers, so that findOrAddOpdesc's scan
-    for the first slot a descriptor agrees with takes a few integer operations instead of a Python
-    loop over up to 128 slots. Descriptor bits stay below bit 31 (asserted where the replay plans
-    are built), which the lane test needs."""
-
-    __slots__ = ("values", "masks", "packed_values", "packed_masks", "ones")
-
-    def __init__(self, values: list[int], masks: list[int]) -> None:
-        self.values, self.masks = values, masks
-        self.repack()
-
-    def repack(self) -> None:
-        """Pack the lists again (after slots were swapped)."""
-        self.packed_values = sum(value << 32 * slot for slot, value in enumerate(self.values))
-        self.packed_masks = sum(mask << 32 * slot for slot, mask in enumerate(self.masks))
-        self.ones = sum(1 << 32 * slot for slot in range(len(self.values)))  # (1 in every lane)
-
-    def first_agreeing(self, opdesc: int, mask: int) -> int:
-        """The first slot agreeing with ``opdesc`` on the bits both it and ``mask`` fix, or -1."""
-        ones = self.ones
-        differ = ((opdesc * ones) ^ self.packed_values) & self.packed_masks & (mask * ones)  # lane 0: agrees
-        high = ones << 31
-        agree = ~(differ + (high - ones)) & high  # (a lane below 2**31 plus 2**31 - 1 sets bit 31 unless 0)
-        return ((agree & -agree).bit_length() - 1) >> 5 if agree else -1
-
-    def merge(self, slot: int, opdesc: int, mask: int) -> None:
-        """Merge ``opdesc`` under ``mask`` into ``slot`` (which agrees with it)."""
-        value = self.values[slot]
-        merged = (value & ~mask) | (opdesc & mask)
-        self.values[slot] = merged
-        self.masks[slot] |= mask
-        self.packed_values ^= (value ^ merged) << 32 * slot
-        self.packed_masks |= mask << 32 * slot
-
-    def append(self, opdesc: int, mask: int) -> int:
-        """A new slot holding ``opdesc`` under ``mask``; its index."""
-        slot = len(self.values)
-        self.values.append(opdesc)
-        self.masks.append(mask)
-        self.packed_values |= opdesc << 32 * slot
-        self.packed_masks |= mask << 32 * slot
-        self.ones |= 1 << 32 * slot
-        return slot
 
 
 def _replay_desc(row: OpcodeInfo, merge_masks: Callable[[OpcodeInfo], tuple[int, ...]]
@@ -1302,7 +1247,7 @@ _UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
 _REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
 _REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
-assert all(replay is None or not replay[2] >> 31 for replay in _REPLAY_DESC6)  # (below bit 31: see _PackedSlots)
+assert all(replay is None or not replay[2] >> 31 for replay in _REPLAY_DESC6)  # (below bit 31: see PackedSlots)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,

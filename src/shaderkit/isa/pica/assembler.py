@@ -603,9 +603,7 @@ class Assembler(DescriptorTable):
                 values = [int(w, 16) for w in words[1:]]
                 if len(values) > MAX_OPDESC or any(not 0 <= v < 1 << 32 for v in values):
                     raise self.error("bad descriptor table", col)
-                self.opdescs = values
-                self.opdesc_masks = [0xFFFFFFFF] * len(values)
-                self.pinned = True
+                self.pin_opdescs(values)
             elif words == ["no-nop"]:  # picasso -n / --no-nop: no automatic padding NOPs from here on
                 self.no_nop = True
             elif words and words[0] == "layout" and len(words) in (2, 3):
