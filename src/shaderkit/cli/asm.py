@@ -9,6 +9,11 @@ import click
 
 from shaderkit.cli.common import read_input, write_output
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 #: a line that opens an SM4/5 program in fxc's listing syntax
 _SM4_VERSION = re.compile(r"^[ \t]*(ps|vs|gs|hs|ds|cs|lib)_[45]_[01][ \t]*$", re.M)
 #: the first code line of a D3D9 listing (``ps_3_0``, ``vs_1_1``, ``ps_2_x``, ``vs_2_sw``, ``tx_1_0``)
@@ -81,27 +86,18 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         detected = detect_syntax(texts[0][1])
         if detected in ("sm4", "d3d9"):
             syntax = detected
-    if syntax == "d3d9":
+    listing = _ONE_LISTING.get(syntax)
+    if listing is not None:
+        kind, suffix, assemble_text = listing
         if len(texts) != 1:
-            raise click.UsageError("D3D9 takes one listing")
+            raise click.UsageError(f"{kind} takes one listing")
         if header:
             raise click.UsageError("--header is for PICA200 sources")
         try:
-            data = _assemble_d3d9(texts[0][1], base)
+            data = assemble_text(texts[0][1], base)
         except AssemblyError as exc:
             raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
-        write_output(output or _default_output(sources[0], ".cso"), data)
-        return
-    if syntax == "sm4":
-        if len(texts) != 1:
-            raise click.UsageError("SM4/5 takes one listing")
-        if header:
-            raise click.UsageError("--header is for PICA200 sources")
-        try:
-            data = _assemble_dxbc(texts[0][1], base)
-        except AssemblyError as exc:
-            raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
-        write_output(output or _default_output(sources[0], ".dxbc"), data)
+        write_output(output or _default_output(sources[0], suffix), data)
         return
     if base is not None:
         if syntax in ("auto", "latte") and _latte(sources, output, syntax, base):
@@ -138,18 +134,24 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
     write_output(output, data)
 
 
+def _base_model(base: str, kind: type, what: str) -> Any:
+    """The model of ``--base`` FILE, which must be a ``kind`` (a usage error names ``what`` it is not)."""
+    from shaderkit.cli.common import load_model
+
+    model = load_model(base)
+    if not isinstance(model, kind):
+        raise click.UsageError(f"--base {base}: not {what}")
+    return model
+
+
 def _assemble_dxbc(text: str, base: str | None) -> bytes:
     from shaderkit.formats.dxbc import assemble
 
     if base is None:
         return assemble.assemble_container(text).to_bytes()
-    from shaderkit.cli.common import load_model
     from shaderkit.formats.dxbc.container import DxbcContainer
 
-    model = load_model(base)
-    if not isinstance(model, DxbcContainer):
-        raise click.UsageError(f"--base {base}: not a DXBC container")
-    return assemble.assemble_with_base(text, model).to_bytes()
+    return assemble.assemble_with_base(text, _base_model(base, DxbcContainer, "a DXBC container")).to_bytes()
 
 
 def _assemble_d3d9(text: str, base: str | None) -> bytes:
@@ -157,13 +159,16 @@ def _assemble_d3d9(text: str, base: str | None) -> bytes:
 
     if base is None:
         return assemble.assemble_shader(text).to_bytes()
-    from shaderkit.cli.common import load_model
     from shaderkit.formats.d3d9.shader import D3D9Shader
 
-    model = load_model(base)
-    if not isinstance(model, D3D9Shader):
-        raise click.UsageError(f"--base {base}: not a bare D3D9 shader")
-    return assemble.assemble_with_base(text, model).to_bytes()
+    return assemble.assemble_with_base(text, _base_model(base, D3D9Shader, "a bare D3D9 shader")).to_bytes()
+
+
+#: syntaxes assembled from one listing: (name in messages, output suffix, listing (+ --base) -> bytes)
+_ONE_LISTING: dict[str, tuple[str, str, Callable[[str, str | None], bytes]]] = {
+    "sm4": ("SM4/5", ".dxbc", _assemble_dxbc),
+    "d3d9": ("D3D9", ".cso", _assemble_d3d9),
+}
 
 
 def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: str | None = None,
