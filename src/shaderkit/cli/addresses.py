@@ -16,7 +16,7 @@ instruction token and its parameter tokens. Lines that are no instruction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from shaderkit.errors import UnsupportedOperation
@@ -68,12 +68,20 @@ def dxbc_entries(container: Any, listing: str, hex_literals: bool = False) -> li
     starts = [0, *program.offsets]
     ends = [*program.offsets, len(tokens)]
     # the version line covers the version and length tokens; each instruction its own tokens
-    wanted = [(text.split("\n")[0], start, tokens[start:end]) for text, start, end in zip(texts, starts, ends)]
+    heads = [text.split("\n")[0] for text in texts]
+    wanted = [(4 * start, tokens[start:end]) for start, end in zip(starts, ends)]
+    return _matched_entries(listing, wanted, lambda line, k: line == heads[k] or line.startswith(heads[k] + "  //"))
+
+
+def _matched_entries(listing: str, wanted: Sequence[tuple[int, Sequence[int]]],
+                     matches: Callable[[str, int], bool]) -> list[tuple[str, int | None, Sequence[int]]]:
+    """Lines of ``listing``, the k-th line that ``matches(line, k)`` carrying ``wanted[k]`` (its byte
+    offset and words), the others none; without the empty line after the last newline."""
     entries: list[tuple[str, int | None, Sequence[int]]] = []
     k = 0
     for line in listing.split("\n"):
-        if k < len(wanted) and (line == wanted[k][0] or line.startswith(wanted[k][0] + "  //")):
-            entries.append((line, 4 * wanted[k][1], wanted[k][2]))
+        if k < len(wanted) and matches(line, k):
+            entries.append((line, *wanted[k]))
             k += 1
         else:
             entries.append((line, None, ()))
@@ -144,17 +152,7 @@ def d3d9_entries(shader: Any, listing: str) -> list[tuple[str, int | None, Seque
     each instruction (the code lines are the indented ones, in token order)."""
     wanted: list[tuple[int, Sequence[int]]] = [(0, (shader.version,))]
     wanted += [(ins.offset, ins.tokens) for ins in shader.instructions]  # (where each was read: the model is a file's)
-    entries: list[tuple[str, int | None, Sequence[int]]] = []
-    k = 0
-    for line in listing.split("\n"):
-        if k < len(wanted) and line.startswith("    "):
-            entries.append((line, *wanted[k]))
-            k += 1
-        else:
-            entries.append((line, None, ()))
-    if entries and entries[-1][0] == "":
-        entries.pop()
-    return entries
+    return _matched_entries(listing, wanted, lambda line, _k: line.startswith("    "))
 
 
 def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_literals: bool = False) -> str:
