@@ -716,12 +716,9 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
     except VmError as exc:
         return "failed", f"VM refused: {exc}"
     d = hull.decl
-    from shaderkit.isa.sm4.opcodes import TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS
+    from shaderkit.vm.sm4.tessellation import tessellator_names
 
-    kind = TESS_DOMAINS[d.tess_domain][len("domain_"):] if d.tess_domain < len(TESS_DOMAINS) else "undefined"
-    partitioning = TESS_PARTITIONINGS[d.tess_partitioning][len("partitioning_"):] \
-        if d.tess_partitioning < len(TESS_PARTITIONINGS) else "undefined"
-    output = TESS_OUTPUTS[d.tess_output][len("output_"):] if d.tess_output < len(TESS_OUTPUTS) else "undefined"
+    kind, partitioning, output = tessellator_names(d)
     if partitioning not in GL_SPACING:
         return "skipped", f"partitioning {partitioning}: GL has no such spacing"
     if kind not in GL_DOMAIN or output not in GL_OUTPUT:
@@ -907,9 +904,9 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
     except VmError as exc:
         return "failed", f"VM refused: {exc}"
     d = shader.decl
-    from shaderkit.isa.sm4.opcodes import TESS_DOMAINS
+    from shaderkit.vm.sm4.tessellation import tessellator_names
 
-    kind = TESS_DOMAINS[d.tess_domain][len("domain_"):] if d.tess_domain < len(TESS_DOMAINS) else "undefined"
+    kind = tessellator_names(d)[0]
     if kind not in GL_DOMAIN:
         return "skipped", f"domain {kind}"
     points = max(d.input_control_points, 1)

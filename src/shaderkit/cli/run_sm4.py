@@ -113,8 +113,7 @@ def _run_domain(shader: Any, feed: dict[str, Any]) -> dict[str, Any]:
     each point's patch (SV_PrimitiveID or vPrim), patch constants (by patch-constant semantic or
     vpc#) and the rest control points."""
     from shaderkit.vm.sm4 import VmError
-    from shaderkit.vm.sm4.outputs import normalize_key
-    from shaderkit.vm.sm4.tessellation import element_key
+    from shaderkit.vm.sm4.outputs import element_key, normalize_key
 
     domain = patch = None
     constants, control = {}, {}

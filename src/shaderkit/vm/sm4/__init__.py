@@ -107,7 +107,14 @@ from shaderkit.vm.sm4.machine import (
     compile_program,
     declarations,
 )
-from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
+from shaderkit.vm.sm4.outputs import (
+    COMPONENT_DTYPES,
+    NamedOutputs,
+    element_components,
+    element_key,
+    normalize_key,
+    typed_columns,
+)
 from shaderkit.vm.sm4.resources import Buffer, Sampler, Texture
 
 TYPE_CHECKING = False  # (the tessellation modules load when a hull or domain shader is compiled: start-up)
@@ -135,13 +142,8 @@ def __getattr__(name: str) -> Any:
 OT = OperandType
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute"}
 #: signature component types: 1 uint32, 2 sint32, 3 float32
-_DTYPES = {1: np.uint32, 2: np.int32, 3: np.float32}
 # system values the VM fills when the caller gives none (D3D_NAME values)
 _POSITION, _VERTEX_ID, _INSTANCE_ID, _IS_FRONT_FACE, _SAMPLE_INDEX, _PRIMITIVE_ID = 1, 6, 8, 9, 10, 7
-
-
-def _key(name: str, index: int) -> str:
-    return f"{name.upper()}{index}"
 
 
 def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers: int, prefix: str = "v",
@@ -163,7 +165,7 @@ def _input_slot(key: str, array: np.ndarray, elements: dict[str, Any], registers
     width = array.shape[-1]
     if start + width > 4:
         raise VmError(f"{what} {key}: {width} components from component {start} do not fit")
-    return register, start, np.ascontiguousarray(array, dtype=_DTYPES.get(ctype, np.float32)).view(np.uint32)
+    return register, start, np.ascontiguousarray(array, dtype=COMPONENT_DTYPES.get(ctype, np.float32)).view(np.uint32)
 
 
 class Outputs(NamedOutputs):
@@ -386,7 +388,7 @@ class Shader:
     def _elements(self, signature: str) -> dict[str, Any]:
         """The elements of the container's signature ``signature`` by upper-case semantic and index."""
         found = getattr(self.container, signature, None)
-        return {_key(e.semantic_name, e.semantic_index): e for e in (found.elements if found else [])}
+        return {element_key(e): e for e in (found.elements if found else [])}
 
     def _input_plan(self, inputs: Mapping[str, Any], count: int, quads: bool = False) -> list[tuple[int, int, np.ndarray]]:
         """(register, first component, (count, width) uint32 bits) for every input, given or system value."""
@@ -428,13 +430,11 @@ class Shader:
         for element in signature.elements if signature else []:
             if element.register >= self.decl.outputs:
                 continue
-            comps = [c for c in range(4) if element.mask >> c & 1]
-            dtype = _DTYPES.get(element.component_type, np.float32)
 
-            def typed(register: int = element.register, comps: list[int] = comps, dtype: Any = dtype) -> np.ndarray:
-                return np.ascontiguousarray(m.o[register][lanes][:, comps]).view(dtype)
+            def typed(element: Any = element) -> np.ndarray:
+                return typed_columns(m.o[element.register][lanes], element)
 
-            values[_key(element.semantic_name, element.semantic_index)] = typed  # built when first read
+            values[element_key(element)] = typed  # built when first read
         for kind, label in ((OT.OUTPUT_DEPTH, "oDepth"), (OT.OUTPUT_DEPTH_GREATER_EQUAL, "oDepthGE"),
                             (OT.OUTPUT_DEPTH_LESS_EQUAL, "oDepthLE"), (OT.OUTPUT_COVERAGE_MASK, "oMask"),
                             (OT.OUTPUT_STENCIL_REF, "oStencilRef")):
@@ -502,9 +502,8 @@ class Shader:
         for element in signature.elements if signature else []:
             if (getattr(element, "stream", 0) or 0) != stream:
                 continue
-            comps = [c for c in range(4) if element.mask >> c & 1]
-            named.append((_key(element.semantic_name, element.semantic_index), element.register, comps,
-                          _DTYPES.get(element.component_type, np.float32)))
+            named.append((element_key(element), element.register, element_components(element),
+                          COMPONENT_DTYPES.get(element.component_type, np.float32)))
         return geometry_outputs(m.streams, stream, instances, named, d.output_topology)
 
     def _geometry_inputs(self, inputs: Mapping[str, Any], primitives: int, vertices: int,

@@ -7,6 +7,25 @@ from typing import Any
 
 import numpy as np
 
+#: numpy type of each signature component type (D3D_REGISTER_COMPONENT_TYPE: uint, sint, float)
+COMPONENT_DTYPES = {1: np.uint32, 2: np.int32, 3: np.float32}
+
+
+def element_key(element: Any) -> str:
+    """A signature element's output key: upper-case semantic and index (``SV_TESSFACTOR2``)."""
+    return f"{element.semantic_name.upper()}{element.semantic_index}"
+
+
+def element_components(element: Any) -> list[int]:
+    """The components a signature element's mask covers."""
+    return [c for c in range(4) if element.mask >> c & 1]
+
+
+def typed_columns(bits: np.ndarray, element: Any) -> np.ndarray:
+    """The components of a signature element from (..., 4) uint32 bits, viewed as its type."""
+    dtype = COMPONENT_DTYPES.get(element.component_type, np.float32)
+    return np.ascontiguousarray(bits[..., element_components(element)]).view(dtype)
+
 
 def normalize_key(key: str) -> str:
     """A semantic as the outputs store it: upper case, index 0 spelled out (``SV_Position`` -> ``SV_POSITION0``)."""

@@ -40,7 +40,7 @@ import numpy as np
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
 from shaderkit.vm.sm4.machine import Declarations, VmError, _name, build_tree, compile_program, declarations
-from shaderkit.vm.sm4.outputs import NamedOutputs
+from shaderkit.vm.sm4.outputs import NamedOutputs, element_key, typed_columns
 from shaderkit.vm.sm4.tessellator import FACTOR_RANGE, OUTPUTS, tessellate_patches
 
 if TYPE_CHECKING:
@@ -104,16 +104,16 @@ def signature_registers(signature: Any) -> int:
     return max((e.register + 1 for e in signature.elements), default=0) if signature is not None else 0
 
 
-def typed_columns(bits: np.ndarray, element: Any) -> np.ndarray:
-    """The components of a signature element from (..., 4) uint32 bits, viewed as its type."""
-    comps = [c for c in range(4) if element.mask >> c & 1]
-    dtype = {1: np.uint32, 2: np.int32}.get(element.component_type, np.float32)
-    return np.ascontiguousarray(bits[..., comps]).view(dtype)
+def tessellator_names(decl: Declarations) -> tuple[str, str, str]:
+    """(domain, partitioning, output primitive) a hull shader's declarations name, as the
+    tessellator takes them (``tri``, ``fractional_odd``, ``triangle_cw``); ``undefined`` for a
+    value past the tables."""
+    def name(table: tuple[str, ...], value: int, prefix: str) -> str:
+        return table[value][len(prefix):] if value < len(table) else "undefined"
 
-
-def element_key(element: Any) -> str:
-    """An element's output key: upper-case semantic and index (``SV_TESSFACTOR2``)."""
-    return f"{element.semantic_name.upper()}{element.semantic_index}"
+    return (name(TESS_DOMAINS, decl.tess_domain, "domain_"),
+            name(TESS_PARTITIONINGS, decl.tess_partitioning, "partitioning_"),
+            name(TESS_OUTPUTS, decl.tess_output, "output_"))
 
 
 class HullOutputs(NamedOutputs):
@@ -156,11 +156,7 @@ class HullOutputs(NamedOutputs):
         self.patch_constants: Outputs = Outputs(constants, np.zeros(patches, bool))
         self.tess_factors = _factor_table(edges, patches)
         self.inside_tess_factors = _factor_table(inside, patches)
-        self.domain = TESS_DOMAINS[decl.tess_domain][len("domain_"):]
-        self.partitioning = TESS_PARTITIONINGS[decl.tess_partitioning][len("partitioning_"):] \
-            if decl.tess_partitioning < len(TESS_PARTITIONINGS) else "undefined"
-        self.output_primitive = TESS_OUTPUTS[decl.tess_output][len("output_"):] \
-            if decl.tess_output < len(TESS_OUTPUTS) else "undefined"
+        self.domain, self.partitioning, self.output_primitive = tessellator_names(decl)
         self.max_tessfactor = decl.max_tessfactor
 
     def tessellate(self) -> Tessellation:

@@ -195,7 +195,7 @@ class _Patch:
             points = np.stack([u, v, (np.float32(1) - u) - v], axis=1)
         else:
             points = fixed_points.astype(np.float32)
-        width = OUTPUTS[self.output] if self.output in OUTPUTS else 3
+        width = OUTPUTS[self.output]  # (checked by _check before any patch)
         flat = np.array([self.indices.get(k, 0) for k in range(self.count)], np.int64)
         return points, flat.reshape(-1, width)
 
