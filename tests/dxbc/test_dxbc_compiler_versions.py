@@ -121,8 +121,12 @@ def test_narrow_signature_special_register_row() -> None:
 
 
 def test_rebuilds_byte_for_byte() -> None:
-    shader = _shader("Microsoft (R) HLSL Shader Compiler 6.3.9600.16384")
-    assert DxbcContainer.from_bytes(shader.to_bytes()).to_bytes() == shader.to_bytes()
+    creator = "Microsoft (R) HLSL Shader Compiler 6.3.9600.16384"
+    data = _shader(creator).to_bytes()
+    assert creator.encode() + b"\0" in data  # (the creator is in the bytes parsed below)
+    parsed = DxbcContainer.from_bytes(data)
+    assert parsed.rdef is not None and parsed.rdef.creator == creator
+    assert parsed.to_bytes() == data
 
 
 def _offsets_code() -> bytes:

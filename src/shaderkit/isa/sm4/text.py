@@ -537,7 +537,9 @@ def shown_controls(ctl: Ctl) -> int:
 
 
 def clear_caches() -> None:
-    """Empty the decoder's validation caches (cold-start measurements; the printers keep none)."""
+    """Empty the decoder's validation caches (cold-start measurements). The printers keep no
+    text; what they build on first use, once per process (declaration templates, SM5.1 register
+    tables), stays: a fresh process measures it (``bench_sm4.py --first-pass``)."""
     from shaderkit.isa.sm4 import decode
 
     decode._SIMPLE.clear()
