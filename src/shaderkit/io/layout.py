@@ -65,13 +65,10 @@ class Layout:
     def record(self, key: Key, offset: int, data: bytes) -> None:
         """Note that ``key`` lay at ``offset`` with ``data``; an earlier item at the same offset is shared.
         An empty item occupies no storage, so it shares with nothing (nor does anything share with it)."""
-        by_offset = self._by_offset
-        first = by_offset.get(offset) if data else None
-        if first is None:
-            if data:
-                by_offset[offset] = key
-        elif first != key:
-            self.shared[key] = self.shared.get(first, first)
+        if data:
+            first = self._by_offset.setdefault(offset, key)
+            if first != key:
+                self.shared[key] = self.shared.get(first, first)
         self.items[key] = _new_placement(Placement, (offset, data if data.__class__ is bytes else bytes(data)))
 
     def offset_of(self, key: Key) -> int | None:

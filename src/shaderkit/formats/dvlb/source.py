@@ -100,6 +100,13 @@ PRAGMA_LAYOUT = "; shaderkit: layout"
 #: picasso -n: the file was made without automatic padding NOPs (picasso before v2.5 added none)
 PRAGMA_NO_NOP = "; shaderkit: no-nop"
 PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
+
+
+def desc_pragma(desc: int, inverted: bool) -> str:
+    """The ``  ; shaderkit: desc N [inverted]`` comment ending an instruction line."""
+    return f"  {PRAGMA_DESC} {desc}" + (" inverted" if inverted else "")
+
+
 _FLOW_CALLS = ("call", "callc", "callu")
 _FLOW_JUMPS = ("jmpc", "jmpu")
 _KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
@@ -732,9 +739,7 @@ class _Code:
         text = _PRINTERS[word >> 26](self, unit, pos, word, names, labels)
         desc_field = _DESC_FIELD6[op6]
         if self.hints and desc_field is not None:
-            text += f"  {PRAGMA_DESC} {(word >> desc_field[0]) & desc_field[1]}"
-            if _forced_inverted(word):
-                text += " inverted"
+            text += desc_pragma((word >> desc_field[0]) & desc_field[1], _forced_inverted(word))
         return text + self.marker(pos) if self.marker is not None else text
 
     @staticmethod
@@ -782,14 +787,13 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     stack: list[list[int]] = []  # open blocks: [close position, else position or -1]
     lines = unit.lines
     code = printer.code
-    if not any(start <= pos < stop for pos in labels) and not any(
-            start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS for pos in printer.structure):
-        _emit(unit, printer, start, stop, _INDENTS[1], names, labels)  # (no blocks or labels: one line each)
-        return
     # where more than an instruction line is written: labels and block openers (and the else and
     # end of the open block, from the stack); the instructions between are emitted as one run
     events = sorted({pos for pos in labels if start <= pos < stop}.union(
         pos for pos in printer.structure if start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS))
+    if not events:  # (no blocks or labels: one run)
+        _emit(unit, printer, start, stop, _INDENTS[1], names, labels)
+        return
     pos = start
     while True:
         while stack:
@@ -977,7 +981,7 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
         lines = list(unit.lines)
         if hints:
             for index, desc in unit.desc_lines:
-                lines[index] += f"  {PRAGMA_DESC} {desc}" + (" inverted" if index in unit.inverted_lines else "")
+                lines[index] += desc_pragma(desc, index in unit.inverted_lines)
             for index in unit.pinned_notes:
                 lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
