@@ -159,6 +159,18 @@ def test_texel_offsets_follow_the_compiler(version: str, mnemonic: str) -> None:
     assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
 
 
+def test_offset_column_follows_the_compilers_spelling() -> None:
+    """``disasm --offsets`` of a fxc 9.29 file pairs every instruction line with its words, the
+    sample_l printed without ``_aoffimmi`` too: dcl_sampler, dcl_resource_texture2d, dcl_input_ps,
+    dcl_output, dcl_temps, then sample_l at byte 0x44 (2+3+4+3+3+2 = 17 words before it)."""
+    from shaderkit.cli.addresses import dxbc_entries
+
+    shader = _shader("Microsoft (R) HLSL Shader Compiler 9.29.952.3111", code=_offsets_code())
+    entries = dxbc_entries(shader, listing(shader))
+    sample = next((line, offset) for line, offset, _ in entries if "sample_l(1,0,0)" in line)
+    assert sample[1] == 0x44
+
+
 def test_offsets_without_aoffimmi_assemble() -> None:
     """The assembler reads fxc 9.29's spelling to the same words as ``_aoffimmi``'s."""
     from shaderkit.isa.sm4.assembler import assemble_listing

@@ -55,16 +55,15 @@ def _render(entries: list[tuple[str, int | None, Sequence[int]]], offsets: bool,
 def dxbc_entries(container: Any, listing: str, hex_literals: bool = False) -> list[tuple[str, int | None, Sequence[int]]]:
     """Lines of the fxc-style ``listing`` with the offset and tokens of the instruction on each
     (``hex_literals``: the listing was printed with ``--hex``)."""
-    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.formats.dxbc.disasm import styled_formatter
     from shaderkit.isa.sm4.decode import decode
-    from shaderkit.isa.sm4.text import Formatter
 
     shader = getattr(container, "shader", None)
     if shader is None:
         raise UnsupportedOperation("--offsets/--raw: this DXBC file has no single shader program (library or effect)")
     tokens = list(shader.tokens)
     program = decode(tokens)
-    texts = Formatter(program, is_legacy(container), hex_literals=hex_literals).lines()
+    texts = styled_formatter(container, program, hex_literals=hex_literals).lines()
     starts = [0, *program.offsets]
     ends = [*program.offsets, len(tokens)]
     # the version line covers the version and length tokens; each instruction its own tokens

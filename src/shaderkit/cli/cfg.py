@@ -147,15 +147,14 @@ def sm4_steps(texts: list[str]) -> list[Step]:
 
 def dxbc_steps(container: Any) -> tuple[list[Step], tuple[int, ...]]:
     """Steps and entry points of a DXBC container's shader program."""
-    from shaderkit.formats.dxbc.disasm import is_legacy
+    from shaderkit.formats.dxbc.disasm import styled_formatter
     from shaderkit.isa.sm4.decode import decode
-    from shaderkit.isa.sm4.text import Formatter
 
     shader = getattr(container, "shader", None)
     if shader is None:
         raise UnsupportedOperation("cfg: this DXBC file has no single shader program (library or effect)")
     program = decode(list(shader.tokens))
-    texts = [t.split("\n")[0] for t in Formatter(program, is_legacy(container)).lines()[1:]]
+    texts = [t.split("\n")[0] for t in styled_formatter(container, program).lines()[1:]]
     steps = sm4_steps(texts)
     for step, offset in zip(steps, program.offsets):
         step.address = 4 * offset

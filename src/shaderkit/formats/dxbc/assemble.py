@@ -52,16 +52,15 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
     returned)."""
     programs = assemble_listing(text)
     targets = _targets(base, programs)
-    from shaderkit.formats.dxbc.disasm import is_legacy, writes_aoffimmi
-    from shaderkit.isa.sm4.text import Formatter
+    from shaderkit.formats.dxbc.disasm import styled_formatter
 
     for assembled, target in zip(programs, targets):
         shader = target.shader
         assert shader is not None
         old = decode(shader.tokens)
-        legacy, aoffimmi = is_legacy(target), writes_aoffimmi(target)
-        texts = [" ".join(line.split()) for line in Formatter(old, legacy, aoffimmi=aoffimmi).lines()[1:]]
-        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, legacy, aoffimmi), old, texts)
+        formatter = styled_formatter(target, old)
+        texts = [" ".join(line.split()) for line in formatter.lines()[1:]]
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, formatter.legacy, formatter.aoffimmi), old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)
@@ -222,15 +221,13 @@ def _targets(base: DxbcContainer, programs: list[Assembled]) -> list[DxbcContain
 
 def _effect_targets(shaders: list[DxbcContainer], programs: list[Assembled]) -> list[DxbcContainer]:
     """Each program's embedded shader: the one printing the same text, else the closest one."""
-    from shaderkit.formats.dxbc.disasm import is_legacy, writes_aoffimmi
-    from shaderkit.isa.sm4.text import Formatter
+    from shaderkit.formats.dxbc.disasm import styled_formatter
 
     texts = []
     for shader in shaders:
         prog = decode(shader.shader.tokens) if shader.shader is not None else None
         texts.append([] if prog is None else
-                     [" ".join(line.split()) for line in
-                      Formatter(prog, is_legacy(shader), aoffimmi=writes_aoffimmi(shader)).lines()[1:]])
+                     [" ".join(line.split()) for line in styled_formatter(shader, prog).lines()[1:]])
     out = []
     for assembled in programs:
         exact = [n for n, t in enumerate(texts) if t == assembled.texts]

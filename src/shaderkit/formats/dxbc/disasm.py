@@ -53,6 +53,8 @@ if TYPE_CHECKING:
         Technique,
     )
     from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream
+    from shaderkit.isa.sm4.model import Program
+    from shaderkit.isa.sm4.text import Formatter
 
 _U32 = struct.Struct("<I")
 #: listing() with exact floats (read by program_lines, however deep the program sits)
@@ -97,6 +99,15 @@ def writes_aoffimmi(container: DxbcContainer) -> bool:
     return not before_fxc_9_30(rdef.creator if rdef is not None else "")
 
 
+def styled_formatter(container: DxbcContainer, prog: Program, exact: bool = False,
+                     hex_literals: bool = False) -> Formatter:
+    """A :class:`~shaderkit.isa.sm4.text.Formatter` of ``prog`` in the spelling of the compiler that
+    wrote ``container`` (its creator: legacy spellings, fxc 9.29's texel offsets)."""
+    from shaderkit.isa.sm4.text import Formatter
+
+    return Formatter(prog, is_legacy(container), exact, hex_literals, writes_aoffimmi(container))
+
+
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
     """The SM4/5 program text of ``container`` (version line, declarations, instructions),
     with fxc's ``#line`` directives and variable notes when an ``SPDB`` chunk carries them."""
@@ -109,7 +120,7 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
         from shaderkit.isa.sm4.decode import decode
         from shaderkit.isa.sm4.text import Formatter
 
-        prog = decode(shader.tokens)
+        prog = decode(shader.tokens)  # (legacy may be the caller's: not styled_formatter)
         lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get(), writes_aoffimmi(container)).lines()
         starts = prog.offsets
     else:  # validated and printed in one pass

@@ -495,7 +495,7 @@ class Formatter:
             # never built, so never edited: print the words
             from shaderkit.isa.sm4.printer import program_lines
 
-            return program_lines(lazy[0], 0, self.legacy)
+            return program_lines(lazy[0], 0, self.legacy, aoffimmi=self.aoffimmi)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
