@@ -62,13 +62,26 @@ def oracle() -> tuple[Any, Any]:
     return tool, found
 
 
+def _corpus_paths(*names: str) -> list[Path]:
+    """The corpus DXBC files ``names`` (the test skips when one is missing)."""
+    root = corpus_root()
+    if root is None or not all((root / "dxbc" / name).exists() for name in names):
+        pytest.skip(f"corpus files {names} not found")
+    return [root / "dxbc" / name for name in names]
+
+
+def _assert_compared(result: tuple[str, str]) -> None:
+    """The oracle's verdict is "passed" and it compared at least one primitive."""
+    status, reason = result
+    assert status == "passed", reason
+    assert not reason.startswith("0 "), "no primitive was compared"
+
+
 @pytest.mark.parametrize("name", SUBSET)
 def test_vm_agrees_with_oracle(oracle: tuple[Any, Any], name: str) -> None:
-    root = corpus_root()
-    if root is None or not (root / "dxbc" / name).exists():
-        pytest.skip(f"corpus file {name} not found")
+    (path,) = _corpus_paths(name)
     tool, found = oracle
-    status, reason = tool.compare_file(found, root / "dxbc" / name)
+    status, reason = tool.compare_file(found, path)
     assert status == "passed", reason
 
 
@@ -94,24 +107,16 @@ TESS_SUBSET = [
 
 @pytest.mark.parametrize("name", GS_SUBSET)
 def test_geometry_shader_agrees_with_oracle(oracle: tuple[Any, Any], name: str) -> None:
-    root = corpus_root()
-    if root is None or not (root / "dxbc" / name).exists():
-        pytest.skip(f"corpus file {name} not found")
+    (path,) = _corpus_paths(name)
     tool, found = oracle
-    status, reason = tool.compare_geometry(found, root / "dxbc" / name)
-    assert status == "passed", reason
-    assert not reason.startswith("0 "), "no primitive was compared"
+    _assert_compared(tool.compare_geometry(found, path))
 
 
 @pytest.mark.parametrize("pair", TESS_SUBSET, ids=lambda pair: pair[0].split("__")[-1][:40])
 def test_hull_domain_pair_agrees_with_oracle(oracle: tuple[Any, Any], pair: tuple[str, str]) -> None:
-    root = corpus_root()
-    if root is None or not all((root / "dxbc" / name).exists() for name in pair):
-        pytest.skip(f"corpus files {pair} not found")
+    paths = _corpus_paths(*pair)
     tool, found = oracle
-    status, reason = tool.compare_tessellation(found, root / "dxbc" / pair[0], root / "dxbc" / pair[1])
-    assert status == "passed", reason
-    assert not reason.startswith("0 "), "no primitive was compared"
+    _assert_compared(tool.compare_tessellation(found, *paths))
 
 
 def test_tessellator_agrees_with_gl(oracle: tuple[Any, Any]) -> None:
@@ -133,13 +138,9 @@ HULL_SUBSET = [
 
 @pytest.mark.parametrize("name", HULL_SUBSET)
 def test_hull_shader_alone_agrees_with_oracle(oracle: tuple[Any, Any], name: str) -> None:
-    root = corpus_root()
-    if root is None or not (root / "dxbc" / name).exists():
-        pytest.skip(f"corpus file {name} not found")
+    (path,) = _corpus_paths(name)
     tool, found = oracle
-    status, reason = tool.compare_tessellation(found, root / "dxbc" / name)
-    assert status == "passed", reason
-    assert not reason.startswith("0 "), "no primitive was compared"
+    _assert_compared(tool.compare_tessellation(found, path))
 
 
 #: domain shaders alone (generated TCS: random control points, patch constants and factors, three
@@ -153,10 +154,6 @@ DOMAIN_SUBSET = [
 
 @pytest.mark.parametrize("name", DOMAIN_SUBSET)
 def test_domain_shader_alone_agrees_with_oracle(oracle: tuple[Any, Any], name: str) -> None:
-    root = corpus_root()
-    if root is None or not (root / "dxbc" / name).exists():
-        pytest.skip(f"corpus file {name} not found")
+    (path,) = _corpus_paths(name)
     tool, found = oracle
-    status, reason = tool.compare_domain(found, root / "dxbc" / name)
-    assert status == "passed", reason
-    assert not reason.startswith("0 "), "no primitive was compared"
+    _assert_compared(tool.compare_domain(found, path))
