@@ -244,9 +244,6 @@ class _Unit:
         self.targets: dict[int, str] = {}
         #: the name of the DVLE's entry procedure, and the deepest block nesting of its code
         self.entry = entry
-        #: the words of the code this text lists (lo, hi); None when the entry points are out of
-        #: order (all code is listed with the first DVLE, see _ranges)
-        self.code_range: tuple[int, int] | None = None
         self.depth = 0
         #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
         self.compat_gsh = False
@@ -1064,8 +1061,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     )
 
     code = dvlb.dvlp.code
-    ranges = [unit.code_range for unit in units if unit.code_range is not None]  # (as _ranges gave them)
-    if (len(ranges) != len(units) or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
+    ranges = _ranges(dvlb)
+    if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
             or any(d.shader_type > 1 or (d.shader_type == 1 and not u.compat_gsh) for d, u in zip(dvlb.dvles, units))
             or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
         return None  # (a uniform named like a register shadows one the text may spell out)
@@ -1396,7 +1393,6 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit(entry=entry_names[i])
         lo, hi = ranges[i]
-        unit.code_range = None if shared else (lo, hi)
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
         if rule and i == 0:
