@@ -942,8 +942,9 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     choice = _decided_without_assembly(dvlb, units, rule)
     no_nop = False
     if choice is None:  # not covered: assemble the plain text (its instruction lines already scanned)
-        choice = _checked_by_assembly(dvlb, texts, rule, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
-        no_nop = choice[0] and _needs_no_nop(dvlb, texts)
+        rebuilt = _assembled(texts, _units(dvlb, False, [{}] * len(dvlb.dvles), rule, scan=True))
+        choice = _choice_of(dvlb, rebuilt, rule)
+        no_nop = choice[0] and _needs_no_nop(dvlb, texts, rebuilt)
     if marker is not None:
         return _no_nop_pragma(_sources(dvlb, *choice, marker=marker), no_nop)
     if choice == plain:
@@ -951,10 +952,10 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     return _no_nop_pragma(_with_pragmas(dvlb, units, *choice), no_nop)
 
 
-def _needs_no_nop(dvlb: Dvlb, texts: list[str]) -> bool:
+def _needs_no_nop(dvlb: Dvlb, texts: list[str], rebuilt: Dvlb | None) -> bool:
     """True when the text rebuilds the code only without picasso's padding NOPs: blocks of the file
-    end where picasso (since v2.5) inserts one, but the file has none there."""
-    rebuilt = _rebuild(texts)
+    end where picasso (since v2.5) inserts one, but the file has none there (``rebuilt``: the
+    text assembled as it is)."""
     if rebuilt is None or len(rebuilt.dvlp.code) <= len(dvlb.dvlp.code):
         return False
     rebuilt = _rebuild(_no_nop_pragma(texts, True))
@@ -1000,10 +1001,19 @@ def _checked_by_assembly(dvlb: Dvlb, texts: list[str], rule: str, units: list[_U
     With ``units`` (and nothing lossy in the text), instruction lines are handed to the assembler
     already scanned instead of being parsed again (the same build step runs on them).
     """
+    return _choice_of(dvlb, _assembled(texts, units), rule)
+
+
+def _assembled(texts: list[str], units: list[_Unit] | None = None) -> Dvlb | None:
+    """The plain text assembled (None when the assembler refuses it); with ``units`` and nothing
+    lossy, their instruction lines are handed over already scanned."""
     if units is not None and not any(unit.notes for unit in units):
-        rebuilt = _rebuild_scanned(units)
-    else:
-        rebuilt = _rebuild(texts)
+        return _rebuild_scanned(units)
+    return _rebuild(texts)
+
+
+def _choice_of(dvlb: Dvlb, rebuilt: Dvlb | None, rule: str) -> _Choice:
+    """The pragmas that make the plain text, assembled to ``rebuilt``, rebuild ``dvlb``."""
     plain: _Choice = (False, [{}] * len(dvlb.dvles), rule, None)
     if rebuilt is None:
         return plain  # not representable either way; keep the plain text
