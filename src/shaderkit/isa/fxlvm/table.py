@@ -3,8 +3,8 @@
 An instruction token is ``opcode << 20 | component count`` (bits 0-15), bit 31 set when the
 first input is one scalar component broadcast to every lane. Opcodes group by their input count
 in the high nibble: ``0x1xx`` unary, ``0x2xx`` binary, ``0x3xx`` ternary, ``0x500`` dot, ``0x70e``
-the D3D9 swizzled dot of 6 or 8 inputs. The token stores its input count itself, so the table
-only names the opcode and says which inputs it reads as integers or booleans (for literals).
+the D3D9 swizzled dot of 6 or 8 inputs. The table names each opcode and the input count its
+group implies; the token stores the count too, and the decoder and assembler go by the token.
 """
 
 from __future__ import annotations
