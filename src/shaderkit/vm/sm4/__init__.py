@@ -385,6 +385,13 @@ class Shader:
                 chunk.run(self.main, self.functions)
             yield chunk, part
 
+    def _register_file(self, signature: str, *declared: int) -> int:
+        """Registers of an input or output file: the container's ``signature`` spans them, so do
+        the ``declared`` counts (at least 1)."""
+        from shaderkit.vm.sm4.tessellation import signature_registers
+
+        return max(signature_registers(getattr(self.container, signature, None)), *declared, 1)
+
     def _elements(self, signature: str) -> dict[str, Any]:
         """The elements of the container's signature ``signature`` by upper-case semantic and index."""
         found = getattr(self.container, signature, None)
@@ -531,7 +538,6 @@ class Shader:
         if self.stage != "hull":
             raise VmError(_wrong_stage(self.stage))
         from shaderkit.vm.sm4.tessellation import INSTANCE_IDS, MAX_WORDS, HullOutputs, merge_instances
-        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
 
         d = self.decl
         patches = _count(inputs, count)
@@ -541,11 +547,11 @@ class Shader:
         # every fork phase runs before every join phase (fxc also writes them in that order)
         constant_phases = ([phase for phase in self.phases if phase.kind == "fork"]
                            + [phase for phase in self.phases if phase.kind == "join"])
-        in_regs = max(_signature_registers(getattr(container, "input_signature", None)), d.control_point_registers, 1)
-        out_regs = max(_signature_registers(getattr(container, "output_signature", None)),
-                       control_phase.decl.outputs if control_phase else 0, d.output_control_point_registers, 1)
-        pc_regs = max([_signature_registers(getattr(container, "patch_constant_signature", None)),
-                       d.patch_constant_registers, 1] + [phase.decl.outputs for phase in constant_phases])
+        in_regs = self._register_file("input_signature", d.control_point_registers)
+        out_regs = self._register_file("output_signature", control_phase.decl.outputs if control_phase else 0,
+                                       d.output_control_point_registers)
+        pc_regs = self._register_file("patch_constant_signature", d.patch_constant_registers,
+                                      *[phase.decl.outputs for phase in constant_phases])
         widest = max([points_in * in_regs, points_out * out_regs] + [pc_regs * p.instances for p in constant_phases])
         if patches < 0 or patches * widest * 4 > MAX_WORDS:
             raise VmError(f"{patches} patches: more than 2^26 words in a register file; run fewer at a time")
@@ -604,14 +610,11 @@ class Shader:
         if self.stage != "domain":
             raise VmError(_wrong_stage(self.stage))
         from shaderkit.vm.sm4.tessellation import MAX_WORDS, HullOutputs
-        from shaderkit.vm.sm4.tessellation import signature_registers as _signature_registers
 
         d = self.decl
-        container = self.container
         points = d.input_control_points
-        in_regs = max(_signature_registers(getattr(container, "input_signature", None)), d.control_point_registers, 1)
-        pc_regs = max(_signature_registers(getattr(container, "patch_constant_signature", None)),
-                      d.patch_constant_registers, 1)
+        in_regs = self._register_file("input_signature", d.control_point_registers)
+        pc_regs = self._register_file("patch_constant_signature", d.patch_constant_registers)
         location = np.asarray(domain, np.float32)
         if location.ndim == 1:
             location = location[:, None]
