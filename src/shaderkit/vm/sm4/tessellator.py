@@ -16,7 +16,7 @@ is computed as (1 - u) - v in float32, as Mesa's pipeline does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -370,25 +370,29 @@ def tessellate_quad(edges: list[float], inside: list[float], partitioning: str =
         axis.points = max(4 if axis.odd else 3, axis.points)
     inside_base = sum(side.points for side in sides) - 4
     _quad_points(patch, sides, axes)
-    if output == "point":
-        patch.all_points()
-    elif output == "line":
-        patch.in_order_lines()
-    else:
-        _quad_triangles(patch, sides, axes, inside_base)
+    _primitives(patch, lambda: _quad_triangles(patch, sides, axes, inside_base))
     return patch.result("quad")
 
 
-def _minimum(patch: _Patch, triangles: tuple[tuple[int, int, int], ...]) -> None:
-    """Every factor 1: the corners alone."""
+def _primitives(patch: _Patch, triangles: Callable[[], None]) -> None:
+    """The patch's points as its output primitive: every point, lines in point order, or the
+    domain's ``triangles``."""
     if patch.output == "point":
         patch.all_points()
     elif patch.output == "line":
         patch.in_order_lines()
     else:
+        triangles()
+
+
+def _minimum(patch: _Patch, triangles: tuple[tuple[int, int, int], ...]) -> None:
+    """Every factor 1: the corners alone."""
+    def corners() -> None:
         for triangle in triangles:
             patch.triangle(*triangle, patch.count)
             patch.count += 3
+
+    _primitives(patch, corners)
 
 
 def _quad_points(patch: _Patch, sides: list[_Factor], axes: list[_Factor]) -> None:
@@ -510,12 +514,7 @@ def tessellate_tri(edges: list[float], inside: float, partitioning: str = "integ
     middle.points = max(4 if middle.odd else 3, middle.points)
     inside_base = sum(side.points for side in sides) - 3
     _tri_points(patch, sides, middle)
-    if output == "point":
-        patch.all_points()
-    elif output == "line":
-        patch.in_order_lines()
-    else:
-        _tri_triangles(patch, sides, middle, inside_base)
+    _primitives(patch, lambda: _tri_triangles(patch, sides, middle, inside_base))
     return patch.result("tri")
 
 
