@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -512,6 +513,44 @@ def _compare_registers(mine: Any, theirs: dict[tuple[int, int], np.ndarray], row
     return problems
 
 
+class _OracleSkip(Exception):
+    """The oracle cannot link or run a comparison's GL program (the message says why)."""
+
+
+def _feedback_run(gl: Any, stages: dict[str, str], varyings: list[str], bind: Callable[[Any, dict[str, list[Any]]], None],
+                  attributes: Any, data: dict[int, np.ndarray], layout: list[Any], rows: int,
+                  draw: tuple[int, int, int, int], rows_per_primitive: int,
+                  link_chars: int = 120) -> tuple[int, np.ndarray]:
+    """Link ``stages`` capturing ``varyings``, bind (``bind(prog, keep)``), draw the vertex
+    ``data`` with rasterizer discard (``draw``: draw mode, feedback mode, vertices, patch
+    vertices) into room for ``rows`` captured rows: (primitives generated, the captured rows as
+    uint32). _OracleSkip when GL cannot link or run it."""
+    ctx = gl.ctx
+    keep: dict[str, list[Any]] = {}
+    try:
+        try:
+            prog = ctx.program(**stages, varyings=varyings, varyings_capture_mode="interleaved")
+        except Exception as exc:  # noqa: BLE001 - GLSL the oracle's translation cannot link
+            raise _OracleSkip(f"oracle cannot link: {str(exc).strip().splitlines()[-1][:link_chars]}") from None
+        bind(prog, keep)
+        vao = _vertex_array(ctx, prog, attributes, data, keep)
+        stride = sum(nc for *_, nc in layout)
+        out = ctx.buffer(reserve=max(4, rows * stride * 4))
+        keep.setdefault("bufs", []).append(out)
+        gl._dummy_fbo.use()
+        generated = _raw().feedback(prog, vao, out, *draw)
+        captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * rows_per_primitive]
+        vao.release()
+        prog.release()
+    except _OracleSkip:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the oracle's own limits
+        raise _OracleSkip(f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}") from None
+    finally:
+        gl._cleanup(keep)
+    return generated, captured
+
+
 def compare_geometry(oracle: Any, path: Path, primitives: int = 8, seed: int = 1234) -> tuple[str, str]:
     """("passed" | "failed" | "skipped", reason) for one geometry shader: the oracle's GS behind a
     pass-through vertex shader, its stream-0 output captured with transform feedback (strips cut
@@ -553,28 +592,13 @@ def compare_geometry(oracle: Any, path: Path, primitives: int = 8, seed: int = 1
     instances = max(d.instances, 1)
     capacity = primitives * instances * max(d.max_output_vertices, 1) * out_per
     gl = _gl(oracle)
-    ctx = gl.ctx
-    keep: dict[str, list[Any]] = {}
     try:
-        try:
-            prog = ctx.program(vertex_shader=vs, geometry_shader=glsl, varyings=varyings,
-                               varyings_capture_mode="interleaved")
-        except Exception as exc:  # noqa: BLE001 - GLSL the oracle's translation cannot link
-            return "skipped", f"oracle cannot link: {str(exc).strip().splitlines()[-1][:100]}"
-        gl._bind_resources(prog, tr, res, keep)
-        vao = _vertex_array(ctx, prog, attributes, data, keep)
-        stride = sum(nc for *_, nc in layout)
-        out = ctx.buffer(reserve=max(4, capacity * stride * 4))
-        keep.setdefault("bufs", []).extend([out])
-        gl._dummy_fbo.use()
-        generated = _raw().feedback(prog, vao, out, draw_mode, feedback_mode, primitives * per)
-        captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * out_per]
-        vao.release()
-        prog.release()
-    except Exception as exc:  # noqa: BLE001 - the oracle's own limits
-        return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
-    finally:
-        gl._cleanup(keep)
+        generated, captured = _feedback_run(
+            gl, {"vertex_shader": vs, "geometry_shader": glsl}, varyings, lambda prog, keep: gl._bind_resources(
+                prog, tr, res, keep), attributes, data, layout, capacity, (draw_mode, feedback_mode, primitives * per, 0),
+            out_per, link_chars=100)
+    except _OracleSkip as exc:
+        return "skipped", str(exc)
     theirs = _unpack(captured, layout)
     _bind_vm_resources(shader, res)
     feed = {f"v{r}": bits.reshape(primitives, per, 4) for r, bits in data.items() if r < max(d.inputs, 1)}
@@ -795,8 +819,6 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
         _tess_inputs(rng, res_ds, domain)
     data = _random_registers(attributes, patches * points_in, rng)
     gl = _gl(oracle)
-    ctx = gl.ctx
-    keep: dict[str, list[Any]] = {}
     parts = [("hs", tcs, tr_hs)] + ([("ds", tes, tr_ds)] if tr_ds is not None else [])
     merged = oracle.Resources()
     for stage, res in (("hs", res_hs), ("ds", res_ds)):
@@ -805,26 +827,12 @@ def compare_tessellation(oracle: Any, hs_path: Path, ds_path: Path | None = None
         for field in ("cbuffers", "srv_buffers", "textures", "samplers"):
             getattr(merged, field).update({(stage, k): v for k, v in getattr(res, field).items()})
     try:
-        try:
-            prog = ctx.program(vertex_shader=vs, tess_control_shader=tcs, tess_evaluation_shader=tes,
-                               varyings=varyings, varyings_capture_mode="interleaved")
-        except Exception as exc:  # noqa: BLE001 - GLSL the oracle's translation cannot link
-            return "skipped", f"oracle cannot link: {str(exc).strip().splitlines()[-1][:120]}"
-        gl._bind_resources(prog, _Merged(parts), merged, keep)
-        vao = _vertex_array(ctx, prog, attributes, data, keep)
-        stride = sum(nc for *_, nc in layout)
-        capacity = patches * 64 * 64 * 6 * per
-        out = ctx.buffer(reserve=capacity * stride * 4)
-        keep.setdefault("bufs", []).append(out)
-        gl._dummy_fbo.use()
-        generated = _raw().feedback(prog, vao, out, GL_PATCHES, feedback_mode, patches * points_in, points_in)
-        captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * per]
-        vao.release()
-        prog.release()
-    except Exception as exc:  # noqa: BLE001 - the oracle's own limits
-        return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
-    finally:
-        gl._cleanup(keep)
+        generated, captured = _feedback_run(
+            gl, {"vertex_shader": vs, "tess_control_shader": tcs, "tess_evaluation_shader": tes}, varyings,
+            lambda prog, keep: gl._bind_resources(prog, _Merged(parts), merged, keep), attributes, data, layout,
+            patches * 64 * 64 * 6 * per, (GL_PATCHES, feedback_mode, patches * points_in, points_in), per)
+    except _OracleSkip as exc:
+        return "skipped", str(exc)
     theirs = _unpack(captured, layout)
     _bind_vm_resources(hull, res_hs)
     if domain is not None and res_ds is not None:
@@ -985,7 +993,6 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
     problems: list[str] = []
     total = 0
     gl = _gl(oracle)
-    ctx = gl.ctx
     for partitioning in ("integer", "fractional_odd", "fractional_even"):
         tes, count = re.subn(r"^layout\((?:triangles|quads|isolines)[^)]*\) in;",
                              f"layout({GL_DOMAIN[kind]}, {GL_SPACING[partitioning]}, {order}) in;", tes_base,
@@ -998,30 +1005,20 @@ def compare_domain(oracle: Any, path: Path, patches: int = 4, seed: int = 1234) 
         tes, varyings, layout = _capture(tes, tr.info.osgn)
         varyings.insert(0, "_sk_coord")
         layout.insert(0, (-1, 0, "f4", 3 if kind == "tri" else 2))
-        keep: dict[str, list[Any]] = {}
-        try:
-            try:
-                prog = ctx.program(vertex_shader=vs, tess_control_shader=tcs, tess_evaluation_shader=tes,
-                                   varyings=varyings, varyings_capture_mode="interleaved")
-            except Exception as exc:  # noqa: BLE001
-                return "skipped", f"oracle cannot link: {str(exc).strip().splitlines()[-1][:120]}"
+
+        def bind(prog: Any, keep: dict[str, list[Any]], tes: str = tes) -> None:
             gl._bind_resources(prog, _Merged([("ds", tes, tr)]), merged, keep)
             for name, values in (("sk_pc", constants.reshape(-1, 4)), ("sk_outer", outer), ("sk_inner", inner)):
                 if name in prog:  # unused uniforms are optimised out
                     prog[name].write(np.ascontiguousarray(values).tobytes())
-            vao = _vertex_array(ctx, prog, attributes, data, keep)
-            stride = sum(nc for *_, nc in layout)
-            out = ctx.buffer(reserve=patches * 13 * 13 * 6 * per * stride * 4)
-            keep.setdefault("bufs", []).append(out)
-            gl._dummy_fbo.use()
-            generated = _raw().feedback(prog, vao, out, GL_PATCHES, feedback_mode, patches * points, points)
-            captured = np.frombuffer(out.read(), np.uint32).reshape(-1, stride)[: generated * per]
-            vao.release()
-            prog.release()
-        except Exception as exc:  # noqa: BLE001
-            return "skipped", f"oracle cannot run: {type(exc).__name__}: {str(exc)[:80]}"
-        finally:
-            gl._cleanup(keep)
+
+        try:
+            generated, captured = _feedback_run(
+                gl, {"vertex_shader": vs, "tess_control_shader": tcs, "tess_evaluation_shader": tes}, varyings, bind,
+                attributes, data, layout, patches * 13 * 13 * 6 * per, (GL_PATCHES, feedback_mode, patches * points, points),
+                per)
+        except _OracleSkip as exc:
+            return "skipped", str(exc)
         theirs = _unpack(captured, layout)
         from shaderkit.vm.sm4.tessellator import tessellate_patches
 
