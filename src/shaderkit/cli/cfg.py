@@ -14,11 +14,11 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import UnsupportedOperation
 
 EXIT = -1  # the synthetic exit node

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.formats.base import IdentifiedFile, ShaderFile
 
 

@@ -47,11 +47,11 @@ import operator
 import os
 import struct
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
 from shaderkit.isa.pica.decode import Instruction, decode
 from shaderkit.isa.pica.opcodes import (

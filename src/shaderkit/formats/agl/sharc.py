@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.agl.resarray import join_cstring, read_array, split_cstring, write_array
 from shaderkit.formats.agl.sharcfb import (

@@ -16,9 +16,9 @@ import math
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, SupportsIndex, overload
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.agl.resarray import join_cstring, read_array, split_cstring, swap_words, write_array
 from shaderkit.formats.agl.variation import Variation, VariationError, variation_index

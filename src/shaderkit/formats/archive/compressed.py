@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.archive import yaz0, zstd
 from shaderkit.formats.base import ShaderFile
 

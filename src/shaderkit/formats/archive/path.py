@@ -10,9 +10,9 @@ No file I/O here: callers pass the bytes of the outermost file.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.limits import MAX_NESTING_DEPTH
 

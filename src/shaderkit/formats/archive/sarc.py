@@ -19,9 +19,9 @@ it by the same alignment the original used (the largest power of two their offse
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.io.reader import Reader

@@ -9,8 +9,8 @@ back-reference ``NR RR`` (length ``N + 2``, distance ``RRR + 1``) or, when ``N``
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.limits import MAX_DECOMPRESSED_SIZE
 

@@ -34,9 +34,9 @@ the entry's pointer slot is already in the relocation table, so ``_RLT`` needs n
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bfres.members import ExternalFile, ExternalFileMembers

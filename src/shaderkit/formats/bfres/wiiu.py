@@ -21,9 +21,9 @@ entry pointed at it (the old bytes stay where they were).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bfres.members import ExternalFile, ExternalFileMembers

@@ -31,9 +31,9 @@ Rebuilding writes the original bytes back with the key table, option defaults an
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bfsha.wiiu import LookupFailed, ShaderOption, ShadingModel

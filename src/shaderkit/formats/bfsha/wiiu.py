@@ -37,9 +37,9 @@ are allowed).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.gx2.shader import cemu_base_hash

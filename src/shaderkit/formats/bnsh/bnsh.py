@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh import writer

@@ -7,8 +7,9 @@ writer derives them. Reserved words are kept so that a file writes back byte for
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
 from typing import Any
+
+from shaderkit.dataclass import dataclass, field
 
 STAGES = ("vertex", "hull", "domain", "geometry", "pixel", "compute")
 CODE_TYPES = {0: "binary", 1: "intermediate_language", 2: "source", 3: "source_array"}

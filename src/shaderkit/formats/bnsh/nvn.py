@@ -13,9 +13,9 @@ section's constant-buffer offset) and padding, which the listing shows as data a
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, fields
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.io.reader import Reader

@@ -4,8 +4,8 @@ every structure lay (with its bytes); every byte no structure covers is kept as 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.bnsh import compiler
 from shaderkit.formats.bnsh.model import (
     COMPILER_TABLES,

@@ -16,7 +16,8 @@ as HLSL does (``float4``, ``row_major float4x4``, ``sampler2D``).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+
+from shaderkit.dataclass import dataclass, field
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:

@@ -23,9 +23,9 @@ pointer), its name and DVLB; a CGFX built from scratch is laid out with the same
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.dvlb import Dvlb

@@ -15,8 +15,8 @@ that rule. A model built from scratch is laid out the way current picasso lays i
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset

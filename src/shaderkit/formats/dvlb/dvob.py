@@ -16,10 +16,10 @@ where they lay, new or resized ones after the stored bytes, 4-aligned.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.dvlb import (
     _CONSTANT,

@@ -26,8 +26,8 @@ as raw chunks by the container.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import Relayout, close_layout, payload_layout, placed_build, record_table
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader

@@ -20,8 +20,8 @@ any other record (a kind not in the tables, or one encoded another way) is kept 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 
 Value = int | str | list[int] | list[str] | list["CodeViewRecord"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader

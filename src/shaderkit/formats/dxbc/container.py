@@ -59,8 +59,8 @@ from __future__ import annotations
 
 import importlib
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.checksum import dxbc_checksum

@@ -16,8 +16,8 @@ raw chunk. shaderkit does not disassemble the bitcode.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.io.reader import Reader
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import copy
 import struct
-from dataclasses import dataclass, field, fields
 
+from shaderkit.dataclass import dataclass, field, fields
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.fx10_block import EffectBlock, read_block, relocate_records
 from shaderkit.formats.dxbc.fx10_records import EffectRecords, ShaderData5, Technique, read_records

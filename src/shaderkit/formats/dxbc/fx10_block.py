@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.fx10_records import Annotation, Assignment, EffectRecords, ShaderData5
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned

@@ -31,8 +31,8 @@ size, object type``). A record stream this walk does not account for stays bytes
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 
 #: EObjectType values whose variables carry a state block per element

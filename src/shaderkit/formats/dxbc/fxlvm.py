@@ -15,8 +15,8 @@ indexed by one) as a small DXBC container in the effect's unstructured block:
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.d3dx.ctab import MAX_CONSTANTS, ConstantTable, CtabConstant, CtabType
 from shaderkit.io.reader import Reader
 from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text

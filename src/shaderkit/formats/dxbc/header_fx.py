@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import AssemblyError, ShaderkitError
 from shaderkit.formats.dxbc.fx10_records import (
     GS_SO_OBJECT,

@@ -16,8 +16,8 @@ layout and puts unchanged items back.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
     Budget,

@@ -13,8 +13,8 @@ a payload whose offsets do not resolve stays a raw chunk (see the container).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import close_layout, payload_layout, record_table, recorded_string
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader

@@ -14,8 +14,8 @@ this file model only adds the file around it (detection by the leading tag, list
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.fx10 import TAGS, Effect
 from shaderkit.io.reader import Reader

@@ -35,8 +35,8 @@ arrays and interface arrays are written once. Tables are 4-aligned with 0xAB pad
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
     Budget,

@@ -16,8 +16,8 @@ and puts unchanged items back. Versions and parameter types not listed here stay
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import Budget, close_layout, payload_layout, placed_build, record_table
 from shaderkit.io.float32 import F32, f32_word
 from shaderkit.io.layout import Layout, PlacedWriter

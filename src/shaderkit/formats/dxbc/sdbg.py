@@ -19,8 +19,8 @@ the header points at (creator, entry point, target) and the file table's names a
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field, fields
 
+from shaderkit.dataclass import dataclass, field, fields
 from shaderkit.io.reader import Reader
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)

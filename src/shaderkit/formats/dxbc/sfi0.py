@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from shaderkit.dataclass import dataclass
 from shaderkit.io.reader import Reader
 
 #: D3D_SHADER_FEATURE_* bits with the text fxc prints in its listing note.

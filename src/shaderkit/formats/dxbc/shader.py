@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.io.reader import Reader
 
 PROGRAM_TYPES = {0: "ps", 1: "vs", 2: "gs", 3: "hs", 4: "ds", 5: "cs"}

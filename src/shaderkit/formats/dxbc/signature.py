@@ -17,8 +17,8 @@ each name lay, which names shared bytes, the bytes nothing covers) and puts unch
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     StringPool,
     close_layout,

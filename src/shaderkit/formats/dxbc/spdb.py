@@ -34,8 +34,8 @@ without the MSF magic stay raw chunks.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.dxbc.codeview import PROCEDURES, CodeViewRecord, read_records
 from shaderkit.io.layout import Layout

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, fields
 from operator import attrgetter
 
+from shaderkit.dataclass import dataclass, fields
 from shaderkit.io.reader import Reader
 
 _SM4 = struct.Struct("<29I")

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import copy
 import struct
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.gx2.shader import (

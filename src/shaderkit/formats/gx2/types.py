@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar
+
+from shaderkit.dataclass import dataclass, field
 
 
 class GX2ShaderMode(IntEnum):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.io.reader import Reader
 
 BOM = 0xFEFF

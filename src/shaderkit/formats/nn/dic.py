@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.io.reader import Reader
 
 ENTRY = struct.Struct("<iHHQ")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_left
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.io.reader import Reader
 
 HEADER = struct.Struct("<4sIiI")

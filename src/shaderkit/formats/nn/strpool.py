@@ -9,8 +9,8 @@ points at the characters.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.nn.binary import BlockHeader
 from shaderkit.io.reader import Reader
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.d3d9.table import (
     ADDR_TEXTURE_PREFIXES,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.io.limits import MAX_TABLE_ENTRIES
 from shaderkit.isa.latte import table as T

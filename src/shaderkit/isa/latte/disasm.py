@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.words import Fields, format_f32_bits, format_float, unpacker

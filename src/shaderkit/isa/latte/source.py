@@ -15,8 +15,8 @@ the convention its ``CNT`` agrees with (the literal one first).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.latte import asm as A
 from shaderkit.isa.latte import table as T

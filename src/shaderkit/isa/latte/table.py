@@ -9,7 +9,7 @@ named field covers, so every bit of every word belongs to exactly one field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from shaderkit.dataclass import dataclass
 
 Field = tuple[str, int, int]
 

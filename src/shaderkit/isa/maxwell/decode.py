@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.isa.maxwell.encoding import Encoding, find_encoding, get_bits, put_bits
 
 #: Every fourth 64-bit word (byte offsets 0x00, 0x20, ...) holds the control of the next three.

@@ -7,8 +7,7 @@ construction for every word an encoding matches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from shaderkit.dataclass import dataclass, field
 from shaderkit.isa.maxwell.table import ALWAYS_PRINTED, DEFAULTS, ENUMS, ROWS
 
 Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits first

@@ -14,8 +14,8 @@ reader per operand syntax of the table, register spaces, descriptor rules and se
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import AssemblyError
 from shaderkit.isa.pica.float24 import f32_to_f24
 from shaderkit.isa.pica.opdescs import DescriptorTable

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from shaderkit.dataclass import dataclass, field
 from shaderkit.isa.pica.table import BY_OPCODE6, OpcodeInfo, field_mask, opcode_mask
 
 

@@ -18,7 +18,8 @@ picasso does (byte-identical output); the VM reads ``num`` only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from shaderkit.dataclass import dataclass
 
 # -- forms --------------------------------------------------------------------------------------
 #: form -> operand fields (name, lsb, width); names follow the reference tables.

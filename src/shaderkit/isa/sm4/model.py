@@ -7,8 +7,7 @@ extended-token chaining bits, customdata length) are recomputed by the encoder.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from shaderkit.dataclass import dataclass, field
 from shaderkit.isa.sm4.opcodes import PROGRAM_TYPES
 from shaderkit.isa.sm4.table import (
     EXT_KIND_MASK,

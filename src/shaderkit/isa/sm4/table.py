@@ -14,8 +14,8 @@ table's shifts and masks as literals.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from shaderkit.dataclass import dataclass
 from shaderkit.isa.field import Field
 from shaderkit.named_tuple import NamedTuple
 

@@ -14,10 +14,11 @@ destinations it writes, and the function computing them. D3D10/11 rules applied 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from shaderkit.dataclass import dataclass
 
 U32 = np.uint32
 F32 = np.float32

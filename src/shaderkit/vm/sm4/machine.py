@@ -10,12 +10,12 @@ by the opcode table's names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType

@@ -10,9 +10,9 @@ shaders) or the explicit LOD, linear or point mip filtering, comparison before f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
+
+from shaderkit.dataclass import dataclass, field
 
 WRAP, MIRROR, CLAMP, BORDER, MIRROR_ONCE = "wrap", "mirror", "clamp", "border", "mirror_once"
 

@@ -32,11 +32,11 @@ reference rules, :mod:`.tessellator`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shaderkit.dataclass import dataclass
 from shaderkit.isa.sm4.model import Instruction
 from shaderkit.isa.sm4.opcodes import TESS_DOMAINS, TESS_OUTPUTS, TESS_PARTITIONINGS, OperandType
 from shaderkit.vm.sm4.machine import Declarations, VmError, _name, build_tree, compile_program, declarations

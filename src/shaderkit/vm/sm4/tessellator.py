@@ -17,10 +17,10 @@ is computed as (1 - u) - v in float32, as Mesa's pipeline does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from shaderkit.dataclass import dataclass
 from shaderkit.vm.sm4.machine import VmError
 
 #: 16.16 reciprocals of 1..64 segments (entry 0 unused)
