@@ -215,14 +215,24 @@ def test_fxc_render_scene_listing_reads_and_prints_back() -> None:
 
 def test_slot_counts_as_fxc_counts_them() -> None:
     # facts from public fxc ps_3_0 listings: texldl takes 2 texture slots, if_comp 3, else and endif 1
-    # each, lrp 1 in ps_3_0 (2 in ps_2_0, as the D3D9 reference lists it)
+    # each, lrp 1
     text = ("ps_3_0\n dcl_texcoord v0\n dcl_2d s0\n texldl r0, v0, s0\n if_ne r0.x, -r0.x\n"
             " lrp r1, r0.x, r0, c0\n else\n mov r1, c0\n endif\n mov oC0, r1\n")
     listing = assemble_shader(text).disassemble().splitlines()
     assert listing[-1] == "// approximately 10 instruction slots used (2 texture, 8 arithmetic)"
     assert listing[5:10] == ["      lrp r1, r0.x, r0, c0", "    else", "      mov r1, c0", "    endif", "    mov oC0, r1"]
-    ps20 = assemble_shader("ps_2_0\n lrp r0, c0.x, c1, c2\n mov oC0, r0\n").disassemble().splitlines()
-    assert ps20[-1] == "// approximately 3 instruction slots used"
+
+
+@pytest.mark.parametrize("version", ["ps_2_0", "vs_2_0", "vs_3_0"])
+def test_lrp_takes_one_slot_in_every_profile(version: str) -> None:
+    # public fxc 9.29 / 10.0 listings (ps_2_0: 1 texld + frc, add, mov, mad, add, frc, add, add,
+    # lrp, mul, mul, mad, mad, mov = "15 instruction slots used (1 texture, 14 arithmetic)"; vs_2_0
+    # and vs_3_0 totals likewise count each lrp once), not the D3D9 reference's 2 slots
+    out = "oC0" if version.startswith("ps") else ("oPos" if version == "vs_2_0" else "o0")
+    decl = " dcl_position o0\n" if version == "vs_3_0" else ""
+    text = f"{version}\n{decl} lrp r0, c0.x, c1, c2\n mov {out}, r0\n"
+    listing = assemble_shader(text).disassemble().splitlines()
+    assert listing[-1] == "// approximately 2 instruction slots used"
 
 
 @pytest.mark.parametrize(("version", "profile"), [

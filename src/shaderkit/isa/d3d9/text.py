@@ -41,7 +41,6 @@ from shaderkit.isa.d3d9.table import (
     OPCODES,
     PIXEL_KINDS,
     PS1_NAMES,
-    PS3_SLOTS,
     RASTOUT,
     REG_ADDR_TEXTURE,
     REG_DEPTH_OUT,
@@ -450,7 +449,6 @@ def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> l
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
     texture = arithmetic = depth = 0
-    slots = {**SLOTS, **PS3_SLOTS} if prog.pixel and prog.major == 3 else SLOTS
     for text, index, token in prog.instructions():
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
@@ -474,7 +472,7 @@ def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> l
         if opcode in TEXTURE_OPCODES:
             texture += TEXTURE_SLOTS.get(opcode, 1)
         else:
-            arithmetic += slots.get(opcode, 1)
+            arithmetic += SLOTS.get(opcode, 1)
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""
