@@ -46,7 +46,8 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
     array = f"[{info.elements}]" if info.elements > 1 else ""
     if info.klass != CLASS_STRUCT or depth >= MAX_DEPTH:
         return [f"//{indent}{type_name(table, offset)} {name}{array};"]
-    lines = [f"//{indent}struct", f"//{indent}{{"]
+    # fxc sets a struct off with a line of just the indentation before and after it
+    lines = [f"//{indent}", f"//{indent}struct", f"//{indent}{{"]
     at = info.members_offset
     for k in range(info.members):
         if at + _MEMBER.size * (k + 1) > len(table.data):
@@ -54,7 +55,7 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
         name_off, type_off = _MEMBER.unpack_from(table.data, at + _MEMBER.size * k)
         lines += _declaration(table, table.string_at(name_off), type_off, indent + "    ", depth + 1, budget,
                               base)
-    lines += ["//", f"//{indent}}} {name}{array};"]
+    lines += ["//", f"//{indent}}} {name}{array};", f"//{indent}"]
     return lines
 
 
