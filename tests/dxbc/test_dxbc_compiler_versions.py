@@ -203,3 +203,30 @@ def test_feature_note_follows_the_compiler(version: str, block: list[str] | None
         assert lines[2:5] == ["//", "//", "// Buffer Definitions:"]
     else:
         assert lines[2 : 2 + len(block)] == block
+
+
+def _discard_code() -> bytes:
+    words = [0x00000040, 0,
+             0x04000059, 0x00208E46, 0, 1,  # dcl_constantbuffer cb0[1], immediateIndexed
+             0x03000065, 0x001020F2, 0,  # dcl_output o0.xyzw
+             0x0404000D, 0x0020800A, 0, 0,  # discard, non-zero test (bit 18): cb0[0].x (select_1 x)
+             0x0400000D, 0x0020800A, 0, 0,  # discard, zero test
+             0x06000036, 0x001020F2, 0, 0x00208E46, 0, 0,  # mov o0.xyzw, cb0[0].xyzw
+             0x0100003E]  # ret
+    words[1] = len(words)
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+@pytest.mark.parametrize(("version", "nonzero"), [
+    ("9.29.952.3111", "discard"),  # Effekseer's public fxc 9.29 listings: 536 lines "discard r0.x" ...
+    ("9.30.9200.16384", "discard_nz"),
+    ("10.1", "discard_nz"),
+])
+def test_discard_spelling_follows_the_compiler(version: str, nonzero: str) -> None:
+    shader = _shader(f"Microsoft (R) HLSL Shader Compiler {version}", code=_discard_code())
+    text = listing(shader)
+    lines = [line.rstrip() for line in text.splitlines()]
+    at = lines.index(f"{nonzero} cb0[0].x")
+    assert lines[at + 1] == "discard_z cb0[0].x"
+    data = shader.to_bytes()
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data

@@ -406,6 +406,8 @@ def _spellings() -> dict[str, tuple[int, int]]:
         if info.ctl == Ctl.TEST:
             out[info.name + "_z"] = (info.value, 0)
             out[info.name + "_nz"] = (info.value, TEST_NONZERO.put(1))
+            if info.name == "discard":  # fxc 9.29's spelling of discard_nz
+                out[info.name] = (info.value, TEST_NONZERO.put(1))
         elif info.ctl == Ctl.SYNC:
             for scope, sbits in (("", 0), ("_uglobal", 8), ("_ugroup", 4)):
                 for group, gbits in (("", 0), ("_g", 2)):

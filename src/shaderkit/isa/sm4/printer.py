@@ -283,6 +283,9 @@ FAST_KEY = OPCODE_MASK | CONTROLS_MASK << CONTROLS_AT | 1 << EXTENDED_BIT
 FAST: dict[int, tuple[int, str, tuple[int, ...]]] = {
     op | controls << CONTROLS_AT: (BLOCKS[op], name + ("" if op == _SYNC else " "), plan[1])
     for op, plan in enumerate(PLANS) if plan is not None for controls, name in plan[0].items()}
+#: :data:`FAST` in fxc 9.29's spelling (``discard`` for ``discard_nz``)
+FAST_9_29 = {key: (block, "discard " if name == "discard_nz " else name, kinds)
+             for key, (block, name, kinds) in FAST.items()}
 #: per 11-bit opcode of a declaration printed from its template (:data:`~.dcl.PRINTERS`): whether
 #: one operand precedes the raw words; else None
 DECLARATIONS: tuple[bool | None, ...] = tuple(
@@ -300,7 +303,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
 
     Invalid programs raise the :class:`ShaderFormatError` :func:`~.decode.decode` raises
     (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
-    offset. ``aoffimmi=False`` spells texel offsets as fxc 9.29 did (see :class:`~.text.Formatter`).
+    offset. ``aoffimmi=False`` spells texel offsets and ``discard`` as fxc 9.29 did (see
+    :class:`~.text.Formatter`).
     """
     words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, [], extra)
@@ -319,7 +323,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
     controls_at, controls_mask = CONTROLS_AT, CONTROLS_MASK
     imm32_words = IMMEDIATE_WORDS[4]
-    fast, fast_key = FAST, FAST_KEY
+    fast, fast_key = FAST if aoffimmi else FAST_9_29, FAST_KEY
     u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
     decimal = DECIMAL
     cur: _Cursor | None = None
@@ -356,7 +360,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                         head += "" if opcode == _SYNC else " "
                 else:
                     head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
-                                              OPCODES[opcode]) + ("" if opcode == _SYNC else " ")
+                                              OPCODES[opcode], aoffimmi) + ("" if opcode == _SYNC else " ")
         if block:
             if block & 2:
                 if level:

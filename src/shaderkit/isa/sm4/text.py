@@ -7,7 +7,8 @@ opcode's data type (floats ``%f``, integers decimal up to 10000 else ``0x%08x``)
 with ranges. ``legacy=True`` selects the spelling of fxc before the Windows 10 SDK (9.x of the
 DirectX and Windows 8 SDKs, 6.3 of the Windows 8.1 SDK; old CRT): floats keep 17 significant
 digits, ``dcl_constantbuffer cb#`` is lower case, ``dcl_input_ps_sgv`` omits the interpolation
-mode. ``aoffimmi=False`` is fxc 9.29's texel-offset spelling (``sample_l(0,1,0)``). fxc writes
+mode. ``aoffimmi=False`` is fxc 9.29's spelling: texel offsets without ``_aoffimmi``
+(``sample_l(0,1,0)``) and ``discard`` for ``discard_nz``. fxc writes
 ``[precise(...)]`` after the mnemonic and before resource parentheses.
 """
 
@@ -49,6 +50,8 @@ _SWIZZLES = ["." + "".join([_XYZW[(b >> low) & mask] for low, mask in _SWIZZLE_A
 _SELECT = [".x", ".y", ".z", ".w"]
 _INDENT = ["  " * n for n in range(64)]
 _INF = float("inf")
+#: the discard opcode: fxc 9.29 spells its non-zero test ``discard`` (if, breakc... keep ``_nz``)
+OP_DISCARD = 13
 
 # Operand types whose first immediate index is glued to the name (r0, cb0[1], fp0[0][1]).
 _GLUED = frozenset({0, 1, 2, 3, 6, 7, 8, 10, 16, 17, 18, 19, 27, 30, 31})
@@ -304,12 +307,17 @@ class Formatter:
     @staticmethod
     def mnemonic(inst: Instruction, info: OpInfo, aoffimmi: bool = True) -> str:
         """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...);
-        ``aoffimmi=False``: texel offsets without the ``_aoffimmi`` word (fxc 9.29)."""
+        ``aoffimmi=False``: fxc 9.29's spellings, texel offsets without the ``_aoffimmi`` word and
+        ``discard`` for ``discard_nz``."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
         if ctl == Ctl.TEST:
-            name += "_nz" if TEST_NONZERO.get(c) else "_z"
+            if TEST_NONZERO.get(c):
+                if aoffimmi or inst.opcode != OP_DISCARD:
+                    name += "_nz"
+            else:
+                name += "_z"
         elif ctl == Ctl.SYNC:
             if c & 8:
                 name += "_uglobal"
