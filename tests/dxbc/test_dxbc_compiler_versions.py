@@ -230,3 +230,22 @@ def test_discard_spelling_follows_the_compiler(version: str, nonzero: str) -> No
     assert lines[at + 1] == "discard_z cb0[0].x"
     data = shader.to_bytes()
     assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+
+
+@pytest.mark.parametrize(("version", "declaration"), [
+    ("9.29.952.3111", "//   float4 fUV;"),  # Effekseer's public fxc 9.29 listings: no [1] for one element
+    ("10.1", "//   float4 fUV[1];"),
+])
+def test_one_element_array_follows_the_compiler(version: str, declaration: str) -> None:
+    from shaderkit.formats.dxbc.listing import buffer_definitions
+
+    one = ShaderType(1, 3, 1, 4, 1, name="")  # float4, 1 element
+    two = ShaderType(1, 3, 1, 4, 2, name="")
+    rdef = ResourceDefinition(
+        [ConstantBuffer("VS_ConstantBuffer", [ShaderVariable("fUV", one, 0, 16, 2, None),
+                                              ShaderVariable("fTwo", two, 16, 32, 2, None)], 48)],
+        [], 0xFFFE0400, 0x100, f"Microsoft (R) HLSL Shader Compiler {version}")
+    lines = [line.rstrip() for line in buffer_definitions(rdef)]
+    # the declaration is padded to 40 columns, then "// Offset:" and the size
+    assert lines[6] == declaration.ljust(40) + "// Offset:    0 Size:    16"
+    assert lines[7] == "//   float4 fTwo[2];".ljust(40) + "// Offset:   16 Size:    32"

@@ -144,12 +144,13 @@ def _decl_line(indent: int, decl: str, comment: str) -> str:
     return prefix.ljust(40) + comment
 
 
-def _array(elements: int) -> str:
-    return f"[{elements}]" if elements else ""
+def _array(elements: int, shown: int) -> str:
+    """``[N]`` of an array type; ``shown``: the smallest count printed (fxc 9.29 leaves out ``[1]``)."""
+    return f"[{elements}]" if elements >= shown else ""
 
 
 def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[str], first: bool,
-                  base: int, elements: int) -> None:
+                  base: int, elements: int, shown: int) -> None:
     """A struct member or variable: ``struct X { members } name;`` with fxc's blank lines."""
     pad = " " * indent
     if not first:
@@ -161,21 +162,22 @@ def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[st
     if len(out) > MAX_LINES:  # shared struct types can describe an exponential tree
         raise ShaderFormatError(f"buffer definitions need more than {MAX_LINES} lines", None, "RDEF")
     for i, m in enumerate(t.members):
-        _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0)
+        _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0, shown)
     out.append("//")
-    out.append(_decl_line(indent, "} " + name + _array(elements) + ";", tail))
+    out.append(_decl_line(indent, "} " + name + _array(elements, shown) + ";", tail))
 
 
-def _member_lines(t: ShaderType, name: str, indent: int, offset: int, out: list[str], first: bool) -> None:
+def _member_lines(t: ShaderType, name: str, indent: int, offset: int, out: list[str], first: bool,
+                  shown: int) -> None:
     """A struct member; ``offset`` is absolute (fxc adds the enclosing offsets)."""
     tail = f"// Offset: {offset:4d}"
     if t.variable_class == 5:
-        _struct_lines(t, name, indent, tail, out, first, offset, t.elements)
+        _struct_lines(t, name, indent, tail, out, first, offset, t.elements, shown)
     else:
-        out.append(_decl_line(indent, f"{type_name(t)} {name}{_array(t.elements)};", tail))
+        out.append(_decl_line(indent, f"{type_name(t)} {name}{_array(t.elements, shown)};", tail))
 
 
-def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer: bool) -> None:
+def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer: bool, shown: int) -> None:
     """A cbuffer variable; ``whole_buffer`` marks an SM5.1 ``ConstantBuffer<T>`` (its single
     struct variable is named like the buffer and printed without the array size)."""
     t = v.type
@@ -186,12 +188,12 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
     if not v.flags & 2:
         tail += " [unused]"
     if t.variable_class == 5:
-        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset, 0 if whole_buffer else t.elements)
+        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset, 0 if whole_buffer else t.elements, shown)
     elif t.variable_class == 7:
         iface = t.pointee.name if t.pointee is not None else t.name
-        out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements)};", tail))
+        out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements, shown)};", tail))
     else:
-        out.append(_decl_line(3, f"{type_name(t)} {v.name}{_array(t.elements)};", tail))
+        out.append(_decl_line(3, f"{type_name(t)} {v.name}{_array(t.elements, shown)};", tail))
     if v.default_value is not None:  # zeros too: fxc prints every default the RDEF stores
         words = [f"0x{w:08x}" for (w,) in _WORD.iter_unpack(v.default_value[: len(v.default_value) // 4 * 4])]
         for i in range(0, len(words), 4):
@@ -199,21 +201,24 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
             out.append(lead + " ".join(words[i : i + 4]) + " ")
 
 
-def _cbuffer_lines(cb: ConstantBuffer, out: list[str]) -> None:
+def _cbuffer_lines(cb: ConstantBuffer, out: list[str], shown: int) -> None:
     kind = {0: "cbuffer", 1: "tbuffer", 2: "interfaces", 3: "Resource bind info for"}.get(cb.cbuffer_type, "cbuffer")
     out += [f"// {kind} {cb.name}", "// {", "//"]
     whole = len(cb.variables) == 1 and cb.variables[0].name == cb.name
     for i, v in enumerate(cb.variables):
-        _variable_lines(v, out, i == 0, whole)
+        _variable_lines(v, out, i == 0, whole, shown)
     out += ["//", "// }", "//"]
 
 
 def buffer_definitions(rdef: ResourceDefinition) -> list[str]:
+    """The ``// Buffer Definitions:`` block: every cbuffer with its variables (fxc 9.29 and older
+    print an array of one element without ``[1]``, as 15 public 9.29 listings do)."""
     if not rdef.constant_buffers:
         return []
     out = ["//", "// Buffer Definitions: ", "//"]
+    shown = 2 if before_fxc_9_30(rdef.creator) else 1
     for cb in rdef.constant_buffers:
-        _cbuffer_lines(cb, out)
+        _cbuffer_lines(cb, out, shown)
     return out
 
 
