@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import click
 
@@ -28,8 +29,12 @@ from shaderkit.cli.listing import _coloured, _text, format_id, listing_of, use_c
 @click.option("--exact", is_flag=True,
               help="DXBC: print floats so that they read back bit for bit (and the words fxc does not "
                    "print), so `shaderkit asm` rebuilds identical code from the text alone.")
+@click.option("--fxc", "fxc_version", metavar="VERSION", default=None,
+              help="DXBC: spell the listing as the disassembler of fxc VERSION does (9.29, 9.30, 6.3, 10.1 ...) "
+                   "instead of the compiler the container names; for comparing with listings another fxc "
+                   "wrote, e.g. fxc /dumpbin of a container without RDEF (10.x spellings are assumed then).")
 def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
-           hex_literals: bool, split: bool) -> None:
+           hex_literals: bool, split: bool, fxc_version: str | None) -> None:
     """Print the text of every program in FILES (fxc style for DXBC, picasso syntax for PICA200,
     decaf listings with gfd-tool-like headers for Wii U GSH, SHARCFB and BFSHA, SASS for Switch).
 
@@ -37,6 +42,23 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     written per input into the folder given by -o; a file that cannot be disassembled is reported on
     stderr and the others still are (exit status 1 at the end).
     """
+    if fxc_version is None:
+        _disasm(files, output, offsets, raw, color, exact, hex_literals, split)
+        return
+    if not re.fullmatch(r"\d+\.\d+(\.\d+)*", fxc_version):
+        raise click.BadParameter(f"{fxc_version!r} is not a version such as 9.29 or 10.1", param_hint="--fxc")
+    from shaderkit.formats.dxbc.listing import FXC_STYLE
+
+    token = FXC_STYLE.set(f"Microsoft (R) HLSL Shader Compiler {fxc_version}")
+    try:
+        _disasm(files, output, offsets, raw, color, exact, hex_literals, split)
+    finally:
+        FXC_STYLE.reset(token)
+
+
+def _disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
+            hex_literals: bool, split: bool) -> None:
+    """The body of :func:`disasm` (with the --fxc spelling in force)."""
     if split:
         _split(files, output, offsets or raw or exact or hex_literals)
         return

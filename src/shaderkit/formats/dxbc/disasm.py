@@ -83,20 +83,22 @@ def _comment_hooks() -> tuple[Any, Any]:
 def is_legacy(container: DxbcContainer) -> bool:
     """True for containers written by fxc before the Windows 10 SDK (9.x of the DirectX and
     Windows 8 SDKs, 6.3 of the Windows 8.1 SDK), whose listings spell some things differently
-    (old CRT float digits, lower-case ``cb`` declarations)."""
-    from shaderkit.formats.dxbc.listing import is_legacy_creator
+    (old CRT float digits, lower-case ``cb`` declarations); ``disasm --fxc`` may choose another
+    compiler's spellings (:func:`~shaderkit.formats.dxbc.listing.style_creator`)."""
+    from shaderkit.formats.dxbc.listing import is_legacy_creator, style_creator
 
     rdef = container.rdef
-    return is_legacy_creator(rdef.creator if rdef is not None else "")
+    return is_legacy_creator(style_creator(rdef.creator if rdef is not None else ""))
 
 
 def writes_aoffimmi(container: DxbcContainer) -> bool:
     """False for containers written by fxc 9.29 and older, whose listings print texel offsets
-    without ``_aoffimmi`` (``sample_l(0,1,0)``)."""
-    from shaderkit.formats.dxbc.listing import before_fxc_9_30
+    without ``_aoffimmi`` (``sample_l(0,1,0)``) and ``discard`` for ``discard_nz`` (or whose
+    spellings ``disasm --fxc`` chose)."""
+    from shaderkit.formats.dxbc.listing import before_fxc_9_30, style_creator
 
     rdef = container.rdef
-    return not before_fxc_9_30(rdef.creator if rdef is not None else "")
+    return not before_fxc_9_30(style_creator(rdef.creator if rdef is not None else ""))
 
 
 def styled_formatter(container: DxbcContainer, prog: Program, exact: bool = False,
