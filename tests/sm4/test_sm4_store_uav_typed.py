@@ -1,5 +1,7 @@
 """``store_uav_typed``'s value is typeless (its type is the UAV's format): fxc prints an
-immediate value the way it prints ``mov`` immediates, guessing per component.
+immediate value the way it prints ``mov`` immediates, guessing per component. An immediate
+address prints the same way, without blanks (``l(1,1,1,1)``: fxc 10.0.10011's listings in
+Microsoft's D3D12TranslationLayer), unlike ``ld_uav_typed``'s (``l(0, 0, 0, 0)``).
 
 Seen in public fxc listings of 9.30 (HLSLCrossCompiler's load_store test:
 ``l(0.200000,0.200000,0.200000,0.200000)``, ``l(1,2,3,4)``), 10.0.10011 and 10.1 (AMD GeometryFX:
@@ -25,6 +27,7 @@ _WORDS = [
     0x0A0000A4, 0x0011E0F2, 1, 0x00100006, 0, 0x00004002, 0, 0, 0, 0,
     0x0A0000A4, 0x0011E0F2, 1, 0x00100006, 0, 0x00004002, _POINT_TWO, _POINT_TWO, _POINT_TWO, _POINT_TWO,
     0x0A0000A4, 0x0011E0F2, 1, 0x00100006, 0, 0x00004002, 1, 2, 3, 4,
+    0x0A0000A4, 0x0011E0F2, 1, 0x00004002, 1, 1, 1, 1, 0x00100006, 0,  # immediate address, r0.xxxx
     0x0100003E,  # ret
 ]
 _WORDS[1] = len(_WORDS)
@@ -38,6 +41,7 @@ _FXC = [
     "store_uav_typed u1.xyzw, r0.xxxx, l(0,0,0,0)",
     "store_uav_typed u1.xyzw, r0.xxxx, l(0.200000,0.200000,0.200000,0.200000)",
     "store_uav_typed u1.xyzw, r0.xxxx, l(1,2,3,4)",
+    "store_uav_typed u1.xyzw, l(1,1,1,1), r0.xxxx",
     "ret ",
 ]
 

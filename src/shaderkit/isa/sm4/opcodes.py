@@ -204,7 +204,7 @@ def _ops() -> list[OpInfo]:
         o(161, "dcl_resource_raw", layout=Layout.DCL_OPERAND, ctl=Ctl.DCL, dcl=True),
         o(162, "dcl_resource_structured", layout=Layout.DCL_OPERAND, ctl=Ctl.DCL, dcl=True),
         # D3D11 UAV / atomics / sync
-        o(163, "ld_uav_typed", imm=I), o(164, "store_uav_typed", imm=I, imm_at=((2, U),)),
+        o(163, "ld_uav_typed", imm=I), o(164, "store_uav_typed", imm=I, imm_at=((1, U), (2, U))),
         o(165, "ld_raw", imm=I), o(166, "store_raw", imm=I, imm_at=((2, U),)), o(167, "ld_structured", imm=I),
         o(168, "store_structured", imm=I, imm_at=((3, U),)), o(169, "atomic_and", imm=I), o(170, "atomic_or", imm=I),
         o(171, "atomic_xor", imm=I), o(172, "atomic_cmp_store", imm=I), o(173, "atomic_iadd", imm=I),
