@@ -281,6 +281,10 @@ def test_fxc_option_spells_the_listing_as_that_disassembler(tmp_path: Path,
     code, out, err = run_cli(capsys, "disasm", "--fxc", "9.29", str(path))
     assert code == 0, err
     assert _has_block([line.rstrip() for line in out.splitlines()], _NARROW)  # 9.29's 6-wide Format column
+    code, out, err = run_cli(capsys, "disasm", "--fxc", "9.30", str(path))
+    assert code == 0, err
+    # ANGLE's public listings of stripped containers by fxc 9.30: its "///" line after the title block
+    assert [line.rstrip() for line in out.splitlines()][:6] == ["//", title, "//", "//", "///", "// Input signature:"]
     code, out, err = run_cli(capsys, "disasm", "--fxc", "latest", str(path))
     assert code == 2 and "--fxc" in err
 

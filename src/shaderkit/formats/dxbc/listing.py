@@ -561,7 +561,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
         out += ["// Pixel Shader runs at sample frequency", "//"]
     out += class_lines(container)
     out += level9_lines(container)
-    if is_legacy_creator(style) and "9.30." in style:
+    if is_legacy_creator(style) and ("9.30." in style or compiler_version(style) == (9, 30)):  # (--fxc 9.30)
         out.insert(4, "///")
     return out
 
