@@ -49,3 +49,18 @@ def test_both_reproduce_the_stored_checksum_of_the_corpus(corpus: Path) -> None:
     # two corpus files carry a deliberately non-standard checksum (a debug layer's)
     assert sum(native) == len(files) - 2
     assert all(native[::13][i] == ok for i, ok in enumerate(python))
+
+
+def test_libcrypto_not_on_the_path_falls_back_to_hashlibs_copy_then_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names that resolve nowhere: hashlib's module is loaded for a second try, and with no
+    library at all the checksum is the pure-Python one (no exception)."""
+    import importlib.util
+    import sys
+
+    monkeypatch.setattr(checksum, "_LIBCRYPTO_NAMES", ("libshaderkit-no-such-crypto.so",))
+    assert checksum._load_libcrypto() is None
+    if importlib.util.find_spec("_hashlib") is not None:
+        assert "_hashlib" in sys.modules  # the second try loaded it
+    monkeypatch.setattr(checksum, "_libcrypto", None)
+    data = bytes(range(256)) * 3
+    assert dxbc_checksum(data) == dxbc_checksum(data, native=False)

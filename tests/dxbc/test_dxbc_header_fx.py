@@ -205,6 +205,16 @@ def test_hand_written_child_effect_lists_as_written() -> None:
     assert _lines(listing(_built(CHILD))) == _lines(CHILD)
 
 
+def test_object_array_longer_than_the_records_is_typed() -> None:
+    """An array of objects with no per-element records (render target views) may have more elements
+    than the structured section has words: the records are still read and the effect listed."""
+    text = CHILD.replace("RenderTargetView Targets[2];", "RenderTargetView Targets[121];")
+    effect = next(c for c in _built(text).chunks if c.fourcc == "FX10")
+    assert effect.header.render_target_views == 121 and len(effect.structured) // 4 < 121
+    assert effect.records is not None
+    assert _lines(listing(_built(text))) == _lines(text)
+
+
 def test_hand_written_child_effect_words() -> None:
     """Pool counts, signed/bool defaults, a column-major float4x3 type description
     (``SBinaryNumericType``: layout 3, float 1, rows 4, columns 3, column-major bit 14) and the

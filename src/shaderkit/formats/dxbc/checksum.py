@@ -122,20 +122,22 @@ def _load_libcrypto() -> _Native | None:
         # OpenSSL's MD5_CTX: the state words A..D first, then counters and the block buffer
         _fields_ = [("state", ctypes.c_uint32 * 4), ("rest", ctypes.c_uint32 * 19)]
 
-    try:
-        import _hashlib  # noqa: F401  (loads the libcrypto hashlib uses, so the name below resolves)
-    except ImportError:
-        pass
-    for name in _LIBCRYPTO_NAMES:
-        try:
-            lib = ctypes.CDLL(name)
-            init, update, transform = lib.MD5_Init, lib.MD5_Update, lib.MD5_Transform
-        except (OSError, AttributeError):
-            continue
-        init.argtypes = [ctypes.POINTER(Md5Ctx)]
-        update.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
-        transform.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p]
-        return _Native(lib, Md5Ctx, ctypes.byref)
+    for attempt in range(2):
+        if attempt:  # not on the library path: hashlib's own copy (bundled builds), once loaded, resolves by name
+            try:
+                import _hashlib  # noqa: F401  (initialising it costs about as much as ctypes: only when needed)
+            except ImportError:
+                return None
+        for name in _LIBCRYPTO_NAMES:
+            try:
+                lib = ctypes.CDLL(name)
+                init, update, transform = lib.MD5_Init, lib.MD5_Update, lib.MD5_Transform
+            except (OSError, AttributeError):
+                continue
+            init.argtypes = [ctypes.POINTER(Md5Ctx)]
+            update.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
+            transform.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p]
+            return _Native(lib, Md5Ctx, ctypes.byref)
     return None
 
 

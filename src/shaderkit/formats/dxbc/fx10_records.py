@@ -316,9 +316,8 @@ class _Walker:
             o = ObjectVariable(name_off, type_off, semantic, bind)
             if local:
                 var_type, elements, obj_type = self.type_info(o.type_offset)
-                n = max(elements, 1)
-                if n > len(self.words):
-                    raise ShaderFormatError(f"FX10 element count {n} is too large", 4 * self.pos, "FX10")
+                n = max(elements, 1)  # (every element read below takes a word at least: take() bounds the loops;
+                # an array of objects without initializers, RenderTargetView[121], reads none)
                 if var_type == _TYPE_OBJECT and obj_type in STATE_BLOCK_OBJECTS:
                     o.blocks = [self.assignments(self.count("assignment")) for _ in range(n)]
                 elif var_type == _TYPE_OBJECT and obj_type in ONE_OFFSET_OBJECTS:
