@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 
+from shaderkit.formats.d3dx.creator import writes_stray_slash
 from shaderkit.formats.d3dx.ctab import CLASS_STRUCT, REGISTER_SETS, type_name
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
@@ -59,13 +60,6 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
     return lines
 
 
-def _stray_slash(creator: str) -> bool:
-    """True for fxc 9.30 (Windows 8 SDK), whose listings carry one stray ``/`` after the title
-    block: a ``///`` line before ``// Parameters:``, or ``/`` in front of the version line of a
-    shader without constants."""
-    return " 9.30." in creator
-
-
 def header_lines(shader: D3D9Shader) -> list[str]:
     """The comment header fxc prints from the shader's ``CTAB`` (empty without one)."""
     comment = next((c for c in shader.comments if c.table is not None), None)
@@ -78,7 +72,7 @@ def header_lines(shader: D3D9Shader) -> list[str]:
     constants = table.constants
     if not constants:
         return out
-    if _stray_slash(creator):
+    if writes_stray_slash(creator):
         out.append("///")
     out += ["// Parameters:", "//"]
     budget = [MAX_LINES]
@@ -121,6 +115,6 @@ def listing(shader: D3D9Shader) -> str:
 
     head = header_lines(shader)
     body = listing_lines(shader.words(), prefix="")
-    if len(head) == 3 and _stray_slash(head[1]):  # no constants: the slash takes the blank line's place
+    if len(head) == 3 and writes_stray_slash(head[1]):  # no constants: the slash takes the blank line's place
         return "\n".join([*head, "/" + body[0], *body[1:]]) + "\n"
     return "\n".join([*head, "", *body] if head else body) + "\n"

@@ -21,11 +21,11 @@ with fxc's trailing blanks.
 
 from __future__ import annotations
 
-import re
 import struct
 from contextvars import ContextVar
 
 from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.d3dx.creator import compiler_version, writes_stray_slash
 from shaderkit.io.reader import Reader
 from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES
 from shaderkit.isa.sm4.table import OPCODE_MASK
@@ -88,8 +88,6 @@ _DOMAINS = {1: "Isoline", 2: "Triangle", 3: "Quadrilateral"}
 _PARTITIONING = {1: "Integer", 2: "Integer Power of 2", 3: "Odd Fractional", 4: "Even Fractional"}
 _OUTPUT_PRIMITIVES = {1: "Point", 2: "Line", 3: "Clockwise Triangles", 4: "Counter-Clockwise Triangles"}
 
-#: ``... Compiler 10.1``, ``... Compiler 9.29.952.3111``: the version after the compiler's name
-_VERSION = re.compile(r"Compiler (\d+)\.(\d+)")
 _SIG_HEADER = [
     "// Name                 Index   Mask Register SysValue  Format   Used",
     "// -------------------- ----- ------ -------- -------- ------- ------",
@@ -99,13 +97,6 @@ _SIG_HEADER_NARROW = [
     "// Name                 Index   Mask Register SysValue Format   Used",
     "// -------------------- ----- ------ -------- -------- ------ ------",
 ]
-
-
-def compiler_version(creator: str) -> tuple[int, int] | None:
-    """(major, minor) of an RDEF creator string such as ``Microsoft (R) HLSL Shader Compiler
-    9.29.952.3111``, None when it names no version."""
-    found = _VERSION.search(creator)
-    return (int(found.group(1)), int(found.group(2))) if found is not None else None
 
 
 def style_creator(creator: str) -> str:
@@ -561,7 +552,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
         out += ["// Pixel Shader runs at sample frequency", "//"]
     out += class_lines(container)
     out += level9_lines(container)
-    if is_legacy_creator(style) and ("9.30." in style or compiler_version(style) == (9, 30)):  # (--fxc 9.30)
+    if writes_stray_slash(style):
         out.insert(4, "///")
     return out
 

@@ -50,8 +50,6 @@ _SWIZZLES = ["." + "".join([_XYZW[(b >> low) & mask] for low, mask in _SWIZZLE_A
 _SELECT = [".x", ".y", ".z", ".w"]
 _INDENT = ["  " * n for n in range(64)]
 _INF = float("inf")
-#: the discard opcode: fxc 9.29 spells its non-zero test ``discard`` (if, breakc... keep ``_nz``)
-OP_DISCARD = 13
 
 # Operand types whose first immediate index is glued to the name (r0, cb0[1], fp0[0][1]).
 _GLUED = frozenset({0, 1, 2, 3, 6, 7, 8, 10, 16, 17, 18, 19, 27, 30, 31})
@@ -314,7 +312,7 @@ class Formatter:
         c = inst.controls
         if ctl == Ctl.TEST:
             if TEST_NONZERO.get(c):
-                if aoffimmi or inst.opcode != OP_DISCARD:
+                if aoffimmi or name != "discard":  # fxc 9.29: plain discard (if, breakc... keep _nz)
                     name += "_nz"
             else:
                 name += "_z"
