@@ -605,6 +605,8 @@ def assemble_lines(lines: list[str], first_line: int = 1, creator: str = "") -> 
             continue
         try:
             if asm is None:
+                if stripped[0] == "/":  # fxc 9.30's stray slash in front of the version line
+                    stripped = stripped[1:].lstrip()
                 token = version_token(stripped)
                 if token is None:
                     raise _Fail(f"expected a D3D9 version line such as ps_2_0, found {stripped!r}", 0)
