@@ -5,8 +5,9 @@ CPython 3.11, half of it for ``__repr__`` and ``__eq__``. A command loads dozens
 (a ``verify`` of the DXBC corpus 77), so that compile was a tenth of its time. Here the standard
 decorator still builds the class and its ``__init__``; ``__repr__``, ``__eq__`` and the frozen
 classes' ``__hash__`` are closures over the field names that return what the generated methods
-return (same text, same results, same hash values, ``...`` for a recursive repr), and the
-``__hash__ = None`` of a mutable class with ``__eq__`` is set as the standard decorator sets it.
+of the running Python return (same text, same results, same hash values, ``...`` for a recursive
+repr), and the ``__hash__ = None`` of a mutable class with ``__eq__`` is set as the standard
+decorator sets it.
 Options this module does not cover (``order``, ``unsafe_hash``) go to the standard decorator whole.
 
 Type checkers see :func:`dataclasses.dataclass` itself.
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as dataclass
 else:
     import dataclasses
+    import sys
     from _thread import get_ident
     from operator import attrgetter
 
@@ -52,15 +54,35 @@ else:
 
         return __repr__
 
-    def _eq_function(names: tuple[str, ...]):
-        values = _values(names)
+    if sys.version_info >= (3, 13):  # the standard __eq__ compares field by field since 3.13
 
-        def __eq__(self, other: object) -> bool:
-            if other.__class__ is self.__class__:
-                return values(self) == values(other)
-            return NotImplemented
+        def _eq_function(names: tuple[str, ...]):
+            getters = tuple(attrgetter(name) for name in names)
 
-        return __eq__
+            def __eq__(self, other: object) -> bool:
+                if self is other:
+                    return True
+                if other.__class__ is self.__class__:
+                    result = True
+                    for get in getters:  # as "a == a2 and b == b2 ...": the first false result, else the last
+                        result = get(self) == get(other)
+                        if not result:
+                            return result
+                    return result
+                return NotImplemented
+
+            return __eq__
+    else:  # a tuple of the fields each (a field that is the same object compares equal: NaN)
+
+        def _eq_function(names: tuple[str, ...]):
+            values = _values(names)
+
+            def __eq__(self, other: object) -> bool:
+                if other.__class__ is self.__class__:
+                    return values(self) == values(other)
+                return NotImplemented
+
+            return __eq__
 
     def _hash_function(names: tuple[str, ...]):
         values = _values(names)
