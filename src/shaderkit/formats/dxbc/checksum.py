@@ -122,12 +122,7 @@ def _load_libcrypto() -> _Native | None:
         # OpenSSL's MD5_CTX: the state words A..D first, then counters and the block buffer
         _fields_ = [("state", ctypes.c_uint32 * 4), ("rest", ctypes.c_uint32 * 19)]
 
-    for attempt in range(2):
-        if attempt:  # not on the library path: hashlib's own copy (bundled builds), once loaded, resolves by name
-            try:
-                import _hashlib  # noqa: F401  (initialising it costs about as much as ctypes: only when needed)
-            except ImportError:
-                return None
+    def open_by_name() -> _Native | None:
         for name in _LIBCRYPTO_NAMES:
             try:
                 lib = ctypes.CDLL(name)
@@ -138,7 +133,16 @@ def _load_libcrypto() -> _Native | None:
             update.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p, ctypes.c_size_t]
             transform.argtypes = [ctypes.POINTER(Md5Ctx), ctypes.c_char_p]
             return _Native(lib, Md5Ctx, ctypes.byref)
-    return None
+        return None
+
+    native = open_by_name()
+    if native is not None:
+        return native
+    try:  # not on the library path: hashlib's own copy (bundled builds), once loaded, resolves by name
+        import _hashlib  # noqa: F401  (initialising it costs about as much as ctypes: only when needed)
+    except ImportError:
+        return None
+    return open_by_name()
 
 
 _libcrypto: _Native | None | bool = False  # False: not looked for yet
