@@ -60,7 +60,7 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         old = decode(shader.tokens)
         formatter = styled_formatter(target, old)
         texts = [" ".join(line.split()) for line in formatter.lines()[1:]]
-        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, formatter.legacy, formatter.aoffimmi), old, texts)
+        insts = keep_base_bits(_hex_as_printed(assembled, old, texts, formatter.legacy, formatter.since_9_30), old, texts)
         new_prog = assembled.program
         same_version = (new_prog.program_type, new_prog.major, new_prog.minor) == (
             old.program_type, old.major, old.minor)
@@ -134,7 +134,7 @@ def _apply_expression_edits(text: str, effect: Effect) -> None:
 
 
 def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy: bool,
-                    aoffimmi: bool = True) -> Assembled:
+                    since_9_30: bool = True) -> Assembled:
     """``assembled`` with instruction texts in ``disasm --hex`` form replaced by the base's fxc
     text of the same instruction, so that unchanged instructions line up with the base's."""
     from shaderkit.isa.sm4.text import Formatter
@@ -142,7 +142,7 @@ def _hex_as_printed(assembled: Assembled, old: Program, texts: list[str], legacy
     if "0x" not in "".join(assembled.texts):
         return assembled
     hex_texts = [" ".join(line.split())
-                 for line in Formatter(old, legacy, hex_literals=True, aoffimmi=aoffimmi).lines()[1:]]
+                 for line in Formatter(old, legacy, hex_literals=True, since_9_30=since_9_30).lines()[1:]]
     printed = {h: t for h, t in zip(hex_texts, texts) if h != t}
     return assembled._replace(texts=[printed.get(t, t) for t in assembled.texts])
 

@@ -84,21 +84,19 @@ def is_legacy(container: DxbcContainer) -> bool:
     """True for containers written by fxc before the Windows 10 SDK (9.x of the DirectX and
     Windows 8 SDKs, 6.3 of the Windows 8.1 SDK), whose listings spell some things differently
     (old CRT float digits, lower-case ``cb`` declarations); ``disasm --fxc`` may choose another
-    compiler's spellings (:func:`~shaderkit.formats.dxbc.listing.style_creator`)."""
-    from shaderkit.formats.dxbc.listing import is_legacy_creator, style_creator
+    compiler's spellings (:func:`~shaderkit.formats.dxbc.listing.container_style`)."""
+    from shaderkit.formats.dxbc.listing import container_style, is_legacy_creator
 
-    rdef = container.rdef
-    return is_legacy_creator(style_creator(rdef.creator if rdef is not None else ""))
+    return is_legacy_creator(container_style(container))
 
 
-def writes_aoffimmi(container: DxbcContainer) -> bool:
+def since_fxc_9_30(container: DxbcContainer) -> bool:
     """False for containers written by fxc 9.29 and older, whose listings print texel offsets
     without ``_aoffimmi`` (``sample_l(0,1,0)``) and ``discard`` for ``discard_nz`` (or whose
     spellings ``disasm --fxc`` chose)."""
-    from shaderkit.formats.dxbc.listing import before_fxc_9_30, style_creator
+    from shaderkit.formats.dxbc.listing import before_fxc_9_30, container_style
 
-    rdef = container.rdef
-    return not before_fxc_9_30(style_creator(rdef.creator if rdef is not None else ""))
+    return not before_fxc_9_30(container_style(container))
 
 
 def styled_formatter(container: DxbcContainer, prog: Program, exact: bool = False,
@@ -107,7 +105,7 @@ def styled_formatter(container: DxbcContainer, prog: Program, exact: bool = Fals
     wrote ``container`` (its creator: legacy spellings, fxc 9.29's texel offsets)."""
     from shaderkit.isa.sm4.text import Formatter
 
-    return Formatter(prog, is_legacy(container), exact, hex_literals, writes_aoffimmi(container))
+    return Formatter(prog, is_legacy(container), exact, hex_literals, since_fxc_9_30(container))
 
 
 def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[str]:
@@ -123,12 +121,12 @@ def program_lines(container: DxbcContainer, legacy: bool | None = None) -> list[
         from shaderkit.isa.sm4.text import Formatter
 
         prog = decode(shader.tokens)  # (legacy may be the caller's: not styled_formatter)
-        lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get(), writes_aoffimmi(container)).lines()
+        lines = Formatter(prog, legacy, _EXACT.get(), _HEX.get(), since_fxc_9_30(container)).lines()
         starts = prog.offsets
     else:  # validated and printed in one pass
         from shaderkit.isa.sm4.printer import program_lines as sm4_lines
 
-        lines = sm4_lines(shader.tokens, 0, legacy, starts, writes_aoffimmi(container))
+        lines = sm4_lines(shader.tokens, 0, legacy, starts, since_fxc_9_30(container))
     spdb = container.chunk("SPDB")
     if spdb is None:
         return lines

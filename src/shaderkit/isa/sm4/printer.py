@@ -284,8 +284,9 @@ FAST: dict[int, tuple[int, str, tuple[int, ...]]] = {
     op | controls << CONTROLS_AT: (BLOCKS[op], name + ("" if op == _SYNC else " "), plan[1])
     for op, plan in enumerate(PLANS) if plan is not None for controls, name in plan[0].items()}
 #: :data:`FAST` in fxc 9.29's spelling (``discard`` for ``discard_nz``)
-FAST_9_29 = {key: (block, "discard " if name == "discard_nz " else name, kinds)
-             for key, (block, name, kinds) in FAST.items()}
+FAST_9_29 = FAST.copy()
+_DISCARD_NZ = next(key for key, (_, name, _) in FAST.items() if name == "discard_nz ")
+FAST_9_29[_DISCARD_NZ] = (FAST[_DISCARD_NZ][0], "discard ", FAST[_DISCARD_NZ][2])
 #: per 11-bit opcode of a declaration printed from its template (:data:`~.dcl.PRINTERS`): whether
 #: one operand precedes the raw words; else None
 DECLARATIONS: tuple[bool | None, ...] = tuple(
@@ -297,18 +298,18 @@ DECLARATIONS: tuple[bool | None, ...] = tuple(
 # -- the loop ---------------------------------------------------------------------------------
 
 def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
-                  starts: list[int] | None = None, aoffimmi: bool = True) -> list[str]:
+                  starts: list[int] | None = None, since_9_30: bool = True) -> list[str]:
     """The listing body of a SHDR/SHEX payload given as u32 words: the version line, then one
     line per instruction, exactly as :meth:`~.text.Formatter.lines` prints the decoded program.
 
     Invalid programs raise the :class:`ShaderFormatError` :func:`~.decode.decode` raises
     (offsets relative to ``base``). ``starts`` (if given) receives each instruction's word
-    offset. ``aoffimmi=False`` spells texel offsets and ``discard`` as fxc 9.29 did (see
+    offset. ``since_9_30=False`` spells texel offsets and ``discard`` as fxc 9.29 did (see
     :class:`~.text.Formatter`).
     """
     words, length, (minor, major, extra, program_type) = program_header(words, base)
     prog = Program(program_type, major, minor, [], extra)
-    formatter = Formatter(prog, legacy, aoffimmi=aoffimmi)
+    formatter = Formatter(prog, legacy, since_9_30=since_9_30)
     sm51 = formatter.sm51
     counts, formats, glued, glued_types = register_tables(sm51)
     float_text = formatter.float_text
@@ -323,7 +324,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
     controls_at, controls_mask = CONTROLS_AT, CONTROLS_MASK
     imm32_words = IMMEDIATE_WORDS[4]
-    fast, fast_key = FAST if aoffimmi else FAST_9_29, FAST_KEY
+    fast, fast_key = FAST if since_9_30 else FAST_9_29, FAST_KEY
     u32_bytes, f32_of_u32 = _U32X[1].pack, _F32X[1].unpack
     decimal = DECIMAL
     cur: _Cursor | None = None
@@ -356,11 +357,11 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     if not more:
                         head = Formatter.mnemonic(
                             Instruction(opcode, (token >> controls_at) & controls_mask, extended), OPCODES[opcode],
-                            aoffimmi)
+                            since_9_30)
                         head += "" if opcode == _SYNC else " "
                 else:
                     head = Formatter.mnemonic(Instruction(opcode, (token >> controls_at) & controls_mask),
-                                              OPCODES[opcode], aoffimmi) + ("" if opcode == _SYNC else " ")
+                                              OPCODES[opcode], since_9_30) + ("" if opcode == _SYNC else " ")
         if block:
             if block & 2:
                 if level:

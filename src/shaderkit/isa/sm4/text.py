@@ -182,12 +182,13 @@ class Formatter:
     """Formats operands and instructions; one per program (holds the style and the version)."""
 
     def __init__(self, prog: Program, legacy: bool = False, exact: bool = False, hex_literals: bool = False,
-                 aoffimmi: bool = True) -> None:
+                 since_9_30: bool = True) -> None:
         self.prog = prog
         self.legacy = legacy
-        #: ``_aoffimmi`` spelled before texel offsets; fxc 9.29 and older print only the offsets:
-        #: ``sample_l(0,1,0)``, ``sample_l_indexable(0,-1,0)(texture2d)(...)``
-        self.aoffimmi = aoffimmi
+        #: the spellings of fxc 9.30 and later; fxc 9.29 and older print texel offsets without
+        #: ``_aoffimmi`` (``sample_l(0,1,0)``, ``sample_l_indexable(0,-1,0)(texture2d)(...)``) and
+        #: ``discard`` for ``discard_nz``
+        self.since_9_30 = since_9_30
         #: floats printed so that they read back bit for bit (and unprinted padding words shown)
         self.exact = exact
         #: every literal as its bits in hex (fxc ``/Lx``): ``l(0x3f800000)``, ``d(0x3ff0000000000000l)``
@@ -303,16 +304,16 @@ class Formatter:
 
     # -- instructions ----------------------------------------------------------------------
     @staticmethod
-    def mnemonic(inst: Instruction, info: OpInfo, aoffimmi: bool = True) -> str:
+    def mnemonic(inst: Instruction, info: OpInfo, since_9_30: bool = True) -> str:
         """The mnemonic with its control suffixes (``_sat``, ``_nz``, ``_uint``...);
-        ``aoffimmi=False``: fxc 9.29's spellings, texel offsets without the ``_aoffimmi`` word and
+        ``since_9_30=False``: fxc 9.29's spellings, texel offsets without the ``_aoffimmi`` word and
         ``discard`` for ``discard_nz``."""
         name = info.name
         ctl = info.ctl
         c = inst.controls
         if ctl == Ctl.TEST:
             if TEST_NONZERO.get(c):
-                if aoffimmi or name != "discard":  # fxc 9.29: plain discard (if, breakc... keep _nz)
+                if since_9_30 or name != "discard":  # fxc 9.29: plain discard (if, breakc... keep _nz)
                     name += "_nz"
             else:
                 name += "_z"
@@ -330,7 +331,7 @@ class Formatter:
             offsets = inst.sample_offsets
             dim = inst.resource_dimension
             rets = inst.return_types
-            if offsets is not None and aoffimmi:
+            if offsets is not None and since_9_30:
                 name += "_aoffimmi"
             if dim is not None:
                 name += "_indexable"
@@ -372,7 +373,7 @@ class Formatter:
             return self.declaration(inst, info)
         if inst.opcode == 53:
             return self.customdata(inst)
-        name = self.mnemonic(inst, info, self.aoffimmi)
+        name = self.mnemonic(inst, info, self.since_9_30)
         if inst.opcode == 120:  # fcall fp#[array index][call site]
             site = inst.raw[0] if inst.raw else 0
             return name + " " + ", ".join(self.operand(op, Imm.INT) for op in inst.operands) + f"[{site}]"
@@ -501,7 +502,7 @@ class Formatter:
             # never built, so never edited: print the words
             from shaderkit.isa.sm4.printer import program_lines
 
-            return program_lines(lazy[0], 0, self.legacy, aoffimmi=self.aoffimmi)
+            return program_lines(lazy[0], 0, self.legacy, since_9_30=self.since_9_30)
         out = [prog.profile]
         level = 0
         blocks = _BLOCKS
