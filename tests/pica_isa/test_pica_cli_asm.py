@@ -143,7 +143,8 @@ def test_split_names_pad_the_number_for_name_order() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--split"], "--split writes several files: name a folder with -o"),
-    (["--split", "--raw", "-o", "DIR"], "--split writes plain picasso sources: no --offsets, --raw, --exact or --hex"),
+    (["--split", "--raw", "-o", "DIR"], "--split writes plain picasso sources: no --offsets, --raw, --exact, --hex or --fxc"),
+    (["--split", "--fxc", "9.29", "-o", "DIR"], "--split writes plain picasso sources: no --offsets, --raw, --exact, --hex"),
 ])
 def test_disasm_split_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
     from shaderkit.samples import SAMPLES

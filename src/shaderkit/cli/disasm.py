@@ -42,26 +42,26 @@ def disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color:
     written per input into the folder given by -o; a file that cannot be disassembled is reported on
     stderr and the others still are (exit status 1 at the end).
     """
-    if fxc_version is None:
-        _disasm(files, output, offsets, raw, color, exact, hex_literals, split)
-        return
-    if not re.fullmatch(r"\d+\.\d+(\.\d+)*", fxc_version):
-        raise click.BadParameter(f"{fxc_version!r} is not a version such as 9.29 or 10.1", param_hint="--fxc")
-    from shaderkit.formats.dxbc.listing import FXC_STYLE
-
-    token = FXC_STYLE.set(f"Microsoft (R) HLSL Shader Compiler {fxc_version}")
-    try:
-        _disasm(files, output, offsets, raw, color, exact, hex_literals, split)
-    finally:
-        FXC_STYLE.reset(token)
-
-
-def _disasm(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
-            hex_literals: bool, split: bool) -> None:
-    """The body of :func:`disasm` (with the --fxc spelling in force)."""
     if split:
-        _split(files, output, offsets or raw or exact or hex_literals)
+        _split(files, output, offsets or raw or exact or hex_literals or fxc_version is not None)
         return
+    token = None
+    if fxc_version is not None:
+        if not re.fullmatch(r"\d+\.\d+(\.\d+)*", fxc_version):
+            raise click.BadParameter(f"{fxc_version!r} is not a version such as 9.29 or 10.1", param_hint="--fxc")
+        from shaderkit.formats.dxbc.listing import FXC_STYLE
+
+        token = FXC_STYLE.set(f"Microsoft (R) HLSL Shader Compiler {fxc_version}")
+    try:
+        _listings(files, output, offsets, raw, color, exact, hex_literals)
+    finally:
+        if token is not None:
+            FXC_STYLE.reset(token)
+
+
+def _listings(files: tuple[str, ...], output: str, offsets: bool, raw: bool, color: bool | None, exact: bool,
+              hex_literals: bool) -> None:
+    """The listings of :func:`disasm` (with the --fxc spelling in force)."""
     if len(files) == 1 and not os.path.isdir(files[0]) and not (output != "-" and os.path.isdir(output)):
         from shaderkit.errors import UnsupportedOperation
 
@@ -95,7 +95,7 @@ def _split(files: tuple[str, ...], output: str, other_options: bool) -> None:
     if output == "-":
         raise click.UsageError("--split writes several files: name a folder with -o")
     if other_options:
-        raise click.UsageError("--split writes plain picasso sources: no --offsets, --raw, --exact or --hex")
+        raise click.UsageError("--split writes plain picasso sources: no --offsets, --raw, --exact, --hex or --fxc")
     inputs, _ = expand_inputs(files)
     models = []
     for name in inputs:
