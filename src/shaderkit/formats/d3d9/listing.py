@@ -110,11 +110,13 @@ def _fmt_default(value: float) -> str:
 
 
 def listing(shader: D3D9Shader) -> str:
-    """The whole listing: header, a blank line, the program text."""
+    """The whole listing: header, a blank line, the program text (fxc 9.30 puts its stray slash in
+    place of the blank line when there are no constants)."""
     from shaderkit.isa.d3d9.text import listing_lines
 
     head = header_lines(shader)
     body = listing_lines(shader.words(), prefix="")
-    if len(head) == 3 and writes_stray_slash(head[1]):  # no constants: the slash takes the blank line's place
+    table = shader.constant_table
+    if table is not None and not table.constants and writes_stray_slash(table.string_at(table.creator_offset)):
         return "\n".join([*head, "/" + body[0], *body[1:]]) + "\n"
     return "\n".join([*head, "", *body] if head else body) + "\n"
