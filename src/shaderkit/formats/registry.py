@@ -100,6 +100,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                "shaderkit.formats.dvlb.cgfx:Cgfx"),
     FormatSpec("bnsh", "Nintendo Switch shader binary (BNSH)", _magic(b"BNSH"),
                "shaderkit.formats.bnsh.bnsh:Bnsh"),
+    FormatSpec("dksh", "deko3d shader module (DKSH, Switch homebrew)", _magic(b"DKSH"),
+               "shaderkit.formats.dksh.dksh:Dksh"),
     FormatSpec("sharcfb", "Wii U AGL binary shader archive (SHARCFB)", _magic(b"BAHS", b"SHAB"),
                "shaderkit.formats.agl.sharcfb:Sharcfb"),
     FormatSpec("sharc", "Wii U AGL shader source archive (SHARC)", _magic(b"AAHS", b"SHAA"),
