@@ -53,6 +53,20 @@ def load_seeds(corpus: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]
     return seeds
 
 
+def folder_seeds(folder: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]:
+    """(format id/name, bytes) of the files directly in ``folder`` that some format claims."""
+    import shaderkit
+
+    seeds = []
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.stat().st_size <= max_size:
+            data = path.read_bytes()
+            spec = shaderkit.detect(data)
+            if spec is not None:
+                seeds.append((f"{spec.name}/{path.name}", data))
+    return seeds
+
+
 def _d3d9_seeds(seeds: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     """Format "d3d9": the D3D9 programs of the corpus's level-9 DXBC shaders (the bytes of an
     Aon9/XNAS/XNAP chunk's program are a bare D3D9 shader)."""
@@ -245,11 +259,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-dir", default="fuzz-out")
     parser.add_argument("--max-memory-mb", type=int, default=2048, help="address-space cap, so runaway allocations fail fast")
     parser.add_argument("--deep", action="store_true", help="also disassemble")
+    parser.add_argument("--seed-dir", action="append", default=[],
+                        help="also seed with the files of this folder that some format claims, named by format id "
+                             "(so --format dksh picks them): formats the corpus has no files of")
     args = parser.parse_args(argv)
     if args.max_memory_mb:
         limit = args.max_memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     seeds = load_seeds(Path(args.corpus))
+    seeds += [seed for folder in args.seed_dir for seed in folder_seeds(Path(folder))]
     if args.format:
         seeds = [s for s in seeds if s[0].split("/", 1)[0] in args.format]
     if not seeds:

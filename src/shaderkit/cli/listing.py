@@ -17,6 +17,7 @@ _LISTINGS = {
     "shaderkit.formats.agl": ("shaderkit.cli.latte_listing", "gx2_listing"),
     "shaderkit.formats.bfsha": ("shaderkit.cli.latte_listing", "gx2_listing"),
     "shaderkit.formats.bnsh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # Switch: Maxwell per stage
+    "shaderkit.formats.dksh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # deko3d: Maxwell per program
 }
 
 
@@ -60,7 +61,7 @@ def _hex_text(model: ShaderFile) -> str:
         from shaderkit.formats.dxbc.disasm import listing
 
         return listing(model, hex_literals=True)
-    if type(model).__module__.startswith("shaderkit.formats.bnsh"):
+    if type(model).__module__.startswith(("shaderkit.formats.bnsh", "shaderkit.formats.dksh")):
         from shaderkit.cli.maxwell_text import maxwell_listing
 
         text = maxwell_listing(model, hex_literals=True)

@@ -1,11 +1,11 @@
-"""Maxwell text for Switch shader files (BNSH, raw NVN program blobs): every variation and stage
-with its SPH decoded, and assembled code put back into a BNSH stage."""
+"""Maxwell text for Switch shader files (BNSH, raw NVN program blobs, deko3d DKSH modules): every
+variation and stage (DKSH: program) with its SPH decoded, and assembled code put back into a stage."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shaderkit.errors import ShaderFormatError
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 #: the modules of the Switch models; a BNSH or NVN model exists only once one is imported, so
 #: `disasm` of any other format never loads the Switch code.
-_SWITCH_MODULES = ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")
+_SWITCH_MODULES = ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn", "shaderkit.formats.dksh.dksh")
 
 # SPH fields shown besides the maps (every CommonWord field that is set)
 _SPH_SKIP = {"maps", "sph_type", "shader_type"}
@@ -71,10 +71,36 @@ def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Mark
     return "\n".join(lines) + "\n" + disassemble(nvn.code, hex_literals, marker)
 
 
+def _dksh_listing(model: ShaderFile, hex_literals: bool, marker: Marker | None) -> str | None:
+    """Text of every program of a deko3d module (None for other models): the same SPH comments and
+    Maxwell text as a BNSH stage, under ``// ==== program N stage``."""
+    if "shaderkit.formats.dksh.dksh" not in sys.modules:
+        return None
+    from shaderkit.formats.dksh.dksh import Dksh
+    from shaderkit.isa.maxwell import disassemble
+
+    if not isinstance(model, Dksh):
+        return None
+    out = []
+    for index, program in enumerate(model.programs):
+        head = program.header
+        lines = [f"// ==== program {index} {program.stage}",
+                 f"// DKSH: entrypoint {head.entrypoint:#x}, code at {program.code_offset:#x} of the code section, "
+                 f"{head.num_gprs} GPRs"
+                 + (f", constbuf1 {head.constbuf1_sz:#x} bytes at {head.constbuf1_off:#x}" if head.constbuf1_sz else "")]
+        if program.sph is not None:
+            lines += sph_text(program.sph)
+        out.append("\n".join(lines) + "\n" + disassemble(program.code, hex_literals, marker))
+    return "\n".join(out)
+
+
 def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marker | None = None) -> str | None:
-    """Text of every Maxwell stage in a BNSH or NVN program blob; None for other formats."""
+    """Text of every Maxwell stage in a BNSH, NVN program blob or DKSH module; None for other formats."""
     if not any(name in sys.modules for name in _SWITCH_MODULES):
         return None
+    dksh = _dksh_listing(model, hex_literals, marker)
+    if dksh is not None:
+        return dksh
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
     from shaderkit.formats.bnsh.nvn import NvnProgramFile, control_program_offset, is_code
@@ -165,4 +191,34 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
         nvn = NvnCode.from_bytes(base.parts[variation])
         base.parts[variation] = replace(nvn, code=code).to_bytes()
         return base.to_bytes()
-    raise ValueError(f"{base.format_name}: --base must be a BNSH file or an NVN program blob")
+    if base.format_name == "dksh":
+        from shaderkit.formats.dksh.dksh import Dksh
+
+        assert isinstance(base, Dksh)
+        index = dksh_program(base, stage, variation)
+        program = base.programs[index]
+        program.code = assemble(stage_section(text, f"program {index} {program.stage}"))
+        return base.to_bytes()
+    raise ValueError(f"{base.format_name}: --base must be a BNSH file, an NVN program blob or a DKSH module")
+
+
+#: BNSH stage names that name a DKSH program type
+_DKSH_ALIASES = {"pixel": "fragment", "hull": "tess_ctrl", "domain": "tess_eval"}
+
+
+def dksh_program(base: Any, stage: str, index: int) -> int:
+    """The DKSH program ``--stage``/``--variation`` pick: a module with one program needs neither
+    (``--stage`` may still name its stage, in deko3d's, uam's or BNSH's words); otherwise ``--stage``
+    names the stage, or ``--variation`` gives the program index when ``--stage`` is left at pixel."""
+    programs = base.programs
+    if not programs:
+        raise ValueError("the DKSH module has no programs")
+    name = _DKSH_ALIASES.get(stage, stage)
+    if index:
+        if index >= len(programs):
+            raise ValueError(f"program {index} does not exist ({len(programs)} programs)")
+        return index
+    if len(programs) == 1 and (stage == "pixel" or base.program_by_stage(name) == 0):
+        return 0
+    return int(base.program_by_stage(name))
+
