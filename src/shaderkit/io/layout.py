@@ -268,6 +268,28 @@ class PlacedWriter:
             out[at : at + len(data)] == data for at, data in self._puts
         )
 
+    def is_free(self, offset: int, end: int) -> bool:
+        """True when nothing placed, put or reserved so far covers any byte of ``[offset, end)``."""
+        return self._free(offset, end)
+
+    def clear_vacated(self, fill: int | None = None) -> None:
+        """Overwrite with ``fill`` the bytes of every stored item that did not go back to its offset
+        (moved or dropped), except where something placed or put now covers them: for formats whose
+        readers would take the stale bytes for part of a neighbour (code that runs to the next item)."""
+        if self.layout is None:
+            return
+        byte = bytes([self.fill if fill is None else fill])
+        for key, stored in self.layout.items.items():
+            if not stored.data or self._placed.get(key) == stored.offset:
+                continue
+            pos, hi = stored.offset, min(stored.end, len(self.out))
+            for a, b in self._overlapping(pos, hi):
+                if a > pos:
+                    self.out[pos:a] = byte * (a - pos)
+                pos = max(pos, b)
+            if pos < hi:
+                self.out[pos:hi] = byte * (hi - pos)
+
     def reserve(self, offset: int, size: int) -> None:
         """Mark ``[offset, offset + size)`` as taken (a fixed structure written later with :meth:`put`)."""
         if offset + size > len(self.out):

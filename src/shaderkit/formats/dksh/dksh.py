@@ -84,6 +84,9 @@ class Dksh(ShaderFile):
     tail: bytes = b""
     control_layout: Layout | None = field(default=None, repr=False, compare=False)
     code_layout: Layout | None = field(default=None, repr=False, compare=False)
+    #: whether the parsed file is exactly what uam's layout rule makes of its programs (every file
+    #: uam writes): then an edit that moves something gets a fresh uam layout
+    uam_layout: bool = field(default=True, repr=False, compare=False)
 
     # -- reading ---------------------------------------------------------------------------
     @classmethod
@@ -130,39 +133,64 @@ class Dksh(ShaderFile):
             if program.header.constbuf1_sz:
                 code_layout.record(_constbuf_key(index), program.header.constbuf1_off, program.constbuf1)
         code_layout.close(data[:code_end], code_start)
-        return cls(header, programs, data[code_end:], control_layout, code_layout)
+        model = cls(header, programs, data[code_end:], control_layout, code_layout)
+        try:
+            model.uam_layout = model._write(None, None)[0] == data
+        except ValueError:
+            model.uam_layout = False
+        return model
 
     # -- writing ---------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The module bytes; unchanged items go back where they lay, new or resized ones where uam
-        puts them; sizes, offsets and counts are recomputed (ValueError when a value does not fit)."""
-        code = PlacedWriter(self.code_layout, _BLOCK)
+        puts them; sizes, offsets and counts are recomputed (ValueError when a value does not fit).
+
+        A module laid out as uam lays it out (:attr:`uam_layout`) in which something moved is laid
+        out afresh by uam's rule (what uam would write for the edited programs); any other module
+        keeps every byte it can, the moved items appended and their old bytes zeroed."""
+        if self.control_layout is None or self.code_layout is None:
+            return self._write(None, None)[0]
+        out, moved = self._write(self.control_layout, self.code_layout)
+        if moved and self.uam_layout:
+            return self._write(None, None)[0]
+        return out
+
+    def _write(self, control_layout: Layout | None, code_layout: Layout | None) -> tuple[bytes, bool]:
+        """(bytes, whether an item left its recorded place) of the module written over the layouts."""
+        code = PlacedWriter(code_layout, _BLOCK)
         heads = []
+        moved = False
         for index, program in enumerate(self.programs):
             head = program.header
             key = _entry_key(index)
             code.allocate = _BLOCK if program.sph is None else _graphics_entry
             entry = code.place(key, program.entry_bytes())
-            stored = self.code_layout.offset_of(key) if self.code_layout is not None else None
-            if program.sph is not None and stored != entry and entry >= GRAPHICS_ENTRY_OFFSET:
+            stored = code_layout.offset_of(key) if code_layout is not None else None
+            if stored != entry:
+                moved = True
                 pad_at = entry - GRAPHICS_ENTRY_OFFSET
-                if code._free(pad_at, entry):
+                if program.sph is not None and pad_at >= 0 and code.is_free(pad_at, entry):
                     code.put(pad_at, UAM_SPH_PADDING)
             constbuf1_off = head.constbuf1_off
             if program.constbuf1:
                 code.allocate = _BLOCK
                 constbuf1_off = code.place(_constbuf_key(index), program.constbuf1)
+                moved = moved or (code_layout is not None and code_layout.offset_of(_constbuf_key(index))
+                                  != constbuf1_off)
             heads.append(DkshProgramHeader(head.type, entry, head.num_gprs, constbuf1_off, len(program.constbuf1),
                                            head.per_warp_scratch_sz, head.params, head.reserved))
+        if moved:
+            code.clear_vacated()
         code.pad_to(SECTION_ALIGNMENT)
         if not code.verify():
             raise ValueError("DKSH code section: an item was overwritten while laying out the programs")
 
-        control = PlacedWriter(self.control_layout, append_aligned(4))
-        header_sz = max(self.header.header_sz, HEADER_SIZE)
-        control.reserve(0, header_sz)
+        control = PlacedWriter(control_layout, append_aligned(4))
+        control.reserve(0, max(self.header.header_sz, HEADER_SIZE))
         table = b"".join(head.to_bytes() for head in heads)
         programs_off = control.place("programs", table) if table else self.header.programs_off
+        if control_layout is not None and control_layout.offset_of("programs") != programs_off:
+            moved = True
         control.pad_to(SECTION_ALIGNMENT)
         header = DkshHeader(self.header.magic, self.header.header_sz, control.end, code.end, programs_off,
                             len(heads))
@@ -170,7 +198,7 @@ class Dksh(ShaderFile):
             control.put(0, header.to_bytes())
         except Exception as exc:  # struct.error: a value past 32 bits
             raise ValueError(f"DKSH header: {exc}") from None
-        return control.getvalue() + code.getvalue() + self.tail
+        return control.getvalue() + code.getvalue() + self.tail, moved
 
     # -- description -----------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
@@ -217,10 +245,13 @@ class Dksh(ShaderFile):
 def _read_programs(r: Reader, heads: list[DkshProgramHeader], data: memoryview, code_start: int,
                    code_sz: int) -> list[DkshProgram]:
     """Each program's SPH, code and constbuf1 (offsets checked against the code section)."""
-    # what lies after a program's code: other entrypoints, constbuf1 data, vertex A programs, the end
+    # what lies after a program's code: other entrypoints and the 256-byte blocks they start in
+    # (uam's padding in front of an SPH belongs to the next program), constbuf1 data, vertex A
+    # programs, the section end
     bounds = {code_sz}
     for head in heads:
         bounds.add(head.entrypoint)
+        bounds.add(head.entrypoint - head.entrypoint % SECTION_ALIGNMENT)
         if head.constbuf1_sz:
             bounds.add(head.constbuf1_off)
         if isinstance(head.params, VertexParams) and head.params.alt_num_gprs:
@@ -239,7 +270,7 @@ def _read_programs(r: Reader, heads: list[DkshProgramHeader], data: memoryview, 
                               f"{code_sz:#x}-byte code section", code_start)
             sph = ShaderProgramHeader.from_bytes(bytes(data[base : base + SPH_SIZE]), base) if sph_size else None
             start = head.entrypoint + sph_size
-            end = next(b for b in ordered if b >= start)
+            end = next(b for b in ordered if b >= start and b > head.entrypoint)
             end = start + (end - start) // BUNDLE * BUNDLE
             while end - start >= BUNDLE and data[code_start + end - BUNDLE : code_start + end] == _ZERO_BUNDLE:
                 end -= BUNDLE
