@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from dksh_build import header as header_words
 from dksh_build import (
     BRA_SELF_SLOT1,
     CODE_64,
@@ -274,3 +275,11 @@ def test_cli_asm_base_bad_stage(tmp_path: Path) -> None:
     out = tmp_path / "out.dksh"
     result = CliRunner().invoke(cli, ["asm", "--base", str(path), "--stage", "geometry", str(listing), "-o", str(out)])
     assert result.exit_code == 2 and "geometry" in result.output
+
+
+def test_sections_of_other_sizes_stay_as_stored() -> None:
+    # no programs and a 0x30-byte code section (not a multiple of 256): the driver's debug build
+    # would refuse it, the reader keeps it as it is
+    data = header_words(0x100, 0x30, 0) + bytes(0x100 - 24) + b"\x01" * 0x30
+    model = Dksh.from_bytes(data)
+    assert model.programs == [] and model.to_bytes() == data

@@ -181,7 +181,8 @@ class Dksh(ShaderFile):
                                            head.per_warp_scratch_sz, head.params, head.reserved))
         if moved:
             code.clear_vacated()
-        code.pad_to(SECTION_ALIGNMENT)
+        if moved or code_layout is None:  # (a stored section of another size stays as it is)
+            code.pad_to(SECTION_ALIGNMENT)
         if not code.verify():
             raise ValueError("DKSH code section: an item was overwritten while laying out the programs")
 
@@ -189,9 +190,9 @@ class Dksh(ShaderFile):
         control.reserve(0, max(self.header.header_sz, HEADER_SIZE))
         table = b"".join(head.to_bytes() for head in heads)
         programs_off = control.place("programs", table) if table else self.header.programs_off
-        if control_layout is not None and control_layout.offset_of("programs") != programs_off:
+        if control_layout is None or control_layout.offset_of("programs") != programs_off:
             moved = True
-        control.pad_to(SECTION_ALIGNMENT)
+            control.pad_to(SECTION_ALIGNMENT)
         header = DkshHeader(self.header.magic, self.header.header_sz, control.end, code.end, programs_off,
                             len(heads))
         try:
