@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from dksh_build import header as header_words
 from dksh_build import (
     BRA_SELF_SLOT1,
     CODE_64,
@@ -22,6 +21,7 @@ from dksh_build import (
     compute_module,
     vertex_fragment_module,
 )
+from dksh_build import header as header_words
 
 import shaderkit
 from shaderkit.cli import cli

@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from shaderkit.dataclass import dataclass, field
-from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bnsh.nvn import SPH_SIZE, ShaderProgramHeader
 from shaderkit.formats.dksh.model import (

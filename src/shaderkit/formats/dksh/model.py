@@ -142,7 +142,7 @@ def parse_params(program_type: int, raw: bytes) -> StageParams:
         return VertexParams(*VertexParams.STRUCT.unpack(raw))
     if program_type == 1:
         v = FragmentParams.STRUCT.unpack(raw)
-        return FragmentParams(*v[:4], list(v[4:8]), *v[8:])
+        return FragmentParams(v[0], v[1], v[2], v[3], list(v[4:8]), v[8], v[9], v[10], v[11])
     if program_type == 2:
         v = GeometryParams.STRUCT.unpack(raw)
         return GeometryParams(v[0], v[1], v[2], list(v[3:]))
