@@ -175,4 +175,4 @@ def annotated_listing(model: Any, listing: str, offsets: bool, raw: bool, hex_li
     if isinstance(dvlb, Dvlb):  # .csdr: base64 around a SHBIN
         return _render(pica_entries(dvlb), offsets, raw)
     raise UnsupportedOperation(f"{model.format_name}: --offsets/--raw are available for DXBC, bare D3D9, SHBIN, "
-                               "Wii U (GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN) files")
+                               "Wii U (GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN, DKSH) files")

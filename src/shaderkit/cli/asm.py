@@ -51,10 +51,13 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
               help="SM4/5: replace the code of this DXBC container, keeping every other chunk. "
                    "D3D9: the bare shader (.cso/.vso/.pso) whose comment blocks (CTAB, DBUG, preshader) "
                    "the assembled code keeps. "
-                   "Maxwell: the BNSH or NVN program blob whose stage code the assembled text replaces. "
+                   "Maxwell: the BNSH, NVN program blob or DKSH module whose stage code the assembled text replaces. "
                    "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
-@click.option("--variation", default=0, show_default=True, help="Maxwell: BNSH variation (NVN blob: part index).")
-@click.option("--stage", default="pixel", show_default=True, help="Maxwell: BNSH stage to replace.")
+@click.option("--variation", default=0, show_default=True,
+              help="Maxwell: BNSH variation (NVN blob: part index; DKSH: program index).")
+@click.option("--stage", default="pixel", show_default=True,
+              help="Maxwell: BNSH stage to replace (DKSH: program type, e.g. vertex/vert, fragment/frag, "
+                   "compute/comp; not needed for a one-program module).")
 @click.option("-n", "--no-nop", "no_nop", is_flag=True,
               help="PICA200: no automatic padding NOPs (picasso -n), as picasso before v2.5 assembled.")
 @click.option("--syntax", type=click.Choice(["auto", "sm4", "d3d9", "pica", "latte", "maxwell"]), default="auto",

@@ -337,9 +337,15 @@ def maxwell_steps(code: bytes) -> list[Step]:
 
 
 def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
-    """(title, steps, entries) of every Maxwell stage of a BNSH / NVN model, else None."""
+    """(title, steps, entries) of every Maxwell stage of a BNSH / NVN model (DKSH: every program), else None."""
     import sys
 
+    if "shaderkit.formats.dksh.dksh" in sys.modules:
+        from shaderkit.formats.dksh.dksh import Dksh
+
+        if isinstance(model, Dksh):
+            return [(f"program {i} {program.stage}", maxwell_steps(program.code), (0,))
+                    for i, program in enumerate(model.programs)]
     if not any(name in sys.modules for name in ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")):
         return None
     from shaderkit.formats.bnsh.bnsh import Bnsh
@@ -440,7 +446,7 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
         steps, entries = pica_steps(model.payload)
     else:
         raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Wii U (GSH, SHARCFB, "
-                                   "BFSHA) and Switch (BNSH, NVN) files")
+                                   "BFSHA) and Switch (BNSH, NVN, DKSH) files")
     return steps, blocks(steps, entries)
 
 
@@ -449,7 +455,7 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
 @click.option("-o", "--output", default="-", help="Output file (.dot, or .svg to run Graphviz's dot); - for stdout.")
 @click.option("--svg", is_flag=True, help="Write SVG (needs Graphviz's dot on PATH).")
 def cfg(file: str, output: str, svg: bool) -> None:
-    """Write the control-flow graph of FILE (DXBC, SHBIN, GSH, SHARCFB, BFSHA, BNSH, NVN) as
+    """Write the control-flow graph of FILE (DXBC, SHBIN, GSH, SHARCFB, BFSHA, BNSH, NVN, DKSH) as
     Graphviz DOT, or SVG; files with several programs get one cluster per program."""
     from shaderkit.cli.common import load_model, write_output
 
