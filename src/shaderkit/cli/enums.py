@@ -44,6 +44,13 @@ ENUM_TEXT: dict[str, Callable[[int], str]] = {
     "compiler_version": hex,
     "low_level_compiler_version": hex,
     "memory_pool_property": hex,
+    # DKSH offsets into the code section and the fragment state words (register values) in hex
+    "entrypoint": hex,
+    "constbuf1_off": hex,
+    "param_d8": hex,
+    "param_65b": hex,
+    "param_489": hex,
+    "param_c8": hex,
 }
 
 #: ``<key>_name`` entries of summaries whose ``<key>`` the text view already shows with its name
