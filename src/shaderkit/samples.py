@@ -91,6 +91,32 @@ def bnsh_sample() -> bytes:
     return model.to_bytes()
 
 
+def dksh_sample() -> bytes:
+    """A deko3d module (.dksh) with a vertex and a fragment program, laid out as uam lays out its files."""
+    from shaderkit.formats.bnsh.nvn import ShaderProgramHeader
+    from shaderkit.formats.dksh.dksh import Dksh
+    from shaderkit.formats.dksh.model import (
+        DKSH_MAGIC,
+        HEADER_SIZE,
+        DkshHeader,
+        DkshProgram,
+        DkshProgramHeader,
+        FragmentParams,
+        VertexParams,
+    )
+
+    def program(type_: int, sph_shader_type: int, sph_type: int, params: VertexParams | FragmentParams) -> DkshProgram:
+        sph = struct.pack("<5I", sph_type | 3 << 5 | sph_shader_type << 10, 0, 0, 0, 0) + bytes(0x3C)
+        # uam's register count floor (4); entrypoint and constbuf1 placement are the writer's
+        head = DkshProgramHeader(type_, 0, 4, 0, 0, 0, params)
+        return DkshProgram(head, ShaderProgramHeader.from_bytes(sph), maxwell_code(sph_shader_type))
+
+    # uam's default fragment state word (0x087F6080) in param_d8
+    programs = [program(0, 1, 1, VertexParams(0, 0)),
+                program(1, 5, 2, FragmentParams(0, 0, 0, 0, [0, 0, 0, 0], 0x087F6080, 0, 0))]
+    return Dksh(DkshHeader(DKSH_MAGIC, HEADER_SIZE, 0, 0, 0, 0), programs).to_bytes()
+
+
 # Tiny programs written in shaderkit's own text syntaxes and assembled by its own assemblers.
 _MAXWELL_VERTEX = """\
 /*0008*/ [B------:R-:W0:Y:S01] ALD R0, a[0x80];
@@ -169,5 +195,6 @@ SAMPLES: dict[str, Callable[[], bytes]] = {
     "sample_vs.dxbc": dxbc_sample,
     "sample.shbin": pica_sample,
     "sample.bnsh": bnsh_sample,
+    "sample.dksh": dksh_sample,
     "sample.sharcfb": sharcfb_sample,
 }
