@@ -171,7 +171,7 @@ _FORMAT_LEXERS: dict[str, type[RegexLexer]] = {
     "dxbc": Sm4Lexer,
     "dvlb": PicaLexer, "dvob": PicaLexer, "cgfx": PicaLexer, "csdr": PicaLexer,
     "gsh": LatteLexer, "sharcfb": LatteLexer, "bfsha-wiiu": LatteLexer,
-    "bnsh": MaxwellLexer, "nvn": MaxwellLexer, "bfsha-switch": MaxwellLexer,
+    "bnsh": MaxwellLexer, "nvn": MaxwellLexer, "dksh": MaxwellLexer, "bfsha-switch": MaxwellLexer,
 }
 
 

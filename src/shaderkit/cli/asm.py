@@ -110,7 +110,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
             return
         raise click.UsageError("--base is for SM4/5 listings, Maxwell text and Wii U listings")
     if syntax == "maxwell":
-        raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob)")
+        raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob or a DKSH module)")
     if syntax in ("auto", "latte") and _latte(sources, output, syntax, texts=texts):
         return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
