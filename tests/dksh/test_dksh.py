@@ -283,3 +283,18 @@ def test_sections_of_other_sizes_stay_as_stored() -> None:
     data = header_words(0x100, 0x30, 0) + bytes(0x100 - 24) + b"\x01" * 0x30
     model = Dksh.from_bytes(data)
     assert model.programs == [] and model.to_bytes() == data
+
+
+def test_cli_offsets_cfg_relayout(tmp_path: Path) -> None:
+    data = bytearray(vertex_fragment_module())
+    data[0xF0] = 0x77  # a byte of control padding: kept by rebuild, dropped by --relayout
+    path = _write(tmp_path, "vf.dksh", bytes(data))
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["disasm", "--offsets", "--raw", str(path)])
+    assert shown.exit_code == 0 and "e3000000 0007000f" not in shown.output  # low half first, as envydis
+    assert "0007000f e3000000" in shown.output  # EXIT's two halves beside it
+    graph = runner.invoke(cli, ["cfg", str(path)])
+    assert graph.exit_code == 0 and graph.output.count("EXIT") == 2 and "program 1 fragment" in graph.output
+    out = tmp_path / "re.dksh"
+    assert runner.invoke(cli, ["rebuild", "--relayout", str(path), "-o", str(out)]).exit_code == 0
+    assert out.read_bytes() == vertex_fragment_module()

@@ -13,7 +13,7 @@ from shaderkit.cli.common import load_member, parse_named, store_member, write_o
 @click.argument("file")
 @click.option("-o", "--output", required=True, help="Output path ('-' for standard output).")
 @click.option("--fix-checksum", is_flag=True, help="Write the computed checksum (formats that have one).")
-@click.option("--relayout", is_flag=True, help="Lay the file out again from the model (BNSH).")
+@click.option("--relayout", is_flag=True, help="Lay the file out again from the model (BNSH; DKSH: as uam lays it out).")
 def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
     """Parse FILE and write it back from the model.
 

@@ -154,6 +154,11 @@ class Dksh(ShaderFile):
             return self._write(None, None)[0]
         return out
 
+    def relayout(self) -> bytes:
+        """The module laid out afresh by uam's rule (``rebuild --relayout``): what uam would write
+        for these programs; bytes no model field covers are dropped."""
+        return self._write(None, None)[0]
+
     def _write(self, control_layout: Layout | None, code_layout: Layout | None) -> tuple[bytes, bool]:
         """(bytes, whether an item left its recorded place) of the module written over the layouts."""
         code = PlacedWriter(code_layout, _BLOCK)
