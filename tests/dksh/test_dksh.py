@@ -298,3 +298,11 @@ def test_cli_offsets_cfg_relayout(tmp_path: Path) -> None:
     out = tmp_path / "re.dksh"
     assert runner.invoke(cli, ["rebuild", "--relayout", str(path), "-o", str(out)]).exit_code == 0
     assert out.read_bytes() == vertex_fragment_module()
+
+
+def test_compute_entrypoint_at_the_section_end() -> None:
+    # found by mutation: a compute program whose entrypoint is code_sz has no code (not an error)
+    data = bytearray(compute_module())
+    struct.pack_into("<I", data, 24 + 4, 0x100)
+    model = Dksh.from_bytes(bytes(data))
+    assert model.programs[0].code == b"" and model.to_bytes() == bytes(data)

@@ -275,7 +275,7 @@ def _read_programs(r: Reader, heads: list[DkshProgramHeader], data: memoryview, 
                               f"{code_sz:#x}-byte code section", code_start)
             sph = ShaderProgramHeader.from_bytes(bytes(data[base : base + SPH_SIZE]), base) if sph_size else None
             start = head.entrypoint + sph_size
-            end = next(b for b in ordered if b >= start and b > head.entrypoint)
+            end = next((b for b in ordered if b >= start and b > head.entrypoint), start)
             end = start + (end - start) // BUNDLE * BUNDLE
             while end - start >= BUNDLE and data[code_start + end - BUNDLE : code_start + end] == _ZERO_BUNDLE:
                 end -= BUNDLE
