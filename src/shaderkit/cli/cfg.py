@@ -344,7 +344,7 @@ def maxwell_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]
         from shaderkit.formats.dksh.dksh import Dksh
 
         if isinstance(model, Dksh):
-            return [(f"program {i} {program.stage}", maxwell_steps(program.code), (0,))
+            return [(model.program_title(i), maxwell_steps(program.code), (0,))
                     for i, program in enumerate(model.programs)]
     if not any(name in sys.modules for name in ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn")):
         return None

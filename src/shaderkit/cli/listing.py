@@ -61,13 +61,13 @@ def _hex_text(model: ShaderFile) -> str:
         from shaderkit.formats.dxbc.disasm import listing
 
         return listing(model, hex_literals=True)
-    if type(model).__module__.startswith(("shaderkit.formats.bnsh", "shaderkit.formats.dksh")):
+    package = type(model).__module__.rpartition(".")[0]
+    if _LISTINGS.get(package, ("", ""))[1] == "maxwell_listing":
         from shaderkit.cli.maxwell_text import maxwell_listing
 
         text = maxwell_listing(model, hex_literals=True)
         if text is not None:
             return text
-    package = type(model).__module__.rpartition(".")[0]
     if _LISTINGS.get(package, ("",))[0] == "shaderkit.cli.latte_listing":
         return _text(model)  # decaf syntax: literals are always (0xBITS, float)
     raise UnsupportedOperation(f"{model.format_name}: --hex applies to DXBC, Latte and Maxwell text "

@@ -84,7 +84,7 @@ def _dksh_listing(model: ShaderFile, hex_literals: bool, marker: Marker | None) 
     out = []
     for index, program in enumerate(model.programs):
         head = program.header
-        lines = [f"// ==== program {index} {program.stage}",
+        lines = [f"// ==== {model.program_title(index)}",
                  f"// DKSH: entrypoint {head.entrypoint:#x}, code at {program.code_offset:#x} of the code section, "
                  f"{head.num_gprs} GPRs"
                  + (f", constbuf1 {head.constbuf1_sz:#x} bytes at {head.constbuf1_off:#x}" if head.constbuf1_sz else "")]
@@ -197,7 +197,7 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
         assert isinstance(base, Dksh)
         index = dksh_program(base, stage, variation)
         program = base.programs[index]
-        program.code = assemble(stage_section(text, f"program {index} {program.stage}"))
+        program.code = assemble(stage_section(text, base.program_title(index)))
         return base.to_bytes()
     raise ValueError(f"{base.format_name}: --base must be a BNSH file, an NVN program blob or a DKSH module")
 
@@ -215,10 +215,8 @@ def dksh_program(base: Any, stage: str, index: int) -> int:
         raise ValueError("the DKSH module has no programs")
     name = _DKSH_ALIASES.get(stage, stage)
     if index:
-        if index >= len(programs):
-            raise ValueError(f"program {index} does not exist ({len(programs)} programs)")
-        return index
-    if len(programs) == 1 and (stage == "pixel" or base.program_by_stage(name) == 0):
+        return base.program_by_stage(str(index))
+    if len(programs) == 1 and stage == "pixel":  # (the default --stage: the module's only program)
         return 0
-    return int(base.program_by_stage(name))
+    return base.program_by_stage(name)
 

@@ -272,13 +272,13 @@ class PlacedWriter:
         """True when nothing placed, put or reserved so far covers any byte of ``[offset, end)``."""
         return self._free(offset, end)
 
-    def clear_vacated(self, fill: int | None = None) -> None:
-        """Overwrite with ``fill`` the bytes of every stored item that did not go back to its offset
+    def clear_vacated(self) -> None:
+        """Overwrite with the writer's fill byte the bytes of every stored item that did not go back to its offset
         (moved or dropped), except where something placed or put now covers them: for formats whose
         readers would take the stale bytes for part of a neighbour (code that runs to the next item)."""
         if self.layout is None:
             return
-        byte = bytes([self.fill if fill is None else fill])
+        byte = bytes([self.fill])
         for key, stored in self.layout.items.items():
             if not stored.data or self._placed.get(key) == stored.offset:
                 continue

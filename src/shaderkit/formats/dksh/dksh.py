@@ -33,6 +33,7 @@ from shaderkit.formats.dksh.model import (
     HEADER_SIZE,
     PROGRAM_HEADER_SIZE,
     SECTION_ALIGNMENT,
+    STAGE_NAMES,
     UAM_SPH_PADDING,
     DkshHeader,
     DkshProgram,
@@ -48,16 +49,12 @@ BUNDLE = 32
 _ZERO_BUNDLE = bytes(BUNDLE)
 
 
-def _align(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+_BLOCK = append_aligned(SECTION_ALIGNMENT)
 
 
 def _graphics_entry(end: int, size: int) -> int:
     """uam's place for a new graphics program: 0x30 into a fresh 256-byte block (code at 0x80)."""
-    return _align(end, SECTION_ALIGNMENT) + GRAPHICS_ENTRY_OFFSET
-
-
-_BLOCK = append_aligned(SECTION_ALIGNMENT)
+    return _BLOCK(end, size) + GRAPHICS_ENTRY_OFFSET
 
 
 def _entry_key(index: int) -> tuple[str, int, str]:
@@ -108,8 +105,8 @@ class Dksh(ShaderFile):
         if code_end > len(data):
             raise r.error(f"code section {code_start:#x}..{code_end:#x} runs past the {len(data):#x}-byte end", 12)
         with r.scope("programs"):
-            r.check_count(header.num_programs, PROGRAM_HEADER_SIZE, "num_programs", header.programs_off
-                          if header.programs_off <= header.control_sz else header.control_sz)
+            r.check_count(header.num_programs, PROGRAM_HEADER_SIZE, "num_programs",
+                          min(header.programs_off, header.control_sz))
             table_end = header.programs_off + PROGRAM_HEADER_SIZE * header.num_programs
             if header.programs_off < header.header_sz or table_end > header.control_sz:
                 raise r.error(f"program table {header.programs_off:#x}..{table_end:#x} is not inside the control "
@@ -148,11 +145,9 @@ class Dksh(ShaderFile):
         out afresh by uam's rule (what uam would write for the edited programs); any other module
         keeps every byte it can, the moved items appended and their old bytes zeroed."""
         if self.control_layout is None or self.code_layout is None:
-            return self._write(None, None)[0]
+            return self.relayout()
         out, moved = self._write(self.control_layout, self.code_layout)
-        if moved and self.uam_layout:
-            return self._write(None, None)[0]
-        return out
+        return self.relayout() if moved and self.uam_layout else out
 
     def relayout(self) -> bytes:
         """The module laid out afresh by uam's rule (``rebuild --relayout``): what uam would write
@@ -232,8 +227,6 @@ class Dksh(ShaderFile):
     def program_by_stage(self, stage: str) -> int:
         """The index of the only program of type ``stage`` (a name or uam's ``--stage`` name, or an
         index as text); ValueError when none or several match."""
-        from shaderkit.formats.dksh.model import STAGE_NAMES
-
         if stage.isdigit():
             index = int(stage)
             if index >= len(self.programs):
@@ -245,6 +238,10 @@ class Dksh(ShaderFile):
             raise ValueError(f"{'no' if not found else 'more than one'} program of stage {stage!r} "
                              f"(programs {have}); name one by index")
         return found[0]
+
+    def program_title(self, index: int) -> str:
+        """``program N stage``: how listings, ``cfg`` and ``asm --base`` name program ``index``."""
+        return f"program {index} {self.programs[index].stage}"
 
 
 def _read_programs(r: Reader, heads: list[DkshProgramHeader], data: memoryview, code_start: int,
@@ -285,7 +282,3 @@ def _read_programs(r: Reader, heads: list[DkshProgramHeader], data: memoryview, 
             programs.append(DkshProgram(head, sph, code, constbuf1))
     return programs
 
-
-def sniff(data: bytes) -> bool:
-    """Whether ``data`` starts like a deko3d shader module (magic "DKSH")."""
-    return data[:4] == b"DKSH"
