@@ -139,6 +139,10 @@ def test_shrunk_code_and_grown_constbuf() -> None:
     assert frag.header.entrypoint % 0x100 == 0x30 and frag.header.constbuf1_off % 0x100 == 0
     assert again.header.code_sz % 0x100 == 0 and again.programs[0].code == CODE_64
     assert again.to_bytes() == out
+    # uam's rule, by hand: vertex as before (SPH 0x30, code 0x80..0xc0); fragment padding 0x100, SPH
+    # 0x130, code 0x180..0x1a0, pad to 0x200; constbuf1 0x200..0x320, pad to 0x400
+    assert (frag.header.entrypoint, frag.code_offset, frag.header.constbuf1_off) == (0x130, 0x180, 0x200)
+    assert again.header.code_sz == 0x400 and out[0x100 + 0x180 : 0x100 + 0x1A0] == CODE_64[32:]
 
 
 def test_new_program_appended() -> None:
@@ -306,3 +310,51 @@ def test_compute_entrypoint_at_the_section_end() -> None:
     struct.pack_into("<I", data, 24 + 4, 0x100)
     model = Dksh.from_bytes(bytes(data))
     assert model.programs[0].code == b"" and model.to_bytes() == bytes(data)
+
+
+def _edited_listing(text: str, title: str) -> str:
+    """``text`` with three NOP bundles' worth of NOPs in front of the code of section ``title``."""
+    head, _, rest = text.partition(title)
+    section, sep, tail = rest.partition("// ==== ")
+    lines = section.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("/*"))
+    lines[first:first] = ["[B------:R-:W-:-:S01] NOP 0x0;"] * 3
+    return head + title + "\n".join(lines) + "\n" + sep + tail
+
+
+@pytest.mark.parametrize("options, title, edited", [
+    (["--stage", "vertex"], "// ==== program 0 vertex", 0),
+    (["--stage", "vert"], "// ==== program 0 vertex", 0),
+    (["--variation", "1"], "// ==== program 1 fragment", 1),
+])
+def test_cli_asm_base_replaces_the_chosen_program_only(tmp_path: Path, options: list[str], title: str,
+                                                       edited: int) -> None:
+    path = _write(tmp_path, "vf.dksh", vertex_fragment_module())
+    runner = CliRunner()
+    text = runner.invoke(cli, ["disasm", str(path)]).output
+    src = _write(tmp_path, "edit.txt", _edited_listing(text, title).encode())
+    out = tmp_path / "out.dksh"
+    result = runner.invoke(cli, ["asm", "--base", str(path), *options, str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    before, after = Dksh.from_bytes(path.read_bytes()), Dksh.from_bytes(out.read_bytes())
+    for index in (0, 1):
+        grown = len(after.programs[index].code) - len(before.programs[index].code)
+        assert grown == (32 if index == edited else 0), (index, grown)
+    assert after.programs[1 - edited].code == before.programs[1 - edited].code
+
+
+@pytest.mark.parametrize("build", [vertex_fragment_module, compute_module])
+def test_info_json_validates_against_the_dksh_schema(build) -> None:
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from shaderkit.cli.info import info_record
+    from shaderkit.schemas import schema_for
+
+    data = build()
+    record = json.loads(json.dumps(info_record(data, Dksh.from_bytes(data))))
+    schema = schema_for(record)
+    assert schema["title"] != schema_for({})["title"]  # the DKSH schema, not the generic one
+    assert not [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(record)]
+    record["programs"][0]["num_gprs"] = "4"  # the schema can fail
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(record))
