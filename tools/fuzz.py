@@ -39,32 +39,30 @@ class RoundTripMismatch(AssertionError):
 
 def load_seeds(corpus: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]:
     """(name, bytes) of every corpus file that some format claims, small enough to fuzz quickly."""
-    import shaderkit
 
-    seeds = []
-    for folder, pattern in FOLDERS.items():
-        for path in sorted((corpus / folder).glob(pattern)):
-            if not path.is_file() or path.stat().st_size > max_size:
-                continue
-            data = path.read_bytes()
-            if shaderkit.detect(data) is not None:
-                seeds.append((f"{folder}/{path.name}", data))
+    seeds = [(f"{folder}/{path.name}", data) for folder, pattern in FOLDERS.items()
+             for path, data, _ in _claimed(sorted((corpus / folder).glob(pattern)), max_size)]
     seeds += _d3d9_seeds(seeds)
     return seeds
 
 
-def folder_seeds(folder: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]:
-    """(format id/name, bytes) of the files directly in ``folder`` that some format claims."""
+def _claimed(paths: list[Path], max_size: int) -> list[tuple[Path, bytes, str]]:
+    """(path, bytes, format id) of the files among ``paths`` no larger than ``max_size`` that some format claims."""
     import shaderkit
 
-    seeds = []
-    for path in sorted(folder.iterdir()):
+    found = []
+    for path in paths:
         if path.is_file() and path.stat().st_size <= max_size:
             data = path.read_bytes()
             spec = shaderkit.detect(data)
             if spec is not None:
-                seeds.append((f"{spec.name}/{path.name}", data))
-    return seeds
+                found.append((path, data, spec.name))
+    return found
+
+
+def folder_seeds(folder: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]:
+    """(format id/name, bytes) of the files directly in ``folder`` that some format claims."""
+    return [(f"{name}/{path.name}", data) for path, data, name in _claimed(sorted(folder.iterdir()), max_size)]
 
 
 def _d3d9_seeds(seeds: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:

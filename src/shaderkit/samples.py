@@ -69,8 +69,8 @@ def bnsh_sample() -> bytes:
 
     def stage_code(sph_shader_type: int, sph_type: int) -> NvnShaderCode:
         # NVN header (magic + zeros), shader program header (type/version/shader type), then code
-        sph = struct.pack("<5I", sph_type | 3 << 5 | sph_shader_type << 10, 0, 0, 0, 0) + bytes(0x3C)
-        data = struct.pack("<I", 0x12345678) + bytes(0x2C) + sph + maxwell_code(sph_shader_type)
+        data = struct.pack("<I", 0x12345678) + bytes(0x2C) + sample_sph(sph_shader_type, sph_type) + maxwell_code(
+            sph_shader_type)
         control = struct.pack("<5I", 0x98761234, 1, 0x10, 0x120, 0xB) + bytes(0x7EC)
         return NvnShaderCode(control, data)
 
@@ -106,7 +106,7 @@ def dksh_sample() -> bytes:
     )
 
     def program(type_: int, sph_shader_type: int, sph_type: int, params: VertexParams | FragmentParams) -> DkshProgram:
-        sph = struct.pack("<5I", sph_type | 3 << 5 | sph_shader_type << 10, 0, 0, 0, 0) + bytes(0x3C)
+        sph = sample_sph(sph_shader_type, sph_type)
         # uam's register count floor (4); entrypoint and constbuf1 placement are the writer's
         head = DkshProgramHeader(type_, 0, 4, 0, 0, 0, params)
         return DkshProgram(head, ShaderProgramHeader.from_bytes(sph), maxwell_code(sph_shader_type))
@@ -134,6 +134,11 @@ _MAXWELL_PIXEL = """\
 /*0030*/ [B------:R-:W-:Y:S00] NOP 0x0;
 /*0038*/ [B------:R-:W-:Y:S00] NOP 0x0;
 """
+
+
+def sample_sph(sph_shader_type: int, sph_type: int) -> bytes:
+    """A 0x50-byte shader program header: SPH type, version 3 and shader type in the first word."""
+    return struct.pack("<5I", sph_type | 3 << 5 | sph_shader_type << 10, 0, 0, 0, 0) + bytes(0x3C)
 
 
 def maxwell_code(sph_shader_type: int) -> bytes:
