@@ -69,6 +69,15 @@ class VertexParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<II28s")
 
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> VertexParams:
+        """The member read from the union's 36 bytes."""
+        return cls(*cls.STRUCT.unpack(raw))
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        return self.STRUCT.pack(self.alt_entrypoint, self.alt_num_gprs, self.unused)
+
 
 @dataclass
 class FragmentParams:
@@ -87,6 +96,18 @@ class FragmentParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<4B4IIHH8s")
 
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> FragmentParams:
+        """The member read from the union's 36 bytes."""
+        v = cls.STRUCT.unpack(raw)
+        return cls(v[0], v[1], v[2], v[3], list(v[4:8]), v[8], v[9], v[10], v[11])
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        return self.STRUCT.pack(self.has_table_3d1, self.early_fragment_tests, self.post_depth_coverage,
+                                self.persample_invocation, *self.table_3d1, self.param_d8, self.param_65b,
+                                self.param_489, self.unused)
+
 
 @dataclass
 class GeometryParams:
@@ -100,6 +121,16 @@ class GeometryParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<BB2s8I")
 
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> GeometryParams:
+        """The member read from the union's 36 bytes."""
+        v = cls.STRUCT.unpack(raw)
+        return cls(v[0], v[1], v[2], list(v[3:]))
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        return self.STRUCT.pack(self.flag_47c, self.has_table_490, self.padding, *self.table_490)
+
 
 @dataclass
 class TessEvalParams:
@@ -109,6 +140,15 @@ class TessEvalParams:
     unused: bytes = bytes(32)
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<I32s")
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> TessEvalParams:
+        """The member read from the union's 36 bytes."""
+        return cls(*cls.STRUCT.unpack(raw))
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        return self.STRUCT.pack(self.param_c8, self.unused)
 
 
 @dataclass
@@ -125,6 +165,17 @@ class ComputeParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<3I5I4s")
 
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> ComputeParams:
+        """The member read from the union's 36 bytes."""
+        v = cls.STRUCT.unpack(raw)
+        return cls(list(v[:3]), *v[3:])
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        return self.STRUCT.pack(*self.block_dims, self.shared_mem_sz, self.local_pos_mem_sz, self.local_neg_mem_sz,
+                                self.crs_sz, self.num_barriers, self.unused)
+
 
 @dataclass
 class RawParams:
@@ -132,50 +183,35 @@ class RawParams:
 
     data: bytes = bytes(PARAMS_SIZE)
 
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> RawParams:
+        """The union's 36 bytes, kept."""
+        return cls(bytes(raw))
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        if len(self.data) != PARAMS_SIZE:
+            raise ValueError(f"raw program parameters are {len(self.data)} bytes, not {PARAMS_SIZE}")
+        return bytes(self.data)
+
 
 StageParams = VertexParams | FragmentParams | GeometryParams | TessEvalParams | ComputeParams | RawParams
 
 
+#: the union member of each program type (tessellation control and unknown types: RawParams)
+PARAMS_OF_TYPE: dict[int, type[VertexParams | FragmentParams | GeometryParams | TessEvalParams | ComputeParams]] = {
+    0: VertexParams, 1: FragmentParams, 2: GeometryParams, 4: TessEvalParams, TYPE_COMPUTE: ComputeParams}
+
+
 def parse_params(program_type: int, raw: bytes) -> StageParams:
     """The union member of ``program_type`` read from its 36 bytes."""
-    if program_type == 0:
-        return VertexParams(*VertexParams.STRUCT.unpack(raw))
-    if program_type == 1:
-        v = FragmentParams.STRUCT.unpack(raw)
-        return FragmentParams(v[0], v[1], v[2], v[3], list(v[4:8]), v[8], v[9], v[10], v[11])
-    if program_type == 2:
-        v = GeometryParams.STRUCT.unpack(raw)
-        return GeometryParams(v[0], v[1], v[2], list(v[3:]))
-    if program_type == 4:
-        return TessEvalParams(*TessEvalParams.STRUCT.unpack(raw))
-    if program_type == TYPE_COMPUTE:
-        v = ComputeParams.STRUCT.unpack(raw)
-        return ComputeParams(list(v[:3]), *v[3:])
-    return RawParams(bytes(raw))
+    return PARAMS_OF_TYPE.get(program_type, RawParams).from_bytes(raw)
 
 
 def params_bytes(params: StageParams) -> bytes:
     """The 36 union bytes of ``params``; ValueError when a value does not fit its field."""
     try:
-        if isinstance(params, VertexParams):
-            return VertexParams.STRUCT.pack(params.alt_entrypoint, params.alt_num_gprs, params.unused)
-        if isinstance(params, FragmentParams):
-            return FragmentParams.STRUCT.pack(
-                params.has_table_3d1, params.early_fragment_tests, params.post_depth_coverage,
-                params.persample_invocation, *params.table_3d1, params.param_d8, params.param_65b,
-                params.param_489, params.unused)
-        if isinstance(params, GeometryParams):
-            return GeometryParams.STRUCT.pack(params.flag_47c, params.has_table_490, params.padding,
-                                              *params.table_490)
-        if isinstance(params, TessEvalParams):
-            return TessEvalParams.STRUCT.pack(params.param_c8, params.unused)
-        if isinstance(params, ComputeParams):
-            return ComputeParams.STRUCT.pack(
-                *params.block_dims, params.shared_mem_sz, params.local_pos_mem_sz, params.local_neg_mem_sz,
-                params.crs_sz, params.num_barriers, params.unused)
-        if len(params.data) != PARAMS_SIZE:
-            raise ValueError(f"raw program parameters are {len(params.data)} bytes, not {PARAMS_SIZE}")
-        return bytes(params.data)
+        return params.to_bytes()
     except struct.error as exc:
         raise ValueError(f"{type(params).__name__}: {exc}") from None
 
