@@ -306,3 +306,58 @@ def test_library_from_text_by_hand() -> None:
 
     assert [line.rstrip() for line in listing(container).splitlines()] == [
         line.rstrip() for line in LIBRARY.splitlines()]
+
+
+#: 3Dmigoto's listings replace "// Offset: n Size: m" with the register index, the components and
+#: the size in components (its replace_cb_offsets_with_indices); the offsets below are worked out
+#: from the rule it states: index * 16 + first component * 4, size = components * 4 (+ the "+n" bytes)
+MIGOTO_HEADER = """//
+// Buffer Definitions:
+//
+// cbuffer Globals
+// {
+//
+//   row_major float4x4 mvp;            // Index:    0 1 2 3          Components:    16 [unused]
+//   float bias;                        // Index:    4.y              Components:     1
+//   float2 res;                        // Index:    4.zw             Components:     2 [unused]
+//   float4 rows[4];                    // Index:    5-8              Components:    16
+//   float fade[4];                     // Index:    9-12.x           Components:    13
+//
+//   struct
+//   {
+//
+//       float a;                       // Index:   13
+//       float b;                       // Index:   13.y
+//
+//   } pair;                            // Index:   13.xy             Components:     2
+//
+// }
+//
+""".splitlines()
+
+
+def test_3dmigoto_index_notes_read_as_offsets() -> None:
+    rdef = rdef_from_header(MIGOTO_HEADER, "Microsoft (R) HLSL Shader Compiler 6.3.9600.16384", 0xFFFF0500)
+    (cb,) = rdef.constant_buffers
+    got = [(v.name, v.start_offset, v.size, v.flags) for v in cb.variables]
+    assert got == [("mvp", 0, 64, 0), ("bias", 68, 4, 2), ("res", 72, 8, 0), ("rows", 80, 64, 2),
+                   ("fade", 144, 52, 2), ("pair", 208, 8, 2)]
+    pair = cb.variables[5].type
+    assert [(m.name, m.offset) for m in pair.members] == [("a", 0), ("b", 4)]
+    assert cb.size == 224  # 208 + 8 rounded up to whole registers
+
+
+def test_unreadable_3dmigoto_index_note_gives_its_line() -> None:
+    bad = MIGOTO_HEADER[:7] + ["//   float bias;                        // Index:    four"] + MIGOTO_HEADER[8:]
+    with pytest.raises(AssemblyError) as info:
+        rdef_from_header(bad, "x", 0xFFFF0500)
+    assert info.value.line == 8
+    assert "unreadable index note" in info.value.message
+
+
+def test_3dmigoto_partial_register_size() -> None:
+    """"Components: 1+2" is one component and 2 more bytes (a size that is not a multiple of 4)."""
+    from shaderkit.formats.dxbc.header_rdef import _offset_tail
+
+    body = "float x;   // Index:    2.y              Components:     1+2 [unused]"
+    assert _offset_tail(body, body.index("// Index"), 0) == ("float x; // Offset: 36 Size: 6 [unused]", 9)

@@ -47,6 +47,10 @@ _SCALAR_BY_NAME = {name: value for name, value in _SCALARS}
 _BUFFER_KINDS = {"cbuffer": 0, "tbuffer": 1, "interfaces": 2, "Resource bind info for": 3}
 _BUFFER_RE = re.compile(r"// (cbuffer|tbuffer|interfaces|Resource bind info for) (\S+)$")
 _TAIL_RE = re.compile(r"// Offset: *(\d+|N/A)(?: Size: *(\d+|N/A))?( \[unused\])?$")
+#: 3Dmigoto's rewrite of the offset note (its listings since 1.3): register index, components
+#: (``5.zw``, ``0 1 2 3``, ``8-23``, ``6-9.x``) and the size in components (``13``, ``2+2``)
+_INDEX_TAIL_RE = re.compile(r"// Index: *(\d+)(?:\.([xyzw]+))?(?:(?: \d+)+|-\d+(?:\.[xyzw])?)?"
+                            r"(?: *Components: *(\d+)(?:\+([0-3]))?)?( \[unused\])?$")
 _DECL_RE = re.compile(r"(row_major )?(\S+) (\S+?)(?:\[(\d+)\])?;$")
 _INTERFACE_RE = re.compile(r"interface (\S+) (\S+?)(?:\[(\d+)\])?;$")
 _CLOSE_RE = re.compile(r"\} (\S+?)(?:\[(\d+)\])?;$")
@@ -221,6 +225,8 @@ class _Buffers:
                 last.default_value = (last.default_value or b"") + data
                 continue
             tail_at = body.rfind("// Offset:")
+            if tail_at < 0 and body.rfind("// Index:") >= 0:
+                body, tail_at = _offset_tail(body, body.rfind("// Index:"), i - 1)
             if tail_at < 0:
                 raise _fail(f"unreadable buffer definition line {body!r}", i - 1)
             tail = _TAIL_RE.fullmatch(body[tail_at:])
@@ -281,6 +287,21 @@ class _Buffers:
             if cb.size > _U32_MAX:
                 raise _fail(f"buffer {name} ends past 4 GiB", i - 1)
         return cb, i
+
+
+def _offset_tail(body: str, at: int, line: int) -> tuple[str, int]:
+    """``body`` with 3Dmigoto's ``// Index: 5.zw  Components: 2`` note turned back into the
+    ``// Offset: 88 Size: 8`` it replaced (index * 16 + first component * 4; components * 4 plus
+    the ``+n`` bytes), and where that note starts."""
+    m = _INDEX_TAIL_RE.fullmatch(body[at:])
+    if m is None:
+        raise _fail(f"unreadable index note {body[at:]!r}", line)
+    offset = _number(m.group(1), _U32_MAX // 16, "index", line) * 16 + (4 * "xyzw".index(m.group(2)[0]) if m.group(2) else 0)
+    tail = f"// Offset: {offset}"
+    if m.group(3) is not None:
+        tail += f" Size: {_number(m.group(3), _U32_MAX // 4, 'component count', line) * 4 + int(m.group(4) or 0)}"
+    head = body[:at].rstrip()
+    return f"{head} {tail}{m.group(5) or ''}", len(head) + 1
 
 
 def _components(members: list[ShaderTypeMember]) -> int:
