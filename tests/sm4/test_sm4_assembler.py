@@ -153,6 +153,39 @@ def test_float_text_forms() -> None:
     assert prog.instructions[0].operands[1].values == [0x3EAAAAAB, 0x3EAAAAAB, 0x7F800000, 0x80000000]
 
 
+def test_old_crt_special_floats_with_any_number_of_zeros() -> None:
+    """The old MSVC CRT pads 1.#INF / 1.#IND / 1.#QNAN / 1.#SNAN with one zero per decimal asked for:
+    d3dcompiler_46 (3Dmigoto's listings) prints 1.#INF0000 where fxc's %f gives 1.#INF00."""
+    prog = assemble("ps_4_0\nmul o0.xyzw, l(1.#INF0000, -1.#INF0000, -1.#IND0000, 1.#QNAN), l(-1.#QNAN000, 1.#SNAN0, "
+                    "-1.#IND00, 1.#INF)\nret \n")
+    first, second = prog.instructions[0].operands[1:]
+    # +inf, -inf, the indefinite NaN (sign set, quiet bit), +quiet NaN; -quiet NaN, +signalling NaN
+    assert first.values == [0x7F800000, 0xFF800000, 0xFFC00000, 0x7FC00000]
+    assert second.values == [0xFFC00000, 0x7F800001, 0xFFC00000, 0x7F800000]
+
+
+def test_two_or_three_read_components_are_a_mask_as_3dmigoto_assembles_them() -> None:
+    """A hand-edited `mov r0.xyz, v1.xyz` (3Dmigoto's fixes): the read operand in mask mode with
+    the letters' bits, which the disassembler prints the same way."""
+    text = "ps_5_0\ndcl_input_ps linear v1.xyz\ndcl_temps 1\nmov r0.xyz, v1.xyz\nadd r0.xz, r0.xz, v1.xy\nret \n"
+    prog = assemble(text)
+    words = encode(prog)
+    # v1.xyz read: 2 (4 components) | 0<<2 (mask mode) | 0x7<<4 (x,y,z) | 1<<12 (input) | 1<<20 (1D)
+    assert words[words.index(0x05000036) + 3] == 0x00101072
+    # r0.xz read: 2 | 0<<2 | 0x5<<4 | 0<<12 (temp) | 1<<20; v1.xy: 2 | 0x3<<4 | 1<<12 | 1<<20
+    add = words.index(0x07000000)
+    assert (words[add + 3], words[add + 5]) == (0x00100052, 0x00101032)
+    assert format_program(prog).splitlines()[3:5] == ["mov r0.xyz, v1.xyz", "add r0.xz, r0.xz, v1.xy"]
+
+
+def test_zero_written_as_zero_is_zero_in_a_typeless_literal() -> None:
+    """Only fxc's own "0.000000" stands for a float too small for six decimals (the smallest normal
+    float); a hand-written 0.0 is 0."""
+    prog = assemble("ps_4_0\ndcl_temps 1\nmov r0.xyzw, l(0.0, 0.000000, 0., .0)\nmov r0.x, l(0.00)\nret \n")
+    assert prog.instructions[1].operands[1].values == [0, 0x00800000, 0, 0]
+    assert prog.instructions[2].operands[1].values == [0]
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 _PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
@@ -165,7 +198,8 @@ _PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
     ("mov l(1.000000), r1.x", 5, "cannot be written"),
     ("mov v0.x, r1.x", 5, "cannot be written"),
     ("mov r0.yx, r1.xyzw", 8, "xyzw order"),
-    ("mov r0.xy, r1.xy", 15, "four-letter swizzle or one component"),
+    ("mov r0.xy, r1.yx", 15, "four-letter swizzle, one component or a mask"),
+    ("mov r0.xy, r1.xx", 15, "four-letter swizzle, one component or a mask"),
     ("mov r0.xy, r1.xyzwx", 15, "bad component"),
     ("mov r7.x, r1.x", 5, "out of range"),
     ("mov r0.x, q1.x", 11, "unknown register"),
@@ -245,7 +279,7 @@ def test_cli_asm_error_is_one_line_exit_2(tmp_path: Path) -> None:
     from shaderkit.cli import main
 
     bad = tmp_path / "bad.asm"
-    bad.write_text("ps_5_0\nmov r0.x, r1.xy\n")
+    bad.write_text("ps_5_0\nmov r0.x, r1.yx\n")
     with pytest.raises(SystemExit) as info:
         main(["asm", str(bad), "-o", str(tmp_path / "out.dxbc")])
     assert info.value.code == 2

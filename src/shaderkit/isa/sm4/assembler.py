@@ -9,7 +9,8 @@ comments, ``#line`` directives, blank lines and indentation are ignored; anythin
 first version line (fxc's comment header, level-9 D3D9 programs) belongs to the caller.
 
 Operand component encodings follow fxc: a written operand's ``.xy`` is a mask, a read operand
-takes a four-letter swizzle or one selected component, registers printed without components
+takes a four-letter swizzle or one selected component (two or three letters in xyzw order are a
+mask, as 3Dmigoto assembles hand-edited ``v1.xyz``), registers printed without components
 get the component count fxc gives their type. ``[r0.x + 0]`` is a relative index, ``[r0.x + n]``
 an immediate plus a relative index. Floats take fxc's ``%f`` text, the shortest round-trip text
 ``disasm --exact`` prints, or ``0x`` hex bits.
@@ -103,6 +104,11 @@ _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 _FLOAT_WORDS = {"1.#INF00": 0x7F800000, "-1.#INF00": 0xFF800000, "1.#QNAN0": 0x7FC00000,
                 "-1.#QNAN0": 0xFFC00000, "inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
+#: the old MSVC CRT's ``%f`` of infinities and NaNs (``1.#INF00``; 3Dmigoto's d3dcompiler_46
+#: listings print ``1.#INF0000``, ``-1.#IND0000``: one zero per decimal asked for): + and - bits
+_CRT_SPECIAL_RE = re.compile(r"([-+]?)1\.#(INF|IND|QNAN|SNAN)0*")
+_CRT_SPECIAL = {"INF": (0x7F800000, 0xFF800000), "IND": (0x7FC00000, 0xFFC00000),
+                "QNAN": (0x7FC00000, 0xFFC00000), "SNAN": (0x7F800001, 0xFF800001)}
 #: float32 bits of the smallest positive normal float (prints "0.000000" as a typeless value)
 _SMALLEST_NORMAL = 0x00800000
 _HEX_RE = re.compile(r"-?0[xX][0-9a-fA-F]+")
@@ -140,13 +146,16 @@ def _control_bits(inner: str, pos: int) -> int:
 
 
 def float_word(text: str, pos: int = 0) -> int:
-    """float32 bits of a float literal: fxc ``%f``, any decimal/exponent form, ``1.#INF00``,
-    ``1.#QNAN0`` or ``0x`` hex bits."""
+    """float32 bits of a float literal: fxc ``%f``, any decimal/exponent form, the old CRT's
+    ``1.#INF00``, ``-1.#IND0000``, ``1.#QNAN0`` (any number of zeros) or ``0x`` hex bits."""
     word = _FLOAT_WORDS.get(text)
     if word is not None:
         return word
     if _HEX_RE.fullmatch(text):
         return _int_word(text, pos)
+    special = _CRT_SPECIAL_RE.fullmatch(text)
+    if special is not None:
+        return _CRT_SPECIAL[special.group(2)][special.group(1) == "-"]
     try:
         value = float(text)
         return int(_U32.unpack(_F32.pack(value))[0])
@@ -352,8 +361,14 @@ class _OperandReader:
         elif len(comps) == 1:
             op.selection_mode = 2
             op.component_bits = comps[0]
+        elif comps == sorted(set(comps)):
+            # two or three letters: a mask on a read operand, as 3Dmigoto's assembler encodes the
+            # hand-written `mov r0.xyz, v1.xyz` (the disassembler prints such an operand the same way)
+            op.selection_mode = 0
+            op.component_bits = sum(1 << c for c in comps)
         else:
-            raise _Fail(f".{letters}: a read operand takes a four-letter swizzle or one component", pos)
+            raise _Fail(f".{letters}: a read operand takes a four-letter swizzle, one component or a mask "
+                        "(two or three components once each, in xyzw order)", pos)
 
     def implicit(self, op: Operand, role: str) -> None:
         if role == "dcl":
@@ -378,9 +393,10 @@ class _OperandReader:
         if not _is_float_text(text):
             return _int_word(text, pos)
         word = float_word(text, pos)
-        # a typeless value printed as a float is never the word 0 (fxc prints that "0"): a
-        # "0.000000" is a float too small for six decimals; the smallest normal one prints so
-        return _SMALLEST_NORMAL if word == 0 else word
+        # a typeless value printed as a float is never the word 0 (fxc prints that "0"): fxc's
+        # "0.000000" is a float too small for six decimals; the smallest normal one prints so.
+        # Other spellings of zero ("0.0", hand edits) are the zero they say.
+        return _SMALLEST_NORMAL if word == 0 and text == "0.000000" else word
 
 
 def _closing(text: str, start: int) -> int:
