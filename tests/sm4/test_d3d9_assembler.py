@@ -41,6 +41,21 @@ def test_pixel_program_by_hand() -> None:
     assert words(text) == [0xFFFF0200, *DEF, *DCL_2D, *MOV_R0_C0, *ADD, END]
 
 
+def test_hand_edit_comments_and_tabs() -> None:
+    """What Helix mod's edited listings hold: ';' comments (the D3D9 assembler's own, e.g. Unity's
+    '; 45 ALU'), free text after '//' (not fxc's variable notes, so no DBUG block) and a tab after
+    the mnemonic."""
+    text = """
+    ps_2_0 // converted by hand
+    ; 3 ALU
+    def c6, 0, 1, -0, 9.99999975e-005 ; constants
+    dcl_2d s0 // Helix mod's depth texture, can't move
+    mov\tr0, c0 // copy; keep
+    add r1.xyz,\tr0, -c2.x
+    """
+    assert words(text) == [0xFFFF0200, *DEF, *DCL_2D, *MOV_R0_C0, *ADD, END]
+
+
 def test_vertex_program_by_hand() -> None:
     text = """vs_2_x
     dcl_texcoord1 v1
@@ -122,7 +137,7 @@ def test_errors_give_line_and_column() -> None:
         "vs_2_0\n  mov r0, t0": (2, 11),  # no texture registers in vertex shaders
         "ps_2_0\n  dcl_2d r0": (2, 10),  # a sampler declaration of a temp
         "ps_2_0\n  def c0, 1, x, 0, 0": (2, 14),  # not a number
-        "ps_3_0\n mov r0, c0  // pin<1,2": (2, 17),  # unreadable note
+        "ps_3_0\n mov r0, c0  // pin<0,1,2,3,4>": (2, 17),  # a note of five components
         "mov r0, c0": (1, 1),  # no version line
     }
     for text, where in cases.items():

@@ -314,7 +314,8 @@ class _ProgramAssembler:
         return words
 
     def plain_statement(self, text: str, predicate: list[int]) -> list[int]:
-        head, _, rest = text.partition(" ")
+        head = text.split(None, 1)[0]  # fxc writes a space; hand edits also use a tab
+        rest = text[len(head) + 1 :]
         items = _split(rest, len(head) + 1) if rest.strip() else []
         name = head
         modifiers = 0
@@ -446,13 +447,15 @@ class _ProgramAssembler:
             self.current = (line, self.current[1])
 
     def note(self, text: str, pos: int) -> None:
+        parts = text.split(", ")
+        matches = [_NOTE_RE.fullmatch(part.strip()) for part in parts]
+        if not all(matches):
+            return  # a plain comment (hand edits explain their changes), not fxc's notes
         index = len(self.instructions) - 1
         if index < 0:
             raise _Fail("a variable note belongs after an instruction", pos)
-        for part in text.split(", "):
-            m = _NOTE_RE.fullmatch(part.strip())
-            if m is None:
-                raise _Fail(f"unreadable variable note {part!r}", pos)
+        for part, m in zip(parts, matches):
+            assert m is not None
             comps = [int(c) for c in m.group(2).split(",")] if m.group(2) else []
             if len(comps) > 4 or any(c >= 0xFFFF for c in comps):
                 raise _Fail(f"a variable note holds up to 4 components below 65535: {part!r}", pos)
@@ -584,7 +587,12 @@ def _split(text: str, pos: int) -> list[tuple[str, int]]:
 
 
 def _comment_split(line: str) -> tuple[str, str, int]:
+    """The code of ``line``, its ``//`` comment and where that starts; the D3D9 assembler also
+    reads ``;`` as a comment to the end of the line (Unity's listings write ``; 45 ALU``)."""
     at = line.find("//")
+    semicolon = line.find(";", 0, len(line) if at < 0 else at)
+    if semicolon >= 0:
+        return line[:semicolon], "", -1
     if at < 0:
         return line, "", -1
     return line[:at], line[at + 2 :], at + 2
