@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 import os
 import subprocess
 import sys
@@ -79,3 +80,21 @@ def test_a_bare_shader_loads_no_sm4_code(tmp_path: Path, verb: tuple[str, ...]) 
     modules = json.loads(result.stdout.strip().splitlines()[-1])
     assert "shaderkit.formats.d3d9.shader" in modules
     assert not [m for m in modules if m.startswith(("shaderkit.isa.sm4", "shaderkit.formats.dxbc.fxlvm"))]
+
+
+def test_asm_finds_version_lines_with_a_comment(tmp_path: Path) -> None:
+    """Helix mod's edited listings put a note after the version line ('vs_3_0 // Converted from
+    vs_2_0 ...'); 3Dmigoto's after SM4/5 ones: the syntax is still found (not taken for PICA200)."""
+    helix = tmp_path / "vs.txt"
+    helix.write_text("// CRC32: 0D\n    vs_3_0 // Converted from vs_2_0\n    ; 1 ALU\n    mov r0, c0\n")
+    out = tmp_path / "vs.cso"
+    result = CliRunner().invoke(cli, ["asm", str(helix), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    # vs_3_0 version token, mov r0 (temp, full mask), c0 (const, identity swizzle), end
+    assert out.read_bytes() == struct.pack("<5I", 0xFFFE0300, 0x02000001, 0x800F0000, 0xA0E40000, 0x0000FFFF)
+    migoto = tmp_path / "ps.txt"
+    migoto.write_text("ps_5_0 // hand edited\ndcl_temps 1\nmov r0.x, l(1.0)\nret \n")
+    out = tmp_path / "ps.dxbc"
+    result = CliRunner().invoke(cli, ["asm", str(migoto), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:4] == b"DXBC"

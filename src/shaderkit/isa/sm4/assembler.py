@@ -84,7 +84,7 @@ _COMPONENT = {"x": 0, "y": 1, "z": 2, "w": 3}
 _PRECISION = {name: value for value, name in sorted(MIN_PRECISION.items(), reverse=True) if name}
 _PRECISION["def32"] = 0
 
-_VERSION_RE = re.compile(r"^(ps|vs|gs|hs|ds|cs|lib)_([45])_([01])$")
+_VERSION_RE = re.compile(r"^(ps|vs|gs|hs|ds|cs|lib)_([45])_([01])(?:\s*//.*)?$")  # a comment may follow
 #: version lines of the D3D9 programs of level-9 shaders (they end the SM4 program before them)
 _D3D9_VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs)_[1-3]_(0|1|x|sw)$")
 _PROGRAM_TYPE = {name: n for n, name in enumerate(PROGRAM_TYPES)}
