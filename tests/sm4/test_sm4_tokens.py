@@ -139,6 +139,26 @@ def test_float_printing_matches_fxc() -> None:
     assert fmt_untyped(0x7FFF) == "0x00007fff" and fmt_untyped(0x80000000) == "-0.000000"
 
 
+def test_old_crt_rounds_ties_away_from_zero() -> None:
+    """The old CRT behind fxc 9.x/6.3 and d3dcompiler_46 rounds a value halfway between two
+    six-decimal texts away from zero (a 3Dmigoto dump of a d3dcompiler_46 listing reads
+    l(..., -118410.820313, ...) for -118410.8203125); the Windows 10 CRT rounds it to even."""
+    assert fmt_float(0x3C000000, legacy=True) == "0.007813"  # 0.0078125 = 1/128
+    assert fmt_float(0xBC000000, legacy=True) == "-0.007813"
+    # -118410.8203125: sign, exponent 16 (+127 = 0x8F), significand 118410.8203125 * 2**7 = 0xE74569
+    assert fmt_float(0xC7E74569, legacy=True) == "-118410.820313"
+    assert fmt_float(0xC7E74569) == "-118410.820312"
+    assert fmt_float(0x3F000000, legacy=True) == "0.500000"  # no tie: unchanged
+    assert fmt_float(0x3DCCCCCD, legacy=True) == "0.100000"
+    # the listing's fast path (two four-value literals) spells them the same; 13 words: opcode, r0 (2), 2 x (1 + 4)
+    add = [0x0D000000, 0x001000F2, 0, 0x00004002, 0x3C000000, 0xBC000000, 0x3F000000, 0,
+           0x00004002, 0xC7E74569, 0, 0, 0]
+    assert text_of(program(PS_4_0, add), legacy=True)[1] == (
+        "add r0.xyzw, l(0.007813, -0.007813, 0.500000, 0.000000), l(-118410.820313, 0.000000, 0.000000, 0.000000)")
+    assert text_of(program(PS_4_0, add))[1] == (
+        "add r0.xyzw, l(0.007812, -0.007812, 0.500000, 0.000000), l(-118410.820312, 0.000000, 0.000000, 0.000000)")
+
+
 def test_opcode_table_is_consistent() -> None:
     # one row per value 0..234, unique names, instructions know their operand count
     assert sorted(OPCODES) == list(range(235))

@@ -229,7 +229,7 @@ def immediate_text(values: Sequence[int], kind: int, legacy: bool) -> str:
         exponent = word >> 23 & 0xFF
         if kind == _UNTYPED and (exponent == 0 or exponent == 0xFF or word == 0x80000000):
             parts.append("-0.000000" if word == 0x80000000 else DECIMAL[word] if word < 1024 else fmt_int(word))
-        elif exponent == 0xFF or (legacy and abs(value) >= 1e17):
+        elif exponent == 0xFF or legacy:
             parts.append(_msvc_f(value, word >> 31, legacy))
         else:
             parts.append("%f" % value)  # noqa: UP031

@@ -82,7 +82,21 @@ def _msvc_f(value: float, sign: int, legacy: bool) -> str:
         if digits > 17:
             mantissa = f"{abs(value):.16e}".split("e")[0].replace(".", "")
             text = ("-" if value < 0 else "") + mantissa + "0" * (digits - 17) + ".000000"
+        else:
+            scaled = abs(value) * 1e6
+            if abs(scaled - int(scaled) - 0.5) < 1e-4:
+                text = _old_crt_tie(value, text)
     return text
+
+
+def _old_crt_tie(value: float, text: str) -> str:
+    """``%f`` of a value (nearly) halfway between two six-decimal texts as the old CRT writes it:
+    its 17 significant digits rounded half away from zero (-118410.8203125 gives -118410.820313
+    in a d3dcompiler_46 listing; Python's exact ties-to-even gives ...312)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    rounded = Decimal(f"{abs(value):.16e}").quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP)
+    return ("-" if text.startswith("-") else "") + f"{rounded:f}"
 
 
 def fmt_int(word: int) -> str:
