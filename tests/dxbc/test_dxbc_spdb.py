@@ -182,6 +182,10 @@ def test_annotations_from_text_make_an_spdb() -> None:
     assert built.rdef is not None and built.rdef.flags & 1
     assert [line.rstrip() for line in listing(built).splitlines()] == [
         line.rstrip() for line in ANNOTATED.splitlines()]
+    # fxc 9.x's value-range notes and remarks after an instruction are comments, not notes
+    ranges = ANNOTATED.replace("// r0.x <- s\n", "// s<0:NaN:Inf>\n").replace("r0.xxxx", "r0.xxxx  // the result")
+    assert ranges != ANNOTATED
+    assert "s<0:NaN:Inf>" not in listing(DxbcContainer.from_bytes(assemble_container(ranges).to_bytes()))
     bad = ANNOTATED.replace("r0.y <- t.w", "q0.y <- t.w")
     with pytest.raises(AssemblyError) as info:
         assemble_container(bad)

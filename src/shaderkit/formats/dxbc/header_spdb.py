@@ -82,7 +82,7 @@ def spdb_from_listing(lines: list[str], first: int, instruction_lines: list[int]
     ranges = [(kind, reg, name, first_code) for kind, reg, name in initial]
     for k, line in enumerate(instruction_lines):
         code, sep, note = lines[line - 1].partition("//")
-        if not sep or not note.strip():
+        if not sep or "<-" not in note:  # no notes: fxc 9.x's "name<0:NaN:Inf>" value ranges, remarks
             continue
         if k + 1 >= len(offsets):
             raise AssemblyError("a variable note on the last instruction has no range to start", line, 1)
