@@ -139,6 +139,8 @@ def test_errors_give_line_and_column() -> None:
         "ps_2_0\n  def c0, 1, x, 0, 0": (2, 14),  # not a number
         "ps_3_0\n mov r0, c0  // pin<0,1,2,3,4>": (2, 17),  # a note of five components
         "mov r0, c0": (1, 1),  # no version line
+        "ps_2_0\n  +": (2, 4),  # a co-issue mark and no instruction
+        "ps_3_0\n  (p0) ": (2, 7),  # a predicate and no instruction
     }
     for text, where in cases.items():
         with pytest.raises(AssemblyError) as info:

@@ -314,6 +314,8 @@ class _ProgramAssembler:
         return words
 
     def plain_statement(self, text: str, predicate: list[int]) -> list[int]:
+        if not text.strip():
+            raise _Fail("expected an instruction", 0)
         head = text.split(None, 1)[0]  # fxc writes a space; hand edits also use a tab
         rest = text[len(head) + 1 :]
         items = _split(rest, len(head) + 1) if rest.strip() else []
