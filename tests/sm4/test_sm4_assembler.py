@@ -201,6 +201,7 @@ _PROGRAM = "ps_5_0\ndcl_temps 2\n{line}\nret \n"
     ("mov r0.xy, r1.yx", 15, "four-letter swizzle, one component or a mask"),
     ("mov r0.xy, r1.xx", 15, "four-letter swizzle, one component or a mask"),
     ("mov r0.xy, r1.xyzwx", 15, "bad component"),
+    ("mov r0.xy, r1.xyzw;", 19, "unexpected ';'"),
     ("mov r7.x, r1.x", 5, "out of range"),
     ("mov r0.x, q1.x", 11, "unknown register"),
     ("add r0.x, r1.x, l(1)", 19, "integer 1 where the opcode reads floats"),

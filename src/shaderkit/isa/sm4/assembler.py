@@ -346,6 +346,8 @@ class _OperandReader:
         return Index(3 if offset else 2, offset, rel)
 
     def components(self, op: Operand, letters: str, pos: int, role: str) -> None:
+        if ";" in letters:  # hand edits in C style; 3Dmigoto would read "xyzw;" as a mask
+            raise _Fail("unexpected ';' (comments start with //)", pos + letters.index(";"))
         if len(letters) > 4 or any(ch not in _COMPONENT for ch in letters):
             raise _Fail(f"bad component selection .{letters}", pos)
         comps = [_COMPONENT[ch] for ch in letters]
