@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import struct
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
