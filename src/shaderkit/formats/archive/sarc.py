@@ -30,6 +30,18 @@ HASH_KEY = 101
 MAX_NODES = 0x3FFF
 
 
+def embedded_size(data: bytes, offset: int) -> int | None:
+    """The size of the SARC at ``offset`` of ``data`` as its header gives it (either byte order), or
+    None when the bytes there are not a consistent header."""
+    order = {b"\xfe\xff": ">", b"\xff\xfe": "<"}.get(bytes(data[offset + 6 : offset + 8]))
+    if order is None or offset + 0x14 > len(data):
+        return None
+    magic, header_size, _, size, data_offset = struct.unpack_from(order + "4sHHII", data, offset)
+    if magic != b"SARC" or header_size != 0x14 or not 0x14 <= data_offset <= size <= len(data) - offset:
+        return None
+    return size
+
+
 def name_hash(name: bytes, key: int = HASH_KEY, signed_chars: bool = False) -> int:
     """The SARC file-name hash: ``h = h * key + byte`` (32-bit), bytes signed when ``signed_chars``."""
     value = 0

@@ -96,6 +96,23 @@ CHUNK_HEADER = struct.Struct("<4sI")
 #: Nested LIBF containers deeper than this are refused (the project-wide cap).
 MAX_DEPTH = MAX_NESTING_DEPTH
 
+
+def embedded_size(data: bytes, offset: int) -> int | None:
+    """The size of the DXBC container at ``offset`` of ``data`` as its header gives it, or None when
+    the bytes there are not a consistent header (version 1, a chunk index and chunk headers inside)."""
+    if offset + HEADER.size > len(data):
+        return None
+    magic, _, version, total_size, count = HEADER.unpack_from(data, offset)
+    index_end = HEADER.size + 4 * count
+    if magic != MAGIC or version != 1 or not index_end <= total_size <= len(data) - offset:
+        return None
+    for (rel,) in struct.iter_unpack("<I", data[offset + HEADER.size : offset + index_end]):
+        if not index_end <= rel <= total_size - CHUNK_HEADER.size:
+            return None
+        if CHUNK_HEADER.unpack_from(data, offset + rel)[1] > total_size - rel - CHUNK_HEADER.size:
+            return None
+    return total_size
+
 if TYPE_CHECKING:
     Chunk = Union[  # noqa: UP007 - the same alias as __getattr__ builds
         RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,

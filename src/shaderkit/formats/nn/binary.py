@@ -12,6 +12,17 @@ FILE_HEADER = struct.Struct("<8sBBHHBBIHHII")
 BLOCK_HEADER = struct.Struct("<4sIII")
 
 
+def embedded_size(data: bytes, offset: int) -> int | None:
+    """The size of the nn::util binary file (BNSH, Switch BFRES/BFSHA) at ``offset`` of ``data`` as its
+    header gives it, or None when the bytes there are not a consistent little-endian header."""
+    if offset + FILE_HEADER.size > len(data):
+        return None
+    _, _, _, _, bom, shift, _, _, _, first, rlt, size = FILE_HEADER.unpack_from(data, offset)
+    if bom != BOM or shift > 20 or not FILE_HEADER.size <= size <= len(data) - offset:
+        return None
+    return size if first < size and rlt < size else None
+
+
 @dataclass
 class BinaryFileHeader:
     """``nn::util::BinaryFileHeader``; the offsets are derived when a file is written."""
