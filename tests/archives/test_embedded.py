@@ -174,3 +174,21 @@ def test_embedded_errors_are_shaderkit_errors(pack: tuple[Path, list[bytes], lis
     assert isinstance(node, EmbeddedNode)
     with pytest.raises(ShaderkitError):
         node.replace_member(placed[0].name, b"short")
+
+
+def _words(*words: int) -> bytes:
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+#: ps_2_0: version, comment token, its 1 word (CTAB), mov oC0, c0 (2 parameters: bits 24..27), end: 7 words
+PS20 = _words(0xFFFF0200, 0x0001FFFE) + b"CTAB" + _words(0x02000001, 0x800F0800, 0xA0E40000, 0x0000FFFF)
+#: vs_1_1 (no instruction lengths: parameter tokens have bit 31): mov oPos, v0; also 7 words
+VS11 = _words(0xFFFE0101, 0x0001FFFE) + b"CTAB" + _words(0x00000001, 0x800F0000, 0x90E40000, 0x0000FFFF)
+
+
+def test_d3d9_shaders_are_found_by_their_constant_table() -> None:
+    assert size_at(PS20 + b"\xff" * 8, 0) == 28 and size_at(VS11, 0) == 28
+    data = b"\x00\x03\xff\xff" * 3 + PS20 + b"CTAB" * 2 + VS11 + b"\x00\x02\xff\xff"
+    assert find(data) == [Embedded(12, 28), Embedded(48, 28)]
+    assert find(PS20[:-4] + _words(0x0000FFFE)) == []  # no end token
+    assert find(_words(0xFFFF0500, 0x0001FFFE) + b"CTAB" + _words(0x0000FFFF)) == []  # no ps_5_0 token stream

@@ -31,7 +31,11 @@ SIZERS: dict[bytes, tuple[str, ...]] = {
     b"SARC": ("shaderkit.formats.archive.sarc:embedded_size",),
     b"FRES": ("shaderkit.formats.nn.binary:embedded_size", "shaderkit.formats.bfres.wiiu:embedded_size"),
     b"FSHA": ("shaderkit.formats.nn.binary:embedded_size", "shaderkit.formats.bfres.wiiu:embedded_size"),
+    b"CTAB": ("shaderkit.formats.d3d9.shader:embedded_size",),
 }
+#: magics that do not open their file: how far into it they lie (a D3D9 shader's constant table
+#: comment follows its version token and the comment token)
+MAGIC_AT = {b"CTAB": 8}
 _PATTERN = re.compile(b"|".join(re.escape(magic) for magic in SIZERS))
 PREFIX = "@"
 
@@ -58,7 +62,10 @@ def _sizer(target: str) -> Callable[[bytes, int], int | None]:
 def size_at(data: bytes, offset: int) -> int | None:
     """The size of the known file whose header starts at ``offset``, or None (no magic there, or
     a magic whose header does not hold together)."""
-    for target in SIZERS.get(bytes(data[offset : offset + 4]), ()):
+    magic = bytes(data[offset : offset + 4])
+    if magic not in SIZERS:
+        magic = next((m for m, at in MAGIC_AT.items() if data[offset + at : offset + at + 4] == m), magic)
+    for target in SIZERS.get(magic, ()):
         size = _sizer(target)(data, offset)
         if size:
             return size
@@ -74,10 +81,10 @@ def find(data: bytes) -> list[Embedded]:
         match = _PATTERN.search(data, pos)
         if match is None:
             break
-        offset = match.start()
-        size = size_at(data, offset)
+        offset = match.start() - MAGIC_AT.get(match.group(), 0)
+        size = size_at(data, offset) if offset >= pos else None
         if size is None:
-            pos = offset + 1
+            pos = match.start() + 1
             continue
         found.append(Embedded(offset, size))
         pos = offset + size

@@ -62,6 +62,39 @@ def is_version_token(word: int) -> bool:
     return kind is not None and SHADER_VERSION_MINOR.get(word) in MINORS.get((kind, SHADER_VERSION_MAJOR.get(word)), ())
 
 
+class _Words:
+    """The little-endian u32 words of ``data`` from ``offset``, read one at a time (the stream's
+    end is not known yet, and the rest of the data may be large)."""
+
+    def __init__(self, data: bytes, offset: int) -> None:
+        self.data, self.offset = data, offset
+
+    def __len__(self) -> int:
+        return min((len(self.data) - self.offset) // 4, MAX_WORDS)
+
+    def __getitem__(self, index: int) -> int:
+        at = self.offset + 4 * index
+        return int.from_bytes(self.data[at : at + 4], "little")
+
+
+def embedded_size(data: bytes, offset: int) -> int | None:
+    """The size of the D3D9 shader at ``offset`` of ``data``: a version token, a CTAB comment (fxc
+    writes one first unless reflection was stripped: without it nothing marks a bare token
+    stream) and the items after it through the end token; None for anything else."""
+    from shaderkit.isa.d3d9.text import split_program
+
+    words = _Words(data, offset)
+    if len(words) < 4 or not is_version_token(words[0]) or INSTRUCTION_OPCODE.get(words[1]) != OP_COMMENT:
+        return None
+    if data[offset + 8 : offset + 12] != b"CTAB":
+        return None
+    try:
+        end = split_program(words)[1]  # type: ignore[arg-type]
+    except ShaderFormatError:
+        return None
+    return 4 * end + 4
+
+
 def sniff(data: bytes) -> bool:
     """Detection: a known version token and room for at least the end token."""
     return len(data) >= 8 and is_version_token(int.from_bytes(data[:4], "little"))
