@@ -192,3 +192,11 @@ def test_d3d9_shaders_are_found_by_their_constant_table() -> None:
     assert find(data) == [Embedded(12, 28), Embedded(48, 28)]
     assert find(PS20[:-4] + _words(0x0000FFFE)) == []  # no end token
     assert find(_words(0xFFFF0500, 0x0001FFFE) + b"CTAB" + _words(0x0000FFFF)) == []  # no ps_5_0 token stream
+
+
+def test_cli_points_at_the_files_inside_an_unknown_one(capsys: pytest.CaptureFixture[str],
+                                                       pack: tuple[Path, list[bytes], list[Embedded]]) -> None:
+    path, _, placed = pack
+    code, _, err = run_cli(capsys, "info", str(path))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"3 known files inside it, the first at {placed[0].name}" in err
