@@ -200,3 +200,16 @@ def test_cli_points_at_the_files_inside_an_unknown_one(capsys: pytest.CaptureFix
     code, _, err = run_cli(capsys, "info", str(path))
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"3 known files inside it, the first at {placed[0].name}" in err
+
+
+def test_a_d3d9_effect_is_identified_and_its_shaders_are_members(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    # fx_2_0 tag 0xFEFF0901, then whatever the effect holds; its shaders are plain D3D9 token streams
+    effect = _words(0xFEFF0901, 16) + bytes(16) + PS20 + bytes(4) + VS11
+    path = tmp_path / "stock.fxb"
+    path.write_bytes(effect)
+    code, out, _ = run_cli(capsys, "info", "--json", str(path))
+    assert code == 0 and '"format": "fx2"' in out and '"supported": false' in out
+    node = open_node(effect)
+    assert isinstance(node, EmbeddedNode) and node.member_names() == ["@0x18", "@0x38"]
+    assert node.member("@0x18") == PS20 and node.member("@0x38") == VS11

@@ -92,6 +92,9 @@ FORMATS: tuple[FormatSpec, ...] = (
                "shaderkit.formats.dxbc.container:DxbcContainer"),
     FormatSpec("fx", "Direct3D effect binary without a container (fx_4_x/fx_5_0)", _is_raw_effect,
                "shaderkit.formats.dxbc.raw_effect:RawEffect"),
+    FormatSpec("fx2", "Direct3D 9 effect binary (fx_2_0)", _magic(b"\x01\x09\xff\xfe"),
+               note="D3D9 effects are identified, not read; the shaders inside them are members "
+                    "FILE//@OFFSET (shaderkit ls FILE)"),
     FormatSpec("dvlb", "Nintendo 3DS shader binary (SHBIN/DVLB)", _magic(b"DVLB"),
                "shaderkit.formats.dvlb.dvlb:Dvlb"),
     FormatSpec("dvob", "Nintendo 3DS shader object (DVOB/DVOJ)", _magic(b"DVOB", b"DVOJ"),

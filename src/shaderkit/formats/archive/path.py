@@ -4,8 +4,8 @@ Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a mem
 archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
 BFRES (external files), Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
 ``geometry_copy`` names a geometry shader's copy program), Switch BFSHA (``MODEL.bnsh``) and any
-file of unknown format with known files inside it (``@0x1a40``: the offset of one, see
-:mod:`shaderkit.formats.embedded`).
+file of unknown format (or of a format only identified, such as D3D9 effects) with known files
+inside it (``@0x1a40``: the offset of one, see :mod:`shaderkit.formats.embedded`).
 No file I/O here: callers pass the bytes of the outermost file.
 """
 
@@ -62,7 +62,8 @@ def open_node(data: bytes) -> Any | None:
         return SwitchBfshaNode(SwitchBfsha.from_bytes(data))
     from shaderkit.formats.registry import detect
 
-    if detect(data) is None:
+    spec = detect(data)
+    if spec is None or spec.target is None:  # unknown, or identified but not read
         from shaderkit.formats.embedded import find
 
         found = find(data)
