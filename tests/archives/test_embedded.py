@@ -13,13 +13,18 @@ from hypothesis import strategies as st
 from conftest import corpus_root, run_cli
 from shaderkit.errors import ShaderkitError
 from shaderkit.formats.archive.path import EmbeddedNode, open_node, walk
-from shaderkit.formats.embedded import SIZERS, Embedded, find, parse_name, size_at
+from shaderkit.formats.embedded import Embedded, find, parse_name, size_at
+from shaderkit.formats.registry import FORMATS
 from shaderkit.samples import SAMPLES
+
+#: the magics formats are looked for by, at the start of their files (all but D3D9's CTAB)
+MAGICS = {magic for spec in FORMATS if spec.embedded for magic in spec.embedded.magics}
+OPENING = {magic for spec in FORMATS if spec.embedded and not spec.embedded.magic_at for magic in spec.embedded.magics}
 
 
 def _known_files() -> list[tuple[str, bytes]]:
     """(name, bytes) of every corpus file, archive payload and member that starts with a magic
-    :data:`SIZERS` knows, and of shaderkit's own samples."""
+    a format is looked for by, and of shaderkit's own samples."""
     found = [(name, build()) for name, build in SAMPLES.items()]
     root = corpus_root()
     if root is not None:
@@ -32,7 +37,7 @@ def _known_files() -> list[tuple[str, bytes]]:
                 payload = Yaz0File.from_bytes(data).payload
                 found.append((path.name + "//", payload))
                 found.extend((item.path, item.data) for item in walk(payload, path.name))
-    return [(name, data) for name, data in found if data[:4] in SIZERS]
+    return [(name, data) for name, data in found if data[:4] in OPENING]
 
 
 KNOWN = _known_files()
@@ -99,8 +104,56 @@ def test_truncated_and_inconsistent_headers_are_not_files() -> None:
 
 def test_a_known_file_is_not_searched(corpus: Path) -> None:
     # a BNSH or a DXBC library holds other magics: it is a shader file, not an archive of them
-    for data in _pick():
-        assert not isinstance(open_node(data), EmbeddedNode)
+    shader_files = [data for data in _pick() if data[:4] not in (b"SARC", b"FRES", b"FSHA")]
+    assert len(shader_files) >= 7
+    for data in shader_files:
+        assert open_node(data) is None
+
+
+def test_shaders_inside_an_unknown_archive_member_are_listed() -> None:
+    from shaderkit.formats.archive.sarc import Sarc
+
+    dxbc = SAMPLES["sample_vs.dxbc"]()
+    sarc = _sarc_with(b"Model/level.pak", b"pak0" + bytes(12) + dxbc)
+    assert Sarc.from_bytes(sarc).to_bytes() == sarc
+    listed = [(item.path, item.format, item.data) for item in walk(sarc, "pack.sarc")]
+    assert listed == [("pack.sarc//Model/level.pak", "unknown", b"pak0" + bytes(12) + dxbc),
+                      ("pack.sarc//Model/level.pak//@0x10", "dxbc", dxbc)]
+
+
+def _sarc_with(name: bytes, data: bytes) -> bytes:
+    """A little-endian SARC of one member, laid out by hand (SARC, SFAT, SFNT headers; data at 0x80)."""
+    names = name + b"\0" * (4 - len(name) % 4)
+    name_hash = 0
+    for byte in name:
+        name_hash = (name_hash * 101 + byte) & 0xFFFFFFFF
+    sfat = b"SFAT" + struct.pack("<HHI", 0xC, 1, 101) + struct.pack("<IIII", name_hash, 0x01000000, 0, len(data))
+    sfnt = b"SFNT" + struct.pack("<HH", 8, 0) + names
+    data_offset = 0x80
+    head_len = 0x14 + len(sfat) + len(sfnt)
+    size = data_offset + len(data)
+    header = b"SARC" + struct.pack("<HHIIHH", 0x14, 0xFEFF, size, data_offset, 0x100, 0)
+    return header + sfat + sfnt + bytes(data_offset - head_len) + data
+
+
+def test_a_search_reads_each_word_of_would_be_d3d9_headers_about_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every 16 bytes a ps_2_0 version token, a comment token and CTAB, but no end token anywhere:
+    # each start walks to the end of the data unless the walks it joins are remembered
+    from shaderkit.formats.d3d9 import shader
+
+    unit = _words(0xFFFF0200, 0x0001FFFE) + b"CTAB" + bytes(4)
+    data = unit * 4096
+    reads = 0
+    original = shader._Words.__getitem__
+
+    def counted(self: object, index: int) -> int:
+        nonlocal reads
+        reads += 1
+        return original(self, index)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shader._Words, "__getitem__", counted)
+    assert find(data) == []
+    assert reads < 10 * len(data) // 4
 
 
 def test_member_names() -> None:
@@ -110,7 +163,7 @@ def test_member_names() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(sorted(SIZERS)), st.binary(max_size=40)), max_size=30))
+@given(st.lists(st.one_of(st.sampled_from(sorted(MAGICS)), st.binary(max_size=40)), max_size=30))
 def test_find_never_fails_on_junk_with_magics(pieces: list[bytes]) -> None:
     data = b"".join(pieces)
     for item in find(data):

@@ -1,6 +1,6 @@
 """Shader files and archives inside files of unknown formats (engine packages, ROM data, memory
-dumps): found by their magic, their extent read from their own header by the format module's
-``embedded_size(data, offset)``. Each is a member named ``@0x1a40`` (its offset), so that
+dumps): found by their magic, their extent read from their own header by the format's sizer
+(:class:`~.registry.Embedding`). Each is a member named ``@0x1a40`` (its offset), so that
 ``outer.bin//@0x1a40`` works wherever an archive member does.
 
 A magic inside a file found here skips that file's bytes: a DXBC library's nested containers or
@@ -9,34 +9,25 @@ the shaders of an embedded SARC are that file's own members, not the outer file'
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
+from typing import Any
 
 from shaderkit.dataclass import dataclass
+from shaderkit.formats.registry import FORMATS, import_target
 from shaderkit.io.limits import MAX_TABLE_ENTRIES
 
-#: magic -> the ``module:function`` reading the size of a file that starts with it (tried in order)
-SIZERS: dict[bytes, tuple[str, ...]] = {
-    b"DXBC": ("shaderkit.formats.dxbc.container:embedded_size",),
-    b"DVLB": ("shaderkit.formats.dvlb.dvlb:embedded_size",),
-    b"CGFX": ("shaderkit.formats.dvlb.cgfx:embedded_size",),
-    b"BNSH": ("shaderkit.formats.nn.binary:embedded_size",),
-    b"DKSH": ("shaderkit.formats.dksh.dksh:embedded_size",),
-    b"Gfx2": ("shaderkit.formats.gfd.gsh:embedded_size",),
-    b"BAHS": ("shaderkit.formats.agl.sharcfb:embedded_size",),
-    b"SHAB": ("shaderkit.formats.agl.sharcfb:embedded_size",),
-    b"AAHS": ("shaderkit.formats.agl.sharc:embedded_size",),
-    b"SHAA": ("shaderkit.formats.agl.sharc:embedded_size",),
-    b"SARC": ("shaderkit.formats.archive.sarc:embedded_size",),
-    b"FRES": ("shaderkit.formats.nn.binary:embedded_size", "shaderkit.formats.bfres.wiiu:embedded_size"),
-    b"FSHA": ("shaderkit.formats.nn.binary:embedded_size", "shaderkit.formats.bfres.wiiu:embedded_size"),
-    b"CTAB": ("shaderkit.formats.d3d9.shader:embedded_size",),
-}
-#: magics that do not open their file: how far into it they lie (a D3D9 shader's constant table
-#: comment follows its version token and the comment token)
-MAGIC_AT = {b"CTAB": 8}
-_PATTERN = re.compile(b"|".join(re.escape(magic) for magic in SIZERS))
+Sizer = Callable[[bytes, int, "dict[Any, Any]"], "int | None"]
+
+#: magic -> (how far into its file it lies, "module:function" sizer) of every format looked for
+_SIZERS: dict[bytes, list[tuple[int, str]]] = {}
+for _spec in FORMATS:
+    if _spec.embedded is not None:
+        for _magic in _spec.embedded.magics:
+            _SIZERS.setdefault(_magic, []).append((_spec.embedded.magic_at, _spec.embedded.sizer))
+#: magic -> the distinct distances it lies into its files
+_DISTANCES = {magic: tuple(sorted({at for at, _ in entries})) for magic, entries in _SIZERS.items()}
+_PATTERN = re.compile(b"|".join(re.escape(magic) for magic in _SIZERS))
 PREFIX = "@"
 
 
@@ -53,20 +44,23 @@ class Embedded:
         return f"{PREFIX}{self.offset:#x}"
 
 
-def _sizer(target: str) -> Callable[[bytes, int], int | None]:
-    module_name, _, function = target.partition(":")
-    sizer: Callable[[bytes, int], int | None] = getattr(importlib.import_module(module_name), function)
-    return sizer
+def _size(data: bytes, offset: int, magic: bytes, memo: dict[Any, Any]) -> int | None:
+    """The size the first sizer of ``magic`` that recognises a file at ``offset`` gives."""
+    for at, target in _SIZERS.get(magic, ()):
+        if offset >= 0 and data[offset + at : offset + at + 4] == magic:
+            sizer: Sizer = import_target(target)
+            size = sizer(data, offset, memo)
+            if size:
+                return size
+    return None
 
 
 def size_at(data: bytes, offset: int) -> int | None:
     """The size of the known file whose header starts at ``offset``, or None (no magic there, or
     a magic whose header does not hold together)."""
-    magic = bytes(data[offset : offset + 4])
-    if magic not in SIZERS:
-        magic = next((m for m, at in MAGIC_AT.items() if data[offset + at : offset + at + 4] == m), magic)
-    for target in SIZERS.get(magic, ()):
-        size = _sizer(target)(data, offset)
+    memo: dict[Any, Any] = {}
+    for magic in _SIZERS:
+        size = _size(data, offset, magic, memo)
         if size:
             return size
     return None
@@ -76,18 +70,22 @@ def find(data: bytes) -> list[Embedded]:
     """Every file with a consistent header inside ``data``, in order, none inside another
     (at most :data:`~shaderkit.io.limits.MAX_TABLE_ENTRIES`)."""
     found: list[Embedded] = []
+    memo: dict[Any, Any] = {}
     pos = 0
     while len(found) < MAX_TABLE_ENTRIES:
         match = _PATTERN.search(data, pos)
         if match is None:
             break
-        offset = match.start() - MAGIC_AT.get(match.group(), 0)
-        size = size_at(data, offset) if offset >= pos else None
-        if size is None:
+        magic = match.group()
+        for at in _DISTANCES[magic]:
+            offset = match.start() - at
+            size = _size(data, offset, magic, memo) if offset >= pos else None
+            if size:
+                found.append(Embedded(offset, size))
+                pos = offset + size
+                break
+        else:
             pos = match.start() + 1
-            continue
-        found.append(Embedded(offset, size))
-        pos = offset + size
     return found
 
 

@@ -32,12 +32,12 @@ from shaderkit.io.reader import Reader
 
 VERSIONS = (10, 11)
 MAGIC = {"<": b"AAHS", ">": b"SHAA"}
-
-
-def embedded_size(data: bytes, offset: int) -> int | None:
-    """The size of the SHARC at ``offset`` of ``data`` (see :func:`~.sharcfb.archive_size`)."""
-    return archive_size(data, offset, MAGIC, 0x14)
 STAGES = ("vertex", "pixel", "geometry")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the SHARC at ``offset`` of ``data`` (see :func:`~.sharcfb.archive_size`)."""
+    return archive_size(data, offset, MAGIC, VERSIONS, 0x14)
 
 
 @dataclass

@@ -175,16 +175,21 @@ class EmbeddedNode:
 
     def __init__(self, data: bytes, found: list[Any]) -> None:
         self.data = bytes(data)
-        self.found = found
+        self.found = {item.offset: item for item in found}
 
     def member_names(self) -> list[str]:
         """The files found inside, by offset."""
-        return [item.name for item in self.found]
+        return [item.name for item in self.found.values()]
 
     def _item(self, name: str) -> Any:
+        """The file found at the offset ``name`` gives (or one whose header starts there, for a
+        file inside one found)."""
         from shaderkit.formats.embedded import Embedded, parse_name, size_at
 
         offset = parse_name(name)
+        item = self.found.get(offset) if offset is not None else None
+        if item is not None:
+            return item
         size = size_at(self.data, offset) if offset is not None and 0 <= offset < len(self.data) else None
         if offset is None or size is None:
             listed = ", ".join(self.member_names()[:8]) + (" ..." if len(self.found) > 8 else "")

@@ -187,15 +187,14 @@ def is_wiiu_fsha(data: bytes) -> bool:
 _WIIU_HEADER = struct.Struct(">4s4sHHI")  # magic, version, BOM, header size, file size
 
 
-def embedded_size(data: bytes, offset: int) -> int | None:
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the Wii U BFRES or BFSHA at ``offset`` of ``data`` as its big-endian header gives
     it, or None when the bytes there are not a consistent header."""
-    if offset + _WIIU_HEADER.size > len(data):
+    head = bytes(data[offset : offset + _WIIU_HEADER.size])
+    if len(head) < _WIIU_HEADER.size or not (is_wiiu_fres(head) or is_wiiu_fsha(head)):
         return None
-    magic, _, bom, header_size, size = _WIIU_HEADER.unpack_from(data, offset)
-    if magic not in (b"FRES", b"FSHA") or bom != 0xFEFF or not _WIIU_HEADER.size <= header_size < size:
-        return None
-    return size if size <= len(data) - offset else None
+    header_size, size = _WIIU_HEADER.unpack(head)[3:]
+    return size if _WIIU_HEADER.size <= header_size < size <= len(data) - offset else None
 
 
 __all__ = ["ExternalFile", "ShaderFormatError", "WiiUBfres", "is_wiiu_fres", "is_wiiu_fsha"]

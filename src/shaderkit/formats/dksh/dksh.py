@@ -52,7 +52,7 @@ _ZERO_BUNDLE = bytes(BUNDLE)
 _BLOCK = append_aligned(SECTION_ALIGNMENT)
 
 
-def embedded_size(data: bytes, offset: int) -> int | None:
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the DKSH module at ``offset`` of ``data`` (its control and code sections), or None
     when the bytes there are not a consistent header."""
     if offset + HEADER_SIZE > len(data):

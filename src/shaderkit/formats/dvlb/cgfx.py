@@ -37,17 +37,6 @@ from shaderkit.io.writer import Writer
 CGFX_MAGIC = b"CGFX"
 _HEADER = struct.Struct("<4sHHIII")
 _DATA = struct.Struct("<4sI16I16I")  # magic, size, then 16 (count, offset) pairs interleaved
-
-
-def embedded_size(data: bytes, offset: int) -> int | None:
-    """The size of the CGFX file at ``offset`` of ``data`` as its header gives it, or None when the
-    bytes there are not a consistent little-endian header followed by its DATA section."""
-    if offset + _HEADER.size > len(data):
-        return None
-    magic, bom, header_size, _, size, _ = _HEADER.unpack_from(data, offset)
-    if magic != CGFX_MAGIC or bom != 0xFEFF or not header_size + _DATA.size <= size <= len(data) - offset:
-        return None
-    return size if data[offset + header_size : offset + header_size + 4] == b"DATA" else None
 _DICT = struct.Struct("<4sII")
 _NODE = struct.Struct("<IHHii")
 _SHDR = struct.Struct("<I4sIiIIIi")  # assumed layout of a new SHDR object
@@ -59,6 +48,19 @@ DICT_NAMES = (
     "skeletal_animations", "material_animations", "visibility_animations", "camera_animations",
     "light_animations", "fog_animations", "emitters",
 )  # fmt: skip
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the CGFX file at ``offset`` of ``data`` as its header gives it, or None when the
+    bytes there are not a consistent little-endian header followed by its DATA section."""
+    if offset + _HEADER.size > len(data):
+        return None
+    magic, bom, header_size, _, size, _ = _HEADER.unpack_from(data, offset)
+    if magic != CGFX_MAGIC or bom != 0xFEFF or header_size < _HEADER.size:
+        return None
+    if not header_size + _DATA.size <= size <= len(data) - offset:
+        return None
+    return size if data[offset + header_size : offset + header_size + 4] == b"DATA" else None
 
 
 @dataclass

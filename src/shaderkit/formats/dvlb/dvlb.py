@@ -380,7 +380,7 @@ KEY_OPDESCS: Key = ("dvlp", "opdescs")
 DVLE_TABLES = ("constants", "labels", "outputs", "uniforms")
 
 
-def embedded_size(data: bytes, offset: int) -> int | None:
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the SHBIN at ``offset`` of ``data``: up to the end of the last DVLP or DVLE item its
     headers point at (a DVLB has no size field) and its zero padding to 4 bytes, or None when the bytes there are not a DVLB header
     followed by a DVLP and DVLE headers."""

@@ -23,7 +23,7 @@ from shaderkit.formats.dxbc.spdb import MSF_MAGIC, ProgramDatabase
 _BLOCK = 512
 _REGISTER_TYPES = {prefix: kind for kind, prefix in HLSL_REGISTER_PREFIXES.items()}
 #: ``r0.x <- name``, or ``reg32_5.x <- name`` for a register type without a letter
-_NOTE_RE = re.compile(r"(?:([rvo])|reg(\d+)_)(\d+)\.([xyzw]) <- (.+)$")
+_NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_)(\d+)\.([xyzw]) <- (.+)$")
 _LINE_RE = re.compile(r'#line (\d+)(?: "([^"]*)")?$')
 _INITIAL = "// Initial variable locations:"
 _PDB_VERSION = 20000404

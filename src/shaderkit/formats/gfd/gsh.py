@@ -74,9 +74,11 @@ def program_types(block_major: int) -> dict[int, tuple[int, str]]:
 
 
 SUPPORTED_MAJOR = (6, 7)
+#: the block type that ends a file
+END_BLOCK = next(t for t, name in BLOCK_TYPES.items() if name == "end")
 
 
-def embedded_size(data: bytes, offset: int) -> int | None:
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the GFD file at ``offset`` of ``data``: its header and the blocks that follow,
     through the end block (or the last block before bytes that are not one); None when the bytes
     there are not a consistent header followed by at least one block."""
@@ -91,7 +93,7 @@ def embedded_size(data: bytes, offset: int) -> int | None:
         if block_magic != b"BLK{" or block_header != _BLOCK_HEADER.size or size > len(data) - pos - block_header:
             break
         pos += block_header + size
-        if block_type == 1:  # the end block
+        if block_type == END_BLOCK:
             break
     return pos - offset if pos > offset + _FILE_HEADER.size else None
 
@@ -204,7 +206,7 @@ class Gsh(ShaderFile):
                         setattr(shader, attr, block.data)
                         block.header_index, block.data = owner, b""
                 gsh.blocks.append(block)
-                if block.type == 1:
+                if block.type == END_BLOCK:
                     break
         gsh.trailing = r.read(r.remaining)
         gsh._check_program_sizes()

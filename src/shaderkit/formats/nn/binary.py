@@ -11,8 +11,12 @@ BOM = 0xFEFF
 FILE_HEADER = struct.Struct("<8sBBHHBBIHHII")
 BLOCK_HEADER = struct.Struct("<4sIII")
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
-def embedded_size(data: bytes, offset: int) -> int | None:
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the nn::util binary file (BNSH, Switch BFRES/BFSHA) at ``offset`` of ``data`` as its
     header gives it, or None when the bytes there are not a consistent little-endian header."""
     if offset + FILE_HEADER.size > len(data):
