@@ -68,7 +68,12 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
     data = _read(source)
     spec = detect(data)
     if spec is None:
-        raise ShaderFormatError(f"not a known shader format (starts with {data[:4]!r})", 0)
+        from shaderkit.formats.embedded import find
+
+        inside = find(data)
+        hint = (f"; {len(inside)} known file{'s' if len(inside) > 1 else ''} inside it, the first at {inside[0].name} "
+                f"(name one as FILE//{inside[0].name})") if inside else ""
+        raise ShaderFormatError(f"not a known shader format (starts with {data[:4]!r}){hint}", 0)
     model = spec.parse(data)
     if kind is not None and not isinstance(model, kind):
         raise ShaderFormatError(f"expected {kind.__name__}, found {spec.title}", 0)

@@ -191,3 +191,24 @@ def test_annotations_from_text_make_an_spdb() -> None:
         assemble_container(bad)
     assert info.value.line == ANNOTATED.splitlines().index(
         "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w") + 1
+
+
+def test_a_register_type_without_a_letter_is_read_back() -> None:
+    """A debug range on a register type fxc's notes have no letter for (a compute shader's
+    vThreadID: type 32 at byte offset 0xFFFFFFB0, in an NVIDIA Flow demo) prints as
+    ``reg32_268435451.x``; the listing assembles to that type and offset and prints it again."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.disasm import listing
+
+    text = ANNOTATED.replace("//   o0.x <-", "//   reg32_268435451.y <- tidx.y;\n//   o0.x <-")
+    built = DxbcContainer.from_bytes(assemble_container(text).to_bytes())
+    spdb = built.chunk("SPDB")
+    assert isinstance(spdb, ProgramDatabase)
+    payload = spdb.build()
+    # S_DEFRANGE_HLSL: type 32, one register, parent offset 0, size 4; the offset is the last field
+    assert struct.pack("<4H", 32, 1, 0, 4) in payload and b"tidx.y\0" in payload
+    assert struct.pack("<I", 268435451 * 16 + 4) in payload  # component y: + 4 bytes
+    assert [line.rstrip() for line in listing(built).splitlines()] == [line.rstrip() for line in text.splitlines()]
+    with pytest.raises(AssemblyError, match="out of range"):  # 2**28 * 16 does not fit the u32 offset
+        assemble_container(text.replace("reg32_268435451", "reg32_268435456"))

@@ -8,6 +8,28 @@ from collections.abc import Callable
 from shaderkit.dataclass import dataclass
 from shaderkit.formats.base import IdentifiedFile, ShaderFile
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def import_target(target: str) -> Any:
+    """The object a ``module:name`` string names (the module is imported on first use)."""
+    module_name, _, name = target.partition(":")
+    return getattr(importlib.import_module(module_name), name)
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """How files of a format are found inside files of other formats (:mod:`.embedded`)."""
+    #: the magics that mark one, lying ``magic_at`` bytes into the file
+    magics: tuple[bytes, ...]
+    #: "module:function" ``(data, offset, memo) -> size or None``: the size of the file at
+    #: ``offset`` as its header gives it, None when the bytes there are not a consistent header
+    #: (``memo``: a dict one search shares between its calls)
+    sizer: str
+    magic_at: int = 0
+
 
 @dataclass(frozen=True)
 class FormatSpec:
@@ -18,13 +40,14 @@ class FormatSpec:
     #: "module:Class" of the ShaderFile subclass; None for formats only identified, not read.
     target: str | None = None
     note: str = ""
+    #: how a file of this format is found inside others; None: it is not looked for
+    embedded: Embedding | None = None
 
     def load(self) -> type[ShaderFile]:
         """The model class of this format (imported on first use); LookupError for identify-only formats."""
         if self.target is None:
             raise LookupError(f"{self.name} has no model")
-        module_name, _, class_name = self.target.partition(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
+        cls = import_target(self.target)
         assert issubclass(cls, ShaderFile)
         return cls
 
@@ -89,40 +112,56 @@ def _is_d3d9(data: bytes) -> bool:
 
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("dxbc", "Direct3D shader bytecode (DXBC)", _magic(b"DXBC"),
-               "shaderkit.formats.dxbc.container:DxbcContainer"),
+               "shaderkit.formats.dxbc.container:DxbcContainer",
+               embedded=Embedding((b"DXBC",), "shaderkit.formats.dxbc.container:embedded_size")),
     FormatSpec("fx", "Direct3D effect binary without a container (fx_4_x/fx_5_0)", _is_raw_effect,
                "shaderkit.formats.dxbc.raw_effect:RawEffect"),
+    FormatSpec("fx2", "Direct3D 9 effect binary (fx_2_0)", _magic(b"\x01\x09\xff\xfe"),
+               note="D3D9 effects are identified, not read; the shaders inside them are members "
+                    "FILE//@OFFSET (shaderkit ls FILE)"),
     FormatSpec("dvlb", "Nintendo 3DS shader binary (SHBIN/DVLB)", _magic(b"DVLB"),
-               "shaderkit.formats.dvlb.dvlb:Dvlb"),
+               "shaderkit.formats.dvlb.dvlb:Dvlb",
+               embedded=Embedding((b"DVLB",), "shaderkit.formats.dvlb.dvlb:embedded_size")),
     FormatSpec("dvob", "Nintendo 3DS shader object (DVOB/DVOJ)", _magic(b"DVOB", b"DVOJ"),
                "shaderkit.formats.dvlb.dvob:Dvob"),
     FormatSpec("cgfx", "Nintendo 3DS CGFX container (.bcsdr)", _magic(b"CGFX"),
-               "shaderkit.formats.dvlb.cgfx:Cgfx"),
+               "shaderkit.formats.dvlb.cgfx:Cgfx",
+               embedded=Embedding((b"CGFX",), "shaderkit.formats.dvlb.cgfx:embedded_size")),
     FormatSpec("bnsh", "Nintendo Switch shader binary (BNSH)", _magic(b"BNSH"),
-               "shaderkit.formats.bnsh.bnsh:Bnsh"),
+               "shaderkit.formats.bnsh.bnsh:Bnsh",
+               embedded=Embedding((b"BNSH",), "shaderkit.formats.nn.binary:embedded_size")),
     FormatSpec("dksh", "deko3d shader module (DKSH, Switch homebrew)", _magic(b"DKSH"),
-               "shaderkit.formats.dksh.dksh:Dksh"),
+               "shaderkit.formats.dksh.dksh:Dksh",
+               embedded=Embedding((b"DKSH",), "shaderkit.formats.dksh.dksh:embedded_size")),
     FormatSpec("sharcfb", "Wii U AGL binary shader archive (SHARCFB)", _magic(b"BAHS", b"SHAB"),
-               "shaderkit.formats.agl.sharcfb:Sharcfb"),
+               "shaderkit.formats.agl.sharcfb:Sharcfb",
+               embedded=Embedding((b"BAHS", b"SHAB"), "shaderkit.formats.agl.sharcfb:embedded_size")),
     FormatSpec("sharc", "Wii U AGL shader source archive (SHARC)", _magic(b"AAHS", b"SHAA"),
-               "shaderkit.formats.agl.sharc:Sharc"),
+               "shaderkit.formats.agl.sharc:Sharc",
+               embedded=Embedding((b"AAHS", b"SHAA"), "shaderkit.formats.agl.sharc:embedded_size")),
     FormatSpec("gsh", "Wii U GX2 shader (GFD/GSH)", _magic(b"Gfx2"),
-               "shaderkit.formats.gfd.gsh:Gsh"),
+               "shaderkit.formats.gfd.gsh:Gsh",
+               embedded=Embedding((b"Gfx2",), "shaderkit.formats.gfd.gsh:embedded_size")),
     FormatSpec("yaz0", "Yaz0-compressed file (SZS)", _magic(b"Yaz0"),
                "shaderkit.formats.archive.compressed:Yaz0File"),
     FormatSpec("zstd", "zstd-compressed file (.zs)", _magic(b"\x28\xb5\x2f\xfd"),
                "shaderkit.formats.archive.compressed:ZstdFile"),
-    FormatSpec("sarc", "SARC archive", _magic(b"SARC"), "shaderkit.formats.archive.sarc:Sarc"),
+    FormatSpec("sarc", "SARC archive", _magic(b"SARC"), "shaderkit.formats.archive.sarc:Sarc",
+               embedded=Embedding((b"SARC",), "shaderkit.formats.archive.sarc:embedded_size")),
     FormatSpec("bfsha-wiiu", "Wii U shader archive (BFSHA)", _big_endian_nn(b"FSHA"),
-               "shaderkit.formats.bfsha.wiiu:WiiUBfsha"),
+               "shaderkit.formats.bfsha.wiiu:WiiUBfsha",
+               embedded=Embedding((b"FSHA",), "shaderkit.formats.bfres.wiiu:embedded_size")),
     FormatSpec("bfsha-switch", "Nintendo Switch shader archive (BFSHA)", _little_endian_nn(b"FSHA"),
-               "shaderkit.formats.bfsha.switch:SwitchBfsha"),
+               "shaderkit.formats.bfsha.switch:SwitchBfsha",
+               embedded=Embedding((b"FSHA",), "shaderkit.formats.nn.binary:embedded_size")),
     FormatSpec("bfsha", "Nintendo shader archive (BFSHA)", _magic(b"FSHA"),
                note="this BFSHA variant is not read; the shaders archives embed are BNSH (Switch) or GX2 (Wii U)"),
     FormatSpec("bfres-wiiu", "Wii U model archive (BFRES)", _big_endian_nn(b"FRES"),
-               "shaderkit.formats.bfres.wiiu:WiiUBfres"),
+               "shaderkit.formats.bfres.wiiu:WiiUBfres",
+               embedded=Embedding((b"FRES",), "shaderkit.formats.bfres.wiiu:embedded_size")),
     FormatSpec("bfres-switch", "Nintendo Switch model archive (BFRES)", _little_endian_nn(b"FRES"),
-               "shaderkit.formats.bfres.switch:SwitchBfres"),
+               "shaderkit.formats.bfres.switch:SwitchBfres",
+               embedded=Embedding((b"FRES",), "shaderkit.formats.nn.binary:embedded_size")),
     FormatSpec("bfres", "Nintendo model archive (BFRES)", _magic(b"FRES"),
                note="this BFRES variant (neither Wii U nor Switch byte order) is not read"),
     FormatSpec("nvn", "Nintendo Switch raw NVN shader program", _is_nvn_program,
@@ -130,7 +169,9 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,
                "shaderkit.formats.dvlb.csdr:Csdr"),
     FormatSpec("d3d9", "Direct3D 9 shader bytecode (vs/ps 1.x-3.0, tx_1_0)", _is_d3d9,
-               "shaderkit.formats.d3d9.shader:D3D9Shader"),
+               "shaderkit.formats.d3d9.shader:D3D9Shader",
+               # found by the constant table comment fxc writes first (a bare token stream has no magic)
+               embedded=Embedding((b"CTAB",), "shaderkit.formats.d3d9.shader:embedded_size", 8)),
 )
 
 def detect(data: bytes) -> FormatSpec | None:

@@ -21,6 +21,7 @@ from shaderkit.formats.agl.sharcfb import (
     SYMBOL_KINDS,
     ShaderSymbol,
     VariationMacro,
+    archive_size,
     macro_bytes,
     read_macro,
     read_symbol_arrays,
@@ -32,6 +33,11 @@ from shaderkit.io.reader import Reader
 VERSIONS = (10, 11)
 MAGIC = {"<": b"AAHS", ">": b"SHAA"}
 STAGES = ("vertex", "pixel", "geometry")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the SHARC at ``offset`` of ``data`` (see :func:`~.sharcfb.archive_size`)."""
+    return archive_size(data, offset, MAGIC, VERSIONS, 0x14)
 
 
 @dataclass

@@ -36,6 +36,26 @@ KIND_VERTEX, KIND_PIXEL, KIND_GEOMETRY = 1, 2, 4
 SYMBOL_KINDS = ("uniforms", "uniform_blocks", "samplers", "attributes")
 
 
+def archive_size(data: bytes, offset: int, magics: dict[str, bytes], versions: tuple[int, ...],
+                 header_size: int) -> int | None:
+    """The size of the AGL archive (magic per byte order in ``magics``, one of ``versions``) at
+    ``offset`` of ``data`` as its header gives it, or None when the bytes there are not a consistent
+    header."""
+    head = bytes(data[offset : offset + 4])
+    order = next((e for e, m in magics.items() if m == head), None)
+    if order is None or offset + header_size > len(data):
+        return None
+    version, size, endian_field = struct.unpack_from(order + "3I", data, offset + 4)
+    if version not in versions or endian_field != ENDIAN_FIELD[order] or not header_size <= size <= len(data) - offset:
+        return None
+    return size
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the SHARCFB at ``offset`` of ``data`` (see :func:`archive_size`)."""
+    return archive_size(data, offset, MAGIC, (VERSION,), 0x18)
+
+
 @dataclass
 class ShaderBinary:
     """One shader binary: type (0 VS, 1 PS, 2 GS) and its GX2 struct blob."""

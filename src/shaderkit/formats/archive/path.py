@@ -2,8 +2,10 @@
 
 Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
 archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
-BFRES (external files) and Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
-``geometry_copy`` names a geometry shader's copy program).
+BFRES (external files), Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
+``geometry_copy`` names a geometry shader's copy program), Switch BFSHA (``MODEL.bnsh``) and any
+file of unknown format (or of a format only identified, such as D3D9 effects) with known files
+inside it (``@0x1a40``: the offset of one, see :mod:`shaderkit.formats.embedded`).
 No file I/O here: callers pass the bytes of the outermost file.
 """
 
@@ -58,6 +60,15 @@ def open_node(data: bytes) -> Any | None:
         from shaderkit.formats.bfsha.switch import SwitchBfsha
 
         return SwitchBfshaNode(SwitchBfsha.from_bytes(data))
+    from shaderkit.formats.registry import detect
+
+    spec = detect(data)
+    if spec is None or spec.target is None:  # unknown, or identified but not read
+        from shaderkit.formats.embedded import find
+
+        found = find(data)
+        if found:
+            return EmbeddedNode(data, found)
     return None
 
 
@@ -157,6 +168,54 @@ class SwitchBfshaNode:
     def to_bytes(self) -> bytes:
         """The Switch BFSHA rebuilt with its current BNSH files."""
         return bytes(self.model.to_bytes())
+
+
+class EmbeddedNode:
+    """A file of unknown format with known files inside it, each a member ``@0x1a40`` (its offset)."""
+
+    def __init__(self, data: bytes, found: list[Any]) -> None:
+        self.data = bytes(data)
+        self.found = {item.offset: item for item in found}
+
+    def member_names(self) -> list[str]:
+        """The files found inside, by offset."""
+        return [item.name for item in self.found.values()]
+
+    def _item(self, name: str) -> Any:
+        """The file found at the offset ``name`` gives (or one whose header starts there, for a
+        file inside one found)."""
+        from shaderkit.formats.embedded import Embedded, parse_name, size_at
+
+        offset = parse_name(name)
+        item = self.found.get(offset) if offset is not None else None
+        if item is not None:
+            return item
+        size = size_at(self.data, offset) if offset is not None and 0 <= offset < len(self.data) else None
+        if offset is None or size is None:
+            listed = ", ".join(self.member_names()[:8]) + (" ..." if len(self.found) > 8 else "")
+            raise KeyError(f"no known file starts at {name!r} (inside: {listed})")
+        return Embedded(offset, size)
+
+    def member(self, name: str) -> bytes:
+        """The bytes of the file starting at the offset ``@0x...`` names."""
+        item = self._item(name)
+        return self.data[item.offset : item.offset + item.size]
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` in place of the file at ``@0x...``: only a same-size file, since nothing says
+        what else in the outer file points past it."""
+        from shaderkit.errors import UnsupportedOperation
+
+        item = self._item(name)
+        if len(data) != item.size:
+            raise UnsupportedOperation(
+                f"{name}: the outer file's format is unknown, so only a file of the same size ({item.size} "
+                f"bytes) can replace the one inside it; this one has {len(data)}")
+        self.data = self.data[: item.offset] + bytes(data) + self.data[item.offset + item.size :]
+
+    def to_bytes(self) -> bytes:
+        """The outer file with its current contents."""
+        return self.data
 
 
 @dataclass

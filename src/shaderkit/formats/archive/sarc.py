@@ -30,6 +30,23 @@ HASH_KEY = 101
 MAX_NODES = 0x3FFF
 
 
+def byte_order(bom: bytes) -> str:
+    """The struct byte order of a SARC's byte-order mark (bytes 6..8), '' for neither."""
+    return {b"\xfe\xff": ">", b"\xff\xfe": "<"}.get(bytes(bom), "")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the SARC at ``offset`` of ``data`` as its header gives it (either byte order), or
+    None when the bytes there are not a consistent header."""
+    order = byte_order(data[offset + 6 : offset + 8])
+    if not order or offset + 0x14 > len(data):
+        return None
+    magic, header_size, _, size, data_offset = struct.unpack_from(order + "4sHHII", data, offset)
+    if magic != b"SARC" or header_size != 0x14 or not 0x14 <= data_offset <= size <= len(data) - offset:
+        return None
+    return size
+
+
 def name_hash(name: bytes, key: int = HASH_KEY, signed_chars: bool = False) -> int:
     """The SARC file-name hash: ``h = h * key + byte`` (32-bit), bytes signed when ``signed_chars``."""
     value = 0
@@ -84,7 +101,7 @@ class Sarc(ShaderFile):
             raise ShaderFormatError(f"bad magic {bytes(data[:4])!r}, expected b'SARC'", 0, "SARC")
         if len(data) < 0x14:
             raise ShaderFormatError(f"header needs 20 bytes, {len(data)} given", 0, "SARC")
-        endian = ">" if data[6:8] == b"\xfe\xff" else "<" if data[6:8] == b"\xff\xfe" else ""
+        endian = byte_order(data[6:8])
         if not endian:
             raise ShaderFormatError(f"bad byte-order mark {data[6:8].hex()}", 6, "SARC")
         r = Reader(data, endian=endian, context="SARC")

@@ -184,4 +184,17 @@ def is_wiiu_fsha(data: bytes) -> bool:
     return data[:4] == b"FSHA" and data[8:10] == b"\xfe\xff"
 
 
+_WIIU_HEADER = struct.Struct(">4s4sHHI")  # magic, version, BOM, header size, file size
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the Wii U BFRES or BFSHA at ``offset`` of ``data`` as its big-endian header gives
+    it, or None when the bytes there are not a consistent header."""
+    head = bytes(data[offset : offset + _WIIU_HEADER.size])
+    if len(head) < _WIIU_HEADER.size or not (is_wiiu_fres(head) or is_wiiu_fsha(head)):
+        return None
+    header_size, size = _WIIU_HEADER.unpack(head)[3:]
+    return size if _WIIU_HEADER.size <= header_size < size <= len(data) - offset else None
+
+
 __all__ = ["ExternalFile", "ShaderFormatError", "WiiUBfres", "is_wiiu_fres", "is_wiiu_fsha"]

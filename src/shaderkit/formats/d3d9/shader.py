@@ -21,6 +21,7 @@ recomputed from the items.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
@@ -60,6 +61,46 @@ def is_version_token(word: int) -> bool:
     """Whether ``word`` is the version token of a vs/ps/tx profile that exists."""
     kind = KINDS.get(SHADER_VERSION_KIND.get(word))
     return kind is not None and SHADER_VERSION_MINOR.get(word) in MINORS.get((kind, SHADER_VERSION_MAJOR.get(word)), ())
+
+
+class _Words(Sequence[int]):
+    """The little-endian u32 words of ``data`` from ``offset``, read one at a time (the stream's
+    end is not known yet, and the rest of the data may be large)."""
+
+    def __init__(self, data: bytes, offset: int) -> None:
+        self.data, self.offset = data, offset
+
+    def __len__(self) -> int:
+        return min((len(self.data) - self.offset) // 4, MAX_WORDS)
+
+    def __getitem__(self, index: int) -> int:  # type: ignore[override]
+        at = self.offset + 4 * index
+        return int.from_bytes(self.data[at : at + 4], "little")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the D3D9 shader at ``offset`` of ``data``: a version token, a CTAB comment (fxc
+    writes one first unless reflection was stripped: without it nothing marks a bare token
+    stream) and the items after it through the end token; None for anything else.
+
+    ``memo`` keeps, per kind of walk (ps/vs 1.x or later), the item starts of walks that found no
+    end token: a later start whose walk reaches one stops there, so a search over data full of
+    would-be headers reads each word about once."""
+    from shaderkit.isa.d3d9.text import split_program
+
+    words = _Words(data, offset)
+    if len(words) < 4 or not is_version_token(words[0]) or INSTRUCTION_OPCODE.get(words[1]) != OP_COMMENT:
+        return None
+    if data[offset + 8 : offset + 12] != b"CTAB":
+        return None
+    dead_ends: set[int] = set() if memo is None else memo.setdefault(("d3d9 dead ends", is_sm1(words[0])), set())
+    trail: list[int] = []
+    try:
+        end = split_program(words, walked=(dead_ends, trail, offset))[1]
+    except ShaderFormatError:
+        dead_ends.update(trail)
+        return None
+    return 4 * end + 4
 
 
 def sniff(data: bytes) -> bool:

@@ -52,6 +52,18 @@ _ZERO_BUNDLE = bytes(BUNDLE)
 _BLOCK = append_aligned(SECTION_ALIGNMENT)
 
 
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the DKSH module at ``offset`` of ``data`` (its control and code sections), or None
+    when the bytes there are not a consistent header."""
+    if offset + HEADER_SIZE > len(data):
+        return None
+    magic, header_sz, control_sz, code_sz, programs_off, num_programs = _HEADER.unpack_from(data, offset)
+    size = control_sz + code_sz
+    if magic != DKSH_MAGIC or not HEADER_SIZE <= header_sz <= control_sz or size > len(data) - offset:
+        return None
+    return size if header_sz <= programs_off and programs_off + PROGRAM_HEADER_SIZE * num_programs <= control_sz else None
+
+
 def _graphics_entry(end: int, size: int) -> int:
     """uam's place for a new graphics program: 0x30 into a fresh 256-byte block (code at 0x80)."""
     return _BLOCK(end, size) + GRAPHICS_ENTRY_OFFSET

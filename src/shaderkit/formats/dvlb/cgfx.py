@@ -50,6 +50,19 @@ DICT_NAMES = (
 )  # fmt: skip
 
 
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the CGFX file at ``offset`` of ``data`` as its header gives it, or None when the
+    bytes there are not a consistent little-endian header followed by its DATA section."""
+    if offset + _HEADER.size > len(data):
+        return None
+    magic, bom, header_size, _, size, _ = _HEADER.unpack_from(data, offset)
+    if magic != CGFX_MAGIC or bom != 0xFEFF or header_size < _HEADER.size:
+        return None
+    if not header_size + _DATA.size <= size <= len(data) - offset:
+        return None
+    return size if data[offset + header_size : offset + header_size + 4] == b"DATA" else None
+
+
 @dataclass
 class CgfxShader:
     """A shader dictionary entry: its name, Patricia-tree fields and the DVLB it holds."""

@@ -380,6 +380,35 @@ KEY_OPDESCS: Key = ("dvlp", "opdescs")
 DVLE_TABLES = ("constants", "labels", "outputs", "uniforms")
 
 
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the SHBIN at ``offset`` of ``data``: up to the end of the last DVLP or DVLE item its
+    headers point at (a DVLB has no size field) and its zero padding to 4 bytes, or None when the bytes there are not a DVLB header
+    followed by a DVLP and DVLE headers."""
+    if offset + 8 > len(data) or data[offset : offset + 4] != DVLB_MAGIC:
+        return None
+    dvlp = offset + 8 + 4 * int.from_bytes(data[offset + 4 : offset + 8], "little")
+    if dvlp + DVLP_HEADER_MIN > len(data):
+        return None
+    magic, _, code_off, code_size, opd_off, opd_count, _ = _DVLP_HEADER.unpack_from(data, dvlp)
+    if magic != DVLP_MAGIC:
+        return None
+    ends = [dvlp + DVLP_HEADER_MIN, dvlp + code_off + 4 * code_size if code_size else 0,
+            dvlp + opd_off + _OPDESC.size * opd_count if opd_count else 0]
+    items = (_CONSTANT.size, _LABEL.size, _OUTPUT.size, _UNIFORM.size, 1)  # the tables, then the symbol bytes
+    for (rel,) in struct.iter_unpack("<I", data[offset + 8 : dvlp]):
+        at = offset + rel
+        if at + DVLE_HEADER_SIZE > len(data) or data[at : at + 4] != DVLE_MAGIC:
+            return None
+        tables = _DVLE_HEADER.unpack_from(data, at)[12:]
+        ends.append(at + DVLE_HEADER_SIZE)
+        ends.extend(at + tables[2 * i] + item * tables[2 * i + 1] for i, item in enumerate(items) if tables[2 * i + 1])
+    size = max(ends) - offset
+    if offset + size > len(data):
+        return None
+    padded = -size % 4  # writers pad the file to 4 bytes with zeros
+    return size + padded if data[offset + size : offset + size + padded] == bytes(padded) else size
+
+
 def dvle_key(index: int, part: str) -> Key:
     """Key of a DVLE's header or table: ("dvle", index, "header" | "constants" | ...)."""
     return ("dvle", index, part)

@@ -126,6 +126,9 @@ SYMBOL_LAYOUTS: dict[int, tuple[str, Layout]] = {
 
 PROCEDURES = frozenset({0x110F, 0x1110, 0x1146, 0x1147})
 S_LOCAL, S_DEFRANGE_HLSL, S_END = 0x113E, 0x1150, 0x0006
+#: ``S_DEFRANGE_HLSL`` register types fxc's variable notes name (``r0.x``); any other type ``t``
+#: is written ``reg{t}_{n}``
+HLSL_REGISTER_PREFIXES = {0: "r", 1: "v", 2: "o"}
 LF_FIELDLIST, LF_MEMBER = 0x1203, 0x150D
 
 
@@ -370,6 +373,6 @@ def read_records(data: bytes, start: int, stop: int, table: str) -> tuple[list[C
 
 
 __all__ = [
-    "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
+    "HLSL_REGISTER_PREFIXES", "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
     "S_LOCAL", "TYPE_LAYOUTS", "CodeViewRecord", "decode_record", "read_records",
 ]

@@ -96,6 +96,7 @@ CHUNK_HEADER = struct.Struct("<4sI")
 #: Nested LIBF containers deeper than this are refused (the project-wide cap).
 MAX_DEPTH = MAX_NESTING_DEPTH
 
+
 if TYPE_CHECKING:
     Chunk = Union[  # noqa: UP007 - the same alias as __getattr__ builds
         RawChunk, Signature, ShaderProgram, Statistics, "FeatureInfo", ResourceDefinition,
@@ -118,6 +119,24 @@ def __getattr__(name: str) -> Any:
         globals()["Chunk"] = alias
         return alias
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the DXBC container at ``offset`` of ``data`` as its header gives it, or None when
+    the bytes there are not a consistent header: its chunk index and chunk headers inside it and,
+    as more evidence than a file named by the user needs, version 1 (every compiler writes 1)."""
+    if offset + HEADER.size > len(data):
+        return None
+    magic, _, version, total_size, count = HEADER.unpack_from(data, offset)
+    index_end = HEADER.size + 4 * count
+    if magic != MAGIC or version != 1 or not index_end <= total_size <= len(data) - offset:
+        return None
+    for (rel,) in struct.iter_unpack("<I", data[offset + HEADER.size : offset + index_end]):
+        if not index_end <= rel <= total_size - CHUNK_HEADER.size:
+            return None
+        if CHUNK_HEADER.unpack_from(data, offset + rel)[1] > total_size - rel - CHUNK_HEADER.size:
+            return None
+    return total_size
 
 #: chunk models of the chunks most files lack: FourCC -> (module, class), imported when a file has one
 _OCCASIONAL = {

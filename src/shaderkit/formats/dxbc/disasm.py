@@ -273,9 +273,6 @@ def _library_listing(container: DxbcContainer, out: list[str]) -> None:
 
 # The MSF/PDB structure and its streams' records are the model of :mod:`shaderkit.formats.dxbc.spdb`
 # (records typed by :mod:`shaderkit.formats.dxbc.codeview`); this reads that model, never the bytes.
-_DEBUG_REGISTERS = {0: "r", 1: "v", 2: "o"}
-
-
 class DebugInfo:
     """What the listing uses from an SPDB chunk."""
 
@@ -353,7 +350,7 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
 
 
 def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
-    from shaderkit.formats.dxbc.codeview import S_DEFRANGE_HLSL, S_LOCAL
+    from shaderkit.formats.dxbc.codeview import HLSL_REGISTER_PREFIXES, S_DEFRANGE_HLSL, S_LOCAL
 
     local: tuple[str, int] | None = None
     first = None
@@ -367,7 +364,7 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
             registers = symbol.register_offsets() or [0]
             reg = registers[0]
             reg_type = symbol.number("register_type")
-            prefix = _DEBUG_REGISTERS.get(reg_type, f"reg{reg_type}_")
+            prefix = HLSL_REGISTER_PREFIXES.get(reg_type, f"reg{reg_type}_")
             register = f"{prefix}{reg >> 4}.{'xyzw'[(reg >> 2) & 3]}"
             name = local[0] + types.suffix(local[1], symbol.number("parent_offset"))
             start = symbol.number("range_start")

@@ -17,12 +17,13 @@ import re
 import struct
 
 from shaderkit.errors import AssemblyError
+from shaderkit.formats.dxbc.codeview import HLSL_REGISTER_PREFIXES, S_DEFRANGE_HLSL, S_LOCAL
 from shaderkit.formats.dxbc.spdb import MSF_MAGIC, ProgramDatabase
 
 _BLOCK = 512
-_S_LOCAL, _S_DEFRANGE_HLSL = 0x113E, 0x1150
-_REGISTER_TYPES = {"r": 0, "v": 1, "o": 2}
-_NOTE_RE = re.compile(r"([rvo])(\d+)\.([xyzw]) <- (.+)$")
+_REGISTER_TYPES = {prefix: kind for kind, prefix in HLSL_REGISTER_PREFIXES.items()}
+#: ``r0.x <- name``, or ``reg32_5.x <- name`` for a register type without a letter
+_NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_)(\d+)\.([xyzw]) <- (.+)$")
 _LINE_RE = re.compile(r'#line (\d+)(?: "([^"]*)")?$')
 _INITIAL = "// Initial variable locations:"
 _PDB_VERSION = 20000404
@@ -38,10 +39,11 @@ def _notes(text: str, line: int) -> list[tuple[int, int, str]]:
         m = _NOTE_RE.match(item)
         if m is None:
             raise AssemblyError(f"unreadable variable note {item!r}", line, 1)
-        register = int(m.group(2))
-        if register >= 1 << 27:
-            raise AssemblyError(f"register number {register} is out of range", line, 1)
-        out.append((_REGISTER_TYPES[m.group(1)], register * 16 + "xyzw".index(m.group(3)) * 4, m.group(4)))
+        kind = _REGISTER_TYPES[m.group(1)] if m.group(1) else int(m.group(2))
+        register = int(m.group(3))
+        if register >= 1 << 28 or kind > 0xFFFF:  # stored as a u32 byte offset and a u16 type
+            raise AssemblyError(f"register {item.split('.')[0]} is out of range", line, 1)
+        out.append((kind, register * 16 + "xyzw".index(m.group(4)) * 4, m.group(5)))
     return out
 
 
@@ -114,8 +116,8 @@ def _database(coded: list[tuple[int, tuple[int, str]]],
     # module stream: CodeView signature, symbols, then C13 subsections
     symbols = bytearray(struct.pack("<I", 4))
     for kind, reg, label, start in ranges:
-        symbols += _record(_S_LOCAL, struct.pack("<IH", 0, 0) + label.encode("latin-1", "replace") + b"\0")
-        symbols += _record(_S_DEFRANGE_HLSL, struct.pack("<4HIII", kind, 1, 0, 4, start, 0, reg))
+        symbols += _record(S_LOCAL, struct.pack("<IH", 0, 0) + label.encode("latin-1", "replace") + b"\0")
+        symbols += _record(S_DEFRANGE_HLSL, struct.pack("<4HIII", kind, 1, 0, 4, start, 0, reg))
     files: dict[str, int] = {}
     checksums = bytearray()
     for _, (_, file) in coded:

@@ -74,6 +74,28 @@ def program_types(block_major: int) -> dict[int, tuple[int, str]]:
 
 
 SUPPORTED_MAJOR = (6, 7)
+#: the block type that ends a file
+END_BLOCK = next(t for t, name in BLOCK_TYPES.items() if name == "end")
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the GFD file at ``offset`` of ``data``: its header and the blocks that follow,
+    through the end block (or the last block before bytes that are not one); None when the bytes
+    there are not a consistent header followed by at least one block."""
+    if offset + _FILE_HEADER.size > len(data):
+        return None
+    magic, header_size, major = _FILE_HEADER.unpack_from(data, offset)[:3]
+    if magic != b"Gfx2" or header_size != _FILE_HEADER.size or major not in SUPPORTED_MAJOR:
+        return None
+    pos = offset + _FILE_HEADER.size
+    while pos + _BLOCK_HEADER.size <= len(data):
+        block_magic, block_header, _, _, block_type, size = _BLOCK_HEADER.unpack_from(data, pos)[:6]
+        if block_magic != b"BLK{" or block_header != _BLOCK_HEADER.size or size > len(data) - pos - block_header:
+            break
+        pos += block_header + size
+        if block_type == END_BLOCK:
+            break
+    return pos - offset if pos > offset + _FILE_HEADER.size else None
 
 
 @dataclass
@@ -184,7 +206,7 @@ class Gsh(ShaderFile):
                         setattr(shader, attr, block.data)
                         block.header_index, block.data = owner, b""
                 gsh.blocks.append(block)
-                if block.type == 1:
+                if block.type == END_BLOCK:
                     break
         gsh.trailing = r.read(r.remaining)
         gsh._check_program_sizes()

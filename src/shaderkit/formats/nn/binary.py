@@ -11,6 +11,21 @@ BOM = 0xFEFF
 FILE_HEADER = struct.Struct("<8sBBHHBBIHHII")
 BLOCK_HEADER = struct.Struct("<4sIII")
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the nn::util binary file (BNSH, Switch BFRES/BFSHA) at ``offset`` of ``data`` as its
+    header gives it, or None when the bytes there are not a consistent little-endian header."""
+    if offset + FILE_HEADER.size > len(data):
+        return None
+    _, _, _, _, bom, shift, _, _, _, first, rlt, size = FILE_HEADER.unpack_from(data, offset)
+    if bom != BOM or shift > 20 or not FILE_HEADER.size <= size <= len(data) - offset:
+        return None
+    return size if first < size and rlt < size else None
+
 
 @dataclass
 class BinaryFileHeader:

@@ -197,17 +197,29 @@ _DEST_SUFFIXES = tuple("".join(text for bit, text in DEST_MODIFIERS_TEXT if mods
 _PREFIXES = tuple(REGISTER_PREFIXES.get(t) for t in range(1 << (REGISTER_TYPE_LOW.width + REGISTER_TYPE_HIGH.width)))
 
 
-def split_program(words: Sequence[int], start: int = 1) -> tuple[list[tuple[int, int, bool]], int]:
+def split_program(words: Sequence[int], start: int = 1,
+                  walked: tuple[set[int], list[int], int] | None = None) -> tuple[list[tuple[int, int, bool]], int]:
     """The items of a D3D9 token stream from word ``start`` (after the version token): a list of
     (first word, end word, is a comment) and the position of the end token. SM2+ instructions
     carry their length; ps/vs 1.x parameter tokens are the following words with bit 31 set
     (``def``: always 4 values). ShaderFormatError when an item runs past the words or the end
-    token is missing."""
+    token is missing.
+
+    ``walked`` (dead ends, trail, origin) serves searches that walk from many starts in one byte
+    string, ``words[0]`` lying at byte ``origin``: an item starting at a byte in ``dead_ends``
+    fails at once, and the byte of every item start this walk reaches is appended to ``trail``
+    (for the caller to add to the dead ends when the walk fails).
+    """
     sm1 = is_sm1(words[0] if words else 0)
     items: list[tuple[int, int, bool]] = []
     pos = start
     total = len(words)
     while pos < total:
+        if walked is not None:
+            dead_ends, trail, origin = walked
+            if origin + 4 * pos in dead_ends:
+                raise ShaderFormatError("the stream joins one that has no end token", 4 * pos, "D3D9")
+            trail.append(origin + 4 * pos)
         token = words[pos]
         opcode = token & _OPCODE_MASK
         if opcode == OP_END:
