@@ -243,3 +243,22 @@ def test_level9_chunk_profile_is_the_d3d9_version_name(version: int, profile: st
     from shaderkit.formats.dxbc.aon9 import Level9Shader
 
     assert Level9Shader(version=version).profile == profile
+
+
+def test_block_comments_are_blanks() -> None:
+    """``/* */`` comments (the HLSL source fxc /Fh headers carry after the listing, remarks between
+    operands) are skipped; a ``/*`` inside a ``//`` comment opens nothing; errors keep their place."""
+    text = ("ps_2_0 /* pixel */\n"
+            "mov oC0, /* the tint */ c0 // not /* a block\n"
+            "/*\n"
+            "float4 main() : COLOR { return tint; }\n"
+            "*/\n")
+    # version, mov (1 << 24 | opcode 1), oC0 (type 8: low 0, high 1 -> 0x800) write mask .xyzw, c0 (type 2) .xyzw, end
+    assert assemble_shader(text).to_bytes() == struct.pack("<5I", 0xFFFF0200, 0x02000001, 0x800F0800, 0xA0E40000,
+                                                           0x0000FFFF)
+    with pytest.raises(AssemblyError) as info:
+        assemble_shader("ps_2_0\nmov oC0, c0\n  /* unfinished\n")
+    assert (info.value.line, info.value.column) == (3, 3)
+    with pytest.raises(AssemblyError) as info:
+        assemble_shader("ps_2_0\n/* a */ mov oC0, q0\n")
+    assert (info.value.line, info.value.column) == (2, 18)

@@ -600,10 +600,45 @@ def _comment_split(line: str) -> tuple[str, str, int]:
     return line[:at], line[at + 2 :], at + 2
 
 
+def _without_block_comments(lines: list[str], first_line: int) -> list[str]:
+    """``lines`` with every ``/* ... */`` comment (which may span lines) blanked out, so that the
+    rest keeps its line and column; a ``/*`` inside a ``//`` or ``;`` comment opens nothing
+    (D3DX's assembler reads the text through the C preprocessor)."""
+    out: list[str] = []
+    opened: tuple[int, int] | None = None
+    for n, line in enumerate(lines):
+        if opened is None and "/*" not in line:
+            out.append(line)
+            continue
+        chars = list(line)
+        i = 0
+        while i < len(line):
+            if opened is not None:
+                end = line.find("*/", i)
+                stop = len(line) if end < 0 else end + 2
+                chars[i:stop] = " " * (stop - i)
+                i = stop
+                if end >= 0:
+                    opened = None
+                continue
+            start = line.find("/*", i)
+            if start < 0 or 0 <= line.find("//", i) < start or 0 <= line.find(";", i) < start:
+                break
+            opened = (first_line + n, start + 1)
+            chars[start : start + 2] = "  "
+            i = start + 2
+        out.append("".join(chars))
+    if opened is not None:
+        raise AssemblyError("this /* comment has no closing */", *opened)
+    return out
+
+
 def assemble_lines(lines: list[str], first_line: int = 1, creator: str = "") -> Assembled:
     """The D3D9 program of ``lines`` (its version line first; blank lines, ``//`` comment lines
     and the ``// approximately ...`` footer are skipped). ``first_line`` numbers lines[0];
-    ``creator`` goes into the DBUG block when the text has debug information."""
+    ``creator`` goes into the DBUG block when the text has debug information. ``/* */``
+    comments are blanks."""
+    lines = _without_block_comments(lines, first_line)
     asm: _ProgramAssembler | None = None
     version_line = first_line
     for n, raw in enumerate(lines):
