@@ -262,3 +262,20 @@ def test_block_comments_are_blanks() -> None:
     with pytest.raises(AssemblyError) as info:
         assemble_shader("ps_2_0\n/* a */ mov oC0, q0\n")
     assert (info.value.line, info.value.column) == (2, 18)
+
+
+def test_d3d8_era_spellings() -> None:
+    """D3DX's assembler also reads ``vs.1.1`` version lines and ``rgba`` component letters (r, g, b,
+    a = x, y, z, w); ``asm`` takes such a text for D3D9."""
+    from shaderkit.cli.asm import detect_syntax
+
+    text = "vs.1.1\nmov oPos.rgba, v0.bgra\nmov oD0.rg, c0[a0.r]\n"
+    assert detect_syntax(text) == "d3d9"
+    # vs_1_1; mov (SM1: no length); oPos: rasterizer output (type 4) .xyzw; v0 (type 1) swizzle
+    # z, y, x, w = 2 | 1 << 2 | 0 << 4 | 3 << 6 = 0xC6; oD0: attribute output (type 5) mask .xy;
+    # c (type 2) relative (bit 13), swizzle .xyzw (SM1: a0.x is implied, no address token); end
+    words = (0xFFFE0101, 0x00000001, 0xC00F0000, 0x90C60000, 0x00000001, 0xD0030000, 0xA0E42000, 0x0000FFFF)
+    assert assemble_shader(text).to_bytes() == struct.pack("<8I", *words)
+    assert assemble_shader(text.replace("vs.1.1", "vs_1_1")).to_bytes() == struct.pack("<8I", *words)
+    with pytest.raises(AssemblyError):
+        assemble_shader("vs.1_1\nmov oPos, v0\n")  # one separator or the other

@@ -75,11 +75,14 @@ from shaderkit.isa.d3d9.table import (
     VERSION_KINDS,
 )
 
-VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs|tx)_([1-3])_(\d|x|sw)$")
+#: ``ps_2_0``; D3DX's assembler also reads ``ps.2.0`` (the D3D8-era spelling)
+VERSION_RE = re.compile(r"^(lib_[45]_[01]_)?(ps|vs|tx)([_.])([1-3])\3(\d|x|sw)$")
 _REGISTER_RE = re.compile(r"([A-Za-z]+)(\d*)")
 _NOTE_RE = re.compile(r"(.*)<(\d+(?:,\d+)*)?>$")
 _LINE_RE = re.compile(r'#line\s+(\d+)(?:\s+"([^"]*)")?\s*$')
 _XYZW = "xyzw"
+#: component letters of masks and swizzles: ``xyzw``, or ``rgba`` as D3DX's assembler also reads them
+_COMPONENTS = {**{c: i for i, c in enumerate(_XYZW)}, **{c: i for i, c in enumerate("rgba")}}
 _IDENTITY_SWIZZLE = 0xE4
 #: DBUG line numbers and file indices are 16-bit (0xFFFF: no file)
 _MAX_LINE = 0xFFFF - 1
@@ -145,13 +148,14 @@ def version_token(text: str) -> int | None:
     m = VERSION_RE.match(text)
     if m is None:
         return None
-    minor = {"x": 1, "sw": 0xFF}.get(m.group(4)) or int(m.group(4))
-    if m.group(2) == "tx":
-        if m.group(1) is not None or m.group(3) != "1" or minor != 0:
+    lib, kind_text, _, major, minor_text = m.groups()
+    minor = {"x": 1, "sw": 0xFF}.get(minor_text) or int(minor_text)
+    if kind_text == "tx":
+        if lib is not None or major != "1" or minor != 0:
             return None
         return SHADER_VERSION_KIND.put(TX_KIND) | SHADER_VERSION_MAJOR.put(1)
-    kind = VERSION_KINDS[(m.group(2) == "ps", m.group(1) is not None)]
-    return SHADER_VERSION_KIND.put(kind) | SHADER_VERSION_MAJOR.put(int(m.group(3))) | SHADER_VERSION_MINOR.put(minor)
+    kind = VERSION_KINDS[(kind_text == "ps", lib is not None)]
+    return SHADER_VERSION_KIND.put(kind) | SHADER_VERSION_MAJOR.put(int(major)) | SHADER_VERSION_MINOR.put(minor)
 
 
 class _ProgramAssembler:
@@ -210,7 +214,7 @@ class _ProgramAssembler:
             mask = 0
             last = -1
             for i, ch in enumerate(letters):
-                comp = _XYZW.find(ch)
+                comp = _COMPONENTS.get(ch, -1)
                 if comp <= last:
                     raise _Fail(f"bad write mask .{letters}", pos + len(name) + 1 + i)
                 mask |= 1 << comp
@@ -236,9 +240,9 @@ class _ProgramAssembler:
         """The relative-address token of ``a0.x`` / ``aL`` (none before SM2: a0 is implied)."""
         reg_text, dot, comp = inner.partition(".")
         atype, anumber = self.register(reg_text.strip(), pos)
-        if dot and (len(comp) != 1 or comp not in _XYZW):
+        if dot and (len(comp) != 1 or comp not in _COMPONENTS):
             raise _Fail(f"bad relative-address component .{comp}", pos + len(reg_text))
-        component = _XYZW.index(comp) if dot else 0
+        component = _COMPONENTS[comp] if dot else 0
         if self.major < 2:
             return []
         swizzle = _IDENTITY_SWIZZLE if atype == REG_LOOP and not dot else component * 0x55  # [aL] / [a0.x]
@@ -283,9 +287,9 @@ class _ProgramAssembler:
             letters = rest[1:]
             comps = []
             for i, ch in enumerate(letters):
-                if ch not in _XYZW:
+                if ch not in _COMPONENTS:
                     raise _Fail(f"bad swizzle component {ch!r}", pos + at + 1 + i)
-                comps.append(_XYZW.index(ch))
+                comps.append(_COMPONENTS[ch])
             if not 1 <= len(comps) <= 4:
                 raise _Fail(f"bad swizzle .{letters}", pos + at)
             comps += [comps[-1]] * (4 - len(comps))  # the last component repeats
