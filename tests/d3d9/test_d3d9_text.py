@@ -279,3 +279,19 @@ def test_d3d8_era_spellings() -> None:
     assert assemble_shader(text.replace("vs.1.1", "vs_1_1")).to_bytes() == struct.pack("<8I", *words)
     with pytest.raises(AssemblyError):
         assemble_shader("vs.1_1\nmov oPos, v0\n")  # one separator or the other
+
+
+def test_d3d8_constant_addressing() -> None:
+    """D3D8 wrote the constant index inside the brackets: ``c[a0.x + 5]`` is fxc's ``c5[a0.x]`` and
+    ``c[3]`` is c3 with no relative addressing."""
+    # mov r0, c5[a0.x]: r0 (type 0) .xyzw; c (type 2) relative (bit 13) number 5, swizzle .xyzw
+    relative = struct.pack("<5I", 0xFFFE0101, 0x00000001, 0x800F0000, 0xA0E42005, 0x0000FFFF)
+    assert assemble_shader("vs.1.1\nmov r0, c[a0.x + 5]\n").to_bytes() == relative
+    assert assemble_shader("vs.1.1\nmov r0, c[5 + a0.x]\n").to_bytes() == relative
+    assert assemble_shader("vs_1_1\nmov r0, c[3]\n").to_bytes() == struct.pack(
+        "<5I", 0xFFFE0101, 0x00000001, 0x800F0000, 0xA0E40003, 0x0000FFFF)
+    # columns: "mov r0, " is 8 wide, so "c[" is 9-10 and the terms start at 11 (the second at 18)
+    for bad, column in (("c[a0.x + a0.x]", 18), ("c[a0.x + ]", 18), ("c[]", 11)):
+        with pytest.raises(AssemblyError) as info:
+            assemble_shader(f"vs_1_1\nmov r0, {bad}\n")
+        assert (info.value.line, info.value.column) == (2, column), bad

@@ -168,15 +168,16 @@ class _ProgramAssembler:
         self.current: tuple[int, int] | None = None
 
     # -- registers -------------------------------------------------------------------------------
-    def register(self, text: str, pos: int) -> tuple[int, int]:
-        """(register type, number) of a register name."""
+    def register(self, text: str, pos: int, offset: int = 0) -> tuple[int, int]:
+        """(register type, number) of a register name; ``offset`` (a ``[... + n]`` term) is added
+        to the number, and with one the number may be left out (D3D8's ``c[a0.x + 5]``)."""
         named = NAMED_REGISTERS.get(text)
         if named is not None:
             return named
         m = _REGISTER_RE.fullmatch(text)
-        if m is None or not m.group(2):
+        if m is None or not (m.group(2) or offset):
             raise _Fail(f"expected a register, found {text!r}", pos)
-        prefix, number = m.group(1), int(m.group(2))
+        prefix, number = m.group(1), int(m.group(2) or 0) + offset
         if prefix == "c" and number > REGISTER_NUMBER.mask:  # c2048.. in the D3DSPR_CONST2/3/4 banks
             for bank, first in CONST_BANKS.items():
                 if first <= number <= first + REGISTER_NUMBER.mask:
@@ -204,11 +205,11 @@ class _ProgramAssembler:
 
     def dest(self, text: str, pos: int, modifiers: int, shift: int = 0) -> list[int]:
         """The destination parameter token (and its relative-address token: ``o[aL]``)."""
-        open_at, close, relative = self.relative_address(text, pos)
+        open_at, close, relative, offset = self.relative_address(text, pos)
         if open_at >= 0:
             text = text[:open_at] + text[close + 1 :]
         name, dot, letters = text.partition(".")
-        rtype, number = self.register(name, pos)
+        rtype, number = self.register(name, pos, offset)
         mask = DEST_MASK.mask
         if dot:
             mask = 0
@@ -222,19 +223,33 @@ class _ProgramAssembler:
             if not letters:
                 raise _Fail("empty write mask", pos + len(name))
         token = (self.register_bits(rtype, number) | DEST_MASK.put(mask) | DEST_MODIFIERS.put(modifiers)
-                 | RESULT_SHIFT.put(shift) | RELATIVE.put(1 if open_at >= 0 else 0))
-        return [token, *relative]
+                 | RESULT_SHIFT.put(shift) | RELATIVE.put(1 if relative is not None else 0))
+        return [token, *(relative or [])]
 
-    def relative_address(self, text: str, pos: int) -> tuple[int, int, list[int]]:
-        """Where the ``[...]`` of an operand opens and closes (-1, -1 without one) and its
-        relative-address tokens; ``pos``: where ``text`` starts."""
+    def relative_address(self, text: str, pos: int) -> tuple[int, int, list[int] | None, int]:
+        """Where the ``[...]`` of an operand opens and closes (-1, -1 without one), its
+        relative-address tokens (None when no register addresses: ``c[5]``) and the constant it
+        adds to the register number (D3D8's ``c[a0.x + 5]``); ``pos``: where ``text`` starts."""
         open_at = text.find("[")
         if open_at < 0:
-            return -1, -1, []
+            return -1, -1, None, 0
         close = text.find("]", open_at)
         if close < 0:
             raise _Fail("missing ]", pos + len(text))
-        return open_at, close, self.address(text[open_at + 1 : close], pos + open_at + 1)
+        inner, at = text[open_at + 1 : close], pos + open_at + 1
+        offset = 0
+        register: tuple[str, int] | None = None
+        for term in inner.split("+"):
+            stripped = term.strip()
+            where = at + len(term) - len(term.lstrip())
+            at += len(term) + 1
+            if stripped.isdigit():
+                offset += int(stripped)
+            elif register is None and stripped:
+                register = stripped, where
+            else:
+                raise _Fail(f"bad address term {stripped!r}" if stripped else "empty address term", where)
+        return open_at, close, None if register is None else self.address(*register), offset
 
     def address(self, inner: str, pos: int) -> list[int]:
         """The relative-address token of ``a0.x`` / ``aL`` (none before SM2: a0 is implied)."""
@@ -255,7 +270,7 @@ class _ProgramAssembler:
         body = text[len(before):]
         pos += len(before)
         swizzle = _IDENTITY_SWIZZLE
-        open_at, close, relative = self.relative_address(body, pos)
+        open_at, close, relative, offset = self.relative_address(body, pos)
         if open_at >= 0:
             name, rest, at = body[:open_at], body[close + 1 :], close + 1
         else:
@@ -282,7 +297,7 @@ class _ProgramAssembler:
                 modifier = found
         if rest and not rest.startswith("."):
             raise _Fail(f"unexpected {rest!r}", pos + at)
-        rtype, number = self.register(name, pos)
+        rtype, number = self.register(name, pos, offset)
         if rest:
             letters = rest[1:]
             comps = []
@@ -295,8 +310,8 @@ class _ProgramAssembler:
             comps += [comps[-1]] * (4 - len(comps))  # the last component repeats
             swizzle = sum(c << (2 * i) for i, c in enumerate(comps))
         token = (self.register_bits(rtype, number) | SOURCE_SWIZZLE.put(swizzle) | SOURCE_MODIFIER.put(modifier)
-                 | RELATIVE.put(1 if open_at >= 0 else 0))
-        return [token, *relative]
+                 | RELATIVE.put(1 if relative is not None else 0))
+        return [token, *(relative or [])]
 
     # -- statements ------------------------------------------------------------------------------
     def statement(self, text: str) -> list[int]:
