@@ -279,6 +279,12 @@ def test_d3d8_era_spellings() -> None:
     assert assemble_shader(text.replace("vs.1.1", "vs_1_1")).to_bytes() == struct.pack("<8I", *words)
     with pytest.raises(AssemblyError):
         assemble_shader("vs.1_1\nmov oPos, v0\n")  # one separator or the other
+    # C's float suffix in def: 1.0f = 0x3F800000, 0.5f = 0x3F000000 (def: opcode 0x51, SM1 no length;
+    # c0 (type 2) .xyzw written as 0xA00F0000)
+    assert assemble_shader("ps.1.1\ndef c0, 1.0f, 0.5F, 0, 1\n").to_bytes() == struct.pack(
+        "<8I", 0xFFFF0101, 0x00000051, 0xA00F0000, 0x3F800000, 0x3F000000, 0, 0x3F800000, 0x0000FFFF)
+    with pytest.raises(AssemblyError):
+        assemble_shader("ps_2_0\ndef c0, f, 0, 0, 0\n")
 
 
 def test_d3d8_constant_addressing() -> None:

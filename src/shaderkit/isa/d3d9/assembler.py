@@ -578,8 +578,10 @@ def _drift(lines: list[tuple[int, int] | None]) -> list[tuple[int, int] | None]:
 
 
 def _float_word(text: str, pos: int) -> int:
+    """The float32 bits of a literal (``1.0``, ``.5``, ``1e2``; C's ``1.0f`` as D3DX reads it)."""
+    number = text[:-1] if text[-1:] in ("f", "F") and any(c.isdigit() for c in text) else text
     try:
-        value = float(text)
+        value = float(number)
     except ValueError:
         raise _Fail(f"expected a number, found {text!r}", pos) from None
     if math.isfinite(value) and abs(value) > 3.4028235677973366e38:
