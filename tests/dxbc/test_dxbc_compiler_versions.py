@@ -146,18 +146,24 @@ def _offsets_code() -> bytes:
     return struct.pack(f"<{len(words)}I", *words)
 
 
+def _listed_lines(version: str, code: bytes) -> list[str]:
+    """The listing lines of ``code`` in a container fxc ``version`` made, checking that the listing
+    reads back into the same bytes (``asm --base``)."""
+    shader = _shader(f"Microsoft (R) HLSL Shader Compiler {version}", code=code)
+    text = listing(shader)
+    data = shader.to_bytes()
+    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
+    return [line.rstrip() for line in text.splitlines()]
+
+
 @pytest.mark.parametrize(("version", "mnemonic"), [
     ("9.29.952.3111", "sample_l(1,0,0)"),  # DirectX SDK: HDAO, FXAA in HLSLCrossCompiler's tests
     ("9.30.9200.16384", "sample_l_aoffimmi(1,0,0)"),
     ("10.1", "sample_l_aoffimmi(1,0,0)"),
 ])
 def test_texel_offsets_follow_the_compiler(version: str, mnemonic: str) -> None:
-    shader = _shader(f"Microsoft (R) HLSL Shader Compiler {version}", code=_offsets_code())
-    text = listing(shader)
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = _listed_lines(version, _offsets_code())
     assert f"{mnemonic} r0.xyzw, v1.xyxx, t0.xyzw, s0, l(0.000000)" in lines
-    data = shader.to_bytes()
-    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
 
 
 def test_offset_column_follows_the_compilers_spelling() -> None:
@@ -224,13 +230,9 @@ def _discard_code() -> bytes:
     ("10.1", "discard_nz"),
 ])
 def test_discard_spelling_follows_the_compiler(version: str, nonzero: str) -> None:
-    shader = _shader(f"Microsoft (R) HLSL Shader Compiler {version}", code=_discard_code())
-    text = listing(shader)
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = _listed_lines(version, _discard_code())
     at = lines.index(f"{nonzero} cb0[0].x")
     assert lines[at + 1] == "discard_z cb0[0].x"
-    data = shader.to_bytes()
-    assert assemble_with_base(text, DxbcContainer.from_bytes(data)).to_bytes() == data
 
 
 @pytest.mark.parametrize(("version", "declaration"), [

@@ -13,7 +13,8 @@ its Maxwell code follows the SPH; a compute program's entrypoint points at its c
 from __future__ import annotations
 
 import struct
-from typing import ClassVar
+from dataclasses import fields
+from typing import Any, ClassVar, TypeVar
 
 from shaderkit.dataclass import dataclass
 from shaderkit.formats.bnsh.nvn import SPH_SIZE, ShaderProgramHeader
@@ -58,8 +59,42 @@ class DkshHeader:
                             self.num_programs)
 
 
+_Member = TypeVar("_Member", bound="UnionMember")
+
+
+class UnionMember:
+    """A member of the program header's 36-byte per-stage union: its fields in ``STRUCT``'s order,
+    a field named in ``ARRAYS`` taking that many values (a C array, kept as a list)."""
+
+    STRUCT: ClassVar[struct.Struct]
+    ARRAYS: ClassVar[dict[str, int]] = {}
+
+    @classmethod
+    def from_bytes(cls: type[_Member], raw: bytes) -> _Member:
+        """The member read from the union's 36 bytes."""
+        values = cls.STRUCT.unpack(raw)
+        args: list[Any] = []
+        at = 0
+        for item in fields(cls):  # type: ignore[arg-type]
+            count = cls.ARRAYS.get(item.name)
+            args.append(values[at] if count is None else list(values[at : at + count]))
+            at += 1 if count is None else count
+        return cls(*args)
+
+    def to_bytes(self) -> bytes:
+        """The union's 36 bytes."""
+        values: list[Any] = []
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if item.name in self.ARRAYS:
+                values.extend(value)
+            else:
+                values.append(value)
+        return self.STRUCT.pack(*values)
+
+
 @dataclass
-class VertexParams:
+class VertexParams(UnionMember):
     """``vert``: the alternative (vertex A) program a vertex program may pair with."""
 
     alt_entrypoint: int
@@ -69,18 +104,9 @@ class VertexParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<II28s")
 
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> VertexParams:
-        """The member read from the union's 36 bytes."""
-        return cls(*cls.STRUCT.unpack(raw))
-
-    def to_bytes(self) -> bytes:
-        """The union's 36 bytes."""
-        return self.STRUCT.pack(self.alt_entrypoint, self.alt_num_gprs, self.unused)
-
 
 @dataclass
-class FragmentParams:
+class FragmentParams(UnionMember):
     """``frag``: fragment-stage state (the C ``bool`` fields are kept as their stored bytes)."""
 
     has_table_3d1: int
@@ -95,22 +121,11 @@ class FragmentParams:
     unused: bytes = bytes(8)
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<4B4IIHH8s")
-
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> FragmentParams:
-        """The member read from the union's 36 bytes."""
-        v = cls.STRUCT.unpack(raw)
-        return cls(v[0], v[1], v[2], v[3], list(v[4:8]), v[8], v[9], v[10], v[11])
-
-    def to_bytes(self) -> bytes:
-        """The union's 36 bytes."""
-        return self.STRUCT.pack(self.has_table_3d1, self.early_fragment_tests, self.post_depth_coverage,
-                                self.persample_invocation, *self.table_3d1, self.param_d8, self.param_65b,
-                                self.param_489, self.unused)
+    ARRAYS: ClassVar[dict[str, int]] = {"table_3d1": 4}
 
 
 @dataclass
-class GeometryParams:
+class GeometryParams(UnionMember):
     """``geom``: geometry-stage state."""
 
     flag_47c: int
@@ -120,20 +135,11 @@ class GeometryParams:
     table_490: list[int]
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<BB2s8I")
-
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> GeometryParams:
-        """The member read from the union's 36 bytes."""
-        v = cls.STRUCT.unpack(raw)
-        return cls(v[0], v[1], v[2], list(v[3:]))
-
-    def to_bytes(self) -> bytes:
-        """The union's 36 bytes."""
-        return self.STRUCT.pack(self.flag_47c, self.has_table_490, self.padding, *self.table_490)
+    ARRAYS: ClassVar[dict[str, int]] = {"table_490": 8}
 
 
 @dataclass
-class TessEvalParams:
+class TessEvalParams(UnionMember):
     """``tess_eval``: the tessellation mode word (primitive, spacing, winding)."""
 
     param_c8: int
@@ -141,18 +147,9 @@ class TessEvalParams:
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<I32s")
 
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> TessEvalParams:
-        """The member read from the union's 36 bytes."""
-        return cls(*cls.STRUCT.unpack(raw))
-
-    def to_bytes(self) -> bytes:
-        """The union's 36 bytes."""
-        return self.STRUCT.pack(self.param_c8, self.unused)
-
 
 @dataclass
-class ComputeParams:
+class ComputeParams(UnionMember):
     """``comp``: block dimensions and memory sizes of a compute program."""
 
     block_dims: list[int]
@@ -164,17 +161,7 @@ class ComputeParams:
     unused: bytes = bytes(4)
 
     STRUCT: ClassVar[struct.Struct] = struct.Struct("<3I5I4s")
-
-    @classmethod
-    def from_bytes(cls, raw: bytes) -> ComputeParams:
-        """The member read from the union's 36 bytes."""
-        v = cls.STRUCT.unpack(raw)
-        return cls(list(v[:3]), *v[3:])
-
-    def to_bytes(self) -> bytes:
-        """The union's 36 bytes."""
-        return self.STRUCT.pack(*self.block_dims, self.shared_mem_sz, self.local_pos_mem_sz, self.local_neg_mem_sz,
-                                self.crs_sz, self.num_barriers, self.unused)
+    ARRAYS: ClassVar[dict[str, int]] = {"block_dims": 3}
 
 
 @dataclass
