@@ -1957,7 +1957,7 @@ for _name in ("NOP", "DEPBAR", "BAR", "MEMBAR", "CCTL", "CCTLL", "CCTLT", "IDE")
 
 # -- textures ---------------------------------------------------------------------------------------
 def _texture(st: Machine, index: int, lod: Any = None) -> np.ndarray:
-    tex = st.textures.get(index)
+    tex = st.textures.get(index, st.textures.get("*"))
     if tex is None:
         raise VMError(f"the shader samples texture {index:#x}, which was not given")
     if isinstance(tex, (list, tuple)):
@@ -2138,7 +2138,7 @@ def _per_texture(st: Machine, m: np.ndarray, tex: int, handle_reg: int | None,
     texel = np.zeros((st.n, 4))
     for handle in np.unique(handles[m]):
         key = int(handle)
-        if key not in st.textures and key & 0xFFFFF in st.textures:
+        if key not in st.textures and key & 0xFFFFF in st.textures:  # the texture id of an NVN handle
             key &= 0xFFFFF
         sel = handles == handle
         texel[sel] = sample(key)[sel]
@@ -2213,7 +2213,7 @@ def _txq(ins: Ins) -> Op:
     d, tex, mask = ins.raw(0), ins.raw(2), ins.raw(3)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        levels = st.textures.get(tex)
+        levels = st.textures.get(tex, st.textures.get("*"))
         if levels is None:
             raise VMError(f"the shader queries texture {tex:#x}, which was not given")
         count = len(levels) if isinstance(levels, (list, tuple)) else 1
@@ -2497,7 +2497,8 @@ class MaxwellShader:
         (float arrays stored as float32 bits, integer arrays as raw words), or a (lanes, k, 4)
         array for generic attributes 0..k-1. Pixel shaders read them as the interpolated values.
         ``constant_buffers``: {slot: bytes or array} (arrays are stored as their float32/uint32
-        bytes). ``textures``: {texture index: array or list of mip levels}. ``memory``:
+        bytes). ``textures``: {texture index or bindless handle: array or list of mip levels; ``"*"``: any
+        other texture}. ``memory``:
         {"global"|"shared": bytes-like, "local": bytes-like per lane or size}."""
         limit = self.max_steps if max_steps is None else max_steps
         arrays = _normalize_inputs(inputs)
