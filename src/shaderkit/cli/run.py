@@ -244,10 +244,20 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
+@click.option("--program", "program", type=click.IntRange(min=0), default=None,
+              help="Switch (BNSH/NVN/DKSH): the Nth Maxwell program, in disasm order (default: first vertex).")
+@click.option("--stage", default=None, help="Switch: only programs of this stage (vertex, pixel, ...).")
+@click.option("--cbuf", "cbufs", multiple=True, metavar="SLOT=FILE|x,y,...",
+              help="Switch: constant buffer c[SLOT] from a file's bytes (.npy: its words) or float values.")
+@click.option("--texture", "textures", multiple=True, metavar="INDEX=FILE.npy",
+              help="Switch: a texture by texture index or bindless handle (* for any).")
+@click.option("--lanes", type=click.IntRange(min=1), default=None, help="Switch: lanes to run without --inputs.")
 def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...], cbuffers: tuple[str, ...],
-        count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None) -> None:
+        count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None,
+        program: int | None, stage: str | None, cbufs: tuple[str, ...], textures: tuple[str, ...],
+        lanes: int | None) -> None:
     """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
-    geometry, hull, domain or compute shaders) and show its outputs."""
+    geometry, hull, domain or compute shaders; Switch BNSH/NVN/DKSH Maxwell programs) and show its outputs."""
     _numpy()
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
@@ -261,6 +271,17 @@ def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...]
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
     model = load_model(file)
+    from shaderkit.cli.run_maxwell import is_maxwell
+
+    if is_maxwell(model):
+        from shaderkit.cli.run_maxwell import run_maxwell
+        from shaderkit.vm.maxwell import VMError
+
+        try:
+            run_maxwell(model, program, stage, inputs_path, cbufs, textures, lanes, output_path or "-", max_steps)
+        except (ValueError, VMError) as exc:
+            raise click.ClickException(f"{file}: {exc}") from None
+        return
     if inputs_path is None:
         raise click.UsageError("PICA200 shaders need --inputs")
     inputs = load_inputs(inputs_path)
