@@ -7,12 +7,11 @@ import struct
 
 import numpy as np
 import pytest
+from maxwell_build import build
 
 from shaderkit.formats.bnsh.nvn import ShaderProgramHeader
 from shaderkit.isa.maxwell.encoding import ENCODINGS
 from shaderkit.vm.maxwell import UNSUPPORTED, MaxwellShader, VMError, supported_encodings
-
-from maxwell_build import build
 
 
 def run(lines: list[str], lanes: int = 4, **kwargs):

@@ -11,8 +11,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from conftest import run_cli  # noqa: E402
 from maxwell_build import build  # noqa: E402
+
+from conftest import run_cli  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dksh"))
 import dksh_build as dk  # noqa: E402

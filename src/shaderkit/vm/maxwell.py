@@ -320,7 +320,7 @@ class Machine:
         self.attr_out = np.zeros((lanes, ATTRIBUTE_WORDS), U32)
         self.perspective = np.zeros(ATTRIBUTE_WORDS, bool)
         self.cbufs: dict[int, np.ndarray] = {}
-        self.textures: dict[int, Any] = {}
+        self.textures: dict[int | str, Any] = {}
         self.filter = "linear"
         self.wrap = "repeat"
         self.pc = np.zeros(lanes, np.int64)
@@ -470,12 +470,12 @@ class Machine:
             raise VMError(f"{space} store of {size} bytes at {int(address[lane]):#x} is outside the {span:#x}-byte memory")
         data = np.stack([np.broadcast_to(np.asarray(w, U32), (self.n,)) for w in words], axis=1)
         raw = np.ascontiguousarray(data).view(np.uint8).reshape(self.n, -1)[:, :size]
-        for lane in np.nonzero(mask)[0]:
-            a = int(address[lane])
+        for index in np.nonzero(mask)[0]:
+            a = int(address[index])
             if mem.ndim == 2:
-                mem[lane, a:a + size] = raw[lane]
+                mem[index, a:a + size] = raw[index]
             else:
-                mem[a:a + size] = raw[lane]
+                mem[a:a + size] = raw[index]
 
 
 Op = Callable[[Machine, np.ndarray], None]
@@ -570,13 +570,15 @@ def _fmul(ins: Ins) -> Op:
 def _ffma(ins: Ins) -> Op:
     ftz, fmz = _fmz(ins)
     a, b = ins.f(1, ftz), ins.f(2, ftz)
+    c: Callable[[Machine], np.ndarray]
     if ins.mnemonic == "FFMA32I":
         c_reg, negc = ins.raw(0), ins.mod("NEGC")
 
-        def c(st: Machine) -> np.ndarray:
+        def c_dest(st: Machine) -> np.ndarray:
             x = _f(st.reg(c_reg))
             x = _ftz(x) if ftz else x
             return -x if negc else x
+        c = c_dest
     else:
         c = ins.f(3, ftz)
     sat, rnd = bool(ins.mod("SAT")), ins.mod("RoundMode")
@@ -1667,10 +1669,11 @@ def _hfma2(ins: Ins) -> Op:
         b = _halves32(ins, 2)
         d, negc = ins.raw(0), ins.mod("NEGC")
 
-        def c(st: Machine) -> tuple[np.ndarray, np.ndarray]:
+        def c_dest(st: Machine) -> tuple[np.ndarray, np.ndarray]:
             v = st.reg(d)
             lo, hi = _half_to_f32(v & U32(0xFFFF)), _half_to_f32(v >> U32(16))
             return (-lo, -hi) if negc else (lo, hi)
+        c: Callable[[Machine], tuple[np.ndarray, np.ndarray]] = c_dest
     else:
         b = _halves(ins, 2)
         c = _halves(ins, 4 if ins.kind(2) == "I" and ins.kind(3) == "I" else 3)
@@ -2487,7 +2490,7 @@ class MaxwellShader:
 
     # -- running ---------------------------------------------------------------------------------
     def run(self, inputs: Any = None, constant_buffers: Mapping[int, Any] | None = None,
-            textures: Mapping[int, Any] | None = None, lanes: int | None = None,
+            textures: Mapping[int | str, Any] | None = None, lanes: int | None = None,
             system_values: Mapping[str, Any] | None = None, memory: Mapping[str, Any] | None = None,
             sampler: str = "linear", wrap: str = "repeat", max_steps: int | None = None) -> RunResult:
         """Run the program on ``lanes`` lanes (default: the inputs' count, else 32).
