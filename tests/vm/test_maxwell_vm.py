@@ -347,8 +347,10 @@ def test_half_precision():
 
 
 def test_unsupported_instructions_name_the_mnemonic():
-    with pytest.raises(VMError, match="SHFL"):
-        run(["SHFL.IDX R1, PT, R2, 0x1, 0x1f"])
+    with pytest.raises(VMError, match="FSWZADD"):
+        run(["FSWZADD R1, R2, R3, 0x1"])
+    with pytest.raises(VMError, match="SUST"):
+        run(["SUST.1D.RGBA R2, R1, 0x0"])
     with pytest.raises(VMError, match="constant buffer c\\[0x5\\]"):
         run(["MOV R1, c[0x5][0x0]"])
 
@@ -357,3 +359,49 @@ def test_every_encoding_is_executed_or_listed_unsupported():
     executed = set(supported_encodings())
     for enc in ENCODINGS:
         assert enc.name in executed or enc.mnemonic in UNSUPPORTED, enc.name
+
+
+def test_i2i_saturation_and_wrap():
+    r = run(["MOV32I R2, 0xfffffffb",        # -5
+             "I2I.SAT.U8.S32 R1, R2",        # clamped to 0
+             "MOV32I R3, 0x12c",             # 300
+             "I2I.SAT.U8.S32 R4, R3",        # 255
+             "I2I.U8.S32 R5, R3",            # 300 & 0xff = 44
+             "MOV32I R6, 0x18000",
+             "I2I.S16.S32 R7, R6"])          # 0x8000 as S16: -32768
+    assert [reg(r, i)[0] for i in (1, 4, 5, 7)] == [0, 255, 44, 0xFFFF8000]
+
+
+def test_shfl_modes():
+    lines = ["S2R R0, SR_LANEID", "IMUL32I R2, R0, 0xa",     # R2 = lane * 10
+             "SHFL.IDX R1, PT, R2, 0x3, 0x1f",               # everyone reads lane 3
+             "SHFL.BFLY R4, P1, R2, 0x1, 0x1f",              # lane ^ 1
+             "SHFL.DOWN R5, P2, R2, 0x2, 0x1f",              # lane + 2 while <= 31
+             "SHFL.UP R6, P3, R2, 0x1, 0x0"]                 # lane - 1 while >= 0
+    r = run(lines, lanes=32)
+    lane = np.arange(32)
+    assert reg(r, 1) == [30] * 32
+    assert reg(r, 4) == list((lane ^ 1) * 10)
+    assert reg(r, 5) == [(i + 2) * 10 if i + 2 <= 31 else i * 10 for i in lane]
+    assert list(r.predicates[:, 2]) == [i + 2 <= 31 for i in lane]
+    assert reg(r, 6) == [(i - 1) * 10 if i >= 1 else 0 for i in lane]
+    assert list(r.predicates[:, 3]) == [i >= 1 for i in lane]
+
+
+def test_shared_memory_atomics_run_in_lane_order():
+    r = run(["MOV R2, RZ", "MOV32I R3, 0x1", "ATOMS.ADD R1, [R2], R3",   # olds 0, 1, 2, 3; memory 4
+             "MOV32I R5, 0x4", "MOV32I R6, 0x64",
+             "ATOMS.CAS R7, R2, R5, 0x0",                                # lane 0 swaps 4 -> 100
+             "LDS R8, [R2]"], memory={"shared": bytes(16)})
+    assert reg(r, 1) == [0, 1, 2, 3]
+    assert reg(r, 7) == [4, 100, 100, 100] and reg(r, 8) == [100] * 4
+
+
+def test_geometry_emit_and_cut():
+    r = run(["S2R R0, SR_LANEID", "I2F.F32.U32 R0, R0", "AST a[0x70], R0", "OUT.EMIT R1, RZ, RZ",
+             "FADD R0, R0, 1", "AST a[0x70], R0", "OUT.EMITTHENCUT R1, R1, RZ"], lanes=2)
+    for lane in range(2):
+        vertices = r.emitted[lane]
+        assert [v[0x70 // 4].view(np.float32) for v, _ in vertices] == [lane, lane + 1]
+        assert [cut for _, cut in vertices] == [False, True]
+    assert reg(r, 1) == [2, 2]  # the output handle counts emitted vertices

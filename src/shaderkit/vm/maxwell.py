@@ -1761,6 +1761,8 @@ def _attr_read(st: Machine, space: np.ndarray, address: np.ndarray, m: np.ndarra
 def _ald(ins: Ins) -> Op:
     if ins.mod("P"):
         raise ins.fail("ALD.P (per-patch attributes) is not supported")
+    if ins.raw(2) != RZ:
+        raise ins.fail("per-vertex input arrays (a vertex operand: geometry/tessellation inputs) are not supported")
     d, address = ins.raw(0), _attr_address(ins, 1)
     count = _AL_WORDS[ins.choice("AlSize")]
     output = bool(ins.mod("O"))
@@ -1779,6 +1781,8 @@ def _ald(ins: Ins) -> Op:
 def _ast(ins: Ins) -> Op:
     if ins.mod("P"):
         raise ins.fail("AST.P (per-patch attributes) is not supported")
+    if ins.raw(2) != RZ:
+        raise ins.fail("per-vertex output arrays (a vertex operand: tessellation control outputs) are not supported")
     address, s = _attr_address(ins, 0), ins.raw(1)
     count = _AL_WORDS[ins.choice("AlSize")]
 
@@ -1866,11 +1870,10 @@ def _memory_op(space: str, store: bool, enum: str) -> Builder:
         reg, base_reg, offset = ins.raw(ri), ins.raw(mi, 0), ins.signed(mi, 1)
         size = ins.choice(enum)
         nbytes = _LS_BYTES[size]
-        guard_pred = ins.pred(2) if len(ins.operands) > 2 and ins.kind(2) == "P" else None
+        if len(ins.operands) > 2 and ins.kind(2) == "P" and ins.raw(2) != PT:
+            raise ins.fail("the predicate operand of LD/ST is not supported")
 
         def op(st: Machine, m: np.ndarray) -> None:
-            if guard_pred is not None:
-                m = m & guard_pred(st)
             address = st.reg(base_reg).astype(np.int64) + offset
             where = space if space != "generic" else "global"
             if store:
@@ -2249,6 +2252,110 @@ def _out(ins: Ins) -> Op:
     return op
 
 
+# -- warp shuffles and atomics ----------------------------------------------------------------------
+@semantics("SHFL")
+def _shfl(ins: Ins) -> Op:
+    # PTX shfl rules over warps of 32 lanes: c = clamp | segment mask << 8; a lane outside the
+    # segment/clamp bounds reads its own value and gets P = false
+    d, pdst, a, b, c = ins.raw(0), ins.raw(1), ins.raw(2), ins.u(3), ins.u(4)
+    mode = ins.choice("ShflMode")
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        lane = st.lane_index % 32
+        base = st.lane_index - lane
+        bval = np.broadcast_to(np.asarray(b(st), U32).astype(np.int64) & 0x1F, (st.n,))
+        cwide = np.broadcast_to(np.asarray(c(st), U32).astype(np.int64), (st.n,))
+        clamp, segmask = cwide & 0x1F, (cwide >> 8) & 0x1F
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        min_lane = lane & segmask
+        if mode == "Up":
+            j = lane - bval
+            ok = j >= max_lane
+        elif mode == "Down":
+            j = lane + bval
+            ok = j <= max_lane
+        elif mode == "Bfly":
+            j = lane ^ bval
+            ok = j <= max_lane
+        else:
+            j = min_lane | (bval & ~segmask)
+            ok = j <= max_lane
+        source = np.where(ok, j, lane) + base
+        source = np.clip(source, 0, st.n - 1)
+        value = st.reg(a)[source]
+        st.write(d, value, m)
+        st.setp(pdst, ok, m)
+    return op
+
+
+def _atomic_apply(op: str, old: int, value: int, signed: bool, is_float: bool) -> int:
+    if is_float:
+        result = np.float32(np.array(old, U32).view(F32)) + np.float32(np.array(value, U32).view(F32))
+        return int(np.array(result, F32).view(U32))
+    so, sv = (old - (1 << 32) if old >> 31 else old, value - (1 << 32) if value >> 31 else value) if signed \
+        else (old, value)
+    table: dict[str, Callable[[], int]] = {
+        "Add": lambda: old + value, "Min": lambda: min(so, sv), "Max": lambda: max(so, sv),
+        "Inc": lambda: 0 if old >= value else old + 1, "Dec": lambda: value if old == 0 or old > value else old - 1,
+        "And": lambda: old & value, "Or": lambda: old | value, "Xor": lambda: old ^ value, "Exch": lambda: value,
+    }
+    if op not in table:
+        raise VMError(f"atomic operation {op} is not supported")
+    return table[op]() & 0xFFFFFFFF
+
+
+def _atomic(space: str, returns: bool) -> Builder:
+    def build(ins: Ins) -> Op:
+        if ins.mod("E"):
+            raise ins.fail("64-bit (.E) addresses are not supported: memory is addressed by 32-bit offsets")
+        cas = ins.suffix == "CAS"
+        if returns:
+            d, mi, vi = ins.raw(0), 1, 2
+        else:
+            d, mi, vi = RZ, 0, 1
+        size_enum = "AtomsSize" if "AtomsSize" in ins.mods else "AtomSize"
+        size = "U32" if cas else ins.choice(size_enum)
+        if size not in ("U32", "S32", "F32FtzRn"):
+            raise ins.fail(f"{size} atomics are not supported (32-bit only)")
+        operation = "Cas" if cas else (ins.choice("AtomOp") if "AtomOp" in ins.mods else ins.choice("RedOp"))
+        if ins.kind(mi) == "M":
+            base_reg, offset = ins.raw(mi, 0), ins.signed(mi, 1)
+            if ins.mnemonic == "ATOMS":
+                offset *= 4  # ATOMS counts its offset in words (Ryujinx)
+        else:  # CAS: [Ra], compare in Rb, new value in Rb + 1
+            base_reg, offset = ins.raw(mi), 0
+        value_reg = ins.raw(vi)
+
+        def op(st: Machine, m: np.ndarray) -> None:
+            mem = st.memory(space)
+            address = st.reg(base_reg).astype(np.int64) + offset
+            values = st.reg(value_reg)
+            news = st.reg(value_reg + 1) if cas and value_reg != RZ else values
+            olds = np.zeros(st.n, U32)
+            for lane in np.nonzero(m)[0]:  # lanes in order, one at a time
+                a = int(address[lane])
+                if a < 0 or a + 4 > mem.shape[-1] or a % 4:
+                    raise VMError(f"{ins.mnemonic}: address {a:#x} is outside the {mem.shape[-1]:#x}-byte {space} "
+                                  "memory or unaligned")
+                word = mem[a:a + 4].view(U32)
+                old = int(word[0])
+                if cas:
+                    new = int(news[lane]) if old == int(values[lane]) else old
+                else:
+                    new = _atomic_apply(operation, old, int(values[lane]), size == "S32", size == "F32FtzRn")
+                word[0] = new
+                olds[lane] = old
+            if returns:
+                st.write(d, olds, m)
+        return op
+    return build
+
+
+SEMANTICS["ATOM"] = _atomic("global", True)
+SEMANTICS["ATOMS"] = _atomic("shared", True)
+SEMANTICS["RED"] = _atomic("global", False)
+
+
 # -- control flow (the builders get the full mask of lanes at this address) -------------------------
 _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "KIL"}
 
@@ -2308,12 +2415,11 @@ unsupported("bindless/indirect or absolute jumps (targets from registers, c[][] 
 unsupported("surface (image) loads, stores and atomics: no surface model", "SUATOM", "SUATOMB", "SUATOMB2",
             "SUATOMCAS", "SUATOMCASB", "SULD", "SULDB", "SULDD", "SULDDB", "SURED", "SUREDB", "SUST", "SUSTB",
             "SUSTD", "SUSTDB")
-unsupported("atomics and reductions on memory", "ATOM", "ATOMS", "RED")
 unsupported("SIMD video instructions (byte/half lanes with merge modes)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD",
             "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "IDP", "IMADSP")
 unsupported("texture queries/derivative fetches needing sampler state or LOD computation", "TMML", "TXA", "TXD",
             "TLD4")
-unsupported("cross-lane shuffles and quad swizzles", "SHFL", "FSWZADD")
+unsupported("quad swizzles (the per-lane operation table is not documented well enough to trust)", "FSWZADD")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
 
