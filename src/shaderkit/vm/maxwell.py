@@ -316,8 +316,8 @@ class Machine:
         self.p = np.zeros((8, lanes), bool)
         self.p[PT] = True
         self.cc = np.zeros((4, lanes), bool)  # zero, sign, carry, overflow
-        self.attr_in = np.zeros((lanes, ATTRIBUTE_WORDS), U32)
-        self.attr_out = np.zeros((lanes, ATTRIBUTE_WORDS), U32)
+        self.attr_in = np.zeros((ATTRIBUTE_WORDS, lanes), U32)  # a row per attribute word
+        self.attr_out = np.zeros((ATTRIBUTE_WORDS, lanes), U32)
         self.perspective = np.zeros(ATTRIBUTE_WORDS, bool)
         self.cbufs: dict[int, np.ndarray] = {}
         self.textures: dict[int | str, Any] = {}
@@ -1748,13 +1748,25 @@ def _attr_address(ins: Ins, i: int) -> Callable[[Machine], np.ndarray]:
     return lambda st: st.reg(reg).astype(np.int64) + offset
 
 
-def _attr_read(st: Machine, space: np.ndarray, address: np.ndarray, m: np.ndarray, what: str) -> np.ndarray:
+def _attr_words(st: Machine, address: np.ndarray, m: np.ndarray, what: str) -> int | np.ndarray:
+    """The attribute word index: one int when the address is the same for every lane."""
+    if np.ndim(address) == 0:
+        a = int(address)
+        if not 0 <= a < 0x400 or a % 4:
+            raise VMError(f"{what}: attribute address {a:#x} is outside a[0x0]..a[0x3fc]")
+        return a // 4
     address = np.broadcast_to(np.asarray(address, np.int64), (st.n,))
     bad = m & ((address < 0) | (address >= 0x400) | (address % 4 != 0))
     if bad.any():
         raise VMError(f"{what}: attribute address {int(address[np.argmax(bad)]):#x} is outside a[0x0]..a[0x3fc]")
-    words = np.where(m, address // 4, 0)
-    return space[st.lane_index, words]
+    return np.where(m, address // 4, 0)
+
+
+def _attr_read(st: Machine, space: np.ndarray, address: np.ndarray, m: np.ndarray, what: str) -> np.ndarray:
+    words = _attr_words(st, address, m, what)
+    if isinstance(words, int):
+        return space[words]
+    return space[words, st.lane_index]
 
 
 @semantics("ALD")
@@ -1787,14 +1799,15 @@ def _ast(ins: Ins) -> Op:
     count = _AL_WORDS[ins.choice("AlSize")]
 
     def op(st: Machine, m: np.ndarray) -> None:
-        base = np.broadcast_to(address(st), (st.n,))
+        base = address(st)
         for k in range(count):
-            a = base + 4 * k
-            bad = m & ((a < 0) | (a >= 0x400))
-            if bad.any():
-                raise VMError(f"AST: attribute address {int(a[np.argmax(bad)]):#x} is outside a[0x0]..a[0x3fc]")
-            lanes = np.nonzero(m)[0]
-            st.attr_out[lanes, a[lanes] // 4] = st.reg(s + k if s != RZ else RZ)[lanes]
+            words = _attr_words(st, base + 4 * k, m, "AST")
+            value = st.reg(s + k if s != RZ else RZ)
+            if isinstance(words, int):
+                np.copyto(st.attr_out[words], value, where=m)
+            else:
+                lanes = np.nonzero(m)[0]
+                st.attr_out[words[lanes], lanes] = value[lanes]
     return op
 
 
@@ -1819,12 +1832,12 @@ def _ipa(ins: Ins) -> Op:
         raise ins.fail(f"IPA.{mode.upper()} is not supported")
 
     def op(st: Machine, m: np.ndarray) -> None:
-        a = np.broadcast_to(address(st), (st.n,))
+        a = address(st)
         raw = _attr_read(st, st.attr_in, a, m, "IPA")
         x = _f(raw)
-        words = np.where(m, a // 4, 0)
         if mode == "Constant":  # flat: the value itself
-            x = np.where(st.perspective[words], x / _f(st.attr_in[:, 0x7C // 4]), x)
+            words = _attr_words(st, a, m, "IPA")
+            x = np.where(st.perspective[words], x / _f(st.attr_in[0x7C // 4]), x)
         elif mode == "Multiply":
             x = x * _f(mul(st))
         st.writef(d, _sat(x) if sat else x, m)
@@ -2244,7 +2257,7 @@ def _out(ins: Ins) -> Op:
         h = st.reg(handle).copy()
         for lane in np.nonzero(m)[0]:
             if kind in ("Emit", "EmitThenCut"):
-                st.emitted[lane].append((st.attr_out[lane].copy(), kind == "EmitThenCut"))
+                st.emitted[lane].append((st.attr_out[:, lane].copy(), kind == "EmitThenCut"))
             elif kind == "Cut" and st.emitted[lane]:
                 vertex, _ = st.emitted[lane][-1]
                 st.emitted[lane][-1] = (vertex, True)
@@ -2658,15 +2671,15 @@ class MaxwellShader:
         return self._result(st, steps)
 
     def _load_inputs(self, st: Machine, arrays: dict[int, np.ndarray]) -> None:
-        st.attr_in[:, 0x7C // 4] = np.float32(1.0).view(U32)  # position w
-        st.attr_in[:, 0x2FC // 4] = np.arange(st.n, dtype=U32)  # vertex id
+        st.attr_in[0x7C // 4] = np.float32(1.0).view(U32)  # position w
+        st.attr_in[0x2FC // 4] = np.arange(st.n, dtype=U32)  # vertex id
         for address, values in arrays.items():
             if values.shape[0] != st.n:
                 raise VMError(f"input a[{address:#x}] has {values.shape[0]} rows for {st.n} lanes")
             words = values.reshape(st.n, -1)
             if address // 4 + words.shape[1] > ATTRIBUTE_WORDS:
                 raise VMError(f"input a[{address:#x}] runs past a[0x3fc]")
-            st.attr_in[:, address // 4:address // 4 + words.shape[1]] = words
+            st.attr_in[address // 4:address // 4 + words.shape[1]] = words.T
         if self.stage == "pixel" and self.sph is not None:
             self._perspective(st)
 
@@ -2676,16 +2689,16 @@ class MaxwellShader:
         maps = self.sph.maps
         if not isinstance(maps, PsMaps):
             return
-        w = _f(st.attr_in[:, 0x7C // 4]).copy()
+        w = _f(st.attr_in[0x7C // 4]).copy()
         for attr, byte in enumerate(maps.imap_generic_vector):
             for comp in range(4):
                 if (byte >> (2 * comp)) & 3 == 2:  # perspective
                     word = (0x80 + 16 * attr) // 4 + comp
                     st.perspective[word] = True
-                    st.attr_in[:, word] = _u(_f(st.attr_in[:, word]) * w)
+                    st.attr_in[word] = _u(_f(st.attr_in[word]) * w)
 
     def _result(self, st: Machine, steps: np.ndarray) -> RunResult:
-        result = RunResult(st.r.T.copy(), st.p.T.copy(), st.attr_out.copy(), steps, st.killed.copy(),
+        result = RunResult(st.r.T, st.p.T, st.attr_out.T, steps, st.killed,
                            emitted=st.emitted)
         if self.stage == "pixel" and self.sph is not None:
             from shaderkit.formats.bnsh.nvn import PsMaps
