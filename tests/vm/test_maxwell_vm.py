@@ -405,3 +405,63 @@ def test_geometry_emit_and_cut():
         assert [v[0x70 // 4].view(np.float32) for v, _ in vertices] == [lane, lane + 1]
         assert [cut for _, cut in vertices] == [False, True]
     assert reg(r, 1) == [2, 2]  # the output handle counts emitted vertices
+
+
+# -- texture targets (register layouts: coordinates in Ra.., LOD/reference/offsets/handle in Rb..) --
+def _tex_run(lines: list[str], inputs: dict, textures: dict, lanes: int, **kwargs):
+    return MaxwellShader(build(["ALD.128 R0, a[0x80]", *lines])).run(inputs, textures=textures, lanes=lanes, **kwargs)
+
+
+def test_texs_explicit_lod_picks_the_mip_level():
+    levels = [np.full((4, 4), 0.25), np.full((2, 2), 0.5), np.full((1, 1), 1.0)]
+    r = _tex_run(["TEXS.2D_LL R4, RZ, R0, R2, 0x8, R"], {0: np.array([[0.5, 0.5, 1.0, 0], [0.5, 0.5, 2.3, 0]])},
+                 {8: levels}, 2)  # u, v in R0, R1; LOD in R2: level 1, then round(2.3) = 2
+    assert list(r.f32(4)) == [0.5, 1.0]
+
+
+def test_texs_depth_compare():
+    depth = np.array([[0.2, 0.4], [0.6, 0.8]], np.float32)
+    r = _tex_run(["TEXS.2D_DC R4, RZ, R0, R2, 0x8, R"], {0: np.array([[0.25, 0.25, 0.1, 0], [0.25, 0.25, 0.3, 0]])},
+                 {8: depth}, 2, sampler="nearest")  # reference 0.1 <= 0.2 passes, 0.3 does not
+    assert list(r.f32(4)) == [1.0, 0.0]
+
+
+def test_tex_3d_and_cube():
+    volume = np.zeros((2, 2, 2), np.float32)
+    for z in range(2):
+        for y in range(2):
+            for x in range(2):
+                volume[z, y, x] = 100 * z + 10 * y + x
+    r = _tex_run(["TEX.3D R4, PT, R0, RZ, 0x8, 0x1"], {0: np.array([[0.75, 0.25, 0.75, 0]])}, {8: volume}, 1,
+                 sampler="nearest")
+    assert r.f32(4)[0] == 101  # x = 1, y = 0, z = 1
+    faces = np.stack([np.full((2, 2), k + 1.0) for k in range(6)])  # +X, -X, +Y, -Y, +Z, -Z
+    directions = np.array([[1.0, 0, 0, 0], [0, -1.0, 0, 0], [0, 0, -2.0, 0], [-0.5, 0.2, 0.1, 0]])
+    r = _tex_run(["TEX.CUBE R4, PT, R0, RZ, 0x8, 0x1"], {0: directions}, {8: faces}, 4, sampler="nearest")
+    assert list(r.f32(4)) == [1, 4, 6, 2]
+
+
+def test_tlds_integer_texels_stay_integers():
+    tex = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 0x7FFFFFFF]]], np.int32)
+    coords = np.array([[1, 1, 0, 0], [2, 0, 0, 0]], np.int64)  # (1, 1) inside, (2, 0) outside: 0
+    r = MaxwellShader(build(["ALD.128 R0, a[0x80]", "TLDS.2D_LZ R4, RZ, R0, R1, 0x8, RG"])).run(
+        {"a[0x80]": coords}, textures={8: tex})
+    assert reg(r, 4) == [7, 0] and reg(r, 5) == [0x7FFFFFFF, 0]
+
+
+def test_bindless_tex_per_lane_handles():
+    textures = {0x10: np.full((2, 2, 4), 0.25), 0x11: np.full((2, 2, 4), 0.75)}
+    handles = np.array([[0x10], [0x00300011]], np.int64)  # the second by its texture id (low 20 bits)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD R2, a[0x90]", "TEX.B.2D R4, PT, R0, R2, 0x1"])).run(
+        {0: np.array([[0.5, 0.5], [0.5, 0.5]]), "a[0x90]": handles}, textures=textures)
+    assert list(r.f32(4)) == [0.25, 0.75]
+
+
+def test_tld4s_gather_order_and_txq():
+    tex = np.zeros((2, 2, 4), np.float32)
+    tex[..., 1] = [[1, 2], [3, 4]]  # green: row 0 = (1, 2), row 1 = (3, 4)
+    r = _tex_run(["TLD4S.G R4, R6, R0, R1, 0x8"], {0: np.array([[0.5, 0.5, 0, 0]])}, {8: tex}, 1)
+    # (i0, j1), (i1, j1), (i1, j0), (i0, j0) = 3, 4, 2, 1
+    assert [r.f32(i)[0] for i in (4, 5, 6, 7)] == [3, 4, 2, 1]
+    r = _tex_run(["TXQ.TEXHEADERDIMENSION R4, R0, 0x8, 0xf"], {}, {8: [np.zeros((3, 5, 4)), np.zeros((1, 2, 4))]}, 1)
+    assert [reg(r, i)[0] for i in (4, 5, 6, 7)] == [5, 3, 1, 2]  # width, height, depth, levels

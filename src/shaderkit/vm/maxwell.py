@@ -1975,274 +1975,461 @@ for _name in ("NOP", "DEPBAR", "BAR", "MEMBAR", "CCTL", "CCTLL", "CCTLT", "IDE")
 
 
 # -- textures ---------------------------------------------------------------------------------------
-def _texture(st: Machine, index: int, lod: Any = None) -> np.ndarray:
-    tex = st.textures.get(index, st.textures.get("*"))
-    if tex is None:
-        raise VMError(f"the shader samples texture {index:#x}, which was not given")
-    if isinstance(tex, (list, tuple)):
-        level = 0 if lod is None else int(np.clip(int(np.max(lod)) if np.size(lod) else 0, 0, len(tex) - 1))
-        tex = tex[level]
-    return tex
+# Register layouts (which of Ra.., Rb.. hold coordinates, array index, LOD, offsets, reference) are
+# those of Ryujinx's texture translation: Ra and Rb are read in sequence, a register past RZ reads 0.
+_DIM_COORDS = {"_1d": 1, "Array1d": 1, "_2d": 2, "Array2d": 2, "_3d": 3, "Array3d": 3, "Cube": 3, "ArrayCube": 3}
+_CUBE_FACES = 6
 
 
-def _as_rgba(tex: np.ndarray) -> np.ndarray:
+def _sequence(start: int) -> Callable[[], int | None]:
+    """Successive register indices from ``start`` (None once past RZ: reads 0)."""
+    state = [start]
+
+    def take() -> int | None:
+        index = state[0]
+        state[0] += 1
+        return index if index <= RZ else None
+    return take
+
+
+def _read_f(st: Machine, index: int | None) -> np.ndarray:
+    return np.zeros(st.n, F32) if index is None else _f(st.reg(index))
+
+
+def _read_i(st: Machine, index: int | None) -> np.ndarray:
+    return np.zeros(st.n, np.int32) if index is None else _s(st.reg(index))
+
+
+@dataclass
+class _TexPlan:
+    """Where a texture instruction's operands are: register indices (None reads 0)."""
+
+    dim: str
+    coords: list[int | None]
+    layer: int | None = None  # array index register
+    has_layer: bool = False
+    lod: int | None = None
+    has_lod: bool = False
+    bias: bool = False
+    offset: int | None = None
+    offset_bits: tuple[int, int] = (4, 4)  # (stride, width) of each packed offset component
+    dref: int | None = None
+    has_dref: bool = False
+    handle: int | None = None  # bindless handle register
+    integer: bool = False  # TLD/TLDS: integer texel coordinates
+    gather: int | None = None  # TLD4: the component gathered
+
+
+def _texels(tex: Any) -> tuple[np.ndarray, bool]:
+    """(float64 (..., 4) texels, whether they are raw integers): uint8/uint16 are UNORM, 32-bit integer
+    arrays stay integers, channels padded as (r, 0, 0, 1)."""
     arr = np.asarray(tex)
-    scale = 255.0 if arr.dtype == np.uint8 else (65535.0 if arr.dtype == np.uint16 else 1.0)
-    arr = arr.astype(np.float64) / scale if scale != 1.0 else arr.astype(np.float64)
-    if arr.ndim == 2:
+    integer = arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4
+    if arr.dtype == np.uint8:
+        arr = arr / 255.0
+    elif arr.dtype == np.uint16:
+        arr = arr / 65535.0
+    return arr.astype(np.float64), integer
+
+
+def _with_channels(arr: np.ndarray, spatial: int) -> np.ndarray:
+    if arr.ndim == spatial:
         arr = arr[..., None]
     channels = arr.shape[-1]
+    if channels > 4:
+        raise VMError(f"a texture has {channels} channels (at most 4)")
     if channels < 4:
-        pad = [np.zeros(arr.shape[:-1] + (1,)), np.zeros(arr.shape[:-1] + (1,)), np.ones(arr.shape[:-1] + (1,))]
+        shape = arr.shape[:-1] + (1,)
+        pad = [np.zeros(shape), np.zeros(shape), np.ones(shape)]
         arr = np.concatenate([arr] + pad[channels - 1:], axis=-1)
-    return arr[..., :4]
+    return arr
 
 
-def _address(coord: np.ndarray, size: int, wrap: str) -> np.ndarray:
-    if wrap == "clamp":
-        return np.clip(coord, 0, size - 1)
-    return np.mod(coord, size)
+def _levels(st: Machine, key: int | str) -> list[Any]:
+    tex = st.textures.get(key, st.textures.get("*"))
+    if tex is None:
+        raise VMError(f"the shader uses texture {key:#x}, which was not given" if isinstance(key, int)
+                      else f"the shader uses texture {key}, which was not given")
+    return list(tex) if isinstance(tex, (list, tuple)) else [tex]
 
 
-def _sample2d(st: Machine, index: int, u: np.ndarray, v: np.ndarray, lod: Any = None) -> np.ndarray:
-    """(lanes, 4) float64 texel values at normalized (u, v)."""
-    tex = _as_rgba(_texture(st, index, lod))
-    h, w = tex.shape[0], tex.shape[1]
-    x = np.nan_to_num(u.astype(np.float64)) * w - 0.5
-    y = np.nan_to_num(v.astype(np.float64)) * h - 0.5
-    if st.filter == "nearest":
-        i = _address(np.floor(x + 0.5).astype(np.int64), w, st.wrap)
-        j = _address(np.floor(y + 0.5).astype(np.int64), h, st.wrap)
-        return tex[j, i]
-    x0, y0 = np.floor(x), np.floor(y)
-    fx, fy = (x - x0)[:, None], (y - y0)[:, None]
-    i0, j0 = x0.astype(np.int64), y0.astype(np.int64)
-    i0w, i1w = _address(i0, w, st.wrap), _address(i0 + 1, w, st.wrap)
-    j0w, j1w = _address(j0, h, st.wrap), _address(j0 + 1, h, st.wrap)
-    top = tex[j0w, i0w] * (1 - fx) + tex[j0w, i1w] * fx
-    bottom = tex[j1w, i0w] * (1 - fx) + tex[j1w, i1w] * fx
-    return top * (1 - fy) + bottom * fy
+def _wrap_index(i: np.ndarray, size: int, mode: str) -> np.ndarray:
+    return np.clip(i, 0, size - 1) if mode == "clamp" else np.mod(i, size)
 
 
-def _gather2d(st: Machine, index: int, u: np.ndarray, v: np.ndarray, component: int) -> np.ndarray:
-    tex = _as_rgba(_texture(st, index))
-    h, w = tex.shape[0], tex.shape[1]
-    x = np.nan_to_num(u.astype(np.float64)) * w - 0.5
-    y = np.nan_to_num(v.astype(np.float64)) * h - 0.5
-    i0, j0 = np.floor(x).astype(np.int64), np.floor(y).astype(np.int64)
-    i0w, i1w = _address(i0, w, st.wrap), _address(i0 + 1, w, st.wrap)
-    j0w, j1w = _address(j0, h, st.wrap), _address(j0 + 1, h, st.wrap)
-    # textureGather order: (i0, j1), (i1, j1), (i1, j0), (i0, j0)
-    return np.stack([tex[j1w, i0w, component], tex[j1w, i1w, component], tex[j0w, i1w, component],
-                     tex[j0w, i0w, component]], axis=1)
+def _filter(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
+            offsets: list[np.ndarray] | None, dref: np.ndarray | None, wrap: str) -> np.ndarray:
+    """(lanes, 4) filtered texels: ``tex`` is ([layers,] [depth,] [height,] width, 4), ``coords``
+    normalized (u, v, w), ``layer`` per-lane layer indices."""
+    spatial = tex.shape[(0 if layer is None else 1):-1][::-1]  # width, height, depth
+    axes: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    for axis, c in enumerate(coords):
+        size = spatial[axis]
+        off = 0 if offsets is None else offsets[axis]
+        x = np.nan_to_num(c.astype(np.float64)) * size
+        if st.filter == "nearest":
+            axes.append([(_wrap_index(np.floor(x).astype(np.int64) + off, size, wrap), np.ones(st.n))])
+        else:
+            x = x - 0.5
+            i0 = np.floor(x)
+            frac = x - i0
+            i0 = i0.astype(np.int64) + off
+            axes.append([(_wrap_index(i0, size, wrap), 1 - frac), (_wrap_index(i0 + 1, size, wrap), frac)])
+    out = np.zeros((st.n, 4))
+    corners: list[tuple[list[np.ndarray], np.ndarray]] = [([], np.ones(st.n))]
+    for choices in axes:
+        corners = [(idx + [i], w * wt) for idx, w in corners for i, wt in choices]
+    for idx, weight in corners:
+        index = tuple(reversed(idx))
+        texel = tex[(layer,) + index] if layer is not None else tex[index]
+        if dref is not None:  # depth compare (LEQUAL): 1 where the reference passes
+            passed = (dref.astype(np.float64) <= texel[:, 0]).astype(np.float64)
+            texel = np.repeat(passed[:, None], 4, axis=1)
+        out += weight[:, None] * texel
+    return out
 
 
-def _fetch(st: Machine, index: int, coords: list[np.ndarray], lod: Any = None) -> np.ndarray:
-    tex = np.asarray(_texture(st, index, lod))
-    arr = _as_rgba(tex)
-    if len(coords) == 1:
-        arr = arr.reshape(1, -1, 4) if arr.ndim == 2 else arr[:1]
-        coords = [coords[0], np.zeros_like(coords[0])]
-    h, w = arr.shape[0], arr.shape[1]
-    x, y = (np.asarray(c).astype(np.int64) for c in coords[:2])
-    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    texel = arr[np.clip(y, 0, h - 1), np.clip(x, 0, w - 1)]
-    return np.where(inside[:, None], texel, 0.0)
+def _cube(st: Machine, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Face index (+X, -X, +Y, -Y, +Z, -Z) and (s, t) in [0, 1] per OpenGL's cube map table."""
+    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
+    face = np.where((ax >= ay) & (ax >= az), np.where(x >= 0, 0, 1),
+                    np.where(ay >= az, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
+    ma = np.choose(face, [ax, ax, ay, ay, az, az])
+    sc = np.choose(face, [-z, z, x, x, x, -x])
+    tc = np.choose(face, [-y, -y, z, -z, -y, -y])
+    with np.errstate(all="ignore"):
+        s = (sc / np.where(ma == 0, 1, ma) + 1) / 2
+        t = (tc / np.where(ma == 0, 1, ma) + 1) / 2
+    return face, [s, t]
 
 
-def _write_components(st: Machine, ins: Ins, m: np.ndarray, texel: np.ndarray, comps: Sequence[int],
-                      regs: Sequence[int], f16: bool = False) -> None:
-    values = [np.asarray(texel[:, c], F32) for c in comps]
+def _sample(st: Machine, plan: _TexPlan, key: int | str, m: np.ndarray) -> tuple[np.ndarray, bool]:
+    """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers."""
+    levels = _levels(st, key)
+    if plan.has_lod and not plan.bias and len(levels) > 1:
+        raw = _read_i(st, plan.lod) if plan.integer else np.rint(np.nan_to_num(_read_f(st, plan.lod)))
+        level = np.clip(np.asarray(raw, np.int64), 0, len(levels) - 1)
+    else:
+        level = np.zeros(st.n, np.int64)
+    out = np.zeros((st.n, 4))
+    integer = False
+    for value in np.unique(level[m]) if m.any() else [0]:
+        sel = level == value
+        texels, integer = _texels(levels[int(value)])
+        out[sel] = _sample_level(st, plan, texels)[sel]
+    return out, integer
+
+
+def _sample_level(st: Machine, plan: _TexPlan, texels: np.ndarray) -> np.ndarray:
+    dims = _DIM_COORDS[plan.dim]
+    cube = plan.dim in ("Cube", "ArrayCube")
+    arrayed = plan.has_layer or cube
+    spatial = 2 if cube else dims
+    tex = _with_channels(texels, spatial + (1 if arrayed else 0))
+    if tex.ndim != spatial + 1 + (1 if arrayed else 0):
+        raise VMError(f"a {plan.dim.strip('_')} texture needs {spatial + (1 if arrayed else 0)} dimensions "
+                      f"(+ channels), not shape {texels.shape}")
+    layer = None
+    if plan.has_layer:
+        count = tex.shape[0] // (_CUBE_FACES if cube else 1)
+        layer = np.clip(_read_i(st, plan.layer).astype(np.int64), 0, count - 1)
+    offsets = None
+    if plan.offset is not None:
+        packed = st.reg(plan.offset).astype(np.int64)
+        stride, width = plan.offset_bits
+        offsets = [_extract(packed.astype(U32), k * stride, width, True) for k in range(dims)]
+    dref = _read_f(st, plan.dref) if plan.has_dref else None
+    if plan.integer:
+        coords = [_read_i(st, r).astype(np.int64) for r in plan.coords]
+        spatial_shape = tex.shape[(1 if layer is not None else 0):-1][::-1]
+        inside = np.ones(st.n, bool)
+        index = []
+        for axis, c in enumerate(coords):
+            c = c + (0 if offsets is None else offsets[axis])
+            inside &= (c >= 0) & (c < spatial_shape[axis])
+            index.append(np.clip(c, 0, spatial_shape[axis] - 1))
+        where = tuple(reversed(index))
+        picked = tex[(layer,) + where] if layer is not None else tex[where]
+        return np.where(inside[:, None], picked, 0.0)
+    coords = [_read_f(st, r) for r in plan.coords]
+    if cube:
+        face, st_coords = _cube(st, *coords)
+        layer = face if layer is None else layer * _CUBE_FACES + face
+        return _filter(st, tex, st_coords, layer, None, dref, "clamp")
+    if plan.gather is not None:
+        return _gather(st, tex, coords, layer, offsets, plan.gather, dref)
+    return _filter(st, tex, coords, layer, offsets, dref, st.wrap)
+
+
+def _gather(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
+            offsets: list[np.ndarray] | None, component: int, dref: np.ndarray | None) -> np.ndarray:
+    """textureGather: ``component`` of the four bilinear texels in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0)."""
+    h, w = tex.shape[-3], tex.shape[-2]
+    x = np.nan_to_num(coords[0].astype(np.float64)) * w - 0.5
+    y = np.nan_to_num(coords[1].astype(np.float64)) * h - 0.5
+    i0 = np.floor(x).astype(np.int64) + (0 if offsets is None else offsets[0])
+    j0 = np.floor(y).astype(np.int64) + (0 if offsets is None else offsets[1])
+    out = []
+    for i, j in ((i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)):
+        ii, jj = _wrap_index(i, w, st.wrap), _wrap_index(j, h, st.wrap)
+        texel = tex[layer, jj, ii] if layer is not None else tex[jj, ii]
+        value = texel[:, 0 if dref is not None else component]
+        out.append((dref.astype(np.float64) <= value).astype(np.float64) if dref is not None else value)
+    return np.stack(out, axis=1)
+
+
+def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
+    """Texels from texture ``index``, or with a bindless handle register per distinct handle of the
+    lanes of ``m`` (a handle is looked up as given, then by its texture id, the low 20 bits)."""
+    if plan.handle is None:
+        return _sample(st, plan, index, m)
+    handles = st.reg(plan.handle)
+    out = np.zeros((st.n, 4))
+    integer = False
+    for handle in np.unique(handles[m]):
+        key = int(handle)
+        if key not in st.textures and key & 0xFFFFF in st.textures:  # the texture id of an NVN handle
+            key &= 0xFFFFF
+        sel = m & (handles == handle)
+        texels, integer = _sample(st, plan, key, sel)
+        out[sel] = texels[sel]
+    return out, integer
+
+
+def _store_texels(st: Machine, m: np.ndarray, texel: np.ndarray, integer: bool, comps: Sequence[int],
+                  regs: Sequence[int], f16: bool = False) -> None:
+    values = [texel[:, c] for c in comps]
     if f16:
         packed = []
         for k in range(0, len(values), 2):
-            lo = _f32_to_half(values[k])
-            hi = _f32_to_half(values[k + 1]) if k + 1 < len(values) else U32(0)
+            lo = _f32_to_half(values[k].astype(F32))
+            hi = _f32_to_half(values[k + 1].astype(F32)) if k + 1 < len(values) else U32(0)
             packed.append(lo | (hi << U32(16)))
         for reg, value in zip(regs, packed):
             st.write(reg, value, m)
         return
     for reg, value in zip(regs, values):
-        st.writef(reg, value, m)
+        if integer:
+            st.write(reg, _wrap(value.astype(np.int64)), m)
+        else:
+            st.writef(reg, value.astype(F32), m)
 
 
-def _texs_components(ins: Ins) -> tuple[list[int], list[int]]:
+def _texs_destinations(ins: Ins, count: int | None = None) -> tuple[list[int], list[int], bool]:
     d0, d1 = ins.raw(0), ins.raw(1)
-    names = COMPONENT_MASKS[d1 == RZ]
-    mask = ins.raw(5)
-    if mask >= len(names):
-        raise ins.fail(f"component mask {mask} is not defined")
-    comps = ["RGBA".index(c) for c in names[mask]]
-    regs = [d0, d0 + 1] if d1 == RZ else [d0, d0 + 1, d1, d1 + 1]
-    return comps, regs
+    f16 = ins.suffix == "F16"
+    if count is None:
+        names = COMPONENT_MASKS[d1 == RZ]
+        mask = ins.raw(5)
+        if mask >= len(names):
+            raise ins.fail(f"component mask {mask} is not defined")
+        comps = ["RGBA".index(c) for c in names[mask]]
+    else:
+        comps = list(range(count))
+    if f16:
+        return comps, [d0, d1], True
+    regs = [d0, d0 + 1 if d0 != RZ else RZ, d1, d1 + 1 if d1 != RZ else RZ]
+    return comps, regs, False
+
+
+_TEXS_LAYOUT = {  # target: (dim, coordinate sources 'a'/'b', array, lod, dref) in Ryujinx's order
+    "1D_LZ": ("_1d", "a", False, False, False), "2D": ("_2d", "ab", False, False, False),
+    "2D_LZ": ("_2d", "ab", False, False, False), "2D_LL": ("_2d", "aab", False, True, False),
+    "2D_DC": ("_2d", "aab", False, False, True), "2D_LL_DC": ("_2d", "aabb", False, True, True),
+    "2D_LZ_DC": ("_2d", "aab", False, False, True), "2D_ARRAY": ("Array2d", "", True, False, False),
+    "2D_ARRAY_LZ": ("Array2d", "", True, False, False), "2D_ARRAY_LZ_DC": ("Array2d", "", True, False, True),
+    "3D": ("_3d", "aab", False, False, False), "3D_LZ": ("_3d", "aab", False, False, False),
+    "Cube": ("Cube", "aab", False, False, False), "Cube_LL": ("Cube", "aabb", False, True, False),
+}
 
 
 @semantics("TEXS")
 def _texs(ins: Ins) -> Op:
     target = ins.choice("TexsTarget")
-    if target not in ("1D_LZ", "2D", "2D_LZ", "2D_LL"):
-        raise ins.fail(f"TEXS target {target} is not supported")
-    a, b, tex = ins.raw(2), ins.raw(3), ins.raw(4)
-    comps, regs = _texs_components(ins)
-    f16 = ins.suffix == "F16"
+    if target not in _TEXS_LAYOUT:
+        raise ins.fail(f"TEXS target {target} is not defined")
+    dim, sources, arrayed, lod, dc = _TEXS_LAYOUT[target]
+    ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
+    plan = _TexPlan(dim, [])
+    if arrayed:
+        plan.layer, plan.has_layer = ra(), True
+        plan.coords = [ra(), rb()]
+        if dc:
+            plan.dref, plan.has_dref = rb(), True
+    else:
+        regs = [ra() if s == "a" else rb() for s in sources]
+        ncoords = _DIM_COORDS[dim]
+        plan.coords = regs[:ncoords]
+        extra = regs[ncoords:]
+        if dc:
+            plan.dref, plan.has_dref = extra.pop(0), True
+        if lod:
+            plan.lod, plan.has_lod = extra.pop(0), True
+    comps, regs_out, f16 = _texs_destinations(ins)
+    tex = ins.raw(4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        u = _f(st.reg(a))
-        if target == "1D_LZ":
-            texel = _sample2d(st, tex, u, np.full(st.n, 0.5, F32))
-        elif target == "2D_LL":
-            texel = _sample2d(st, tex, u, _f(st.reg(a + 1)), _f(st.reg(b)))
-        else:
-            texel = _sample2d(st, tex, u, _f(st.reg(b)))
-        _write_components(st, ins, m, texel, comps, regs if not f16 else [regs[0], regs[2] if len(regs) > 2 else RZ], f16)
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out, f16)
     return op
+
+
+_TLDS_LAYOUT = {  # target: (dim, sources, lod, offset, multisample); 2D_ARRAY_LZ is special
+    "1D_LZ": ("_1d", "a", False, False, False), "1D_LL": ("_1d", "ab", True, False, False),
+    "2D_LZ": ("_2d", "ab", False, False, False), "2D_LZ_AOFFI": ("_2d", "aab", False, True, False),
+    "2D_LL": ("_2d", "aab", True, False, False), "2D_LZ_MS": ("_2d", "aab", False, False, True),
+    "3D_LZ": ("_3d", "aab", False, False, False), "2D_LL_AOFFI": ("_2d", "aabb", True, True, False),
+}
 
 
 @semantics("TLDS")
 def _tlds(ins: Ins) -> Op:
     target = ins.choice("TldsTarget")
-    if target not in ("1D_LZ", "2D_LZ", "2D_LL"):
-        raise ins.fail(f"TLDS target {target} is not supported")
-    a, b, tex = ins.raw(2), ins.raw(3), ins.raw(4)
-    comps, regs = _texs_components(ins)
-    f16 = ins.suffix == "F16"
+    ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
+    if target == "2D_ARRAY_LZ":
+        plan = _TexPlan("Array2d", [rb(), rb()], integer=True)
+        plan.layer, plan.has_layer = ra(), True
+    elif target in _TLDS_LAYOUT:
+        dim, sources, lod, offset, ms = _TLDS_LAYOUT[target]
+        if ms:
+            raise ins.fail("multisample fetches are not supported")
+        regs = [ra() if s == "a" else rb() for s in sources]
+        ncoords = _DIM_COORDS[dim]
+        plan = _TexPlan(dim, regs[:ncoords], integer=True)
+        extra = regs[ncoords:]
+        if lod:
+            plan.lod, plan.has_lod = extra.pop(0), True
+        if offset:
+            plan.offset = extra.pop(0)
+    else:
+        raise ins.fail(f"TLDS target {target} is not defined")
+    comps, regs_out, f16 = _texs_destinations(ins)
+    tex = ins.raw(4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        x = _s(st.reg(a))
-        if target == "1D_LZ":
-            texel = _fetch(st, tex, [x])
-        elif target == "2D_LL":
-            texel = _fetch(st, tex, [x, _s(st.reg(a + 1))], _s(st.reg(b)))
-        else:
-            texel = _fetch(st, tex, [x, _s(st.reg(b))])
-        _write_components(st, ins, m, texel, comps, regs if not f16 else [regs[0], regs[2] if len(regs) > 2 else RZ], f16)
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out, f16)
     return op
 
 
 @semantics("TLD4S")
 def _tld4s(ins: Ins) -> Op:
-    if ins.mod("DC") or ins.mod("AOFFI"):
-        raise ins.fail("TLD4S with depth compare or offsets is not supported")
-    d0, d1, a, b, tex = ins.raw(0), ins.raw(1), ins.raw(2), ins.raw(3), ins.raw(4)
-    component = ins.mod("TexComp")
-    f16 = ins.suffix == "F16"
+    ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
+    dc, aoffi = bool(ins.mod("DC")), bool(ins.mod("AOFFI"))
+    plan = _TexPlan("_2d", [ra(), rb()] if not (dc or aoffi) else [ra(), ra()], gather=ins.mod("TexComp"))
+    if aoffi:
+        plan.offset, plan.offset_bits = rb(), (8, 6)
+    if dc:
+        plan.dref, plan.has_dref = rb(), True
+    comps, regs_out, f16 = _texs_destinations(ins, 4)
+    tex = ins.raw(4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        texel = _gather2d(st, tex, _f(st.reg(a)), _f(st.reg(b)), component)
-        regs = [d0, d1] if f16 else [d0, d0 + 1, d1, d1 + 1]
-        _write_components(st, ins, m, texel, [0, 1, 2, 3], regs, f16)
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out, f16)
     return op
 
 
-def _mask_regs(ins: Ins, d: int, mask: int) -> tuple[list[int], list[int]]:
-    comps = [c for c in range(4) if mask >> c & 1]
-    return comps, [d + k for k in range(len(comps))]
-
-
-def _texture_keys(ins: Ins) -> tuple[int, int | None, int]:
-    """(texture index, bindless handle register, first extra Rb register): TEX/TLD take the texture
-    index from the instruction, their .B forms a bindless handle from Rb (extras follow it)."""
+def _tex_plan(ins: Ins, integer: bool, lod_mode: str, dc: bool, offset: bool, gather: int | None = None,
+              offset_bits: tuple[int, int] = (4, 4)) -> _TexPlan:
+    dim = ins.choice("TexDim")
+    ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
+    plan = _TexPlan(dim, [], integer=integer, gather=gather, offset_bits=offset_bits)
+    if dim.startswith("Array"):
+        plan.layer, plan.has_layer = ra(), True
     if ins.suffix == "B":
-        return -1, ins.raw(3), ins.raw(3) + 1
-    return ins.raw(4), None, ins.raw(3)
-
-
-def _per_texture(st: Machine, m: np.ndarray, tex: int, handle_reg: int | None,
-                 sample: Callable[[int], np.ndarray]) -> np.ndarray:
-    """Texels from ``sample(texture key)``; with a bindless handle register, per distinct handle of the
-    lanes of ``m`` (a handle is looked up as given, then by its texture id, the low 20 bits)."""
-    if handle_reg is None:
-        return sample(tex)
-    handles = st.reg(handle_reg)
-    texel = np.zeros((st.n, 4))
-    for handle in np.unique(handles[m]):
-        key = int(handle)
-        if key not in st.textures and key & 0xFFFFF in st.textures:  # the texture id of an NVN handle
-            key &= 0xFFFFF
-        sel = handles == handle
-        texel[sel] = sample(key)[sel]
-    return texel
+        plan.handle = rb()
+        if plan.handle is None:
+            raise ins.fail("the bindless handle register is past RZ")
+    plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
+    if lod_mode in ("Ll", "Lb", "Lba", "Lla"):
+        plan.lod, plan.has_lod, plan.bias = rb(), True, lod_mode in ("Lb", "Lba")
+    if offset:
+        plan.offset = rb()
+    if dc:
+        plan.dref, plan.has_dref = rb(), True
+    return plan
 
 
 @semantics("TEX")
 def _tex(ins: Ins) -> Op:
-    dim, lod = ins.choice("TexDim"), ins.choice("Lod") if ins.mod("Lod") else ""
-    if ins.mod("DC") or ins.mod("AOFFI") or ins.mod("AOFFIB") or dim not in ("_1d", "_2d", "Array2d") \
-            or lod not in ("", "Lz", "Ll", "Lb"):
-        raise ins.fail(f"TEX {dim} {lod} (depth compare, offsets, 3D/cube) is not supported")
-    d, a = ins.raw(0), ins.raw(2)
-    tex_index, handle, b = _texture_keys(ins)
+    lod = ins.choice("Lod") if ins.mod("Lod") else ""
+    if lod not in ("", "Lz", "Ll", "Lb", "Lba", "Lla"):
+        raise ins.fail(f"LOD mode {lod} is not defined")
+    offset = bool(ins.mod("AOFFI") or ins.mod("AOFFIB"))
+    plan = _tex_plan(ins, False, lod, bool(ins.mod("DC")), offset)
     mask = ins.raw(len(ins.operands) - 1)
-    comps, regs = _mask_regs(ins, d, mask)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    tex = -1 if ins.suffix == "B" else ins.raw(4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        texel = _per_texture(st, m, tex_index, handle, lambda key: _tex_sample(st, key, a, b))
-        _write_components(st, ins, m, texel, comps, regs)
-
-    def _tex_sample(st: Machine, tex: int, a: int, b: int) -> np.ndarray:
-        level = _f(st.reg(b)) if lod == "Ll" else None
-        if dim == "_1d":
-            texel = _sample2d(st, tex, _f(st.reg(a)), np.full(st.n, 0.5, F32), level)
-        elif dim == "Array2d":
-            layer = _s(st.reg(a))
-            layers = np.asarray(_texture(st, tex))
-            if layers.ndim < 3:
-                raise VMError(f"texture {tex:#x} is sampled as an array; give it as (layers, height, width[, channels])")
-            texel = np.zeros((st.n, 4))
-            for index in np.unique(np.clip(layer, 0, len(layers) - 1)):
-                sel = np.clip(layer, 0, len(layers) - 1) == index
-                saved = st.textures[tex]
-                st.textures[tex] = layers[index]
-                try:
-                    texel[sel] = _sample2d(st, tex, _f(st.reg(a + 1)), _f(st.reg(a + 2)))[sel]
-                finally:
-                    st.textures[tex] = saved
-        else:
-            texel = _sample2d(st, tex, _f(st.reg(a)), _f(st.reg(a + 1)), level)
-        return texel
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out)
     return op
 
 
 @semantics("TLD")
 def _tld(ins: Ins) -> Op:
-    dim = ins.choice("TexDim")
-    if ins.mod("MS") or ins.mod("TOFF") or dim not in ("_1d", "_2d"):
-        raise ins.fail(f"TLD {dim} with multisample/offsets is not supported")
-    d, a = ins.raw(0), ins.raw(2)
-    tex_index, handle, b = _texture_keys(ins)
+    if ins.mod("MS"):
+        raise ins.fail("multisample fetches are not supported")
+    plan = _tex_plan(ins, True, "Ll" if ins.mod("LOD") else "Lz", False, bool(ins.mod("TOFF")))
     mask = ins.raw(len(ins.operands) - 1)
-    with_lod = bool(ins.mod("LOD"))
-    comps, regs = _mask_regs(ins, d, mask)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    tex = -1 if ins.suffix == "B" else ins.raw(4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        level = _s(st.reg(b)) if with_lod else None
-        coords = [_s(st.reg(a))] if dim == "_1d" else [_s(st.reg(a)), _s(st.reg(a + 1))]
-        texel = _per_texture(st, m, tex_index, handle, lambda key: _fetch(st, key, coords, level))
-        _write_components(st, ins, m, texel, comps, regs)
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out)
+    return op
+
+
+@semantics("TLD4")
+def _tld4(ins: Ins) -> Op:
+    offset_mode = ins.choice("TexOffset")
+    if offset_mode == "Ptp":
+        raise ins.fail("per-texel offsets (PTP) are not supported")
+    plan = _tex_plan(ins, False, "", bool(ins.mod("DC")), offset_mode == "Aoffi", ins.mod("TexComp"), (8, 6))
+    if plan.dim not in ("_2d", "Array2d"):
+        raise ins.fail(f"TLD4 of a {plan.dim.strip('_')} texture is not supported")
+    mask = ins.raw(len(ins.operands) - 1)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    tex = -1 if ins.suffix == "B" else ins.raw(4)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out)
     return op
 
 
 @semantics("TXQ")
 def _txq(ins: Ins) -> Op:
-    if ins.suffix == "B":
-        raise ins.fail("TXQ.B (bindless) is not supported")
     query = ins.choice("TexQuery")
     if query != "TexHeaderDimension":
-        raise ins.fail(f"TXQ {query} is not supported")
-    d, tex, mask = ins.raw(0), ins.raw(2), ins.raw(3)
+        raise ins.fail(f"TXQ {query} is not supported (only the dimension query)")
+    d, a = ins.raw(0), ins.raw(1)
+    bindless = ins.suffix == "B"
+    tex = -1 if bindless else ins.raw(2)
+    mask = ins.raw(len(ins.operands) - 1)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        levels = st.textures.get(tex, st.textures.get("*"))
-        if levels is None:
-            raise VMError(f"the shader queries texture {tex:#x}, which was not given")
-        count = len(levels) if isinstance(levels, (list, tuple)) else 1
-        arr = np.asarray(_texture(st, tex))
-        h, w = (arr.shape[0], arr.shape[1]) if arr.ndim >= 2 else (1, arr.shape[0])
-        values = [w, h, 1, count]
+        key: int | str = tex
+        if bindless:  # the handle is in Ra (uniform across the lanes is assumed: the first active lane's)
+            key = int(st.reg(a)[np.argmax(m)]) if m.any() else 0
+            if key not in st.textures and key & 0xFFFFF in st.textures:
+                key &= 0xFFFFF
+        levels = _levels(st, key)
+        arr = np.asarray(levels[0])
+        spatial = arr.shape[:-1] if arr.ndim >= 3 else arr.shape
+        sizes = list(spatial[::-1]) + [1, 1]
+        values = [sizes[0], sizes[1], sizes[2] if arr.ndim >= 4 else 1, len(levels)]
         k = 0
         for c in range(4):
             if mask >> c & 1:
-                st.write(d + k, np.full(st.n, values[c], U32), m)
+                if d != RZ:
+                    st.write(d + k, np.full(st.n, values[c], U32), m)
                 k += 1
     return op
 
@@ -2430,8 +2617,8 @@ unsupported("surface (image) loads, stores and atomics: no surface model", "SUAT
             "SUSTD", "SUSTDB")
 unsupported("SIMD video instructions (byte/half lanes with merge modes)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD",
             "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "IDP", "IMADSP")
-unsupported("texture queries/derivative fetches needing sampler state or LOD computation", "TMML", "TXA", "TXD",
-            "TLD4")
+unsupported("LOD queries and explicit-derivative sampling (need the LOD computation of a sampler)", "TMML", "TXA",
+            "TXD")
 unsupported("quad swizzles (the per-lane operation table is not documented well enough to trust)", "FSWZADD")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
