@@ -347,8 +347,8 @@ def test_half_precision():
 
 
 def test_unsupported_instructions_name_the_mnemonic():
-    with pytest.raises(VMError, match="FSWZADD"):
-        run(["FSWZADD R1, R2, R3, 0x1"])
+    with pytest.raises(VMError, match="TXD"):
+        run(["TXD.2D R1, PT, R2, R3, 0x8, 0xf"])
     with pytest.raises(VMError, match="SUST"):
         run(["SUST.1D.RGBA R2, R1, 0x0"])
     with pytest.raises(VMError, match="constant buffer c\\[0x5\\]"):
@@ -465,3 +465,9 @@ def test_tld4s_gather_order_and_txq():
     assert [r.f32(i)[0] for i in (4, 5, 6, 7)] == [3, 4, 2, 1]
     r = _tex_run(["TXQ.TEXHEADERDIMENSION R4, R0, 0x8, 0xf"], {}, {8: [np.zeros((3, 5, 4)), np.zeros((1, 2, 4))]}, 1)
     assert [reg(r, i)[0] for i in (4, 5, 6, 7)] == [5, 3, 1, 2]  # width, height, depth, levels
+
+
+def test_fswzadd_operation_by_quad_position():
+    # mask 0xe4: lane 0 a + b, lane 1 b - a, lane 2 a - b, lane 3 b
+    r = run(["MOV32I R2, 0x40400000", "MOV32I R3, 0x40a00000", "FSWZADD R1, R2, R3, 0xe4"])  # a = 3, b = 5
+    assert list(r.f32(1)) == [8.0, 2.0, -2.0, 5.0]

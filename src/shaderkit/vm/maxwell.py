@@ -17,7 +17,7 @@ nearest CAL entry). At each step the lanes with the lowest program counter run t
 lanes that took different sides of a branch run apart and meet again at the SYNC target (the
 reconvergence point of NVIDIA's stack model). Per lane this is the behaviour of the warp stack
 of envytools' gm107 notes and of Ryujinx's and Mesa nouveau's translations; only cross-lane
-instructions (VOTE) see which lanes run together. Scheduling words (every fourth 64-bit word)
+instructions (VOTE, SHFL) see which lanes run together. Scheduling words (every fourth 64-bit word)
 are skipped.
 
 Documented choices:
@@ -32,17 +32,26 @@ Documented choices:
 * F2I: NaN -> 0, out-of-range values clamp to the destination range (PTX's cvt rules).
 * IADD/ISCADD with both negation bits set is ``.PO`` (a + b + 1), as Ryujinx's AvgMode names it.
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
-* Texture sampling: textures are NumPy arrays given by the instruction's texture index (the
-  13-bit field, ``0x8`` in ``TEXS ... 0x8``); a 2D texture is (height, width[, channels]),
-  channels padded as (r, 0, 0, 1); uint8 arrays are UNORM. ``sampler`` chooses ``nearest`` or
-  ``linear`` (bilinear, texel centres at .5) and ``repeat`` or ``clamp`` addressing; no mipmaps
-  (a list of arrays gives levels for explicit-LOD fetches, level 0 otherwise).
+* Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
+  in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
+  its texture id, the low 20 bits); ``"*"`` stands for any other. Shapes: 1D (w[, c]), 2D
+  (h, w[, c]), 3D (d, h, w[, c]), 2D array (layers, h, w[, c]), cube (6 * layers, h, w[, c]) with
+  faces +X, -X, +Y, -Y, +Z, -Z; channels pad as (r, 0, 0, 1); uint8/uint16 are UNORM, 32-bit
+  integers stay raw words. ``sampler`` is ``nearest`` or ``linear`` (bilinear/trilinear in space,
+  texel centres at .5), ``wrap`` ``repeat`` or ``clamp`` (cube faces clamp); a list of arrays
+  gives mip levels, picked by an explicit LOD (rounded; bias and implicit LOD use level 0). Depth
+  compare (DC) is LEQUAL per texel before filtering and fills every component. Register layouts
+  (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
   value * w, so that ``IPA.PASS a[0x7c]`` -> ``MUFU.RCP`` -> ``IPA.MULTIPLY`` gives the value back.
 * Pixel outputs are the registers at EXIT, R0 upward, one per component the SPH enables per
   render target, in order; the sample mask is the next register and depth the one after it.
-* BAR, MEMBAR, DEPBAR, NOP, CCTL*, IDE, SYNC-free scheduling ops do nothing.
+* BAR, MEMBAR, DEPBAR, NOP, CCTL*, IDE do nothing (lanes at one address run together, so a
+  BAR in converged code already orders shared-memory accesses).
+* FSWZADD's operation per lane is picked by its place in its quad (lane & 3), per Ryujinx's table.
+* SHFL follows PTX's shfl rules over warps of 32 consecutive lanes; VOTE sees the lanes of the
+  warp running together at that address. Atomics (ATOM/ATOMS/RED) apply lane after lane.
 
 Instructions the table defines but this VM does not execute raise :class:`VMError` naming the
 mnemonic (see :data:`UNSUPPORTED` for the reasons).
@@ -702,6 +711,24 @@ def _mufu(ins: Ins) -> Op:
 def _rro(ins: Ins) -> Op:
     a, d = ins.f(1), ins.raw(0)
     return lambda st, m: st.writef(d, a(st), m)
+
+
+_SWIZZLE_A = np.array([1.0, -1.0, 1.0, 0.0], F32)  # per operation: a's and b's factors (Ryujinx's table)
+_SWIZZLE_B = np.array([1.0, 1.0, -1.0, 1.0], F32)
+
+
+@semantics("FSWZADD")
+def _fswzadd(ins: Ins) -> Op:
+    # the operation of each lane is chosen by its place in its quad: (mask >> 2 * (lane & 3)) & 3
+    ftz = bool(ins.mod("FTZ"))
+    a, b, mask = ins.f(1, ftz), ins.f(2, ftz), ins.raw(3)
+    rnd = ins.mod("RoundMode")
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        which = (mask >> (2 * (st.lane_index & 3))) & 3
+        exact = a(st).astype(np.float64) * _SWIZZLE_A[which] + b(st).astype(np.float64) * _SWIZZLE_B[which]
+        _fwrite(st, ins, m, _round(exact, rnd), ftz, False)
+    return op
 
 
 @semantics("FCHK")
@@ -2619,7 +2646,6 @@ unsupported("SIMD video instructions (byte/half lanes with merge modes)", "VABSD
             "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "IDP", "IMADSP")
 unsupported("LOD queries and explicit-derivative sampling (need the LOD computation of a sampler)", "TMML", "TXA",
             "TXD")
-unsupported("quad swizzles (the per-lane operation table is not documented well enough to trust)", "FSWZADD")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
 
