@@ -146,3 +146,36 @@ def test_every_corpus_program_runs(corpus: Path) -> None:
             assert (result.steps > 0).all()
             ran.append(f"{path.name} {title}")
     assert len(ran) == 23, ran
+
+
+def test_totk_font_vertex_shader_divergent_corners(corpus: Path) -> None:
+    # Read off the listing: vertex v draws corner v & 3 of character v >> 2, whose word is
+    # c[3][0x40 + 4 * (v >> 2)] (low 16 bits: glyph index g, high 16 bits: signed x). The corner is
+    # picked by an SSY block whose lanes leave through SYNCs at different places:
+    # corner (x, y) = (0, 0), (16, 0), (16, 16), (0, 16); uv offset (0, C), (D, C), (D, 0), (0, 0).
+    # uv = ((g & 63) * 20 + (4 if g <= 0x6a else 0) + 2) * c[1][4] + offset.x,
+    #      ((g // 64) * 22 + 2) * c[1][8] + offset.y   (g // 64 by a reciprocal c[1][0] = 1/64);
+    # position = M * (x + corner.x, corner.y, 0, 1), M's rows at c[3][0x00], [0x10], [0x20], [0x30].
+    shader = _shader(corpus, "totk_nvn_font_shader_jis1.bin", "part 2")
+    rng = _rng()
+    glyphs = np.array([0x41, 0x6A, 0x6B, 0x3, 200, 0x7FF])
+    xs = np.array([10, -5, 0, 300, 7, -1])
+    matrix = rng.uniform(-1, 1, (4, 4)).astype(np.float32)
+    c3 = np.zeros(0x40 // 4 + len(glyphs), np.uint32)
+    c3[:16] = matrix.reshape(-1).view(np.uint32)
+    c3[16:] = (glyphs & 0xFFFF) | ((xs & 0xFFFF) << 16)
+    c1 = np.array([1 / 64, 1 / 1024, 1 / 512], np.float32)
+    lanes = 4 * len(glyphs)
+    result = shader.run(lanes=lanes, constant_buffers={1: c1, 3: c3})
+    corner = np.array([[0, 0], [16, 0], [16, 16], [0, 16]], np.float32)
+    d, c = np.uint32(0x3C4CCCCD).view(np.float32), np.uint32(0x3C49F5BF).view(np.float32)
+    offset = np.array([[0, c], [d, c], [d, 0], [0, 0]], np.float32)
+    v = np.arange(lanes)
+    g, x, k = glyphs[v >> 2], xs[v >> 2], v & 3
+    u_cell = ((g & 63) * 20 + np.where(g <= 0x6A, 4, 0) + 2).astype(np.float32)
+    v_cell = ((g // 64) * 22 + 2).astype(np.float32)
+    uv = np.stack([u_cell * c1[1] + offset[k, 0], v_cell * c1[2] + offset[k, 1]], axis=1)
+    np.testing.assert_allclose(result.attribute(0), np.concatenate([uv, np.zeros((lanes, 1)), np.ones((lanes, 1))], 1),
+                               rtol=1e-6)
+    point = np.stack([x + corner[k, 0], corner[k, 1], np.zeros(lanes), np.ones(lanes)], axis=1)
+    np.testing.assert_allclose(result.position, point @ matrix.T.astype(np.float64), rtol=1e-5, atol=1e-4)
