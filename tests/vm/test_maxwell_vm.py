@@ -471,3 +471,17 @@ def test_fswzadd_operation_by_quad_position():
     # mask 0xe4: lane 0 a + b, lane 1 b - a, lane 2 a - b, lane 3 b
     r = run(["MOV32I R2, 0x40400000", "MOV32I R3, 0x40a00000", "FSWZADD R1, R2, R3, 0xe4"])  # a = 3, b = 5
     assert list(r.f32(1)) == [8.0, 2.0, -2.0, 5.0]
+
+
+def test_64bit_global_addresses_and_indexed_constant_buffers():
+    memory = np.arange(8, dtype=np.uint32) * 11  # words 0, 11, 22, ... at GPU address 0x1_0000_0000
+    r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x1",          # R3:R2 = 0x1_0000_0010: word 4
+             "LDG.E R4, [R2+0x4]",                          # word 5 = 55
+             "LDG.B64.E R6, [R2]",                           # words 4, 5 = 44, 55
+             "MOV32I R8, 0x77", "STG.E [R2+0x8], R8",       # word 6 = 0x77
+             "LDG.E R9, [R2+0x8]",
+             "MOV32I R10, 0x10008",                         # c[3 + 1][0x8 + 0x4]
+             "LDC.IS R11, c[0x3][R10+0x4]"],
+            lanes=1, memory={"global": (0x1_0000_0000, memory.tobytes())},
+            constant_buffers={3: np.zeros(4, np.uint32), 4: np.array([1, 2, 3, 4], np.uint32)})
+    assert [reg(r, i)[0] for i in (4, 6, 7, 9, 11)] == [55, 44, 55, 0x77, 4]

@@ -339,6 +339,7 @@ class Machine:
         self.stack_target = np.zeros((lanes, STACK_DEPTH), np.int64)
         self.sp = np.zeros(lanes, np.int64)
         self.memories: dict[str, np.ndarray] = {}
+        self.bases: dict[str, int] = {}  # address of each memory's first byte
         self.system: dict[str, np.ndarray] = {}
         self.emitted: list[list[tuple[np.ndarray, bool]]] = [[] for _ in range(lanes)]
         self.lane_index = np.arange(lanes)
@@ -1873,27 +1874,46 @@ def _ipa(ins: Ins) -> Op:
 
 @semantics("LDC")
 def _ldc(ins: Ins) -> Op:
+    # .IS/.ISL: the buffer is slot + Ra's high half, the address Ra's low half (Ryujinx); .IL reads
+    # like the plain form
     mode = ins.choice("AddressMode") if ins.mod("AddressMode") else ""
-    if mode:
-        raise ins.fail(f"LDC.{mode.upper()} (register-selected buffer) is not supported")
+    indexed = mode in ("Is", "Isl")
     d = ins.raw(0)
     slot, reg, offset = ins.raw(1, 0), ins.raw(1, 1), ins.signed(1)
     size = ins.choice("LsSize2")
     nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}[size]
 
-    def op(st: Machine, m: np.ndarray) -> None:
-        base = st.reg(reg).astype(np.int64) + offset
+    def read(st: Machine, slots: int, base: np.ndarray) -> list[np.ndarray]:
         if nbytes < 4:
-            v = st.cbuf_words(slot, base, nbytes)
-            if size[0] == "S":
-                v = _wrap(_extract(v, 0, 8 * nbytes, True))
-            st.write(d, v, m)
-            return
-        values = [st.cbuf_words(slot, base + 4 * k) for k in range(nbytes // 4)]
+            v = st.cbuf_words(slots, base, nbytes)
+            return [_wrap(_extract(v, 0, 8 * nbytes, True)) if size[0] == "S" else v]
+        return [st.cbuf_words(slots, base + 4 * k) for k in range(nbytes // 4)]
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        ra = st.reg(reg).astype(np.int64)
+        if indexed:
+            chosen = slot + (ra >> 16)
+            values = [np.zeros(st.n, U32) for _ in range(max(1, nbytes // 4))]
+            for value in np.unique(chosen[m]):
+                sel = chosen == value
+                for k, v in enumerate(read(st, int(value), (ra & 0xFFFF) + offset)):
+                    values[k] = np.where(sel, v, values[k])
+        else:
+            values = read(st, slot, ra + offset)
         for k, v in enumerate(values):
-            if d != RZ:
+            if d != RZ and d + k < RZ:
                 st.write(d + k, v, m)
     return op
+
+
+def _address(st: Machine, base_reg: int, offset: int, wide: bool, space: str) -> np.ndarray:
+    """Byte offsets into memory ``space``: the register (pair, with .E) plus the offset, less the
+    space's base address (global memory may be given at an address)."""
+    if wide:
+        address = st.pair(base_reg).astype(np.int64) + offset  # 40-bit addresses fit an int64
+    else:
+        address = st.reg(base_reg).astype(np.int64) + offset
+    return address - st.bases.get(space, 0)
 
 
 _LS_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16, "UB128": 16}
@@ -1901,8 +1921,7 @@ _LS_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 1
 
 def _memory_op(space: str, store: bool, enum: str) -> Builder:
     def build(ins: Ins) -> Op:
-        if ins.mod("E"):
-            raise ins.fail("64-bit (.E) addresses are not supported: memory is addressed by 32-bit offsets")
+        wide = bool(ins.mod("E"))  # a 64-bit address in a register pair
         if store:
             mi, ri = 0, 1
         else:
@@ -1914,8 +1933,8 @@ def _memory_op(space: str, store: bool, enum: str) -> Builder:
             raise ins.fail("the predicate operand of LD/ST is not supported")
 
         def op(st: Machine, m: np.ndarray) -> None:
-            address = st.reg(base_reg).astype(np.int64) + offset
             where = space if space != "generic" else "global"
+            address = _address(st, base_reg, offset, wide, where)
             if store:
                 words = [st.reg(reg + k if reg != RZ else RZ) for k in range(max(1, nbytes // 4))]
                 st.store(where, address, words, nbytes, m)
@@ -2533,8 +2552,7 @@ def _atomic_apply(op: str, old: int, value: int, signed: bool, is_float: bool) -
 
 def _atomic(space: str, returns: bool) -> Builder:
     def build(ins: Ins) -> Op:
-        if ins.mod("E"):
-            raise ins.fail("64-bit (.E) addresses are not supported: memory is addressed by 32-bit offsets")
+        wide = bool(ins.mod("E"))
         cas = ins.suffix == "CAS"
         if returns:
             d, mi, vi = ins.raw(0), 1, 2
@@ -2555,7 +2573,7 @@ def _atomic(space: str, returns: bool) -> Builder:
 
         def op(st: Machine, m: np.ndarray) -> None:
             mem = st.memory(space)
-            address = st.reg(base_reg).astype(np.int64) + offset
+            address = _address(st, base_reg, offset, wide, space)
             values = st.reg(value_reg)
             news = st.reg(value_reg + 1) if cas and value_reg != RZ else values
             olds = np.zeros(st.n, U32)
@@ -2834,7 +2852,8 @@ class MaxwellShader:
         ``constant_buffers``: {slot: bytes or array} (arrays are stored as their float32/uint32
         bytes). ``textures``: {texture index or bindless handle: array or list of mip levels; ``"*"``: any
         other texture}. ``memory``:
-        {"global"|"shared": bytes-like, "local": bytes-like per lane or size}."""
+        {"global"|"shared": bytes-like, "local": bytes-like per lane or size}; a value may be
+        ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold)."""
         limit = self.max_steps if max_steps is None else max_steps
         arrays = _normalize_inputs(inputs)
         count = lanes if lanes is not None else (len(next(iter(arrays.values()))) if arrays else 32)
@@ -2855,6 +2874,10 @@ class MaxwellShader:
         for space, data in (memory or {}).items():
             if space not in ("global", "shared", "local"):
                 raise VMError(f"memory space {space!r} is not global, shared or local")
+            if isinstance(data, tuple):  # (address of the first byte, contents)
+                if len(data) != 2 or not isinstance(data[0], int):
+                    raise VMError(f"memory {space!r}: a tuple is (base address, contents)")
+                st.bases[space], data = data
             if space == "local":
                 size = int(data) if isinstance(data, int) else len(_as_bytes(data))
                 mem = np.zeros((count, size), np.uint8)
