@@ -485,3 +485,16 @@ def test_64bit_global_addresses_and_indexed_constant_buffers():
             lanes=1, memory={"global": (0x1_0000_0000, memory.tobytes())},
             constant_buffers={3: np.zeros(4, np.uint32), 4: np.array([1, 2, 3, 4], np.uint32)})
     assert [reg(r, i)[0] for i in (4, 6, 7, 9, 11)] == [55, 44, 55, 0x77, 4]
+
+
+def test_nested_divergence_inside_a_loop_and_same_address_stores():
+    # for i in 0..lane: if i is odd: acc += 10 else: acc += 1   (lane 3: 1 + 10 + 1 + 10 = 22)
+    r = run(["S2R R0, SR_LANEID", "MOV R1, RZ", "MOV R2, RZ", "PBK {out}",
+             "loop:", "ISETP.GT.AND P0, PT, R1, R0, PT", "@P0 BRK",
+             "LOP32I.AND R3, R1, 0x1", "ISETP.NE.AND P1, PT, R3, RZ, PT",
+             "SSY {join}", "@P1 BRA {odd}", "IADD32I R2, R2, 0x1", "SYNC",
+             "odd:", "IADD32I R2, R2, 0xa", "SYNC",
+             "join:", "IADD32I R1, R1, 0x1", "BRA {loop}",
+             "out:", "STS [RZ], R0", "LDS R4, [RZ]"], lanes=4, memory={"shared": bytes(4)})
+    assert reg(r, 2) == [1, 11, 12, 22]
+    assert reg(r, 4) == [3, 3, 3, 3]  # every lane stored to one word: the last lane's value stays

@@ -434,14 +434,19 @@ class Machine:
     def pop_to(self, mask: np.ndarray, kind: int, what: str) -> None:
         """For the lanes of ``mask``: drop stack entries down to and including the nearest ``kind``
         entry and continue at its target."""
-        for lane in np.nonzero(mask)[0]:
-            depth = int(self.sp[lane])
-            while depth > 0 and self.stack_kind[lane, depth - 1] != kind:
-                depth -= 1
-            if depth == 0:
-                raise VMError(f"{what} at {int(self.pc[lane]):#x} with no matching entry on lane {lane}'s stack")
-            self.pc[lane] = self.stack_target[lane, depth - 1]
-            self.sp[lane] = depth - 1
+        lanes = np.nonzero(mask)[0]
+        if not len(lanes):
+            return
+        depth = self.sp[lanes]
+        level = np.full(len(lanes), -1, np.int64)
+        for index in range(int(depth.max()) - 1, -1, -1):  # the nearest entry of the kind, top down
+            hit = (level < 0) & (depth > index) & (self.stack_kind[lanes, index] == kind)
+            level[hit] = index
+        if (level < 0).any():
+            lane = int(lanes[np.argmax(level < 0)])
+            raise VMError(f"{what} at {int(self.pc[lane]):#x} with no matching entry on lane {lane}'s stack")
+        self.pc[lanes] = self.stack_target[lanes, level]
+        self.sp[lanes] = level
 
     # memories
     def memory(self, space: str) -> np.ndarray:
@@ -480,12 +485,15 @@ class Machine:
             raise VMError(f"{space} store of {size} bytes at {int(address[lane]):#x} is outside the {span:#x}-byte memory")
         data = np.stack([np.broadcast_to(np.asarray(w, U32), (self.n,)) for w in words], axis=1)
         raw = np.ascontiguousarray(data).view(np.uint8).reshape(self.n, -1)[:, :size]
-        for index in np.nonzero(mask)[0]:
-            a = int(address[index])
-            if mem.ndim == 2:
-                mem[index, a:a + size] = raw[index]
-            else:
-                mem[a:a + size] = raw[index]
+        lanes = np.nonzero(mask)[0]
+        offsets = address[lanes][:, None] + np.arange(size)
+        if mem.ndim == 2:
+            mem[lanes[:, None], offsets] = raw[lanes]
+        elif len(np.unique(offsets)) == offsets.size:
+            mem[offsets] = raw[lanes]
+        else:  # lanes storing to the same bytes: one after another, the last lane's bytes stay
+            for index, where in zip(lanes, offsets):
+                mem[where] = raw[index]
 
 
 Op = Callable[[Machine, np.ndarray], None]
