@@ -347,8 +347,8 @@ def test_half_precision():
 
 
 def test_unsupported_instructions_name_the_mnemonic():
-    with pytest.raises(VMError, match="TXD"):
-        run(["TXD.2D R1, PT, R2, R3, 0x8, 0xf"])
+    with pytest.raises(VMError, match="TXA"):
+        run(["TXA R1, R2, 0x8, 0xf"])
     with pytest.raises(VMError, match="SUST"):
         run(["SUST.1D.RGBA R2, R1, 0x0"])
     with pytest.raises(VMError, match="constant buffer c\\[0x5\\]"):
@@ -498,3 +498,10 @@ def test_nested_divergence_inside_a_loop_and_same_address_stores():
              "out:", "STS [RZ], R0", "LDS R4, [RZ]"], lanes=4, memory={"shared": bytes(4)})
     assert reg(r, 2) == [1, 11, 12, 22]
     assert reg(r, 4) == [3, 3, 3, 3]  # every lane stored to one word: the last lane's value stays
+
+
+def test_txd_samples_level_zero_and_tmml_reports_lod_zero():
+    levels = [np.full((2, 2), 0.25), np.full((1, 1), 0.5)]
+    r = _tex_run(["TXD.2D R4, PT, R0, R2, 0x8, 0x1", "TMML.2D R5, R0, RZ, 0x8, 0x3"],
+                 {0: np.array([[0.5, 0.5, 9.0, 9.0]])}, {8: levels}, 1)
+    assert r.f32(4)[0] == 0.25 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0

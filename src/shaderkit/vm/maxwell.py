@@ -39,7 +39,8 @@ Documented choices:
   faces +X, -X, +Y, -Y, +Z, -Z; channels pad as (r, 0, 0, 1); uint8/uint16 are UNORM, 32-bit
   integers stay raw words. ``sampler`` is ``nearest`` or ``linear`` (bilinear/trilinear in space,
   texel centres at .5), ``wrap`` ``repeat`` or ``clamp`` (cube faces clamp); a list of arrays
-  gives mip levels, picked by an explicit LOD (rounded; bias and implicit LOD use level 0). Depth
+  gives mip levels, picked by an explicit LOD (rounded; bias, implicit LOD and TXD's derivatives
+  use level 0, and TMML reports LOD 0). Depth
   compare (DC) is LEQUAL per texel before filtering and fills every component. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
@@ -2458,6 +2459,47 @@ def _tld4(ins: Ins) -> Op:
     return op
 
 
+@semantics("TXD")
+def _txd(ins: Ins) -> Op:
+    # explicit derivatives only choose the mip level; the VM samples level 0 without derivatives
+    # (as for implicit LOD). Layout: [handle in Ra], coordinates, then a word with the array index
+    # (low 16 bits) and offsets (4 bits each from bit 16); the derivatives are in Rb.
+    ra = _sequence(ins.raw(2))
+    dim = ins.choice("TexDim")
+    plan = _TexPlan(dim, [])
+    if ins.suffix == "B":
+        plan.handle = ra()
+    plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
+    packed = ra()
+    if dim.startswith("Array") or ins.mod("TOFF"):
+        raise ins.fail("TXD of arrays or with offsets is not supported")
+    del packed
+    mask = ins.raw(len(ins.operands) - 1)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    tex = -1 if ins.suffix == "B" else ins.raw(4)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs_out)
+    return op
+
+
+@semantics("TMML")
+def _tmml(ins: Ins) -> Op:
+    # the LOD the hardware would compute (fixed point, 8 fraction bits): 0, the level the VM samples
+    # without derivatives; components z and w are 0 too
+    d = ins.raw(0)
+    mask = ins.raw(len(ins.operands) - 1)
+    count = bin(mask).count("1")
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        for k in range(count):
+            if d != RZ and d + k < RZ:
+                st.write(d + k, np.zeros(st.n, U32), m)
+    return op
+
+
 @semantics("TXQ")
 def _txq(ins: Ins) -> Op:
     query = ins.choice("TexQuery")
@@ -2670,8 +2712,7 @@ unsupported("surface (image) loads, stores and atomics: no surface model", "SUAT
             "SUSTD", "SUSTDB")
 unsupported("SIMD video instructions (byte/half lanes with merge modes)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD",
             "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "IDP", "IMADSP")
-unsupported("LOD queries and explicit-derivative sampling (need the LOD computation of a sampler)", "TMML", "TXA",
-            "TXD")
+unsupported("TXA (a texture LOD query with no public description of its result)", "TXA")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
 
