@@ -2704,14 +2704,17 @@ def _flow_builder(ins: Ins) -> Op:
 for _name in _FLOW:
     SEMANTICS[_name] = _flow_builder
 
-unsupported("bindless/indirect or absolute jumps (targets from registers, c[][] or absolute addresses)",
-            "BRX", "JMP", "JMX", "JCAL", "PLONGJMP", "LONGJMP", "PRET", "PEXIT", "SETCRSPTR", "GETCRSPTR",
-            "SETLMEMBASE", "GETLMEMBASE", "LEPC")
+unsupported("indirect or absolute jumps (targets from registers, c[][] or absolute code addresses: the VM runs "
+            "one program from offset 0)", "BRX", "JMP", "JMX", "JCAL", "PLONGJMP", "LONGJMP", "PRET", "PEXIT", "LEPC")
+unsupported("call-stack and local-memory window registers (hardware context state the VM does not model)",
+            "SETCRSPTR", "GETCRSPTR", "SETLMEMBASE", "GETLMEMBASE")
 unsupported("surface (image) loads, stores and atomics: no surface model", "SUATOM", "SUATOMB", "SUATOMB2",
             "SUATOMCAS", "SUATOMCASB", "SULD", "SULDB", "SULDD", "SULDDB", "SURED", "SUREDB", "SUST", "SUSTB",
             "SUSTD", "SUSTDB")
-unsupported("SIMD video instructions (byte/half lanes with merge modes)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD",
-            "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "IDP", "IMADSP")
+unsupported("SIMD video instructions (byte/half-word lanes, selects and merge modes not verified against a "
+            "reference)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD", "VMNMX", "VSET", "VSETP", "VSHL", "VSHR")
+unsupported("packed-integer dot products and multiply-adds with sub-word selects (not verified against a "
+            "reference)", "IDP", "IMADSP")
 unsupported("TXA (a texture LOD query with no public description of its result)", "TXA")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
