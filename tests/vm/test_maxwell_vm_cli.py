@@ -68,3 +68,24 @@ def test_run_bnsh_with_cbuf_and_errors(corpus: Path, tmp_path: Path, capsys: pyt
     assert code != 0 and "c[0x4]" in err
     code, out, err = run_cli(capsys, "run", str(quad), "--program", "7")
     assert code != 0 and "--program 7" in err
+
+
+def test_dksh_compute_program_runs_one_block() -> None:
+    # block 8x8x1 and 0x100 bytes of shared memory from the module: thread (x, y) stores its index
+    # y * 8 + x at word index, then reads its neighbour's word (index + 1) % 64
+    import shaderkit
+    from shaderkit.vm.maxwell import MaxwellShader
+
+    code = build(["S2R R0, SR_TID.X", "S2R R1, SR_TID.Y", "ISCADD R2, R1, R0, 0x3", "SHL R3, R2, 0x2",
+                  "STS [R3], R2", "IADD32I R4, R3, 0x4", "LOP32I.AND R4, R4, 0xff", "LDS R5, [R4]"])
+    assert len(code) <= 0x100
+    control = dk.header(0x100, 0x100, 1)
+    control += dk.program_header(5, 0, 8, 0, 0, 0, dk.comp_union())
+    control += bytes(0x100 - len(control))
+    module = control + code + bytes(0x100 - len(code))
+    shader = MaxwellShader.from_dksh(shaderkit.open(module), 0)
+    assert shader.stage == "compute" and shader.block_dims == (8, 8, 1) and shader.shared_memory == 0x100
+    result = shader.run()
+    index = np.arange(64)
+    assert list(result.registers[:, 2]) == list(index)
+    assert list(result.registers[:, 5]) == list((index + 1) % 64)

@@ -2764,12 +2764,16 @@ class RunResult:
 @dataclass
 class MaxwellShader:
     """One Maxwell program: its code (from the first instruction's bundle, SPH stripped), the SPH,
-    the stage, and optionally constant buffer 1's data (DKSH modules carry it)."""
+    the stage, and optionally constant buffer 1's data (DKSH modules carry it). A compute
+    program's lanes are the threads of one block: SR_TID.X/Y/Z count through ``block_dims``."""
 
     code: bytes
     sph: Any = None
     stage: str = "vertex"
     constbuf1: bytes = b""
+    #: compute programs: the thread-block size (x, y, z) and shared memory bytes, when the file says
+    block_dims: tuple[int, int, int] | None = None
+    shared_memory: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
     _words: list[int] = field(default_factory=list, repr=False)
     _ops: dict[int, Op] = field(default_factory=dict, repr=False)
@@ -2803,7 +2807,14 @@ class MaxwellShader:
         if not isinstance(code, NvnShaderCode):
             raise VMError(f"variation {variation} has no binary {stage} stage")
         nvn = NvnCode.from_bytes(code.data, program_offset=control_program_offset(code.control))
-        return cls(nvn.code, nvn.sph, stage)
+        shader = cls(nvn.code, nvn.sph, stage)
+        if stage == "compute":
+            sizes = [getattr(program.compiler_reflection, "compute_work_group_size", (0, 0, 0))]
+            if program.reflection is not None and program.reflection.stages[STAGES.index(stage)] is not None:
+                sizes.insert(0, program.reflection.stages[STAGES.index(stage)].compute_work_group_size)
+            dims = next((tuple(size) for size in sizes if all(size)), None)
+            shader.block_dims = dims
+        return shader
 
     @classmethod
     def from_nvn_program(cls, model: Any, part: int) -> MaxwellShader:
@@ -2819,7 +2830,12 @@ class MaxwellShader:
             raise VMError(f"program {program} is not 0..{len(model.programs) - 1}")
         prog = model.programs[program]
         stage = {"fragment": "pixel"}.get(prog.stage, prog.stage)
-        return cls(prog.code, prog.sph, stage, prog.constbuf1)
+        shader = cls(prog.code, prog.sph, stage, prog.constbuf1)
+        params = prog.header.params
+        if stage == "compute" and hasattr(params, "block_dims") and all(params.block_dims):
+            shader.block_dims = (params.block_dims[0], params.block_dims[1], params.block_dims[2])
+            shader.shared_memory = params.shared_mem_sz
+        return shader
 
     @classmethod
     def programs(cls, model: Any) -> list[tuple[str, MaxwellShader]]:
@@ -2908,7 +2924,9 @@ class MaxwellShader:
         ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold)."""
         limit = self.max_steps if max_steps is None else max_steps
         arrays = _normalize_inputs(inputs)
-        count = lanes if lanes is not None else (len(next(iter(arrays.values()))) if arrays else 32)
+        block = self.block_dims
+        default = block[0] * block[1] * block[2] if block else 32
+        count = lanes if lanes is not None else (len(next(iter(arrays.values()))) if arrays else default)
         if count < 1:
             raise VMError("lanes must be at least 1")
         st = Machine(count)
@@ -2923,6 +2941,13 @@ class MaxwellShader:
             st.cbufs[int(slot)] = _as_bytes(data)
         st.textures = dict(textures or {})
         st.system = {k: np.asarray(v) for k, v in (system_values or {}).items()}
+        if block:  # thread ids through the block (lanes past one block continue in the next CTA)
+            index = np.arange(count)
+            per_block = block[0] * block[1] * block[2]
+            ids = {"SR_TID.X": index % block[0], "SR_TID.Y": index // block[0] % block[1],
+                   "SR_TID.Z": index // (block[0] * block[1]) % block[2], "SR_CTAID.X": index // per_block}
+            for name, values in ids.items():
+                st.system.setdefault(name, values)
         for space, data in (memory or {}).items():
             if space not in ("global", "shared", "local"):
                 raise VMError(f"memory space {space!r} is not global, shared or local")
@@ -2938,6 +2963,8 @@ class MaxwellShader:
                 st.memories[space] = mem
             else:
                 st.memories[space] = _as_bytes(data).copy()
+        if "shared" not in st.memories and self.shared_memory:
+            st.memories["shared"] = np.zeros(self.shared_memory, np.uint8)
         if "local" not in st.memories and self.sph is not None:
             size = self.sph.shader_local_memory_low_size | self.sph.shader_local_memory_high_size << 24
             if size:
