@@ -29,8 +29,10 @@ Documented choices:
   inputs and results to signed zero; .FMZ makes a product with a zero factor +0 (even with inf
   or NaN); .SAT clamps to [0, 1] with NaN -> 0.
 * MUFU.RCP(0) = +inf, RSQ(0) = +inf, LG2(0) = -inf, LG2(<0) = NaN (IEEE results).
+* FMNMX/DMNMX return the other operand when one is NaN (IEEE minNum/maxNum).
 * F2I: NaN -> 0, out-of-range values clamp to the destination range (PTX's cvt rules).
-* IADD/ISCADD with both negation bits set is ``.PO`` (a + b + 1), as Ryujinx's AvgMode names it.
+* IADD/ISCADD with both negation bits set is ``.PO`` (a + b + 1), as Ryujinx's AvgMode names it
+  and IADD32I's ``po`` reads in envydis (envydis shows IADD's two bits as two negations).
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
 * Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
   in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
