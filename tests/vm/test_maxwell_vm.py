@@ -505,3 +505,11 @@ def test_txd_samples_level_zero_and_tmml_reports_lod_zero():
     r = _tex_run(["TXD.2D R4, PT, R0, R2, 0x8, 0x1", "TMML.2D R5, R0, RZ, 0x8, 0x3"],
                  {0: np.array([[0.5, 0.5, 9.0, 9.0]])}, {8: levels}, 1)
     assert r.f32(4)[0] == 0.25 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0
+
+
+def test_per_texture_sampler_state():
+    tex = np.array([[0.0, 1.0]], np.float32)  # 1 x 2: texel centres at u = 0.25, 0.75
+    lines = ["TEXS.2D R4, RZ, R0, R1, 0x8, R", "TEXS.2D R5, RZ, R0, R1, 0x9, R"]
+    r = _tex_run(lines, {0: np.array([[0.5, 0.5, 0, 0]])},
+                 {8: tex, 9: {"levels": tex, "filter": "nearest", "wrap": "clamp"}}, 1, sampler="linear")
+    assert r.f32(4)[0] == 0.5 and r.f32(5)[0] == 1.0  # bilinear midpoint; nearest picks texel 1

@@ -813,7 +813,6 @@ def _f2f(ins: Ins) -> Op:
     return op
 
 
-_INT_RANGE = {8: (0, 255), 16: (0, 0xFFFF), 32: (0, 0xFFFFFFFF), 64: (0, (1 << 64) - 1)}
 
 
 def _int_limits(bits: int, signed: bool) -> tuple[int, int]:
@@ -2102,12 +2101,26 @@ def _with_channels(arr: np.ndarray, spatial: int) -> np.ndarray:
     return arr
 
 
-def _levels(st: Machine, key: int | str) -> list[Any]:
+def _texture_spec(st: Machine, key: int | str) -> tuple[list[Any], str, str]:
+    """(mip levels, filter, wrap) of texture ``key``: an array, a list of levels, or a mapping with
+    ``levels`` (or ``data``) and optional ``filter``/``wrap`` overriding the run's sampler."""
     tex = st.textures.get(key, st.textures.get("*"))
     if tex is None:
         raise VMError(f"the shader uses texture {key:#x}, which was not given" if isinstance(key, int)
                       else f"the shader uses texture {key}, which was not given")
-    return list(tex) if isinstance(tex, (list, tuple)) else [tex]
+    filter_, wrap = st.filter, st.wrap
+    if isinstance(tex, Mapping):
+        filter_, wrap = tex.get("filter", filter_), tex.get("wrap", wrap)
+        if filter_ not in ("linear", "nearest") or wrap not in ("repeat", "clamp"):
+            raise VMError(f"texture {key}: filter is linear|nearest, wrap is repeat|clamp")
+        tex = tex.get("levels", tex.get("data"))
+        if tex is None:
+            raise VMError(f"texture {key}: a mapping needs 'levels' or 'data'")
+    return (list(tex) if isinstance(tex, (list, tuple)) else [tex]), filter_, wrap
+
+
+def _levels(st: Machine, key: int | str) -> list[Any]:
+    return _texture_spec(st, key)[0]
 
 
 def _wrap_index(i: np.ndarray, size: int, mode: str) -> np.ndarray:
@@ -2162,7 +2175,16 @@ def _cube(st: Machine, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.
 
 def _sample(st: Machine, plan: _TexPlan, key: int | str, m: np.ndarray) -> tuple[np.ndarray, bool]:
     """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers."""
-    levels = _levels(st, key)
+    levels, filter_, wrap = _texture_spec(st, key)
+    saved = st.filter, st.wrap
+    st.filter, st.wrap = filter_, wrap
+    try:
+        return _sample_levels(st, plan, levels, m)
+    finally:
+        st.filter, st.wrap = saved
+
+
+def _sample_levels(st: Machine, plan: _TexPlan, levels: list[Any], m: np.ndarray) -> tuple[np.ndarray, bool]:
     if plan.has_lod and not plan.bias and len(levels) > 1:
         raw = _read_i(st, plan.lod) if plan.integer else np.rint(np.nan_to_num(_read_f(st, plan.lod)))
         level = np.clip(np.asarray(raw, np.int64), 0, len(levels) - 1)
@@ -2920,8 +2942,8 @@ class MaxwellShader:
         (float arrays stored as float32 bits, integer arrays as raw words), or a (lanes, k, 4)
         array for generic attributes 0..k-1. Pixel shaders read them as the interpolated values.
         ``constant_buffers``: {slot: bytes or array} (arrays are stored as their float32/uint32
-        bytes). ``textures``: {texture index or bindless handle: array or list of mip levels; ``"*"``: any
-        other texture}. ``memory``:
+        bytes). ``textures``: {texture index or bindless handle: array, list of mip levels, or
+        ``{"levels": ..., "filter": "nearest", "wrap": "clamp"}``; ``"*"``: any other texture}. ``memory``:
         {"global"|"shared": bytes-like, "local": bytes-like per lane or size}; a value may be
         ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold)."""
         limit = self.max_steps if max_steps is None else max_steps
