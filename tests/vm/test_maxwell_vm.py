@@ -513,3 +513,14 @@ def test_per_texture_sampler_state():
     r = _tex_run(lines, {0: np.array([[0.5, 0.5, 0, 0]])},
                  {8: tex, 9: {"levels": tex, "filter": "nearest", "wrap": "clamp"}}, 1, sampler="linear")
     assert r.f32(4)[0] == 0.5 and r.f32(5)[0] == 1.0  # bilinear midpoint; nearest picks texel 1
+
+
+def test_vmnmx():
+    r = run(["MOV32I R2, 0x5", "MOV32I R3, 0x9", "MOV32I R5, 0xfffffffd", "MOV32I R7, 0x12345678",
+             "VMNMX.U32.U32.ACC.MN R1, R2, R3, RZ",      # max(5, 9) + 0 = 9
+             "VMNMX.S32.S32.ACC R4, R2, R5, RZ",         # signed min(5, -3) = -3
+             "VMNMX.U32.S32.ACC.MN R6, R2, R5, RZ",      # max(5, -3) = 5 (exact integers)
+             "VMNMX.U32.U32.ACC R8, R2, R3, R2",         # min(5, 9) + 5 = 10
+             "VMNMX.U8B1.U32.MRG16L R9, R7, R3, R7",     # min(0x56, 9) = 9 into C's low half: 0x12340009
+             "VMNMX.S32.S32.SAT.ACC R10, R5, R5, RZ"])   # min(-3, -3), signed result saturated at 0
+    assert [reg(r, i)[0] for i in (1, 4, 6, 8, 9, 10)] == [9, 0xFFFFFFFD, 5, 10, 0x12340009, 0]
