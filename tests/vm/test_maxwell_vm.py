@@ -524,3 +524,57 @@ def test_vmnmx():
              "VMNMX.U8B1.U32.MRG16L R9, R7, R3, R7",     # min(0x56, 9) = 9 into C's low half: 0x12340009
              "VMNMX.S32.S32.SAT.ACC R10, R5, R5, RZ"])   # min(-3, -3), signed result saturated at 0
     assert [reg(r, i)[0] for i in (1, 4, 6, 8, 9, 10)] == [9, 0xFFFFFFFD, 5, 10, 0x12340009, 0]
+
+
+def test_predicate_register_moves_lea_icmp_iset():
+    r = run(["ISETP.EQ.AND P0, PT, RZ, RZ, PT", "ISETP.EQ.AND P2, PT, RZ, RZ, PT",
+             "P2R R1, PR, RZ, 0x7f",                 # P0, P2 set: 0b101
+             "MOV32I R3, 0x7a", "R2P PR, R3, 0x7f",  # P1, P3..P6 set, P0, P2 clear
+             "P2R R4, PR, RZ, 0x7f",
+             "MOV32I R2, 0x3", "MOV32I R3, 0x100",
+             "LEA R5, P6, R2, R3, 0x4",              # (3 << 4) + 0x100 = 0x130, no carry
+             "MOV32I R6, 0x7", "MOV32I R7, 0x8", "MOV32I R8, 0xffffffff",
+             "ICMP.LT R9, R6, R7, R8",               # C = -1 < 0 (signed): A = 7
+             "ICMP.LT.U32 R10, R6, R7, R8",          # 0xffffffff < 0 unsigned: no, B = 8
+             "ISET.BF.LT.AND R11, R2, R3, PT",       # 3 < 0x100: 1.0
+             "IMAD R12, R2, R6, R7",                 # 3 * 7 + 8 = 29
+             "IMAD.HILO.BSIGNED.ASIGNED R13, R8, R2, RZ"])  # high word of -1 * 3 = -1
+    assert [reg(r, i)[0] for i in (1, 4, 5, 9, 10, 12, 13)] == [0b101, 0x7A, 0x130, 7, 8, 29, 0xFFFFFFFF]
+    assert r.f32(11)[0] == 1.0 and not r.predicates[0, 6]
+
+
+def test_doubles_and_float_conversions():
+    r = run(["MOV R2, RZ", "MOV32I R3, 0x3ff80000",      # 1.5
+             "MOV R6, RZ", "MOV32I R7, 0x40020000",      # 2.25
+             "MOV R8, RZ", "MOV32I R9, 0x3fe40000",      # 0.625
+             "DADD R10, R2, R6",                          # 3.75
+             "DMUL R12, R2, R6",                          # 3.375
+             "DFMA R14, R2, R6, R8",                      # 4.0
+             "DSETP.LT.AND P0, PT, R2, R6, PT",           # 1.5 < 2.25
+             "MOV32I R16, 0x3dcccccd",                    # 0.1f
+             "F2F.F64.F32 R18, R16",                      # exactly the float's value as a double
+             "MOV32I R20, 0x3fc00000",
+             "F2F.F16.F32 R21, R20",                      # 1.5 as a half: 0x3e00
+             "MOV32I R22, 0x3c00",
+             "F2F.F32.F16 R23, R22",                      # 1.0
+             "MOV32I R24, 0x40000000",
+             "MUFU.RCP64H R25, R24",                      # high word of 1 / 2.0 = 0x3fe00000
+             "MOV32I R26, 0xfffffffd",
+             "I2F.F64.S32 R28, R26",                      # -3.0
+             "F2I.S32.F64.TRUNC R30, R28"])               # -3
+    pair = lambda i: int(reg(r, i)[0]) | int(reg(r, i + 1)[0]) << 32  # noqa: E731
+    as_double = lambda bits: struct.unpack("<d", struct.pack("<Q", bits))[0]  # noqa: E731
+    assert [as_double(pair(i)) for i in (10, 12, 14)] == [3.75, 3.375, 4.0] and r.predicates[0, 0]
+    assert as_double(pair(18)) == float(np.float32(0.1))
+    assert reg(r, 21)[0] == 0x3E00 and r.f32(23)[0] == 1.0 and reg(r, 25)[0] == 0x3FE00000
+    assert as_double(pair(28)) == -3.0 and reg(r, 30)[0] == 0xFFFFFFFD
+
+
+def test_half_compares_al2p_and_output_reads():
+    r = run(["MOV32I R2, 0x42003c00", "MOV32I R3, 0x40004000",   # (1, 3) against (2, 2)
+             "HSETP2.LT.AND P0, P1, R2, R3, PT",                   # 1 < 2, not 3 < 2
+             "HSET2.BF.LT.AND R4, R2, R3, PT",                     # halves 1.0 / 0: 0x00003c00
+             "MOV32I R5, 0x10", "AL2P R6, P2, a[R5+0x80]",         # 0x90
+             "MOV32I R7, 0x40400000", "AST a[0x70], R7", "ALD.O R8, a[0x70]"])
+    assert r.predicates[0, 0] and not r.predicates[0, 1]
+    assert reg(r, 4)[0] == 0x3C00 and reg(r, 6)[0] == 0x90 and r.f32(8)[0] == 3.0
