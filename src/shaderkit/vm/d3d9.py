@@ -1348,7 +1348,8 @@ class D3D9Shader:
                 m.regs[(REG_MISC, 0)] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
             if (REG_MISC, 1) not in m.regs:
                 m.regs[(REG_MISC, 1)] = np.ones((n, 4), F32)
-        self._execute(m)
+        with np.errstate(all="ignore"):
+            self._execute(m)
         registers, semantics = self._collect(m, spread)
         discarded = m.discarded[::spread] if spread > 1 else m.discarded
         return D3D9Outputs(registers, semantics, discarded, m.steps)
