@@ -1,5 +1,5 @@
-"""``shaderkit run``: execute a shader on the CPU: PICA200 SHBIN over a set of vertices, or a DXBC
-vertex/pixel/compute shader (``cli/run_sm4.py``)."""
+"""``shaderkit run``: execute a shader on the CPU: PICA200 SHBIN over a set of vertices, a DXBC
+vertex/pixel/compute shader (``cli/run_sm4.py``) or a bare D3D9 shader (``cli/run_d3d9.py``)."""
 
 from __future__ import annotations
 
@@ -238,8 +238,10 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
               help="PICA200: set a uniform by name or register (c5, i0, b3); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
-              help="DXBC: set a constant-buffer variable by its RDEF name; repeatable.")
-@click.option("--count", type=click.IntRange(min=1), default=None, help="DXBC: invocations (primitives, patches) without --inputs.")
+              help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: a constant by CTAB name or "
+                   "register (c4, i0, b1); repeatable.")
+@click.option("--count", type=click.IntRange(min=1), default=None,
+              help="DXBC: invocations (primitives, patches) without --inputs; D3D9: vertices or pixels.")
 @click.option("--groups", default="1,1,1", show_default=True, help="DXBC compute: thread groups x,y,z.")
 @click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
@@ -247,7 +249,7 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...], cbuffers: tuple[str, ...],
         count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None) -> None:
     """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
-    geometry, hull, domain or compute shaders) and show its outputs."""
+    geometry, hull, domain or compute shaders; D3D9: vs/ps 1.x-3.0) and show its outputs."""
     _numpy()
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
@@ -261,6 +263,11 @@ def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...]
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
     model = load_model(file)
+    if model.format_name == "d3d9":
+        from shaderkit.cli.run_d3d9 import run_d3d9
+
+        run_d3d9(model, inputs_path, cbuffers, output_path or "-", count)
+        return
     if inputs_path is None:
         raise click.UsageError("PICA200 shaders need --inputs")
     inputs = load_inputs(inputs_path)
