@@ -12,7 +12,7 @@ import pytest
 import shaderkit
 from shaderkit.formats.dxbc.aon9 import bare_programs
 from shaderkit.vm.d3d9 import D3D9Shader
-from tests.conftest import corpus_params
+from conftest import corpus_params
 
 
 def _level9(path: Path) -> D3D9Shader:
