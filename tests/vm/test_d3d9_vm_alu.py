@@ -220,3 +220,11 @@ def test_bad_input_names_raise() -> None:
         sh.run(NORMAL=[[0, 0, 0, 0]])
     with pytest.raises(VMError, match="constant named"):
         sh.set("NoSuchThing", [1])
+
+
+def test_scalar_sources_without_replicate_swizzle() -> None:
+    # rcp/rsq take the swizzled w, log/exp/pow the swizzled x (Wine's reading); pow(0, 0) = 1
+    sh = vs("dcl_texcoord0 o1\nrcp o0.x, v0\nrsq o0.y, v0\nlog o0.z, v0\nexp o0.w, v0\npow o1, v0.z, v0.z\n")
+    out = sh.run(v0=[[8, 2, 0, 4]])
+    np.testing.assert_array_equal(out["o0"], [[0.25, 0.5, 3, 256]])
+    np.testing.assert_array_equal(out["o1"], [[1, 1, 1, 1]])

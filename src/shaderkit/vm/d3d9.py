@@ -32,14 +32,15 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   ``log``/``logp``: log2(|x|) with log(0) = -FLT_MAX (the reference's value, not -inf);
   ``exp``/``expp``: 2**x (``expp`` in vs_1_1: (2**floor(x), x - floor(x), 2**x, 1)); *``expp`` and
   ``logp`` are computed at full precision (the reference promises at least 10 bits).
-  Scalar sources (rcp, rsq, exp, log, expp, logp) take their replicate swizzle's component; *with
-  another swizzle they take the swizzled w (vs_1_1's default component).
+  Scalar sources take their replicate swizzle's component; *with another swizzle rcp/rsq take
+  the swizzled w (vs_1_1's default component) and exp/log/expp/logp/pow/sincos the swizzled x,
+  as Wine reads them.
 * ``min``/``max``: *``a < b ? a : b`` / ``a >= b ? a : b`` (a NaN in a gives b, in b gives a... as
   the comparison falls); ``slt``/``sge``/``cmp``/``cnd`` compare as IEEE (NaN compares false).
 * ``lit``: the reference's clamp of the power to +-127.9961 and y, z only for src.x > 0 (z only
   for src.y > 0 too); ``dst``: (1, a.y*b.y, a.z, b.w); ``frc``: x - floor(x); ``sgn``: -1, 0, 1;
   ``nrm``: x / |x.xyz| for all four components, the 0 vector giving 0 (*); ``pow``:
-  exp2(b * log2|a|) (pow(0, 0) follows IEEE: NaN, *); ``crs`` writes only x, y, z; ``sincos``:
+  exp2(b * log2|a|), 1 when b is 0 (C's pow(0, 0) = 1; Wine's rule); ``crs`` writes only x, y, z; ``sincos``:
   x = cos, y = sin of the replicate component, only the written components (SM2's two constant
   sources are accepted and ignored: the values are exact, not the Taylor series they feed);
   ``m4x4``..``m3x2``: one dp4/dp3 per row with consecutive registers of the second source;
@@ -55,8 +56,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   the caller's value of the same register.
 * ``cnd``: src0 > 0.5 ? src1 : src2; below ps_1_4 src0 is always r0.a (the rule of ps_1_1-1_3).
 * ``texkill``: a pixel is discarded (``out.discarded``) if a component < 0: x, y, z in ps_1_x
-  (of the texture coordinate set t# names below ps_1_4), the written components from ps_2_0
-  on (Wine); the lane runs on.
+  (of the texture coordinate set t# names below ps_1_4), all four from ps_2_0 on (Wine's
+  rule: the operand is a destination that allows no write mask); the lane runs on.
 * Textures: :class:`~shaderkit.vm.sm4.Texture` (2D, cube, volume) sampled as the SM4 VM samples
   (texel centres at +0.5, point/linear filtering, wrap/mirror/clamp/border, mips by LOD from the
   quad or ``texldl``/``texldb``/``texldd``); the default sampler is D3D9's default state: point
@@ -499,9 +500,9 @@ def _nrm(m: _Run, s: np.ndarray) -> np.ndarray:
 
 
 def _pow(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    base, power = np.abs(a[:, 0]).astype(np.float64), b[:, 0].astype(np.float64)
     with np.errstate(all="ignore"):
-        return np.exp2(b[:, 3].astype(np.float64) * np.log2(np.abs(a[:, 3]).astype(np.float64)))[:, None].repeat(
-            4, axis=1).astype(F32)
+        return _rep(np.where(power == 0, 1.0, np.exp2(power * np.log2(base))))
 
 
 def _crs(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -514,7 +515,7 @@ def _crs(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _sincos(m: _Run, s: np.ndarray, *_constants: np.ndarray) -> np.ndarray:
-    v = s[:, 3].astype(np.float64)
+    v = s[:, 0].astype(np.float64)
     out = np.zeros((m.n, 4), F32)
     out[:, 0] = np.cos(v)
     out[:, 1] = np.sin(v)
@@ -522,11 +523,11 @@ def _sincos(m: _Run, s: np.ndarray, *_constants: np.ndarray) -> np.ndarray:
 
 
 def _exp_op(m: _Run, s: np.ndarray) -> np.ndarray:
-    return _rep(_exp(s[:, 3]))
+    return _rep(_exp(s[:, 0]))
 
 
 def _expp(m: _Run, s: np.ndarray) -> np.ndarray:
-    v = s[:, 3]
+    v = s[:, 0]
     if m.shader.major >= 2:
         return _rep(_exp(v))
     floor = np.floor(v).astype(F32)
@@ -580,9 +581,9 @@ _ALU: dict[str, Alu] = {
     "rcp": lambda m, a: _rep(_rcp(a[:, 3])),
     "rsq": lambda m, a: _rep(_rsq(a[:, 3])),
     "exp": _exp_op,
-    "log": lambda m, a: _rep(_log(a[:, 3])),
+    "log": lambda m, a: _rep(_log(a[:, 0])),
     "expp": _expp,
-    "logp": lambda m, a: _rep(_log(a[:, 3])),
+    "logp": lambda m, a: _rep(_log(a[:, 0])),
     "lit": _lit,
     "dst": _dst,
     "lrp": _lrp,
@@ -774,7 +775,7 @@ def _texkill(m: _Run, ins: Ins) -> None:
         comps = 0b0111
     else:
         value = m.fetch(p)
-        comps = p.mask
+        comps = 0b1111
     kill = np.zeros(m.n, bool)
     for i in range(4):
         if comps >> i & 1:
