@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import shaderkit
+from shaderkit.vm.d3d9 import D3D9Shader
 from shaderkit.vm.sm4 import (
     Buffer,
     DomainOutputs,
@@ -39,7 +40,6 @@ from shaderkit.vm.sm4 import (
     Texture,
     VmError,
 )
-from shaderkit.vm.d3d9 import D3D9Shader
 from shaderkit.vm.sm4.machine import OT
 
 __all__ = ["HlslShader", "D3D9Shader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import shaderkit
+from conftest import corpus_params
 from shaderkit.formats.dxbc.aon9 import bare_programs
 from shaderkit.vm.d3d9 import D3D9Shader
-from conftest import corpus_params
 
 
 def _level9(path: Path) -> D3D9Shader:

@@ -82,7 +82,7 @@ from typing import Any
 
 import numpy as np
 
-from shaderkit.dataclass import dataclass, field
+from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderkitError
 from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,
@@ -218,16 +218,16 @@ def decode(tokens: tuple[int, ...], major: int, index: int = 0) -> Ins:
     opcode = INSTRUCTION_OPCODE.get(head)
     controls = INSTRUCTION_CONTROLS.get(head)
     if opcode == OP_DCL:
-        dest, _ = _param(tokens, 2, major, True)
-        return Ins(opcode, "dcl", controls, dest, [], index=index, usage=tokens[1] if len(tokens) > 1 else 0)
+        declared, _ = _param(tokens, 2, major, True)
+        return Ins(opcode, "dcl", controls, declared, [], index=index, usage=tokens[1] if len(tokens) > 1 else 0)
     if opcode in (OP_DEF, OP_DEFI, OP_DEFB):
-        dest, pos = _param(tokens, 1, major, True)
-        return Ins(opcode, "def", controls, dest, [], index=index, values=tuple(tokens[pos:]))
+        defined, at = _param(tokens, 1, major, True)
+        return Ins(opcode, "def", controls, defined, [], index=index, values=tuple(tokens[at:]))
     info = OPCODES.get(opcode)
     if info is None:
         raise VMError(f"instruction {index}: unknown D3D9 opcode {opcode}")
     pos = 1
-    dest = None
+    dest: Param | None = None
     if info.has_dest:
         dest, pos = _param(tokens, pos, major, True)
     predicate = None
@@ -540,6 +540,11 @@ def _cnd(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(a > F32(0.5), b, c).astype(F32)
 
 
+def _select(condition: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.where(condition, a, b)
+    return out.astype(F32)
+
+
 def _dp2add(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return _rep((_dot(a, b, 2, m.legacy) + c[:, 3]).astype(F32))
 
@@ -595,7 +600,7 @@ _ALU: dict[str, Alu] = {
     "nrm": _nrm,
     "sincos": _sincos,
     "cnd": _cnd,
-    "cmp": lambda m, a, b, c: np.where(a >= 0, b, c).astype(F32),
+    "cmp": lambda m, a, b, c: _select(a >= 0, b, c),
     "dp2add": _dp2add,
     "dsx": lambda m, a: _derivative(m, a, 1),
     "dsy": lambda m, a: _derivative(m, a, 2),
@@ -1138,7 +1143,8 @@ class D3D9Shader:
             elif name == "label":
                 labels[ins.sources[0].number] = pc
         if opens:
-            raise VMError(f"instruction {self._program[opens[-1]].index}: {self._program[opens[-1]].name} is not closed")
+            unclosed = self._program[opens[-1]]
+            raise VMError(f"instruction {unclosed.index}: {unclosed.name} is not closed")
         return match, labels
 
     # -- constants and resources -----------------------------------------------------------------
@@ -1163,7 +1169,12 @@ class D3D9Shader:
         c = self._constant(name)
         if c is None:
             raise VMError(f"no constant named {name!r} (CTAB: {', '.join(self.constant_names()) or 'none'})")
-        from shaderkit.formats.d3dx.ctab import CLASS_MATRIX_COLUMNS, CLASS_MATRIX_ROWS, CLASS_STRUCT, REGISTER_SETS
+        from shaderkit.formats.d3dx.ctab import (
+            CLASS_MATRIX_COLUMNS,
+            CLASS_MATRIX_ROWS,
+            CLASS_STRUCT,
+            REGISTER_SETS,
+        )
 
         letter = REGISTER_SETS.get(c.register_set, "c")
         if letter == "s":
@@ -1293,8 +1304,8 @@ class D3D9Shader:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, inputs: Mapping[str, Any] | None = None, lanes: int | None = None, constants: Mapping[str, Any] | None = None,
-            textures: Mapping[str | int, Any] | None = None, quads: bool = False, legacy_float: bool = False,
+    def run(self, inputs: Mapping[str, Any] | None = None, lanes: int | None = None,
+            constants: Mapping[str, Any] | None = None, textures: Mapping[str | int, Any] | None = None, quads: bool = False, legacy_float: bool = False,
             max_steps: int = DEFAULT_MAX_STEPS, **by_semantic: Any) -> D3D9Outputs:
         """Run over ``lanes`` vertices or pixels: inputs by register (``v0``, ``t1``, ``vPos``,
         ``vFace``) or semantic (``POSITION``, ``TEXCOORD1``, ``COLOR0``), each (lanes, <= 4)
@@ -1302,8 +1313,8 @@ class D3D9Shader:
         :meth:`texture` take them. Pixel shaders: ``quads`` see the module text."""
         for name, value in (constants or {}).items():
             self.set(name, value)
-        for name, value in (textures or {}).items():
-            self.texture(name, value)
+        for slot, texture in (textures or {}).items():
+            self.texture(slot, texture)
         feed = {**(inputs or {}), **by_semantic}
         arrays: dict[tuple[int, int] | str, np.ndarray] = {}
         for key, value in feed.items():
@@ -1317,11 +1328,11 @@ class D3D9Shader:
             padded[:, : array.shape[1]] = array
             arrays[self._input_key(key)] = padded
         count = lanes
-        for key, array in arrays.items():
+        for where, array in arrays.items():
             if count is None:
                 count = len(array)
             elif len(array) != count:
-                raise VMError(f"input {key!r} has {len(array)} rows, expected {count}")
+                raise VMError(f"input {where!r} has {len(array)} rows, expected {count}")
         if count is None:
             count = 1
         if self.pixel and quads and count % 4:
@@ -1329,18 +1340,18 @@ class D3D9Shader:
         spread = 4 if self.pixel and not quads else 1
         n = count * spread
         m = _Run(self, n, legacy_float, max_steps)
-        for key, array in arrays.items():
+        for where, array in arrays.items():
             if spread > 1:
                 array = np.repeat(array, spread, axis=0)
-            if key == "vPos":
+            if where == "vPos":
                 m.regs[(REG_MISC, 0)] = array
-            elif key == "vFace":
+            elif where == "vFace":
                 m.regs[(REG_MISC, 1)] = _rep(array[:, 0])
             else:
-                assert isinstance(key, tuple)
-                m.regs[key] = array
-                if key[0] == REG_ADDR_TEXTURE and self.pixel:
-                    m.texcoords[key[1]] = array
+                assert isinstance(where, tuple)
+                m.regs[where] = array
+                if where[0] == REG_ADDR_TEXTURE and self.pixel:
+                    m.texcoords[where[1]] = array
         if self.pixel:
             lane = np.arange(n)
             if (REG_MISC, 0) not in m.regs:
