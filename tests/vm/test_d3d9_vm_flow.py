@@ -121,3 +121,32 @@ def test_texkill_discards_per_pixel() -> None:
     # ps_1_x: only x, y, z of the texture coordinate set count
     np.testing.assert_array_equal(ps11.run(t0=[[0, 0, 0, -1], [0, -1, 0, 0]], v0=[[1, 1, 1, 1]] * 2).discarded,
                                   [False, True])
+
+
+def test_relative_outputs_and_inputs_by_al() -> None:
+    sh = D3D9Shader.assemble("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o1\ndcl_texcoord1 o2\n"
+                             "defi i0, 2, 0, 1, 0\nmov o0, v0\nloop aL, i0\n  mul o1[aL], v0, c11[aL]\nendloop\n")
+    sh.set("c10", [[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]])
+    out = sh.run(v0=[[1, 2, 3, 4]])
+    np.testing.assert_array_equal(out["TEXCOORD0"], [[2, 4, 6, 8]])
+    np.testing.assert_array_equal(out["TEXCOORD1"], [[3, 6, 9, 12]])
+    ps3 = D3D9Shader.assemble("ps_3_0\ndcl_texcoord0 v0\ndcl_texcoord1 v1\ndefi i0, 2, 0, 1, 0\ndef c0, 0, 0, 0, 0\n"
+                              "mov r0, c0\nloop aL, i0\n  add r0, r0, v0[aL]\nendloop\nmov oC0, r0\n")
+    got = ps3.run(TEXCOORD0=[[1, 2, 3, 4]], TEXCOORD1=[[10, 20, 30, 40]])["oC0"]
+    np.testing.assert_array_equal(got, [[11, 22, 33, 44]])
+
+
+def test_opcode_outside_the_table_raises() -> None:
+    from shaderkit.formats.d3d9.shader import D3D9Shader as Model
+
+    words = [0xFFFE0300, 0x0000004B, 0x0000FFFF]  # opcode 75: D3DSIO_RESERVED0, not in the table
+    with pytest.raises(VMError, match="unknown D3D9 opcode 75"):
+        D3D9Shader(Model.from_bytes(b"".join(w.to_bytes(4, "little") for w in words)))
+
+
+def test_vertex_texture_fetch_texldl() -> None:
+    sh = D3D9Shader.assemble("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_2d s0\ntexldl o0, v0, s0\n")
+    tex = np.zeros((2, 2, 4), np.float32)
+    tex[0, 1] = [5, 6, 7, 8]  # row y = 0, column x = 1
+    sh.texture("s0", tex)
+    np.testing.assert_array_equal(sh.run(v0=[[0.75, 0.25, 0, 0]])["o0"], [[5, 6, 7, 8]])
