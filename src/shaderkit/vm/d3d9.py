@@ -27,7 +27,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
 
 * float32 IEEE arithmetic. *0 * inf is NaN and NaN propagates (what IEEE GPUs do); pass
   ``legacy_float=True`` to ``run`` for the "0 times anything is 0" rule of ``mul``/``mad``/dot
-  products/``lrp``/matrix ops that D3D9-era hardware showed and DXVK/Wine emulate.
+  products/``lrp``/matrix ops/``crs``/``dst`` that D3D9-era hardware showed and DXVK emulates
+  (its ``d3d9.floatEmulation`` option).
 * ``rcp``: 1/x with rcp(1) = 1 and rcp(+-0) = +inf; ``rsq``: 1/sqrt(|x|) with rsq(0) = +inf;
   ``log``/``logp``: log2(|x|) with log(0) = -FLT_MAX (the reference's value, not -inf);
   ``exp``/``expp``: 2**x (``expp`` in vs_1_1: (2**floor(x), x - floor(x), 2**x, 1)); *``expp`` and
