@@ -228,3 +228,12 @@ def test_scalar_sources_without_replicate_swizzle() -> None:
     out = sh.run(v0=[[8, 2, 0, 4]])
     np.testing.assert_array_equal(out["o0"], [[0.25, 0.5, 3, 256]])
     np.testing.assert_array_equal(out["o1"], [[1, 1, 1, 1]])
+
+
+def test_packed_semantics_share_a_register() -> None:
+    sh = D3D9Shader.assemble("vs_3_0\ndcl_texcoord0 v0.xy\ndcl_texcoord1 v0.zw\ndcl_position o0\ndcl_texcoord0 o1.xy\n"
+                             "dcl_texcoord1 o1.zw\nmov o0, v0\nmov o1, v0.zwxy\n")
+    out = sh.run(TEXCOORD0=[[1, 2]], TEXCOORD1=[[3, 4]])
+    np.testing.assert_array_equal(out["POSITION"], [[1, 2, 3, 4]])  # TEXCOORD1 fills v0.zw
+    assert out.semantics["TEXCOORD0"] == out.semantics["TEXCOORD1"] == "o1"
+    np.testing.assert_array_equal(out["TEXCOORD1"], [[3, 4, 1, 2]])

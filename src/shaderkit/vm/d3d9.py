@@ -1069,7 +1069,9 @@ class D3D9Shader:
         self.bump: dict[int, Bump] = {}
         self._defs: list[Ins] = []
         self.inputs: dict[str, tuple[int, int]] = {}  # semantic -> (register type, number)
-        self.outputs: dict[tuple[int, int], str] = {}  # vs_3_0 o# -> semantic
+        #: declared write mask of an input semantic (vs_3_0/ps_3_0 pack several in one register)
+        self.input_masks: dict[str, int] = {}
+        self.outputs: dict[tuple[int, int], list[str]] = {}  # vs_3_0 o# -> semantics
         self.sampler_types: dict[int, str] = {}
         self._program: list[Ins] = []
         for ins in self.instructions:
@@ -1119,9 +1121,10 @@ class D3D9Shader:
         else:
             name = _usage_name(ins.usage)
         if p.rtype == REG_OUTPUT and not self.pixel:
-            self.outputs[(p.rtype, p.number)] = name
-        else:
-            self.inputs.setdefault(name, (p.rtype, p.number))
+            self.outputs.setdefault((p.rtype, p.number), []).append(name)
+        elif name not in self.inputs:
+            self.inputs[name] = (p.rtype, p.number)
+            self.input_masks[name] = p.mask
 
     def _structure(self) -> tuple[dict[int, int], dict[int, int]]:
         """if -> else/endif, else -> endif, rep/loop -> endrep/endloop positions; label positions."""
@@ -1324,10 +1327,23 @@ class D3D9Shader:
                 array = array[:, None]
             if array.ndim != 2 or array.shape[1] > 4:
                 raise VMError(f"input {key!r}: expected (lanes, <= 4) values, got shape {array.shape}")
-            padded = np.zeros((len(array), 4), F32)
-            padded[:, 3] = 1
-            padded[:, : array.shape[1]] = array
-            arrays[self._input_key(key)] = padded
+            where = self._input_key(key)
+            mask = self._input_mask(key)
+            if mask in (0, 15) or mask & 1:
+                padded = np.zeros((len(array), 4), F32)
+                padded[:, 3] = 1
+                padded[:, : array.shape[1]] = array
+                arrays[where] = padded
+                continue
+            # a packed semantic (dcl_texcoord1 v0.zw): its values fill the declared components in order
+            padded = arrays.get(where)
+            if padded is None or len(padded) != len(array):
+                padded = np.zeros((len(array), 4), F32)
+                padded[:, 3] = 1
+            comps = [i for i in range(4) if mask >> i & 1]
+            for column, component in enumerate(comps[: array.shape[1]]):
+                padded[:, component] = array[:, column]
+            arrays[where] = padded
         count = lanes
         for where, array in arrays.items():
             if count is None:
@@ -1366,6 +1382,13 @@ class D3D9Shader:
         registers, semantics = self._collect(m, spread)
         discarded = m.discarded[::spread] if spread > 1 else m.discarded
         return D3D9Outputs(registers, semantics, discarded, m.steps)
+
+    def _input_mask(self, key: str) -> int:
+        upper = key.upper()
+        for name in (upper, upper + "0"):
+            if name in self.input_masks:
+                return self.input_masks[name]
+        return 15
 
     def _input_key(self, key: str) -> tuple[int, int] | str:
         lower = key.lower()
@@ -1428,13 +1451,13 @@ class D3D9Shader:
         registers: dict[str, np.ndarray] = {}
         semantics: dict[str, str] = {}
 
-        def put(name: str, key: tuple[int, int], semantic: str | None) -> None:
+        def put(name: str, key: tuple[int, int], semantic: str | list[str] | None) -> None:
             value = m.regs.get(key)
             if value is None:
                 return
             registers[name] = value[::spread] if spread > 1 else value
-            if semantic:
-                semantics[semantic] = name
+            for each in [semantic] if isinstance(semantic, str) else semantic or []:
+                semantics[each] = name
 
         for (rtype, number) in sorted(m.regs):
             key = (rtype, number)
