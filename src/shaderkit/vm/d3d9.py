@@ -1336,10 +1336,11 @@ class D3D9Shader:
                 arrays[where] = padded
                 continue
             # a packed semantic (dcl_texcoord1 v0.zw): its values fill the declared components in order
-            padded = arrays.get(where)
-            if padded is None or len(padded) != len(array):
-                padded = np.zeros((len(array), 4), F32)
-                padded[:, 3] = 1
+            found = arrays.get(where)
+            if found is None or len(found) != len(array):
+                found = np.zeros((len(array), 4), F32)
+                found[:, 3] = 1
+            padded = found
             comps = [i for i in range(4) if mask >> i & 1]
             for column, component in enumerate(comps[: array.shape[1]]):
                 padded[:, component] = array[:, column]
