@@ -237,3 +237,12 @@ def test_packed_semantics_share_a_register() -> None:
     np.testing.assert_array_equal(out["POSITION"], [[1, 2, 3, 4]])  # TEXCOORD1 fills v0.zw
     assert out.semantics["TEXCOORD0"] == out.semantics["TEXCOORD1"] == "o1"
     np.testing.assert_array_equal(out["TEXCOORD1"], [[3, 4, 1, 2]])
+
+
+def test_min_max_with_nan_give_the_second_operand() -> None:
+    sh = vs("dcl_texcoord0 o1\nmin o0.xy, v0.xy, v0.yx\nmax o0.zw, v0.xy, v0.yx\nslt o1, v0.xyxy, v0.yxyx\n")
+    out = sh.run(v0=[[math.nan, 1.0, 0, 0]])
+    got = out["o0"][0]
+    # min(NaN, 1) = 1, min(1, NaN) = NaN; max likewise
+    assert got[0] == 1 and math.isnan(got[1]) and got[2] == 1 and math.isnan(got[3])
+    np.testing.assert_array_equal(out["o1"], [[0, 0, 0, 0]])  # NaN < 1 and 1 < NaN are false

@@ -36,8 +36,9 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   Scalar sources take their replicate swizzle's component; *with another swizzle rcp/rsq take
   the swizzled w (vs_1_1's default component) and exp/log/expp/logp/pow/sincos the swizzled x,
   as Wine reads them.
-* ``min``/``max``: *``a < b ? a : b`` / ``a >= b ? a : b`` (a NaN in a gives b, in b gives a... as
-  the comparison falls); ``slt``/``sge``/``cmp``/``cnd`` compare as IEEE (NaN compares false).
+* ``min``/``max``: *``a < b ? a : b`` / ``a >= b ? a : b``: with a NaN in either operand the
+  comparison fails and the result is b; ``slt``/``sge``/``cmp``/``cnd`` compare as IEEE (NaN
+  compares false).
 * ``lit``: the reference's clamp of the power to +-127.9961 and y, z only for src.x > 0 (z only
   for src.y > 0 too); ``dst``: (1, a.y*b.y, a.z, b.w); ``frc``: x - floor(x); ``sgn``: -1, 0, 1;
   ``nrm``: x / |x.xyz| for all four components, the 0 vector giving 0 (*); ``pow``:
