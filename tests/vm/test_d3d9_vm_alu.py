@@ -240,7 +240,7 @@ def test_packed_semantics_share_a_register() -> None:
 
 
 def test_min_max_with_nan_give_the_second_operand() -> None:
-    sh = vs("dcl_texcoord0 o1\nmin o0.xy, v0.xy, v0.yx\nmax o0.zw, v0.xy, v0.yx\nslt o1, v0.xyxy, v0.yxyx\n")
+    sh = vs("dcl_texcoord0 o1\nmin o0.xy, v0.xy, v0.yx\nmax o0.zw, v0.xyxy, v0.yxyx\nslt o1, v0.xyxy, v0.yxyx\n")
     out = sh.run(v0=[[math.nan, 1.0, 0, 0]])
     got = out["o0"][0]
     # min(NaN, 1) = 1, min(1, NaN) = NaN; max likewise
