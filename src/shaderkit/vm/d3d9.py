@@ -29,7 +29,9 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   ``legacy_float=True`` to ``run`` for the "0 times anything is 0" rule of ``mul``/``mad``/dot
   products/``lrp``/matrix ops/``crs``/``dst`` that D3D9-era hardware showed and DXVK emulates
   (its ``d3d9.floatEmulation`` option).
-* ``rcp``: 1/x with rcp(1) = 1 and rcp(+-0) = +inf; ``rsq``: 1/sqrt(|x|) with rsq(0) = +inf;
+* ``rcp``: 1/x with rcp(1) = 1, rcp(+0) = +inf and *rcp(-0) = -inf (the reference's pseudo-code
+  gives +inf for both; vkd3d's HLSL tests, written against Windows drivers, expect -inf, as IEEE
+  hardware gives); ``rsq``: 1/sqrt(|x|) with rsq(+-0) = +inf;
   ``log``/``logp``: log2(|x|) with log(0) = -FLT_MAX (the reference's value, not -inf);
   ``exp``/``expp``: 2**x (``expp`` in vs_1_1: (2**floor(x), x - floor(x), 2**x, 1)); *``expp`` and
   ``logp`` are computed at full precision (the reference promises at least 10 bits).
@@ -455,7 +457,7 @@ Alu = Callable[..., np.ndarray]
 
 def _rcp(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        out = np.where(x == 0, F32(np.inf), F32(1) / x)
+        out = np.where(x == 0, np.copysign(F32(np.inf), x), F32(1) / x)
     return np.where(x == 1, F32(1), out).astype(F32)
 
 
