@@ -73,6 +73,17 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   *ps_1_x projected texture stages (D3DTTFF_PROJECTED) are not modelled; ``phase`` does nothing.
 * ps_1_x co-issued pairs (``+``) read their sources before either writes.
 
+Measured 2026-11-24. Against vkd3d's HLSL tests (``tools/d3d9_vm_oracle.py``: each pixel shader
+compiled to ps_2_0 and ps_3_0 by vkd3d-compiler, the tests' probe values, which vkd3d checks on
+Windows drivers): 534 ps_2_0 and 546 ps_3_0 probes agree, none differ (probes vkd3d marks todo
+for SM1-3, shaders behind custom vertex shaders and integer uniforms are not compared). With
+random inputs, constants and textures every shader of these sets runs to the end: 2075
+vkd3d-compiled vs/ps 2_0/2_a/3_0 and vs_1_1, 813 bare fxc shaders, the 52 level-9 programs of
+the corpus, and 18972 hand-edited DX9 listings of Helix/3DMigoto fix repositories assembled with
+:mod:`shaderkit.isa.d3d9.assembler` (the 325 others are SM4 listings). Those real files use 35
+of the table's mnemonics; the ps_1_x texture operations, ``loop``/``call``/``lit``/``m4x4`` and
+the rest are covered by the hand-worked tests only.
+
 Everything the caller gives or asks wrongly (names, shapes) and any instruction of the table this
 VM does not run raises :class:`VMError` naming it. Instruction fields come from the D3D9 table
 (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once, in ``_OPS``.
