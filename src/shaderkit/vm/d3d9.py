@@ -1327,7 +1327,8 @@ class D3D9Shader:
             max_steps: int = DEFAULT_MAX_STEPS, **by_semantic: Any) -> D3D9Outputs:
         """Run over ``lanes`` vertices or pixels: inputs by register (``v0``, ``t1``, ``vPos``,
         ``vFace``) or semantic (``POSITION``, ``TEXCOORD1``, ``COLOR0``), each (lanes, <= 4)
-        (missing components (0, 0, 0, 1)); ``constants`` and ``textures`` as :meth:`set` and
+        (missing components (0, 0, 0, 1); inputs not given read 0, where D3D9 drivers give white
+        for an unwritten pixel-shader COLOR0); ``constants`` and ``textures`` as :meth:`set` and
         :meth:`texture` take them. Pixel shaders: ``quads`` see the module text."""
         for name, value in (constants or {}).items():
             self.set(name, value)
