@@ -261,3 +261,10 @@ def test_constants_by_ctab_name_row_and_column_major() -> None:
         sh.set("ColMajor", [1, 2, 3])
     with pytest.raises(VMError, match="sampler"):
         sh.set("Tex", [1])
+
+
+def test_phase_drops_the_alpha_of_temporaries() -> None:
+    sh = D3D9Shader.assemble("ps_1_4\ndef c0, 0.5, 0.25, 0.125, 1\nmov r1, c0\nmov r2, c0\nphase\nmov r2.a, c0.b\n"
+                             "add r0, r1, r2\n")
+    # r1.a is lost at the phase marker (0 here), r2.a rewritten after it: a = 0 + 0.125
+    np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[1, 0.5, 0.25, 0.125]])

@@ -70,7 +70,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   and offset given with ``bump=`` (D3D's defaults: matrix 0, scale 0, offset 0);
   ``texm3x3spec`` reflects the constant eye vector, ``texm3x3vspec`` the one in the w of the
   three texture coordinate sets; ``texdepth``/``texm3x2depth`` write oDepth (z / w, 1 for w = 0).
-  *ps_1_x projected texture stages (D3DTTFF_PROJECTED) are not modelled; ``phase`` does nothing.
+  *ps_1_x projected texture stages (D3DTTFF_PROJECTED) are not modelled. ``phase`` (ps_1_4): the
+  alpha of the temporaries does not persist across it (the reference); *the VM sets it to 0.
 * ps_1_x co-issued pairs (``+``) read their sources before either writes.
 
 Measured 2026-11-24. Against vkd3d's HLSL tests (``tools/d3d9_vm_oracle.py``: each pixel shader
@@ -810,6 +811,16 @@ def _nop(m: _Run, ins: Ins) -> None:
     return None
 
 
+def _phase(m: _Run, ins: Ins) -> None:
+    """ps_1_4's phase marker: the alpha of the temporaries does not persist across it (the
+    reference); the VM sets it to 0 so that a shader relying on it shows."""
+    for key, value in list(m.regs.items()):
+        if key[0] == REG_TEMP:
+            value = value.copy()
+            value[:, 3] = np.where(m.mask, F32(0), value[:, 3])
+            m.regs[key] = value
+
+
 # texture sampling
 
 
@@ -997,7 +1008,7 @@ def _texdepth(m: _Run, ins: Ins) -> None:
 #: every opcode of the table this VM runs: mnemonic -> handler(run, instruction)
 _HANDLERS: dict[str, Callable[[_Run, Ins], None]] = {
     **{name: _alu for name in _ALU}, **{name: _matrix for name in _MATRIX},
-    "mova": _mova, "setp": _setp, "texkill": _texkill, "nop": _nop, "phase": _nop,
+    "mova": _mova, "setp": _setp, "texkill": _texkill, "nop": _nop, "phase": _phase,
     "texld": _texld, "texldd": _texld, "texldl": _texld, "texcoord": _texcoord,
     "texbem": _texbem, "texbeml": _texbem, "bem": _bem,
     "texreg2ar": _texreg2, "texreg2gb": _texreg2, "texreg2rgb": _texreg2,
