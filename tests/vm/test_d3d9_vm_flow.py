@@ -150,3 +150,11 @@ def test_vertex_texture_fetch_texldl() -> None:
     tex[0, 1] = [5, 6, 7, 8]  # row y = 0, column x = 1
     sh.texture("s0", tex)
     np.testing.assert_array_equal(sh.run(v0=[[0.75, 0.25, 0, 0]])["o0"], [[5, 6, 7, 8]])
+
+
+def test_rep_count_is_clamped_to_255_and_negative_to_0() -> None:
+    sh = ps("def c0, 1, 0, 0, 0\nmov r0, c0.y\nrep i0\n  add r0, r0, c0.x\nendrep\nmov oC0, r0\n")
+    sh.set("i0", [1000, 0, 0, 0])
+    np.testing.assert_array_equal(color(sh, [0])[:, 0], [255])
+    sh.set("i0", [-3, 0, 0, 0])
+    np.testing.assert_array_equal(color(sh, [0])[:, 0], [0])

@@ -16,8 +16,9 @@ quad k at (2k + i % 2, i // 2); without quads pixel j at (j, 0)), ``vFace`` 1 (f
 given.
 
 Divergent flow control runs with per-lane masks: ``if``/``if_comp``/``if pred``, ``else``;
-``rep`` and ``loop`` repeat for the integer constant's count (the same for every lane; ``loop``
-sets ``aL`` from i.y and steps it by i.z); ``break``/``break_comp``/``breakp`` take lanes out of
+``rep`` and ``loop`` repeat for the integer constant's count (x, *clamped to 0..255, the
+reference's range; the same for every lane; ``loop`` sets ``aL`` from i.y and steps it by
+i.z); ``break``/``break_comp``/``breakp`` take lanes out of
 the innermost loop; ``call``/``callnz`` (bool constant, or predicate per lane) run a ``label``'s
 subroutine and ``ret`` returns (in the main program it ends the lane); a subroutine sees the
 ``aL`` of the loop it was called from. Nesting deeper than the profile allows (calls: 1 in
@@ -145,6 +146,8 @@ FLT_MAX = np.float32(3.4028235e38)
 LIT_POWER_LIMIT = np.float32(127.9961)
 DEFAULT_MAX_STEPS = 1 << 20
 LOOP_DEPTH = 4
+#: rep/loop iteration counts (i#.x) are 0..255 (the reference's range for integer constant x)
+LOOP_COUNT_MAX = 255
 # register types (D3DSPR_*) the VM names
 REG_TEMP, REG_INPUT, REG_CONST, REG_ATTR_OUT, REG_INT, REG_COLOR_OUT, REG_BOOL, REG_PREDICATE = 0, 1, 2, 5, 7, 8, 14, 19
 #: comparison control value -> test (COMPARISONS in the table: _gt _eq _ge _lt _ne _le)
@@ -695,7 +698,7 @@ def _flow_endif(m: _Run, ins: Ins, pc: int) -> int:
 def _flow_loop(m: _Run, ins: Ins, pc: int) -> int:
     src = ins.sources[-1]
     values = m.ints[src.number] if src.number < len(m.ints) else np.zeros(4, np.int64)
-    count = max(int(values[0]), 0)
+    count = min(max(int(values[0]), 0), LOOP_COUNT_MAX)
     if sum(f.kind == "loop" for f in m.stack) >= LOOP_DEPTH:
         raise VMError(f"instruction {ins.index}: {ins.name} nests deeper than {LOOP_DEPTH} loops")
     aL = int(values[1]) if ins.name == "loop" else None
