@@ -140,10 +140,17 @@ class RunResult:
         return self.pos[0]
 
 
+def _array(value: Any, integer: bool = False) -> np.ndarray:
+    """Plain Python numbers are floats (ints for ``integer``); NumPy arrays keep their type."""
+    if isinstance(value, np.ndarray):
+        return value
+    return np.asarray(value, dtype=np.int64 if integer else F32)
+
+
 def _bits(value: Any, n: int, what: str) -> np.ndarray:
-    """(n, 4) uint32 bits of an input: float values become float32 bits, integer arrays keep
-    their integer bits; shapes (n,), (n, k<=4), (k<=4,) (every lane)."""
-    a = np.asarray(value)
+    """(n, 4) uint32 bits of an input: float values become float32 bits, NumPy integer arrays
+    keep their integer bits; shapes (n,), (n, k<=4), (k<=4,) (every lane)."""
+    a = _array(value)
     if a.dtype.kind in "iu":
         bits = a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i" else a.astype(U32)
     elif a.dtype.kind in "fb":
@@ -161,14 +168,15 @@ def _bits(value: Any, n: int, what: str) -> np.ndarray:
     return out
 
 
-def _words(value: Any, what: str) -> np.ndarray:
-    """Flat uint32 words of uniform data: bytes are big-endian words (as in Wii U memory)."""
+def _words(value: Any, what: str, integer: bool = False) -> np.ndarray:
+    """Flat uint32 words of uniform data: bytes are big-endian words (as in Wii U memory);
+    plain numbers are floats (ints for ``integer``), NumPy arrays keep their type."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
         if len(data) % 4:
             raise VMError(f"{what}: {len(data)} bytes is not a whole number of 32-bit words")
         return np.frombuffer(data, ">u4").astype(U32)
-    a = np.asarray(value)
+    a = _array(value, integer)
     if a.dtype.kind in "iu":
         return a.astype(np.int64).astype(np.uint64).astype(np.uint32).reshape(-1)
     if a.dtype.kind in "fb":
@@ -278,6 +286,8 @@ class LatteShader:
 
     def _uniform_tables(self, uniforms: Mapping[str, Any], blocks_in: Mapping[Any, Any]
                         ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+        from shaderkit.formats.gx2.types import var_type_name
+
         s = self.shader
         cfile = np.zeros(UNIFORM_REGISTERS * 4, U32)
         blocks: dict[int, np.ndarray] = {}
@@ -300,7 +310,8 @@ class LatteShader:
             blocks[loc] = table
         variables = {v.name: v for v in s.uniform_vars} if s is not None else {}
         for name, value in uniforms.items():
-            words = _words(value, f"uniform {name!r}")
+            integer = name in variables and var_type_name(variables[name].type).startswith(("int", "uint", "bool"))
+            words = _words(value, f"uniform {name!r}", integer)
             if name[:1] in "Cc" and name[1:].isdigit():
                 target, offset = cfile, int(name[1:]) * 4
             elif name in variables:

@@ -492,7 +492,7 @@ class Machine:
                 idx = np.clip(sel + self.index(f), 0, GPRS - 1)
                 bits = w.gpr[idx, chan, self.lane_index] if isinstance(idx, np.ndarray) else w.gpr[int(idx), chan]
             else:
-                bits = w.gpr[sel, chan]
+                bits = w.gpr[sel, chan].copy()  # results must not alias registers written later
         elif sel >= T.ALU_SRC_CFILE:
             bits = self.constant(self.env.cfile, sel - T.ALU_SRC_CFILE, chan, self.index(f) if rel else 0)
         elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:

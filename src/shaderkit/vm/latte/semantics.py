@@ -296,7 +296,7 @@ SEMANTICS: dict[str, Semantic] = {
     "AND_INT": _m("ii", "i", np.bitwise_and),
     "OR_INT": _m("ii", "i", np.bitwise_or),
     "XOR_INT": _m("ii", "i", np.bitwise_xor),
-    "NOT_INT": _m("i", "i", np.invert),
+    "NOT_INT": _m("ii", "i", lambda a, b: np.invert(a)),  # the table gives it two sources; src1 is unused
     "ADD_INT": _m("ii", "i", lambda a, b: (a.view(U32) + b.view(U32)).view(I32)),
     "SUB_INT": _m("ii", "i", lambda a, b: (a.view(U32) - b.view(U32)).view(I32)),
     "MAX_INT": _m("ii", "i", np.maximum),
