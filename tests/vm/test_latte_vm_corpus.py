@@ -14,9 +14,8 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import shaderkit  # noqa: E402
-from shaderkit.vm.latte import LatteShader, Texture, VMError  # noqa: E402
-
 from conftest import corpus_files  # noqa: E402
+from shaderkit.vm.latte import LatteShader, Texture, VMError  # noqa: E402
 
 
 def gsh(corpus: Path, name: str):

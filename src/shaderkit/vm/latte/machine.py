@@ -87,6 +87,7 @@ class Program:
         return self.words[2 * slot], self.words[2 * slot + 1]
 
     def alu_clause(self, addr: int, count: int) -> list[AluGroup]:
+        """Execute the groups of an ALU clause for the active lanes."""
         """The groups of the ALU clause of ``count`` slots at ``addr`` (literals included)."""
         key = (addr, count)
         if key in self._alu:
@@ -130,6 +131,7 @@ class Program:
         return groups
 
     def fetch_clause(self, addr: int, count: int, vertex: bool) -> list[dict[str, int]]:
+        """Execute a TEX or VTX clause for ``lanes``."""
         """The field dicts of the fetch clause of ``count`` instructions at ``addr``."""
         key = (addr, count, vertex)
         if key not in self._fetch:
@@ -230,6 +232,7 @@ class Machine:
 
     # -- control flow ----------------------------------------------------------------------------
     def step(self) -> None:
+        """Count one step; VMError past ``max_steps``."""
         w = self.w
         w.steps += 1
         if w.steps > self.env.max_steps:
@@ -285,6 +288,7 @@ class Machine:
             pc = nxt
 
     def push(self, entry: tuple[Any, ...]) -> None:
+        """Push a stack entry (VMError past the stack limit)."""
         if len(self.w.stack) >= STACK_LIMIT:
             raise VMError(f"control-flow stack deeper than {STACK_LIMIT} entries")
         self.w.stack.append(entry)
@@ -320,6 +324,7 @@ class Machine:
         return bool(self.env.bools >> cf["CF_CONST"] & 1) == (cond == T.COND_BOOL)
 
     def do_else(self) -> None:
+        """ELSE's mask flip: lanes active at the innermost push swap active and inactive-branch."""
         w = self.w
         top = next((e for e in reversed(w.stack) if e[0] in ("branch", "loop")), None)
         if top is None:
@@ -328,6 +333,7 @@ class Machine:
         w.branch = np.where(was, ~w.branch, w.branch)
 
     def cf_normal(self, name: str, cf: Mapping[str, int], pc: int) -> object:
+        """Execute one normal CF instruction; returns a jump target, "call", "return", "end" or None."""
         w = self.w
         if name in ("NOP", "WAIT_ACK", "TEX_ACK", "VTX_ACK", "VTX_TC_ACK"):
             return None
@@ -409,6 +415,7 @@ class Machine:
         raise VMError(f"CF instruction {name} (CF_INST {cf['CF_INST']:#x}) at CF {pc} cannot be executed")
 
     def loop_start(self, name: str, cf: Mapping[str, int], pc: int) -> object:
+        """LOOP_START*: skip the loop (count 0, no lane passing) or push a loop entry and start it."""
         w = self.w
         passing = self.condition(cf)
         value = self.env.loops.get(cf["CF_CONST"], 0)
@@ -425,6 +432,7 @@ class Machine:
         return None
 
     def loop_end(self, cf: Mapping[str, int], pc: int) -> object:
+        """LOOP_END: next iteration while the count lasts and a lane is active, else pop the loop."""
         w = self.w
         if not w.stack or w.stack[-1][0] != "loop":
             raise VMError(f"LOOP_END at CF {pc} without a loop on the stack")
@@ -441,6 +449,7 @@ class Machine:
 
     # -- ALU clauses ----------------------------------------------------------------------------
     def cf_alu(self, name: str, cf: Mapping[str, int]) -> None:
+        """An ALU clause CF instruction with its push/pop/else/break/continue effects."""
         w = self.w
         if name == "ALU_PUSH_BEFORE":
             self.push(("branch", w.branch.copy()))
@@ -465,6 +474,7 @@ class Machine:
         return [(cf[f"KCACHE_BANK{b}"], cf[f"KCACHE_ADDR{b}"] * 16, cf[f"KCACHE_MODE{b}"]) for b in (0, 1)]
 
     def alu_clause(self, cf: Mapping[str, int]) -> None:
+        """Execute the groups of an ALU clause for the active lanes."""
         groups = self.p.alu_clause(cf["ADDR"], cf["COUNT"] + 1)
         banks = self.kcache(cf)
         for group in groups:
@@ -474,6 +484,7 @@ class Machine:
             self.alu_group(group, banks)
 
     def index(self, f: Mapping[str, int]) -> np.ndarray | int:
+        """The relative index of INDEX_MODE: AR.x-w per lane or AL."""
         mode = f["INDEX_MODE"]
         if mode < 4:
             return self.w.ar[mode]
@@ -483,6 +494,7 @@ class Machine:
 
     def source(self, inst: AluInst, i: int, literals: list[int],
                banks: list[tuple[int, int, int]], ftype: str) -> np.ndarray:
+        """Source ``i`` of ``inst`` as float32/int32/uint32 lanes (modifiers applied to floats)."""
         f = inst.f
         sel, chan, rel = f[f"SRC{i}_SEL"], f[f"SRC{i}_CHAN"], f[f"SRC{i}_REL"]
         w = self.w
@@ -531,6 +543,7 @@ class Machine:
         return bits.view(I32 if ftype == "i" else U32)
 
     def constant(self, table: np.ndarray, offset: int, chan: int, rel: np.ndarray | int) -> np.ndarray:
+        """Channel ``chan`` of constant ``offset`` (+ ``rel``) of a constant table; 0 outside it."""
         if isinstance(rel, np.ndarray):
             rows = offset + rel
             ok = (rows >= 0) & (rows < table.shape[0])
@@ -542,6 +555,7 @@ class Machine:
         return np.zeros(1, U32)
 
     def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]]) -> None:
+        """Execute one instruction group: all sources read first, then every write."""
         w = self.w
         active = w.active()
         writes: list[tuple[AluInst, np.ndarray, np.ndarray]] = []  # inst, bits, lanes
@@ -643,6 +657,7 @@ class Machine:
         return value.view(U32) if value.dtype != U32 else value
 
     def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray) -> None:
+        """Write an ALU result to its destination GPR channel for ``lanes``."""
         w = self.w
         f = inst.f
         dst, chan = f["DST_GPR"], f["DST_CHAN"]
@@ -658,6 +673,7 @@ class Machine:
 
     # -- fetch clauses ---------------------------------------------------------------------------
     def fetch_clause(self, addr: int, count: int, vertex: bool, lanes: np.ndarray) -> None:
+        """Execute a TEX or VTX clause for ``lanes``."""
         for f in self.p.fetch_clause(addr, count, vertex):
             self.step()
             active = lanes & self.w.active()
@@ -673,9 +689,11 @@ class Machine:
             FX.texture_instruction(self, name, f, active)
 
     def gpr_rel(self, reg: int, rel: int) -> int:
+        """GPR ``reg`` plus AL when ``rel`` (clamped to R0-R127)."""
         return min(max(reg + (self.w.al if rel else 0), 0), GPRS - 1)
 
     def vertex_fetch(self, f: Mapping[str, int], active: np.ndarray) -> None:
+        """A vertex FETCH: the element index from the source GPR, the data to the destination."""
         w = self.w
         src = self.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
         index = w.gpr[src, f["SRC_SEL_X"] & 3].view(I32) if f["SRC_SEL_X"] < 4 else np.zeros(w.n, I32)
@@ -706,6 +724,7 @@ class Machine:
 
     # -- exports ---------------------------------------------------------------------------------
     def export(self, name: str, f: Mapping[str, int]) -> None:
+        """An EXP/EXP_DONE (POS/PARAM/PIX with selects and bursts) or a recorded memory export."""
         w = self.w
         active = w.active()
         burst = f["BURST_COUNT"] + 1
