@@ -229,3 +229,25 @@ def test_bad_programs_raise_vmerror() -> None:
         LatteShader.from_code(assemble("00 NOP\n")).run()  # no END_OF_PROGRAM: runs off the end
     with pytest.raises(VMError, match="POP"):
         shader("00 POP POP_CNT(1)\n01 NOP\nEND_OF_PROGRAM\n").run()
+
+
+def test_mutated_programs_raise_only_vmerror() -> None:
+    """A bounded mutation run: flipped bytes in small programs give results or VMError, nothing else."""
+    import random
+
+    from shaderkit.vm.latte import Texture, VertexBuffer
+
+    rng = random.Random(11)
+    bases = [assemble(text) for text in (IF_ELSE, NESTED, LOOP_BREAK, LOOP_AL, BREAK_IN_IF, CALL)]
+    textures = {t: Texture.of(np.ones((2, 2, 4))) for t in range(4)}
+    for _ in range(300):
+        code = bytearray(rng.choice(bases))
+        for _ in range(rng.randint(1, 4)):
+            code[rng.randrange(len(code))] = rng.randrange(256)
+        try:
+            LatteShader.from_code(bytes(code), "pixel").run(
+                {"R1": f32([[1, -1, 2, 0], [-2, 3, 0, 1]])}, textures=textures,
+                uniform_blocks={k: np.zeros(64, np.float32) for k in range(4)},
+                buffers={0: VertexBuffer(b"\0" * 64)}, loops={k: (3, 0, 1) for k in range(32)}, max_steps=2000)
+        except VMError:
+            pass

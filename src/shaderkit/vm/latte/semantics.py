@@ -169,7 +169,7 @@ def _bfe(signed: bool) -> Fn:
         w = width.view(U32).astype(np.int64) & 31
         v = a.view(U32).astype(np.int64) >> o
         mask = (np.int64(1) << w) - 1
-        v &= mask
+        v = v & mask
         if signed:
             sign = np.where(w > 0, np.int64(1) << np.maximum(w - 1, 0), 0)
             v = np.where((v & sign) != 0, v - (np.int64(1) << w), v)
