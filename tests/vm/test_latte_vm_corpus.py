@@ -144,3 +144,25 @@ def test_every_corpus_program_runs() -> None:
         assert result.pos or result.pix or result.param or result.memory, f"{name}[{index}] exported nothing"
     # 98 programs in the corpus at the time of writing; one reads an undeclared uniform block
     assert completed >= len(programs) - 1, refused
+
+
+def test_fetch_shader_semantics_reach_the_vertex_shader_gprs(corpus: Path) -> None:
+    import struct
+
+    from shaderkit.isa.latte import assemble
+    from shaderkit.vm.latte import VertexBuffer
+
+    vs = LatteShader.from_gsh(gsh(corpus, "librw_im2d_935dd6a_carray.gsh"), 0)
+    # a GX2-style fetch shader: semantic 0 (in_pos, SQ_VTX_SEMANTIC -> R1) from big-endian floats;
+    # semantic 9 is mapped to no GPR and is dropped
+    fetch = assemble(
+        "00 VTX: ADDR(16) CNT(2)\n"
+        "  0   SEMANTIC SEM[0].xyzw, R0.x, b0 FETCH_TYPE(VERTEX_DATA) FORMAT( 35 NORM UNSIGNED 0)"
+        " MEGA(16) OFFSET(0) ENDIAN_SWAP(8IN32)\n"
+        "  1   SEMANTIC SEM[9].xyzw, R0.x, b0 FETCH_TYPE(VERTEX_DATA) FORMAT( 35 NORM UNSIGNED 0)"
+        " MEGA(16) OFFSET(0) ENDIAN_SWAP(8IN32)\n"
+        "01 RETURN\nEND_OF_PROGRAM\n")
+    data = struct.pack(">8f", 10, 20, 0.5, 1, 30, 40, 0.25, 1)
+    r = vs.run(lanes=2, fetch_shader=fetch, buffers={0: VertexBuffer(data, 16)},
+               uniforms={"u_xform": [0.5, 0.25, -1, 1]})
+    assert r.position.tolist() == [[4, 6, 0.5, 1], [14, 11, 0.25, 1]]

@@ -21,7 +21,8 @@ shaders on the R700 read inputs the SPI has already interpolated into GPRs, so t
 interpolated values; there are no INTERP_* opcodes in this ISA. A vertex shader's R0.x starts
 as the lane number (the vertex index the fetch shader reads) unless R0 is given. Giving
 ``fetch_shader=`` (fetch-shader program bytes or a :class:`LatteShader`) with ``buffers=`` runs
-a real fetch shader at CALL_FS instead (it ends with RETURN).
+a real fetch shader at CALL_FS instead (it ends with RETURN; its SEMANTIC fetches land in the GPRs
+the vertex shader's SQ_VTX_SEMANTIC registers give, unmapped semantics are dropped).
 
 Choices (documented, tested where they can be):
 
@@ -237,11 +238,7 @@ class LatteShader:
             return out
         regs = s.regs
         if self.stage == "vertex" and hasattr(regs, "sq_vtx_semantic"):
-            gpr_of: dict[int, int] = {}
-            for i, word in enumerate(regs.sq_vtx_semantic[: regs.num_sq_vtx_semantic]):
-                sem = _VTX_SEMANTIC((word,))["SEMANTIC_ID"]
-                if sem != UNUSED_SEMANTIC:
-                    gpr_of.setdefault(sem, i + 1)
+            gpr_of = self.semantic_registers()
             for attrib in s.attrib_vars:
                 if attrib.location in gpr_of:
                     out[attrib.name] = gpr_of[attrib.location]
@@ -254,6 +251,18 @@ class LatteShader:
             ctl = _PS_IN_CONTROL_0((regs.spi_ps_in_control_0,))
             if ctl["POSITION_ENA"]:
                 out["position"] = ctl["POSITION_ADDR"]
+        return out
+
+    def semantic_registers(self) -> dict[int, int]:
+        """Vertex shader: semantic id -> GPR (SQ_VTX_SEMANTIC_n maps semantic to R(n + 1))."""
+        s = self.shader
+        out: dict[int, int] = {}
+        if s is None or self.stage != "vertex" or not hasattr(s.regs, "sq_vtx_semantic"):
+            return out
+        for i, word in enumerate(s.regs.sq_vtx_semantic[: s.regs.num_sq_vtx_semantic]):
+            sem = _VTX_SEMANTIC((word,))["SEMANTIC_ID"]
+            if sem != UNUSED_SEMANTIC:
+                out.setdefault(sem, i + 1)
         return out
 
     def param_semantics(self) -> dict[int, int]:
@@ -394,7 +403,8 @@ class LatteShader:
             fetch_program = fetch_shader.program if isinstance(fetch_shader, LatteShader) else Program(bytes(fetch_shader))
         env = Env(cfile=cfile, blocks=blocks, bools=bool_mask, loops=loop_table, textures=texs,
                   samplers=dict(samplers or {}), buffers=dict(buffers or {}),
-                  max_steps=max_steps or DEFAULT_MAX_STEPS, fetch_program=fetch_program, quads=quads)
+                  max_steps=max_steps or DEFAULT_MAX_STEPS, fetch_program=fetch_program, quads=quads,
+                  semantic_gprs=self.semantic_registers())
         run_program(self.program, wave, env)
         out: dict[str, dict[int, np.ndarray]] = {"POS": {}, "PARAM": {}, "PIX": {}}
         for (kind, index), bits in wave.exports.items():

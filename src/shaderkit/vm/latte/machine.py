@@ -210,6 +210,8 @@ class Env:
     max_steps: int
     fetch_program: Program | None
     quads: bool = False
+    #: SEMANTIC fetches: semantic id -> GPR (the vertex shader's SQ_VTX_SEMANTIC registers)
+    semantic_gprs: dict[int, int] = field(default_factory=dict)
 
 
 def _signed(value: int, bits: int) -> int:
@@ -679,12 +681,10 @@ class Machine:
             active = lanes & self.w.active()
             if "VTX_INST" in f:
                 name = VTX_NAMES.get(f["VTX_INST"], "UNKNOWN")
-                if name == "FETCH":
+                if name in ("FETCH", "SEMANTIC"):
                     self.vertex_fetch(f, active)
                     continue
-                raise VMError(f"vertex fetch {name} cannot be executed"
-                              + (" (semantic fetches belong to fetch shaders run through CALL_FS with "
-                                 "GPR-mapped inputs)" if name == "SEMANTIC" else ""))
+                raise VMError(f"vertex fetch {name} cannot be executed")
             name = TEX_NAMES.get(f["TEX_INST"], "UNKNOWN")
             FX.texture_instruction(self, name, f, active)
 
@@ -698,7 +698,13 @@ class Machine:
         src = self.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
         index = w.gpr[src, f["SRC_SEL_X"] & 3].view(I32) if f["SRC_SEL_X"] < 4 else np.zeros(w.n, I32)
         values = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
-        dst = self.gpr_rel(f["DST_GPR"], f["DST_REL"])
+        if "SEMANTIC_ID" in f:  # the vertex shader's SQ_VTX_SEMANTIC maps it to a GPR (or nowhere)
+            target = self.env.semantic_gprs.get(f["SEMANTIC_ID"])
+            if target is None:
+                return
+            dst = target
+        else:
+            dst = self.gpr_rel(f["DST_GPR"], f["DST_REL"])
         self.write_fetch(dst, values, [f[f"DST_SEL_{c}"] for c in "XYZW"], active,
                          one=np.array([1], U32) if f["NUM_FORMAT_ALL"] == 1 and not f["USE_CONST_FIELDS"]
                          else np.array([0x3F800000], U32))
