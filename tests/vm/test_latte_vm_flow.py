@@ -251,3 +251,22 @@ def test_mutated_programs_raise_only_vmerror() -> None:
                 buffers={0: VertexBuffer(b"\0" * 64)}, loops={k: (3, 0, 1) for k in range(32)}, max_steps=2000)
         except VMError:
             pass
+
+
+def test_waves_of_lanes_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shaderkit.vm.latte as latte
+
+    values = f32([[v] for v in (1, -1, 2, -2, 3, -3, 0.5, -0.5, 7, -7)])
+    whole = shader(IF_ELSE).run({"R1": values})
+    monkeypatch.setattr(latte, "CHUNK_LANES", 4)
+    waves = shader(IF_ELSE).run({"R1": values})
+    assert waves.pix[0].tolist() == whole.pix[0].tolist() == [[10 if v > 0 else 20, 0, 0, 0] for v in values[:, 0]]
+    assert waves.register(2).tolist() == whole.register(2).tolist()
+    ring = "00 MEM_RING: WRITE(12 + R5), R2.xy__ ARRAY_SIZE(4) ELEM_SIZE(3)\nEND_OF_PROGRAM\n"
+    r = LatteShader.from_code(assemble(ring), "geometry").run(
+        {"R2": f32([[k, 0, 0, 0] for k in range(6)]), "R5": np.arange(6, dtype=np.int32)[:, None]})
+    assert len(r.memory) == 2  # one per wave, each widened to all lanes
+    assert [w.lanes.tolist() for w in r.memory] == [[True] * 4 + [False] * 2, [False] * 4 + [True] * 2]
+    assert r.memory[1].index.tolist()[4:] == [4, 5]
+    with pytest.raises(VMError, match="keep_registers"):
+        shader(IF_ELSE).run({"R1": values}, keep_registers=False).register(2)

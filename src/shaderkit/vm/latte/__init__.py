@@ -103,6 +103,10 @@ _VTX_SEMANTIC = unpacker((layout(("SEMANTIC_ID", 0, 8)),))
 PS_DEFAULT_VALUES = {0: (0.0, 0.0, 0.0, 0.0), 1: (0.0, 0.0, 0.0, 1.0), 2: (1.0, 1.0, 1.0, 0.0),
                      3: (1.0, 1.0, 1.0, 1.0)}
 UNUSED_SEMANTIC = 0xFF
+#: lanes per wave: 2 KiB of registers each, so a wave stays near 32 MiB (a multiple of 4 for quads)
+CHUNK_LANES = 1 << 14
+#: runs of up to this many lanes keep their final registers by default
+KEEP_REGISTERS_LANES = 1 << 16
 UNIFORM_REGISTERS = 256
 
 
@@ -117,7 +121,7 @@ class RunResult:
     param: dict[int, np.ndarray]
     pix: dict[int, np.ndarray]
     killed: np.ndarray
-    steps: int
+    steps: int  # the most steps any wave took
     memory: list[MemWrite] = field(default_factory=list)
     emits: list[tuple[str, np.ndarray]] = field(default_factory=list)
     param_semantics: dict[int, int] = field(default_factory=dict)
@@ -127,6 +131,8 @@ class RunResult:
         """The final value of GPR ``index`` as (lanes, 4) float32 (use ``.view(np.int32)`` for ints)."""
         if not 0 <= index < GPRS:
             raise VMError(f"no register R{index} (R0-R127)")
+        if self.gpr_bits.shape[0] != self.lanes:
+            raise VMError("this run did not keep its registers (run with keep_registers=True)")
         return self.gpr_bits[:, index, :].view(F32)
 
     def varyings(self) -> dict[int, np.ndarray]:
@@ -346,7 +352,7 @@ class LatteShader:
             textures: Mapping[int, Any] | None = None, samplers: Mapping[int, Sampler] | None = None,
             buffers: Mapping[int, VertexBuffer] | None = None, bools: int | Sequence[bool] = 0,
             loops: Mapping[int, Any] | None = None, fetch_shader: Any = None, quads: bool = False,
-            max_steps: int | None = None) -> RunResult:
+            max_steps: int | None = None, keep_registers: bool | None = None) -> RunResult:
         """Run the program over ``lanes`` lanes (default: the inputs' length, else 1).
 
         ``inputs``: name/``R<n>``/index -> (lanes, k<=4) values (floats are float32, integer
@@ -356,6 +362,9 @@ class LatteShader:
         array; ``samplers``: sampler id -> :class:`Sampler`. ``buffers``: fetch buffer id ->
         :class:`VertexBuffer`. ``bools``: bool constants (bit n = constant n, or a sequence).
         ``loops``: loop constant index -> raw SQ_LOOP_CONST or (count, init, increment).
+        Lanes run in waves of ``CHUNK_LANES`` (each wave has its own program counter, as
+        wavefronts do); ``max_steps`` limits each wave. ``keep_registers`` keeps the final
+        GPRs for :meth:`RunResult.register` (default: runs of up to ``KEEP_REGISTERS_LANES``).
         """
         inputs = dict(inputs or {})
         names = self.input_registers()
@@ -365,19 +374,18 @@ class LatteShader:
             n = max(sizes) if sizes else 1
         if n < 1:
             raise VMError("a run needs at least one lane")
-        wave = Wave.new(n)
-        given: set[int] = set()
+        start_regs: dict[int, np.ndarray] = {}  # GPR -> (n, 4) bits
         if self.stage == "vertex":
-            wave.gpr[0, 0] = np.arange(n, dtype=U32)
+            r0 = np.zeros((n, 4), U32)
+            r0[:, 0] = np.arange(n, dtype=U32)
+            start_regs[0] = r0
         elif self.stage == "pixel" and self.shader is not None and hasattr(self.shader.regs, "spi_ps_input_cntls"):
             regs = self.shader.regs
             for i, word in enumerate(regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]):
                 default = PS_DEFAULT_VALUES[_PS_INPUT_CNTL((word,))["DEFAULT_VAL"]]
-                wave.gpr[i] = np.asarray(default, F32).view(U32)[:, None]
+                start_regs[i] = np.broadcast_to(np.asarray(default, F32).view(U32), (n, 4))
         for key, value in inputs.items():
-            reg = self._register_of(key, names)
-            wave.gpr[reg] = _bits(value, n, f"input {key!r}").T
-            given.add(reg)
+            start_regs[self._register_of(key, names)] = _bits(value, n, f"input {key!r}")
         cfile, blocks = self._uniform_tables(uniforms or {}, uniform_blocks or {})
         if isinstance(bools, int):
             bool_mask = bools
@@ -405,12 +413,51 @@ class LatteShader:
                   samplers=dict(samplers or {}), buffers=dict(buffers or {}),
                   max_steps=max_steps or DEFAULT_MAX_STEPS, fetch_program=fetch_program, quads=quads,
                   semantic_gprs=self.semantic_registers())
-        run_program(self.program, wave, env)
+        keep = n <= KEEP_REGISTERS_LANES if keep_registers is None else keep_registers
+        exports: dict[tuple[str, int], np.ndarray] = {}
+        killed = np.zeros(n, bool)
+        gpr_bits = np.zeros((n if keep else 0, GPRS, 4), U32)
+        memory: list[MemWrite] = []
+        emits: list[tuple[str, np.ndarray]] = []
+        steps = 0
+        for first in range(0, n, CHUNK_LANES):
+            last = min(first + CHUNK_LANES, n)
+            wave = Wave.new(last - first)
+            for reg, bits in start_regs.items():
+                wave.gpr[reg] = bits[first:last].T
+            run_program(self.program, wave, env)
+            steps = max(steps, wave.steps)
+            killed[first:last] = ~wave.alive
+            if keep:
+                gpr_bits[first:last] = wave.gpr.transpose(2, 0, 1)
+            for key, bits in wave.exports.items():
+                exports.setdefault(key, np.zeros((n, 4), U32))[first:last] = bits
+            for write in wave.memory:
+                memory.append(_widen_write(write, n, first))
+            for name, mask in wave.emits:
+                wide = np.zeros(n, bool)
+                wide[first:last] = mask
+                emits.append((name, wide))
         out: dict[str, dict[int, np.ndarray]] = {"POS": {}, "PARAM": {}, "PIX": {}}
-        for (kind, index), bits in wave.exports.items():
+        for (kind, index), bits in exports.items():
             out[kind][index] = bits.view(F32)
-        return RunResult(lanes=n, pos=out["POS"], param=out["PARAM"], pix=out["PIX"], killed=~wave.alive,
-                         steps=wave.steps, memory=wave.memory, emits=wave.emits,
-                         param_semantics=self.param_semantics(),
-                         gpr_bits=np.ascontiguousarray(wave.gpr.transpose(2, 0, 1)))
+        return RunResult(lanes=n, pos=out["POS"], param=out["PARAM"], pix=out["PIX"], killed=killed,
+                         steps=steps, memory=memory, emits=emits, param_semantics=self.param_semantics(),
+                         gpr_bits=gpr_bits)
+
+
+def _widen_write(write: MemWrite, n: int, first: int) -> MemWrite:
+    """A chunk's memory write with arrays over all ``n`` lanes (other chunks' lanes masked off)."""
+    if write.lanes.shape[0] == n:
+        return write
+    last = first + write.lanes.shape[0]
+    lanes = np.zeros(n, bool)
+    lanes[first:last] = write.lanes
+    data = np.zeros((n,) + write.data.shape[1:], U32)
+    data[first:last] = write.data
+    index = None
+    if write.index is not None:
+        index = np.zeros(n, write.index.dtype)
+        index[first:last] = write.index
+    return MemWrite(write.inst, write.type, write.array_base, index, write.comp_mask, data, lanes)
 
