@@ -311,7 +311,7 @@ SEMANTICS: dict[str, Semantic] = {
     "SETGE_UINT": _m("uu", "u", _set(_GE, 0xFFFFFFFF, 0, U32)),
     "DOT4": Semantic("reduce", "ff", "f", _dot4(False)),
     "DOT4_IEEE": Semantic("reduce", "ff", "f", _dot4(True)),
-    "MAX4": Semantic("reduce", "f", "f", _max4),
+    "MAX4": Semantic("reduce", "ff", "f", _max4),  # the table gives two sources; src1 is unused
     "CUBE": Semantic("reduce", "ff", "f", cube),
     "MUL_INT24": _m("ii", "i", _mul_int24),
     "MULHI_INT24": _m("ii", "i", _mulhi_int24),
