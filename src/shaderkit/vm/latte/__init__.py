@@ -57,6 +57,10 @@ Choices (documented, tested where they can be):
   buffer read 0. Fetches from buffer 128 + n read uniform block n (16 bytes per element).
 * Memory exports (MEM_STREAM*, MEM_RING, MEM_SCRATCH, MEM_REDUCTION, MEM_EXPORT) and
   EMIT/CUT_VERTEX are recorded, not applied to any memory.
+* ALU_EXT (an Evergreen encoding with two more KCACHE banks) runs as ALU with banks 0 and 1;
+  WAIT_ACK / TEX_ACK / VTX_ACK / VTX_TC_ACK and NOP do nothing; CALL_COUNT is not checked.
+* Lanes run in waves of ``CHUNK_LANES``; each wave has its own program counter (as the GPU's
+  wavefronts do), so a uniform jump taken by one wave and not another gives the same result.
 
 Not executable (VMError names them): 64-bit float opcodes, the DX9 predicate-counter opcodes
 (PRED_SET_INV/POP/CLR/RESTORE and PRED_SET*_PUSH*), Evergreen-only opcodes, RECIP_INT, MUL_LIT*,
