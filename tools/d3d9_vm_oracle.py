@@ -1,6 +1,6 @@
 """Compare shaderkit's D3D9 VM with the expectations of vkd3d's HLSL tests.
 
-    python tools/d3d9_vm_oracle.py --tests VKD3D/tests/hlsl --compiler VKD3D_BUILD/vkd3d-compiler [-v]
+    python tools/d3d9_vm_oracle.py --tests VKD3D_SOURCES/tests/hlsl --compiler vkd3d-compiler [-v]
 
 vkd3d's ``*.shader_test`` files hold HLSL pixel shaders and ``[test]`` sections: uniforms,
 textures (``[srv n]``), samplers, ``draw quad`` and ``probe (x, y) rgba (...)`` lines whose
@@ -13,7 +13,8 @@ discards keeps the value an earlier draw left there). Skipped, and counted: shad
 interpolated inputs, integer uniforms, probes vkd3d marks ``todo`` for SM1-3 (its compiler gets
 them wrong), textures in formats other than float RGBA.
 
-Measured 2026-11-24 (vkd3d's tests of the build in /tmp/vkd3d-build): 534 ps_2_0 and 546 ps_3_0
+Needs vkd3d-compiler 1.10 or later (HLSL to d3dbc; Debian 12's 1.2 reads only DXBC) and the test
+files of the same vkd3d release. Measured 2026-11-24 with vkd3d 1.14 and its tests: 534 ps_2_0 and 546 ps_3_0
 probes agree, none differ. The only difference before that was rcp(-0), where the VM followed the
 reference's pseudo-code (+inf) and the drivers give -inf; the VM now gives -inf. With
 ``--profiles ps_1_1,ps_1_4`` (vkd3d-compiler's ps_1_x code, which uses SM2 swizzles freely):
