@@ -52,7 +52,7 @@ def test_run_dksh_vertex_and_fragment(tmp_path: Path, capsys: pytest.CaptureFixt
     assert doc["stage"] == "vertex" and doc["lanes"] == 2
     assert doc["position"] == [[2, 2, 3, 4], [6, 6, 7, 8]]
     assert doc["outputs"]["attr0"] == [[2, 2, 3, 4], [6, 6, 7, 8]]
-    code, out, err = run_cli(capsys, "run", str(module), "--stage", "pixel", "--lanes", "3")
+    code, out, err = run_cli(capsys, "run", str(module), "--stage", "pixel", "--count", "3")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["colors"]["0"] == [[1, 2, 3, 4]] * 3 and doc["killed"] == [False] * 3
@@ -60,11 +60,11 @@ def test_run_dksh_vertex_and_fragment(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_run_bnsh_with_cbuf_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     quad = corpus / "nx" / "wiixl_quad_carray.bnsh"
-    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--lanes", "1",
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1",
                              "--cbuf", "4=0.5,0.25,1,0")
     assert code == 0, err
     assert json.loads(out)["colors"]["0"] == [[0.5, 0.25, 1, 0]]
-    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--lanes", "1")
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1")
     assert code != 0 and "c[0x4]" in err
     code, out, err = run_cli(capsys, "run", str(quad), "--program", "7")
     assert code != 0 and "--program 7" in err
