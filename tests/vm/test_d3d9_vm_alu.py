@@ -171,11 +171,11 @@ def test_cnd_uses_r0_alpha_below_ps_1_4() -> None:
 
 
 def test_coissue_reads_before_writes() -> None:
-    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r0, c0\nmov r1, c1\n"
-                             "mov r0.rgb, r1\n+mov r1.a, r0\nadd r0.a, r1.a, r0.a\n")
-    # the pair: r0.rgb = (10, 20, 30) and r1.a = old r0.a = 4 (not changed by the first half anyway),
-    # then r0.a = r1.a + r0.a = 4 + 4
-    np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[10, 20, 30, 8]])
+    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r1, c1\n"
+                             "mov r1.rgb, c0\n+mov r1.a, r1.b\nmov r0, r1\n")
+    # the pair reads before either half writes: r1.a = the old r1.b = 30 (in order it would be the
+    # new r1.b = 3); r1.rgb = (1, 2, 3)
+    np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[1, 2, 3, 30]])
     swap = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r0, c0\nmov r1, c1\n"
                                "mov r0.rgb, r1\n+mov r0.a, r1\nadd r0, r0, r0\n")
     np.testing.assert_array_equal(swap.run(lanes=1)["r0"], [[20, 40, 60, 80]])
