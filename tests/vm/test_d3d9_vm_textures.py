@@ -60,6 +60,18 @@ def test_texldl_texldb_and_implicit_lod_from_quads() -> None:
     np.testing.assert_array_equal(out["oC2"][:, 0], [2, 2, 2, 2])  # texldb: LOD 1 + bias 1
 
 
+def test_default_sampler_reads_level_0_of_a_mipped_texture() -> None:
+    from shaderkit.vm.sm4 import Texture
+
+    levels = [np.full((1, 1, 4, 4, 4), 0.0, np.float32), np.full((1, 1, 2, 2, 4), 1.0, np.float32),
+              np.full((1, 1, 1, 1, 4), 2.0, np.float32)]
+    sh = D3D9Shader.assemble("ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexldl r0, v0, s0\nmov oC0, r0\n")
+    sh.texture("s0", Texture(levels, "texture2d"))  # no sampler: D3DSAMP_MIPFILTER = D3DTEXF_NONE
+    out = sh.run(TEXCOORD0=[[0.1, 0.1, 0, 1.0], [0.1, 0.1, 0, 2.0], [0.1, 0.1, 0, 0.0]])
+    # every LOD reads level 0 (all texels 0) with the default state
+    np.testing.assert_array_equal(out["oC0"][:, 0], [0, 0, 0])
+
+
 def test_texldd_gradients() -> None:
     from shaderkit.vm.sm4 import Texture
 

@@ -66,7 +66,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
 * Textures: :class:`~shaderkit.vm.sm4.Texture` (2D, cube, volume) sampled as the SM4 VM samples
   (texel centres at +0.5, point/linear filtering, wrap/mirror/clamp/border, mips by LOD from the
   quad or ``texldl``/``texldb``/``texldd``); the default sampler is D3D9's default state: point
-  filtering, wrap. ``texldp`` divides x, y, z by w. ps_1_x texture stages: stage n samples the
+  filtering, wrap, no mip filter (D3DSAMP_MIPFILTER D3DTEXF_NONE, D3DSAMP_MAXMIPLEVEL 0: a
+  mipped texture bound without a sampler reads level 0 whatever the LOD). ``texldp`` divides x, y, z by w. ps_1_x texture stages: stage n samples the
   texture bound to s#n; ``texbem``/``texbeml``/``bem`` use the bump matrix and luminance scale
   and offset given with ``bump=`` (D3D's defaults: matrix 0, scale 0, offset 0);
   ``texm3x3spec`` reflects the constant eye vector, ``texm3x3vspec`` the one in the w of the
@@ -153,7 +154,9 @@ REG_TEMP, REG_INPUT, REG_CONST, REG_ATTR_OUT, REG_INT, REG_COLOR_OUT, REG_BOOL, 
 #: comparison control value -> test (COMPARISONS in the table: _gt _eq _ge _lt _ne _le)
 _COMPARE: dict[int, Callable[[Any, Any], Any]] = {
     1: np.greater, 2: np.equal, 3: np.greater_equal, 4: np.less, 5: np.not_equal, 6: np.less_equal}
-_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point")
+#: D3D9's default sampler state: D3DTEXF_POINT min/mag filtering, D3DTADDRESS_WRAP, D3DSAMP_MIPFILTER
+#: D3DTEXF_NONE and D3DSAMP_MAXMIPLEVEL 0: only level 0 is read (max_lod 0 clamps every LOD to it)
+_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0)
 _DIMENSIONS = {"_2d": "texture2d", "_cube": "texturecube", "_volume": "texture3d"}
 
 
