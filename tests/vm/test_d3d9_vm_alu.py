@@ -247,3 +247,18 @@ def test_min_max_with_nan_give_the_second_operand() -> None:
     # min(NaN, 1) = 1, min(1, NaN) = NaN; max likewise
     assert got[0] == 1 and math.isnan(got[1]) and got[2] == 1 and math.isnan(got[3])
     np.testing.assert_array_equal(out["o1"], [[0, 0, 0, 0]])  # NaN < 1 and 1 < NaN are false
+
+
+def test_semantic_index_1_does_not_find_index_10() -> None:
+    sh = D3D9Shader.assemble("vs_3_0\ndcl_position v0\ndcl_texcoord10 v1\ndcl_position o0\ndcl_texcoord10 o1\n"
+                             "mov o0, v0\nmov o1, v1\n")
+    out = sh.run(POSITION=[[1, 2, 3, 4]], TEXCOORD10=[[5, 6, 7, 8]])
+    assert "TEXCOORD10" in out and "texcoord10" in out and "POSITION" in out
+    assert "TEXCOORD1" not in out
+    with pytest.raises(KeyError):
+        out["TEXCOORD1"]
+    np.testing.assert_array_equal(out["texcoord10"], [[5, 6, 7, 8]])
+    np.testing.assert_array_equal(out["o1"], [[5, 6, 7, 8]])
+    assert out.semantics == {"POSITION0": "o0", "TEXCOORD10": "o1"}
+    with pytest.raises(VMError, match="TEXCOORD1"):  # an input by a semantic the shader does not declare
+        sh.run(POSITION=[[1, 2, 3, 4]], TEXCOORD1=[[5, 6, 7, 8]])

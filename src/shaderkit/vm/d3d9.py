@@ -96,7 +96,7 @@ VM does not run raises :class:`VMError` naming it. Instruction fields come from 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -137,6 +137,7 @@ from shaderkit.isa.d3d9.table import (
     USAGES,
     register_type,
 )
+from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Sampler, Texture
 
 __all__ = ["VMError", "D3D9Shader", "D3D9Outputs", "Texture", "Sampler", "Bump", "SUPPORTED_OPCODES",
@@ -1034,42 +1035,20 @@ SUPPORTED_OPCODES = frozenset(value for value, info in OPCODES.items() if info.n
 _RASTOUT_SEMANTICS = ("POSITION0", "FOG0", "PSIZE0")
 
 
-class D3D9Outputs(Mapping[str, np.ndarray]):
+class D3D9Outputs(NamedOutputs):
     """A run's outputs: (lanes, 4) float32 arrays by register (``oPos``, ``oD0``, ``oT1``, ``o3``,
     ``oC0``, ``oDepth``; ps_1_x: ``r0``) and by semantic (``POSITION0``, ``COLOR0``, ``TEXCOORD1``,
-    ``DEPTH0``; a semantic without index also finds index 0); ``discarded``: pixels texkill removed."""
+    ``DEPTH0``; any case, a semantic without index is index 0: the SM4 VM's
+    :class:`~shaderkit.vm.sm4.outputs.NamedOutputs` lookup); ``registers`` and ``semantics``
+    (semantic -> register name) as collected; ``discarded``: pixels texkill removed."""
 
     def __init__(self, registers: dict[str, np.ndarray], semantics: dict[str, str], discarded: np.ndarray,
                  steps: int) -> None:
+        super().__init__({**registers, **{name: registers[reg] for name, reg in semantics.items()}})
         self.registers = registers
         self.semantics = semantics
         self.discarded = discarded
         self.steps = steps
-
-    def _key(self, key: str) -> str | None:
-        if key in self.registers:
-            return key
-        upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.semantics:
-                return self.semantics[name]
-        return None
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        found = self._key(key)
-        if found is None:
-            raise KeyError(key)
-        return self.registers[found]
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._key(key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self.registers
-        yield from self.semantics
-
-    def __len__(self) -> int:
-        return len(self.registers) + len(self.semantics)
 
 
 def _usage_name(usage_token: int) -> str:
@@ -1418,11 +1397,7 @@ class D3D9Shader:
         return D3D9Outputs(registers, semantics, discarded, m.steps)
 
     def _input_mask(self, key: str) -> int:
-        upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.input_masks:
-                return self.input_masks[name]
-        return 15
+        return self.input_masks.get(normalize_key(key), 15)
 
     def _input_key(self, key: str) -> tuple[int, int] | str:
         lower = key.lower()
@@ -1434,9 +1409,9 @@ class D3D9Shader:
                 raise VMError(f"input {key!r}: vertex shaders have no t registers")
             return (REG_INPUT if reg[0] == "v" else REG_ADDR_TEXTURE, reg[1])
         upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.inputs:
-                return self.inputs[name]
+        found = self.inputs.get(normalize_key(key))
+        if found is not None:
+            return found
         if self.pixel and self.major < 2:  # ps_1_x: COLOR0/1 -> v#, TEXCOORD# -> t#
             for prefix, rtype in (("COLOR", REG_INPUT), ("TEXCOORD", REG_ADDR_TEXTURE)):
                 rest = upper[len(prefix):] if upper.startswith(prefix) else None
