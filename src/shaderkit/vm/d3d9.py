@@ -137,6 +137,7 @@ from shaderkit.isa.d3d9.table import (
     USAGES,
     register_type,
 )
+from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Sampler, Texture
 
@@ -273,10 +274,7 @@ def _sat(x: np.ndarray) -> np.ndarray:
 
 
 def _mul(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
-    product = a * b
-    if legacy:
-        product = np.where((a == 0) | (b == 0), F32(0), product)
-    return product.astype(F32)
+    return mul_legacy(a, b) if legacy else (a * b).astype(F32)
 
 
 def _dot(a: np.ndarray, b: np.ndarray, n: int, legacy: bool) -> np.ndarray:
@@ -573,14 +571,6 @@ def _dp2add(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return _rep((_dot(a, b, 2, m.legacy) + c[:, 3]).astype(F32))
 
 
-def _min(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a < b, a, b)
-
-
-def _max(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a >= b, a, b)
-
-
 def _sgn(m: _Run, a: np.ndarray, *_scratch: np.ndarray) -> np.ndarray:
     return np.sign(a).astype(F32)
 
@@ -603,8 +593,8 @@ _ALU: dict[str, Alu] = {
     "mad": lambda m, a, b, c: (_mul(a, b, m.legacy) + c).astype(F32),
     "dp3": lambda m, a, b: _rep(_dot(a, b, 3, m.legacy)),
     "dp4": lambda m, a, b: _rep(_dot(a, b, 4, m.legacy)),
-    "min": _min,
-    "max": _max,
+    "min": lambda m, a, b: min_legacy(a, b),
+    "max": lambda m, a, b: max_legacy(a, b),
     "slt": lambda m, a, b: (a < b).astype(F32),
     "sge": lambda m, a, b: (a >= b).astype(F32),
     "rcp": lambda m, a: _rep(_rcp(a[:, 3])),
@@ -616,7 +606,7 @@ _ALU: dict[str, Alu] = {
     "lit": _lit,
     "dst": _dst,
     "lrp": _lrp,
-    "frc": lambda m, a: (a - np.floor(a)).astype(F32),
+    "frc": lambda m, a: fract(a),
     "pow": _pow,
     "crs": _crs,
     "sgn": _sgn,
