@@ -9,9 +9,9 @@ One lane is one vertex or one pixel; every register is a float32 array (lanes, 4
 run in 2x2 quads (lanes 4k..4k+3: top-left, top-right, bottom-left, bottom-right), which is what
 ``dsx``/``dsy`` (coarse: the quad's right minus left / bottom minus top neighbour of its top-left
 lane, the same for all four lanes) and the implicit level of detail of ``texld``/``tex`` and the
-ps_1_x texture operations read. ``run(quads=False)`` (the default) makes every pixel fill a quad
-of its own (derivatives 0, the most detailed mip level); ``quads=True`` takes the lanes in quad
-order. ``vPos`` is the pixel's integer position (D3D9 has no half-pixel offset: lane 4k+i of
+ps_1_x texture operations read. ``run(quads=False)`` (the default) takes every pixel on its own
+(derivatives 0, keeping NaN for an infinite or NaN value; the implicit LOD is that of the most
+detailed mip level); ``quads=True`` takes the lanes in quad order. ``vPos`` is the pixel's integer position (D3D9 has no half-pixel offset: lane 4k+i of
 quad k at (2k + i % 2, i // 2); without quads pixel j at (j, 0)), ``vFace`` 1 (front) unless
 given.
 
@@ -311,9 +311,11 @@ class _Frame:
 class _Run:
     """One execution over a batch of lanes."""
 
-    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int) -> None:
+    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int, quads: bool = False) -> None:
         self.shader = shader
         self.n = n
+        #: pixel lanes in 2x2 quads (derivatives across the quad); else every lane on its own
+        self.quads = quads
         self.legacy = legacy
         self.max_steps = max_steps
         self.steps = 0
@@ -580,6 +582,8 @@ def _lrp(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def _derivative(m: _Run, s: np.ndarray, axis: int) -> np.ndarray:
+    if not m.quads:
+        return (s - s).astype(F32)  # 0, NaN for inf and NaN
     q = s.reshape(-1, 4, 4)
     return np.repeat(q[:, axis] - q[:, 0], 4, axis=0).astype(F32)
 
@@ -823,23 +827,14 @@ def _phase(m: _Run, ins: Ins) -> None:
 
 def _sample(m: _Run, stage: int, coords: np.ndarray, lod: np.ndarray | None = None, bias: np.ndarray | None = None,
             ddx: np.ndarray | None = None, ddy: np.ndarray | None = None) -> np.ndarray:
-    from shaderkit.vm.sm4.memory import gradient_lod, sample_texture, texture_coordinates
+    from shaderkit.vm.sm4.memory import sample_texture
 
     tex = m.shader.textures.get(stage)
     if tex is None:
         return np.zeros((m.n, 4), F32)  # an unbound stage reads as 0 (D3D9 returns (0, 0, 0, 1) on some cards)
     sampler = m.shader.samplers.get(stage, _DEFAULT_SAMPLER)
-    coords = np.asarray(coords, F32)
-    if lod is None:
-        uv = texture_coordinates(tex, coords)
-        if ddx is not None and ddy is not None:
-            dims = uv.shape[1]
-            lod = gradient_lod(tex, uv, ddx[:, :dims].astype(np.float64), ddy[:, :dims].astype(np.float64))
-        else:
-            lod = gradient_lod(tex, uv, quads=m.shader.pixel)
-        if bias is not None:
-            lod = lod + bias
-    return sample_texture(tex, sampler, coords, np.asarray(lod, np.float64)).astype(F32)
+    values = sample_texture(tex, sampler, np.asarray(coords, F32), lod, ddx, ddy, quads=m.quads, bias=bias)
+    return values.astype(F32)
 
 
 def _texld(m: _Run, ins: Ins) -> None:
@@ -1357,12 +1352,9 @@ class D3D9Shader:
             count = 1
         if self.pixel and quads and count % 4:
             raise VMError(f"quads=True needs a multiple of 4 pixels, got {count}")
-        spread = 4 if self.pixel and not quads else 1
-        n = count * spread
-        m = _Run(self, n, legacy_float, max_steps)
+        n = count
+        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads)
         for where, array in arrays.items():
-            if spread > 1:
-                array = np.repeat(array, spread, axis=0)
             if where == "vPos":
                 m.regs[(REG_MISC, 0)] = array
             elif where == "vFace":
@@ -1375,16 +1367,15 @@ class D3D9Shader:
         if self.pixel:
             lane = np.arange(n)
             if (REG_MISC, 0) not in m.regs:
-                x = (lane // 4 * 2 + lane % 2) if quads else lane // 4
+                x = (lane // 4 * 2 + lane % 2) if quads else lane
                 y = (lane % 4 // 2) if quads else np.zeros(n, np.int64)
                 m.regs[(REG_MISC, 0)] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
             if (REG_MISC, 1) not in m.regs:
                 m.regs[(REG_MISC, 1)] = np.ones((n, 4), F32)
         with np.errstate(all="ignore"):
             self._execute(m)
-        registers, semantics = self._collect(m, spread)
-        discarded = m.discarded[::spread] if spread > 1 else m.discarded
-        return D3D9Outputs(registers, semantics, discarded, m.steps)
+        registers, semantics = self._collect(m)
+        return D3D9Outputs(registers, semantics, m.discarded, m.steps)
 
     def _input_mask(self, key: str) -> int:
         return self.input_masks.get(normalize_key(key), 15)
@@ -1446,7 +1437,7 @@ class D3D9Shader:
             handler(m, ins)
             pc += 1
 
-    def _collect(self, m: _Run, spread: int) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    def _collect(self, m: _Run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         registers: dict[str, np.ndarray] = {}
         semantics: dict[str, str] = {}
 
@@ -1454,7 +1445,7 @@ class D3D9Shader:
             value = m.regs.get(key)
             if value is None:
                 return
-            registers[name] = value[::spread] if spread > 1 else value
+            registers[name] = value
             for each in [semantic] if isinstance(semantic, str) else semantic or []:
                 semantics[each] = name
 
