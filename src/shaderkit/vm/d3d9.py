@@ -107,35 +107,48 @@ from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,
     COISSUE,
     COMPARED,
+    COMPARISONS,
     CONST_BANKS,
     DEST_MASK,
     DEST_MODIFIERS,
     INSTRUCTION_CONTROLS,
     INSTRUCTION_OPCODE,
+    NAMED_REGISTERS,
     OP_DCL,
     OP_DEF,
     OP_DEFB,
     OP_DEFI,
     OPCODES,
     PREDICATED,
+    RASTOUT,
     REG_ADDR_TEXTURE,
+    REG_ATTR_OUT,
+    REG_BOOL,
+    REG_COLOR_OUT,
+    REG_CONST,
     REG_DEPTH_OUT,
+    REG_INPUT,
+    REG_INT,
     REG_LOOP,
     REG_MISC,
     REG_OUTPUT,
     REG_RASTOUT,
     REG_SAMPLER,
+    REG_TEMP,
     REGISTER_NUMBER,
     RELATIVE,
     RESULT_SHIFT,
+    RESULT_SHIFT_SCALES,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
+    SATURATE,
     SOURCE_MODIFIER,
+    SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
-    USAGE,
-    USAGE_INDEX,
-    USAGES,
+    comparison,
     register_type,
+    texld_form,
+    usage_name,
 )
 from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
@@ -151,11 +164,15 @@ DEFAULT_MAX_STEPS = 1 << 20
 LOOP_DEPTH = 4
 #: rep/loop iteration counts (i#.x) are 0..255 (the reference's range for integer constant x)
 LOOP_COUNT_MAX = 255
-# register types (D3DSPR_*) the VM names
-REG_TEMP, REG_INPUT, REG_CONST, REG_ATTR_OUT, REG_INT, REG_COLOR_OUT, REG_BOOL, REG_PREDICATE = 0, 1, 2, 5, 7, 8, 14, 19
-#: comparison control value -> test (COMPARISONS in the table: _gt _eq _ge _lt _ne _le)
-_COMPARE: dict[int, Callable[[Any, Any], Any]] = {
-    1: np.greater, 2: np.equal, 3: np.greater_equal, 4: np.less, 5: np.not_equal, 6: np.less_equal}
+#: comparison suffix (the table's COMPARISONS) -> test
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "_gt": np.greater, "_eq": np.equal, "_ge": np.greater_equal, "_lt": np.less, "_ne": np.not_equal,
+    "_le": np.less_equal}
+assert set(_COMPARE) == set(COMPARISONS) - {""}
+#: the source modifier of a negated bool condition (``if !b0``)
+_NOT = next(value for value, text in SOURCE_MODIFIERS.items() if text == ("!", ""))
+#: vPos, vFace (D3DSPR_MISCTYPE registers)
+_VPOS, _VFACE = NAMED_REGISTERS["vPos"], NAMED_REGISTERS["vFace"]
 #: D3D9's default sampler state: D3DTEXF_POINT min/mag filtering, D3DTADDRESS_WRAP, D3DSAMP_MIPFILTER
 #: D3DTEXF_NONE and D3DSAMP_MAXMIPLEVEL 0: only level 0 is read (max_lod 0 clamps every LOD to it)
 _DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0)
@@ -231,7 +248,7 @@ def _param(tokens: tuple[int, ...], pos: int, major: int, dest: bool) -> tuple[P
             relative = (REG_ADDR_TEXTURE, 0, 0)  # vs_1_1: a0.x implied
     if dest:
         mods = DEST_MODIFIERS.get(token)
-        return Param(rtype, number, relative, DEST_MASK.get(token), bool(mods & 1), RESULT_SHIFT.get(token)), pos
+        return Param(rtype, number, relative, DEST_MASK.get(token), bool(mods & SATURATE), RESULT_SHIFT.get(token)), pos
     sw = SOURCE_SWIZZLE.get(token)
     swizzle = (sw & 3, sw >> 2 & 3, sw >> 4 & 3, sw >> 6 & 3)
     return Param(rtype, number, relative, swizzle=swizzle, modifier=SOURCE_MODIFIER.get(token)), pos
@@ -397,7 +414,7 @@ class _Run:
             return
         values = np.asarray(values, F32)
         if p.shift:
-            values = (values * F32(2.0 ** (p.shift if p.shift < 8 else p.shift - 16))).astype(F32)
+            values = (values * F32(RESULT_SHIFT_SCALES[p.shift])).astype(F32)
         if p.saturate:
             values = _sat(values)
         comps = p.mask if mask is None else p.mask & mask
@@ -444,22 +461,25 @@ class _Run:
         self.mask = self.mask & ~lanes
 
 
-_SOURCE_MODIFIERS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
-    0: lambda x: x,
-    1: lambda x: (-x).astype(F32),
-    2: lambda x: (x - F32(0.5)).astype(F32),
-    3: lambda x: (F32(0.5) - x).astype(F32),
-    4: lambda x: (F32(2) * (x - F32(0.5))).astype(F32),
-    5: lambda x: (F32(-2) * (x - F32(0.5))).astype(F32),
-    6: lambda x: (F32(1) - x).astype(F32),
-    7: lambda x: (F32(2) * x).astype(F32),
-    8: lambda x: (F32(-2) * x).astype(F32),
-    9: lambda x: _divide(x, 2),
-    10: lambda x: _divide(x, 3),
-    11: lambda x: np.abs(x).astype(F32),
-    12: lambda x: (-np.abs(x)).astype(F32),
-    13: lambda x: (x == 0).astype(F32),
+#: source modifier by its text in the table's SOURCE_MODIFIERS (prefix, suffix) -> f(value)
+_MODIFIER_FUNCTIONS: dict[tuple[str, str], Callable[[np.ndarray], np.ndarray]] = {
+    ("-", ""): lambda x: (-x).astype(F32),
+    ("", "_bias"): lambda x: (x - F32(0.5)).astype(F32),
+    ("-", "_bias"): lambda x: (F32(0.5) - x).astype(F32),
+    ("", "_bx2"): lambda x: (F32(2) * (x - F32(0.5))).astype(F32),
+    ("-", "_bx2"): lambda x: (F32(-2) * (x - F32(0.5))).astype(F32),
+    ("1 - ", ""): lambda x: (F32(1) - x).astype(F32),
+    ("", "_x2"): lambda x: (F32(2) * x).astype(F32),
+    ("-", "_x2"): lambda x: (F32(-2) * x).astype(F32),
+    ("", "_dz"): lambda x: _divide(x, 2),
+    ("", "_dw"): lambda x: _divide(x, 3),
+    ("", "_abs"): lambda x: np.abs(x).astype(F32),
+    ("-", "_abs"): lambda x: (-np.abs(x)).astype(F32),
+    ("!", ""): lambda x: (x == 0).astype(F32),
 }
+#: source modifier field (D3DSPSM_*) -> f(value)
+_SOURCE_MODIFIERS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
+    0: lambda x: x, **{value: _MODIFIER_FUNCTIONS[text] for value, text in SOURCE_MODIFIERS.items()}}
 
 
 def _divide(x: np.ndarray, by: int) -> np.ndarray:
@@ -657,15 +677,22 @@ def _matrix(m: _Run, ins: Ins) -> None:
 # -- flow control --------------------------------------------------------------------------------
 
 
+def _compare(ins: Ins) -> Callable[[Any, Any], Any]:
+    test = _COMPARE.get(comparison(ins.controls))
+    if test is None:
+        raise VMError(f"instruction {ins.index}: {ins.name} with comparison control {ins.controls & 7} (none)")
+    return test
+
+
 def _condition(m: _Run, ins: Ins) -> np.ndarray:
     """Per-lane truth of an if/break/callnz condition: a bool constant, a predicate, or a comparison."""
     if ins.opcode in COMPARED:
         a, b = m.read(ins.sources[0])[:, 0], m.read(ins.sources[1])[:, 0]
-        return np.asarray(_COMPARE[ins.controls & 7](a, b), bool)
+        return np.asarray(_compare(ins)(a, b), bool)
     src = ins.sources[-1]
     if src.rtype == REG_BOOL:
         value = bool(m.bools[src.number]) if src.number < len(m.bools) else False
-        return np.full(m.n, value != (src.modifier == 13))
+        return np.full(m.n, value != (src.modifier == _NOT))
     return m.read(src)[:, 0] != 0
 
 
@@ -786,7 +813,7 @@ _FLOW: dict[str, Callable[[_Run, Ins, int], int]] = {
 
 def _setp(m: _Run, ins: Ins) -> None:
     a, b = m.read(ins.sources[0]), m.read(ins.sources[1])
-    m.write(ins, np.asarray(_COMPARE[ins.controls & 7](a, b), F32))
+    m.write(ins, np.asarray(_compare(ins)(a, b), F32))
 
 
 def _texkill(m: _Run, ins: Ins) -> None:
@@ -850,16 +877,16 @@ def _texld(m: _Run, ins: Ins) -> None:
         return
     coords = m.read(ins.sources[0])
     sampler = ins.sources[1]
-    form = ins.controls & 3
+    form = texld_form(ins.controls)
     lod = bias = ddx = ddy = None
     if ins.name == "texldl":
         lod = coords[:, 3].astype(np.float64)
     elif ins.name == "texldd":
         ddx, ddy = m.read(ins.sources[2]), m.read(ins.sources[3])
-    elif form == 1:  # texldp
+    elif form == "texldp":
         with np.errstate(all="ignore"):
             coords = np.concatenate([coords[:, :3] / coords[:, 3:4], coords[:, 3:4]], axis=1).astype(F32)
-    elif form == 2:  # texldb
+    elif form == "texldb":
         bias = coords[:, 3].astype(np.float64)
     values = _sample(m, sampler.number, coords, lod, bias, ddx, ddy)
     if sampler.swizzle != (0, 1, 2, 3):
@@ -1036,11 +1063,6 @@ class D3D9Outputs(NamedOutputs):
         self.steps = steps
 
 
-def _usage_name(usage_token: int) -> str:
-    kind, index = USAGE.get(usage_token), USAGE_INDEX.get(usage_token)
-    return f"{USAGES[kind].upper() if kind < len(USAGES) else f'USAGE{kind}'}{index}"
-
-
 class D3D9Shader:
     """A D3D9 shader ready to run: constants, textures and bump state persist between runs."""
 
@@ -1115,7 +1137,8 @@ class D3D9Shader:
         if self.pixel and self.major < 3:
             name = f"TEXCOORD{p.number}" if p.rtype == REG_ADDR_TEXTURE else f"COLOR{p.number}"
         else:
-            name = _usage_name(ins.usage)
+            usage, index = usage_name(ins.usage)
+            name = f"{usage.upper()}{index}"
         if p.rtype == REG_OUTPUT and not self.pixel:
             self.outputs.setdefault((p.rtype, p.number), []).append(name)
         elif name not in self.inputs:
@@ -1265,7 +1288,9 @@ class D3D9Shader:
         if name[:1] in "sS" and name[1:].isdigit():
             return int(name[1:])
         c = self._constant(name)
-        if c is None or c.register_set != 3:
+        from shaderkit.formats.d3dx.ctab import REGISTER_SETS
+
+        if c is None or REGISTER_SETS.get(c.register_set) != "s":
             raise VMError(f"no sampler named {name!r}")
         return int(c.register_index)
 
@@ -1356,9 +1381,9 @@ class D3D9Shader:
         m = _Run(self, n, legacy_float, max_steps, self.pixel and quads)
         for where, array in arrays.items():
             if where == "vPos":
-                m.regs[(REG_MISC, 0)] = array
+                m.regs[_VPOS] = array
             elif where == "vFace":
-                m.regs[(REG_MISC, 1)] = _rep(array[:, 0])
+                m.regs[_VFACE] = _rep(array[:, 0])
             else:
                 assert isinstance(where, tuple)
                 m.regs[where] = array
@@ -1366,12 +1391,12 @@ class D3D9Shader:
                     m.texcoords[where[1]] = array
         if self.pixel:
             lane = np.arange(n)
-            if (REG_MISC, 0) not in m.regs:
+            if _VPOS not in m.regs:
                 x = (lane // 4 * 2 + lane % 2) if quads else lane
                 y = (lane % 4 // 2) if quads else np.zeros(n, np.int64)
-                m.regs[(REG_MISC, 0)] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
-            if (REG_MISC, 1) not in m.regs:
-                m.regs[(REG_MISC, 1)] = np.ones((n, 4), F32)
+                m.regs[_VPOS] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
+            if _VFACE not in m.regs:
+                m.regs[_VFACE] = np.ones((n, 4), F32)
         with np.errstate(all="ignore"):
             self._execute(m)
         registers, semantics = self._collect(m)
@@ -1457,8 +1482,8 @@ class D3D9Shader:
                 elif rtype == REG_DEPTH_OUT:
                     put("oDepth", key, "DEPTH0")
             elif rtype == REG_RASTOUT:
-                put(("oPos", "oFog", "oPts")[number] if number < 3 else f"oRast{number}", key,
-                    _RASTOUT_SEMANTICS[number] if number < 3 else None)
+                put(RASTOUT[number] if number < len(RASTOUT) else f"oRast{number}", key,
+                    _RASTOUT_SEMANTICS[number] if number < len(RASTOUT) else None)
             elif rtype == REG_ATTR_OUT:
                 put(f"oD{number}", key, f"COLOR{number}")
             elif rtype == REG_OUTPUT:
