@@ -88,9 +88,10 @@ the corpus, and 18972 hand-edited DX9 listings of Helix/3DMigoto fix repositorie
 of the table's mnemonics; the ps_1_x texture operations, ``loop``/``call``/``lit``/``m4x4`` and
 the rest are covered by the hand-worked tests only.
 
-Everything the caller gives or asks wrongly (names, shapes) and any instruction of the table this
-VM does not run raises :class:`VMError` naming it. Instruction fields come from the D3D9 table
-(:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once, in ``_OPS``.
+Everything the caller gives or asks wrongly (names, shapes) and any opcode outside the D3D9 table
+(the VM runs every one of the table's) raises :class:`VMError` naming it. Instruction fields come
+from the D3D9 table (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once,
+in ``_ALU``, ``_HANDLERS`` and ``_FLOW``.
 """
 
 from __future__ import annotations
@@ -749,7 +750,7 @@ def _flow_endloop(m: _Run, ins: Ins, pc: int) -> int:
 
 def _flow_break(m: _Run, ins: Ins, pc: int) -> int:
     lanes = m.mask.copy()
-    if ins.opcode != _OPCODE["break"] or ins.sources:
+    if ins.sources:  # break_comp, breakp (a plain break has none)
         lanes &= _condition(m, ins)
     loop_at = max((i for i, f in enumerate(m.stack) if f.kind == "loop"), default=None)
     if loop_at is None:
@@ -820,8 +821,7 @@ def _texkill(m: _Run, ins: Ins) -> None:
     p = ins.dest
     assert p is not None
     if m.shader.major < 2:
-        value = m.texcoords.get(p.number, m.zeros()) if p.rtype == REG_ADDR_TEXTURE and m.shader.minor < 4 \
-            else m.fetch(p)
+        value = _stage_coords(m, p.number) if p.rtype == REG_ADDR_TEXTURE and m.shader.minor < 4 else m.fetch(p)
         comps = 0b0111
     else:
         value = m.fetch(p)
@@ -872,7 +872,7 @@ def _texld(m: _Run, ins: Ins) -> None:
         if shader.minor >= 4:
             coords = m.read(ins.sources[0])
         else:
-            coords = m.texcoords.get(dest.number, m.zeros())
+            coords = _stage_coords(m, dest.number)
         m.write(ins, _sample(m, dest.number, coords))
         return
     coords = m.read(ins.sources[0])
@@ -900,13 +900,13 @@ def _texcoord(m: _Run, ins: Ins) -> None:
     if m.shader.minor >= 4:  # texcrd r#, t#: the coordinates as they are
         m.write(ins, m.read(ins.sources[0]))
         return
-    tc = m.texcoords.get(dest.number, m.zeros()).copy()
-    tc = _sat(tc)
+    tc = _sat(_stage_coords(m, dest.number))
     tc[:, 3] = 1
     m.write(ins, tc)
 
 
 def _stage_coords(m: _Run, stage: int) -> np.ndarray:
+    """The texture coordinate set of stage ``stage`` as the shader received it (0 if not given)."""
     return m.texcoords.get(stage, m.zeros())
 
 
@@ -1035,7 +1035,6 @@ _HANDLERS: dict[str, Callable[[_Run, Ins], None]] = {
     "texm3x3spec": _texm, "texm3x3vspec": _texm, "texm3x2depth": _texm,
     "texdp3": _texdp3, "texdp3tex": _texdp3, "texdepth": _texdepth,
 }
-_OPCODE = {info.name: value for value, info in sorted(OPCODES.items(), reverse=True)}
 #: the table's opcodes this VM runs (every one; a test checks it)
 SUPPORTED_OPCODES = frozenset(value for value, info in OPCODES.items() if info.name in _HANDLERS or info.name in _FLOW)
 
@@ -1442,17 +1441,12 @@ class D3D9Shader:
             if not m.mask.any():
                 pc += 1
                 continue
-            handler = _HANDLERS.get(ins.name)
-            if handler is None:
-                raise VMError(f"instruction {ins.index}: {ins.name} is not supported by the D3D9 VM")
+            handler = _HANDLERS[ins.name]  # every opcode of the table (decode refuses others)
             if pc + 1 < total and program[pc + 1].coissue:  # a co-issued pair reads before it writes
                 m.pending = []
                 handler(m, ins)
                 partner = program[pc + 1]
-                handler_b = _HANDLERS.get(partner.name)
-                if handler_b is None:
-                    raise VMError(f"instruction {partner.index}: {partner.name} is not supported by the D3D9 VM")
-                handler_b(m, partner)
+                _HANDLERS[partner.name](m, partner)
                 writes, m.pending = m.pending, None
                 for p, values, enable in writes:
                     m.commit(p, values, enable)
@@ -1505,7 +1499,3 @@ def _register_name(name: str) -> tuple[str, int] | None:
         return letter, int(digits)
     return None
 
-
-def unsupported_opcodes() -> list[str]:
-    """Mnemonics of table opcodes the VM does not run (empty: every one runs)."""
-    return sorted(OPCODES[v].name for v in OPCODES if v not in SUPPORTED_OPCODES)
