@@ -55,3 +55,16 @@ def test_every_level9_program_runs(path: Path) -> None:
             sh.texture(stage, rng.uniform(0, 1, shape))
         out = sh.run({name: rng.uniform(-1, 1, (4, 4)) for name in sh.inputs}, lanes=4)
         assert all(np.asarray(v).shape == (4, 4) for v in out.registers.values())
+
+
+@pytest.mark.parametrize("path", corpus_params("dxbc", "directxtk__BasicEffect_PSBasic.dxbc"))
+def test_load_opens_files_and_names_the_wrong_format(path: Path, tmp_path: Path) -> None:
+    from shaderkit.formats.d3d9.assemble import assemble_shader
+    from shaderkit.vm.d3d9 import VMError
+
+    vso = tmp_path / "add.vso"
+    vso.write_bytes(assemble_shader("vs_2_0\ndcl_position v0\nadd oPos, v0, c0\n").to_bytes())
+    sh = D3D9Shader.load(vso).set("c0", [1, 2, 3, 4])
+    np.testing.assert_array_equal(sh.run(v0=[[1, 1, 1, 1]])["oPos"], [[2, 3, 4, 5]])
+    with pytest.raises(VMError, match="not a bare D3D9 shader"):
+        D3D9Shader.load(path)  # a DXBC container: its level-9 program is not the file

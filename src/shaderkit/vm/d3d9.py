@@ -1109,11 +1109,16 @@ class D3D9Shader:
 
     @classmethod
     def load(cls, source: str | os.PathLike[str] | bytes) -> D3D9Shader:
-        """From a file path or the bytes of a bare D3D9 shader."""
-        if isinstance(source, (bytes, bytearray)):
+        """From a file path (read by :func:`shaderkit.open`; a bare D3D9 shader) or the bytes of one."""
+        if isinstance(source, (bytes, bytearray, memoryview)):
             return cls.from_bytes(bytes(source))
-        with open(os.fspath(source), "rb") as handle:
-            return cls.from_bytes(handle.read())
+        import shaderkit
+        from shaderkit.formats.d3d9.shader import D3D9Shader as Model
+
+        opened = shaderkit.open(source)
+        if not isinstance(opened, Model):
+            raise VMError(f"{os.fspath(source)}: a {opened.format_name} file, not a bare D3D9 shader")
+        return cls(opened)
 
     @classmethod
     def assemble(cls, text: str) -> D3D9Shader:
