@@ -262,3 +262,18 @@ def test_semantic_index_1_does_not_find_index_10() -> None:
     assert out.semantics == {"POSITION0": "o0", "TEXCOORD10": "o1"}
     with pytest.raises(VMError, match="TEXCOORD1"):  # an input by a semantic the shader does not declare
         sh.run(POSITION=[[1, 2, 3, 4]], TEXCOORD1=[[5, 6, 7, 8]])
+
+
+def test_token_fields_outside_the_table_raise_vmerror() -> None:
+    import struct
+
+    def program(*tokens: int) -> bytes:
+        return struct.pack(f"<{len(tokens) + 2}I", 0xFFFE0200, *tokens, 0x0000FFFF)
+
+    # mov r0, v0 with source modifier 14 (D3DSPSM_* ends at 13, "!")
+    with pytest.raises(VMError, match="source modifier 14"):
+        D3D9Shader.from_bytes(program(0x02000001, 0x800F0000, 0x9EE40000))
+    # if_comp (41) c0, c1 with comparison control 0 (none of _gt.._le), endif
+    sh = D3D9Shader.from_bytes(program(0x02000029, 0xA0E40000, 0xA0E40001, 0x0000002B))
+    with pytest.raises(VMError, match="comparison control 0"):
+        sh.run(lanes=1)

@@ -11,7 +11,8 @@ run in 2x2 quads (lanes 4k..4k+3: top-left, top-right, bottom-left, bottom-right
 lane, the same for all four lanes) and the implicit level of detail of ``texld``/``tex`` and the
 ps_1_x texture operations read. ``run(quads=False)`` (the default) takes every pixel on its own
 (derivatives 0, keeping NaN for an infinite or NaN value; the implicit LOD is that of the most
-detailed mip level); ``quads=True`` takes the lanes in quad order. ``vPos`` is the pixel's integer position (D3D9 has no half-pixel offset: lane 4k+i of
+detailed mip level); ``quads=True`` takes the lanes in quad order. ``vPos`` is the pixel's
+integer position (D3D9 has no half-pixel offset: lane 4k+i of
 quad k at (2k + i % 2, i // 2); without quads pixel j at (j, 0)), ``vFace`` 1 (front) unless
 given.
 
@@ -67,7 +68,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   (texel centres at +0.5, point/linear filtering, wrap/mirror/clamp/border, mips by LOD from the
   quad or ``texldl``/``texldb``/``texldd``); the default sampler is D3D9's default state: point
   filtering, wrap, no mip filter (D3DSAMP_MIPFILTER D3DTEXF_NONE, D3DSAMP_MAXMIPLEVEL 0: a
-  mipped texture bound without a sampler reads level 0 whatever the LOD). ``texldp`` divides x, y, z by w. ps_1_x texture stages: stage n samples the
+  mipped texture bound without a sampler reads level 0 whatever the LOD). ``texldp`` divides
+  x, y, z by w. ps_1_x texture stages: stage n samples the
   texture bound to s#n; ``texbem``/``texbeml``/``bem`` use the bump matrix and luminance scale
   and offset given with ``bump=`` (D3D's defaults: matrix 0, scale 0, offset 0);
   ``texm3x3spec`` reflects the constant eye vector, ``texm3x3vspec`` the one in the w of the
@@ -252,7 +254,10 @@ def _param(tokens: tuple[int, ...], pos: int, major: int, dest: bool) -> tuple[P
         return Param(rtype, number, relative, DEST_MASK.get(token), bool(mods & SATURATE), RESULT_SHIFT.get(token)), pos
     sw = SOURCE_SWIZZLE.get(token)
     swizzle = (sw & 3, sw >> 2 & 3, sw >> 4 & 3, sw >> 6 & 3)
-    return Param(rtype, number, relative, swizzle=swizzle, modifier=SOURCE_MODIFIER.get(token)), pos
+    modifier = SOURCE_MODIFIER.get(token)
+    if modifier and modifier not in SOURCE_MODIFIERS:
+        raise VMError(f"source modifier {modifier} is not a D3D9 one (D3DSPSM_*)")
+    return Param(rtype, number, relative, swizzle=swizzle, modifier=modifier), pos
 
 
 def decode(tokens: tuple[int, ...], major: int, index: int = 0) -> Ins:
