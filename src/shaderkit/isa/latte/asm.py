@@ -483,7 +483,7 @@ def _tex_flags(f: dict[str, int], text: str, line: int) -> None:
         f[f"COORD_TYPE_{c}"] = 1
     for key, arg in _flags(text):
         if key == "LOD":
-            f["LOD_BIAS"] = round(_float(arg or "", line) * 8) & 0x7F
+            f["LOD_BIAS"] = round(_float(arg or "", line) * T.TEX_FIXED_SCALE["LOD_BIAS"]) & 0x7F
         elif key == "WHOLE_QUAD":
             f["FETCH_WHOLE_QUAD"] = 1
         elif key in ("BC_FRAC_MODE", "ALT_CONST"):
@@ -492,7 +492,7 @@ def _tex_flags(f: dict[str, int], text: str, line: int) -> None:
             for c in arg or "":
                 f[f"COORD_TYPE_{c}"] = 0
         elif key in ("XOFFSET", "YOFFSET", "ZOFFSET"):
-            f[f"OFFSET_{key[0]}"] = round(_float(arg or "", line) * 2) & 0x1F
+            f[f"OFFSET_{key[0]}"] = round(_float(arg or "", line) * T.TEX_FIXED_SCALE[f"OFFSET_{key[0]}"]) & 0x1F
         else:
             raise AssemblyError(f"unexpected {key!r} in a texture instruction", line, 1)
 

@@ -75,8 +75,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shaderkit.dataclass import dataclass, field
+from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.table import layout
-from shaderkit.isa.latte.words import unpacker
+from shaderkit.isa.latte.words import packer, unpacker
 from shaderkit.vm.latte.fetch import Sampler, Texture, VertexBuffer
 from shaderkit.vm.latte.machine import (
     DEFAULT_MAX_STEPS,
@@ -103,6 +104,10 @@ _PS_IN_CONTROL_0 = unpacker((layout(("NUM_INTERP", 0, 6), ("POSITION_ENA", 8, 1)
 _VS_OUT_ID = unpacker((layout(("SEMANTIC_0", 0, 8), ("SEMANTIC_1", 8, 8), ("SEMANTIC_2", 16, 8),
                               ("SEMANTIC_3", 24, 8)),))
 _VTX_SEMANTIC = unpacker((layout(("SEMANTIC_ID", 0, 8)),))
+_LOOP_CONST = packer((T.SQ_LOOP_CONST,))
+#: the SQ_LOOP_CONST fields a ``(count, init, increment)`` tuple gives, and their masks
+_LOOP_CONST_FIELDS = tuple((name, (1 << width) - 1) for name, _, width in T.SQ_LOOP_CONST
+                           if not name.startswith("RESERVED"))
 #: DEFAULT_VAL of SPI_PS_INPUT_CNTL: the value of an input no vertex shader output feeds
 PS_DEFAULT_VALUES = {0: (0.0, 0.0, 0.0, 0.0), 1: (0.0, 0.0, 0.0, 1.0), 2: (1.0, 1.0, 1.0, 0.0),
                      3: (1.0, 1.0, 1.0, 1.0)}
@@ -401,8 +406,9 @@ class LatteShader:
                 loop_table[lv.offset] = lv.value & 0xFFFFFFFF
         for index, value in (loops or {}).items():
             if isinstance(value, (tuple, list)):
-                count, init, inc = value
-                value = (count & 0xFFF) | (init & 0xFFF) << 12 | (inc & 0xFF) << 24
+                if len(value) != len(_LOOP_CONST_FIELDS):
+                    raise VMError(f"loop constant {index}: expected (count, init, increment), got {value!r}")
+                value = _LOOP_CONST({name: int(v) & mask for (name, mask), v in zip(_LOOP_CONST_FIELDS, value)})[0]
             loop_table[int(index)] = int(value)
         texs = {}
         for rid, tex in (textures or {}).items():

@@ -9,6 +9,7 @@ Uniform blocks (fetch buffers 128 and up) read the run's uniform-block values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +144,7 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
                    else 0, 0).astype(np.uint8)
     swap = f["ENDIAN_SWAP"]
     if swap:
-        unit = {1: 2, 2: 4}.get(swap)
+        unit = T.ENDIAN_SWAP_BYTES.get(swap)
         if unit is None:
             raise VMError(f"ENDIAN_SWAP {swap} is not supported")
         if size % unit:
@@ -182,7 +183,7 @@ def _source(m: Machine, f: Mapping[str, int]) -> list[np.ndarray]:
         if sel < 4:
             out.append(w.gpr[reg, sel].view(F32))
         else:
-            out.append(np.full(w.n, 1.0 if sel == 5 else 0.0, F32))
+            out.append(np.full(w.n, 1.0 if sel == T.SEL_1 else 0.0, F32))
     return out
 
 
@@ -304,10 +305,6 @@ UNSUPPORTED_TEX = {
 }
 
 
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
-
-
 def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
     """Run one TEX_INST over the ``active`` lanes."""
     from shaderkit.vm.latte.machine import VMError
@@ -352,8 +349,8 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             lanes = mips == li
             level = tex.levels[int(li)]
             s_, h_, w_ = level.shape[:3]
-            x = ints[0][lanes] + _signed(f["OFFSET_X"], 5) // 2
-            y = ints[1][lanes] + _signed(f["OFFSET_Y"], 5) // 2
+            x = ints[0][lanes] + math.floor(T.tex_fixed("OFFSET_X", f["OFFSET_X"]))
+            y = ints[1][lanes] + math.floor(T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]))
             z = ints[2][lanes] if tex.kind in ("2d_array", "3d", "cube") else np.zeros_like(x)
             ok = (x >= 0) & (x < w_) & (y >= 0) & (y < h_) & (z >= 0) & (z < s_)
             texels = level[np.clip(z, 0, s_ - 1), np.clip(y, 0, h_ - 1), np.clip(x, 0, w_ - 1)]
@@ -362,7 +359,7 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         return
     mode, compare, _ = SAMPLE_KINDS[name]
     sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
-    bias = _signed(f["LOD_BIAS"], 7) / 8.0
+    bias = T.tex_fixed("LOD_BIAS", f["LOD_BIAS"])
     lod: np.ndarray
     if mode == "lz":
         lod = np.zeros(w.n)
@@ -384,7 +381,8 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         if mode == "lb":
             lod = lod + src[3].astype(np.float64)
     normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
-    offsets = (_signed(f["OFFSET_X"], 5) / 2.0, _signed(f["OFFSET_Y"], 5) / 2.0, _signed(f["OFFSET_Z"], 5) / 2.0)
+    offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
+               T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
     ref = src[3] if compare else None
     texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

@@ -30,11 +30,13 @@ from shaderkit.isa.latte.disasm import (
     TEX_NAMES,
     VTX_NAMES,
     alu_fields,
+    cf_count,
     exp_fields,
     fetch_fields,
     unpack_cf,
     unpack_cf_alu,
 )
+from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
 from shaderkit.vm.latte.semantics import F32, FLT_MAX, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
 
@@ -214,8 +216,8 @@ class Env:
     semantic_gprs: dict[int, int] = field(default_factory=dict)
 
 
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+_unpack_loop_const = unpacker((T.SQ_LOOP_CONST,))
+_LOOP_INC_BITS = T.field_width(T.SQ_LOOP_CONST, "INC")
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -249,7 +251,7 @@ class Machine:
             self.step()
             w0, w1 = p.pair(pc, "CF instruction")
             cf = unpack_cf((w0, w1))
-            kind = cf["CF_INST"] >> 5
+            kind = T.cf_inst_type(w1)
             nxt = pc + 1
             end = False
             if kind in (T.CF_TYPE_ALU, T.CF_TYPE_ALU_EXTENDED):
@@ -342,8 +344,7 @@ class Machine:
         if name in ("TEX", "VTX", "VTX_TC"):
             passing = self.condition(cf)
             if passing.any():
-                count = (cf["COUNT"] | cf["COUNT_3"] << 3) + 1
-                self.fetch_clause(cf["ADDR"], count, name != "TEX", passing)
+                self.fetch_clause(cf["ADDR"], cf_count(cf), name != "TEX", passing)
             return None
         if name == "END_PROGRAM":
             return "end"
@@ -420,15 +421,15 @@ class Machine:
         """LOOP_START*: skip the loop (count 0, no lane passing) or push a loop entry and start it."""
         w = self.w
         passing = self.condition(cf)
-        value = self.env.loops.get(cf["CF_CONST"], 0)
+        loop = _unpack_loop_const((self.env.loops.get(cf["CF_CONST"], 0),))
         dx10 = name == "LOOP_START_DX10"
-        count = value & ((1 << T.LOOP_COUNT_BITS) - 1)
+        count = loop["COUNT"]
         if not passing.any() or (not dx10 and count == 0):
             return cf["ADDR"]
         self.push(("loop", w.branch.copy(), w.broken, w.continued, w.al, count, name,
-                   _signed(value >> T.LOOP_INC_LSB & 0xFF, 8)))
+                   T.signed(loop["INC"], _LOOP_INC_BITS)))
         if name == "LOOP_START":
-            w.al = value >> T.LOOP_INIT_LSB & ((1 << T.LOOP_INIT_BITS) - 1)
+            w.al = loop["INIT"]
         w.broken = ~passing
         w.continued = np.zeros(w.n, bool)
         return None
@@ -625,9 +626,9 @@ class Machine:
                 continue
             lanes = active
             pred_sel = inst.f["PRED_SEL"]
-            if pred_sel == 1:
+            if pred_sel == T.PRED_SEL_ZERO:
                 lanes = lanes & ~w.pred
-            elif pred_sel == 2:
+            elif pred_sel == T.PRED_SEL_ONE:
                 lanes = lanes & w.pred
             writes.append((inst, bits, lanes))
         for inst, bits, lanes in writes:
@@ -719,9 +720,9 @@ class Machine:
                 continue
             if sel < 4:
                 v = values[sel]
-            elif sel == 4:
+            elif sel == T.SEL_0:
                 v = np.zeros(1, U32)
-            elif sel == 5:
+            elif sel == T.SEL_1:
                 v = one_bits
             else:
                 raise VMError(f"destination select {sel} has no meaning")
@@ -752,9 +753,9 @@ class Machine:
                         continue
                     if sel < 4:
                         v = w.gpr[reg, sel]
-                    elif sel == 4:
+                    elif sel == T.SEL_0:
                         v = np.zeros(w.n, U32)
-                    elif sel == 5:
+                    elif sel == T.SEL_1:
                         v = np.full(w.n, 0x3F800000, U32)
                     else:
                         raise VMError(f"export select {sel} has no meaning")
