@@ -18,16 +18,20 @@ import numpy as np
 from shaderkit.dataclass import dataclass, field
 from shaderkit.isa.latte import table as T
 from shaderkit.vm.latte.semantics import F32, I32, U32
+from shaderkit.vm.sm4 import resources as R
 
 if TYPE_CHECKING:
     from shaderkit.vm.latte.machine import Machine
 
-WRAPS = ("repeat", "clamp", "mirror", "border")
+#: Latte wrap modes and the SM4 VM's address modes they are (``resources.address`` applies them)
+_ADDRESS_MODES = {"repeat": R.WRAP, "clamp": R.CLAMP, "mirror": R.MIRROR, "border": R.BORDER}
+WRAPS = tuple(_ADDRESS_MODES)
 FILTERS = ("nearest", "linear")
+#: depth compare functions of SAMPLE_C* by their Latte names (the SM4 VM's comparisons)
 COMPARES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "never": lambda r, t: np.zeros_like(r, bool), "less": np.less, "equal": np.equal,
-    "lequal": np.less_equal, "greater": np.greater, "notequal": np.not_equal,
-    "gequal": np.greater_equal, "always": lambda r, t: np.ones_like(r, bool),
+    latte: R.COMPARISONS[d3d] for latte, d3d in (
+        ("never", "never"), ("less", "less"), ("equal", "equal"), ("lequal", "less_equal"),
+        ("greater", "greater"), ("notequal", "not_equal"), ("gequal", "greater_equal"), ("always", "always"))
 }
 KINDS = ("1d", "2d", "2d_array", "3d", "cube")
 
@@ -189,13 +193,8 @@ def _source(m: Machine, f: Mapping[str, int]) -> list[np.ndarray]:
 
 def _wrap(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
     """Wrapped texel index and a mask of indexes inside (False only for border)."""
-    if mode == "repeat":
-        return np.mod(i, size), np.ones(i.shape, bool)
-    if mode == "mirror":
-        k = np.mod(i, 2 * size)
-        return np.where(k < size, k, 2 * size - 1 - k), np.ones(i.shape, bool)
-    inside = (i >= 0) & (i < size)
-    return np.clip(i, 0, size - 1), inside if mode == "border" else np.ones(i.shape, bool)
+    index, outside = R.address(i, size, _ADDRESS_MODES[mode])
+    return index, ~outside
 
 
 def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray,
@@ -258,12 +257,11 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
 
 
 def _lod_from(tex: Texture, ddx: Sequence[np.ndarray], ddy: Sequence[np.ndarray]) -> np.ndarray:
+    """The LOD of level 0's (width, height) from the x and y of the gradients ``ddx``/``ddy``."""
     level = tex.levels[0]
-    sizes = (level.shape[2], level.shape[1])
-    lx = np.sqrt(sum((ddx[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
-    ly = np.sqrt(sum((ddy[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
-    with np.errstate(divide="ignore"):
-        return np.log2(np.maximum(lx, ly))
+    size = np.array([level.shape[2], level.shape[1]], np.float64)
+    return R.lod_from_gradients(np.stack([d.astype(np.float64) for d in ddx[:2]], axis=1),
+                                np.stack([d.astype(np.float64) for d in ddy[:2]], axis=1), size)
 
 
 def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
