@@ -169,6 +169,15 @@ def test_bit_field_ops() -> None:
     assert r.pos[0].view(np.uint32)[0, :3].tolist() == [0xD1, (-47) & 0xFFFFFFFF, 0xAB00120C]
 
 
+def test_bfe_when_offset_plus_width_reaches_32() -> None:
+    # offset + width >= 32: the result is value >> offset, arithmetic for BFE_INT (the D3D11 /
+    # Evergreen rule), not the field zero-extended past bit 31
+    body = "  0   x: BFE_UINT R2.x, R1.x, R1.y, R1.z\n      y: BFE_INT R2.y, R1.x, R1.y, R1.z\n"
+    r = run_alu(body, {"R1": ints([[0x80001234, 16, 20, 0], [0xF0000000, 28, 8, 0]])}, 2)
+    # 0x80001234 >> 16 = 0x8000; arithmetic: 0xFFFF8000. 0xF0000000 >> 28 = 0xF; arithmetic: -1
+    assert r.pos[0].view(np.uint32)[:, :2].tolist() == [[0x8000, 0xFFFF8000], [0xF, 0xFFFFFFFF]]
+
+
 def test_relative_addressing_with_mova_int() -> None:
     body = ("  0   x: MOVA_INT ____, R1.x\n"
             "  1   x: MOV R2.x, R10[AR.x].x\n      y: MOV R11[AR.x].y, R1.y\n")
