@@ -209,6 +209,7 @@ class LatteShader:
         self.program = Program(bytes(code))
         self.stage = stage
         self.shader = shader
+        self._ps_inputs: list[dict[str, int]] | None = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -261,12 +262,20 @@ class LatteShader:
                         if attrib.location + k in gpr_of:
                             out[f"{attrib.name}[{k}]"] = gpr_of[attrib.location + k]
         elif self.stage == "pixel" and hasattr(regs, "spi_ps_input_cntls"):
-            for i, word in enumerate(regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]):
-                out.setdefault(f"semantic{_PS_INPUT_CNTL((word,))['SEMANTIC']}", i)
+            for i, cntl in enumerate(self.ps_input_controls()):
+                out.setdefault(f"semantic{cntl['SEMANTIC']}", i)
             ctl = _PS_IN_CONTROL_0((regs.spi_ps_in_control_0,))
             if ctl["POSITION_ENA"]:
                 out["position"] = ctl["POSITION_ADDR"]
         return out
+
+    def ps_input_controls(self) -> list[dict[str, int]]:
+        """Pixel shader: the decoded SPI_PS_INPUT_CNTL_n in use (input n is in GPR n); decoded once."""
+        if self._ps_inputs is None:
+            s = self.shader
+            self._ps_inputs = [] if s is None or self.stage != "pixel" or not hasattr(s.regs, "spi_ps_input_cntls") \
+                else [_PS_INPUT_CNTL((w,)) for w in s.regs.spi_ps_input_cntls[: s.regs.num_spi_ps_input_cntl]]
+        return self._ps_inputs
 
     def semantic_registers(self) -> dict[int, int]:
         """Vertex shader: semantic id -> GPR (SQ_VTX_SEMANTIC_n maps semantic to R(n + 1))."""
@@ -388,10 +397,9 @@ class LatteShader:
             r0 = np.zeros((n, 4), U32)
             r0[:, 0] = np.arange(n, dtype=U32)
             start_regs[0] = r0
-        elif self.stage == "pixel" and self.shader is not None and hasattr(self.shader.regs, "spi_ps_input_cntls"):
-            regs = self.shader.regs
-            for i, word in enumerate(regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]):
-                default = PS_DEFAULT_VALUES[_PS_INPUT_CNTL((word,))["DEFAULT_VAL"]]
+        elif self.stage == "pixel":
+            for i, cntl in enumerate(self.ps_input_controls()):
+                default = PS_DEFAULT_VALUES[cntl["DEFAULT_VAL"]]
                 start_regs[i] = np.broadcast_to(np.asarray(default, F32).view(U32), (n, 4))
         for key, value in inputs.items():
             start_regs[self._register_of(key, names)] = _bits(value, n, f"input {key!r}")

@@ -197,10 +197,10 @@ def _wrap(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
     return index, ~outside
 
 
-def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray,
-          layered_3d: bool) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(texels (n, 4), weight (n,)) of each tap at texel-space coordinates x, y."""
-    depth, height, width = level.shape[:3]
+def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray
+          ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(texels (n, 4), weight (n,)) of each tap at texel-space coordinates x, y of slice ``sl``."""
+    height, width = level.shape[1:3]
     border = np.asarray(sampler.border, F32)
     if sampler.filter == "nearest":
         offsets = [(np.floor(x), np.floor(y), np.ones(x.shape, F32))]
@@ -216,7 +216,6 @@ def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y:
         texels = level[sl, iy, ix]
         inside = okx & oky
         out.append((np.where(inside[:, None], texels, border), weight.astype(F32)))
-    del depth, layered_3d
     return out
 
 
@@ -245,7 +244,7 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
             sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
         else:
             sl = np.zeros(x.shape, np.int64)
-        taps = _taps(level, sampler, sl, sx, sy, tex.kind == "3d")
+        taps = _taps(level, sampler, sl, sx, sy)
         acc = np.zeros((int(lanes.sum()), 4), np.float64)
         for texels, weight in taps:
             if ref is not None:
@@ -283,11 +282,11 @@ def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list
     return hs, vs
 
 
+#: sampling instructions: how the LOD is found (auto, l, lb, lz, g) and whether W is a compare reference
 SAMPLE_KINDS = {
-    "SAMPLE": ("auto", False, False), "SAMPLE_L": ("l", False, False), "SAMPLE_LB": ("lb", False, False),
-    "SAMPLE_LZ": ("lz", False, False), "SAMPLE_G": ("g", False, False), "SAMPLE_G_LZ": ("lz", False, False),
-    "SAMPLE_C": ("auto", True, False), "SAMPLE_C_LZ": ("lz", True, False), "SAMPLE_C_G": ("g", True, False),
-    "SAMPLE_C_G_LZ": ("lz", True, False),
+    "SAMPLE": ("auto", False), "SAMPLE_L": ("l", False), "SAMPLE_LB": ("lb", False), "SAMPLE_LZ": ("lz", False),
+    "SAMPLE_G": ("g", False), "SAMPLE_G_LZ": ("lz", False), "SAMPLE_C": ("auto", True),
+    "SAMPLE_C_LZ": ("lz", True), "SAMPLE_C_G": ("g", True), "SAMPLE_C_G_LZ": ("lz", True),
 }
 UNSUPPORTED_TEX = {
     "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
@@ -355,7 +354,7 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             out[lanes] = np.where(ok[:, None], texels, 0)
         m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
         return
-    mode, compare, _ = SAMPLE_KINDS[name]
+    mode, compare = SAMPLE_KINDS[name]
     sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
     bias = T.tex_fixed("LOD_BIAS", f["LOD_BIAS"])
     lod: np.ndarray

@@ -15,7 +15,7 @@ nothing here takes bits apart by hand.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from shaderkit.isa.latte.disasm import (
 )
 from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, FLT_MAX, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import F32, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
 
 GPRS = 128
 STACK_LIMIT = 1024  # entries (the hardware has far fewer; this only stops runaway programs)
@@ -89,7 +89,6 @@ class Program:
         return self.words[2 * slot], self.words[2 * slot + 1]
 
     def alu_clause(self, addr: int, count: int) -> list[AluGroup]:
-        """Execute the groups of an ALU clause for the active lanes."""
         """The groups of the ALU clause of ``count`` slots at ``addr`` (literals included)."""
         key = (addr, count)
         if key in self._alu:
@@ -133,7 +132,6 @@ class Program:
         return groups
 
     def fetch_clause(self, addr: int, count: int, vertex: bool) -> list[dict[str, int]]:
-        """Execute a TEX or VTX clause for ``lanes``."""
         """The field dicts of the fetch clause of ``count`` instructions at ``addr``."""
         key = (addr, count, vertex)
         if key not in self._fetch:
@@ -177,7 +175,7 @@ class Wave:
     ar: np.ndarray  # (4, n) int32
     al: int = 0
     pv: list[np.ndarray] = field(default_factory=list)
-    ps: np.ndarray | None = None
+    ps: np.ndarray = field(default_factory=lambda: np.zeros(1, U32))
     stack: list[tuple[Any, ...]] = field(default_factory=list)
     steps: int = 0
     exports: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
@@ -529,7 +527,7 @@ class Machine:
         elif sel == T.ALU_SRC_PV:
             bits = w.pv[chan]
         elif sel == T.ALU_SRC_PS:
-            bits = w.ps if w.ps is not None else np.zeros(1, U32)
+            bits = w.ps
         elif sel in T.ALU_SRC_CONSTANT_BITS:
             bits = np.array([T.ALU_SRC_CONSTANT_BITS[sel]], U32)
         elif sel == T.ALU_SRC_AL:
@@ -697,7 +695,7 @@ class Machine:
         """A vertex FETCH: the element index from the source GPR, the data to the destination."""
         w = self.w
         src = self.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
-        index = w.gpr[src, f["SRC_SEL_X"] & 3].view(I32) if f["SRC_SEL_X"] < 4 else np.zeros(w.n, I32)
+        index = w.gpr[src, f["SRC_SEL_X"]].view(I32)  # SRC_SEL_X is 2 bits: always a component
         values = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
         if "SEMANTIC_ID" in f:  # the vertex shader's SQ_VTX_SEMANTIC maps it to a GPR (or nowhere)
             target = self.env.semantic_gprs.get(f["SEMANTIC_ID"])
@@ -779,5 +777,3 @@ def run_program(program: Program, wave: Wave, env: Env) -> Wave:
         Machine(program, wave, env).run()
     return wave
 
-
-_ = (Callable, FLT_MAX)

@@ -221,13 +221,11 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
     ax, ay, az = np.abs(rx), np.abs(ry), np.abs(rz)
     zmaj = (az >= ax) & (az >= ay)
     ymaj = ~zmaj & (ay >= ax)
-    xmaj = ~zmaj & ~ymaj
     ma = np.where(zmaj, rz, np.where(ymaj, ry, rx))
     face = np.where(zmaj, np.where(rz < 0, 5, 4),
                     np.where(ymaj, np.where(ry < 0, 3, 2), np.where(rx < 0, 1, 0))).astype(F32)
     sc = np.where(zmaj, np.where(rz < 0, -rx, rx), np.where(ymaj, rx, np.where(rx < 0, rz, -rz)))
     tc = np.where(ymaj, np.where(ry < 0, -rz, rz), -ry)
-    del xmaj
     return [_fit(tc), _fit(sc), _fit(ma * F32(2)), face]
 
 
