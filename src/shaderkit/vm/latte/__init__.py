@@ -54,7 +54,8 @@ Choices (documented, tested where they can be):
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction
   (USE_CONST_FIELDS: from the :class:`VertexBuffer`), undo ENDIAN_SWAP 8IN16/8IN32 (Wii U
   buffers are big-endian in memory), fill missing components with (0, 0, 0, 1); bytes outside a
-  buffer read 0. Fetches from buffer 128 + n read uniform block n (16 bytes per element).
+  buffer read 0. The 1 of a missing W and of DST_SEL 1 is integer 1 for the INT number format
+  of an integer data format and 1.0 otherwise (``fetch.one_bits`` decides both). Fetches from buffer 128 + n read uniform block n (16 bytes per element).
 * Memory exports (MEM_STREAM*, MEM_RING, MEM_SCRATCH, MEM_REDUCTION, MEM_EXPORT) and
   EMIT/CUT_VERTEX are recorded, not applied to any memory.
 * ALU_EXT (an Evergreen encoding with two more KCACHE banks) runs as ALU with banks 0 and 1;

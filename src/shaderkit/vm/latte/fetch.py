@@ -112,8 +112,25 @@ class VertexBuffer:
 
 
 # -- vertex fetch --------------------------------------------------------------------------------
-def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.ndarray]:
-    """The (x, y, z, w) bits a FETCH reads for each lane's element ``index``."""
+#: the bits of the float constant 1.0
+FLOAT_ONE_BITS = 0x3F800000
+
+
+def one_bits(num_format: int, data_format: int) -> int:
+    """The bits of the constant 1 of a fetch with this NUM_FORMAT / DATA_FORMAT: what DST_SEL 1
+    and a component the format lacks (W) read. Integer 1 for the INT number format of an integer
+    data format (the integer data is left as integer bits, so 1 is too: a GX2 fetch shader's
+    ``FORMAT(15 INT) ... R1.xy01`` reads integer attributes with an integer 1 in W); 1.0f for
+    everything else. (AMD's R600 documents did not turn up in the reference search to confirm
+    the INT case; this is the one place the VM decides it.)"""
+    spec = T.DATA_FORMATS.get(data_format)
+    is_float = spec is not None and spec[2]
+    return 1 if T.NUM_FORMATS.get(num_format) == "INT" and not is_float else FLOAT_ONE_BITS
+
+
+def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """The (x, y, z, w) bits a FETCH reads for each lane's element ``index``, and the bits of
+    the constant 1 of its (resolved) format (:func:`one_bits`) for DST_SEL 1."""
     from shaderkit.vm.latte.machine import VMError
 
     buffer_id = f["BUFFER_ID"]
@@ -127,7 +144,9 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
         ok = (row >= 0) & (row < block.shape[0])
         rows = block[np.clip(row, 0, max(block.shape[0] - 1, 0))] if block.shape[0] else np.zeros((n, 4), U32)
         rows = np.where(ok[:, None], rows, 0).astype(U32)
-        return [rows[:, c] for c in range(4)]
+        # USE_CONST_FIELDS would take the format from the fetch constant, which is not modelled
+        one = FLOAT_ONE_BITS if f["USE_CONST_FIELDS"] else one_bits(f["NUM_FORMAT_ALL"], f["DATA_FORMAT"])
+        return [rows[:, c] for c in range(4)], one
     buf = m.env.buffers.get(buffer_id)
     if buf is None:
         raise VMError(f"fetch from buffer b{buffer_id} but none was given")
@@ -171,10 +190,10 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
         else:
             scale = float((1 << (width - 1)) - 1 if signed else (1 << width) - 1)
             out.append(np.maximum(sv / scale, -1.0).astype(F32).view(U32))
-    int_one = num_format == 1 and not is_float
+    one = one_bits(num_format, data_format)
     while len(out) < 4:
-        out.append(np.full(n, 1 if int_one else 0x3F800000, U32) if len(out) == 3 else np.zeros(n, U32))
-    return out
+        out.append(np.full(n, one, U32) if len(out) == 3 else np.zeros(n, U32))
+    return out, one
 
 
 # -- texture fetch -------------------------------------------------------------------------------

@@ -696,7 +696,7 @@ class Machine:
         w = self.w
         src = self.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
         index = w.gpr[src, f["SRC_SEL_X"]].view(I32)  # SRC_SEL_X is 2 bits: always a component
-        values = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
+        values, one = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
         if "SEMANTIC_ID" in f:  # the vertex shader's SQ_VTX_SEMANTIC maps it to a GPR (or nowhere)
             target = self.env.semantic_gprs.get(f["SEMANTIC_ID"])
             if target is None:
@@ -704,15 +704,13 @@ class Machine:
             dst = target
         else:
             dst = self.gpr_rel(f["DST_GPR"], f["DST_REL"])
-        self.write_fetch(dst, values, [f[f"DST_SEL_{c}"] for c in "XYZW"], active,
-                         one=np.array([1], U32) if f["NUM_FORMAT_ALL"] == 1 and not f["USE_CONST_FIELDS"]
-                         else np.array([0x3F800000], U32))
+        self.write_fetch(dst, values, [f[f"DST_SEL_{c}"] for c in "XYZW"], active, one)
 
     def write_fetch(self, dst: int, values: Sequence[np.ndarray], sels: Sequence[int], active: np.ndarray,
-                    one: np.ndarray | None = None) -> None:
-        """Write fetched (x, y, z, w) bits to ``dst`` through DST_SEL (4 = 0, 5 = 1, 7 = masked)."""
+                    one: int = FX.FLOAT_ONE_BITS) -> None:
+        """Write fetched (x, y, z, w) bits to ``dst`` through DST_SEL (SEL_0 = 0, SEL_1 = the bits
+        ``one`` (1.0f; a vertex fetch passes its format's, see ``fetch.one_bits``), SEL_MASK = kept)."""
         w = self.w
-        one_bits = one if one is not None else np.array([0x3F800000], U32)
         for chan, sel in enumerate(sels):
             if sel == T.SEL_MASK:
                 continue
@@ -721,7 +719,7 @@ class Machine:
             elif sel == T.SEL_0:
                 v = np.zeros(1, U32)
             elif sel == T.SEL_1:
-                v = one_bits
+                v = np.array([one], U32)
             else:
                 raise VMError(f"destination select {sel} has no meaning")
             v = np.broadcast_to(_bits(np.asarray(v)), (w.n,))
@@ -754,7 +752,7 @@ class Machine:
                     elif sel == T.SEL_0:
                         v = np.zeros(w.n, U32)
                     elif sel == T.SEL_1:
-                        v = np.full(w.n, 0x3F800000, U32)
+                        v = np.full(w.n, FX.FLOAT_ONE_BITS, U32)
                     else:
                         raise VMError(f"export select {sel} has no meaning")
                     out[active, chan] = v[active]
