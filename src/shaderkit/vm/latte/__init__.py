@@ -291,12 +291,13 @@ class LatteShader:
         return out
 
     def param_semantics(self) -> dict[int, int]:
-        """PARAM export index -> semantic id (SPI_VS_OUT_ID) of a vertex shader."""
+        """PARAM export index -> semantic id (SPI_VS_OUT_ID) of a vertex shader: the first
+        NUM_SPI_VS_OUT_ID words (the others are not in use, whatever they hold)."""
         s = self.shader
         if s is None or not hasattr(s.regs, "spi_vs_out_id"):
             return {}
         out = {}
-        for j, word in enumerate(s.regs.spi_vs_out_id):
+        for j, word in enumerate(s.regs.spi_vs_out_id[: s.regs.num_spi_vs_out_id]):
             f = _VS_OUT_ID((word,))
             for k in range(4):
                 sem = f[f"SEMANTIC_{k}"]
