@@ -223,6 +223,23 @@ def test_uniform_registers_and_kcache() -> None:
     assert r.pos[0][0, :2].tolist() == [12.5, 7.0]
 
 
+def test_kcache_span_follows_the_lock_mode() -> None:
+    # LOCK_1 (CB1:16-31) locks 16 constants: KC0[16] is outside; LOCK_2 (CB1:16-47) locks 32,
+    # so KC0[17] is constant 16 + 17 = 33 of the block
+    block = np.zeros(34 * 4, np.float32)
+    block[33 * 4] = 9.0
+    for lock, expected in (("16-31", None), ("16-47", 9.0)):
+        text = (f"00 ALU: ADDR(32) CNT(1) KCACHE0(CB1:{lock})\n"
+                f"  0   x: MOV R2.x, KC0[{16 if expected is None else 17}].x\n"
+                "01 EXP_DONE: POS0, R2.xyzw\nEND_OF_PROGRAM\n")
+        shader = LatteShader.from_code(assemble(text))
+        if expected is None:
+            with pytest.raises(VMError, match=r"KC0\[16\].*locks 16 constants"):
+                shader.run(uniform_blocks={1: block})
+        else:
+            assert shader.run(uniform_blocks={1: block}).pos[0][0, 0] == expected
+
+
 def test_cube_faces() -> None:
     body = ("  0   x: CUBE R2.x, R1.z, R1.y\n      y: CUBE R2.y, R1.z, R1.x\n"
             "      z: CUBE R2.z, R1.x, R1.z\n      w: CUBE R2.w, R1.y, R1.z\n")

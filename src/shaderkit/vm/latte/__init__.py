@@ -42,6 +42,8 @@ Choices (documented, tested where they can be):
   MOVA_FLOOR floors) and PV; their GPR write is skipped (undefined on the hardware). AR and
   the predicate change at the end of the group.
 * Relative GPR indexes are clamped to R0-R127; relative constant reads outside the table read 0.
+  KC0/KC1[n] past the window KCACHE_MODE locks (LOCK_1: 16 constants, LOCK_2 and
+  LOCK_LOOP_INDEX: 32) raise VMError.
 * Reductions (DOT4, DOT4_IEEE, MAX4, CUBE) need all four vector slots; every slot writes the
   result (CUBE: its own component) and PV gets it in all four channels.
 * PRED_SEL: the instruction writes only lanes whose predicate matches; PV is written anyway.

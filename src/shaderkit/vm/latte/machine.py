@@ -513,7 +513,11 @@ class Machine:
             bank, first, mode = banks[b]
             if mode == 0:
                 raise VMError(f"{inst.op.name} reads KC{b} but the clause locks no KCACHE{b}")
-            offset = first + sel - (T.ALU_SRC_KCACHE0 if b == 0 else T.ALU_SRC_KCACHE1)
+            slot = sel - (T.ALU_SRC_KCACHE0 if b == 0 else T.ALU_SRC_KCACHE1)
+            if slot >= T.KCACHE_SPAN[mode]:
+                raise VMError(f"{inst.op.name} reads KC{b}[{slot}] but KCACHE_MODE{b} {mode} locks "
+                              f"{T.KCACHE_SPAN[mode]} constants")
+            offset = first + slot
             if mode == 3:
                 offset += w.al
             block = self.env.blocks.get(bank)
