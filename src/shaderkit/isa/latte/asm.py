@@ -158,7 +158,7 @@ def _cf_alu(name: str, rest: str, notes: dict[str, str], line: int) -> tuple[tup
     for m in kcache.finditer(rest):
         bank, cb, loop, start, end = m.groups()
         span = int(end) - int(start) + 1
-        mode = 3 if loop else {16: 1, 32: 2}.get(span, 0)
+        mode = T.KCACHE_LOCK_LOOP_INDEX if loop else {16: T.KCACHE_LOCK_1, 32: T.KCACHE_LOCK_2}.get(span, T.KCACHE_NOP)
         if not mode or int(start) % 16:
             raise AssemblyError(f"bad constant cache lock {m.group(0)!r}", line, 1)
         f[f"KCACHE_MODE{bank}"], f[f"KCACHE_BANK{bank}"] = mode, int(cb)

@@ -170,7 +170,7 @@ def cf_alu_text(f: Fields) -> str:
             continue
         cb, start = f[f"KCACHE_BANK{bank}"], 16 * f[f"KCACHE_ADDR{bank}"]
         end = start + T.KCACHE_SPAN[mode] - 1
-        if mode == 3:
+        if mode == T.KCACHE_LOCK_LOOP_INDEX:
             s += f" KCACHE{bank}(CB{cb}:AL+{start}-AL+{end})"
         else:
             s += f" KCACHE{bank}(CB{cb}:{start}-{end})"

@@ -460,8 +460,9 @@ LOOP_ADDR_NAME: dict[str, str] = {
 JUMP_WITH_ADDR = frozenset({"CALL", "ELSE", "JUMP"})
 #: CF COND values (0 = ACTIVE prints nothing)
 CF_COND = {1: "FALSE", 2: "BOOL", 3: "NOT_BOOL"}
-#: KCACHE_MODE: 0 NOP, 1 LOCK_1 (16 constants), 2 LOCK_2 (32), 3 LOCK_LOOP_INDEX (32, AL-relative)
-KCACHE_SPAN = {1: 16, 2: 32, 3: 32}
+#: KCACHE_MODE: NOP, LOCK_1 (16 constants), LOCK_2 (32), LOCK_LOOP_INDEX (32, AL-relative)
+KCACHE_NOP, KCACHE_LOCK_1, KCACHE_LOCK_2, KCACHE_LOCK_LOOP_INDEX = 0, 1, 2, 3
+KCACHE_SPAN = {KCACHE_LOCK_1: 16, KCACHE_LOCK_2: 32, KCACHE_LOCK_LOOP_INDEX: 32}
 
 # -- ALU operands -------------------------------------------------------------------------------
 ALU_SRC_GPR_LAST = 127

@@ -511,14 +511,14 @@ class Machine:
         elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:
             b = 0 if sel < T.ALU_SRC_KCACHE1 else 1
             bank, first, mode = banks[b]
-            if mode == 0:
+            if mode == T.KCACHE_NOP:
                 raise VMError(f"{inst.op.name} reads KC{b} but the clause locks no KCACHE{b}")
             slot = sel - (T.ALU_SRC_KCACHE0 if b == 0 else T.ALU_SRC_KCACHE1)
             if slot >= T.KCACHE_SPAN[mode]:
                 raise VMError(f"{inst.op.name} reads KC{b}[{slot}] but KCACHE_MODE{b} {mode} locks "
                               f"{T.KCACHE_SPAN[mode]} constants")
             offset = first + slot
-            if mode == 3:
+            if mode == T.KCACHE_LOCK_LOOP_INDEX:
                 offset += w.al
             block = self.env.blocks.get(bank)
             if block is None:
