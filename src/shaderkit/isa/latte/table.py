@@ -69,6 +69,7 @@ def cf_inst_type(word1: int) -> int:
     """CF_INST_TYPE of a CF slot's second word (CF_TYPE_NORMAL / _EXPORT / _ALU / _ALU_EXTENDED)."""
     return field_value(word1, CF_INST_TYPE, "CF_INST_TYPE")
 
+
 CF_WORD0 = layout(("ADDR", 0, 32))
 CF_WORD1 = layout(
     ("POP_COUNT", 0, 3), ("CF_CONST", 3, 5), ("COND", 8, 2), ("COUNT", 10, 3),
@@ -129,6 +130,8 @@ def tex_fixed(name: str, value: int) -> float:
     """The value of a signed fixed-point texture field (``TEX_FIXED_SCALE``) from its raw bits."""
     lay = TEX_WORD1 if name == "LOD_BIAS" else TEX_WORD2
     return signed(value, field_width(lay, name)) / TEX_FIXED_SCALE[name]
+
+
 VTX_WORD0 = layout(
     ("VTX_INST", 0, 5), ("FETCH_TYPE", 5, 2), ("FETCH_WHOLE_QUAD", 7, 1), ("BUFFER_ID", 8, 8),
     ("SRC_GPR", 16, 7), ("SRC_REL", 23, 1), ("SRC_SEL_X", 24, 2), ("MEGA_FETCH_COUNT", 26, 6))

@@ -119,10 +119,9 @@ FLOAT_ONE_BITS = 0x3F800000
 def one_bits(num_format: int, data_format: int) -> int:
     """The bits of the constant 1 of a fetch with this NUM_FORMAT / DATA_FORMAT: what DST_SEL 1
     and a component the format lacks (W) read. Integer 1 for the INT number format of an integer
-    data format (the integer data is left as integer bits, so 1 is too: a GX2 fetch shader's
-    ``FORMAT(15 INT) ... R1.xy01`` reads integer attributes with an integer 1 in W); 1.0f for
-    everything else. (AMD's R600 documents did not turn up in the reference search to confirm
-    the INT case; this is the one place the VM decides it.)"""
+    data format (its components stay integer bits, so its 1 does too); 1.0f for everything else.
+    AMD's R600/R700 documents were not found in the reference search to confirm the INT case;
+    this is the VM's documented choice, made here and nowhere else."""
     spec = T.DATA_FORMATS.get(data_format)
     is_float = spec is not None and spec[2]
     return 1 if T.NUM_FORMATS.get(num_format) == "INT" and not is_float else FLOAT_ONE_BITS
