@@ -32,9 +32,10 @@ small and large objects hold their bytes and, when they are D3D9 shaders, a nest
 block through :class:`~shaderkit.io.layout.PlacedWriter`: every item whose bytes did not change goes
 back where it lay, a new or resized one (a renamed parameter) is appended to the block, and every
 offset, size and count is recomputed; the records and objects are written in order after it.
-A file whose records do not walk (an unknown class, a count that does not fit) or whose typed form
-does not write back its own bytes keeps them: ``records`` is None then and the bytes after the
-header are written as they were (``untyped`` says why).
+Damaged records (a count or an offset that does not fit) raise ShaderFormatError. Records with a
+structure this model does not know (a parameter class other than the six of D3DXPARAMETER_CLASS),
+or whose typed form does not write back their own bytes, are kept: ``records`` is None then, the
+data block and the bytes after it are written as they were, and ``untyped`` says why.
 """
 
 from __future__ import annotations
@@ -318,6 +319,10 @@ class EffectRecords:
     large_objects: list[LargeObject] = field(default_factory=list)
 
 
+class NotUnderstood(ShaderFormatError):
+    """A structure this model does not type (an unknown parameter class): the records stay bytes."""
+
+
 class _Source:
     """Bounds-checked reading of the data block and the records (offsets in errors: the file's)."""
 
@@ -379,13 +384,14 @@ class _Source:
                 member, end = self._type(end, f"{context}.members[{k}]", layout, (*key, "m", k), depth + 1)
                 t.members.append(member)
         elif klass != CLASS_OBJECT:
-            raise ShaderFormatError(f"unknown parameter class {klass}", self.start + offset + 4, context)
-        if t.numeric and t.rows * t.columns > 16:
-            raise ShaderFormatError(f"{t.rows}x{t.columns} numeric type", self.start + end - 8, context)
+            raise NotUnderstood(f"unknown parameter class {klass}", self.start + offset + 4, context)
         return t, end
 
-    def value(self, t: EffectType, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> EffectValue:
+    def value(self, t: EffectType, offset: int, context: str, layout: Layout, key: tuple[Any, ...],
+              depth: int = 0) -> EffectValue:
         if t.klass == CLASS_OBJECT and t.type in SAMPLER_TYPES:
+            if depth > MAX_DEPTH:
+                raise ShaderFormatError(f"sampler states nest deeper than {MAX_DEPTH}", self.start + offset, context)
             samplers = []
             pos = offset
             for e in range(max(1, t.elements)):
@@ -397,7 +403,7 @@ class _Source:
                 states = []
                 for k in range(count):
                     states.append(self.state(self.words(pos, 4, context), f"{context}[{e}].states[{k}]", layout,
-                                             (*key, "e", e, "s", k)))
+                                             (*key, "e", e, "s", k), depth + 1))
                     pos += 16
                 samplers.append(states)
             layout.record(key, offset, bytes(self.block[offset:pos]))
@@ -417,11 +423,12 @@ class _Source:
         layout.record(key, offset, bytes(self.block[offset : offset + 4 * count]))
         return EffectValue(words=words)
 
-    def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...]) -> EffectState:
+    def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...],
+              depth: int = 0) -> EffectState:
         operation, index, type_offset, value_offset = fields
         t = self.type(type_offset, context + ".type", layout, (*key, "type"))
         return EffectState(operation, index, t, self.value(t, value_offset, context + ".value", layout,
-                                                            (*key, "value")))
+                                                            (*key, "value"), depth))
 
 
 class _Records:
@@ -665,7 +672,7 @@ class D3D9Effect(ShaderFile):
                      untyped_bytes=data[block_start + size :])
         try:
             records, layout, end = read_records(data, block_start, size)
-        except ShaderFormatError as exc:
+        except NotUnderstood as exc:  # (a structure not understood stays bytes; damage raises)
             effect.untyped = str(exc)
             return effect
         effect.records, effect.layout, effect.trailing = records, layout, data[end:]
@@ -845,14 +852,27 @@ def _value_text(t: EffectType, v: EffectValue | None) -> str:
     if t.klass == CLASS_OBJECT:
         ids = [f"<object {i}>" for i in v.ids]
         return ids[0] if len(ids) == 1 else "{" + ", ".join(ids) + "}"
-    numbers = v.numbers(t)
-    if t.type == 1:
-        texts = ["true" if n else "false" for n in numbers]
-    elif t.type == 2:
-        texts = [str(n) for n in numbers]
-    else:
-        texts = [_fmt_float(n) for n in numbers]
+    texts = _number_texts(t, v.words, 0)
     return texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}"
+
+
+def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
+    """Each word as its type reads it; a struct's words member by member, element after element."""
+    if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
+        out: list[str] = []
+        pos = 0
+        for _ in range(max(1, t.elements)):
+            for m in t.members:
+                n = m.value_words()
+                out += _number_texts(m, words[pos : pos + n], depth + 1)
+                pos += n
+        return out + _number_texts(EffectType(3), words[pos:], depth) if pos < len(words) else out
+    numbers = EffectValue(words=list(words)).numbers(t)
+    if t.type == 1:
+        return ["true" if n else "false" for n in numbers]
+    if t.type == 2:
+        return [str(n) for n in numbers]
+    return [_fmt_float(n) for n in numbers]
 
 
 def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
@@ -869,5 +889,5 @@ def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) 
     return end - offset
 
 
-__all__ = ["D3D9Effect", "EffectAnnotation", "EffectParameter", "EffectPass", "EffectRecords", "EffectState",
+__all__ = ["D3D9Effect", "NotUnderstood", "EffectAnnotation", "EffectParameter", "EffectPass", "EffectRecords", "EffectState",
            "EffectTechnique", "EffectType", "EffectValue", "LargeObject", "SmallObject", "embedded_size", "state_name"]
