@@ -297,3 +297,26 @@ def test_cli_info_disasm_ls_get_put(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 0 and (tmp_path / "g.bin").read_bytes() == VS11_SHORT
     code, out, _ = run_cli(capsys, "verify", str(path))
     assert code == 0 and "1 passed" in out
+
+
+def test_info_json_follows_the_fx2_schema(tmp_path: Path) -> None:
+    import copy
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from shaderkit.cli.info import info_record
+    from shaderkit.schemas import schema_for
+
+    for data in (EFFECT, build_rich_effect()[0]):
+        record = json.loads(json.dumps(info_record(data, D3D9Effect.from_bytes(data))))
+        schema = schema_for(record)
+        assert schema["$id"].endswith("fx2.schema.json")
+        assert not list(jsonschema.Draft202012Validator(schema).iter_errors(record))
+        bad = copy.deepcopy(record)
+        bad["parameters"][0]["elements"] = "0"
+        assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
+    untyped = bytearray(EFFECT)
+    untyped[16:20] = words(9)
+    record = json.loads(json.dumps(info_record(bytes(untyped), D3D9Effect.from_bytes(bytes(untyped)))))
+    assert record["typed"] is False
+    assert not list(jsonschema.Draft202012Validator(schema_for(record)).iter_errors(record))
