@@ -515,10 +515,10 @@ def read_records(data: bytes, block_start: int, block_size: int) -> tuple[Effect
         out.small_objects.append(SmallObject(object_id, blob, pad, _shader_of(blob)))
     rec.check(n_large, 24, "FX2.large_objects")
     for i in range(n_large):
-        *head, size = rec.words(6, f"FX2.large_objects[{i}]")
+        technique, index, element, state, usage, size = rec.words(6, f"FX2.large_objects[{i}]")
         blob, pad = rec.blob(size, f"FX2.large_objects[{i}]")
-        shader = _shader_of(blob) if head[4] == 0 else None
-        out.large_objects.append(LargeObject(*head, data=blob, padding=pad, shader=shader))
+        shader = _shader_of(blob) if usage == 0 else None
+        out.large_objects.append(LargeObject(technique, index, element, state, usage, blob, pad, shader))
     layout.close(bytes(src.block))
     return out, layout, rec.pos
 
