@@ -144,14 +144,16 @@ class EffectType:
 
     @property
     def type_name(self) -> str:
-        """HLSL spelling: ``float4``, ``float4x4``, ``row_major float3x4``, ``sampler2D``, ``struct``."""
+        """HLSL spelling: ``float4``, ``float4x4``, ``column_major float3x4``, ``sampler2D``, ``struct``
+        (a matrix is D3DXPC_MATRIX_ROWS in the effects fxc and vkd3d write, whatever the source said:
+        only the other class is spelled out)."""
         if self.klass == CLASS_STRUCT:
             return "struct"
         base = TYPE_NAMES[self.type] if 0 <= self.type < len(TYPE_NAMES) else f"type{self.type}"
         if self.klass == CLASS_VECTOR:
             return f"{base}{self.columns}"
         if self.klass in (CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS):
-            major = "row_major " if self.klass == CLASS_MATRIX_ROWS else ""
+            major = "column_major " if self.klass == CLASS_MATRIX_COLUMNS else ""
             return f"{major}{base}{self.rows}x{self.columns}"
         return base
 
