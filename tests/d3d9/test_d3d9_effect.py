@@ -320,3 +320,34 @@ def test_info_json_follows_the_fx2_schema(tmp_path: Path) -> None:
     record = json.loads(json.dumps(info_record(bytes(untyped), D3D9Effect.from_bytes(bytes(untyped)))))
     assert record["typed"] is False
     assert not list(jsonschema.Draft202012Validator(schema_for(record)).iter_errors(record))
+
+
+def fx20(*comments: tuple[bytes, bytes]) -> bytes:
+    """An FX20 expression: version 0x46580200, comment blocks (token 0xFFFE | words << 16, FourCC,
+    payload), end token."""
+    out = words(0x46580200)
+    for fourcc, payload in comments:
+        out += words(0xFFFE | ((1 + len(payload) // 4) << 16)) + fourcc + payload
+    return out + words(0x0000FFFF)
+
+
+#: FXLC: 1 instruction, mul (0x205 << 20) of 1 component; inputs c0.x (table 2, component 0) and
+#: literal 0 (table 1); output expr.x (table 4)
+FXLC_MUL = words(1, 0x205 << 20 | 1, 2, 0, 2, 0, 0, 1, 0, 0, 4, 0)
+CLIT_TWO = words(1) + struct.pack("<d", 2.0)
+
+
+def test_array_selector_expressions_print_as_eval() -> None:
+    from shaderkit.formats.d3d9.effect_listing import expression_lines
+
+    blob = fx20((b"CLIT", CLIT_TWO), (b"FXLC", FXLC_MUL))
+    assert expression_lines(blob) == ["mul expr.x, c0.x, (2)"]
+    assert expression_lines(blob[:-8]) is None and expression_lines(words(0xFFFE0101, 0xFFFF)) is None
+    selector = words(8) + b"vsArray\0" + blob
+    data = words(TAG, len(BLOCK)) + BLOCK + records(VS11)[: -(24 + len(VS11))] + words(
+        0, 0, 0xFFFFFFFF, 0, 2, len(selector)) + selector
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data and effect.member_names() == []
+    (lo,) = effect.records.large_objects if effect.records else []
+    assert (lo.kind, lo.text()) == ("array_selector", "vsArray")
+    assert "        VertexShader = vsArray[eval(mul expr.x, c0.x, (2))];" in effect.disassemble().split("\n")

@@ -12,7 +12,10 @@ in the syntax of an ``.fx`` file so that it reads like the source:
 * each technique: ``technique NAME { pass NAME { STATE = VALUE; ... } }``; a state the effect
   computes from a large object shows it: ``VertexShader = asm { ... };`` (the shader's fxc
   listing, indented), ``Texture = <Parameter>;`` (a parameter reference), ``VertexShader =
-  VSArray[/* expression, 60 bytes */];`` (an array selector), ``<expression, N bytes>`` (a preshader).
+  VSArray[eval(mov expr.x, VSIndices[0].x[ShaderIndex.x])];`` (an array selector: its ``FX20``
+  expression's FXLVM instructions as fxc prints those of FX10 effects, literals from its ``CLIT``,
+  inputs named by its ``CTAB``), ``eval(...)`` (an expression), ``/* expression, N bytes */`` for
+  one whose code does not decode.
   States are named by :data:`~.effect.STATE_NAMES`, with ``[index]`` for indexed states
   (texture stages, lights, constants);
 * an unnamed technique or pass keeps an empty name (``pass``), as in the source.
@@ -125,10 +128,18 @@ class _Printer:
             if kind == "parameter":
                 self.emit(depth, f"{name} = <{lo.text()}>;")
                 return
-            if kind == "array_selector":
-                size = int.from_bytes(lo.data[:4], "little") if len(lo.data) >= 4 else 0
-                rest = max(0, len(lo.data) - 4 - size)
-                self.emit(depth, f"{name} = {lo.text()}[/* expression, {rest} bytes */];")
+            if kind in ("array_selector", "expression"):
+                blob = lo.data
+                if kind == "array_selector":
+                    size = int.from_bytes(blob[:4], "little") if len(blob) >= 4 else 0
+                    blob = blob[4 + size :]
+                lines = expression_lines(blob)
+                if lines is None:
+                    body = f"/* expression, {len(blob)} bytes */"
+                else:
+                    body = "eval(" + ("\n" + INDENT * depth + " " * (len(name) + 8)).join(lines) + ")"
+                rhs = f"{lo.text()}[{body}]" if kind == "array_selector" else body
+                self.lines += f"{INDENT * depth}{name} = {rhs};".split("\n")
                 return
             self.emit(depth, f"{name} = <{kind}, {len(lo.data)} bytes>;")
             return
@@ -178,6 +189,60 @@ class _Printer:
             self.emit(0, "}")
             self.lines.append("")
         return "\n".join(self.lines).rstrip("\n") + "\n"
+
+
+def expression_lines(blob: bytes) -> list[str] | None:
+    """The instructions of an ``FX20`` expression (a preshader-like token stream: version
+    ``0x46580200``, comment blocks ``CTAB`` (the inputs), ``CLIT`` (u32 count + doubles: the
+    literals), ``FXLC`` (the FXLVM instructions), end token) as fxc prints FXLVM code; None when the
+    blob is not one or its code does not decode."""
+    import struct
+
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.d3d9.effect import EXPRESSION_TAG, _fmt_float
+    from shaderkit.formats.d3dx.ctab import ConstantTable
+    from shaderkit.io.reader import Reader
+    from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text
+
+    count = len(blob) // 4
+    if count < 2 or int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
+        return None
+    words = struct.unpack_from(f"<{count}I", blob)
+    comments: dict[bytes, bytes] = {}
+    i = 1
+    while i < count and words[i] != 0x0000FFFF:
+        if words[i] & 0xFFFF != 0xFFFE:
+            return None
+        length = (words[i] >> 16) & 0x7FFF
+        if length < 1 or i + 1 + length > count:
+            return None
+        body = blob[4 * i + 4 : 4 * (i + 1 + length)]
+        comments.setdefault(body[:4], body[4:])
+        i += 1 + length
+    code = comments.get(b"FXLC")
+    if code is None:
+        return None
+    literals: list[str] = []
+    clit = comments.get(b"CLIT", b"")
+    if len(clit) >= 4:
+        n = min(int.from_bytes(clit[:4], "little"), (len(clit) - 4) // 8)
+        literals = [_fmt_float(v) for v in struct.unpack_from(f"<{n}d", clit, 4)]
+    try:
+        fxlc = FxlcCode.from_bytes(code)
+        table = None
+        table_bytes = comments.get(b"CTAB")
+        if table_bytes is not None:
+            r = Reader(table_bytes, 0, context="FX20.CTAB")
+            if ConstantTable.understood(r):
+                table = ConstantTable.parse(r)
+        namer = table.input_name if table is not None else _register_name
+        return [instruction_text(ins, literals, namer) for ins in fxlc.instructions]
+    except (ShaderFormatError, IndexError, ValueError):
+        return None
+
+
+def _register_name(register: int) -> str:
+    return f"c{register}"
 
 
 def _count(n: int, noun: str) -> str:
