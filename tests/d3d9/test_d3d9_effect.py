@@ -351,3 +351,40 @@ def test_array_selector_expressions_print_as_eval() -> None:
     (lo,) = effect.records.large_objects if effect.records else []
     assert (lo.kind, lo.text()) == ("array_selector", "vsArray")
     assert "        VertexShader = vsArray[eval(mul expr.x, c0.x, (2))];" in effect.disassemble().split("\n")
+
+
+def test_the_object_count_covers_a_new_object_id() -> None:
+    effect = D3D9Effect.from_bytes(EFFECT)
+    assert effect.records is not None
+    effect.techniques[0].passes[0].states[0].value.ids[0] = 7  # type: ignore[union-attr]
+    out = effect.to_bytes()
+    # the object count word (after the block) becomes 8; the value at block offset 80 becomes 7
+    expected = bytearray(EFFECT)
+    expected[8 + 84 + 12 : 8 + 84 + 16] = words(8)
+    expected[8 + 80 : 8 + 84] = words(7)
+    assert out == bytes(expected)
+
+
+def test_vector_and_matrix_dimensions_are_stored_in_their_own_orders() -> None:
+    """D3DX reads a vector's ``columns, rows`` and a scalar's or matrix's ``rows, columns``."""
+    from shaderkit.formats.d3d9.effect import (
+        CLASS_MATRIX_COLUMNS,
+        EffectParameter,
+        EffectRecords,
+        EffectValue,
+    )
+
+    m = EffectType(3, CLASS_MATRIX_COLUMNS, "m", rows=3, columns=4)
+    v = EffectType(3, 1, "v", rows=1, columns=2)
+    effect = D3D9Effect(EffectRecords(parameters=[EffectParameter(m, EffectValue(words=list(range(12)))),
+                                                  EffectParameter(v, EffectValue(words=[5, 6]))]))
+    data = effect.to_bytes()
+    # "m" at 4, its type at 12 (3, 3, 4, 0, 0, rows 3, columns 4), its 12 words at 40; "v" at 88,
+    # its type at 96 (3, 1, 88, 0, 0, columns 2, rows 1), its words at 124
+    block = (words(0) + string(b"m") + words(3, 3, 4, 0, 0, 3, 4) + words(*range(12))
+             + string(b"v") + words(3, 1, 88, 0, 0, 2, 1) + words(5, 6))
+    assert data[8 : 8 + len(block)] == block
+    back = D3D9Effect.from_bytes(data)
+    assert [(p.type.type_name, p.type.rows, p.type.columns) for p in back.parameters] == [
+        ("column_major float3x4", 3, 4), ("float2", 1, 2)]
+    assert "float2 v = {7.00649e-45, 8.40779e-45};" in back.disassemble()

@@ -315,7 +315,8 @@ class EffectRecords:
     techniques: list[EffectTechnique] = field(default_factory=list)
     #: the third count (vkd3d: the number of shaders); kept as stored
     shader_count: int = 0
-    #: the number of object ids (id 0 included); kept as stored
+    #: the number of object ids (id 0 included): written as at least one more than the largest
+    #: id the records use
     object_count: int = 1
     small_objects: list[SmallObject] = field(default_factory=list)
     large_objects: list[LargeObject] = field(default_factory=list)
@@ -595,7 +596,8 @@ class _Builder:
 
     def build(self, records: EffectRecords) -> tuple[bytes, bytes]:
         """The data block and the records after it."""
-        self.u32(len(records.parameters), len(records.techniques), records.shader_count, records.object_count)
+        self.u32(len(records.parameters), len(records.techniques), records.shader_count,
+                 max(records.object_count, 1 + max(_object_ids(records), default=0)))
         for i, p in enumerate(records.parameters):
             t = self.type(p.type, ("p", i, "type"))
             self.u32(t, self.value(p.type, p.value, ("p", i, "value")), p.flags, len(p.annotations))
@@ -620,6 +622,35 @@ class _Builder:
         if len(self.w.out) % 4:
             self.w.pad_to(4)
         return self.w.getvalue(), b"".join(self.out)
+
+
+def _object_ids(records: EffectRecords) -> list[int]:
+    """Every object id the records use: values of parameters, annotations and states (sampler
+    states too), small objects."""
+    ids = [o.id for o in records.small_objects]
+
+    def value(v: EffectValue | None) -> None:
+        if v is None:
+            return
+        ids.extend(v.ids)
+        for states in v.samplers or ():
+            for s in states:
+                value(s.value)
+
+    def annotations(items: list[EffectAnnotation]) -> None:
+        for a in items:
+            value(a.value)
+
+    for p in records.parameters:
+        value(p.value)
+        annotations(p.annotations)
+    for t in records.techniques:
+        annotations(t.annotations)
+        for ps in t.passes:
+            annotations(ps.annotations)
+            for st in ps.states:
+                value(st.value)
+    return ids
 
 
 def _padding(payload: bytes, stored: bytes) -> bytes:
