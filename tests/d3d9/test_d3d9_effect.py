@@ -260,6 +260,7 @@ def test_the_xna_header_is_kept() -> None:
     assert spec is not None and spec.name == "fx2"
     effect = D3D9Effect.from_bytes(data)
     assert effect.prefix == data[:12] and effect.records is not None and effect.to_bytes() == data
+    assert effect.summary()["prefix_size"] == 12
     with pytest.raises(ShaderFormatError):
         D3D9Effect.from_bytes(words(0xBCF00BCF, 0x1000) + EFFECT)
 

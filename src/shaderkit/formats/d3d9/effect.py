@@ -824,10 +824,11 @@ class D3D9Effect(ShaderFile):
         ``annotations``, ``states`` [{``operation``, ``operation_name``, ``index``, ``value``}]}]}],
         ``small_objects`` [{``id``, ``size``, ``kind``}], ``large_objects`` [{``technique``, ``index``,
         ``element``, ``state``, ``usage``, ``usage_name``, ``size``, ``kind``}], ``shaders`` [{``member``,
-        ``shader_model``, ``size``}], ``counts`` {``shaders``, ``objects``}, ``block_size``, ``trailing_size``."""
+        ``shader_model``, ``size``}], ``counts`` {``shaders``, ``objects``}, ``prefix_size`` (XNA 4's header), ``block_size``,
+        ``trailing_size``."""
         out: dict[str, Any] = {"format": self.format_name, "shader_model": "fx_2_0", "size": len(self.to_bytes()),
                                "typed": self.records is not None, "untyped": self.untyped,
-                               "block_size": len(self.block)}
+                               "prefix_size": len(self.prefix), "block_size": len(self.block)}
         if self.records is None:
             return out
         rec = self.records
