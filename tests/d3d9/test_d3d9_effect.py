@@ -389,3 +389,13 @@ def test_vector_and_matrix_dimensions_are_stored_in_their_own_orders() -> None:
     assert [(p.type.type_name, p.type.rows, p.type.columns) for p in back.parameters] == [
         ("column_major float3x4", 3, 4), ("float2", 1, 2)]
     assert "float2 v = {7.00649e-45, 8.40779e-45};" in back.disassemble()
+
+
+def test_an_unaligned_data_block_keeps_its_size() -> None:
+    # a block of 85 bytes (one byte after the last item): kept as it is, the records after it unaligned
+    data = words(TAG, 85) + BLOCK + b"\xab" + records(VS11)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data
+    effect.techniques[0].name = "Tech"  # grows: "Tech\0" appended at 88 (aligned), the block padded to 100
+    out = effect.to_bytes()
+    assert out[4:8] == words(100) and out[8 + 88 : 8 + 100] == words(5) + b"Tech\0" + bytes(3)

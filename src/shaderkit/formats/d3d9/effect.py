@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from shaderkit.formats.d3d9.shader import D3D9Shader
-    from shaderkit.io.layout import Layout, PlacedWriter
+    from shaderkit.io.layout import Layout
 
 #: the fx_2_0 tag (``D3DX9`` effect version 9.1)
 TAG = 0xFEFF0901
@@ -542,16 +542,12 @@ class _Builder:
     """Writes the data block (items back where they lay, new ones appended) and the records."""
 
     def __init__(self, layout: Layout | None) -> None:
-        from shaderkit.io.layout import append_aligned
+        from shaderkit.io.layout import PlacedWriter, append_aligned
 
-        self.w: PlacedWriter
-        from shaderkit.io.layout import PlacedWriter
-
+        self.w: PlacedWriter = PlacedWriter(layout, append_aligned(4))
         if layout is None:
-            self.w = PlacedWriter(None, append_aligned(4))
             self.w.put(0, bytes(4))  # fxc's leading zero word: no item lies at offset 0
-        else:
-            self.w = PlacedWriter(layout, append_aligned(4))
+        self.stored_size = layout.size if layout is not None else 0
         self.out: list[bytes] = []
 
     def u32(self, *values: int) -> None:
@@ -619,7 +615,7 @@ class _Builder:
             payload = lo.payload()
             self.u32(lo.technique, lo.index, lo.element, lo.state, lo.usage, len(payload))
             self.out.append(payload + _padding(payload, lo.padding))
-        if len(self.w.out) % 4:
+        if len(self.w.out) > self.stored_size:  # grown: the block ends aligned, as fxc's do
             self.w.pad_to(4)
         return self.w.getvalue(), b"".join(self.out)
 
