@@ -399,3 +399,15 @@ def test_an_unaligned_data_block_keeps_its_size() -> None:
     effect.techniques[0].name = "Tech"  # grows: "Tech\0" appended at 88 (aligned), the block padded to 100
     out = effect.to_bytes()
     assert out[4:8] == words(100) and out[8 + 88 : 8 + 100] == words(5) + b"Tech\0" + bytes(3)
+
+
+def test_an_untyped_effect_still_shows_its_shaders_by_offset() -> None:
+    from shaderkit.formats.archive.path import EmbeddedNode, open_node
+
+    data = bytearray(EFFECT)
+    data[16:20] = words(9)  # an unknown class: the records stay bytes
+    node = open_node(bytes(data))
+    # VS11 (found by its CTAB comment) lies after the header, the block, 20 record words and 6 large object words
+    at = 8 + 84 + 4 * (20 + 6)
+    assert isinstance(node, EmbeddedNode) and node.member_names() == [f"@{at:#x}"]
+    assert node.member(f"@{at:#x}") == VS11

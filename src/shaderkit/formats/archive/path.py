@@ -5,7 +5,8 @@ archive the stream holds. Containers with named members: SARC (member names), Wi
 BFRES (external files), Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
 ``geometry_copy`` names a geometry shader's copy program), Switch BFSHA (``MODEL.bnsh``) and any
 D3D9 effects (``TECHNIQUE/PASS/STATE`` or ``PARAMETER[k]``: the shaders, see
-:meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`) and any
+:meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`; an effect whose records are kept
+as bytes is searched like a file of unknown format) and any
 file of unknown format (or of a format only identified) with known files
 inside it (``@0x1a40``: the offset of one, see :mod:`shaderkit.formats.embedded`).
 No file I/O here: callers pass the bytes of the outermost file.
@@ -66,8 +67,10 @@ def open_node(data: bytes) -> Any | None:
 
     spec = detect(data)
     if spec is not None and spec.name == "fx2":  # its shaders by TECHNIQUE/PASS/STATE
-        return spec.parse(data)
-    if spec is None or spec.target is None:  # unknown, or identified but not read
+        effect = spec.parse(data)
+        if getattr(effect, "records", None) is not None:
+            return effect
+    if spec is None or spec.target is None or spec.name == "fx2":  # (an effect whose records stay bytes)  # unknown, or identified but not read
         from shaderkit.formats.embedded import find
 
         found = find(data)
