@@ -411,3 +411,30 @@ def test_an_untyped_effect_still_shows_its_shaders_by_offset() -> None:
     at = 8 + 84 + 4 * (20 + 6)
     assert isinstance(node, EmbeddedNode) and node.member_names() == [f"@{at:#x}"]
     assert node.member(f"@{at:#x}") == VS11
+
+
+def test_sampler_states_in_a_pass_name_their_sampler() -> None:
+    from shaderkit.formats.d3d9.effect import (
+        EffectPass,
+        EffectRecords,
+        EffectState,
+        EffectTechnique,
+        EffectValue,
+    )
+
+    texture = EffectState(164, 2, EffectType(5, 4), EffectValue(ids=[1]))
+    stage = EffectState(103, 1, EffectType(2, 0), EffectValue(words=[4]))  # ColorOp of stage 1
+    sampler = EffectState(164, 256, EffectType(5, 4), EffectValue(ids=[1]))
+    records = EffectRecords(techniques=[EffectTechnique("T", passes=[EffectPass("P", states=[texture, stage])])])
+    effect = D3D9Effect(records)
+    lines = D3D9Effect.from_bytes(effect.to_bytes()).disassemble().split("\n")
+    assert "        Texture[2] = <object 1>;" in lines and "        ColorOp[1] = 4;" in lines
+    data = effect.to_bytes()
+    size = struct.unpack_from("<I", data, 4)[0]
+    # no parameter, one technique, shader count 0, object count 2 (object id 1 is used)
+    assert struct.unpack_from("<4I", data, 8 + size) == (0, 1, 0, 2)
+    from shaderkit.formats.d3d9.effect_listing import _Printer
+
+    printer = _Printer(D3D9Effect.from_bytes(effect.to_bytes()))
+    printer.state(1, sampler, None)  # in a sampler_state block the index (256 as fxc stores it) is not printed
+    assert printer.lines[-1] == "    Texture = <object 1>;"

@@ -101,7 +101,10 @@ STATE_NAMES = (
     "PixelShaderConstant", "PixelShaderConstant1", "PixelShaderConstant2", "PixelShaderConstant3",
     "PixelShaderConstant4", "Texture", "AddressU", "AddressV", "AddressW", "BorderColor", "MagFilter",
     "MinFilter", "MipFilter", "MipMapLodBias", "MaxMipLevel", "MaxAnisotropy", "SRGBTexture", "ElementIndex",
+    "DMAPOffset", "Sampler",
 )
+#: the first sampler state (``Texture``): from here on a state in a pass names its sampler by index
+FIRST_SAMPLER_STATE = 164
 #: the states whose index is printed (texture stage, light, constant register, sampler ...)
 INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | frozenset(range(132, 146)) \
     | frozenset(range(148, 164))

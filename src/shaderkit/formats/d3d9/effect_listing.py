@@ -17,7 +17,7 @@ in the syntax of an ``.fx`` file so that it reads like the source:
   inputs named by its ``CTAB``), ``eval(...)`` (an expression), ``/* expression, N bytes */`` for
   one whose code does not decode.
   States are named by :data:`~.effect.STATE_NAMES`, with ``[index]`` for indexed states
-  (texture stages, lights, constants);
+  (texture stages, lights, constants, and in a pass the sampler states: ``Texture[0]``);
 * an unnamed technique or pass keeps an empty name (``pass``), as in the source.
 
 Effects whose records are not typed print the header and the reason.
@@ -50,7 +50,7 @@ class _Printer:
         self.small = {o.id: o for o in records.small_objects}
         self.large: dict[tuple[int, int, int, int], LargeObject] = {}
         for lo in records.large_objects:
-            element = lo.element if lo.technique == NO_TECHNIQUE else 0
+            element = lo.element if lo.technique == NO_TECHNIQUE and lo.element != NO_TECHNIQUE else 0
             self.large.setdefault((lo.technique, lo.index, element, lo.state), lo)
         self.lines: list[str] = []
 
@@ -115,10 +115,11 @@ class _Printer:
             return
         self.emit(depth, f"{_assign(head)}{_value_text(t, v)}{tail}")
 
-    def state(self, depth: int, s: EffectState, key: tuple[int, int, int, int] | None) -> None:
-        from shaderkit.formats.d3d9.effect import INDEXED_STATES, EffectValue
+    def state(self, depth: int, s: EffectState, key: tuple[int, int, int, int] | None, in_pass: bool = False) -> None:
+        from shaderkit.formats.d3d9.effect import FIRST_SAMPLER_STATE, INDEXED_STATES, EffectValue
 
-        name = f"{s.name}[{s.index}]" if s.operation in INDEXED_STATES else s.name
+        indexed = s.operation in INDEXED_STATES or (in_pass and s.operation >= FIRST_SAMPLER_STATE)
+        name = f"{s.name}[{s.index}]" if indexed else s.name
         lo = self.large.get(key) if key is not None else None
         if lo is not None:
             if lo.shader is not None:
@@ -182,7 +183,7 @@ class _Printer:
                 self.annotations(1, ps.annotations)
                 self.emit(1, "{")
                 for k, s in enumerate(ps.states):
-                    self.state(2, s, (t_index, p_index, 0, k))
+                    self.state(2, s, (t_index, p_index, 0, k), in_pass=True)
                 self.emit(1, "}")
                 if p_index < len(tech.passes) - 1:
                     self.lines.append("")
