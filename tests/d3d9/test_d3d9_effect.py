@@ -438,3 +438,16 @@ def test_sampler_states_in_a_pass_name_their_sampler() -> None:
     printer = _Printer(D3D9Effect.from_bytes(effect.to_bytes()))
     printer.state(1, sampler, None)  # in a sampler_state block the index (256 as fxc stores it) is not printed
     assert printer.lines[-1] == "    Texture = <object 1>;"
+
+
+def test_layout_rows_of_the_small_effect() -> None:
+    rows = D3D9Effect.from_bytes(EFFECT).layout_rows()
+    by_item = {row["item"]: (row["offset"], row["size"]) for row in rows}
+    # file offsets: the block starts at 8 (see BLOCK); the records at 8 + 84
+    assert rows[0] == {"item": "header", "offset": 0, "size": 8} and rows[1] == {"item": "raw", "offset": 8, "size": 4}
+    assert by_item["block.p.0.type"] == (12, 28) and by_item["block.p.0.value"] == (40, 4)
+    assert by_item["block.p.0.type.name"] == (44, 6) and by_item["block.t.0.name"] == (52, 6)
+    assert by_item["block.t.0.p.0.s.0.type"] == (68, 20) and by_item["block.t.0.p.0.s.0.value"] == (88, 4)
+    assert rows[-1] == {"item": "records", "offset": 92, "size": len(EFFECT) - 92}
+    # string padding is raw: 2 bytes after "k\0"
+    assert {"item": "raw", "offset": 50, "size": 2} in rows

@@ -816,6 +816,27 @@ class D3D9Effect(ShaderFile):
             item.shader, item.data = shader, bytes(data)
 
     # --- text and summary -------------------------------------------------------------------------------
+    def layout_rows(self) -> list[dict[str, Any]]:
+        """Where each part of the file (as :meth:`to_bytes` writes it) lies: ``xna_header`` (when
+        there is one), ``header``, the data block's items (``block.p.0.type``, ``block.t.0.p.1.name``,
+        ``raw`` for bytes no record points at: fxc's leading zero word, string padding), ``records``
+        (everything after the block), ordered by offset; offsets from the start of the file."""
+        data = self.to_bytes()
+        again = D3D9Effect.from_bytes(data)
+        start = len(again.prefix)
+        rows: list[dict[str, Any]] = [{"item": "xna_header", "offset": 0, "size": start}] if start else []
+        rows.append({"item": "header", "offset": start, "size": 8})
+        if again.layout is not None:
+            for row in again.layout.spans():
+                item = str(row["item"])
+                rows.append({"item": item if item == "raw" else f"block.{item}",
+                             "offset": start + 8 + int(str(row["offset"])), "size": row["size"]})
+        else:
+            rows.append({"item": "block", "offset": start + 8, "size": len(again.block)})
+        end = start + 8 + len(again.block)
+        rows.append({"item": "records", "offset": end, "size": len(data) - end})
+        return rows
+
     def summary(self) -> dict[str, Any]:
         """``format`` "fx2", ``shader_model`` "fx_2_0", ``size``, ``typed`` (false: ``untyped`` says why),
         ``parameters`` [{``name``, ``type``, ``class``, ``semantic``, ``elements``, ``flags``,
@@ -824,10 +845,11 @@ class D3D9Effect(ShaderFile):
         ``small_objects`` [{``id``, ``size``, ``kind``}], ``large_objects`` [{``technique``, ``index``,
         ``element``, ``state``, ``usage``, ``usage_name``, ``size``, ``kind``}], ``shaders`` [{``member``,
         ``shader_model``, ``size``}], ``counts`` {``shaders``, ``objects``}, ``prefix_size`` (XNA 4's header), ``block_size``,
-        ``trailing_size``."""
+        ``trailing_size``, ``layout`` (:meth:`layout_rows`)."""
         out: dict[str, Any] = {"format": self.format_name, "shader_model": "fx_2_0", "size": len(self.to_bytes()),
                                "typed": self.records is not None, "untyped": self.untyped,
-                               "prefix_size": len(self.prefix), "block_size": len(self.block)}
+                               "prefix_size": len(self.prefix), "block_size": len(self.block),
+                               "layout": self.layout_rows()}
         if self.records is None:
             return out
         rec = self.records
