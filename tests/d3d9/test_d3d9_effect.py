@@ -451,3 +451,18 @@ def test_layout_rows_of_the_small_effect() -> None:
     assert rows[-1] == {"item": "records", "offset": 92, "size": len(EFFECT) - 92}
     # string padding is raw: 2 bytes after "k\0"
     assert {"item": "raw", "offset": 50, "size": 2} in rows
+
+
+def test_a_shared_string_splits_when_one_owner_is_renamed() -> None:
+    # the pass points at the technique's name "T" (block offset 44): written once while both agree
+    def shared(pass_name_offset: int, block: bytes) -> bytes:
+        recs = bytearray(records(VS11))
+        recs[4 * 11 : 4 * 12] = words(pass_name_offset)  # the pass's name word (record word 11)
+        return words(TAG, len(block)) + block + bytes(recs)
+
+    data = shared(44, BLOCK)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.techniques[0].passes[0].name == "T" and effect.to_bytes() == data
+    effect.techniques[0].passes[0].name = "Q"
+    # "Q" cannot go to 44 (the technique keeps "T" there): appended at 84, the block padded to 92
+    assert effect.to_bytes() == shared(84, BLOCK + words(2) + b"Q\0" + bytes(2))
