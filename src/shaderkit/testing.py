@@ -11,6 +11,9 @@ semantic or the UAV contents as NumPy arrays::
     out = ps.pixel(COLOR0=[[0.2, 0.4, 0.6, 0.5]], COLOR1=[[0, 0, 0, 0.5]])
     assert_close(out["SV_Target"], [[0.1625, 0.325, 0.55, 0.5]])
 
+Direct3D 9 shaders (vs/ps 1.x-3.0 token streams) run the same way with :class:`D3D9Shader` (from
+:mod:`shaderkit.vm.d3d9`): ``D3D9Shader.load(path).set("WorldViewProj", m).run(POSITION=p)``.
+
 Everything runs in :mod:`shaderkit.vm.sm4` (NumPy, SIMD across invocations); no GPU is needed.
 Errors in what the test asks for (an unknown variable, a missing input) raise
 :class:`~shaderkit.vm.sm4.VmError`.
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 import shaderkit
+from shaderkit.vm.d3d9 import D3D9Shader
 from shaderkit.vm.sm4 import (
     Buffer,
     DomainOutputs,
@@ -38,7 +42,7 @@ from shaderkit.vm.sm4 import (
 )
 from shaderkit.vm.sm4.machine import OT
 
-__all__ = ["HlslShader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]
+__all__ = ["HlslShader", "D3D9Shader", "Sampler", "Texture", "Buffer", "VmError", "assert_close", "ulp_distance"]
 
 
 class HlslShader:

@@ -1,5 +1,6 @@
-"""``shaderkit run``: execute a shader on the CPU: PICA200 SHBIN over a set of vertices, or a DXBC
-vertex/pixel/compute shader (``cli/run_sm4.py``)."""
+"""``shaderkit run``: execute a shader on the CPU: PICA200 SHBIN over a set of vertices, a DXBC
+vertex/pixel/compute shader (``cli/run_sm4.py``), a bare D3D9 shader (``cli/run_d3d9.py``), a Wii U
+Latte program (``cli/run_latte.py``) or a Switch Maxwell program (``cli/run_maxwell.py``)."""
 
 from __future__ import annotations
 
@@ -233,21 +234,37 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.command()
 @click.argument("file")
 @click.option("--dvle", type=int, default=0, show_default=True, help="Entry point (DVLE) to run.")
+@click.option("--shader", "shader_index", type=int, default=0, show_default=True,
+              help="GSH/SHARCFB: which shader program (file order) to run.")
+@click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
+              help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); Switch: by the instruction's texture "
+                   "index or bindless handle (* for any); repeatable.")
 @click.option("--inputs", "inputs_path", default=None,
               help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
-              help="PICA200: set a uniform by name or register (c5, i0, b3); repeatable.")
+              help="PICA200 / Latte: set a uniform by name or register (c5, i0, b3; Latte C5); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
-              help="DXBC: set a constant-buffer variable by its RDEF name; repeatable.")
-@click.option("--count", type=click.IntRange(min=1), default=None, help="DXBC: invocations (primitives, patches) without --inputs.")
+              help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: a constant by CTAB name or "
+                   "register (c4, i0, b1); repeatable.")
+@click.option("--count", type=click.IntRange(min=1), default=None,
+              help="DXBC: invocations (primitives, patches) without --inputs; D3D9, Latte and Switch: lanes "
+                   "(vertices, pixels or threads).")
 @click.option("--groups", default="1,1,1", show_default=True, help="DXBC compute: thread groups x,y,z.")
 @click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
-def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...], cbuffers: tuple[str, ...],
-        count: int | None, groups: str, uavs: tuple[str, ...], output_path: str | None, max_steps: int | None) -> None:
+@click.option("--program", "program", type=click.IntRange(min=0), default=None,
+              help="Switch (BNSH/NVN/DKSH): the Nth Maxwell program, in disasm order (default: first vertex).")
+@click.option("--stage", default=None, help="Switch: only programs of this stage (vertex, pixel, ...).")
+@click.option("--cbuf", "cbufs", multiple=True, metavar="SLOT=FILE|x,y,...",
+              help="Switch: constant buffer c[SLOT] from a file's bytes (.npy: its words) or float values.")
+def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inputs_path: str | None,
+        uniforms: tuple[str, ...], cbuffers: tuple[str, ...], count: int | None, groups: str, uavs: tuple[str, ...],
+        output_path: str | None, max_steps: int | None, program: int | None, stage: str | None,
+        cbufs: tuple[str, ...]) -> None:
     """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
-    geometry, hull, domain or compute shaders) and show its outputs."""
+    geometry, hull, domain or compute shaders; D3D9: vs/ps 1.x-3.0; Wii U GSH/SHARCFB: one Latte program;
+    Switch BNSH/NVN/DKSH: one Maxwell program) and show its outputs."""
     _numpy()
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
@@ -261,6 +278,27 @@ def run(file: str, dvle: int, inputs_path: str | None, uniforms: tuple[str, ...]
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
     model = load_model(file)
+    if model.format_name == "d3d9":
+        from shaderkit.cli.run_d3d9 import run_d3d9
+
+        run_d3d9(model, inputs_path, cbuffers, output_path or "-", count)
+        return
+    from shaderkit.cli.run_latte import is_latte_model, run_latte
+
+    if is_latte_model(model):
+        run_latte(model, file, shader_index, inputs_path, uniforms, textures, count, output_path or "-", max_steps)
+        return
+    from shaderkit.cli.run_maxwell import is_maxwell
+
+    if is_maxwell(model):
+        from shaderkit.cli.run_maxwell import run_maxwell
+        from shaderkit.vm.maxwell import VMError
+
+        try:
+            run_maxwell(model, program, stage, inputs_path, cbufs, textures, count, output_path or "-", max_steps)
+        except (ValueError, VMError) as exc:
+            raise click.ClickException(f"{file}: {exc}") from None
+        return
     if inputs_path is None:
         raise click.UsageError("PICA200 shaders need --inputs")
     inputs = load_inputs(inputs_path)

@@ -174,6 +174,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                embedded=Embedding((b"FRES",), "shaderkit.formats.nn.binary:embedded_size")),
     FormatSpec("bfres", "Nintendo model archive (BFRES)", _magic(b"FRES"),
                note="this BFRES variant (neither Wii U nor Switch byte order) is not read"),
+    FormatSpec("rpl", "Wii U executable or library (RPX/RPL, Cafe OS ELF)", _magic(b"\x7fELF\x01\x02\x01\xca\xfe"),
+               "shaderkit.formats.rpl.rpl:Rpl"),
     FormatSpec("nvn", "Nintendo Switch raw NVN shader program", _is_nvn_program,
                "shaderkit.formats.bnsh.nvn:NvnProgramFile"),
     FormatSpec("csdr", "Nintendo 3DS base64 shader (.csdr)", _is_csdr,

@@ -2,11 +2,11 @@
 
 Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
 archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
-BFRES (external files), Wii U BFSHA (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage;
-``geometry_copy`` names a geometry shader's copy program), Switch BFSHA (``MODEL.bnsh``) and any
-D3D9 effects (``TECHNIQUE/PASS/STATE`` or ``PARAMETER[k]``: the shaders, see
-:meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`; an effect whose records are kept
-as bytes is searched like a file of unknown format) and any
+BFRES (external files), Wii U RPX/RPL (sections by name, inflated), Wii U BFSHA
+(``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage; ``geometry_copy`` names a geometry shader's
+copy program), Switch BFSHA (``MODEL.bnsh``), D3D9 effects (``TECHNIQUE/PASS/STATE`` or
+``PARAMETER[k]``: the shaders, see :meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`;
+an effect whose records are kept as bytes is searched like a file of unknown format) and any
 file of unknown format (or of a format only identified) with known files
 inside it (``@0x1a40``: the offset of one, see :mod:`shaderkit.formats.embedded`).
 No file I/O here: callers pass the bytes of the outermost file.
@@ -63,6 +63,10 @@ def open_node(data: bytes) -> Any | None:
         from shaderkit.formats.bfsha.switch import SwitchBfsha
 
         return SwitchBfshaNode(SwitchBfsha.from_bytes(data))
+    if data[:9] == b"\x7fELF\x01\x02\x01\xca\xfe":  # Wii U RPX/RPL: its sections
+        from shaderkit.formats.rpl.rpl import Rpl
+
+        return Rpl.from_bytes(data)
     from shaderkit.formats.registry import detect
 
     spec = detect(data)

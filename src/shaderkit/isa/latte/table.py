@@ -467,3 +467,40 @@ MEM_STREAMS = frozenset({"MEM_STREAM0", "MEM_STREAM1", "MEM_STREAM2", "MEM_STREA
 FETCH_TYPES = {0: "VERTEX_DATA", 1: "INSTANCE_DATA", 2: "NO_INDEX_OFFSET"}
 NUM_FORMATS = {0: "NORM", 1: "INT", 2: "SCALED"}
 ENDIAN_SWAPS = {1: "8IN16", 2: "8IN32"}
+
+#: SQ_DATA_FORMAT (FMT_*) values of vertex fetches: name, bits per component (X first), float.
+#: Only formats whose components have one width each are listed (the packed 10_10_10_2 and
+#: 5_6_5 style formats are not); values from AMD's R600/R700 register reference.
+DATA_FORMATS: dict[int, tuple[str, tuple[int, ...], bool]] = {
+    1: ("8", (8,), False),
+    5: ("16", (16,), False),
+    6: ("16_FLOAT", (16,), True),
+    7: ("8_8", (8, 8), False),
+    13: ("32", (32,), False),
+    14: ("32_FLOAT", (32,), True),
+    15: ("16_16", (16, 16), False),
+    16: ("16_16_FLOAT", (16, 16), True),
+    26: ("8_8_8_8", (8, 8, 8, 8), False),
+    29: ("32_32", (32, 32), False),
+    30: ("32_32_FLOAT", (32, 32), True),
+    31: ("16_16_16_16", (16, 16, 16, 16), False),
+    32: ("16_16_16_16_FLOAT", (16, 16, 16, 16), True),
+    34: ("32_32_32_32", (32, 32, 32, 32), False),
+    35: ("32_32_32_32_FLOAT", (32, 32, 32, 32), True),
+    0x2F: ("32_32_32", (32, 32, 32), False),
+    0x30: ("32_32_32_FLOAT", (32, 32, 32), True),
+}
+#: PIX exports: ARRAY_BASE 61 is the depth export (0-7 are colour buffers)
+PIX_DEPTH_BASE = 61
+#: SQ_LOOP_CONST fields: count bits 0-11, initial AL 12-23, signed increment 24-31
+LOOP_COUNT_BITS, LOOP_INIT_LSB, LOOP_INIT_BITS, LOOP_INC_LSB = 12, 12, 12, 24
+#: uniform blocks are read by fetch instructions from buffer 128 + block location
+UNIFORM_BLOCK_BUFFER_BASE = 128
+#: CF conditions
+COND_ACTIVE, COND_FALSE, COND_BOOL, COND_NOT_BOOL = 0, 1, 2, 3
+#: inline ALU source constants (bits): 0.0f, 1.0f, 1, -1, 0.5f and the halves of 1.0 and 0.5 doubles
+ALU_SRC_CONSTANT_BITS: dict[int, int] = {
+    248: 0x00000000, 249: 0x3F800000, 250: 0x00000001, 251: 0xFFFFFFFF, 252: 0x3F000000,
+    244: 0x00000000, 245: 0x3FF00000, 246: 0x00000000, 247: 0x3FE00000,
+}
+ALU_SRC_AL = 238

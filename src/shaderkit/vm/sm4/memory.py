@@ -194,10 +194,18 @@ def _coords(tex: Texture, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _lod(m: Machine, tex: Texture, coords: np.ndarray, ddx: np.ndarray | None = None,
          ddy: np.ndarray | None = None) -> np.ndarray:
     """Unclamped level of detail per lane: from explicit gradients, quad derivatives, or 0."""
+    return gradient_lod(tex, coords, ddx, ddy, m.shader.stage == "pixel" and m.quads)
+
+
+def gradient_lod(tex: Texture, coords: np.ndarray, ddx: np.ndarray | None = None, ddy: np.ndarray | None = None,
+                 quads: bool = False) -> np.ndarray:
+    """Unclamped level of detail per lane: log2 of the longer gradient in texels, the gradients
+    given or (``quads``: lanes in 2x2 quads, top-left, top-right, bottom-left, bottom-right)
+    taken across each quad from its top-left lane; -inf (the most detailed level) otherwise."""
     size = np.array(tex.size(0)[: coords.shape[1]], np.float64)
     if ddx is None or ddy is None:
-        if not (m.shader.stage == "pixel" and m.quads):
-            return np.full(m.n, -np.inf)
+        if not quads:
+            return np.full(len(coords), -np.inf)
         q = coords.astype(np.float64).reshape(-1, 4, coords.shape[1])
         ddx = np.repeat(q[:, 1] - q[:, 0], 4, axis=0)
         ddy = np.repeat(q[:, 2] - q[:, 0], 4, axis=0)
@@ -230,6 +238,20 @@ def _sample(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.ndarra
         b = _sample_level(tex, sampler, upper, layer[lanes], coords[lanes], offsets, None if ref is None else ref[lanes])
         out[lanes] = a + frac[lanes, None] * (b - a)
     return out
+
+
+def sample_texture(tex: Texture, sampler: Sampler, addr: np.ndarray, lod: np.ndarray) -> np.ndarray:
+    """Filtered texels (lanes, 4) of ``tex`` at float32 coordinates ``addr`` (lanes, >= 3;
+    normalized, cube directions for cubes) and unclamped level of detail ``lod`` per lane (the
+    sampler's bias and clamps applied here): the sampling of ``sample``/``sample_l``."""
+    layer, coords = _coords(tex, np.ascontiguousarray(addr, np.float32))
+    return _sample(tex, sampler, layer, coords, lod, (0, 0, 0), None)
+
+
+def texture_coordinates(tex: Texture, addr: np.ndarray) -> np.ndarray:
+    """The normalized coordinates (lanes, dimensions) a float32 address samples at (cube
+    directions become the face's u, v), for :func:`gradient_lod`."""
+    return _coords(tex, np.ascontiguousarray(addr, np.float32))[1]
 
 
 def _sampler(m: Machine, op: Operand) -> Sampler:

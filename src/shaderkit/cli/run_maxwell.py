@@ -1,0 +1,134 @@
+"""``shaderkit run FILE.bnsh|.bin|.dksh``: run a Switch Maxwell program on the CPU (shaderkit.vm.maxwell).
+
+The ``run`` command dispatches here for BNSH files, raw NVN program blobs and deko3d DKSH modules
+(:func:`is_maxwell`). ``--program N`` picks the Nth Maxwell program in the order ``disasm`` lists
+them (``--stage`` narrows the choice to one stage; by default the first vertex program, else the
+first program).
+
+Inputs (``--inputs``): ``.json`` ``{"0": [[x, y, z, w], ...], "position": [...], "a[0x2fc]": [...]}``
+(generic attribute index, ``attrN``, a name such as ``position``/``vertex_id``, or an attribute
+address; values are float32, except ids and ``a[0x..]`` addresses, stored as integer words), or ``.npy`` (lanes, k, 4) for
+generic attributes 0..k-1. ``--cbuf SLOT=FILE`` gives constant buffer ``c[SLOT]`` as the bytes of
+FILE (``.npy``: the array's float32/uint32 words), ``--cbuf SLOT=1.0,2,3`` as float32 values;
+``--texture INDEX=FILE.npy`` a texture by the instruction's texture index or bindless handle
+(``*`` for any). Output: JSON with the steps per lane, the vertex position and the generic
+outputs the SPH declares (vertex shaders) or the render targets, depth and killed lanes (pixel
+shaders).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from shaderkit.cli.common import read_input, write_output
+
+_MODULES = ("Bnsh", "NvnProgramFile", "Dksh")
+#: JSON inputs stored as integer words (everything else is float32)
+_INTEGER_INPUTS = ("vertex_id", "instance_id", "primitive_id", "layer", "viewport_index", "front_facing")
+
+
+def is_maxwell(model: Any) -> bool:
+    """True for a model holding Maxwell programs (BNSH, raw NVN program blob, DKSH)."""
+    return type(model).__name__ in _MODULES
+
+
+def _values(text: str) -> Any:
+    import numpy as np
+
+    path = text
+    if path.lower().endswith(".npy"):
+        return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+    if "," in text or _is_number(text):
+        return np.array([float(x) for x in text.split(",") if x.strip()], np.float32)
+    return read_input(path)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _inputs(path: str | None) -> Any:
+    import numpy as np
+
+    if path is None:
+        return None
+    if path.lower().endswith(".npy"):
+        return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+    if not path.lower().endswith(".json"):
+        raise ValueError(f"{path}: Maxwell --inputs must be .json or .npy")
+    doc = json.loads(read_input(path).decode("utf-8-sig"))
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: expected an object of attribute -> rows")
+    out: dict[Any, Any] = {}
+    for key, rows in doc.items():
+        integer = str(key).lower() in _INTEGER_INPUTS or str(key).startswith("a[")
+        out[int(key) if str(key).isdigit() else key] = np.asarray(rows, np.int64 if integer else np.float32)
+    return out
+
+
+def _pairs(specs: Sequence[str], option: str) -> list[tuple[str, str]]:
+    out = []
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{option} {spec!r}: expected KEY=VALUE")
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def _key(text: str) -> int | str:
+    return "*" if text == "*" else int(text, 0)
+
+
+def _rows(array: Any) -> list[Any]:
+    import numpy as np
+
+    def number(x: float) -> float | str:
+        return x if np.isfinite(x) else ("nan" if np.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+    return [[number(float(x)) for x in row] if np.ndim(row) else number(float(row)) for row in array]
+
+
+def run_maxwell(model: Any, program: int | None = None, stage: str | None = None, inputs: str | None = None,
+                cbufs: Sequence[str] = (), textures: Sequence[str] = (), lanes: int | None = None,
+                output: str = "-", max_steps: int | None = None) -> None:
+    """Run one Maxwell program of ``model`` and write its outputs as JSON to ``output`` (see the module text).
+    Bad options raise ValueError; VM errors raise :class:`~shaderkit.vm.maxwell.VMError`."""
+    from shaderkit.formats.bnsh.nvn import VtgMaps
+    from shaderkit.vm.maxwell import MaxwellShader
+
+    programs = MaxwellShader.programs(model)
+    if stage is not None:
+        programs = [(title, shader) for title, shader in programs if shader.stage == stage]
+    if not programs:
+        raise ValueError(f"no Maxwell {stage or ''} program in the file".replace("  ", " "))
+    if program is None:
+        vertex = [i for i, (_, shader) in enumerate(programs) if shader.stage == "vertex"]
+        program = vertex[0] if vertex else 0
+    if not 0 <= program < len(programs):
+        raise ValueError(f"--program {program} is not 0..{len(programs) - 1}")
+    title, shader = programs[program]
+    buffers = {int(slot, 0): _values(value) for slot, value in _pairs(cbufs, "--cbuf")}
+    images = {_key(index): _values(value) for index, value in _pairs(textures, "--texture")}
+    result = shader.run(_inputs(inputs), buffers, images, lanes=lanes, max_steps=max_steps)
+    doc: dict[str, Any] = {"program": title, "stage": shader.stage, "lanes": int(result.steps.shape[0]),
+                           "steps": [int(s) for s in result.steps]}
+    if shader.stage == "pixel":
+        doc["colors"] = {str(rt): _rows(values) for rt, values in result.colors.items()}
+        if result.depth is not None:
+            doc["depth"] = _rows(result.depth)
+        doc["killed"] = [bool(k) for k in result.killed]
+    else:
+        doc["position"] = _rows(result.position)
+        maps = getattr(shader.sph, "maps", None)
+        indices = sorted({int(item.split(".")[0]) for item in maps.output_attributes()}) if isinstance(maps, VtgMaps) \
+            else []
+        doc["outputs"] = {f"attr{i}": _rows(result.attribute(i)) for i in indices}
+    write_output(output, json.dumps(doc) + "\n")

@@ -1,0 +1,390 @@
+"""Texture and vertex fetches: caller-given textures (decoded NumPy images) and buffers.
+
+Textures are given as decoded texel values (GX2 surface formats, tiling and swizzles are not the
+VM's business): a :class:`Texture` per resource id (TEX ``t<n>``) and a :class:`Sampler` per
+sampler id (``s<n>``). Vertex buffers are given as the bytes in GPU memory (:class:`VertexBuffer`);
+the fetch instruction's DATA_FORMAT, NUM_FORMAT_ALL, FORMAT_COMP_ALL and ENDIAN_SWAP decode them.
+Uniform blocks (fetch buffers 128 and up) read the run's uniform-block values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from shaderkit.dataclass import dataclass, field
+from shaderkit.isa.latte import table as T
+from shaderkit.vm.latte.semantics import F32, I32, U32
+
+if TYPE_CHECKING:
+    from shaderkit.vm.latte.machine import Machine
+
+WRAPS = ("repeat", "clamp", "mirror", "border")
+FILTERS = ("nearest", "linear")
+COMPARES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "never": lambda r, t: np.zeros_like(r, bool), "less": np.less, "equal": np.equal,
+    "lequal": np.less_equal, "greater": np.greater, "notequal": np.not_equal,
+    "gequal": np.greater_equal, "always": lambda r, t: np.ones_like(r, bool),
+}
+KINDS = ("1d", "2d", "2d_array", "3d", "cube")
+
+
+@dataclass
+class Texture:
+    """One texture resource: mip levels of decoded texels, each (slices, height, width, 4) float32.
+
+    ``kind``: ``1d``, ``2d``, ``2d_array`` (slices = layers), ``3d`` (slices = depth) or ``cube``
+    (6 faces in the order +X, -X, +Y, -Y, +Z, -Z). Build one with :meth:`of`.
+    """
+
+    levels: list[np.ndarray]
+    kind: str = "2d"
+
+    @classmethod
+    def of(cls, data: Any, kind: str = "2d") -> Texture:
+        """A texture from an array or a list of mip arrays: (H, W), (H, W, C) for 1D/2D,
+        (S, H, W[, C]) for arrays, 3D and cube maps; C of 1-4 channels (missing ones read 0, alpha 1)."""
+        if kind not in KINDS:
+            raise ValueError(f"texture kind {kind!r}: expected one of {', '.join(KINDS)}")
+        items = data if isinstance(data, (list, tuple)) else [data]
+        levels = []
+        for item in items:
+            a = np.asarray(item, dtype=F32)
+            layered = kind in ("2d_array", "3d", "cube")
+            if a.ndim == (3 if layered else 2):
+                a = a[..., None]
+            if not layered:
+                a = a[None]
+            if a.ndim != 4 or not 1 <= a.shape[-1] <= 4 or 0 in a.shape:
+                raise ValueError(f"texture level of shape {np.asarray(item).shape} does not fit a {kind} texture")
+            if a.shape[-1] < 4:
+                pad = np.zeros(a.shape[:-1] + (4,), F32)
+                pad[..., 3] = 1.0
+                pad[..., : a.shape[-1]] = a
+                a = pad
+            if kind == "cube" and a.shape[0] != 6:
+                raise ValueError("a cube texture needs 6 faces")
+            levels.append(a)
+        if not levels:
+            raise ValueError("a texture needs at least one level")
+        return cls(levels, kind)
+
+
+@dataclass
+class Sampler:
+    """Sampler state: filter (``nearest``/``linear``, mip levels are picked nearest), wrap mode per
+    axis (``repeat``, ``clamp`` to edge, ``mirror``, ``border``), border colour and the depth
+    compare function of SAMPLE_C* (``lequal`` ...)."""
+
+    filter: str = "nearest"
+    wrap: tuple[str, str, str] = ("repeat", "repeat", "repeat")
+    border: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    compare: str = "lequal"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.wrap, str):
+            self.wrap = (self.wrap, self.wrap, self.wrap)
+        if self.filter not in FILTERS or any(w not in WRAPS for w in self.wrap) or self.compare not in COMPARES:
+            raise ValueError(f"bad sampler {self}")
+
+
+@dataclass
+class VertexBuffer:
+    """A fetch buffer: the bytes as in GPU memory (big-endian data on the Wii U; the instruction's
+    ENDIAN_SWAP undoes it), the stride in bytes, and for fetches with USE_CONST_FIELDS the
+    format (DATA_FORMAT value, NUM_FORMAT 0 norm / 1 int / 2 scaled, signed)."""
+
+    data: bytes
+    stride: int = 16
+    format: tuple[int, int, bool] = (35, 0, False)
+    offset: int = 0
+    raw: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.raw = np.frombuffer(bytes(self.data), np.uint8)
+
+
+# -- vertex fetch --------------------------------------------------------------------------------
+def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.ndarray]:
+    """The (x, y, z, w) bits a FETCH reads for each lane's element ``index``."""
+    from shaderkit.vm.latte.machine import VMError
+
+    buffer_id = f["BUFFER_ID"]
+    n = index.shape[0]
+    if buffer_id >= T.UNIFORM_BLOCK_BUFFER_BASE:
+        loc = buffer_id - T.UNIFORM_BLOCK_BUFFER_BASE
+        block = m.env.blocks.get(loc)
+        if block is None:
+            raise VMError(f"fetch from uniform block {loc} (b{buffer_id}) but none was given")
+        row = index.astype(np.int64) + f["OFFSET"] // 16
+        ok = (row >= 0) & (row < block.shape[0])
+        rows = block[np.clip(row, 0, max(block.shape[0] - 1, 0))] if block.shape[0] else np.zeros((n, 4), U32)
+        rows = np.where(ok[:, None], rows, 0).astype(U32)
+        return [rows[:, c] for c in range(4)]
+    buf = m.env.buffers.get(buffer_id)
+    if buf is None:
+        raise VMError(f"fetch from buffer b{buffer_id} but none was given")
+    if f["USE_CONST_FIELDS"]:
+        data_format, num_format, signed = buf.format
+    else:
+        data_format, num_format, signed = f["DATA_FORMAT"], f["NUM_FORMAT_ALL"], bool(f["FORMAT_COMP_ALL"])
+    spec = T.DATA_FORMATS.get(data_format)
+    if spec is None:
+        raise VMError(f"vertex fetch DATA_FORMAT {data_format} is not supported")
+    _, widths, is_float = spec
+    width = widths[0]
+    size = width // 8 * len(widths)
+    address = buf.offset + f["OFFSET"] + index.astype(np.int64) * buf.stride
+    ok = (address >= 0) & (address + size <= buf.raw.shape[0])
+    span = np.clip(address, 0, None)[:, None] + np.arange(size)
+    raw = np.where(ok[:, None], buf.raw[np.clip(span, 0, max(buf.raw.shape[0] - 1, 0))] if buf.raw.shape[0]
+                   else 0, 0).astype(np.uint8)
+    swap = f["ENDIAN_SWAP"]
+    if swap:
+        unit = {1: 2, 2: 4}.get(swap)
+        if unit is None:
+            raise VMError(f"ENDIAN_SWAP {swap} is not supported")
+        if size % unit:
+            raise VMError(f"ENDIAN_SWAP {T.ENDIAN_SWAPS[swap]} on a {size}-byte element")
+        raw = raw.reshape(n, size // unit, unit)[:, :, ::-1].reshape(n, size)
+    comps = np.ascontiguousarray(raw).view({8: "<u1", 16: "<u2", 32: "<u4"}[width]).astype(np.uint32)
+    out: list[np.ndarray] = []
+    for c in range(len(widths)):
+        v = comps[:, c]
+        if is_float:
+            out.append(v.astype(np.uint16).view(np.float16).astype(F32).view(U32) if width == 16 else v)
+            continue
+        sv = v.astype(np.int64)
+        if signed:
+            sv = np.where(sv >> (width - 1) & 1, sv - (1 << width), sv)
+        if num_format == 1:
+            out.append((sv & 0xFFFFFFFF).astype(U32))
+        elif num_format == 2:
+            out.append(sv.astype(F32).view(U32))
+        else:
+            scale = float((1 << (width - 1)) - 1 if signed else (1 << width) - 1)
+            out.append(np.maximum(sv / scale, -1.0).astype(F32).view(U32))
+    int_one = num_format == 1 and not is_float
+    while len(out) < 4:
+        out.append(np.full(n, 1 if int_one else 0x3F800000, U32) if len(out) == 3 else np.zeros(n, U32))
+    return out
+
+
+# -- texture fetch -------------------------------------------------------------------------------
+def _source(m: Machine, f: Mapping[str, int]) -> list[np.ndarray]:
+    w = m.w
+    reg = m.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
+    out = []
+    for c in "XYZW":
+        sel = f[f"SRC_SEL_{c}"]
+        if sel < 4:
+            out.append(w.gpr[reg, sel].view(F32))
+        else:
+            out.append(np.full(w.n, 1.0 if sel == 5 else 0.0, F32))
+    return out
+
+
+def _wrap(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Wrapped texel index and a mask of indexes inside (False only for border)."""
+    if mode == "repeat":
+        return np.mod(i, size), np.ones(i.shape, bool)
+    if mode == "mirror":
+        k = np.mod(i, 2 * size)
+        return np.where(k < size, k, 2 * size - 1 - k), np.ones(i.shape, bool)
+    inside = (i >= 0) & (i < size)
+    return np.clip(i, 0, size - 1), inside if mode == "border" else np.ones(i.shape, bool)
+
+
+def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray,
+          layered_3d: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(texels (n, 4), weight (n,)) of each tap at texel-space coordinates x, y."""
+    depth, height, width = level.shape[:3]
+    border = np.asarray(sampler.border, F32)
+    if sampler.filter == "nearest":
+        offsets = [(np.floor(x), np.floor(y), np.ones(x.shape, F32))]
+    else:
+        x0, y0 = np.floor(x - 0.5), np.floor(y - 0.5)
+        fx, fy = (x - 0.5 - x0).astype(F32), (y - 0.5 - y0).astype(F32)
+        offsets = [(x0, y0, (1 - fx) * (1 - fy)), (x0 + 1, y0, fx * (1 - fy)),
+                   (x0, y0 + 1, (1 - fx) * fy), (x0 + 1, y0 + 1, fx * fy)]
+    out = []
+    for tx, ty, weight in offsets:
+        ix, okx = _wrap(tx.astype(np.int64), width, sampler.wrap[0])
+        iy, oky = _wrap(ty.astype(np.int64), height, sampler.wrap[1])
+        texels = level[sl, iy, ix]
+        inside = okx & oky
+        out.append((np.where(inside[:, None], texels, border), weight.astype(F32)))
+    del depth, layered_3d
+    return out
+
+
+def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized: Sequence[bool],
+           lod: np.ndarray, offsets: tuple[float, float, float], ref: np.ndarray | None) -> np.ndarray:
+    """Filtered texels (n, 4) of ``tex`` at ``coords`` (x, y, z) with the mip level nearest ``lod``."""
+    n = coords[0].shape[0]
+    result = np.zeros((n, 4), F32)
+    nlev = len(tex.levels)
+    level_index = np.clip(np.rint(np.nan_to_num(lod)), 0, nlev - 1).astype(np.int64)
+    for li in np.unique(level_index):
+        lanes = level_index == li
+        level = tex.levels[int(li)]
+        slices, height, width = level.shape[:3]
+        x, y, z = (c[lanes].astype(np.float64) for c in coords)
+        if tex.kind == "cube":
+            x, y = x - 1.0, y - 1.0  # CUBE + the compilers' MULADD put face coordinates in [1, 2]
+        sx = x * width if normalized[0] else x
+        sy = (y * height if normalized[1] else y) if tex.kind != "1d" else np.full(x.shape, 0.5)
+        sx = sx + offsets[0]
+        sy = sy + offsets[1]
+        if tex.kind == "3d":
+            sz = (z * slices if normalized[2] else z) + offsets[2]
+            sl, _ = _wrap(np.floor(sz).astype(np.int64), slices, sampler.wrap[2])
+        elif tex.kind in ("2d_array", "cube"):
+            sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
+        else:
+            sl = np.zeros(x.shape, np.int64)
+        taps = _taps(level, sampler, sl, sx, sy, tex.kind == "3d")
+        acc = np.zeros((int(lanes.sum()), 4), np.float64)
+        for texels, weight in taps:
+            if ref is not None:
+                passed = COMPARES[sampler.compare](ref[lanes], texels[:, 0]).astype(F32)
+                texels = np.repeat(passed[:, None], 4, axis=1)
+            acc += texels * weight[:, None]
+        result[lanes] = acc.astype(F32)
+    return result
+
+
+def _lod_from(tex: Texture, ddx: Sequence[np.ndarray], ddy: Sequence[np.ndarray]) -> np.ndarray:
+    level = tex.levels[0]
+    sizes = (level.shape[2], level.shape[1])
+    lx = np.sqrt(sum((ddx[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
+    ly = np.sqrt(sum((ddy[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
+    with np.errstate(divide="ignore"):
+        return np.log2(np.maximum(lx, ly))
+
+
+def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Horizontal and vertical differences in 2x2 quads of lanes (4k: top-left, 4k+1: top-right,
+    4k+2: bottom-left, 4k+3: bottom-right); lanes past the last whole quad get 0."""
+    hs, vs = [], []
+    for v in values:
+        n = v.shape[0]
+        whole = n - n % 4
+        q = v[:whole].reshape(-1, 4).astype(F32)
+        h = np.zeros(n, F32)
+        vv = np.zeros(n, F32)
+        dx = np.stack([q[:, 1] - q[:, 0], q[:, 1] - q[:, 0], q[:, 3] - q[:, 2], q[:, 3] - q[:, 2]], 1)
+        dy = np.stack([q[:, 2] - q[:, 0], q[:, 3] - q[:, 1], q[:, 2] - q[:, 0], q[:, 3] - q[:, 1]], 1)
+        h[:whole] = dx.reshape(-1)
+        vv[:whole] = dy.reshape(-1)
+        hs.append(h)
+        vs.append(vv)
+    return hs, vs
+
+
+SAMPLE_KINDS = {
+    "SAMPLE": ("auto", False, False), "SAMPLE_L": ("l", False, False), "SAMPLE_LB": ("lb", False, False),
+    "SAMPLE_LZ": ("lz", False, False), "SAMPLE_G": ("g", False, False), "SAMPLE_G_LZ": ("lz", False, False),
+    "SAMPLE_C": ("auto", True, False), "SAMPLE_C_LZ": ("lz", True, False), "SAMPLE_C_G": ("g", True, False),
+    "SAMPLE_C_G_LZ": ("lz", True, False),
+}
+UNSUPPORTED_TEX = {
+    "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
+    "SAMPLE_G_LB": "see SAMPLE_G_L",
+    "SAMPLE_C_L": "the compare reference and the LOD would both be in W; the layout is not documented",
+    "SAMPLE_C_LB": "see SAMPLE_C_L", "SAMPLE_C_G_L": "see SAMPLE_C_L", "SAMPLE_C_G_LB": "see SAMPLE_C_L",
+    "KEEP_GRADIENTS": "needs the hardware's gradient registers between instructions of other lanes",
+    "GET_LERP": "the lerp-factor result is not documented",
+    "GET_SAMPLE_INFO": "multisample surfaces are not modelled",
+    "GET_COMP_TEX_LOD": "the packed LOD result is not documented",
+    "SET_CUBEMAP_INDEX": "an Evergreen cube-array helper", "FETCH4": "gather4 is not modelled",
+    "MEM": "memory reads are not modelled",
+}
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
+    """Run one TEX_INST over the ``active`` lanes."""
+    from shaderkit.vm.latte.machine import VMError
+
+    w = m.w
+    dst = m.gpr_rel(f["DST_GPR"], f["DST_REL"])
+    sels = [f[f"DST_SEL_{c}"] for c in "XYZW"]
+    src = _source(m, f)
+    if name in ("SET_GRADIENTS_H", "SET_GRADIENTS_V"):
+        w.gradients[name[-1]] = np.stack(src)
+        return
+    if name == "PASS":
+        m.write_fetch(dst, [s.view(U32) for s in src], sels, active)
+        return
+    if name in ("GET_GRADIENTS_H", "GET_GRADIENTS_V"):
+        hs, vs = quad_gradients(src) if m.env.quads else ([np.zeros(w.n, F32)] * 4,) * 2
+        chosen = hs if name.endswith("H") else vs
+        m.write_fetch(dst, [c.view(U32) for c in chosen], sels, active)
+        return
+    if name in UNSUPPORTED_TEX or name == "UNKNOWN" or name not in SAMPLE_KINDS and name not in (
+            "LD", "GET_TEXTURE_INFO"):
+        raise VMError(f"texture instruction {name} cannot be executed: "
+                      + UNSUPPORTED_TEX.get(name, "not a texture instruction the VM knows"))
+    rid = f["RESOURCE_ID"]
+    tex = m.env.textures.get(rid)
+    if tex is None:
+        raise VMError(f"{name} reads texture t{rid} but none was given")
+    if name == "GET_TEXTURE_INFO":
+        mip = np.clip(src[0].view(I32), 0, len(tex.levels) - 1)
+        info = []
+        for k in range(3):
+            dims = np.array([[lev.shape[2], lev.shape[1], lev.shape[0]][k] for lev in tex.levels], np.int64)
+            info.append(dims[mip].astype(I32).view(U32))
+        info.append(np.full(w.n, len(tex.levels), U32))
+        m.write_fetch(dst, info, sels, active)
+        return
+    if name == "LD":
+        ints = [s.view(I32).astype(np.int64) for s in src]
+        mips = np.clip(ints[3], 0, len(tex.levels) - 1)
+        out = np.zeros((w.n, 4), F32)
+        for li in np.unique(mips):
+            lanes = mips == li
+            level = tex.levels[int(li)]
+            s_, h_, w_ = level.shape[:3]
+            x = ints[0][lanes] + _signed(f["OFFSET_X"], 5) // 2
+            y = ints[1][lanes] + _signed(f["OFFSET_Y"], 5) // 2
+            z = ints[2][lanes] if tex.kind in ("2d_array", "3d", "cube") else np.zeros_like(x)
+            ok = (x >= 0) & (x < w_) & (y >= 0) & (y < h_) & (z >= 0) & (z < s_)
+            texels = level[np.clip(z, 0, s_ - 1), np.clip(y, 0, h_ - 1), np.clip(x, 0, w_ - 1)]
+            out[lanes] = np.where(ok[:, None], texels, 0)
+        m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
+        return
+    mode, compare, _ = SAMPLE_KINDS[name]
+    sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
+    bias = _signed(f["LOD_BIAS"], 7) / 8.0
+    lod: np.ndarray
+    if mode == "lz":
+        lod = np.zeros(w.n)
+    elif mode == "l":
+        lod = src[3].astype(np.float64) + bias
+    else:
+        if mode == "g":
+            gh = w.gradients.get("H")
+            gv = w.gradients.get("V")
+            if gh is None or gv is None:
+                raise VMError(f"{name} before SET_GRADIENTS_H and SET_GRADIENTS_V")
+            lod = _lod_from(tex, list(gh), list(gv))
+        elif m.env.quads:
+            hs, vs = quad_gradients(src[:2])
+            lod = _lod_from(tex, hs, vs)
+        else:
+            lod = np.zeros(w.n)
+        lod = np.where(np.isfinite(lod), lod, 0.0) + bias
+        if mode == "lb":
+            lod = lod + src[3].astype(np.float64)
+    normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
+    offsets = (_signed(f["OFFSET_X"], 5) / 2.0, _signed(f["OFFSET_Y"], 5) / 2.0, _signed(f["OFFSET_Z"], 5) / 2.0)
+    ref = src[3] if compare else None
+    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
+    m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

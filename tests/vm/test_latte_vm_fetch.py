@@ -1,0 +1,153 @@
+"""Latte VM texture and vertex fetches on small assembled programs; expected texels and
+decoded vertex data worked out by hand (texel centres at (i + 0.5) / size, bilinear weights,
+big-endian buffer bytes, R600 number formats)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from shaderkit.isa.latte import assemble  # noqa: E402
+from shaderkit.vm.latte import LatteShader, Sampler, Texture, VertexBuffer, VMError  # noqa: E402
+
+
+def f32(values):
+    return np.array(values, np.float32)
+
+
+def tex_program(line: str, src: str = "R1") -> bytes:
+    return assemble(f"00 TEX: ADDR(16) CNT(1)\n  0   {line}\n01 EXP_DONE: PIX0, R2.xyzw\nEND_OF_PROGRAM\n")
+
+
+#: a 2x2 RGBA texture: texel (row, col) = (10 * row + col, row, col, 1)
+TEXELS = np.array([[[0, 0, 0, 1], [1, 0, 1, 1]], [[10, 1, 0, 1], [11, 1, 1, 1]]], np.float32)
+
+
+def sample(line: str, coords, sampler=None, texture=None, **kw):
+    shader = LatteShader.from_code(tex_program(line), "pixel")
+    tex = texture if texture is not None else Texture.of(TEXELS)
+    return shader.run({"R1": f32(coords)}, textures={0: tex}, samplers={0: sampler or Sampler()}, **kw).pix[0]
+
+
+def test_sample_nearest_and_wrap() -> None:
+    out = sample("SAMPLE R2.xyzw, R1.xy0x, t0, s0", [[0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [1.25, 0.75]])
+    assert out[:, 0].tolist() == [0, 1, 10, 10]  # 1.25 wraps to 0.25 under repeat
+    clamp = sample("SAMPLE R2.xyzw, R1.xy0x, t0, s0", [[1.25, 0.75], [-3, -3]], Sampler(wrap="clamp"))
+    assert clamp[:, 0].tolist() == [11, 0]
+    mirror = sample("SAMPLE R2.xyzw, R1.xy0x, t0, s0", [[1.25, 0.25]], Sampler(wrap="mirror"))
+    assert mirror[0, 0] == 1  # texel column 2 mirrors to column 1
+
+
+def test_sample_bilinear_weights() -> None:
+    out = sample("SAMPLE R2.xyzw, R1.xy0x, t0, s0", [[0.5, 0.5], [0.5, 0.25]], Sampler("linear", "clamp"))
+    # centre: the four texels averaged: (0 + 1 + 10 + 11) / 4; (0.5, 0.25): row 0 only -> 0.5
+    assert out[:, 0].tolist() == [5.5, 0.5]
+
+
+def test_dst_and_src_selects_and_denorm() -> None:
+    out = sample("SAMPLE R2.wzy1, R1.xy0x, t0, s0 DENORM(XY)", [[1.5, 1.5]])
+    # unnormalized (1.5, 1.5) is texel (1, 1) = (11, 1, 1, 1): written as (w, z, y, 1)
+    assert out[0].tolist() == [1, 1, 1, 1]
+    out = sample("SAMPLE R2.x___, R1.yx0x, t0, s0", [[0.75, 0.25]])
+    assert out[0, 0] == 10  # swapped coordinates: u = 0.25, v = 0.75
+
+
+def test_sample_l_picks_mip_level() -> None:
+    mips = Texture.of([TEXELS, np.full((1, 1, 4), 7.0, np.float32)])
+    out = sample("SAMPLE_L R2.xyzw, R1.xy0z, t0, s0", [[0.25, 0.25, 0], [0.25, 0.25, 1], [0.25, 0.25, 5]],
+                 texture=mips)
+    assert out[:, 0].tolist() == [0, 7, 7]  # LOD from W (= R1.z here), clamped to the last level
+
+
+def test_sample_compare() -> None:
+    depth = Texture.of(np.array([[0.2, 0.8], [0.4, 0.6]], np.float32))
+    out = sample("SAMPLE_C R2.xyzw, R1.xy0z, t0, s0", [[0.25, 0.25, 0.5], [0.75, 0.25, 0.5]],
+                 Sampler(compare="less"), texture=depth)
+    # reference 0.5 < 0.2 is false; 0.5 < 0.8 is true
+    assert out[:, 0].tolist() == [0, 1]
+
+
+def test_texture_array_and_cube_slices() -> None:
+    layers = Texture.of(np.stack([np.full((2, 2), k, np.float32) for k in range(3)]), "2d_array")
+    out = sample("SAMPLE R2.xyzw, R1.xyzx, t0, s0", [[0.5, 0.5, 2], [0.5, 0.5, 0.6]], texture=layers)
+    assert out[:, 0].tolist() == [2, 1]
+    cube = Texture.of(np.stack([np.full((2, 2), 10 + k, np.float32) for k in range(6)]), "cube")
+    out = sample("SAMPLE R2.xyzw, R1.xyzx, t0, s0", [[1.5, 1.5, 4]], texture=cube)
+    assert out[0, 0] == 14  # face coordinates in [1, 2], face index in Z
+
+
+def test_ld_and_texture_info() -> None:
+    shader = LatteShader.from_code(tex_program("LD R2.xyzw, R1.xyzw, t0, s0"), "pixel")
+    r = shader.run({"R1": np.array([[1, 0, 0, 0], [0, 1, 0, 0], [5, 0, 0, 0]], np.int32)},
+                   textures={0: Texture.of(TEXELS)})
+    assert r.pix[0][:, 0].tolist() == [1, 10, 0]  # out of range reads 0
+    shader = LatteShader.from_code(tex_program("GET_TEXTURE_INFO R2.xyzw, R1.xxxx, t0, s0"), "pixel")
+    tex = Texture.of([np.zeros((4, 8, 4)), np.zeros((2, 4, 4)), np.zeros((1, 2, 4))])
+    r = shader.run({"R1": np.array([[0], [1]], np.int32)}, textures={0: tex})
+    assert r.pix[0].view(np.int32).tolist() == [[8, 4, 1, 3], [4, 2, 1, 3]]
+
+
+def test_gradients_from_quads() -> None:
+    shader = LatteShader.from_code(tex_program("GET_GRADIENTS_H R2.xy__, R1.xyxx, t0, s0"), "pixel")
+    coords = f32([[0, 0], [2, 0], [0, 3], [2, 3]])  # a 2x2 quad: TL, TR, BL, BR
+    r = shader.run({"R1": coords}, quads=True, textures={0: Texture.of(TEXELS)})
+    assert r.pix[0][:, :2].tolist() == [[2, 0]] * 4
+    shader = LatteShader.from_code(tex_program("GET_GRADIENTS_V R2.xy__, R1.xyxx, t0, s0"), "pixel")
+    r = shader.run({"R1": coords}, quads=True, textures={0: Texture.of(TEXELS)})
+    assert r.pix[0][:, :2].tolist() == [[0, 3]] * 4
+
+
+def test_missing_texture_and_unsupported_fetch() -> None:
+    shader = LatteShader.from_code(tex_program("SAMPLE R2.xyzw, R1.xy0x, t3, s0"), "pixel")
+    with pytest.raises(VMError, match="t3"):
+        shader.run()
+    shader = LatteShader.from_code(tex_program("FETCH4 R2.xyzw, R1.xy0x, t0, s0"), "pixel")
+    with pytest.raises(VMError, match="FETCH4"):
+        shader.run(textures={0: Texture.of(TEXELS)})
+
+
+VTX = """\
+00 VTX: ADDR(16) CNT(2)
+  0   FETCH R1.xyzw, R0.x, b3 FETCH_TYPE(VERTEX_DATA) FORMAT( 35 NORM UNSIGNED 0) MEGA(16) OFFSET(0) ENDIAN_SWAP(8IN32)
+  1   FETCH R2.xyz1, R0.x, b3 FETCH_TYPE(VERTEX_DATA) FORMAT( 26 NORM SIGNED 0) MINI(4) OFFSET(16)
+01 EXP_DONE: POS0, R1.xyzw
+02 EXP_DONE: PARAM0, R2.xyzw
+END_OF_PROGRAM
+"""
+
+
+def test_vertex_fetch_big_endian_formats() -> None:
+    # two 20-byte vertices: four big-endian floats, then four signed normalized bytes
+    data = struct.pack(">4f4b", 1.5, -2.0, 3.0, 4.0, 127, -127, -128, 64)
+    data += struct.pack(">4f4b", 5.0, 6.0, 7.0, 8.0, 0, 1, 2, 3)
+    shader = LatteShader.from_code(assemble(VTX))
+    r = shader.run(lanes=2, buffers={3: VertexBuffer(data, stride=20)})
+    assert r.pos[0].tolist() == [[1.5, -2, 3, 4], [5, 6, 7, 8]]
+    # SNORM8: 127 -> 1, -127 -> -1, -128 clamps to -1; W selects 1
+    assert r.param[0][0].tolist() == [1, -1, -1, 1]
+    assert r.param[0][1, 1] == pytest.approx(1 / 127)
+
+
+def test_uniform_block_fetch_in_a_tex_clause() -> None:
+    text = ("00 TEX: ADDR(16) CNT(1)\n"
+            "  0   FETCH R2.xyzw, R1.y, b130 FETCH_TYPE(NO_INDEX_OFFSET) MEGA(16) OFFSET(16)\n"
+            "01 EXP_DONE: PIX0, R2.xyzw\nEND_OF_PROGRAM\n")
+    block = np.arange(16, dtype=np.float32)
+    r = LatteShader.from_code(assemble(text), "pixel").run(
+        {"R1": np.array([[0, 1, 0, 0], [0, 2, 0, 0]], np.int32)}, uniform_blocks={2: block})
+    # element index + OFFSET/16 = 2 and 3: words 8-11 and 12-15
+    assert r.pix[0].tolist() == [[8, 9, 10, 11], [12, 13, 14, 15]]
+
+
+def test_fetch_shader_runs_at_call_fs() -> None:
+    fetch = assemble("00 VTX: ADDR(16) CNT(1)\n"
+                     "  0   FETCH R1.xy01, R0.x, b0 FETCH_TYPE(VERTEX_DATA) FORMAT( 15 INT UNSIGNED 0)"
+                     " MINI(4) OFFSET(0) ENDIAN_SWAP(8IN16)\n01 RETURN\nEND_OF_PROGRAM\n")
+    main = assemble("00 CALL_FS NO_BARRIER\n01 EXP_DONE: POS0, R1.xyzw\nEND_OF_PROGRAM\n")
+    data = struct.pack(">4H", 1, 2, 300, 65535)
+    r = LatteShader.from_code(main).run(lanes=2, fetch_shader=fetch, buffers={0: VertexBuffer(data, 4)})
+    # INT number format keeps integer bits; selects 0 and 1 give int 0 and int 1
+    assert r.pos[0].view(np.uint32).tolist() == [[1, 2, 0, 1], [300, 65535, 0, 1]]

@@ -1,0 +1,580 @@
+"""Maxwell VM on small programs assembled from text; every expected value is worked out by hand from
+the instruction semantics (comments show the arithmetic), not taken from the VM."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+from maxwell_build import build
+
+from shaderkit.formats.bnsh.nvn import ShaderProgramHeader
+from shaderkit.isa.maxwell.encoding import ENCODINGS
+from shaderkit.vm.maxwell import UNSUPPORTED, MaxwellShader, VMError, supported_encodings
+
+
+def run(lines: list[str], lanes: int = 4, **kwargs):
+    return MaxwellShader(build(lines)).run(lanes=lanes, **kwargs)
+
+
+def reg(result, index: int) -> list[int]:
+    return [int(x) for x in result.registers[:, index]]
+
+
+def f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+# -- XMAD ------------------------------------------------------------------------------------------
+def test_xmad_modes():
+    r = run(["MOV32I R3, 0x50003", "MOV32I R4, 0x70002", "MOV32I R5, 0x10",
+             "XMAD R2, R3, R4, R5",                # 3 * 2 + 0x10 = 0x16
+             "XMAD.CBCC.PSL R6, R3.H1, R4.H1, R5",  # (5 * 7) << 16 + (0x10 + (R4 << 16 = 0x20000)) = 0x250010
+             "XMAD.MRG R7, R3, R4.H1, R5",         # 3 * 7 + 0x10 = 0x25, high half from R4's low: 0x00020025
+             "MOV32I R5, 0xabcd0010",
+             "XMAD.CHI R8, R3, 0x10, R5",          # 3 * 0x10 + (R5 >> 16 = 0xabcd) = 0xabfd
+             "XMAD.CLO R9, R3, 0x10, R5",          # 0x30 + 0x10 = 0x40
+             "MOV32I R10, 0xfffe",
+             "XMAD.ASIGNED R11, R10, R4, RZ",      # -2 * 2 = -4
+             "XMAD R12, R10, R4, RZ"])             # 0xfffe * 2 = 0x1fffc
+    assert reg(r, 2)[0] == 0x16
+    assert reg(r, 6)[0] == 0x250010
+    assert reg(r, 7)[0] == 0x00020025
+    assert reg(r, 8)[0] == 0xABFD
+    assert reg(r, 9)[0] == 0x40
+    assert reg(r, 11)[0] == 0xFFFFFFFC
+    assert reg(r, 12)[0] == 0x1FFFC
+
+
+@pytest.mark.parametrize("a, b", [(0x12345678, 0x9ABCDEF1), (0xFFFFFFFF, 0xFFFFFFFF), (7, 0x10000)])
+def test_xmad_32bit_multiply_idiom(a, b):
+    # the compiler's 32-bit multiply: lo*lo + ((lo*hi) << 16 via MRG/CBCC) == a * b mod 2**32
+    r = run([f"MOV32I R0, {a:#x}", f"MOV32I R1, {b:#x}", "XMAD R2, R0, R1, RZ",
+             "XMAD.MRG R3, R0, R1.H1, RZ", "XMAD.CBCC.PSL R2, R0.H1, R3.H1, R2"])
+    assert reg(r, 2)[0] == a * b & 0xFFFFFFFF
+
+
+# -- logic, shifts, bit fields ----------------------------------------------------------------------
+def test_lop3_luts():
+    r = run(["MOV32I R2, 0xc", "MOV32I R3, 0xa", "MOV32I R4, 0x6",
+             "LOP3 R1, PT, R2, R3, R4, 0xe8",   # majority(1100, 1010, 0110) = 1110
+             "LOP3 R5, PT, R2, R3, R4, 0x96",   # 1100 ^ 1010 ^ 0110 = 0000
+             "LOP3 R8, PT, R2, R3, R4, 0xf0",   # a
+             "LOP3 R9, PT, R2, R3, R4, 0x0f",   # ~a
+             "MOV32I R2, 0x1f", "MOV32I R4, 0x30",
+             "LOP3 R6, R2, 0x10, R4, 0x80"])    # 0x1f & 0x10 & 0x30 = 0x10
+    assert reg(r, 1)[0] == 0xE
+    assert reg(r, 5)[0] == 0
+    assert reg(r, 8)[0] == 0xC
+    assert reg(r, 9)[0] == 0xFFFFFFF3
+    assert reg(r, 6)[0] == 0x10
+
+
+def test_lop_with_predicate_and_inversion():
+    r = run(["MOV32I R2, 0xf0", "MOV32I R3, 0x3c",
+             "LOP.NZ.AND R1, P1, R2, R3",        # 0x30, non-zero -> P1
+             "LOP.Z.XOR R4, P2, R2, R2",         # 0 -> P2
+             "LOP.AND R5, PT, R2, ~R3",          # 0xf0 & ~0x3c = 0xc0
+             "LOP32I.OR R6, R2, 0x1"])
+    assert reg(r, 1)[0] == 0x30 and reg(r, 4)[0] == 0 and reg(r, 5)[0] == 0xC0 and reg(r, 6)[0] == 0xF1
+    assert r.predicates[0, 1] and r.predicates[0, 2]
+
+
+def test_shifts_of_32_and_more():
+    r = run(["MOV32I R2, 0x80000000",
+             "SHL R1, R2, 0x21",      # clamped: 0
+             "MOV32I R3, 0x3",
+             "SHL.W R4, R3, 0x21",    # wrapped: 3 << 1 = 6
+             "SHR.U32 R5, R2, 0x21",  # logical, clamped: 0
+             "SHR R6, R2, 0x21",      # arithmetic, clamped: all sign bits
+             "SHR.W R7, R2, 0x21"])   # arithmetic by 1: 0xc0000000
+    assert [reg(r, i)[0] for i in (1, 4, 5, 6, 7)] == [0, 6, 0, 0xFFFFFFFF, 0xC0000000]
+
+
+def test_funnel_shifts():
+    r = run(["MOV32I R2, 0x89abcdef", "MOV32I R3, 0x01234567", "MOV32I R4, 0x8",
+             "SHF.L.W R5, R2, R4, R3",   # high word of 0x0123456789abcdef << 8 = 0x23456789
+             "SHF.R.W R6, R2, R4, R3"])  # low word of it >> 8 = 0x6789abcd
+    assert reg(r, 5)[0] == 0x23456789 and reg(r, 6)[0] == 0x6789ABCD
+
+
+def test_prmt_bfe_bfi():
+    r = run(["MOV32I R2, 0x44332211", "MOV32I R3, 0x88776655",
+             "PRMT R1, R2, 0x7351, R3",   # bytes 1,5,3,7 -> 0x88446622
+             "PRMT R4, R2, 0xf, R3",      # byte 7 sign-replicated (0xff), then byte 0 three times
+             "MOV32I R2, 0xf0a0",
+             "BFE.U32 R5, R2, 0x804",     # (0xf0a0 >> 4) & 0xff = 0x0a
+             "BFE R6, R2, 0x40c",         # 0xf at bits 12..15, sign-extended: -1
+             "BFE R7, R2, 0x408",         # 0x0 at bits 8..11
+             "MOV32I R2, 0xab", "MOV32I R3, 0xffffffff",
+             "BFI R8, R2, 0x804, R3"])    # 0xffffffff with bits 4..11 = 0xab: 0xfffffabf
+    assert reg(r, 1)[0] == 0x88446622
+    assert reg(r, 4)[0] == 0x111111FF
+    assert [reg(r, i)[0] for i in (5, 6, 7, 8)] == [0xA, 0xFFFFFFFF, 0, 0xFFFFFABF]
+
+
+def test_popc_flo_sel_imnmx():
+    r = run(["MOV32I R2, 0xf0f0", "POPC R1, R2",   # 8 bits set
+             "FLO.U32 R3, R2",                     # highest set bit: 15
+             "FLO.U32.SH R4, R2",                  # 31 - 15 = 16
+             "FLO.U32 R5, RZ",                     # none: 0xffffffff
+             "MOV32I R6, 0xfffffffe",              # -2
+             "IMNMX R7, R6, R2, PT",               # signed min(-2, 0xf0f0) = -2
+             "IMNMX.U32 R8, R6, R2, PT",           # unsigned min = 0xf0f0
+             "ISETP.EQ.AND P0, PT, RZ, RZ, PT",
+             "SEL R9, R2, R6, P0",                 # P0 true: R2
+             "SEL R10, R2, R6, !P0"])
+    assert [reg(r, i)[0] for i in (1, 3, 4, 5, 7, 8, 9, 10)] == [8, 15, 16, 0xFFFFFFFF, 0xFFFFFFFE, 0xF0F0,
+                                                                  0xF0F0, 0xFFFFFFFE]
+
+
+# -- integer arithmetic ----------------------------------------------------------------------------
+def test_64bit_add_with_carry():
+    # 0x1_ffffffff + 0x0_00000001 = 0x2_00000000
+    r = run(["MOV32I R0, 0xffffffff", "MOV32I R1, 0x1", "MOV32I R2, 0x1", "MOV R3, RZ",
+             "IADD R4.CC, R0, R2", "IADD.X R5, R1, R3"])
+    assert reg(r, 4)[0] == 0 and reg(r, 5)[0] == 2
+
+
+def test_iadd_negation_iscadd_iadd3_imul():
+    r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x3",
+             "IADD R1, R2, -R3",          # 0x10 - 3 = 0xd
+             "ISCADD R4, R3, R2, 0x4",    # (3 << 4) + 0x10 = 0x40
+             "IADD3 R5, R2, R3, R2",      # 0x23
+             "IADD3 R6, R2, -R3, RZ",     # 0xd
+             "MOV32I R7, 0x12345678",
+             "IADD3 R8, R7.H1, R7.H0, RZ",  # 0x1234 + 0x5678 = 0x68ac
+             "MOV32I R9, 0xfffffffe",
+             "IMUL.HILO R10, R9, R3",       # unsigned: (0xfffffffe * 3) >> 32 = 2
+             "IMUL.ASIGNED.BSIGNED.HILO R11, R9, R3",  # (-2 * 3) >> 32 = -1
+             "IMUL R12, R9, R3"])         # low word of -6: 0xfffffffa
+    assert [reg(r, i)[0] for i in (1, 4, 5, 6, 8, 10, 11, 12)] == [0xD, 0x40, 0x23, 0xD, 0x68AC, 2, 0xFFFFFFFF,
+                                                                    0xFFFFFFFA]
+
+
+# -- conversions -----------------------------------------------------------------------------------
+def test_f2i_nan_negative_and_out_of_range():
+    values = np.array([1.5, -1.5, np.nan, 3e9, -3e9, -0.5, 2.5], np.float32)
+    r = MaxwellShader(build(["ALD R2, a[0x80]", "F2I.S32.F32.TRUNC R3, R2", "F2I.U32.F32.FLOOR R4, R2",
+                             "F2I.S32.F32 R5, R2", "F2I.S32.F32.CEIL R6, R2"])).run({0: values[:, None]})
+    assert reg(r, 3) == [1, 0xFFFFFFFF, 0, 0x7FFFFFFF, 0x80000000, 0, 2]      # NaN -> 0, clamped
+    assert reg(r, 4) == [1, 0, 0, 3000000000, 0, 0, 2]                       # negatives -> 0
+    assert reg(r, 5) == [2, 0xFFFFFFFE, 0, 0x7FFFFFFF, 0x80000000, 0, 2]      # nearest even
+    assert reg(r, 6) == [2, 0xFFFFFFFF, 0, 0x7FFFFFFF, 0x80000000, 0, 3]
+
+
+def test_i2f_i2i_f2f():
+    r = run(["MOV32I R2, 0xfffffffd",       # -3
+             "I2F.F32.S32 R3, R2",          # -3.0
+             "I2F.F32.U32 R4, R2",          # 4294967293 -> 4294967296.0 (nearest float32)
+             "I2F.F32.U32.RZ R5, R2",       # toward zero: 4294967040.0
+             "MOV32I R6, 0x1ff",
+             "I2I.S32.S8 R7, R6",           # byte 0 = 0xff -> -1
+             "I2I.U32.U8 R8, R6",           # 0xff
+             "MOV32I R9, 0xbfc00000",       # -1.5
+             "F2F.F32.F32.FLOOR R10, R9",   # -2.0
+             "F2F.F32.F32.TRUNC R11, R9"])  # -1.0
+    assert r.f32(3)[0] == -3.0 and r.f32(4)[0] == 4294967296.0 and r.f32(5)[0] == 4294967040.0
+    assert reg(r, 7)[0] == 0xFFFFFFFF and reg(r, 8)[0] == 0xFF
+    assert r.f32(10)[0] == -2.0 and r.f32(11)[0] == -1.0
+
+
+# -- floating point --------------------------------------------------------------------------------
+def test_mufu_special_values_and_fmz():
+    r = run(["MOV R2, RZ", "MOV32I R3, 0x80000000",
+             "MUFU.RCP R4, R2",          # 1/+0 = +inf
+             "MUFU.RCP R5, R3",          # 1/-0 = -inf
+             "MOV32I R6, 0x40800000",    # 4.0
+             "MUFU.RSQ R7, R6",          # 0.5
+             "MUFU.LG2 R8, R6",          # 2
+             "MUFU.EX2 R9, R6",          # 16
+             "MUFU.SQRT R15, R6",        # 2
+             "MOV32I R10, 0x7f800000",   # +inf
+             "FMUL.FMZ R11, R2, R10",    # 0 * inf = 0 under FMZ
+             "FMUL R12, R2, R10",        # NaN otherwise
+             "MOV32I R13, 0x40000000",
+             "FFMA.FMZ R14, R2, R10, R13"])  # 0 * inf + 2 = 2
+    assert r.f32(4)[0] == np.inf and r.f32(5)[0] == -np.inf
+    assert (r.f32(7)[0], r.f32(8)[0], r.f32(9)[0], r.f32(15)[0]) == (0.5, 2.0, 16.0, 2.0)
+    assert r.f32(11)[0] == 0.0 and np.isnan(r.f32(12)[0]) and r.f32(14)[0] == 2.0
+
+
+def test_float_modifiers():
+    r = run(["MOV32I R2, 0x3f800000",              # 1.0
+             "MOV32I R3, 0x33800000",              # 2**-24
+             "FADD R4, R2, R3",                    # nearest: tie to even -> 1.0
+             "FADD.RP R5, R2, R3",                 # up: 1 + 2**-23
+             "FADD.SAT R6, R2, R2",                # 2 -> 1
+             "FADD R7, -R2, |R3|",                 # -1 + 2**-24 = -(1 - 2**-24) exactly
+             "MOV32I R8, 0x00400000",              # a denormal
+             "FADD.FTZ R9, R8, RZ",                # flushed: 0
+             "FADD R10, R8, RZ",                   # kept
+             "FMUL.D2 R11, R2, R2",                # 1 * 1 / 2
+             "FMNMX R12, R2, R3, PT",              # min
+             "FMNMX R13, R2, R3, !PT"])            # max
+    assert reg(r, 4)[0] == 0x3F800000 and reg(r, 5)[0] == 0x3F800001
+    assert r.f32(6)[0] == 1.0 and r.f32(7)[0] == -(1 - 2.0 ** -24)
+    assert reg(r, 9)[0] == 0 and reg(r, 10)[0] == 0x00400000
+    assert r.f32(11)[0] == 0.5 and r.f32(12)[0] == 2.0 ** -24 and r.f32(13)[0] == 1.0
+
+
+def test_fsetp_fset_fcmp_psetp():
+    r = run(["MOV32I R2, 0x3f800000", "MOV32I R3, 0x7fc00000",    # 1.0, NaN
+             "FSETP.GT.AND P0, P1, R2, RZ, PT",   # 1 > 0: P0 true, P1 false
+             "FSETP.LT.AND P2, PT, R3, R2, PT",   # NaN < 1: false (ordered)
+             "FSETP.LTU.AND P3, PT, R3, R2, PT",  # unordered: true
+             "FSET.BF.GE.AND R4, R2, R2, PT",     # 1.0
+             "FSET.GE.AND R5, R2, R3, PT",        # false: 0
+             "FCMP.LT R6, R2, RZ, R7",            # R7 = 0 < 0? no -> RZ
+             "PSETP.AND.OR P4, P5, P0, P1, PT"])  # (P0 & P1) | T
+    p = r.predicates[0]
+    assert (p[0], p[1], p[2], p[3], p[4], p[5]) == (True, False, False, True, True, True)
+    assert r.f32(4)[0] == 1.0 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0
+
+
+# -- control flow ----------------------------------------------------------------------------------
+def test_divergent_branch_reconverges_at_sync():
+    r = run(["S2R R0, SR_TID.X", "ISETP.LT.AND P0, PT, R0, 0x2, PT", "SSY {join}", "@P0 BRA {else}",
+             "MOV32I R1, 0x10", "SYNC", "else:", "MOV32I R1, 0x20", "SYNC",
+             "join:", "IADD32I R1, R1, 0x1"])
+    assert reg(r, 1) == [0x21, 0x21, 0x11, 0x11]  # lanes 0, 1 took the branch; all ran the join
+
+
+def test_break_loop_lanes_leave_at_different_iterations():
+    r = run(["S2R R0, SR_TID.X", "MOV R1, RZ", "PBK {out}",
+             "loop:", "ISETP.GE.AND P0, PT, R1, R0, PT", "@P0 BRK", "IADD32I R1, R1, 0x1", "BRA {loop}",
+             "out:", "IADD32I R2, R1, 0x100"])
+    assert reg(r, 1) == [0, 1, 2, 3] and reg(r, 2) == [0x100, 0x101, 0x102, 0x103]
+    # 3 before the loop, 4 per iteration (ISETP, BRK not taken, IADD32I, BRA), 2 to leave, 2 after
+    assert list(r.steps) == [3 + 4 * i + 2 + 2 for i in range(4)]
+
+
+def test_continue_skips_odd_iterations():
+    # sum of the even i in 1..6 = 2 + 4 + 6 = 12
+    r = run(["MOV R1, RZ", "MOV R2, RZ", "PBK {out}",
+             "loop:", "ISETP.GE.AND P0, PT, R1, 0x6, PT", "@P0 BRK", "PCNT {next}", "IADD32I R1, R1, 0x1",
+             "LOP32I.AND R3, R1, 0x1", "ISETP.NE.AND P1, PT, R3, RZ, PT", "@P1 CONT", "IADD R2, R2, R1", "CONT",
+             "next:", "BRA {loop}", "out:"], lanes=1)
+    assert reg(r, 2) == [12]
+
+
+def test_call_and_return():
+    r = run(["CAL {sub}", "IADD32I R1, R1, 0x1", "EXIT", "sub:", "MOV32I R1, 0x5", "RET"])
+    assert reg(r, 1) == [6] * 4
+
+
+def test_predicated_instructions_and_kil():
+    r = run(["S2R R0, SR_TID.X", "ISETP.EQ.AND P0, PT, R0, 0x1, PT", "@!P0 MOV32I R2, 0x9",
+             "@P0 KIL", "MOV32I R1, 0x7"])
+    assert list(r.killed) == [False, True, False, False]
+    assert reg(r, 1) == [7, 0, 7, 7] and reg(r, 2) == [9, 0, 9, 9]
+
+
+def test_sync_without_ssy_and_runaway_loop_raise():
+    with pytest.raises(VMError, match="SYNC"):
+        run(["SYNC"])
+    with pytest.raises(VMError, match="more than 50 instructions"):
+        run(["loop:", "BRA {loop}"], max_steps=50)
+
+
+def test_vote():
+    r = run(["S2R R0, SR_TID.X", "ISETP.GE.AND P0, PT, R0, 0x2, PT", "VOTE.ANY R1, P1, P0",
+             "VOTE.ALL R2, P2, P0"])
+    assert reg(r, 1) == [0b1100] * 4 and list(r.predicates[:, 1]) == [True] * 4
+    assert list(r.predicates[:, 2]) == [False] * 4
+
+
+# -- attributes, constants, memory, textures -------------------------------------------------------
+def test_attributes_constants_and_local_memory():
+    cbuf = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    r = run(["ALD R0, a[0x90]", "ALD.64 R2, a[0x80]",           # attr1.x, attr0.xy
+             "MOV32I R4, 0x8", "LDC R5, c[0x3][R4+0x4]",         # c3[12] = 4.0
+             "FADD R6, R0, c[0x3][0x4]",                          # attr1.x + 2.0
+             "MOV R7, RZ", "STL [R7+0x10], R6", "LDL R8, [R7+0x10]",
+             "AST a[0x70], R6", "AST.64 a[0x80], R2"],
+            lanes=2, inputs={0: np.array([[1.0, 2.0], [3.0, 4.0]]), "attr1": np.array([[10.0], [20.0]])},
+            constant_buffers={3: cbuf.tobytes()}, memory={"local": 0x40})
+    assert list(r.f32(5)) == [4.0, 4.0]
+    assert list(r.f32(8)) == [12.0, 22.0]
+    assert list(r.position[:, 0]) == [12.0, 22.0]
+    assert r.attribute(0, 2).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+def test_texs_nearest_and_linear():
+    tex = np.zeros((2, 2, 4), np.float32)
+    tex[0, 0] = [1, 0, 0, 1]
+    tex[0, 1] = [0, 1, 0, 1]
+    tex[1, 0] = [0, 0, 1, 1]
+    tex[1, 1] = [1, 1, 1, 1]
+    lines = ["ALD.64 R0, a[0x80]", "TEXS.2D R4, R6, R0, R1, 0x8, RGBA"]
+    uv = np.array([[0.25, 0.25], [0.75, 0.25], [0.5, 0.5]], np.float32)
+    near = MaxwellShader(build(lines)).run({0: uv}, textures={8: tex}, sampler="nearest", wrap="clamp")
+    got = np.stack([near.f32(4), near.f32(5), near.f32(6), near.f32(7)], axis=1)
+    assert got[0].tolist() == [1, 0, 0, 1] and got[1].tolist() == [0, 1, 0, 1]
+    lin = MaxwellShader(build(lines)).run({0: uv}, textures={8: tex}, sampler="linear", wrap="clamp")
+    got = np.stack([lin.f32(4), lin.f32(5), lin.f32(6), lin.f32(7)], axis=1)
+    assert got[2].tolist() == [0.5, 0.5, 0.5, 1.0]  # the centre: mean of the four texels
+
+
+def _ps_sph(omap_target: int, depth: bool, imap: bytes = b"") -> ShaderProgramHeader:
+    raw = bytearray(0x50)
+    struct.pack_into("<I", raw, 0, 2 | 3 << 5 | 5 << 10)  # PS, version 3, pixel
+    raw[0x18:0x18 + len(imap)] = imap
+    struct.pack_into("<II", raw, 0x48, omap_target, 2 if depth else 0)
+    return ShaderProgramHeader.from_bytes(bytes(raw))
+
+
+def test_pixel_outputs_follow_the_sph_and_ipa_perspective():
+    # RT0.xyzw in R0..R3, RT1.x in R4, (sample mask R5), depth R6
+    sph = _ps_sph(0x1F, True, bytes([0b1010]))  # attribute 0: x and y perspective
+    code = build(["IPA.PASS R7, a[0x7c]", "MUFU.RCP R7, R7",
+                  "IPA.MULTIPLY R0, a[0x80], R7", "IPA.MULTIPLY R1, a[0x84], R7",
+                  "MOV32I R2, 0x3f000000", "MOV32I R3, 0x3f800000", "MOV32I R4, 0x40000000",
+                  "MOV32I R6, 0x3e800000"])
+    r = MaxwellShader(code, sph, "pixel").run({0: np.array([[0.25, 0.75]]), "position": np.array([[0, 0, 0, 0.5]])})
+    assert r.colors[0].tolist() == [[0.25, 0.75, 0.5, 1.0]]
+    assert r.colors[1][0, 0] == 2.0 and np.isnan(r.colors[1][0, 1])
+    assert r.depth is not None and r.depth.tolist() == [0.25]
+
+
+def test_half_precision():
+    # HADD2: (1.0, 2.0) + (0.5, 0.5) = (1.5, 2.5) as halves 0x3e00, 0x4100
+    r = run(["MOV32I R2, 0x40003c00", "MOV32I R3, 0x38003800", "HADD2 R1, R2, R3",
+             "HMUL2 R4, R2, R2",                  # (1, 4) = 0x4400_3c00
+             "HFMA2 R5, R2, R3, R3"])             # (1*0.5+0.5, 2*0.5+0.5) = (1, 1.5) = 0x3e00_3c00
+    assert reg(r, 1)[0] == 0x41003E00 and reg(r, 4)[0] == 0x44003C00 and reg(r, 5)[0] == 0x3E003C00
+
+
+def test_unsupported_instructions_name_the_mnemonic():
+    with pytest.raises(VMError, match="TXA"):
+        run(["TXA R1, R2, 0x8, 0xf"])
+    with pytest.raises(VMError, match="SUST"):
+        run(["SUST.1D.RGBA R2, R1, 0x0"])
+    with pytest.raises(VMError, match="constant buffer c\\[0x5\\]"):
+        run(["MOV R1, c[0x5][0x0]"])
+
+
+def test_every_encoding_is_executed_or_listed_unsupported():
+    executed = set(supported_encodings())
+    for enc in ENCODINGS:
+        assert enc.name in executed or enc.mnemonic in UNSUPPORTED, enc.name
+
+
+def test_i2i_saturation_and_wrap():
+    r = run(["MOV32I R2, 0xfffffffb",        # -5
+             "I2I.SAT.U8.S32 R1, R2",        # clamped to 0
+             "MOV32I R3, 0x12c",             # 300
+             "I2I.SAT.U8.S32 R4, R3",        # 255
+             "I2I.U8.S32 R5, R3",            # 300 & 0xff = 44
+             "MOV32I R6, 0x18000",
+             "I2I.S16.S32 R7, R6"])          # 0x8000 as S16: -32768
+    assert [reg(r, i)[0] for i in (1, 4, 5, 7)] == [0, 255, 44, 0xFFFF8000]
+
+
+def test_shfl_modes():
+    lines = ["S2R R0, SR_LANEID", "IMUL32I R2, R0, 0xa",     # R2 = lane * 10
+             "SHFL.IDX R1, PT, R2, 0x3, 0x1f",               # everyone reads lane 3
+             "SHFL.BFLY R4, P1, R2, 0x1, 0x1f",              # lane ^ 1
+             "SHFL.DOWN R5, P2, R2, 0x2, 0x1f",              # lane + 2 while <= 31
+             "SHFL.UP R6, P3, R2, 0x1, 0x0"]                 # lane - 1 while >= 0
+    r = run(lines, lanes=32)
+    lane = np.arange(32)
+    assert reg(r, 1) == [30] * 32
+    assert reg(r, 4) == list((lane ^ 1) * 10)
+    assert reg(r, 5) == [(i + 2) * 10 if i + 2 <= 31 else i * 10 for i in lane]
+    assert list(r.predicates[:, 2]) == [i + 2 <= 31 for i in lane]
+    assert reg(r, 6) == [(i - 1) * 10 if i >= 1 else 0 for i in lane]
+    assert list(r.predicates[:, 3]) == [i >= 1 for i in lane]
+
+
+def test_shared_memory_atomics_run_in_lane_order():
+    r = run(["MOV R2, RZ", "MOV32I R3, 0x1", "ATOMS.ADD R1, [R2], R3",   # olds 0, 1, 2, 3; memory 4
+             "MOV32I R5, 0x4", "MOV32I R6, 0x64",
+             "ATOMS.CAS R7, R2, R5, 0x0",                                # lane 0 swaps 4 -> 100
+             "LDS R8, [R2]"], memory={"shared": bytes(16)})
+    assert reg(r, 1) == [0, 1, 2, 3]
+    assert reg(r, 7) == [4, 100, 100, 100] and reg(r, 8) == [100] * 4
+
+
+def test_geometry_emit_and_cut():
+    r = run(["S2R R0, SR_LANEID", "I2F.F32.U32 R0, R0", "AST a[0x70], R0", "OUT.EMIT R1, RZ, RZ",
+             "FADD R0, R0, 1", "AST a[0x70], R0", "OUT.EMITTHENCUT R1, R1, RZ"], lanes=2)
+    for lane in range(2):
+        vertices = r.emitted[lane]
+        assert [v[0x70 // 4].view(np.float32) for v, _ in vertices] == [lane, lane + 1]
+        assert [cut for _, cut in vertices] == [False, True]
+    assert reg(r, 1) == [2, 2]  # the output handle counts emitted vertices
+
+
+# -- texture targets (register layouts: coordinates in Ra.., LOD/reference/offsets/handle in Rb..) --
+def _tex_run(lines: list[str], inputs: dict, textures: dict, lanes: int, **kwargs):
+    return MaxwellShader(build(["ALD.128 R0, a[0x80]", *lines])).run(inputs, textures=textures, lanes=lanes, **kwargs)
+
+
+def test_texs_explicit_lod_picks_the_mip_level():
+    levels = [np.full((4, 4), 0.25), np.full((2, 2), 0.5), np.full((1, 1), 1.0)]
+    r = _tex_run(["TEXS.2D_LL R4, RZ, R0, R2, 0x8, R"], {0: np.array([[0.5, 0.5, 1.0, 0], [0.5, 0.5, 2.3, 0]])},
+                 {8: levels}, 2)  # u, v in R0, R1; LOD in R2: level 1, then round(2.3) = 2
+    assert list(r.f32(4)) == [0.5, 1.0]
+
+
+def test_texs_depth_compare():
+    depth = np.array([[0.2, 0.4], [0.6, 0.8]], np.float32)
+    r = _tex_run(["TEXS.2D_DC R4, RZ, R0, R2, 0x8, R"], {0: np.array([[0.25, 0.25, 0.1, 0], [0.25, 0.25, 0.3, 0]])},
+                 {8: depth}, 2, sampler="nearest")  # reference 0.1 <= 0.2 passes, 0.3 does not
+    assert list(r.f32(4)) == [1.0, 0.0]
+
+
+def test_tex_3d_and_cube():
+    volume = np.zeros((2, 2, 2), np.float32)
+    for z in range(2):
+        for y in range(2):
+            for x in range(2):
+                volume[z, y, x] = 100 * z + 10 * y + x
+    r = _tex_run(["TEX.3D R4, PT, R0, RZ, 0x8, 0x1"], {0: np.array([[0.75, 0.25, 0.75, 0]])}, {8: volume}, 1,
+                 sampler="nearest")
+    assert r.f32(4)[0] == 101  # x = 1, y = 0, z = 1
+    faces = np.stack([np.full((2, 2), k + 1.0) for k in range(6)])  # +X, -X, +Y, -Y, +Z, -Z
+    directions = np.array([[1.0, 0, 0, 0], [0, -1.0, 0, 0], [0, 0, -2.0, 0], [-0.5, 0.2, 0.1, 0]])
+    r = _tex_run(["TEX.CUBE R4, PT, R0, RZ, 0x8, 0x1"], {0: directions}, {8: faces}, 4, sampler="nearest")
+    assert list(r.f32(4)) == [1, 4, 6, 2]
+
+
+def test_tlds_integer_texels_stay_integers():
+    tex = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 0x7FFFFFFF]]], np.int32)
+    coords = np.array([[1, 1, 0, 0], [2, 0, 0, 0]], np.int64)  # (1, 1) inside, (2, 0) outside: 0
+    r = MaxwellShader(build(["ALD.128 R0, a[0x80]", "TLDS.2D_LZ R4, RZ, R0, R1, 0x8, RG"])).run(
+        {"a[0x80]": coords}, textures={8: tex})
+    assert reg(r, 4) == [7, 0] and reg(r, 5) == [0x7FFFFFFF, 0]
+
+
+def test_bindless_tex_per_lane_handles():
+    textures = {0x10: np.full((2, 2, 4), 0.25), 0x11: np.full((2, 2, 4), 0.75)}
+    handles = np.array([[0x10], [0x00300011]], np.int64)  # the second by its texture id (low 20 bits)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD R2, a[0x90]", "TEX.B.2D R4, PT, R0, R2, 0x1"])).run(
+        {0: np.array([[0.5, 0.5], [0.5, 0.5]]), "a[0x90]": handles}, textures=textures)
+    assert list(r.f32(4)) == [0.25, 0.75]
+
+
+def test_tld4s_gather_order_and_txq():
+    tex = np.zeros((2, 2, 4), np.float32)
+    tex[..., 1] = [[1, 2], [3, 4]]  # green: row 0 = (1, 2), row 1 = (3, 4)
+    r = _tex_run(["TLD4S.G R4, R6, R0, R1, 0x8"], {0: np.array([[0.5, 0.5, 0, 0]])}, {8: tex}, 1)
+    # (i0, j1), (i1, j1), (i1, j0), (i0, j0) = 3, 4, 2, 1
+    assert [r.f32(i)[0] for i in (4, 5, 6, 7)] == [3, 4, 2, 1]
+    r = _tex_run(["TXQ.TEXHEADERDIMENSION R4, R0, 0x8, 0xf"], {}, {8: [np.zeros((3, 5, 4)), np.zeros((1, 2, 4))]}, 1)
+    assert [reg(r, i)[0] for i in (4, 5, 6, 7)] == [5, 3, 1, 2]  # width, height, depth, levels
+
+
+def test_fswzadd_operation_by_quad_position():
+    # mask 0xe4: lane 0 a + b, lane 1 b - a, lane 2 a - b, lane 3 b
+    r = run(["MOV32I R2, 0x40400000", "MOV32I R3, 0x40a00000", "FSWZADD R1, R2, R3, 0xe4"])  # a = 3, b = 5
+    assert list(r.f32(1)) == [8.0, 2.0, -2.0, 5.0]
+
+
+def test_64bit_global_addresses_and_indexed_constant_buffers():
+    memory = np.arange(8, dtype=np.uint32) * 11  # words 0, 11, 22, ... at GPU address 0x1_0000_0000
+    r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x1",          # R3:R2 = 0x1_0000_0010: word 4
+             "LDG.E R4, [R2+0x4]",                          # word 5 = 55
+             "LDG.B64.E R6, [R2]",                           # words 4, 5 = 44, 55
+             "MOV32I R8, 0x77", "STG.E [R2+0x8], R8",       # word 6 = 0x77
+             "LDG.E R9, [R2+0x8]",
+             "MOV32I R10, 0x10008",                         # c[3 + 1][0x8 + 0x4]
+             "LDC.IS R11, c[0x3][R10+0x4]"],
+            lanes=1, memory={"global": (0x1_0000_0000, memory.tobytes())},
+            constant_buffers={3: np.zeros(4, np.uint32), 4: np.array([1, 2, 3, 4], np.uint32)})
+    assert [reg(r, i)[0] for i in (4, 6, 7, 9, 11)] == [55, 44, 55, 0x77, 4]
+
+
+def test_nested_divergence_inside_a_loop_and_same_address_stores():
+    # for i in 0..lane: if i is odd: acc += 10 else: acc += 1   (lane 3: 1 + 10 + 1 + 10 = 22)
+    r = run(["S2R R0, SR_LANEID", "MOV R1, RZ", "MOV R2, RZ", "PBK {out}",
+             "loop:", "ISETP.GT.AND P0, PT, R1, R0, PT", "@P0 BRK",
+             "LOP32I.AND R3, R1, 0x1", "ISETP.NE.AND P1, PT, R3, RZ, PT",
+             "SSY {join}", "@P1 BRA {odd}", "IADD32I R2, R2, 0x1", "SYNC",
+             "odd:", "IADD32I R2, R2, 0xa", "SYNC",
+             "join:", "IADD32I R1, R1, 0x1", "BRA {loop}",
+             "out:", "STS [RZ], R0", "LDS R4, [RZ]"], lanes=4, memory={"shared": bytes(4)})
+    assert reg(r, 2) == [1, 11, 12, 22]
+    assert reg(r, 4) == [3, 3, 3, 3]  # every lane stored to one word: the last lane's value stays
+
+
+def test_txd_samples_level_zero_and_tmml_reports_lod_zero():
+    levels = [np.full((2, 2), 0.25), np.full((1, 1), 0.5)]
+    r = _tex_run(["TXD.2D R4, PT, R0, R2, 0x8, 0x1", "TMML.2D R5, R0, RZ, 0x8, 0x3"],
+                 {0: np.array([[0.5, 0.5, 9.0, 9.0]])}, {8: levels}, 1)
+    assert r.f32(4)[0] == 0.25 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0
+
+
+def test_per_texture_sampler_state():
+    tex = np.array([[0.0, 1.0]], np.float32)  # 1 x 2: texel centres at u = 0.25, 0.75
+    lines = ["TEXS.2D R4, RZ, R0, R1, 0x8, R", "TEXS.2D R5, RZ, R0, R1, 0x9, R"]
+    r = _tex_run(lines, {0: np.array([[0.5, 0.5, 0, 0]])},
+                 {8: tex, 9: {"levels": tex, "filter": "nearest", "wrap": "clamp"}}, 1, sampler="linear")
+    assert r.f32(4)[0] == 0.5 and r.f32(5)[0] == 1.0  # bilinear midpoint; nearest picks texel 1
+
+
+def test_vmnmx():
+    r = run(["MOV32I R2, 0x5", "MOV32I R3, 0x9", "MOV32I R5, 0xfffffffd", "MOV32I R7, 0x12345678",
+             "VMNMX.U32.U32.ACC.MN R1, R2, R3, RZ",      # max(5, 9) + 0 = 9
+             "VMNMX.S32.S32.ACC R4, R2, R5, RZ",         # signed min(5, -3) = -3
+             "VMNMX.U32.S32.ACC.MN R6, R2, R5, RZ",      # max(5, -3) = 5 (exact integers)
+             "VMNMX.U32.U32.ACC R8, R2, R3, R2",         # min(5, 9) + 5 = 10
+             "VMNMX.U8B1.U32.MRG16L R9, R7, R3, R7",     # min(0x56, 9) = 9 into C's low half: 0x12340009
+             "VMNMX.S32.S32.SAT.ACC R10, R5, R5, RZ"])   # min(-3, -3), signed result saturated at 0
+    assert [reg(r, i)[0] for i in (1, 4, 6, 8, 9, 10)] == [9, 0xFFFFFFFD, 5, 10, 0x12340009, 0]
+
+
+def test_predicate_register_moves_lea_icmp_iset():
+    r = run(["ISETP.EQ.AND P0, PT, RZ, RZ, PT", "ISETP.EQ.AND P2, PT, RZ, RZ, PT",
+             "P2R R1, PR, RZ, 0x7f",                 # P0, P2 set: 0b101
+             "MOV32I R3, 0x7a", "R2P PR, R3, 0x7f",  # P1, P3..P6 set, P0, P2 clear
+             "P2R R4, PR, RZ, 0x7f",
+             "MOV32I R2, 0x3", "MOV32I R3, 0x100",
+             "LEA R5, P6, R2, R3, 0x4",              # (3 << 4) + 0x100 = 0x130, no carry
+             "MOV32I R6, 0x7", "MOV32I R7, 0x8", "MOV32I R8, 0xffffffff",
+             "ICMP.LT R9, R6, R7, R8",               # C = -1 < 0 (signed): A = 7
+             "ICMP.LT.U32 R10, R6, R7, R8",          # 0xffffffff < 0 unsigned: no, B = 8
+             "ISET.BF.LT.AND R11, R2, R3, PT",       # 3 < 0x100: 1.0
+             "IMAD R12, R2, R6, R7",                 # 3 * 7 + 8 = 29
+             "IMAD.HILO.BSIGNED.ASIGNED R13, R8, R2, RZ"])  # high word of -1 * 3 = -1
+    assert [reg(r, i)[0] for i in (1, 4, 5, 9, 10, 12, 13)] == [0b101, 0x7A, 0x130, 7, 8, 29, 0xFFFFFFFF]
+    assert r.f32(11)[0] == 1.0 and not r.predicates[0, 6]
+
+
+def test_doubles_and_float_conversions():
+    r = run(["MOV R2, RZ", "MOV32I R3, 0x3ff80000",      # 1.5
+             "MOV R6, RZ", "MOV32I R7, 0x40020000",      # 2.25
+             "MOV R8, RZ", "MOV32I R9, 0x3fe40000",      # 0.625
+             "DADD R10, R2, R6",                          # 3.75
+             "DMUL R12, R2, R6",                          # 3.375
+             "DFMA R14, R2, R6, R8",                      # 4.0
+             "DSETP.LT.AND P0, PT, R2, R6, PT",           # 1.5 < 2.25
+             "MOV32I R16, 0x3dcccccd",                    # 0.1f
+             "F2F.F64.F32 R18, R16",                      # exactly the float's value as a double
+             "MOV32I R20, 0x3fc00000",
+             "F2F.F16.F32 R21, R20",                      # 1.5 as a half: 0x3e00
+             "MOV32I R22, 0x3c00",
+             "F2F.F32.F16 R23, R22",                      # 1.0
+             "MOV32I R24, 0x40000000",
+             "MUFU.RCP64H R25, R24",                      # high word of 1 / 2.0 = 0x3fe00000
+             "MOV32I R26, 0xfffffffd",
+             "I2F.F64.S32 R28, R26",                      # -3.0
+             "F2I.S32.F64.TRUNC R30, R28"])               # -3
+    pair = lambda i: int(reg(r, i)[0]) | int(reg(r, i + 1)[0]) << 32  # noqa: E731
+    as_double = lambda bits: struct.unpack("<d", struct.pack("<Q", bits))[0]  # noqa: E731
+    assert [as_double(pair(i)) for i in (10, 12, 14)] == [3.75, 3.375, 4.0] and r.predicates[0, 0]
+    assert as_double(pair(18)) == float(np.float32(0.1))
+    assert reg(r, 21)[0] == 0x3E00 and r.f32(23)[0] == 1.0 and reg(r, 25)[0] == 0x3FE00000
+    assert as_double(pair(28)) == -3.0 and reg(r, 30)[0] == 0xFFFFFFFD
+
+
+def test_half_compares_al2p_and_output_reads():
+    r = run(["MOV32I R2, 0x42003c00", "MOV32I R3, 0x40004000",   # (1, 3) against (2, 2)
+             "HSETP2.LT.AND P0, P1, R2, R3, PT",                   # 1 < 2, not 3 < 2
+             "HSET2.BF.LT.AND R4, R2, R3, PT",                     # halves 1.0 / 0: 0x00003c00
+             "MOV32I R5, 0x10", "AL2P R6, P2, a[R5+0x80]",         # 0x90
+             "MOV32I R7, 0x40400000", "AST a[0x70], R7", "ALD.O R8, a[0x70]"])
+    assert r.predicates[0, 0] and not r.predicates[0, 1]
+    assert reg(r, 4)[0] == 0x3C00 and reg(r, 6)[0] == 0x90 and r.f32(8)[0] == 3.0

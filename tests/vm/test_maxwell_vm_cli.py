@@ -1,0 +1,91 @@
+"""`shaderkit run` on Switch Maxwell programs: a self-made deko3d module (vertex and fragment programs
+assembled here, the fragment one reading its constbuf1 as c[1]) and a corpus BNSH."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from maxwell_build import build  # noqa: E402
+
+from conftest import run_cli  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dksh"))
+import dksh_build as dk  # noqa: E402
+
+VERTEX = ["ALD.128 R0, a[0x80]", "FADD R0, R0, 1", "AST.128 a[0x70], R0", "AST.128 a[0x80], R0"]
+FRAGMENT = ["MOV R0, c[0x1][0x0]", "MOV R1, c[0x1][0x4]", "MOV R2, c[0x1][0x8]", "MOV R3, c[0x1][0xc]"]
+
+
+def _module() -> bytes:
+    vertex, fragment = build(VERTEX), build(FRAGMENT)
+    assert len(vertex) <= 0x80 and len(fragment) <= 0x80
+    control = dk.header(0x100, 0x300, 2)
+    control += dk.program_header(0, 0x30, 8, 0, 0, 0, dk.vert_union())
+    control += dk.program_header(1, 0x130, 4, 0x200, 16, 0x20, dk.frag_union())
+    control += bytes(0x100 - len(control))
+    code = bytearray(0x300)
+    code[0x000:0x030] = dk.UAM_PADDING
+    code[0x030:0x080] = dk.sph(1, 1)
+    code[0x030 + 0x36] = 0x0F  # omap_generic_vector (SPH byte 0x36): output attribute 0 xyzw
+    code[0x080:0x080 + len(vertex)] = vertex
+    code[0x100:0x130] = dk.UAM_PADDING
+    code[0x130:0x180] = dk.sph(2, 5)
+    code[0x180:0x180 + len(fragment)] = fragment
+    code[0x200:0x210] = dk.CONSTBUF1  # 1.0, 2.0, 3.0, 4.0
+    return control + bytes(code)
+
+
+def test_run_dksh_vertex_and_fragment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    module = tmp_path / "m.dksh"
+    module.write_bytes(_module())
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"0": [[1, 2, 3, 4], [5, 6, 7, 8]]}))
+    code, out, err = run_cli(capsys, "run", str(module), "--inputs", str(inputs))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["stage"] == "vertex" and doc["lanes"] == 2
+    assert doc["position"] == [[2, 2, 3, 4], [6, 6, 7, 8]]
+    assert doc["outputs"]["attr0"] == [[2, 2, 3, 4], [6, 6, 7, 8]]
+    code, out, err = run_cli(capsys, "run", str(module), "--stage", "pixel", "--count", "3")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["colors"]["0"] == [[1, 2, 3, 4]] * 3 and doc["killed"] == [False] * 3
+
+
+def test_run_bnsh_with_cbuf_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    quad = corpus / "nx" / "wiixl_quad_carray.bnsh"
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1",
+                             "--cbuf", "4=0.5,0.25,1,0")
+    assert code == 0, err
+    assert json.loads(out)["colors"]["0"] == [[0.5, 0.25, 1, 0]]
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1")
+    assert code != 0 and "c[0x4]" in err
+    code, out, err = run_cli(capsys, "run", str(quad), "--program", "7")
+    assert code != 0 and "--program 7" in err
+
+
+def test_dksh_compute_program_runs_one_block() -> None:
+    # block 8x8x1 and 0x100 bytes of shared memory from the module: thread (x, y) stores its index
+    # y * 8 + x at word index, then reads its neighbour's word (index + 1) % 64
+    import shaderkit
+    from shaderkit.vm.maxwell import MaxwellShader
+
+    code = build(["S2R R0, SR_TID.X", "S2R R1, SR_TID.Y", "ISCADD R2, R1, R0, 0x3", "SHL R3, R2, 0x2",
+                  "STS [R3], R2", "IADD32I R4, R3, 0x4", "LOP32I.AND R4, R4, 0xff", "LDS R5, [R4]"])
+    assert len(code) <= 0x100
+    control = dk.header(0x100, 0x100, 1)
+    control += dk.program_header(5, 0, 8, 0, 0, 0, dk.comp_union())
+    control += bytes(0x100 - len(control))
+    module = control + code + bytes(0x100 - len(code))
+    shader = MaxwellShader.from_dksh(shaderkit.open(module), 0)
+    assert shader.stage == "compute" and shader.block_dims == (8, 8, 1) and shader.shared_memory == 0x100
+    result = shader.run()
+    index = np.arange(64)
+    assert list(result.registers[:, 2]) == list(index)
+    assert list(result.registers[:, 5]) == list((index + 1) % 64)
