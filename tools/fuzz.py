@@ -42,7 +42,8 @@ def load_seeds(corpus: Path, max_size: int = 1 << 17) -> list[tuple[str, bytes]]
 
     seeds = [(f"{folder}/{path.name}", data) for folder, pattern in FOLDERS.items()
              for path, data, _ in _claimed(sorted((corpus / folder).glob(pattern)), max_size)]
-    seeds += _d3d9_seeds(seeds)
+    d3d9 = _d3d9_seeds(seeds)
+    seeds += d3d9 + _fx2_seeds(d3d9)
     return seeds
 
 
@@ -81,6 +82,52 @@ def _d3d9_seeds(seeds: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
         except ShaderFormatError:
             continue
         out += [(f"d3d9/{name[5:]}.{chunk.fourcc}", chunk.program) for _, chunk in bare_programs(model)]
+    return out
+
+
+def _fx2_seeds(d3d9: list[tuple[str, bytes]], count: int = 8) -> list[tuple[str, bytes]]:
+    """Format "fx2": D3D9 effects written by shaderkit's own effect writer around pairs of the
+    corpus's D3D9 programs (the corpus has no fx_2_0 file): a vector with a semantic, a texture, a
+    sampler with states, a struct with an annotation, a shader parameter (small object), a pass
+    with a shader and a render state, a parameter-assigned sampler state (large objects)."""
+    from shaderkit.formats.d3d9.effect import (
+        D3D9Effect,
+        EffectAnnotation,
+        EffectParameter,
+        EffectPass,
+        EffectRecords,
+        EffectState,
+        EffectTechnique,
+        EffectType,
+        EffectValue,
+        LargeObject,
+        SmallObject,
+    )
+
+    out = []
+    for k in range(min(count, len(d3d9))):
+        (name, first), (_, second) = d3d9[k], d3d9[(k + 1) % len(d3d9)]
+        sampler = [[EffectState(164, 0, EffectType(5, 4), EffectValue(ids=[2])),
+                    EffectState(170, 0, EffectType(2, 0), EffectValue(words=[2]))]]
+        records = EffectRecords(
+            parameters=[
+                EffectParameter(EffectType(3, 1, "color", "COLOR0", 0, 1, 4),
+                                EffectValue(words=[0x3F800000, 0, 0x3F000000, 0x3F800000])),
+                EffectParameter(EffectType(7, 4, "tex"), EffectValue(ids=[1])),
+                EffectParameter(EffectType(10, 4, "samp"), EffectValue(samplers=sampler)),
+                EffectParameter(EffectType(3, 5, "st", members=[EffectType(3, 0, "a"), EffectType(2, 0, "b", None, 2)]),
+                                EffectValue(words=[0x3F000000, 3, 4]), 1,
+                                [EffectAnnotation(EffectType(4, 4, "UIName"), EffectValue(ids=[3]))]),
+                EffectParameter(EffectType(16, 4, "shaders", None, 1), EffectValue(ids=[4])),
+            ],
+            techniques=[EffectTechnique("T", passes=[EffectPass("P", states=[
+                EffectState(146, 0, EffectType(16, 4), EffectValue(ids=[5])),
+                EffectState(13, 0, EffectType(2, 0), EffectValue(words=[1]))])])],
+            shader_count=2, object_count=6,
+            small_objects=[SmallObject(1), SmallObject(3, b"x\0"), SmallObject(4, first)],
+            large_objects=[LargeObject(0xFFFFFFFF, 2, 0, 0, 1, b"tex\0"), LargeObject(0, 0, 0xFFFFFFFF, 0, 0, second)],
+        )
+        out.append((f"fx2/{name.split('/', 1)[1]}.fx2", D3D9Effect(records).to_bytes()))
     return out
 
 
@@ -252,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--format", action="append", help="only these corpus folders (dxbc, pica, nx, wiiu) or d3d9 (the level-9 programs of dxbc)")
+    parser.add_argument("--format", action="append", help="only these corpus folders (dxbc, pica, nx, wiiu), d3d9 (the level-9 programs of dxbc) "
+                             "or fx2 (D3D9 effects written around them)")
     parser.add_argument("--case-timeout", type=float, default=5.0)
     parser.add_argument("--save-dir", default="fuzz-out")
     parser.add_argument("--max-memory-mb", type=int, default=2048, help="address-space cap, so runaway allocations fail fast")

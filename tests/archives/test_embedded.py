@@ -255,14 +255,26 @@ def test_cli_points_at_the_files_inside_an_unknown_one(capsys: pytest.CaptureFix
     assert f"3 known files inside it, the first at {placed[0].name}" in err
 
 
-def test_a_d3d9_effect_is_identified_and_its_shaders_are_members(capsys: pytest.CaptureFixture[str],
-                                                                  tmp_path: Path) -> None:
-    # fx_2_0 tag 0xFEFF0901, then whatever the effect holds; its shaders are plain D3D9 token streams
-    effect = _words(0xFEFF0901, 16) + bytes(16) + PS20 + bytes(4) + VS11
+def test_a_d3d9_effect_names_its_shaders_and_is_found_inside_other_files(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    # fx_2_0: tag 0xFEFF0901, block size, the data block (offsets by hand: the PixelShader type of
+    # parameter "ps" at 4, its object id 1 at 24, "ps" at 28, "T" at 36, "P" at 44, the VertexShader
+    # state's type at 52 and its object id 2 at 72), then the records and the objects: PS20 is the
+    # small object 1 that "ps" holds, VS11 the large object of technique 0, pass 0, state 0
+    block = (_words(0, 15, 4, 28, 0, 0, 1) + _words(3) + b"ps\0\0" + _words(2) + b"T\0\0\0" + _words(2) + b"P\0\0\0"
+             + _words(16, 4, 0, 0, 0, 2))
+    assert len(block) == 76
+    effect = (_words(0xFEFF0901, 76) + block + _words(1, 1, 2, 3, 4, 24, 0, 0, 36, 0, 1, 44, 0, 1, 146, 0, 52, 72)
+              + _words(1, 1) + _words(1, 28) + PS20 + _words(0, 0, 0xFFFFFFFF, 0, 0, 28) + VS11)
     path = tmp_path / "stock.fxb"
     path.write_bytes(effect)
     code, out, _ = run_cli(capsys, "info", "--json", str(path))
-    assert code == 0 and '"format": "fx2"' in out and '"supported": false' in out
+    assert code == 0 and '"format": "fx2"' in out and '"typed": true' in out
     node = open_node(effect)
-    assert isinstance(node, EmbeddedNode) and node.member_names() == ["@0x18", "@0x38"]
-    assert node.member("@0x18") == PS20 and node.member("@0x38") == VS11
+    assert node is not None and not isinstance(node, EmbeddedNode)
+    assert node.member_names() == ["ps", "T/P/VertexShader"]
+    assert node.member("ps") == PS20 and node.member("T/P/VertexShader") == VS11
+    # inside a file of unknown format the effect is one member, its shaders its own
+    outer = b"\xee" * 16 + effect + b"\xee" * 8
+    assert find(outer) == [Embedded(16, len(effect))]
+    assert [item.path for item in walk(outer)] == ["//@0x10", "//@0x10//ps", "//@0x10//T/P/VertexShader"]

@@ -114,9 +114,9 @@ def test_truncated_bare_effect(cut: int) -> None:
 
 def test_unknown_tag_is_not_an_effect() -> None:
     data = bytearray(fx5_blob())
-    data[0:4] = struct.pack("<I", 0xFEFF0901)  # the fx_2_0 (D3DX9) tag: a different format, only identified
+    data[0:4] = struct.pack("<I", 0xFEFF0901)  # the fx_2_0 (D3DX9) tag: a different format
     spec = detect(bytes(data))
-    assert spec is not None and spec.name == "fx2" and spec.target is None
+    assert spec is not None and spec.name == "fx2" and spec.target == "shaderkit.formats.d3d9.effect:D3D9Effect"
     with pytest.raises(ShaderFormatError):
         RawEffect.from_bytes(bytes(data))
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 np = pytest.importorskip("numpy")
 
+import shaderkit  # noqa: E402
 from conftest import run_cli  # noqa: E402
 from shaderkit.cli import cli  # noqa: E402
 
@@ -49,6 +50,9 @@ def test_run_pixel_shader_csv_with_texture(corpus: Path, tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 3
+    # the file's pixel-shader inputs all have DEFAULT_VAL (SPI_PS_INPUT_CNTL bits 8-9) 1
+    regs = shaderkit.open(_file(corpus)).shaders[1].regs
+    assert [w >> 8 & 3 for w in regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]] == [1, 1, 1]
     # inputs default to SPI_PS_INPUT_CNTL DEFAULT_VAL 1 = (0, 0, 0, 1): colour alpha 1 * texel 0.5
     assert float(rows[0]["PIX0.w"]) == 0.5
 

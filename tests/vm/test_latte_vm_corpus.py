@@ -7,6 +7,7 @@ formulas. Every corpus program also runs once as a smoke test."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ np = pytest.importorskip("numpy")
 
 import shaderkit  # noqa: E402
 from conftest import corpus_files  # noqa: E402
+from shaderkit.isa.latte import disassemble  # noqa: E402
 from shaderkit.vm.latte import LatteShader, Texture, VMError  # noqa: E402
 
 
@@ -96,6 +98,8 @@ def test_gx2tex_texture_shader(corpus: Path) -> None:
     pos = np.array([[-1, -1, 5, 9], [1, 1, 5, 9]], np.float32)
     uv = np.array([[0.1, 0.9, 0, 0], [0.6, 0.3, 0, 0]], np.float32)
     r = vs.run({"position": pos, "tex_coord_in": uv})
+    # the file's vertex shader sets R1.z and R1.w (exported as POS0) from the inline 0.0f and 1.0f
+    assert re.search(r"z: MOV +R1\.z, 0\.0f.*\n +w: MOV +R1\.w, 1\.0f", disassemble(model.shaders[0].program))
     # position.xy passes; z = 0, w = 1; the texture coordinate goes to PARAM0
     assert r.position.tolist() == [[-1, -1, 0, 1], [1, 1, 0, 1]]
     np.testing.assert_array_equal(r.param[0][:, :2], uv[:, :2])

@@ -151,3 +151,22 @@ def test_fetch_shader_runs_at_call_fs() -> None:
     r = LatteShader.from_code(main).run(lanes=2, fetch_shader=fetch, buffers={0: VertexBuffer(data, 4)})
     # INT number format keeps integer bits; selects 0 and 1 give int 0 and int 1
     assert r.pos[0].view(np.uint32).tolist() == [[1, 2, 0, 1], [300, 65535, 0, 1]]
+
+
+def test_constant_one_follows_the_resolved_format() -> None:
+    # FMT_32_32 (29) has no Z/W: DST_SEL W reads the missing W, DST_SEL 1 the constant 1; both are
+    # the same 1: integer 1 (bits 0x00000001) for INT of an integer format, 1.0f (0x3F800000) for
+    # a float format, and the buffer's format decides for USE_CONST_FIELDS fetches (no FORMAT)
+    def fetch(fmt: str, data: bytes, buffer_format=(35, 0, False)):
+        text = ("00 VTX: ADDR(16) CNT(1)\n"
+                f"  0   FETCH R1.xyw1, R0.x, b0 FETCH_TYPE(VERTEX_DATA){fmt} MINI(8) OFFSET(0)"
+                " ENDIAN_SWAP(8IN32)\n01 EXP_DONE: POS0, R1.xyzw\nEND_OF_PROGRAM\n")
+        r = LatteShader.from_code(assemble(text)).run(lanes=1, buffers={0: VertexBuffer(data, 8, buffer_format)})
+        return r.pos[0].view(np.uint32)[0].tolist()
+
+    ints = struct.pack(">2I", 7, 9)
+    assert fetch(" FORMAT( 29 INT UNSIGNED 0)", ints) == [7, 9, 1, 1]
+    assert fetch("", ints, (29, 1, False)) == [7, 9, 1, 1]  # USE_CONST_FIELDS: the buffer says INT
+    floats = struct.pack(">2f", 1.5, 2.5)  # 32_32_FLOAT (30) with NUM_FORMAT INT: still 1.0
+    assert fetch(" FORMAT( 30 INT UNSIGNED 0)", floats) == [0x3FC00000, 0x40200000, 0x3F800000, 0x3F800000]
+    assert fetch(" FORMAT( 29 NORM UNSIGNED 0)", struct.pack(">2I", 0, 0)) == [0, 0, 0x3F800000, 0x3F800000]

@@ -270,3 +270,16 @@ def test_waves_of_lanes_give_the_same_result(monkeypatch: pytest.MonkeyPatch) ->
     assert r.memory[1].index.tolist()[4:] == [4, 5]
     with pytest.raises(VMError, match="keep_registers"):
         shader(IF_ELSE).run({"R1": values}, keep_registers=False).register(2)
+
+
+def test_param_semantics_read_only_the_words_in_use() -> None:
+    from shaderkit.formats.gx2.shader import GX2VertexShader
+    from shaderkit.formats.gx2.types import GX2VertexShaderRegs
+
+    # one SPI_VS_OUT_ID word in use: 0xFFFF0100 = SEMANTIC_0 0, SEMANTIC_1 1, SEMANTIC_2/3 0xFF
+    # (unused); words 1-9 are 0, which would read as semantic 0 if they were in use
+    regs = GX2VertexShaderRegs(num_spi_vs_out_id=1, spi_vs_out_id=[0xFFFF0100] + [0] * 9)
+    program = assemble("00 EXP_DONE: POS0, R1.xyzw\nEND_OF_PROGRAM\n")
+    shader = LatteShader.from_gx2(GX2VertexShader(regs=regs, program=program))
+    assert shader.param_semantics() == {0: 0, 1: 1}
+    assert shader.run(lanes=1).param_semantics == {0: 0, 1: 1}

@@ -9,7 +9,7 @@ import os
 #: file-name endings taken off an input's name before ".asm" goes on (longest first)
 KNOWN_SUFFIXES = (
     ".bnsh_vert", ".bnsh_frag", ".bnsh_geom", ".bnsh_comp", ".sharcfb", ".bfsha", ".bcsdr", ".shbin",
-    ".bnsh", ".dksh", ".sharc", ".dxbc", ".csdr", ".dvob", ".dvoj", ".bfres", ".cso", ".fxo", ".vso", ".pso",
+    ".bnsh", ".dksh", ".sharc", ".dxbc", ".csdr", ".dvob", ".dvoj", ".bfres", ".cso", ".fxo", ".fxb", ".vso", ".pso",
     ".gsh", ".gtx", ".vsh", ".psh", ".bin", ".szs", ".zs", ".o",
 )
 

@@ -131,7 +131,8 @@ def _set_uniform(shader: Any, name: str, values: list[float]) -> None:
         shader.set_uniform(name, [values[k:k + 4] for k in range(0, len(values), 4)])
 
 
-def _number(value: float) -> float | str:
+def json_number(value: float) -> float | str:
+    """``value`` for JSON: finite numbers as they are, NaN and infinities as "nan", "inf", "-inf"."""
     return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
 
 
@@ -147,13 +148,13 @@ def result_json(result: RunResult) -> str:
     doc: dict[str, Any] = {
         "vertices": int(result.o.shape[0]),
         "semantics": {name: f"o{reg}" for name, (reg, _) in result.semantics.items()},
-        "outputs": {f"o{reg}": [[_number(float(x)) for x in row] for row in result.o[:, reg, :]] for reg in regs},
+        "outputs": {f"o{reg}": [[json_number(float(x)) for x in row] for row in result.o[:, reg, :]] for reg in regs},
         "steps": [int(s) for s in result.steps],
     }
     if result.primitives is not None:
         doc["primitives"] = [
             [{"winding": prim.winding,
-              "vertices": [{f"o{reg}": [_number(float(x)) for x in vertex[reg]] for reg in regs}
+              "vertices": [{f"o{reg}": [json_number(float(x)) for x in vertex[reg]] for reg in regs}
                            for vertex in prim.vertices]} for prim in lane]
             for lane in result.primitives]
     return json.dumps(doc) + "\n"

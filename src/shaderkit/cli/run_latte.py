@@ -6,13 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from shaderkit.cli.common import read_input, write_output
+from shaderkit.cli.run import json_number
 
 
 def is_latte_model(model: Any) -> bool:
@@ -24,10 +24,6 @@ def _shaders(model: Any) -> list[Any]:
     if hasattr(model, "binaries"):
         return [binary.shader for binary in model.binaries]
     return list(model.shaders)
-
-
-def _number(value: float) -> float | str:
-    return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
 
 
 def _exports(result: Any) -> list[tuple[str, Any]]:
@@ -42,7 +38,7 @@ def result_json(result: Any) -> str:
     """The run's exports as JSON: lanes, export name -> rows of 4 values, killed lanes, steps."""
     doc = {
         "lanes": result.lanes,
-        "exports": {name: [[_number(float(x)) for x in row] for row in rows] for name, rows in _exports(result)},
+        "exports": {name: [[json_number(float(x)) for x in row] for row in rows] for name, rows in _exports(result)},
         "param_semantics": {f"PARAM{k}": v for k, v in sorted(result.param_semantics.items())},
         "killed": [bool(k) for k in result.killed],
         "memory_writes": len(result.memory),
@@ -98,10 +94,11 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     texture_arrays: dict[int, Any] = {}
     for text in textures:
         key, sep, path = text.partition("=")
-        if not sep or not key.strip().lstrip("t").isdigit():
+        rid = key.strip().lstrip("t")
+        if not sep or not rid.isdigit():
             raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
         try:
-            texture_arrays[int(key.strip().lstrip("t"))] = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+            texture_arrays[int(rid)] = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
         except (ValueError, OSError) as exc:
             raise click.ClickException(f"--texture {text!r}: {exc}") from None
     try:

@@ -89,6 +89,16 @@ def _is_raw_effect(data: bytes) -> bool:
     return (tag in (0xFEFF1001, 0xFEFF1011) and len(data) >= 76) or (tag == 0xFEFF2001 and len(data) >= 96)
 
 
+def _is_fx2(data: bytes) -> bool:
+    # the fx_2_0 tag 0xFEFF0901, or XNA 4's header (0xBCF00BCF, then the offset of that tag)
+    if data[:4] == b"\x01\x09\xff\xfe":
+        return True
+    if data[:4] != b"\xcf\x0b\xf0\xbc" or len(data) < 8:
+        return False
+    start = int.from_bytes(data[4:8], "little")
+    return 8 <= start and data[start : start + 4] == b"\x01\x09\xff\xfe"
+
+
 def _is_csdr(data: bytes) -> bool:
     text = data.strip()
     if len(text) < 8 or not all(c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\r\n" for c in text[:256]):
@@ -116,9 +126,9 @@ FORMATS: tuple[FormatSpec, ...] = (
                embedded=Embedding((b"DXBC",), "shaderkit.formats.dxbc.container:embedded_size")),
     FormatSpec("fx", "Direct3D effect binary without a container (fx_4_x/fx_5_0)", _is_raw_effect,
                "shaderkit.formats.dxbc.raw_effect:RawEffect"),
-    FormatSpec("fx2", "Direct3D 9 effect binary (fx_2_0)", _magic(b"\x01\x09\xff\xfe"),
-               note="D3D9 effects are identified, not read; the shaders inside them are members "
-                    "FILE//@OFFSET (shaderkit ls FILE)"),
+    FormatSpec("fx2", "Direct3D 9 effect binary (fx_2_0)", _is_fx2,
+               "shaderkit.formats.d3d9.effect:D3D9Effect",
+               embedded=Embedding((b"\x01\x09\xff\xfe",), "shaderkit.formats.d3d9.effect:embedded_size")),
     FormatSpec("dvlb", "Nintendo 3DS shader binary (SHBIN/DVLB)", _magic(b"DVLB"),
                "shaderkit.formats.dvlb.dvlb:Dvlb",
                embedded=Embedding((b"DVLB",), "shaderkit.formats.dvlb.dvlb:embedded_size")),

@@ -3,8 +3,11 @@
 Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a member of whatever
 archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
 BFRES (external files), Wii U RPX/RPL (sections by name, inflated), Wii U BFSHA
-(``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage; ``geometry_copy`` names a geometry shader's copy program), Switch BFSHA (``MODEL.bnsh``) and any
-file of unknown format (or of a format only identified, such as D3D9 effects) with known files
+(``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage; ``geometry_copy`` names a geometry shader's
+copy program), Switch BFSHA (``MODEL.bnsh``), D3D9 effects (``TECHNIQUE/PASS/STATE`` or
+``PARAMETER[k]``: the shaders, see :meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`;
+an effect whose records are kept as bytes is searched like a file of unknown format) and any
+file of unknown format (or of a format only identified) with known files
 inside it (``@0x1a40``: the offset of one, see :mod:`shaderkit.formats.embedded`).
 No file I/O here: callers pass the bytes of the outermost file.
 """
@@ -67,7 +70,11 @@ def open_node(data: bytes) -> Any | None:
     from shaderkit.formats.registry import detect
 
     spec = detect(data)
-    if spec is None or spec.target is None:  # unknown, or identified but not read
+    if spec is not None and spec.name == "fx2":  # its shaders by TECHNIQUE/PASS/STATE
+        effect = spec.parse(data)
+        if getattr(effect, "records", None) is not None:
+            return effect
+    if spec is None or spec.target is None or spec.name == "fx2":  # (an effect whose records stay bytes)  # unknown, or identified but not read
         from shaderkit.formats.embedded import find
 
         found = find(data)

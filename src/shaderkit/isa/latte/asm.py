@@ -158,7 +158,7 @@ def _cf_alu(name: str, rest: str, notes: dict[str, str], line: int) -> tuple[tup
     for m in kcache.finditer(rest):
         bank, cb, loop, start, end = m.groups()
         span = int(end) - int(start) + 1
-        mode = 3 if loop else {16: 1, 32: 2}.get(span, 0)
+        mode = T.KCACHE_LOCK_LOOP_INDEX if loop else {16: T.KCACHE_LOCK_1, 32: T.KCACHE_LOCK_2}.get(span, T.KCACHE_NOP)
         if not mode or int(start) % 16:
             raise AssemblyError(f"bad constant cache lock {m.group(0)!r}", line, 1)
         f[f"KCACHE_MODE{bank}"], f[f"KCACHE_BANK{bank}"] = mode, int(cb)
@@ -483,7 +483,7 @@ def _tex_flags(f: dict[str, int], text: str, line: int) -> None:
         f[f"COORD_TYPE_{c}"] = 1
     for key, arg in _flags(text):
         if key == "LOD":
-            f["LOD_BIAS"] = round(_float(arg or "", line) * 8) & 0x7F
+            f["LOD_BIAS"] = round(_float(arg or "", line) * T.TEX_FIXED_SCALE["LOD_BIAS"]) & 0x7F
         elif key == "WHOLE_QUAD":
             f["FETCH_WHOLE_QUAD"] = 1
         elif key in ("BC_FRAC_MODE", "ALT_CONST"):
@@ -492,7 +492,7 @@ def _tex_flags(f: dict[str, int], text: str, line: int) -> None:
             for c in arg or "":
                 f[f"COORD_TYPE_{c}"] = 0
         elif key in ("XOFFSET", "YOFFSET", "ZOFFSET"):
-            f[f"OFFSET_{key[0]}"] = round(_float(arg or "", line) * 2) & 0x1F
+            f[f"OFFSET_{key[0]}"] = round(_float(arg or "", line) * T.TEX_FIXED_SCALE[f"OFFSET_{key[0]}"]) & 0x1F
         else:
             raise AssemblyError(f"unexpected {key!r} in a texture instruction", line, 1)
 

@@ -11,7 +11,7 @@ decaf's listing.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
@@ -89,7 +89,8 @@ def _condition(f: Fields) -> str:
     return f" CND({T.CF_COND[cond]}) CF_CONST({f['CF_CONST']})"
 
 
-def _cf_count(f: Fields) -> int:
+def cf_count(f: Fields | Mapping[str, int]) -> int:
+    """The instruction count of a TEX/VTX clause CF instruction (COUNT plus COUNT_3 as bit 3, + 1)."""
     return (f["COUNT"] | f["COUNT_3"] << 3) + 1
 
 
@@ -102,7 +103,7 @@ def cf_text(f: Fields) -> str:
     kind = T.CF_TEXT_KIND.get(name, "unknown")
     s = name
     if kind in ("tex", "vtx"):
-        s += f": ADDR({f['ADDR']}) CNT({_cf_count(f)})"
+        s += f": ADDR({f['ADDR']}) CNT({cf_count(f)})"
         if not f["BARRIER"]:
             s += " NO_BARRIER"
         s += _condition(f)
@@ -169,7 +170,7 @@ def cf_alu_text(f: Fields) -> str:
             continue
         cb, start = f[f"KCACHE_BANK{bank}"], 16 * f[f"KCACHE_ADDR{bank}"]
         end = start + T.KCACHE_SPAN[mode] - 1
-        if mode == 3:
+        if mode == T.KCACHE_LOCK_LOOP_INDEX:
             s += f" KCACHE{bank}(CB{cb}:AL+{start}-AL+{end})"
         else:
             s += f" KCACHE{bank}(CB{cb}:{start}-{end})"
@@ -230,10 +231,6 @@ def exp_text(f: Fields) -> str:
 
 
 # -- fetch clauses ------------------------------------------------------------------------------
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
-
-
 def _dst_sels(f: Fields) -> tuple[int, int, int, int]:
     return (f["DST_SEL_X"], f["DST_SEL_Y"], f["DST_SEL_Z"], f["DST_SEL_W"])
 
@@ -265,7 +262,7 @@ def tex_text(f: Fields, pad: int = 15) -> str:
     s += "." + "".join(T.SEL_CHARS[f[f"SRC_SEL_{c}"]] for c in "XYZW")
     s += f", t{f['RESOURCE_ID']}, s{f['SAMPLER_ID']}"
     if f["LOD_BIAS"]:
-        s += f" LOD({format_float(_signed(f['LOD_BIAS'], 7) / 8)})"
+        s += f" LOD({format_float(T.tex_fixed('LOD_BIAS', f['LOD_BIAS']))})"
     if f["FETCH_WHOLE_QUAD"]:
         s += " WHOLE_QUAD"
     if f["BC_FRAC_MODE"]:
@@ -278,7 +275,7 @@ def tex_text(f: Fields, pad: int = 15) -> str:
     for c in "XYZ":
         offset = f[f"OFFSET_{c}"]
         if offset:
-            s += f" {c}OFFSET({format_float(_signed(offset, 5) / 2)})"
+            s += f" {c}OFFSET({format_float(T.tex_fixed(f'OFFSET_{c}', offset))})"
     return s
 
 
@@ -325,7 +322,7 @@ def vtx_text(f: Fields, pad: int = 15) -> str:
 
 
 def _fetch_clause(st: _State, cf: Fields, vertex: bool) -> None:
-    addr, count = cf.peek("ADDR"), (cf.peek("COUNT") | cf.peek("COUNT_3") << 3) + 1
+    addr, count = cf.peek("ADDR"), cf_count(cf.values)
     indent = st.indent + "  "
     for i in range(count):
         slot = addr + 2 * i
@@ -537,7 +534,7 @@ def disassemble(program: bytes, notes: bool = True,
     index = 0
     while index < len(program) // 8:
         w0, w1 = st.slot(index, "CF instruction")
-        kind = w1 >> 28 & 3
+        kind = T.cf_inst_type(w1)
         end = False
         if kind == T.CF_TYPE_NORMAL:
             f = Fields(unpack_cf((w0, w1)))

@@ -441,7 +441,7 @@ def _assemble_source(text: str, where: list[int]) -> LatteSource:
         raise AssemblyError(f"{tex_left} texture instructions missing at the end", len(lines), 1)
     if end_seen and cf:
         last = cf[-1]
-        if (last[1] >> 28 & 3) in (T.CF_TYPE_NORMAL, T.CF_TYPE_EXPORT):
+        if T.cf_inst_type(last[1]) in (T.CF_TYPE_NORMAL, T.CF_TYPE_EXPORT):
             cf[-1] = (last[0], last[1] | 1 << 21)
     prog = A._Program()
     for i, cf_pair in enumerate(cf):
@@ -478,6 +478,6 @@ def _assemble_source(text: str, where: list[int]) -> LatteSource:
             result.gprs_written.add(words4[1] & 0x7F)
         result.gprs_read.add(words4[0] >> 16 & 0x7F)
     for w0, w1 in cf:
-        if w1 >> 28 & 3 == T.CF_TYPE_EXPORT:
+        if T.cf_inst_type(w1) == T.CF_TYPE_EXPORT:
             result.gprs_read.add(w0 >> 15 & 0x7F)
     return result

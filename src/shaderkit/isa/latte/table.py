@@ -36,9 +36,39 @@ def layout(*fields: Field) -> tuple[Field, ...]:
     return tuple(sorted(out, key=lambda f: f[1]))
 
 
+def field_value(word: int, layout_: tuple[Field, ...], name: str) -> int:
+    """The value of field ``name`` of ``layout_`` in ``word`` (for one field; whole words go
+    through :func:`shaderkit.isa.latte.words.unpacker`)."""
+    for fname, lsb, width in layout_:
+        if fname == name:
+            return word >> lsb & ((1 << width) - 1)
+    raise KeyError(name)
+
+
+def field_width(layout_: tuple[Field, ...], name: str) -> int:
+    """The width in bits of field ``name`` of ``layout_``."""
+    for fname, _, width in layout_:
+        if fname == name:
+            return width
+    raise KeyError(name)
+
+
+def signed(value: int, bits: int) -> int:
+    """``value`` read as a two's complement number of ``bits`` bits."""
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
 # -- control flow (CF) words --------------------------------------------------------------------
-#: CF_INST_TYPE (word 1 bits 28-29): which CF word format a slot uses
+#: CF_INST_TYPE: word 1 bits 28-29 (the top two bits of every CF word format's CF_INST) say which
+#: CF word format a slot uses; read it with :func:`cf_inst_type`
+CF_INST_TYPE = layout(("CF_INST_TYPE", 28, 2))
 CF_TYPE_NORMAL, CF_TYPE_EXPORT, CF_TYPE_ALU, CF_TYPE_ALU_EXTENDED = 0, 1, 2, 3
+
+
+def cf_inst_type(word1: int) -> int:
+    """CF_INST_TYPE of a CF slot's second word (CF_TYPE_NORMAL / _EXPORT / _ALU / _ALU_EXTENDED)."""
+    return field_value(word1, CF_INST_TYPE, "CF_INST_TYPE")
+
 
 CF_WORD0 = layout(("ADDR", 0, 32))
 CF_WORD1 = layout(
@@ -92,6 +122,16 @@ TEX_WORD2 = layout(
     ("OFFSET_X", 0, 5), ("OFFSET_Y", 5, 5), ("OFFSET_Z", 10, 5), ("SAMPLER_ID", 15, 5),
     ("SRC_SEL_X", 20, 3), ("SRC_SEL_Y", 23, 3), ("SRC_SEL_Z", 26, 3), ("SRC_SEL_W", 29, 3))
 FETCH_WORD3 = layout(("PADDING", 0, 32))
+#: signed fixed-point fields of texture fetches: units per 1.0 (LOD_BIAS in 1/8, offsets in 1/2 texel)
+TEX_FIXED_SCALE = {"LOD_BIAS": 8, "OFFSET_X": 2, "OFFSET_Y": 2, "OFFSET_Z": 2}
+
+
+def tex_fixed(name: str, value: int) -> float:
+    """The value of a signed fixed-point texture field (``TEX_FIXED_SCALE``) from its raw bits."""
+    lay = TEX_WORD1 if name == "LOD_BIAS" else TEX_WORD2
+    return signed(value, field_width(lay, name)) / TEX_FIXED_SCALE[name]
+
+
 VTX_WORD0 = layout(
     ("VTX_INST", 0, 5), ("FETCH_TYPE", 5, 2), ("FETCH_WHOLE_QUAD", 7, 1), ("BUFFER_ID", 8, 8),
     ("SRC_GPR", 16, 7), ("SRC_REL", 23, 1), ("SRC_SEL_X", 24, 2), ("MEGA_FETCH_COUNT", 26, 6))
@@ -423,8 +463,9 @@ LOOP_ADDR_NAME: dict[str, str] = {
 JUMP_WITH_ADDR = frozenset({"CALL", "ELSE", "JUMP"})
 #: CF COND values (0 = ACTIVE prints nothing)
 CF_COND = {1: "FALSE", 2: "BOOL", 3: "NOT_BOOL"}
-#: KCACHE_MODE: 0 NOP, 1 LOCK_1 (16 constants), 2 LOCK_2 (32), 3 LOCK_LOOP_INDEX (32, AL-relative)
-KCACHE_SPAN = {1: 16, 2: 32, 3: 32}
+#: KCACHE_MODE: NOP, LOCK_1 (16 constants), LOCK_2 (32), LOCK_LOOP_INDEX (32, AL-relative)
+KCACHE_NOP, KCACHE_LOCK_1, KCACHE_LOCK_2, KCACHE_LOCK_LOOP_INDEX = 0, 1, 2, 3
+KCACHE_SPAN = {KCACHE_LOCK_1: 16, KCACHE_LOCK_2: 32, KCACHE_LOCK_LOOP_INDEX: 32}
 
 # -- ALU operands -------------------------------------------------------------------------------
 ALU_SRC_GPR_LAST = 127
@@ -452,12 +493,15 @@ INDEX_MODE_NAMES = {0: "[AR.x]", 1: "[AR.y]", 2: "[AR.z]", 3: "[AR.w]", 4: "[AL]
 OMOD_SUFFIX = {1: "*2", 2: "*4", 3: "/2"}
 VEC_BANK_SWIZZLE = {0: "", 1: "VEC_021", 2: "VEC_120", 3: "VEC_102", 4: "VEC_201", 5: "VEC_210"}
 SCL_BANK_SWIZZLE = {0: "SCL_210", 1: "SCL_122", 2: "SCL_212", 3: "SCL_221"}
-PRED_SEL_NAMES = {0: "", 1: "PRED_SEL_ZERO", 2: "PRED_SEL_ONE"}
+#: PRED_SEL: OFF, or write only lanes whose predicate is 0 (ZERO) / 1 (ONE)
+PRED_SEL_OFF, PRED_SEL_ZERO, PRED_SEL_ONE = 0, 1, 2
+PRED_SEL_NAMES = {PRED_SEL_OFF: "", PRED_SEL_ZERO: "PRED_SEL_ZERO", PRED_SEL_ONE: "PRED_SEL_ONE"}
 
 # -- export and fetch operands ------------------------------------------------------------------
 #: SQ_SEL component selects as one character (6 has no name)
 SEL_CHARS = {0: "x", 1: "y", 2: "z", 3: "w", 4: "0", 5: "1", 6: "?", 7: "_"}
-SEL_MASK = 7
+#: SQ_SEL values past the four components: the constants 0 and 1, and "not written"
+SEL_0, SEL_1, SEL_MASK = 4, 5, 7
 EXPORT_TYPES = {0: "PIX", 1: "POS", 2: "PARAM"}
 POS_BASE = 60  # POS exports: ARRAY_BASE 60-63
 MEM_EXPORT_WRITE, MEM_EXPORT_WRITE_IND, MEM_EXPORT_READ, MEM_EXPORT_READ_IND = 0, 1, 2, 3
@@ -467,6 +511,8 @@ MEM_STREAMS = frozenset({"MEM_STREAM0", "MEM_STREAM1", "MEM_STREAM2", "MEM_STREA
 FETCH_TYPES = {0: "VERTEX_DATA", 1: "INSTANCE_DATA", 2: "NO_INDEX_OFFSET"}
 NUM_FORMATS = {0: "NORM", 1: "INT", 2: "SCALED"}
 ENDIAN_SWAPS = {1: "8IN16", 2: "8IN32"}
+#: ENDIAN_SWAP: the size in bytes of the units whose bytes are reversed
+ENDIAN_SWAP_BYTES = {1: 2, 2: 4}
 
 #: SQ_DATA_FORMAT (FMT_*) values of vertex fetches: name, bits per component (X first), float.
 #: Only formats whose components have one width each are listed (the packed 10_10_10_2 and
@@ -490,10 +536,8 @@ DATA_FORMATS: dict[int, tuple[str, tuple[int, ...], bool]] = {
     0x2F: ("32_32_32", (32, 32, 32), False),
     0x30: ("32_32_32_FLOAT", (32, 32, 32), True),
 }
-#: PIX exports: ARRAY_BASE 61 is the depth export (0-7 are colour buffers)
-PIX_DEPTH_BASE = 61
-#: SQ_LOOP_CONST fields: count bits 0-11, initial AL 12-23, signed increment 24-31
-LOOP_COUNT_BITS, LOOP_INIT_LSB, LOOP_INIT_BITS, LOOP_INC_LSB = 12, 12, 12, 24
+#: SQ_LOOP_CONST (the loop constant LOOP_START reads): iteration count, initial AL, signed increment
+SQ_LOOP_CONST = layout(("COUNT", 0, 12), ("INIT", 12, 12), ("INC", 24, 8))
 #: uniform blocks are read by fetch instructions from buffer 128 + block location
 UNIFORM_BLOCK_BUFFER_BASE = 128
 #: CF conditions

@@ -42,6 +42,8 @@ Choices (documented, tested where they can be):
   MOVA_FLOOR floors) and PV; their GPR write is skipped (undefined on the hardware). AR and
   the predicate change at the end of the group.
 * Relative GPR indexes are clamped to R0-R127; relative constant reads outside the table read 0.
+  KC0/KC1[n] past the window KCACHE_MODE locks (LOCK_1: 16 constants, LOCK_2 and
+  LOCK_LOOP_INDEX: 32) raise VMError.
 * Reductions (DOT4, DOT4_IEEE, MAX4, CUBE) need all four vector slots; every slot writes the
   result (CUBE: its own component) and PV gets it in all four channels.
 * PRED_SEL: the instruction writes only lanes whose predicate matches; PV is written anyway.
@@ -54,7 +56,8 @@ Choices (documented, tested where they can be):
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction
   (USE_CONST_FIELDS: from the :class:`VertexBuffer`), undo ENDIAN_SWAP 8IN16/8IN32 (Wii U
   buffers are big-endian in memory), fill missing components with (0, 0, 0, 1); bytes outside a
-  buffer read 0. Fetches from buffer 128 + n read uniform block n (16 bytes per element).
+  buffer read 0. The 1 of a missing W and of DST_SEL 1 is integer 1 for the INT number format
+  of an integer data format and 1.0 otherwise (``fetch.one_bits`` decides both). Fetches from buffer 128 + n read uniform block n (16 bytes per element).
 * Memory exports (MEM_STREAM*, MEM_RING, MEM_SCRATCH, MEM_REDUCTION, MEM_EXPORT) and
   EMIT/CUT_VERTEX are recorded, not applied to any memory.
 * ALU_EXT (an Evergreen encoding with two more KCACHE banks) runs as ALU with banks 0 and 1;
@@ -75,8 +78,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shaderkit.dataclass import dataclass, field
+from shaderkit.isa.latte import table as T
 from shaderkit.isa.latte.table import layout
-from shaderkit.isa.latte.words import unpacker
+from shaderkit.isa.latte.words import packer, unpacker
 from shaderkit.vm.latte.fetch import Sampler, Texture, VertexBuffer
 from shaderkit.vm.latte.machine import (
     DEFAULT_MAX_STEPS,
@@ -103,6 +107,10 @@ _PS_IN_CONTROL_0 = unpacker((layout(("NUM_INTERP", 0, 6), ("POSITION_ENA", 8, 1)
 _VS_OUT_ID = unpacker((layout(("SEMANTIC_0", 0, 8), ("SEMANTIC_1", 8, 8), ("SEMANTIC_2", 16, 8),
                               ("SEMANTIC_3", 24, 8)),))
 _VTX_SEMANTIC = unpacker((layout(("SEMANTIC_ID", 0, 8)),))
+_LOOP_CONST = packer((T.SQ_LOOP_CONST,))
+#: the SQ_LOOP_CONST fields a ``(count, init, increment)`` tuple gives, and their masks
+_LOOP_CONST_FIELDS = tuple((name, (1 << width) - 1) for name, _, width in T.SQ_LOOP_CONST
+                           if not name.startswith("RESERVED"))
 #: DEFAULT_VAL of SPI_PS_INPUT_CNTL: the value of an input no vertex shader output feeds
 PS_DEFAULT_VALUES = {0: (0.0, 0.0, 0.0, 0.0), 1: (0.0, 0.0, 0.0, 1.0), 2: (1.0, 1.0, 1.0, 0.0),
                      3: (1.0, 1.0, 1.0, 1.0)}
@@ -204,6 +212,7 @@ class LatteShader:
         self.program = Program(bytes(code))
         self.stage = stage
         self.shader = shader
+        self._ps_inputs: list[dict[str, int]] | None = None
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -256,12 +265,20 @@ class LatteShader:
                         if attrib.location + k in gpr_of:
                             out[f"{attrib.name}[{k}]"] = gpr_of[attrib.location + k]
         elif self.stage == "pixel" and hasattr(regs, "spi_ps_input_cntls"):
-            for i, word in enumerate(regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]):
-                out.setdefault(f"semantic{_PS_INPUT_CNTL((word,))['SEMANTIC']}", i)
+            for i, cntl in enumerate(self.ps_input_controls()):
+                out.setdefault(f"semantic{cntl['SEMANTIC']}", i)
             ctl = _PS_IN_CONTROL_0((regs.spi_ps_in_control_0,))
             if ctl["POSITION_ENA"]:
                 out["position"] = ctl["POSITION_ADDR"]
         return out
+
+    def ps_input_controls(self) -> list[dict[str, int]]:
+        """Pixel shader: the decoded SPI_PS_INPUT_CNTL_n in use (input n is in GPR n); decoded once."""
+        if self._ps_inputs is None:
+            s = self.shader
+            self._ps_inputs = [] if s is None or self.stage != "pixel" or not hasattr(s.regs, "spi_ps_input_cntls") \
+                else [_PS_INPUT_CNTL((w,)) for w in s.regs.spi_ps_input_cntls[: s.regs.num_spi_ps_input_cntl]]
+        return self._ps_inputs
 
     def semantic_registers(self) -> dict[int, int]:
         """Vertex shader: semantic id -> GPR (SQ_VTX_SEMANTIC_n maps semantic to R(n + 1))."""
@@ -276,12 +293,13 @@ class LatteShader:
         return out
 
     def param_semantics(self) -> dict[int, int]:
-        """PARAM export index -> semantic id (SPI_VS_OUT_ID) of a vertex shader."""
+        """PARAM export index -> semantic id (SPI_VS_OUT_ID) of a vertex shader: the first
+        NUM_SPI_VS_OUT_ID words (the others are not in use, whatever they hold)."""
         s = self.shader
         if s is None or not hasattr(s.regs, "spi_vs_out_id"):
             return {}
         out = {}
-        for j, word in enumerate(s.regs.spi_vs_out_id):
+        for j, word in enumerate(s.regs.spi_vs_out_id[: s.regs.num_spi_vs_out_id]):
             f = _VS_OUT_ID((word,))
             for k in range(4):
                 sem = f[f"SEMANTIC_{k}"]
@@ -383,10 +401,9 @@ class LatteShader:
             r0 = np.zeros((n, 4), U32)
             r0[:, 0] = np.arange(n, dtype=U32)
             start_regs[0] = r0
-        elif self.stage == "pixel" and self.shader is not None and hasattr(self.shader.regs, "spi_ps_input_cntls"):
-            regs = self.shader.regs
-            for i, word in enumerate(regs.spi_ps_input_cntls[: regs.num_spi_ps_input_cntl]):
-                default = PS_DEFAULT_VALUES[_PS_INPUT_CNTL((word,))["DEFAULT_VAL"]]
+        elif self.stage == "pixel":
+            for i, cntl in enumerate(self.ps_input_controls()):
+                default = PS_DEFAULT_VALUES[cntl["DEFAULT_VAL"]]
                 start_regs[i] = np.broadcast_to(np.asarray(default, F32).view(U32), (n, 4))
         for key, value in inputs.items():
             start_regs[self._register_of(key, names)] = _bits(value, n, f"input {key!r}")
@@ -401,8 +418,9 @@ class LatteShader:
                 loop_table[lv.offset] = lv.value & 0xFFFFFFFF
         for index, value in (loops or {}).items():
             if isinstance(value, (tuple, list)):
-                count, init, inc = value
-                value = (count & 0xFFF) | (init & 0xFFF) << 12 | (inc & 0xFF) << 24
+                if len(value) != len(_LOOP_CONST_FIELDS):
+                    raise VMError(f"loop constant {index}: expected (count, init, increment), got {value!r}")
+                value = _LOOP_CONST({name: int(v) & mask for (name, mask), v in zip(_LOOP_CONST_FIELDS, value)})[0]
             loop_table[int(index)] = int(value)
         texs = {}
         for rid, tex in (textures or {}).items():

@@ -9,6 +9,7 @@ Uniform blocks (fetch buffers 128 and up) read the run's uniform-block values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,16 +18,20 @@ import numpy as np
 from shaderkit.dataclass import dataclass, field
 from shaderkit.isa.latte import table as T
 from shaderkit.vm.latte.semantics import F32, I32, U32
+from shaderkit.vm.sm4 import resources as R
 
 if TYPE_CHECKING:
     from shaderkit.vm.latte.machine import Machine
 
-WRAPS = ("repeat", "clamp", "mirror", "border")
+#: Latte wrap modes and the SM4 VM's address modes they are (``resources.address`` applies them)
+_ADDRESS_MODES = {"repeat": R.WRAP, "clamp": R.CLAMP, "mirror": R.MIRROR, "border": R.BORDER}
+WRAPS = tuple(_ADDRESS_MODES)
 FILTERS = ("nearest", "linear")
+#: depth compare functions of SAMPLE_C* by their Latte names (the SM4 VM's comparisons)
 COMPARES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "never": lambda r, t: np.zeros_like(r, bool), "less": np.less, "equal": np.equal,
-    "lequal": np.less_equal, "greater": np.greater, "notequal": np.not_equal,
-    "gequal": np.greater_equal, "always": lambda r, t: np.ones_like(r, bool),
+    latte: R.COMPARISONS[d3d] for latte, d3d in (
+        ("never", "never"), ("less", "less"), ("equal", "equal"), ("lequal", "less_equal"),
+        ("greater", "greater"), ("notequal", "not_equal"), ("gequal", "greater_equal"), ("always", "always"))
 }
 KINDS = ("1d", "2d", "2d_array", "3d", "cube")
 
@@ -107,8 +112,24 @@ class VertexBuffer:
 
 
 # -- vertex fetch --------------------------------------------------------------------------------
-def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.ndarray]:
-    """The (x, y, z, w) bits a FETCH reads for each lane's element ``index``."""
+#: the bits of the float constant 1.0
+FLOAT_ONE_BITS = 0x3F800000
+
+
+def one_bits(num_format: int, data_format: int) -> int:
+    """The bits of the constant 1 of a fetch with this NUM_FORMAT / DATA_FORMAT: what DST_SEL 1
+    and a component the format lacks (W) read. Integer 1 for the INT number format of an integer
+    data format (its components stay integer bits, so its 1 does too); 1.0f for everything else.
+    AMD's R600/R700 documents were not found in the reference search to confirm the INT case;
+    this is the VM's documented choice, made here and nowhere else."""
+    spec = T.DATA_FORMATS.get(data_format)
+    is_float = spec is not None and spec[2]
+    return 1 if T.NUM_FORMATS.get(num_format) == "INT" and not is_float else FLOAT_ONE_BITS
+
+
+def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """The (x, y, z, w) bits a FETCH reads for each lane's element ``index``, and the bits of
+    the constant 1 of its (resolved) format (:func:`one_bits`) for DST_SEL 1."""
     from shaderkit.vm.latte.machine import VMError
 
     buffer_id = f["BUFFER_ID"]
@@ -122,7 +143,9 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
         ok = (row >= 0) & (row < block.shape[0])
         rows = block[np.clip(row, 0, max(block.shape[0] - 1, 0))] if block.shape[0] else np.zeros((n, 4), U32)
         rows = np.where(ok[:, None], rows, 0).astype(U32)
-        return [rows[:, c] for c in range(4)]
+        # USE_CONST_FIELDS would take the format from the fetch constant, which is not modelled
+        one = FLOAT_ONE_BITS if f["USE_CONST_FIELDS"] else one_bits(f["NUM_FORMAT_ALL"], f["DATA_FORMAT"])
+        return [rows[:, c] for c in range(4)], one
     buf = m.env.buffers.get(buffer_id)
     if buf is None:
         raise VMError(f"fetch from buffer b{buffer_id} but none was given")
@@ -143,7 +166,7 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
                    else 0, 0).astype(np.uint8)
     swap = f["ENDIAN_SWAP"]
     if swap:
-        unit = {1: 2, 2: 4}.get(swap)
+        unit = T.ENDIAN_SWAP_BYTES.get(swap)
         if unit is None:
             raise VMError(f"ENDIAN_SWAP {swap} is not supported")
         if size % unit:
@@ -166,10 +189,10 @@ def vertex_data(m: Machine, f: Mapping[str, int], index: np.ndarray) -> list[np.
         else:
             scale = float((1 << (width - 1)) - 1 if signed else (1 << width) - 1)
             out.append(np.maximum(sv / scale, -1.0).astype(F32).view(U32))
-    int_one = num_format == 1 and not is_float
+    one = one_bits(num_format, data_format)
     while len(out) < 4:
-        out.append(np.full(n, 1 if int_one else 0x3F800000, U32) if len(out) == 3 else np.zeros(n, U32))
-    return out
+        out.append(np.full(n, one, U32) if len(out) == 3 else np.zeros(n, U32))
+    return out, one
 
 
 # -- texture fetch -------------------------------------------------------------------------------
@@ -182,25 +205,20 @@ def _source(m: Machine, f: Mapping[str, int]) -> list[np.ndarray]:
         if sel < 4:
             out.append(w.gpr[reg, sel].view(F32))
         else:
-            out.append(np.full(w.n, 1.0 if sel == 5 else 0.0, F32))
+            out.append(np.full(w.n, 1.0 if sel == T.SEL_1 else 0.0, F32))
     return out
 
 
 def _wrap(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
     """Wrapped texel index and a mask of indexes inside (False only for border)."""
-    if mode == "repeat":
-        return np.mod(i, size), np.ones(i.shape, bool)
-    if mode == "mirror":
-        k = np.mod(i, 2 * size)
-        return np.where(k < size, k, 2 * size - 1 - k), np.ones(i.shape, bool)
-    inside = (i >= 0) & (i < size)
-    return np.clip(i, 0, size - 1), inside if mode == "border" else np.ones(i.shape, bool)
+    index, outside = R.address(i, size, _ADDRESS_MODES[mode])
+    return index, ~outside
 
 
-def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray,
-          layered_3d: bool) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(texels (n, 4), weight (n,)) of each tap at texel-space coordinates x, y."""
-    depth, height, width = level.shape[:3]
+def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y: np.ndarray
+          ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(texels (n, 4), weight (n,)) of each tap at texel-space coordinates x, y of slice ``sl``."""
+    height, width = level.shape[1:3]
     border = np.asarray(sampler.border, F32)
     if sampler.filter == "nearest":
         offsets = [(np.floor(x), np.floor(y), np.ones(x.shape, F32))]
@@ -216,7 +234,6 @@ def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y:
         texels = level[sl, iy, ix]
         inside = okx & oky
         out.append((np.where(inside[:, None], texels, border), weight.astype(F32)))
-    del depth, layered_3d
     return out
 
 
@@ -245,7 +262,7 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
             sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
         else:
             sl = np.zeros(x.shape, np.int64)
-        taps = _taps(level, sampler, sl, sx, sy, tex.kind == "3d")
+        taps = _taps(level, sampler, sl, sx, sy)
         acc = np.zeros((int(lanes.sum()), 4), np.float64)
         for texels, weight in taps:
             if ref is not None:
@@ -257,12 +274,11 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
 
 
 def _lod_from(tex: Texture, ddx: Sequence[np.ndarray], ddy: Sequence[np.ndarray]) -> np.ndarray:
+    """The LOD of level 0's (width, height) from the x and y of the gradients ``ddx``/``ddy``."""
     level = tex.levels[0]
-    sizes = (level.shape[2], level.shape[1])
-    lx = np.sqrt(sum((ddx[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
-    ly = np.sqrt(sum((ddy[i].astype(np.float64) * sizes[i]) ** 2 for i in range(2)))
-    with np.errstate(divide="ignore"):
-        return np.log2(np.maximum(lx, ly))
+    size = np.array([level.shape[2], level.shape[1]], np.float64)
+    return R.lod_from_gradients(np.stack([d.astype(np.float64) for d in ddx[:2]], axis=1),
+                                np.stack([d.astype(np.float64) for d in ddy[:2]], axis=1), size)
 
 
 def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -284,11 +300,11 @@ def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list
     return hs, vs
 
 
+#: sampling instructions: how the LOD is found (auto, l, lb, lz, g) and whether W is a compare reference
 SAMPLE_KINDS = {
-    "SAMPLE": ("auto", False, False), "SAMPLE_L": ("l", False, False), "SAMPLE_LB": ("lb", False, False),
-    "SAMPLE_LZ": ("lz", False, False), "SAMPLE_G": ("g", False, False), "SAMPLE_G_LZ": ("lz", False, False),
-    "SAMPLE_C": ("auto", True, False), "SAMPLE_C_LZ": ("lz", True, False), "SAMPLE_C_G": ("g", True, False),
-    "SAMPLE_C_G_LZ": ("lz", True, False),
+    "SAMPLE": ("auto", False), "SAMPLE_L": ("l", False), "SAMPLE_LB": ("lb", False), "SAMPLE_LZ": ("lz", False),
+    "SAMPLE_G": ("g", False), "SAMPLE_G_LZ": ("lz", False), "SAMPLE_C": ("auto", True),
+    "SAMPLE_C_LZ": ("lz", True), "SAMPLE_C_G": ("g", True), "SAMPLE_C_G_LZ": ("lz", True),
 }
 UNSUPPORTED_TEX = {
     "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
@@ -302,10 +318,6 @@ UNSUPPORTED_TEX = {
     "SET_CUBEMAP_INDEX": "an Evergreen cube-array helper", "FETCH4": "gather4 is not modelled",
     "MEM": "memory reads are not modelled",
 }
-
-
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
 
 
 def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
@@ -352,17 +364,17 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             lanes = mips == li
             level = tex.levels[int(li)]
             s_, h_, w_ = level.shape[:3]
-            x = ints[0][lanes] + _signed(f["OFFSET_X"], 5) // 2
-            y = ints[1][lanes] + _signed(f["OFFSET_Y"], 5) // 2
+            x = ints[0][lanes] + math.floor(T.tex_fixed("OFFSET_X", f["OFFSET_X"]))
+            y = ints[1][lanes] + math.floor(T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]))
             z = ints[2][lanes] if tex.kind in ("2d_array", "3d", "cube") else np.zeros_like(x)
             ok = (x >= 0) & (x < w_) & (y >= 0) & (y < h_) & (z >= 0) & (z < s_)
             texels = level[np.clip(z, 0, s_ - 1), np.clip(y, 0, h_ - 1), np.clip(x, 0, w_ - 1)]
             out[lanes] = np.where(ok[:, None], texels, 0)
         m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
         return
-    mode, compare, _ = SAMPLE_KINDS[name]
+    mode, compare = SAMPLE_KINDS[name]
     sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
-    bias = _signed(f["LOD_BIAS"], 7) / 8.0
+    bias = T.tex_fixed("LOD_BIAS", f["LOD_BIAS"])
     lod: np.ndarray
     if mode == "lz":
         lod = np.zeros(w.n)
@@ -384,7 +396,8 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         if mode == "lb":
             lod = lod + src[3].astype(np.float64)
     normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
-    offsets = (_signed(f["OFFSET_X"], 5) / 2.0, _signed(f["OFFSET_Y"], 5) / 2.0, _signed(f["OFFSET_Z"], 5) / 2.0)
+    offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
+               T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
     ref = src[3] if compare else None
     texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

@@ -15,7 +15,7 @@ nothing here takes bits apart by hand.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,13 +30,15 @@ from shaderkit.isa.latte.disasm import (
     TEX_NAMES,
     VTX_NAMES,
     alu_fields,
+    cf_count,
     exp_fields,
     fetch_fields,
     unpack_cf,
     unpack_cf_alu,
 )
+from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, FLT_MAX, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import F32, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
 
 GPRS = 128
 STACK_LIMIT = 1024  # entries (the hardware has far fewer; this only stops runaway programs)
@@ -87,7 +89,6 @@ class Program:
         return self.words[2 * slot], self.words[2 * slot + 1]
 
     def alu_clause(self, addr: int, count: int) -> list[AluGroup]:
-        """Execute the groups of an ALU clause for the active lanes."""
         """The groups of the ALU clause of ``count`` slots at ``addr`` (literals included)."""
         key = (addr, count)
         if key in self._alu:
@@ -131,7 +132,6 @@ class Program:
         return groups
 
     def fetch_clause(self, addr: int, count: int, vertex: bool) -> list[dict[str, int]]:
-        """Execute a TEX or VTX clause for ``lanes``."""
         """The field dicts of the fetch clause of ``count`` instructions at ``addr``."""
         key = (addr, count, vertex)
         if key not in self._fetch:
@@ -175,7 +175,7 @@ class Wave:
     ar: np.ndarray  # (4, n) int32
     al: int = 0
     pv: list[np.ndarray] = field(default_factory=list)
-    ps: np.ndarray | None = None
+    ps: np.ndarray = field(default_factory=lambda: np.zeros(1, U32))
     stack: list[tuple[Any, ...]] = field(default_factory=list)
     steps: int = 0
     exports: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
@@ -214,8 +214,8 @@ class Env:
     semantic_gprs: dict[int, int] = field(default_factory=dict)
 
 
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+_unpack_loop_const = unpacker((T.SQ_LOOP_CONST,))
+_LOOP_INC_BITS = T.field_width(T.SQ_LOOP_CONST, "INC")
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -249,7 +249,7 @@ class Machine:
             self.step()
             w0, w1 = p.pair(pc, "CF instruction")
             cf = unpack_cf((w0, w1))
-            kind = cf["CF_INST"] >> 5
+            kind = T.cf_inst_type(w1)
             nxt = pc + 1
             end = False
             if kind in (T.CF_TYPE_ALU, T.CF_TYPE_ALU_EXTENDED):
@@ -342,8 +342,7 @@ class Machine:
         if name in ("TEX", "VTX", "VTX_TC"):
             passing = self.condition(cf)
             if passing.any():
-                count = (cf["COUNT"] | cf["COUNT_3"] << 3) + 1
-                self.fetch_clause(cf["ADDR"], count, name != "TEX", passing)
+                self.fetch_clause(cf["ADDR"], cf_count(cf), name != "TEX", passing)
             return None
         if name == "END_PROGRAM":
             return "end"
@@ -420,15 +419,15 @@ class Machine:
         """LOOP_START*: skip the loop (count 0, no lane passing) or push a loop entry and start it."""
         w = self.w
         passing = self.condition(cf)
-        value = self.env.loops.get(cf["CF_CONST"], 0)
+        loop = _unpack_loop_const((self.env.loops.get(cf["CF_CONST"], 0),))
         dx10 = name == "LOOP_START_DX10"
-        count = value & ((1 << T.LOOP_COUNT_BITS) - 1)
+        count = loop["COUNT"]
         if not passing.any() or (not dx10 and count == 0):
             return cf["ADDR"]
         self.push(("loop", w.branch.copy(), w.broken, w.continued, w.al, count, name,
-                   _signed(value >> T.LOOP_INC_LSB & 0xFF, 8)))
+                   T.signed(loop["INC"], _LOOP_INC_BITS)))
         if name == "LOOP_START":
-            w.al = value >> T.LOOP_INIT_LSB & ((1 << T.LOOP_INIT_BITS) - 1)
+            w.al = loop["INIT"]
         w.broken = ~passing
         w.continued = np.zeros(w.n, bool)
         return None
@@ -512,10 +511,14 @@ class Machine:
         elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:
             b = 0 if sel < T.ALU_SRC_KCACHE1 else 1
             bank, first, mode = banks[b]
-            if mode == 0:
+            if mode == T.KCACHE_NOP:
                 raise VMError(f"{inst.op.name} reads KC{b} but the clause locks no KCACHE{b}")
-            offset = first + sel - (T.ALU_SRC_KCACHE0 if b == 0 else T.ALU_SRC_KCACHE1)
-            if mode == 3:
+            slot = sel - (T.ALU_SRC_KCACHE0 if b == 0 else T.ALU_SRC_KCACHE1)
+            if slot >= T.KCACHE_SPAN[mode]:
+                raise VMError(f"{inst.op.name} reads KC{b}[{slot}] but KCACHE_MODE{b} {mode} locks "
+                              f"{T.KCACHE_SPAN[mode]} constants")
+            offset = first + slot
+            if mode == T.KCACHE_LOCK_LOOP_INDEX:
                 offset += w.al
             block = self.env.blocks.get(bank)
             if block is None:
@@ -528,7 +531,7 @@ class Machine:
         elif sel == T.ALU_SRC_PV:
             bits = w.pv[chan]
         elif sel == T.ALU_SRC_PS:
-            bits = w.ps if w.ps is not None else np.zeros(1, U32)
+            bits = w.ps
         elif sel in T.ALU_SRC_CONSTANT_BITS:
             bits = np.array([T.ALU_SRC_CONSTANT_BITS[sel]], U32)
         elif sel == T.ALU_SRC_AL:
@@ -625,9 +628,9 @@ class Machine:
                 continue
             lanes = active
             pred_sel = inst.f["PRED_SEL"]
-            if pred_sel == 1:
+            if pred_sel == T.PRED_SEL_ZERO:
                 lanes = lanes & ~w.pred
-            elif pred_sel == 2:
+            elif pred_sel == T.PRED_SEL_ONE:
                 lanes = lanes & w.pred
             writes.append((inst, bits, lanes))
         for inst, bits, lanes in writes:
@@ -696,8 +699,8 @@ class Machine:
         """A vertex FETCH: the element index from the source GPR, the data to the destination."""
         w = self.w
         src = self.gpr_rel(f["SRC_GPR"], f["SRC_REL"])
-        index = w.gpr[src, f["SRC_SEL_X"] & 3].view(I32) if f["SRC_SEL_X"] < 4 else np.zeros(w.n, I32)
-        values = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
+        index = w.gpr[src, f["SRC_SEL_X"]].view(I32)  # SRC_SEL_X is 2 bits: always a component
+        values, one = FX.vertex_data(self, f, np.broadcast_to(index, (w.n,)))
         if "SEMANTIC_ID" in f:  # the vertex shader's SQ_VTX_SEMANTIC maps it to a GPR (or nowhere)
             target = self.env.semantic_gprs.get(f["SEMANTIC_ID"])
             if target is None:
@@ -705,24 +708,22 @@ class Machine:
             dst = target
         else:
             dst = self.gpr_rel(f["DST_GPR"], f["DST_REL"])
-        self.write_fetch(dst, values, [f[f"DST_SEL_{c}"] for c in "XYZW"], active,
-                         one=np.array([1], U32) if f["NUM_FORMAT_ALL"] == 1 and not f["USE_CONST_FIELDS"]
-                         else np.array([0x3F800000], U32))
+        self.write_fetch(dst, values, [f[f"DST_SEL_{c}"] for c in "XYZW"], active, one)
 
     def write_fetch(self, dst: int, values: Sequence[np.ndarray], sels: Sequence[int], active: np.ndarray,
-                    one: np.ndarray | None = None) -> None:
-        """Write fetched (x, y, z, w) bits to ``dst`` through DST_SEL (4 = 0, 5 = 1, 7 = masked)."""
+                    one: int = FX.FLOAT_ONE_BITS) -> None:
+        """Write fetched (x, y, z, w) bits to ``dst`` through DST_SEL (SEL_0 = 0, SEL_1 = the bits
+        ``one`` (1.0f; a vertex fetch passes its format's, see ``fetch.one_bits``), SEL_MASK = kept)."""
         w = self.w
-        one_bits = one if one is not None else np.array([0x3F800000], U32)
         for chan, sel in enumerate(sels):
             if sel == T.SEL_MASK:
                 continue
             if sel < 4:
                 v = values[sel]
-            elif sel == 4:
+            elif sel == T.SEL_0:
                 v = np.zeros(1, U32)
-            elif sel == 5:
-                v = one_bits
+            elif sel == T.SEL_1:
+                v = np.array([one], U32)
             else:
                 raise VMError(f"destination select {sel} has no meaning")
             v = np.broadcast_to(_bits(np.asarray(v)), (w.n,))
@@ -752,10 +753,10 @@ class Machine:
                         continue
                     if sel < 4:
                         v = w.gpr[reg, sel]
-                    elif sel == 4:
+                    elif sel == T.SEL_0:
                         v = np.zeros(w.n, U32)
-                    elif sel == 5:
-                        v = np.full(w.n, 0x3F800000, U32)
+                    elif sel == T.SEL_1:
+                        v = np.full(w.n, FX.FLOAT_ONE_BITS, U32)
                     else:
                         raise VMError(f"export select {sel} has no meaning")
                     out[active, chan] = v[active]
@@ -778,5 +779,3 @@ def run_program(program: Program, wave: Wave, env: Env) -> Wave:
         Machine(program, wave, env).run()
     return wave
 
-
-_ = (Callable, FLT_MAX)

@@ -38,6 +38,7 @@ import numpy as np
 
 from shaderkit.dataclass import dataclass
 from shaderkit.isa.latte import table as T
+from shaderkit.vm.sm4.alu import _bfe as d3d_bfe
 
 F32 = np.float32
 I32 = np.int32
@@ -164,17 +165,16 @@ def _recip_uint(a: np.ndarray) -> np.ndarray:
 
 
 def _bfe(signed: bool) -> Fn:
+    """BFE_UINT / BFE_INT (src0 value, src1 offset, src2 width; 5 bits of each): the D3D11 rule
+    the SM4 VM implements. Width 0 gives 0; offset + width < 32 extracts the field (sign-extended
+    for BFE_INT); otherwise the result is value >> offset (arithmetic for BFE_INT). AMD's
+    Evergreen-family compilers rely on it: Mesa's r600 backend emits BFE_INT/BFE_UINT for NIR's
+    ibfe/ubfe, whose definition (nir_opcodes.py, "SM5 ubfe/ibfe") is this rule."""
+    extract = d3d_bfe(signed)
+
     def run(a: np.ndarray, off: np.ndarray, width: np.ndarray) -> np.ndarray:
-        o = off.view(U32).astype(np.int64) & 31
-        w = width.view(U32).astype(np.int64) & 31
-        v = a.view(U32).astype(np.int64) >> o
-        mask = (np.int64(1) << w) - 1
-        v = v & mask
-        if signed:
-            sign = np.where(w > 0, np.int64(1) << np.maximum(w - 1, 0), 0)
-            v = np.where((v & sign) != 0, v - (np.int64(1) << w), v)
-            return (v & 0xFFFFFFFF).astype(np.uint32).view(I32)
-        return np.where(w == 0, 0, v).astype(U32)
+        out = extract(width.view(U32), off.view(U32), a.view(U32))
+        return out.view(I32) if signed else out
     return run
 
 
@@ -221,13 +221,11 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
     ax, ay, az = np.abs(rx), np.abs(ry), np.abs(rz)
     zmaj = (az >= ax) & (az >= ay)
     ymaj = ~zmaj & (ay >= ax)
-    xmaj = ~zmaj & ~ymaj
     ma = np.where(zmaj, rz, np.where(ymaj, ry, rx))
     face = np.where(zmaj, np.where(rz < 0, 5, 4),
                     np.where(ymaj, np.where(ry < 0, 3, 2), np.where(rx < 0, 1, 0))).astype(F32)
     sc = np.where(zmaj, np.where(rz < 0, -rx, rx), np.where(ymaj, rx, np.where(rx < 0, rz, -rz)))
     tc = np.where(ymaj, np.where(ry < 0, -rz, rz), -ry)
-    del xmaj
     return [_fit(tc), _fit(sc), _fit(ma * F32(2)), face]
 
 

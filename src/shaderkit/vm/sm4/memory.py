@@ -9,7 +9,16 @@ import numpy as np
 from shaderkit.isa.sm4.model import Instruction, Operand
 from shaderkit.isa.sm4.opcodes import OPCODES, OperandType
 from shaderkit.vm.sm4.alu import FLOAT, INT, UINT, flush
-from shaderkit.vm.sm4.resources import BORDER, COMPARISONS, Buffer, Sampler, Texture, address, cube_face
+from shaderkit.vm.sm4.resources import (
+    BORDER,
+    COMPARISONS,
+    Buffer,
+    Sampler,
+    Texture,
+    address,
+    cube_face,
+    lod_from_gradients,
+)
 
 if TYPE_CHECKING:
     from shaderkit.vm.sm4.machine import Machine
@@ -209,9 +218,7 @@ def gradient_lod(tex: Texture, coords: np.ndarray, ddx: np.ndarray | None = None
         q = coords.astype(np.float64).reshape(-1, 4, coords.shape[1])
         ddx = np.repeat(q[:, 1] - q[:, 0], 4, axis=0)
         ddy = np.repeat(q[:, 2] - q[:, 0], 4, axis=0)
-    with np.errstate(all="ignore"):
-        rho = np.maximum(np.linalg.norm(ddx * size, axis=1), np.linalg.norm(ddy * size, axis=1))
-        return np.log2(rho)
+    return lod_from_gradients(ddx, ddy, size)
 
 
 def _sample(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.ndarray, lod: np.ndarray,

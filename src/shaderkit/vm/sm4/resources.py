@@ -162,6 +162,14 @@ def address(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray
     return np.clip(i, 0, size - 1), np.zeros(i.shape, bool)
 
 
+def lod_from_gradients(ddx: np.ndarray, ddy: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Unclamped level of detail per lane: log2 of rho, the longer of the texel-space gradients
+    ``ddx * size`` and ``ddy * size`` (``ddx``/``ddy`` of shape (lanes, k), ``size`` (k,))."""
+    with np.errstate(all="ignore"):
+        rho = np.maximum(np.linalg.norm(ddx * size, axis=1), np.linalg.norm(ddy * size, axis=1))
+        return np.log2(rho)
+
+
 def cube_face(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Face index (0..5) and face (u, v) in [0, 1] for a cube direction (D3D's major-axis rule)."""
     x, y, z = direction[:, 0], direction[:, 1], direction[:, 2]

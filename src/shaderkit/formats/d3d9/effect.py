@@ -1,0 +1,948 @@
+"""A Direct3D 9 effect binary (``fx_2_0``): what fxc writes for ``/T fx_2_0`` (``.fxo``), what XNA and
+FNA load (``.fxb``) and what D3DXCreateEffect reads.
+
+Layout (little-endian u32 words; the facts of Wine's d3dx9 effect parser, FNA's MojoShader and
+vkd3d-shader's fx_2_0 writer):
+
+* header: the tag ``0xFEFF0901`` and the size of the *data block* that follows it; offsets the
+  records hold count from the start of the block (file offset 8). XNA 4's content pipeline puts
+  its own header first (``0xBCF00BCF``, then the file offset of the tag): that prefix is kept as bytes.
+* the data block: strings (``u32 length`` + bytes with their NUL, padded to 4), type descriptors
+  (``type, class, name, semantic, elements`` then ``columns, rows`` for a vector, ``rows, columns``
+  for a scalar or matrix, ``member count`` and the members' descriptors inline for a struct) and
+  values (the numbers of a numeric or struct value; one object id per element of a string,
+  texture or shader; per element of a sampler a state count and its states). fxc writes a zero
+  word first, so no item lies at offset 0.
+* the records: ``parameter count, technique count``, a third count (vkd3d: the shader count)
+  and the object count; each parameter ``type, value, flags, annotation count`` then its
+  annotations (``type, value``); each technique ``name, annotation count, pass count``, its
+  annotations and passes (``name, annotation count, state count``, annotations, states
+  ``operation, index, type, value``: the operation names a state of :data:`STATE_NAMES`);
+* the objects: ``small count, large count``; each small object ``id, size`` and its bytes padded to 4
+  (a string, a texture's name, a shader a parameter is initialised with); each large object
+  (a state assignment that needs data: D3DX's "resource") ``technique`` (``0xFFFFFFFF``: a
+  sampler state of a parameter), ``index`` (pass or parameter), ``element``, ``state``, ``usage``
+  (0: a shader or an expression ``FX20`` blob, 1: the name of the parameter assigned, 2: an
+  array selector: a parameter name and an expression) and ``size`` then its bytes padded to 4.
+
+The model (:class:`D3D9Effect`) types every record: parameters, annotations and state values keep
+their :class:`EffectType` and :class:`EffectValue`; techniques hold passes, passes hold states;
+small and large objects hold their bytes and, when they are D3D9 shaders, a nested
+:class:`~shaderkit.formats.d3d9.shader.D3D9Shader`. :meth:`D3D9Effect.to_bytes` rebuilds the data
+block through :class:`~shaderkit.io.layout.PlacedWriter`: every item whose bytes did not change goes
+back where it lay, a new or resized one (a renamed parameter) is appended to the block, and every
+offset, size and count is recomputed; the records and objects are written in order after it.
+Damaged records (a count or an offset that does not fit) raise ShaderFormatError. Records with a
+structure this model does not know (a parameter class other than the six of D3DXPARAMETER_CLASS),
+or whose typed form does not write back their own bytes, are kept: ``records`` is None then, the
+data block and the bytes after it are written as they were, and ``untyped`` says why.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from shaderkit.dataclass import dataclass, field
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.base import ShaderFile
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from shaderkit.formats.d3d9.shader import D3D9Shader
+    from shaderkit.io.layout import Layout
+
+#: the fx_2_0 tag (``D3DX9`` effect version 9.1)
+TAG = 0xFEFF0901
+#: the tag of the header XNA 4's content pipeline writes before the effect
+XNA_TAG = 0xBCF00BCF
+#: technique index of a large object that belongs to a parameter (a sampler state)
+NO_TECHNIQUE = 0xFFFFFFFF
+#: the FourCC-like version token of an expression (preshader) blob: ``FX`` 2.0
+EXPRESSION_TAG = 0x46580200
+
+#: D3DXPARAMETER_CLASS
+CLASS_NAMES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
+CLASS_SCALAR, CLASS_VECTOR, CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS, CLASS_OBJECT, CLASS_STRUCT = range(6)
+#: D3DXPARAMETER_TYPE names as HLSL spells them
+TYPE_NAMES = ("void", "bool", "int", "float", "string", "texture", "texture1D", "texture2D", "texture3D",
+              "textureCUBE", "sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE", "PixelShader",
+              "VertexShader", "pixelfragment", "vertexfragment", "unsupported")
+TYPE_STRING, TYPE_PIXELSHADER, TYPE_VERTEXSHADER = 4, 15, 16
+SAMPLER_TYPES = frozenset(range(10, 15))
+#: the states of a pass or sampler by operation number (the names an effect file uses)
+STATE_NAMES = (
+    "ZEnable", "FillMode", "ShadeMode", "ZWriteEnable", "AlphaTestEnable", "LastPixel", "SrcBlend", "DestBlend",
+    "CullMode", "ZFunc", "AlphaRef", "AlphaFunc", "DitherEnable", "AlphaBlendEnable", "FogEnable",
+    "SpecularEnable", "FogColor", "FogTableMode", "FogStart", "FogEnd", "FogDensity", "RangeFogEnable",
+    "StencilEnable", "StencilFail", "StencilZFail", "StencilPass", "StencilFunc", "StencilRef", "StencilMask",
+    "StencilWriteMask", "TextureFactor", *(f"Wrap{i}" for i in range(16)), "Clipping", "Lighting", "Ambient",
+    "FogVertexMode", "ColorVertex", "LocalViewer", "NormalizeNormals", "DiffuseMaterialSource",
+    "SpecularMaterialSource", "AmbientMaterialSource", "EmissiveMaterialSource", "VertexBlend", "ClipPlaneEnable",
+    "PointSize", "PointSize_Min", "PointSize_Max", "PointSpriteEnable", "PointScaleEnable", "PointScale_A",
+    "PointScale_B", "PointScale_C", "MultiSampleAntialias", "MultiSampleMask", "PatchEdgeStyle",
+    "DebugMonitorToken", "IndexedVertexBlendEnable", "ColorWriteEnable", "TweenFactor", "BlendOp",
+    "PositionDegree", "NormalDegree", "ScissorTestEnable", "SlopeScaleDepthBias", "AntialiasedLineEnable",
+    "MinTessellationLevel", "MaxTessellationLevel", "AdaptiveTess_X", "AdaptiveTess_Y", "AdaptiveTess_Z",
+    "AdaptiveTess_W", "EnableAdaptiveTessellation", "TwoSidedStencilMode", "CCW_StencilFail", "CCW_StencilZFail",
+    "CCW_StencilPass", "CCW_StencilFunc", "ColorWriteEnable1", "ColorWriteEnable2", "ColorWriteEnable3",
+    "BlendFactor", "SRGBWriteEnable", "DepthBias", "SeparateAlphaBlendEnable", "SrcBlendAlpha", "DestBlendAlpha",
+    "BlendOpAlpha", "ColorOp", "ColorArg0", "ColorArg1", "ColorArg2", "AlphaOp", "AlphaArg0", "AlphaArg1",
+    "AlphaArg2", "ResultArg", "BumpEnvMat00", "BumpEnvMat01", "BumpEnvMat10", "BumpEnvMat11", "TexCoordIndex",
+    "BumpEnvLScale", "BumpEnvLOffset", "TextureTransformFlags", "Constant", "PatchSegments", "FVF",
+    "ProjectionTransform", "ViewTransform", "WorldTransform", "TextureTransform", "MaterialDiffuse",
+    "MaterialAmbient", "MaterialSpecular", "MaterialEmissive", "MaterialPower", "LightType", "LightDiffuse",
+    "LightSpecular", "LightAmbient", "LightPosition", "LightDirection", "LightRange", "LightFalloff",
+    "LightAttenuation0", "LightAttenuation1", "LightAttenuation2", "LightTheta", "LightPhi", "LightEnable",
+    "VertexShader", "PixelShader", "VertexShaderConstantF", "VertexShaderConstantB", "VertexShaderConstantI",
+    "VertexShaderConstant", "VertexShaderConstant1", "VertexShaderConstant2", "VertexShaderConstant3",
+    "VertexShaderConstant4", "PixelShaderConstantF", "PixelShaderConstantB", "PixelShaderConstantI",
+    "PixelShaderConstant", "PixelShaderConstant1", "PixelShaderConstant2", "PixelShaderConstant3",
+    "PixelShaderConstant4", "Texture", "AddressU", "AddressV", "AddressW", "BorderColor", "MagFilter",
+    "MinFilter", "MipFilter", "MipMapLodBias", "MaxMipLevel", "MaxAnisotropy", "SRGBTexture", "ElementIndex",
+    "DMAPOffset", "Sampler",
+)
+#: the first sampler state (``Texture``): from here on a state in a pass names its sampler by index
+FIRST_SAMPLER_STATE = 164
+#: the states whose index is printed (texture stage, light, constant register, sampler ...)
+INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | frozenset(range(132, 146)) \
+    | frozenset(range(148, 164))
+#: large object usages
+USAGE_NAMES = {0: "code", 1: "parameter", 2: "array_selector"}
+#: type descriptors nest at most this deep (struct members)
+MAX_DEPTH = 16
+#: most items (types, values, states, objects) one effect may hold
+MAX_ITEMS = 1 << 20
+
+_HEADER = struct.Struct("<2I")
+_TYPE = struct.Struct("<5I")
+_STATE = struct.Struct("<4I")
+_LARGE = struct.Struct("<6I")
+
+
+def state_name(operation: int) -> str:
+    """The name of state ``operation`` (``state<n>`` for one D3DX does not know)."""
+    return STATE_NAMES[operation] if 0 <= operation < len(STATE_NAMES) else f"state{operation}"
+
+
+@dataclass
+class EffectType:
+    """A type descriptor: D3DXPARAMETER_TYPE, D3DXPARAMETER_CLASS, name, semantic, element count,
+    and rows/columns (numeric classes) or members (struct)."""
+
+    type: int = 3
+    klass: int = CLASS_SCALAR
+    name: str | None = None
+    semantic: str | None = None
+    elements: int = 0
+    rows: int = 1
+    columns: int = 1
+    members: list[EffectType] = field(default_factory=list)
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the class holds numbers (scalar, vector, matrix)."""
+        return self.klass <= CLASS_MATRIX_COLUMNS
+
+    @property
+    def type_name(self) -> str:
+        """HLSL spelling: ``float4``, ``float4x4``, ``column_major float3x4``, ``sampler2D``, ``struct``
+        (a matrix is D3DXPC_MATRIX_ROWS in the effects fxc and vkd3d write, whatever the source said:
+        only the other class is spelled out)."""
+        if self.klass == CLASS_STRUCT:
+            return "struct"
+        base = TYPE_NAMES[self.type] if 0 <= self.type < len(TYPE_NAMES) else f"type{self.type}"
+        if self.klass == CLASS_VECTOR:
+            return f"{base}{self.columns}"
+        if self.klass in (CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS):
+            major = "column_major " if self.klass == CLASS_MATRIX_COLUMNS else ""
+            return f"{major}{base}{self.rows}x{self.columns}"
+        return base
+
+    def element_words(self) -> int:
+        """u32 words one element of a numeric or struct value holds."""
+        if self.klass == CLASS_STRUCT:
+            return sum(m.value_words() for m in self.members)
+        return self.rows * self.columns
+
+    def value_words(self) -> int:
+        """u32 words of a numeric or struct value (every element)."""
+        return self.element_words() * max(1, self.elements)
+
+    def descriptor(self, name_offset: int, semantic_offset: int, members: bytes) -> bytes:
+        """The descriptor's bytes, given where its strings lie and its members' bytes."""
+        head = _TYPE.pack(self.type, self.klass, name_offset, semantic_offset, self.elements)
+        if self.klass == CLASS_VECTOR:
+            return head + _HEADER.pack(self.columns, self.rows)
+        if self.numeric:
+            return head + _HEADER.pack(self.rows, self.columns)
+        if self.klass == CLASS_STRUCT:
+            return head + struct.pack("<I", len(self.members)) + members
+        return head
+
+
+@dataclass
+class EffectState:
+    """A state assignment: operation (:func:`state_name`), index (stage, light, register...), and
+    the assigned value with its type."""
+
+    operation: int
+    index: int = 0
+    type: EffectType = field(default_factory=EffectType)
+    value: EffectValue | None = None
+
+    @property
+    def name(self) -> str:
+        """The state's name (``VertexShader``, ``AlphaBlendEnable``, ``MinFilter`` ...)."""
+        return state_name(self.operation)
+
+
+@dataclass
+class EffectValue:
+    """A value in the data block: ``words`` for a numeric or struct value, ``ids`` (object ids) for
+    a string, texture or shader, ``samplers`` (one state list per element) for a sampler."""
+
+    words: list[int] = field(default_factory=list)
+    ids: list[int] = field(default_factory=list)
+    samplers: list[list[EffectState]] | None = None
+
+    def numbers(self, type: EffectType) -> list[Any]:
+        """The words as ``type`` reads them: floats, ints or bools (floats for a struct)."""
+        if type.type == 1:
+            return [bool(w) for w in self.words]
+        if type.type == 2:
+            return [w - (1 << 32) if w & 0x80000000 else w for w in self.words]
+        return list(struct.unpack(f"<{len(self.words)}f", struct.pack(f"<{len(self.words)}I", *self.words)))
+
+
+@dataclass
+class EffectAnnotation:
+    """An annotation (``<string UIName = "...";>``): its type and value."""
+
+    type: EffectType
+    value: EffectValue
+
+
+@dataclass
+class EffectParameter:
+    """A top-level parameter: type, value, flags (1: shared), annotations."""
+
+    type: EffectType
+    value: EffectValue
+    flags: int = 0
+    annotations: list[EffectAnnotation] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """The parameter's name ("" when it has none)."""
+        return self.type.name or ""
+
+
+@dataclass
+class EffectPass:
+    """A pass: name, annotations, state assignments."""
+
+    name: str | None = None
+    annotations: list[EffectAnnotation] = field(default_factory=list)
+    states: list[EffectState] = field(default_factory=list)
+
+
+@dataclass
+class EffectTechnique:
+    """A technique: name, annotations, passes."""
+
+    name: str | None = None
+    annotations: list[EffectAnnotation] = field(default_factory=list)
+    passes: list[EffectPass] = field(default_factory=list)
+
+
+@dataclass
+class SmallObject:
+    """An object's data (a string, a texture's name, a shader a parameter is initialised with)."""
+
+    id: int
+    data: bytes = b""
+    #: the bytes that pad ``data`` to 4 as stored (written while ``data`` keeps its size)
+    padding: bytes = b""
+    #: ``data`` as a D3D9 shader (written instead of ``data`` when present)
+    shader: D3D9Shader | None = None
+
+    def payload(self) -> bytes:
+        """The object's bytes (the shader rebuilt)."""
+        return self.shader.to_bytes() if self.shader is not None else self.data
+
+
+@dataclass
+class LargeObject:
+    """Data of a state assignment: a shader or expression (usage 0), the name of the parameter
+    assigned (1) or an array selector (2); ``technique`` NO_TECHNIQUE: a parameter's sampler state."""
+
+    technique: int
+    index: int
+    element: int
+    state: int
+    usage: int
+    data: bytes = b""
+    padding: bytes = b""
+    shader: D3D9Shader | None = None
+
+    def payload(self) -> bytes:
+        """The object's bytes (the shader rebuilt)."""
+        return self.shader.to_bytes() if self.shader is not None else self.data
+
+    @property
+    def kind(self) -> str:
+        """``shader``, ``expression`` (an FX20 blob), ``parameter``, ``array_selector`` or ``data``."""
+        if self.shader is not None:
+            return "shader"
+        if self.usage == 0 and self.data[:4] == struct.pack("<I", EXPRESSION_TAG):
+            return "expression"
+        return USAGE_NAMES.get(self.usage, "data") if self.usage else "data"
+
+    def text(self) -> str | None:
+        """The parameter name a usage 1 object (or an array selector) holds, else None."""
+        if self.usage not in (1, 2) or len(self.data) < 4:
+            return None
+        if self.usage == 1:
+            return self.data.split(b"\0", 1)[0].decode("latin-1")
+        size = int.from_bytes(self.data[:4], "little")
+        return self.data[4 : 4 + size].split(b"\0", 1)[0].decode("latin-1")
+
+
+@dataclass
+class EffectRecords:
+    """Everything after the data block: the counts, parameters, techniques and objects."""
+
+    parameters: list[EffectParameter] = field(default_factory=list)
+    techniques: list[EffectTechnique] = field(default_factory=list)
+    #: the third count (vkd3d: the number of shaders); kept as stored
+    shader_count: int = 0
+    #: the number of object ids (id 0 included): written as at least one more than the largest
+    #: id the records use
+    object_count: int = 1
+    small_objects: list[SmallObject] = field(default_factory=list)
+    large_objects: list[LargeObject] = field(default_factory=list)
+
+
+class NotUnderstood(ShaderFormatError):
+    """A structure this model does not type (an unknown parameter class): the records stay bytes."""
+
+
+class _Source:
+    """Bounds-checked reading of the data block and the records (offsets in errors: the file's)."""
+
+    def __init__(self, data: bytes, block_start: int, block_size: int) -> None:
+        self.data = data
+        self.start = block_start
+        self.block = memoryview(data)[block_start : block_start + block_size]
+        self.items = 0
+
+    def count(self, n: int = 1) -> None:
+        self.items += n
+        if self.items > MAX_ITEMS:
+            raise ShaderFormatError(f"more than {MAX_ITEMS} items", None, "FX2")
+
+    def words(self, offset: int, count: int, context: str) -> tuple[int, ...]:
+        if offset < 0 or count < 0 or offset + 4 * count > len(self.block):
+            raise ShaderFormatError(f"{count} words at block offset {offset:#x} run past the {len(self.block)}-byte "
+                                    "data block", self.start + max(offset, 0), context)
+        return struct.unpack_from(f"<{count}I", self.block, offset)
+
+    def string(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> str | None:
+        if offset == 0:
+            return None
+        (size,) = self.words(offset, 1, context)
+        if size > len(self.block) - offset - 4:
+            raise ShaderFormatError(f"string of {size} bytes runs past the data block", self.start + offset, context)
+        raw = bytes(self.block[offset + 4 : offset + 4 + size])
+        layout.record(key, offset, bytes(self.block[offset : offset + 4 + size]))
+        return raw[:-1].decode("latin-1") if raw.endswith(b"\0") else raw.decode("latin-1")
+
+    def type(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> EffectType:
+        t, end = self._type(offset, context, layout, key, 0)
+        layout.record(key, offset, bytes(self.block[offset:end]))
+        return t
+
+    def _type(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...],
+              depth: int) -> tuple[EffectType, int]:
+        if depth > MAX_DEPTH:
+            raise ShaderFormatError(f"struct members nest deeper than {MAX_DEPTH}", self.start + offset, context)
+        self.count()
+        type_, klass, name, semantic, elements = self.words(offset, 5, context)
+        t = EffectType(type_, klass, None, None, elements)
+        t.name = self.string(name, context + ".name", layout, (*key, "name"))
+        t.semantic = self.string(semantic, context + ".semantic", layout, (*key, "semantic"))
+        end = offset + 20
+        if klass == CLASS_VECTOR:
+            t.columns, t.rows = self.words(end, 2, context)
+            end += 8
+        elif klass <= CLASS_MATRIX_COLUMNS:
+            t.rows, t.columns = self.words(end, 2, context)
+            end += 8
+        elif klass == CLASS_STRUCT:
+            (count,) = self.words(end, 1, context)
+            end += 4
+            if count > (len(self.block) - end) // 20:
+                raise ShaderFormatError(f"{count} struct members do not fit the data block", self.start + end - 4,
+                                        context)
+            for k in range(count):
+                member, end = self._type(end, f"{context}.members[{k}]", layout, (*key, "m", k), depth + 1)
+                t.members.append(member)
+        elif klass != CLASS_OBJECT:
+            raise NotUnderstood(f"unknown parameter class {klass}", self.start + offset + 4, context)
+        return t, end
+
+    def value(self, t: EffectType, offset: int, context: str, layout: Layout, key: tuple[Any, ...],
+              depth: int = 0) -> EffectValue:
+        if t.klass == CLASS_OBJECT and t.type in SAMPLER_TYPES:
+            if depth > MAX_DEPTH:
+                raise ShaderFormatError(f"sampler states nest deeper than {MAX_DEPTH}", self.start + offset, context)
+            samplers = []
+            pos = offset
+            for e in range(max(1, t.elements)):
+                (count,) = self.words(pos, 1, context)
+                if count > (len(self.block) - pos - 4) // 16:
+                    raise ShaderFormatError(f"{count} sampler states do not fit the data block", self.start + pos,
+                                            context)
+                pos += 4
+                states = []
+                for k in range(count):
+                    states.append(self.state(self.words(pos, 4, context), f"{context}[{e}].states[{k}]", layout,
+                                             (*key, "e", e, "s", k), depth + 1))
+                    pos += 16
+                samplers.append(states)
+            layout.record(key, offset, bytes(self.block[offset:pos]))
+            return EffectValue(samplers=samplers)
+        if t.klass == CLASS_OBJECT:
+            count = max(1, t.elements)
+            if count > len(self.block) // 4:
+                raise ShaderFormatError(f"{count} object ids do not fit the data block", self.start + offset, context)
+            ids = list(self.words(offset, count, context))
+            layout.record(key, offset, bytes(self.block[offset : offset + 4 * count]))
+            return EffectValue(ids=ids)
+        count = t.value_words()
+        if count > len(self.block) // 4:
+            raise ShaderFormatError(f"a value of {count} words does not fit the data block", self.start + offset,
+                                    context)
+        words = list(self.words(offset, count, context))
+        layout.record(key, offset, bytes(self.block[offset : offset + 4 * count]))
+        return EffectValue(words=words)
+
+    def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...],
+              depth: int = 0) -> EffectState:
+        operation, index, type_offset, value_offset = fields
+        t = self.type(type_offset, context + ".type", layout, (*key, "type"))
+        return EffectState(operation, index, t, self.value(t, value_offset, context + ".value", layout,
+                                                            (*key, "value"), depth))
+
+
+class _Records:
+    """A cursor over the records after the data block."""
+
+    def __init__(self, data: bytes, pos: int) -> None:
+        self.data, self.pos = data, pos
+
+    def words(self, count: int, context: str) -> tuple[int, ...]:
+        if self.pos + 4 * count > len(self.data):
+            raise ShaderFormatError(f"{4 * count} bytes of records needed, {len(self.data) - self.pos} left",
+                                    self.pos, context)
+        out = struct.unpack_from(f"<{count}I", self.data, self.pos)
+        self.pos += 4 * count
+        return out
+
+    def check(self, count: int, size: int, context: str) -> None:
+        if count > (len(self.data) - self.pos) // size:
+            raise ShaderFormatError(f"count {count} needs {count * size} bytes, {len(self.data) - self.pos} left",
+                                    self.pos - 4, context)
+
+    def blob(self, size: int, context: str) -> tuple[bytes, bytes]:
+        padded = size + (-size % 4)
+        if padded > len(self.data) - self.pos:
+            raise ShaderFormatError(f"object of {size} bytes runs past the file", self.pos - 4, context)
+        data = self.data[self.pos : self.pos + size]
+        pad = self.data[self.pos + size : self.pos + padded]
+        self.pos += padded
+        return data, pad
+
+
+def _shader_of(data: bytes) -> D3D9Shader | None:
+    """``data`` as a D3D9 shader when it is one that rebuilds byte for byte, else None."""
+    from shaderkit.formats.d3d9.shader import D3D9Shader, is_version_token
+
+    if len(data) < 8 or not is_version_token(int.from_bytes(data[:4], "little")):
+        return None
+    try:
+        shader = D3D9Shader.from_bytes(data)
+    except ShaderFormatError:
+        return None
+    return shader if shader.to_bytes() == data else None
+
+
+def read_records(data: bytes, block_start: int, block_size: int) -> tuple[EffectRecords, Layout, int]:
+    """Walk the records after the data block; the records, the block's layout and where they end."""
+    from shaderkit.io.layout import Layout
+
+    src = _Source(data, block_start, block_size)
+    layout = Layout()
+    rec = _Records(data, block_start + block_size)
+    n_params, n_techniques, shader_count, object_count = rec.words(4, "FX2.counts")
+    out = EffectRecords(shader_count=shader_count, object_count=object_count)
+    rec.check(n_params, 16, "FX2.parameters")
+    for i in range(n_params):
+        ctx = f"FX2.parameters[{i}]"
+        type_offset, value_offset, flags, n_annotations = rec.words(4, ctx)
+        t = src.type(type_offset, ctx + ".type", layout, ("p", i, "type"))
+        value = src.value(t, value_offset, ctx + ".value", layout, ("p", i, "value"))
+        param = EffectParameter(t, value, flags, _annotations(src, rec, n_annotations, ctx, layout, ("p", i)))
+        out.parameters.append(param)
+    rec.check(n_techniques, 12, "FX2.techniques")
+    for i in range(n_techniques):
+        ctx = f"FX2.techniques[{i}]"
+        name, n_annotations, n_passes = rec.words(3, ctx)
+        tech = EffectTechnique(src.string(name, ctx + ".name", layout, ("t", i, "name")))
+        tech.annotations = _annotations(src, rec, n_annotations, ctx, layout, ("t", i))
+        rec.check(n_passes, 12, ctx + ".passes")
+        for j in range(n_passes):
+            pctx = f"{ctx}.passes[{j}]"
+            name, n_annotations, n_states = rec.words(3, pctx)
+            p = EffectPass(src.string(name, pctx + ".name", layout, ("t", i, "p", j, "name")))
+            p.annotations = _annotations(src, rec, n_annotations, pctx, layout, ("t", i, "p", j))
+            rec.check(n_states, 16, pctx + ".states")
+            for k in range(n_states):
+                p.states.append(src.state(rec.words(4, pctx), f"{pctx}.states[{k}]", layout, ("t", i, "p", j, "s", k)))
+            tech.passes.append(p)
+        out.techniques.append(tech)
+    n_small, n_large = rec.words(2, "FX2.objects")
+    rec.check(n_small, 8, "FX2.small_objects")
+    for i in range(n_small):
+        object_id, size = rec.words(2, f"FX2.small_objects[{i}]")
+        blob, pad = rec.blob(size, f"FX2.small_objects[{i}]")
+        out.small_objects.append(SmallObject(object_id, blob, pad, _shader_of(blob)))
+    rec.check(n_large, 24, "FX2.large_objects")
+    for i in range(n_large):
+        technique, index, element, state, usage, size = rec.words(6, f"FX2.large_objects[{i}]")
+        blob, pad = rec.blob(size, f"FX2.large_objects[{i}]")
+        shader = _shader_of(blob) if usage == 0 else None
+        out.large_objects.append(LargeObject(technique, index, element, state, usage, blob, pad, shader))
+    layout.close(bytes(src.block))
+    return out, layout, rec.pos
+
+
+def _annotations(src: _Source, rec: _Records, count: int, ctx: str, layout: Layout,
+                 key: tuple[Any, ...]) -> list[EffectAnnotation]:
+    rec.check(count, 8, ctx + ".annotations")
+    out = []
+    for k in range(count):
+        actx = f"{ctx}.annotations[{k}]"
+        type_offset, value_offset = rec.words(2, actx)
+        t = src.type(type_offset, actx + ".type", layout, (*key, "a", k, "type"))
+        out.append(EffectAnnotation(t, src.value(t, value_offset, actx + ".value", layout, (*key, "a", k, "value"))))
+    return out
+
+
+class _Builder:
+    """Writes the data block (items back where they lay, new ones appended) and the records."""
+
+    def __init__(self, layout: Layout | None) -> None:
+        from shaderkit.io.layout import PlacedWriter, append_aligned
+
+        self.w: PlacedWriter = PlacedWriter(layout, append_aligned(4))
+        if layout is None:
+            self.w.put(0, bytes(4))  # fxc's leading zero word: no item lies at offset 0
+        self.stored_size = layout.size if layout is not None else 0
+        self.out: list[bytes] = []
+
+    def u32(self, *values: int) -> None:
+        self.out.append(struct.pack(f"<{len(values)}I", *values))
+
+    def string(self, text: str | None, key: tuple[Any, ...]) -> int:
+        if text is None:
+            return 0
+        raw = text.encode("latin-1") + b"\0"
+        return self.w.place(key, struct.pack("<I", len(raw)) + raw)
+
+    def type(self, t: EffectType, key: tuple[Any, ...]) -> int:
+        return self.w.place(key, self._type_bytes(t, key, 0))
+
+    def _type_bytes(self, t: EffectType, key: tuple[Any, ...], depth: int) -> bytes:
+        if depth > MAX_DEPTH:
+            raise ValueError(f"struct members nest deeper than {MAX_DEPTH}")
+        name = self.string(t.name, (*key, "name"))
+        semantic = self.string(t.semantic, (*key, "semantic"))
+        members = b"".join(self._type_bytes(m, (*key, "m", k), depth + 1) for k, m in enumerate(t.members))
+        return t.descriptor(name, semantic, members)
+
+    def value(self, t: EffectType, v: EffectValue, key: tuple[Any, ...]) -> int:
+        if v.samplers is not None:
+            parts = []
+            for e, states in enumerate(v.samplers):
+                parts.append(struct.pack("<I", len(states)))
+                for k, s in enumerate(states):
+                    parts.append(self.state(s, (*key, "e", e, "s", k)))
+            return self.w.place(key, b"".join(parts))
+        words = v.ids if t.klass == CLASS_OBJECT else v.words
+        return self.w.place(key, struct.pack(f"<{len(words)}I", *words))
+
+    def state(self, s: EffectState, key: tuple[Any, ...]) -> bytes:
+        type_offset = self.type(s.type, (*key, "type"))
+        value = s.value if s.value is not None else EffectValue()
+        return _STATE.pack(s.operation, s.index, type_offset, self.value(s.type, value, (*key, "value")))
+
+    def annotations(self, annotations: list[EffectAnnotation], key: tuple[Any, ...]) -> None:
+        for k, a in enumerate(annotations):
+            self.u32(self.type(a.type, (*key, "a", k, "type")), self.value(a.type, a.value, (*key, "a", k, "value")))
+
+    def build(self, records: EffectRecords) -> tuple[bytes, bytes]:
+        """The data block and the records after it."""
+        self.u32(len(records.parameters), len(records.techniques), records.shader_count,
+                 max(records.object_count, 1 + max(_object_ids(records), default=0)))
+        for i, p in enumerate(records.parameters):
+            t = self.type(p.type, ("p", i, "type"))
+            self.u32(t, self.value(p.type, p.value, ("p", i, "value")), p.flags, len(p.annotations))
+            self.annotations(p.annotations, ("p", i))
+        for i, tech in enumerate(records.techniques):
+            self.u32(self.string(tech.name, ("t", i, "name")), len(tech.annotations), len(tech.passes))
+            self.annotations(tech.annotations, ("t", i))
+            for j, ps in enumerate(tech.passes):
+                self.u32(self.string(ps.name, ("t", i, "p", j, "name")), len(ps.annotations), len(ps.states))
+                self.annotations(ps.annotations, ("t", i, "p", j))
+                for k, s in enumerate(ps.states):
+                    self.out.append(self.state(s, ("t", i, "p", j, "s", k)))
+        self.u32(len(records.small_objects), len(records.large_objects))
+        for o in records.small_objects:
+            payload = o.payload()
+            self.u32(o.id, len(payload))
+            self.out.append(payload + _padding(payload, o.padding))
+        for lo in records.large_objects:
+            payload = lo.payload()
+            self.u32(lo.technique, lo.index, lo.element, lo.state, lo.usage, len(payload))
+            self.out.append(payload + _padding(payload, lo.padding))
+        if len(self.w.out) > self.stored_size:  # grown: the block ends aligned, as fxc's do
+            self.w.pad_to(4)
+        return self.w.getvalue(), b"".join(self.out)
+
+
+def _object_ids(records: EffectRecords) -> list[int]:
+    """Every object id the records use: values of parameters, annotations and states (sampler
+    states too), small objects."""
+    ids = [o.id for o in records.small_objects]
+
+    def value(v: EffectValue | None) -> None:
+        if v is None:
+            return
+        ids.extend(v.ids)
+        for states in v.samplers or ():
+            for s in states:
+                value(s.value)
+
+    def annotations(items: list[EffectAnnotation]) -> None:
+        for a in items:
+            value(a.value)
+
+    for p in records.parameters:
+        value(p.value)
+        annotations(p.annotations)
+    for t in records.techniques:
+        annotations(t.annotations)
+        for ps in t.passes:
+            annotations(ps.annotations)
+            for st in ps.states:
+                value(st.value)
+    return ids
+
+
+def _padding(payload: bytes, stored: bytes) -> bytes:
+    """The stored padding while it still pads ``payload`` to 4, else zeros."""
+    need = -len(payload) % 4
+    return stored if len(stored) == need else bytes(need)
+
+
+@dataclass(repr=False)
+class D3D9Effect(ShaderFile):
+    """A Direct3D 9 effect binary (fx_2_0)."""
+
+    format_name = "fx2"
+
+    #: the typed records (None: kept as ``untyped_bytes``)
+    records: EffectRecords | None = None
+    #: the tag (``0xFEFF0901``)
+    tag: int = TAG
+    #: bytes before the tag (XNA 4's header), kept
+    prefix: bytes = b""
+    #: the data block as stored (written when ``records`` is None)
+    block: bytes = b""
+    #: the records and objects as stored (written when ``records`` is None)
+    untyped_bytes: bytes = b""
+    #: why the records are kept as bytes ("" when typed)
+    untyped: str = ""
+    #: bytes after the last large object
+    trailing: bytes = b""
+    layout: Layout | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> D3D9Effect:
+        """Parse an effect; ShaderFormatError when the tag or the data block size does not fit."""
+        data = bytes(data)
+        prefix = b""
+        start = 0
+        if len(data) >= 8 and struct.unpack_from("<I", data)[0] == XNA_TAG:
+            start = struct.unpack_from("<I", data, 4)[0]
+            if not 8 <= start <= len(data) - 8:
+                raise ShaderFormatError(f"XNA header points at {start:#x}, outside the {len(data)}-byte file", 4, "FX2")
+            prefix = data[:start]
+        if len(data) - start < 8:
+            raise ShaderFormatError("shorter than the 8-byte effect header", start, "FX2")
+        tag, size = _HEADER.unpack_from(data, start)
+        if tag != TAG:
+            raise ShaderFormatError(f"not an fx_2_0 effect (tag {tag:#010x})", start, "FX2")
+        block_start = start + 8
+        if size > len(data) - block_start:
+            raise ShaderFormatError(f"data block of {size} bytes runs past the file ({len(data) - block_start} left)",
+                                    start + 4, "FX2")
+        effect = cls(tag=tag, prefix=prefix, block=data[block_start : block_start + size],
+                     untyped_bytes=data[block_start + size :])
+        try:
+            records, layout, end = read_records(data, block_start, size)
+        except NotUnderstood as exc:  # (a structure not understood stays bytes; damage raises)
+            effect.untyped = str(exc)
+            return effect
+        effect.records, effect.layout, effect.trailing = records, layout, data[end:]
+        try:
+            same = effect.to_bytes() == data
+        except (ValueError, struct.error, OverflowError) as exc:  # a value the writer cannot encode
+            same, effect.untyped = False, f"does not write back: {exc}"
+        if not same:
+            effect.untyped = effect.untyped or "the typed records do not write back the stored bytes"
+            effect.records, effect.layout, effect.trailing = None, None, b""
+        return effect
+
+    def to_bytes(self) -> bytes:
+        """Prefix, tag, data block size, data block, records, objects, trailing bytes."""
+        if self.records is None:
+            body = self.block + self.untyped_bytes
+            return self.prefix + _HEADER.pack(self.tag, len(self.block)) + body
+        block, records = _Builder(self.layout).build(self.records)
+        return self.prefix + _HEADER.pack(self.tag, len(block)) + block + records + self.trailing
+
+    # --- navigation -------------------------------------------------------------------------------
+    @property
+    def parameters(self) -> list[EffectParameter]:
+        """The parameters (empty when the records are untyped)."""
+        return self.records.parameters if self.records is not None else []
+
+    @property
+    def techniques(self) -> list[EffectTechnique]:
+        """The techniques (empty when the records are untyped)."""
+        return self.records.techniques if self.records is not None else []
+
+    def parameter(self, name: str) -> EffectParameter:
+        """The parameter named ``name``; KeyError when there is none."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(f"no parameter {name!r}")
+
+    def object_owners(self) -> dict[int, str]:
+        """Object id -> the parameter (``name`` or ``name[k]``) or state whose value holds it."""
+        owners: dict[int, str] = {}
+        for p in self.parameters:
+            ids = p.value.ids
+            for k, object_id in enumerate(ids):
+                owners.setdefault(object_id, f"{p.name}[{k}]" if p.type.elements else p.name)
+        return owners
+
+    def shader_members(self) -> dict[str, SmallObject | LargeObject]:
+        """Every shader of the effect by member name: ``TECHNIQUE/PASS/STATE`` for the shader a pass
+        state holds (names, or the index when a name is empty or repeated), ``PARAMETER`` or
+        ``PARAMETER[k]`` for the shader a parameter is initialised with, ``object/ID`` else."""
+        if self.records is None:
+            return {}
+        out: dict[str, SmallObject | LargeObject] = {}
+
+        def add(name: str, item: SmallObject | LargeObject) -> None:
+            base, n = name, 1
+            while name in out:
+                n += 1
+                name = f"{base}#{n}"
+            out[name] = item
+
+        owners = self.object_owners()
+        for o in self.records.small_objects:
+            if o.shader is not None:
+                add(owners.get(o.id) or f"object/{o.id}", o)
+        techniques = self.techniques
+        tnames = _unique_names([t.name for t in techniques])
+        for lo in self.records.large_objects:
+            if lo.shader is None:
+                continue
+            if lo.technique == NO_TECHNIQUE:
+                params = self.parameters
+                pname = params[lo.index].name if lo.index < len(params) else f"parameter{lo.index}"
+                add(f"{pname}/state{lo.state}", lo)
+            elif lo.technique < len(techniques) and lo.index < len(techniques[lo.technique].passes):
+                tech = techniques[lo.technique]
+                ps = tech.passes[lo.index]
+                pnames = _unique_names([p.name for p in tech.passes])
+                sname = state_name(ps.states[lo.state].operation) if lo.state < len(ps.states) else f"state{lo.state}"
+                add(f"{tnames[lo.technique]}/{pnames[lo.index]}/{sname}", lo)
+            else:
+                add(f"technique{lo.technique}/pass{lo.index}/state{lo.state}", lo)
+        return out
+
+    # --- members (shaderkit ls/get/put FILE//TECHNIQUE/PASS/STATE) ------------------------------------
+    def member_names(self) -> list[str]:
+        """The shaders' member names (:meth:`shader_members`)."""
+        return list(self.shader_members())
+
+    def member(self, name: str) -> bytes:
+        """The bytes of shader ``name``; KeyError when there is none."""
+        item = self.shader_members().get(name)
+        if item is None:
+            raise KeyError(f"no shader {name!r} in this effect (shaders: {', '.join(self.member_names())})")
+        return item.payload()
+
+    def replace_member(self, name: str, data: bytes) -> None:
+        """Put ``data`` (a D3D9 shader of any size) in place of shader ``name``."""
+        from shaderkit.formats.d3d9.shader import D3D9Shader
+
+        item = self.shader_members().get(name)
+        if item is None:
+            raise KeyError(f"no shader {name!r} in this effect (shaders: {', '.join(self.member_names())})")
+        shader = D3D9Shader.from_bytes(data)
+        if shader.to_bytes() != bytes(data):
+            item.shader, item.data = None, bytes(data)
+        else:
+            item.shader, item.data = shader, bytes(data)
+
+    # --- text and summary -------------------------------------------------------------------------------
+    def layout_rows(self) -> list[dict[str, Any]]:
+        """Where each part of the file (as :meth:`to_bytes` writes it) lies: ``xna_header`` (when
+        there is one), ``header``, the data block's items (``block.p.0.type``, ``block.t.0.p.1.name``,
+        ``raw`` for bytes no record points at: fxc's leading zero word, string padding), ``records``
+        (everything after the block), ordered by offset; offsets from the start of the file."""
+        data = self.to_bytes()
+        again = D3D9Effect.from_bytes(data)
+        start = len(again.prefix)
+        rows: list[dict[str, Any]] = [{"item": "xna_header", "offset": 0, "size": start}] if start else []
+        rows.append({"item": "header", "offset": start, "size": 8})
+        if again.layout is not None:
+            for row in again.layout.spans():
+                item = str(row["item"])
+                rows.append({"item": item if item == "raw" else f"block.{item}",
+                             "offset": start + 8 + int(str(row["offset"])), "size": row["size"]})
+        else:
+            rows.append({"item": "block", "offset": start + 8, "size": len(again.block)})
+        end = start + 8 + len(again.block)
+        rows.append({"item": "records", "offset": end, "size": len(data) - end})
+        return rows
+
+    def summary(self) -> dict[str, Any]:
+        """``format`` "fx2", ``shader_model`` "fx_2_0", ``size``, ``typed`` (false: ``untyped`` says why),
+        ``parameters`` [{``name``, ``type``, ``class``, ``semantic``, ``elements``, ``flags``,
+        ``annotations``}], ``techniques`` [{``name``, ``annotations``, ``passes`` [{``name``,
+        ``annotations``, ``states`` [{``operation``, ``operation_name``, ``index``, ``value``}]}]}],
+        ``small_objects`` [{``id``, ``size``, ``kind``}], ``large_objects`` [{``technique``, ``index``,
+        ``element``, ``state``, ``usage``, ``usage_name``, ``size``, ``kind``}], ``shaders`` [{``member``,
+        ``shader_model``, ``size``}], ``counts`` {``shaders``, ``objects``}, ``prefix_size`` (XNA 4's header), ``block_size``,
+        ``trailing_size``, ``layout`` (:meth:`layout_rows`)."""
+        out: dict[str, Any] = {"format": self.format_name, "shader_model": "fx_2_0", "size": len(self.to_bytes()),
+                               "typed": self.records is not None, "untyped": self.untyped,
+                               "prefix_size": len(self.prefix), "block_size": len(self.block),
+                               "layout": self.layout_rows()}
+        if self.records is None:
+            return out
+        rec = self.records
+        out["counts"] = {"shaders": rec.shader_count, "objects": rec.object_count}
+        out["parameters"] = [{"name": p.name, "type": p.type.type_name, "class": _class_name(p.type.klass),
+                              "semantic": p.type.semantic or "", "elements": p.type.elements, "flags": p.flags,
+                              "annotations": len(p.annotations)} for p in rec.parameters]
+        out["techniques"] = [{"name": t.name or "", "annotations": len(t.annotations), "passes": [
+            {"name": p.name or "", "annotations": len(p.annotations),
+             "states": [{"operation": s.operation, "operation_name": s.name, "index": s.index,
+                         "value": _value_text(s.type, s.value)} for s in p.states]}
+            for p in t.passes]} for t in rec.techniques]
+        out["small_objects"] = [{"id": o.id, "size": len(o.payload()),
+                                 "kind": "shader" if o.shader is not None else "data"} for o in rec.small_objects]
+        out["large_objects"] = [{"technique": lo.technique, "index": lo.index, "element": lo.element,
+                                 "state": lo.state, "usage": lo.usage,
+                                 "usage_name": USAGE_NAMES.get(lo.usage, str(lo.usage)), "size": len(lo.payload()),
+                                 "kind": lo.kind} for lo in rec.large_objects]
+        out["shaders"] = [{"member": name, "shader_model": item.shader.profile if item.shader else "",
+                           "size": len(item.payload())} for name, item in self.shader_members().items()]
+        out["trailing_size"] = len(self.trailing)
+        return out
+
+    def disassemble(self) -> str:
+        """The effect as text (:mod:`.effect_listing`)."""
+        from shaderkit.formats.d3d9.effect_listing import effect_listing
+
+        return effect_listing(self)
+
+
+def _class_name(klass: int) -> str:
+    return CLASS_NAMES[klass] if 0 <= klass < len(CLASS_NAMES) else str(klass)
+
+
+def _unique_names(names: list[str | None]) -> list[str]:
+    """Each name, or its index when it is empty or shared with another."""
+    seen: dict[str, int] = {}
+    for n in names:
+        if n:
+            seen[n] = seen.get(n, 0) + 1
+    return [n if n and seen[n] == 1 else str(i) for i, n in enumerate(names)]
+
+
+def _fmt_float(value: float) -> str:
+    return f"{value:g}"
+
+
+def _value_text(t: EffectType, v: EffectValue | None) -> str:
+    """A value as the text an effect file would give it (``1``, ``{0, 0.5, 1, 1}``, ``<object 3>``)."""
+    if v is None:
+        return ""
+    if v.samplers is not None:
+        return "sampler_state { " + "; ".join(
+            f"{s.name} = {_value_text(s.type, s.value)}" for states in v.samplers for s in states) + " }"
+    if t.klass == CLASS_OBJECT:
+        ids = [f"<object {i}>" for i in v.ids]
+        return ids[0] if len(ids) == 1 else "{" + ", ".join(ids) + "}"
+    texts = _number_texts(t, v.words, 0)
+    return texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}"
+
+
+def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
+    """Each word as its type reads it; a struct's words member by member, element after element."""
+    if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
+        out: list[str] = []
+        pos = 0
+        for _ in range(max(1, t.elements)):
+            for m in t.members:
+                n = m.value_words()
+                out += _number_texts(m, words[pos : pos + n], depth + 1)
+                pos += n
+        return out + _number_texts(EffectType(3), words[pos:], depth) if pos < len(words) else out
+    numbers = EffectValue(words=list(words)).numbers(t)
+    if t.type == 1:
+        return ["true" if n else "false" for n in numbers]
+    if t.type == 2:
+        return [str(n) for n in numbers]
+    return [_fmt_float(n) for n in numbers]
+
+
+def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
+    """The size of the fx_2_0 effect at ``offset`` (its records walked), or None."""
+    if data[offset : offset + 4] != struct.pack("<I", TAG) or len(data) - offset < 8:
+        return None
+    size = struct.unpack_from("<I", data, offset + 4)[0]
+    if size > len(data) - offset - 8:
+        return None
+    try:
+        _, _, end = read_records(data, offset + 8, size)
+    except ShaderFormatError:
+        return None
+    return end - offset
+
+
+__all__ = ["D3D9Effect", "NotUnderstood", "EffectAnnotation", "EffectParameter", "EffectPass", "EffectRecords", "EffectState",
+           "EffectTechnique", "EffectType", "EffectValue", "LargeObject", "SmallObject", "embedded_size", "state_name"]

@@ -1,0 +1,468 @@
+"""Direct3D 9 effects (fx_2_0): the typed model, byte-exact rebuild, edits, members, text, bad input.
+
+Every effect here is written word by word from the documented layout (Wine's d3dx9 parser, vkd3d's
+fx_2_0 writer): header ``tag, block size``; the data block (a zero word first, then type
+descriptors ``type, class, name, semantic, elements, rows/columns``, values, strings ``u32 length``
++ text + NUL padded to 4); the records ``parameter count, technique count, shader count, object
+count``, parameters ``type, value, flags, annotation count``, techniques and passes
+``name, annotation count, count``, states ``operation, index, type, value``; the objects
+``small count, large count``, small ``id, size, bytes``, large ``technique, pass, element, state,
+usage, size, bytes``. The offsets and the expected bytes after an edit are worked out by hand.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.d3d9.effect import CLASS_SCALAR, D3D9Effect, EffectType
+from shaderkit.formats.d3d9.shader import D3D9Shader
+from shaderkit.formats.registry import detect
+
+TAG = 0xFEFF0901
+ONE = 0x3F800000  # 1.0f
+
+
+def words(*values: int) -> bytes:
+    return struct.pack(f"<{len(values)}I", *values)
+
+
+def string(text: bytes) -> bytes:
+    """u32 length (with the NUL), the text and its NUL, zero padding to 4."""
+    raw = text + b"\0"
+    return words(len(raw)) + raw + bytes(-len(raw) % 4)
+
+
+#: vs_1_1 with an empty CTAB comment: mov r0, v0 (7 words)
+VS11 = words(0xFFFE0101, 0x0001FFFE) + b"CTAB" + words(0x00000001, 0x800F0000, 0x90E40000, 0x0000FFFF)
+#: the same program without the comment (5 words)
+VS11_SHORT = words(0xFFFE0101, 0x00000001, 0x800F0000, 0x90E40000, 0x0000FFFF)
+#: ps_2_0: mov oC0, c0 (7 words)
+PS20 = words(0xFFFF0200, 0x0001FFFE) + b"CTAB" + words(0x02000001, 0x800F0800, 0xA0E40000, 0x0000FFFF)
+
+# The data block of the small effect ``float k = 1; technique T { pass P { VertexShader = asm {...}; } }``:
+#   0  zero word
+#   4  type of k: float (3), scalar (0), name at 36, no semantic, 0 elements, 1 row, 1 column  (28 bytes)
+#  32  value of k: 1.0
+#  36  "k"   (4 + 2 bytes, 2 bytes padding)
+#  44  "T"
+#  52  "P"
+#  60  type of the VertexShader state: VertexShader (16), object (4), no name  (20 bytes)
+#  80  its value: object id 1
+BLOCK = (words(0) + words(3, 0, 36, 0, 0, 1, 1) + words(ONE) + string(b"k") + string(b"T") + string(b"P")
+         + words(16, 4, 0, 0, 0) + words(1))
+assert len(BLOCK) == 84
+
+
+def records(shader: bytes, k_type: int = 4) -> bytes:
+    return (words(1, 1, 1, 2)                          # 1 parameter, 1 technique, 1 shader, 2 object ids
+            + words(k_type, 32, 0, 0)                  # k: type, value, flags, no annotation
+            + words(44, 0, 1) + words(52, 0, 1)        # technique "T" with one pass "P" with one state
+            + words(146, 0, 60, 80)                    # VertexShader (146), index 0, type at 60, value at 80
+            + words(0, 1)                              # no small object, one large
+            + words(0, 0, 0xFFFFFFFF, 0, 0, len(shader)) + shader + bytes(-len(shader) % 4))
+
+
+EFFECT = words(TAG, len(BLOCK)) + BLOCK + records(VS11)
+
+
+def test_a_hand_built_effect_reads_into_the_model_and_writes_back() -> None:
+    spec = detect(EFFECT)
+    assert spec is not None and spec.name == "fx2" and spec.target is not None
+    effect = D3D9Effect.from_bytes(EFFECT)
+    assert effect.records is not None and effect.untyped == ""
+    (k,) = effect.parameters
+    assert (k.name, k.type.type_name, k.type.klass, k.type.rows, k.type.columns) == ("k", "float", CLASS_SCALAR, 1, 1)
+    assert k.value.words == [ONE] and k.value.numbers(k.type) == [1.0]
+    (tech,) = effect.techniques
+    assert tech.name == "T" and [p.name for p in tech.passes] == ["P"]
+    (state,) = tech.passes[0].states
+    assert (state.name, state.index, state.type.type_name, state.value and state.value.ids) == (
+        "VertexShader", 0, "VertexShader", [1])
+    (lo,) = effect.records.large_objects
+    assert lo.kind == "shader" and lo.shader is not None and lo.shader.profile == "vs_1_1"
+    assert effect.member_names() == ["T/P/VertexShader"] and effect.member("T/P/VertexShader") == VS11
+    assert effect.to_bytes() == EFFECT
+
+
+def test_a_renamed_parameter_moves_its_name_to_the_end_of_the_block() -> None:
+    effect = D3D9Effect.from_bytes(EFFECT)
+    effect.parameters[0].type.name = "kappa"
+    # "kappa\0" (4 + 6 bytes) is new: appended at 84, the block padded to 96; the type (same size)
+    # goes back to 4 with its name offset now 84; the old "k" stays where it was, unreferenced
+    block = (words(0) + words(3, 0, 84, 0, 0, 1, 1) + BLOCK[32:]
+             + words(6) + b"kappa\0" + bytes(2))
+    assert len(block) == 96
+    expected = words(TAG, 96) + block + records(VS11)
+    assert effect.to_bytes() == expected
+    again = D3D9Effect.from_bytes(expected)
+    assert again.parameters[0].name == "kappa" and again.to_bytes() == expected
+
+
+def test_a_shader_of_another_size_replaces_the_one_of_a_pass() -> None:
+    effect = D3D9Effect.from_bytes(EFFECT)
+    effect.replace_member("T/P/VertexShader", VS11_SHORT)
+    # only the large object changes: its size word (28 -> 20) and its bytes
+    expected = words(TAG, len(BLOCK)) + BLOCK + records(VS11_SHORT)
+    assert effect.to_bytes() == expected
+    assert D3D9Effect.from_bytes(expected).member("T/P/VertexShader") == VS11_SHORT
+    with pytest.raises(KeyError):
+        effect.member("T/P/PixelShader")
+
+
+def test_a_new_effect_is_laid_out_by_the_rule() -> None:
+    """A model made in code (no stored layout): the zero word, then each item in record order."""
+    from shaderkit.formats.d3d9.effect import EffectParameter, EffectRecords, EffectValue
+
+    effect = D3D9Effect(EffectRecords(parameters=[EffectParameter(EffectType(3, 0, "k"), EffectValue(words=[ONE]))]))
+    # strings are placed before the type that points at them: "k" at 4, the type at 12, the value at 40
+    block = words(0) + string(b"k") + words(3, 0, 4, 0, 0, 1, 1) + words(ONE)
+    assert effect.to_bytes() == (words(TAG, len(block)) + block + words(1, 0, 0, 1) + words(12, 40, 0, 0)
+                                 + words(0, 0))
+
+
+
+
+def build_rich_effect() -> tuple[bytes, dict[str, int]]:
+    """An effect with a texture, a sampler with a parameter-assigned state, a struct with an
+    annotation, and a shader parameter (small object); offsets computed as the parts are laid out."""
+    block = bytearray(words(0))
+    at: dict[str, int] = {}
+
+    def put(label: str, data: bytes) -> int:
+        at[label] = len(block)
+        block.extend(data)
+        return at[label]
+
+    # texture2D tex
+    put("tex.type", bytes(20))
+    put("tex.value", words(1))
+    put("tex.name", string(b"tex"))
+    block[at["tex.type"] : at["tex.type"] + 20] = words(7, 4, at["tex.name"], 0, 0)
+    # sampler s = sampler_state { Texture = <tex>; MinFilter = 2; }
+    put("s.name", string(b"s"))
+    put("s.type", words(10, 4, at["s.name"], 0, 0))
+    put("tstate.type", words(5, 4, 0, 0, 0))
+    put("tstate.value", words(2))
+    put("min.type", words(2, 0, 0, 0, 0, 1, 1))
+    put("min.value", words(2))
+    put("s.value", words(2, 164, 0, at["tstate.type"], at["tstate.value"], 170, 0, at["min.type"], at["min.value"]))
+    # struct { float a; int b[2]; } st : POS = {0.5, 3, 4}; with <string UIName = "x";>
+    put("st.name", string(b"st"))
+    put("st.sem", string(b"POS"))
+    put("a.name", string(b"a"))
+    put("b.name", string(b"b"))
+    put("st.type", words(3, 5, at["st.name"], at["st.sem"], 0, 2)
+        + words(3, 0, at["a.name"], 0, 0, 1, 1) + words(2, 0, at["b.name"], 0, 2, 1, 1))
+    put("st.value", words(0x3F000000, 3, 4))
+    put("ui.name", string(b"UIName"))
+    put("ui.type", words(4, 4, at["ui.name"], 0, 0))
+    put("ui.value", words(3))
+    # VertexShader vs (object 4: its shader is a small object)
+    put("vs.name", string(b"vs"))
+    put("vs.type", words(16, 4, at["vs.name"], 0, 0))
+    put("vs.value", words(4))
+    put("T", string(b"T"))
+    put("P", string(b"P"))
+    put("ps.type", words(15, 4, 0, 0, 0))
+    put("ps.value", words(5))
+    recs = (words(4, 1, 2, 6)
+            + words(at["tex.type"], at["tex.value"], 0, 0)
+            + words(at["s.type"], at["s.value"], 0, 0)
+            + words(at["st.type"], at["st.value"], 1, 1) + words(at["ui.type"], at["ui.value"])
+            + words(at["vs.type"], at["vs.value"], 0, 0)
+            + words(at["T"], 0, 1) + words(at["P"], 0, 1) + words(147, 0, at["ps.type"], at["ps.value"])
+            + words(3, 2)
+            + words(1, 0)                                     # tex: no data
+            + words(3, 2) + b"x\0" + b"\xab\xab"             # the annotation's string, padded with 0xAB
+            + words(4, len(VS11)) + VS11                      # vs
+            + words(0xFFFFFFFF, 1, 0, 0, 1, 4) + b"tex\0"    # s's state 0 (Texture) = <tex>
+            + words(0, 0, 0xFFFFFFFF, 0, 0, len(PS20)) + PS20)
+    return words(TAG, len(block)) + bytes(block) + recs, at
+
+
+def test_samplers_structs_annotations_and_object_data() -> None:
+    data, _ = build_rich_effect()
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data
+    tex, s, st, vs = effect.parameters
+    assert (tex.name, tex.type.type_name, tex.value.ids) == ("tex", "texture2D", [1])
+    assert s.type.type_name == "sampler" and s.value.samplers is not None
+    (states,) = s.value.samplers
+    assert [(x.name, x.type.type_name) for x in states] == [("Texture", "texture"), ("MinFilter", "int")]
+    assert states[1].value is not None and states[1].value.words == [2]
+    assert st.type.type_name == "struct" and st.type.semantic == "POS" and st.flags == 1
+    assert [(m.name, m.type_name, m.elements) for m in st.type.members] == [("a", "float", 0), ("b", "int", 2)]
+    assert st.type.value_words() == 3 and st.value.words == [0x3F000000, 3, 4]
+    (ui,) = st.annotations
+    assert (ui.type.name, ui.type.type_name, ui.value.ids) == ("UIName", "string", [3])
+    assert effect.records.small_objects[1].padding == b"\xab\xab"
+    assert effect.member_names() == ["vs", "T/P/PixelShader"]
+    assert effect.records.large_objects[0].kind == "parameter" and effect.records.large_objects[0].text() == "tex"
+    text = effect.disassemble()
+    for line in ("texture2D tex = <object 1>;", "sampler s = sampler_state", "    Texture = <tex>;",
+                 "    MinFilter = 2;", "shared struct { float a; int b[2]; } st : POS", '    string UIName = "x";',
+                 "= {0.5, 3, 4};", "VertexShader vs = asm", "        PixelShader = asm", "technique T", "    pass P"):
+        assert line in text.split("\n"), line
+    # an edit of the shader a parameter holds (another size) and of the annotation's padding-kept string
+    effect.replace_member("vs", VS11_SHORT)
+    out = effect.to_bytes()
+    assert out == data.replace(words(4, len(VS11)) + VS11, words(4, len(VS11_SHORT)) + VS11_SHORT)
+
+
+def test_every_truncation_raises() -> None:
+    for cut in range(len(EFFECT)):
+        with pytest.raises(ShaderFormatError):
+            D3D9Effect.from_bytes(EFFECT[:cut])
+
+
+@pytest.mark.parametrize("where, value", [
+    (8 + 84 + 16, 0x7FFFFFF0),         # the parameter's type offset past the block
+    (8 + 84 + 20, 0xFFFFFFF0),         # its value offset
+    (8 + 84 + 4, 0x10000000),          # technique count
+    (8 + 4 + 8, 0x7FFFFFFF),           # the type's name offset
+    (8 + 84 + 72, 0x7FFFFFFF),         # the large object's size
+])
+def test_damaged_offsets_and_counts_raise_with_the_offset(where: int, value: int) -> None:
+    data = bytearray(EFFECT)
+    data[where : where + 4] = words(value)
+    with pytest.raises(ShaderFormatError) as info:
+        D3D9Effect.from_bytes(bytes(data))
+    assert info.value.offset is not None and info.value.context.startswith("FX2")
+
+
+def test_a_sampler_state_that_points_at_its_own_sampler_is_bounded() -> None:
+    # s's Texture state typed as a sampler whose value is s's own state list
+    data, at = build_rich_effect()
+    data = bytearray(data)
+    base = 8
+    data[base + at["tstate.type"] : base + at["tstate.type"] + 4] = words(10)
+    data[base + at["s.value"] + 16 : base + at["s.value"] + 20] = words(at["s.value"])
+    with pytest.raises(ShaderFormatError, match="nest deeper"):
+        D3D9Effect.from_bytes(bytes(data))
+
+
+def test_an_unknown_class_keeps_the_records_as_bytes() -> None:
+    data = bytearray(EFFECT)
+    data[8 + 8 : 8 + 12] = words(9)  # k's class: not one of D3DXPARAMETER_CLASS
+    effect = D3D9Effect.from_bytes(bytes(data))
+    assert effect.records is None and "unknown parameter class 9" in effect.untyped
+    assert effect.to_bytes() == bytes(data)
+    assert effect.summary()["typed"] is False and "kept as bytes" in effect.disassemble()
+
+
+def test_the_xna_header_is_kept() -> None:
+    data = words(0xBCF00BCF, 12, 0xDEADBEEF) + EFFECT
+    spec = detect(data)
+    assert spec is not None and spec.name == "fx2"
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.prefix == data[:12] and effect.records is not None and effect.to_bytes() == data
+    assert effect.summary()["prefix_size"] == 12
+    with pytest.raises(ShaderFormatError):
+        D3D9Effect.from_bytes(words(0xBCF00BCF, 0x1000) + EFFECT)
+
+
+def test_listing_of_the_small_effect() -> None:
+    body = D3D9Shader.from_bytes(VS11).disassemble().rstrip("\n").split("\n")
+    expected = ["// fx_2_0 effect: 1 parameter, 1 technique, 2 objects (0 small, 1 large)", "",
+                "float k = 1;", "",
+                "technique T", "{", "    pass P", "    {", "        VertexShader = asm", "        {",
+                *[("            " + line) if line else "" for line in body], "        };", "    }", "}"]
+    assert D3D9Effect.from_bytes(EFFECT).disassemble() == "\n".join(expected) + "\n"
+
+
+def test_cli_info_disasm_ls_get_put(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    from tests.conftest import run_cli
+
+    path = tmp_path / "small.fxo"
+    path.write_bytes(EFFECT)
+    code, out, _ = run_cli(capsys, "info", "--json", str(path))
+    assert code == 0
+    info = json.loads(out)
+    assert info["format"] == "fx2" and info["typed"] is True and info["parameters"][0]["name"] == "k"
+    assert info["techniques"][0]["passes"][0]["states"][0]["operation_name"] == "VertexShader"
+    assert info["shaders"] == [{"member": "T/P/VertexShader", "shader_model": "vs_1_1", "size": 28}]
+    code, out, _ = run_cli(capsys, "ls", str(path))
+    assert code == 0 and "small.fxo//T/P/VertexShader" in out
+    short = tmp_path / "vs.bin"
+    short.write_bytes(VS11_SHORT)
+    code, _, err = run_cli(capsys, "put", f"{path}//T/P/VertexShader", str(short), "-o", str(tmp_path / "out.fxo"))
+    assert code == 0, err
+    assert (tmp_path / "out.fxo").read_bytes() == words(TAG, len(BLOCK)) + BLOCK + records(VS11_SHORT)
+    code, _, _ = run_cli(capsys, "get", f"{tmp_path / 'out.fxo'}//T/P/VertexShader", "-o", str(tmp_path / "g.bin"))
+    assert code == 0 and (tmp_path / "g.bin").read_bytes() == VS11_SHORT
+    code, out, _ = run_cli(capsys, "verify", str(path))
+    assert code == 0 and "1 passed" in out
+
+
+def test_info_json_follows_the_fx2_schema(tmp_path: Path) -> None:
+    import copy
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from shaderkit.cli.info import info_record
+    from shaderkit.schemas import schema_for
+
+    for data in (EFFECT, build_rich_effect()[0]):
+        record = json.loads(json.dumps(info_record(data, D3D9Effect.from_bytes(data))))
+        schema = schema_for(record)
+        assert schema["$id"].endswith("fx2.schema.json")
+        assert not list(jsonschema.Draft202012Validator(schema).iter_errors(record))
+        bad = copy.deepcopy(record)
+        bad["parameters"][0]["elements"] = "0"
+        assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
+    untyped = bytearray(EFFECT)
+    untyped[16:20] = words(9)
+    record = json.loads(json.dumps(info_record(bytes(untyped), D3D9Effect.from_bytes(bytes(untyped)))))
+    assert record["typed"] is False
+    assert not list(jsonschema.Draft202012Validator(schema_for(record)).iter_errors(record))
+
+
+def fx20(*comments: tuple[bytes, bytes]) -> bytes:
+    """An FX20 expression: version 0x46580200, comment blocks (token 0xFFFE | words << 16, FourCC,
+    payload), end token."""
+    out = words(0x46580200)
+    for fourcc, payload in comments:
+        out += words(0xFFFE | ((1 + len(payload) // 4) << 16)) + fourcc + payload
+    return out + words(0x0000FFFF)
+
+
+#: FXLC: 1 instruction, mul (0x205 << 20) of 1 component; inputs c0.x (table 2, component 0) and
+#: literal 0 (table 1); output expr.x (table 4)
+FXLC_MUL = words(1, 0x205 << 20 | 1, 2, 0, 2, 0, 0, 1, 0, 0, 4, 0)
+CLIT_TWO = words(1) + struct.pack("<d", 2.0)
+
+
+def test_array_selector_expressions_print_as_eval() -> None:
+    from shaderkit.formats.d3d9.effect_listing import expression_lines
+
+    blob = fx20((b"CLIT", CLIT_TWO), (b"FXLC", FXLC_MUL))
+    assert expression_lines(blob) == ["mul expr.x, c0.x, (2)"]
+    assert expression_lines(blob[:-8]) is None and expression_lines(words(0xFFFE0101, 0xFFFF)) is None
+    selector = words(8) + b"vsArray\0" + blob
+    data = words(TAG, len(BLOCK)) + BLOCK + records(VS11)[: -(24 + len(VS11))] + words(
+        0, 0, 0xFFFFFFFF, 0, 2, len(selector)) + selector
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data and effect.member_names() == []
+    (lo,) = effect.records.large_objects if effect.records else []
+    assert (lo.kind, lo.text()) == ("array_selector", "vsArray")
+    assert "        VertexShader = vsArray[eval(mul expr.x, c0.x, (2))];" in effect.disassemble().split("\n")
+
+
+def test_the_object_count_covers_a_new_object_id() -> None:
+    effect = D3D9Effect.from_bytes(EFFECT)
+    assert effect.records is not None
+    effect.techniques[0].passes[0].states[0].value.ids[0] = 7  # type: ignore[union-attr]
+    out = effect.to_bytes()
+    # the object count word (after the block) becomes 8; the value at block offset 80 becomes 7
+    expected = bytearray(EFFECT)
+    expected[8 + 84 + 12 : 8 + 84 + 16] = words(8)
+    expected[8 + 80 : 8 + 84] = words(7)
+    assert out == bytes(expected)
+
+
+def test_vector_and_matrix_dimensions_are_stored_in_their_own_orders() -> None:
+    """D3DX reads a vector's ``columns, rows`` and a scalar's or matrix's ``rows, columns``."""
+    from shaderkit.formats.d3d9.effect import (
+        CLASS_MATRIX_COLUMNS,
+        EffectParameter,
+        EffectRecords,
+        EffectValue,
+    )
+
+    m = EffectType(3, CLASS_MATRIX_COLUMNS, "m", rows=3, columns=4)
+    v = EffectType(3, 1, "v", rows=1, columns=2)
+    effect = D3D9Effect(EffectRecords(parameters=[EffectParameter(m, EffectValue(words=list(range(12)))),
+                                                  EffectParameter(v, EffectValue(words=[5, 6]))]))
+    data = effect.to_bytes()
+    # "m" at 4, its type at 12 (3, 3, 4, 0, 0, rows 3, columns 4), its 12 words at 40; "v" at 88,
+    # its type at 96 (3, 1, 88, 0, 0, columns 2, rows 1), its words at 124
+    block = (words(0) + string(b"m") + words(3, 3, 4, 0, 0, 3, 4) + words(*range(12))
+             + string(b"v") + words(3, 1, 88, 0, 0, 2, 1) + words(5, 6))
+    assert data[8 : 8 + len(block)] == block
+    back = D3D9Effect.from_bytes(data)
+    assert [(p.type.type_name, p.type.rows, p.type.columns) for p in back.parameters] == [
+        ("column_major float3x4", 3, 4), ("float2", 1, 2)]
+    assert "float2 v = {7.00649e-45, 8.40779e-45};" in back.disassemble()
+
+
+def test_an_unaligned_data_block_keeps_its_size() -> None:
+    # a block of 85 bytes (one byte after the last item): kept as it is, the records after it unaligned
+    data = words(TAG, 85) + BLOCK + b"\xab" + records(VS11)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data
+    effect.techniques[0].name = "Tech"  # grows: "Tech\0" appended at 88 (aligned), the block padded to 100
+    out = effect.to_bytes()
+    assert out[4:8] == words(100) and out[8 + 88 : 8 + 100] == words(5) + b"Tech\0" + bytes(3)
+
+
+def test_an_untyped_effect_still_shows_its_shaders_by_offset() -> None:
+    from shaderkit.formats.archive.path import EmbeddedNode, open_node
+
+    data = bytearray(EFFECT)
+    data[16:20] = words(9)  # an unknown class: the records stay bytes
+    node = open_node(bytes(data))
+    # VS11 (found by its CTAB comment) lies after the header, the block, 20 record words and 6 large object words
+    at = 8 + 84 + 4 * (20 + 6)
+    assert isinstance(node, EmbeddedNode) and node.member_names() == [f"@{at:#x}"]
+    assert node.member(f"@{at:#x}") == VS11
+
+
+def test_sampler_states_in_a_pass_name_their_sampler() -> None:
+    from shaderkit.formats.d3d9.effect import (
+        EffectPass,
+        EffectRecords,
+        EffectState,
+        EffectTechnique,
+        EffectValue,
+    )
+
+    texture = EffectState(164, 2, EffectType(5, 4), EffectValue(ids=[1]))
+    stage = EffectState(103, 1, EffectType(2, 0), EffectValue(words=[4]))  # ColorOp of stage 1
+    sampler = EffectState(164, 256, EffectType(5, 4), EffectValue(ids=[1]))
+    records = EffectRecords(techniques=[EffectTechnique("T", passes=[EffectPass("P", states=[texture, stage])])])
+    effect = D3D9Effect(records)
+    lines = D3D9Effect.from_bytes(effect.to_bytes()).disassemble().split("\n")
+    assert "        Texture[2] = <object 1>;" in lines and "        ColorOp[1] = 4;" in lines
+    data = effect.to_bytes()
+    size = struct.unpack_from("<I", data, 4)[0]
+    # no parameter, one technique, shader count 0, object count 2 (object id 1 is used)
+    assert struct.unpack_from("<4I", data, 8 + size) == (0, 1, 0, 2)
+    from shaderkit.formats.d3d9.effect_listing import _Printer
+
+    printer = _Printer(D3D9Effect.from_bytes(effect.to_bytes()))
+    printer.state(1, sampler, None)  # in a sampler_state block the index (256 as fxc stores it) is not printed
+    assert printer.lines[-1] == "    Texture = <object 1>;"
+
+
+def test_layout_rows_of_the_small_effect() -> None:
+    rows = D3D9Effect.from_bytes(EFFECT).layout_rows()
+    by_item = {row["item"]: (row["offset"], row["size"]) for row in rows}
+    # file offsets: the block starts at 8 (see BLOCK); the records at 8 + 84
+    assert rows[0] == {"item": "header", "offset": 0, "size": 8} and rows[1] == {"item": "raw", "offset": 8, "size": 4}
+    assert by_item["block.p.0.type"] == (12, 28) and by_item["block.p.0.value"] == (40, 4)
+    assert by_item["block.p.0.type.name"] == (44, 6) and by_item["block.t.0.name"] == (52, 6)
+    assert by_item["block.t.0.p.0.s.0.type"] == (68, 20) and by_item["block.t.0.p.0.s.0.value"] == (88, 4)
+    assert rows[-1] == {"item": "records", "offset": 92, "size": len(EFFECT) - 92}
+    # string padding is raw: 2 bytes after "k\0"
+    assert {"item": "raw", "offset": 50, "size": 2} in rows
+
+
+def test_a_shared_string_splits_when_one_owner_is_renamed() -> None:
+    # the pass points at the technique's name "T" (block offset 44): written once while both agree
+    def shared(pass_name_offset: int, block: bytes) -> bytes:
+        recs = bytearray(records(VS11))
+        recs[4 * 11 : 4 * 12] = words(pass_name_offset)  # the pass's name word (record word 11)
+        return words(TAG, len(block)) + block + bytes(recs)
+
+    data = shared(44, BLOCK)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.techniques[0].passes[0].name == "T" and effect.to_bytes() == data
+    effect.techniques[0].passes[0].name = "Q"
+    # "Q" cannot go to 44 (the technique keeps "T" there): appended at 84, the block padded to 92
+    assert effect.to_bytes() == shared(84, BLOCK + words(2) + b"Q\0" + bytes(2))
