@@ -245,6 +245,29 @@ def test_a_sampler_state_that_points_at_its_own_sampler_is_bounded() -> None:
         D3D9Effect.from_bytes(bytes(data))
 
 
+def test_many_parameters_sharing_one_large_value_spend_the_budget() -> None:
+    # 1,024 parameters whose type (at 4) is float[16384] and whose value is the one 64 KB value at 32:
+    # each expansion costs its 64 KB, 64 MB in all for an 82 KB file (budget 64 x size + 1 MB)
+    block = words(0) + words(3, 0, 0, 0, 16384, 1, 1) + bytes(4 * 16384)
+    data = (words(TAG, len(block)) + block + words(1024, 0, 0, 1) + words(4, 32, 0, 0) * 1024
+            + words(0, 0))
+    with pytest.raises(ShaderFormatError, match="more work than its size allows"):
+        D3D9Effect.from_bytes(data)
+
+
+def test_a_chain_of_samplers_sharing_their_next_level_spends_the_budget() -> None:
+    # a sampler type (sampler 10, object 4) at 4; 17 levels of sampler values at 24 + 36 * L, each
+    # "2 states, both a sampler whose value is level L + 1" (the last: no state): 2 + 4 + ... + 2^16
+    # state expansions from a 652-byte file, within the nesting limit of 16
+    levels = b"".join(words(2) + words(164, 0, 4, 24 + 36 * (n + 1)) * 2 for n in range(16)) + words(0)
+    block = words(0) + words(10, 4, 0, 0, 0) + levels
+    assert len(block) == 24 + 36 * 16 + 4
+    data = words(TAG, len(block)) + block + words(1, 0, 0, 1) + words(4, 24, 0, 0) + words(0, 0)
+    assert len(data) == 652
+    with pytest.raises(ShaderFormatError, match="more work than its size allows"):
+        D3D9Effect.from_bytes(data)
+
+
 def test_an_unknown_class_keeps_the_records_as_bytes() -> None:
     data = bytearray(EFFECT)
     data[8 + 8 : 8 + 12] = words(9)  # k's class: not one of D3DXPARAMETER_CLASS

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from shaderkit.formats.d3d9.shader import D3D9Shader
     from shaderkit.io.layout import Layout
+    from shaderkit.io.reader import Reader
 
 #: the fx_2_0 tag (``D3DX9`` effect version 9.1)
 TAG = 0xFEFF0901
@@ -112,8 +113,6 @@ INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | froze
 USAGE_NAMES = {0: "code", 1: "parameter", 2: "array_selector"}
 #: type descriptors nest at most this deep (struct members)
 MAX_DEPTH = 16
-#: most items (types, values, states, objects) one effect may hold
-MAX_ITEMS = 1 << 20
 
 _HEADER = struct.Struct("<2I")
 _TYPE = struct.Struct("<5I")
@@ -330,104 +329,87 @@ class NotUnderstood(ShaderFormatError):
 
 
 class _Source:
-    """Bounds-checked reading of the data block and the records (offsets in errors: the file's)."""
+    """The data block, read through a :class:`~shaderkit.io.reader.Reader`: every read is counted
+    against the input's allocation budget, so that items many records share cost each time they
+    are expanded (offsets in the records count from the block's start; in errors, from the file's)."""
 
-    def __init__(self, data: bytes, block_start: int, block_size: int) -> None:
-        self.data = data
-        self.start = block_start
-        self.block = memoryview(data)[block_start : block_start + block_size]
-        self.items = 0
+    def __init__(self, block: Reader) -> None:
+        self.r = block
+        self.base = block.start
 
-    def count(self, n: int = 1) -> None:
-        self.items += n
-        if self.items > MAX_ITEMS:
-            raise ShaderFormatError(f"more than {MAX_ITEMS} items", None, "FX2")
+    def span(self, offset: int, end: int) -> bytes:
+        """The block's bytes ``offset..end`` (block offsets)."""
+        return self.r.data[self.base + offset : self.base + end]
 
-    def words(self, offset: int, count: int, context: str) -> tuple[int, ...]:
-        if offset < 0 or count < 0 or offset + 4 * count > len(self.block):
-            raise ShaderFormatError(f"{count} words at block offset {offset:#x} run past the {len(self.block)}-byte "
-                                    "data block", self.start + max(offset, 0), context)
-        return struct.unpack_from(f"<{count}I", self.block, offset)
+    def words(self, offset: int, count: int, context: str, what: str = "words") -> tuple[int, ...]:
+        r = self.r
+        with r.scope(context):
+            r.check_count(count, 4, what, offset=self.base + offset)
+            return r.unpack_at(self.base + offset, f"{count}I", what) if count else ()
 
     def string(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> str | None:
         if offset == 0:
             return None
-        (size,) = self.words(offset, 1, context)
-        if size > len(self.block) - offset - 4:
-            raise ShaderFormatError(f"string of {size} bytes runs past the data block", self.start + offset, context)
-        raw = bytes(self.block[offset + 4 : offset + 4 + size])
-        layout.record(key, offset, bytes(self.block[offset : offset + 4 + size]))
+        (size,) = self.words(offset, 1, context, "string size")
+        with self.r.scope(context):
+            self.r.check_count(size, 1, "string", offset=self.base + offset + 4)
+        layout.record(key, offset, self.span(offset, offset + 4 + size))
+        raw = self.span(offset + 4, offset + 4 + size)
         return raw[:-1].decode("latin-1") if raw.endswith(b"\0") else raw.decode("latin-1")
 
     def type(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> EffectType:
         t, end = self._type(offset, context, layout, key, 0)
-        layout.record(key, offset, bytes(self.block[offset:end]))
+        layout.record(key, offset, self.span(offset, end))
         return t
 
     def _type(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...],
               depth: int) -> tuple[EffectType, int]:
         if depth > MAX_DEPTH:
-            raise ShaderFormatError(f"struct members nest deeper than {MAX_DEPTH}", self.start + offset, context)
-        self.count()
-        type_, klass, name, semantic, elements = self.words(offset, 5, context)
+            raise ShaderFormatError(f"struct members nest deeper than {MAX_DEPTH}", self.base + offset, context)
+        type_, klass, name, semantic, elements = self.words(offset, 5, context, "type")
         t = EffectType(type_, klass, None, None, elements)
         t.name = self.string(name, context + ".name", layout, (*key, "name"))
         t.semantic = self.string(semantic, context + ".semantic", layout, (*key, "semantic"))
         end = offset + 20
         if klass == CLASS_VECTOR:
-            t.columns, t.rows = self.words(end, 2, context)
+            t.columns, t.rows = self.words(end, 2, context, "columns, rows")
             end += 8
         elif klass <= CLASS_MATRIX_COLUMNS:
-            t.rows, t.columns = self.words(end, 2, context)
+            t.rows, t.columns = self.words(end, 2, context, "rows, columns")
             end += 8
         elif klass == CLASS_STRUCT:
-            (count,) = self.words(end, 1, context)
+            (count,) = self.words(end, 1, context, "member count")
             end += 4
-            if count > (len(self.block) - end) // 20:
-                raise ShaderFormatError(f"{count} struct members do not fit the data block", self.start + end - 4,
-                                        context)
+            with self.r.scope(context):
+                self.r.check_count(count, 20, "struct members", offset=self.base + end)
             for k in range(count):
                 member, end = self._type(end, f"{context}.members[{k}]", layout, (*key, "m", k), depth + 1)
                 t.members.append(member)
         elif klass != CLASS_OBJECT:
-            raise NotUnderstood(f"unknown parameter class {klass}", self.start + offset + 4, context)
+            raise NotUnderstood(f"unknown parameter class {klass}", self.base + offset + 4, context)
         return t, end
 
     def value(self, t: EffectType, offset: int, context: str, layout: Layout, key: tuple[Any, ...],
               depth: int = 0) -> EffectValue:
         if t.klass == CLASS_OBJECT and t.type in SAMPLER_TYPES:
             if depth > MAX_DEPTH:
-                raise ShaderFormatError(f"sampler states nest deeper than {MAX_DEPTH}", self.start + offset, context)
+                raise ShaderFormatError(f"sampler states nest deeper than {MAX_DEPTH}", self.base + offset, context)
             samplers = []
             pos = offset
-            for e in range(max(1, t.elements)):
-                (count,) = self.words(pos, 1, context)
-                if count > (len(self.block) - pos - 4) // 16:
-                    raise ShaderFormatError(f"{count} sampler states do not fit the data block", self.start + pos,
-                                            context)
+            for e in range(max(1, t.elements)):  # (each element's state count takes 4 bytes: bounded)
+                (count,) = self.words(pos, 1, context, "sampler state count")
                 pos += 4
-                states = []
-                for k in range(count):
-                    states.append(self.state(self.words(pos, 4, context), f"{context}[{e}].states[{k}]", layout,
-                                             (*key, "e", e, "s", k), depth + 1))
-                    pos += 16
+                fields = self.words(pos, 4 * count, context, "sampler states")
+                states = [self.state(fields[4 * k : 4 * k + 4], f"{context}[{e}].states[{k}]", layout,
+                                     (*key, "e", e, "s", k), depth + 1) for k in range(count)]
+                pos += 16 * count
                 samplers.append(states)
-            layout.record(key, offset, bytes(self.block[offset:pos]))
+            layout.record(key, offset, self.span(offset, pos))
             return EffectValue(samplers=samplers)
-        if t.klass == CLASS_OBJECT:
-            count = max(1, t.elements)
-            if count > len(self.block) // 4:
-                raise ShaderFormatError(f"{count} object ids do not fit the data block", self.start + offset, context)
-            ids = list(self.words(offset, count, context))
-            layout.record(key, offset, bytes(self.block[offset : offset + 4 * count]))
-            return EffectValue(ids=ids)
-        count = t.value_words()
-        if count > len(self.block) // 4:
-            raise ShaderFormatError(f"a value of {count} words does not fit the data block", self.start + offset,
-                                    context)
-        words = list(self.words(offset, count, context))
-        layout.record(key, offset, bytes(self.block[offset : offset + 4 * count]))
-        return EffectValue(words=words)
+        count = max(1, t.elements) if t.klass == CLASS_OBJECT else t.value_words()
+        words = list(self.words(offset, count, context, "object ids" if t.klass == CLASS_OBJECT else "value"))
+        layout.record(key, offset, self.span(offset, offset + 4 * count))
+        return EffectValue(ids=words) if t.klass == CLASS_OBJECT else EffectValue(words=words)
 
     def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...],
               depth: int = 0) -> EffectState:
@@ -438,32 +420,27 @@ class _Source:
 
 
 class _Records:
-    """A cursor over the records after the data block."""
+    """A cursor over the records after the data block (a Reader: counts spend the input's budget)."""
 
-    def __init__(self, data: bytes, pos: int) -> None:
-        self.data, self.pos = data, pos
+    def __init__(self, r: Reader) -> None:
+        self.r = r
+
+    @property
+    def pos(self) -> int:
+        return self.r.pos
 
     def words(self, count: int, context: str) -> tuple[int, ...]:
-        if self.pos + 4 * count > len(self.data):
-            raise ShaderFormatError(f"{4 * count} bytes of records needed, {len(self.data) - self.pos} left",
-                                    self.pos, context)
-        out = struct.unpack_from(f"<{count}I", self.data, self.pos)
-        self.pos += 4 * count
-        return out
+        with self.r.scope(context):
+            return self.r.unpack(f"{count}I", "records")
 
     def check(self, count: int, size: int, context: str) -> None:
-        if count > (len(self.data) - self.pos) // size:
-            raise ShaderFormatError(f"count {count} needs {count * size} bytes, {len(self.data) - self.pos} left",
-                                    self.pos - 4, context)
+        with self.r.scope(context):
+            self.r.check_count(count, size, "count")
 
     def blob(self, size: int, context: str) -> tuple[bytes, bytes]:
-        padded = size + (-size % 4)
-        if padded > len(self.data) - self.pos:
-            raise ShaderFormatError(f"object of {size} bytes runs past the file", self.pos - 4, context)
-        data = self.data[self.pos : self.pos + size]
-        pad = self.data[self.pos + size : self.pos + padded]
-        self.pos += padded
-        return data, pad
+        with self.r.scope(context):
+            data = self.r.read(size, "object")
+            return data, self.r.read(-size % 4, "object padding")
 
 
 def _shader_of(data: bytes) -> D3D9Shader | None:
@@ -482,10 +459,12 @@ def _shader_of(data: bytes) -> D3D9Shader | None:
 def read_records(data: bytes, block_start: int, block_size: int) -> tuple[EffectRecords, Layout, int]:
     """Walk the records after the data block; the records, the block's layout and where they end."""
     from shaderkit.io.layout import Layout
+    from shaderkit.io.reader import Reader
 
-    src = _Source(data, block_start, block_size)
+    whole = Reader(data)
+    src = _Source(whole.sub(block_start, block_size))
     layout = Layout()
-    rec = _Records(data, block_start + block_size)
+    rec = _Records(whole.at(block_start + block_size))
     n_params, n_techniques, shader_count, object_count = rec.words(4, "FX2.counts")
     out = EffectRecords(shader_count=shader_count, object_count=object_count)
     rec.check(n_params, 16, "FX2.parameters")
@@ -525,7 +504,7 @@ def read_records(data: bytes, block_start: int, block_size: int) -> tuple[Effect
         blob, pad = rec.blob(size, f"FX2.large_objects[{i}]")
         shader = _shader_of(blob) if usage == 0 else None
         out.large_objects.append(LargeObject(technique, index, element, state, usage, blob, pad, shader))
-    layout.close(bytes(src.block))
+    layout.close(src.span(0, block_size))
     return out, layout, rec.pos
 
 
