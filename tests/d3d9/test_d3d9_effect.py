@@ -268,6 +268,23 @@ def test_a_chain_of_samplers_sharing_their_next_level_spends_the_budget() -> Non
         D3D9Effect.from_bytes(data)
 
 
+def test_a_struct_of_no_members_with_4g_elements_prints_at_once() -> None:
+    # the type at 4: struct (class 5) of 0xFFFFFFFF elements and no member; its value (at 28) has no word
+    block = words(0) + words(3, 5, 0, 0, 0xFFFFFFFF, 0)
+    data = words(TAG, len(block)) + block + words(1, 0, 0, 1) + words(4, 28, 0, 0) + words(0, 0)
+    assert len(data) == 76
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data
+    assert "struct {  }[4294967295] = {};" in effect.disassemble()
+    assert effect.summary()["parameters"][0]["elements"] == 0xFFFFFFFF
+    # the same type as a pass state's value (info prints state values)
+    # (no parameter; technique and pass unnamed, one state: operation 0, index 0, the type at 4, value at 28)
+    data = words(TAG, len(block)) + block + words(0, 1, 0, 1) + words(0, 0, 1) + words(0, 0, 1) + words(0, 0, 4, 28)
+    data += words(0, 0)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.summary()["techniques"][0]["passes"][0]["states"][0]["value"] == "{}"
+
+
 def test_an_unknown_class_keeps_the_records_as_bytes() -> None:
     data = bytearray(EFFECT)
     data[8 + 8 : 8 + 12] = words(9)  # k's class: not one of D3DXPARAMETER_CLASS

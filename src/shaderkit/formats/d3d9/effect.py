@@ -895,9 +895,12 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
     if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
         out: list[str] = []
         pos = 0
-        for _ in range(max(1, t.elements)):
-            for m in t.members:
-                n = m.value_words()
+        sizes = [m.value_words() for m in t.members]
+        # (the element count is the file's: elements stop where the words do, and none has no words)
+        for _ in range(max(1, t.elements) if sum(sizes) else 0):
+            if pos >= len(words):
+                break
+            for m, n in zip(t.members, sizes):
                 out += _number_texts(m, words[pos : pos + n], depth + 1)
                 pos += n
         return out + _number_texts(EffectType(3), words[pos:], depth) if pos < len(words) else out
