@@ -872,10 +872,6 @@ def _unique_names(names: list[str | None]) -> list[str]:
     return [n if n and seen[n] == 1 else str(i) for i, n in enumerate(names)]
 
 
-def _fmt_float(value: float) -> str:
-    return f"{value:g}"
-
-
 def _value_text(t: EffectType, v: EffectValue | None) -> str:
     """A value as the text an effect file would give it (``1``, ``{0, 0.5, 1, 1}``, ``<object 3>``)."""
     if v is None:
@@ -904,12 +900,12 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
                 out += _number_texts(m, words[pos : pos + n], depth + 1)
                 pos += n
         return out + _number_texts(EffectType(3), words[pos:], depth) if pos < len(words) else out
-    numbers = EffectValue(words=list(words)).numbers(t)
-    if t.type == 1:
-        return ["true" if n else "false" for n in numbers]
-    if t.type == 2:
-        return [str(n) for n in numbers]
-    return [_fmt_float(n) for n in numbers]
+    if t.type in (1, 2):
+        numbers = EffectValue(words=list(words)).numbers(t)
+        return ["true" if n else "false" for n in numbers] if t.type == 1 else [str(n) for n in numbers]
+    from shaderkit.isa.d3d9.text import fmt_def  # (as fxc prints FX10 effect constants: %.9g)
+
+    return [fmt_def(w) for w in words]
 
 
 def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:

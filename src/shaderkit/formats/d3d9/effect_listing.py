@@ -6,7 +6,8 @@ in the syntax of an ``.fx`` file so that it reads like the source:
 * a comment header (``// fx_2_0 effect: N parameters, N techniques, N objects``);
 * each parameter as a declaration: ``float4 DiffuseColor = {1, 1, 1, 1};`` with its semantic
   (``: NAME``), annotations (``< string UIName = "x"; >``), struct members, and its value: numbers
-  (``%g`` floats, ints, ``true``/``false``), ``sampler_state { ... }`` for a sampler,
+  (floats ``%.9g`` with MSVC's three-digit exponent, as fxc prints FX10 effect constants; ints;
+  ``true``/``false``), ``sampler_state { ... }`` for a sampler,
   a string's text, ``<object N>`` for a texture or shader without data, ``asm { ... }`` bodies for the
   shaders it is initialised with;
 * each technique: ``technique NAME { pass NAME { STATE = VALUE; ... } }``; a state the effect
@@ -200,9 +201,10 @@ def expression_lines(blob: bytes) -> list[str] | None:
     import struct
 
     from shaderkit.errors import ShaderFormatError
-    from shaderkit.formats.d3d9.effect import EXPRESSION_TAG, _fmt_float
+    from shaderkit.formats.d3d9.effect import EXPRESSION_TAG
     from shaderkit.formats.d3dx.ctab import ConstantTable
     from shaderkit.io.reader import Reader
+    from shaderkit.isa.d3d9.text import msvc_exponent
     from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text
 
     count = len(blob) // 4
@@ -227,7 +229,7 @@ def expression_lines(blob: bytes) -> list[str] | None:
     clit = comments.get(b"CLIT", b"")
     if len(clit) >= 4:
         n = min(int.from_bytes(clit[:4], "little"), (len(clit) - 4) // 8)
-        literals = [_fmt_float(v) for v in struct.unpack_from(f"<{n}d", clit, 4)]
+        literals = [msvc_exponent(f"{v:.9g}") for v in struct.unpack_from(f"<{n}d", clit, 4)]
     try:
         fxlc = FxlcCode.from_bytes(code)
         table = None
