@@ -26,16 +26,29 @@ Effects whose records are not typed print the header and the reason.
 
 from __future__ import annotations
 
+import struct
+
+from shaderkit.errors import ShaderFormatError
+from shaderkit.formats.d3d9.effect import (
+    CLASS_OBJECT,
+    CLASS_STRUCT,
+    EXPRESSION_TAG,
+    FIRST_SAMPLER_STATE,
+    INDEXED_STATES,
+    MAX_DEPTH,
+    NO_TECHNIQUE,
+    TYPE_STRING,
+    D3D9Effect,
+    EffectAnnotation,
+    EffectState,
+    EffectType,
+    EffectValue,
+    LargeObject,
+    _value_text,
+)
+
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from shaderkit.formats.d3d9.effect import (
-        D3D9Effect,
-        EffectAnnotation,
-        EffectState,
-        EffectType,
-        EffectValue,
-        LargeObject,
-    )
     from shaderkit.formats.d3d9.shader import D3D9Shader
 
 INDENT = "    "
@@ -43,8 +56,6 @@ INDENT = "    "
 
 class _Printer:
     def __init__(self, effect: D3D9Effect) -> None:
-        from shaderkit.formats.d3d9.effect import NO_TECHNIQUE
-
         self.effect = effect
         records = effect.records
         assert records is not None
@@ -67,8 +78,6 @@ class _Printer:
 
     def object_text(self, type_: int, object_id: int) -> tuple[str, D3D9Shader | None]:
         """(text, shader to print) for an object id."""
-        from shaderkit.formats.d3d9.effect import TYPE_STRING
-
         o = self.small.get(object_id)
         if o is None:
             return f"<object {object_id}>", None
@@ -81,8 +90,6 @@ class _Printer:
     def value(self, depth: int, t: EffectType, v: EffectValue, head: str, large_key: tuple[int, int, int] | None,
               tail: str = ";") -> None:
         """``head = value;`` lines (``head`` already holds the declaration or the state name)."""
-        from shaderkit.formats.d3d9.effect import CLASS_OBJECT, _value_text
-
         if v.samplers is not None:
             for e, states in enumerate(v.samplers):
                 label = head if len(v.samplers) == 1 else f"{head}[{e}]"
@@ -117,8 +124,6 @@ class _Printer:
         self.emit(depth, f"{_assign(head)}{_value_text(t, v)}{tail}")
 
     def state(self, depth: int, s: EffectState, key: tuple[int, int, int, int] | None, in_pass: bool = False) -> None:
-        from shaderkit.formats.d3d9.effect import FIRST_SAMPLER_STATE, INDEXED_STATES, EffectValue
-
         indexed = s.operation in INDEXED_STATES or (in_pass and s.operation >= FIRST_SAMPLER_STATE)
         name = f"{s.name}[{s.index}]" if indexed else s.name
         lo = self.large.get(key) if key is not None else None
@@ -156,8 +161,6 @@ class _Printer:
         self.emit(depth, ">")
 
     def run(self) -> str:
-        from shaderkit.formats.d3d9.effect import NO_TECHNIQUE
-
         effect = self.effect
         records = effect.records
         assert records is not None
@@ -198,54 +201,37 @@ def expression_lines(blob: bytes) -> list[str] | None:
     ``0x46580200``, comment blocks ``CTAB`` (the inputs), ``CLIT`` (u32 count + doubles: the
     literals), ``FXLC`` (the FXLVM instructions), end token) as fxc prints FXLVM code; None when the
     blob is not one or its code does not decode."""
-    import struct
-
-    from shaderkit.errors import ShaderFormatError
-    from shaderkit.formats.d3d9.effect import EXPRESSION_TAG
-    from shaderkit.formats.d3dx.ctab import ConstantTable
-    from shaderkit.io.reader import Reader
-    from shaderkit.isa.d3d9.text import msvc_exponent
-    from shaderkit.isa.fxlvm.code import FxlcCode, instruction_text
+    from shaderkit.formats.d3d9.shader import constant_table
+    from shaderkit.formats.dxbc.fxlvm import code_lines
+    from shaderkit.isa.d3d9.text import msvc_exponent, split_program
+    from shaderkit.isa.fxlvm.code import FxlcCode
 
     count = len(blob) // 4
     if count < 2 or int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
         return None
     words = struct.unpack_from(f"<{count}I", blob)
-    comments: dict[bytes, bytes] = {}
-    i = 1
-    while i < count and words[i] != 0x0000FFFF:
-        if words[i] & 0xFFFF != 0xFFFE:
+    try:
+        items, _ = split_program(words)
+    except ShaderFormatError:
+        return None
+    comments: dict[bytes, tuple[int, int]] = {}  # FourCC -> the payload's byte range after it
+    for first, end, is_comment in items:
+        if not is_comment or end - first < 2:  # (an instruction, or a comment without its FourCC)
             return None
-        length = (words[i] >> 16) & 0x7FFF
-        if length < 1 or i + 1 + length > count:
-            return None
-        body = blob[4 * i + 4 : 4 * (i + 1 + length)]
-        comments.setdefault(body[:4], body[4:])
-        i += 1 + length
-    code = comments.get(b"FXLC")
-    if code is None:
+        comments.setdefault(blob[4 * first + 4 : 4 * first + 8], (4 * first + 8, 4 * end))
+    if b"FXLC" not in comments:
         return None
     literals: list[str] = []
-    clit = comments.get(b"CLIT", b"")
-    if len(clit) >= 4:
-        n = min(int.from_bytes(clit[:4], "little"), (len(clit) - 4) // 8)
-        literals = [msvc_exponent(f"{v:.9g}") for v in struct.unpack_from(f"<{n}d", clit, 4)]
+    start, end = comments.get(b"CLIT", (0, 0))
+    if end - start >= 4:
+        n = min(int.from_bytes(blob[start : start + 4], "little"), (end - start - 4) // 8)
+        literals = [msvc_exponent(f"{v:.9g}") for v in struct.unpack_from(f"<{n}d", blob, start + 4)]
     try:
-        fxlc = FxlcCode.from_bytes(code)
-        table = None
-        table_bytes = comments.get(b"CTAB")
-        if table_bytes is not None:
-            r = Reader(table_bytes, 0, context="FX20.CTAB")
-            if ConstantTable.understood(r):
-                table = ConstantTable.parse(r)
-        namer = table.input_name if table is not None else _register_name
-        return [instruction_text(ins, literals, namer) for ins in fxlc.instructions]
+        code = FxlcCode.from_bytes(blob[slice(*comments[b"FXLC"])])
+        table = constant_table(blob, *comments[b"CTAB"]) if b"CTAB" in comments else None
+        return code_lines(code, literals, table)
     except (ShaderFormatError, IndexError, ValueError):
         return None
-
-
-def _register_name(register: int) -> str:
-    return f"c{register}"
 
 
 def _count(n: int, noun: str) -> str:
@@ -263,8 +249,6 @@ def _quoted(data: bytes) -> str:
 
 def _declaration(t: EffectType, depth: int = 0) -> str:
     """``float4 Name : SEMANTIC`` (arrays ``[n]``; a struct spelled with its members inline)."""
-    from shaderkit.formats.d3d9.effect import CLASS_STRUCT, MAX_DEPTH
-
     type_text = t.type_name
     if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
         type_text = "struct { " + " ".join(_declaration(m, depth + 1) + ";" for m in t.members) + " }"

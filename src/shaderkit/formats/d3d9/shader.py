@@ -192,7 +192,7 @@ class D3D9Shader(ShaderFile):
                 item = D3D9Comment(body, len(model.instructions), token & ~(COMMENT_LENGTH.bits | INSTRUCTION_OPCODE.bits),
                                    offset=4 * first)
                 if item.tag == "CTAB":
-                    item.table = _constant_table(data, 4 * first + 8, 4 * last)
+                    item.table = constant_table(data, 4 * first + 8, 4 * last)
                 model.comments.append(item)
             else:
                 model.instructions.append(D3D9Instruction(tuple(words[first:last]), 4 * first))
@@ -313,7 +313,7 @@ def _comment_words(comment: D3D9Comment) -> list[int]:
     return [OP_COMMENT | COMMENT_LENGTH.put(size) | comment.flags, *struct.unpack(f"<{size}I", body)]
 
 
-def _constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:
+def constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:
     """The typed table of the ``CTAB`` payload ``data[start:end]``, or None (the comment kept as
     words) when it does not read or rebuild; positions count from the file start."""
     from shaderkit.formats.d3dx.ctab import ConstantTable
@@ -329,4 +329,4 @@ def _constant_table(data: bytes, start: int, end: int) -> ConstantTable | None:
     return table if table.build() == data[start:end] else None
 
 
-__all__ = ["D3D9Comment", "D3D9Instruction", "D3D9Shader", "is_version_token", "sniff"]
+__all__ = ["D3D9Comment", "D3D9Instruction", "D3D9Shader", "constant_table", "is_version_token", "sniff"]

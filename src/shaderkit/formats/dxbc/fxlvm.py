@@ -97,8 +97,14 @@ def expression_lines(container: Any) -> list[str] | None:
     literals = container.chunk("CLI4")
     table = container.chunk("CTAB")
     texts = literals.texts() if isinstance(literals, Literals) else []
-    namer = table.input_name if isinstance(table, ConstantTable) else (lambda n: f"c{n}")
-    return [instruction_text(ins, texts, namer) for ins in code.code.instructions]
+    return code_lines(code.code, texts, table if isinstance(table, ConstantTable) else None)
+
+
+def code_lines(code: FxlcCode, literals: list[str], table: ConstantTable | None) -> list[str]:
+    """FXLVM instructions as fxc prints them, literals spelled by ``literals``, inputs named through
+    ``table`` (``c<n>`` without one): the body of an FX10 ``eval(...)`` and of an fx_2_0 expression."""
+    namer = table.input_name if table is not None else (lambda n: f"c{n}")
+    return [instruction_text(ins, literals, namer) for ins in code.instructions]
 
 
 def assemble_expression(container: Any, lines: list[str]) -> None:
@@ -159,5 +165,5 @@ def _reuse_free_literals(instructions: list[Any], values: list[int], kept: int) 
 
 
 __all__ = [
-    "assemble_expression", "MAX_CONSTANTS", "ConstantTable", "CtabConstant", "CtabType", "ExpressionCode", "Literals", "expression_lines",
+    "assemble_expression", "MAX_CONSTANTS", "ConstantTable", "CtabConstant", "CtabType", "ExpressionCode", "Literals", "code_lines", "expression_lines",
 ]
