@@ -70,17 +70,19 @@ def open_node(data: bytes) -> Any | None:
     from shaderkit.formats.registry import detect
 
     spec = detect(data)
-    if spec is not None and spec.name == "fx2":  # its shaders by TECHNIQUE/PASS/STATE
-        effect = spec.parse(data)
-        if getattr(effect, "records", None) is not None:
-            return effect
-    if spec is None or spec.target is None or spec.name == "fx2":  # (an effect whose records stay bytes)  # unknown, or identified but not read
-        from shaderkit.formats.embedded import find
+    if spec is not None and spec.name == "fx2":
+        from shaderkit.formats.d3d9.effect import D3D9Effect
 
-        found = find(data)
-        if found:
-            return EmbeddedNode(data, found)
-    return None
+        effect = D3D9Effect.from_bytes(data)
+        if effect.records is not None:  # its shaders by TECHNIQUE/PASS/STATE
+            return effect
+    elif spec is not None and spec.target is not None:  # a format read as itself
+        return None
+    # unknown, identified but not read, or an effect whose records stay bytes: the shaders found inside
+    from shaderkit.formats.embedded import find
+
+    found = find(data)
+    return EmbeddedNode(data, found) if found else None
 
 
 class SarcNode:
