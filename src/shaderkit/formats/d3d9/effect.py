@@ -795,12 +795,14 @@ class D3D9Effect(ShaderFile):
             item.shader, item.data = shader, bytes(data)
 
     # --- text and summary -------------------------------------------------------------------------------
-    def layout_rows(self) -> list[dict[str, Any]]:
-        """Where each part of the file (as :meth:`to_bytes` writes it) lies: ``xna_header`` (when
-        there is one), ``header``, the data block's items (``block.p.0.type``, ``block.t.0.p.1.name``,
-        ``raw`` for bytes no record points at: fxc's leading zero word, string padding), ``records``
-        (everything after the block), ordered by offset; offsets from the start of the file."""
-        data = self.to_bytes()
+    def layout_rows(self, data: bytes | None = None) -> list[dict[str, Any]]:
+        """Where each part of the file (as :meth:`to_bytes` writes it; ``data``: those bytes when
+        the caller has them) lies: ``xna_header`` (when there is one), ``header``, the data block's
+        items (``block.p.0.type``, ``block.t.0.p.1.name``, ``raw`` for bytes no record points at:
+        fxc's leading zero word, string padding), ``records`` (everything after the block), ordered
+        by offset; offsets from the start of the file."""
+        if data is None:
+            data = self.to_bytes()
         again = D3D9Effect.from_bytes(data)
         start = len(again.prefix)
         rows: list[dict[str, Any]] = [{"item": "xna_header", "offset": 0, "size": start}] if start else []
@@ -825,10 +827,11 @@ class D3D9Effect(ShaderFile):
         ``element``, ``state``, ``usage``, ``usage_name``, ``size``, ``kind``}], ``shaders`` [{``member``,
         ``shader_model``, ``size``}], ``counts`` {``shaders``, ``objects``}, ``prefix_size`` (XNA 4's header), ``block_size``,
         ``trailing_size``, ``layout`` (:meth:`layout_rows`)."""
-        out: dict[str, Any] = {"format": self.format_name, "shader_model": "fx_2_0", "size": len(self.to_bytes()),
+        data = self.to_bytes()
+        out: dict[str, Any] = {"format": self.format_name, "shader_model": "fx_2_0", "size": len(data),
                                "typed": self.records is not None, "untyped": self.untyped,
                                "prefix_size": len(self.prefix), "block_size": len(self.block),
-                               "layout": self.layout_rows()}
+                               "layout": self.layout_rows(data)}
         if self.records is None:
             return out
         rec = self.records
