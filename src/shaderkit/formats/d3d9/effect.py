@@ -670,15 +670,8 @@ class D3D9Effect(ShaderFile):
             if not 8 <= start <= len(data) - 8:
                 raise ShaderFormatError(f"XNA header points at {start:#x}, outside the {len(data)}-byte file", 4, "FX2")
             prefix = data[:start]
-        if len(data) - start < 8:
-            raise ShaderFormatError("shorter than the 8-byte effect header", start, "FX2")
-        tag, size = _HEADER.unpack_from(data, start)
-        if tag != TAG:
-            raise ShaderFormatError(f"not an fx_2_0 effect (tag {tag:#010x})", start, "FX2")
+        tag, size = _header(data, start)
         block_start = start + 8
-        if size > len(data) - block_start:
-            raise ShaderFormatError(f"data block of {size} bytes runs past the file ({len(data) - block_start} left)",
-                                    start + 4, "FX2")
         effect = cls(tag=tag, prefix=prefix, block=data[block_start : block_start + size],
                      untyped_bytes=data[block_start + size :])
         try:
@@ -774,25 +767,26 @@ class D3D9Effect(ShaderFile):
         """The shaders' member names (:meth:`shader_members`)."""
         return list(self.shader_members())
 
+    def _item(self, name: str) -> SmallObject | LargeObject:
+        """The object that holds shader ``name``; KeyError when there is none."""
+        item = self.shader_members().get(name)
+        if item is None:
+            raise KeyError(f"no shader {name!r} in this effect (shaders: {', '.join(self.member_names())})")
+        return item
+
     def member(self, name: str) -> bytes:
         """The bytes of shader ``name``; KeyError when there is none."""
-        item = self.shader_members().get(name)
-        if item is None:
-            raise KeyError(f"no shader {name!r} in this effect (shaders: {', '.join(self.member_names())})")
-        return item.payload()
+        return self._item(name).payload()
 
     def replace_member(self, name: str, data: bytes) -> None:
-        """Put ``data`` (a D3D9 shader of any size) in place of shader ``name``."""
+        """Put ``data`` (a D3D9 shader of any size) in place of shader ``name``; ShaderFormatError
+        when it is not one."""
         from shaderkit.formats.d3d9.shader import D3D9Shader
 
-        item = self.shader_members().get(name)
-        if item is None:
-            raise KeyError(f"no shader {name!r} in this effect (shaders: {', '.join(self.member_names())})")
-        shader = D3D9Shader.from_bytes(data)
-        if shader.to_bytes() != bytes(data):
-            item.shader, item.data = None, bytes(data)
-        else:
-            item.shader, item.data = shader, bytes(data)
+        item = self._item(name)
+        D3D9Shader.from_bytes(data)
+        item.data = bytes(data)
+        item.shader = _shader_of(item.data)
 
     # --- text and summary -------------------------------------------------------------------------------
     def layout_rows(self, data: bytes | None = None) -> list[dict[str, Any]]:
@@ -911,14 +905,24 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
     return [fmt_def(w) for w in words]
 
 
+def _header(data: bytes, start: int) -> tuple[int, int]:
+    """The tag and the data block size of the effect header at ``start``; ShaderFormatError when
+    the header is short, the tag is not fx_2_0's or the block runs past the file."""
+    if len(data) - start < 8:
+        raise ShaderFormatError("shorter than the 8-byte effect header", start, "FX2")
+    tag, size = _HEADER.unpack_from(data, start)
+    if tag != TAG:
+        raise ShaderFormatError(f"not an fx_2_0 effect (tag {tag:#010x})", start, "FX2")
+    if size > len(data) - start - 8:
+        raise ShaderFormatError(f"data block of {size} bytes runs past the file ({len(data) - start - 8} left)",
+                                start + 4, "FX2")
+    return tag, size
+
+
 def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the fx_2_0 effect at ``offset`` (its records walked), or None."""
-    if data[offset : offset + 4] != struct.pack("<I", TAG) or len(data) - offset < 8:
-        return None
-    size = struct.unpack_from("<I", data, offset + 4)[0]
-    if size > len(data) - offset - 8:
-        return None
     try:
+        _, size = _header(data, offset)
         _, _, end = read_records(data, offset + 8, size)
     except ShaderFormatError:
         return None
