@@ -124,8 +124,6 @@ def test_a_new_effect_is_laid_out_by_the_rule() -> None:
                                  + words(0, 0))
 
 
-
-
 def build_rich_effect() -> tuple[bytes, dict[str, int]]:
     """An effect with a texture, a sampler with a parameter-assigned state, a struct with an
     annotation, and a shader parameter (small object); offsets computed as the parts are laid out."""
@@ -477,7 +475,7 @@ def test_sampler_states_in_a_pass_name_their_sampler() -> None:
     assert struct.unpack_from("<4I", data, 8 + size) == (0, 1, 0, 2)
     from shaderkit.formats.d3d9.effect_listing import _Printer
 
-    printer = _Printer(D3D9Effect.from_bytes(effect.to_bytes()))
+    printer = _Printer(effect)
     printer.state(1, sampler, None)  # in a sampler_state block the index (256 as fxc stores it) is not printed
     assert printer.lines[-1] == "    Texture = <object 1>;"
 

@@ -680,12 +680,8 @@ class D3D9Effect(ShaderFile):
             effect.untyped = str(exc)
             return effect
         effect.records, effect.layout, effect.trailing = records, layout, data[end:]
-        try:
-            same = effect.to_bytes() == data
-        except (ValueError, struct.error, OverflowError) as exc:  # a value the writer cannot encode
-            same, effect.untyped = False, f"does not write back: {exc}"
-        if not same:
-            effect.untyped = effect.untyped or "the typed records do not write back the stored bytes"
+        if effect.to_bytes() != data:
+            effect.untyped = "the typed records do not write back the stored bytes"
             effect.records, effect.layout, effect.trailing = None, None, b""
         return effect
 
