@@ -283,6 +283,15 @@ def test_a_struct_of_no_members_with_4g_elements_prints_at_once() -> None:
     assert effect.summary()["techniques"][0]["passes"][0]["states"][0]["value"] == "{}"
 
 
+def test_shaders_of_one_state_are_numbered_in_order() -> None:
+    # the small effect with three large objects for technique 0, pass 0, state 0
+    large = words(0, 0, 0xFFFFFFFF, 0, 0, len(VS11)) + VS11
+    data = EFFECT[: -len(large) - 8] + words(0, 3) + large * 3
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data
+    assert effect.member_names() == ["T/P/VertexShader", "T/P/VertexShader#2", "T/P/VertexShader#3"]
+
+
 def test_an_unknown_class_keeps_the_records_as_bytes() -> None:
     data = bytearray(EFFECT)
     data[8 + 8 : 8 + 12] = words(9)  # k's class: not one of D3DXPARAMETER_CLASS

@@ -727,12 +727,14 @@ class D3D9Effect(ShaderFile):
         if self.records is None:
             return {}
         out: dict[str, SmallObject | LargeObject] = {}
+        last: dict[str, int] = {}  # base name -> the last ``#n`` tried (names are never freed: resume there)
 
         def add(name: str, item: SmallObject | LargeObject) -> None:
-            base, n = name, 1
+            base, n = name, last.get(name, 1)
             while name in out:
                 n += 1
                 name = f"{base}#{n}"
+            last[base] = n
             out[name] = item
 
         owners = self.object_owners()
@@ -741,6 +743,7 @@ class D3D9Effect(ShaderFile):
                 add(owners.get(o.id) or f"object/{o.id}", o)
         techniques = self.techniques
         tnames = _unique_names([t.name for t in techniques])
+        pass_names: dict[int, list[str]] = {}  # technique index -> its passes' names (made once)
         for lo in self.records.large_objects:
             if lo.shader is None:
                 continue
@@ -751,7 +754,9 @@ class D3D9Effect(ShaderFile):
             elif lo.technique < len(techniques) and lo.index < len(techniques[lo.technique].passes):
                 tech = techniques[lo.technique]
                 ps = tech.passes[lo.index]
-                pnames = _unique_names([p.name for p in tech.passes])
+                pnames = pass_names.get(lo.technique)
+                if pnames is None:
+                    pnames = pass_names[lo.technique] = _unique_names([p.name for p in tech.passes])
                 sname = state_name(ps.states[lo.state].operation) if lo.state < len(ps.states) else f"state{lo.state}"
                 add(f"{tnames[lo.technique]}/{pnames[lo.index]}/{sname}", lo)
             else:
