@@ -456,12 +456,15 @@ def _shader_of(data: bytes) -> D3D9Shader | None:
     return shader if shader.to_bytes() == data else None
 
 
-def read_records(data: bytes, block_start: int, block_size: int) -> tuple[EffectRecords, Layout, int]:
-    """Walk the records after the data block; the records, the block's layout and where they end."""
+def read_records(data: bytes, block_start: int, block_size: int,
+                 whole: Reader | None = None) -> tuple[EffectRecords, Layout, int]:
+    """Walk the records after the data block; the records, the block's layout and where they end.
+    ``whole``: a reader over ``data`` whose allocation budget the walk spends (a new one by default)."""
     from shaderkit.io.layout import Layout
     from shaderkit.io.reader import Reader
 
-    whole = Reader(data)
+    if whole is None:
+        whole = Reader(data)
     src = _Source(whole.sub(block_start, block_size))
     layout = Layout()
     rec = _Records(whole.at(block_start + block_size))
@@ -921,10 +924,18 @@ def _header(data: bytes, start: int) -> tuple[int, int]:
 
 
 def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
-    """The size of the fx_2_0 effect at ``offset`` (its records walked), or None."""
+    """The size of the fx_2_0 effect at ``offset`` (its records walked), or None. ``memo`` (one per
+    input searched) keeps one reader, so that all the effects tried in an input share its budget."""
+    from shaderkit.io.reader import Reader
+
     try:
         _, size = _header(data, offset)
-        _, _, end = read_records(data, offset + 8, size)
+        whole = memo.get("fx2.reader") if memo is not None else None
+        if whole is None:
+            whole = Reader(data)
+            if memo is not None:
+                memo["fx2.reader"] = whole
+        _, _, end = read_records(data, offset + 8, size, whole)
     except ShaderFormatError:
         return None
     return end - offset
