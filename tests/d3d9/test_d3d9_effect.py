@@ -292,6 +292,16 @@ def test_shaders_of_one_state_are_numbered_in_order() -> None:
     assert effect.member_names() == ["T/P/VertexShader", "T/P/VertexShader#2", "T/P/VertexShader#3"]
 
 
+def test_an_object_id_0xffffffff_keeps_the_records_as_bytes() -> None:
+    # the VertexShader state's value (block offset 80) names object 0xFFFFFFFF: the object count
+    # written would be 1 + 0xFFFFFFFF, which no u32 holds
+    data = bytearray(EFFECT)
+    data[8 + 80 : 8 + 84] = words(0xFFFFFFFF)
+    effect = D3D9Effect.from_bytes(bytes(data))
+    assert effect.records is None and "object id 0xFFFFFFFF" in effect.untyped
+    assert effect.to_bytes() == bytes(data)
+
+
 def test_an_unknown_class_keeps_the_records_as_bytes() -> None:
     data = bytearray(EFFECT)
     data[8 + 8 : 8 + 12] = words(9)  # k's class: not one of D3DXPARAMETER_CLASS

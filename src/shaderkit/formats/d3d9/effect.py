@@ -577,8 +577,10 @@ class _Builder:
 
     def build(self, records: EffectRecords) -> tuple[bytes, bytes]:
         """The data block and the records after it."""
-        self.u32(len(records.parameters), len(records.techniques), records.shader_count,
-                 max(records.object_count, 1 + max(_object_ids(records), default=0)))
+        object_count = max(records.object_count, 1 + max(_object_ids(records), default=0))
+        if object_count > 0xFFFFFFFF:
+            raise ValueError("object id 0xFFFFFFFF leaves no object count that covers it")
+        self.u32(len(records.parameters), len(records.techniques), records.shader_count, object_count)
         for i, p in enumerate(records.parameters):
             t = self.type(p.type, ("p", i, "type"))
             self.u32(t, self.value(p.type, p.value, ("p", i, "value")), p.flags, len(p.annotations))
@@ -683,13 +685,18 @@ class D3D9Effect(ShaderFile):
             effect.untyped = str(exc)
             return effect
         effect.records, effect.layout, effect.trailing = records, layout, data[end:]
-        if effect.to_bytes() != data:
-            effect.untyped = "the typed records do not write back the stored bytes"
+        try:
+            same = effect.to_bytes() == data
+        except ValueError as exc:  # (an object id 0xFFFFFFFF: no object count can be written)
+            same, effect.untyped = False, f"does not write back: {exc}"
+        if not same:
+            effect.untyped = effect.untyped or "the typed records do not write back the stored bytes"
             effect.records, effect.layout, effect.trailing = None, None, b""
         return effect
 
     def to_bytes(self) -> bytes:
-        """Prefix, tag, data block size, data block, records, objects, trailing bytes."""
+        """Prefix, tag, data block size, data block, records, objects, trailing bytes; ValueError
+        when an object id is 0xFFFFFFFF (no object count covers it)."""
         if self.records is None:
             body = self.block + self.untyped_bytes
             return self.prefix + _HEADER.pack(self.tag, len(self.block)) + body
