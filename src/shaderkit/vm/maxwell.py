@@ -72,6 +72,15 @@ from shaderkit.errors import ShaderkitError
 from shaderkit.isa.maxwell.decode import BUNDLE_BYTES, Instruction, decode, sign_extend, words_of
 from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand, bits_width
 from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
+from shaderkit.vm.sm4.alu import (
+    bit_reverse,
+    count_bits,
+    f16_to_f32,
+    f32_to_f16,
+    first_bit_high,
+    first_bit_high_signed,
+    flush,
+)
 
 __all__ = ["VMError", "MaxwellShader", "RunResult", "SEMANTICS", "UNSUPPORTED", "supported_encodings",
            "DEFAULT_MAX_STEPS", "attribute_address"]
@@ -133,8 +142,7 @@ def _u(f: Any) -> np.ndarray:
 
 
 def _ftz(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, F32)
-    return np.where(np.abs(x) < _TINY, np.copysign(F32(0), x), x).astype(F32)
+    return flush(np.asarray(x, F32))
 
 
 def _sat(x: np.ndarray) -> np.ndarray:
@@ -755,14 +763,6 @@ def _fchk(ins: Ins) -> Op:
     return op
 
 
-def _half_to_f32(bits: np.ndarray) -> np.ndarray:
-    return np.asarray(bits, U32).astype(np.uint16).view(np.float16).astype(F32)
-
-
-def _f32_to_half(x: np.ndarray, rnd: int = 0) -> np.ndarray:
-    return np.asarray(x, F32).astype(np.float16).view(np.uint16).astype(U32)
-
-
 _SRC_FLOAT = {"F16": 16, "F32": 32, "F64": 64}
 
 
@@ -782,7 +782,7 @@ def _f2f(ins: Ins) -> Op:
         if get is not None:
             return get(st)
         bits = raw(st)
-        x = _half_to_f32(bits >> U32(16) if sh else bits & U32(0xFFFF)) if src == "F16" else _f(bits)
+        x = f16_to_f32(bits >> U32(16) if sh else bits & U32(0xFFFF)) if src == "F16" else _f(bits)
         x = x.astype(np.float64)
         if absolute:
             x = np.abs(x)
@@ -807,7 +807,7 @@ def _f2f(ins: Ins) -> Op:
             y = _ftz(y)
         if sat:
             y = _sat(y)
-        st.write(d, _f32_to_half(y) if dst == "F16" else _u(y), m)
+        st.write(d, f32_to_f16(y) if dst == "F16" else _u(y), m)
         if _cc_row(ins):
             st.set_cc(m, _u(y))
     return op
@@ -839,7 +839,7 @@ def _f2i(ins: Ins) -> Op:
             x = np.asarray(get(st), np.float64)
         else:
             b = raw(st)
-            x = (_half_to_f32(b >> U32(16) if sh else b & U32(0xFFFF)) if src == "F16" else _f(b)).astype(np.float64)
+            x = (f16_to_f32(b >> U32(16) if sh else b & U32(0xFFFF)) if src == "F16" else _f(b)).astype(np.float64)
             if ftz:
                 x = np.where(np.abs(x) < 2.0 ** -126, 0.0, x)
             if absolute:
@@ -906,7 +906,7 @@ def _i2f(ins: Ins) -> Op:
             st.write_pair(d, np.asarray(x, np.float64).view(np.uint64), m)
             return
         y = _round(x, rnd)
-        st.write(d, _f32_to_half(y) if dst == "F16" else _u(y), m)
+        st.write(d, f32_to_f16(y) if dst == "F16" else _u(y), m)
         if _cc_row(ins):
             st.set_cc(m, _u(y))
     return op
@@ -1213,14 +1213,6 @@ def _shl(ins: Ins) -> Op:
     return op
 
 
-def _brev(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, U32).astype(np.uint64)
-    out = np.zeros(v.shape, np.uint64)
-    for i in range(32):
-        out |= ((v >> np.uint64(i)) & np.uint64(1)) << np.uint64(31 - i)
-    return out.astype(U32)
-
-
 @semantics("SHR")
 def _shr(ins: Ins) -> Op:
     if ins.mod("XMode"):
@@ -1231,7 +1223,7 @@ def _shr(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
         if brev:
-            x = _brev(x)
+            x = bit_reverse(x)
         n = np.asarray(b(st), U32).astype(np.int64)
         n = n & 31 if wrap else np.minimum(n, 32)
         if signed:
@@ -1338,7 +1330,7 @@ def _bfe(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
         if brev:
-            x = _brev(x)
+            x = bit_reverse(x)
         x64 = np.broadcast_to(np.asarray(x, U32).astype(np.int64), (st.n,))
         pos, length = (np.broadcast_to(v, (st.n,)) for v in _bitfield(b(st)))
         msb = np.minimum(pos + length - 1, 31)
@@ -1375,18 +1367,10 @@ def _bfi(ins: Ins) -> Op:
     return op
 
 
-def _popcount(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, U32).astype(np.uint64)
-    count = np.zeros(v.shape, np.uint64)
-    for i in range(32):
-        count += (v >> np.uint64(i)) & np.uint64(1)
-    return count.astype(U32)
-
-
 @semantics("POPC")
 def _popc(ins: Ins) -> Op:
     a, d = ins.u(1), ins.raw(0)
-    return lambda st, m: st.write(d, _popcount(a(st)), m)
+    return lambda st, m: st.write(d, count_bits(a(st)), m)
 
 
 @semantics("FLO")
@@ -1396,13 +1380,9 @@ def _flo(ins: Ins) -> Op:
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = np.broadcast_to(np.asarray(a(st), U32), (st.n,))
-        if signed:
-            x = np.where(_s(x) < 0, ~x, x)
-        top = np.full(st.n, -1, np.int64)
-        for i in range(32):
-            top = np.where((x >> U32(i)) & U32(1) == 1, i, top)
-        value = np.where(top < 0, -1, 31 - top if sh else top)
-        st.write(d, _wrap(value), m)
+        shift = first_bit_high_signed(x) if signed else first_bit_high(x)  # 31 - position, ~0 for none
+        value = shift if sh else np.where(shift == U32(0xFFFFFFFF), shift, U32(31) - shift)
+        st.write(d, value, m)
     return op
 
 
@@ -1686,7 +1666,7 @@ def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarra
             and not ins.mnemonic.endswith("_32I"):
         h0 = np.array(ins.raw(i) << 6, U32)
         h1 = np.array(ins.raw(i + 1) << 6, U32)
-        return lambda st: (_half_to_f32(h0), _half_to_f32(h1))
+        return lambda st: (f16_to_f32(h0), f16_to_f32(h1))
     get = ins.u(i)
     swizzle = _enum_name("HalfSwizzle", ins.flag(i, "part")) if ins.operands[i].part is not None else "F16"
     neg, absolute = ins.flag(i, "neg"), ins.flag(i, "abs")
@@ -1697,7 +1677,7 @@ def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarra
             x = _f(v).astype(F32)
             lo = hi = x
         else:
-            lo, hi = _half_to_f32(v & U32(0xFFFF)), _half_to_f32(v >> U32(16))
+            lo, hi = f16_to_f32(v & U32(0xFFFF)), f16_to_f32(v >> U32(16))
             if swizzle == "H0_H0":
                 hi = lo
             elif swizzle == "H1_H1":
@@ -1717,7 +1697,7 @@ def _hwrite(st: Machine, ins: Ins, m: np.ndarray, lo: np.ndarray, hi: np.ndarray
         lo, hi = _sat(lo), _sat(hi)
     fmt = ins.choice("OFmt") if "OFmt" in ins.mods else "F16"
     d = ins.raw(0)
-    lo16, hi16 = _f32_to_half(lo), _f32_to_half(hi)
+    lo16, hi16 = f32_to_f16(lo), f32_to_f16(hi)
     if fmt == "F32":
         st.writef(d, lo16.astype(np.uint16).view(np.float16).astype(F32), m)
     elif fmt == "Mrg_H0":
@@ -1742,7 +1722,7 @@ def _hadd2(ins: Ins) -> Op:
 
 def _halves32(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarray]]:
     value = ins.raw(i)
-    lo, hi = _half_to_f32(np.array(value & 0xFFFF, U32)), _half_to_f32(np.array(value >> 16, U32))
+    lo, hi = f16_to_f32(np.array(value & 0xFFFF, U32)), f16_to_f32(np.array(value >> 16, U32))
     return lambda st: (lo, hi)
 
 
@@ -1768,7 +1748,7 @@ def _hfma2(ins: Ins) -> Op:
 
         def c_dest(st: Machine) -> tuple[np.ndarray, np.ndarray]:
             v = st.reg(d)
-            lo, hi = _half_to_f32(v & U32(0xFFFF)), _half_to_f32(v >> U32(16))
+            lo, hi = f16_to_f32(v & U32(0xFFFF)), f16_to_f32(v >> U32(16))
             return (-lo, -hi) if negc else (lo, hi)
         c: Callable[[Machine], tuple[np.ndarray, np.ndarray]] = c_dest
     else:
@@ -2340,8 +2320,8 @@ def _store_texels(st: Machine, m: np.ndarray, texel: np.ndarray, integer: bool, 
     if f16:
         packed = []
         for k in range(0, len(values), 2):
-            lo = _f32_to_half(values[k].astype(F32))
-            hi = _f32_to_half(values[k + 1].astype(F32)) if k + 1 < len(values) else U32(0)
+            lo = f32_to_f16(values[k].astype(F32))
+            hi = f32_to_f16(values[k + 1].astype(F32)) if k + 1 < len(values) else U32(0)
             packed.append(lo | (hi << U32(16)))
         for reg, value in zip(regs, packed):
             st.write(reg, value, m)
