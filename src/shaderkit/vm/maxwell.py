@@ -69,7 +69,15 @@ import numpy as np
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
-from shaderkit.isa.maxwell.decode import BUNDLE_BYTES, Instruction, decode, sign_extend, words_of
+from shaderkit.isa.maxwell.decode import (
+    BUNDLE_BYTES,
+    Instruction,
+    branch_target,
+    decode,
+    operand_value,
+    sign_extend,
+    words_of,
+)
 from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand, bits_width
 from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
 from shaderkit.vm.sm4.alu import (
@@ -243,6 +251,10 @@ class Ins:
         """Operand ``i``'s sub-field as a signed number."""
         return sign_extend(self.raw(i, sub), self.width(i, sub))
 
+    def value(self, i: int) -> tuple[int, ...]:
+        """Operand ``i``'s value as the hardware reads it (:func:`~shaderkit.isa.maxwell.decode.operand_value`)."""
+        return operand_value(self.instruction, self.operands[i])
+
     def fail(self, why: str) -> VMError:
         """A VMError naming this instruction."""
         return VMError(f"{self.mnemonic} at {self.address:#x}: {why}")
@@ -254,22 +266,14 @@ class Ins:
         if kind == "R":
             index = self.raw(i)
             get: Callable[[Machine], np.ndarray] = (lambda st: st.zero) if index == RZ else (lambda st: st.r[index])
-        elif kind in ("I", "F"):
-            value = np.array(self.raw(i) & 0xFFFFFFFF, U32)
-            get = lambda st: value  # noqa: E731
-        elif kind == "S":
-            value = np.array(self.signed(i) & 0xFFFFFFFF, U32)
-            get = lambda st: value  # noqa: E731
-        elif kind == "F20":
-            value = np.array(self.raw(i) << 12, U32)
+        elif kind in ("I", "F", "S", "F20"):
+            value = np.array(self.value(i)[0] & 0xFFFFFFFF, U32)
             get = lambda st: value  # noqa: E731
         elif kind == "C":
-            slot, offset = self.raw(i, 0), self.raw(i, 1) * 4
+            slot, offset = self.value(i)
             get = lambda st: st.cbuf_word(slot, offset)  # noqa: E731
         elif kind == "K":
-            slot = self.raw(i, 0)
-            reg = self.raw(i, 1) if len(self.operands[i].fields) == 3 else RZ
-            offset = self.signed(i)
+            slot, reg, offset = self.value(i)
             get = lambda st: st.cbuf_words(slot, st.reg(reg).astype(np.int64) + offset)  # noqa: E731
         else:
             raise self.fail(f"operand kind {kind} is not a value")
@@ -300,10 +304,10 @@ class Ins:
             index = self.raw(i)
             get: Callable[[Machine], np.ndarray] = lambda st: st.pair(index).view(np.float64)  # noqa: E731
         elif kind == "D20":
-            value = np.array(self.raw(i) << 44, np.uint64).view(np.float64)
+            value = np.array(self.value(i)[0], np.uint64).view(np.float64)
             get = lambda st: value  # noqa: E731
         elif kind == "C":
-            slot, offset = self.raw(i, 0), self.raw(i, 1) * 4
+            slot, offset = self.value(i)
             get = lambda st: (st.cbuf_word(slot, offset).astype(np.uint64)  # noqa: E731
                               | st.cbuf_word(slot, offset + 4).astype(np.uint64) << np.uint64(32)).view(np.float64)
         else:
@@ -1928,7 +1932,7 @@ def _ldc(ins: Ins) -> Op:
     mode = ins.choice("AddressMode") if ins.mod("AddressMode") else ""
     indexed = mode in ("Is", "Isl")
     d = ins.raw(0)
-    slot, reg, offset = ins.raw(1, 0), ins.raw(1, 1), ins.signed(1)
+    slot, reg, offset = ins.value(1)
     size = ins.choice("LsSize2")
     nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}[size]
 
@@ -1975,7 +1979,8 @@ def _memory_op(space: str, store: bool, enum: str) -> Builder:
             mi, ri = 0, 1
         else:
             ri, mi = 0, 1
-        reg, base_reg, offset = ins.raw(ri), ins.raw(mi, 0), ins.signed(mi, 1)
+        reg = ins.raw(ri)
+        base_reg, offset = ins.value(mi)
         size = ins.choice(enum)
         nbytes = _LS_BYTES[size]
         if len(ins.operands) > 2 and ins.kind(2) == "P" and ins.raw(2) != PT:
@@ -2677,7 +2682,7 @@ def _atomic(space: str, returns: bool) -> Builder:
             raise ins.fail(f"{size} atomics are not supported (32-bit only)")
         operation = "Cas" if cas else (ins.choice("AtomOp") if "AtomOp" in ins.mods else ins.choice("RedOp"))
         if ins.kind(mi) == "M":
-            base_reg, offset = ins.raw(mi, 0), ins.signed(mi, 1)
+            base_reg, offset = ins.value(mi)
             if ins.mnemonic == "ATOMS":
                 offset *= 4  # ATOMS counts its offset in words (Ryujinx)
         else:  # CAS: [Ra], compare in Rb, new value in Rb + 1
@@ -2721,7 +2726,8 @@ _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT
 def _target(ins: Ins) -> int:
     if ins.kind(0) != "T":
         raise ins.fail("a constant-buffer branch target is not supported")
-    target = ins.address + 8 + ins.signed(0)
+    target = branch_target(ins.instruction, ins.address)
+    assert target is not None
     # a target on a bundle's control word runs the bundle's first instruction
     return target + 8 if target % BUNDLE_BYTES == 0 else target
 
