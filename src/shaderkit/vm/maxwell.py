@@ -43,7 +43,9 @@ Documented choices:
   texel centres at .5), ``wrap`` ``repeat`` or ``clamp`` (cube faces clamp); a list of arrays
   gives mip levels, picked by an explicit LOD (rounded; bias, implicit LOD and TXD's derivatives
   use level 0, and TMML reports LOD 0). Depth
-  compare (DC) is LEQUAL per texel before filtering and fills every component. Register layouts
+  compare (DC) is LEQUAL per texel before filtering and fills every component. Addressing,
+  filtering (float32 weights, as GPUs filter in reduced precision), cube faces, gather and loads are
+  the SM4 VM's (:mod:`shaderkit.vm.sm4.memory`); this module only finds the operands. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
@@ -89,6 +91,8 @@ from shaderkit.vm.sm4.alu import (
     first_bit_high_signed,
     flush,
 )
+from shaderkit.vm.sm4.memory import fetch_texels, gather_texels, sample_level
+from shaderkit.vm.sm4.resources import CLAMP, WRAP, Sampler, Texture, cube_face
 
 __all__ = ["VMError", "MaxwellShader", "RunResult", "SEMANTICS", "UNSUPPORTED", "supported_encodings",
            "DEFAULT_MAX_STEPS", "attribute_address"]
@@ -2081,68 +2085,54 @@ _DIM_COORDS = {"_1d": 1, "Array1d": 1, "_2d": 2, "Array2d": 2, "_3d": 3, "Array3
 _CUBE_FACES = 6
 
 
-def _sequence(start: int) -> Callable[[], int | None]:
-    """Successive register indices from ``start`` (None once past RZ: reads 0)."""
+def _sequence(start: int) -> Callable[[], int]:
+    """Successive register indices from ``start`` (RZ, which reads 0, from RZ on)."""
     state = [start]
 
-    def take() -> int | None:
+    def take() -> int:
         index = state[0]
-        state[0] += 1
-        return index if index <= RZ else None
+        state[0] = min(index + 1, RZ)
+        return index
     return take
 
 
-def _read_f(st: Machine, index: int | None) -> np.ndarray:
-    return np.zeros(st.n, F32) if index is None else _f(st.reg(index))
+def _read_f(st: Machine, index: int) -> np.ndarray:
+    return np.broadcast_to(_f(st.reg(index)), (st.n,))
 
 
-def _read_i(st: Machine, index: int | None) -> np.ndarray:
-    return np.zeros(st.n, np.int32) if index is None else _s(st.reg(index))
+def _read_i(st: Machine, index: int) -> np.ndarray:
+    return np.broadcast_to(_s(st.reg(index)), (st.n,))
 
 
 @dataclass
 class _TexPlan:
-    """Where a texture instruction's operands are: register indices (None reads 0)."""
+    """Where a texture instruction's operands are: register indices (RZ reads 0), None when the
+    instruction has no such operand."""
 
     dim: str
-    coords: list[int | None]
+    coords: list[int]
     layer: int | None = None  # array index register
-    has_layer: bool = False
     lod: int | None = None
-    has_lod: bool = False
     bias: bool = False
     offset: int | None = None
     offset_bits: tuple[int, int] = (4, 4)  # (stride, width) of each packed offset component
     dref: int | None = None
-    has_dref: bool = False
     handle: int | None = None  # bindless handle register
     integer: bool = False  # TLD/TLDS: integer texel coordinates
     gather: int | None = None  # TLD4: the component gathered
 
 
 def _texels(tex: Any) -> tuple[np.ndarray, bool]:
-    """(float64 (..., 4) texels, whether they are raw integers): uint8/uint16 are UNORM, 32-bit integer
-    arrays stay integers, channels padded as (r, 0, 0, 1)."""
+    """(texels, whether they are raw integers): uint8/uint16 are UNORM (float32), 32-bit integer
+    arrays stay integers, others become float32."""
     arr = np.asarray(tex)
-    integer = arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4:
+        return arr, True
     if arr.dtype == np.uint8:
-        arr = arr / 255.0
-    elif arr.dtype == np.uint16:
-        arr = arr / 65535.0
-    return arr.astype(np.float64), integer
-
-
-def _with_channels(arr: np.ndarray, spatial: int) -> np.ndarray:
-    if arr.ndim == spatial:
-        arr = arr[..., None]
-    channels = arr.shape[-1]
-    if channels > 4:
-        raise VMError(f"a texture has {channels} channels (at most 4)")
-    if channels < 4:
-        shape = arr.shape[:-1] + (1,)
-        pad = [np.zeros(shape), np.zeros(shape), np.ones(shape)]
-        arr = np.concatenate([arr] + pad[channels - 1:], axis=-1)
-    return arr
+        return (arr / 255.0).astype(F32), False
+    if arr.dtype == np.uint16:
+        return (arr / 65535.0).astype(F32), False
+    return arr.astype(F32), False
 
 
 def _texture_spec(st: Machine, key: int | str) -> tuple[list[Any], str, str]:
@@ -2163,73 +2153,36 @@ def _texture_spec(st: Machine, key: int | str) -> tuple[list[Any], str, str]:
     return (list(tex) if isinstance(tex, (list, tuple)) else [tex]), filter_, wrap
 
 
-def _levels(st: Machine, key: int | str) -> list[Any]:
-    return _texture_spec(st, key)[0]
+#: TexDim -> the sm4 texture dimension whose (layers, depth, height, width, 4) layout it has
+_SM4_DIMENSIONS = {"_1d": "texture1d", "Array1d": "texture1darray", "_2d": "texture2d", "Array2d": "texture2darray",
+                   "_3d": "texture3d", "Array3d": "texture3d", "Cube": "texturecube", "ArrayCube": "texturecubearray"}
 
 
-def _wrap_index(i: np.ndarray, size: int, mode: str) -> np.ndarray:
-    return np.clip(i, 0, size - 1) if mode == "clamp" else np.mod(i, size)
-
-
-def _filter(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
-            offsets: list[np.ndarray] | None, dref: np.ndarray | None, wrap: str) -> np.ndarray:
-    """(lanes, 4) filtered texels: ``tex`` is ([layers,] [depth,] [height,] width, 4), ``coords``
-    normalized (u, v, w), ``layer`` per-lane layer indices."""
-    spatial = tex.shape[(0 if layer is None else 1):-1][::-1]  # width, height, depth
-    axes: list[list[tuple[np.ndarray, np.ndarray]]] = []
-    for axis, c in enumerate(coords):
-        size = spatial[axis]
-        off = 0 if offsets is None else offsets[axis]
-        x = np.nan_to_num(c.astype(np.float64)) * size
-        if st.filter == "nearest":
-            axes.append([(_wrap_index(np.floor(x).astype(np.int64) + off, size, wrap), np.ones(st.n))])
-        else:
-            x = x - 0.5
-            i0 = np.floor(x)
-            frac = x - i0
-            i0 = i0.astype(np.int64) + off
-            axes.append([(_wrap_index(i0, size, wrap), 1 - frac), (_wrap_index(i0 + 1, size, wrap), frac)])
-    out = np.zeros((st.n, 4))
-    corners: list[tuple[list[np.ndarray], np.ndarray]] = [([], np.ones(st.n))]
-    for choices in axes:
-        corners = [(idx + [i], w * wt) for idx, w in corners for i, wt in choices]
-    for idx, weight in corners:
-        index = tuple(reversed(idx))
-        texel = tex[(layer,) + index] if layer is not None else tex[index]
-        if dref is not None:  # depth compare (LEQUAL): 1 where the reference passes
-            passed = (dref.astype(np.float64) <= texel[:, 0]).astype(np.float64)
-            texel = np.repeat(passed[:, None], 4, axis=1)
-        out += weight[:, None] * texel
-    return out
-
-
-def _cube(st: Machine, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Face index (+X, -X, +Y, -Y, +Z, -Z) and (s, t) in [0, 1] per OpenGL's cube map table."""
-    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
-    face = np.where((ax >= ay) & (ax >= az), np.where(x >= 0, 0, 1),
-                    np.where(ay >= az, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
-    ma = np.choose(face, [ax, ax, ay, ay, az, az])
-    sc = np.choose(face, [-z, z, x, x, x, -x])
-    tc = np.choose(face, [-y, -y, z, -z, -y, -y])
-    with np.errstate(all="ignore"):
-        s = (sc / np.where(ma == 0, 1, ma) + 1) / 2
-        t = (tc / np.where(ma == 0, 1, ma) + 1) / 2
-    return face, [s, t]
+def _sm4_texture(plan: _TexPlan, texels: np.ndarray) -> Texture:
+    """One mip level as an sm4 :class:`Texture` after checking its shape against the plan's TexDim."""
+    cube = plan.dim in ("Cube", "ArrayCube")
+    arrayed = plan.layer is not None or cube
+    spatial = 2 if cube else _DIM_COORDS[plan.dim]
+    need = spatial + (1 if arrayed else 0)
+    if texels.ndim == need:
+        texels = texels[..., None]
+    if texels.ndim != need + 1:
+        raise VMError(f"a {plan.dim.strip('_')} texture needs {need} dimensions (+ channels), not shape {texels.shape}")
+    if texels.shape[-1] > 4:
+        raise VMError(f"a texture has {texels.shape[-1]} channels (at most 4)")
+    dimension = _SM4_DIMENSIONS[plan.dim]
+    if cube or not arrayed:
+        return Texture.from_array(texels, dimension)
+    if spatial == 3:  # an array of 3D textures: one sm4 layer per 3D texture (depth kept)
+        return Texture([np.concatenate([Texture.from_array(t, "texture3d").levels[0] for t in texels])], dimension)
+    return Texture.from_array(texels, dimension)
 
 
 def _sample(st: Machine, plan: _TexPlan, key: int | str, m: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers."""
+    """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers: one
+    mip level per lane (the explicit LOD rounded, else level 0)."""
     levels, filter_, wrap = _texture_spec(st, key)
-    saved = st.filter, st.wrap
-    st.filter, st.wrap = filter_, wrap
-    try:
-        return _sample_levels(st, plan, levels, m)
-    finally:
-        st.filter, st.wrap = saved
-
-
-def _sample_levels(st: Machine, plan: _TexPlan, levels: list[Any], m: np.ndarray) -> tuple[np.ndarray, bool]:
-    if plan.has_lod and not plan.bias and len(levels) > 1:
+    if plan.lod is not None and not plan.bias and len(levels) > 1:
         raw = _read_i(st, plan.lod) if plan.integer else np.rint(np.nan_to_num(_read_f(st, plan.lod)))
         level = np.clip(np.asarray(raw, np.int64), 0, len(levels) - 1)
     else:
@@ -2239,66 +2192,36 @@ def _sample_levels(st: Machine, plan: _TexPlan, levels: list[Any], m: np.ndarray
     for value in np.unique(level[m]) if m.any() else [0]:
         sel = level == value
         texels, integer = _texels(levels[int(value)])
-        out[sel] = _sample_level(st, plan, texels)[sel]
+        out[sel] = _sample_level(st, plan, _sm4_texture(plan, texels), filter_, wrap)[sel]
     return out, integer
 
 
-def _sample_level(st: Machine, plan: _TexPlan, texels: np.ndarray) -> np.ndarray:
-    dims = _DIM_COORDS[plan.dim]
+def _sample_level(st: Machine, plan: _TexPlan, tex: Texture, filter_: str, wrap: str) -> np.ndarray:
+    """(lanes, 4) texels of one mip level (``tex``) with sm4's addressing, filtering, gather and
+    comparison; Maxwell's part is where the operands are (``plan``)."""
     cube = plan.dim in ("Cube", "ArrayCube")
-    arrayed = plan.has_layer or cube
-    spatial = 2 if cube else dims
-    tex = _with_channels(texels, spatial + (1 if arrayed else 0))
-    if tex.ndim != spatial + 1 + (1 if arrayed else 0):
-        raise VMError(f"a {plan.dim.strip('_')} texture needs {spatial + (1 if arrayed else 0)} dimensions "
-                      f"(+ channels), not shape {texels.shape}")
-    layer = None
-    if plan.has_layer:
-        count = tex.shape[0] // (_CUBE_FACES if cube else 1)
-        layer = np.clip(_read_i(st, plan.layer).astype(np.int64), 0, count - 1)
-    offsets = None
+    layer = np.zeros(st.n, np.int64)
+    if plan.layer is not None:
+        layer = np.clip(_read_i(st, plan.layer).astype(np.int64), 0, tex.layers - 1)
+    offsets: Any = (0, 0, 0)
     if plan.offset is not None:
         packed = st.reg(plan.offset).astype(np.int64)
         stride, width = plan.offset_bits
-        offsets = [_extract(packed.astype(U32), k * stride, width, True) for k in range(dims)]
-    dref = _read_f(st, plan.dref) if plan.has_dref else None
+        offsets = [_extract(packed.astype(U32), k * stride, width, True) for k in range(_DIM_COORDS[plan.dim])]
     if plan.integer:
-        coords = [_read_i(st, r).astype(np.int64) for r in plan.coords]
-        spatial_shape = tex.shape[(1 if layer is not None else 0):-1][::-1]
-        inside = np.ones(st.n, bool)
-        index = []
-        for axis, c in enumerate(coords):
-            c = c + (0 if offsets is None else offsets[axis])
-            inside &= (c >= 0) & (c < spatial_shape[axis])
-            index.append(np.clip(c, 0, spatial_shape[axis] - 1))
-        where = tuple(reversed(index))
-        picked = tex[(layer,) + where] if layer is not None else tex[where]
-        return np.where(inside[:, None], picked, 0.0)
-    coords = [_read_f(st, r) for r in plan.coords]
+        return fetch_texels(tex, 0, layer, [_read_i(st, r).astype(np.int64) for r in plan.coords], None, offsets)
+    dref = _read_f(st, plan.dref) if plan.dref is not None else None
+    coords = np.stack([np.nan_to_num(_read_f(st, r)) for r in plan.coords], axis=1)
+    mode = CLAMP if wrap == "clamp" or cube else WRAP
+    sampler = Sampler(filter="point" if filter_ == "nearest" else "linear", address=(mode, mode, mode),
+                      comparison="less_equal")
     if cube:
-        face, st_coords = _cube(st, *coords)
-        layer = face if layer is None else layer * _CUBE_FACES + face
-        return _filter(st, tex, st_coords, layer, None, dref, "clamp")
+        face, u, v = cube_face(coords.astype(np.float64))
+        return sample_level(tex, sampler, 0, layer * _CUBE_FACES + face, np.stack([u, v], axis=1).astype(F32),
+                            (0, 0, 0), dref)
     if plan.gather is not None:
-        return _gather(st, tex, coords, layer, offsets, plan.gather, dref)
-    return _filter(st, tex, coords, layer, offsets, dref, st.wrap)
-
-
-def _gather(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
-            offsets: list[np.ndarray] | None, component: int, dref: np.ndarray | None) -> np.ndarray:
-    """textureGather: ``component`` of the four bilinear texels in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0)."""
-    h, w = tex.shape[-3], tex.shape[-2]
-    x = np.nan_to_num(coords[0].astype(np.float64)) * w - 0.5
-    y = np.nan_to_num(coords[1].astype(np.float64)) * h - 0.5
-    i0 = np.floor(x).astype(np.int64) + (0 if offsets is None else offsets[0])
-    j0 = np.floor(y).astype(np.int64) + (0 if offsets is None else offsets[1])
-    out = []
-    for i, j in ((i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)):
-        ii, jj = _wrap_index(i, w, st.wrap), _wrap_index(j, h, st.wrap)
-        texel = tex[layer, jj, ii] if layer is not None else tex[jj, ii]
-        value = texel[:, 0 if dref is not None else component]
-        out.append((dref.astype(np.float64) <= value).astype(np.float64) if dref is not None else value)
-    return np.stack(out, axis=1)
+        return gather_texels(tex, sampler, layer, coords, offsets, plan.gather, dref)
+    return sample_level(tex, sampler, 0, layer, coords, offsets, dref)
 
 
 def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
@@ -2375,19 +2298,19 @@ def _texs(ins: Ins) -> Op:
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     plan = _TexPlan(dim, [])
     if arrayed:
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
         plan.coords = [ra(), rb()]
         if dc:
-            plan.dref, plan.has_dref = rb(), True
+            plan.dref = rb()
     else:
         regs = [ra() if s == "a" else rb() for s in sources]
         ncoords = _DIM_COORDS[dim]
         plan.coords = regs[:ncoords]
         extra = regs[ncoords:]
         if dc:
-            plan.dref, plan.has_dref = extra.pop(0), True
+            plan.dref = extra.pop(0)
         if lod:
-            plan.lod, plan.has_lod = extra.pop(0), True
+            plan.lod = extra.pop(0)
     comps, regs_out, f16 = _texs_destinations(ins)
     tex = ins.raw(4)
 
@@ -2411,7 +2334,7 @@ def _tlds(ins: Ins) -> Op:
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     if target == "2D_ARRAY_LZ":
         plan = _TexPlan("Array2d", [rb(), rb()], integer=True)
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
     elif target in _TLDS_LAYOUT:
         dim, sources, lod, offset, ms = _TLDS_LAYOUT[target]
         if ms:
@@ -2421,7 +2344,7 @@ def _tlds(ins: Ins) -> Op:
         plan = _TexPlan(dim, regs[:ncoords], integer=True)
         extra = regs[ncoords:]
         if lod:
-            plan.lod, plan.has_lod = extra.pop(0), True
+            plan.lod = extra.pop(0)
         if offset:
             plan.offset = extra.pop(0)
     else:
@@ -2443,7 +2366,7 @@ def _tld4s(ins: Ins) -> Op:
     if aoffi:
         plan.offset, plan.offset_bits = rb(), (8, 6)
     if dc:
-        plan.dref, plan.has_dref = rb(), True
+        plan.dref = rb()
     comps, regs_out, f16 = _texs_destinations(ins, 4)
     tex = ins.raw(4)
 
@@ -2459,18 +2382,16 @@ def _tex_plan(ins: Ins, integer: bool, lod_mode: str, dc: bool, offset: bool, ga
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     plan = _TexPlan(dim, [], integer=integer, gather=gather, offset_bits=offset_bits)
     if dim.startswith("Array"):
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
     if ins.suffix == "B":
         plan.handle = rb()
-        if plan.handle is None:
-            raise ins.fail("the bindless handle register is past RZ")
     plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
     if lod_mode in ("Ll", "Lb", "Lba", "Lla"):
-        plan.lod, plan.has_lod, plan.bias = rb(), True, lod_mode in ("Lb", "Lba")
+        plan.lod, plan.bias = rb(), lod_mode in ("Lb", "Lba")
     if offset:
         plan.offset = rb()
     if dc:
-        plan.dref, plan.has_dref = rb(), True
+        plan.dref = rb()
     return plan
 
 
@@ -2584,7 +2505,7 @@ def _txq(ins: Ins) -> Op:
             key = int(st.reg(a)[np.argmax(m)]) if m.any() else 0
             if key not in st.textures and key & 0xFFFFF in st.textures:
                 key &= 0xFFFFF
-        levels = _levels(st, key)
+        levels = _texture_spec(st, key)[0]
         arr = np.asarray(levels[0])
         spatial = arr.shape[:-1] if arr.ndim >= 3 else arr.shape
         sizes = list(spatial[::-1]) + [1, 1]
