@@ -75,13 +75,14 @@ from shaderkit.isa.maxwell.decode import (
     BUNDLE_BYTES,
     Instruction,
     branch_target,
+    component_mask,
     decode,
     operand_value,
     sign_extend,
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand, bits_width
-from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
+from shaderkit.isa.maxwell.table import ENUMS
 from shaderkit.vm.sm4.alu import (
     bit_reverse,
     count_bits,
@@ -2224,6 +2225,14 @@ def _sample_level(st: Machine, plan: _TexPlan, tex: Texture, filter_: str, wrap:
     return sample_level(tex, sampler, 0, layer, coords, offsets, dref)
 
 
+def _texture_key(st: Machine, handle: int) -> int:
+    """The texture a bindless handle names: the handle as given, else its texture id (the low 20
+    bits of an NVN handle) when only that was given."""
+    if handle not in st.textures and handle & 0xFFFFF in st.textures:
+        return handle & 0xFFFFF
+    return handle
+
+
 def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
     """Texels from texture ``index``, or with a bindless handle register per distinct handle of the
     lanes of ``m`` (a handle is looked up as given, then by its texture id, the low 20 bits)."""
@@ -2233,9 +2242,7 @@ def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tupl
     out = np.zeros((st.n, 4))
     integer = False
     for handle in np.unique(handles[m]):
-        key = int(handle)
-        if key not in st.textures and key & 0xFFFFF in st.textures:  # the texture id of an NVN handle
-            key &= 0xFFFFF
+        key = _texture_key(st, int(handle))
         sel = m & (handles == handle)
         texels, integer = _sample(st, plan, key, sel)
         out[sel] = texels[sel]
@@ -2261,15 +2268,32 @@ def _store_texels(st: Machine, m: np.ndarray, texel: np.ndarray, integer: bool, 
             st.writef(reg, value.astype(F32), m)
 
 
+def _tex_op(plan: _TexPlan, tex: int, comps: Sequence[int], regs: Sequence[int], f16: bool = False) -> Op:
+    """The op of a texture instruction: texels of ``plan`` from texture ``tex`` (or by handle),
+    components ``comps`` written to ``regs``."""
+    def op(st: Machine, m: np.ndarray) -> None:
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs, f16)
+    return op
+
+
+def _tex_dests(ins: Ins) -> tuple[list[int], list[int], int]:
+    """TEX/TLD/TLD4/TXD: (components of the write mask, their consecutive destination registers,
+    the texture index (-1 for the bindless ``.B`` forms))."""
+    mask = ins.raw(len(ins.operands) - 1)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    return comps, regs, -1 if ins.suffix == "B" else ins.raw(4)
+
+
 def _texs_destinations(ins: Ins, count: int | None = None) -> tuple[list[int], list[int], bool]:
     d0, d1 = ins.raw(0), ins.raw(1)
     f16 = ins.suffix == "F16"
     if count is None:
-        names = COMPONENT_MASKS[d1 == RZ]
-        mask = ins.raw(5)
-        if mask >= len(names):
-            raise ins.fail(f"component mask {mask} is not defined")
-        comps = ["RGBA".index(c) for c in names[mask]]
+        names = component_mask(ins.instruction, ins.operands[5])
+        if names is None:
+            raise ins.fail(f"component mask {ins.raw(5)} is not defined")
+        comps = ["RGBA".index(c) for c in names]
     else:
         comps = list(range(count))
     if f16:
@@ -2311,13 +2335,7 @@ def _texs(ins: Ins) -> Op:
             plan.dref = extra.pop(0)
         if lod:
             plan.lod = extra.pop(0)
-    comps, regs_out, f16 = _texs_destinations(ins)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins))
 
 
 _TLDS_LAYOUT = {  # target: (dim, sources, lod, offset, multisample); 2D_ARRAY_LZ is special
@@ -2349,13 +2367,7 @@ def _tlds(ins: Ins) -> Op:
             plan.offset = extra.pop(0)
     else:
         raise ins.fail(f"TLDS target {target} is not defined")
-    comps, regs_out, f16 = _texs_destinations(ins)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins))
 
 
 @semantics("TLD4S")
@@ -2367,13 +2379,7 @@ def _tld4s(ins: Ins) -> Op:
         plan.offset, plan.offset_bits = rb(), (8, 6)
     if dc:
         plan.dref = rb()
-    comps, regs_out, f16 = _texs_destinations(ins, 4)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins, 4))
 
 
 def _tex_plan(ins: Ins, integer: bool, lod_mode: str, dc: bool, offset: bool, gather: int | None = None,
@@ -2402,15 +2408,8 @@ def _tex(ins: Ins) -> Op:
         raise ins.fail(f"LOD mode {lod} is not defined")
     offset = bool(ins.mod("AOFFI") or ins.mod("AOFFIB"))
     plan = _tex_plan(ins, False, lod, bool(ins.mod("DC")), offset)
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TLD")
@@ -2418,15 +2417,8 @@ def _tld(ins: Ins) -> Op:
     if ins.mod("MS"):
         raise ins.fail("multisample fetches are not supported")
     plan = _tex_plan(ins, True, "Ll" if ins.mod("LOD") else "Lz", False, bool(ins.mod("TOFF")))
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TLD4")
@@ -2437,15 +2429,8 @@ def _tld4(ins: Ins) -> Op:
     plan = _tex_plan(ins, False, "", bool(ins.mod("DC")), offset_mode == "Aoffi", ins.mod("TexComp"), (8, 6))
     if plan.dim not in ("_2d", "Array2d"):
         raise ins.fail(f"TLD4 of a {plan.dim.strip('_')} texture is not supported")
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TXD")
@@ -2459,19 +2444,10 @@ def _txd(ins: Ins) -> Op:
     if ins.suffix == "B":
         plan.handle = ra()
     plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
-    packed = ra()
     if dim.startswith("Array") or ins.mod("TOFF"):
         raise ins.fail("TXD of arrays or with offsets is not supported")
-    del packed
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TMML")
@@ -2502,9 +2478,7 @@ def _txq(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         key: int | str = tex
         if bindless:  # the handle is in Ra (uniform across the lanes is assumed: the first active lane's)
-            key = int(st.reg(a)[np.argmax(m)]) if m.any() else 0
-            if key not in st.textures and key & 0xFFFFF in st.textures:
-                key &= 0xFFFFF
+            key = _texture_key(st, int(st.reg(a)[np.argmax(m)]) if m.any() else 0)
         levels = _texture_spec(st, key)[0]
         arr = np.asarray(levels[0])
         spatial = arr.shape[:-1] if arr.ndim >= 3 else arr.shape

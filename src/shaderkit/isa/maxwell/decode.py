@@ -6,6 +6,7 @@ import struct
 
 from shaderkit.dataclass import dataclass
 from shaderkit.isa.maxwell.encoding import Encoding, Operand, bits_width, find_encoding, get_bits, put_bits
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS
 
 #: Every fourth 64-bit word (byte offsets 0x00, 0x20, ...) holds the control of the next three.
 BUNDLE_BYTES = 0x20
@@ -117,6 +118,15 @@ def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]
     if kind == "M":
         return raw[0], sign_extend(raw[1], width)
     return tuple(raw)
+
+
+def component_mask(instruction: Instruction, operand: Operand) -> str | None:
+    """The components (``"RGA"``...) a TEXS/TLDS mask operand (kind ``W``) names: the table for one
+    destination register when its paired register field is RZ, for two otherwise; None when the
+    field has no name."""
+    names = COMPONENT_MASKS[operand.pair is not None and instruction.values[operand.pair] == 255]
+    value = instruction.values[operand.fields[0]]
+    return names[value] if value < len(names) else None
 
 
 def branch_target(instruction: Instruction, address: int) -> int | None:

@@ -16,6 +16,7 @@ from shaderkit.isa.maxwell.decode import (
     BUNDLE_BYTES,
     Control,
     Instruction,
+    component_mask,
     decode,
     operand_value,
     program_end,
@@ -23,7 +24,7 @@ from shaderkit.isa.maxwell.decode import (
     words_of,
 )
 from shaderkit.isa.maxwell.encoding import Operand
-from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
+from shaderkit.isa.maxwell.table import ENUMS
 
 
 def control_text(control: Control) -> str:
@@ -97,8 +98,7 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
     elif kind == "N":
         text = enum_value_text(operand.enum or "", raw[0])
     elif kind == "W":
-        names = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
-        text = names[raw[0]] if raw[0] < len(names) else f"{raw[0]:#x}"
+        text = component_mask(instruction, operand) or f"{raw[0]:#x}"
     elif kind == "S":
         text = signed_hex(operand_value(instruction, operand)[0])
     elif hex_literals and kind in ("F", "F20", "D20"):
