@@ -485,8 +485,6 @@ class Machine:
         if bad.any():
             lane = int(np.argmax(bad))
             raise VMError(f"{space} load of {size} bytes at {int(address[lane]):#x} is outside the {span:#x}-byte memory")
-        if size % max(1, min(size, 4)):
-            raise VMError("unaligned load size")
         safe = np.where(mask, address, 0)
         offsets = safe[:, None] + np.arange(size)
         raw = mem[self.lane_index[:, None], offsets] if mem.ndim == 2 else mem[offsets]
@@ -694,23 +692,11 @@ def _fcmp(ins: Ins) -> Op:
     return op
 
 
-def _mufu_value(name: str, x: np.ndarray) -> np.ndarray:
-    x64 = x.astype(np.float64)
-    if name == "Cos":
-        return np.cos(x64)
-    if name == "Sin":
-        return np.sin(x64)
-    if name == "Ex2":
-        return np.exp2(x64)
-    if name == "Lg2":
-        return np.log2(x64)
-    if name == "Rcp":
-        return 1.0 / x64
-    if name == "Rsq":
-        return 1.0 / np.sqrt(x64)
-    if name == "Sqrt":
-        return np.sqrt(x64)
-    raise VMError(f"MUFU.{name.upper()} is not supported")
+#: MUFU operations on float64 (one float32 rounding after)
+_MUFU: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "Cos": np.cos, "Sin": np.sin, "Ex2": np.exp2, "Lg2": np.log2, "Rcp": lambda x: 1.0 / x,
+    "Rsq": lambda x: 1.0 / np.sqrt(x), "Sqrt": np.sqrt,
+}
 
 
 @semantics("MUFU")
@@ -726,12 +712,12 @@ def _mufu(ins: Ins) -> Op:
             y = 1.0 / x if name == "Rcp64h" else 1.0 / np.sqrt(x)
             st.write(d, (np.asarray(y, np.float64).view(np.uint64) >> np.uint64(32)).astype(U32), m)
         return op64
-    if name not in ("Cos", "Sin", "Ex2", "Lg2", "Rcp", "Rsq", "Sqrt"):
+    if name not in _MUFU:
         raise ins.fail(f"MUFU operation {name} is not supported")
-    a = ins.f(1)
+    a, function = ins.f(1), _MUFU[name]
 
     def op(st: Machine, m: np.ndarray) -> None:
-        value = _mufu_value(name, a(st)).astype(F32)
+        value = function(a(st).astype(np.float64)).astype(F32)
         st.writef(d, _sat(value) if sat else value, m)
     return op
 
@@ -775,32 +761,39 @@ def _fchk(ins: Ins) -> Op:
 _SRC_FLOAT = {"F16": 16, "F32": 32, "F64": 64}
 
 
+def _float_source(ins: Ins, src: str) -> Callable[[Machine], np.ndarray]:
+    """Reader of F2F/F2I's source as float64: a register pair/D20/c[][] double for F64, else the
+    F32 word or the F16 half ``.SH`` picks (the high one when set), denormal F32 values flushed to
+    signed zero with ``.FTZ``; then ``abs`` and ``neg``."""
+    if src == "F64":
+        return ins.d64(1)
+    raw, sh, ftz = ins.u(1), bool(ins.mod("SH")), bool(ins.mod("FTZ"))
+    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+
+    def read(st: Machine) -> np.ndarray:
+        bits = raw(st)
+        x = f16_to_f32(bits >> U32(16) if sh else bits) if src == "F16" else _f(bits)
+        if ftz:  # halves are never float32 denormals
+            x = _ftz(x)
+        x = x.astype(np.float64)
+        if absolute:
+            x = np.abs(x)
+        return -x if neg else x
+    return read
+
+
 @semantics("F2F")
 def _f2f(ins: Ins) -> Op:
     dst, src = ins.choice("DstFmt", 0), ins.choice("DstFmt", 1)
     if dst not in _SRC_FLOAT or src not in _SRC_FLOAT:
         raise ins.fail(f"conversion {src} -> {dst} is not supported")
-    ftz, sat, sh = bool(ins.mod("FTZ")), bool(ins.mod("SAT")), bool(ins.mod("SH"))
+    ftz, sat = bool(ins.mod("FTZ")), bool(ins.mod("SAT"))
     rounding = ins.mod("IntegerRound")
-    get = ins.d64(1) if src == "F64" else None
-    raw = ins.u(1)
-    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+    source = _float_source(ins, src)
     d = ins.raw(0)
 
-    def value(st: Machine) -> np.ndarray:
-        if get is not None:
-            return get(st)
-        bits = raw(st)
-        x = f16_to_f32(bits >> U32(16) if sh else bits & U32(0xFFFF)) if src == "F16" else _f(bits)
-        x = x.astype(np.float64)
-        if absolute:
-            x = np.abs(x)
-        return -x if neg else x
-
     def op(st: Machine, m: np.ndarray) -> None:
-        x = np.asarray(value(st), np.float64)
-        if ftz and src == "F32":
-            x = np.where(np.abs(x) < 2.0 ** -126, np.copysign(0.0, x), x)
+        x = np.asarray(source(st), np.float64)
         if rounding >= 4:  # round to an integral value
             x = [np.rint, np.floor, np.ceil, np.trunc][rounding & 3](x)
             rnd = 0
@@ -837,35 +830,22 @@ def _f2i(ins: Ins) -> Op:
     signed, bits = dst[0] == "S", int(dst[1:])
     lo, hi = _int_limits(bits, signed)
     mode = ins.mod("RoundMode2")
-    sh, ftz = bool(ins.mod("SH")), bool(ins.mod("FTZ"))
-    get = ins.d64(1) if src == "F64" else None
-    raw = ins.u(1)
-    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+    source = _float_source(ins, src)
     d = ins.raw(0)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        if get is not None:
-            x = np.asarray(get(st), np.float64)
-        else:
-            b = raw(st)
-            x = (f16_to_f32(b >> U32(16) if sh else b & U32(0xFFFF)) if src == "F16" else _f(b)).astype(np.float64)
-            if ftz:
-                x = np.where(np.abs(x) < 2.0 ** -126, 0.0, x)
-            if absolute:
-                x = np.abs(x)
-            if neg:
-                x = -x
-        x = np.broadcast_to(x, (st.n,))
+        x = np.broadcast_to(np.asarray(source(st), np.float64), (st.n,))
         rounded = [np.rint, np.floor, np.ceil, np.trunc][mode](x)
         nan = np.isnan(rounded)
         clipped = np.clip(np.where(nan, 0.0, rounded), float(lo), float(hi))
         if bits == 64:
-            big = clipped >= 2.0 ** 63
-            ints = np.where(big, (clipped - 2.0 ** 64) if not signed else clipped, clipped)
-            as_i64 = np.where(clipped >= float(hi), np.int64(hi) if signed else np.int64(-1), ints.astype(np.int64))
-            if not signed:
-                as_i64 = np.where(clipped >= 2.0 ** 64, np.int64(-1), np.where(big, (clipped - 2.0 ** 64).astype(np.int64),
-                                                                               clipped.astype(np.int64)))
+            with np.errstate(invalid="ignore"):  # the casts of the lanes np.where does not pick
+                if signed:  # 2**63 (float(hi)) does not fit: the top value
+                    as_i64 = np.where(clipped >= float(hi), np.int64(hi), clipped.astype(np.int64))
+                else:  # [2**63, 2**64) as the int64 of the same bits; 2**64 (float(hi)): all ones
+                    as_i64 = np.where(clipped >= 2.0 ** 64, np.int64(-1),
+                                      np.where(clipped >= 2.0 ** 63, (clipped - 2.0 ** 64).astype(np.int64),
+                                               clipped.astype(np.int64)))
             st.write_pair(d, as_i64.view(np.uint64), m)
             return
         value = _wrap(clipped.astype(np.int64))
@@ -1671,8 +1651,7 @@ def _dset(ins: Ins) -> Op:
 def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarray]]:
     """Operand ``i`` as two float32 values (its H0 and H1 halves after the swizzle, abs, neg)."""
     kind = ins.kind(i)
-    if kind == "I" and i + 1 < len(ins.operands) and ins.kind(i + 1) == "I" and ins.mnemonic != "HFMA2_32I" \
-            and not ins.mnemonic.endswith("_32I"):
+    if kind == "I" and i + 1 < len(ins.operands) and ins.kind(i + 1) == "I" and not ins.mnemonic.endswith("_32I"):
         h0 = np.array(ins.raw(i) << 6, U32)
         h1 = np.array(ins.raw(i + 1) << 6, U32)
         return lambda st: (f16_to_f32(h0), f16_to_f32(h1))
