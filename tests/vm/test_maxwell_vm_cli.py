@@ -58,16 +58,18 @@ def test_run_dksh_vertex_and_fragment(tmp_path: Path, capsys: pytest.CaptureFixt
     assert doc["colors"]["0"] == [[1, 2, 3, 4]] * 3 and doc["killed"] == [False] * 3
 
 
-def test_run_bnsh_with_cbuf_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_bnsh_with_cbuffer_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     quad = corpus / "nx" / "wiixl_quad_carray.bnsh"
     code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1",
-                             "--cbuf", "4=0.5,0.25,1,0")
+                             "--cbuffer", "4=0.5,0.25,1,0")
     assert code == 0, err
     assert json.loads(out)["colors"]["0"] == [[0.5, 0.25, 1, 0]]
     code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1")
     assert code != 0 and "c[0x4]" in err
-    code, out, err = run_cli(capsys, "run", str(quad), "--program", "7")
-    assert code != 0 and "--program 7" in err
+    code, out, err = run_cli(capsys, "run", str(quad), "--shader", "7")
+    assert code != 0 and "--shader 7" in err
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--cbuffer", "x=1")
+    assert code != 0 and "slot number" in err
 
 
 def test_dksh_compute_program_runs_one_block() -> None:
