@@ -91,3 +91,23 @@ def test_dksh_compute_program_runs_one_block() -> None:
     index = np.arange(64)
     assert list(result.registers[:, 2]) == list(index)
     assert list(result.registers[:, 5]) == list((index + 1) % 64)
+
+
+def test_dksh_tessellation_programs_take_bnsh_stage_names_and_disasm_titles() -> None:
+    # deko3d program types 3 (tess_ctrl) and 4 (tess_eval) are BNSH's hull and domain stages; the
+    # titles are the listing's "program N <deko3d type>"
+    import shaderkit
+    from shaderkit.vm.maxwell import MaxwellShader
+
+    control = dk.header(0x100, 0x200, 2)
+    control += dk.program_header(3, 0x30, 8, 0, 0, 0, bytes(36))
+    control += dk.program_header(4, 0x130, 8, 0, 0, 0, bytes(36))
+    control += bytes(0x100 - len(control))
+    code = bytearray(0x200)
+    for base, shader_type in ((0, 2), (0x100, 3)):
+        code[base:base + 0x30] = dk.UAM_PADDING
+        code[base + 0x30:base + 0x80] = dk.sph(1, shader_type)
+        code[base + 0x80:base + 0xC0] = dk.CODE_64
+    programs = MaxwellShader.programs(shaderkit.open(control + bytes(code)))
+    assert [(title, shader.stage) for title, shader in programs] == [
+        ("program 0 tess_ctrl", "hull"), ("program 1 tess_eval", "domain")]

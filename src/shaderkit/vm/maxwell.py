@@ -2771,8 +2771,10 @@ class MaxwellShader:
         """Program ``program`` of a deko3d DKSH module (its constbuf1 becomes c[1])."""
         if not 0 <= program < len(model.programs):
             raise VMError(f"program {program} is not 0..{len(model.programs) - 1}")
+        from shaderkit.formats.dksh.model import BNSH_STAGE_OF
+
         prog = model.programs[program]
-        stage = {"fragment": "pixel"}.get(prog.stage, prog.stage)
+        stage = BNSH_STAGE_OF.get(prog.stage, prog.stage)
         shader = cls(prog.code, prog.sph, stage, prog.constbuf1)
         params = prog.header.params
         if stage == "compute" and hasattr(params, "block_dims") and all(params.block_dims):
@@ -2782,7 +2784,9 @@ class MaxwellShader:
 
     @classmethod
     def programs(cls, model: Any) -> list[tuple[str, MaxwellShader]]:
-        """(title, shader) for every Maxwell program in a BNSH, raw NVN blob or DKSH model."""
+        """(title, shader) for every Maxwell program in a BNSH, raw NVN blob or DKSH model, in the
+        order and under the titles of ``disasm``'s listing (``variation 0 binary vertex``, ``part 2``,
+        ``program 1 fragment``)."""
         from shaderkit.formats.bnsh.bnsh import Bnsh
         from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
         from shaderkit.formats.bnsh.nvn import NvnProgramFile, is_code
@@ -2796,14 +2800,14 @@ class MaxwellShader:
                     continue
                 for stage, code in zip(STAGES, program.stages):
                     if isinstance(code, NvnShaderCode):
-                        out.append((f"variation {v} {stage}", cls.from_bnsh(model, v, stage)))
+                        out.append((f"variation {v} binary {stage}", cls.from_bnsh(model, v, stage)))
         elif isinstance(model, NvnProgramFile):
             for index, part in enumerate(model.parts):
                 if is_code(part):
                     out.append((f"part {index}", cls.from_nvn(part)))
         elif isinstance(model, Dksh):
             for index in range(len(model.programs)):
-                out.append((f"program {index}", cls.from_dksh(model, index)))
+                out.append((model.program_title(index), cls.from_dksh(model, index)))
         else:
             raise VMError(f"{type(model).__name__} holds no Maxwell code (BNSH, NVN program blobs and DKSH do)")
         return out
