@@ -133,7 +133,11 @@ def test_wiixl_texture_shader_modes(corpus: Path, mode: int) -> None:
     np.testing.assert_array_equal(result.killed, rgba[:, 3] == 0)
 
 
-def test_every_corpus_program_runs(corpus: Path) -> None:
+def test_every_corpus_program_writes_its_outputs(corpus: Path) -> None:
+    # finite inputs in [0, 1), constant buffers and textures: every vertex program writes a finite,
+    # non-zero position a[0x70..0x7c] in every lane; every pixel program kills a lane or writes
+    # finite values to each render-target component its SPH enables (the others read NaN), not
+    # all zero
     rng = _rng()
     ran = []
     for path in sorted((corpus / "nx").iterdir()):
@@ -143,8 +147,19 @@ def test_every_corpus_program_runs(corpus: Path) -> None:
             inputs = {i: rng.random((8, 4)) for i in range(8)}
             buffers = {slot: rng.random(1024).astype(np.float32) for slot in range(8)}
             result = shader.run(inputs, buffers, textures={"*": rng.random((4, 4, 4))})
-            assert (result.steps > 0).all()
-            ran.append(f"{path.name} {title}")
+            name = f"{path.name} {title}"
+            if shader.stage == "vertex":
+                assert np.isfinite(result.position).all(), name
+                assert (result.position != 0).any(axis=1).all(), name
+            else:
+                assert shader.stage == "pixel", name
+                live = ~result.killed
+                enabled = [c[:, ~np.isnan(c).all(axis=0)] for c in result.colors.values()]
+                assert sum(c.shape[1] for c in enabled) > 0, name
+                written = np.concatenate(enabled, axis=1)[live]
+                assert np.isfinite(written).all(), name
+                assert (written != 0).any(axis=1).all(), name
+            ran.append(name)
     assert len(ran) == 23, ran
 
 
