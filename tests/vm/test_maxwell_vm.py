@@ -137,6 +137,23 @@ def test_64bit_add_with_carry():
     assert reg(r, 4)[0] == 0 and reg(r, 5)[0] == 2
 
 
+def test_64bit_subtract_with_negated_operands():
+    # nouveau's gm107 code generator splits a 64-bit subtraction into IADD.CC lo, a_lo, -b_lo and
+    # IADD.X hi, a_hi, -b_hi: the hardware adds ~b plus a carry-in (1, or CC.carry with .X).
+    # lane 0: 0x2_00000005 - 0x1_00000003: lo 5 + ~3 + 1 = 0x1_00000002 (2, carry 1),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                         -> 0x1_00000002
+    # lane 1: 0x2_00000005 - 0x1_00000000: lo 5 + ~0 + 1 = 0x1_00000005 (5, carry 1: b_lo = 0),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                         -> 0x1_00000005
+    # lane 2: 0x1_00000000 - 0x0_00000001: lo 0 + ~1 + 1 = 0xffffffff (carry 0: a borrow),
+    #         hi 1 + ~0 + 0 = 0x1_00000000 (0)                         -> 0x0_ffffffff
+    a = np.array([[5, 2], [5, 2], [0, 1]], np.uint32)
+    b = np.array([[3, 1], [0, 1], [1, 0]], np.uint32)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD.64 R2, a[0x90]",
+                             "IADD R4.CC, R0, -R2", "IADD.X R5, R1, -R3"])).run({0: a.view(np.float32),
+                                                                             1: b.view(np.float32)}, lanes=3)
+    assert reg(r, 4) == [2, 5, 0xFFFFFFFF] and reg(r, 5) == [1, 1, 0]
+
+
 def test_iadd_negation_iscadd_iadd3_imul():
     r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x3",
              "IADD R1, R2, -R3",          # 0x10 - 3 = 0xd

@@ -33,6 +33,10 @@ Documented choices:
 * F2I: NaN -> 0, out-of-range values clamp to the destination range (PTX's cvt rules).
 * IADD/ISCADD with both negation bits set is ``.PO`` (a + b + 1), as Ryujinx's AvgMode names it
   and IADD32I's ``po`` reads in envydis (envydis shows IADD's two bits as two negations).
+* A negated IADD/ISCADD operand is added as its complement with a carry-in of 1 (with .X the
+  carry-in is CC.carry instead), so ``IADD.CC lo, a, -b`` sets carry = (a >= b) (1 for b = 0) and
+  ``IADD.X hi, c, -d`` is a subtract with borrow: nouveau's gm107 code generator lowers a 64-bit
+  subtraction to exactly that pair. (Ryujinx negates first and adds the carry after, which breaks it.)
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
 * Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
   in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
@@ -951,21 +955,23 @@ def _iadd_like(ins: Ins, a: Callable[[Machine], np.ndarray], b: Callable[[Machin
     def op(st: Machine, m: np.ndarray) -> None:
         x = (np.asarray(a(st), U32).astype(np.int64) << shift) & 0xFFFFFFFF
         y = np.asarray(b(st), U32).astype(np.int64)
-        if neg_a:
-            x = (-x) & 0xFFFFFFFF
-        if neg_b:
-            y = (-y) & 0xFFFFFFFF
-        total = x + y + (1 if plus_one else 0)
+        # a negated operand is added as its complement plus a carry-in of 1 (-b = ~b + 1); with .X
+        # the carry-in is CC.carry instead, so IADD.CC lo, -b_lo / IADD.X hi, -b_hi subtracts 64 bits
+        ox = (~x) & 0xFFFFFFFF if neg_a else x
+        oy = (~y) & 0xFFFFFFFF if neg_b else y
+        carry_in: Any = 1 if plus_one or neg_a or neg_b else 0
         if extended:
-            total = total + st.cc[2].astype(np.int64)
+            carry_in = st.cc[2].astype(np.int64) + (1 if plus_one else 0)
+        total = ox + oy + carry_in
         if sat:
-            sx, sy = np.where(x >= 1 << 31, x - (1 << 32), x), np.where(y >= 1 << 31, y - (1 << 32), y)
+            sx, sy = [np.where(v >= 1 << 31, v - (1 << 32), v) for v in ((-x) & 0xFFFFFFFF if neg_a else x,
+                                                                        (-y) & 0xFFFFFFFF if neg_b else y)]
             value = _wrap(np.clip(sx + sy, -(1 << 31), (1 << 31) - 1))
         else:
             value = _wrap(total)
         st.write(d, value, m)
         if cc:
-            _add_flags(st, ins, m, _wrap(x), _wrap(y), total)
+            _add_flags(st, ins, m, _wrap(ox), _wrap(oy), total)
     return op
 
 
