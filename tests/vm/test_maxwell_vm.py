@@ -363,6 +363,14 @@ def test_half_precision():
     assert reg(r, 1)[0] == 0x41003E00 and reg(r, 4)[0] == 0x44003C00 and reg(r, 5)[0] == 0x3E003C00
 
 
+def test_half_immediates_are_the_top_ten_bits():
+    # HADD2's immediate form holds each half's top 10 bits: 0xf0 << 6 = 0x3c00 (1.0), 0xe0 << 6 =
+    # 0x3800 (0.5); with the -1.0 field 0x2f0 (sign bit 9 -> bit 15): 0xbc00.
+    # (1.0, 2.0) + (1.0, 0.5) = (2.0, 2.5) = halves 0x4000, 0x4100; (1.0, 2.0) * (-1.0, 0.5) = (-1, 1)
+    r = run(["MOV32I R2, 0x40003c00", "HADD2 R1, R2, 0xf0, 0xe0", "HMUL2 R3, R2, 0x2f0, 0xe0"])
+    assert reg(r, 1)[0] == 0x41004000 and reg(r, 3)[0] == 0x3C00BC00
+
+
 def test_unsupported_instructions_name_the_mnemonic():
     with pytest.raises(VMError, match="TXA"):
         run(["TXA R1, R2, 0x8, 0xf"])

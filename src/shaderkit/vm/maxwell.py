@@ -1657,10 +1657,10 @@ def _dset(ins: Ins) -> Op:
 def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarray]]:
     """Operand ``i`` as two float32 values (its H0 and H1 halves after the swizzle, abs, neg)."""
     kind = ins.kind(i)
-    if kind == "I" and i + 1 < len(ins.operands) and ins.kind(i + 1) == "I" and not ins.mnemonic.endswith("_32I"):
-        h0 = np.array(ins.raw(i) << 6, U32)
-        h1 = np.array(ins.raw(i + 1) << 6, U32)
-        return lambda st: (f16_to_f32(h0), f16_to_f32(h1))
+    if kind == "H":  # two half immediates, this operand and the next
+        h0 = f16_to_f32(np.array(ins.value(i)[0], U32))
+        h1 = f16_to_f32(np.array(ins.value(i + 1)[0], U32))
+        return lambda st: (h0, h1)
     get = ins.u(i)
     swizzle = _enum_name("HalfSwizzle", ins.flag(i, "part")) if ins.operands[i].part is not None else "F16"
     neg, absolute = ins.flag(i, "neg"), ins.flag(i, "abs")
@@ -1747,7 +1747,7 @@ def _hfma2(ins: Ins) -> Op:
         c: Callable[[Machine], tuple[np.ndarray, np.ndarray]] = c_dest
     else:
         b = _halves(ins, 2)
-        c = _halves(ins, 4 if ins.kind(2) == "I" and ins.kind(3) == "I" else 3)
+        c = _halves(ins, 4 if ins.kind(2) == "H" else 3)
     sat = bool(ins.mod("SAT"))
     fmz = ins.mod("Fmz") == 2
 

@@ -158,7 +158,7 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
     elif kind == "W":
         masks = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
         values[slots[0]] = masks.index(text) if text in masks else _fit(_int(text), width, False, "mask")
-    elif kind in ("I", "S"):
+    elif kind in ("I", "H", "S"):
         values[slots[0]] = _fit(_int(text), width, kind == "S", "immediate")
     elif kind in ("F", "F20", "D20"):
         values[slots[0]] = _float_bits(text, kind, width)

@@ -96,7 +96,7 @@ def sign_extend(value: int, width: int) -> int:
 def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]:
     """The value an operand stands for, its fields scaled as the hardware reads them:
     ``R``/``P``/``I``/``N``/``W``/``F`` (float32 bits): ``(field,)``; ``S``: ``(signed field,)``;
-    ``F20``: ``(float32 bits,)`` (the top 20 bits, ``field << 12``); ``D20``: ``(float64 bits,)``
+    ``H``: ``(half bits,)`` (``field << 6``); ``F20``: ``(float32 bits,)`` (the top 20 bits, ``field << 12``); ``D20``: ``(float64 bits,)``
     (``field << 44``); ``C``: ``(slot, byte offset)`` (the field counts words); ``K``:
     ``(slot, register, signed byte offset)`` (register 255 (RZ) when the form has none);
     ``M``/``A``: ``(register, offset)`` (signed for ``M``); ``T``: ``(signed offset from the next
@@ -107,6 +107,8 @@ def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]
     kind = operand.kind
     if kind in ("S", "T"):
         return (sign_extend(raw[0], width),)
+    if kind == "H":
+        return (raw[0] << 6,)
     if kind == "F20":
         return (raw[0] << 12,)
     if kind == "D20":

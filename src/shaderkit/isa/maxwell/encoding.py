@@ -14,7 +14,7 @@ Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits fir
 MASK64 = (1 << 64) - 1
 GUARD_BITS: Bits = ((16, 3),)
 GUARD_NOT_BIT = 19
-OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
+OPERAND_KINDS = ("R", "P", "I", "H", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
 
 
 def bits_mask(bits: Bits) -> int:

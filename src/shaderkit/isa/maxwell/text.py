@@ -93,7 +93,7 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
             text += ".CC"
     elif kind == "P":
         text = predicate_text(raw[0])
-    elif kind == "I":
+    elif kind in ("I", "H"):
         text = f"{raw[0]:#x}"
     elif kind == "N":
         text = enum_value_text(operand.enum or "", raw[0])
