@@ -422,6 +422,19 @@ def test_shared_memory_atomics_run_in_lane_order():
     assert reg(r, 7) == [4, 100, 100, 100] and reg(r, 8) == [100] * 4
 
 
+def test_atoms_offset_is_in_bytes_and_encoded_in_words():
+    # [R2+0x8] is byte 8, word 2 of shared memory: the 22-bit field (bits 30..51) holds 2
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.maxwell.decode import words_of
+
+    code = build(["MOV R2, RZ", "MOV32I R3, 0x5", "ATOMS.ADD R1, [R2+0x8], R3", "LDS R4, [R2+0x8]", "LDS R5, [R2]"])
+    assert words_of(code)[3] >> 30 & 0x3FFFFF == 2
+    r = MaxwellShader(code).run(lanes=2, memory={"shared": bytes(16)})
+    assert reg(r, 1) == [0, 5] and reg(r, 4) == [10, 10] and reg(r, 5) == [0, 0]
+    with pytest.raises(AssemblyError, match="multiple of 4"):
+        build(["ATOMS.ADD R1, [R2+0x6], R3"])
+
+
 def test_geometry_emit_and_cut():
     r = run(["S2R R0, SR_LANEID", "I2F.F32.U32 R0, R0", "AST a[0x70], R0", "OUT.EMIT R1, RZ, RZ",
              "FADD R0, R0, 1", "AST a[0x70], R0", "OUT.EMITTHENCUT R1, R1, RZ"], lanes=2)

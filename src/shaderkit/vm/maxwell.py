@@ -2562,9 +2562,7 @@ def _atomic(space: str, returns: bool) -> Builder:
             raise ins.fail(f"{size} atomics are not supported (32-bit only)")
         operation = "Cas" if cas else (ins.choice("AtomOp") if "AtomOp" in ins.mods else ins.choice("RedOp"))
         if ins.kind(mi) == "M":
-            base_reg, offset = ins.value(mi)
-            if ins.mnemonic == "ATOMS":
-                offset *= 4  # ATOMS counts its offset in words (Ryujinx)
+            base_reg, offset = ins.value(mi)  # bytes (ATOMS' field counts words)
         else:  # CAS: [Ra], compare in Rb, new value in Rb + 1
             base_reg, offset = ins.raw(mi), 0
         value_reg = ins.raw(vi)

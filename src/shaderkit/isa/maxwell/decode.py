@@ -99,7 +99,7 @@ def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]
     ``H``: ``(half bits,)`` (``field << 6``); ``F20``: ``(float32 bits,)`` (the top 20 bits, ``field << 12``); ``D20``: ``(float64 bits,)``
     (``field << 44``); ``C``: ``(slot, byte offset)`` (the field counts words); ``K``:
     ``(slot, register, signed byte offset)`` (register 255 (RZ) when the form has none);
-    ``M``/``A``: ``(register, offset)`` (signed for ``M``); ``T``: ``(signed offset from the next
+    ``M``/``A``: ``(register, byte offset)`` (signed for ``M``, scaled by ``shift``); ``T``: ``(signed offset from the next
     instruction,)``. Flags (neg, abs, ...) are not applied."""
     values = instruction.values
     raw = [values[slot] for slot in operand.fields]
@@ -118,7 +118,7 @@ def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]
     if kind == "K":
         return raw[0], raw[1] if len(raw) == 3 else 255, sign_extend(raw[-1], width)
     if kind == "M":
-        return raw[0], sign_extend(raw[1], width)
+        return raw[0], sign_extend(raw[1], width) << operand.shift
     return tuple(raw)
 
 

@@ -19,6 +19,8 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   ``N`` a value named by the :data:`ENUMS` entry given as ``enum=NAME``, ``W`` a TEXS/TLDS
   component mask named by :data:`COMPONENT_MASKS` (``pair=LO``: the second destination register
   field, whose RZ picks the one-register names).
+  ``shift=N`` (kind ``M``): the offset field counts ``1 << N`` bytes; the text shows bytes (ATOMS'
+  word offset: envydis' ``atommem1_imm`` has ``.shr = 2``, Ryujinx adds ``Imm22`` to ``Ra >> 2``).
   Flags: ``neg`` (``-x``), ``abs`` (``|x|``), ``inv`` (``~x``), ``not`` (``!P``), ``cc``
   (``R.CC``), ``h1`` (``R.H1``, the upper 16-bit half), ``opt`` (operand omitted from the text
   when it has this value), ``pair`` (above).
@@ -158,7 +160,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8, R 20:8, I 50:2',
      '=CAS E@48'),
     ('ATOMS', '-', '11101100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, M 8:8/30:22, R 20:8',
+     'R 0:8, M 8:8/30:22 shift=2, R 20:8',
      'AtomsSize@28:2 AtomOp@52:4'),
     ('ATOMS', '-', '111011100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8, R 20:8, I 28:2',
