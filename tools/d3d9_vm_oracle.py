@@ -140,7 +140,7 @@ def run_test(shader: D3D9Shader, body: str, stats: Counter[str], profile: str, w
             expect = numbers(probe.group(2))
         qx, qy = x // 2 * 2, y // 2 * 2
         pos = np.array([[qx, qy, 0, 1], [qx + 1, qy, 0, 1], [qx, qy + 1, 0, 1], [qx + 1, qy + 1, 0, 1]], np.float32)
-        shader.floats = {r: uniforms[4 * r : 4 * r + 4].copy() for r in range(256)}
+        shader.set("c0", uniforms.reshape(256, 4))  # c0..c255: the uniforms as float constants
         try:
             out = shader.run(vPos=pos, quads=True)
         except VMError as exc:

@@ -171,11 +171,11 @@ def test_cnd_uses_r0_alpha_below_ps_1_4() -> None:
 
 
 def test_coissue_reads_before_writes() -> None:
-    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r0, c0\nmov r1, c1\n"
-                             "mov r0.rgb, r1\n+mov r1.a, r0\nadd r0.a, r1.a, r0.a\n")
-    # the pair: r0.rgb = (10, 20, 30) and r1.a = old r0.a = 4 (not changed by the first half anyway),
-    # then r0.a = r1.a + r0.a = 4 + 4
-    np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[10, 20, 30, 8]])
+    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r1, c1\n"
+                             "mov r1.rgb, c0\n+mov r1.a, r1.b\nmov r0, r1\n")
+    # the pair reads before either half writes: r1.a = the old r1.b = 30 (in order it would be the
+    # new r1.b = 3); r1.rgb = (1, 2, 3)
+    np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[1, 2, 3, 30]])
     swap = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 2, 3, 4\ndef c1, 10, 20, 30, 40\nmov r0, c0\nmov r1, c1\n"
                                "mov r0.rgb, r1\n+mov r0.a, r1\nadd r0, r0, r0\n")
     np.testing.assert_array_equal(swap.run(lanes=1)["r0"], [[20, 40, 60, 80]])
@@ -247,3 +247,33 @@ def test_min_max_with_nan_give_the_second_operand() -> None:
     # min(NaN, 1) = 1, min(1, NaN) = NaN; max likewise
     assert got[0] == 1 and math.isnan(got[1]) and got[2] == 1 and math.isnan(got[3])
     np.testing.assert_array_equal(out["o1"], [[0, 0, 0, 0]])  # NaN < 1 and 1 < NaN are false
+
+
+def test_semantic_index_1_does_not_find_index_10() -> None:
+    sh = D3D9Shader.assemble("vs_3_0\ndcl_position v0\ndcl_texcoord10 v1\ndcl_position o0\ndcl_texcoord10 o1\n"
+                             "mov o0, v0\nmov o1, v1\n")
+    out = sh.run(POSITION=[[1, 2, 3, 4]], TEXCOORD10=[[5, 6, 7, 8]])
+    assert "TEXCOORD10" in out and "texcoord10" in out and "POSITION" in out
+    assert "TEXCOORD1" not in out
+    with pytest.raises(KeyError):
+        out["TEXCOORD1"]
+    np.testing.assert_array_equal(out["texcoord10"], [[5, 6, 7, 8]])
+    np.testing.assert_array_equal(out["o1"], [[5, 6, 7, 8]])
+    assert out.semantics == {"POSITION0": "o0", "TEXCOORD10": "o1"}
+    with pytest.raises(VMError, match="TEXCOORD1"):  # an input by a semantic the shader does not declare
+        sh.run(POSITION=[[1, 2, 3, 4]], TEXCOORD1=[[5, 6, 7, 8]])
+
+
+def test_token_fields_outside_the_table_raise_vmerror() -> None:
+    import struct
+
+    def program(*tokens: int) -> bytes:
+        return struct.pack(f"<{len(tokens) + 2}I", 0xFFFE0200, *tokens, 0x0000FFFF)
+
+    # mov r0, v0 with source modifier 14 (D3DSPSM_* ends at 13, "!")
+    with pytest.raises(VMError, match="source modifier 14"):
+        D3D9Shader.from_bytes(program(0x02000001, 0x800F0000, 0x9EE40000))
+    # if_comp (41) c0, c1 with comparison control 0 (none of _gt.._le), endif
+    sh = D3D9Shader.from_bytes(program(0x02000029, 0xA0E40000, 0xA0E40001, 0x0000002B))
+    with pytest.raises(VMError, match="comparison control 0"):
+        sh.run(lanes=1)

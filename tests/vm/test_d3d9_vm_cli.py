@@ -46,3 +46,21 @@ def test_run_d3d9_unknown_constant_is_a_usage_error(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "Nope" in result.stderr
+
+
+def test_run_d3d9_uniform_texture_and_max_steps(tmp_path: Path) -> None:
+    import numpy as np
+
+    path = tmp_path / "tex.pso"
+    path.write_bytes(assemble_shader("ps_2_0\ndcl t0.xy\ndcl_2d s0\ntexld r0, t0, s0\nmul oC0, r0, c1\n").to_bytes())
+    np.save(tmp_path / "t.npy", np.array([[[0.25, 0.5, 0.75, 1.0]]], np.float32))  # one texel
+    args = ["run", str(path), "--count", "1", "--texture", f"s0={tmp_path / 't.npy'}", "-o", "-"]
+    result = CliRunner().invoke(cli, [*args, "--uniform", "c1=2,2,2,0.5"])
+    assert result.exit_code == 0, result.output
+    # the one texel times c1
+    assert json.loads(result.output)["COLOR0"] == [[0.5, 1, 1.5, 0.5]]
+    result = CliRunner().invoke(cli, [*args, "--cbuffer", "c1=1,1,1,1"])  # --cbuffer: the same as --uniform
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["COLOR0"] == [[0.25, 0.5, 0.75, 1]]
+    result = CliRunner().invoke(cli, [*args, "--max-steps", "1"])  # 2 instructions: stopped after the first
+    assert result.exit_code != 0 and "stopped after 1 instructions" in str(result.exception or result.output)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import shaderkit
-from conftest import corpus_params
+from conftest import corpus_files, corpus_params
 from shaderkit.formats.dxbc.aon9 import bare_programs
 from shaderkit.vm.d3d9 import D3D9Shader
 
@@ -44,9 +44,29 @@ def test_basic_effect_fog(path: Path) -> None:
     np.testing.assert_allclose(out["oC0"], [[0.1, 0.325, 0.55, 0.5]], rtol=1e-6)
 
 
-@pytest.mark.parametrize("path", corpus_params("dxbc", "*.dxbc"))
+def _with_level9(paths: list[Path]) -> list[Path]:
+    """The corpus DXBC files that hold a level-9 program (a cheap FourCC check, then parsed)."""
+    found = []
+    for path in paths:
+        data = path.read_bytes()
+        if any(tag in data for tag in (b"Aon9", b"XNAS", b"XNAP")) and list(bare_programs(shaderkit.open(data))):
+            found.append(path)
+    return found
+
+
+LEVEL9 = _with_level9(corpus_files("dxbc", "*.dxbc"))
+
+
+def test_the_corpus_has_level9_programs() -> None:
+    if not corpus_files("dxbc", "*.dxbc"):
+        pytest.skip("corpus not found (set SHADERKIT_CORPUS)")
+    assert len(LEVEL9) > 0
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in LEVEL9])
 def test_every_level9_program_runs(path: Path) -> None:
     programs = list(bare_programs(shaderkit.open(str(path))))
+    assert programs
     for _k, chunk in programs:
         sh = D3D9Shader.from_bytes(chunk.program)
         rng = np.random.default_rng(0)
@@ -55,3 +75,16 @@ def test_every_level9_program_runs(path: Path) -> None:
             sh.texture(stage, rng.uniform(0, 1, shape))
         out = sh.run({name: rng.uniform(-1, 1, (4, 4)) for name in sh.inputs}, lanes=4)
         assert all(np.asarray(v).shape == (4, 4) for v in out.registers.values())
+
+
+@pytest.mark.parametrize("path", corpus_params("dxbc", "directxtk__BasicEffect_PSBasic.dxbc"))
+def test_load_opens_files_and_names_the_wrong_format(path: Path, tmp_path: Path) -> None:
+    from shaderkit.formats.d3d9.assemble import assemble_shader
+    from shaderkit.vm.d3d9 import VMError
+
+    vso = tmp_path / "add.vso"
+    vso.write_bytes(assemble_shader("vs_2_0\ndcl_position v0\nadd oPos, v0, c0\n").to_bytes())
+    sh = D3D9Shader.load(vso).set("c0", [1, 2, 3, 4])
+    np.testing.assert_array_equal(sh.run(v0=[[1, 1, 1, 1]])["oPos"], [[2, 3, 4, 5]])
+    with pytest.raises(VMError, match="not a bare D3D9 shader"):
+        D3D9Shader.load(path)  # a DXBC container: its level-9 program is not the file

@@ -60,6 +60,18 @@ def test_texldl_texldb_and_implicit_lod_from_quads() -> None:
     np.testing.assert_array_equal(out["oC2"][:, 0], [2, 2, 2, 2])  # texldb: LOD 1 + bias 1
 
 
+def test_default_sampler_reads_level_0_of_a_mipped_texture() -> None:
+    from shaderkit.vm.sm4 import Texture
+
+    levels = [np.full((1, 1, 4, 4, 4), 0.0, np.float32), np.full((1, 1, 2, 2, 4), 1.0, np.float32),
+              np.full((1, 1, 1, 1, 4), 2.0, np.float32)]
+    sh = D3D9Shader.assemble("ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexldl r0, v0, s0\nmov oC0, r0\n")
+    sh.texture("s0", Texture(levels, "texture2d"))  # no sampler: D3DSAMP_MIPFILTER = D3DTEXF_NONE
+    out = sh.run(TEXCOORD0=[[0.1, 0.1, 0, 1.0], [0.1, 0.1, 0, 2.0], [0.1, 0.1, 0, 0.0]])
+    # every LOD reads level 0 (all texels 0) with the default state
+    np.testing.assert_array_equal(out["oC0"][:, 0], [0, 0, 0])
+
+
 def test_texldd_gradients() -> None:
     from shaderkit.vm.sm4 import Texture
 
@@ -156,13 +168,13 @@ def test_texm3x3spec_reflects_the_eye_vector() -> None:
     normal[0, 0] = [0.0, 0.0, 1.0, 1]
     faces = np.zeros((6, 1, 1, 4), np.float32)
     faces[:, 0, 0, 0] = np.arange(6)
-    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 0, 1, 0\ntex t0\ntexm3x3pad t1, t0\ntexm3x3pad t2, t0\n"
+    sh = D3D9Shader.assemble("ps_1_1\ndef c0, 1, 0, 2, 0\ntex t0\ntexm3x3pad t1, t0\ntexm3x3pad t2, t0\n"
                              "texm3x3spec t3, t0, c0\nmov r0, t3\n")
     sh.texture(0, normal).texture(3, faces, kind="cube")
-    # N = (0, 0, 1) (identity rows), E = (1, 0, 1): R = 2 N (N.E)/(N.N) - E = (-1, 0, 1): a tie of x and z,
-    # D3D's major-axis rule takes x first: -X face
+    # N = (0, 0, 1) (identity rows), E = (1, 0, 2): N.E = 2, N.N = 1, R = 2 N (N.E)/(N.N) - E
+    # = (0, 0, 4) - (1, 0, 2) = (-1, 0, 2): |z| = 2 is the major axis, z > 0: the +Z face (4)
     got = sh.run(t0=[[0.5, 0.5, 0, 0]], t1=[[1, 0, 0, 0]], t2=[[0, 1, 0, 0]], t3=[[0, 0, 1, 0]])["r0"]
-    np.testing.assert_array_equal(got[:, 0], [1])
+    np.testing.assert_array_equal(got[:, 0], [4])
     vspec = D3D9Shader.assemble("ps_1_1\ntex t0\ntexm3x3pad t1, t0\ntexm3x3pad t2, t0\ntexm3x3vspec t3, t0\n"
                                 "mov r0, t3\n")
     vspec.texture(0, normal).texture(3, faces, kind="cube")

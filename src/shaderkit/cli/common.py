@@ -7,6 +7,7 @@ import sys
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -140,3 +141,106 @@ def info_record(data: bytes, model: Any) -> dict[str, Any]:
 
         record["3dmigoto_hash"] = migoto_hash(data, record.get("shader_type"))
     return record
+
+
+# -- run: inputs and outputs of the VMs (DXBC, D3D9) ---------------------------------------------
+
+
+def parse_numbers(text: str, error: type[Exception] = ValueError, what: str = "--cbuffer") -> Any:
+    """Comma-separated numbers (``1,2.5,0x10``: ints where written as ints) as an array, one value
+    as a scalar; ``error`` (the VM's error class) for anything else."""
+    import numpy as np
+
+    try:
+        values = [float(v) if any(c in v for c in ".eEn") else int(v, 0) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise error(f"{what} value {text!r}: expected comma-separated numbers") from None
+    return np.array(values if len(values) != 1 else values[0])
+
+
+def read_input_arrays(path: str, error: type[Exception] = ValueError,
+                      split: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Input arrays by name from ``.json`` (an object of arrays), ``.npz``, ``.csv`` (``NAME`` or
+    ``NAME.x`` columns) or, given ``split`` (one array -> arrays by name), ``.npy``; problems
+    raise ``error`` (the VM's error class)."""
+    import io
+    import json
+
+    import numpy as np
+
+    raw = read_input(path)
+    lower = path.lower()
+    try:
+        if lower.endswith(".json"):
+            table = json.loads(raw.decode("utf-8"))
+            if not isinstance(table, dict):
+                raise error(f"{path}: expected a JSON object of input arrays")
+            return {str(k): np.asarray(v) for k, v in table.items()}
+        if lower.endswith(".npz"):
+            with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
+                return {k: archive[k] for k in archive.files}
+        if lower.endswith(".npy") and split is not None:
+            return split(np.load(io.BytesIO(raw), allow_pickle=False))
+        if lower.endswith(".csv"):
+            return _csv_columns(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        if isinstance(exc, error):
+            raise
+        raise error(f"{path}: {exc}") from None
+    kinds = ".json, .npz, .npy or .csv" if split is not None else ".json, .npz or .csv (named by semantic or register)"
+    raise error(f"{path}: inputs must be {kinds}")
+
+
+def _csv_columns(text: str) -> dict[str, Any]:
+    import csv
+    import io
+
+    import numpy as np
+
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return {}
+    header, body = rows[0], [r for r in rows[1:] if r]
+    columns: dict[str, list[int]] = {}
+    for i, name in enumerate(header):
+        columns.setdefault(name.strip().split(".")[0], []).append(i)
+    values = np.array([[float(v) for v in row] for row in body], dtype=np.float64).reshape(len(body), len(header))
+    return {name: values[:, idx].astype(np.float32) for name, idx in columns.items()}
+
+
+def encode_results(results: dict[str, Any], output: str) -> bytes | str:
+    """Run results (arrays by name) for ``output``: ``.npz`` arrays, ``.csv`` (``NAME.x``
+    columns, one row per lane) or JSON (anything else, ``-`` too)."""
+    import io
+    import json
+
+    import numpy as np
+
+    lower = output.lower()
+    if lower.endswith(".npz"):
+        buffer = io.BytesIO()
+        arrays: dict[str, Any] = {k: np.asarray(v) for k, v in results.items()}
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+    if lower.endswith(".csv"):
+        names, columns = [], []
+        for key, value in results.items():
+            array = np.asarray(value)
+            array = array.reshape(len(array), -1)
+            for c in range(array.shape[1]):
+                names.append(f"{key}.{'xyzw'[c]}" if array.shape[1] > 1 and c < 4 else key if array.shape[1] == 1 else f"{key}.{c}")
+                columns.append(array[:, c])
+        lines = [",".join(names)]
+        length = max((len(c) for c in columns), default=0)
+        for row in range(length):
+            lines.append(",".join(_scalar(c[row]) if row < len(c) else "" for c in columns))
+        return "\n".join(lines) + "\n"
+    return json.dumps({k: np.asarray(v).tolist() for k, v in results.items()}, indent=1) + "\n"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, (bool,)) or getattr(value, "dtype", None) is not None and value.dtype == bool:
+        return "1" if value else "0"
+    if getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
+        return repr(float(value))
+    return str(int(value))

@@ -239,16 +239,18 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
               help="GSH/SHARCFB: which shader program (file order) to run; Switch: the Nth Maxwell program in "
                    "disasm order (default: the first vertex program).")
 @click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
-              help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); Switch: by the instruction's texture "
+              help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); D3D9: a sampler by CTAB name, s<N> or N; "
+                   "Switch: by the instruction's texture "
                    "index or bindless handle (* for any); repeatable.")
 @click.option("--inputs", "inputs_path", default=None,
               help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
-              help="PICA200 / Latte: set a uniform by name or register (c5, i0, b3; Latte C5); repeatable.")
+              help="PICA200 / Latte / D3D9: set a uniform by name or register (c5, i0, b3; Latte C5; D3D9: a "
+                   "constant by CTAB name or register); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
-              help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: a constant by CTAB name or "
-                   "register (c4, i0, b1); Switch: SLOT=FILE|x,y,... constant buffer c[SLOT] from a file's bytes "
-                   "(.npy: its words) or float values; repeatable.")
+              help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: the same as --uniform; "
+                   "Switch: SLOT=FILE|x,y,... constant buffer c[SLOT] from a file's bytes (.npy: its words) or "
+                   "float values; repeatable.")
 @click.option("--count", type=click.IntRange(min=1), default=None,
               help="DXBC: invocations (primitives, patches) without --inputs; D3D9, Latte and Switch: lanes "
                    "(vertices, pixels or threads).")
@@ -279,7 +281,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
 
-        run_d3d9(model, inputs_path, cbuffers, output_path or "-", count)
+        run_d3d9(model, inputs_path, (*uniforms, *cbuffers), output_path or "-", count, textures, max_steps)
         return
     from shaderkit.cli.run_latte import is_latte_model, run_latte
 

@@ -3,41 +3,51 @@
 
 Inputs (``--inputs``) as for DXBC (``.json``/``.npz`` of arrays by semantic or register,
 ``.csv`` with ``NAME.x`` columns): ``{"POSITION": [[x, y, z], ...], "v1": ...}``; without inputs
-``--count`` lanes (default 1) of zeros. ``--cbuffer NAME=1,2,3`` sets a constant by its CTAB
-name or by register (``c4=...``, ``i0=...``, ``b1=1``). Outputs (``-o``, JSON by default) by
-semantic (``POSITION0``, ``TEXCOORD1``, ``COLOR0``) and, for pixel shaders, ``discarded``.
+``--count`` lanes (default 1) of zeros. ``--uniform NAME=1,2,3`` (as for PICA200 and Latte;
+``--cbuffer`` is taken as the same) sets a constant by its CTAB name or by register (``c4=...``,
+``i0=...``, ``b1=true``); ``--texture ID=FILE.npy`` binds texels (``(h, w, c)`` 2D, ``(6, h, w, c)``
+cube, ``(d, h, w, c)`` volume: the sampler's ``dcl`` type) to a sampler by CTAB name, ``s2`` or
+2; ``--max-steps`` bounds the instructions run. Outputs (``-o``, JSON by default) by semantic
+(``POSITION0``, ``TEXCOORD1``, ``COLOR0``) and, for pixel shaders, ``discarded``.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import write_output
+import click
+
+from shaderkit.cli.common import encode_results, read_input, read_input_arrays, write_output
 
 
-def run_d3d9(model: Any, inputs: str | None = None, constants: Sequence[str] = (), output: str = "-",
-             count: int | None = None) -> None:
+def run_d3d9(model: Any, inputs: str | None = None, uniforms: Sequence[str] = (), output: str = "-",
+             count: int | None = None, textures: Sequence[str] = (), max_steps: int | None = None) -> None:
     """Run the D3D9 shader ``model`` and write its outputs to ``output`` (see the module text).
-    Errors raise :class:`~shaderkit.vm.d3d9.VMError` (a ShaderkitError)."""
-    from shaderkit.cli.run_sm4 import _encode, _numbers, _read_inputs
-    from shaderkit.vm.d3d9 import D3D9Shader, VMError
+    Errors raise :class:`~shaderkit.vm.d3d9.VMError` (a ShaderkitError) or a ClickException."""
+    import numpy as np
+
+    from shaderkit.cli.run import parse_uniform
+    from shaderkit.vm.d3d9 import DEFAULT_MAX_STEPS, D3D9Shader, VMError
 
     shader = D3D9Shader(model)
-    for assignment in constants:
-        name, sep, text = assignment.partition("=")
-        if not sep:
-            raise VMError(f"--cbuffer {assignment!r}: expected NAME=VALUES")
-        shader.set(name.strip(), _numbers(text))
-    feed: dict[str, Any] = {}
-    if inputs:
-        if inputs.lower().endswith(".npy"):
-            raise VMError(f"{inputs}: D3D9 inputs must be .json, .npz or .csv (named by semantic or register)")
-        feed = _read_inputs(shader, inputs)
-    if not feed and count is None:
-        count = 1
-    outs = shader.run(feed, lanes=count)
+    for text in uniforms:
+        name, values = parse_uniform(text)
+        shader.set(name, np.array(values if len(values) != 1 else values[0]))
+    for text in textures:
+        key, sep, path = text.partition("=")
+        if not sep or not key.strip():
+            raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
+        key = key.strip()
+        try:
+            array = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"--texture {text!r}: {exc}") from None
+        shader.texture(int(key) if key.isdigit() else key, array)
+    feed = read_input_arrays(inputs, VMError) if inputs else {}
+    outs = shader.run(feed, lanes=count, max_steps=max_steps or DEFAULT_MAX_STEPS)
     results: dict[str, Any] = {name: outs.registers[register] for name, register in outs.semantics.items()}
     if shader.pixel:
         results["discarded"] = outs.discarded
-    write_output(output, _encode(results, output))
+    write_output(output, encode_results(results, output))

@@ -28,13 +28,11 @@ every UAV.
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import read_input, write_output
+from shaderkit.cli.common import encode_results, parse_numbers, read_input, read_input_arrays, write_output
 
 
 def is_dxbc(data: bytes) -> bool:
@@ -96,7 +94,7 @@ def run_dxbc(data: bytes, inputs: str | None = None, cbuffers: Sequence[str] = (
             results = _named(outs)
             if shader.stage == "pixel":
                 results["discarded"] = outs.discarded
-    write_output(output, _encode(results, output))
+    write_output(output, encode_results(results, output))
 
 
 def _named(outputs: Any) -> dict[str, Any]:
@@ -139,18 +137,6 @@ def _run_domain(shader: Any, feed: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
-def _numbers(text: str) -> Any:
-    import numpy as np
-
-    from shaderkit.vm.sm4 import VmError
-
-    try:
-        values = [float(v) if any(c in v for c in ".eEn") else int(v, 0) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise VmError(f"--cbuffer value {text!r}: expected comma-separated numbers") from None
-    return np.array(values if len(values) != 1 else values[0])
-
-
 def _as_words(array: Any) -> Any:
     import numpy as np
 
@@ -158,31 +144,6 @@ def _as_words(array: Any) -> Any:
     if a.dtype in (np.float64, np.int64):
         a = a.astype(np.float32 if a.dtype.kind == "f" else np.int32)
     return a.view(np.uint8).reshape(-1).view("<u4").astype(np.uint32)
-
-
-def _read_inputs(shader: Any, path: str) -> dict[str, Any]:
-    import numpy as np
-
-    from shaderkit.vm.sm4 import VmError
-
-    raw = read_input(path)
-    lower = path.lower()
-    try:
-        if lower.endswith(".json"):
-            table = json.loads(raw.decode("utf-8"))
-            if not isinstance(table, dict):
-                raise VmError(f"{path}: expected a JSON object of input arrays")
-            return {str(k): np.asarray(v) for k, v in table.items()}
-        if lower.endswith(".npz"):
-            with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-                return {k: archive[k] for k in archive.files}
-        if lower.endswith(".npy"):
-            return _split(shader, np.load(io.BytesIO(raw), allow_pickle=False))
-        if lower.endswith(".csv"):
-            return _csv(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, OSError) as exc:
-        raise VmError(f"{path}: {exc}") from None
-    raise VmError(f"{path}: inputs must be .json, .npz, .npy or .csv")
 
 
 def _split(shader: Any, array: Any) -> dict[str, Any]:
@@ -207,48 +168,13 @@ def _split(shader: Any, array: Any) -> dict[str, Any]:
     return feed
 
 
-def _csv(text: str) -> dict[str, Any]:
-    import numpy as np
+def _numbers(text: str) -> Any:
+    from shaderkit.vm.sm4 import VmError
 
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        return {}
-    header, body = rows[0], [r for r in rows[1:] if r]
-    columns: dict[str, list[int]] = {}
-    for i, name in enumerate(header):
-        columns.setdefault(name.strip().split(".")[0], []).append(i)
-    values = np.array([[float(v) for v in row] for row in body], dtype=np.float64).reshape(len(body), len(header))
-    return {name: values[:, idx].astype(np.float32) for name, idx in columns.items()}
+    return parse_numbers(text, VmError)
 
 
-def _encode(results: dict[str, Any], output: str) -> bytes | str:
-    import numpy as np
+def _read_inputs(shader: Any, path: str) -> dict[str, Any]:
+    from shaderkit.vm.sm4 import VmError
 
-    lower = output.lower()
-    if lower.endswith(".npz"):
-        buffer = io.BytesIO()
-        arrays: dict[str, Any] = {k: np.asarray(v) for k, v in results.items()}
-        np.savez(buffer, **arrays)
-        return buffer.getvalue()
-    if lower.endswith(".csv"):
-        names, columns = [], []
-        for key, value in results.items():
-            array = np.asarray(value)
-            array = array.reshape(len(array), -1)
-            for c in range(array.shape[1]):
-                names.append(f"{key}.{'xyzw'[c]}" if array.shape[1] > 1 and c < 4 else key if array.shape[1] == 1 else f"{key}.{c}")
-                columns.append(array[:, c])
-        lines = [",".join(names)]
-        length = max((len(c) for c in columns), default=0)
-        for row in range(length):
-            lines.append(",".join(_scalar(c[row]) if row < len(c) else "" for c in columns))
-        return "\n".join(lines) + "\n"
-    return json.dumps({k: np.asarray(v).tolist() for k, v in results.items()}, indent=1) + "\n"
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, (bool,)) or getattr(value, "dtype", None) is not None and value.dtype == bool:
-        return "1" if value else "0"
-    if getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
-        return repr(float(value))
-    return str(int(value))
+    return read_input_arrays(path, VmError, lambda array: _split(shader, array))

@@ -9,9 +9,10 @@ One lane is one vertex or one pixel; every register is a float32 array (lanes, 4
 run in 2x2 quads (lanes 4k..4k+3: top-left, top-right, bottom-left, bottom-right), which is what
 ``dsx``/``dsy`` (coarse: the quad's right minus left / bottom minus top neighbour of its top-left
 lane, the same for all four lanes) and the implicit level of detail of ``texld``/``tex`` and the
-ps_1_x texture operations read. ``run(quads=False)`` (the default) makes every pixel fill a quad
-of its own (derivatives 0, the most detailed mip level); ``quads=True`` takes the lanes in quad
-order. ``vPos`` is the pixel's integer position (D3D9 has no half-pixel offset: lane 4k+i of
+ps_1_x texture operations read. ``run(quads=False)`` (the default) takes every pixel on its own
+(derivatives 0, keeping NaN for an infinite or NaN value; the implicit LOD is that of the most
+detailed mip level); ``quads=True`` takes the lanes in quad order. ``vPos`` is the pixel's
+integer position (D3D9 has no half-pixel offset: lane 4k+i of
 quad k at (2k + i % 2, i // 2); without quads pixel j at (j, 0)), ``vFace`` 1 (front) unless
 given.
 
@@ -66,7 +67,9 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
 * Textures: :class:`~shaderkit.vm.sm4.Texture` (2D, cube, volume) sampled as the SM4 VM samples
   (texel centres at +0.5, point/linear filtering, wrap/mirror/clamp/border, mips by LOD from the
   quad or ``texldl``/``texldb``/``texldd``); the default sampler is D3D9's default state: point
-  filtering, wrap. ``texldp`` divides x, y, z by w. ps_1_x texture stages: stage n samples the
+  filtering, wrap, no mip filter (D3DSAMP_MIPFILTER D3DTEXF_NONE, D3DSAMP_MAXMIPLEVEL 0: a
+  mipped texture bound without a sampler reads level 0 whatever the LOD). ``texldp`` divides
+  x, y, z by w. ps_1_x texture stages: stage n samples the
   texture bound to s#n; ``texbem``/``texbeml``/``bem`` use the bump matrix and luminance scale
   and offset given with ``bump=`` (D3D's defaults: matrix 0, scale 0, offset 0);
   ``texm3x3spec`` reflects the constant eye vector, ``texm3x3vspec`` the one in the w of the
@@ -87,15 +90,16 @@ the corpus, and 18972 hand-edited DX9 listings of Helix/3DMigoto fix repositorie
 of the table's mnemonics; the ps_1_x texture operations, ``loop``/``call``/``lit``/``m4x4`` and
 the rest are covered by the hand-worked tests only.
 
-Everything the caller gives or asks wrongly (names, shapes) and any instruction of the table this
-VM does not run raises :class:`VMError` naming it. Instruction fields come from the D3D9 table
-(:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once, in ``_OPS``.
+Everything the caller gives or asks wrongly (names, shapes) and any opcode outside the D3D9 table
+(the VM runs every one of the table's) raises :class:`VMError` naming it. Instruction fields come
+from the D3D9 table (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once,
+in ``_ALU``, ``_HANDLERS`` and ``_FLOW``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -106,36 +110,51 @@ from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,
     COISSUE,
     COMPARED,
+    COMPARISONS,
     CONST_BANKS,
     DEST_MASK,
     DEST_MODIFIERS,
     INSTRUCTION_CONTROLS,
     INSTRUCTION_OPCODE,
+    NAMED_REGISTERS,
     OP_DCL,
     OP_DEF,
     OP_DEFB,
     OP_DEFI,
     OPCODES,
     PREDICATED,
+    RASTOUT,
     REG_ADDR_TEXTURE,
+    REG_ATTR_OUT,
+    REG_BOOL,
+    REG_COLOR_OUT,
+    REG_CONST,
     REG_DEPTH_OUT,
+    REG_INPUT,
+    REG_INT,
     REG_LOOP,
     REG_MISC,
     REG_OUTPUT,
     REG_RASTOUT,
     REG_SAMPLER,
+    REG_TEMP,
     REGISTER_NUMBER,
     RELATIVE,
     RESULT_SHIFT,
+    RESULT_SHIFT_SCALES,
     SAMPLER_TYPE,
     SAMPLER_TYPES,
+    SATURATE,
     SOURCE_MODIFIER,
+    SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
-    USAGE,
-    USAGE_INDEX,
-    USAGES,
+    comparison,
     register_type,
+    texld_form,
+    usage_name,
 )
+from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
+from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Sampler, Texture
 
 __all__ = ["VMError", "D3D9Shader", "D3D9Outputs", "Texture", "Sampler", "Bump", "SUPPORTED_OPCODES",
@@ -148,12 +167,18 @@ DEFAULT_MAX_STEPS = 1 << 20
 LOOP_DEPTH = 4
 #: rep/loop iteration counts (i#.x) are 0..255 (the reference's range for integer constant x)
 LOOP_COUNT_MAX = 255
-# register types (D3DSPR_*) the VM names
-REG_TEMP, REG_INPUT, REG_CONST, REG_ATTR_OUT, REG_INT, REG_COLOR_OUT, REG_BOOL, REG_PREDICATE = 0, 1, 2, 5, 7, 8, 14, 19
-#: comparison control value -> test (COMPARISONS in the table: _gt _eq _ge _lt _ne _le)
-_COMPARE: dict[int, Callable[[Any, Any], Any]] = {
-    1: np.greater, 2: np.equal, 3: np.greater_equal, 4: np.less, 5: np.not_equal, 6: np.less_equal}
-_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point")
+#: comparison suffix (the table's COMPARISONS) -> test
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "_gt": np.greater, "_eq": np.equal, "_ge": np.greater_equal, "_lt": np.less, "_ne": np.not_equal,
+    "_le": np.less_equal}
+assert set(_COMPARE) == set(COMPARISONS) - {""}
+#: the source modifier of a negated bool condition (``if !b0``)
+_NOT = next(value for value, text in SOURCE_MODIFIERS.items() if text == ("!", ""))
+#: vPos, vFace (D3DSPR_MISCTYPE registers)
+_VPOS, _VFACE = NAMED_REGISTERS["vPos"], NAMED_REGISTERS["vFace"]
+#: D3D9's default sampler state: D3DTEXF_POINT min/mag filtering, D3DTADDRESS_WRAP, D3DSAMP_MIPFILTER
+#: D3DTEXF_NONE and D3DSAMP_MAXMIPLEVEL 0: only level 0 is read (max_lod 0 clamps every LOD to it)
+_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0)
 _DIMENSIONS = {"_2d": "texture2d", "_cube": "texturecube", "_volume": "texture3d"}
 
 
@@ -226,10 +251,13 @@ def _param(tokens: tuple[int, ...], pos: int, major: int, dest: bool) -> tuple[P
             relative = (REG_ADDR_TEXTURE, 0, 0)  # vs_1_1: a0.x implied
     if dest:
         mods = DEST_MODIFIERS.get(token)
-        return Param(rtype, number, relative, DEST_MASK.get(token), bool(mods & 1), RESULT_SHIFT.get(token)), pos
+        return Param(rtype, number, relative, DEST_MASK.get(token), bool(mods & SATURATE), RESULT_SHIFT.get(token)), pos
     sw = SOURCE_SWIZZLE.get(token)
     swizzle = (sw & 3, sw >> 2 & 3, sw >> 4 & 3, sw >> 6 & 3)
-    return Param(rtype, number, relative, swizzle=swizzle, modifier=SOURCE_MODIFIER.get(token)), pos
+    modifier = SOURCE_MODIFIER.get(token)
+    if modifier and modifier not in SOURCE_MODIFIERS:
+        raise VMError(f"source modifier {modifier} is not a D3D9 one (D3DSPSM_*)")
+    return Param(rtype, number, relative, swizzle=swizzle, modifier=modifier), pos
 
 
 def decode(tokens: tuple[int, ...], major: int, index: int = 0) -> Ins:
@@ -269,10 +297,7 @@ def _sat(x: np.ndarray) -> np.ndarray:
 
 
 def _mul(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
-    product = a * b
-    if legacy:
-        product = np.where((a == 0) | (b == 0), F32(0), product)
-    return product.astype(F32)
+    return mul_legacy(a, b) if legacy else (a * b).astype(F32)
 
 
 def _dot(a: np.ndarray, b: np.ndarray, n: int, legacy: bool) -> np.ndarray:
@@ -309,9 +334,11 @@ class _Frame:
 class _Run:
     """One execution over a batch of lanes."""
 
-    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int) -> None:
+    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int, quads: bool = False) -> None:
         self.shader = shader
         self.n = n
+        #: pixel lanes in 2x2 quads (derivatives across the quad); else every lane on its own
+        self.quads = quads
         self.legacy = legacy
         self.max_steps = max_steps
         self.steps = 0
@@ -393,7 +420,7 @@ class _Run:
             return
         values = np.asarray(values, F32)
         if p.shift:
-            values = (values * F32(2.0 ** (p.shift if p.shift < 8 else p.shift - 16))).astype(F32)
+            values = (values * F32(RESULT_SHIFT_SCALES[p.shift])).astype(F32)
         if p.saturate:
             values = _sat(values)
         comps = p.mask if mask is None else p.mask & mask
@@ -440,22 +467,25 @@ class _Run:
         self.mask = self.mask & ~lanes
 
 
-_SOURCE_MODIFIERS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
-    0: lambda x: x,
-    1: lambda x: (-x).astype(F32),
-    2: lambda x: (x - F32(0.5)).astype(F32),
-    3: lambda x: (F32(0.5) - x).astype(F32),
-    4: lambda x: (F32(2) * (x - F32(0.5))).astype(F32),
-    5: lambda x: (F32(-2) * (x - F32(0.5))).astype(F32),
-    6: lambda x: (F32(1) - x).astype(F32),
-    7: lambda x: (F32(2) * x).astype(F32),
-    8: lambda x: (F32(-2) * x).astype(F32),
-    9: lambda x: _divide(x, 2),
-    10: lambda x: _divide(x, 3),
-    11: lambda x: np.abs(x).astype(F32),
-    12: lambda x: (-np.abs(x)).astype(F32),
-    13: lambda x: (x == 0).astype(F32),
+#: source modifier by its text in the table's SOURCE_MODIFIERS (prefix, suffix) -> f(value)
+_MODIFIER_FUNCTIONS: dict[tuple[str, str], Callable[[np.ndarray], np.ndarray]] = {
+    ("-", ""): lambda x: (-x).astype(F32),
+    ("", "_bias"): lambda x: (x - F32(0.5)).astype(F32),
+    ("-", "_bias"): lambda x: (F32(0.5) - x).astype(F32),
+    ("", "_bx2"): lambda x: (F32(2) * (x - F32(0.5))).astype(F32),
+    ("-", "_bx2"): lambda x: (F32(-2) * (x - F32(0.5))).astype(F32),
+    ("1 - ", ""): lambda x: (F32(1) - x).astype(F32),
+    ("", "_x2"): lambda x: (F32(2) * x).astype(F32),
+    ("-", "_x2"): lambda x: (F32(-2) * x).astype(F32),
+    ("", "_dz"): lambda x: _divide(x, 2),
+    ("", "_dw"): lambda x: _divide(x, 3),
+    ("", "_abs"): lambda x: np.abs(x).astype(F32),
+    ("-", "_abs"): lambda x: (-np.abs(x)).astype(F32),
+    ("!", ""): lambda x: (x == 0).astype(F32),
 }
+#: source modifier field (D3DSPSM_*) -> f(value)
+_SOURCE_MODIFIERS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
+    0: lambda x: x, **{value: _MODIFIER_FUNCTIONS[text] for value, text in SOURCE_MODIFIERS.items()}}
 
 
 def _divide(x: np.ndarray, by: int) -> np.ndarray:
@@ -569,14 +599,6 @@ def _dp2add(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return _rep((_dot(a, b, 2, m.legacy) + c[:, 3]).astype(F32))
 
 
-def _min(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a < b, a, b)
-
-
-def _max(m: _Run, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a >= b, a, b)
-
-
 def _sgn(m: _Run, a: np.ndarray, *_scratch: np.ndarray) -> np.ndarray:
     return np.sign(a).astype(F32)
 
@@ -586,6 +608,8 @@ def _lrp(m: _Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def _derivative(m: _Run, s: np.ndarray, axis: int) -> np.ndarray:
+    if not m.quads:
+        return (s - s).astype(F32)  # 0, NaN for inf and NaN
     q = s.reshape(-1, 4, 4)
     return np.repeat(q[:, axis] - q[:, 0], 4, axis=0).astype(F32)
 
@@ -599,8 +623,8 @@ _ALU: dict[str, Alu] = {
     "mad": lambda m, a, b, c: (_mul(a, b, m.legacy) + c).astype(F32),
     "dp3": lambda m, a, b: _rep(_dot(a, b, 3, m.legacy)),
     "dp4": lambda m, a, b: _rep(_dot(a, b, 4, m.legacy)),
-    "min": _min,
-    "max": _max,
+    "min": lambda m, a, b: min_legacy(a, b),
+    "max": lambda m, a, b: max_legacy(a, b),
     "slt": lambda m, a, b: (a < b).astype(F32),
     "sge": lambda m, a, b: (a >= b).astype(F32),
     "rcp": lambda m, a: _rep(_rcp(a[:, 3])),
@@ -612,7 +636,7 @@ _ALU: dict[str, Alu] = {
     "lit": _lit,
     "dst": _dst,
     "lrp": _lrp,
-    "frc": lambda m, a: (a - np.floor(a)).astype(F32),
+    "frc": lambda m, a: fract(a),
     "pow": _pow,
     "crs": _crs,
     "sgn": _sgn,
@@ -659,15 +683,22 @@ def _matrix(m: _Run, ins: Ins) -> None:
 # -- flow control --------------------------------------------------------------------------------
 
 
+def _compare(ins: Ins) -> Callable[[Any, Any], Any]:
+    test = _COMPARE.get(comparison(ins.controls))
+    if test is None:
+        raise VMError(f"instruction {ins.index}: {ins.name} with comparison control {ins.controls & 7} (none)")
+    return test
+
+
 def _condition(m: _Run, ins: Ins) -> np.ndarray:
     """Per-lane truth of an if/break/callnz condition: a bool constant, a predicate, or a comparison."""
     if ins.opcode in COMPARED:
         a, b = m.read(ins.sources[0])[:, 0], m.read(ins.sources[1])[:, 0]
-        return np.asarray(_COMPARE[ins.controls & 7](a, b), bool)
+        return np.asarray(_compare(ins)(a, b), bool)
     src = ins.sources[-1]
     if src.rtype == REG_BOOL:
         value = bool(m.bools[src.number]) if src.number < len(m.bools) else False
-        return np.full(m.n, value != (src.modifier == 13))
+        return np.full(m.n, value != (src.modifier == _NOT))
     return m.read(src)[:, 0] != 0
 
 
@@ -724,7 +755,7 @@ def _flow_endloop(m: _Run, ins: Ins, pc: int) -> int:
 
 def _flow_break(m: _Run, ins: Ins, pc: int) -> int:
     lanes = m.mask.copy()
-    if ins.opcode != _OPCODE["break"] or ins.sources:
+    if ins.sources:  # break_comp, breakp (a plain break has none)
         lanes &= _condition(m, ins)
     loop_at = max((i for i, f in enumerate(m.stack) if f.kind == "loop"), default=None)
     if loop_at is None:
@@ -788,15 +819,14 @@ _FLOW: dict[str, Callable[[_Run, Ins, int], int]] = {
 
 def _setp(m: _Run, ins: Ins) -> None:
     a, b = m.read(ins.sources[0]), m.read(ins.sources[1])
-    m.write(ins, np.asarray(_COMPARE[ins.controls & 7](a, b), F32))
+    m.write(ins, np.asarray(_compare(ins)(a, b), F32))
 
 
 def _texkill(m: _Run, ins: Ins) -> None:
     p = ins.dest
     assert p is not None
     if m.shader.major < 2:
-        value = m.texcoords.get(p.number, m.zeros()) if p.rtype == REG_ADDR_TEXTURE and m.shader.minor < 4 \
-            else m.fetch(p)
+        value = _stage_coords(m, p.number) if p.rtype == REG_ADDR_TEXTURE and m.shader.minor < 4 else m.fetch(p)
         comps = 0b0111
     else:
         value = m.fetch(p)
@@ -829,23 +859,14 @@ def _phase(m: _Run, ins: Ins) -> None:
 
 def _sample(m: _Run, stage: int, coords: np.ndarray, lod: np.ndarray | None = None, bias: np.ndarray | None = None,
             ddx: np.ndarray | None = None, ddy: np.ndarray | None = None) -> np.ndarray:
-    from shaderkit.vm.sm4.memory import gradient_lod, sample_texture, texture_coordinates
+    from shaderkit.vm.sm4.memory import sample_texture
 
     tex = m.shader.textures.get(stage)
     if tex is None:
         return np.zeros((m.n, 4), F32)  # an unbound stage reads as 0 (D3D9 returns (0, 0, 0, 1) on some cards)
     sampler = m.shader.samplers.get(stage, _DEFAULT_SAMPLER)
-    coords = np.asarray(coords, F32)
-    if lod is None:
-        uv = texture_coordinates(tex, coords)
-        if ddx is not None and ddy is not None:
-            dims = uv.shape[1]
-            lod = gradient_lod(tex, uv, ddx[:, :dims].astype(np.float64), ddy[:, :dims].astype(np.float64))
-        else:
-            lod = gradient_lod(tex, uv, quads=m.shader.pixel)
-        if bias is not None:
-            lod = lod + bias
-    return sample_texture(tex, sampler, coords, np.asarray(lod, np.float64)).astype(F32)
+    values = sample_texture(tex, sampler, np.asarray(coords, F32), lod, ddx, ddy, quads=m.quads, bias=bias)
+    return values.astype(F32)
 
 
 def _texld(m: _Run, ins: Ins) -> None:
@@ -856,21 +877,21 @@ def _texld(m: _Run, ins: Ins) -> None:
         if shader.minor >= 4:
             coords = m.read(ins.sources[0])
         else:
-            coords = m.texcoords.get(dest.number, m.zeros())
+            coords = _stage_coords(m, dest.number)
         m.write(ins, _sample(m, dest.number, coords))
         return
     coords = m.read(ins.sources[0])
     sampler = ins.sources[1]
-    form = ins.controls & 3
+    form = texld_form(ins.controls)
     lod = bias = ddx = ddy = None
     if ins.name == "texldl":
         lod = coords[:, 3].astype(np.float64)
     elif ins.name == "texldd":
         ddx, ddy = m.read(ins.sources[2]), m.read(ins.sources[3])
-    elif form == 1:  # texldp
+    elif form == "texldp":
         with np.errstate(all="ignore"):
             coords = np.concatenate([coords[:, :3] / coords[:, 3:4], coords[:, 3:4]], axis=1).astype(F32)
-    elif form == 2:  # texldb
+    elif form == "texldb":
         bias = coords[:, 3].astype(np.float64)
     values = _sample(m, sampler.number, coords, lod, bias, ddx, ddy)
     if sampler.swizzle != (0, 1, 2, 3):
@@ -884,13 +905,13 @@ def _texcoord(m: _Run, ins: Ins) -> None:
     if m.shader.minor >= 4:  # texcrd r#, t#: the coordinates as they are
         m.write(ins, m.read(ins.sources[0]))
         return
-    tc = m.texcoords.get(dest.number, m.zeros()).copy()
-    tc = _sat(tc)
+    tc = _sat(_stage_coords(m, dest.number))
     tc[:, 3] = 1
     m.write(ins, tc)
 
 
 def _stage_coords(m: _Run, stage: int) -> np.ndarray:
+    """The texture coordinate set of stage ``stage`` as the shader received it (0 if not given)."""
     return m.texcoords.get(stage, m.zeros())
 
 
@@ -1019,7 +1040,6 @@ _HANDLERS: dict[str, Callable[[_Run, Ins], None]] = {
     "texm3x3spec": _texm, "texm3x3vspec": _texm, "texm3x2depth": _texm,
     "texdp3": _texdp3, "texdp3tex": _texdp3, "texdepth": _texdepth,
 }
-_OPCODE = {info.name: value for value, info in sorted(OPCODES.items(), reverse=True)}
 #: the table's opcodes this VM runs (every one; a test checks it)
 SUPPORTED_OPCODES = frozenset(value for value, info in OPCODES.items() if info.name in _HANDLERS or info.name in _FLOW)
 
@@ -1031,47 +1051,20 @@ SUPPORTED_OPCODES = frozenset(value for value, info in OPCODES.items() if info.n
 _RASTOUT_SEMANTICS = ("POSITION0", "FOG0", "PSIZE0")
 
 
-class D3D9Outputs(Mapping[str, np.ndarray]):
+class D3D9Outputs(NamedOutputs):
     """A run's outputs: (lanes, 4) float32 arrays by register (``oPos``, ``oD0``, ``oT1``, ``o3``,
     ``oC0``, ``oDepth``; ps_1_x: ``r0``) and by semantic (``POSITION0``, ``COLOR0``, ``TEXCOORD1``,
-    ``DEPTH0``; a semantic without index also finds index 0); ``discarded``: pixels texkill removed."""
+    ``DEPTH0``; any case, a semantic without index is index 0: the SM4 VM's
+    :class:`~shaderkit.vm.sm4.outputs.NamedOutputs` lookup); ``registers`` and ``semantics``
+    (semantic -> register name) as collected; ``discarded``: pixels texkill removed."""
 
     def __init__(self, registers: dict[str, np.ndarray], semantics: dict[str, str], discarded: np.ndarray,
                  steps: int) -> None:
+        super().__init__({**registers, **{name: registers[reg] for name, reg in semantics.items()}})
         self.registers = registers
         self.semantics = semantics
         self.discarded = discarded
         self.steps = steps
-
-    def _key(self, key: str) -> str | None:
-        if key in self.registers:
-            return key
-        upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.semantics:
-                return self.semantics[name]
-        return None
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        found = self._key(key)
-        if found is None:
-            raise KeyError(key)
-        return self.registers[found]
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._key(key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self.registers
-        yield from self.semantics
-
-    def __len__(self) -> int:
-        return len(self.registers) + len(self.semantics)
-
-
-def _usage_name(usage_token: int) -> str:
-    kind, index = USAGE.get(usage_token), USAGE_INDEX.get(usage_token)
-    return f"{USAGES[kind].upper() if kind < len(USAGES) else f'USAGE{kind}'}{index}"
 
 
 class D3D9Shader:
@@ -1121,11 +1114,16 @@ class D3D9Shader:
 
     @classmethod
     def load(cls, source: str | os.PathLike[str] | bytes) -> D3D9Shader:
-        """From a file path or the bytes of a bare D3D9 shader."""
-        if isinstance(source, (bytes, bytearray)):
+        """From a file path (read by :func:`shaderkit.open`; a bare D3D9 shader) or the bytes of one."""
+        if isinstance(source, (bytes, bytearray, memoryview)):
             return cls.from_bytes(bytes(source))
-        with open(os.fspath(source), "rb") as handle:
-            return cls.from_bytes(handle.read())
+        import shaderkit
+        from shaderkit.formats.d3d9.shader import D3D9Shader as Model
+
+        opened = shaderkit.open(source)
+        if not isinstance(opened, Model):
+            raise VMError(f"{os.fspath(source)}: a {opened.format_name} file, not a bare D3D9 shader")
+        return cls(opened)
 
     @classmethod
     def assemble(cls, text: str) -> D3D9Shader:
@@ -1148,7 +1146,8 @@ class D3D9Shader:
         if self.pixel and self.major < 3:
             name = f"TEXCOORD{p.number}" if p.rtype == REG_ADDR_TEXTURE else f"COLOR{p.number}"
         else:
-            name = _usage_name(ins.usage)
+            usage, index = usage_name(ins.usage)
+            name = f"{usage.upper()}{index}"
         if p.rtype == REG_OUTPUT and not self.pixel:
             self.outputs.setdefault((p.rtype, p.number), []).append(name)
         elif name not in self.inputs:
@@ -1298,7 +1297,9 @@ class D3D9Shader:
         if name[:1] in "sS" and name[1:].isdigit():
             return int(name[1:])
         c = self._constant(name)
-        if c is None or c.register_set != 3:
+        from shaderkit.formats.d3dx.ctab import REGISTER_SETS
+
+        if c is None or REGISTER_SETS.get(c.register_set) != "s":
             raise VMError(f"no sampler named {name!r}")
         return int(c.register_index)
 
@@ -1385,16 +1386,13 @@ class D3D9Shader:
             count = 1
         if self.pixel and quads and count % 4:
             raise VMError(f"quads=True needs a multiple of 4 pixels, got {count}")
-        spread = 4 if self.pixel and not quads else 1
-        n = count * spread
-        m = _Run(self, n, legacy_float, max_steps)
+        n = count
+        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads)
         for where, array in arrays.items():
-            if spread > 1:
-                array = np.repeat(array, spread, axis=0)
             if where == "vPos":
-                m.regs[(REG_MISC, 0)] = array
+                m.regs[_VPOS] = array
             elif where == "vFace":
-                m.regs[(REG_MISC, 1)] = _rep(array[:, 0])
+                m.regs[_VFACE] = _rep(array[:, 0])
             else:
                 assert isinstance(where, tuple)
                 m.regs[where] = array
@@ -1402,24 +1400,19 @@ class D3D9Shader:
                     m.texcoords[where[1]] = array
         if self.pixel:
             lane = np.arange(n)
-            if (REG_MISC, 0) not in m.regs:
-                x = (lane // 4 * 2 + lane % 2) if quads else lane // 4
+            if _VPOS not in m.regs:
+                x = (lane // 4 * 2 + lane % 2) if quads else lane
                 y = (lane % 4 // 2) if quads else np.zeros(n, np.int64)
-                m.regs[(REG_MISC, 0)] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
-            if (REG_MISC, 1) not in m.regs:
-                m.regs[(REG_MISC, 1)] = np.ones((n, 4), F32)
+                m.regs[_VPOS] = np.stack([x, y, np.zeros(n), np.ones(n)], axis=1).astype(F32)
+            if _VFACE not in m.regs:
+                m.regs[_VFACE] = np.ones((n, 4), F32)
         with np.errstate(all="ignore"):
             self._execute(m)
-        registers, semantics = self._collect(m, spread)
-        discarded = m.discarded[::spread] if spread > 1 else m.discarded
-        return D3D9Outputs(registers, semantics, discarded, m.steps)
+        registers, semantics = self._collect(m)
+        return D3D9Outputs(registers, semantics, m.discarded, m.steps)
 
     def _input_mask(self, key: str) -> int:
-        upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.input_masks:
-                return self.input_masks[name]
-        return 15
+        return self.input_masks.get(normalize_key(key), 15)
 
     def _input_key(self, key: str) -> tuple[int, int] | str:
         lower = key.lower()
@@ -1431,9 +1424,9 @@ class D3D9Shader:
                 raise VMError(f"input {key!r}: vertex shaders have no t registers")
             return (REG_INPUT if reg[0] == "v" else REG_ADDR_TEXTURE, reg[1])
         upper = key.upper()
-        for name in (upper, upper + "0"):
-            if name in self.inputs:
-                return self.inputs[name]
+        found = self.inputs.get(normalize_key(key))
+        if found is not None:
+            return found
         if self.pixel and self.major < 2:  # ps_1_x: COLOR0/1 -> v#, TEXCOORD# -> t#
             for prefix, rtype in (("COLOR", REG_INPUT), ("TEXCOORD", REG_ADDR_TEXTURE)):
                 rest = upper[len(prefix):] if upper.startswith(prefix) else None
@@ -1458,17 +1451,12 @@ class D3D9Shader:
             if not m.mask.any():
                 pc += 1
                 continue
-            handler = _HANDLERS.get(ins.name)
-            if handler is None:
-                raise VMError(f"instruction {ins.index}: {ins.name} is not supported by the D3D9 VM")
+            handler = _HANDLERS[ins.name]  # every opcode of the table (decode refuses others)
             if pc + 1 < total and program[pc + 1].coissue:  # a co-issued pair reads before it writes
                 m.pending = []
                 handler(m, ins)
                 partner = program[pc + 1]
-                handler_b = _HANDLERS.get(partner.name)
-                if handler_b is None:
-                    raise VMError(f"instruction {partner.index}: {partner.name} is not supported by the D3D9 VM")
-                handler_b(m, partner)
+                _HANDLERS[partner.name](m, partner)
                 writes, m.pending = m.pending, None
                 for p, values, enable in writes:
                     m.commit(p, values, enable)
@@ -1478,7 +1466,7 @@ class D3D9Shader:
             handler(m, ins)
             pc += 1
 
-    def _collect(self, m: _Run, spread: int) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    def _collect(self, m: _Run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         registers: dict[str, np.ndarray] = {}
         semantics: dict[str, str] = {}
 
@@ -1486,7 +1474,7 @@ class D3D9Shader:
             value = m.regs.get(key)
             if value is None:
                 return
-            registers[name] = value[::spread] if spread > 1 else value
+            registers[name] = value
             for each in [semantic] if isinstance(semantic, str) else semantic or []:
                 semantics[each] = name
 
@@ -1498,8 +1486,8 @@ class D3D9Shader:
                 elif rtype == REG_DEPTH_OUT:
                     put("oDepth", key, "DEPTH0")
             elif rtype == REG_RASTOUT:
-                put(("oPos", "oFog", "oPts")[number] if number < 3 else f"oRast{number}", key,
-                    _RASTOUT_SEMANTICS[number] if number < 3 else None)
+                put(RASTOUT[number] if number < len(RASTOUT) else f"oRast{number}", key,
+                    _RASTOUT_SEMANTICS[number] if number < len(RASTOUT) else None)
             elif rtype == REG_ATTR_OUT:
                 put(f"oD{number}", key, f"COLOR{number}")
             elif rtype == REG_OUTPUT:
@@ -1521,7 +1509,3 @@ def _register_name(name: str) -> tuple[str, int] | None:
         return letter, int(digits)
     return None
 
-
-def unsupported_opcodes() -> list[str]:
-    """Mnemonics of table opcodes the VM does not run (empty: every one runs)."""
-    return sorted(OPCODES[v].name for v in OPCODES if v not in SUPPORTED_OPCODES)

@@ -55,12 +55,29 @@ COMPARISONS = ("", "_gt", "_eq", "_ge", "_lt", "_ne", "_le", "")
 PS1_NAMES: dict[int, tuple[str, str]] = {64: ("texcoord", "texcrd"), 66: ("tex", "texld")}
 #: texld's controls: 0 texld, 1 texldp, 2 texldb
 TEXLD_FORMS = ("texld", "texldp", "texldb")
+
+
+def texld_form(controls: int) -> str:
+    """The SM2+ ``texld`` form its instruction controls name (``texld`` for the unused value 3)."""
+    form = controls & 3
+    return TEXLD_FORMS[form] if form < len(TEXLD_FORMS) else TEXLD_FORMS[0]
+
+
+def comparison(controls: int) -> str:
+    """The comparison suffix (``_gt`` .. ``_le``; "" for the unused values 0 and 7) of if_comp,
+    break_comp or setp's instruction controls."""
+    return COMPARISONS[controls & 7]
+
+
+#: D3DDECLUSAGE_*: usage -> dcl spelling (``dcl_texcoord1``); others spell ``usage<n>``
 USAGES = ("position", "blendweight", "blendindices", "normal", "psize", "texcoord", "tangent",
           "binormal", "tessfactor", "positiont", "color", "fog", "depth", "sample")
 SAMPLER_TYPES = {2: "_2d", 3: "_cube", 4: "_volume"}
 #: register types (D3DSPR_*) printed as a prefix and the register number
 REGISTER_PREFIXES = {0: "r", 1: "v", 2: "c", 5: "oD", 6: "oT", 7: "i", 8: "oC", 10: "s", 14: "b", 18: "l", 19: "p"}
 REG_ADDR_TEXTURE, REG_RASTOUT, REG_DEPTH_OUT, REG_SAMPLER, REG_LOOP = 3, 4, 9, 10, 15
+#: D3DSPR_TEMP, _INPUT, _CONST, _ATTROUT (oD#), _CONSTINT, _COLOROUT (oC#), _CONSTBOOL, _PREDICATE
+REG_TEMP, REG_INPUT, REG_CONST, REG_ATTR_OUT, REG_INT, REG_COLOR_OUT, REG_BOOL, REG_PREDICATE = 0, 1, 2, 5, 7, 8, 14, 19
 #: vs_3_0 spells register type 6 (D3DSPR_OUTPUT) ``o<n>``
 REG_OUTPUT = 6
 #: D3DSPR_MISCTYPE (ps_3_0): number -> name
@@ -91,8 +108,13 @@ SOURCE_MODIFIERS = {1: ("-", ""), 2: ("", "_bias"), 3: ("-", "_bias"), 4: ("", "
                     11: ("", "_abs"), 12: ("-", "_abs"), 13: ("!", "")}
 #: result shifts (D3DSPDM shift, ps_1_x): field value -> instruction suffix (printed before _sat)
 RESULT_SHIFTS = {1: "_x2", 2: "_x4", 3: "_x8", 13: "_d8", 14: "_d4", 15: "_d2"}
+#: result shift field -> the factor it scales the result by: the field is a signed 4-bit power of
+#: two (1 _x2 .. 3 _x8, 13 _d8 .. 15 _d2)
+RESULT_SHIFT_SCALES = {value: 2.0 ** (value - 16 if value & 8 else value) for value in range(16)}
 #: result modifiers (D3DSPDM_*) in the order their suffixes print
 DEST_MODIFIERS_TEXT = ((1, "_sat"), (2, "_pp"), (4, "_centroid"))
+#: the result modifier bit of _sat
+SATURATE = next(bit for bit, text in DEST_MODIFIERS_TEXT if text == "_sat")
 #: registers printed by name: name -> (register type, number)
 NAMED_REGISTERS = {"oPos": (4, 0), "oFog": (4, 1), "oPts": (4, 2), "oDepth": (9, 0), "aL": (15, 0),
                    "vPos": (17, 0), "vFace": (17, 1)}
@@ -145,3 +167,10 @@ def is_sm1(version: int) -> bool:
     """Whether a version token's instruction tokens carry no length (vs/ps 1.x, tx_1_0): their
     parameters are the following tokens with bit 31 set."""
     return SHADER_VERSION_MAJOR.get(version) < 2 or SHADER_VERSION_KIND.get(version) == TX_KIND
+
+
+def usage_name(usage_token: int) -> tuple[str, int]:
+    """A dcl usage token's usage as ``dcl_`` spells it (``texcoord``; ``usage<n>`` past the
+    table) and its usage index."""
+    kind = USAGE.get(usage_token)
+    return (USAGES[kind] if kind < len(USAGES) else f"usage{kind}"), USAGE_INDEX.get(usage_token)

@@ -21,7 +21,6 @@ from shaderkit.isa.d3d9.table import (
     BLOCK_OPENS,
     COMMENT_LENGTH,
     COMPARED,
-    COMPARISONS,
     CONST_BANKS,
     DBUG_TAG,
     DEST_MASK,
@@ -66,16 +65,17 @@ from shaderkit.isa.d3d9.table import (
     SOURCE_MODIFIER,
     SOURCE_MODIFIERS,
     SOURCE_SWIZZLE,
-    TEXLD_FORMS,
     TEXTURE_OPCODES,
     TEXTURE_SLOTS,
     TX_KIND,
     UNCOUNTED,
     USAGE,
     USAGE_INDEX,
-    USAGES,
+    comparison,
     is_sm1,
     register_type,
+    texld_form,
+    usage_name,
 )
 
 _U32 = struct.Struct("<I")
@@ -357,9 +357,7 @@ class _Program:
             elif ((self.pixel and self.major < 3) or rtype == REG_MISC) and not usage & _USAGE_BITS:
                 name = "dcl"  # (ps_2_x inputs and vPos/vFace carry no usage; one that does prints it)
             else:
-                kind = USAGE.get(usage)
-                uname = USAGES[kind] if kind < len(USAGES) else f"usage{kind}"
-                uindex = USAGE_INDEX.get(usage)
+                uname, uindex = usage_name(usage)
                 name = f"dcl_{uname}{uindex if uindex else ''}"
             return f"{name}{suffix} {text}"
         if opcode in (OP_DEF, OP_DEFI, OP_DEFB):
@@ -377,9 +375,9 @@ class _Program:
             return f"// unknown D3D9 opcode {opcode}"
         name = info.name
         if opcode in COMPARED:
-            name += COMPARISONS[controls & 7]
-        if opcode == 66 and self.major >= 2 and controls & 3 < len(TEXLD_FORMS):
-            name = TEXLD_FORMS[controls & 3]
+            name += comparison(controls)
+        if opcode == 66 and self.major >= 2:
+            name = texld_form(controls)
         if self.major < 2 and opcode in PS1_NAMES:
             name = PS1_NAMES[opcode][1 if self.minor >= 4 else 0]
         parts: list[str] = []

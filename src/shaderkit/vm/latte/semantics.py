@@ -38,6 +38,7 @@ import numpy as np
 
 from shaderkit.dataclass import dataclass
 from shaderkit.isa.latte import table as T
+from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
 from shaderkit.vm.sm4.alu import _bfe as d3d_bfe
 
 F32 = np.float32
@@ -62,21 +63,8 @@ class Semantic:
 
 
 # -- float helpers -------------------------------------------------------------------------------
-def mul_dx9(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """DX9 product: +0 when either factor is zero (0 * inf = 0 * NaN = 0), else a * b."""
-    return np.where((a == 0) | (b == 0), _ZERO, a * b).astype(F32, copy=False)
-
-
 def _fit(x: Any) -> np.ndarray:
     return np.asarray(x, dtype=F32)
-
-
-def _max_dx9(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a >= b, a, b)
-
-
-def _min_dx9(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.where(a < b, a, b)
 
 
 def _inf_to(x: np.ndarray, value: np.float32) -> np.ndarray:
@@ -89,10 +77,6 @@ def _recip(a: np.ndarray) -> np.ndarray:
 
 def _rsq(a: np.ndarray) -> np.ndarray:
     return (_ONE / np.sqrt(a)).astype(F32, copy=False)
-
-
-def _fract(a: np.ndarray) -> np.ndarray:
-    return (a - np.floor(a)).astype(F32, copy=False)
 
 
 def _flt_to_int(a: np.ndarray, lo: float, hi: float, dtype: Any) -> np.ndarray:
@@ -120,7 +104,7 @@ def _muladd(scale: float, ieee: bool) -> Fn:
     s = F32(scale)
 
     def run(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        p = a * b if ieee else mul_dx9(a, b)
+        p = a * b if ieee else mul_legacy(a, b)
         r = p + c
         return _fit(r * s) if scale != 1 else _fit(r)
     return run
@@ -201,7 +185,7 @@ def _dot4(ieee: bool) -> Fn:
     def run(s: list[list[np.ndarray]]) -> np.ndarray:
         total = np.zeros(1, F32)
         for slot in s:
-            p = slot[0] * slot[1] if ieee else mul_dx9(slot[0], slot[1])
+            p = slot[0] * slot[1] if ieee else mul_legacy(slot[0], slot[1])
             total = total + p
         return _fit(total)
     return run
@@ -210,7 +194,7 @@ def _dot4(ieee: bool) -> Fn:
 def _max4(s: list[list[np.ndarray]]) -> np.ndarray:
     r = s[0][0]
     for slot in s[1:]:
-        r = _max_dx9(r, slot[0])
+        r = max_legacy(r, slot[0])
     return _fit(r)
 
 
@@ -246,10 +230,10 @@ _EQ, _GT, _GE, _NE = np.equal, np.greater, np.greater_equal, np.not_equal
 #: ALU opcode name -> semantics (names are the ISA table's)
 SEMANTICS: dict[str, Semantic] = {
     "ADD": _m("ff", "f", lambda a, b: _fit(a + b)),
-    "MUL": _m("ff", "f", mul_dx9),
+    "MUL": _m("ff", "f", mul_legacy),
     "MUL_IEEE": _m("ff", "f", lambda a, b: _fit(a * b)),
-    "MAX": _m("ff", "f", _max_dx9),
-    "MIN": _m("ff", "f", _min_dx9),
+    "MAX": _m("ff", "f", max_legacy),
+    "MIN": _m("ff", "f", min_legacy),
     "MAX_DX10": _m("ff", "f", np.fmax),
     "MIN_DX10": _m("ff", "f", np.fmin),
     "SETE": _m("ff", "f", _set(_EQ, 1.0, 0.0, F32)),
@@ -260,7 +244,7 @@ SEMANTICS: dict[str, Semantic] = {
     "SETGT_DX10": _m("ff", "i", _set(_GT, -1, 0, I32)),
     "SETGE_DX10": _m("ff", "i", _set(_GE, -1, 0, I32)),
     "SETNE_DX10": _m("ff", "i", _set(_NE, -1, 0, I32)),
-    "FRACT": _m("f", "f", _fract),
+    "FRACT": _m("f", "f", fract),
     "TRUNC": _m("f", "f", lambda a: _fit(np.trunc(a))),
     "CEIL": _m("f", "f", lambda a: _fit(np.ceil(a))),
     "RNDNE": _m("f", "f", lambda a: _fit(np.rint(a))),

@@ -247,18 +247,26 @@ def _sample(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.ndarra
     return out
 
 
-def sample_texture(tex: Texture, sampler: Sampler, addr: np.ndarray, lod: np.ndarray) -> np.ndarray:
+def sample_texture(tex: Texture, sampler: Sampler, addr: np.ndarray, lod: np.ndarray | None = None,
+                   ddx: np.ndarray | None = None, ddy: np.ndarray | None = None, quads: bool = False,
+                   bias: np.ndarray | None = None) -> np.ndarray:
     """Filtered texels (lanes, 4) of ``tex`` at float32 coordinates ``addr`` (lanes, >= 3;
-    normalized, cube directions for cubes) and unclamped level of detail ``lod`` per lane (the
-    sampler's bias and clamps applied here): the sampling of ``sample``/``sample_l``."""
+    normalized, cube directions for cubes), the sampling of ``sample``/``sample_l``/``sample_d``/
+    ``sample_b``: at the unclamped level of detail ``lod`` per lane if given, else the one of the
+    gradients ``ddx``/``ddy`` (lanes, >= dimensions) or, without them, of :func:`gradient_lod`
+    (``quads``: across each 2x2 quad of lanes), plus ``bias``; the sampler's bias and clamps
+    applied after. The coordinates (and cube faces) are worked out once."""
     layer, coords = _coords(tex, np.ascontiguousarray(addr, np.float32))
-    return _sample(tex, sampler, layer, coords, lod, (0, 0, 0), None)
-
-
-def texture_coordinates(tex: Texture, addr: np.ndarray) -> np.ndarray:
-    """The normalized coordinates (lanes, dimensions) a float32 address samples at (cube
-    directions become the face's u, v), for :func:`gradient_lod`."""
-    return _coords(tex, np.ascontiguousarray(addr, np.float32))[1]
+    if lod is None:
+        if ddx is not None and ddy is not None:
+            dims = coords.shape[1]
+            lod = gradient_lod(tex, coords, np.asarray(ddx)[:, :dims].astype(np.float64),
+                               np.asarray(ddy)[:, :dims].astype(np.float64))
+        else:
+            lod = gradient_lod(tex, coords, quads=quads)
+        if bias is not None:
+            lod = lod + bias
+    return _sample(tex, sampler, layer, coords, np.asarray(lod, np.float64), (0, 0, 0), None)
 
 
 def _sampler(m: Machine, op: Operand) -> Sampler:

@@ -1,0 +1,34 @@
+"""Float rules of D3D9-era (DX9-class) shader ALUs, shared by the VMs that model them (D3D9,
+Latte): the "0 times anything is 0" product and the comparison-based min/max whose NaN handling
+follows from the comparison (the second operand wins when either is NaN)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+F32 = np.float32
+_ZERO = F32(0)
+
+__all__ = ["mul_legacy", "min_legacy", "max_legacy", "fract"]
+
+
+def mul_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """DX9 product: +0 when either factor is zero (0 * inf = 0 * NaN = 0), else a * b (float32)."""
+    return np.where((a == 0) | (b == 0), _ZERO, a * b).astype(F32, copy=False)
+
+
+def min_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a < b ? a : b``: with a NaN in either operand the comparison fails and the result is b."""
+    out: np.ndarray = np.where(a < b, a, b)
+    return out
+
+
+def max_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a >= b ? a : b``: with a NaN in either operand the comparison fails and the result is b."""
+    out: np.ndarray = np.where(a >= b, a, b)
+    return out
+
+
+def fract(a: np.ndarray) -> np.ndarray:
+    """``a - floor(a)`` in float32 (D3D9 ``frc``, Latte ``FRACT``)."""
+    return (a - np.floor(a)).astype(F32, copy=False)
