@@ -37,8 +37,9 @@ CASES: list[tuple[str, str, str]] = [
     ("11101101", "d=1 a=2 b=3 28:20=0x10 49:3=1 52:4=5 48=1", "ATOM.S32.AND.E R1, [R2+0x10], R3"),
     # ATOM.CAS: BcRz 50:2
     ("111011101111", "d=1 a=2 b=3 50:2=1 48=1", "ATOM.CAS.E R1, R2, R3, 0x1"),
-    # ATOMS: Imm22 30:22, size 28:2 (0 = U32), Op 52:4 (2 = Max)
-    ("11101100", "d=1 a=2 b=3 30:22=0x20 52:4=2", "ATOMS.MAX R1, [R2+0x20], R3"),
+    # ATOMS: Imm22 30:22 in words, shown in bytes (envydis' atommem1_imm .shr = 2; Ryujinx adds
+    # Imm22 to Ra >> 2): 0x20 words = [R2+0x80]; size 28:2 (0 = U32), Op 52:4 (2 = Max)
+    ("11101100", "d=1 a=2 b=3 30:22=0x20 52:4=2", "ATOMS.MAX R1, [R2+0x80], R3"),
     ("111011100", "d=1 a=2 b=3 28:2=2", "ATOMS.CAS R1, R2, R3, 0x2"),
     # B2R: DestPred 45:3, Mode 32:2 (1 = Result)
     ("1111000010111", "d=1 45:3=7 a=2 32:2=1", "B2R.RESULT R1, PT, R2"),

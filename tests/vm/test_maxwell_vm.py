@@ -137,6 +137,23 @@ def test_64bit_add_with_carry():
     assert reg(r, 4)[0] == 0 and reg(r, 5)[0] == 2
 
 
+def test_64bit_subtract_with_negated_operands():
+    # nouveau's gm107 code generator splits a 64-bit subtraction into IADD.CC lo, a_lo, -b_lo and
+    # IADD.X hi, a_hi, -b_hi: the hardware adds ~b plus a carry-in (1, or CC.carry with .X).
+    # lane 0: 0x2_00000005 - 0x1_00000003: lo 5 + ~3 + 1 = 0x1_00000002 (2, carry 1),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                         -> 0x1_00000002
+    # lane 1: 0x2_00000005 - 0x1_00000000: lo 5 + ~0 + 1 = 0x1_00000005 (5, carry 1: b_lo = 0),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                         -> 0x1_00000005
+    # lane 2: 0x1_00000000 - 0x0_00000001: lo 0 + ~1 + 1 = 0xffffffff (carry 0: a borrow),
+    #         hi 1 + ~0 + 0 = 0x1_00000000 (0)                         -> 0x0_ffffffff
+    a = np.array([[5, 2], [5, 2], [0, 1]], np.uint32)
+    b = np.array([[3, 1], [0, 1], [1, 0]], np.uint32)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD.64 R2, a[0x90]",
+                             "IADD R4.CC, R0, -R2", "IADD.X R5, R1, -R3"])).run({0: a.view(np.float32),
+                                                                             1: b.view(np.float32)}, lanes=3)
+    assert reg(r, 4) == [2, 5, 0xFFFFFFFF] and reg(r, 5) == [1, 1, 0]
+
+
 def test_iadd_negation_iscadd_iadd3_imul():
     r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x3",
              "IADD R1, R2, -R3",          # 0x10 - 3 = 0xd
@@ -346,6 +363,14 @@ def test_half_precision():
     assert reg(r, 1)[0] == 0x41003E00 and reg(r, 4)[0] == 0x44003C00 and reg(r, 5)[0] == 0x3E003C00
 
 
+def test_half_immediates_are_the_top_ten_bits():
+    # HADD2's immediate form holds each half's top 10 bits: 0xf0 << 6 = 0x3c00 (1.0), 0xe0 << 6 =
+    # 0x3800 (0.5); with the -1.0 field 0x2f0 (sign bit 9 -> bit 15): 0xbc00.
+    # (1.0, 2.0) + (1.0, 0.5) = (2.0, 2.5) = halves 0x4000, 0x4100; (1.0, 2.0) * (-1.0, 0.5) = (-1, 1)
+    r = run(["MOV32I R2, 0x40003c00", "HADD2 R1, R2, 0xf0, 0xe0", "HMUL2 R3, R2, 0x2f0, 0xe0"])
+    assert reg(r, 1)[0] == 0x41004000 and reg(r, 3)[0] == 0x3C00BC00
+
+
 def test_unsupported_instructions_name_the_mnemonic():
     with pytest.raises(VMError, match="TXA"):
         run(["TXA R1, R2, 0x8, 0xf"])
@@ -395,6 +420,19 @@ def test_shared_memory_atomics_run_in_lane_order():
              "LDS R8, [R2]"], memory={"shared": bytes(16)})
     assert reg(r, 1) == [0, 1, 2, 3]
     assert reg(r, 7) == [4, 100, 100, 100] and reg(r, 8) == [100] * 4
+
+
+def test_atoms_offset_is_in_bytes_and_encoded_in_words():
+    # [R2+0x8] is byte 8, word 2 of shared memory: the 22-bit field (bits 30..51) holds 2
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.maxwell.decode import words_of
+
+    code = build(["MOV R2, RZ", "MOV32I R3, 0x5", "ATOMS.ADD R1, [R2+0x8], R3", "LDS R4, [R2+0x8]", "LDS R5, [R2]"])
+    assert words_of(code)[3] >> 30 & 0x3FFFFF == 2
+    r = MaxwellShader(code).run(lanes=2, memory={"shared": bytes(16)})
+    assert reg(r, 1) == [0, 5] and reg(r, 4) == [10, 10] and reg(r, 5) == [0, 0]
+    with pytest.raises(AssemblyError, match="multiple of 4"):
+        build(["ATOMS.ADD R1, [R2+0x6], R3"])
 
 
 def test_geometry_emit_and_cut():

@@ -58,16 +58,18 @@ def test_run_dksh_vertex_and_fragment(tmp_path: Path, capsys: pytest.CaptureFixt
     assert doc["colors"]["0"] == [[1, 2, 3, 4]] * 3 and doc["killed"] == [False] * 3
 
 
-def test_run_bnsh_with_cbuf_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_bnsh_with_cbuffer_and_errors(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     quad = corpus / "nx" / "wiixl_quad_carray.bnsh"
     code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1",
-                             "--cbuf", "4=0.5,0.25,1,0")
+                             "--cbuffer", "4=0.5,0.25,1,0")
     assert code == 0, err
     assert json.loads(out)["colors"]["0"] == [[0.5, 0.25, 1, 0]]
     code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--count", "1")
     assert code != 0 and "c[0x4]" in err
-    code, out, err = run_cli(capsys, "run", str(quad), "--program", "7")
-    assert code != 0 and "--program 7" in err
+    code, out, err = run_cli(capsys, "run", str(quad), "--shader", "7")
+    assert code != 0 and "--shader 7" in err
+    code, out, err = run_cli(capsys, "run", str(quad), "--stage", "pixel", "--cbuffer", "x=1")
+    assert code != 0 and "slot number" in err
 
 
 def test_dksh_compute_program_runs_one_block() -> None:
@@ -89,3 +91,23 @@ def test_dksh_compute_program_runs_one_block() -> None:
     index = np.arange(64)
     assert list(result.registers[:, 2]) == list(index)
     assert list(result.registers[:, 5]) == list((index + 1) % 64)
+
+
+def test_dksh_tessellation_programs_take_bnsh_stage_names_and_disasm_titles() -> None:
+    # deko3d program types 3 (tess_ctrl) and 4 (tess_eval) are BNSH's hull and domain stages; the
+    # titles are the listing's "program N <deko3d type>"
+    import shaderkit
+    from shaderkit.vm.maxwell import MaxwellShader
+
+    control = dk.header(0x100, 0x200, 2)
+    control += dk.program_header(3, 0x30, 8, 0, 0, 0, bytes(36))
+    control += dk.program_header(4, 0x130, 8, 0, 0, 0, bytes(36))
+    control += bytes(0x100 - len(control))
+    code = bytearray(0x200)
+    for base, shader_type in ((0, 2), (0x100, 3)):
+        code[base:base + 0x30] = dk.UAM_PADDING
+        code[base + 0x30:base + 0x80] = dk.sph(1, shader_type)
+        code[base + 0x80:base + 0xC0] = dk.CODE_64
+    programs = MaxwellShader.programs(shaderkit.open(control + bytes(code)))
+    assert [(title, shader.stage) for title, shader in programs] == [
+        ("program 0 tess_ctrl", "hull"), ("program 1 tess_eval", "domain")]

@@ -81,16 +81,16 @@ def test_hakkun_imgui_pixel_shader(corpus: Path) -> None:
 def test_wiixl_simple_shaders(corpus: Path) -> None:
     rng = _rng()
     attr = rng.random((LANES, 4)).astype(np.float32)
-    quad_vs = _shader(corpus, "wiixl_quad_carray.bnsh", "variation 0 vertex")
+    quad_vs = _shader(corpus, "wiixl_quad_carray.bnsh", "variation 0 binary vertex")
     np.testing.assert_array_equal(quad_vs.run({0: attr}).position, attr)  # a[0x80..0x8c] -> position
-    quad_ps = _shader(corpus, "wiixl_quad_carray.bnsh", "variation 0 pixel")
+    quad_ps = _shader(corpus, "wiixl_quad_carray.bnsh", "variation 0 binary pixel")
     tint = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
     np.testing.assert_array_equal(quad_ps.run(lanes=3, constant_buffers={4: tint}).colors[0], [tint] * 3)
-    test_vs = _shader(corpus, "wiixl_test.bnsh", "variation 0 vertex")
+    test_vs = _shader(corpus, "wiixl_test.bnsh", "variation 0 binary vertex")
     expected = np.zeros((LANES, 4), np.float32)
     expected[:, :2] = attr[:, :2] * np.float32(0.5)
     np.testing.assert_array_equal(test_vs.run({0: attr}).position, expected)
-    test_ps = _shader(corpus, "wiixl_test.bnsh", "variation 0 pixel")
+    test_ps = _shader(corpus, "wiixl_test.bnsh", "variation 0 binary pixel")
     np.testing.assert_array_equal(test_ps.run(lanes=2).colors[0], [[1, 0, 0, 1]] * 2)
 
 
@@ -99,7 +99,7 @@ def test_wiixl_texture_shader_modes(corpus: Path, mode: int) -> None:
     # c[3][0] (int) picks: 0 colour; 1 texture; 2 mat3 (columns c[3][0x10], [0x20], [0x30]) * tex.rgb,
     # alpha tex.a (R3 as sampled); 3 colour with tex.r as alpha; 4 colour * tex.r, alpha 1;
     # 5 colour * tex.r, alpha tex.g ** c[3][0x24]; others 0. Alpha 0 kills the pixel.
-    shader = _shader(corpus, "wiixl_TextureShader.bnsh", "variation 0 pixel")
+    shader = _shader(corpus, "wiixl_TextureShader.bnsh", "variation 0 binary pixel")
     rng = _rng()
     tex = rng.random((4, 4, 4)).astype(np.float32)
     tex[0, 0, 3] = 0.0  # a texel with alpha 0
@@ -133,7 +133,11 @@ def test_wiixl_texture_shader_modes(corpus: Path, mode: int) -> None:
     np.testing.assert_array_equal(result.killed, rgba[:, 3] == 0)
 
 
-def test_every_corpus_program_runs(corpus: Path) -> None:
+def test_every_corpus_program_writes_its_outputs(corpus: Path) -> None:
+    # finite inputs in [0, 1), constant buffers and textures: every vertex program writes a finite,
+    # non-zero position a[0x70..0x7c] in every lane; every pixel program kills a lane or writes
+    # finite values to each render-target component its SPH enables (the others read NaN), not
+    # all zero
     rng = _rng()
     ran = []
     for path in sorted((corpus / "nx").iterdir()):
@@ -143,8 +147,19 @@ def test_every_corpus_program_runs(corpus: Path) -> None:
             inputs = {i: rng.random((8, 4)) for i in range(8)}
             buffers = {slot: rng.random(1024).astype(np.float32) for slot in range(8)}
             result = shader.run(inputs, buffers, textures={"*": rng.random((4, 4, 4))})
-            assert (result.steps > 0).all()
-            ran.append(f"{path.name} {title}")
+            name = f"{path.name} {title}"
+            if shader.stage == "vertex":
+                assert np.isfinite(result.position).all(), name
+                assert (result.position != 0).any(axis=1).all(), name
+            else:
+                assert shader.stage == "pixel", name
+                live = ~result.killed
+                enabled = [c[:, ~np.isnan(c).all(axis=0)] for c in result.colors.values()]
+                assert sum(c.shape[1] for c in enabled) > 0, name
+                written = np.concatenate(enabled, axis=1)[live]
+                assert np.isfinite(written).all(), name
+                assert (written != 0).any(axis=1).all(), name
+            ran.append(name)
     assert len(ran) == 23, ran
 
 

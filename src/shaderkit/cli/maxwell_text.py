@@ -202,10 +202,6 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
     raise ValueError(f"{base.format_name}: --base must be a BNSH file, an NVN program blob or a DKSH module")
 
 
-#: BNSH stage names that name a DKSH program type
-_DKSH_ALIASES = {"pixel": "fragment", "hull": "tess_ctrl", "domain": "tess_eval"}
-
-
 def dksh_program(base: Any, stage: str, index: int) -> int:
     """The DKSH program ``--stage``/``--variation`` pick: a module with one program needs neither
     (``--stage`` may still name its stage, in deko3d's, uam's or BNSH's words); otherwise ``--stage``
@@ -213,7 +209,9 @@ def dksh_program(base: Any, stage: str, index: int) -> int:
     programs = base.programs
     if not programs:
         raise ValueError("the DKSH module has no programs")
-    name = _DKSH_ALIASES.get(stage, stage)
+    from shaderkit.formats.dksh.model import DKSH_STAGE_OF
+
+    name = DKSH_STAGE_OF.get(stage, stage)
     if index:
         return base.program_by_stage(str(index))
     if len(programs) == 1 and stage == "pixel":  # (the default --stage: the module's only program)

@@ -236,7 +236,8 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.argument("file")
 @click.option("--dvle", type=int, default=0, show_default=True, help="Entry point (DVLE) to run.")
 @click.option("--shader", "shader_index", type=int, default=0, show_default=True,
-              help="GSH/SHARCFB: which shader program (file order) to run.")
+              help="GSH/SHARCFB: which shader program (file order) to run; Switch: the Nth Maxwell program in "
+                   "disasm order (default: the first vertex program).")
 @click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
               help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); D3D9: a sampler by CTAB name, s<N> or N; "
                    "Switch: by the instruction's texture "
@@ -248,7 +249,8 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
                    "constant by CTAB name or register); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
               help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: the same as --uniform; "
-                   "repeatable.")
+                   "Switch: SLOT=FILE|x,y,... constant buffer c[SLOT] from a file's bytes (.npy: its words) or "
+                   "float values; repeatable.")
 @click.option("--count", type=click.IntRange(min=1), default=None,
               help="DXBC: invocations (primitives, patches) without --inputs; D3D9, Latte and Switch: lanes "
                    "(vertices, pixels or threads).")
@@ -256,15 +258,10 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
-@click.option("--program", "program", type=click.IntRange(min=0), default=None,
-              help="Switch (BNSH/NVN/DKSH): the Nth Maxwell program, in disasm order (default: first vertex).")
 @click.option("--stage", default=None, help="Switch: only programs of this stage (vertex, pixel, ...).")
-@click.option("--cbuf", "cbufs", multiple=True, metavar="SLOT=FILE|x,y,...",
-              help="Switch: constant buffer c[SLOT] from a file's bytes (.npy: its words) or float values.")
 def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inputs_path: str | None,
         uniforms: tuple[str, ...], cbuffers: tuple[str, ...], count: int | None, groups: str, uavs: tuple[str, ...],
-        output_path: str | None, max_steps: int | None, program: int | None, stage: str | None,
-        cbufs: tuple[str, ...]) -> None:
+        output_path: str | None, max_steps: int | None, stage: str | None) -> None:
     """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
     geometry, hull, domain or compute shaders; D3D9: vs/ps 1.x-3.0; Wii U GSH/SHARCFB: one Latte program;
     Switch BNSH/NVN/DKSH: one Maxwell program) and show its outputs."""
@@ -291,15 +288,14 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     if is_latte_model(model):
         run_latte(model, file, shader_index, inputs_path, uniforms, textures, count, output_path or "-", max_steps)
         return
-    from shaderkit.cli.run_maxwell import is_maxwell
+    from shaderkit.cli.run_maxwell import is_maxwell, run_maxwell
 
     if is_maxwell(model):
-        from shaderkit.cli.run_maxwell import run_maxwell
-        from shaderkit.vm.maxwell import VMError
-
-        try:
-            run_maxwell(model, program, stage, inputs_path, cbufs, textures, count, output_path or "-", max_steps)
-        except (ValueError, VMError) as exc:
+        source = click.get_current_context().get_parameter_source("shader_index")
+        program = None if source is click.core.ParameterSource.DEFAULT else shader_index
+        try:  # VMError is a ValueError
+            run_maxwell(model, program, stage, inputs_path, cbuffers, textures, count, output_path or "-", max_steps)
+        except ValueError as exc:
             raise click.ClickException(f"{file}: {exc}") from None
         return
     if inputs_path is None:

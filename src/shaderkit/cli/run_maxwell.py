@@ -1,15 +1,15 @@
 """``shaderkit run FILE.bnsh|.bin|.dksh``: run a Switch Maxwell program on the CPU (shaderkit.vm.maxwell).
 
 The ``run`` command dispatches here for BNSH files, raw NVN program blobs and deko3d DKSH modules
-(:func:`is_maxwell`). ``--program N`` picks the Nth Maxwell program in the order ``disasm`` lists
-them (``--stage`` narrows the choice to one stage; by default the first vertex program, else the
-first program).
+(:func:`is_maxwell`). ``--shader N`` picks the Nth Maxwell program in the order ``disasm`` lists
+them, under the same titles (``--stage`` narrows the choice to one stage; by default the first
+vertex program, else the first program).
 
 Inputs (``--inputs``): ``.json`` ``{"0": [[x, y, z, w], ...], "position": [...], "a[0x2fc]": [...]}``
 (generic attribute index, ``attrN``, a name such as ``position``/``vertex_id``, or an attribute
 address; values are float32, except ids and ``a[0x..]`` addresses, stored as integer words), or ``.npy`` (lanes, k, 4) for
-generic attributes 0..k-1. ``--cbuf SLOT=FILE`` gives constant buffer ``c[SLOT]`` as the bytes of
-FILE (``.npy``: the array's float32/uint32 words), ``--cbuf SLOT=1.0,2,3`` as float32 values;
+generic attributes 0..k-1. ``--cbuffer SLOT=FILE`` gives constant buffer ``c[SLOT]`` as the bytes of
+FILE (``.npy``: the array's float32/uint32 words), ``--cbuffer SLOT=1.0,2,3`` as float32 values;
 ``--texture INDEX=FILE.npy`` a texture by the instruction's texture index or bindless handle
 (``*`` for any). Output: JSON with the steps per lane, the vertex position and the generic
 outputs the SPH declares (vertex shaders) or the render targets, depth and killed lanes (pixel
@@ -25,33 +25,28 @@ from typing import Any
 
 from shaderkit.cli.common import read_input, write_output
 
-_MODULES = ("Bnsh", "NvnProgramFile", "Dksh")
+_FORMATS = ("bnsh", "nvn", "dksh")
 #: JSON inputs stored as integer words (everything else is float32)
 _INTEGER_INPUTS = ("vertex_id", "instance_id", "primitive_id", "layer", "viewport_index", "front_facing")
 
 
 def is_maxwell(model: Any) -> bool:
     """True for a model holding Maxwell programs (BNSH, raw NVN program blob, DKSH)."""
-    return type(model).__name__ in _MODULES
+    return getattr(model, "format_name", None) in _FORMATS
 
 
 def _values(text: str) -> Any:
+    """A ``.npy`` file's array, comma-separated numbers as float32, else a file's bytes."""
     import numpy as np
 
-    path = text
-    if path.lower().endswith(".npy"):
-        return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
-    if "," in text or _is_number(text):
-        return np.array([float(x) for x in text.split(",") if x.strip()], np.float32)
-    return read_input(path)
+    from shaderkit.cli.run_sm4 import _numbers
 
-
-def _is_number(text: str) -> bool:
+    if text.lower().endswith(".npy"):
+        return np.load(io.BytesIO(read_input(text)), allow_pickle=False)
     try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+        return np.atleast_1d(_numbers(text)).astype(np.float32)
+    except ValueError:  # not numbers: a file
+        return read_input(text)
 
 
 def _inputs(path: str | None) -> Any:
@@ -83,6 +78,13 @@ def _pairs(specs: Sequence[str], option: str) -> list[tuple[str, str]]:
     return out
 
 
+def _slot(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"--cbuffer {text}=...: a Switch constant buffer is a slot number (4=...)") from None
+
+
 def _key(text: str) -> int | str:
     return "*" if text == "*" else int(text, 0)
 
@@ -90,10 +92,9 @@ def _key(text: str) -> int | str:
 def _rows(array: Any) -> list[Any]:
     import numpy as np
 
-    def number(x: float) -> float | str:
-        return x if np.isfinite(x) else ("nan" if np.isnan(x) else ("inf" if x > 0 else "-inf"))
+    from shaderkit.cli.run import json_number
 
-    return [[number(float(x)) for x in row] if np.ndim(row) else number(float(row)) for row in array]
+    return [[json_number(float(x)) for x in row] if np.ndim(row) else json_number(float(row)) for row in array]
 
 
 def run_maxwell(model: Any, program: int | None = None, stage: str | None = None, inputs: str | None = None,
@@ -108,14 +109,14 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
     if stage is not None:
         programs = [(title, shader) for title, shader in programs if shader.stage == stage]
     if not programs:
-        raise ValueError(f"no Maxwell {stage or ''} program in the file".replace("  ", " "))
+        raise ValueError("no Maxwell program in the file" if stage is None else f"no Maxwell {stage} program in the file")
     if program is None:
         vertex = [i for i, (_, shader) in enumerate(programs) if shader.stage == "vertex"]
         program = vertex[0] if vertex else 0
     if not 0 <= program < len(programs):
-        raise ValueError(f"--program {program} is not 0..{len(programs) - 1}")
+        raise ValueError(f"--shader {program} is not 0..{len(programs) - 1}")
     title, shader = programs[program]
-    buffers = {int(slot, 0): _values(value) for slot, value in _pairs(cbufs, "--cbuf")}
+    buffers = {_slot(slot): _values(value) for slot, value in _pairs(cbufs, "--cbuffer")}
     images = {_key(index): _values(value) for index, value in _pairs(textures, "--texture")}
     result = shader.run(_inputs(inputs), buffers, images, lanes=lanes, max_steps=max_steps)
     doc: dict[str, Any] = {"program": title, "stage": shader.stage, "lanes": int(result.steps.shape[0]),

@@ -33,6 +33,10 @@ Documented choices:
 * F2I: NaN -> 0, out-of-range values clamp to the destination range (PTX's cvt rules).
 * IADD/ISCADD with both negation bits set is ``.PO`` (a + b + 1), as Ryujinx's AvgMode names it
   and IADD32I's ``po`` reads in envydis (envydis shows IADD's two bits as two negations).
+* A negated IADD/ISCADD operand is added as its complement with a carry-in of 1 (with .X the
+  carry-in is CC.carry instead), so ``IADD.CC lo, a, -b`` sets carry = (a >= b) (1 for b = 0) and
+  ``IADD.X hi, c, -d`` is a subtract with borrow: nouveau's gm107 code generator lowers a 64-bit
+  subtraction to exactly that pair. (Ryujinx negates first and adds the carry after, which breaks it.)
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
 * Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
   in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
@@ -43,7 +47,9 @@ Documented choices:
   texel centres at .5), ``wrap`` ``repeat`` or ``clamp`` (cube faces clamp); a list of arrays
   gives mip levels, picked by an explicit LOD (rounded; bias, implicit LOD and TXD's derivatives
   use level 0, and TMML reports LOD 0). Depth
-  compare (DC) is LEQUAL per texel before filtering and fills every component. Register layouts
+  compare (DC) is LEQUAL per texel before filtering and fills every component. Addressing,
+  filtering (float32 weights, as GPUs filter in reduced precision), cube faces, gather and loads are
+  the SM4 VM's (:mod:`shaderkit.vm.sm4.memory`); this module only finds the operands. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
@@ -69,9 +75,29 @@ import numpy as np
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
-from shaderkit.isa.maxwell.decode import BUNDLE_BYTES, Instruction, decode, sign_extend, words_of
+from shaderkit.isa.maxwell.decode import (
+    BUNDLE_BYTES,
+    Instruction,
+    branch_target,
+    component_mask,
+    decode,
+    operand_value,
+    sign_extend,
+    words_of,
+)
 from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand, bits_width
-from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
+from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.vm.sm4.alu import (
+    bit_reverse,
+    count_bits,
+    f16_to_f32,
+    f32_to_f16,
+    first_bit_high,
+    first_bit_high_signed,
+    flush,
+)
+from shaderkit.vm.sm4.memory import fetch_texels, gather_texels, sample_level
+from shaderkit.vm.sm4.resources import CLAMP, WRAP, Sampler, Texture, cube_face
 
 __all__ = ["VMError", "MaxwellShader", "RunResult", "SEMANTICS", "UNSUPPORTED", "supported_encodings",
            "DEFAULT_MAX_STEPS", "attribute_address"]
@@ -133,8 +159,7 @@ def _u(f: Any) -> np.ndarray:
 
 
 def _ftz(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, F32)
-    return np.where(np.abs(x) < _TINY, np.copysign(F32(0), x), x).astype(F32)
+    return flush(np.asarray(x, F32))
 
 
 def _sat(x: np.ndarray) -> np.ndarray:
@@ -235,6 +260,10 @@ class Ins:
         """Operand ``i``'s sub-field as a signed number."""
         return sign_extend(self.raw(i, sub), self.width(i, sub))
 
+    def value(self, i: int) -> tuple[int, ...]:
+        """Operand ``i``'s value as the hardware reads it (:func:`~shaderkit.isa.maxwell.decode.operand_value`)."""
+        return operand_value(self.instruction, self.operands[i])
+
     def fail(self, why: str) -> VMError:
         """A VMError naming this instruction."""
         return VMError(f"{self.mnemonic} at {self.address:#x}: {why}")
@@ -246,22 +275,14 @@ class Ins:
         if kind == "R":
             index = self.raw(i)
             get: Callable[[Machine], np.ndarray] = (lambda st: st.zero) if index == RZ else (lambda st: st.r[index])
-        elif kind in ("I", "F"):
-            value = np.array(self.raw(i) & 0xFFFFFFFF, U32)
-            get = lambda st: value  # noqa: E731
-        elif kind == "S":
-            value = np.array(self.signed(i) & 0xFFFFFFFF, U32)
-            get = lambda st: value  # noqa: E731
-        elif kind == "F20":
-            value = np.array(self.raw(i) << 12, U32)
+        elif kind in ("I", "F", "S", "F20"):
+            value = np.array(self.value(i)[0] & 0xFFFFFFFF, U32)
             get = lambda st: value  # noqa: E731
         elif kind == "C":
-            slot, offset = self.raw(i, 0), self.raw(i, 1) * 4
+            slot, offset = self.value(i)
             get = lambda st: st.cbuf_word(slot, offset)  # noqa: E731
         elif kind == "K":
-            slot = self.raw(i, 0)
-            reg = self.raw(i, 1) if len(self.operands[i].fields) == 3 else RZ
-            offset = self.signed(i)
+            slot, reg, offset = self.value(i)
             get = lambda st: st.cbuf_words(slot, st.reg(reg).astype(np.int64) + offset)  # noqa: E731
         else:
             raise self.fail(f"operand kind {kind} is not a value")
@@ -292,10 +313,10 @@ class Ins:
             index = self.raw(i)
             get: Callable[[Machine], np.ndarray] = lambda st: st.pair(index).view(np.float64)  # noqa: E731
         elif kind == "D20":
-            value = np.array(self.raw(i) << 44, np.uint64).view(np.float64)
+            value = np.array(self.value(i)[0], np.uint64).view(np.float64)
             get = lambda st: value  # noqa: E731
         elif kind == "C":
-            slot, offset = self.raw(i, 0), self.raw(i, 1) * 4
+            slot, offset = self.value(i)
             get = lambda st: (st.cbuf_word(slot, offset).astype(np.uint64)  # noqa: E731
                               | st.cbuf_word(slot, offset + 4).astype(np.uint64) << np.uint64(32)).view(np.float64)
         else:
@@ -468,8 +489,6 @@ class Machine:
         if bad.any():
             lane = int(np.argmax(bad))
             raise VMError(f"{space} load of {size} bytes at {int(address[lane]):#x} is outside the {span:#x}-byte memory")
-        if size % max(1, min(size, 4)):
-            raise VMError("unaligned load size")
         safe = np.where(mask, address, 0)
         offsets = safe[:, None] + np.arange(size)
         raw = mem[self.lane_index[:, None], offsets] if mem.ndim == 2 else mem[offsets]
@@ -677,23 +696,11 @@ def _fcmp(ins: Ins) -> Op:
     return op
 
 
-def _mufu_value(name: str, x: np.ndarray) -> np.ndarray:
-    x64 = x.astype(np.float64)
-    if name == "Cos":
-        return np.cos(x64)
-    if name == "Sin":
-        return np.sin(x64)
-    if name == "Ex2":
-        return np.exp2(x64)
-    if name == "Lg2":
-        return np.log2(x64)
-    if name == "Rcp":
-        return 1.0 / x64
-    if name == "Rsq":
-        return 1.0 / np.sqrt(x64)
-    if name == "Sqrt":
-        return np.sqrt(x64)
-    raise VMError(f"MUFU.{name.upper()} is not supported")
+#: MUFU operations on float64 (one float32 rounding after)
+_MUFU: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "Cos": np.cos, "Sin": np.sin, "Ex2": np.exp2, "Lg2": np.log2, "Rcp": lambda x: 1.0 / x,
+    "Rsq": lambda x: 1.0 / np.sqrt(x), "Sqrt": np.sqrt,
+}
 
 
 @semantics("MUFU")
@@ -709,12 +716,12 @@ def _mufu(ins: Ins) -> Op:
             y = 1.0 / x if name == "Rcp64h" else 1.0 / np.sqrt(x)
             st.write(d, (np.asarray(y, np.float64).view(np.uint64) >> np.uint64(32)).astype(U32), m)
         return op64
-    if name not in ("Cos", "Sin", "Ex2", "Lg2", "Rcp", "Rsq", "Sqrt"):
+    if name not in _MUFU:
         raise ins.fail(f"MUFU operation {name} is not supported")
-    a = ins.f(1)
+    a, function = ins.f(1), _MUFU[name]
 
     def op(st: Machine, m: np.ndarray) -> None:
-        value = _mufu_value(name, a(st)).astype(F32)
+        value = function(a(st).astype(np.float64)).astype(F32)
         st.writef(d, _sat(value) if sat else value, m)
     return op
 
@@ -755,15 +762,28 @@ def _fchk(ins: Ins) -> Op:
     return op
 
 
-def _half_to_f32(bits: np.ndarray) -> np.ndarray:
-    return np.asarray(bits, U32).astype(np.uint16).view(np.float16).astype(F32)
-
-
-def _f32_to_half(x: np.ndarray, rnd: int = 0) -> np.ndarray:
-    return np.asarray(x, F32).astype(np.float16).view(np.uint16).astype(U32)
-
-
 _SRC_FLOAT = {"F16": 16, "F32": 32, "F64": 64}
+
+
+def _float_source(ins: Ins, src: str) -> Callable[[Machine], np.ndarray]:
+    """Reader of F2F/F2I's source as float64: a register pair/D20/c[][] double for F64, else the
+    F32 word or the F16 half ``.SH`` picks (the high one when set), denormal F32 values flushed to
+    signed zero with ``.FTZ``; then ``abs`` and ``neg``."""
+    if src == "F64":
+        return ins.d64(1)
+    raw, sh, ftz = ins.u(1), bool(ins.mod("SH")), bool(ins.mod("FTZ"))
+    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+
+    def read(st: Machine) -> np.ndarray:
+        bits = raw(st)
+        x = f16_to_f32(bits >> U32(16) if sh else bits) if src == "F16" else _f(bits)
+        if ftz:  # halves are never float32 denormals
+            x = _ftz(x)
+        x = x.astype(np.float64)
+        if absolute:
+            x = np.abs(x)
+        return -x if neg else x
+    return read
 
 
 @semantics("F2F")
@@ -771,27 +791,13 @@ def _f2f(ins: Ins) -> Op:
     dst, src = ins.choice("DstFmt", 0), ins.choice("DstFmt", 1)
     if dst not in _SRC_FLOAT or src not in _SRC_FLOAT:
         raise ins.fail(f"conversion {src} -> {dst} is not supported")
-    ftz, sat, sh = bool(ins.mod("FTZ")), bool(ins.mod("SAT")), bool(ins.mod("SH"))
+    ftz, sat = bool(ins.mod("FTZ")), bool(ins.mod("SAT"))
     rounding = ins.mod("IntegerRound")
-    get = ins.d64(1) if src == "F64" else None
-    raw = ins.u(1)
-    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+    source = _float_source(ins, src)
     d = ins.raw(0)
 
-    def value(st: Machine) -> np.ndarray:
-        if get is not None:
-            return get(st)
-        bits = raw(st)
-        x = _half_to_f32(bits >> U32(16) if sh else bits & U32(0xFFFF)) if src == "F16" else _f(bits)
-        x = x.astype(np.float64)
-        if absolute:
-            x = np.abs(x)
-        return -x if neg else x
-
     def op(st: Machine, m: np.ndarray) -> None:
-        x = np.asarray(value(st), np.float64)
-        if ftz and src == "F32":
-            x = np.where(np.abs(x) < 2.0 ** -126, np.copysign(0.0, x), x)
+        x = np.asarray(source(st), np.float64)
         if rounding >= 4:  # round to an integral value
             x = [np.rint, np.floor, np.ceil, np.trunc][rounding & 3](x)
             rnd = 0
@@ -807,7 +813,7 @@ def _f2f(ins: Ins) -> Op:
             y = _ftz(y)
         if sat:
             y = _sat(y)
-        st.write(d, _f32_to_half(y) if dst == "F16" else _u(y), m)
+        st.write(d, f32_to_f16(y) if dst == "F16" else _u(y), m)
         if _cc_row(ins):
             st.set_cc(m, _u(y))
     return op
@@ -828,35 +834,22 @@ def _f2i(ins: Ins) -> Op:
     signed, bits = dst[0] == "S", int(dst[1:])
     lo, hi = _int_limits(bits, signed)
     mode = ins.mod("RoundMode2")
-    sh, ftz = bool(ins.mod("SH")), bool(ins.mod("FTZ"))
-    get = ins.d64(1) if src == "F64" else None
-    raw = ins.u(1)
-    neg, absolute = ins.flag(1, "neg"), ins.flag(1, "abs")
+    source = _float_source(ins, src)
     d = ins.raw(0)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        if get is not None:
-            x = np.asarray(get(st), np.float64)
-        else:
-            b = raw(st)
-            x = (_half_to_f32(b >> U32(16) if sh else b & U32(0xFFFF)) if src == "F16" else _f(b)).astype(np.float64)
-            if ftz:
-                x = np.where(np.abs(x) < 2.0 ** -126, 0.0, x)
-            if absolute:
-                x = np.abs(x)
-            if neg:
-                x = -x
-        x = np.broadcast_to(x, (st.n,))
+        x = np.broadcast_to(np.asarray(source(st), np.float64), (st.n,))
         rounded = [np.rint, np.floor, np.ceil, np.trunc][mode](x)
         nan = np.isnan(rounded)
         clipped = np.clip(np.where(nan, 0.0, rounded), float(lo), float(hi))
         if bits == 64:
-            big = clipped >= 2.0 ** 63
-            ints = np.where(big, (clipped - 2.0 ** 64) if not signed else clipped, clipped)
-            as_i64 = np.where(clipped >= float(hi), np.int64(hi) if signed else np.int64(-1), ints.astype(np.int64))
-            if not signed:
-                as_i64 = np.where(clipped >= 2.0 ** 64, np.int64(-1), np.where(big, (clipped - 2.0 ** 64).astype(np.int64),
-                                                                               clipped.astype(np.int64)))
+            with np.errstate(invalid="ignore"):  # the casts of the lanes np.where does not pick
+                if signed:  # 2**63 (float(hi)) does not fit: the top value
+                    as_i64 = np.where(clipped >= float(hi), np.int64(hi), clipped.astype(np.int64))
+                else:  # [2**63, 2**64) as the int64 of the same bits; 2**64 (float(hi)): all ones
+                    as_i64 = np.where(clipped >= 2.0 ** 64, np.int64(-1),
+                                      np.where(clipped >= 2.0 ** 63, (clipped - 2.0 ** 64).astype(np.int64),
+                                               clipped.astype(np.int64)))
             st.write_pair(d, as_i64.view(np.uint64), m)
             return
         value = _wrap(clipped.astype(np.int64))
@@ -906,7 +899,7 @@ def _i2f(ins: Ins) -> Op:
             st.write_pair(d, np.asarray(x, np.float64).view(np.uint64), m)
             return
         y = _round(x, rnd)
-        st.write(d, _f32_to_half(y) if dst == "F16" else _u(y), m)
+        st.write(d, f32_to_f16(y) if dst == "F16" else _u(y), m)
         if _cc_row(ins):
             st.set_cc(m, _u(y))
     return op
@@ -962,21 +955,23 @@ def _iadd_like(ins: Ins, a: Callable[[Machine], np.ndarray], b: Callable[[Machin
     def op(st: Machine, m: np.ndarray) -> None:
         x = (np.asarray(a(st), U32).astype(np.int64) << shift) & 0xFFFFFFFF
         y = np.asarray(b(st), U32).astype(np.int64)
-        if neg_a:
-            x = (-x) & 0xFFFFFFFF
-        if neg_b:
-            y = (-y) & 0xFFFFFFFF
-        total = x + y + (1 if plus_one else 0)
+        # a negated operand is added as its complement plus a carry-in of 1 (-b = ~b + 1); with .X
+        # the carry-in is CC.carry instead, so IADD.CC lo, -b_lo / IADD.X hi, -b_hi subtracts 64 bits
+        ox = (~x) & 0xFFFFFFFF if neg_a else x
+        oy = (~y) & 0xFFFFFFFF if neg_b else y
+        carry_in: Any = 1 if plus_one or neg_a or neg_b else 0
         if extended:
-            total = total + st.cc[2].astype(np.int64)
+            carry_in = st.cc[2].astype(np.int64) + (1 if plus_one else 0)
+        total = ox + oy + carry_in
         if sat:
-            sx, sy = np.where(x >= 1 << 31, x - (1 << 32), x), np.where(y >= 1 << 31, y - (1 << 32), y)
+            sx, sy = [np.where(v >= 1 << 31, v - (1 << 32), v) for v in ((-x) & 0xFFFFFFFF if neg_a else x,
+                                                                        (-y) & 0xFFFFFFFF if neg_b else y)]
             value = _wrap(np.clip(sx + sy, -(1 << 31), (1 << 31) - 1))
         else:
             value = _wrap(total)
         st.write(d, value, m)
         if cc:
-            _add_flags(st, ins, m, _wrap(x), _wrap(y), total)
+            _add_flags(st, ins, m, _wrap(ox), _wrap(oy), total)
     return op
 
 
@@ -1213,14 +1208,6 @@ def _shl(ins: Ins) -> Op:
     return op
 
 
-def _brev(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, U32).astype(np.uint64)
-    out = np.zeros(v.shape, np.uint64)
-    for i in range(32):
-        out |= ((v >> np.uint64(i)) & np.uint64(1)) << np.uint64(31 - i)
-    return out.astype(U32)
-
-
 @semantics("SHR")
 def _shr(ins: Ins) -> Op:
     if ins.mod("XMode"):
@@ -1231,7 +1218,7 @@ def _shr(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
         if brev:
-            x = _brev(x)
+            x = bit_reverse(x)
         n = np.asarray(b(st), U32).astype(np.int64)
         n = n & 31 if wrap else np.minimum(n, 32)
         if signed:
@@ -1338,7 +1325,7 @@ def _bfe(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
         if brev:
-            x = _brev(x)
+            x = bit_reverse(x)
         x64 = np.broadcast_to(np.asarray(x, U32).astype(np.int64), (st.n,))
         pos, length = (np.broadcast_to(v, (st.n,)) for v in _bitfield(b(st)))
         msb = np.minimum(pos + length - 1, 31)
@@ -1375,18 +1362,10 @@ def _bfi(ins: Ins) -> Op:
     return op
 
 
-def _popcount(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, U32).astype(np.uint64)
-    count = np.zeros(v.shape, np.uint64)
-    for i in range(32):
-        count += (v >> np.uint64(i)) & np.uint64(1)
-    return count.astype(U32)
-
-
 @semantics("POPC")
 def _popc(ins: Ins) -> Op:
     a, d = ins.u(1), ins.raw(0)
-    return lambda st, m: st.write(d, _popcount(a(st)), m)
+    return lambda st, m: st.write(d, count_bits(a(st)), m)
 
 
 @semantics("FLO")
@@ -1396,13 +1375,9 @@ def _flo(ins: Ins) -> Op:
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = np.broadcast_to(np.asarray(a(st), U32), (st.n,))
-        if signed:
-            x = np.where(_s(x) < 0, ~x, x)
-        top = np.full(st.n, -1, np.int64)
-        for i in range(32):
-            top = np.where((x >> U32(i)) & U32(1) == 1, i, top)
-        value = np.where(top < 0, -1, 31 - top if sh else top)
-        st.write(d, _wrap(value), m)
+        shift = first_bit_high_signed(x) if signed else first_bit_high(x)  # 31 - position, ~0 for none
+        value = shift if sh else np.where(shift == U32(0xFFFFFFFF), shift, U32(31) - shift)
+        st.write(d, value, m)
     return op
 
 
@@ -1682,11 +1657,10 @@ def _dset(ins: Ins) -> Op:
 def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarray]]:
     """Operand ``i`` as two float32 values (its H0 and H1 halves after the swizzle, abs, neg)."""
     kind = ins.kind(i)
-    if kind == "I" and i + 1 < len(ins.operands) and ins.kind(i + 1) == "I" and ins.mnemonic != "HFMA2_32I" \
-            and not ins.mnemonic.endswith("_32I"):
-        h0 = np.array(ins.raw(i) << 6, U32)
-        h1 = np.array(ins.raw(i + 1) << 6, U32)
-        return lambda st: (_half_to_f32(h0), _half_to_f32(h1))
+    if kind == "H":  # two half immediates, this operand and the next
+        h0 = f16_to_f32(np.array(ins.value(i)[0], U32))
+        h1 = f16_to_f32(np.array(ins.value(i + 1)[0], U32))
+        return lambda st: (h0, h1)
     get = ins.u(i)
     swizzle = _enum_name("HalfSwizzle", ins.flag(i, "part")) if ins.operands[i].part is not None else "F16"
     neg, absolute = ins.flag(i, "neg"), ins.flag(i, "abs")
@@ -1697,7 +1671,7 @@ def _halves(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarra
             x = _f(v).astype(F32)
             lo = hi = x
         else:
-            lo, hi = _half_to_f32(v & U32(0xFFFF)), _half_to_f32(v >> U32(16))
+            lo, hi = f16_to_f32(v & U32(0xFFFF)), f16_to_f32(v >> U32(16))
             if swizzle == "H0_H0":
                 hi = lo
             elif swizzle == "H1_H1":
@@ -1717,7 +1691,7 @@ def _hwrite(st: Machine, ins: Ins, m: np.ndarray, lo: np.ndarray, hi: np.ndarray
         lo, hi = _sat(lo), _sat(hi)
     fmt = ins.choice("OFmt") if "OFmt" in ins.mods else "F16"
     d = ins.raw(0)
-    lo16, hi16 = _f32_to_half(lo), _f32_to_half(hi)
+    lo16, hi16 = f32_to_f16(lo), f32_to_f16(hi)
     if fmt == "F32":
         st.writef(d, lo16.astype(np.uint16).view(np.float16).astype(F32), m)
     elif fmt == "Mrg_H0":
@@ -1742,7 +1716,7 @@ def _hadd2(ins: Ins) -> Op:
 
 def _halves32(ins: Ins, i: int) -> Callable[[Machine], tuple[np.ndarray, np.ndarray]]:
     value = ins.raw(i)
-    lo, hi = _half_to_f32(np.array(value & 0xFFFF, U32)), _half_to_f32(np.array(value >> 16, U32))
+    lo, hi = f16_to_f32(np.array(value & 0xFFFF, U32)), f16_to_f32(np.array(value >> 16, U32))
     return lambda st: (lo, hi)
 
 
@@ -1768,12 +1742,12 @@ def _hfma2(ins: Ins) -> Op:
 
         def c_dest(st: Machine) -> tuple[np.ndarray, np.ndarray]:
             v = st.reg(d)
-            lo, hi = _half_to_f32(v & U32(0xFFFF)), _half_to_f32(v >> U32(16))
+            lo, hi = f16_to_f32(v & U32(0xFFFF)), f16_to_f32(v >> U32(16))
             return (-lo, -hi) if negc else (lo, hi)
         c: Callable[[Machine], tuple[np.ndarray, np.ndarray]] = c_dest
     else:
         b = _halves(ins, 2)
-        c = _halves(ins, 4 if ins.kind(2) == "I" and ins.kind(3) == "I" else 3)
+        c = _halves(ins, 4 if ins.kind(2) == "H" else 3)
     sat = bool(ins.mod("SAT"))
     fmz = ins.mod("Fmz") == 2
 
@@ -1948,7 +1922,7 @@ def _ldc(ins: Ins) -> Op:
     mode = ins.choice("AddressMode") if ins.mod("AddressMode") else ""
     indexed = mode in ("Is", "Isl")
     d = ins.raw(0)
-    slot, reg, offset = ins.raw(1, 0), ins.raw(1, 1), ins.signed(1)
+    slot, reg, offset = ins.value(1)
     size = ins.choice("LsSize2")
     nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}[size]
 
@@ -1995,7 +1969,8 @@ def _memory_op(space: str, store: bool, enum: str) -> Builder:
             mi, ri = 0, 1
         else:
             ri, mi = 0, 1
-        reg, base_reg, offset = ins.raw(ri), ins.raw(mi, 0), ins.signed(mi, 1)
+        reg = ins.raw(ri)
+        base_reg, offset = ins.value(mi)
         size = ins.choice(enum)
         nbytes = _LS_BYTES[size]
         if len(ins.operands) > 2 and ins.kind(2) == "P" and ins.raw(2) != PT:
@@ -2096,68 +2071,54 @@ _DIM_COORDS = {"_1d": 1, "Array1d": 1, "_2d": 2, "Array2d": 2, "_3d": 3, "Array3
 _CUBE_FACES = 6
 
 
-def _sequence(start: int) -> Callable[[], int | None]:
-    """Successive register indices from ``start`` (None once past RZ: reads 0)."""
+def _sequence(start: int) -> Callable[[], int]:
+    """Successive register indices from ``start`` (RZ, which reads 0, from RZ on)."""
     state = [start]
 
-    def take() -> int | None:
+    def take() -> int:
         index = state[0]
-        state[0] += 1
-        return index if index <= RZ else None
+        state[0] = min(index + 1, RZ)
+        return index
     return take
 
 
-def _read_f(st: Machine, index: int | None) -> np.ndarray:
-    return np.zeros(st.n, F32) if index is None else _f(st.reg(index))
+def _read_f(st: Machine, index: int) -> np.ndarray:
+    return np.broadcast_to(_f(st.reg(index)), (st.n,))
 
 
-def _read_i(st: Machine, index: int | None) -> np.ndarray:
-    return np.zeros(st.n, np.int32) if index is None else _s(st.reg(index))
+def _read_i(st: Machine, index: int) -> np.ndarray:
+    return np.broadcast_to(_s(st.reg(index)), (st.n,))
 
 
 @dataclass
 class _TexPlan:
-    """Where a texture instruction's operands are: register indices (None reads 0)."""
+    """Where a texture instruction's operands are: register indices (RZ reads 0), None when the
+    instruction has no such operand."""
 
     dim: str
-    coords: list[int | None]
+    coords: list[int]
     layer: int | None = None  # array index register
-    has_layer: bool = False
     lod: int | None = None
-    has_lod: bool = False
     bias: bool = False
     offset: int | None = None
     offset_bits: tuple[int, int] = (4, 4)  # (stride, width) of each packed offset component
     dref: int | None = None
-    has_dref: bool = False
     handle: int | None = None  # bindless handle register
     integer: bool = False  # TLD/TLDS: integer texel coordinates
     gather: int | None = None  # TLD4: the component gathered
 
 
 def _texels(tex: Any) -> tuple[np.ndarray, bool]:
-    """(float64 (..., 4) texels, whether they are raw integers): uint8/uint16 are UNORM, 32-bit integer
-    arrays stay integers, channels padded as (r, 0, 0, 1)."""
+    """(texels, whether they are raw integers): uint8/uint16 are UNORM (float32), 32-bit integer
+    arrays stay integers, others become float32."""
     arr = np.asarray(tex)
-    integer = arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4:
+        return arr, True
     if arr.dtype == np.uint8:
-        arr = arr / 255.0
-    elif arr.dtype == np.uint16:
-        arr = arr / 65535.0
-    return arr.astype(np.float64), integer
-
-
-def _with_channels(arr: np.ndarray, spatial: int) -> np.ndarray:
-    if arr.ndim == spatial:
-        arr = arr[..., None]
-    channels = arr.shape[-1]
-    if channels > 4:
-        raise VMError(f"a texture has {channels} channels (at most 4)")
-    if channels < 4:
-        shape = arr.shape[:-1] + (1,)
-        pad = [np.zeros(shape), np.zeros(shape), np.ones(shape)]
-        arr = np.concatenate([arr] + pad[channels - 1:], axis=-1)
-    return arr
+        return (arr / 255.0).astype(F32), False
+    if arr.dtype == np.uint16:
+        return (arr / 65535.0).astype(F32), False
+    return arr.astype(F32), False
 
 
 def _texture_spec(st: Machine, key: int | str) -> tuple[list[Any], str, str]:
@@ -2178,73 +2139,36 @@ def _texture_spec(st: Machine, key: int | str) -> tuple[list[Any], str, str]:
     return (list(tex) if isinstance(tex, (list, tuple)) else [tex]), filter_, wrap
 
 
-def _levels(st: Machine, key: int | str) -> list[Any]:
-    return _texture_spec(st, key)[0]
+#: TexDim -> the sm4 texture dimension whose (layers, depth, height, width, 4) layout it has
+_SM4_DIMENSIONS = {"_1d": "texture1d", "Array1d": "texture1darray", "_2d": "texture2d", "Array2d": "texture2darray",
+                   "_3d": "texture3d", "Array3d": "texture3d", "Cube": "texturecube", "ArrayCube": "texturecubearray"}
 
 
-def _wrap_index(i: np.ndarray, size: int, mode: str) -> np.ndarray:
-    return np.clip(i, 0, size - 1) if mode == "clamp" else np.mod(i, size)
-
-
-def _filter(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
-            offsets: list[np.ndarray] | None, dref: np.ndarray | None, wrap: str) -> np.ndarray:
-    """(lanes, 4) filtered texels: ``tex`` is ([layers,] [depth,] [height,] width, 4), ``coords``
-    normalized (u, v, w), ``layer`` per-lane layer indices."""
-    spatial = tex.shape[(0 if layer is None else 1):-1][::-1]  # width, height, depth
-    axes: list[list[tuple[np.ndarray, np.ndarray]]] = []
-    for axis, c in enumerate(coords):
-        size = spatial[axis]
-        off = 0 if offsets is None else offsets[axis]
-        x = np.nan_to_num(c.astype(np.float64)) * size
-        if st.filter == "nearest":
-            axes.append([(_wrap_index(np.floor(x).astype(np.int64) + off, size, wrap), np.ones(st.n))])
-        else:
-            x = x - 0.5
-            i0 = np.floor(x)
-            frac = x - i0
-            i0 = i0.astype(np.int64) + off
-            axes.append([(_wrap_index(i0, size, wrap), 1 - frac), (_wrap_index(i0 + 1, size, wrap), frac)])
-    out = np.zeros((st.n, 4))
-    corners: list[tuple[list[np.ndarray], np.ndarray]] = [([], np.ones(st.n))]
-    for choices in axes:
-        corners = [(idx + [i], w * wt) for idx, w in corners for i, wt in choices]
-    for idx, weight in corners:
-        index = tuple(reversed(idx))
-        texel = tex[(layer,) + index] if layer is not None else tex[index]
-        if dref is not None:  # depth compare (LEQUAL): 1 where the reference passes
-            passed = (dref.astype(np.float64) <= texel[:, 0]).astype(np.float64)
-            texel = np.repeat(passed[:, None], 4, axis=1)
-        out += weight[:, None] * texel
-    return out
-
-
-def _cube(st: Machine, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Face index (+X, -X, +Y, -Y, +Z, -Z) and (s, t) in [0, 1] per OpenGL's cube map table."""
-    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
-    face = np.where((ax >= ay) & (ax >= az), np.where(x >= 0, 0, 1),
-                    np.where(ay >= az, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
-    ma = np.choose(face, [ax, ax, ay, ay, az, az])
-    sc = np.choose(face, [-z, z, x, x, x, -x])
-    tc = np.choose(face, [-y, -y, z, -z, -y, -y])
-    with np.errstate(all="ignore"):
-        s = (sc / np.where(ma == 0, 1, ma) + 1) / 2
-        t = (tc / np.where(ma == 0, 1, ma) + 1) / 2
-    return face, [s, t]
+def _sm4_texture(plan: _TexPlan, texels: np.ndarray) -> Texture:
+    """One mip level as an sm4 :class:`Texture` after checking its shape against the plan's TexDim."""
+    cube = plan.dim in ("Cube", "ArrayCube")
+    arrayed = plan.layer is not None or cube
+    spatial = 2 if cube else _DIM_COORDS[plan.dim]
+    need = spatial + (1 if arrayed else 0)
+    if texels.ndim == need:
+        texels = texels[..., None]
+    if texels.ndim != need + 1:
+        raise VMError(f"a {plan.dim.strip('_')} texture needs {need} dimensions (+ channels), not shape {texels.shape}")
+    if texels.shape[-1] > 4:
+        raise VMError(f"a texture has {texels.shape[-1]} channels (at most 4)")
+    dimension = _SM4_DIMENSIONS[plan.dim]
+    if cube or not arrayed:
+        return Texture.from_array(texels, dimension)
+    if spatial == 3:  # an array of 3D textures: one sm4 layer per 3D texture (depth kept)
+        return Texture([np.concatenate([Texture.from_array(t, "texture3d").levels[0] for t in texels])], dimension)
+    return Texture.from_array(texels, dimension)
 
 
 def _sample(st: Machine, plan: _TexPlan, key: int | str, m: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers."""
+    """(lanes, 4) texels of ``plan`` from texture ``key``, and whether they are raw integers: one
+    mip level per lane (the explicit LOD rounded, else level 0)."""
     levels, filter_, wrap = _texture_spec(st, key)
-    saved = st.filter, st.wrap
-    st.filter, st.wrap = filter_, wrap
-    try:
-        return _sample_levels(st, plan, levels, m)
-    finally:
-        st.filter, st.wrap = saved
-
-
-def _sample_levels(st: Machine, plan: _TexPlan, levels: list[Any], m: np.ndarray) -> tuple[np.ndarray, bool]:
-    if plan.has_lod and not plan.bias and len(levels) > 1:
+    if plan.lod is not None and not plan.bias and len(levels) > 1:
         raw = _read_i(st, plan.lod) if plan.integer else np.rint(np.nan_to_num(_read_f(st, plan.lod)))
         level = np.clip(np.asarray(raw, np.int64), 0, len(levels) - 1)
     else:
@@ -2254,66 +2178,44 @@ def _sample_levels(st: Machine, plan: _TexPlan, levels: list[Any], m: np.ndarray
     for value in np.unique(level[m]) if m.any() else [0]:
         sel = level == value
         texels, integer = _texels(levels[int(value)])
-        out[sel] = _sample_level(st, plan, texels)[sel]
+        out[sel] = _sample_level(st, plan, _sm4_texture(plan, texels), filter_, wrap)[sel]
     return out, integer
 
 
-def _sample_level(st: Machine, plan: _TexPlan, texels: np.ndarray) -> np.ndarray:
-    dims = _DIM_COORDS[plan.dim]
+def _sample_level(st: Machine, plan: _TexPlan, tex: Texture, filter_: str, wrap: str) -> np.ndarray:
+    """(lanes, 4) texels of one mip level (``tex``) with sm4's addressing, filtering, gather and
+    comparison; Maxwell's part is where the operands are (``plan``)."""
     cube = plan.dim in ("Cube", "ArrayCube")
-    arrayed = plan.has_layer or cube
-    spatial = 2 if cube else dims
-    tex = _with_channels(texels, spatial + (1 if arrayed else 0))
-    if tex.ndim != spatial + 1 + (1 if arrayed else 0):
-        raise VMError(f"a {plan.dim.strip('_')} texture needs {spatial + (1 if arrayed else 0)} dimensions "
-                      f"(+ channels), not shape {texels.shape}")
-    layer = None
-    if plan.has_layer:
-        count = tex.shape[0] // (_CUBE_FACES if cube else 1)
-        layer = np.clip(_read_i(st, plan.layer).astype(np.int64), 0, count - 1)
-    offsets = None
+    layer = np.zeros(st.n, np.int64)
+    if plan.layer is not None:
+        layer = np.clip(_read_i(st, plan.layer).astype(np.int64), 0, tex.layers - 1)
+    offsets: Any = (0, 0, 0)
     if plan.offset is not None:
         packed = st.reg(plan.offset).astype(np.int64)
         stride, width = plan.offset_bits
-        offsets = [_extract(packed.astype(U32), k * stride, width, True) for k in range(dims)]
-    dref = _read_f(st, plan.dref) if plan.has_dref else None
+        offsets = [_extract(packed.astype(U32), k * stride, width, True) for k in range(_DIM_COORDS[plan.dim])]
     if plan.integer:
-        coords = [_read_i(st, r).astype(np.int64) for r in plan.coords]
-        spatial_shape = tex.shape[(1 if layer is not None else 0):-1][::-1]
-        inside = np.ones(st.n, bool)
-        index = []
-        for axis, c in enumerate(coords):
-            c = c + (0 if offsets is None else offsets[axis])
-            inside &= (c >= 0) & (c < spatial_shape[axis])
-            index.append(np.clip(c, 0, spatial_shape[axis] - 1))
-        where = tuple(reversed(index))
-        picked = tex[(layer,) + where] if layer is not None else tex[where]
-        return np.where(inside[:, None], picked, 0.0)
-    coords = [_read_f(st, r) for r in plan.coords]
+        return fetch_texels(tex, 0, layer, [_read_i(st, r).astype(np.int64) for r in plan.coords], None, offsets)
+    dref = _read_f(st, plan.dref) if plan.dref is not None else None
+    coords = np.stack([np.nan_to_num(_read_f(st, r)) for r in plan.coords], axis=1)
+    mode = CLAMP if wrap == "clamp" or cube else WRAP
+    sampler = Sampler(filter="point" if filter_ == "nearest" else "linear", address=(mode, mode, mode),
+                      comparison="less_equal")
     if cube:
-        face, st_coords = _cube(st, *coords)
-        layer = face if layer is None else layer * _CUBE_FACES + face
-        return _filter(st, tex, st_coords, layer, None, dref, "clamp")
+        face, u, v = cube_face(coords.astype(np.float64))
+        return sample_level(tex, sampler, 0, layer * _CUBE_FACES + face, np.stack([u, v], axis=1).astype(F32),
+                            (0, 0, 0), dref)
     if plan.gather is not None:
-        return _gather(st, tex, coords, layer, offsets, plan.gather, dref)
-    return _filter(st, tex, coords, layer, offsets, dref, st.wrap)
+        return gather_texels(tex, sampler, layer, coords, offsets, plan.gather, dref)
+    return sample_level(tex, sampler, 0, layer, coords, offsets, dref)
 
 
-def _gather(st: Machine, tex: np.ndarray, coords: list[np.ndarray], layer: np.ndarray | None,
-            offsets: list[np.ndarray] | None, component: int, dref: np.ndarray | None) -> np.ndarray:
-    """textureGather: ``component`` of the four bilinear texels in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0)."""
-    h, w = tex.shape[-3], tex.shape[-2]
-    x = np.nan_to_num(coords[0].astype(np.float64)) * w - 0.5
-    y = np.nan_to_num(coords[1].astype(np.float64)) * h - 0.5
-    i0 = np.floor(x).astype(np.int64) + (0 if offsets is None else offsets[0])
-    j0 = np.floor(y).astype(np.int64) + (0 if offsets is None else offsets[1])
-    out = []
-    for i, j in ((i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)):
-        ii, jj = _wrap_index(i, w, st.wrap), _wrap_index(j, h, st.wrap)
-        texel = tex[layer, jj, ii] if layer is not None else tex[jj, ii]
-        value = texel[:, 0 if dref is not None else component]
-        out.append((dref.astype(np.float64) <= value).astype(np.float64) if dref is not None else value)
-    return np.stack(out, axis=1)
+def _texture_key(st: Machine, handle: int) -> int:
+    """The texture a bindless handle names: the handle as given, else its texture id (the low 20
+    bits of an NVN handle) when only that was given."""
+    if handle not in st.textures and handle & 0xFFFFF in st.textures:
+        return handle & 0xFFFFF
+    return handle
 
 
 def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
@@ -2325,9 +2227,7 @@ def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tupl
     out = np.zeros((st.n, 4))
     integer = False
     for handle in np.unique(handles[m]):
-        key = int(handle)
-        if key not in st.textures and key & 0xFFFFF in st.textures:  # the texture id of an NVN handle
-            key &= 0xFFFFF
+        key = _texture_key(st, int(handle))
         sel = m & (handles == handle)
         texels, integer = _sample(st, plan, key, sel)
         out[sel] = texels[sel]
@@ -2340,8 +2240,8 @@ def _store_texels(st: Machine, m: np.ndarray, texel: np.ndarray, integer: bool, 
     if f16:
         packed = []
         for k in range(0, len(values), 2):
-            lo = _f32_to_half(values[k].astype(F32))
-            hi = _f32_to_half(values[k + 1].astype(F32)) if k + 1 < len(values) else U32(0)
+            lo = f32_to_f16(values[k].astype(F32))
+            hi = f32_to_f16(values[k + 1].astype(F32)) if k + 1 < len(values) else U32(0)
             packed.append(lo | (hi << U32(16)))
         for reg, value in zip(regs, packed):
             st.write(reg, value, m)
@@ -2353,15 +2253,32 @@ def _store_texels(st: Machine, m: np.ndarray, texel: np.ndarray, integer: bool, 
             st.writef(reg, value.astype(F32), m)
 
 
+def _tex_op(plan: _TexPlan, tex: int, comps: Sequence[int], regs: Sequence[int], f16: bool = False) -> Op:
+    """The op of a texture instruction: texels of ``plan`` from texture ``tex`` (or by handle),
+    components ``comps`` written to ``regs``."""
+    def op(st: Machine, m: np.ndarray) -> None:
+        texel, integer = _per_texture(st, m, plan, tex)
+        _store_texels(st, m, texel, integer, comps, regs, f16)
+    return op
+
+
+def _tex_dests(ins: Ins) -> tuple[list[int], list[int], int]:
+    """TEX/TLD/TLD4/TXD: (components of the write mask, their consecutive destination registers,
+    the texture index (-1 for the bindless ``.B`` forms))."""
+    mask = ins.raw(len(ins.operands) - 1)
+    comps = [c for c in range(4) if mask >> c & 1]
+    regs = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
+    return comps, regs, -1 if ins.suffix == "B" else ins.raw(4)
+
+
 def _texs_destinations(ins: Ins, count: int | None = None) -> tuple[list[int], list[int], bool]:
     d0, d1 = ins.raw(0), ins.raw(1)
     f16 = ins.suffix == "F16"
     if count is None:
-        names = COMPONENT_MASKS[d1 == RZ]
-        mask = ins.raw(5)
-        if mask >= len(names):
-            raise ins.fail(f"component mask {mask} is not defined")
-        comps = ["RGBA".index(c) for c in names[mask]]
+        names = component_mask(ins.instruction, ins.operands[5])
+        if names is None:
+            raise ins.fail(f"component mask {ins.raw(5)} is not defined")
+        comps = ["RGBA".index(c) for c in names]
     else:
         comps = list(range(count))
     if f16:
@@ -2390,26 +2307,20 @@ def _texs(ins: Ins) -> Op:
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     plan = _TexPlan(dim, [])
     if arrayed:
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
         plan.coords = [ra(), rb()]
         if dc:
-            plan.dref, plan.has_dref = rb(), True
+            plan.dref = rb()
     else:
         regs = [ra() if s == "a" else rb() for s in sources]
         ncoords = _DIM_COORDS[dim]
         plan.coords = regs[:ncoords]
         extra = regs[ncoords:]
         if dc:
-            plan.dref, plan.has_dref = extra.pop(0), True
+            plan.dref = extra.pop(0)
         if lod:
-            plan.lod, plan.has_lod = extra.pop(0), True
-    comps, regs_out, f16 = _texs_destinations(ins)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+            plan.lod = extra.pop(0)
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins))
 
 
 _TLDS_LAYOUT = {  # target: (dim, sources, lod, offset, multisample); 2D_ARRAY_LZ is special
@@ -2426,7 +2337,7 @@ def _tlds(ins: Ins) -> Op:
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     if target == "2D_ARRAY_LZ":
         plan = _TexPlan("Array2d", [rb(), rb()], integer=True)
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
     elif target in _TLDS_LAYOUT:
         dim, sources, lod, offset, ms = _TLDS_LAYOUT[target]
         if ms:
@@ -2436,18 +2347,12 @@ def _tlds(ins: Ins) -> Op:
         plan = _TexPlan(dim, regs[:ncoords], integer=True)
         extra = regs[ncoords:]
         if lod:
-            plan.lod, plan.has_lod = extra.pop(0), True
+            plan.lod = extra.pop(0)
         if offset:
             plan.offset = extra.pop(0)
     else:
         raise ins.fail(f"TLDS target {target} is not defined")
-    comps, regs_out, f16 = _texs_destinations(ins)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins))
 
 
 @semantics("TLD4S")
@@ -2458,14 +2363,8 @@ def _tld4s(ins: Ins) -> Op:
     if aoffi:
         plan.offset, plan.offset_bits = rb(), (8, 6)
     if dc:
-        plan.dref, plan.has_dref = rb(), True
-    comps, regs_out, f16 = _texs_destinations(ins, 4)
-    tex = ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out, f16)
-    return op
+        plan.dref = rb()
+    return _tex_op(plan, ins.raw(4), *_texs_destinations(ins, 4))
 
 
 def _tex_plan(ins: Ins, integer: bool, lod_mode: str, dc: bool, offset: bool, gather: int | None = None,
@@ -2474,18 +2373,16 @@ def _tex_plan(ins: Ins, integer: bool, lod_mode: str, dc: bool, offset: bool, ga
     ra, rb = _sequence(ins.raw(2)), _sequence(ins.raw(3))
     plan = _TexPlan(dim, [], integer=integer, gather=gather, offset_bits=offset_bits)
     if dim.startswith("Array"):
-        plan.layer, plan.has_layer = ra(), True
+        plan.layer = ra()
     if ins.suffix == "B":
         plan.handle = rb()
-        if plan.handle is None:
-            raise ins.fail("the bindless handle register is past RZ")
     plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
     if lod_mode in ("Ll", "Lb", "Lba", "Lla"):
-        plan.lod, plan.has_lod, plan.bias = rb(), True, lod_mode in ("Lb", "Lba")
+        plan.lod, plan.bias = rb(), lod_mode in ("Lb", "Lba")
     if offset:
         plan.offset = rb()
     if dc:
-        plan.dref, plan.has_dref = rb(), True
+        plan.dref = rb()
     return plan
 
 
@@ -2496,15 +2393,8 @@ def _tex(ins: Ins) -> Op:
         raise ins.fail(f"LOD mode {lod} is not defined")
     offset = bool(ins.mod("AOFFI") or ins.mod("AOFFIB"))
     plan = _tex_plan(ins, False, lod, bool(ins.mod("DC")), offset)
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TLD")
@@ -2512,15 +2402,8 @@ def _tld(ins: Ins) -> Op:
     if ins.mod("MS"):
         raise ins.fail("multisample fetches are not supported")
     plan = _tex_plan(ins, True, "Ll" if ins.mod("LOD") else "Lz", False, bool(ins.mod("TOFF")))
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TLD4")
@@ -2531,15 +2414,8 @@ def _tld4(ins: Ins) -> Op:
     plan = _tex_plan(ins, False, "", bool(ins.mod("DC")), offset_mode == "Aoffi", ins.mod("TexComp"), (8, 6))
     if plan.dim not in ("_2d", "Array2d"):
         raise ins.fail(f"TLD4 of a {plan.dim.strip('_')} texture is not supported")
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TXD")
@@ -2553,19 +2429,10 @@ def _txd(ins: Ins) -> Op:
     if ins.suffix == "B":
         plan.handle = ra()
     plan.coords = [ra() for _ in range(_DIM_COORDS[dim])]
-    packed = ra()
     if dim.startswith("Array") or ins.mod("TOFF"):
         raise ins.fail("TXD of arrays or with offsets is not supported")
-    del packed
-    mask = ins.raw(len(ins.operands) - 1)
-    comps = [c for c in range(4) if mask >> c & 1]
-    regs_out = [ins.raw(0) + k if ins.raw(0) != RZ else RZ for k in range(len(comps))]
-    tex = -1 if ins.suffix == "B" else ins.raw(4)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        texel, integer = _per_texture(st, m, plan, tex)
-        _store_texels(st, m, texel, integer, comps, regs_out)
-    return op
+    comps, regs, tex = _tex_dests(ins)
+    return _tex_op(plan, tex, comps, regs)
 
 
 @semantics("TMML")
@@ -2596,10 +2463,8 @@ def _txq(ins: Ins) -> Op:
     def op(st: Machine, m: np.ndarray) -> None:
         key: int | str = tex
         if bindless:  # the handle is in Ra (uniform across the lanes is assumed: the first active lane's)
-            key = int(st.reg(a)[np.argmax(m)]) if m.any() else 0
-            if key not in st.textures and key & 0xFFFFF in st.textures:
-                key &= 0xFFFFF
-        levels = _levels(st, key)
+            key = _texture_key(st, int(st.reg(a)[np.argmax(m)]) if m.any() else 0)
+        levels = _texture_spec(st, key)[0]
         arr = np.asarray(levels[0])
         spatial = arr.shape[:-1] if arr.ndim >= 3 else arr.shape
         sizes = list(spatial[::-1]) + [1, 1]
@@ -2697,9 +2562,7 @@ def _atomic(space: str, returns: bool) -> Builder:
             raise ins.fail(f"{size} atomics are not supported (32-bit only)")
         operation = "Cas" if cas else (ins.choice("AtomOp") if "AtomOp" in ins.mods else ins.choice("RedOp"))
         if ins.kind(mi) == "M":
-            base_reg, offset = ins.raw(mi, 0), ins.signed(mi, 1)
-            if ins.mnemonic == "ATOMS":
-                offset *= 4  # ATOMS counts its offset in words (Ryujinx)
+            base_reg, offset = ins.value(mi)  # bytes (ATOMS' field counts words)
         else:  # CAS: [Ra], compare in Rb, new value in Rb + 1
             base_reg, offset = ins.raw(mi), 0
         value_reg = ins.raw(vi)
@@ -2741,7 +2604,8 @@ _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT
 def _target(ins: Ins) -> int:
     if ins.kind(0) != "T":
         raise ins.fail("a constant-buffer branch target is not supported")
-    target = ins.address + 8 + ins.signed(0)
+    target = branch_target(ins.instruction, ins.address)
+    assert target is not None
     # a target on a bundle's control word runs the bundle's first instruction
     return target + 8 if target % BUNDLE_BYTES == 0 else target
 
@@ -2911,8 +2775,10 @@ class MaxwellShader:
         """Program ``program`` of a deko3d DKSH module (its constbuf1 becomes c[1])."""
         if not 0 <= program < len(model.programs):
             raise VMError(f"program {program} is not 0..{len(model.programs) - 1}")
+        from shaderkit.formats.dksh.model import BNSH_STAGE_OF
+
         prog = model.programs[program]
-        stage = {"fragment": "pixel"}.get(prog.stage, prog.stage)
+        stage = BNSH_STAGE_OF.get(prog.stage, prog.stage)
         shader = cls(prog.code, prog.sph, stage, prog.constbuf1)
         params = prog.header.params
         if stage == "compute" and hasattr(params, "block_dims") and all(params.block_dims):
@@ -2922,7 +2788,9 @@ class MaxwellShader:
 
     @classmethod
     def programs(cls, model: Any) -> list[tuple[str, MaxwellShader]]:
-        """(title, shader) for every Maxwell program in a BNSH, raw NVN blob or DKSH model."""
+        """(title, shader) for every Maxwell program in a BNSH, raw NVN blob or DKSH model, in the
+        order and under the titles of ``disasm``'s listing (``variation 0 binary vertex``, ``part 2``,
+        ``program 1 fragment``)."""
         from shaderkit.formats.bnsh.bnsh import Bnsh
         from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
         from shaderkit.formats.bnsh.nvn import NvnProgramFile, is_code
@@ -2936,14 +2804,14 @@ class MaxwellShader:
                     continue
                 for stage, code in zip(STAGES, program.stages):
                     if isinstance(code, NvnShaderCode):
-                        out.append((f"variation {v} {stage}", cls.from_bnsh(model, v, stage)))
+                        out.append((f"variation {v} binary {stage}", cls.from_bnsh(model, v, stage)))
         elif isinstance(model, NvnProgramFile):
             for index, part in enumerate(model.parts):
                 if is_code(part):
                     out.append((f"part {index}", cls.from_nvn(part)))
         elif isinstance(model, Dksh):
             for index in range(len(model.programs)):
-                out.append((f"program {index}", cls.from_dksh(model, index)))
+                out.append((model.program_title(index), cls.from_dksh(model, index)))
         else:
             raise VMError(f"{type(model).__name__} holds no Maxwell code (BNSH, NVN program blobs and DKSH do)")
         return out

@@ -36,6 +36,10 @@ PROGRAM_TYPES = {0: "vertex", 1: "fragment", 2: "geometry", 3: "tess_ctrl", 4: "
 STAGE_NAMES = {"vertex": "vert", "fragment": "frag", "geometry": "geom", "tess_ctrl": "tess_ctrl",
                "tess_eval": "tess_eval", "compute": "comp"}
 TYPE_COMPUTE = 5
+#: BNSH's names (the Maxwell VM's and ``--stage``'s) of the program types deko3d names differently
+DKSH_STAGE_OF = {"pixel": "fragment", "hull": "tess_ctrl", "domain": "tess_eval"}
+#: deko3d program type -> BNSH stage name (the inverse of :data:`DKSH_STAGE_OF`)
+BNSH_STAGE_OF = {dksh: bnsh for bnsh, dksh in DKSH_STAGE_OF.items()}
 
 _HEADER = struct.Struct("<6I")
 _PROGRAM = struct.Struct(f"<6I{PARAMS_SIZE}sI")

@@ -113,14 +113,18 @@ def _enum_value(enum: str, text: str) -> int | None:
     return None
 
 
-def _register_offset(text: str, width: int, signed: bool) -> tuple[int, int]:
+def _register_offset(text: str, width: int, signed: bool, shift: int = 0) -> tuple[int, int]:
     m = _OFFSET.fullmatch(text)
     if not m:
         raise _Mismatch(f"{text!r} is not register+offset")
     if m["imm"] is not None:
-        return 255, _fit(_int(m["imm"]), width, signed, "offset")
-    offset = _int(m["off"]) if m["off"] else 0
-    return _register(m["reg"]), _fit(-offset if m["sign"] == "-" else offset, width, signed, "offset")
+        register, offset = 255, _int(m["imm"])
+    else:
+        register, offset = _register(m["reg"]), _int(m["off"]) if m["off"] else 0
+        offset = -offset if m["sign"] == "-" else offset
+    if offset % (1 << shift):
+        raise _Mismatch(f"offset {offset:#x} is not a multiple of {1 << shift}")
+    return register, _fit(offset >> shift, width, signed, "offset")
 
 
 def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], address: int) -> None:
@@ -158,7 +162,7 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
     elif kind == "W":
         masks = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
         values[slots[0]] = masks.index(text) if text in masks else _fit(_int(text), width, False, "mask")
-    elif kind in ("I", "S"):
+    elif kind in ("I", "H", "S"):
         values[slots[0]] = _fit(_int(text), width, kind == "S", "immediate")
     elif kind in ("F", "F20", "D20"):
         values[slots[0]] = _float_bits(text, kind, width)
@@ -182,7 +186,7 @@ def _operand(enc: Encoding, operand: Operand, text: str, values: list[int], addr
         prefix = "a[" if kind == "A" else "["
         if not (text.startswith(prefix) and text.endswith("]")):
             raise _Mismatch(f"{text!r} is not {prefix}...]")
-        values[slots[0]], values[slots[1]] = _register_offset(text[len(prefix):-1], width, kind == "M")
+        values[slots[0]], values[slots[1]] = _register_offset(text[len(prefix):-1], width, kind == "M", operand.shift)
     else:  # "T"
         values[slots[0]] = _fit(_int(text) - address - 8, width, True, "branch distance")
 

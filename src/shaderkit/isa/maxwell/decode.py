@@ -5,7 +5,8 @@ from __future__ import annotations
 import struct
 
 from shaderkit.dataclass import dataclass
-from shaderkit.isa.maxwell.encoding import Encoding, find_encoding, get_bits, put_bits
+from shaderkit.isa.maxwell.encoding import Encoding, Operand, bits_width, find_encoding, get_bits, put_bits
+from shaderkit.isa.maxwell.table import COMPONENT_MASKS
 
 #: Every fourth 64-bit word (byte offsets 0x00, 0x20, ...) holds the control of the next three.
 BUNDLE_BYTES = 0x20
@@ -92,13 +93,49 @@ def sign_extend(value: int, width: int) -> int:
     return value - (1 << width) if value >> (width - 1) & 1 else value
 
 
+def operand_value(instruction: Instruction, operand: Operand) -> tuple[int, ...]:
+    """The value an operand stands for, its fields scaled as the hardware reads them:
+    ``R``/``P``/``I``/``N``/``W``/``F`` (float32 bits): ``(field,)``; ``S``: ``(signed field,)``;
+    ``H``: ``(half bits,)`` (``field << 6``); ``F20``: ``(float32 bits,)`` (the top 20 bits, ``field << 12``); ``D20``: ``(float64 bits,)``
+    (``field << 44``); ``C``: ``(slot, byte offset)`` (the field counts words); ``K``:
+    ``(slot, register, signed byte offset)`` (register 255 (RZ) when the form has none);
+    ``M``/``A``: ``(register, byte offset)`` (signed for ``M``, scaled by ``shift``); ``T``: ``(signed offset from the next
+    instruction,)``. Flags (neg, abs, ...) are not applied."""
+    values = instruction.values
+    raw = [values[slot] for slot in operand.fields]
+    width = bits_width(instruction.encoding.slots[operand.fields[-1]])
+    kind = operand.kind
+    if kind in ("S", "T"):
+        return (sign_extend(raw[0], width),)
+    if kind == "H":
+        return (raw[0] << 6,)
+    if kind == "F20":
+        return (raw[0] << 12,)
+    if kind == "D20":
+        return (raw[0] << 44,)
+    if kind == "C":
+        return raw[0], raw[1] * 4
+    if kind == "K":
+        return raw[0], raw[1] if len(raw) == 3 else 255, sign_extend(raw[-1], width)
+    if kind == "M":
+        return raw[0], sign_extend(raw[1], width) << operand.shift
+    return tuple(raw)
+
+
+def component_mask(instruction: Instruction, operand: Operand) -> str | None:
+    """The components (``"RGA"``...) a TEXS/TLDS mask operand (kind ``W``) names: the table for one
+    destination register when its paired register field is RZ, for two otherwise; None when the
+    field has no name."""
+    names = COMPONENT_MASKS[operand.pair is not None and instruction.values[operand.pair] == 255]
+    value = instruction.values[operand.fields[0]]
+    return names[value] if value < len(names) else None
+
+
 def branch_target(instruction: Instruction, address: int) -> int | None:
     """Absolute target of a relative branch operand (kind ``T``), else None."""
     for operand in instruction.encoding.operands:
         if operand.kind == "T":
-            bits = instruction.encoding.slots[operand.fields[0]]
-            width = sum(w for _, w in bits)
-            return address + 8 + sign_extend(instruction.values[operand.fields[0]], width)
+            return address + 8 + operand_value(instruction, operand)[0]
     return None
 
 

@@ -14,7 +14,7 @@ Bits = tuple[tuple[int, int], ...]  # (lowest bit, width), lowest value bits fir
 MASK64 = (1 << 64) - 1
 GUARD_BITS: Bits = ((16, 3),)
 GUARD_NOT_BIT = 19
-OPERAND_KINDS = ("R", "P", "I", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
+OPERAND_KINDS = ("R", "P", "I", "H", "S", "F", "F20", "D20", "C", "K", "M", "A", "T", "N", "W")
 
 
 def bits_mask(bits: Bits) -> int:
@@ -73,6 +73,7 @@ class Operand:
     optional: int | None = None  # value that leaves the operand out of the text
     enum: str | None = None  # kind "N": the ENUMS entry naming the values
     pair: int | None = None  # kind "W": slot of the register whose RZ picks the mask names
+    shift: int = 0  # kind "M": the offset field counts units of 1 << shift bytes (ATOMS: words)
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,8 @@ def _build(index: int, row: tuple[str, str, str, str, str]) -> Encoding:
                     raise ValueError(f"row {index} {mnemonic}: unknown enum {part_enum}")
                 extra["part"] = enc.add_slot(_parse_bits(bit_spec))
                 operand_enum_part = part_enum
+            elif key == "shift":
+                extra["shift"] = int(number)
             elif key == "pair":
                 extra["pair"] = next(i for i, bits in enumerate(enc.slots) if bits[0][0] == int(number))
             elif key == "enum":

@@ -10,7 +10,8 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
 - ``operands`` (text order, comma separated): ``KIND BITS [flag=bit ...]`` where BITS is
   ``lo:width`` or several ``lo:width`` joined by ``+`` (lowest value bits first) and composite
   operands list their sub-fields with ``/``. Kinds: ``R`` register (255 = RZ), ``P`` predicate
-  (7 = PT), ``I`` unsigned and ``S`` signed immediate, ``F`` 32-bit float, ``F20`` float32 upper
+  (7 = PT), ``I`` unsigned and ``S`` signed immediate, ``H`` the top 10 bits of a half immediate
+  (HADD2/HMUL2/HFMA2/HSET2/HSETP2: printed as the field, the half is ``field << 6``), ``F`` 32-bit float, ``F20`` float32 upper
   20 bits, ``D20`` float64 upper 20 bits, ``C`` constant buffer ``c[slot][offset*4]``, ``K``
   constant buffer ``c[slot][R+offset]`` (signed byte offset; with two sub-fields, no register),
   ``M`` memory ``[R+offset]``, ``A``
@@ -18,6 +19,8 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   ``N`` a value named by the :data:`ENUMS` entry given as ``enum=NAME``, ``W`` a TEXS/TLDS
   component mask named by :data:`COMPONENT_MASKS` (``pair=LO``: the second destination register
   field, whose RZ picks the one-register names).
+  ``shift=N`` (kind ``M``): the offset field counts ``1 << N`` bytes; the text shows bytes (ATOMS'
+  word offset: envydis' ``atommem1_imm`` has ``.shr = 2``, Ryujinx adds ``Imm22`` to ``Ra >> 2``).
   Flags: ``neg`` (``-x``), ``abs`` (``|x|``), ``inv`` (``~x``), ``not`` (``!P``), ``cc``
   (``R.CC``), ``h1`` (``R.H1``, the upper 16-bit half), ``opt`` (operand omitted from the text
   when it has this value), ``pair`` (above).
@@ -157,7 +160,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8, R 20:8, I 50:2',
      '=CAS E@48'),
     ('ATOMS', '-', '11101100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, M 8:8/30:22, R 20:8',
+     'R 0:8, M 8:8/30:22 shift=2, R 20:8',
      'AtomsSize@28:2 AtomOp@52:4'),
     ('ATOMS', '-', '111011100xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8, R 20:8, I 28:2',
@@ -436,7 +439,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, R 20:8 neg=31 abs=30 part=28:2:HalfSwizzle',
      'OFmt@49:2 SAT@32 FTZ@39'),
     ('HADD2', 'I', '0111101x0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, I 20:10, I 30:9+56:1',
+     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, H 20:10, H 30:9+56:1',
      'OFmt@49:2 SAT@52 FTZ@39'),
     ('HADD2', 'C', '0111101x1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, C 34:5/20:14 neg=56 abs=54',
@@ -448,7 +451,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8 part=47:2:HalfSwizzle, R 20:8 neg=31 part=28:2:HalfSwizzle, R 39:8 neg=30 part=35:2:HalfSwizzle',
      'OFmt@49:2 SAT@32 Fmz@37:2'),
     ('HFMA2', 'I', '01110xxx0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8 part=47:2:HalfSwizzle, I 20:10, I 30:9+56:1, R 39:8 neg=51 part=53:2:HalfSwizzle',
+     'R 0:8, R 8:8 part=47:2:HalfSwizzle, H 20:10, H 30:9+56:1, R 39:8 neg=51 part=53:2:HalfSwizzle',
      'OFmt@49:2 SAT@52 Fmz@57:2'),
     ('HFMA2', 'C', '01110xxx1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8 part=47:2:HalfSwizzle, C 34:5/20:14 neg=56, R 39:8 neg=51 part=53:2:HalfSwizzle',
@@ -463,7 +466,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8 abs=44 part=47:2:HalfSwizzle, R 20:8 neg=31 abs=30 part=28:2:HalfSwizzle',
      'OFmt@49:2 SAT@32 Fmz@39:2'),
     ('HMUL2', 'I', '0111100x0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, I 20:10, I 30:9+56:1',
+     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, H 20:10, H 30:9+56:1',
      'OFmt@49:2 SAT@52 Fmz@39:2'),
     ('HMUL2', 'C', '0111100x1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, C 34:5/20:14 abs=54',
@@ -475,7 +478,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, R 20:8 neg=31 abs=30 part=28:2:HalfSwizzle, P 39:3 not=42',
      'BF@49 FComp@35:4 BoolOp@45:2 FTZ@50'),
     ('HSET2', 'I', '0111110x0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, I 20:10, I 30:9+56:1, P 39:3 not=42',
+     'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, H 20:10, H 30:9+56:1, P 39:3 not=42',
      'BF@53 FComp@49:4 BoolOp@45:2 FTZ@54'),
     ('HSET2', 'C', '0111110x1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'R 0:8, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, C 34:5/20:14 neg=56, P 39:3 not=42',
@@ -484,7 +487,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'P 3:3, P 0:3, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, R 20:8 neg=31 abs=30 part=28:2:HalfSwizzle, P 39:3 not=42',
      'FComp@35:4 BoolOp@45:2 FTZ@6 HAND@49'),
     ('HSETP2', 'I', '0111111x0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'P 3:3, P 0:3, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, I 20:10, I 30:9+56:1, P 39:3 not=42',
+     'P 3:3, P 0:3, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, H 20:10, H 30:9+56:1, P 39:3 not=42',
      'FComp@49:4 BoolOp@45:2 FTZ@6 HAND@53'),
     ('HSETP2', 'C', '0111111x1xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      'P 3:3, P 0:3, R 8:8 neg=43 abs=44 part=47:2:HalfSwizzle, C 34:5/20:14 neg=56 abs=54, P 39:3 not=42',

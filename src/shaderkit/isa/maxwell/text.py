@@ -16,14 +16,15 @@ from shaderkit.isa.maxwell.decode import (
     BUNDLE_BYTES,
     Control,
     Instruction,
+    component_mask,
     decode,
+    operand_value,
     program_end,
-    sign_extend,
     split_control,
     words_of,
 )
-from shaderkit.isa.maxwell.encoding import Operand, bits_width
-from shaderkit.isa.maxwell.table import COMPONENT_MASKS, ENUMS
+from shaderkit.isa.maxwell.encoding import Operand
+from shaderkit.isa.maxwell.table import ENUMS
 
 
 def control_text(control: Control) -> str:
@@ -78,9 +79,8 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
                  hex_literals: bool = False) -> str | None:
     """The operand's text; None when it is optional, at its default and ``force`` is off;
     ``hex_literals``: float immediates as their field bits in hex (``0x3f800``), as the assembler reads them."""
-    enc, values = instruction.encoding, instruction.values
+    values = instruction.values
     raw = [values[slot] for slot in operand.fields]
-    width = bits_width(enc.slots[operand.fields[-1]])
     kind = operand.kind
     flags = [values[slot] for slot in (operand.neg, operand.abs, operand.not_, operand.inv, operand.cc, operand.h1,
                                        operand.part)
@@ -93,34 +93,33 @@ def operand_text(instruction: Instruction, operand: Operand, address: int, force
             text += ".CC"
     elif kind == "P":
         text = predicate_text(raw[0])
-    elif kind == "I":
+    elif kind in ("I", "H"):
         text = f"{raw[0]:#x}"
     elif kind == "N":
         text = enum_value_text(operand.enum or "", raw[0])
     elif kind == "W":
-        names = COMPONENT_MASKS[operand.pair is not None and values[operand.pair] == 255]
-        text = names[raw[0]] if raw[0] < len(names) else f"{raw[0]:#x}"
+        text = component_mask(instruction, operand) or f"{raw[0]:#x}"
     elif kind == "S":
-        text = signed_hex(sign_extend(raw[0], width))
+        text = signed_hex(operand_value(instruction, operand)[0])
     elif hex_literals and kind in ("F", "F20", "D20"):
         text = f"{raw[0]:#x}"
     elif kind == "F":
         text = float_text(struct.unpack("<f", struct.pack("<I", raw[0]))[0], raw[0])
     elif kind == "F20":
-        text = float_text(struct.unpack("<f", struct.pack("<I", raw[0] << 12))[0], raw[0])
+        text = float_text(struct.unpack("<f", struct.pack("<I", operand_value(instruction, operand)[0]))[0], raw[0])
     elif kind == "D20":
-        text = float_text(struct.unpack("<d", struct.pack("<Q", raw[0] << 44))[0], raw[0])
+        text = float_text(struct.unpack("<d", struct.pack("<Q", operand_value(instruction, operand)[0]))[0], raw[0])
     elif kind == "C":
-        text = f"c[{raw[0]:#x}][{raw[1] * 4:#x}]"
+        slot, offset = operand_value(instruction, operand)
+        text = f"c[{slot:#x}][{offset:#x}]"
     elif kind == "K":
-        register = raw[1] if len(raw) == 3 else 255
-        text = f"c[{raw[0]:#x}][{_offset_text(register, sign_extend(raw[-1], width))}]"
-    elif kind == "M":
-        text = f"[{_offset_text(raw[0], sign_extend(raw[1], width))}]"
-    elif kind == "A":
-        text = f"a[{_offset_text(raw[0], raw[1])}]"
+        slot, register, offset = operand_value(instruction, operand)
+        text = f"c[{slot:#x}][{_offset_text(register, offset)}]"
+    elif kind in ("M", "A"):
+        register, offset = operand_value(instruction, operand)
+        text = f"{'[' if kind == 'M' else 'a['}{_offset_text(register, offset)}]"
     else:  # "T"
-        text = signed_hex(address + 8 + sign_extend(raw[0], width))
+        text = signed_hex(address + 8 + operand_value(instruction, operand)[0])
     if operand.h1 is not None and values[operand.h1]:
         text += ".H1"
     if operand.part is not None and values[operand.part]:

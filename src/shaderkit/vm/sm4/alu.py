@@ -414,3 +414,35 @@ ALU: dict[str, AluOp] = {
     "itod": AluOp(INT, 1, lambda a: a.astype(np.float64), result=DOUBLE),
     "utod": AluOp(UINT, 1, lambda a: a.astype(np.float64), result=DOUBLE),
 }
+
+
+# -- public names of the bit and half helpers (shared with the Maxwell VM) ---------------------------
+def bit_reverse(a: Arr) -> Arr:
+    """The 32 bits of each uint32 in reverse order (``bfrev``)."""
+    return _bfrev(np.asarray(a, U32))
+
+
+def count_bits(a: Arr) -> Arr:
+    """The number of set bits of each uint32 (``countbits``)."""
+    return _countbits(np.asarray(a, U32))
+
+
+def first_bit_high(a: Arr) -> Arr:
+    """Index of the highest set bit counted from the most significant bit (``firstbit_hi``:
+    31 - position), 0xFFFFFFFF for 0."""
+    return _firstbit_hi(np.asarray(a, U32))
+
+
+def first_bit_high_signed(a: Arr) -> Arr:
+    """``first_bit_high`` of the value, or of its complement when negative (``firstbit_shi``)."""
+    return _firstbit_shi(np.asarray(a, U32))
+
+
+def f16_to_f32(a: Arr) -> Arr:
+    """The low 16 bits of each uint32 read as a half, as float32 (``f16tof32``)."""
+    return _f16tof32(np.asarray(a, U32))
+
+
+def f32_to_f16(x: Arr) -> Arr:
+    """Each float32 rounded to the nearest half, its bits as uint32 (``f32tof16``)."""
+    return _f32tof16(np.asarray(x, np.float32))

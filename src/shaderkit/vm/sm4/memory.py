@@ -323,18 +323,7 @@ def _gather(m: Machine, ins: Instruction, ops: dict[str, Operand], tex: Texture,
     if "offset" in ops:
         extra = m.read(ops["offset"], INT).view(np.int32)[:, :2].astype(np.int64)
         extra = ((extra + 32) & 63) - 32  # the low 6 bits, signed
-    size = tex.size(0)
-    with np.errstate(all="ignore"):
-        base = [np.floor(coords[:, a].astype(np.float64) * size[a] - 0.5).astype(np.int64) + offsets[a] + extra[:, a] for a in range(2)]
-    out = np.zeros((m.n, 4), np.float32)
-    # D3D order: x = (u0, v1), y = (u1, v1), z = (u1, v0), w = (u0, v0)
-    for comp, (du, dv) in enumerate(((0, 1), (1, 1), (1, 0), (0, 0))):
-        t = _fetch(tex, 0, layer, [base[0] + du, base[1] + dv], sampler).astype(np.float32)
-        if ref is not None:
-            compare = COMPARISONS[sampler.comparison]
-            out[:, comp] = compare(ref, t[:, 0]).astype(np.float32)
-        else:
-            out[:, comp] = t[:, channel]
+    out = gather_texels(tex, sampler, layer, coords, [offsets[a] + extra[:, a] for a in range(2)], channel, ref)
     resource = ops["t"]
     _finish(m, ins, resource, out if tex.levels[0].dtype == np.float32 else out.astype(tex.levels[0].dtype), active, status)
 
@@ -635,3 +624,39 @@ HANDLERS: dict[str, Any] = {
     **{f"imm_atomic_{k}": _atomic for k in ("alloc", "consume", "iadd", "and", "or", "xor", "exch", "cmp_exch",
                                             "imax", "imin", "umax", "umin")},
 }
+
+
+# -- public texel access for other VMs (the Maxwell VM) --------------------------------------------
+def fetch_texels(tex: Texture, level: int, layer: np.ndarray, ints: list[np.ndarray], sampler: Sampler | None = None,
+                 offsets: Any = (0, 0, 0)) -> np.ndarray:
+    """Texels (lanes, 4) of mip ``level`` at integer coordinates ``ints`` (x[, y[, z]]) plus
+    ``offsets`` (ints, or per-lane arrays): with ``sampler`` its address modes, without one
+    (a load) 0 outside the texture. Keeps the texture's dtype."""
+    return _fetch(tex, level, layer, ints, sampler, offsets)
+
+
+def sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray, coords: np.ndarray,
+                 offsets: Any = (0, 0, 0), ref: np.ndarray | None = None) -> np.ndarray:
+    """Filtered float32 texels (lanes, 4) of mip ``level`` at normalized ``coords`` (lanes, dims)
+    in layer ``layer`` (per lane, cube faces included), texel ``offsets`` (ints or per-lane arrays)
+    added; with ``ref``, the sampler's comparison of ``ref`` with each texel's red, before filtering."""
+    return _sample_level(tex, sampler, level, layer, coords, offsets, ref)
+
+
+def gather_texels(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.ndarray, offsets: Any,
+                  channel: int, ref: np.ndarray | None = None) -> np.ndarray:
+    """``gather4``: component ``channel`` of the four bilinear texels of level 0 around normalized
+    2D ``coords`` (lanes, 2), in D3D's order x = (u0, v1), y = (u1, v1), z = (u1, v0), w = (u0, v0)
+    (``offsets``: texel offsets, ints or per-lane arrays); with ``ref``, the sampler's comparison
+    of ``ref`` with each texel's red instead. float32 (lanes, 4)."""
+    size = tex.size(0)
+    with np.errstate(all="ignore"):
+        base = [np.floor(coords[:, a].astype(np.float64) * size[a] - 0.5).astype(np.int64) + offsets[a] for a in range(2)]
+    out = np.zeros((len(layer), 4), np.float32)
+    for comp, (du, dv) in enumerate(((0, 1), (1, 1), (1, 0), (0, 0))):
+        t = _fetch(tex, 0, layer, [base[0] + du, base[1] + dv], sampler).astype(np.float32)
+        if ref is not None:
+            out[:, comp] = COMPARISONS[sampler.comparison](ref, t[:, 0]).astype(np.float32)
+        else:
+            out[:, comp] = t[:, channel]
+    return out
