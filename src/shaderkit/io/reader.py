@@ -192,11 +192,17 @@ class Reader:
             raise self.error(
                 f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left", base
             )
-        budget = self._budget
-        budget[0] -= count * max(item_size, 1)
-        if budget[0] < 0:
-            raise self.error(f"{what}: tables of this input imply more work than its size allows", base)
+        self.spend(count * max(item_size, 1), what, base)
         return count
+
+    def spend(self, amount: int, what: str = "table", offset: int | None = None) -> None:
+        """Charge ``amount`` bytes of work to the input's allocation budget (shared with every child
+        reader); refuse the input once it implies more work than its size allows."""
+        budget = self._budget
+        budget[0] -= amount
+        if budget[0] < 0:
+            raise self.error(f"{what}: tables of this input imply more work than its size allows",
+                             self.pos if offset is None else offset)
 
     def expect(self, magic: bytes, what: str = "magic") -> None:
         """Read ``magic`` at the cursor; ShaderFormatError naming both when the bytes differ."""

@@ -113,6 +113,10 @@ INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | froze
 USAGE_NAMES = {0: "code", 1: "parameter", 2: "array_selector"}
 #: type descriptors nest at most this deep (struct members)
 MAX_DEPTH = 16
+#: allocation-budget bytes one expanded state costs beyond its stored words: building a state (its
+#: type, value and nested sampler states) takes far more work than its 16 bytes say, and records
+#: sharing one offset expand it again each time (the 21 public effects spend under 0.5x their size)
+STATE_WORK = 256
 
 _HEADER = struct.Struct("<2I")
 _TYPE = struct.Struct("<5I")
@@ -414,6 +418,8 @@ class _Source:
     def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...],
               depth: int = 0) -> EffectState:
         operation, index, type_offset, value_offset = fields
+        with self.r.scope(context):
+            self.r.spend(STATE_WORK, "state")
         t = self.type(type_offset, context + ".type", layout, (*key, "type"))
         return EffectState(operation, index, t, self.value(t, value_offset, context + ".value", layout,
                                                             (*key, "value"), depth))
