@@ -664,11 +664,13 @@ def _setp_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray]) -> Op:
     return op
 
 
-def _set_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray]) -> Op:
-    c = ins.pred(len(ins.operands) - 1)
-    combine = _BOOL[ins.choice("BoolOp")]
-    bf = bool(ins.mod("BF"))
-    true = np.array(0x3F800000 if bf else 0xFFFFFFFF, U32)
+def _set_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray], pred_at: int | None = None, bool_op: int = 0) -> Op:
+    """The register result of a compare-and-set (FSET, ISET, PSET ...): ``cmp`` combined with the
+    predicate operand (the last one unless ``pred_at``) by the ``bool_op``-th BoolOp, as 1.0 (BF)
+    or all ones."""
+    c = ins.pred(len(ins.operands) - 1 if pred_at is None else pred_at)
+    combine = _BOOL[ins.choice("BoolOp", bool_op)]
+    true = np.array(0x3F800000 if ins.mod("BF") else 0xFFFFFFFF, U32)
     d = ins.raw(0)
 
     def op(st: Machine, m: np.ndarray) -> None:
@@ -1476,21 +1478,7 @@ def _pset(ins: Ins) -> Op:
     a, b = ins.pred(1), ins.pred(2)
     first = _BOOL[ins.choice("BoolOp", 0)]
     inner = lambda st: first(a(st), b(st))  # noqa: E731
-    return _pset_tail(ins, inner)
-
-
-def _pset_tail(ins: Ins, inner: Callable[[Machine], np.ndarray]) -> Op:
-    c = ins.pred(3)
-    second = _BOOL[ins.choice("BoolOp", 1)]
-    true = np.array(0x3F800000 if ins.mod("BF") else 0xFFFFFFFF, U32)
-    d = ins.raw(0)
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        value = np.where(second(inner(st), c(st)), true, U32(0))
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
-    return op
+    return _set_tail(ins, inner, pred_at=3, bool_op=1)
 
 
 @semantics("CSETP")
