@@ -277,3 +277,16 @@ def test_token_fields_outside_the_table_raise_vmerror() -> None:
     sh = D3D9Shader.from_bytes(program(0x02000029, 0xA0E40000, 0xA0E40001, 0x0000002B))
     with pytest.raises(VMError, match="comparison control 0"):
         sh.run(lanes=1)
+
+
+def test_an_instruction_with_a_source_count_its_opcode_does_not_take_is_a_vm_error():
+    # "add r0, c0, c1" with its opcode word turned into mov (1): a mov token with 2 sources
+    data = bytearray(D3D9Shader.assemble("ps_2_0\nadd r0, c0, c1\nmov oC0, r0\n").model.to_bytes())
+    token = int.from_bytes(data[4:8], "little")
+    assert token & 0xFFFF == OPCODES_BY_NAME["add"] and (token >> 24) & 0xF == 3  # dest + 2 sources
+    data[4:8] = ((token & ~0xFFFF) | OPCODES_BY_NAME["mov"]).to_bytes(4, "little")
+    with pytest.raises(VMError, match="mov at instruction 0: a destination and 2 sources; the opcode takes 1"):
+        D3D9Shader.load(bytes(data))
+
+
+OPCODES_BY_NAME = {info.name: op for op, info in OPCODES.items() if info.name in ("add", "mov")}

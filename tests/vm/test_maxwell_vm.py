@@ -616,3 +616,14 @@ def test_half_compares_al2p_and_output_reads():
              "MOV32I R7, 0x40400000", "AST a[0x70], R7", "ALD.O R8, a[0x70]"])
     assert r.predicates[0, 0] and not r.predicates[0, 1]
     assert reg(r, 4)[0] == 0x3C00 and reg(r, 6)[0] == 0x90 and r.f32(8)[0] == 3.0
+
+
+def test_a_field_value_without_a_meaning_is_a_vm_error():
+    # PRMT's mode field (bits 48..51) names values 1..6 (F4E .. RC16); 0xA has no meaning
+    code = bytearray(build(["PRMT R1, R2, 0x7351, R3"]))
+    at = 8  # the first instruction follows the bundle's control word
+    word = struct.unpack_from("<Q", code, at)[0]
+    assert (word >> 48) & 0xF == 0
+    struct.pack_into("<Q", code, at, word | 0xA << 48)
+    with pytest.raises(VMError, match="PRMT at 0x8: .*no defined meaning"):
+        MaxwellShader(bytes(code)).run(lanes=1)

@@ -1067,6 +1067,29 @@ class D3D9Outputs(NamedOutputs):
         self.steps = steps
 
 
+#: ps_1_x spellings of texld (``tex t0``, ``texld r0, t0``) and texcoord (``texcoord t0``, ``texcrd r0, t0``)
+_PS1_SOURCES = {"texld": (0, 1), "texcoord": (0, 1)}
+#: words a constant definition carries after its register
+_DEF_VALUES = 4
+
+
+def _check_shape(ins: Ins, major: int) -> None:
+    """Refuse an instruction whose destination or source count is not one its opcode takes (a
+    damaged token stream decodes, but the opcode's rule could not read it)."""
+    if ins.opcode in (OP_DEF, OP_DEFI, OP_DEFB):
+        if ins.dest is None or len(ins.values) < (1 if ins.opcode == OP_DEFB else _DEF_VALUES):
+            raise VMError(f"{ins.name} at instruction {ins.index}: needs a register and its values")
+        return
+    info = OPCODES.get(ins.opcode)
+    if info is None:
+        return
+    counts = (info.sources, info.other_sources, *(_PS1_SOURCES.get(ins.name, ()) if major == 1 else ()))
+    if len(ins.sources) not in counts or (ins.dest is not None) != info.has_dest:
+        raise VMError(f"{ins.name} at instruction {ins.index}: {'a' if ins.dest is not None else 'no'} destination "
+                      f"and {len(ins.sources)} sources; the opcode takes {info.sources}"
+                      f"{' with' if info.has_dest else ' without'} a destination")
+
+
 class D3D9Shader:
     """A D3D9 shader ready to run: constants, textures and bump state persist between runs."""
 
@@ -1097,6 +1120,7 @@ class D3D9Shader:
         self.sampler_types: dict[int, str] = {}
         self._program: list[Ins] = []
         for ins in self.instructions:
+            _check_shape(ins, self.major)
             if ins.opcode == OP_DCL:
                 self._declare(ins)
             elif ins.opcode in (OP_DEF, OP_DEFI, OP_DEFB):

@@ -1434,6 +1434,8 @@ _PRMT_MODES = {
 def _prmt(ins: Ins) -> Op:
     a, sel, c, d = ins.u(1), ins.u(2), ins.u(3), ins.raw(0)
     mode = ins.choice("PMode") if ins.mod("PMode") else ""
+    if mode and mode not in _PRMT_MODES:
+        raise ins.fail(f"byte-select mode {mode} has no defined meaning")
 
     def op(st: Machine, m: np.ndarray) -> None:
         whole = (np.asarray(a(st), U32).astype(np.uint64) | np.asarray(c(st), U32).astype(np.uint64) << np.uint64(32))
@@ -2820,7 +2822,10 @@ class MaxwellShader:
         builder = SEMANTICS.get(key)
         if builder is None:
             raise VMError(f"{ins.mnemonic} at {address:#x} is not supported")
-        body = builder(ins)
+        try:
+            body = builder(ins)
+        except KeyError as exc:  # a field value the table leaves unnamed (ENUM_<n>): no rule to run
+            raise ins.fail(f"field value {exc.args[0]} has no defined meaning") from None
         after = _next(address)
         guard = self._guard(ins)
         flow = ins.mnemonic in _FLOW
