@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import read_input, write_output
+from shaderkit.cli.common import parse_numbers, read_input, write_output
 
 _FORMATS = ("bnsh", "nvn", "dksh")
 #: JSON inputs stored as integer words (everything else is float32)
@@ -39,12 +39,10 @@ def _values(text: str) -> Any:
     """A ``.npy`` file's array, comma-separated numbers as float32, else a file's bytes."""
     import numpy as np
 
-    from shaderkit.cli.run_sm4 import _numbers
-
     if text.lower().endswith(".npy"):
         return np.load(io.BytesIO(read_input(text)), allow_pickle=False)
     try:
-        return np.atleast_1d(_numbers(text)).astype(np.float32)
+        return np.atleast_1d(parse_numbers(text)).astype(np.float32)
     except ValueError:  # not numbers: a file
         return read_input(text)
 
