@@ -1905,6 +1905,14 @@ def _ipa(ins: Ins) -> Op:
     return op
 
 
+_LS_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16, "UB128": 16}
+
+
+def _narrow(v: np.ndarray, size: str, nbytes: int) -> np.ndarray:
+    """A sub-word load's value (``nbytes`` < 4) as its register word: sign-extended for ``S8``/``S16``."""
+    return _wrap(_extract(v, 0, 8 * nbytes, True)) if size[0] == "S" else v
+
+
 @semantics("LDC")
 def _ldc(ins: Ins) -> Op:
     # .IS/.ISL: the buffer is slot + Ra's high half, the address Ra's low half (Ryujinx); .IL reads
@@ -1914,12 +1922,11 @@ def _ldc(ins: Ins) -> Op:
     d = ins.raw(0)
     slot, reg, offset = ins.value(1)
     size = ins.choice("LsSize2")
-    nbytes = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}[size]
+    nbytes = _LS_BYTES[size]
 
     def read(st: Machine, slots: int, base: np.ndarray) -> list[np.ndarray]:
         if nbytes < 4:
-            v = st.cbuf_words(slots, base, nbytes)
-            return [_wrap(_extract(v, 0, 8 * nbytes, True)) if size[0] == "S" else v]
+            return [_narrow(st.cbuf_words(slots, base, nbytes), size, nbytes)]
         return [st.cbuf_words(slots, base + 4 * k) for k in range(nbytes // 4)]
 
     def op(st: Machine, m: np.ndarray) -> None:
@@ -1949,9 +1956,6 @@ def _address(st: Machine, base_reg: int, offset: int, wide: bool, space: str) ->
     return address - st.bases.get(space, 0)
 
 
-_LS_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16, "UB128": 16}
-
-
 def _memory_op(space: str, store: bool, enum: str) -> Builder:
     def build(ins: Ins) -> Op:
         wide = bool(ins.mod("E"))  # a 64-bit address in a register pair
@@ -1975,10 +1979,7 @@ def _memory_op(space: str, store: bool, enum: str) -> Builder:
                 return
             loaded = st.load(where, address, nbytes, m)
             if nbytes < 4:
-                v = loaded[0]
-                if size[0] == "S":
-                    v = _wrap(_extract(v, 0, 8 * nbytes, True))
-                st.write(reg, v, m)
+                st.write(reg, _narrow(loaded[0], size, nbytes), m)
                 return
             for k in range(nbytes // 4):
                 if reg != RZ:
