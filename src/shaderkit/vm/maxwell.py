@@ -184,6 +184,11 @@ def _s(u: np.ndarray) -> np.ndarray:
     return np.asarray(u, U32).view(np.int32)
 
 
+def _signed32(v: np.ndarray) -> np.ndarray:
+    """int64 32-bit values (0 .. 2**32-1) read as two's complement (-2**31 .. 2**31-1)."""
+    return np.where(v >= 1 << 31, v - (1 << 32), v)
+
+
 def _wrap(x: np.ndarray) -> np.ndarray:
     """int64/uint64 values to uint32 (low 32 bits)."""
     return (np.asarray(x).astype(np.int64) & 0xFFFFFFFF).astype(U32)
@@ -966,8 +971,8 @@ def _iadd_like(ins: Ins, a: Callable[[Machine], np.ndarray], b: Callable[[Machin
             carry_in = st.cc[2].astype(np.int64) + (1 if plus_one else 0)
         total = ox + oy + carry_in
         if sat:
-            sx, sy = [np.where(v >= 1 << 31, v - (1 << 32), v) for v in ((-x) & 0xFFFFFFFF if neg_a else x,
-                                                                        (-y) & 0xFFFFFFFF if neg_b else y)]
+            sx, sy = [_signed32(v) for v in ((-x) & 0xFFFFFFFF if neg_a else x,
+                                             (-y) & 0xFFFFFFFF if neg_b else y)]
             value = _wrap(np.clip(sx + sy, -(1 << 31), (1 << 31) - 1))
         else:
             value = _wrap(total)
@@ -1040,9 +1045,9 @@ def _mul64(a: np.ndarray, b: np.ndarray, sa: bool, sb: bool) -> np.ndarray:
     x = np.asarray(a, U32).astype(np.int64)
     y = np.asarray(b, U32).astype(np.int64)
     if sa:
-        x = np.where(x >= 1 << 31, x - (1 << 32), x)
+        x = _signed32(x)
     if sb:
-        y = np.where(y >= 1 << 31, y - (1 << 32), y)
+        y = _signed32(y)
     if not sa and not sb:
         return (x.astype(np.uint64) * y.astype(np.uint64)).view(np.int64)
     return x * y  # |x*y| < 2**63 whenever one factor is signed
@@ -1083,8 +1088,8 @@ def _imad(ins: Ins) -> Op:
         if extended:
             total = total + st.cc[2].astype(np.int64)
         if sat and (sa or sb):
-            sp = np.where(p >= 1 << 31, p - (1 << 32), p) if not high else p
-            sc = np.where(cv >= 1 << 31, cv - (1 << 32), cv)
+            sp = _signed32(p) if not high else p
+            sc = _signed32(cv)
             value = _wrap(np.clip(sp + sc, -(1 << 31), (1 << 31) - 1))
         else:
             value = _wrap(total)
@@ -1544,7 +1549,7 @@ def _video_select(value: np.ndarray, select: str) -> np.ndarray:
     """A video operand's byte/half/word as int64 per its select (``U8B1``, ``S16H0``, ``U32``...)."""
     if select in ("U32", "S32"):
         v = np.asarray(value, U32).astype(np.int64)
-        return np.where(v >= 1 << 31, v - (1 << 32), v) if select == "S32" else v
+        return _signed32(v) if select == "S32" else v
     bits = 8 if select[1] == "8" else 16
     shift = int(select[-1]) * bits
     return _extract(value, shift, bits, select[0] == "S")
@@ -1583,7 +1588,7 @@ def _vmnmx(ins: Ins) -> Op:
         elif video_op in ("Max", "Min"):
             pick = np.maximum if video_op == "Max" else np.minimum
             if dformat:
-                sr, sc = (np.where(v >= 1 << 31, v - (1 << 32), v) for v in (r32, cv))
+                sr, sc = (_signed32(v) for v in (r32, cv))
                 r32 = pick(sr, sc) & 0xFFFFFFFF
             else:
                 r32 = pick(r32, cv)
