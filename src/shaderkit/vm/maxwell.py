@@ -82,10 +82,9 @@ from shaderkit.isa.maxwell.decode import (
     component_mask,
     decode,
     operand_value,
-    sign_extend,
     words_of,
 )
-from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand, bits_width
+from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand
 from shaderkit.isa.maxwell.table import ENUMS
 from shaderkit.vm.sm4.alu import (
     bit_reverse,
@@ -225,7 +224,6 @@ class Ins:
         self.address = address
         self.mnemonic = self.enc.mnemonic
         self.suffix = self.enc.suffix
-        self.form = self.enc.form
         self.mods: dict[str, list[int]] = {}
         for modifier in self.enc.modifiers:
             self.mods.setdefault(modifier.enum or modifier.name, []).append(self.values[modifier.slot])
@@ -256,14 +254,6 @@ class Ins:
     def kind(self, i: int) -> str:
         """Operand ``i``'s kind letter."""
         return self.operands[i].kind
-
-    def width(self, i: int, sub: int = -1) -> int:
-        """Bit width of operand ``i``'s sub-field."""
-        return bits_width(self.enc.slots[self.operands[i].fields[sub]])
-
-    def signed(self, i: int, sub: int = -1) -> int:
-        """Operand ``i``'s sub-field as a signed number."""
-        return sign_extend(self.raw(i, sub), self.width(i, sub))
 
     def value(self, i: int) -> tuple[int, ...]:
         """Operand ``i``'s value as the hardware reads it (:func:`~shaderkit.isa.maxwell.decode.operand_value`)."""
@@ -942,7 +932,7 @@ def _i2i(ins: Ins) -> Op:
 
 
 # -- integer ----------------------------------------------------------------------------------------
-def _add_flags(st: Machine, ins: Ins, m: np.ndarray, a: np.ndarray, b: np.ndarray, total: np.ndarray) -> None:
+def _add_flags(st: Machine, m: np.ndarray, a: np.ndarray, b: np.ndarray, total: np.ndarray) -> None:
     """CC of a 32-bit add: carry out of bit 31, signed overflow."""
     res = _wrap(total)
     carry = (np.asarray(total, np.int64) >> 32) & 1 == 1
@@ -978,7 +968,7 @@ def _iadd_like(ins: Ins, a: Callable[[Machine], np.ndarray], b: Callable[[Machin
             value = _wrap(total)
         st.write(d, value, m)
         if cc:
-            _add_flags(st, ins, m, _wrap(ox), _wrap(oy), total)
+            _add_flags(st, m, _wrap(ox), _wrap(oy), total)
     return op
 
 
@@ -1136,7 +1126,7 @@ def _xmad(ins: Ins) -> Op:
             total = total + st.cc[2].astype(np.int64)
         value = _wrap(total)
         if cc:
-            _add_flags(st, ins, m, _wrap(product), _wrap(cv), total)
+            _add_flags(st, m, _wrap(product), _wrap(cv), total)
         if mrg:
             value = (value & U32(0xFFFF)) | (braw.astype(U32) << U32(16))
         st.write(d, value, m)
