@@ -647,10 +647,12 @@ def _fsetp(ins: Ins) -> Op:
     return _setp_tail(ins, cmp)
 
 
-def _setp_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray]) -> Op:
+def _setp_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray], bool_op: int = 0) -> Op:
+    """The predicate pair of a compare-and-set (FSETP, ISETP, CSETP, PSETP ...): ``cmp`` and its
+    negation, each combined with the last (predicate) operand by the ``bool_op``-th BoolOp."""
     p, q = ins.raw(0), ins.raw(1)
     c = ins.pred(len(ins.operands) - 1)
-    combine = _BOOL[ins.choice("BoolOp")]
+    combine = _BOOL[ins.choice("BoolOp", bool_op)]
 
     def op(st: Machine, m: np.ndarray) -> None:
         r, cv = cmp(st), c(st)
@@ -1459,15 +1461,9 @@ def _mov(ins: Ins) -> Op:
 
 @semantics("PSETP")
 def _psetp(ins: Ins) -> Op:
-    p, q = ins.raw(0), ins.raw(1)
-    a, b, c = ins.pred(2), ins.pred(3), ins.pred(4)
-    first, second = _BOOL[ins.choice("BoolOp", 0)], _BOOL[ins.choice("BoolOp", 1)]
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        r, cv = first(a(st), b(st)), c(st)
-        st.setp(p, second(r, cv), m)
-        st.setp(q, second(~r, cv), m)
-    return op
+    a, b = ins.pred(2), ins.pred(3)
+    first = _BOOL[ins.choice("BoolOp", 0)]
+    return _setp_tail(ins, lambda st: first(a(st), b(st)), bool_op=1)
 
 
 @semantics("PSET")
@@ -1480,14 +1476,8 @@ def _pset(ins: Ins) -> Op:
 
 @semantics("CSETP")
 def _csetp(ins: Ins) -> Op:
-    p, q, c = ins.raw(0), ins.raw(1), ins.pred(2)
-    test, combine = ins.choice("Ccc"), _BOOL[ins.choice("BoolOp")]
-
-    def op(st: Machine, m: np.ndarray) -> None:
-        r, cv = st.condition(test), c(st)
-        st.setp(p, combine(r, cv), m)
-        st.setp(q, combine(~r, cv), m)
-    return op
+    test = ins.choice("Ccc")
+    return _setp_tail(ins, lambda st: st.condition(test))
 
 
 @semantics("CSET")
