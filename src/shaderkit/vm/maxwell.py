@@ -550,6 +550,14 @@ def _cc_row(ins: Ins) -> bool:
     return bool(ins.flag(0, "cc")) if ins.operands and ins.kind(0) == "R" else False
 
 
+def _result(st: Machine, d: int, cc: bool, value: np.ndarray, m: np.ndarray) -> None:
+    """Write ``value`` to register ``d`` and, when the instruction sets CC (``cc``, from
+    :func:`_cc_row` at build time), set CC from it."""
+    st.write(d, value, m)
+    if cc:
+        st.set_cc(m, value)
+
+
 # -- floating point ---------------------------------------------------------------------------------
 def _fwrite(st: Machine, ins: Ins, mask: np.ndarray, value: np.ndarray, ftz: bool, sat: bool) -> None:
     if ftz:
@@ -669,12 +677,11 @@ def _set_tail(ins: Ins, cmp: Callable[[Machine], np.ndarray], pred_at: int | Non
     combine = _BOOL[ins.choice("BoolOp", bool_op)]
     true = np.array(0x3F800000 if ins.mod("BF") else 0xFFFFFFFF, U32)
     d = ins.raw(0)
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         value = np.where(combine(cmp(st), c(st)), true, U32(0))
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -835,6 +842,7 @@ def _f2i(ins: Ins) -> Op:
     mode = ins.mod("RoundMode2")
     source = _float_source(ins, src)
     d = ins.raw(0)
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = np.broadcast_to(np.asarray(source(st), np.float64), (st.n,))
@@ -852,9 +860,7 @@ def _f2i(ins: Ins) -> Op:
             st.write_pair(d, as_i64.view(np.uint64), m)
             return
         value = _wrap(clipped.astype(np.int64))
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -915,6 +921,7 @@ def _i2i(ins: Ins) -> Op:
     neg, absolute, sat = ins.flag(1, "neg"), ins.flag(1, "abs"), bool(ins.mod("SAT"))
     a, d = ins.u(1), ins.raw(0)
     lo, hi = _int_limits(dbits, dsigned)
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = _extract(np.broadcast_to(a(st), (st.n,)), shift, sbits, ssigned)
@@ -927,9 +934,7 @@ def _i2i(ins: Ins) -> Op:
         else:
             x = _extract(_wrap(x), 0, dbits, dsigned) if dbits < 32 else x
         value = _wrap(x)
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -1049,13 +1054,12 @@ def _mul64(a: np.ndarray, b: np.ndarray, sa: bool, sb: bool) -> np.ndarray:
 def _imul(ins: Ins) -> Op:
     a, b, d = ins.u(1), ins.u(2), ins.raw(0)
     sa, sb, high = bool(ins.mod("ASIGNED")), bool(ins.mod("BSIGNED")), bool(ins.mod("HILO"))
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         p = _mul64(np.broadcast_to(a(st), (st.n,)), b(st), sa, sb)
         value = _wrap(p >> 32) if high else _wrap(p)
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -1146,14 +1150,13 @@ def _imnmx(ins: Ins) -> Op:
     if ins.mod("XMode"):
         raise ins.fail("the extended (XLO/XMED/XHI) forms are not supported")
     a, b, p, d = ins.u(1), ins.u(2), ins.pred(3), ins.raw(0)
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         x, y = _signed_pair(ins, a(st), b(st))
         value = np.where(p(st), np.minimum(x, y), np.maximum(x, y))
         value = np.asarray(value).astype(np.int64)
-        st.write(d, _wrap(value), m)
-        if _cc_row(ins):
-            st.set_cc(m, _wrap(value))
+        _result(st, d, cc, _wrap(value), m)
     return op
 
 
@@ -1196,14 +1199,13 @@ def _shl(ins: Ins) -> Op:
     if ins.mod("X"):
         raise ins.fail("SHL.X is not supported")
     a, b, d, wrap = ins.u(1), ins.u(2), ins.raw(0), bool(ins.mod("W"))
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         n = np.asarray(b(st), U32).astype(np.int64)
         n = n & 31 if wrap else np.minimum(n, 32)
         value = _wrap(np.asarray(a(st), U32).astype(np.int64) << n)
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -1213,6 +1215,7 @@ def _shr(ins: Ins) -> Op:
         raise ins.fail("the extended (XLO/XMED/XHI) forms are not supported")
     a, b, d, wrap = ins.u(1), ins.u(2), ins.raw(0), bool(ins.mod("W"))
     signed, brev = bool(ins.mod("U32")), bool(ins.mod("BREV"))
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
@@ -1224,9 +1227,7 @@ def _shr(ins: Ins) -> Op:
             value = _wrap(_s(x).astype(np.int64) >> n)
         else:
             value = _wrap(np.asarray(x, U32).astype(np.int64) >> n)
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -1239,6 +1240,7 @@ def _shf(ins: Ins) -> Op:
     kind = ins.choice("MaxShift")
     bits = 64 if kind in ("U64", "S64") else 32
     arithmetic = kind == "S64"
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         n = np.asarray(s(st), U32).astype(np.uint64)
@@ -1258,9 +1260,7 @@ def _shf(ins: Ins) -> Op:
         else:
             shifted = np.where(big, np.uint64(0), whole >> safe)
             value = (shifted & np.uint64(0xFFFFFFFF)).astype(U32)
-        st.write(d, value, m)
-        if _cc_row(ins):
-            st.set_cc(m, value)
+        _result(st, d, cc, value, m)
     return op
 
 
@@ -1320,6 +1320,7 @@ def _bitfield(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bfe(ins: Ins) -> Op:
     a, b, d = ins.u(1), ins.u(2), ins.raw(0)
     signed, brev = bool(ins.mod("U32")), bool(ins.mod("BREV"))
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         x = a(st)
@@ -1338,15 +1339,14 @@ def _bfe(ins: Ins) -> Op:
         else:
             value = np.where(length == 0, 0, field_)
         result = _wrap(value)
-        st.write(d, result, m)
-        if _cc_row(ins):
-            st.set_cc(m, result)
+        _result(st, d, cc, result, m)
     return op
 
 
 @semantics("BFI")
 def _bfi(ins: Ins) -> Op:
     a, b, c, d = ins.u(1), ins.u(2), ins.u(3), ins.raw(0)
+    cc = _cc_row(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
         pos, length = (np.broadcast_to(v, (st.n,)) for v in _bitfield(b(st)))
@@ -1355,9 +1355,7 @@ def _bfi(ins: Ins) -> Op:
         ins_v = (np.asarray(a(st), U32).astype(np.int64) << np.minimum(pos, 32)) & 0xFFFFFFFF
         value = np.where((length == 0) | (pos >= 32), base, (base & ~mask) | (ins_v & mask))
         result = _wrap(value)
-        st.write(d, result, m)
-        if _cc_row(ins):
-            st.set_cc(m, result)
+        _result(st, d, cc, result, m)
     return op
 
 
