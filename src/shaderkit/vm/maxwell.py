@@ -2580,8 +2580,7 @@ def _target(ins: Ins) -> int:
         raise ins.fail("a constant-buffer branch target is not supported")
     target = branch_target(ins.instruction, ins.address)
     assert target is not None
-    # a target on a bundle's control word runs the bundle's first instruction
-    return target + 8 if target % BUNDLE_BYTES == 0 else target
+    return _skip_control(target)
 
 
 def _flow_builder(ins: Ins) -> Op:
@@ -2642,9 +2641,14 @@ unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "
 
 
 # -- the shader -------------------------------------------------------------------------------------
+def _skip_control(address: int) -> int:
+    """The instruction that runs at ``address``: a bundle's control word runs the bundle's first
+    instruction."""
+    return address + 8 if address % BUNDLE_BYTES == 0 else address
+
+
 def _next(address: int) -> int:
-    after = address + 8
-    return after + 8 if after % BUNDLE_BYTES == 0 else after
+    return _skip_control(address + 8)
 
 
 @dataclass
