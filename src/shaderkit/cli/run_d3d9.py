@@ -34,7 +34,7 @@ def run_d3d9(model: Any, inputs: str | None = None, uniforms: Sequence[str] = ()
     shader = D3D9Shader(model)
     for text in uniforms:
         name, values = parse_uniform(text)
-        shader.set(name, np.array(values if len(values) != 1 else values[0]))
+        shader.set(name, np.array(values))
     for text in textures:
         key, sep, path = text.partition("=")
         if not sep or not key.strip():

@@ -38,7 +38,8 @@ from shaderkit.isa.latte.disasm import (
 )
 from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import F32, I32, SEMANTICS, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.legacy_float import saturate
 
 GPRS = 128
 STACK_LIMIT = 1024  # entries (the hardware has far fewer; this only stops runaway programs)
@@ -104,11 +105,7 @@ class Program:
                 w0, w1 = self.pair(addr + slot + len(insts), "ALU instruction")
                 fields, op = alu_fields(w0, w1)
                 op3 = "OP3_INST" in fields.values
-                table = OP3_EXEC if op3 else OP2_EXEC
-                value = fields.values["OP3_INST" if op3 else "OP2_INST"]
-                row = table.get(value)
-                sem = row[1] if row is not None else None
-                insts.append(AluInst(fields.values, op, sem, 0, op3))
+                insts.append(AluInst(fields.values, op, SEMANTICS.get(op.name), 0, op3))
                 for i in range(op.srcs):
                     if fields.values[f"SRC{i}_SEL"] == T.ALU_SRC_LITERAL:
                         literal_count = max(literal_count, fields.values[f"SRC{i}_CHAN"] + 1)
@@ -382,7 +379,7 @@ class Machine:
             self.pop(cf["POP_COUNT"])
             return cf["ADDR"] if not self.condition(cf).any() else None
         if name.startswith("LOOP_START"):
-            return self.loop_start(name, cf, pc)
+            return self.loop_start(name, cf)
         if name == "LOOP_END":
             return self.loop_end(cf, pc)
         if name in ("LOOP_BREAK", "LOOP_CONTINUE"):
@@ -415,7 +412,7 @@ class Machine:
             return None
         raise VMError(f"CF instruction {name} (CF_INST {cf['CF_INST']:#x}) at CF {pc} cannot be executed")
 
-    def loop_start(self, name: str, cf: Mapping[str, int], pc: int) -> object:
+    def loop_start(self, name: str, cf: Mapping[str, int]) -> object:
         """LOOP_START*: skip the loop (count 0, no lane passing) or push a loop entry and start it."""
         w = self.w
         passing = self.condition(cf)
@@ -584,8 +581,8 @@ class Machine:
             by_unit = {inst.unit: inst for inst in insts}
             if sorted(by_unit) != [0, 1, 2, 3]:
                 raise VMError(f"{name} needs the four vector slots of its group")
-            srcs = [[self.source(by_unit[u], i, group.literals, banks, sem.ins[i] if i < len(sem.ins) else "f")
-                     for i in range(len(sem.ins))] for u in range(4)]
+            srcs = [[self.source(by_unit[u], i, group.literals, banks, kind)
+                     for i, kind in enumerate(sem.ins)] for u in range(4)]
             value = sem.fn(srcs)
             per_unit = value if isinstance(value, list) else [value] * 4
             for u in range(4):
@@ -658,7 +655,7 @@ class Machine:
                 if omod:
                     value = (value * F32({1: 2.0, 2: 4.0, 3: 0.5}[omod])).astype(F32)
             if inst.f["CLAMP"]:
-                value = np.where(np.isnan(value), F32(0), np.clip(value, F32(0), F32(1))).astype(F32)
+                value = saturate(value)
         return value.view(U32) if value.dtype != U32 else value
 
     def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray) -> None:
