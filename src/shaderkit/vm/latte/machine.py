@@ -215,6 +215,17 @@ _unpack_loop_const = unpacker((T.SQ_LOOP_CONST,))
 _LOOP_INC_BITS = T.field_width(T.SQ_LOOP_CONST, "INC")
 
 
+def _selected(values: Sequence[np.ndarray] | np.ndarray, sel: int, one: int, what: str) -> np.ndarray:
+    """A component select: channel ``sel`` (0-3) of ``values``, SEL_0 (0) or SEL_1 (the bits ``one``)."""
+    if sel < 4:
+        return np.asarray(values[sel])
+    if sel == T.SEL_0:
+        return np.zeros(1, U32)
+    if sel == T.SEL_1:
+        return np.array([one], U32)
+    raise VMError(f"{what} select {sel} has no meaning")
+
+
 def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(U32) if a.dtype != U32 else a
 
@@ -715,15 +726,7 @@ class Machine:
         for chan, sel in enumerate(sels):
             if sel == T.SEL_MASK:
                 continue
-            if sel < 4:
-                v = values[sel]
-            elif sel == T.SEL_0:
-                v = np.zeros(1, U32)
-            elif sel == T.SEL_1:
-                v = np.array([one], U32)
-            else:
-                raise VMError(f"destination select {sel} has no meaning")
-            v = np.broadcast_to(_bits(np.asarray(v)), (w.n,))
+            v = np.broadcast_to(_bits(np.asarray(_selected(values, sel, one, "destination"))), (w.n,))
             w.gpr[dst, chan] = np.where(active, v, w.gpr[dst, chan])
 
     # -- exports ---------------------------------------------------------------------------------
@@ -748,14 +751,7 @@ class Machine:
                 for chan, sel in enumerate(sels):
                     if sel == T.SEL_MASK:
                         continue
-                    if sel < 4:
-                        v = w.gpr[reg, sel]
-                    elif sel == T.SEL_0:
-                        v = np.zeros(w.n, U32)
-                    elif sel == T.SEL_1:
-                        v = np.full(w.n, FX.FLOAT_ONE_BITS, U32)
-                    else:
-                        raise VMError(f"export select {sel} has no meaning")
+                    v = np.broadcast_to(_selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export"), (w.n,))
                     out[active, chan] = v[active]
             return
         if name == "UNKNOWN":
