@@ -333,14 +333,15 @@ class Machine:
             return False
         return bool(self.env.bools >> cf["CF_CONST"] & 1) == (cond == T.COND_BOOL)
 
-    def do_else(self) -> None:
-        """ELSE's mask flip: lanes active at the innermost push swap active and inactive-branch."""
+    def do_else(self, where: str = "ELSE", flip: bool = True) -> None:
+        """ELSE's mask flip: lanes active at the innermost push swap active and inactive-branch
+        (none when ``flip`` is false: an ELSE whose condition fails)."""
         w = self.w
         top = next((e for e in reversed(w.stack) if e[0] in ("branch", "loop")), None)
         if top is None:
-            raise VMError("ELSE with no PUSH before it")
-        was = top[1]
-        w.branch = np.where(was, ~w.branch, w.branch)
+            raise VMError(f"{where} with no PUSH before it")
+        if flip:
+            w.branch = np.where(top[1], ~w.branch, w.branch)
 
     def cf_normal(self, name: str, cf: Mapping[str, int], pc: int) -> object:
         """Execute one normal CF instruction; returns a jump target, "call", "return", "end" or None."""
@@ -374,11 +375,7 @@ class Machine:
                 self.do_else()
             return None
         if name == "ELSE":
-            top = next((e for e in reversed(w.stack) if e[0] in ("branch", "loop")), None)
-            if top is None:
-                raise VMError(f"ELSE at CF {pc} with no PUSH before it")
-            flip = top[1] if self.cond_value(cf) else np.zeros(w.n, bool)
-            w.branch = np.where(flip, ~w.branch, w.branch)
+            self.do_else(f"ELSE at CF {pc}", self.cond_value(cf))
             if not w.active().any():
                 self.pop(cf["POP_COUNT"])
                 return cf["ADDR"]
