@@ -64,3 +64,16 @@ def test_run_d3d9_uniform_texture_and_max_steps(tmp_path: Path) -> None:
     assert json.loads(result.output)["COLOR0"] == [[0.25, 0.5, 0.75, 1]]
     result = CliRunner().invoke(cli, [*args, "--max-steps", "1"])  # 2 instructions: stopped after the first
     assert result.exit_code != 0 and "stopped after 1 instructions" in str(result.exception or result.output)
+
+
+def test_run_d3d9_register_given_one_value(tmp_path: Path) -> None:
+    # c3 = (2, 0, 0, 0): the one value fills x, the rest of the row stays 0
+    path = tmp_path / "add.vso"
+    path.write_bytes(assemble_shader(VS).to_bytes())
+    (tmp_path / "in.json").write_text(json.dumps({"POSITION": [[1, 2, 3, 4]], "TEXCOORD1": [[1, 1]]}))
+    result = CliRunner().invoke(cli, ["run", str(path), "--inputs", str(tmp_path / "in.json"),
+                                      "--uniform", "c3=2", "-o", "-"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["POSITION0"] == [[3, 2, 3, 4]]
+    assert out["TEXCOORD1"] == [[2, 2, 0, 2]]

@@ -18,7 +18,7 @@ def f32(values):
     return np.array(values, np.float32)
 
 
-def tex_program(line: str, src: str = "R1") -> bytes:
+def tex_program(line: str) -> bytes:
     return assemble(f"00 TEX: ADDR(16) CNT(1)\n  0   {line}\n01 EXP_DONE: PIX0, R2.xyzw\nEND_OF_PROGRAM\n")
 
 

@@ -7,7 +7,7 @@ import sys
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import Any
 
@@ -189,6 +189,26 @@ def read_input_arrays(path: str, error: type[Exception] = ValueError,
         raise error(f"{path}: {exc}") from None
     kinds = ".json, .npz, .npy or .csv" if split is not None else ".json, .npz or .csv (named by semantic or register)"
     raise error(f"{path}: inputs must be {kinds}")
+
+
+def texture_options(texts: Sequence[str]) -> list[tuple[str, Any]]:
+    """(key, array) of each ``--texture KEY=FILE.npy`` option, the key stripped (each VM checks
+    its own key form); a ClickException names the option that does not read."""
+    import io
+
+    import click
+    import numpy as np
+
+    out = []
+    for text in texts:
+        key, sep, path = text.partition("=")
+        if not sep or not key.strip():
+            raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
+        try:
+            out.append((key.strip(), np.load(io.BytesIO(read_input(path)), allow_pickle=False)))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"--texture {text!r}: {exc}") from None
+    return out
 
 
 def _csv_columns(text: str) -> dict[str, Any]:

@@ -239,9 +239,9 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
               help="GSH/SHARCFB: which shader program (file order) to run; Switch: the Nth Maxwell program in "
                    "disasm order (default: the first vertex program).")
 @click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
-              help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); D3D9: a sampler by CTAB name, s<N> or N; "
-                   "Switch: by the instruction's texture "
-                   "index or bindless handle (* for any); repeatable.")
+              help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); D3D9: a sampler by CTAB name, "
+                   "s<N> or N; Switch: by the instruction's texture index or bindless handle (* for any); "
+                   "repeatable.")
 @click.option("--inputs", "inputs_path", default=None,
               help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",

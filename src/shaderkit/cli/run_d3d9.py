@@ -13,13 +13,10 @@ cube, ``(d, h, w, c)`` volume: the sampler's ``dcl`` type) to a sampler by CTAB 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from typing import Any
 
-import click
-
-from shaderkit.cli.common import encode_results, read_input, read_input_arrays, write_output
+from shaderkit.cli.common import encode_results, read_input_arrays, texture_options, write_output
 
 
 def run_d3d9(model: Any, inputs: str | None = None, uniforms: Sequence[str] = (), output: str = "-",
@@ -34,16 +31,8 @@ def run_d3d9(model: Any, inputs: str | None = None, uniforms: Sequence[str] = ()
     shader = D3D9Shader(model)
     for text in uniforms:
         name, values = parse_uniform(text)
-        shader.set(name, np.array(values if len(values) != 1 else values[0]))
-    for text in textures:
-        key, sep, path = text.partition("=")
-        if not sep or not key.strip():
-            raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
-        key = key.strip()
-        try:
-            array = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise click.ClickException(f"--texture {text!r}: {exc}") from None
+        shader.set(name, np.array(values))
+    for key, array in texture_options(textures):
         shader.texture(int(key) if key.isdigit() else key, array)
     feed = read_input_arrays(inputs, VMError) if inputs else {}
     outs = shader.run(feed, lanes=count, max_steps=max_steps or DEFAULT_MAX_STEPS)

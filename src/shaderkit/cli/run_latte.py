@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from shaderkit.cli.common import read_input, write_output
+from shaderkit.cli.common import texture_options, write_output
 from shaderkit.cli.run import json_number
 
 
@@ -79,7 +79,6 @@ def _inputs(path: str, names: list[str]) -> Any:
 def run_latte(model: Any, file: str, index: int, inputs_path: str | None, uniforms: Sequence[str],
               textures: Sequence[str], count: int | None, output: str, max_steps: int | None) -> None:
     """Run shader ``index`` of a GSH/SHARCFB model and write its exports to ``output``."""
-    import numpy as np
 
     from shaderkit.cli.run import parse_uniform
     from shaderkit.vm.latte import LatteShader, VMError
@@ -92,15 +91,11 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     inputs = _inputs(inputs_path, names) if inputs_path else {}
     uniform_values = dict(parse_uniform(text) for text in uniforms)
     texture_arrays: dict[int, Any] = {}
-    for text in textures:
-        key, sep, path = text.partition("=")
-        rid = key.strip().lstrip("t")
-        if not sep or not rid.isdigit():
-            raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
-        try:
-            texture_arrays[int(rid)] = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise click.ClickException(f"--texture {text!r}: {exc}") from None
+    for key, array in texture_options(textures):
+        rid = key.lstrip("t")
+        if not rid.isdigit():
+            raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID")
+        texture_arrays[int(rid)] = array
     try:
         result = shader.run(inputs, count, uniforms=uniform_values, textures=texture_arrays, max_steps=max_steps)
     except VMError as exc:

@@ -153,7 +153,8 @@ from shaderkit.isa.d3d9.table import (
     texld_form,
     usage_name,
 )
-from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
+from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy, saturate
+from shaderkit.vm.sm4.memory import sample_texture
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
 from shaderkit.vm.sm4.resources import Sampler, Texture
 
@@ -292,10 +293,6 @@ def decode(tokens: tuple[int, ...], major: int, index: int = 0) -> Ins:
 # -- float helpers -------------------------------------------------------------------------------
 
 
-def _sat(x: np.ndarray) -> np.ndarray:
-    return np.where(np.isnan(x), F32(0), np.clip(x, F32(0), F32(1))).astype(F32)
-
-
 def _mul(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
     return mul_legacy(a, b) if legacy else (a * b).astype(F32)
 
@@ -328,7 +325,6 @@ class _Frame:
     remaining: int = 0
     aL: int | None = None  # loop: the loop counter (rep: None)
     step: int = 0
-    returned: np.ndarray | None = None
 
 
 class _Run:
@@ -422,7 +418,7 @@ class _Run:
         if p.shift:
             values = (values * F32(RESULT_SHIFT_SCALES[p.shift])).astype(F32)
         if p.saturate:
-            values = _sat(values)
+            values = saturate(values)
         comps = p.mask if mask is None else p.mask & mask
         enable = np.zeros((self.n, 4), bool)
         for i in range(4):
@@ -453,13 +449,11 @@ class _Run:
 
     def take_lanes(self, lanes: np.ndarray, until: str) -> None:
         """Remove ``lanes`` from every frame above the innermost ``until`` frame (and from its
-        iterating lanes for a loop, or into its returned lanes for a call) and from the mask."""
+        iterating lanes for a loop) and from the mask."""
         for frame in reversed(self.stack):
             if frame.kind == until:
                 if until == "loop" and frame.other is not None:
                     frame.other = frame.other & ~lanes
-                if until == "call" and frame.returned is not None:
-                    frame.returned = frame.returned | lanes
                 break
             frame.saved = frame.saved & ~lanes
             if frame.other is not None:
@@ -783,7 +777,7 @@ def _flow_call(m: _Run, ins: Ins, pc: int) -> int:
         return pc + 1
     if _call_depth(m) >= m.shader.call_depth:
         raise VMError(f"instruction {ins.index}: calls nest deeper than {m.shader.call_depth} ({m.shader.profile})")
-    m.stack.append(_Frame("call", m.mask, None, pc + 1, returned=np.zeros(m.n, bool)))
+    m.stack.append(_Frame("call", m.mask, None, pc + 1))
     m.mask = lanes
     return target + 1
 
@@ -859,7 +853,6 @@ def _phase(m: _Run, ins: Ins) -> None:
 
 def _sample(m: _Run, stage: int, coords: np.ndarray, lod: np.ndarray | None = None, bias: np.ndarray | None = None,
             ddx: np.ndarray | None = None, ddy: np.ndarray | None = None) -> np.ndarray:
-    from shaderkit.vm.sm4.memory import sample_texture
 
     tex = m.shader.textures.get(stage)
     if tex is None:
@@ -905,7 +898,7 @@ def _texcoord(m: _Run, ins: Ins) -> None:
     if m.shader.minor >= 4:  # texcrd r#, t#: the coordinates as they are
         m.write(ins, m.read(ins.sources[0]))
         return
-    tc = _sat(_stage_coords(m, dest.number))
+    tc = saturate(_stage_coords(m, dest.number))
     tc[:, 3] = 1
     m.write(ins, tc)
 
@@ -1265,9 +1258,7 @@ class D3D9Shader:
             for k, v in enumerate(values[: count if count is not None else len(values)]):
                 self.bool_values[start + k] = bool(v)
             return
-        grid = np.asarray(rows)
-        if grid.ndim == 1:
-            grid = grid[None]
+        grid = np.atleast_2d(np.asarray(rows))
         if grid.shape[-1] > 4:
             raise VMError(f"{letter}{start}: rows of at most 4 values, got {grid.shape[-1]}")
         padded = np.zeros((len(grid), 4), grid.dtype)
@@ -1521,8 +1512,6 @@ class D3D9Shader:
                     put(f"oT{number}", key, f"TEXCOORD{number}")
         if self.pixel and self.major < 2:
             put("r0", (REG_TEMP, 0), "COLOR0")
-            if (REG_DEPTH_OUT, 0) in m.regs:
-                put("oDepth", (REG_DEPTH_OUT, 0), "DEPTH0")
         return registers, semantics
 
 

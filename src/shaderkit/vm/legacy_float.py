@@ -9,7 +9,7 @@ import numpy as np
 F32 = np.float32
 _ZERO = F32(0)
 
-__all__ = ["mul_legacy", "min_legacy", "max_legacy", "fract"]
+__all__ = ["mul_legacy", "min_legacy", "max_legacy", "fract", "saturate"]
 
 
 def mul_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -27,6 +27,11 @@ def max_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a >= b ? a : b``: with a NaN in either operand the comparison fails and the result is b."""
     out: np.ndarray = np.where(a >= b, a, b)
     return out
+
+
+def saturate(x: np.ndarray) -> np.ndarray:
+    """Clamp to [0, 1] in float32, NaN to 0 (the ``_sat`` / CLAMP result modifier)."""
+    return np.where(np.isnan(x), _ZERO, np.clip(x, _ZERO, F32(1))).astype(F32)
 
 
 def fract(a: np.ndarray) -> np.ndarray:

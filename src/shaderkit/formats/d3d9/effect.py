@@ -45,6 +45,14 @@ import struct
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.d3dx.ctab import (  # D3DXPARAMETER_CLASS
+    CLASS_MATRIX_COLUMNS,
+    CLASS_MATRIX_ROWS,
+    CLASS_OBJECT,
+    CLASS_SCALAR,
+    CLASS_STRUCT,
+    CLASS_VECTOR,
+)
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -65,12 +73,11 @@ EXPRESSION_TAG = 0x46580200
 
 #: D3DXPARAMETER_CLASS
 CLASS_NAMES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
-CLASS_SCALAR, CLASS_VECTOR, CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS, CLASS_OBJECT, CLASS_STRUCT = range(6)
 #: D3DXPARAMETER_TYPE names as HLSL spells them
 TYPE_NAMES = ("void", "bool", "int", "float", "string", "texture", "texture1D", "texture2D", "texture3D",
               "textureCUBE", "sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE", "PixelShader",
               "VertexShader", "pixelfragment", "vertexfragment", "unsupported")
-TYPE_STRING, TYPE_PIXELSHADER, TYPE_VERTEXSHADER = 4, 15, 16
+TYPE_STRING = 4
 SAMPLER_TYPES = frozenset(range(10, 15))
 #: the states of a pass or sampler by operation number (the names an effect file uses)
 STATE_NAMES = (
@@ -121,7 +128,6 @@ STATE_WORK = 256
 _HEADER = struct.Struct("<2I")
 _TYPE = struct.Struct("<5I")
 _STATE = struct.Struct("<4I")
-_LARGE = struct.Struct("<6I")
 
 
 def state_name(operation: int) -> str:
@@ -260,8 +266,19 @@ class EffectTechnique:
     passes: list[EffectPass] = field(default_factory=list)
 
 
+class _Payload:
+    """What small and large objects share: stored ``data``, or a ``shader`` read from it."""
+
+    data: bytes
+    shader: D3D9Shader | None
+
+    def payload(self) -> bytes:
+        """The object's bytes (the shader rebuilt)."""
+        return self.shader.to_bytes() if self.shader is not None else self.data
+
+
 @dataclass
-class SmallObject:
+class SmallObject(_Payload):
     """An object's data (a string, a texture's name, a shader a parameter is initialised with)."""
 
     id: int
@@ -271,13 +288,9 @@ class SmallObject:
     #: ``data`` as a D3D9 shader (written instead of ``data`` when present)
     shader: D3D9Shader | None = None
 
-    def payload(self) -> bytes:
-        """The object's bytes (the shader rebuilt)."""
-        return self.shader.to_bytes() if self.shader is not None else self.data
-
 
 @dataclass
-class LargeObject:
+class LargeObject(_Payload):
     """Data of a state assignment: a shader or expression (usage 0), the name of the parameter
     assigned (1) or an array selector (2); ``technique`` NO_TECHNIQUE: a parameter's sampler state."""
 
@@ -289,10 +302,6 @@ class LargeObject:
     data: bytes = b""
     padding: bytes = b""
     shader: D3D9Shader | None = None
-
-    def payload(self) -> bytes:
-        """The object's bytes (the shader rebuilt)."""
-        return self.shader.to_bytes() if self.shader is not None else self.data
 
     @property
     def kind(self) -> str:
@@ -943,11 +952,11 @@ def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) 
 
     try:
         _, size = _header(data, offset)
-        whole = memo.get("fx2.reader") if memo is not None else None
+        if memo is None:
+            memo = {}
+        whole = memo.get("fx2.reader")
         if whole is None:
-            whole = Reader(data)
-            if memo is not None:
-                memo["fx2.reader"] = whole
+            whole = memo["fx2.reader"] = Reader(data)
         _, _, end = read_records(data, offset + 8, size, whole)
     except ShaderFormatError:
         return None

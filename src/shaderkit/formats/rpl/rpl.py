@@ -204,10 +204,7 @@ class Rpl(ShaderFile):
 
     def section_index(self, name: str) -> int:
         """The index of member ``name``; KeyError when there is none."""
-        for member, index in self._members():
-            if member == name:
-                return index
-        raise KeyError(name)
+        return dict(self._members())[name]
 
     def member(self, name: str) -> bytes:
         """The contents of section ``name`` (see :meth:`member_names`); KeyError when there is none."""

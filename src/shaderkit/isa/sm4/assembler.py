@@ -102,8 +102,7 @@ _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
-_FLOAT_WORDS = {"1.#INF00": 0x7F800000, "-1.#INF00": 0xFF800000, "1.#QNAN0": 0x7FC00000,
-                "-1.#QNAN0": 0xFFC00000, "inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
+_FLOAT_WORDS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
 #: the old MSVC CRT's ``%f`` of infinities and NaNs (``1.#INF00``; 3Dmigoto's d3dcompiler_46
 #: listings print ``1.#INF0000``, ``-1.#IND0000``: one zero per decimal asked for): + and - bits
 _CRT_SPECIAL_RE = re.compile(r"([-+]?)1\.#(INF|IND|QNAN|SNAN)0*")

@@ -64,11 +64,7 @@ class Texture:
                 a = a[None]
             if a.ndim != 4 or not 1 <= a.shape[-1] <= 4 or 0 in a.shape:
                 raise ValueError(f"texture level of shape {np.asarray(item).shape} does not fit a {kind} texture")
-            if a.shape[-1] < 4:
-                pad = np.zeros(a.shape[:-1] + (4,), F32)
-                pad[..., 3] = 1.0
-                pad[..., : a.shape[-1]] = a
-                a = pad
+            a = R._expand(a)
             if kind == "cube" and a.shape[0] != 6:
                 raise ValueError("a cube texture needs 6 faces")
             levels.append(a)

@@ -38,7 +38,8 @@ from shaderkit.isa.latte.disasm import (
 )
 from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, I32, OP2_EXEC, OP3_EXEC, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import F32, I32, SEMANTICS, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.legacy_float import saturate
 
 GPRS = 128
 STACK_LIMIT = 1024  # entries (the hardware has far fewer; this only stops runaway programs)
@@ -104,11 +105,7 @@ class Program:
                 w0, w1 = self.pair(addr + slot + len(insts), "ALU instruction")
                 fields, op = alu_fields(w0, w1)
                 op3 = "OP3_INST" in fields.values
-                table = OP3_EXEC if op3 else OP2_EXEC
-                value = fields.values["OP3_INST" if op3 else "OP2_INST"]
-                row = table.get(value)
-                sem = row[1] if row is not None else None
-                insts.append(AluInst(fields.values, op, sem, 0, op3))
+                insts.append(AluInst(fields.values, op, SEMANTICS.get(op.name), 0, op3))
                 for i in range(op.srcs):
                     if fields.values[f"SRC{i}_SEL"] == T.ALU_SRC_LITERAL:
                         literal_count = max(literal_count, fields.values[f"SRC{i}_CHAN"] + 1)
@@ -218,6 +215,17 @@ _unpack_loop_const = unpacker((T.SQ_LOOP_CONST,))
 _LOOP_INC_BITS = T.field_width(T.SQ_LOOP_CONST, "INC")
 
 
+def _selected(values: Sequence[np.ndarray] | np.ndarray, sel: int, one: int, what: str) -> np.ndarray:
+    """A component select: channel ``sel`` (0-3) of ``values``, SEL_0 (0) or SEL_1 (the bits ``one``)."""
+    if sel < 4:
+        return np.asarray(values[sel])
+    if sel == T.SEL_0:
+        return np.zeros(1, U32)
+    if sel == T.SEL_1:
+        return np.array([one], U32)
+    raise VMError(f"{what} select {sel} has no meaning")
+
+
 def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(U32) if a.dtype != U32 else a
 
@@ -325,14 +333,15 @@ class Machine:
             return False
         return bool(self.env.bools >> cf["CF_CONST"] & 1) == (cond == T.COND_BOOL)
 
-    def do_else(self) -> None:
-        """ELSE's mask flip: lanes active at the innermost push swap active and inactive-branch."""
+    def do_else(self, where: str = "ELSE", flip: bool = True) -> None:
+        """ELSE's mask flip: lanes active at the innermost push swap active and inactive-branch
+        (none when ``flip`` is false: an ELSE whose condition fails)."""
         w = self.w
         top = next((e for e in reversed(w.stack) if e[0] in ("branch", "loop")), None)
         if top is None:
-            raise VMError("ELSE with no PUSH before it")
-        was = top[1]
-        w.branch = np.where(was, ~w.branch, w.branch)
+            raise VMError(f"{where} with no PUSH before it")
+        if flip:
+            w.branch = np.where(top[1], ~w.branch, w.branch)
 
     def cf_normal(self, name: str, cf: Mapping[str, int], pc: int) -> object:
         """Execute one normal CF instruction; returns a jump target, "call", "return", "end" or None."""
@@ -366,11 +375,7 @@ class Machine:
                 self.do_else()
             return None
         if name == "ELSE":
-            top = next((e for e in reversed(w.stack) if e[0] in ("branch", "loop")), None)
-            if top is None:
-                raise VMError(f"ELSE at CF {pc} with no PUSH before it")
-            flip = top[1] if self.cond_value(cf) else np.zeros(w.n, bool)
-            w.branch = np.where(flip, ~w.branch, w.branch)
+            self.do_else(f"ELSE at CF {pc}", self.cond_value(cf))
             if not w.active().any():
                 self.pop(cf["POP_COUNT"])
                 return cf["ADDR"]
@@ -382,7 +387,7 @@ class Machine:
             self.pop(cf["POP_COUNT"])
             return cf["ADDR"] if not self.condition(cf).any() else None
         if name.startswith("LOOP_START"):
-            return self.loop_start(name, cf, pc)
+            return self.loop_start(name, cf)
         if name == "LOOP_END":
             return self.loop_end(cf, pc)
         if name in ("LOOP_BREAK", "LOOP_CONTINUE"):
@@ -415,7 +420,7 @@ class Machine:
             return None
         raise VMError(f"CF instruction {name} (CF_INST {cf['CF_INST']:#x}) at CF {pc} cannot be executed")
 
-    def loop_start(self, name: str, cf: Mapping[str, int], pc: int) -> object:
+    def loop_start(self, name: str, cf: Mapping[str, int]) -> object:
         """LOOP_START*: skip the loop (count 0, no lane passing) or push a loop entry and start it."""
         w = self.w
         passing = self.condition(cf)
@@ -584,8 +589,8 @@ class Machine:
             by_unit = {inst.unit: inst for inst in insts}
             if sorted(by_unit) != [0, 1, 2, 3]:
                 raise VMError(f"{name} needs the four vector slots of its group")
-            srcs = [[self.source(by_unit[u], i, group.literals, banks, sem.ins[i] if i < len(sem.ins) else "f")
-                     for i in range(len(sem.ins))] for u in range(4)]
+            srcs = [[self.source(by_unit[u], i, group.literals, banks, kind)
+                     for i, kind in enumerate(sem.ins)] for u in range(4)]
             value = sem.fn(srcs)
             per_unit = value if isinstance(value, list) else [value] * 4
             for u in range(4):
@@ -658,7 +663,7 @@ class Machine:
                 if omod:
                     value = (value * F32({1: 2.0, 2: 4.0, 3: 0.5}[omod])).astype(F32)
             if inst.f["CLAMP"]:
-                value = np.where(np.isnan(value), F32(0), np.clip(value, F32(0), F32(1))).astype(F32)
+                value = saturate(value)
         return value.view(U32) if value.dtype != U32 else value
 
     def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray) -> None:
@@ -718,15 +723,7 @@ class Machine:
         for chan, sel in enumerate(sels):
             if sel == T.SEL_MASK:
                 continue
-            if sel < 4:
-                v = values[sel]
-            elif sel == T.SEL_0:
-                v = np.zeros(1, U32)
-            elif sel == T.SEL_1:
-                v = np.array([one], U32)
-            else:
-                raise VMError(f"destination select {sel} has no meaning")
-            v = np.broadcast_to(_bits(np.asarray(v)), (w.n,))
+            v = np.broadcast_to(_bits(np.asarray(_selected(values, sel, one, "destination"))), (w.n,))
             w.gpr[dst, chan] = np.where(active, v, w.gpr[dst, chan])
 
     # -- exports ---------------------------------------------------------------------------------
@@ -751,14 +748,7 @@ class Machine:
                 for chan, sel in enumerate(sels):
                     if sel == T.SEL_MASK:
                         continue
-                    if sel < 4:
-                        v = w.gpr[reg, sel]
-                    elif sel == T.SEL_0:
-                        v = np.zeros(w.n, U32)
-                    elif sel == T.SEL_1:
-                        v = np.full(w.n, FX.FLOAT_ONE_BITS, U32)
-                    else:
-                        raise VMError(f"export select {sel} has no meaning")
+                    v = np.broadcast_to(_selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export"), (w.n,))
                     out[active, chan] = v[active]
             return
         if name == "UNKNOWN":

@@ -2,7 +2,7 @@
 
 Every row says how the sources are read (``f`` float32, ``i`` int32, ``u`` uint32 per source),
 what the result is (``f``/``i``/``u``), the kind of instruction and a NumPy function over whole
-lanes. :data:`ALU_EXEC` turns the ISA table's OP2/OP3 rows into these entries once, at import;
+lanes, built once at import and looked up by the ISA table's op name;
 an opcode without a row gets an entry whose use raises :class:`VMError` with the reason in
 :data:`UNSUPPORTED`.
 
@@ -39,7 +39,7 @@ import numpy as np
 from shaderkit.dataclass import dataclass
 from shaderkit.isa.latte import table as T
 from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy
-from shaderkit.vm.sm4.alu import _bfe as d3d_bfe
+from shaderkit.vm.sm4.alu import bfe as d3d_bfe
 
 F32 = np.float32
 I32 = np.int32
@@ -366,16 +366,6 @@ UNSUPPORTED: dict[str, str] = {
     "MUL_LIT": "the LIT helper's exact rule is not documented", "MUL_LIT_M2": "see MUL_LIT",
     "MUL_LIT_M4": "see MUL_LIT", "MUL_LIT_D2": "see MUL_LIT",
 }
-
-
-def _build() -> tuple[dict[int, tuple[T.AluOp, Semantic | None]], dict[int, tuple[T.AluOp, Semantic | None]]]:
-    op2 = {op.value: (op, SEMANTICS.get(op.name)) for op in T.OP2}
-    op3 = {op.value: (op, SEMANTICS.get(op.name)) for op in T.OP3}
-    return op2, op3
-
-
-#: OP2_INST / OP3_INST value -> (table row, semantics or None when unsupported)
-OP2_EXEC, OP3_EXEC = _build()
 
 
 def executable_ops() -> list[str]:

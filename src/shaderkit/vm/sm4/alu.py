@@ -219,7 +219,7 @@ def _usubb(a: Arr, b: Arr) -> tuple[Arr, Arr]:
     return (a - b).astype(np.uint32), (a < b).astype(np.uint32)
 
 
-def _bfe(signed: bool) -> Fn:
+def bfe(signed: bool) -> Fn:
     def extract(width: Arr, offset: Arr, value: Arr) -> Arr:
         w = width.astype(np.int64) & 31
         o = offset.astype(np.int64) & 31
@@ -363,7 +363,7 @@ ALU: dict[str, AluOp] = {
     "ige": AluOp(INT, 2, _cmp(np.greater_equal), result=BITS),
     "imul": AluOp(INT, 2, _imul, dests=2),
     "itof": AluOp(INT, 1, lambda a: a.astype(np.float32), result=FLOAT),
-    "ibfe": AluOp(UINT, 3, _bfe(True)),
+    "ibfe": AluOp(UINT, 3, bfe(True)),
     "firstbit_shi": AluOp(UINT, 1, _firstbit_shi),
     "umad": AluOp(UINT, 3, lambda a, b, c: a * b + c),
     "umax": AluOp(UINT, 2, np.maximum),
@@ -376,7 +376,7 @@ ALU: dict[str, AluOp] = {
     "uaddc": AluOp(UINT, 2, _uaddc, dests=2),
     "usubb": AluOp(UINT, 2, _usubb, dests=2),
     "utof": AluOp(UINT, 1, lambda a: a.astype(np.float32), result=FLOAT),
-    "ubfe": AluOp(UINT, 3, _bfe(False)),
+    "ubfe": AluOp(UINT, 3, bfe(False)),
     "bfi": AluOp(UINT, 4, _bfi),
     "bfrev": AluOp(UINT, 1, _bfrev),
     "countbits": AluOp(UINT, 1, _countbits),
