@@ -1,6 +1,7 @@
 """Float rules of D3D9-era (DX9-class) shader ALUs, shared by the VMs that model them (D3D9,
 Latte): the "0 times anything is 0" product and the comparison-based min/max whose NaN handling
-follows from the comparison (the second operand wins when either is NaN)."""
+follows from the comparison (the second operand wins when either is NaN); and the [0, 1]
+saturation every VM but SM4's uses (Maxwell too)."""
 
 from __future__ import annotations
 

@@ -86,6 +86,7 @@ from shaderkit.isa.maxwell.decode import (
 )
 from shaderkit.isa.maxwell.encoding import ENCODINGS, Operand
 from shaderkit.isa.maxwell.table import ENUMS
+from shaderkit.vm.legacy_float import saturate
 from shaderkit.vm.sm4.alu import (
     bit_reverse,
     count_bits,
@@ -159,10 +160,6 @@ def _u(f: Any) -> np.ndarray:
 
 def _ftz(x: np.ndarray) -> np.ndarray:
     return flush(np.asarray(x, F32))
-
-
-def _sat(x: np.ndarray) -> np.ndarray:
-    return np.where(np.isnan(x), F32(0), np.clip(x, 0, 1)).astype(F32)
 
 
 def _round(exact: np.ndarray, mode: int) -> np.ndarray:
@@ -563,7 +560,7 @@ def _fwrite(st: Machine, ins: Ins, mask: np.ndarray, value: np.ndarray, ftz: boo
     if ftz:
         value = _ftz(value)
     if sat:
-        value = _sat(value)
+        value = saturate(value)
     st.writef(ins.raw(0), value, mask)
     if _cc_row(ins):
         bits = _u(value)
@@ -728,7 +725,7 @@ def _mufu(ins: Ins) -> Op:
 
     def op(st: Machine, m: np.ndarray) -> None:
         value = function(a(st).astype(np.float64)).astype(F32)
-        st.writef(d, _sat(value) if sat else value, m)
+        st.writef(d, saturate(value) if sat else value, m)
     return op
 
 
@@ -818,7 +815,7 @@ def _f2f(ins: Ins) -> Op:
         if ftz:
             y = _ftz(y)
         if sat:
-            y = _sat(y)
+            y = saturate(y)
         st.write(d, f32_to_f16(y) if dst == "F16" else _u(y), m)
         if _cc_row(ins):
             st.set_cc(m, _u(y))
@@ -1661,7 +1658,7 @@ def _hwrite(st: Machine, ins: Ins, m: np.ndarray, lo: np.ndarray, hi: np.ndarray
     lo = np.broadcast_to(np.asarray(lo, F32), (st.n,))
     hi = np.broadcast_to(np.asarray(hi, F32), (st.n,))
     if sat:
-        lo, hi = _sat(lo), _sat(hi)
+        lo, hi = saturate(lo), saturate(hi)
     fmt = ins.choice("OFmt") if "OFmt" in ins.mods else "F16"
     d = ins.raw(0)
     lo16, hi16 = f32_to_f16(lo), f32_to_f16(hi)
@@ -1884,7 +1881,7 @@ def _ipa(ins: Ins) -> Op:
             x = np.where(st.perspective[words], x / _f(st.attr_in[0x7C // 4]), x)
         elif mode == "Multiply":
             x = x * _f(mul(st))
-        st.writef(d, _sat(x) if sat else x, m)
+        st.writef(d, saturate(x) if sat else x, m)
     return op
 
 
