@@ -220,6 +220,8 @@ def _usubb(a: Arr, b: Arr) -> tuple[Arr, Arr]:
 
 
 def bfe(signed: bool) -> Fn:
+    """D3D11's ``ibfe``/``ubfe`` over (width, offset, value) arrays: width and offset use their low 5
+    bits; width 0 gives 0; offset + width >= 32 gives ``value >> offset`` (arithmetic when ``signed``)."""
     def extract(width: Arr, offset: Arr, value: Arr) -> Arr:
         w = width.astype(np.int64) & 31
         o = offset.astype(np.int64) & 31
