@@ -53,6 +53,7 @@ from shaderkit.formats.d3dx.ctab import (  # D3DXPARAMETER_CLASS
     CLASS_STRUCT,
     CLASS_VECTOR,
 )
+from shaderkit.io.limits import MAX_TABLE_ENTRIES
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -120,10 +121,17 @@ INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | froze
 USAGE_NAMES = {0: "code", 1: "parameter", 2: "array_selector"}
 #: type descriptors nest at most this deep (struct members)
 MAX_DEPTH = 16
-#: allocation-budget bytes one expanded state costs beyond its stored words: building a state (its
-#: type, value and nested sampler states) takes far more work than its 16 bytes say, and records
-#: sharing one offset expand it again each time (the 21 public effects spend under 0.5x their size)
-STATE_WORK = 256
+#: What expanding the records costs of the input's allocation budget (:mod:`shaderkit.io.limits`:
+#: 64 budget bytes per input byte, plus a slack). Every item of the model (a record, a type
+#: descriptor or struct member, a string, a value, a sampler element, a state) is read from bytes of
+#: its own, and a byte expanded for the first time costs 1: the input pays for itself. A byte that an
+#: earlier expansion already read (records sharing one offset, items overlapping, effects tried at
+#: overlapping offsets of one input, an object named by several values) costs REREAD_BYTE, and
+#: every item such an expansion makes REREAD_ITEM: reading, writing back and printing an item takes
+#: some 10 µs and a value word some 0.1 µs, so that the budget of a 1 MB input buys well under a
+#: second of work however its records share their bytes. (The 21 public effects share nothing.)
+REREAD_ITEM = 1024
+REREAD_BYTE = 16
 
 _HEADER = struct.Struct("<2I")
 _TYPE = struct.Struct("<5I")
@@ -341,33 +349,85 @@ class NotUnderstood(ShaderFormatError):
     """A structure this model does not type (an unknown parameter class): the records stay bytes."""
 
 
-class _Source:
-    """The data block, read through a :class:`~shaderkit.io.reader.Reader`: every read is counted
-    against the input's allocation budget, so that items many records share cost each time they
-    are expanded (offsets in the records count from the block's start; in errors, from the file's)."""
+class _Expanded:
+    """Which bytes of one input the records were expanded from (a map of the input from ``start``
+    on, one byte per input byte), and the charge of each expansion to the input's allocation budget:
+    1 per byte read for the first time; REREAD_BYTE per byte read again plus REREAD_ITEM per item
+    made from it. One map serves every effect tried in one input (:func:`embedded_size`)."""
 
-    def __init__(self, block: Reader) -> None:
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.map = bytearray(end - start)
+
+    def from_(self, start: int) -> _Expanded:
+        """This map, reaching down to ``start`` (a copy when it began later)."""
+        if start >= self.start:
+            return self
+        wider = _Expanded(start, start + len(self.map) + self.start - start)
+        wider.map[self.start - start :] = self.map
+        return wider
+
+    def charge(self, r: Reader, at: int, size: int, items: int, context: str, what: str) -> None:
+        """Charge ``items`` model items made from the ``size`` bytes at absolute offset ``at`` (inside
+        the map) to ``r``'s budget; ShaderFormatError once the input implies more work than its size allows."""
+        seen = self.map
+        lo = at - self.start
+        hi = lo + size
+        again = seen.count(1, lo, hi) if size else 0
+        if again < size:
+            seen[lo:hi] = _ONES * size
+        cost = size + again * REREAD_BYTE + items * REREAD_ITEM if again else size
+        try:
+            r.spend(cost, what, at)
+        except ShaderFormatError as exc:
+            raise ShaderFormatError(exc.message, at, context) from None
+
+
+_ONES = b"\x01"
+_U32 = struct.Struct("<I")
+
+
+class _Source:
+    """The data block, read through a :class:`~shaderkit.io.reader.Reader` whose allocation budget
+    every item spends as :class:`_Expanded` says (offsets in the records count from the block's
+    start; in errors, from the file's)."""
+
+    def __init__(self, block: Reader, expanded: _Expanded) -> None:
         self.r = block
+        self.data = block.data
         self.base = block.start
+        self.size = block.end - block.start
+        self.expanded = expanded
 
     def span(self, offset: int, end: int) -> bytes:
         """The block's bytes ``offset..end`` (block offsets)."""
-        return self.r.data[self.base + offset : self.base + end]
+        return self.data[self.base + offset : self.base + end]
+
+    def fits(self, offset: int, count: int, item_size: int, context: str, what: str) -> None:
+        """ShaderFormatError unless ``count`` items of ``item_size`` bytes fit at block offset ``offset``."""
+        left = self.size - offset
+        if count > MAX_TABLE_ENTRIES or count * item_size > left:
+            raise ShaderFormatError(f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left",
+                                    self.base + offset, context)
+
+    def charge(self, offset: int, size: int, items: int, context: str, what: str) -> None:
+        """Charge ``items`` items made from ``size`` bytes at block offset ``offset`` (checked to fit)."""
+        self.expanded.charge(self.r, self.base + offset, size, items, context, what)
 
     def words(self, offset: int, count: int, context: str, what: str = "words") -> tuple[int, ...]:
-        r = self.r
-        with r.scope(context):
-            r.check_count(count, 4, what, offset=self.base + offset)
-            return r.unpack_at(self.base + offset, f"{count}I", what) if count else ()
+        """``count`` u32 words at block offset ``offset``, not charged."""
+        self.fits(offset, count, 4, context, what)
+        return struct.unpack_from(f"<{count}I", self.data, self.base + offset) if count else ()
 
     def string(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> str | None:
         if offset == 0:
             return None
         (size,) = self.words(offset, 1, context, "string size")
-        with self.r.scope(context):
-            self.r.check_count(size, 1, "string", offset=self.base + offset + 4)
-        layout.record(key, offset, self.span(offset, offset + 4 + size))
-        raw = self.span(offset + 4, offset + 4 + size)
+        self.fits(offset + 4, size, 1, context, "string")
+        self.charge(offset, 4 + size, 1, context, "string")
+        stored = self.span(offset, offset + 4 + size)
+        layout.record(key, offset, stored)
+        raw = stored[4:]
         return raw[:-1].decode("latin-1") if raw.endswith(b"\0") else raw.decode("latin-1")
 
     def type(self, offset: int, context: str, layout: Layout, key: tuple[Any, ...]) -> EffectType:
@@ -380,24 +440,25 @@ class _Source:
         if depth > MAX_DEPTH:
             raise ShaderFormatError(f"struct members nest deeper than {MAX_DEPTH}", self.base + offset, context)
         type_, klass, name, semantic, elements = self.words(offset, 5, context, "type")
+        # (the descriptor: 5 words, then rows and columns for a numeric class, a member count for a struct)
+        size = 28 if klass <= CLASS_MATRIX_COLUMNS else 24 if klass == CLASS_STRUCT else 20
+        self.fits(offset, size, 1, context, "type")
+        self.charge(offset, size, 1, context, "type")
         t = EffectType(type_, klass, None, None, elements)
-        t.name = self.string(name, context + ".name", layout, (*key, "name"))
-        t.semantic = self.string(semantic, context + ".semantic", layout, (*key, "semantic"))
-        end = offset + 20
+        t.name = self.string(name, context + ".name", layout, (*key, "name")) if name else None
+        t.semantic = self.string(semantic, context + ".semantic", layout, (*key, "semantic")) if semantic else None
+        end = offset + size
         if klass == CLASS_VECTOR:
-            t.columns, t.rows = self.words(end, 2, context, "columns, rows")
-            end += 8
+            t.columns, t.rows = struct.unpack_from("<2I", self.data, self.base + offset + 20)
         elif klass <= CLASS_MATRIX_COLUMNS:
-            t.rows, t.columns = self.words(end, 2, context, "rows, columns")
-            end += 8
+            t.rows, t.columns = struct.unpack_from("<2I", self.data, self.base + offset + 20)
         elif klass == CLASS_STRUCT:
-            (count,) = self.words(end, 1, context, "member count")
-            end += 4
-            with self.r.scope(context):
-                self.r.check_count(count, 20, "struct members", offset=self.base + end)
+            (count,) = _U32.unpack_from(self.data, self.base + offset + 20)
+            self.fits(end, count, 20, context, "struct members")
+            members = t.members
             for k in range(count):
                 member, end = self._type(end, f"{context}.members[{k}]", layout, (*key, "m", k), depth + 1)
-                t.members.append(member)
+                members.append(member)
         elif klass != CLASS_OBJECT:
             raise NotUnderstood(f"unknown parameter class {klass}", self.base + offset + 4, context)
         return t, end
@@ -409,53 +470,76 @@ class _Source:
                 raise ShaderFormatError(f"sampler states nest deeper than {MAX_DEPTH}", self.base + offset, context)
             samplers = []
             pos = offset
+            data, base = self.data, self.base
             for e in range(max(1, t.elements)):  # (each element's state count takes 4 bytes: bounded)
-                (count,) = self.words(pos, 1, context, "sampler state count")
-                pos += 4
-                fields = self.words(pos, 4 * count, context, "sampler states")
-                states = [self.state(fields[4 * k : 4 * k + 4], f"{context}[{e}].states[{k}]", layout,
-                                     (*key, "e", e, "s", k), depth + 1) for k in range(count)]
-                pos += 16 * count
+                self.fits(pos, 1, 4, context, "sampler state count")
+                (count,) = _U32.unpack_from(data, base + pos)
+                self.fits(pos + 4, count, 16, context, "sampler states")
+                self.charge(pos, 4 + 16 * count, 1 + count, context, "sampler states")
+                if count:
+                    fields = struct.unpack_from(f"<{4 * count}I", data, base + pos + 4)
+                    states = [self.state(fields[4 * k : 4 * k + 4], f"{context}[{e}].states[{k}]", layout,
+                                         (*key, "e", e, "s", k), depth + 1) for k in range(count)]
+                else:
+                    states = []
+                pos += 4 + 16 * count
                 samplers.append(states)
             layout.record(key, offset, self.span(offset, pos))
             return EffectValue(samplers=samplers)
-        count = max(1, t.elements) if t.klass == CLASS_OBJECT else t.value_words()
-        words = list(self.words(offset, count, context, "object ids" if t.klass == CLASS_OBJECT else "value"))
-        layout.record(key, offset, self.span(offset, offset + 4 * count))
-        return EffectValue(ids=words) if t.klass == CLASS_OBJECT else EffectValue(words=words)
+        is_object = t.klass == CLASS_OBJECT
+        what = "object ids" if is_object else "value"
+        count = max(1, t.elements) if is_object else t.value_words()
+        self.fits(offset, count, 4, context, what)
+        self.charge(offset, 4 * count, 1, context, what)
+        stored = self.span(offset, offset + 4 * count)
+        layout.record(key, offset, stored)
+        words = list(struct.unpack(f"<{count}I", stored)) if count else []
+        return EffectValue(ids=words) if is_object else EffectValue(words=words)
 
     def state(self, fields: tuple[int, ...], context: str, layout: Layout, key: tuple[Any, ...],
               depth: int = 0) -> EffectState:
         operation, index, type_offset, value_offset = fields
-        with self.r.scope(context):
-            self.r.spend(STATE_WORK, "state")
         t = self.type(type_offset, context + ".type", layout, (*key, "type"))
         return EffectState(operation, index, t, self.value(t, value_offset, context + ".value", layout,
                                                             (*key, "value"), depth))
 
 
 class _Records:
-    """A cursor over the records after the data block (a Reader: counts spend the input's budget)."""
+    """A cursor over the records after the data block (a Reader): each record charges the input's
+    budget as :class:`_Expanded` says."""
 
-    def __init__(self, r: Reader) -> None:
+    def __init__(self, r: Reader, expanded: _Expanded) -> None:
         self.r = r
+        self.expanded = expanded
 
     @property
     def pos(self) -> int:
         return self.r.pos
 
     def words(self, count: int, context: str) -> tuple[int, ...]:
-        with self.r.scope(context):
-            return self.r.unpack(f"{count}I", "records")
+        r = self.r
+        at = r.pos
+        if at + 4 * count > r.end:
+            raise ShaderFormatError(f"records needs {4 * count} bytes, {r.end - at} left", at, context)
+        self.expanded.charge(r, at, 4 * count, 1, context, "records")
+        r.pos = at + 4 * count
+        return struct.unpack_from(f"<{count}I", r.data, at)
 
     def check(self, count: int, size: int, context: str) -> None:
-        with self.r.scope(context):
-            self.r.check_count(count, size, "count")
+        r = self.r
+        left = r.end - r.pos
+        if count > MAX_TABLE_ENTRIES or count * size > left:
+            raise ShaderFormatError(f"count: count {count} needs {count * size} bytes, {max(left, 0)} left",
+                                    r.pos, context)
 
     def blob(self, size: int, context: str) -> tuple[bytes, bytes]:
-        with self.r.scope(context):
-            data = self.r.read(size, "object")
-            return data, self.r.read(-size % 4, "object padding")
+        r = self.r
+        at = r.pos
+        with r.scope(context):
+            data = r.read(size, "object")
+            pad = r.read(-size % 4, "object padding")
+        self.expanded.charge(r, at, size + len(pad), 1, context, "object")
+        return data, pad
 
 
 def _shader_of(data: bytes) -> D3D9Shader | None:
@@ -471,18 +555,21 @@ def _shader_of(data: bytes) -> D3D9Shader | None:
     return shader if shader.to_bytes() == data else None
 
 
-def read_records(data: bytes, block_start: int, block_size: int,
-                 whole: Reader | None = None) -> tuple[EffectRecords, Layout, int]:
+def read_records(data: bytes, block_start: int, block_size: int, whole: Reader | None = None,
+                 expanded: _Expanded | None = None) -> tuple[EffectRecords, Layout, int]:
     """Walk the records after the data block; the records, the block's layout and where they end.
-    ``whole``: a reader over ``data`` whose allocation budget the walk spends (a new one by default)."""
+    ``whole``: a reader over ``data`` whose allocation budget the walk spends (a new one by default);
+    ``expanded``: the map of the bytes earlier walks of ``data`` expanded (see :class:`_Expanded`)."""
     from shaderkit.io.layout import Layout
     from shaderkit.io.reader import Reader
 
     if whole is None:
         whole = Reader(data)
-    src = _Source(whole.sub(block_start, block_size))
+    if expanded is None:
+        expanded = _Expanded(block_start, len(data))
+    src = _Source(whole.sub(block_start, block_size), expanded)
     layout = Layout()
-    rec = _Records(whole.at(block_start + block_size))
+    rec = _Records(whole.at(block_start + block_size), expanded)
     n_params, n_techniques, shader_count, object_count = rec.words(4, "FX2.counts")
     out = EffectRecords(shader_count=shader_count, object_count=object_count)
     rec.check(n_params, 16, "FX2.parameters")
@@ -522,8 +609,23 @@ def read_records(data: bytes, block_start: int, block_size: int,
         blob, pad = rec.blob(size, f"FX2.large_objects[{i}]")
         shader = _shader_of(blob) if usage == 0 else None
         out.large_objects.append(LargeObject(technique, index, element, state, usage, blob, pad, shader))
+    _charge_references(out, rec.r, block_start + block_size)
     layout.close(src.span(0, block_size))
     return out, layout, rec.pos
+
+
+def _charge_references(records: EffectRecords, r: Reader, at: int) -> None:
+    """Each value after the first that names a small object prints (and checks) it again: charge
+    REREAD_ITEM plus REREAD_BYTE per byte of the object for each (``at``: where the records begin)."""
+    sizes = {o.id: len(o.data) for o in records.small_objects}
+    counts: dict[int, int] = {}
+    for object_id in _referenced_ids(records):
+        if object_id in sizes:
+            counts[object_id] = counts.get(object_id, 0) + 1
+    cost = sum((n - 1) * (REREAD_ITEM + REREAD_BYTE * sizes[i]) for i, n in counts.items() if n > 1)
+    if cost:
+        with r.scope("FX2.small_objects"):
+            r.spend(cost, "objects named by several values", at)
 
 
 def _annotations(src: _Source, rec: _Records, count: int, ctx: str, layout: Layout,
@@ -625,7 +727,13 @@ class _Builder:
 def _object_ids(records: EffectRecords) -> list[int]:
     """Every object id the records use: values of parameters, annotations and states (sampler
     states too), small objects."""
-    ids = [o.id for o in records.small_objects]
+    return [o.id for o in records.small_objects] + _referenced_ids(records)
+
+
+def _referenced_ids(records: EffectRecords) -> list[int]:
+    """The object ids the values of parameters, annotations and states (sampler states too) hold,
+    once per holder."""
+    ids: list[int] = []
 
     def value(v: EffectValue | None) -> None:
         if v is None:
@@ -823,7 +931,10 @@ class D3D9Effect(ShaderFile):
         by offset; offsets from the start of the file."""
         if data is None:
             data = self.to_bytes()
-        again = D3D9Effect.from_bytes(data)
+        # (the bytes this effect was read from: its own layout; else the layout of ``data`` read again)
+        same = (self.layout is not None or self.records is None) and data == self.prefix + _HEADER.pack(self.tag, len(self.block)) + self.block \
+            + self.untyped_bytes
+        again = self if same else D3D9Effect.from_bytes(data)
         start = len(again.prefix)
         rows: list[dict[str, Any]] = [{"item": "xna_header", "offset": 0, "size": start}] if start else []
         rows.append({"item": "header", "offset": start, "size": 8})
@@ -910,25 +1021,61 @@ def _value_text(t: EffectType, v: EffectValue | None) -> str:
 
 
 def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
-    """Each word as its type reads it; a struct's words member by member, element after element."""
+    """Each word as its type reads it; a struct's words member by member, element after element (to
+    where the words end), words past them as floats. Members of no word are passed over, so that the
+    work follows the words printed, whatever the element and member counts say."""
+    out: list[str] = []
+    pos = 0
     if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
-        out: list[str] = []
-        pos = 0
-        sizes = [m.value_words() for m in t.members]
-        # (the element count is the file's: elements stop where the words do, and none has no words)
-        for _ in range(max(1, t.elements) if sum(sizes) else 0):
-            if pos >= len(words):
-                break
-            for m, n in zip(t.members, sizes):
-                out += _number_texts(m, words[pos : pos + n], depth + 1)
-                pos += n
-        return out + _number_texts(EffectType(3), words[pos:], depth) if pos < len(words) else out
-    if t.type in (1, 2):
-        numbers = EffectValue(words=list(words)).numbers(t)
-        return ["true" if n else "false" for n in numbers] if t.type == 1 else [str(n) for n in numbers]
-    from shaderkit.isa.d3d9.text import fmt_def  # (as fxc prints FX10 effect constants: %.9g)
+        parts: dict[tuple[int, int], list[tuple[EffectType, int, bool]]] = {}  # (id(type), depth) -> members
+        # (a stack of [members, next member, elements left] over the struct types being walked)
+        stack = [[_word_members(t, depth, parts), 0, max(1, t.elements)]]
+        end = len(words)
+        while stack and pos < end:
+            top = stack[-1]
+            members, k = top[0], top[1]
+            if k == len(members):
+                top[2] -= 1
+                top[1] = 0
+                if top[2] <= 0 or not members:
+                    stack.pop()
+                continue
+            top[1] = k + 1
+            m, n, nested = members[k]
+            if nested:
+                stack.append([_word_members(m, depth + len(stack), parts), 0, max(1, m.elements)])
+                continue
+            out += _leaf_texts(m.type, words[pos : pos + n])
+            pos += n
+        if pos >= len(words):
+            return out
+        t = EffectType(3)
+    return out + _leaf_texts(t.type, words[pos:])
 
-    return [fmt_def(w) for w in words]
+
+def _word_members(t: EffectType, depth: int, parts: dict[tuple[int, int], list[tuple[EffectType, int, bool]]]
+                  ) -> list[tuple[EffectType, int, bool]]:
+    """The members of struct ``t`` (at ``depth``) that hold words: (member, its words, whether it is
+    a struct walked member by member), made once per type."""
+    found = parts.get((id(t), depth))
+    if found is None:
+        found = parts[id(t), depth] = []
+        for m in t.members:
+            n = m.value_words()
+            if n:
+                found.append((m, n, m.klass == CLASS_STRUCT and depth + 1 < MAX_DEPTH))
+    return found
+
+
+def _leaf_texts(type_: int, words: list[int]) -> list[str]:
+    """Words of one numeric type: ``true``/``false`` (bool), signed integers (int), else floats."""
+    if type_ == 1:
+        return ["true" if w else "false" for w in words]
+    if type_ == 2:
+        return [str(w - (1 << 32) if w & 0x80000000 else w) for w in words]
+    from shaderkit.isa.d3d9.text import fmt_defs  # (as fxc prints FX10 effect constants: %.9g)
+
+    return fmt_defs(words)
 
 
 def _header(data: bytes, start: int) -> tuple[int, int]:
@@ -947,7 +1094,8 @@ def _header(data: bytes, start: int) -> tuple[int, int]:
 
 def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) -> int | None:
     """The size of the fx_2_0 effect at ``offset`` (its records walked), or None. ``memo`` (one per
-    input searched) keeps one reader, so that all the effects tried in an input share its budget."""
+    input searched) keeps one reader and one map of the bytes expanded, so that all the effects
+    tried in an input share its budget and pay again for bytes another one already read."""
     from shaderkit.io.reader import Reader
 
     try:
@@ -957,7 +1105,10 @@ def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) 
         whole = memo.get("fx2.reader")
         if whole is None:
             whole = memo["fx2.reader"] = Reader(data)
-        _, _, end = read_records(data, offset + 8, size, whole)
+        expanded = memo.get("fx2.expanded")
+        expanded = memo["fx2.expanded"] = (expanded.from_(offset) if expanded is not None
+                                           else _Expanded(offset, len(data)))
+        _, _, end = read_records(data, offset + 8, size, whole, expanded)
     except ShaderFormatError:
         return None
     return end - offset

@@ -65,6 +65,8 @@ class _Printer:
             element = lo.element if lo.technique == NO_TECHNIQUE and lo.element != NO_TECHNIQUE else 0
             self.large.setdefault((lo.technique, lo.index, element, lo.state), lo)
         self.lines: list[str] = []
+        #: id(shader) -> its listing's lines (a shader several values name is disassembled once)
+        self.shader_lines: dict[int, list[str]] = {}
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append(INDENT * depth + text)
@@ -72,8 +74,11 @@ class _Printer:
     def asm(self, depth: int, shader: D3D9Shader, head: str, tail: str) -> None:
         self.emit(depth, head + "asm")
         self.emit(depth, "{")
-        for line in shader.disassemble().rstrip("\n").split("\n"):
-            self.lines.append((INDENT * (depth + 1) + line) if line else "")
+        lines = self.shader_lines.get(id(shader))
+        if lines is None:
+            lines = self.shader_lines[id(shader)] = shader.disassemble().rstrip("\n").split("\n")
+        indent = INDENT * (depth + 1)
+        self.lines += [(indent + line) if line else "" for line in lines]
         self.emit(depth, "}" + tail)
 
     def object_text(self, type_: int, object_id: int) -> tuple[str, D3D9Shader | None]:

@@ -160,6 +160,20 @@ def fmt_def(word: int) -> str:
     return msvc_exponent(f"{value:.9g}")
 
 
+def fmt_defs(words: Sequence[int]) -> list[str]:
+    """:func:`fmt_def` of each word, the floats unpacked at once (effect values of any length)."""
+    count = len(words)
+    values = struct.unpack(f"<{count}f", struct.pack(f"<{count}I", *words)) if count else ()
+    out = []
+    for word, value in zip(words, values):
+        if value == 0:
+            out.append("-0" if word >> 31 else "0")
+            continue
+        text = f"{value:.9g}"
+        out.append(msvc_exponent(text) if "e" in text else text)
+    return out
+
+
 def _swizzle_suffix(swizzle: int) -> str:
     """``.xyzw`` text of a source swizzle: identity prints nothing, a replicate one letter, else all four."""
     comps = [_XYZW[(swizzle >> (2 * i)) & 3] for i in range(4)]
