@@ -266,6 +266,144 @@ def test_a_chain_of_samplers_sharing_their_next_level_spends_the_budget() -> Non
         D3D9Effect.from_bytes(data)
 
 
+# Work bounds. The rule (effect.py, REREAD_*): a byte the walk expands for the first time costs 1 of
+# the input's budget (64 x its size + 1 MB); a byte expanded again costs REREAD_BYTE (16) plus
+# REREAD_ITEM (1024) per item the expansion makes; a value naming a small object another value
+# already named costs REREAD_ITEM + REREAD_BYTE per byte of the object. The figures below are
+# worked out by hand from that rule.
+BUDGET_SLACK = 1 << 20
+
+
+def test_parameters_sharing_one_type_and_value_pay_for_every_expansion() -> None:
+    # a float type (28 bytes at 4, no name) and its value (4 bytes at 32) shared by 2,000 parameters;
+    # the file is 8 + 36 + 16 (counts) + 2,000 x 16 + 8 = 32,068 bytes: budget 64 x 32,068 + 1 MB =
+    # 3,100,928. Counts 16 and parameter 0 (16 + 28 + 4) are first reads: 64. Each later parameter:
+    # its record 16, the type again 28 + 28 x 16 + 1024 = 1,500, the value again 4 + 64 + 1024 =
+    # 1,092: 2,608. After parameters 0..1188: 64 + 1,188 x 2,608 = 3,098,368, 2,560 left; parameter
+    # 1189 spends 16 and 1,500 and cannot pay its value's 1,092.
+    block = words(0) + words(3, 0, 0, 0, 0, 1, 1) + words(ONE)
+    data = words(TAG, len(block)) + block + words(2000, 0, 0, 1) + words(4, 32, 0, 0) * 2000 + words(0, 0)
+    assert len(data) == 32068
+    with pytest.raises(ShaderFormatError, match=r"^FX2\.parameters\[1189\]\.value: value: tables of this input"):
+        D3D9Effect.from_bytes(data)
+    # the file of P parameters is 68 + 16P bytes and needs 64 + (P - 1) x 2,608: 666 parameters
+    # (10,724 bytes, budget 1,734,912, need 1,734,384) are read and written back; 667 (10,740
+    # bytes, budget 1,735,936; 1,552 left after parameter 665) are refused at parameter 666's value
+    def shared(count: int) -> bytes:
+        return words(TAG, len(block)) + block + words(count, 0, 0, 1) + words(4, 32, 0, 0) * count + words(0, 0)
+
+    effect = D3D9Effect.from_bytes(shared(666))
+    assert len(effect.parameters) == 666 and effect.to_bytes() == shared(666)
+    with pytest.raises(ShaderFormatError, match=r"^FX2\.parameters\[666\]\.value: value: tables of this input"):
+        D3D9Effect.from_bytes(shared(667))
+
+
+def test_sampler_elements_shared_by_parameters_pay_per_element() -> None:
+    # sampler[4096] (20 bytes at 4) whose value (at 24) is 4,096 empty elements (a zero state count
+    # each), shared by 64 parameters: 17,464 bytes, budget 64 x 17,464 + 1 MB = 2,166,272. Parameter 0
+    # reads everything once (16 + 16 + 20 + 16,384 = 16,436 with the counts); parameter 1: its record
+    # 16, the type again 20 + 320 + 1024 = 1,364, then each element again 4 + 64 + 1024 = 1,092:
+    # 2,148,456 left pay for 1,967 of its 4,096 elements. (Read at 4 bytes each, the 262,144 element
+    # expansions fitted the budget and took seconds.)
+    block = words(0) + words(10, 4, 0, 0, 4096) + bytes(4 * 4096)
+    data = words(TAG, len(block)) + block + words(64, 0, 0, 1) + words(4, 24, 0, 0) * 64 + words(0, 0)
+    assert len(data) == 17464
+    with pytest.raises(ShaderFormatError, match=r"^FX2\.parameters\[1\]\.value: sampler states: tables"):
+        D3D9Effect.from_bytes(data)
+
+
+def test_an_object_named_by_many_values_pays_for_each_name() -> None:
+    # texture[E] (20 bytes at 4) whose E ids (at 24) all name small object 1, a 1,024-byte string: the
+    # file is 8 + (24 + 4E) + 16 + 16 + 8 + 8 + 1,024 = 1,104 + 4E bytes. Every name after the first
+    # costs 1024 + 16 x 1024 = 17,408.
+    def effect(count: int) -> bytes:
+        block = words(0) + words(5, 4, 0, 0, count) + words(1) * count
+        text = b"x" * 1023 + b"\0"
+        return (words(TAG, len(block)) + block + words(1, 0, 0, 2) + words(4, 24, 0, 0)
+                + words(1, 0) + words(1, len(text)) + text)
+
+    # E = 32: 1,232 bytes, budget 1,127,424; 31 x 17,408 = 539,648 and the 1,224 bytes read: kept
+    data = effect(32)
+    assert len(data) == 1232
+    parsed = D3D9Effect.from_bytes(data)
+    assert parsed.to_bytes() == data and parsed.disassemble().count("x" * 1023) == 32
+    # E = 128: 1,616 bytes, budget 1,152,000 < 127 x 17,408 = 2,210,816
+    data = effect(128)
+    assert len(data) == 1616
+    with pytest.raises(ShaderFormatError, match="objects named by several values: tables of this input"):
+        D3D9Effect.from_bytes(data)
+
+
+def test_a_shader_named_by_several_values_is_disassembled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # VertexShader[3] (20 bytes at 4) whose 3 ids (at 24) all name small object 1, the vs_1_1 VS11
+    block = words(0) + words(16, 4, 0, 0, 3) + words(1, 1, 1)
+    data = (words(TAG, len(block)) + block + words(1, 0, 1, 2) + words(4, 24, 0, 0)
+            + words(1, 0) + words(1, len(VS11)) + VS11)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data
+    calls = []
+    original = D3D9Shader.disassemble
+    monkeypatch.setattr(D3D9Shader, "disassemble", lambda self: calls.append(1) or original(self))
+    text = effect.disassemble()
+    assert len(calls) == 1 and text.count("mov r0, v0") == 3
+
+
+def test_struct_value_text_follows_its_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    # struct { float a; struct {} e0..e199; }[200] (at 4: 24 bytes, the float member 28, 200 empty
+    # struct members 24 each) and its value: 200 zero words, one per element (a's). The text walks the
+    # members that hold words: one text per word (it walked 200 x 201 members, a call each).
+    from shaderkit.formats.d3d9 import effect as module
+
+    members = words(3, 0, 0, 0, 0, 1, 1) + words(3, 5, 0, 0, 0, 0) * 200
+    block = words(0) + words(3, 5, 0, 0, 200, 201) + members
+    value_at = len(block)
+    block += bytes(4 * 200)
+    data = words(TAG, len(block)) + block + words(1, 0, 0, 1) + words(4, value_at, 0, 0) + words(0, 0)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.to_bytes() == data
+    calls = []
+    for name in ("_number_texts", "_leaf_texts"):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _f=original: calls.append(1) or _f(*args))
+    value = module._value_text(effect.parameters[0].type, effect.parameters[0].value)
+    assert value == "{" + ", ".join(["0"] * 200) + "}"
+    assert len(calls) <= 200 + 2
+
+
+def test_effects_tried_in_one_input_pay_again_for_bytes_read_before() -> None:
+    # float[16384] (28 bytes at 4) and its 64 KB value (at 32): 65,616 bytes, budget 64 x 65,616 +
+    # 1 MB = 5,248,000. The first walk reads 65,604 bytes once (counts 16, record 16, type 28, value
+    # 65,536, object counts 8); each walk after it reads them again: 1,296 + 1,296 + 1,500 +
+    # (65,536 + 1,048,576 + 1,024) + 1,160 = 1,120,388. 5,182,396 left after the first pay for four
+    # more walks; the sixth is refused (it was the 80th).
+    from shaderkit.formats.d3d9.effect import embedded_size
+
+    block = words(0) + words(3, 0, 0, 0, 16384, 1, 1) + bytes(4 * 16384)
+    data = words(TAG, len(block)) + block + words(1, 0, 0, 1) + words(4, 32, 0, 0) + words(0, 0)
+    assert len(data) == 65616
+    memo: dict[str, object] = {}
+    assert [embedded_size(data, 0, memo) for _ in range(7)] == [len(data)] * 5 + [None] * 2
+
+
+def test_an_effect_that_shares_nothing_spends_at_most_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shaderkit.formats.d3d9 import effect as module
+    from shaderkit.io.reader import Reader
+
+    data, _ = build_rich_effect()
+    size = int.from_bytes(data[4:8], "little")
+    reader = Reader(data)
+    before = reader._budget[0]
+    module.read_records(data, 8, size, reader)
+    assert before - reader._budget[0] <= len(data) - 8
+    # and the summary of a parsed effect reads its records no second time (its layout is its own)
+    effect = D3D9Effect.from_bytes(data)
+    walks = []
+    original = module.read_records
+    monkeypatch.setattr(module, "read_records", lambda *args: walks.append(1) or original(*args))
+    assert [row["item"] for row in effect.summary()["layout"]][:3] == ["header", "raw", "block.p.0.type"]
+    assert not walks
+
+
 def test_a_struct_of_no_members_with_4g_elements_prints_at_once() -> None:
     # the type at 4: struct (class 5) of 0xFFFFFFFF elements and no member; its value (at 28) has no word
     block = words(0) + words(3, 5, 0, 0, 0xFFFFFFFF, 0)

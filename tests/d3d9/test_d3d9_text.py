@@ -301,3 +301,12 @@ def test_d3d8_constant_addressing() -> None:
         with pytest.raises(AssemblyError) as info:
             assemble_shader(f"vs_1_1\nmov r0, {bad}\n")
         assert (info.value.line, info.value.column) == (2, column), bad
+
+
+def test_fmt_defs_spells_each_word_as_fmt_def() -> None:
+    from shaderkit.isa.d3d9.text import fmt_def, fmt_defs
+
+    # 0, -0, 1.0, -0.5, +inf, 1e-5f (9.99999975e-06: %.9g with MSVC's three-digit exponent)
+    words = [0, 0x80000000, 0x3F800000, 0xBF000000, 0x7F800000, 0x3727C5AC]
+    assert fmt_defs(words) == ["0", "-0", "1", "-0.5", "inf", "9.99999975e-006"]
+    assert fmt_defs(words) == [fmt_def(w) for w in words] and fmt_defs([]) == []
