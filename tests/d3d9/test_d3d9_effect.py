@@ -610,6 +610,21 @@ def test_an_untyped_effect_still_shows_its_shaders_by_offset() -> None:
     assert node.member(f"@{at:#x}") == VS11
 
 
+def test_an_untyped_effect_is_no_member_of_itself() -> None:
+    from shaderkit.formats.archive.path import EmbeddedNode, open_node
+
+    # k's name (block offset 36) made a string of no byte: read as "", written back with its NUL
+    # (length 1), so the records stay bytes; the walk holds, so the effect is found at offset 0 as the
+    # whole input, which is no member of itself: the member is VS11, as above
+    data = bytearray(EFFECT)
+    data[8 + 36 : 8 + 40] = words(0)
+    effect = D3D9Effect.from_bytes(bytes(data))
+    assert effect.records is None and effect.to_bytes() == data
+    node = open_node(bytes(data))
+    at = 8 + 84 + 4 * (20 + 6)
+    assert isinstance(node, EmbeddedNode) and node.member_names() == [f"@{at:#x}"]
+
+
 def test_sampler_states_in_a_pass_name_their_sampler() -> None:
     from shaderkit.formats.d3d9.effect import (
         EffectPass,

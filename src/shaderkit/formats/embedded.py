@@ -66,12 +66,12 @@ def size_at(data: bytes, offset: int) -> int | None:
     return None
 
 
-def find(data: bytes) -> list[Embedded]:
-    """Every file with a consistent header inside ``data``, in order, none inside another
-    (at most :data:`~shaderkit.io.limits.MAX_TABLE_ENTRIES`)."""
+def find(data: bytes, start: int = 0) -> list[Embedded]:
+    """Every file with a consistent header inside ``data`` from ``start`` on, in order, none inside
+    another (at most :data:`~shaderkit.io.limits.MAX_TABLE_ENTRIES`)."""
     found: list[Embedded] = []
     memo: dict[Any, Any] = {}
-    pos = 0
+    pos = start
     while len(found) < MAX_TABLE_ENTRIES:
         match = _PATTERN.search(data, pos)
         if match is None:

@@ -82,6 +82,10 @@ def open_node(data: bytes) -> Any | None:
     from shaderkit.formats.embedded import find
 
     found = find(data)
+    if found and found[0].offset == 0 and found[0].size == len(data):
+        # (the input itself, e.g. an effect whose records stay bytes, is no member of itself: what
+        # lies inside it is; listed as its own member, it opened again and again to the nesting cap)
+        found = find(data, 1)
     return EmbeddedNode(data, found) if found else None
 
 
