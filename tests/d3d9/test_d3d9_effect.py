@@ -430,6 +430,21 @@ def test_shaders_of_one_state_are_numbered_in_order() -> None:
     assert effect.member_names() == ["T/P/VertexShader", "T/P/VertexShader#2", "T/P/VertexShader#3"]
 
 
+def test_listing_the_shaders_makes_their_names_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shaderkit.formats.archive.path import walk
+
+    # the three shaders of the test above: listed (ls) with one making of the names (it was one per
+    # member besides: quadratic in the shaders)
+    large = words(0, 0, 0xFFFFFFFF, 0, 0, len(VS11)) + VS11
+    data = EFFECT[: -len(large) - 8] + words(0, 3) + large * 3
+    calls = []
+    original = D3D9Effect.shader_members
+    monkeypatch.setattr(D3D9Effect, "shader_members", lambda self: calls.append(1) or original(self))
+    listed = list(walk(data))
+    assert [m.path for m in listed] == ["//T/P/VertexShader", "//T/P/VertexShader#2", "//T/P/VertexShader#3"]
+    assert [m.size for m in listed] == [28] * 3 and len(calls) == 1
+
+
 def test_an_object_id_0xffffffff_keeps_the_records_as_bytes() -> None:
     # the VertexShader state's value (block offset 80) names object 0xFFFFFFFF: the object count
     # written would be 1 + 0xFFFFFFFF, which no u32 holds

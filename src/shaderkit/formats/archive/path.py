@@ -306,8 +306,10 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
             raise ShaderFormatError("archives nest too deeply", None, prefix)
     if node is None:
         return
-    for name in node.member_names():
-        blob = node.member(name)
+    # (a node that finds each member by making the whole list, a D3D9 effect, gives the list at once)
+    items = node.member_items() if hasattr(node, "member_items") else \
+        ((name, node.member(name)) for name in node.member_names())
+    for name, blob in items:
         path = f"{prefix}{SEPARATOR}{name}"
         if isinstance(node, BfshaNode):
             kind = "gx2-microcode"

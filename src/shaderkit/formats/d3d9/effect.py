@@ -901,6 +901,11 @@ class D3D9Effect(ShaderFile):
         """The shaders' member names (:meth:`shader_members`)."""
         return list(self.shader_members())
 
+    def member_items(self) -> list[tuple[str, bytes]]:
+        """(member name, bytes) of every shader, in :meth:`member_names` order (the names made once:
+        listing them through :meth:`member` would make them again for each)."""
+        return [(name, item.payload()) for name, item in self.shader_members().items()]
+
     def _item(self, name: str) -> SmallObject | LargeObject:
         """The object that holds shader ``name``; KeyError when there is none."""
         item = self.shader_members().get(name)
