@@ -385,6 +385,9 @@ class _Expanded:
 
 _ONES = b"\x01"
 _U32 = struct.Struct("<I")
+#: the records' layouts by word count (counts, annotations, techniques and passes, parameters and
+#: states, large objects)
+_RECORD = {n: struct.Struct(f"<{n}I") for n in (2, 3, 4, 6)}
 
 
 class _Source:
@@ -523,7 +526,7 @@ class _Records:
             raise ShaderFormatError(f"records needs {4 * count} bytes, {r.end - at} left", at, context)
         self.expanded.charge(r, at, 4 * count, 1, context, "records")
         r.pos = at + 4 * count
-        return struct.unpack_from(f"<{count}I", r.data, at)
+        return _RECORD[count].unpack_from(r.data, at)
 
     def check(self, count: int, size: int, context: str) -> None:
         r = self.r
@@ -533,20 +536,28 @@ class _Records:
                                     r.pos, context)
 
     def blob(self, size: int, context: str) -> tuple[bytes, bytes]:
+        """An object's ``size`` bytes and the padding to 4 after them."""
         r = self.r
         at = r.pos
-        with r.scope(context):
-            data = r.read(size, "object")
-            pad = r.read(-size % 4, "object padding")
-        self.expanded.charge(r, at, size + len(pad), 1, context, "object")
-        return data, pad
+        end = at + size + (-size % 4)
+        if end > r.end:
+            what, need = ("object", size) if at + size > r.end else ("object padding", -size % 4)
+            left = r.end - (at if what == "object" else at + size)
+            raise ShaderFormatError(f"{what} needs {need} bytes, {left} left", at if what == "object" else at + size,
+                                    context)
+        self.expanded.charge(r, at, end - at, 1, context, "object")
+        r.pos = end
+        data = r.data
+        return data[at : at + size], data[at + size : end]
 
 
 def _shader_of(data: bytes) -> D3D9Shader | None:
     """``data`` as a D3D9 shader when it is one that rebuilds byte for byte, else None."""
+    if len(data) < 8:
+        return None
     from shaderkit.formats.d3d9.shader import D3D9Shader, is_version_token
 
-    if len(data) < 8 or not is_version_token(int.from_bytes(data[:4], "little")):
+    if not is_version_token(int.from_bytes(data[:4], "little")):
         return None
     try:
         shader = D3D9Shader.from_bytes(data)
@@ -600,13 +611,15 @@ def read_records(data: bytes, block_start: int, block_size: int, whole: Reader |
     n_small, n_large = rec.words(2, "FX2.objects")
     rec.check(n_small, 8, "FX2.small_objects")
     for i in range(n_small):
-        object_id, size = rec.words(2, f"FX2.small_objects[{i}]")
-        blob, pad = rec.blob(size, f"FX2.small_objects[{i}]")
+        ctx = f"FX2.small_objects[{i}]"
+        object_id, size = rec.words(2, ctx)
+        blob, pad = rec.blob(size, ctx)
         out.small_objects.append(SmallObject(object_id, blob, pad, _shader_of(blob)))
     rec.check(n_large, 24, "FX2.large_objects")
     for i in range(n_large):
-        technique, index, element, state, usage, size = rec.words(6, f"FX2.large_objects[{i}]")
-        blob, pad = rec.blob(size, f"FX2.large_objects[{i}]")
+        ctx = f"FX2.large_objects[{i}]"
+        technique, index, element, state, usage, size = rec.words(6, ctx)
+        blob, pad = rec.blob(size, ctx)
         shader = _shader_of(blob) if usage == 0 else None
         out.large_objects.append(LargeObject(technique, index, element, state, usage, blob, pad, shader))
     _charge_references(out, rec.r, block_start + block_size)
