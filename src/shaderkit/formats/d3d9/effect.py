@@ -1049,6 +1049,7 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
         # (a stack of [members, next member, elements left] over the struct types being walked)
         stack = [[_word_members(t, depth, parts), 0, max(1, t.elements)]]
         end = len(words)
+        run_type, run_start = -1, 0  # (members of one type one after the other are printed at once)
         while stack and pos < end:
             top = stack[-1]
             members, k = top[0], top[1]
@@ -1063,9 +1064,12 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
             if nested:
                 stack.append([_word_members(m, depth + len(stack), parts), 0, max(1, m.elements)])
                 continue
-            out += _leaf_texts(m.type, words[pos : pos + n])
+            if m.type != run_type:
+                out += _leaf_texts(run_type, words[run_start:pos]) if pos > run_start else []
+                run_type, run_start = m.type, pos
             pos += n
-        if pos >= len(words):
+        out += _leaf_texts(run_type, words[run_start : min(pos, end)]) if pos > run_start else []
+        if pos >= end:
             return out
         t = EffectType(3)
     return out + _leaf_texts(t.type, words[pos:])
