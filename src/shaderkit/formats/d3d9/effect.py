@@ -1047,12 +1047,13 @@ def _number_texts(t: EffectType, words: list[int], depth: int) -> list[str]:
     if t.klass == CLASS_STRUCT and depth < MAX_DEPTH:
         parts: dict[tuple[int, int], list[tuple[EffectType, int, bool]]] = {}  # (id(type), depth) -> members
         # (a stack of [members, next member, elements left] over the struct types being walked)
-        stack = [[_word_members(t, depth, parts), 0, max(1, t.elements)]]
+        stack: list[list[Any]] = [[_word_members(t, depth, parts), 0, max(1, t.elements)]]
         end = len(words)
         run_type, run_start = -1, 0  # (members of one type one after the other are printed at once)
         while stack and pos < end:
             top = stack[-1]
-            members, k = top[0], top[1]
+            members: list[tuple[EffectType, int, bool]] = top[0]
+            k: int = top[1]
             if k == len(members):
                 top[2] -= 1
                 top[1] = 0
