@@ -113,6 +113,19 @@ def test_a_shader_of_another_size_replaces_the_one_of_a_pass() -> None:
         effect.member("T/P/PixelShader")
 
 
+def test_an_unedited_effect_writes_its_stored_block_without_placing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shaderkit.io.layout import PlacedWriter
+
+    effect = D3D9Effect.from_bytes(EFFECT)
+    places = []
+    original = PlacedWriter.place
+    monkeypatch.setattr(PlacedWriter, "place", lambda self, key, data: places.append(key) or original(self, key, data))
+    assert effect.to_bytes() == EFFECT and places == []
+    # an edited item: the block is placed item by item (as in the test above)
+    effect.parameters[0].type.name = "kk"
+    assert len(effect.to_bytes()) > len(EFFECT) and ("p", 0, "type", "name") in places
+
+
 def test_a_new_effect_is_laid_out_by_the_rule() -> None:
     """A model made in code (no stored layout): the zero word, then each item in record order."""
     from shaderkit.formats.d3d9.effect import EffectParameter, EffectRecords, EffectValue

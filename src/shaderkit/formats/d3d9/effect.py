@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from shaderkit.formats.d3d9.shader import D3D9Shader
-    from shaderkit.io.layout import Layout
+    from shaderkit.io.layout import Layout, PlacedWriter
     from shaderkit.io.reader import Reader
 
 #: the fx_2_0 tag (``D3DX9`` effect version 9.1)
@@ -653,17 +653,42 @@ def _annotations(src: _Source, rec: _Records, count: int, ctx: str, layout: Layo
     return out
 
 
+class _Moved(Exception):
+    """An item is not the one stored under its key: the block is placed item by item."""
+
+
+class _AsStored:
+    """What the builder places through while every item is the one stored under its key (each then
+    goes back where it lay, and the block is the stored one): raises :class:`_Moved` at the first
+    item that is not, for the :class:`~shaderkit.io.layout.PlacedWriter` to lay out the block."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.items = layout.items
+
+    def place(self, key: Any, data: bytes) -> int:
+        """The offset ``key`` lay at, when ``data`` is its stored bytes."""
+        stored = self.items.get(key)
+        if stored is None or stored.data != data:
+            raise _Moved
+        return stored.offset
+
+
 class _Builder:
     """Writes the data block (items back where they lay, new ones appended) and the records."""
 
     def __init__(self, layout: Layout | None) -> None:
-        from shaderkit.io.layout import PlacedWriter, append_aligned
-
-        self.w: PlacedWriter = PlacedWriter(layout, append_aligned(4))
-        if layout is None:
-            self.w.put(0, bytes(4))  # fxc's leading zero word: no item lies at offset 0
+        self.layout = layout
+        self.w: PlacedWriter | _AsStored = _AsStored(layout) if layout is not None else self._writer()
         self.stored_size = layout.size if layout is not None else 0
         self.out: list[bytes] = []
+
+    def _writer(self) -> PlacedWriter:
+        from shaderkit.io.layout import PlacedWriter, append_aligned
+
+        w = PlacedWriter(self.layout, append_aligned(4))
+        if self.layout is None:
+            w.put(0, bytes(4))  # fxc's leading zero word: no item lies at offset 0
+        return w
 
     def u32(self, *values: int) -> None:
         self.out.append(struct.pack(f"<{len(values)}I", *values))
@@ -706,7 +731,22 @@ class _Builder:
             self.u32(self.type(a.type, (*key, "a", k, "type")), self.value(a.type, a.value, (*key, "a", k, "value")))
 
     def build(self, records: EffectRecords) -> tuple[bytes, bytes]:
-        """The data block and the records after it."""
+        """The data block and the records after it (every item as stored: the stored block)."""
+        if self.layout is not None:
+            try:
+                tail = self._records(records)
+                return bytes(self.layout.stored_bytes()), tail
+            except _Moved:
+                self.w, self.out = self._writer(), []
+        tail = self._records(records)
+        w = self.w
+        assert not isinstance(w, _AsStored)
+        if len(w.out) > self.stored_size:  # grown: the block ends aligned, as fxc's do
+            w.pad_to(4)
+        return w.getvalue(), tail
+
+    def _records(self, records: EffectRecords) -> bytes:
+        """The records after the data block (their items placed)."""
         object_count = max(records.object_count, 1 + max(_object_ids(records), default=0))
         if object_count > 0xFFFFFFFF:
             raise ValueError("object id 0xFFFFFFFF leaves no object count that covers it")
@@ -732,9 +772,7 @@ class _Builder:
             payload = lo.payload()
             self.u32(lo.technique, lo.index, lo.element, lo.state, lo.usage, len(payload))
             self.out.append(payload + _padding(payload, lo.padding))
-        if len(self.w.out) > self.stored_size:  # grown: the block ends aligned, as fxc's do
-            self.w.pad_to(4)
-        return self.w.getvalue(), b"".join(self.out)
+        return b"".join(self.out)
 
 
 def _object_ids(records: EffectRecords) -> list[int]:
