@@ -36,6 +36,11 @@ Damaged records (a count or an offset that does not fit) raise ShaderFormatError
 structure this model does not know (a parameter class other than the six of D3DXPARAMETER_CLASS),
 or whose typed form does not write back their own bytes, are kept: ``records`` is None then, the
 data block and the bytes after it are written as they were, and ``untyped`` says why.
+
+Records may share offsets (two parameters one type, a sampler state list another's), so reading
+spends the input's allocation budget by what it expands: each byte once at its size, again at the
+cost of the items it makes (REREAD_ITEM, REREAD_BYTE); an input whose sharing implies more work than
+its size allows is refused (ShaderFormatError), one that shares nothing spends its size.
 """
 
 from __future__ import annotations
