@@ -295,6 +295,16 @@ def test_sync_without_ssy_and_runaway_loop_raise():
         run(["loop:", "BRA {loop}"], max_steps=50)
 
 
+def test_straight_line_runs_count_steps_and_stop_at_max_steps():
+    # the lanes run straight-line code together (scheduled once): each instruction still counts
+    lines = ["MOV32I R1, 0x1", "IADD32I R1, R1, 0x1", "IADD32I R1, R1, 0x1", "IADD32I R1, R1, 0x1"]
+    r = run(lines)
+    assert reg(r, 1) == [4] * 4 and list(r.steps) == [5] * 4  # four instructions and the EXIT
+    assert run(lines, max_steps=5).steps.tolist() == [5] * 4
+    with pytest.raises(VMError, match=r"more than 4 instructions \(pc 0x30"):
+        run(lines, max_steps=4)  # the EXIT (at 0x30, after the bundle's control word at 0x20) is the fifth
+
+
 def test_vote():
     r = run(["S2R R0, SR_TID.X", "ISETP.GE.AND P0, PT, R0, 0x2, PT", "VOTE.ANY R1, P1, P0",
              "VOTE.ALL R2, P2, P0"])
@@ -443,6 +453,14 @@ def test_geometry_emit_and_cut():
         assert [v[0x70 // 4].view(np.float32) for v, _ in vertices] == [lane, lane + 1]
         assert [cut for _, cut in vertices] == [False, True]
     assert reg(r, 1) == [2, 2]  # the output handle counts emitted vertices
+
+
+def test_a_run_that_emits_nothing_has_an_empty_list_per_lane():
+    r = run(["MOV32I R1, 0x1"], lanes=3)
+    assert len(r.emitted) == 3 and r.emitted == [[], [], []] and r.emitted[-1] == []
+    assert r.emitted[0:2] == [[], []]
+    with pytest.raises(IndexError):
+        r.emitted[3]
 
 
 # -- texture targets (register layouts: coordinates in Ra.., LOD/reference/offsets/handle in Rb..) --

@@ -331,6 +331,39 @@ class Ins:
 
 
 # -- machine state ----------------------------------------------------------------------------------
+class EmittedVertices(Sequence[list[tuple[np.ndarray, bool]]]):
+    """Per lane, the (attributes, cut) pairs a geometry shader's OUT.EMIT recorded: a sequence of
+    one list per lane (``emitted[lane]``), equal to the plain list of those lists. The lists are
+    made when a lane emits or is read, so a run of other stages builds none."""
+
+    def __init__(self, lanes: int) -> None:
+        self._lanes = lanes
+        self._lists: dict[int, list[tuple[np.ndarray, bool]]] = {}
+
+    def __len__(self) -> int:
+        return self._lanes
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._lanes))]
+        lane = int(index)
+        if lane < 0:
+            lane += self._lanes
+        if not 0 <= lane < self._lanes:
+            raise IndexError(f"lane {index} is not 0..{self._lanes - 1}")
+        return self._lists.setdefault(lane, [])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EmittedVertices):
+            other = list(other)
+        return isinstance(other, list) and list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class Machine:
     """The state of one run: registers, predicates, condition code, attribute spaces, memories."""
 
@@ -357,8 +390,10 @@ class Machine:
         self.memories: dict[str, np.ndarray] = {}
         self.bases: dict[str, int] = {}  # address of each memory's first byte
         self.system: dict[str, np.ndarray] = {}
-        self.emitted: list[list[tuple[np.ndarray, bool]]] = [[] for _ in range(lanes)]
+        self.emitted = EmittedVertices(lanes)
         self.lane_index = np.arange(lanes)
+        #: the mask of every lane: a write under this very object needs no lane selection
+        self.all_lanes = np.ones(lanes, bool)
 
     def reg(self, index: int) -> np.ndarray:
         """Register ``index`` (RZ reads 0)."""
@@ -373,7 +408,10 @@ class Machine:
     def write(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write uint32 ``value`` to register ``index`` in the lanes of ``mask`` (RZ ignores it)."""
         if index != RZ:
-            np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False), where=mask)
+            if mask is self.all_lanes:
+                np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False))
+            else:
+                np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False), where=mask)
 
     def writef(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write float32 ``value`` to register ``index``."""
@@ -2638,6 +2676,17 @@ unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "
 
 
 # -- the shader -------------------------------------------------------------------------------------
+class _Step:
+    """One compiled instruction: its body, its predicate guard (None: always), the address of the
+    next instruction, and whether it is control flow (the only kind that moves the pc elsewhere or
+    ends lanes)."""
+
+    __slots__ = ("body", "guard", "after", "flow")
+
+    def __init__(self, body: Op, guard: Callable[[Machine], np.ndarray] | None, after: int, flow: bool) -> None:
+        self.body, self.guard, self.after, self.flow = body, guard, after, flow
+
+
 def _skip_control(address: int) -> int:
     """The instruction that runs at ``address``: a bundle's control word runs the bundle's first
     instruction."""
@@ -2666,7 +2715,7 @@ class RunResult:
     killed: np.ndarray
     colors: dict[int, np.ndarray] = field(default_factory=dict)
     depth: np.ndarray | None = None
-    emitted: list[list[tuple[np.ndarray, bool]]] = field(default_factory=list)
+    emitted: Sequence[list[tuple[np.ndarray, bool]]] = field(default_factory=list)
 
     def f32(self, register: int) -> np.ndarray:
         """Register ``register`` of every lane as float32."""
@@ -2698,7 +2747,7 @@ class MaxwellShader:
     shared_memory: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
     _words: list[int] = field(default_factory=list, repr=False)
-    _ops: dict[int, Op] = field(default_factory=dict, repr=False)
+    _ops: dict[int, _Step] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._words = words_of(self.code)
@@ -2792,7 +2841,8 @@ class MaxwellShader:
         return out
 
     # -- compiling -------------------------------------------------------------------------------
-    def _op(self, address: int) -> Op:
+    def _op(self, address: int) -> _Step:
+        """The instruction at ``address``, decoded and compiled once per shader."""
         index = address // 8
         if address % 8 or address % BUNDLE_BYTES == 0 or not 0 <= index < len(self._words):
             raise VMError(f"execution reached {address:#x}, outside the {len(self.code):#x}-byte code")
@@ -2811,18 +2861,9 @@ class MaxwellShader:
             body = builder(ins)
         except KeyError as exc:  # a field value the table leaves unnamed (ENUM_<n>): no rule to run
             raise ins.fail(f"field value {exc.args[0]} has no defined meaning") from None
-        after = _next(address)
-        guard = self._guard(ins)
-        flow = ins.mnemonic in _FLOW
-
-        def op(st: Machine, mask: np.ndarray) -> None:
-            st.pc[mask] = after
-            m = mask if guard is None else mask & guard(st)
-            if flow or m.any():
-                with np.errstate(all="ignore"):
-                    body(st, m)
-        self._ops[address] = op
-        return op
+        step = _Step(body, self._guard(ins), _next(address), ins.mnemonic in _FLOW)
+        self._ops[address] = step
+        return step
 
     @staticmethod
     def _guard(ins: Ins) -> Callable[[Machine], np.ndarray] | None:
@@ -2900,18 +2941,41 @@ class MaxwellShader:
                 st.memories["local"] = np.zeros((count, min(size, 1 << 20)), np.uint8)
         st.pc[:] = 8  # the first instruction follows the first control word
         steps = np.zeros(count, np.int64)
-        while True:
-            alive = st.live
-            if not alive.any():
-                break
-            pc = int(st.pc[alive].min())
-            mask = alive & (st.pc == pc)
-            steps[mask] += 1
-            if steps[mask].max() > limit:
-                raise VMError(f"a lane ran more than {limit} instructions (pc {pc:#x}; a runaway loop? "
-                              "raise max_steps if this is expected)")
-            op = self._ops.get(pc) or self._op(pc)
-            op(st, mask)
+        ops = self._ops
+        with np.errstate(all="ignore"):
+            while True:
+                alive = st.live
+                if not alive.any():
+                    break
+                pc = int(st.pc[alive].min())
+                mask = alive & (st.pc == pc)
+                if mask.all():
+                    mask = st.all_lanes  # lets writes skip their lane mask
+                steps[mask] += 1
+                ran = int(steps[mask].max())  # the most instructions a lane of mask has run
+                # all live lanes at one pc: until a control-flow instruction, nothing changes the pc
+                # or the live lanes but the step to the next instruction, so the lanes run on
+                # without being scheduled again (pc and steps are brought up to date at the end)
+                together = mask is st.all_lanes or np.array_equal(mask, alive)
+                extra = 0  # instructions run together after the first
+                while True:
+                    if ran + extra > limit:
+                        raise VMError(f"a lane ran more than {limit} instructions (pc {pc:#x}; a runaway "
+                                      "loop? raise max_steps if this is expected)")
+                    step = ops.get(pc) or self._op(pc)
+                    guard = step.guard
+                    m = mask if guard is None else mask & guard(st)
+                    if step.flow or not together:
+                        st.pc[mask] = step.after
+                        if step.flow or m.any():
+                            step.body(st, m)
+                        break
+                    if guard is None or m.any():
+                        step.body(st, m)
+                    pc = step.after
+                    extra += 1
+                if extra:
+                    steps[mask] += extra
         return self._result(st, steps)
 
     def _load_inputs(self, st: Machine, arrays: dict[int, np.ndarray]) -> None:
