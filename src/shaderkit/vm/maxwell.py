@@ -428,7 +428,10 @@ class Machine:
     def setp(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write predicate ``index`` (PT ignores it)."""
         if index != PT:
-            np.copyto(self.p[index], np.asarray(value, bool), where=mask)
+            if mask is self.all_lanes:
+                np.copyto(self.p[index], np.asarray(value, bool))
+            else:
+                np.copyto(self.p[index], np.asarray(value, bool), where=mask)
 
     def set_cc(self, mask: np.ndarray, result: np.ndarray, carry: Any = False, overflow: Any = False) -> None:
         """Condition code from a 32-bit result: zero, sign, and the given carry and overflow."""
@@ -1883,7 +1886,10 @@ def _ast(ins: Ins) -> Op:
             words = _attr_words(st, base + 4 * k, m, "AST")
             value = st.reg(s + k if s != RZ else RZ)
             if isinstance(words, int):
-                np.copyto(st.attr_out[words], value, where=m)
+                if m is st.all_lanes:
+                    np.copyto(st.attr_out[words], value)
+                else:
+                    np.copyto(st.attr_out[words], value, where=m)
             else:
                 lanes = np.nonzero(m)[0]
                 st.attr_out[words[lanes], lanes] = value[lanes]
