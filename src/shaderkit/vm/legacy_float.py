@@ -15,7 +15,17 @@ __all__ = ["mul_legacy", "min_legacy", "max_legacy", "fract", "saturate"]
 
 def mul_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """DX9 product: +0 when either factor is zero (0 * inf = 0 * NaN = 0), else a * b (float32)."""
-    return np.where((a == 0) | (b == 0), _ZERO, a * b).astype(F32, copy=False)
+    a, b = np.asarray(a), np.asarray(b)
+    product = np.asarray(np.multiply(a, b))
+    zero: np.ndarray | bool
+    if b.size == 1 < a.size:  # one factor the same for every lane (a constant): test it once
+        zero = True if b.reshape(-1)[0] == 0 else a == 0
+    elif a.size == 1 < b.size:
+        zero = True if a.reshape(-1)[0] == 0 else b == 0
+    else:
+        zero = (a == 0) | (b == 0)
+    np.copyto(product, _ZERO, where=zero)
+    return product.astype(F32, copy=False)
 
 
 def min_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -171,9 +171,10 @@ def _bits(value: Any, n: int, what: str) -> np.ndarray:
     keep their integer bits; shapes (n,), (n, k<=4), (k<=4,) (every lane)."""
     a = _array(value)
     if a.dtype.kind in "iu":
-        bits = a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i" else a.astype(U32)
+        bits = (a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i"
+                else a.astype(U32, copy=False))
     elif a.dtype.kind in "fb":
-        bits = a.astype(F32).view(U32)
+        bits = a.astype(F32, copy=False).view(U32)  # read only: copied into the result below
     else:
         raise VMError(f"{what}: values of type {a.dtype} are not numbers")
     if bits.ndim == 1 and bits.shape[0] <= 4 and n != bits.shape[0]:
@@ -453,7 +454,10 @@ class LatteShader:
             if keep:
                 gpr_bits[first:last] = wave.gpr.transpose(2, 0, 1)
             for key, bits in wave.exports.items():
-                exports.setdefault(key, np.zeros((n, 4), U32))[first:last] = bits
+                whole = exports.get(key)
+                if whole is None:
+                    whole = exports[key] = np.zeros((n, 4), U32)
+                whole[first:last] = bits
             for write in wave.memory:
                 memory.append(_widen_write(write, n, first))
             for name, mask in wave.emits:

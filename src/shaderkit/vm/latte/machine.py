@@ -230,6 +230,11 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(U32) if a.dtype != U32 else a
 
 
+def _lanes(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` broadcast to (n,) lanes (itself when it has that shape: broadcast_to costs microseconds)."""
+    return a if a.shape == (n,) else np.broadcast_to(a, (n,))
+
+
 # -- the executor --------------------------------------------------------------------------------
 class Machine:
     """Runs one program over one wave (see :func:`run_program`)."""
@@ -485,9 +490,10 @@ class Machine:
         banks = self.kcache(cf)
         for group in groups:
             self.step()
-            if not self.w.active().any():
+            active = self.w.active()
+            if not active.any():
                 continue
-            self.alu_group(group, banks)
+            self.alu_group(group, banks, active)
 
     def index(self, f: Mapping[str, int]) -> np.ndarray | int:
         """The relative index of INDEX_MODE: AR.x-w per lane or AL."""
@@ -510,7 +516,7 @@ class Machine:
                 idx = np.clip(sel + self.index(f), 0, GPRS - 1)
                 bits = w.gpr[idx, chan, self.lane_index] if isinstance(idx, np.ndarray) else w.gpr[int(idx), chan]
             else:
-                bits = w.gpr[sel, chan].copy()  # results must not alias registers written later
+                bits = w.gpr[sel, chan]  # a view: alu_group copies a result that is one
         elif sel >= T.ALU_SRC_CFILE:
             bits = self.constant(self.env.cfile, sel - T.ALU_SRC_CFILE, chan, self.index(f) if rel else 0)
         elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:
@@ -564,10 +570,14 @@ class Machine:
             return table[idx, chan:chan + 1]
         return np.zeros(1, U32)
 
-    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]]) -> None:
-        """Execute one instruction group: all sources read first, then every write."""
+    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]],
+                  active: np.ndarray | None = None) -> None:
+        """Execute one instruction group: all sources read first, then every write (``active``:
+        ``Wave.active()``, when the caller has it)."""
         w = self.w
-        active = w.active()
+        if active is None:
+            active = w.active()
+        every = bool(active.all())
         writes: list[tuple[AluInst, np.ndarray, np.ndarray]] = []  # inst, bits, lanes
         pv: list[np.ndarray | None] = [None] * 5
         new_ar: list[tuple[int, np.ndarray]] = []
@@ -608,7 +618,7 @@ class Machine:
                 out = sem.fn(*args)
                 results[inst.unit] = self.finish(inst, np.asarray(out, {"f": F32, "i": I32, "u": U32}[sem.out]))
             elif sem.kind in ("pred", "kill"):
-                cond = np.broadcast_to(sem.fn(*args), (w.n,))
+                cond = _lanes(np.asarray(sem.fn(*args)), w.n)
                 results[inst.unit] = self.finish(inst, np.where(cond, F32(1), F32(0)).astype(F32))
                 if sem.kind == "kill":
                     kills |= cond & active
@@ -625,7 +635,9 @@ class Machine:
         for inst in group.insts:
             if inst.unit not in results:
                 continue
-            bits = _bits(np.broadcast_to(results[inst.unit], (w.n,)))
+            bits = _bits(_lanes(results[inst.unit], w.n))
+            if np.may_share_memory(bits, w.gpr):  # a source register passed on (MOV): the writes
+                bits = bits.copy()                # below must not change it, nor PV later
             pv[inst.unit] = bits
             if inst.sem is not None and inst.sem.kind == "mova":
                 continue
@@ -639,7 +651,7 @@ class Machine:
                 lanes = lanes & w.pred
             writes.append((inst, bits, lanes))
         for inst, bits, lanes in writes:
-            self.write(inst, bits, lanes)
+            self.write(inst, bits, lanes, every and lanes is active)
         for unit in range(4):
             if pv[unit] is not None:
                 w.pv[unit] = pv[unit]  # type: ignore[assignment]
@@ -666,8 +678,9 @@ class Machine:
                 value = saturate(value)
         return value.view(U32) if value.dtype != U32 else value
 
-    def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray) -> None:
-        """Write an ALU result to its destination GPR channel for ``lanes``."""
+    def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray, every: bool = False) -> None:
+        """Write an ALU result to its destination GPR channel for ``lanes`` (``every``: the caller
+        knows they are all lanes)."""
         w = self.w
         f = inst.f
         dst, chan = f["DST_GPR"], f["DST_CHAN"]
@@ -676,7 +689,7 @@ class Machine:
             sel = np.flatnonzero(lanes)
             w.gpr[idx[sel], chan, sel] = bits[sel]
             return
-        if lanes.all():
+        if every or lanes.all():
             w.gpr[dst, chan] = bits
         else:
             w.gpr[dst, chan] = np.where(lanes, bits, w.gpr[dst, chan])
@@ -737,6 +750,7 @@ class Machine:
             if kind is None:
                 raise VMError(f"export TYPE {f['TYPE']} is not PIX, POS or PARAM")
             sels = [f[f"SEL_{c}"] for c in "XYZW"]
+            every = bool(active.all())
             for k in range(burst):
                 reg = self.gpr_rel(f["RW_GPR"] + k, f["RW_REL"])
                 base = f["ARRAY_BASE"] + k
@@ -748,8 +762,11 @@ class Machine:
                 for chan, sel in enumerate(sels):
                     if sel == T.SEL_MASK:
                         continue
-                    v = np.broadcast_to(_selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export"), (w.n,))
-                    out[active, chan] = v[active]
+                    v = _selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export")
+                    if every:
+                        out[:, chan] = v
+                    else:
+                        out[active, chan] = np.broadcast_to(v, (w.n,))[active]
             return
         if name == "UNKNOWN":
             raise VMError(f"export CF_INST {f['CF_INST']:#x} is not defined")
