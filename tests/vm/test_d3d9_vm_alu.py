@@ -307,3 +307,13 @@ def test_partial_writes_and_outputs_are_separate_arrays() -> None:
         assert not any(np.shares_memory(a, b) for b in arrays[i + 1:])
     out["oT0"][0, 0] = 9  # changes nothing else
     np.testing.assert_array_equal(out["oT1"], [[0.5, -1, 2, 8]] * 2)
+
+
+def test_a_register_copied_before_a_partial_write_keeps_its_value() -> None:
+    # r1 and oT0 take r0 whole; then r0.x and r0.yw change: the copies keep the old r0
+    sh = vs("def c0, 10, 20, 30, 40\nmov r0, v0\nmov r1, r0\nmov oT0, r0\nadd r0.x, r0.x, c0.x\n"
+            "mul r0.yw, r0, c0\nmov oPos, r0\nmov oT1, r1\n", "vs_2_0")
+    out = sh.run(v0=np.array([[1, 2, 3, 4]], np.float32))
+    np.testing.assert_array_equal(out["oPos"], [[11, 40, 3, 160]])
+    np.testing.assert_array_equal(out["oT0"], [[1, 2, 3, 4]])
+    np.testing.assert_array_equal(out["oT1"], [[1, 2, 3, 4]])

@@ -347,6 +347,8 @@ class _Run:
         self.ints = shader._int_file()
         self.bools = shader._bool_file()
         self.pending: list[tuple[Param, np.ndarray, np.ndarray]] | None = None
+        #: register arrays _commit_all_lanes allocated (it may write them in place while regs holds them)
+        self._owned: dict[tuple[int, int], np.ndarray] = {}
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -462,22 +464,31 @@ class _Run:
 
     def _commit_all_lanes(self, p: Param, values: np.ndarray, comps: int,
                           columns: Sequence[int] | None) -> None:
-        """``commit`` when every lane is written: whole components are copied (register arrays
-        are never changed in place, so the new one is a fresh array)."""
+        """``commit`` when every lane is written: whole components are copied. Register arrays
+        are replaced, not changed, except one this method allocated itself (``_owned``), which
+        nothing else holds during a run: its other components stay where they are."""
         key = self._destination(p)
         cols = (0, 1, 2, 3) if columns is None else columns
         if comps == 15 and tuple(cols) == (0, 1, 2, 3) and values.shape == (self.n, 4):
             fresh = values.base is None and values.flags.writeable and values.flags.c_contiguous \
                 and not any(values is held for held in self.regs.values())
-            self.regs[key] = values if fresh else np.array(values, F32, order="C")
+            if fresh:
+                self.regs[key] = values
+            else:
+                self.regs[key] = self._owned[key] = np.array(values, F32, order="C")
             return
         old = self.regs.get(key)
-        new = self.zeros() if old is None else np.array(old, F32, order="C")
+        if old is None:
+            new = self.zeros()
+        elif self._owned.get(key) is old and not np.may_share_memory(values, old):
+            new = old
+        else:
+            new = np.array(old, F32, order="C")
         wide = np.broadcast_to(values, (self.n, len(cols)))
         for j, c in enumerate(cols):
             if comps >> c & 1:
                 new[:, c] = wide[:, j]
-        self.regs[key] = new
+        self.regs[key] = self._owned[key] = new
 
     # -- flow control ---------------------------------------------------------------------------
 
