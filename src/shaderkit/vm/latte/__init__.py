@@ -167,8 +167,9 @@ def _array(value: Any, integer: bool = False) -> np.ndarray:
 
 
 def _bits(value: Any, n: int, what: str) -> np.ndarray:
-    """(n, 4) uint32 bits of an input: float values become float32 bits, NumPy integer arrays
-    keep their integer bits; shapes (n,), (n, k<=4), (k<=4,) (every lane)."""
+    """(n, k <= 4) uint32 bits of an input (a view where it can be: read only): float values
+    become float32 bits, NumPy integer arrays keep their integer bits; shapes (n,), (n, k<=4),
+    (k<=4,) (every lane)."""
     a = _array(value)
     if a.dtype.kind in "iu":
         bits = (a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i"
@@ -183,9 +184,7 @@ def _bits(value: Any, n: int, what: str) -> np.ndarray:
         bits = bits[:, None]
     if bits.ndim != 2 or bits.shape[1] > 4 or bits.shape[0] not in (1, n):
         raise VMError(f"{what}: shape {a.shape} does not fit {n} lanes of up to 4 components")
-    out = np.zeros((n, 4), U32)
-    out[:, : bits.shape[1]] = bits
-    return out
+    return np.broadcast_to(bits, (n, bits.shape[1]))
 
 
 def _words(value: Any, what: str, integer: bool = False) -> np.ndarray:
@@ -397,17 +396,14 @@ class LatteShader:
             n = max(sizes) if sizes else 1
         if n < 1:
             raise VMError("a run needs at least one lane")
-        start_regs: dict[int, np.ndarray] = {}  # GPR -> (n, 4) bits
-        if self.stage == "vertex":
-            r0 = np.zeros((n, 4), U32)
-            r0[:, 0] = np.arange(n, dtype=U32)
-            start_regs[0] = r0
-        elif self.stage == "pixel":
+        start_regs: dict[int, np.ndarray] = {}  # GPR -> (n, k <= 4) bits (the other components: 0)
+        if self.stage == "pixel":
             for i, cntl in enumerate(self.ps_input_controls()):
                 default = PS_DEFAULT_VALUES[cntl["DEFAULT_VAL"]]
                 start_regs[i] = np.broadcast_to(np.asarray(default, F32).view(U32), (n, 4))
         for key, value in inputs.items():
             start_regs[self._register_of(key, names)] = _bits(value, n, f"input {key!r}")
+        vertex_index = self.stage == "vertex" and 0 not in start_regs  # R0.x: the lane number
         cfile, blocks = self._uniform_tables(uniforms or {}, uniform_blocks or {})
         if isinstance(bools, int):
             bool_mask = bools
@@ -447,7 +443,9 @@ class LatteShader:
             last = min(first + CHUNK_LANES, n)
             wave = Wave.new(last - first)
             for reg, bits in start_regs.items():
-                wave.gpr[reg] = bits[first:last].T
+                wave.gpr[reg, :bits.shape[1]] = bits[first:last].T
+            if vertex_index:
+                wave.gpr[0, 0] = np.arange(first, last, dtype=U32)
             run_program(self.program, wave, env)
             steps = max(steps, wave.steps)
             killed[first:last] = ~wave.alive
