@@ -61,6 +61,14 @@ class AluInst:
     sem: Semantic | None
     unit: int
     op3: bool
+    #: per source: (SEL, CHAN, REL, ABS, NEG), read from ``f`` once (ABS only for OP2 sources 0-1)
+    srcs: tuple[tuple[int, int, int, int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        f = self.f
+        self.srcs = tuple((f.get(f"SRC{i}_SEL", 0), f.get(f"SRC{i}_CHAN", 0), f.get(f"SRC{i}_REL", 0),
+                           f.get(f"SRC{i}_ABS", 0) if i < 2 and not self.op3 else 0, f.get(f"SRC{i}_NEG", 0))
+                          for i in range(3))
 
 
 @dataclass
@@ -508,7 +516,7 @@ class Machine:
                banks: list[tuple[int, int, int]], ftype: str) -> np.ndarray:
         """Source ``i`` of ``inst`` as float32/int32/uint32 lanes (modifiers applied to floats)."""
         f = inst.f
-        sel, chan, rel = f[f"SRC{i}_SEL"], f[f"SRC{i}_CHAN"], f[f"SRC{i}_REL"]
+        sel, chan, rel, absolute, negate = inst.srcs[i]
         w = self.w
         bits: np.ndarray
         if sel <= T.ALU_SRC_GPR_LAST:
@@ -551,9 +559,9 @@ class Machine:
             name = T.ALU_SRC_NAMES.get(sel, str(sel))
             raise VMError(f"{inst.op.name} reads source {name}, which the VM does not provide")
         if ftype == "f":
-            if i < 2 and not inst.op3 and f[f"SRC{i}_ABS"]:
+            if absolute:
                 bits = bits & U32(0x7FFFFFFF)
-            if f[f"SRC{i}_NEG"]:
+            if negate:
                 bits = bits ^ U32(0x80000000)
             return bits.view(F32)
         return bits.view(I32 if ftype == "i" else U32)
