@@ -446,6 +446,8 @@ class LatteShader:
                 wave.gpr[reg, :bits.shape[1]] = bits[first:last].T
             if vertex_index:
                 wave.gpr[0, 0] = np.arange(first, last, dtype=U32)
+            for key, whole in exports.items():  # exports an earlier wave made go straight to their rows
+                wave.exports[key] = whole[first:last]
             run_program(self.program, wave, env)
             steps = max(steps, wave.steps)
             killed[first:last] = ~wave.alive
@@ -455,7 +457,7 @@ class LatteShader:
                 whole = exports.get(key)
                 if whole is None:
                     whole = exports[key] = np.zeros((n, 4), U32)
-                whole[first:last] = bits
+                    whole[first:last] = bits
             for write in wave.memory:
                 memory.append(_widen_write(write, n, first))
             for name, mask in wave.emits:
