@@ -446,16 +446,15 @@ class LatteShader:
                 wave.gpr[reg, :bits.shape[1]] = bits[first:last].T
             if vertex_index:
                 wave.gpr[0, 0] = np.arange(first, last, dtype=U32)
-            for key, whole in exports.items():  # exports an earlier wave made go straight to their rows
-                wave.exports[key] = whole[first:last]
+            for key, rows in exports.items():  # exports an earlier wave made go straight to their rows
+                wave.exports[key] = rows[first:last]
             run_program(self.program, wave, env)
             steps = max(steps, wave.steps)
             killed[first:last] = ~wave.alive
             if keep:
                 gpr_bits[first:last] = wave.gpr.transpose(2, 0, 1)
             for key, bits in wave.exports.items():
-                whole = exports.get(key)
-                if whole is None:
+                if key not in exports:
                     whole = exports[key] = np.zeros((n, 4), U32)
                     whole[first:last] = bits
             for write in wave.memory:
