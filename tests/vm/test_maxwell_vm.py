@@ -154,6 +154,32 @@ def test_64bit_subtract_with_negated_operands():
     assert reg(r, 4) == [2, 5, 0xFFFFFFFF] and reg(r, 5) == [1, 1, 0]
 
 
+def test_iadd3_64bit_subtract_with_negated_operands():
+    # IADD3 follows IADD's rule: a negated operand adds its complement plus a carry-in of 1; with .X
+    # the carry-in is CC.carry instead (a subtract with borrow), a third operand RZ adds nothing.
+    # lane 0: 0x2_00000005 - 0x1_00000003: lo 5 + ~3 + 1 + 0 = 0x1_00000002 (2, carry 1),
+    #         hi 2 + ~1 + 1 + 0 = 0x1_00000001 (1)                        -> 0x1_00000002
+    # lane 1: 0x2_00000005 - 0x1_00000000: lo 5 + ~0 + 1 = 0x1_00000005 (5, carry 1: b_lo = 0),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                            -> 0x1_00000005
+    # lane 2: 0x1_00000003 - 0x0_00000005: lo 3 + ~5 + 1 = 0xfffffffe (carry 0: a borrow),
+    #         hi 1 + ~0 + 0 = 0x1_00000000 (0)                            -> 0x0_fffffffe
+    # (two's complement with the carry added after, hi = 2 + 0xffffffff + 1, would give 2 in lane 0)
+    a = np.array([[5, 2], [5, 2], [3, 1]], np.uint32)
+    b = np.array([[3, 1], [0, 1], [5, 0]], np.uint32)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD.64 R2, a[0x90]",
+                             "IADD3 R4.CC, R0, -R2, RZ", "IADD3.X R5, R1, -R3, RZ",
+                             # the same with the negated operand third: 0x2_00000005 + 0x0_00000010
+                             # - b: lo 5 + 0x10 + ~b_lo + 1, hi 2 + 0 + ~b_hi + carry
+                             "MOV32I R6, 0x10",
+                             "IADD3 R7.CC, R0, R6, -R2", "IADD3.X R8, R1, RZ, -R3"])).run(
+        {0: a.view(np.float32), 1: b.view(np.float32)}, lanes=3)
+    assert reg(r, 4) == [2, 5, 0xFFFFFFFE] and reg(r, 5) == [1, 1, 0]
+    # lane 0: lo 0x15 + ~3 + 1 = 0x1_00000012 (0x12, carry 1), hi 2 + ~1 + 1 = 0x1_00000001 (1)
+    # lane 1: lo 0x15 + ~0 + 1 = 0x1_00000015 (0x15, carry 1), hi 2 + ~1 + 1 -> 1
+    # lane 2: lo 0x13 + ~5 + 1 = 0x1_0000000e (0xe, carry 1), hi 1 + ~0 + 1 = 0x1_00000001 (1)
+    assert reg(r, 7) == [0x12, 0x15, 0xE] and reg(r, 8) == [1, 1, 1]
+
+
 def test_iadd_negation_iscadd_iadd3_imul():
     r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x3",
              "IADD R1, R2, -R3",          # 0x10 - 3 = 0xd

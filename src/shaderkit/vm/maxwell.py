@@ -37,6 +37,9 @@ Documented choices:
   carry-in is CC.carry instead), so ``IADD.CC lo, a, -b`` sets carry = (a >= b) (1 for b = 0) and
   ``IADD.X hi, c, -d`` is a subtract with borrow: nouveau's gm107 code generator lowers a 64-bit
   subtraction to exactly that pair. (Ryujinx negates first and adds the carry after, which breaks it.)
+  IADD3 follows the same rule for each negated operand (nouveau's GV100 generator lowers a 64-bit
+  subtraction to IADD3 with a negated operand, split into a .CC/.X pair); Ryujinx and yuzu negate
+  first (yuzu refuses .X with .CC), which gives the same 32-bit value without .X.
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
 * Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
   in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
@@ -1004,6 +1007,12 @@ _HALF_PART = {"B32": None, "H0": 0, "H1": 16}
 
 @semantics("IADD3")
 def _iadd3(ins: Ins) -> Op:
+    """IADD3: a + b + c, a negated operand added as its complement with a carry-in of 1, as IADD
+    does; with ``.X`` the negated operands add only their complements and the carry-in is CC.carry,
+    so ``IADD3.CC lo, a, -b, RZ`` / ``IADD3.X hi, c, -d, RZ`` subtracts 64 bits (nouveau's GV100
+    code generator lowers a subtraction to an add with a negated operand and splits 64-bit adds into
+    a .CC/.X pair, the IADD rule on the IADD3 successor). The shift (``.RS``/``.LS``) applies to a + b
+    with their carry-ins; the CC carry is set when the 34-bit sum reaches 2**32."""
     srcs = [ins.u(i) for i in (1, 2, 3)]
     negs = [ins.flag(i, "neg") for i in (1, 2, 3)]
     parts = [_HALF_PART.get(_enum_name("HalfSelect", ins.flag(i, "part")), None) if ins.operands[i].part is not None
@@ -1011,6 +1020,8 @@ def _iadd3(ins: Ins) -> Op:
     lrs = ins.choice("Lrs") if "Lrs" in ins.mods else "None"
     extended, d = bool(ins.mod("X")), ins.raw(0)
     cc = _cc_row(ins)
+    ab_in = 0 if extended else negs[0] + negs[1]  # the +1 of each negated operand (two's complement)
+    c_in = 0 if extended else negs[2]
 
     def op(st: Machine, m: np.ndarray) -> None:
         vals = []
@@ -1018,15 +1029,13 @@ def _iadd3(ins: Ins) -> Op:
             v = np.asarray(get(st), U32).astype(np.int64)
             if part is not None:
                 v = (v >> part) & 0xFFFF
-            vals.append((-v) & 0xFFFFFFFF if neg else v)
-        ab = vals[0] + vals[1]
+            vals.append((~v) & 0xFFFFFFFF if neg else v)
+        ab = vals[0] + vals[1] + (st.cc[2].astype(np.int64) if extended else ab_in)
         if lrs == "Rs":
             ab = (ab & 0xFFFFFFFF) >> 16
         elif lrs == "Ls":
             ab = (ab << 16) & 0xFFFFFFFF
-        total = ab + vals[2]
-        if extended:
-            total = total + st.cc[2].astype(np.int64)
+        total = ab + vals[2] + c_in
         value = _wrap(total)
         st.write(d, value, m)
         if cc:
