@@ -653,3 +653,89 @@ def test_a_field_value_without_a_meaning_is_a_vm_error():
     struct.pack_into("<Q", code, at, word | 0xA << 48)
     with pytest.raises(VMError, match="PRMT at 0x8: .*no defined meaning"):
         MaxwellShader(bytes(code)).run(lanes=1)
+
+
+# -- video instructions (PTX ISA "Scalar Video Instructions": exact sub-word integers, optSaturate,
+#    optSecOp, optMerge) -----------------------------------------------------------------------------
+_VIDEO_SETUP = ["MOV32I R2, 0x80ff7f05",  # bytes b0 5, b1 0x7f, b2 0xff, b3 0x80; h0 0x7f05, h1 0x80ff
+                "MOV32I R3, 0x00c80009",  # b0 9, b2 0xc8 = 200; h0 9, h1 0xc8
+                "MOV32I R4, 0x12345678",  # C
+                "MOV32I R5, 0xfffffff0"]  # C = -16 (signed), 0xfffffff0 (unsigned)
+
+
+def test_vadd_selects_signs_negation_and_secondary_ops():
+    r = run([*_VIDEO_SETUP,
+             "VADD.U8B2.U8B0.ACC R10, R2, R3, RZ",               # 0xff + 9 = 264 = 0x108
+             "VADD.S8B2.U8B0.ACC R11, R2, R3, RZ",               # -1 + 9 = 8
+             "VADD.NEGB.DFORMAT.S8B3.U8B2.SAT.ACC R12, R2, R3, RZ",  # -128 - 200 = -328 (in S32 range)
+             "VADD.NEGB.S8B3.U8B2.SAT.ACC R13, R2, R3, R4",      # -328 clamped to U32 [0, ..] = 0, + C
+             "VADD.U16H1.U16H1.SAT.MRG16L R14, R2, R2, R4",      # 0x80ff * 2 = 0x101fe -> U16 max 0xffff
+             "VADD.U16H1.U16H1.MRG16L R15, R2, R2, R4",          # no SAT: low half 0x01fe into C's h0
+             "VADD.DFORMAT.S8B3.S8B3.SAT.MRG8B2 R16, R2, R2, R4",  # -256 -> S8 min -128 = 0x80 into b2
+             "VADD.U8B0.U8B0.MIN R17, R2, R3, R4",               # min(5 + 9, 0x12345678) = 14
+             "VADD.NEGB.DFORMAT.U8B0.U8B0.MAX R18, R2, R3, R5",  # signed max(5 - 9, -16) = -4
+             "VADD.NEGB.U8B0.U8B0.MAX R19, R2, R3, R5",          # unsigned: max(-4, 0xfffffff0) = 0xfffffff0
+             "VADD.PO.U8B0.U8B0.ACC R20, R2, R3, RZ",            # 5 + 9 + 1 = 15
+             "VADD.NEGA.U8B0.U8B0.ACC R21, R2, R3, RZ",          # -5 + 9 = 4
+             "VADD.ACC R22, R2, 0xfff0, RZ",                     # 5 + 0xfff0 (unsigned imm16) = 0xfff5
+             "VADD.BSIGNED.ACC R23, R2, 0xfff0, RZ",             # 5 + -16 = -11 = 0xfffffff5
+             "VADD.U8B0.U8B0.MRG16H R24, R2, R3, R4"])           # 14 into C's h1: 0x000e5678
+    assert [reg(r, i)[0] for i in range(10, 25)] == [
+        0x108, 8, 0xFFFFFEB8, 0x12345678, 0x1234FFFF, 0x123401FE, 0x12805678, 14, 0xFFFFFFFC, 0xFFFFFFF0,
+        15, 4, 0xFFF5, 0xFFFFFFF5, 0x000E5678]
+
+
+def test_vabsdiff_vset_vsetp():
+    r = run([*_VIDEO_SETUP,
+             "VABSDIFF.U8B0.U8B2.ACC R10, R2, R3, R4",        # |5 - 200| = 195 = 0xc3, + C = 0x1234573b
+             "VABSDIFF.S8B3.U8B0.ACC R11, R2, R3, RZ",        # |-128 - 9| = 137
+             "VABSDIFF.DFORMAT.S8B3.U8B0.SAT.MRG8B0 R12, R2, R3, R4",  # 137 -> S8 max 0x7f into b0
+             "VSET.LT.U8B0.U8B2.ACC R13, R2, R3, RZ",         # 5 < 200: 1
+             "VSET.GT.S8B3.U8B0.ACC R14, R2, R3, RZ",         # -128 > 9: 0
+             "VSET.GT.U8B3.U8B0.ACC R15, R2, R3, R4",         # 128 > 9: 1, + C = 0x12345679
+             "VSET.LT.U8B0.U8B2.MRG8B2 R16, R2, R3, R4",      # 1 into b2: 0x12015678
+             "VSETP.S8B3.U8B0.LT.AND P0, P1, R2, R3, PT",     # -128 < 9: P0 true, P1 false
+             "VSETP.U8B3.U8B0.LT.AND P2, P3, R2, R3, PT",     # 128 < 9: P2 false, P3 true
+             "VSETP.U16H0.GE.AND P4, P5, R2, 0x7f05, PT"])  # 0x7f05 >= 0x7f05 (imm16): P4 true, P5 false
+    assert [reg(r, i)[0] for i in range(10, 17)] == [0x1234573B, 137, 0x1234567F, 1, 0, 0x12345679, 0x12015678]
+    assert list(r.predicates[0, :6]) == [True, False, False, True, True, False]
+
+
+def test_vshl_vshr_clamp_wrap_sign_and_saturation():
+    r = run([*_VIDEO_SETUP,
+             "MOV32I R6, 0x4", "MOV32I R7, 0x21", "MOV32I R8, 0x40000000", "MOV32I R9, 0x1",
+             "VSHR.S32.U32.ACC R10, R2, R6, RZ",      # 0x80ff7f05 as S32 >> 4 (sign fill) = 0xf80ff7f0
+             "VSHR.U32.U32.ACC R11, R2, R6, RZ",      # zero fill: 0x080ff7f0
+             "VSHR.S32.U32.ACC R12, R2, R7, RZ",      # count 33 clamps to 32: all sign bits, 0xffffffff
+             "VSHR.MV.S32.U32.ACC R13, R2, R7, RZ",   # wrap: 33 & 31 = 1: 0xc07fbf82
+             "VSHL.U32.U32.ACC R14, R9, R7, RZ",      # 1 << 32 (clamped) = 2**32: low 32 bits 0
+             "VSHL.MV.U32.U32.ACC R15, R9, R7, RZ",   # 1 << 1 = 2
+             "VSHL.DFORMAT.U32.U32.SAT.ACC R16, R8, R9, RZ",  # 0x80000000 > S32 max: 0x7fffffff
+             "VSHL.U32.U32.SAT.ACC R17, R8, R9, RZ",  # fits U32: 0x80000000
+             "VSHL.U8B1.ACC R18, R2, 0x4, R4"])       # 0x7f << 4 = 0x7f0, + C = 0x12345e68
+    assert [reg(r, i)[0] for i in range(10, 19)] == [0xF80FF7F0, 0x080FF7F0, 0xFFFFFFFF, 0xC07FBF82, 0, 2,
+                                                     0x7FFFFFFF, 0x80000000, 0x12345E68]
+
+
+def test_vmad_negations_po_scale_and_saturation():
+    # PTX vmad: product and C exact; -(a*b) is ~(a*b) + 1, -c is ~c + 1, PO adds 1; scale shifts
+    r = run([*_VIDEO_SETUP,
+             "MOV32I R6, 0x7fffffff", "MOV32I R7, 0x2",
+             "VMAD.U8B1.U8B2 R10, R2, R3, R4",          # 0x7f * 200 = 25400 = 0x6338, + C = 0x1234b9b0
+             "VMAD.U8B1.U8B2.NEGA R11, R2, R3, R4",     # C - 25400 = 0x1233f340
+             "VMAD.U8B1.U8B2.NEGB R12, R2, R3, R4",     # 25400 - C = -0x1233f340 = 0xedcc0cc0
+             "VMAD.U8B1.U8B2.PO R13, R2, R3, R4",       # 0x1234b9b1
+             "VMAD.U8B1.U8B2.SHR7 R14, R2, R3, R4",     # 0x1234b9b0 >> 7 = 0x246973
+             "VMAD.U8B1.U8B2.NEGA.SHR7 R15, R2, R3, R4",  # 0x1233f340 >> 7 = 0x2467e6
+             "VMAD.S32.U32.SAT R16, R6, R7, RZ",        # signed: 0xfffffffe > S32 max: 0x7fffffff
+             "VMAD.U32.U32.SAT R17, R6, R7, RZ",        # unsigned: 0xfffffffe fits
+             "VMAD.U8B0 R18, R2, 0x100, R4"])           # 5 * 0x100 + C = 0x12345b78
+    assert [reg(r, i)[0] for i in range(10, 19)] == [0x1234B9B0, 0x1233F340, 0xEDCC0CC0, 0x1234B9B1, 0x246973,
+                                                     0x2467E6, 0x7FFFFFFF, 0xFFFFFFFE, 0x12345B78]
+
+
+def test_video_forms_left_out_are_refused_by_name():
+    with pytest.raises(VMError, match="VADD.*condition code"):
+        run(["VADD.U8B0.U8B0.ACC R1.CC, R2, R3, RZ"])
+    with pytest.raises(VMError, match="VABSDIFF4"):
+        run(["VABSDIFF4 R1, R2, R3, R4"])
