@@ -739,3 +739,51 @@ def test_video_forms_left_out_are_refused_by_name():
         run(["VADD.U8B0.U8B0.ACC R1.CC, R2, R3, RZ"])
     with pytest.raises(VMError, match="VABSDIFF4"):
         run(["VABSDIFF4 R1, R2, R3, R4"])
+
+
+# -- indirect branches -------------------------------------------------------------------------------
+# addresses: 0x08 0x10 0x18 | control 0x20 | 0x28 0x30 0x38 | control 0x40 | 0x48 0x50 0x58 ...
+_CHAIN = ["MOV32I R1, 0xa",            # 0x28
+          "IADD32I R1, R1, 0x10",      # 0x30
+          "IADD32I R1, R1, 0x100",     # 0x38
+          "SYNC"]                      # 0x48
+
+
+def test_brx_jumps_per_lane_relative_to_the_next_instruction():
+    # BRX at 0x18: target = 0x20 (the next instruction's address) + 0x0 + R0 per lane;
+    # 0x20 is a control word, so its bundle's first instruction (0x28) runs.
+    # R0 = 0x0 -> 0x20 (0x28): 0xa + 0x10 + 0x100 = 0x11a;  R0 = 0x8 -> 0x28: 0x11a;
+    # R0 = 0x10 -> 0x30: 0x110;  R0 = 0x18 -> 0x38: 0x100
+    offsets = np.array([0x0, 0x8, 0x10, 0x18], np.uint32)
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "BRX R0, 0x0", *_CHAIN, "join:", "IADD32I R2, R1, 0x0"])
+    r = MaxwellShader(code).run({0: offsets.view(np.float32)[:, None]}, lanes=4)
+    assert reg(r, 1) == [0x11A, 0x11A, 0x110, 0x100] and reg(r, 2) == reg(r, 1)
+    # a nonzero immediate and a negative register: 0x20 + 0x18 + (-0x8) = 0x30 -> 0x110 in every lane
+    r = run(["MOV32I R0, 0xfffffff8", "SSY {join}", "BRX R0, 0x18", *_CHAIN, "join:", "NOP 0x0"])
+    assert reg(r, 1) == [0x110] * 4
+
+
+def test_jmx_jumps_to_absolute_addresses_from_the_code_address():
+    # JMX: R0 + 0x28 is an absolute address; with the program at region address 0 that is 0x28
+    # (lane R0 = 0) or 0x38 (R0 = 0x10)
+    offsets = np.array([0x0, 0x10], np.uint32)
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "JMX R0, 0x28", *_CHAIN, "join:", "NOP 0x0"])
+    r = MaxwellShader(code).run({0: offsets.view(np.float32)[:, None]}, lanes=2)
+    assert reg(r, 1) == [0x11A, 0x100]
+    # the same program placed at region address 0x1000: JMX R0, 0x1030 lands on 0x30 (0x110) for
+    # R0 = 0 and on 0x40 for R0 = 0x10, a control word: its bundle's first instruction, the SYNC at
+    # 0x48, runs and R1 stays 0
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "JMX R0, 0x1030", *_CHAIN, "join:", "NOP 0x0"])
+    r = MaxwellShader(code, code_address=0x1000).run({0: offsets.view(np.float32)[:, None]}, lanes=2)
+    assert reg(r, 1) == [0x110, 0]
+
+
+def test_indirect_branch_outside_the_code_and_refused_forms():
+    with pytest.raises(VMError, match="outside the"):
+        run(["MOV32I R0, 0x100000", "BRX R0, 0x0"])
+    with pytest.raises(VMError, match="outside the"):
+        run(["MOV32I R0, 0x4", "BRX R0, 0x0"])  # 0x24: not an instruction boundary
+    with pytest.raises(VMError, match="constant-buffer branch target"):
+        run(["BRX c[0x2][R1+0x10]"])
+    with pytest.raises(VMError, match="PRET"):
+        run(["PRET {x}", "x:", "NOP 0x0"])

@@ -18,7 +18,9 @@ lanes that took different sides of a branch run apart and meet again at the SYNC
 reconvergence point of NVIDIA's stack model). Per lane this is the behaviour of the warp stack
 of envytools' gm107 notes and of Ryujinx's and Mesa nouveau's translations; only cross-lane
 instructions (VOTE, SHFL) see which lanes run together. Scheduling words (every fourth 64-bit word)
-are skipped.
+are skipped. BRX (register + immediate, relative to the next instruction) and JMX (register +
+immediate, an absolute address less :attr:`MaxwellShader.code_address`) send each lane to its own
+target; PRET, PEXIT, LONGJMP and PLONGJMP, whose stack entries nothing public describes, are refused.
 
 Documented choices:
 
@@ -366,6 +368,7 @@ class Machine:
         self.system: dict[str, np.ndarray] = {}
         self.emitted: list[list[tuple[np.ndarray, bool]]] = [[] for _ in range(lanes)]
         self.lane_index = np.arange(lanes)
+        self.code_address = 0  # the program's address in its code region (JMX targets are region addresses)
 
     def reg(self, index: int) -> np.ndarray:
         """Register ``index`` (RZ reads 0)."""
@@ -2774,8 +2777,38 @@ def _flow_builder(ins: Ins) -> Op:
 for _name in _FLOW:
     SEMANTICS[_name] = _flow_builder
 
-unsupported("indirect or absolute jumps (targets from registers, c[][] or absolute code addresses: the VM runs "
-            "one program from offset 0)", "BRX", "JMP", "JMX", "JCAL", "PLONGJMP", "LONGJMP", "PRET", "PEXIT", "LEPC")
+
+@semantics("BRX", "JMX")
+def _indirect_branch(ins: Ins) -> Op:
+    """BRX: a branch to register + signed 24-bit immediate, relative to the next instruction
+    (nouveau's gm107 emitter writes BRX's immediate as ``target - (address + 8)`` like BRA's, with
+    the register at bit 8; envydis: ``brx $r8 s24``). JMX: register + 32-bit immediate, an absolute
+    code address (envydis: ``jmx $r8 s32``; nouveau emits it for absolute indirect jumps), taken
+    relative to ``MaxwellShader.code_address`` (0: the program starts its code region). Each lane
+    jumps to its own target (the VM's per-lane program counters); a target on a bundle's control
+    word runs the bundle's first instruction; the condition test is BRA's. The ``c[][]`` forms
+    (a target read from a constant buffer) are refused."""
+    if ins.kind(0) != "R":
+        raise ins.fail("a constant-buffer branch target is not supported")
+    reg = ins.raw(0)
+    imm = ins.value(1)[0]
+    relative = ins.mnemonic == "BRX"
+    base = ins.address + 8 + imm if relative else imm
+    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        lanes = m if test == "T" else m & st.condition(test)
+        target = (st.reg(reg).astype(np.int64) + base) & 0xFFFFFFFF
+        if not relative:
+            target = (target - st.code_address) & 0xFFFFFFFF
+        target = target + np.where(target % BUNDLE_BYTES == 0, 8, 0)
+        st.pc[lanes] = np.broadcast_to(target, (st.n,))[lanes]
+    return op
+
+unsupported("absolute jumps and calls by immediate (JMP, JCAL) and LEPC (which address it loads is not "
+            "described publicly)", "JMP", "JCAL", "LEPC")
+unsupported("return-stack and long-jump entries (envytools documents no stack behaviour: its preret section is "
+            "'todo: write me')", "PLONGJMP", "LONGJMP", "PRET", "PEXIT")
 unsupported("call-stack and local-memory window registers (hardware context state the VM does not model)",
             "SETCRSPTR", "GETCRSPTR", "SETLMEMBASE", "GETLMEMBASE")
 unsupported("surface (image) loads, stores and atomics: no surface model", "SUATOM", "SUATOMB", "SUATOMB2",
@@ -2850,6 +2883,8 @@ class MaxwellShader:
     block_dims: tuple[int, int, int] | None = None
     shared_memory: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
+    #: the program's address in its code region: JMX's absolute targets are region addresses
+    code_address: int = 0
     _words: list[int] = field(default_factory=list, repr=False)
     _ops: dict[int, Op] = field(default_factory=dict, repr=False)
 
@@ -3012,6 +3047,7 @@ class MaxwellShader:
         if count < 1:
             raise VMError("lanes must be at least 1")
         st = Machine(count)
+        st.code_address = self.code_address
         st.filter, st.wrap = sampler, wrap
         if sampler not in ("linear", "nearest") or wrap not in ("repeat", "clamp"):
             raise VMError("sampler is linear|nearest, wrap is repeat|clamp")
