@@ -787,3 +787,16 @@ def test_indirect_branch_outside_the_code_and_refused_forms():
         run(["BRX c[0x2][R1+0x10]"])
     with pytest.raises(VMError, match="PRET"):
         run(["PRET {x}", "x:", "NOP 0x0"])
+
+
+def test_idp_dot_products():
+    # PTX dp4a/dp2a. A = 0x80ff7f05: bytes 5, 0x7f, 0xff, 0x80; half-words 0x7f05, 0x80ff.
+    # B = 0x03fe0204: bytes 4, 2, 0xfe, 3.
+    r = run(["MOV32I R2, 0x80ff7f05", "MOV32I R3, 0x03fe0204", "MOV32I R4, 0x12345678",
+             "IDP R10, R2, R3, R4",      # 5*4 + 127*2 + 255*254 + 128*3 = 65428 = 0xff94, + C = 0x1235560c
+             "IDP.SRCASIGN.SRCBSIGN R11, R2, R3, RZ",  # 5*4 + 127*2 + (-1)(-2) + (-128)*3 = -108
+             "IDP.ISDP R12, R2, R3, RZ",  # 0x7f05*4 + 0x80ff*2 = 130068 + 66046 = 0x2fe12
+             "IDP.ISHI.SRCASIGN.ISDP.SRCBSIGN R13, R2, R3, RZ"])  # 32517*(-2) + (-32513)*3 = -162573
+    assert [reg(r, i)[0] for i in range(10, 14)] == [0x1235560C, 0xFFFFFF94, 0x2FE12, 0xFFFD84F3]
+    with pytest.raises(VMError, match="ISHI"):
+        run(["IDP.ISHI R1, R2, R3, R4"])

@@ -1740,6 +1740,30 @@ def _dwrite(st: Machine, ins: Ins, m: np.ndarray, value: np.ndarray) -> None:
     st.write_pair(ins.raw(0), np.broadcast_to(np.asarray(value, np.float64), (st.n,)).copy().view(np.uint64), m)
 
 
+@semantics("IDP")
+def _idp(ins: Ins) -> Op:
+    """IDP: PTX's dp4a (C plus the four byte products of A and B) or, with ISDP (bit 48), dp2a (C
+    plus A's two half-words times B's bytes 0-1, or 2-3 with ISHI); SRCASIGN/SRCBSIGN sign-extend
+    A's and B's parts (envydis' IDP: bit 48 ``2a``, 49 ``s8``/``s16`` A, 50 ``hi``, 47 ``s8`` B;
+    ``4a`` with ``hi`` has no name there and is refused). The sum wraps to 32 bits. (envydis marks
+    IDP as SM 6.x; the table decodes it, so the VM runs it.)"""
+    two, hi = bool(ins.mod("ISDP")), bool(ins.mod("ISHI"))
+    if hi and not two:
+        raise ins.fail("ISHI (the high bytes of B) has no meaning for the four-byte dot product")
+    sa, sb = bool(ins.mod("SRCASIGN")), bool(ins.mod("SRCBSIGN"))
+    a, b, c, d = ins.u(1), ins.u(2), ins.u(3), ins.raw(0)
+    a_parts = [(16 * i, 16) for i in range(2)] if two else [(8 * i, 8) for i in range(4)]
+    b_bytes = [2 * hi + i for i in range(2)] if two else list(range(4))
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        x, y = a(st), b(st)
+        total = np.asarray(c(st), U32).astype(np.int64)
+        for (shift, bits), byte in zip(a_parts, b_bytes):
+            total = total + _extract(x, shift, bits, sa) * _extract(y, 8 * byte, 8, sb)
+        st.write(d, _wrap(np.broadcast_to(total, (st.n,))), m)
+    return op
+
+
 @semantics("DADD")
 def _dadd(ins: Ins) -> Op:
     a, b = ins.d64(1), ins.d64(2)
@@ -2816,8 +2840,8 @@ unsupported("surface (image) loads, stores and atomics: no surface model", "SUAT
             "SUSTD", "SUSTDB")
 unsupported("VABSDIFF4 (four-byte SIMD absolute differences: the Maxwell lane-mask and byte-select encodings "
             "have no public description)", "VABSDIFF4")
-unsupported("packed-integer dot products and multiply-adds with sub-word selects (not verified against a "
-            "reference)", "IDP", "IMADSP")
+unsupported("IMADSP (multiply-add with sub-word selects: envydis names the selects, but no public source "
+            "describes the operation)", "IMADSP")
 unsupported("TXA (a texture LOD query with no public description of its result)", "TXA")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
