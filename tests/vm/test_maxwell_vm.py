@@ -800,3 +800,88 @@ def test_idp_dot_products():
     assert [reg(r, i)[0] for i in range(10, 14)] == [0x1235560C, 0xFFFFFF94, 0x2FE12, 0xFFFD84F3]
     with pytest.raises(VMError, match="ISHI"):
         run(["IDP.ISHI R1, R2, R3, R4"])
+
+
+# -- surfaces ----------------------------------------------------------------------------------------
+def _unorm8(v: int) -> int:
+    """float32 bits of the UNORM8 value v (v / 255)."""
+    return int(np.float32(v / 255).view(np.uint32))
+
+
+def _lanes(*columns: list[int]) -> dict[int, np.ndarray]:
+    """Per-lane words for a[0x80..] (generic attribute 0, components x, y, z, w)."""
+    return {0: np.array(list(zip(*columns)), np.uint32).view(np.float32)}
+
+
+def test_suld_formatted_2d_masks_packing_and_out_of_bounds():
+    # surface 3: 2 rows x 3 columns of RGBA8 (UNORM); texel (x, y) holds 40 * (3y + x) + (0, 10, 20, 30)
+    surf = (np.arange(6, dtype=np.uint8)[:, None] * 40 + np.array([0, 10, 20, 30], np.uint8)).reshape(2, 3, 4)
+    code = build(["ALD.64 R0, a[0x80]",
+                  "SULD.2D.RGBA R4, PT, R0, 0x3",
+                  "SULD.2D.GA R8, PT, R0, 0x3"])  # G and A only: into R8, R9
+    # lane 0 (2, 1): texel 5 -> 200, 210, 220, 230; lane 1 (0, 0): 0, 10, 20, 30;
+    # lane 2 (3, 0) and lane 3 (-1, 1) are outside: IGN (the default) loads 0
+    r = MaxwellShader(code).run(_lanes([2, 0, 3, 0xFFFFFFFF], [1, 0, 0, 1]), lanes=4, surfaces={3: surf})
+    assert [reg(r, i)[0] for i in range(4, 8)] == [_unorm8(200), _unorm8(210), _unorm8(220), _unorm8(230)]
+    assert [reg(r, i)[1] for i in range(4, 8)] == [0, _unorm8(10), _unorm8(20), _unorm8(30)]
+    assert [reg(r, i)[2] for i in range(4, 8)] == [0, 0, 0, 0] and reg(r, 4)[3] == 0
+    assert reg(r, 8)[:2] == [_unorm8(210), _unorm8(10)] and reg(r, 9)[:2] == [_unorm8(230), _unorm8(30)]
+    with pytest.raises(VMError, match="outside the surface"):
+        MaxwellShader(build(["ALD.64 R0, a[0x80]", "SULD.TRAP.2D.RGBA R4, PT, R0, 0x3"])).run(
+            _lanes([3], [0]), lanes=1, surfaces={3: surf})
+    with pytest.raises(VMError, match="surface 0x3, which was not given"):
+        MaxwellShader(code).run(_lanes([0], [0]), lanes=1)
+
+
+def test_suld_channels_pad_integer_words_3d_array_and_bindless():
+    # a one-channel float32 3D surface (d 2, h 1, w 2): R pads to (r, 0, 0, 1.0)
+    vol = np.array([[[1.5, 2.5]], [[3.5, 4.5]]], np.float32)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R2, RZ", "MOV32I R2, 0x1",  # (x, y, z) = (lane x, 0, 1)
+                  "MOV R1, RZ", "SULD.3D.RGBA R4, PT, R0, 0x1"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={1: vol})
+    assert r.f32(4)[0] == 4.5 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0 and r.f32(7)[0] == 1.0
+    # int32 texels are raw words (the alpha pad is the integer 1); 2D array: x, y, then the layer
+    arr = np.array([[[-7, 8]], [[9, -10]]], np.int32)[..., None]  # (layers 2, h 1, w 2, 1 channel)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R1, RZ", "MOV32I R2, 0x1", "SULD.2DARRAY.RA R4, PT, R0, 0x2"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={2: arr})
+    assert reg(r, 4)[0] == 0xFFFFFFF6 and reg(r, 5)[0] == 1  # layer 1, x 1: -10; A pad 1
+    # bindless: the handle in R9 names the surface
+    code = build(["ALD.64 R0, a[0x80]", "MOV32I R9, 0x1234", "SULDB.2D.R R4, PT, R0, R9"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={0x1234: np.array([[7, 9]], np.uint32)})
+    assert reg(r, 4)[0] == 9
+
+
+def test_sust_formatted_and_raw_stores():
+    surf = np.zeros((1, 2, 4), np.uint8)
+    # lane 0 stores (0.0, 1.0, 0.2, 2.0) at (1, 0): UNORM8 0, 255, rint(0.2 * 255 = 51.0000008) = 51,
+    # 2.0 clamps to 255; lane 1 stores at (2, 0), outside: dropped (IGN)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R4, RZ", "MOV32I R5, 0x3f800000", "MOV32I R6, 0x3e4ccccd",
+                  "MOV32I R7, 0x40000000", "SUST.2D.RGBA R0, R4, 0x5",
+                  "MOV32I R8, 0x3f000000", "SUST.2D.B R0, R8, 0x5"])  # then B alone: 0.5 -> rint(127.5) = 128
+    r = MaxwellShader(code).run(_lanes([1, 2], [0, 0]), lanes=2, surfaces={5: surf})
+    assert r.surfaces[5][0, 1].tolist() == [0, 255, 128, 255] and r.surfaces[5][0, 0].tolist() == [0, 0, 0, 0]
+    assert surf.sum() == 0  # the caller's array is not changed
+    # raw: SUSTD.B64 writes two words into a (w 2, 2 channels) uint32 surface; SULDD reads it back
+    words = np.zeros((1, 2, 2), np.uint32)
+    code = build(["ALD.64 R0, a[0x80]", "MOV32I R4, 0x11223344", "MOV32I R5, 0x55667788",
+                  "SUSTD.2D.B64 R0, R4, 0x6", "SULDD.2D.B32 R10, PT, R0, 0x7",
+                  "SULDD.2D.S8 R11, PT, R0, 0x8", "SULDD.2D.U8 R12, PT, R0, 0x8",
+                  "MOV32I R0, 0x4", "SULDD.2D.BA.B32 R13, PT, R0, 0x7"])  # byte x 4 -> texel 1
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={
+        6: words, 7: np.array([[0xAABBCCDD, 0x01020304]], np.uint32), 8: np.array([[0x10, 0xF0]], np.uint8)})
+    assert r.surfaces[6][0, 1].tolist() == [0x11223344, 0x55667788]
+    assert reg(r, 10)[0] == 0x01020304 and reg(r, 13)[0] == 0x01020304
+    assert reg(r, 11)[0] == 0xFFFFFFF0 and reg(r, 12)[0] == 0xF0  # 0xf0 sign- and zero-extended
+    with pytest.raises(VMError, match="8-byte access to a surface of 4-byte texels"):
+        MaxwellShader(build(["SULDD.2D.B64 R4, PT, R0, 0x7"])).run(
+            lanes=1, surfaces={7: np.zeros((1, 1), np.uint32)})
+
+
+def test_surface_atomics_run_lane_after_lane():
+    # four lanes add 1, 2, 3, 4 to the texel (0, 0) holding 5: they see 5, 6, 8, 11, leaving 15;
+    # SURED.MAX.S32 with -1, 20, 3, -8 against 15: 20
+    code = build(["ALD.64 R6, a[0x80]", "MOV R0, RZ", "MOV R1, RZ",
+                  "SUATOM.2D.ADD R4, R0, R6, 0x1", "SURED.2D.MAX.S32 R0, R7, 0x1"])
+    r = MaxwellShader(code).run(_lanes([1, 2, 3, 4], [0xFFFFFFFF, 20, 3, 0xFFFFFFF8]), lanes=4,
+                                surfaces={1: np.array([[5]], np.uint32)})
+    assert reg(r, 4) == [5, 6, 8, 11] and r.surfaces[1].tolist() == [[20]]

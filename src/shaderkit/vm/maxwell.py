@@ -60,6 +60,12 @@ Documented choices:
   filtering (float32 weights, as GPUs filter in reduced precision), cube faces, gather and loads are
   the SM4 VM's (:mod:`shaderkit.vm.sm4.memory`); this module only finds the operands. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
+* Surfaces (SULD/SUST/SUATOM/SURED and their B/D forms) are NumPy arrays keyed like textures (the
+  13-bit index or the bindless handle in R39; ``"*"`` for any other), shaped as textures are; a
+  formatted (P) access converts as texture loads do (uint8/uint16 UNORM, float16/float32, 32-bit
+  integers raw; stores round UNORM to nearest), a raw (D) access moves the texel's bytes and needs
+  the access size to equal the texel size. Out of bounds, IGN loads 0 and drops stores (PTX's
+  ``.zero``), TRAP raises VMError (``.trap``); the third clamp value, CAS forms and SUATOMB2 are refused.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
   value * w, so that ``IPA.PASS a[0x7c]`` -> ``MUFU.RCP`` -> ``IPA.MULTIPLY`` gives the value back.
@@ -355,6 +361,7 @@ class Machine:
         self.perspective = np.zeros(ATTRIBUTE_WORDS, bool)
         self.cbufs: dict[int, np.ndarray] = {}
         self.textures: dict[int | str, Any] = {}
+        self.surfaces: dict[int | str, np.ndarray] = {}  # the run's copies (stores change them)
         self.filter = "linear"
         self.wrap = "repeat"
         self.pc = np.zeros(lanes, np.int64)
@@ -2748,6 +2755,251 @@ SEMANTICS["ATOMS"] = _atomic("shared", True)
 SEMANTICS["RED"] = _atomic("global", False)
 
 
+# -- surfaces (images) -------------------------------------------------------------------------------
+#: SuDim: (coordinate registers, whether a layer register follows them)
+_SU_DIMS = {"_1d": (1, False), "_1dBuffer": (1, False), "_1dArray": (1, True), "_2d": (2, False),
+            "_2dArray": (2, True), "_3d": (3, False)}
+_SU_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}
+_SU_DTYPES = (np.uint8, np.uint16, np.float16, np.float32, np.int32, np.uint32)
+
+
+def _surface(st: Machine, key: int | str, spatial: int, what: str) -> np.ndarray:
+    """Surface ``key`` (else ``"*"``) as a (spatial axes..., channels) view of the run's copy, whose
+    stores the run returns."""
+    arr = st.surfaces.get(key, st.surfaces.get("*"))
+    if arr is None:
+        raise VMError(f"{what}: the shader uses surface {key:#x}, which was not given" if isinstance(key, int)
+                      else f"{what}: surface {key!r} was not given")
+    if arr.ndim == spatial:
+        arr = arr[..., None]
+    if arr.ndim != spatial + 1 or not 1 <= arr.shape[-1] <= 4:
+        raise VMError(f"{what}: a surface of this dimension needs {spatial} axes (+ up to 4 channels), "
+                      f"not shape {arr.shape}")
+    return arr
+
+
+def _surface_plan(ins: Ins) -> tuple[int, bool, Callable[[Machine], list[np.ndarray]]]:
+    """(coordinate count, layered, reader of each lane's array index per axis, slowest first): the
+    coordinates are consecutive registers from Ra (x, y, z), then the layer (Ryujinx's SULD/SUST)."""
+    dim = ins.choice("SuDim")
+    if dim not in _SU_DIMS:
+        raise ins.fail(f"surface dimension {dim} is not defined")
+    count, layered = _SU_DIMS[dim]
+    ra = ins.raw(next(i for i, o in enumerate(ins.operands) if o.kind == "R" and o.fields and
+                      ins.enc.slots[o.fields[0]][0][0] == 8))
+    take = _sequence(ra)
+    regs = [take() for _ in range(count + layered)]
+
+    def coords(st: Machine) -> list[np.ndarray]:
+        values = [_signed32(st.reg(r).astype(np.int64)) for r in regs]
+        xyz, layer = values[:count], values[count:]
+        return layer + xyz[::-1]  # array axes: (layer,) (z,) (y,) x
+    return count, layered, coords
+
+
+def _surface_keys(ins: Ins) -> Callable[[Machine, np.ndarray], list[tuple[int | str, np.ndarray]]]:
+    """The surfaces the lanes of a mask use: the 13-bit index, or (``B`` forms) each distinct handle
+    in R39 (Ryujinx's bindless Rc)."""
+    last = len(ins.operands) - 1
+    if ins.kind(last) == "I":
+        index = ins.raw(last)
+        return lambda st, m: [(index, m)]
+    reg = ins.raw(last)
+
+    def keys(st: Machine, m: np.ndarray) -> list[tuple[int | str, np.ndarray]]:
+        handles = st.reg(reg)
+        return [(int(h), m & (handles == h)) for h in np.unique(handles[m])]
+    return keys
+
+
+def _clamp_mode(ins: Ins) -> bool:
+    """Whether an out-of-bounds access traps (TRAP: the VM raises VMError) rather than being ignored
+    (IGN: loads return 0, stores and atomics are dropped: PTX's ``.zero`` and ``.trap``); the third
+    value has no public name and is refused."""
+    mode = ins.choice("Clamp")
+    if mode not in ("Ign", "Trap"):
+        raise ins.fail(f"surface clamp mode {ins.mod('Clamp')} has no public description (IGN and TRAP run)")
+    return mode == "Trap"
+
+
+def _surface_index(st: Machine, arr: np.ndarray, axes: list[np.ndarray], sel: np.ndarray, trap: bool,
+                   what: str) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """(the lanes of ``sel`` whose coordinates are inside ``arr``, their index arrays); an
+    out-of-bounds lane raises VMError when ``trap``."""
+    inside = sel.copy()
+    for axis, values in enumerate(axes):
+        inside &= (values >= 0) & (values < arr.shape[axis])
+    if trap and (sel & ~inside).any():
+        lane = int(np.argmax(sel & ~inside))
+        raise VMError(f"{what}: lane {lane}'s coordinates {[int(a[lane]) for a in axes]} are outside the "
+                      f"surface's {arr.shape[:-1]} (TRAP)")
+    return inside, tuple(values[inside] for values in axes)
+
+
+def _texel_words(arr: np.ndarray, index: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(k, 4) register words of formatted texels: UNORM uint8/uint16 and float16/float32 as float32
+    bits, int32/uint32 as raw words; missing channels read (0, 0, 1), as textures pad."""
+    texels = arr[index]
+    integer = arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4
+    out = np.zeros((texels.shape[0], 4), U32)
+    out[:, 3] = 1 if integer else np.float32(1.0).view(U32)
+    if integer:
+        out[:, :texels.shape[1]] = texels.astype(np.int64) & 0xFFFFFFFF
+    else:
+        values, _ = _texels(texels)
+        out[:, :texels.shape[1]] = np.asarray(values, F32).view(U32)
+    return out
+
+
+def _texel_from_words(arr: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Register words to ``arr``'s texel format (the inverse of :func:`_texel_words`): UNORM rounds
+    the clamped float to the nearest step."""
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4:
+        return words.astype(np.uint32).view(arr.dtype) if arr.dtype == np.int32 else words.astype(arr.dtype)
+    values = words.astype(U32).view(F32)
+    if arr.dtype in (np.uint8, np.uint16):
+        top = np.iinfo(arr.dtype).max
+        return np.rint(np.clip(np.nan_to_num(values), 0.0, 1.0) * top).astype(arr.dtype)
+    return values.astype(arr.dtype)
+
+
+def _check_surface_dtype(arr: np.ndarray, what: str) -> None:
+    if arr.dtype not in _SU_DTYPES:
+        raise VMError(f"{what}: a surface's dtype is uint8/uint16 (UNORM), float16/float32 or int32/uint32, "
+                      f"not {arr.dtype}")
+
+
+def _raw_texel_bytes(arr: np.ndarray, size: int, what: str) -> None:
+    if arr.shape[-1] * arr.dtype.itemsize != size:
+        raise VMError(f"{what}: a {size}-byte access to a surface of {arr.shape[-1] * arr.dtype.itemsize}-byte "
+                      "texels")
+
+
+def _surface_op(ins: Ins, load: bool) -> Op:
+    """SULD/SUST and their bindless (B) and raw (D) forms. Ryujinx's SULD/SUST: the coordinates are
+    consecutive registers from Ra (x, y, z, then the layer), the data consecutive registers from Rd
+    (loads) or Rb (stores, the table's R0); a formatted (P) access moves one register per component
+    the RGBA mask enables (loads stop at RZ), a raw (D) one the texel's bytes: U8/S8/U16/S16 zero-
+    or sign-extended, B64/B128 two or four words; with BA the x coordinate counts bytes (shifted right
+    by log2 of the size). Out of bounds: :func:`_clamp_mode`. Stores from several lanes to one texel
+    land lane after lane. SULD's second predicate (Ryujinx's DestPred2, bits 30-32) is not written:
+    no public source says what it receives."""
+    raw = "SuSize" in ins.mods
+    what = ins.mnemonic
+    trap = _clamp_mode(ins)
+    count, layered, coords = _surface_plan(ins)
+    spatial = count + layered
+    keys = _surface_keys(ins)
+    data = ins.raw(0) if load else ins.raw(1)
+    if raw:
+        size_name = ins.choice("SuSize")
+        if size_name not in _SU_BYTES:
+            raise ins.fail(f"surface size {size_name} is not supported")
+        size = _SU_BYTES[size_name]
+        byte_x = bool(ins.mod("BA"))
+        nwords = max(1, size // 4)
+        comps = list(range(nwords))
+    else:
+        mask = ins.mod("SuRgba")
+        comps = [c for c in range(4) if mask >> c & 1]
+        size, byte_x = 0, False
+    take = _sequence(data)
+    regs = [take() for _ in comps]
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        axes = coords(st)
+        if byte_x:
+            axes[-1] = axes[-1] >> (size.bit_length() - 1)
+        out = np.zeros((st.n, len(regs)), U32)
+        for key, sel in keys(st, m):
+            arr = _surface(st, key, spatial, what)
+            _check_surface_dtype(arr, what)
+            if raw:
+                _raw_texel_bytes(arr, size, what)
+            inside, index = _surface_index(st, arr, axes, sel, trap, what)
+            lanes = np.nonzero(inside)[0]
+            if load:
+                if raw:
+                    texel = np.ascontiguousarray(arr[index]).view(np.uint8).reshape(len(lanes), size)
+                    if size < 4:
+                        value = texel[:, 0].astype(np.int64) | (texel[:, 1].astype(np.int64) << 8 if size == 2 else 0)
+                        if size_name[0] == "S":
+                            value = np.where(value >= 1 << (8 * size - 1), value - (1 << (8 * size)), value)
+                        out[lanes, 0] = value & 0xFFFFFFFF
+                    else:
+                        out[lanes] = texel.view(U32).reshape(len(lanes), nwords)
+                else:
+                    out[lanes] = _texel_words(arr, index)[:, comps]
+            else:
+                words = np.stack([st.reg(r) for r in regs], axis=1) if regs else np.zeros((st.n, 0), U32)
+                for lane in lanes:  # lane after lane: the last lane storing to a texel wins
+                    where = tuple(int(a[lane]) for a in axes)
+                    if raw:
+                        chunk = words[lane].astype("<u4").view(np.uint8)[:size]
+                        arr[where] = chunk.view(arr.dtype)
+                    else:
+                        texel = _texel_words(arr, tuple(np.array([w]) for w in where))[0]
+                        texel[comps] = words[lane]
+                        arr[where] = _texel_from_words(arr, texel[:arr.shape[-1]])
+        if load:
+            for column, r in enumerate(regs):
+                if r == RZ:
+                    break
+                st.write(r, out[:, column], m)
+    return op
+
+
+@semantics("SULD", "SULDB", "SULDD", "SULDDB")
+def _suld(ins: Ins) -> Op:
+    return _surface_op(ins, True)
+
+
+@semantics("SUST", "SUSTB", "SUSTD", "SUSTDB")
+def _sust(ins: Ins) -> Op:
+    return _surface_op(ins, False)
+
+
+@semantics("SUATOM", "SUATOMB", "SURED", "SUREDB")
+def _suatom(ins: Ins) -> Op:
+    """SUATOM/SURED (and B forms): the atomic operations of ATOM on one 32-bit texel (a surface of
+    4-byte texels, read as a little-endian word), lane after lane; SUATOM returns the old value in
+    Rd. Coordinates, BA (x in bytes, shifted right by 2) and the clamp mode as SULD's (Ryujinx's
+    SUATOM/SURED). Sizes other than U32/S32 are refused."""
+    what = ins.mnemonic
+    trap = _clamp_mode(ins)
+    count, layered, coords = _surface_plan(ins)
+    spatial = count + layered
+    keys = _surface_keys(ins)
+    size = ins.choice("SuatomSize")
+    if size not in ("U32", "S32"):
+        raise ins.fail(f"{size} surface atomics are not supported (U32 and S32 run)")
+    operation = ins.choice("SuatomOp") if "SuatomOp" in ins.mods else ins.choice("RedOp")
+    returns = ins.mnemonic.startswith("SUATOM")
+    d, value_reg = (ins.raw(0), ins.raw(2)) if returns else (RZ, ins.raw(1))
+    byte_x = bool(ins.mod("BA"))
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        axes = coords(st)
+        if byte_x:
+            axes[-1] = axes[-1] >> 2
+        values = st.reg(value_reg)
+        olds = np.zeros(st.n, U32)
+        for key, sel in keys(st, m):
+            arr = _surface(st, key, spatial, what)
+            _check_surface_dtype(arr, what)
+            _raw_texel_bytes(arr, 4, what)
+            inside, _ = _surface_index(st, arr, axes, sel, trap, what)
+            for lane in np.nonzero(inside)[0]:
+                where = tuple(int(a[lane]) for a in axes)
+                word = arr[where].view(U32)
+                old = int(word[0])
+                word[0] = _atomic_apply(operation, old, int(values[lane]), size == "S32", False)
+                olds[lane] = old
+        if returns:
+            st.write(d, olds, m)
+    return op
+
+
 # -- control flow (the builders get the full mask of lanes at this address) -------------------------
 _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "KIL"}
 
@@ -2835,9 +3087,8 @@ unsupported("return-stack and long-jump entries (envytools documents no stack be
             "'todo: write me')", "PLONGJMP", "LONGJMP", "PRET", "PEXIT")
 unsupported("call-stack and local-memory window registers (hardware context state the VM does not model)",
             "SETCRSPTR", "GETCRSPTR", "SETLMEMBASE", "GETLMEMBASE")
-unsupported("surface (image) loads, stores and atomics: no surface model", "SUATOM", "SUATOMB", "SUATOMB2",
-            "SUATOMCAS", "SUATOMCASB", "SULD", "SULDB", "SULDD", "SULDDB", "SURED", "SUREDB", "SUST", "SUSTB",
-            "SUSTD", "SUSTDB")
+unsupported("surface compare-and-swap and SUATOMB2 (their predicate operands are not described publicly)",
+            "SUATOMB2", "SUATOMCAS", "SUATOMCASB")
 unsupported("VABSDIFF4 (four-byte SIMD absolute differences: the Maxwell lane-mask and byte-select encodings "
             "have no public description)", "VABSDIFF4")
 unsupported("IMADSP (multiply-add with sub-word selects: envydis names the selects, but no public source "
@@ -2867,7 +3118,8 @@ class RunResult:
     (a[0x000]..a[0x3fc]; vertex outputs); ``colors``: render target -> (lanes, 4) float32 (pixel
     shaders, components the SPH does not enable are NaN); ``depth``: (lanes,) float32 or None;
     ``killed``: (lanes,) bool (KIL); ``steps``: instructions each lane ran; ``emitted``: per lane
-    the (attributes, cut) pairs of a geometry shader's OUT.EMIT."""
+    the (attributes, cut) pairs of a geometry shader's OUT.EMIT; ``surfaces``: the surfaces as the
+    run left them (copies of those given, with the stores applied)."""
 
     registers: np.ndarray
     predicates: np.ndarray
@@ -2877,6 +3129,7 @@ class RunResult:
     colors: dict[int, np.ndarray] = field(default_factory=dict)
     depth: np.ndarray | None = None
     emitted: list[list[tuple[np.ndarray, bool]]] = field(default_factory=list)
+    surfaces: dict[int | str, np.ndarray] = field(default_factory=dict)
 
     def f32(self, register: int) -> np.ndarray:
         """Register ``register`` of every lane as float32."""
@@ -3051,7 +3304,8 @@ class MaxwellShader:
     def run(self, inputs: Any = None, constant_buffers: Mapping[int, Any] | None = None,
             textures: Mapping[int | str, Any] | None = None, lanes: int | None = None,
             system_values: Mapping[str, Any] | None = None, memory: Mapping[str, Any] | None = None,
-            sampler: str = "linear", wrap: str = "repeat", max_steps: int | None = None) -> RunResult:
+            sampler: str = "linear", wrap: str = "repeat", max_steps: int | None = None,
+            surfaces: Mapping[int | str, Any] | None = None) -> RunResult:
         """Run the program on ``lanes`` lanes (default: the inputs' count, else 32).
 
         ``inputs``: {attribute: values} where attribute is a generic index (0..31), ``attrN``,
@@ -3062,7 +3316,11 @@ class MaxwellShader:
         bytes). ``textures``: {texture index or bindless handle: array, list of mip levels, or
         ``{"levels": ..., "filter": "nearest", "wrap": "clamp"}``; ``"*"``: any other texture}. ``memory``:
         {"global"|"shared": bytes-like, "local": bytes-like per lane or size}; a value may be
-        ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold)."""
+        ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold).
+        ``surfaces``: {surface index or bindless handle (``"*"``: any other): array} for SULD/SUST/
+        SUATOM/SURED, shaped as textures are (1D (w[, c]), 1D array (layers, w[, c]), 2D (h, w[, c]),
+        2D array (layers, h, w[, c]), 3D (d, h, w[, c])); uint8/uint16 are UNORM, float16/float32
+        floats, int32/uint32 raw words; the result's ``surfaces`` hold the stores."""
         limit = self.max_steps if max_steps is None else max_steps
         arrays = _normalize_inputs(inputs)
         block = self.block_dims
@@ -3082,6 +3340,7 @@ class MaxwellShader:
         for slot, data in buffers.items():
             st.cbufs[int(slot)] = _as_bytes(data)
         st.textures = dict(textures or {})
+        st.surfaces = {key: np.array(value, copy=True) for key, value in (surfaces or {}).items()}
         st.system = {k: np.asarray(v) for k, v in (system_values or {}).items()}
         if block:  # thread ids through the block (lanes past one block continue in the next CTA)
             index = np.arange(count)
@@ -3156,7 +3415,7 @@ class MaxwellShader:
 
     def _result(self, st: Machine, steps: np.ndarray) -> RunResult:
         result = RunResult(st.r.T, st.p.T, st.attr_out.T, steps, st.killed,
-                           emitted=st.emitted)
+                           emitted=st.emitted, surfaces=st.surfaces)
         if self.stage == "pixel" and self.sph is not None:
             from shaderkit.formats.bnsh.nvn import PsMaps
 
