@@ -885,3 +885,15 @@ def test_surface_atomics_run_lane_after_lane():
     r = MaxwellShader(code).run(_lanes([1, 2, 3, 4], [0xFFFFFFFF, 20, 3, 0xFFFFFFF8]), lanes=4,
                                 surfaces={1: np.array([[5]], np.uint32)})
     assert reg(r, 4) == [5, 6, 8, 11] and r.surfaces[1].tolist() == [[20]]
+
+
+def test_jmp_and_jcal_to_absolute_addresses():
+    # JMP at 0x08 to 0x38 skips the four MOV32I (0x10, 0x18, 0x28, 0x30): R1 0, R2 7
+    r = run(["JMP RZ, 0x38", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad",
+             "IADD32I R2, R2, 0x7"])
+    assert reg(r, 1) == [0] * 4 and reg(r, 2) == [7] * 4
+    # JCAL at 0x08 to 0x30 (region address 0x1030 with the program at 0x1000): 0x30 adds 7, RET
+    # returns to 0x10, which adds 0x100, then EXIT: 0x107; 0x28 never runs
+    code = build(["JCAL 0x1030", "IADD32I R2, R2, 0x100", "EXIT", "MOV32I R1, 0xbad", "IADD32I R2, R2, 0x7", "RET"])
+    r = MaxwellShader(code, code_address=0x1000).run(lanes=2)
+    assert reg(r, 2) == [0x107] * 2 and reg(r, 1) == [0] * 2

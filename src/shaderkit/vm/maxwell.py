@@ -20,7 +20,7 @@ of envytools' gm107 notes and of Ryujinx's and Mesa nouveau's translations; only
 instructions (VOTE, SHFL) see which lanes run together. Scheduling words (every fourth 64-bit word)
 are skipped. BRX (register + immediate, relative to the next instruction) and JMX (register +
 immediate, an absolute address less :attr:`MaxwellShader.code_address`) send each lane to its own
-target; PRET, PEXIT, LONGJMP and PLONGJMP, whose stack entries nothing public describes, are refused.
+target; JMP and JCAL jump and call to absolute addresses the same way; PRET, PEXIT, LONGJMP and PLONGJMP, whose stack entries nothing public describes, are refused.
 
 Documented choices:
 
@@ -3054,6 +3054,29 @@ for _name in _FLOW:
     SEMANTICS[_name] = _flow_builder
 
 
+@semantics("JMP", "JCAL")
+def _absolute_branch(ins: Ins) -> Op:
+    """JMP and JCAL: BRA and CAL to an absolute code address, the 32-bit immediate at bit 20
+    (nouveau's gm107 emitter writes ``binPos`` there for its absolute JMP/JCAL; envydis: ``jmp u32``,
+    ``jcal u32``), taken relative to ``MaxwellShader.code_address`` as JMX's. JCAL pushes the
+    return address as CAL does; the table's register field of JMP (bits 8-15) is not read (envydis
+    and nouveau have none). The ``c[][]`` forms are refused."""
+    if ins.kind(len(ins.operands) - 1) != "I":
+        raise ins.fail("a constant-buffer branch target is not supported")
+    address = ins.value(len(ins.operands) - 1)[0]
+    call = ins.mnemonic == "JCAL"
+    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+    after = _next(ins.address)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        lanes = m if test == "T" else m & st.condition(test)
+        target = (address - st.code_address) & 0xFFFFFFFF
+        if call:
+            st.push(lanes, CAL, after)
+        st.pc[lanes] = _skip_control(target)
+    return op
+
+
 @semantics("BRX", "JMX")
 def _indirect_branch(ins: Ins) -> Op:
     """BRX: a branch to register + signed 24-bit immediate, relative to the next instruction
@@ -3081,8 +3104,7 @@ def _indirect_branch(ins: Ins) -> Op:
         st.pc[lanes] = np.broadcast_to(target, (st.n,))[lanes]
     return op
 
-unsupported("absolute jumps and calls by immediate (JMP, JCAL) and LEPC (which address it loads is not "
-            "described publicly)", "JMP", "JCAL", "LEPC")
+unsupported("LEPC (which address it loads is not described publicly)", "LEPC")
 unsupported("return-stack and long-jump entries (envytools documents no stack behaviour: its preret section is "
             "'todo: write me')", "PLONGJMP", "LONGJMP", "PRET", "PEXIT")
 unsupported("call-stack and local-memory window registers (hardware context state the VM does not model)",
