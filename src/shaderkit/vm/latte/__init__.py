@@ -65,7 +65,11 @@ Choices (documented, tested where they can be):
 * Lanes run in waves of ``CHUNK_LANES``; each wave has its own program counter (as the GPU's
   wavefronts do), so a uniform jump taken by one wave and not another gives the same result.
 
-Not executable (VMError names them): 64-bit float opcodes, the DX9 predicate-counter opcodes
+* 64-bit floats (ADD_64, MUL_64, FLT32_TO_FLT64, FLT64_TO_FLT32, FRACT_64, LDEXP_64,
+  PRED_SETE/GT/GE_64) are IEEE doubles held as word pairs over two vector slots (MUL_64: four),
+  laid out as Mesa's r600 compiler emits them (``semantics.WIDE_LAYOUT``).
+
+Not executable (VMError names them): FREXP_64 and MULADD_64*, the DX9 predicate-counter opcodes
 (PRED_SET_INV/POP/CLR/RESTORE and PRED_SET*_PUSH*), Evergreen-only opcodes, RECIP_INT, MUL_LIT*,
 and the texture instructions listed in ``fetch.UNSUPPORTED_TEX``.
 """
