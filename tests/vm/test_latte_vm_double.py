@@ -62,6 +62,7 @@ def test_mul_64_spans_four_slots_and_rounds_to_even() -> None:
     # (1 + 2^-52) * 3 = 3 + 3 * 2^-52 = 2 * (1.5 + 2^-52 + 2^-53): the 2^-53 is a tie between
     # fractions ...001 and ...010, even wins -> 2 * (1.5 + 2^-51) = 0x40080000:00000002
     out = run_alu(body, {"R1": words(ONE_ULP), "R3": words((0, 0x40080000))}, 4)
+    # the result again in z, w (Mesa copies z, w of a MUL_64 for a .zw destination)
     assert out[0].tolist() == [0x00000002, 0x40080000, 0x00000002, 0x40080000]
 
 
@@ -115,3 +116,12 @@ def test_wide_opcodes_need_their_slots() -> None:
         run_alu("  0   x: ADD_64 R2.x, R1.y, R3.y\n", {}, 1)
     with pytest.raises(VMError, match="MUL_64 needs the slots x, y, z and w"):
         run_alu("  0   x: MUL_64 R2.x, R1.y, R3.y\n      y: MUL_64 R2.y, R1.x, R3.x\n", {}, 2)
+
+
+def test_frexp_64_splits_significand_and_exponent() -> None:
+    body = ("  0   x: FREXP_64 R2.x, R1.y\n      y: FREXP_64 R2.y, R1.x\n"
+            "      z: FREXP_64 R2.z, R1.y\n      w: FREXP_64 R2.w, R1.x\n")
+    # 12 = 0x40280000:00000000 = 0.75 * 2^4 -> exponent 4 in y; 0.75 = 0x3FE80000:0 in z (low), w (high)
+    # -(1 + 2^-52) = 0xBFF00000:00000001 = -(0.5 + 2^-53) * 2^1 -> 0xBFE00000:00000001, exponent 1
+    out = run_alu(body, {"R1": np.array([[0, 0x40280000, 0, 0], [1, 0xBFF00000, 0, 0]], np.uint32)}, 4)
+    assert out[:, 1:].tolist() == [[4, 0, 0x3FE80000], [1, 1, 0xBFE00000]]

@@ -703,6 +703,13 @@ class Machine:
             for u in units:
                 results[u] = bits
             return cond
+        if sem.out == "frexp":  # (significand, exponent): x, y the exponent; z, w the significand
+            mant, exp = value
+            lo, hi = split_double(mant)
+            bits = np.asarray(exp, I32).view(U32)
+            for u, word in zip(units, (bits, bits, lo, hi)):
+                results[u] = word
+            return None
         if sem.out == "f":
             bits = np.asarray(value, F32)
             if first.f["CLAMP"]:

@@ -218,28 +218,33 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
 
 # -- 64-bit floats (``wide``) ----------------------------------------------------------------------
 #: How a ``wide`` (64-bit float) instruction spreads over its slots: for a group of 2 or 4 slots,
-#: which word of a double result each slot writes (0 low, 1 high). Source: Mesa's r600 compiler
-#: (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit, emit_alu_f2f64,
-#: emit_alu_f2f32, emit_alu_op1_64bit; value_factory.src64(src, k, 1) is the high word, as its
-#: emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there), which agrees with
-#: AMD's R700 document writing the double operands as ``src.YX`` and the result as ``dst.YX``:
+#: which word of a double result each slot writes (0 low, 1 high). Sources: Mesa's r600 compiler,
+#: both its NIR backend (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit,
+#: emit_alu_f2f64, emit_alu_f2f32, emit_alu_op1_64bit; src64(src, k, 1) is the high word, as
+#: emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there) and its older TGSI
+#: backend (r600_shader.c: tgsi_op2_64_params with fp64_switch, cayman_mul_double_instr,
+#: tgsi_dfracexp, egcm_int_to_double), which agree with AMD's R700 document writing the double
+#: operands as ``src.YX`` and the result as ``dst.YX``:
 #:
 #: * a double source operand k is read as two 32-bit words: the HIGH word (sign, exponent) is
 #:   source k of the instruction in the first slot of the group (x, or z), the LOW word is source
-#:   k of the instruction in the last slot (y or w; w for the four-slot MUL_64, whose slots x, y
-#:   and z all carry the high words). NEG/ABS of the first slot's instruction act on the high
-#:   word, which holds the sign.
+#:   k of the instruction in the last slot (y or w; w for the four-slot MUL_64 and FREXP_64, whose
+#:   slots x, y and z carry the high words in Mesa's MUL_64). NEG/ABS of the first slot's
+#:   instruction act on the high word, which holds the sign.
 #: * a 32-bit source operand (FLT32_TO_FLT64's float, LDEXP_64's exponent ``src0.X``) is source k
 #:   of the first slot's instruction (Mesa puts 0 in the second slot of FLT32_TO_FLT64).
 #: * a double result is written LOW word to the first slot (x or z), HIGH word to the next (y or
-#:   w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). CLAMP of the first slot's
-#:   instruction clamps the double to [0, 1] (Mesa's fsat on doubles is ADD_64 + 0 with the clamp
-#:   bit on the x slot).
+#:   w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). MUL_64 writes the result in
+#:   x, y and again in z, w (cayman_mul_double_instr, which Mesa also uses on Evergreen, copies
+#:   z and w for a .zw destination). FREXP_64 writes the exponent (int32) to y and the significand
+#:   (a double in [0.5, 1)) to z (low) and w (high) (tgsi_dfracexp). A 32-bit result
+#:   (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is read from the first slot (tgsi_op2_64_params with
+#:   ``singledest``). CLAMP of the first slot's instruction clamps a double result to [0, 1]
+#:   (Mesa's fsat on doubles is ADD_64 + 0 with the clamp bit on the x slot).
 #:
-#: VM choices where no source says: MUL_64's z and w slots (Mesa writes nothing there) get the
-#: result's low and high words again; a 32-bit result (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is
-#: written by every slot of the group (Mesa writes only the first); OMOD on a 64-bit instruction is
-#: refused (VMError): what it would scale is not documented.
+#: VM choices where no source says: slots whose result Mesa never reads (the second slot of a
+#: 32-bit result, FREXP_64's x) get the 32-bit result again (FREXP_64's x: the exponent); OMOD on a
+#: 64-bit instruction is refused (VMError): what it would scale is not documented.
 WIDE_LAYOUT: dict[int, tuple[int, ...]] = {2: (0, 1), 4: (0, 1, 0, 1)}
 
 
@@ -265,7 +270,10 @@ def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
     double) times 2**src0 (a 32-bit integer) by adding src0 to the biased exponent field. An
     infinite or NaN src1 is returned unchanged; a zero or denormal src1 gives a zero of its sign
     (denormals are not scaled); a new exponent of 0x7FF or more gives an infinity of src1's sign
-    and one of 0 or less a zero of its sign (the result is never denormal)."""
+    and one of 0 or less a zero of its sign (the result is never denormal). Operand order is the
+    R700 document's; Mesa's Evergreen TGSI backend (DLDEXP through tgsi_op2_64) passes the
+    double as src0 and the exponent as src1, the other way round: which one the Wii U's GPU
+    follows was not confirmed."""
     bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
     sign = bits & np.uint64(1 << 63)
     exp = (bits >> np.uint64(52) & np.uint64(0x7FF)).astype(np.int64)
@@ -276,6 +284,15 @@ def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
     out = np.where(exp == 0x7FF, bits,
                    np.where(exp == 0, sign, np.where(new >= 0x7FF, inf, np.where(new <= 0, sign, scaled))))
     return out.astype(np.uint64).view(np.float64)
+
+
+def frexp64(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FREXP_64: (significand, exponent) with value = significand * 2**exponent and the
+    significand's magnitude in [0.5, 1), as C's frexp (the GLSL frexp Mesa implements with it).
+    Zero gives (zero, 0); infinities and NaNs, which no source covers, give (value, 0) as C's
+    frexp does (the VM's choice)."""
+    mant, exp = np.frexp(np.asarray(value, np.float64))
+    return mant, exp.astype(I32)
 
 
 def _wide(ins: str, out: str, fn: Fn, slots: int = 2) -> Semantic:
@@ -416,19 +433,20 @@ SEMANTICS: dict[str, Semantic] = {
     "FLT64_TO_FLT32": _wide("d", "f", lambda a: a.astype(F32)),
     "FRACT_64": _wide("d", "d", _fract64),
     "LDEXP_64": _wide("id", "d", ldexp64),
+    "FREXP_64": _wide("d", "frexp", frexp64, 4),
     "PRED_SETE_64": _wide("dd", "pred", _EQ),
     "PRED_SETGT_64": _wide("dd", "pred", _GT),
     "PRED_SETGE_64": _wide("dd", "pred", _GE),
 }
 
-_DOUBLE = ("the source found (Mesa's r600 compiler) does not emit it and AMD's R700 document was not "
-           "found for its slot layout or result")
+_DOUBLE = ("Mesa's r600 compiler, the source of the 64-bit slot layout, does not emit it (it uses FMA_64, "
+           "which R700 lacks) and AMD's R700 document was not found for its layout")
 _PRED_COUNTER = ("a DX9 predicate-counter operation whose exact rule AMD's R700 document does not "
                  "give; Wii U compilers do not emit it")
 _EVERGREEN = "an Evergreen-only operation with no R700 meaning"
 #: ALU opcodes of the table that the VM refuses, and why
 UNSUPPORTED: dict[str, str] = {
-    "FREXP_64": _DOUBLE, "MULADD_64": _DOUBLE,
+    "MULADD_64": _DOUBLE,
     "MULADD_64_M2": _DOUBLE, "MULADD_64_M4": _DOUBLE, "MULADD_64_D2": _DOUBLE,
     "PRED_SET_INV": _PRED_COUNTER, "PRED_SET_POP": _PRED_COUNTER, "PRED_SET_CLR": _PRED_COUNTER,
     "PRED_SET_RESTORE": _PRED_COUNTER, "PRED_SETE_PUSH": _PRED_COUNTER,
@@ -441,7 +459,8 @@ UNSUPPORTED: dict[str, str] = {
     "SET_MODE": _EVERGREEN, "SET_CF_IDX0": _EVERGREEN, "SET_CF_IDX1": _EVERGREEN,
     "SET_LDS_SIZE": _EVERGREEN, "MOVA_GPR_INT": _EVERGREEN,
     "RECIP_INT": "the signed integer reciprocal's rounding and sign rules are not documented",
-    "MUL_LIT": "the LIT helper's exact rule is not documented", "MUL_LIT_M2": "see MUL_LIT",
+    "MUL_LIT": ("Mesa's r600 compiler shows its use (LIT's z = EXP_IEEE(MUL_LIT(LOG_CLAMPED(y), w, x))) but "
+                "no source found gives its result for src2 <= 0, infinities and NaNs"), "MUL_LIT_M2": "see MUL_LIT",
     "MUL_LIT_M4": "see MUL_LIT", "MUL_LIT_D2": "see MUL_LIT",
 }
 
