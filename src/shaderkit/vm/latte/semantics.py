@@ -271,9 +271,9 @@ def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
     infinite or NaN src1 is returned unchanged; a zero or denormal src1 gives a zero of its sign
     (denormals are not scaled); a new exponent of 0x7FF or more gives an infinity of src1's sign
     and one of 0 or less a zero of its sign (the result is never denormal). Operand order is the
-    R700 document's; Mesa's Evergreen TGSI backend (DLDEXP through tgsi_op2_64) passes the
-    double as src0 and the exponent as src1, the other way round: which one the Wii U's GPU
-    follows was not confirmed."""
+    R700 document's; Mesa's Evergreen TGSI backend has DLDEXP pass the double as src0 and the
+    exponent as src1, the other way round, but that path never runs (r600 reports no
+    PIPE_SHADER_CAP_TGSI_DFRACEXP_DLDEXP_SUPPORTED), so the document is followed."""
     bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
     sign = bits & np.uint64(1 << 63)
     exp = (bits >> np.uint64(52) & np.uint64(0x7FF)).astype(np.int64)
@@ -290,7 +290,9 @@ def frexp64(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """FREXP_64: (significand, exponent) with value = significand * 2**exponent and the
     significand's magnitude in [0.5, 1), as C's frexp (the GLSL frexp Mesa implements with it).
     Zero gives (zero, 0); infinities and NaNs, which no source covers, give (value, 0) as C's
-    frexp does (the VM's choice)."""
+    frexp does (the VM's choice). The slot layout is tgsi_dfracexp's in Mesa's TGSI backend,
+    written by the driver's authors but never run (r600 reports no DFRACEXP support); no other
+    source gives it."""
     mant, exp = np.frexp(np.asarray(value, np.float64))
     return mant, exp.astype(I32)
 
