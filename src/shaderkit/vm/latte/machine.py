@@ -707,8 +707,8 @@ class Machine:
             mant, exp = value
             lo, hi = split_double(mant)
             bits = np.asarray(exp, I32).view(U32)
-            for u, word in zip(units, (bits, bits, lo, hi)):
-                results[u] = word
+            for u, part in zip(units, (bits, bits, lo, hi)):
+                results[u] = part
             return None
         if sem.out == "f":
             bits = np.asarray(value, F32)
