@@ -125,3 +125,19 @@ def test_frexp_64_splits_significand_and_exponent() -> None:
     # -(1 + 2^-52) = 0xBFF00000:00000001 = -(0.5 + 2^-53) * 2^1 -> 0xBFE00000:00000001, exponent 1
     out = run_alu(body, {"R1": np.array([[0, 0x40280000, 0, 0], [1, 0xBFF00000, 0, 0]], np.uint32)}, 4)
     assert out[:, 1:].tolist() == [[4, 0, 0x3FE80000], [1, 1, 0xBFE00000]]
+
+
+def test_pred_setgt_64_drives_a_branch() -> None:
+    # if (double(R1.yx) > double(R3.yx)) R2.x = 10; the first slot's UPDATE_EXEC_MASK / UPDATE_PRED
+    text = ("00 ALU_PUSH_BEFORE: ADDR(32) CNT(2)\n"
+            "  0   x: PRED_SETGT_64 ____, R1.y, R3.y UPDATE_EXEC_MASK UPDATE_PRED\n"
+            "      y: PRED_SETGT_64 ____, R1.x, R3.x\n"
+            "01 JUMP POP_CNT(1) ADDR(3)\n"
+            "02 ALU_POP_AFTER: ADDR(34) CNT(2)\n"
+            "  1   x: MOV R2.x, (0x41200000, 10)\n"
+            "03 EXP_DONE: PIX0, R2.xyzw\nEND_OF_PROGRAM\n")
+    shader = LatteShader.from_code(assemble(text), "pixel")
+    # lane 0: 1 + 2^-52 > 1.0 (low words 1 > 0); lane 1: 1.0 > 1.0 is false
+    regs = {"R1": np.array([[1, 0x3FF00000, 0, 0], [0, 0x3FF00000, 0, 0]], np.uint32),
+            "R3": np.array([[0, 0x3FF00000, 0, 0]] * 2, np.uint32)}
+    assert shader.run(regs).pix[0][:, 0].tolist() == [10, 0]
