@@ -525,3 +525,17 @@ def test_a_shared_string_splits_when_one_owner_is_renamed() -> None:
     effect.techniques[0].passes[0].name = "Q"
     # "Q" cannot go to 44 (the technique keeps "T" there): appended at 84, the block padded to 92
     assert effect.to_bytes() == shared(84, BLOCK + words(2) + b"Q\0" + bytes(2))
+
+
+def test_cfg_draws_each_shader_of_an_effect(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+
+    path = tmp_path / "small.fxo"
+    path.write_bytes(EFFECT)
+    result = CliRunner().invoke(cli, ["cfg", str(path)])
+    assert result.exit_code == 0, result.output
+    # VS11's one instruction, at word 3 (byte 0x0c) of the shader: the version token, the comment token and
+    # its one word "CTAB" come first
+    assert 'b0 [label="000c  mov r0, v0\\l"];' in result.output and "b0 -> exit;" in result.output

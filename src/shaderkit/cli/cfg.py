@@ -4,8 +4,9 @@ Basic blocks are runs of instructions entered only at the top and left only at t
 carry the reason (``true``/``false`` of an if, ``loop`` back edges, ``break``, ``call``, ``case``).
 DXBC (SM4/5 structured flow), PICA200 (if/loop/jump/call words), Latte (the CF program of each
 GSH / SHARCFB / BFSHA shader: JUMP, ELSE, LOOP_*, CALL, RETURN, END_OF_PROGRAM; clauses are one
-step each) and Maxwell (each BNSH / NVN stage: BRA, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL, RET, EXIT)
-are supported. Files with several programs give one cluster per program in one graph.
+step each), Maxwell (each BNSH / NVN stage: BRA, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL, RET, EXIT)
+and Direct3D 9 (if/else, rep/loop, break, call/label, ret; each shader of an fx_2_0 effect) are
+supported. Files with several programs give one cluster per program in one graph.
 """
 
 from __future__ import annotations
@@ -274,6 +275,85 @@ def latte_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] 
     return out
 
 
+# -- Direct3D 9 -----------------------------------------------------------------------------------
+
+def d3d9_steps(words: Any) -> list[Step]:
+    """One step per instruction of a D3D9 token program (declarations included), with the edges
+    of if/else/endif, rep/loop (the back edge and the skip of a zero count), break, breakc, breakp,
+    call/callnz to their label and ret."""
+    from shaderkit.isa.d3d9.table import INSTRUCTION_OPCODE, OPCODES
+    from shaderkit.isa.d3d9.text import instruction_texts
+
+    found = instruction_texts(words)
+    steps = [Step(text, address=4 * offset) for text, offset, _ in found]
+    infos = [OPCODES.get(INSTRUCTION_OPCODE.get(token)) for _, _, token in found]
+    names = [info.name if info is not None else "" for info in infos]
+    operands = [text.partition(" ")[2].replace(",", " ").split() for text, _, _ in found]
+    labels = {ops[0]: i for i, (name, ops) in enumerate(zip(names, operands)) if name == "label" and ops}
+    stack: list[tuple[str, int]] = []  # ("if"|"loop", index)
+    else_of: dict[int, int] = {}
+    end_of: dict[int, int] = {}
+    breaks: list[tuple[int, int]] = []  # (break step, its loop's index)
+    for i, name in enumerate(names):
+        if name == "if":
+            stack.append(("if", i))
+        elif name == "else" and stack and stack[-1][0] == "if":
+            else_of[stack[-1][1]] = i
+        elif name == "endif" and stack and stack[-1][0] == "if":
+            end_of[stack.pop()[1]] = i
+        elif name in ("rep", "loop"):
+            stack.append(("loop", i))
+        elif name in ("endrep", "endloop") and stack and stack[-1][0] == "loop":
+            end_of[stack.pop()[1]] = i
+        elif name in ("break", "breakp"):
+            inner = next((s for s in reversed(stack) if s[0] == "loop"), None)
+            if inner is not None:
+                breaks.append((i, inner[1]))
+    for i, name in enumerate(names):
+        step = steps[i]
+        if name == "if" and i in end_of:
+            after = else_of[i] + 1 if i in else_of else end_of[i]
+            step.targets, step.falls_through = [(i + 1, "true"), (after, "false")], False
+        elif name == "else":
+            owner = next((k for k, v in else_of.items() if v == i), None)
+            if owner is not None and owner in end_of:
+                step.targets, step.falls_through = [(end_of[owner], "")], False
+        elif name in ("rep", "loop") and i in end_of:
+            step.targets = [(end_of[i] + 1, "skip")]
+        elif name in ("endrep", "endloop"):
+            owner = next((k for k, v in end_of.items() if v == i and names[k] in ("rep", "loop")), None)
+            if owner is not None:
+                step.targets = [(owner + 1, "loop")]
+        elif name == "ret":
+            step.targets, step.falls_through = [(EXIT, "ret")], False
+        elif name in ("call", "callnz") and operands[i] and operands[i][0] in labels:
+            step.targets = [(labels[operands[i][0]], "call")]
+    for i, owner in breaks:
+        info = infos[i]
+        steps[i].targets = [(end_of[owner] + 1 if owner in end_of else EXIT, "break")]
+        steps[i].falls_through = info is not None and info.sources > 0  # break_comp, breakp
+    return steps
+
+
+def d3d9_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
+    """(title, steps, entries) of a bare D3D9 shader, or of every shader of a D3D9 effect, else None."""
+    import sys
+
+    if "shaderkit.formats.d3d9.shader" not in sys.modules:
+        return None
+    from shaderkit.formats.d3d9.shader import D3D9Shader
+
+    if isinstance(model, D3D9Shader):
+        return [("", d3d9_steps(model.words()), (0,))]
+    if "shaderkit.formats.d3d9.effect" in sys.modules:
+        from shaderkit.formats.d3d9.effect import D3D9Effect
+
+        if isinstance(model, D3D9Effect):
+            return [(name, d3d9_steps(item.shader.words()), (0,))
+                    for name, item in model.shader_members().items() if item.shader is not None]
+    return None
+
+
 # -- Maxwell ---------------------------------------------------------------------------------------
 
 #: pushes a target that a later instruction of the second name jumps to
@@ -426,6 +506,8 @@ def programs_of(model: Any) -> list[tuple[str, list[Step], list[Block]]]:
     if found is None:
         found = maxwell_programs(model)
     if found is None:
+        found = d3d9_programs(model)
+    if found is None:
         steps, graph = graph_of(model)
         return [("", steps, graph)]
     if not found:
@@ -445,8 +527,9 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
     elif isinstance(getattr(model, "payload", None), Dvlb):
         steps, entries = pica_steps(model.payload)
     else:
-        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Wii U (GSH, SHARCFB, "
-                                   "BFSHA) and Switch (BNSH, NVN, DKSH) files")
+        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Direct3D 9 "
+                                   "(shaders, fx_2_0 effects), Wii U (GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN, "
+                                   "DKSH) files")
     return steps, blocks(steps, entries)
 
 
@@ -455,8 +538,8 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
 @click.option("-o", "--output", default="-", help="Output file (.dot, or .svg to run Graphviz's dot); - for stdout.")
 @click.option("--svg", is_flag=True, help="Write SVG (needs Graphviz's dot on PATH).")
 def cfg(file: str, output: str, svg: bool) -> None:
-    """Write the control-flow graph of FILE (DXBC, SHBIN, GSH, SHARCFB, BFSHA, BNSH, NVN, DKSH) as
-    Graphviz DOT, or SVG; files with several programs get one cluster per program."""
+    """Write the control-flow graph of FILE (DXBC, SHBIN, D3D9 shader or effect, GSH, SHARCFB, BFSHA,
+    BNSH, NVN, DKSH) as Graphviz DOT, or SVG; files with several programs get one cluster per program."""
     from shaderkit.cli.common import load_model, write_output
 
     model = load_model(file)
