@@ -539,3 +539,17 @@ def test_cfg_draws_each_shader_of_an_effect(tmp_path: Path) -> None:
     # VS11's one instruction, at word 3 (byte 0x0c) of the shader: the version token, the comment token and
     # its one word "CTAB" come first
     assert 'b0 [label="000c  mov r0, v0\\l"];' in result.output and "b0 -> exit;" in result.output
+
+
+def test_run_takes_a_shader_of_an_effect_by_member_name(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+
+    path = tmp_path / "ps.fxo"
+    path.write_bytes(words(TAG, len(BLOCK)) + BLOCK + records(PS20))  # the pass's shader: mov oC0, c0
+    result = CliRunner().invoke(cli, ["run", f"{path}//T/P/VertexShader", "--uniform", "c0=1,2,3,4", "--count", "2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["COLOR0"] == [[1, 2, 3, 4], [1, 2, 3, 4]]
