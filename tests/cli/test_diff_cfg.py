@@ -170,3 +170,22 @@ def test_d3d9_graph_by_hand(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["cfg", str(path)])
     assert result.exit_code == 0, result.output
     assert '-> b14 [label="call", style=dashed];' in result.output and '[label="skip"]' in result.output
+
+
+def test_d3d9_graph_of_unbalanced_flow_is_still_a_graph() -> None:
+    # random, often unbalanced, structure: no exception, every edge lands on a block or the exit
+    import random
+
+    from shaderkit.cli.cfg import d3d9_steps
+    from shaderkit.formats.d3d9.assemble import assemble_shader
+
+    lines = ["if b0", "if_lt r0.x, c0.x", "else", "endif", "rep i0", "endrep", "loop aL, i0", "endloop", "break",
+             "break_gt r0.x, c0.x", "breakp p0.x", "ret", "label l0", "label l1", "call l0", "callnz l1, b0",
+             "mov r0, c0"]
+    rng = random.Random(1)
+    for _ in range(200):
+        body = [rng.choice(lines) for _ in range(rng.randint(1, 12))]
+        steps = d3d9_steps(assemble_shader("ps_3_0\n" + "\n".join(body) + "\n").words())
+        assert len(steps) == len(body)
+        for block in blocks(steps):
+            assert all(target == EXIT or 0 <= target < len(steps) for target, _ in block.edges), body
