@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from shaderkit.cli.common import load_model, read_input, write_output
+from shaderkit.cli.common import member_bytes, parse_named, read_input, write_output
 
 if TYPE_CHECKING:
     from shaderkit.vm.pica import RunResult
@@ -271,7 +271,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
 
-    data = read_input(file)
+    data = member_bytes(file)
     if is_dxbc(data):
         try:
             grid = [int(part) for part in groups.split(",")]
@@ -279,7 +279,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
             raise click.ClickException(f"--groups {groups!r}: expected x,y,z") from None
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
-    model = load_model(file)
+    model = parse_named(file, data)
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
 
