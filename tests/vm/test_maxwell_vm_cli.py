@@ -111,3 +111,25 @@ def test_dksh_tessellation_programs_take_bnsh_stage_names_and_disasm_titles() ->
     programs = MaxwellShader.programs(shaderkit.open(control + bytes(code)))
     assert [(title, shader.stage) for title, shader in programs] == [
         ("program 0 tess_ctrl", "hull"), ("program 1 tess_eval", "domain")]
+
+
+def test_run_with_a_surface(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the vertex program of a deko3d module stores each lane's vertex id + 0x10 into texel (id, 0)
+    # of surface 2 (SUSTD.B32: a raw word); --uav 2=FILE.npy gives it, the output lists it after
+    store = ["ALD R0, a[0x2fc]", "MOV R1, RZ", "IADD32I R4, R0, 0x10", "SUSTD.2D.B32 R0, R4, 0x2"]
+    vertex = build(store)
+    control = dk.header(0x100, 0x100, 1) + dk.program_header(0, 0x30, 8, 0, 0, 0, dk.vert_union())
+    control += bytes(0x100 - len(control))
+    code = bytearray(0x100)
+    code[0x000:0x030] = dk.UAM_PADDING
+    code[0x030:0x080] = dk.sph(1, 1)
+    code[0x080:0x080 + len(vertex)] = vertex
+    module = tmp_path / "s.dksh"
+    module.write_bytes(control + bytes(code))
+    surface = tmp_path / "surf.npy"
+    np.save(surface, np.zeros((1, 4), np.uint32))
+    code_, out, err = run_cli(capsys, "run", str(module), "--count", "3", "--uav", f"2={surface}")
+    assert code_ == 0, err
+    assert json.loads(out)["surfaces"] == {"2": [[0x10, 0x11, 0x12, 0]]}
+    code_, out, err = run_cli(capsys, "run", str(module), "--count", "1")
+    assert code_ != 0 and "surface 0x2" in err

@@ -51,8 +51,9 @@ Choices (documented, tested where they can be):
   nearest mip level; implicit-LOD SAMPLE uses LOD 0 + bias unless ``quads=True``, when lanes
   4k..4k+3 form 2x2 quads (TL, TR, BL, BR) whose differences give gradients (also for
   GET_GRADIENTS_H/V). Cube maps take face coordinates in [1, 2] and the face index in Z, as
-  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. SAMPLE_C* compare W with the
-  texel's X and return the filtered pass fraction in all four channels.
+  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. SAMPLE_C* compare W (SAMPLE_C_L
+  and SAMPLE_C_LB, whose W is the LOD or bias: Z; 1D and 2D textures only) with the texel's X
+  and return the filtered pass fraction in all four channels.
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction
   (USE_CONST_FIELDS: from the :class:`VertexBuffer`), undo ENDIAN_SWAP 8IN16/8IN32 (Wii U
   buffers are big-endian in memory), fill missing components with (0, 0, 0, 1); bytes outside a
@@ -65,7 +66,11 @@ Choices (documented, tested where they can be):
 * Lanes run in waves of ``CHUNK_LANES``; each wave has its own program counter (as the GPU's
   wavefronts do), so a uniform jump taken by one wave and not another gives the same result.
 
-Not executable (VMError names them): 64-bit float opcodes, the DX9 predicate-counter opcodes
+* 64-bit floats (ADD_64, MUL_64, FLT32_TO_FLT64, FLT64_TO_FLT32, FRACT_64, FREXP_64, LDEXP_64,
+  PRED_SETE/GT/GE_64) are IEEE doubles held as word pairs over two vector slots (MUL_64 and
+  FREXP_64: four), laid out as Mesa's r600 compiler emits them (``semantics.WIDE_LAYOUT``).
+
+Not executable (VMError names them): MULADD_64*, the DX9 predicate-counter opcodes
 (PRED_SET_INV/POP/CLR/RESTORE and PRED_SET*_PUSH*), Evergreen-only opcodes, RECIP_INT, MUL_LIT*,
 and the texture instructions listed in ``fetch.UNSUPPORTED_TEX``.
 """

@@ -301,12 +301,20 @@ SAMPLE_KINDS = {
     "SAMPLE": ("auto", False), "SAMPLE_L": ("l", False), "SAMPLE_LB": ("lb", False), "SAMPLE_LZ": ("lz", False),
     "SAMPLE_G": ("g", False), "SAMPLE_G_LZ": ("lz", False), "SAMPLE_C": ("auto", True),
     "SAMPLE_C_LZ": ("lz", True), "SAMPLE_C_G": ("g", True), "SAMPLE_C_G_LZ": ("lz", True),
+    "SAMPLE_C_L": ("l", True), "SAMPLE_C_LB": ("lb", True),
 }
+#: compare samples with an LOD or bias, whose W holds that LOD or bias and Z the compare
+#: reference (coordinates in X and Y). Source: Mesa's r600 register header (r600d.h:
+#: "SQ_TEX_INST_SAMPLE_C_L 0x19 /* src.xy = texcoord, src.y = array index (if needed), src.z =
+#: depth, src.w = lod */", SAMPLE_C_LB likewise with "src.w = bias"), and its TGSI compiler, which
+#: leaves the reference in Z only for these two. Only 1D and 2D textures: the place of a layer or
+#: a third coordinate is not given for them.
+REFERENCE_IN_Z = ("SAMPLE_C_L", "SAMPLE_C_LB")
 UNSUPPORTED_TEX = {
     "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
     "SAMPLE_G_LB": "see SAMPLE_G_L",
-    "SAMPLE_C_L": "the compare reference and the LOD would both be in W; the layout is not documented",
-    "SAMPLE_C_LB": "see SAMPLE_C_L", "SAMPLE_C_G_L": "see SAMPLE_C_L", "SAMPLE_C_G_LB": "see SAMPLE_C_L",
+    "SAMPLE_C_G_L": "the places of the compare reference and the LOD are not documented (SAMPLE_C_L's are)",
+    "SAMPLE_C_G_LB": "see SAMPLE_C_G_L",
     "KEEP_GRADIENTS": "needs the hardware's gradient registers between instructions of other lanes",
     "GET_LERP": "the lerp-factor result is not documented",
     "GET_SAMPLE_INFO": "multisample surfaces are not modelled",
@@ -394,6 +402,12 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
     normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
     offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
                T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
+    coords = src[:3]
     ref = src[3] if compare else None
-    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
+    if name in REFERENCE_IN_Z:
+        if tex.kind not in ("1d", "2d"):
+            raise VMError(f"{name} on a {tex.kind} texture: where its layer or third coordinate is read "
+                          "is not documented")
+        coords, ref = [src[0], src[1], np.zeros(w.n, F32)], src[2]
+    texels = sample(tex, sampler, coords, normalized, lod, offsets, ref)
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

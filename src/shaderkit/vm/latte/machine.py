@@ -38,7 +38,17 @@ from shaderkit.isa.latte.disasm import (
 )
 from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, I32, SEMANTICS, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import (
+    F32,
+    I32,
+    SEMANTICS,
+    U32,
+    UNSUPPORTED,
+    WIDE_LAYOUT,
+    Semantic,
+    join_double,
+    split_double,
+)
 from shaderkit.vm.legacy_float import saturate
 
 GPRS = 128
@@ -593,6 +603,7 @@ class Machine:
         exec_update: np.ndarray | None = None
         kills = np.zeros(w.n, bool)
         reductions: dict[str, list[AluInst]] = {}
+        wides: dict[tuple[str, int], list[AluInst]] = {}
         for inst in group.insts:
             sem = inst.sem
             if sem is None:
@@ -600,7 +611,17 @@ class Machine:
                 raise VMError(f"ALU opcode {inst.op.name} cannot be executed: {reason}")
             if sem.kind == "reduce":
                 reductions.setdefault(inst.op.name, []).append(inst)
+            elif sem.kind == "wide":
+                wides.setdefault((inst.op.name, 0 if sem.slots == 4 else inst.unit // 2), []).append(inst)
         results: dict[int, np.ndarray] = {}
+        for (name, pair), insts in wides.items():
+            cond = self.wide(name, pair, insts, group.literals, banks, results)
+            if cond is not None:
+                first = min(insts, key=lambda i: i.unit)
+                if first.f.get("UPDATE_PRED"):
+                    pred_update = cond
+                if first.f.get("UPDATE_EXECUTE_MASK"):
+                    exec_update = cond
         for name, insts in reductions.items():
             sem = insts[0].sem
             assert sem is not None and sem.fn is not None
@@ -616,7 +637,7 @@ class Machine:
         for inst in group.insts:
             sem = inst.sem
             assert sem is not None
-            if sem.kind == "reduce":
+            if sem.kind in ("reduce", "wide"):
                 continue
             args = [self.source(inst, i, group.literals, banks, sem.ins[i]) for i in range(len(sem.ins))]
             if sem.kind == "nop":
@@ -673,6 +694,56 @@ class Machine:
             w.branch = np.where(active, exec_update, w.branch)
         if kills.any():
             w.alive = w.alive & ~kills
+
+    def wide(self, name: str, pair: int, insts: list[AluInst], literals: list[int],
+             banks: list[tuple[int, int, int]], results: dict[int, np.ndarray]) -> np.ndarray | None:
+        """One 64-bit instruction over its slots (``semantics.WIDE_LAYOUT`` gives the layout):
+        stores each slot's result bits in ``results``; returns the condition of a PRED_SET*_64."""
+        sem = insts[0].sem
+        assert sem is not None and sem.fn is not None
+        units = list(range(4)) if sem.slots == 4 else [2 * pair, 2 * pair + 1]
+        by_unit = {inst.unit: inst for inst in insts}
+        if sorted(by_unit) != units or len(insts) != len(units):
+            where = "x, y, z and w" if sem.slots == 4 else "x and y, or z and w,"
+            raise VMError(f"{name} needs the slots {where} of its group")
+        first, last = by_unit[units[0]], by_unit[units[-1]]
+        if any(not inst.op3 and inst.f["OMOD"] for inst in insts):
+            raise VMError(f"{name} with an output modifier (OMOD): its meaning on a 64-bit result is not documented")
+        args = []
+        for k, kind in enumerate(sem.ins):
+            if kind == "d":
+                hi = self.source(first, k, literals, banks, "f").view(U32)
+                args.append(join_double(hi, self.source(last, k, literals, banks, "u")))
+            else:
+                args.append(self.source(first, k, literals, banks, kind))
+        value = sem.fn(*args)
+        if sem.out == "pred":
+            cond = np.broadcast_to(value, (self.w.n,))
+            bits = np.where(cond, F32(1), F32(0)).astype(F32).view(U32)
+            for u in units:
+                results[u] = bits
+            return cond
+        if sem.out == "frexp":  # (significand, exponent): x, y the exponent; z, w the significand
+            mant, exp = value
+            lo, hi = split_double(mant)
+            bits = np.asarray(exp, I32).view(U32)
+            for u, part in zip(units, (bits, bits, lo, hi)):
+                results[u] = part
+            return None
+        if sem.out == "f":
+            bits = np.asarray(value, F32)
+            if first.f["CLAMP"]:
+                bits = saturate(bits)
+            for u in units:
+                results[u] = bits.view(U32)
+            return None
+        value = np.asarray(value, np.float64)
+        if first.f["CLAMP"]:
+            value = np.where(np.isnan(value), 0.0, np.clip(value, 0.0, 1.0))
+        words = split_double(value)
+        for u, word in zip(units, WIDE_LAYOUT[len(units)]):
+            results[u] = words[word]
+        return None
 
     def finish(self, inst: AluInst, value: np.ndarray) -> np.ndarray:
         """OMOD and CLAMP on a float result; returns the result's bits."""

@@ -10,7 +10,8 @@ Kinds: ``map`` (element-wise result), ``pred`` (PRED_SET*: the function returns 
 the result is 1.0/0.0 and UPDATE_PRED / UPDATE_EXECUTE_MASK use the condition), ``kill`` (the
 condition kills the lane; the result is 1.0/0.0), ``mova`` (the function returns the integer
 loaded into AR), ``reduce`` (DOT4, DOT4_IEEE, MAX4, CUBE: one result from the four vector
-slots), ``nop``.
+slots), ``wide`` (the 64-bit float opcodes: one operation spread over two or four vector slots,
+see :data:`WIDE_LAYOUT`), ``nop``.
 
 Numeric rules (from AMD's R700 ISA document, Mesa's r600 compiler and decaf-emu, see the
 package docstring for the full list of choices):
@@ -60,6 +61,8 @@ class Semantic:
     ins: str
     out: str
     fn: Fn | None = None
+    #: vector slots one ``wide`` instruction spans (2: x+y or z+w; 4: x+y+z+w)
+    slots: int = 0
 
 
 # -- float helpers -------------------------------------------------------------------------------
@@ -213,6 +216,91 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
     return [_fit(tc), _fit(sc), _fit(ma * F32(2)), face]
 
 
+# -- 64-bit floats (``wide``) ----------------------------------------------------------------------
+#: How a ``wide`` (64-bit float) instruction spreads over its slots: for a group of 2 or 4 slots,
+#: which word of a double result each slot writes (0 low, 1 high). Sources: Mesa's r600 compiler,
+#: both its NIR backend (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit,
+#: emit_alu_f2f64, emit_alu_f2f32, emit_alu_op1_64bit; src64(src, k, 1) is the high word, as
+#: emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there) and its older TGSI
+#: backend (r600_shader.c: tgsi_op2_64_params with fp64_switch, cayman_mul_double_instr,
+#: tgsi_dfracexp, egcm_int_to_double), which agree with AMD's R700 document writing the double
+#: operands as ``src.YX`` and the result as ``dst.YX``:
+#:
+#: * a double source operand k is read as two 32-bit words: the HIGH word (sign, exponent) is
+#:   source k of the instruction in the first slot of the group (x, or z), the LOW word is source
+#:   k of the instruction in the last slot (y or w; w for the four-slot MUL_64 and FREXP_64, whose
+#:   slots x, y and z carry the high words in Mesa's MUL_64). NEG/ABS of the first slot's
+#:   instruction act on the high word, which holds the sign.
+#: * a 32-bit source operand (FLT32_TO_FLT64's float, LDEXP_64's exponent ``src0.X``) is source k
+#:   of the first slot's instruction (Mesa puts 0 in the second slot of FLT32_TO_FLT64).
+#: * a double result is written LOW word to the first slot (x or z), HIGH word to the next (y or
+#:   w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). MUL_64 writes the result in
+#:   x, y and again in z, w (cayman_mul_double_instr, which Mesa also uses on Evergreen, copies
+#:   z and w for a .zw destination). FREXP_64 writes the exponent (int32) to y and the significand
+#:   (a double in [0.5, 1)) to z (low) and w (high) (tgsi_dfracexp). A 32-bit result
+#:   (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is read from the first slot (tgsi_op2_64_params with
+#:   ``singledest``). CLAMP of the first slot's instruction clamps a double result to [0, 1]
+#:   (Mesa's fsat on doubles is ADD_64 + 0 with the clamp bit on the x slot).
+#:
+#: VM choices where no source says: slots whose result Mesa never reads (the second slot of a
+#: 32-bit result, FREXP_64's x) get the 32-bit result again (FREXP_64's x: the exponent); OMOD on a
+#: 64-bit instruction is refused (VMError): what it would scale is not documented.
+WIDE_LAYOUT: dict[int, tuple[int, ...]] = {2: (0, 1), 4: (0, 1, 0, 1)}
+
+
+def join_double(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """The float64 values whose high and low 32-bit words are ``hi`` and ``lo`` (uint32)."""
+    hi, lo = np.broadcast_arrays(np.asarray(hi).view(U32), np.asarray(lo).view(U32))
+    bits = (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
+    return bits.view(np.float64)
+
+
+def split_double(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low word, high word) as uint32 of float64 ``value``."""
+    bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
+    return (bits & np.uint64(0xFFFFFFFF)).astype(U32), (bits >> np.uint64(32)).astype(U32)
+
+
+def _fract64(a: np.ndarray) -> np.ndarray:
+    return a - np.floor(a)
+
+
+def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """LDEXP_64 as AMD's R700 document gives it (section 9, "LDEXP_64", table 9.6): src1 (the
+    double) times 2**src0 (a 32-bit integer) by adding src0 to the biased exponent field. An
+    infinite or NaN src1 is returned unchanged; a zero or denormal src1 gives a zero of its sign
+    (denormals are not scaled); a new exponent of 0x7FF or more gives an infinity of src1's sign
+    and one of 0 or less a zero of its sign (the result is never denormal). Operand order is the
+    R700 document's; Mesa's Evergreen TGSI backend has DLDEXP pass the double as src0 and the
+    exponent as src1, the other way round, but that path never runs (r600 reports no
+    PIPE_SHADER_CAP_TGSI_DFRACEXP_DLDEXP_SUPPORTED), so the document is followed."""
+    bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
+    sign = bits & np.uint64(1 << 63)
+    exp = (bits >> np.uint64(52) & np.uint64(0x7FF)).astype(np.int64)
+    mant = bits & np.uint64((1 << 52) - 1)
+    new = exp + np.asarray(exponent).view(I32).astype(np.int64)
+    inf = sign | np.uint64(0x7FF << 52)
+    scaled = sign | (np.clip(new, 0, 0x7FE).astype(np.uint64) << np.uint64(52)) | mant
+    out = np.where(exp == 0x7FF, bits,
+                   np.where(exp == 0, sign, np.where(new >= 0x7FF, inf, np.where(new <= 0, sign, scaled))))
+    return out.astype(np.uint64).view(np.float64)
+
+
+def frexp64(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FREXP_64: (significand, exponent) with value = significand * 2**exponent and the
+    significand's magnitude in [0.5, 1), as C's frexp (the GLSL frexp Mesa implements with it).
+    Zero gives (zero, 0); infinities and NaNs, which no source covers, give (value, 0) as C's
+    frexp does (the VM's choice). The slot layout is tgsi_dfracexp's in Mesa's TGSI backend,
+    written by the driver's authors but never run (r600 reports no DFRACEXP support); no other
+    source gives it."""
+    mant, exp = np.frexp(np.asarray(value, np.float64))
+    return mant, exp.astype(I32)
+
+
+def _wide(ins: str, out: str, fn: Fn, slots: int = 2) -> Semantic:
+    return Semantic("wide", ins, out, fn, slots)
+
+
 def _m(ins: str, out: str, fn: Fn) -> Semantic:
     return Semantic("map", ins, out, fn)
 
@@ -340,17 +428,27 @@ SEMANTICS: dict[str, Semantic] = {
     "CNDE_INT": _m("iii", "i", _cnd(lambda a: a == 0)),
     "CNDGT_INT": _m("iii", "i", _cnd(lambda a: a > 0)),
     "CNDGE_INT": _m("iii", "i", _cnd(lambda a: a >= 0)),
+    # 64-bit floats: IEEE double arithmetic on word pairs laid out as WIDE_LAYOUT says
+    "ADD_64": _wide("dd", "d", np.add),
+    "MUL_64": _wide("dd", "d", np.multiply, 4),
+    "FLT32_TO_FLT64": _wide("f", "d", lambda a: a.astype(np.float64)),
+    "FLT64_TO_FLT32": _wide("d", "f", lambda a: a.astype(F32)),
+    "FRACT_64": _wide("d", "d", _fract64),
+    "LDEXP_64": _wide("id", "d", ldexp64),
+    "FREXP_64": _wide("d", "frexp", frexp64, 4),
+    "PRED_SETE_64": _wide("dd", "pred", _EQ),
+    "PRED_SETGT_64": _wide("dd", "pred", _GT),
+    "PRED_SETGE_64": _wide("dd", "pred", _GE),
 }
 
-_DOUBLE = "double-precision (64-bit pair) operations are not implemented"
+_DOUBLE = ("Mesa's r600 compiler, the source of the 64-bit slot layout, does not emit it (it uses FMA_64, "
+           "which R700 lacks) and AMD's R700 document was not found for its layout")
 _PRED_COUNTER = ("a DX9 predicate-counter operation whose exact rule AMD's R700 document does not "
                  "give; Wii U compilers do not emit it")
 _EVERGREEN = "an Evergreen-only operation with no R700 meaning"
 #: ALU opcodes of the table that the VM refuses, and why
 UNSUPPORTED: dict[str, str] = {
-    "FREXP_64": _DOUBLE, "ADD_64": _DOUBLE, "MUL_64": _DOUBLE, "FLT64_TO_FLT32": _DOUBLE,
-    "FLT32_TO_FLT64": _DOUBLE, "LDEXP_64": _DOUBLE, "FRACT_64": _DOUBLE, "PRED_SETGT_64": _DOUBLE,
-    "PRED_SETE_64": _DOUBLE, "PRED_SETGE_64": _DOUBLE, "MULADD_64": _DOUBLE,
+    "MULADD_64": _DOUBLE,
     "MULADD_64_M2": _DOUBLE, "MULADD_64_M4": _DOUBLE, "MULADD_64_D2": _DOUBLE,
     "PRED_SET_INV": _PRED_COUNTER, "PRED_SET_POP": _PRED_COUNTER, "PRED_SET_CLR": _PRED_COUNTER,
     "PRED_SET_RESTORE": _PRED_COUNTER, "PRED_SETE_PUSH": _PRED_COUNTER,
@@ -363,7 +461,8 @@ UNSUPPORTED: dict[str, str] = {
     "SET_MODE": _EVERGREEN, "SET_CF_IDX0": _EVERGREEN, "SET_CF_IDX1": _EVERGREEN,
     "SET_LDS_SIZE": _EVERGREEN, "MOVA_GPR_INT": _EVERGREEN,
     "RECIP_INT": "the signed integer reciprocal's rounding and sign rules are not documented",
-    "MUL_LIT": "the LIT helper's exact rule is not documented", "MUL_LIT_M2": "see MUL_LIT",
+    "MUL_LIT": ("Mesa's r600 compiler shows its use (LIT's z = EXP_IEEE(MUL_LIT(LOG_CLAMPED(y), w, x))) but "
+                "no source found gives its result for src2 <= 0, infinities and NaNs"), "MUL_LIT_M2": "see MUL_LIT",
     "MUL_LIT_M4": "see MUL_LIT", "MUL_LIT_D2": "see MUL_LIT",
 }
 
