@@ -84,7 +84,7 @@ mnemonic (see :data:`UNSUPPORTED` for the reasons).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -3058,12 +3058,18 @@ def _target(ins: Ins) -> int:
     return _skip_control(target)
 
 
+def _taken(ins: Ins) -> Callable[[Machine, np.ndarray], np.ndarray]:
+    """The lanes of a mask that take a branch: those whose condition code passes the instruction's
+    test (``Ccc``; none: always)."""
+    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+    if test == "T":
+        return lambda st, m: m
+    return lambda st, m: m & st.condition(test)
+
+
 def _flow_builder(ins: Ins) -> Op:
     name = ins.mnemonic
-    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
-
-    def taken(st: Machine, m: np.ndarray) -> np.ndarray:
-        return m if test == "T" else m & st.condition(test)
+    taken = _taken(ins)
 
     if name == "BRA":
         target = _target(ins)
@@ -3111,11 +3117,11 @@ def _absolute_branch(ins: Ins) -> Op:
         raise ins.fail("a constant-buffer branch target is not supported")
     address = ins.value(len(ins.operands) - 1)[0]
     call = ins.mnemonic == "JCAL"
-    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+    taken = _taken(ins)
     after = _next(ins.address)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        lanes = m if test == "T" else m & st.condition(test)
+        lanes = taken(st, m)
         target = (address - st.code_address) & 0xFFFFFFFF
         if call:
             st.push(lanes, CAL, after)
@@ -3139,15 +3145,14 @@ def _indirect_branch(ins: Ins) -> Op:
     imm = ins.value(1)[0]
     relative = ins.mnemonic == "BRX"
     base = ins.address + 8 + imm if relative else imm
-    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+    taken = _taken(ins)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        lanes = m if test == "T" else m & st.condition(test)
+        lanes = taken(st, m)
         target = (st.reg(reg).astype(np.int64) + base) & 0xFFFFFFFF
         if not relative:
             target = (target - st.code_address) & 0xFFFFFFFF
-        target = target + np.where(target % BUNDLE_BYTES == 0, 8, 0)
-        st.pc[lanes] = np.broadcast_to(target, (st.n,))[lanes]
+        st.pc[lanes] = np.broadcast_to(_skip_control(target), (st.n,))[lanes]
     return op
 
 unsupported("LEPC (which address it loads is not described publicly)", "LEPC")
@@ -3178,10 +3183,13 @@ class _Step:
         self.body, self.guard, self.after, self.flow = body, guard, after, flow
 
 
-def _skip_control(address: int) -> int:
-    """The instruction that runs at ``address``: a bundle's control word runs the bundle's first
-    instruction."""
-    return address + 8 if address % BUNDLE_BYTES == 0 else address
+_Address = TypeVar("_Address", int, np.ndarray)
+
+
+def _skip_control(address: _Address) -> _Address:
+    """The instruction that runs at ``address`` (an int or an array of them): a bundle's control
+    word runs the bundle's first instruction."""
+    return address + 8 * (address % BUNDLE_BYTES == 0)
 
 
 def _next(address: int) -> int:
