@@ -60,10 +60,11 @@ Documented choices:
   filtering (float32 weights, as GPUs filter in reduced precision), cube faces, gather and loads are
   the SM4 VM's (:mod:`shaderkit.vm.sm4.memory`); this module only finds the operands. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
-* Surfaces (SULD/SUST/SUATOM/SURED and their B/D forms) are NumPy arrays keyed like textures (the
-  13-bit index or the bindless handle in R39; ``"*"`` for any other), shaped as textures are; a
+* Surfaces (SULD/SUST/SUATOM/SURED and their B/D forms) are NumPy arrays keyed by the 13-bit index
+  or, for the B forms, by the bindless handle in the register named in bits 39-46, as given (no
+  texture-id fallback); ``"*"`` stands for any other. They are shaped as textures are; a
   formatted (P) access converts as texture loads do (uint8/uint16 UNORM, float16/float32, 32-bit
-  integers raw; stores round UNORM to nearest), a raw (D) access moves the texel's bytes and needs
+  integers raw; stores round UNORM to nearest, ties to even), a raw (D) access moves the texel's bytes and needs
   the access size to equal the texel size. Out of bounds, IGN loads 0 and drops stores (PTX's
   ``.zero``), TRAP raises VMError (``.trap``); the third clamp value, CAS forms and SUATOMB2 are refused.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
@@ -83,7 +84,7 @@ mnemonic (see :data:`UNSUPPORTED` for the reasons).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -2420,17 +2421,22 @@ def _texture_key(st: Machine, handle: int) -> int:
     return handle
 
 
+def _handle_groups(handles: np.ndarray, m: np.ndarray,
+                   key: Callable[[int], int] = int) -> Iterator[tuple[int, np.ndarray]]:
+    """The lanes of ``m`` grouped by their distinct bindless handle: (the key the resource is looked
+    up by, ``key(handle)``, the lanes holding that handle)."""
+    for handle in np.unique(handles[m]):
+        yield key(int(handle)), m & (handles == handle)
+
+
 def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
     """Texels from texture ``index``, or with a bindless handle register per distinct handle of the
     lanes of ``m`` (a handle is looked up as given, then by its texture id, the low 20 bits)."""
     if plan.handle is None:
         return _sample(st, plan, index, m)
-    handles = st.reg(plan.handle)
     out = np.zeros((st.n, 4))
     integer = False
-    for handle in np.unique(handles[m]):
-        key = _texture_key(st, int(handle))
-        sel = m & (handles == handle)
+    for key, sel in _handle_groups(st.reg(plan.handle), m, lambda handle: _texture_key(st, handle)):
         texels, integer = _sample(st, plan, key, sel)
         out[sel] = texels[sel]
     return out, integer
@@ -2809,11 +2815,14 @@ _SU_DTYPES = (np.uint8, np.uint16, np.float16, np.float32, np.int32, np.uint32)
 
 def _surface(st: Machine, key: int | str, spatial: int, what: str) -> np.ndarray:
     """Surface ``key`` (else ``"*"``) as a (spatial axes..., channels) view of the run's copy, whose
-    stores the run returns."""
+    stores the run returns; its dtype must be one :data:`_SU_DTYPES` names."""
     arr = st.surfaces.get(key, st.surfaces.get("*"))
     if arr is None:
         raise VMError(f"{what}: the shader uses surface {key:#x}, which was not given" if isinstance(key, int)
                       else f"{what}: surface {key!r} was not given")
+    if arr.dtype not in _SU_DTYPES:
+        raise VMError(f"{what}: a surface's dtype is uint8/uint16 (UNORM), float16/float32 or int32/uint32, "
+                      f"not {arr.dtype}")
     if arr.ndim == spatial:
         arr = arr[..., None]
     if arr.ndim != spatial + 1 or not 1 <= arr.shape[-1] <= 4:
@@ -2822,28 +2831,28 @@ def _surface(st: Machine, key: int | str, spatial: int, what: str) -> np.ndarray
     return arr
 
 
-def _surface_plan(ins: Ins) -> tuple[int, bool, Callable[[Machine], list[np.ndarray]]]:
-    """(coordinate count, layered, reader of each lane's array index per axis, slowest first): the
-    coordinates are consecutive registers from Ra (x, y, z), then the layer (Ryujinx's SULD/SUST)."""
+def _surface_plan(ins: Ins, ra_operand: int) -> tuple[int, Callable[[Machine], list[np.ndarray]]]:
+    """(spatial axes: coordinates plus the layer, reader of each lane's array index per axis,
+    slowest first): the coordinates are consecutive registers from Ra (operand ``ra_operand``: x,
+    y, z), then the layer (Ryujinx's SULD/SUST)."""
     dim = ins.choice("SuDim")
     if dim not in _SU_DIMS:
         raise ins.fail(f"surface dimension {dim} is not defined")
     count, layered = _SU_DIMS[dim]
-    ra = ins.raw(next(i for i, o in enumerate(ins.operands) if o.kind == "R" and o.fields and
-                      ins.enc.slots[o.fields[0]][0][0] == 8))
-    take = _sequence(ra)
+    take = _sequence(ins.raw(ra_operand))
     regs = [take() for _ in range(count + layered)]
 
     def coords(st: Machine) -> list[np.ndarray]:
         values = [_signed32(st.reg(r).astype(np.int64)) for r in regs]
         xyz, layer = values[:count], values[count:]
         return layer + xyz[::-1]  # array axes: (layer,) (z,) (y,) x
-    return count, layered, coords
+    return count + layered, coords
 
 
 def _surface_keys(ins: Ins) -> Callable[[Machine, np.ndarray], list[tuple[int | str, np.ndarray]]]:
-    """The surfaces the lanes of a mask use: the 13-bit index, or (``B`` forms) each distinct handle
-    in R39 (Ryujinx's bindless Rc)."""
+    """The surfaces the lanes of a mask use: the 13-bit index, or (``B`` forms) each distinct
+    bindless handle in the register the last operand names (bits 39-46, Ryujinx's bindless Rc),
+    looked up as given (unlike a texture handle, with no texture-id fallback)."""
     last = len(ins.operands) - 1
     if ins.kind(last) == "I":
         index = ins.raw(last)
@@ -2851,8 +2860,7 @@ def _surface_keys(ins: Ins) -> Callable[[Machine, np.ndarray], list[tuple[int | 
     reg = ins.raw(last)
 
     def keys(st: Machine, m: np.ndarray) -> list[tuple[int | str, np.ndarray]]:
-        handles = st.reg(reg)
-        return [(int(h), m & (handles == h)) for h in np.unique(handles[m])]
+        return list(_handle_groups(st.reg(reg), m))
     return keys
 
 
@@ -2877,118 +2885,108 @@ def _surface_index(st: Machine, arr: np.ndarray, axes: list[np.ndarray], sel: np
         lane = int(np.argmax(sel & ~inside))
         raise VMError(f"{what}: lane {lane}'s coordinates {[int(a[lane]) for a in axes]} are outside the "
                       f"surface's {arr.shape[:-1]} (TRAP)")
-    return inside, tuple(values[inside] for values in axes)
+    return np.nonzero(inside)[0], tuple(values[inside] for values in axes)
 
 
-def _texel_words(arr: np.ndarray, index: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(k, 4) register words of formatted texels: UNORM uint8/uint16 and float16/float32 as float32
-    bits, int32/uint32 as raw words; missing channels read (0, 0, 1), as textures pad."""
-    texels = arr[index]
-    integer = arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4
+#: the texels of one surface access: (the run's array, the lanes inside it, their index arrays)
+_SurfaceTexels = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]
+
+
+def _surface_access(ins: Ins, ra_operand: int, size: int) -> Callable[[Machine, np.ndarray],
+                                                                       Iterator[_SurfaceTexels]]:
+    """The surfaces a surface instruction's lanes reach, one per distinct key (:func:`_surface_keys`):
+    for each, the array, the lanes of the mask inside it (out of bounds: :func:`_clamp_mode`) and
+    their index arrays. ``size``: the bytes of a raw access (0: formatted), which must equal the
+    texel's; with BA a raw access's x counts bytes (shifted right by log2 of the size)."""
+    what, trap = ins.mnemonic, _clamp_mode(ins)
+    spatial, coords = _surface_plan(ins, ra_operand)
+    keys = _surface_keys(ins)
+    byte_shift = size.bit_length() - 1 if size and ins.mod("BA") else 0
+
+    def texels(st: Machine, m: np.ndarray) -> Iterator[_SurfaceTexels]:
+        axes = coords(st)
+        axes[-1] = axes[-1] >> byte_shift
+        for key, sel in keys(st, m):
+            arr = _surface(st, key, spatial, what)
+            if size and arr.shape[-1] * arr.dtype.itemsize != size:
+                raise VMError(f"{what}: a {size}-byte access to a surface of "
+                              f"{arr.shape[-1] * arr.dtype.itemsize}-byte texels")
+            yield (arr, *_surface_index(st, arr, axes, sel, trap, what))
+    return texels
+
+
+def _texel_words(texels: np.ndarray) -> tuple[np.ndarray, bool]:
+    """((k, 4) register words of formatted texels (k, channels), whether they are raw integers):
+    UNORM uint8/uint16 and float16/float32 as float32 bits, int32/uint32 as raw words; missing
+    channels read (0, 0, 1), as textures pad."""
+    values, integer = _texels(texels)
     out = np.zeros((texels.shape[0], 4), U32)
     out[:, 3] = 1 if integer else np.float32(1.0).view(U32)
+    out[:, :texels.shape[1]] = values.astype(np.int64) & 0xFFFFFFFF if integer else values.view(U32)
+    return out, integer
+
+
+def _texel_from_words(dtype: np.dtype, words: np.ndarray, integer: bool) -> np.ndarray:
+    """Register words to texels of ``dtype`` (the inverse of :func:`_texel_words`; ``integer`` as it
+    returned): UNORM rounds the clamped float to the nearest step, ties to even (``np.rint``)."""
     if integer:
-        out[:, :texels.shape[1]] = texels.astype(np.int64) & 0xFFFFFFFF
-    else:
-        values, _ = _texels(texels)
-        out[:, :texels.shape[1]] = np.asarray(values, F32).view(U32)
-    return out
-
-
-def _texel_from_words(arr: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """Register words to ``arr``'s texel format (the inverse of :func:`_texel_words`): UNORM rounds
-    the clamped float to the nearest step."""
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize >= 4:
-        return words.astype(np.uint32).view(arr.dtype) if arr.dtype == np.int32 else words.astype(arr.dtype)
+        return words.astype(U32).view(dtype)
     values = words.astype(U32).view(F32)
-    if arr.dtype in (np.uint8, np.uint16):
-        top = np.iinfo(arr.dtype).max
-        return np.rint(np.clip(np.nan_to_num(values), 0.0, 1.0) * top).astype(arr.dtype)
-    return values.astype(arr.dtype)
-
-
-def _check_surface_dtype(arr: np.ndarray, what: str) -> None:
-    if arr.dtype not in _SU_DTYPES:
-        raise VMError(f"{what}: a surface's dtype is uint8/uint16 (UNORM), float16/float32 or int32/uint32, "
-                      f"not {arr.dtype}")
-
-
-def _raw_texel_bytes(arr: np.ndarray, size: int, what: str) -> None:
-    if arr.shape[-1] * arr.dtype.itemsize != size:
-        raise VMError(f"{what}: a {size}-byte access to a surface of {arr.shape[-1] * arr.dtype.itemsize}-byte "
-                      "texels")
+    if dtype in (np.uint8, np.uint16):
+        top = np.iinfo(dtype).max
+        return np.rint(np.clip(np.nan_to_num(values), 0.0, 1.0) * top).astype(dtype)
+    return values.astype(dtype)
 
 
 def _surface_op(ins: Ins, load: bool) -> Op:
     """SULD/SUST and their bindless (B) and raw (D) forms. Ryujinx's SULD/SUST: the coordinates are
     consecutive registers from Ra (x, y, z, then the layer), the data consecutive registers from Rd
     (loads) or Rb (stores, the table's R0); a formatted (P) access moves one register per component
-    the RGBA mask enables (loads stop at RZ), a raw (D) one the texel's bytes: U8/S8/U16/S16 zero-
-    or sign-extended, B64/B128 two or four words; with BA the x coordinate counts bytes (shifted right
-    by log2 of the size). Out of bounds: :func:`_clamp_mode`. Stores from several lanes to one texel
-    land lane after lane. SULD's second predicate (Ryujinx's DestPred2, bits 30-32) is not written:
-    no public source says what it receives."""
+    the RGBA mask enables, a raw (D) one the texel's bytes: U8/S8/U16/S16 zero- or sign-extended,
+    B64/B128 two or four words; with BA the x coordinate counts bytes (shifted right by log2 of the
+    size). Out of bounds: :func:`_clamp_mode`. Stores from several lanes to one texel land lane
+    after lane. SULD's second predicate (Ryujinx's DestPred2, bits 30-32) is not written: no public
+    source says what it receives."""
     raw = "SuSize" in ins.mods
-    what = ins.mnemonic
-    trap = _clamp_mode(ins)
-    count, layered, coords = _surface_plan(ins)
-    spatial = count + layered
-    keys = _surface_keys(ins)
-    data = ins.raw(0) if load else ins.raw(1)
     if raw:
         size_name = ins.choice("SuSize")
         if size_name not in _SU_BYTES:
             raise ins.fail(f"surface size {size_name} is not supported")
         size = _SU_BYTES[size_name]
-        byte_x = bool(ins.mod("BA"))
-        nwords = max(1, size // 4)
-        comps = list(range(nwords))
+        comps = list(range(max(1, size // 4)))
     else:
         mask = ins.mod("SuRgba")
         comps = [c for c in range(4) if mask >> c & 1]
-        size, byte_x = 0, False
-    take = _sequence(data)
+        size_name, size = "", 0
+    access = _surface_access(ins, 2 if load else 0, size)
+    take = _sequence(ins.raw(0) if load else ins.raw(1))
     regs = [take() for _ in comps]
 
     def op(st: Machine, m: np.ndarray) -> None:
-        axes = coords(st)
-        if byte_x:
-            axes[-1] = axes[-1] >> (size.bit_length() - 1)
         out = np.zeros((st.n, len(regs)), U32)
-        for key, sel in keys(st, m):
-            arr = _surface(st, key, spatial, what)
-            _check_surface_dtype(arr, what)
-            if raw:
-                _raw_texel_bytes(arr, size, what)
-            inside, index = _surface_index(st, arr, axes, sel, trap, what)
-            lanes = np.nonzero(inside)[0]
-            if load:
-                if raw:
-                    texel = np.ascontiguousarray(arr[index]).view(np.uint8).reshape(len(lanes), size)
-                    if size < 4:
-                        value = texel[:, 0].astype(np.int64) | (texel[:, 1].astype(np.int64) << 8 if size == 2 else 0)
-                        if size_name[0] == "S":
-                            value = np.where(value >= 1 << (8 * size - 1), value - (1 << (8 * size)), value)
-                        out[lanes, 0] = value & 0xFFFFFFFF
-                    else:
-                        out[lanes] = texel.view(U32).reshape(len(lanes), nwords)
+        words = None if load else np.stack([st.reg(r) for r in regs] or [np.zeros(st.n, U32)], axis=1)
+        for arr, lanes, index in access(st, m):
+            if load and raw:
+                texel = np.ascontiguousarray(arr[index]).view(np.uint8).reshape(len(lanes), size)
+                if size < 4:
+                    word = np.pad(texel, ((0, 0), (0, 4 - size))).view("<u4")[:, 0]
+                    out[lanes, 0] = _extract(word, 0, 8 * size, size_name[0] == "S") & 0xFFFFFFFF
                 else:
-                    out[lanes] = _texel_words(arr, index)[:, comps]
+                    out[lanes] = texel.view("<u4").reshape(len(lanes), len(comps))
+            elif load:
+                out[lanes] = _texel_words(arr[index])[0][:, comps]
             else:
-                words = np.stack([st.reg(r) for r in regs], axis=1) if regs else np.zeros((st.n, 0), U32)
-                for lane in lanes:  # lane after lane: the last lane storing to a texel wins
-                    where = tuple(int(a[lane]) for a in axes)
+                assert words is not None
+                for k, lane in enumerate(lanes):  # lane after lane: the last lane storing to a texel wins
+                    where = tuple(int(i[k]) for i in index)
                     if raw:
-                        chunk = words[lane].astype("<u4").view(np.uint8)[:size]
-                        arr[where] = chunk.view(arr.dtype)
+                        arr[where] = words[lane].astype("<u4").view(np.uint8)[:size].view(arr.dtype)
                     else:
-                        texel = _texel_words(arr, tuple(np.array([w]) for w in where))[0]
-                        texel[comps] = words[lane]
-                        arr[where] = _texel_from_words(arr, texel[:arr.shape[-1]])
+                        texel, integer = _texel_words(arr[where][None])
+                        texel[0, comps] = words[lane]
+                        arr[where] = _texel_from_words(arr.dtype, texel[0, :arr.shape[-1]], integer)
         if load:
             for column, r in enumerate(regs):
-                if r == RZ:
-                    break
                 st.write(r, out[:, column], m)
     return op
 
@@ -3009,40 +3007,26 @@ def _suatom(ins: Ins) -> Op:
     4-byte texels, read as a little-endian word), lane after lane; SUATOM returns the old value in
     Rd. Coordinates, BA (x in bytes, shifted right by 2) and the clamp mode as SULD's (Ryujinx's
     SUATOM/SURED). Sizes other than U32/S32 are refused."""
-    what = ins.mnemonic
-    trap = _clamp_mode(ins)
-    count, layered, coords = _surface_plan(ins)
-    spatial = count + layered
-    keys = _surface_keys(ins)
     size = ins.choice("SuatomSize")
     if size not in ("U32", "S32"):
         raise ins.fail(f"{size} surface atomics are not supported (U32 and S32 run)")
     operation = ins.choice("SuatomOp") if "SuatomOp" in ins.mods else ins.choice("RedOp")
     returns = ins.mnemonic.startswith("SUATOM")
     d, value_reg = (ins.raw(0), ins.raw(2)) if returns else (RZ, ins.raw(1))
-    byte_x = bool(ins.mod("BA"))
+    access = _surface_access(ins, 1 if returns else 0, 4)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        axes = coords(st)
-        if byte_x:
-            axes[-1] = axes[-1] >> 2
         values = st.reg(value_reg)
         olds = np.zeros(st.n, U32)
-        for key, sel in keys(st, m):
-            arr = _surface(st, key, spatial, what)
-            _check_surface_dtype(arr, what)
-            _raw_texel_bytes(arr, 4, what)
-            inside, _ = _surface_index(st, arr, axes, sel, trap, what)
-            for lane in np.nonzero(inside)[0]:
-                where = tuple(int(a[lane]) for a in axes)
-                word = arr[where].view(U32)
+        for arr, lanes, index in access(st, m):
+            for k, lane in enumerate(lanes):
+                word = arr[tuple(int(i[k]) for i in index)].view(U32)
                 old = int(word[0])
                 word[0] = _atomic_apply(operation, old, int(values[lane]), size == "S32", False)
                 olds[lane] = old
         if returns:
             st.write(d, olds, m)
     return op
-
 
 # -- control flow (the builders get the full mask of lanes at this address) -------------------------
 _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "KIL"}
