@@ -1601,15 +1601,12 @@ _VIDEO_SELECTS = {"U8B0", "U8B1", "U8B2", "U8B3", "U16H0", "U16H1", "U32", "S8B0
 _VIDEO_MERGE = {"Mrg16h": (16, 16), "Mrg16l": (0, 16), "Mrg8b0": (0, 8), "Mrg8b2": (16, 8)}
 
 
-def _video_sources(ins: Ins, first: int = 1) -> tuple[Callable[[Machine], np.ndarray], Callable[[Machine], np.ndarray],
-                                                      str, str]:
-    """Readers of a video instruction's A and B as exact integers (int64) per their VectorSelects,
-    and the two selects; A is operand ``first`` and B the next.
+def _video_selects(ins: Ins, first: int = 1) -> tuple[str, str]:
+    """The VectorSelects of a video instruction's A (operand ``first``) and B (the next).
 
     A register B has the second VectorSelect (VSHL/VSHR's has 3 bits, so it is unsigned: PTX's
     ``.u32`` shift count); the 16-bit immediate B is unsigned, or signed with BSIGNED (Ryujinx and
     yuzu: an immediate has no byte select)."""
-    a, b = ins.u(first), ins.u(first + 1)
     select_a = ins.choice("VectorSelect", 0)
     if ins.kind(first + 1) == "R":
         select_b = ins.choice("VectorSelect", 1)
@@ -1618,13 +1615,22 @@ def _video_sources(ins: Ins, first: int = 1) -> tuple[Callable[[Machine], np.nda
     for select in (select_a, select_b):
         if select not in _VIDEO_SELECTS:
             raise ins.fail(f"video select {select} is not defined")
+    return select_a, select_b
+
+
+def _video_sources(ins: Ins, first: int = 1) -> tuple[Callable[[Machine], np.ndarray],
+                                                      Callable[[Machine], np.ndarray]]:
+    """Readers of a video instruction's A (operand ``first``) and B (the next) as exact integers
+    (int64) per their selects (:func:`_video_selects`)."""
+    a, b = ins.u(first), ins.u(first + 1)
+    select_a, select_b = _video_selects(ins, first)
 
     def read_a(st: Machine) -> np.ndarray:
         return np.broadcast_to(_video_select(a(st), select_a), (st.n,))
 
     def read_b(st: Machine) -> np.ndarray:
         return np.broadcast_to(_video_select(b(st), select_b), (st.n,))
-    return read_a, read_b, select_a, select_b
+    return read_a, read_b
 
 
 def _video_tail(ins: Ins, tmp: Callable[[Machine], np.ndarray], signed: bool, sat: bool, video_op: str) -> Op:
@@ -1662,7 +1668,7 @@ def _video_tail(ins: Ins, tmp: Callable[[Machine], np.ndarray], signed: bool, sa
 def _vmnmx(ins: Ins) -> Op:
     """VMNMX: PTX's vmin/vmax (bit 56, MN, set takes the maximum: Ryujinx's reading) of the exact
     integers the selects make, then :func:`_video_tail`."""
-    a, b, _, _ = _video_sources(ins)
+    a, b = _video_sources(ins)
     pick = np.maximum if ins.mod("MN") else np.minimum
     return _video_tail(ins, lambda st: pick(a(st), b(st)), bool(ins.mod("DFORMAT")), bool(ins.mod("SAT")),
                        ins.choice("VideoOp"))
@@ -1672,7 +1678,7 @@ def _vmnmx(ins: Ins) -> Op:
 def _vadd(ins: Ins) -> Op:
     """VADD: PTX's vadd/vsub. AvgMode (Ryujinx's name for bits 56-57, as IADD's) negates B (a - b,
     vsub) or A (b - a), or adds one (PO, as IADD.PO); then :func:`_video_tail`."""
-    a, b, _, _ = _video_sources(ins)
+    a, b = _video_sources(ins)
     mode = ins.choice("AvgMode")
     sign_a, sign_b, plus = {"NoNeg": (1, 1, 0), "NegB": (1, -1, 0), "NegA": (-1, 1, 0), "PO": (1, 1, 1)}[mode]
     return _video_tail(ins, lambda st: sign_a * a(st) + sign_b * b(st) + plus, bool(ins.mod("DFORMAT")),
@@ -1682,7 +1688,7 @@ def _vadd(ins: Ins) -> Op:
 @semantics("VABSDIFF")
 def _vabsdiff(ins: Ins) -> Op:
     """VABSDIFF: PTX's vabsdiff, |a - b| of the exact integers, then :func:`_video_tail`."""
-    a, b, _, _ = _video_sources(ins)
+    a, b = _video_sources(ins)
     return _video_tail(ins, lambda st: np.abs(a(st) - b(st)), bool(ins.mod("DFORMAT")), bool(ins.mod("SAT")),
                        ins.choice("VideoOp"))
 
@@ -1697,7 +1703,7 @@ def _video_shift(ins: Ins, left: bool) -> Op:
     """VSHL/VSHR: PTX's vshl/vshr. The count (B, unsigned) clamps to 32, or with MV (envydis' ``w``,
     wrap) is taken mod 32; a left shift fills with zeros, a right shift of a signed A with its sign;
     the result is PTX's signed 34-bit intermediate, then :func:`_video_tail`."""
-    a, b, _, _ = _video_sources(ins)
+    a, b = _video_sources(ins)
     wrap = bool(ins.mod("MV"))
 
     def tmp(st: Machine) -> np.ndarray:
@@ -1727,7 +1733,8 @@ def _vmad(ins: Ins) -> Op:
     right by 7 or 15 (the low 64 bits of that), .SAT clamps to the signed or unsigned 32-bit range."""
     if _cc_row(ins):
         raise ins.fail("the condition code of a video instruction (.CC) is not documented")
-    a, b, select_a, select_b = _video_sources(ins)
+    a, b = _video_sources(ins)
+    select_a, select_b = _video_selects(ins)
     c, d = ins.u(3), ins.raw(0)
     mode, scale = ins.choice("AvgMode"), ins.mod("VideoScale")
     if scale > 2:
@@ -1764,7 +1771,7 @@ def _vmad(ins: Ins) -> Op:
 def _video_compare(ins: Ins, first: int) -> Callable[[Machine], np.ndarray]:
     """PTX's vset comparison: the exact integers of A and B (operands ``first`` and the next, per
     their selects) by IComp."""
-    a, b, _, _ = _video_sources(ins, first)
+    a, b = _video_sources(ins, first)
     test = _COMPARE[ins.choice("IComp")]
     return lambda st: np.broadcast_to(test(a(st), b(st)), (st.n,))
 
