@@ -36,12 +36,23 @@ def is_maxwell(model: Any) -> bool:
     return getattr(model, "format_name", None) in _FORMATS
 
 
+def _is_npy(path: str) -> bool:
+    return path.lower().endswith(".npy")
+
+
+def _load_npy(path: str) -> Any:
+    """The array of the ``.npy`` file at ``path`` (read by :func:`read_input`)."""
+    import numpy as np
+
+    return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+
+
 def _values(text: str) -> Any:
     """A ``.npy`` file's array, comma-separated numbers as float32, else a file's bytes."""
     import numpy as np
 
-    if text.lower().endswith(".npy"):
-        return np.load(io.BytesIO(read_input(text)), allow_pickle=False)
+    if _is_npy(text):
+        return _load_npy(text)
     try:
         return np.atleast_1d(parse_numbers(text)).astype(np.float32)
     except ValueError:  # not numbers: a file
@@ -53,8 +64,8 @@ def _inputs(path: str | None) -> Any:
 
     if path is None:
         return None
-    if path.lower().endswith(".npy"):
-        return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+    if _is_npy(path):
+        return _load_npy(path)
     if not path.lower().endswith(".json"):
         raise ValueError(f"{path}: Maxwell --inputs must be .json or .npy")
     doc = json.loads(read_input(path).decode("utf-8-sig"))
@@ -86,11 +97,9 @@ def _slot(text: str) -> int:
 
 def _surface_file(path: str) -> Any:
     """A surface's array from a ``.npy`` file."""
-    import numpy as np
-
-    if not path.endswith(".npy"):
+    if not _is_npy(path):
         raise ValueError(f"--uav {path!r}: a surface is a .npy file")
-    return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+    return _load_npy(path)
 
 
 def _key(text: str) -> int | str:
@@ -98,11 +107,13 @@ def _key(text: str) -> int | str:
 
 
 def _rows(array: Any) -> list[Any]:
+    """Nested lists of a float array's values for JSON (NaN and infinities as :func:`json_number`'s
+    strings), any number of axes."""
     import numpy as np
 
     from shaderkit.cli.run import json_number
 
-    return [[json_number(float(x)) for x in row] if np.ndim(row) else json_number(float(row)) for row in array]
+    return [_rows(row) if np.ndim(row) else json_number(float(row)) for row in array]
 
 
 def run_maxwell(model: Any, program: int | None = None, stage: str | None = None, inputs: str | None = None,
@@ -142,5 +153,6 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
             else []
         doc["outputs"] = {f"attr{i}": _rows(result.attribute(i)) for i in indices}
     if given:
-        doc["surfaces"] = {str(key): result.surfaces[key].tolist() for key in given}
+        doc["surfaces"] = {str(key): result.surfaces[key].tolist() if result.surfaces[key].dtype.kind in "iu"
+                           else _rows(result.surfaces[key]) for key in given}
     write_output(output, json.dumps(doc) + "\n")
