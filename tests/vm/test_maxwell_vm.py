@@ -870,14 +870,17 @@ def test_suld_channels_pad_integer_words_3d_array_and_bindless():
 
 
 def test_sust_formatted_and_raw_stores():
-    surf = np.zeros((1, 2, 4), np.uint8)
-    # lane 0 stores (0.0, 1.0, 0.2, 2.0) at (1, 0): UNORM8 0, 255, rint(0.2 * 255 = 51.0000008) = 51,
-    # 2.0 clamps to 255; lane 1 stores at (2, 0), outside: dropped (IGN)
+    surf = np.zeros((2, 2, 4), np.uint8)
+    # lane 0 stores (0.0, 1.0, 0.2, 2.0) at (x 1, y 0): UNORM8 0, 255, 0.2f * 255 = 51.0000008
+    # (float32: 51.0) -> 51, 2.0 clamps to 255; lane 1 stores at (2, 0), outside: dropped (IGN).
+    # Then B alone at (x, 1): 0x3c20a0a1 (0.0098039219...) * 255 = 2.5000000885, which float32
+    # makes 2.5, a tie: the VM's rule (np.rint: ties to even) gives 2 (ties away from zero: 3)
     code = build(["ALD.64 R0, a[0x80]", "MOV R4, RZ", "MOV32I R5, 0x3f800000", "MOV32I R6, 0x3e4ccccd",
                   "MOV32I R7, 0x40000000", "SUST.2D.RGBA R0, R4, 0x5",
-                  "MOV32I R8, 0x3f000000", "SUST.2D.B R0, R8, 0x5"])  # then B alone: 0.5 -> rint(127.5) = 128
+                  "MOV32I R1, 0x1", "MOV32I R8, 0x3c20a0a1", "SUST.2D.B R0, R8, 0x5"])
     r = MaxwellShader(code).run(_lanes([1, 2], [0, 0]), lanes=2, surfaces={5: surf})
-    assert r.surfaces[5][0, 1].tolist() == [0, 255, 128, 255] and r.surfaces[5][0, 0].tolist() == [0, 0, 0, 0]
+    assert r.surfaces[5][0, 1].tolist() == [0, 255, 51, 255] and r.surfaces[5][0, 0].tolist() == [0, 0, 0, 0]
+    assert r.surfaces[5][1, 1].tolist() == [0, 0, 2, 0] and r.surfaces[5][1, 0].tolist() == [0, 0, 0, 0]
     assert surf.sum() == 0  # the caller's array is not changed
     # raw: SUSTD.B64 writes two words into a (w 2, 2 channels) uint32 surface; SULDD reads it back
     words = np.zeros((1, 2, 2), np.uint32)

@@ -64,8 +64,8 @@ Documented choices:
   or, for the B forms, by the bindless handle in the register named in bits 39-46, as given (no
   texture-id fallback); ``"*"`` stands for any other. They are shaped as textures are; a
   formatted (P) access converts as texture loads do (uint8/uint16 UNORM, float16/float32, 32-bit
-  integers raw; stores round UNORM to nearest, ties to even), a raw (D) access moves the texel's bytes and needs
-  the access size to equal the texel size. Out of bounds, IGN loads 0 and drops stores (PTX's
+  integers raw; stores round UNORM's float32 product to nearest, ties to even), a raw (D) access
+  moves the texel's bytes and needs the access size to equal the texel size. Out of bounds, IGN loads 0 and drops stores (PTX's
   ``.zero``), TRAP raises VMError (``.trap``); the third clamp value, CAS forms and SUATOMB2 are refused.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
@@ -2935,7 +2935,8 @@ def _texel_words(texels: np.ndarray) -> tuple[np.ndarray, bool]:
 
 def _texel_from_words(dtype: np.dtype, words: np.ndarray, integer: bool) -> np.ndarray:
     """Register words to texels of ``dtype`` (the inverse of :func:`_texel_words`; ``integer`` as it
-    returned): UNORM rounds the clamped float to the nearest step, ties to even (``np.rint``)."""
+    returned): UNORM multiplies the clamped float by 255 or 65535 in float32 and rounds the product to
+    the nearest integer, ties to even (``np.rint``)."""
     if integer:
         return words.astype(U32).view(dtype)
     values = words.astype(U32).view(F32)
