@@ -717,6 +717,14 @@ def test_vabsdiff_vset_vsetp():
              "VSETP.U16H0.GE.AND P4, P5, R2, 0x7f05, PT"])  # 0x7f05 >= 0x7f05 (imm16): P4 true, P5 false
     assert [reg(r, i)[0] for i in range(10, 17)] == [0x1234573B, 137, 0x1234567F, 1, 0, 0x12345679, 0x12015678]
     assert list(r.predicates[0, :6]) == [True, False, False, True, True, False]
+    # unequal values: h1 0x80ff is -32513 signed, 33023 unsigned, against 0x7f05 = 32517 (equal
+    # above: GE true where GT, LT, NE would be false; greater here: GE true where LE, EQ are false)
+    r = run([*_VIDEO_SETUP,
+             "VSETP.S16H1.GE.AND P0, P1, R2, 0x7f05, PT",   # -32513 >= 32517: P0 false, P1 true
+             "VSETP.U16H1.GE.AND P2, P3, R2, 0x7f05, PT",   # 33023 >= 32517: P2 true, P3 false
+             "VSETP.U16H1.LE.AND P4, PT, R2, 0x7f05, PT",   # 33023 <= 32517: false
+             "VSETP.U16H1.EQ.AND P5, PT, R2, 0x7f05, PT"])  # false
+    assert list(r.predicates[0, :6]) == [False, True, True, False, False, False]
 
 
 def test_vshl_vshr_clamp_wrap_sign_and_saturation():
@@ -730,9 +738,12 @@ def test_vshl_vshr_clamp_wrap_sign_and_saturation():
              "VSHL.MV.U32.U32.ACC R15, R9, R7, RZ",   # 1 << 1 = 2
              "VSHL.DFORMAT.U32.U32.SAT.ACC R16, R8, R9, RZ",  # 0x80000000 > S32 max: 0x7fffffff
              "VSHL.U32.U32.SAT.ACC R17, R8, R9, RZ",  # fits U32: 0x80000000
-             "VSHL.U8B1.ACC R18, R2, 0x4, R4"])       # 0x7f << 4 = 0x7f0, + C = 0x12345e68
-    assert [reg(r, i)[0] for i in range(10, 19)] == [0xF80FF7F0, 0x080FF7F0, 0xFFFFFFFF, 0xC07FBF82, 0, 2,
-                                                     0x7FFFFFFF, 0x80000000, 0x12345E68]
+             "VSHL.U8B1.ACC R18, R2, 0x4, R4",        # 0x7f << 4 = 0x7f0, + C = 0x12345e68
+             "MOV32I R5, 0x2",
+             "VSHL.U32.U32.SAT.ACC R19, R8, R5, RZ",  # 0x40000000 << 2 = 2**32 > U32 max: 0xffffffff
+             "VSHL.U32.U32.ACC R20, R8, R5, RZ"])     # no SAT: low 32 bits of 2**32, 0
+    assert [reg(r, i)[0] for i in range(10, 21)] == [0xF80FF7F0, 0x080FF7F0, 0xFFFFFFFF, 0xC07FBF82, 0, 2,
+                                                     0x7FFFFFFF, 0x80000000, 0x12345E68, 0xFFFFFFFF, 0]
 
 
 def test_vmad_negations_po_scale_and_saturation():
@@ -747,9 +758,13 @@ def test_vmad_negations_po_scale_and_saturation():
              "VMAD.U8B1.U8B2.NEGA.SHR7 R15, R2, R3, R4",  # 0x1233f340 >> 7 = 0x2467e6
              "VMAD.S32.U32.SAT R16, R6, R7, RZ",        # signed: 0xfffffffe > S32 max: 0x7fffffff
              "VMAD.U32.U32.SAT R17, R6, R7, RZ",        # unsigned: 0xfffffffe fits
-             "VMAD.U8B0 R18, R2, 0x100, R4"])           # 5 * 0x100 + C = 0x12345b78
-    assert [reg(r, i)[0] for i in range(10, 19)] == [0x1234B9B0, 0x1233F340, 0xEDCC0CC0, 0x1234B9B1, 0x246973,
-                                                     0x2467E6, 0x7FFFFFFF, 0xFFFFFFFE, 0x12345B78]
+             "VMAD.U8B0 R18, R2, 0x100, R4",            # 5 * 0x100 + C = 0x12345b78
+             # (2**31 - 1)**2 = 2**62 - 2**32 + 1: above U32 max, so SAT gives 0xffffffff; without
+             # SAT the low 32 bits, 1
+             "VMAD.U32.U32.SAT R19, R6, R6, RZ",
+             "VMAD.U32.U32 R20, R6, R6, RZ"])
+    assert [reg(r, i)[0] for i in range(10, 21)] == [0x1234B9B0, 0x1233F340, 0xEDCC0CC0, 0x1234B9B1, 0x246973,
+                                                     0x2467E6, 0x7FFFFFFF, 0xFFFFFFFE, 0x12345B78, 0xFFFFFFFF, 1]
 
 
 def test_video_forms_left_out_are_refused_by_name():
