@@ -1,5 +1,5 @@
 """Latte VM 64-bit float opcodes on small assembled programs. The slot layout is the one Mesa's
-r600 compiler emits (``semantics.WIDE_LAYOUT``): a double operand's high word (sign, exponent) is
+r600 compiler emits (``Machine.wide``): a double operand's high word (sign, exponent) is
 the source of the first slot's instruction (x or z), its low word the source of the last slot's;
 the result's low word goes to the first slot, the high word to the next. Every expected value is
 an IEEE-754 bit pattern worked out by hand (shown as ``hi:lo`` words in the comments)."""
