@@ -71,7 +71,7 @@ class AluInst:
     unit: int
     op3: bool
     #: per source: (SEL, CHAN, REL, ABS, NEG), read from ``f`` once (ABS only for OP2 sources 0-1)
-    srcs: tuple[tuple[int, int, int, int, int], ...] = ()
+    srcs: tuple[tuple[int, int, int, int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         f = self.f
@@ -587,13 +587,10 @@ class Machine:
             return table[idx, chan:chan + 1]
         return np.zeros(1, U32)
 
-    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]],
-                  active: np.ndarray | None = None) -> None:
+    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]], active: np.ndarray) -> None:
         """Execute one instruction group: all sources read first, then every write (``active``:
-        ``Wave.active()``, when the caller has it)."""
+        ``Wave.active()``)."""
         w = self.w
-        if active is None:
-            active = w.active()
         every = bool(active.all())
         writes: list[tuple[AluInst, np.ndarray, np.ndarray]] = []  # inst, bits, lanes
         pv: list[np.ndarray | None] = [None] * 5
