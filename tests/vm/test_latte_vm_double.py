@@ -1,5 +1,5 @@
 """Latte VM 64-bit float opcodes on small assembled programs. The slot layout is the one Mesa's
-r600 compiler emits (``semantics.WIDE_LAYOUT``): a double operand's high word (sign, exponent) is
+r600 compiler emits (``Machine.wide``): a double operand's high word (sign, exponent) is
 the source of the first slot's instruction (x or z), its low word the source of the last slot's;
 the result's low word goes to the first slot, the high word to the next. Every expected value is
 an IEEE-754 bit pattern worked out by hand (shown as ``hi:lo`` words in the comments)."""
@@ -82,9 +82,14 @@ def test_float_conversions() -> None:
 def test_fract_64() -> None:
     body = "  0   x: FRACT_64 R2.x, R1.y\n      y: FRACT_64 R2.y, R1.x\n"
     # -1.25 = 0xBFF40000:0 -> -1.25 - floor(-1.25) = 0.75 = 0x3FE80000:0
-    out = run_alu(body, {"R1": np.array([[0, 0xBFF40000, 0, 0], [1, 0x3FF00000, 0, 0]], np.uint32)}, 2)
     # 1 + 2^-52 -> 2^-52 = 0x3CB00000:00000000
-    assert out[:, :2].tolist() == [[0, 0x3FE80000], [0, 0x3CB00000]]
+    # -1.1 = 0xBFF19999:9999999A = -(1 + 0x199999999999A * 2^-52); + 2 (floor -2) is exact:
+    # (2^52 - 0x199999999999A) * 2^-52 = 0xE666666666666 * 2^-52 = 0x1CCCCCCCCCCCCC * 2^-53
+    # -> exponent 0x3FE, fraction 0xCCCCCCCCCCCCC: 0x3FECCCCC:CCCCCCCC (0.9 rounded down; in
+    # float32 the result would be 0x3F666666 = 0x3FECCCCC:C0000000 as a double)
+    regs = np.array([[0, 0xBFF40000, 0, 0], [1, 0x3FF00000, 0, 0], [0x9999999A, 0xBFF19999, 0, 0]], np.uint32)
+    out = run_alu(body, {"R1": regs}, 2)
+    assert out[:, :2].tolist() == [[0, 0x3FE80000], [0, 0x3CB00000], [0xCCCCCCCC, 0x3FECCCCC]]
 
 
 @pytest.mark.parametrize("exponent, value, expected", [
@@ -109,6 +114,37 @@ def test_pred_set_64_compares_all_64_bits() -> None:
     out = run_alu(body, {"R1": words(ONE_ULP), "R3": words((0, 0x3FF00000))}, 4)
     one = 0x3F800000
     assert out[0].tolist() == [one, one, 0, 0]
+
+
+def test_pred_setge_64_holds_for_equal_operands_where_gt_does_not() -> None:
+    body = ("  0   x: PRED_SETGE_64 R2.x, R1.y, R3.y\n      y: PRED_SETGE_64 R2.y, R1.x, R3.x\n"
+            "      z: PRED_SETGT_64 R2.z, R1.y, R3.y\n      w: PRED_SETGT_64 R2.w, R1.x, R3.x\n")
+    # 1.0 >= 1.0 (both 0x3FF00000:00000000) gives 1.0 = 0x3F800000; 1.0 > 1.0 gives 0
+    one_d = words((0, 0x3FF00000))
+    out = run_alu(body, {"R1": one_d, "R3": one_d}, 4)
+    assert out[0].tolist() == [0x3F800000, 0x3F800000, 0, 0]
+
+
+def test_omod_on_a_64_bit_instruction_is_refused() -> None:
+    with pytest.raises(VMError, match=r"ADD_64 with an output modifier \(OMOD\)"):
+        run_alu("  0   x: ADD_64*2 R2.x, R1.y, R3.y\n      y: ADD_64 R2.y, R1.x, R3.x\n", {}, 2)
+    with pytest.raises(VMError, match=r"ADD_64 with an output modifier \(OMOD\)"):
+        run_alu("  0   x: ADD_64 R2.x, R1.y, R3.y\n      y: ADD_64/2 R2.y, R1.x, R3.x\n", {}, 2)
+
+
+def test_clamp_on_flt64_to_flt32() -> None:
+    body = "  0   x: FLT64_TO_FLT32 R2.x, R1.y CLAMP\n      y: FLT64_TO_FLT32 R2.y, R1.x\n"
+    # 1.5 = 0x3FF80000:0 -> 1.0f = 0x3F800000; -2.0 = 0xC0000000:0 -> 0; 0.25 = 0x3FD00000:0 -> 0x3E800000
+    regs = np.array([[0, 0x3FF80000, 0, 0], [0, 0xC0000000, 0, 0], [0, 0x3FD00000, 0, 0]], np.uint32)
+    out = run_alu(body, {"R1": regs}, 2)
+    assert out[:, :2].tolist() == [[0x3F800000] * 2, [0, 0], [0x3E800000] * 2]
+
+
+def test_clamped_double_nan_becomes_zero() -> None:
+    body = "  0   x: ADD_64 R2.x, R1.y, R3.y CLAMP\n      y: ADD_64 R2.y, R1.x, R3.x\n"
+    # NaN (0x7FF80000:0) + 1.0 = NaN; CLAMP turns NaN into +0 = 0x00000000:00000000
+    regs = {"R1": words((0, 0x7FF80000)), "R3": words((0, 0x3FF00000))}
+    assert run_alu(body, regs, 2)[0, :2].tolist() == [0, 0]
 
 
 def test_wide_opcodes_need_their_slots() -> None:

@@ -653,25 +653,20 @@ def _derivative(m: _Run, s: np.ndarray, axis: int) -> np.ndarray:
     return np.repeat(q[:, axis] - q[:, 0], 4, axis=0).astype(F32)
 
 
-#: component-wise and whole-vector arithmetic: opcode name -> f(run, *sources) -> (lanes, 4)
+#: component-wise and whole-vector arithmetic: opcode name -> f(run, *sources) -> (lanes, 4) (the
+#: scalar ones are in _SCALAR and _SCALAR_UNARY)
 _ALU: dict[str, Alu] = {
     "mov": lambda m, a: a,
     "add": lambda m, a, b: (a + b).astype(F32),
     "sub": lambda m, a, b: (a - b).astype(F32),
     "mul": lambda m, a, b: _mul(a, b, m.legacy),
     "mad": lambda m, a, b, c: (_mul(a, b, m.legacy) + c).astype(F32),
-    "dp3": lambda m, a, b: _rep(_dot(a, b, 3, m.legacy)),
-    "dp4": lambda m, a, b: _rep(_dot(a, b, 4, m.legacy)),
     "min": lambda m, a, b: min_legacy(a, b),
     "max": lambda m, a, b: max_legacy(a, b),
     "slt": lambda m, a, b: (a < b).astype(F32),
     "sge": lambda m, a, b: (a >= b).astype(F32),
-    "rcp": lambda m, a: _rep(_rcp(a[:, 3])),
-    "rsq": lambda m, a: _rep(_rsq(a[:, 3])),
     "exp": _exp_op,
-    "log": lambda m, a: _rep(_log(a[:, 0])),
     "expp": _expp,
-    "logp": lambda m, a: _rep(_log(a[:, 0])),
     "lit": _lit,
     "dst": _dst,
     "lrp": _lrp,
@@ -711,20 +706,23 @@ _COLUMN_MODIFIERS = frozenset(k for k, text in SOURCE_MODIFIERS.items() if text 
 _COLUMN_MODIFIERS |= {0}
 
 
+def _scalar(m: _Run, ins: Ins) -> None:
+    """dp3, dp4, rcp, rsq, log, logp: one (lanes,) result written to every enabled component."""
+    name = ins.name
+    if name in _SCALAR:
+        a, b = (m.read(p) for p in ins.sources)
+        x = _SCALAR[name](m, a, b)
+    else:
+        x = _SCALAR_UNARY[name](m.read(ins.sources[0]))
+    if ins.dest is not None:
+        m.write(ins, np.asarray(x, F32)[:, None], columns=[c for c in range(4) if ins.dest.mask >> c & 1])
+
+
 def _alu(m: _Run, ins: Ins) -> None:
     fn = _ALU[ins.name]
     dest = ins.dest
     name = ins.name
-    if dest is not None and m.pending is None and not (name == "mov" and dest.rtype == REG_ADDR_TEXTURE):
-        if name in _SCALAR or name in _SCALAR_UNARY:
-            if name in _SCALAR:
-                a, b = (m.read(p) for p in ins.sources)
-                x = _SCALAR[name](m, a, b)
-            else:
-                x = _SCALAR_UNARY[name](m.read(ins.sources[0]))
-            comps = [c for c in range(4) if dest.mask >> c & 1]
-            m.write(ins, np.asarray(x, F32)[:, None], columns=comps)
-            return
+    if dest is not None and not (name == "mov" and dest.rtype == REG_ADDR_TEXTURE):
         if name in _COMPONENTWISE and dest.mask != 15 and all(p.modifier in _COLUMN_MODIFIERS for p in ins.sources):
             comps = [c for c in range(4) if dest.mask >> c & 1]
             m.write(ins, fn(m, *[m.read(p, comps) for p in ins.sources]), columns=comps)
@@ -1102,7 +1100,8 @@ def _texdepth(m: _Run, ins: Ins) -> None:
 
 #: every opcode of the table this VM runs: mnemonic -> handler(run, instruction)
 _HANDLERS: dict[str, Callable[[_Run, Ins], None]] = {
-    **{name: _alu for name in _ALU}, **{name: _matrix for name in _MATRIX},
+    **{name: _alu for name in _ALU}, **{name: _scalar for name in (*_SCALAR, *_SCALAR_UNARY)},
+    **{name: _matrix for name in _MATRIX},
     "mova": _mova, "setp": _setp, "texkill": _texkill, "nop": _nop, "phase": _phase,
     "texld": _texld, "texldd": _texld, "texldl": _texld, "texcoord": _texcoord,
     "texbem": _texbem, "texbeml": _texbem, "bem": _bem,

@@ -68,7 +68,7 @@ Choices (documented, tested where they can be):
 
 * 64-bit floats (ADD_64, MUL_64, FLT32_TO_FLT64, FLT64_TO_FLT32, FRACT_64, FREXP_64, LDEXP_64,
   PRED_SETE/GT/GE_64) are IEEE doubles held as word pairs over two vector slots (MUL_64 and
-  FREXP_64: four), laid out as Mesa's r600 compiler emits them (``semantics.WIDE_LAYOUT``).
+  FREXP_64: four), laid out as Mesa's r600 compiler emits them (``Machine.wide`` in machine.py).
 
 Not executable (VMError names them): MULADD_64*, the DX9 predicate-counter opcodes
 (PRED_SET_INV/POP/CLR/RESTORE and PRED_SET*_PUSH*), Evergreen-only opcodes, RECIP_INT, MUL_LIT*,

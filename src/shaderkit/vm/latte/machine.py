@@ -44,7 +44,6 @@ from shaderkit.vm.latte.semantics import (
     SEMANTICS,
     U32,
     UNSUPPORTED,
-    WIDE_LAYOUT,
     Semantic,
     join_double,
     split_double,
@@ -72,7 +71,7 @@ class AluInst:
     unit: int
     op3: bool
     #: per source: (SEL, CHAN, REL, ABS, NEG), read from ``f`` once (ABS only for OP2 sources 0-1)
-    srcs: tuple[tuple[int, int, int, int, int], ...] = ()
+    srcs: tuple[tuple[int, int, int, int, int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         f = self.f
@@ -588,13 +587,10 @@ class Machine:
             return table[idx, chan:chan + 1]
         return np.zeros(1, U32)
 
-    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]],
-                  active: np.ndarray | None = None) -> None:
+    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]], active: np.ndarray) -> None:
         """Execute one instruction group: all sources read first, then every write (``active``:
-        ``Wave.active()``, when the caller has it)."""
+        ``Wave.active()``)."""
         w = self.w
-        if active is None:
-            active = w.active()
         every = bool(active.all())
         writes: list[tuple[AluInst, np.ndarray, np.ndarray]] = []  # inst, bits, lanes
         pv: list[np.ndarray | None] = [None] * 5
@@ -602,34 +598,36 @@ class Machine:
         pred_update: np.ndarray | None = None
         exec_update: np.ndarray | None = None
         kills = np.zeros(w.n, bool)
-        reductions: dict[str, list[AluInst]] = {}
-        wides: dict[tuple[str, int], list[AluInst]] = {}
+        spans: dict[tuple[str, int], list[AluInst]] = {}  # (op, pair of slots) -> DOT4, CUBE, 64-bit ops
         for inst in group.insts:
             sem = inst.sem
             if sem is None:
                 reason = UNSUPPORTED.get(inst.op.name, "opcode not in the ISA table")
                 raise VMError(f"ALU opcode {inst.op.name} cannot be executed: {reason}")
-            if sem.kind == "reduce":
-                reductions.setdefault(inst.op.name, []).append(inst)
-            elif sem.kind == "wide":
-                wides.setdefault((inst.op.name, 0 if sem.slots == 4 else inst.unit // 2), []).append(inst)
+            if sem.kind in ("reduce", "wide"):
+                pair = inst.unit // 2 if sem.kind == "wide" and sem.slots == 2 else 0
+                spans.setdefault((inst.op.name, pair), []).append(inst)
         results: dict[int, np.ndarray] = {}
-        for (name, pair), insts in wides.items():
-            cond = self.wide(name, pair, insts, group.literals, banks, results)
-            if cond is not None:
-                first = min(insts, key=lambda i: i.unit)
-                if first.f.get("UPDATE_PRED"):
-                    pred_update = cond
-                if first.f.get("UPDATE_EXECUTE_MASK"):
-                    exec_update = cond
-        for name, insts in reductions.items():
+        for (name, pair), insts in spans.items():
             sem = insts[0].sem
             assert sem is not None and sem.fn is not None
+            if sem.kind == "reduce":
+                units, where = [0, 1, 2, 3], "the four vector slots"
+            elif sem.slots == 4:
+                units, where = [0, 1, 2, 3], "the slots x, y, z and w"
+            else:
+                units, where = [2 * pair, 2 * pair + 1], "the slots x and y, or z and w,"
             by_unit = {inst.unit: inst for inst in insts}
-            if sorted(by_unit) != [0, 1, 2, 3]:
-                raise VMError(f"{name} needs the four vector slots of its group")
-            srcs = [[self.source(by_unit[u], i, group.literals, banks, kind)
-                     for i, kind in enumerate(sem.ins)] for u in range(4)]
+            if sorted(by_unit) != units:
+                raise VMError(f"{name} needs {where} of its group")
+            slots = [by_unit[u] for u in units]
+            if sem.kind == "wide":
+                pred, execute = self.wide(name, slots, group.literals, banks, results)
+                pred_update = pred if pred is not None else pred_update
+                exec_update = execute if execute is not None else exec_update
+                continue
+            srcs = [[self.source(inst, i, group.literals, banks, kind) for i, kind in enumerate(sem.ins)]
+                    for inst in slots]
             value = sem.fn(srcs)
             per_unit = value if isinstance(value, list) else [value] * 4
             for u in range(4):
@@ -695,23 +693,50 @@ class Machine:
         if kills.any():
             w.alive = w.alive & ~kills
 
-    def wide(self, name: str, pair: int, insts: list[AluInst], literals: list[int],
-             banks: list[tuple[int, int, int]], results: dict[int, np.ndarray]) -> np.ndarray | None:
-        """One 64-bit instruction over its slots (``semantics.WIDE_LAYOUT`` gives the layout):
-        stores each slot's result bits in ``results``; returns the condition of a PRED_SET*_64."""
-        sem = insts[0].sem
+    def wide(self, name: str, slots: list[AluInst], literals: list[int], banks: list[tuple[int, int, int]],
+             results: dict[int, np.ndarray]) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """One 64-bit instruction over its ``slots`` (its instructions in slot order, 2 or 4 of
+        them): stores each slot's result bits in ``results``; returns the new predicate and the new
+        execute mask that the first slot's UPDATE_PRED / UPDATE_EXECUTE_MASK ask of a PRED_SET*_64
+        (None: unchanged).
+
+        The layout (which slot holds which word of a source or result) is applied here alone.
+        Sources: Mesa's r600 compiler, both its NIR backend (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit,
+        emit_alu_f2f64, emit_alu_f2f32, emit_alu_op1_64bit; src64(src, k, 1) is the high word, as
+        emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there) and its older TGSI
+        backend (r600_shader.c: tgsi_op2_64_params with fp64_switch, cayman_mul_double_instr,
+        tgsi_dfracexp, egcm_int_to_double), which agree with AMD's R700 document writing the double
+        operands as ``src.YX`` and the result as ``dst.YX``:
+
+        * a double source operand k is read as two 32-bit words: the HIGH word (sign, exponent) is
+          source k of the instruction in the first slot of the group (x, or z), the LOW word is source
+          k of the instruction in the last slot (y or w; w for the four-slot MUL_64 and FREXP_64, whose
+          slots x, y and z carry the high words in Mesa's MUL_64). NEG/ABS of the first slot's
+          instruction act on the high word, which holds the sign.
+        * a 32-bit source operand (FLT32_TO_FLT64's float, LDEXP_64's exponent ``src0.X``) is source k
+          of the first slot's instruction (Mesa puts 0 in the second slot of FLT32_TO_FLT64).
+        * a double result is written LOW word to the first slot (x or z), HIGH word to the next (y or
+          w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). MUL_64 writes the result in
+          x, y and again in z, w (cayman_mul_double_instr, which Mesa also uses on Evergreen, copies
+          z and w for a .zw destination). FREXP_64 writes the exponent (int32) to y and the significand
+          (a double in [0.5, 1)) to z (low) and w (high) (tgsi_dfracexp). A 32-bit result
+          (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is read from the first slot (tgsi_op2_64_params with
+          ``singledest``). CLAMP of the first slot's instruction clamps a double result to [0, 1]
+          (Mesa's fsat on doubles is ADD_64 + 0 with the clamp bit on the x slot).
+
+        VM choices where no source says: slots whose result Mesa never reads (the second slot of a
+        32-bit result, FREXP_64's x) get the 32-bit result again (FREXP_64's x: the exponent); OMOD on a
+        64-bit instruction is refused (VMError): what it would scale is not documented.
+        """
+        sem = slots[0].sem
         assert sem is not None and sem.fn is not None
-        units = list(range(4)) if sem.slots == 4 else [2 * pair, 2 * pair + 1]
-        by_unit = {inst.unit: inst for inst in insts}
-        if sorted(by_unit) != units or len(insts) != len(units):
-            where = "x, y, z and w" if sem.slots == 4 else "x and y, or z and w,"
-            raise VMError(f"{name} needs the slots {where} of its group")
-        first, last = by_unit[units[0]], by_unit[units[-1]]
-        if any(not inst.op3 and inst.f["OMOD"] for inst in insts):
+        first, last = slots[0], slots[-1]
+        units = [inst.unit for inst in slots]
+        if any(inst.f["OMOD"] for inst in slots):
             raise VMError(f"{name} with an output modifier (OMOD): its meaning on a 64-bit result is not documented")
         args = []
         for k, kind in enumerate(sem.ins):
-            if kind == "d":
+            if kind == "d":  # high word from the first slot, low word from the last
                 hi = self.source(first, k, literals, banks, "f").view(U32)
                 args.append(join_double(hi, self.source(last, k, literals, banks, "u")))
             else:
@@ -722,28 +747,27 @@ class Machine:
             bits = np.where(cond, F32(1), F32(0)).astype(F32).view(U32)
             for u in units:
                 results[u] = bits
-            return cond
-        if sem.out == "frexp":  # (significand, exponent): x, y the exponent; z, w the significand
-            mant, exp = value
-            lo, hi = split_double(mant)
-            bits = np.asarray(exp, I32).view(U32)
-            for u, part in zip(units, (bits, bits, lo, hi)):
-                results[u] = part
-            return None
-        if sem.out == "f":
+            return (cond if first.f.get("UPDATE_PRED") else None,
+                    cond if first.f.get("UPDATE_EXECUTE_MASK") else None)
+        if sem.out == "f":  # a 32-bit result, in every slot
             bits = np.asarray(value, F32)
             if first.f["CLAMP"]:
                 bits = saturate(bits)
             for u in units:
                 results[u] = bits.view(U32)
-            return None
-        value = np.asarray(value, np.float64)
-        if first.f["CLAMP"]:
-            value = np.where(np.isnan(value), 0.0, np.clip(value, 0.0, 1.0))
-        words = split_double(value)
-        for u, word in zip(units, WIDE_LAYOUT[len(units)]):
-            results[u] = words[word]
-        return None
+            return None, None
+        if sem.out == "frexp":  # (significand, exponent): x, y the exponent; z, w the significand
+            value, exp = value
+            exp_bits = np.asarray(exp, I32).view(U32)
+            words = [exp_bits, exp_bits, *split_double(value)]
+        else:  # a double: (low, high) in x, y and again in z, w
+            value = np.asarray(value, np.float64)
+            if first.f["CLAMP"]:
+                value = saturate(value, np.float64)
+            words = [*split_double(value)] * 2
+        for u, word in zip(units, words):
+            results[u] = word
+        return None, None
 
     def finish(self, inst: AluInst, value: np.ndarray) -> np.ndarray:
         """OMOD and CLAMP on a float result; returns the result's bits."""

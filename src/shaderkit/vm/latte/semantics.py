@@ -11,7 +11,7 @@ the result is 1.0/0.0 and UPDATE_PRED / UPDATE_EXECUTE_MASK use the condition), 
 condition kills the lane; the result is 1.0/0.0), ``mova`` (the function returns the integer
 loaded into AR), ``reduce`` (DOT4, DOT4_IEEE, MAX4, CUBE: one result from the four vector
 slots), ``wide`` (the 64-bit float opcodes: one operation spread over two or four vector slots,
-see :data:`WIDE_LAYOUT`), ``nop``.
+laid out over them by ``Machine.wide``), ``nop``.
 
 Numeric rules (from AMD's R700 ISA document, Mesa's r600 compiler and decaf-emu, see the
 package docstring for the full list of choices):
@@ -217,35 +217,8 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
 
 
 # -- 64-bit floats (``wide``) ----------------------------------------------------------------------
-#: How a ``wide`` (64-bit float) instruction spreads over its slots: for a group of 2 or 4 slots,
-#: which word of a double result each slot writes (0 low, 1 high). Sources: Mesa's r600 compiler,
-#: both its NIR backend (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit,
-#: emit_alu_f2f64, emit_alu_f2f32, emit_alu_op1_64bit; src64(src, k, 1) is the high word, as
-#: emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there) and its older TGSI
-#: backend (r600_shader.c: tgsi_op2_64_params with fp64_switch, cayman_mul_double_instr,
-#: tgsi_dfracexp, egcm_int_to_double), which agree with AMD's R700 document writing the double
-#: operands as ``src.YX`` and the result as ``dst.YX``:
-#:
-#: * a double source operand k is read as two 32-bit words: the HIGH word (sign, exponent) is
-#:   source k of the instruction in the first slot of the group (x, or z), the LOW word is source
-#:   k of the instruction in the last slot (y or w; w for the four-slot MUL_64 and FREXP_64, whose
-#:   slots x, y and z carry the high words in Mesa's MUL_64). NEG/ABS of the first slot's
-#:   instruction act on the high word, which holds the sign.
-#: * a 32-bit source operand (FLT32_TO_FLT64's float, LDEXP_64's exponent ``src0.X``) is source k
-#:   of the first slot's instruction (Mesa puts 0 in the second slot of FLT32_TO_FLT64).
-#: * a double result is written LOW word to the first slot (x or z), HIGH word to the next (y or
-#:   w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). MUL_64 writes the result in
-#:   x, y and again in z, w (cayman_mul_double_instr, which Mesa also uses on Evergreen, copies
-#:   z and w for a .zw destination). FREXP_64 writes the exponent (int32) to y and the significand
-#:   (a double in [0.5, 1)) to z (low) and w (high) (tgsi_dfracexp). A 32-bit result
-#:   (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is read from the first slot (tgsi_op2_64_params with
-#:   ``singledest``). CLAMP of the first slot's instruction clamps a double result to [0, 1]
-#:   (Mesa's fsat on doubles is ADD_64 + 0 with the clamp bit on the x slot).
-#:
-#: VM choices where no source says: slots whose result Mesa never reads (the second slot of a
-#: 32-bit result, FREXP_64's x) get the 32-bit result again (FREXP_64's x: the exponent); OMOD on a
-#: 64-bit instruction is refused (VMError): what it would scale is not documented.
-WIDE_LAYOUT: dict[int, tuple[int, ...]] = {2: (0, 1), 4: (0, 1, 0, 1)}
+# The slot layout of these instructions (which slot holds which word of a source or result) is
+# applied by the machine alone: see ``Machine.wide`` in machine.py.
 
 
 def join_double(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
@@ -259,10 +232,6 @@ def split_double(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(low word, high word) as uint32 of float64 ``value``."""
     bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
     return (bits & np.uint64(0xFFFFFFFF)).astype(U32), (bits >> np.uint64(32)).astype(U32)
-
-
-def _fract64(a: np.ndarray) -> np.ndarray:
-    return a - np.floor(a)
 
 
 def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -280,10 +249,10 @@ def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
     mant = bits & np.uint64((1 << 52) - 1)
     new = exp + np.asarray(exponent).view(I32).astype(np.int64)
     inf = sign | np.uint64(0x7FF << 52)
-    scaled = sign | (np.clip(new, 0, 0x7FE).astype(np.uint64) << np.uint64(52)) | mant
+    scaled = sign | (new.astype(np.uint64) << np.uint64(52)) | mant  # used only where 0 < new < 0x7FF
     out = np.where(exp == 0x7FF, bits,
                    np.where(exp == 0, sign, np.where(new >= 0x7FF, inf, np.where(new <= 0, sign, scaled))))
-    return out.astype(np.uint64).view(np.float64)
+    return out.view(np.float64)
 
 
 def frexp64(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -428,12 +397,12 @@ SEMANTICS: dict[str, Semantic] = {
     "CNDE_INT": _m("iii", "i", _cnd(lambda a: a == 0)),
     "CNDGT_INT": _m("iii", "i", _cnd(lambda a: a > 0)),
     "CNDGE_INT": _m("iii", "i", _cnd(lambda a: a >= 0)),
-    # 64-bit floats: IEEE double arithmetic on word pairs laid out as WIDE_LAYOUT says
+    # 64-bit floats: IEEE double arithmetic on word pairs laid out as Machine.wide says
     "ADD_64": _wide("dd", "d", np.add),
     "MUL_64": _wide("dd", "d", np.multiply, 4),
     "FLT32_TO_FLT64": _wide("f", "d", lambda a: a.astype(np.float64)),
     "FLT64_TO_FLT32": _wide("d", "f", lambda a: a.astype(F32)),
-    "FRACT_64": _wide("d", "d", _fract64),
+    "FRACT_64": _wide("d", "d", lambda a: fract(a, np.float64)),
     "LDEXP_64": _wide("id", "d", ldexp64),
     "FREXP_64": _wide("d", "frexp", frexp64, 4),
     "PRED_SETE_64": _wide("dd", "pred", _EQ),
