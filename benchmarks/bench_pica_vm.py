@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -30,6 +29,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
+from _timing import best_interleaved  # noqa: E402
 
 from shaderkit.vm.pica import PicaShader  # noqa: E402
 
@@ -64,17 +64,6 @@ def hand_written_rows(pos: np.ndarray, prm: np.ndarray, projection: np.ndarray, 
 def run_vm(shader: PicaShader, inputs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     result = shader.run(inputs)
     return result["position"], result["color"]
-
-
-def best_interleaved(funcs: list, repeat: int) -> list[float]:  # type: ignore[type-arg]
-    """Best CPU time of each function, run in turns so that machine load hits them alike."""
-    times = [[] for _ in funcs]  # type: list[list[float]]
-    for _ in range(repeat):
-        for func, bucket in zip(funcs, times):
-            start = time.process_time()
-            func()
-            bucket.append(time.process_time() - start)
-    return [min(bucket) for bucket in times]
 
 
 def main() -> None:

@@ -120,3 +120,93 @@ def test_sm4_graph_of_unbalanced_flow_is_still_a_graph() -> None:
         starts = {b.start for b in graph} | {EXIT}
         assert graph[0].start == 0 and graph[-1].stop == len(texts)
         assert all(target in starts for b in graph for target, _ in b.edges), texts
+
+
+#: ps_3_0 with every D3D9 flow construct; the step index of each instruction on the right
+D3D9_FLOW = """ps_3_0
+defi i0, 3, 0, 0, 0
+def c0, 1, 0, 0, 0
+mov r0, c0
+rep i0
+add r0, r0, c0
+break_gt r0.x, c0.y
+endrep
+if_lt r0.x, c0.x
+mov r0, c0
+else
+call l0
+endif
+mov oC0, r0
+ret
+label l0
+mov r0, c0.y
+ret
+"""
+#  0 defi  1 def  2 mov  3 rep  4 add  5 break_gt  6 endrep  7 if_lt  8 mov  9 else  10 call l0
+# 11 endif  12 mov oC0  13 ret  14 label l0  15 mov  16 ret
+
+
+def test_d3d9_graph_by_hand(tmp_path: Path) -> None:
+    from shaderkit.cli.cfg import d3d9_steps
+    from shaderkit.formats.d3d9.assemble import assemble_shader
+
+    shader = assemble_shader(D3D9_FLOW)
+    steps = d3d9_steps(shader.words())
+    assert [s.text for s in steps][5:7] == ["break_gt r0.x, c0.y", "endrep"]
+    assert steps[0].address == 4  # the byte offset of the word after the version token
+    graph = {b.start: (b.stop, sorted(b.edges)) for b in blocks(steps)}
+    assert graph == {
+        0: (4, [(4, ""), (7, "skip")]),          # ... rep i0: a zero count skips the body
+        4: (6, [(6, ""), (7, "break")]),         # add, break_gt: leaves the rep or goes on
+        6: (7, [(4, "loop"), (7, "")]),          # endrep: back to the body or out
+        7: (8, [(8, "true"), (10, "false")]),    # if_lt: the false edge enters the else part
+        8: (10, [(11, "")]),                     # mov, else: jumps to endif
+        10: (11, [(11, ""), (14, "call")]),      # call l0, then on
+        11: (14, [(EXIT, "ret")]),               # endif, mov oC0, ret
+        14: (17, [(EXIT, "ret")]),               # label l0: the subroutine
+    }
+    path = tmp_path / "flow.pso"
+    path.write_bytes(shader.to_bytes())
+    result = CliRunner().invoke(cli, ["cfg", str(path)])
+    assert result.exit_code == 0, result.output
+    assert '-> b14 [label="call", style=dashed];' in result.output and '[label="skip"]' in result.output
+
+
+def test_d3d9_graph_of_unbalanced_flow_is_still_a_graph() -> None:
+    # random, often unbalanced, structure: no exception, and every edge follows its construct
+    import random
+
+    from shaderkit.cli.cfg import d3d9_steps
+    from shaderkit.formats.d3d9.assemble import assemble_shader
+
+    lines = ["if b0", "if_lt r0.x, c0.x", "else", "endif", "rep i0", "endrep", "loop aL, i0", "endloop", "break",
+             "break_gt r0.x, c0.x", "breakp p0.x", "ret", "label l0", "label l1", "call l0", "callnz l1, b0",
+             "mov r0, c0"]
+    rng = random.Random(1)
+    edges = 0
+    for _ in range(200):
+        body = [rng.choice(lines) for _ in range(rng.randint(1, 12))]
+        steps = d3d9_steps(assemble_shader("ps_3_0\n" + "\n".join(body) + "\n").words())
+        assert [s.text for s in steps] == body
+        for i, step in enumerate(steps):
+            name = body[i].split()[0]
+            assert step.falls_through == (name not in ("break", "ret", "else") and not name.startswith("if")
+                                          or not step.targets), body
+            for target, label in step.targets:
+                edges += 1
+                before = body[target - 1].split()[0] if 0 < target <= len(body) else None
+                if label == "loop":
+                    assert name in ("endrep", "endloop") and before in ("rep", "loop"), body
+                elif label in ("skip", "break"):
+                    assert before in ("endrep", "endloop"), body
+                elif label == "call":
+                    assert body[target].startswith("label ") and body[target].split()[1] == body[i].split()[1].rstrip(",")
+                elif label == "ret":
+                    assert target == EXIT and name == "ret"
+                elif label == "true":
+                    assert target == i + 1 and name.startswith("if")
+                elif label == "false":
+                    assert before in ("else", "endif") or body[target].startswith("endif"), body
+                else:
+                    assert label == "" and name == "else" and body[target] == "endif", body
+    assert edges > 150  # the random programs do hold matched constructs (183 edges)

@@ -706,3 +706,35 @@ def test_a_shared_string_splits_when_one_owner_is_renamed() -> None:
     effect.techniques[0].passes[0].name = "Q"
     # "Q" cannot go to 44 (the technique keeps "T" there): appended at 84, the block padded to 92
     assert effect.to_bytes() == shared(84, BLOCK + words(2) + b"Q\0" + bytes(2))
+
+
+def test_cfg_draws_each_shader_of_an_effect(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+
+    # the small effect with two shaders for technique 0, pass 0, state 0: VS11, then PS20
+    large = [words(0, 0, 0xFFFFFFFF, 0, 0, len(shader)) + shader for shader in (VS11, PS20)]
+    path = tmp_path / "two.fxo"
+    path.write_bytes(EFFECT[: -len(large[0]) - 8] + words(0, 2) + b"".join(large))
+    result = CliRunner().invoke(cli, ["cfg", str(path)])
+    assert result.exit_code == 0, result.output
+    # one cluster per shader, named as ls names them; each one instruction at word 3 (byte 0x0c) of its
+    # shader: the version token, the comment token and its one word "CTAB" come first
+    assert 'label="T/P/VertexShader";' in result.output and 'label="T/P/VertexShader#2";' in result.output
+    assert 'p0_b0 [label="000c  mov r0, v0\\l"];' in result.output
+    assert 'p1_b0 [label="000c  mov oC0, c0\\l"];' in result.output and "p1_b0 -> p1_exit;" in result.output
+
+
+def test_run_takes_a_shader_of_an_effect_by_member_name(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+
+    path = tmp_path / "ps.fxo"
+    path.write_bytes(words(TAG, len(BLOCK)) + BLOCK + records(PS20))  # the pass's shader: mov oC0, c0
+    result = CliRunner().invoke(cli, ["run", f"{path}//T/P/VertexShader", "--uniform", "c0=1,2,3,4", "--count", "2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["COLOR0"] == [[1, 2, 3, 4], [1, 2, 3, 4]]

@@ -68,10 +68,12 @@ CASES: list[tuple[str, str, str]] = [
     # CAL: Imm24 relative to the next instruction, Inc 6; no guard
     ("111000100110", "noguard 20:24=0x100 6=1", "CAL.INC 0x208"),
     ("111000100110", "noguard 5=1 36:5=3 20:16=0x40", "CAL c[0x3][0x40]"),
-    # CCTL: SrcA 8:8, Imm30 22:30, E 52, Cache 4:3 (2 = C), CctlOp 0:4 (5 = Iv)
-    ("11101111011", "a=2 22:30=0x4 52=1 4:3=2 0:4=5", "CCTL.E.C.IV R2, 0x4"),
-    # CCTLL: Imm22 22:22, Cache 4:2, CctlOp 0:4 (1 = Pf1)
-    ("1110111110000", "a=2 22:22=0x8 4:2=1 0:4=1", "CCTLL.PF1 R2, 0x8, 0x1"),
+    # CCTL: SrcA 8:8, Imm30 22:30 in words, shown in bytes (envydis' cctlmem_imm: signed, .shr = 2):
+    # 0x4 words = [R2+0x10]; E 52, Cache 4:3 (2 = C), CctlOp 0:4 (5 = Iv)
+    ("11101111011", "a=2 22:30=0x4 52=1 4:3=2 0:4=5", "CCTL.E.C.IV [R2+0x10]"),
+    # CCTLL: Imm22 22:22 in words (envydis' cctllmem_imm, .shr = 2): 0x8 words = [R2+0x20];
+    # Cache 4:2, CctlOp 0:4 (1 = Pf1)
+    ("1110111110000", "a=2 22:22=0x8 4:2=1 0:4=1", "CCTLL.PF1 [R2+0x20], 0x1"),
     # CCTLT: CctltOp 0:2 (1 = Ivth); the second form has TsIdx13 36:13
     ("1110101111110xx0000000000000", "0:2=1", "CCTLT.IVTH"),
     ("1110101111101", "36:13=0x5 0:2=1", "CCTLT.IVTH 0x5"),
@@ -491,6 +493,14 @@ def test_hand_encoded_row(pattern: str, spec: str, text: str) -> None:
     assert instruction.encode() == word
     assert instruction_text(instruction, ADDRESS) == text, f"{word:#018x}"
     assert assemble_instruction(text, ADDRESS) == word
+
+
+def test_cctl_offset_is_signed_words_shown_in_bytes() -> None:
+    # envydis' cctlmem_imm: bits 22..51 signed, .shr = 2; 0x3fffffff (30 bits) is -1 word: [R2-0x4]
+    word = build_word("11101111011", "a=2 22:30=0x3fffffff 0:4=5")
+    instruction = decode(word)
+    assert instruction is not None and instruction_text(instruction, ADDRESS) == "CCTL.IV [R2-0x4]"
+    assert instruction.encode() == word
 
 
 def test_every_row_has_a_corpus_word_or_a_hand_case(corpus: Path) -> None:

@@ -290,3 +290,30 @@ def test_an_instruction_with_a_source_count_its_opcode_does_not_take_is_a_vm_err
 
 
 OPCODES_BY_NAME = {info.name: op for op, info in OPCODES.items() if info.name in ("add", "mov")}
+
+
+def test_partial_writes_and_outputs_are_separate_arrays() -> None:
+    # vs_2_0: oT0 and oT1 both copy c1; r0 copies v0, then its x and w change (dp4 to x, a
+    # saturated slt to w): the copies stay as they were and each output is its own writable array
+    sh = vs("def c1, 0.5, -1, 2, 8\nmov oT0, c1\nmov oT1, c1\nmov r0, v0\ndp4 r0.x, v0, c1\n"
+            "slt_sat r0.w, r0.y, c1.y\nmov oPos, r0\nmov oT2, v0\n", "vs_2_0")
+    out = sh.run(v0=np.array([[1, -2, 3, 4], [0, 0, 0, 0]], np.float32))
+    # lane 0: dp4 = 0.5 + 2 + 6 + 32 = 40.5; slt(-2 < -1) = 1; lane 1: 0, slt(0 < -1) = 0
+    np.testing.assert_array_equal(out["oPos"], [[40.5, -2, 3, 1], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(out["oT2"], [[1, -2, 3, 4], [0, 0, 0, 0]])
+    arrays = [out["oT0"], out["oT1"], out["oPos"], out["oT2"]]
+    for i, a in enumerate(arrays):
+        assert a.flags.writeable and a.flags.c_contiguous and a.dtype == np.float32
+        assert not any(np.shares_memory(a, b) for b in arrays[i + 1:])
+    out["oT0"][0, 0] = 9  # changes nothing else
+    np.testing.assert_array_equal(out["oT1"], [[0.5, -1, 2, 8]] * 2)
+
+
+def test_a_register_copied_before_a_partial_write_keeps_its_value() -> None:
+    # r1 and oT0 take r0 whole; then r0.x and r0.yw change: the copies keep the old r0
+    sh = vs("def c0, 10, 20, 30, 40\nmov r0, v0\nmov r1, r0\nmov oT0, r0\nadd r0.x, r0.x, c0.x\n"
+            "mul r0.yw, r0, c0\nmov oPos, r0\nmov oT1, r1\n", "vs_2_0")
+    out = sh.run(v0=np.array([[1, 2, 3, 4]], np.float32))
+    np.testing.assert_array_equal(out["oPos"], [[11, 40, 3, 160]])
+    np.testing.assert_array_equal(out["oT0"], [[1, 2, 3, 4]])
+    np.testing.assert_array_equal(out["oT1"], [[1, 2, 3, 4]])

@@ -70,6 +70,22 @@ def test_sample_compare() -> None:
     assert out[:, 0].tolist() == [0, 1]
 
 
+@pytest.mark.parametrize("op", ["SAMPLE_C_L", "SAMPLE_C_LB"])
+def test_sample_compare_with_lod_reads_the_reference_from_z(op: str) -> None:
+    # Mesa's r600d.h: SAMPLE_C_L / SAMPLE_C_LB take the reference in Z and the LOD / bias in W.
+    # level 0 = [[0.2, 0.8], [0.4, 0.6]], level 1 = 0.9; compare "less" passes when ref < texel.
+    depth = Texture.of([np.array([[0.2, 0.8], [0.4, 0.6]], np.float32), np.full((1, 1), 0.9, np.float32)])
+    out = sample(f"{op} R2.xyzw, R1.xyzw, t0, s0",
+                 [[0.25, 0.25, 0.5, 0], [0.25, 0.25, 0.5, 1], [0.25, 0.25, 0.95, 1], [0.75, 0.25, 0.5, 0]],
+                 Sampler(compare="less"), texture=depth)
+    # (0.5 < 0.2) = 0 at level 0; (0.5 < 0.9) = 1 and (0.95 < 0.9) = 0 at level 1 (W = 1, as an
+    # LOD or as a bias over the implicit LOD 0); texel (0, 1) of level 0: 0.5 < 0.8 = 1
+    assert out[:, 0].tolist() == [0, 1, 0, 1]
+    layers = Texture.of(np.zeros((2, 2, 2), np.float32), "2d_array")
+    with pytest.raises(VMError, match=f"{op} on a 2d_array texture"):
+        sample(f"{op} R2.xyzw, R1.xyzw, t0, s0", [[0, 0, 0, 0]], texture=layers)
+
+
 def test_texture_array_and_cube_slices() -> None:
     layers = Texture.of(np.stack([np.full((2, 2), k, np.float32) for k in range(3)]), "2d_array")
     out = sample("SAMPLE R2.xyzw, R1.xyzx, t0, s0", [[0.5, 0.5, 2], [0.5, 0.5, 0.6]], texture=layers)

@@ -124,6 +124,16 @@ def test_dx9_loop_constant_drives_al() -> None:
     assert shader(LOOP_AL).run(regs, loops={3: (0, 0, 1)}).pix[0][0, 0] == 0
 
 
+def test_a_read_relative_to_al_sees_the_register_before_the_group_writes_it() -> None:
+    # slot x writes R10.x and slot w reads R10[AL].x (AL 0: R10) in the same group: the group reads
+    # first, so R1.w is R10.x's old value 1, not the 7 slot x writes
+    text = ("00 LOOP_START CF_CONST(3) FAIL_JUMP_ADDR(3)\n01 ALU: ADDR(32) CNT(2)\n"
+            "  0   x: MOV R10.x, R3.x\n      w: MOV R1.w, R10[AL].x\n"
+            "02 LOOP_END CF_CONST(3) PASS_JUMP_ADDR(1)\n03 EXP_DONE: PIX0, R1.xyzw\nEND_OF_PROGRAM\n")
+    r = shader(text).run({"R3": f32([[7, 0, 0, 0]]), "R10": f32([[1, 0, 0, 0]])}, loops={3: (1, 0, 1)})
+    assert r.pix[0][0, 3] == 1
+
+
 BREAK_IN_IF = """\
 00 LOOP_START_DX10 FAIL_JUMP_ADDR(7)
 01 ALU: ADDR(32) CNT(1)

@@ -154,6 +154,32 @@ def test_64bit_subtract_with_negated_operands():
     assert reg(r, 4) == [2, 5, 0xFFFFFFFF] and reg(r, 5) == [1, 1, 0]
 
 
+def test_iadd3_64bit_subtract_with_negated_operands():
+    # IADD3 follows IADD's rule: a negated operand adds its complement plus a carry-in of 1; with .X
+    # the carry-in is CC.carry instead (a subtract with borrow), a third operand RZ adds nothing.
+    # lane 0: 0x2_00000005 - 0x1_00000003: lo 5 + ~3 + 1 + 0 = 0x1_00000002 (2, carry 1),
+    #         hi 2 + ~1 + 1 + 0 = 0x1_00000001 (1)                        -> 0x1_00000002
+    # lane 1: 0x2_00000005 - 0x1_00000000: lo 5 + ~0 + 1 = 0x1_00000005 (5, carry 1: b_lo = 0),
+    #         hi 2 + ~1 + 1 = 0x1_00000001 (1)                            -> 0x1_00000005
+    # lane 2: 0x1_00000003 - 0x0_00000005: lo 3 + ~5 + 1 = 0xfffffffe (carry 0: a borrow),
+    #         hi 1 + ~0 + 0 = 0x1_00000000 (0)                            -> 0x0_fffffffe
+    # (two's complement with the carry added after, hi = 2 + 0xffffffff + 1, would give 2 in lane 0)
+    a = np.array([[5, 2], [5, 2], [3, 1]], np.uint32)
+    b = np.array([[3, 1], [0, 1], [5, 0]], np.uint32)
+    r = MaxwellShader(build(["ALD.64 R0, a[0x80]", "ALD.64 R2, a[0x90]",
+                             "IADD3 R4.CC, R0, -R2, RZ", "IADD3.X R5, R1, -R3, RZ",
+                             # the same with the negated operand third: 0x2_00000005 + 0x0_00000010
+                             # - b: lo 5 + 0x10 + ~b_lo + 1, hi 2 + 0 + ~b_hi + carry
+                             "MOV32I R6, 0x10",
+                             "IADD3 R7.CC, R0, R6, -R2", "IADD3.X R8, R1, RZ, -R3"])).run(
+        {0: a.view(np.float32), 1: b.view(np.float32)}, lanes=3)
+    assert reg(r, 4) == [2, 5, 0xFFFFFFFE] and reg(r, 5) == [1, 1, 0]
+    # lane 0: lo 0x15 + ~3 + 1 = 0x1_00000012 (0x12, carry 1), hi 2 + ~1 + 1 = 0x1_00000001 (1)
+    # lane 1: lo 0x15 + ~0 + 1 = 0x1_00000015 (0x15, carry 1), hi 2 + ~1 + 1 -> 1
+    # lane 2: lo 0x13 + ~5 + 1 = 0x1_0000000e (0xe, carry 1), hi 1 + ~0 + 1 = 0x1_00000001 (1)
+    assert reg(r, 7) == [0x12, 0x15, 0xE] and reg(r, 8) == [1, 1, 1]
+
+
 def test_iadd_negation_iscadd_iadd3_imul():
     r = run(["MOV32I R2, 0x10", "MOV32I R3, 0x3",
              "IADD R1, R2, -R3",          # 0x10 - 3 = 0xd
@@ -293,6 +319,16 @@ def test_sync_without_ssy_and_runaway_loop_raise():
         run(["SYNC"])
     with pytest.raises(VMError, match="more than 50 instructions"):
         run(["loop:", "BRA {loop}"], max_steps=50)
+
+
+def test_straight_line_runs_count_steps_and_stop_at_max_steps():
+    # the lanes run straight-line code together (scheduled once): each instruction still counts
+    lines = ["MOV32I R1, 0x1", "IADD32I R1, R1, 0x1", "IADD32I R1, R1, 0x1", "IADD32I R1, R1, 0x1"]
+    r = run(lines)
+    assert reg(r, 1) == [4] * 4 and list(r.steps) == [5] * 4  # four instructions and the EXIT
+    assert run(lines, max_steps=5).steps.tolist() == [5] * 4
+    with pytest.raises(VMError, match=r"more than 4 instructions \(pc 0x30"):
+        run(lines, max_steps=4)  # the EXIT (at 0x30, after the bundle's control word at 0x20) is the fifth
 
 
 def test_vote():
@@ -443,6 +479,14 @@ def test_geometry_emit_and_cut():
         assert [v[0x70 // 4].view(np.float32) for v, _ in vertices] == [lane, lane + 1]
         assert [cut for _, cut in vertices] == [False, True]
     assert reg(r, 1) == [2, 2]  # the output handle counts emitted vertices
+
+
+def test_a_run_that_emits_nothing_has_an_empty_list_per_lane():
+    r = run(["MOV32I R1, 0x1"], lanes=3)
+    assert len(r.emitted) == 3 and r.emitted == [[], [], []] and r.emitted[-1] == []
+    assert r.emitted[0:2] == [[], []]
+    with pytest.raises(IndexError):
+        r.emitted[3]
 
 
 # -- texture targets (register layouts: coordinates in Ra.., LOD/reference/offsets/handle in Rb..) --
@@ -627,3 +671,265 @@ def test_a_field_value_without_a_meaning_is_a_vm_error():
     struct.pack_into("<Q", code, at, word | 0xA << 48)
     with pytest.raises(VMError, match="PRMT at 0x8: .*no defined meaning"):
         MaxwellShader(bytes(code)).run(lanes=1)
+
+
+# -- video instructions (PTX ISA "Scalar Video Instructions": exact sub-word integers, optSaturate,
+#    optSecOp, optMerge) -----------------------------------------------------------------------------
+_VIDEO_SETUP = ["MOV32I R2, 0x80ff7f05",  # bytes b0 5, b1 0x7f, b2 0xff, b3 0x80; h0 0x7f05, h1 0x80ff
+                "MOV32I R3, 0x00c80009",  # b0 9, b2 0xc8 = 200; h0 9, h1 0xc8
+                "MOV32I R4, 0x12345678",  # C
+                "MOV32I R5, 0xfffffff0"]  # C = -16 (signed), 0xfffffff0 (unsigned)
+
+
+def test_vadd_selects_signs_negation_and_secondary_ops():
+    r = run([*_VIDEO_SETUP,
+             "VADD.U8B2.U8B0.ACC R10, R2, R3, RZ",               # 0xff + 9 = 264 = 0x108
+             "VADD.S8B2.U8B0.ACC R11, R2, R3, RZ",               # -1 + 9 = 8
+             "VADD.NEGB.DFORMAT.S8B3.U8B2.SAT.ACC R12, R2, R3, RZ",  # -128 - 200 = -328 (in S32 range)
+             "VADD.NEGB.S8B3.U8B2.SAT.ACC R13, R2, R3, R4",      # -328 clamped to U32 [0, ..] = 0, + C
+             "VADD.U16H1.U16H1.SAT.MRG16L R14, R2, R2, R4",      # 0x80ff * 2 = 0x101fe -> U16 max 0xffff
+             "VADD.U16H1.U16H1.MRG16L R15, R2, R2, R4",          # no SAT: low half 0x01fe into C's h0
+             "VADD.DFORMAT.S8B3.S8B3.SAT.MRG8B2 R16, R2, R2, R4",  # -256 -> S8 min -128 = 0x80 into b2
+             "VADD.U8B0.U8B0.MIN R17, R2, R3, R4",               # min(5 + 9, 0x12345678) = 14
+             "VADD.NEGB.DFORMAT.U8B0.U8B0.MAX R18, R2, R3, R5",  # signed max(5 - 9, -16) = -4
+             "VADD.NEGB.U8B0.U8B0.MAX R19, R2, R3, R5",          # unsigned: max(-4, 0xfffffff0) = 0xfffffff0
+             "VADD.PO.U8B0.U8B0.ACC R20, R2, R3, RZ",            # 5 + 9 + 1 = 15
+             "VADD.NEGA.U8B0.U8B0.ACC R21, R2, R3, RZ",          # -5 + 9 = 4
+             "VADD.ACC R22, R2, 0xfff0, RZ",                     # 5 + 0xfff0 (unsigned imm16) = 0xfff5
+             "VADD.BSIGNED.ACC R23, R2, 0xfff0, RZ",             # 5 + -16 = -11 = 0xfffffff5
+             "VADD.U8B0.U8B0.MRG16H R24, R2, R3, R4"])           # 14 into C's h1: 0x000e5678
+    assert [reg(r, i)[0] for i in range(10, 25)] == [
+        0x108, 8, 0xFFFFFEB8, 0x12345678, 0x1234FFFF, 0x123401FE, 0x12805678, 14, 0xFFFFFFFC, 0xFFFFFFF0,
+        15, 4, 0xFFF5, 0xFFFFFFF5, 0x000E5678]
+
+
+def test_vabsdiff_vset_vsetp():
+    r = run([*_VIDEO_SETUP,
+             "VABSDIFF.U8B0.U8B2.ACC R10, R2, R3, R4",        # |5 - 200| = 195 = 0xc3, + C = 0x1234573b
+             "VABSDIFF.S8B3.U8B0.ACC R11, R2, R3, RZ",        # |-128 - 9| = 137
+             "VABSDIFF.DFORMAT.S8B3.U8B0.SAT.MRG8B0 R12, R2, R3, R4",  # 137 -> S8 max 0x7f into b0
+             "VSET.LT.U8B0.U8B2.ACC R13, R2, R3, RZ",         # 5 < 200: 1
+             "VSET.GT.S8B3.U8B0.ACC R14, R2, R3, RZ",         # -128 > 9: 0
+             "VSET.GT.U8B3.U8B0.ACC R15, R2, R3, R4",         # 128 > 9: 1, + C = 0x12345679
+             "VSET.LT.U8B0.U8B2.MRG8B2 R16, R2, R3, R4",      # 1 into b2: 0x12015678
+             "VSETP.S8B3.U8B0.LT.AND P0, P1, R2, R3, PT",     # -128 < 9: P0 true, P1 false
+             "VSETP.U8B3.U8B0.LT.AND P2, P3, R2, R3, PT",     # 128 < 9: P2 false, P3 true
+             "VSETP.U16H0.GE.AND P4, P5, R2, 0x7f05, PT"])  # 0x7f05 >= 0x7f05 (imm16): P4 true, P5 false
+    assert [reg(r, i)[0] for i in range(10, 17)] == [0x1234573B, 137, 0x1234567F, 1, 0, 0x12345679, 0x12015678]
+    assert list(r.predicates[0, :6]) == [True, False, False, True, True, False]
+    # unequal values: h1 0x80ff is -32513 signed, 33023 unsigned, against 0x7f05 = 32517 (equal
+    # above: GE true where GT, LT, NE would be false; greater here: GE true where LE, EQ are false)
+    r = run([*_VIDEO_SETUP,
+             "VSETP.S16H1.GE.AND P0, P1, R2, 0x7f05, PT",   # -32513 >= 32517: P0 false, P1 true
+             "VSETP.U16H1.GE.AND P2, P3, R2, 0x7f05, PT",   # 33023 >= 32517: P2 true, P3 false
+             "VSETP.U16H1.LE.AND P4, PT, R2, 0x7f05, PT",   # 33023 <= 32517: false
+             "VSETP.U16H1.EQ.AND P5, PT, R2, 0x7f05, PT"])  # false
+    assert list(r.predicates[0, :6]) == [False, True, True, False, False, False]
+
+
+def test_vshl_vshr_clamp_wrap_sign_and_saturation():
+    r = run([*_VIDEO_SETUP,
+             "MOV32I R6, 0x4", "MOV32I R7, 0x21", "MOV32I R8, 0x40000000", "MOV32I R9, 0x1",
+             "VSHR.S32.U32.ACC R10, R2, R6, RZ",      # 0x80ff7f05 as S32 >> 4 (sign fill) = 0xf80ff7f0
+             "VSHR.U32.U32.ACC R11, R2, R6, RZ",      # zero fill: 0x080ff7f0
+             "VSHR.S32.U32.ACC R12, R2, R7, RZ",      # count 33 clamps to 32: all sign bits, 0xffffffff
+             "VSHR.MV.S32.U32.ACC R13, R2, R7, RZ",   # wrap: 33 & 31 = 1: 0xc07fbf82
+             "VSHL.U32.U32.ACC R14, R9, R7, RZ",      # 1 << 32 (clamped) = 2**32: low 32 bits 0
+             "VSHL.MV.U32.U32.ACC R15, R9, R7, RZ",   # 1 << 1 = 2
+             "VSHL.DFORMAT.U32.U32.SAT.ACC R16, R8, R9, RZ",  # 0x80000000 > S32 max: 0x7fffffff
+             "VSHL.U32.U32.SAT.ACC R17, R8, R9, RZ",  # fits U32: 0x80000000
+             "VSHL.U8B1.ACC R18, R2, 0x4, R4",        # 0x7f << 4 = 0x7f0, + C = 0x12345e68
+             "MOV32I R5, 0x2",
+             "VSHL.U32.U32.SAT.ACC R19, R8, R5, RZ",  # 0x40000000 << 2 = 2**32 > U32 max: 0xffffffff
+             "VSHL.U32.U32.ACC R20, R8, R5, RZ"])     # no SAT: low 32 bits of 2**32, 0
+    assert [reg(r, i)[0] for i in range(10, 21)] == [0xF80FF7F0, 0x080FF7F0, 0xFFFFFFFF, 0xC07FBF82, 0, 2,
+                                                     0x7FFFFFFF, 0x80000000, 0x12345E68, 0xFFFFFFFF, 0]
+
+
+def test_vmad_negations_po_scale_and_saturation():
+    # PTX vmad: product and C exact; -(a*b) is ~(a*b) + 1, -c is ~c + 1, PO adds 1; scale shifts
+    r = run([*_VIDEO_SETUP,
+             "MOV32I R6, 0x7fffffff", "MOV32I R7, 0x2",
+             "VMAD.U8B1.U8B2 R10, R2, R3, R4",          # 0x7f * 200 = 25400 = 0x6338, + C = 0x1234b9b0
+             "VMAD.U8B1.U8B2.NEGA R11, R2, R3, R4",     # C - 25400 = 0x1233f340
+             "VMAD.U8B1.U8B2.NEGB R12, R2, R3, R4",     # 25400 - C = -0x1233f340 = 0xedcc0cc0
+             "VMAD.U8B1.U8B2.PO R13, R2, R3, R4",       # 0x1234b9b1
+             "VMAD.U8B1.U8B2.SHR7 R14, R2, R3, R4",     # 0x1234b9b0 >> 7 = 0x246973
+             "VMAD.U8B1.U8B2.NEGA.SHR7 R15, R2, R3, R4",  # 0x1233f340 >> 7 = 0x2467e6
+             "VMAD.S32.U32.SAT R16, R6, R7, RZ",        # signed: 0xfffffffe > S32 max: 0x7fffffff
+             "VMAD.U32.U32.SAT R17, R6, R7, RZ",        # unsigned: 0xfffffffe fits
+             "VMAD.U8B0 R18, R2, 0x100, R4",            # 5 * 0x100 + C = 0x12345b78
+             # (2**31 - 1)**2 = 2**62 - 2**32 + 1: above U32 max, so SAT gives 0xffffffff; without
+             # SAT the low 32 bits, 1
+             "VMAD.U32.U32.SAT R19, R6, R6, RZ",
+             "VMAD.U32.U32 R20, R6, R6, RZ"])
+    assert [reg(r, i)[0] for i in range(10, 21)] == [0x1234B9B0, 0x1233F340, 0xEDCC0CC0, 0x1234B9B1, 0x246973,
+                                                     0x2467E6, 0x7FFFFFFF, 0xFFFFFFFE, 0x12345B78, 0xFFFFFFFF, 1]
+
+
+def test_video_forms_left_out_are_refused_by_name():
+    with pytest.raises(VMError, match="VADD.*condition code"):
+        run(["VADD.U8B0.U8B0.ACC R1.CC, R2, R3, RZ"])
+    with pytest.raises(VMError, match="VABSDIFF4"):
+        run(["VABSDIFF4 R1, R2, R3, R4"])
+
+
+# -- indirect branches -------------------------------------------------------------------------------
+# addresses: 0x08 0x10 0x18 | control 0x20 | 0x28 0x30 0x38 | control 0x40 | 0x48 0x50 0x58 ...
+_CHAIN = ["MOV32I R1, 0xa",            # 0x28
+          "IADD32I R1, R1, 0x10",      # 0x30
+          "IADD32I R1, R1, 0x100",     # 0x38
+          "SYNC"]                      # 0x48
+
+
+def test_brx_jumps_per_lane_relative_to_the_next_instruction():
+    # BRX at 0x18: target = 0x20 (the next instruction's address) + 0x0 + R0 per lane;
+    # 0x20 is a control word, so its bundle's first instruction (0x28) runs.
+    # R0 = 0x0 -> 0x20 (0x28): 0xa + 0x10 + 0x100 = 0x11a;  R0 = 0x8 -> 0x28: 0x11a;
+    # R0 = 0x10 -> 0x30: 0x110;  R0 = 0x18 -> 0x38: 0x100
+    offsets = np.array([0x0, 0x8, 0x10, 0x18], np.uint32)
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "BRX R0, 0x0", *_CHAIN, "join:", "IADD32I R2, R1, 0x0"])
+    r = MaxwellShader(code).run({0: offsets.view(np.float32)[:, None]}, lanes=4)
+    assert reg(r, 1) == [0x11A, 0x11A, 0x110, 0x100] and reg(r, 2) == reg(r, 1)
+    # a nonzero immediate and a negative register: 0x20 + 0x18 + (-0x8) = 0x30 -> 0x110 in every lane
+    r = run(["MOV32I R0, 0xfffffff8", "SSY {join}", "BRX R0, 0x18", *_CHAIN, "join:", "NOP 0x0"])
+    assert reg(r, 1) == [0x110] * 4
+
+
+def test_jmx_jumps_to_absolute_addresses_from_the_code_address():
+    # JMX: R0 + 0x28 is an absolute address; with the program at region address 0 that is 0x28
+    # (lane R0 = 0) or 0x38 (R0 = 0x10)
+    offsets = np.array([0x0, 0x10], np.uint32)
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "JMX R0, 0x28", *_CHAIN, "join:", "NOP 0x0"])
+    r = MaxwellShader(code).run({0: offsets.view(np.float32)[:, None]}, lanes=2)
+    assert reg(r, 1) == [0x11A, 0x100]
+    # the same program placed at region address 0x1000: JMX R0, 0x1030 lands on 0x30 (0x110) for
+    # R0 = 0 and on 0x40 for R0 = 0x10, a control word: its bundle's first instruction, the SYNC at
+    # 0x48, runs and R1 stays 0
+    code = build(["ALD R0, a[0x80]", "SSY {join}", "JMX R0, 0x1030", *_CHAIN, "join:", "NOP 0x0"])
+    r = MaxwellShader(code, code_address=0x1000).run({0: offsets.view(np.float32)[:, None]}, lanes=2)
+    assert reg(r, 1) == [0x110, 0]
+
+
+def test_indirect_branch_outside_the_code_and_refused_forms():
+    with pytest.raises(VMError, match="outside the"):
+        run(["MOV32I R0, 0x100000", "BRX R0, 0x0"])
+    with pytest.raises(VMError, match="outside the"):
+        run(["MOV32I R0, 0x4", "BRX R0, 0x0"])  # 0x24: not an instruction boundary
+    with pytest.raises(VMError, match="constant-buffer branch target"):
+        run(["BRX c[0x2][R1+0x10]"])
+    with pytest.raises(VMError, match="PRET"):
+        run(["PRET {x}", "x:", "NOP 0x0"])
+
+
+def test_idp_dot_products():
+    # PTX dp4a/dp2a. A = 0x80ff7f05: bytes 5, 0x7f, 0xff, 0x80; half-words 0x7f05, 0x80ff.
+    # B = 0x03fe0204: bytes 4, 2, 0xfe, 3.
+    r = run(["MOV32I R2, 0x80ff7f05", "MOV32I R3, 0x03fe0204", "MOV32I R4, 0x12345678",
+             "IDP R10, R2, R3, R4",      # 5*4 + 127*2 + 255*254 + 128*3 = 65428 = 0xff94, + C = 0x1235560c
+             "IDP.SRCASIGN.SRCBSIGN R11, R2, R3, RZ",  # 5*4 + 127*2 + (-1)(-2) + (-128)*3 = -108
+             "IDP.ISDP R12, R2, R3, RZ",  # 0x7f05*4 + 0x80ff*2 = 130068 + 66046 = 0x2fe12
+             "IDP.ISHI.SRCASIGN.ISDP.SRCBSIGN R13, R2, R3, RZ"])  # 32517*(-2) + (-32513)*3 = -162573
+    assert [reg(r, i)[0] for i in range(10, 14)] == [0x1235560C, 0xFFFFFF94, 0x2FE12, 0xFFFD84F3]
+    with pytest.raises(VMError, match="ISHI"):
+        run(["IDP.ISHI R1, R2, R3, R4"])
+
+
+# -- surfaces ----------------------------------------------------------------------------------------
+def _unorm8(v: int) -> int:
+    """float32 bits of the UNORM8 value v (v / 255)."""
+    return int(np.float32(v / 255).view(np.uint32))
+
+
+def _lanes(*columns: list[int]) -> dict[int, np.ndarray]:
+    """Per-lane words for a[0x80..] (generic attribute 0, components x, y, z, w)."""
+    return {0: np.array(list(zip(*columns)), np.uint32).view(np.float32)}
+
+
+def test_suld_formatted_2d_masks_packing_and_out_of_bounds():
+    # surface 3: 2 rows x 3 columns of RGBA8 (UNORM); texel (x, y) holds 40 * (3y + x) + (0, 10, 20, 30)
+    surf = (np.arange(6, dtype=np.uint8)[:, None] * 40 + np.array([0, 10, 20, 30], np.uint8)).reshape(2, 3, 4)
+    code = build(["ALD.64 R0, a[0x80]",
+                  "SULD.2D.RGBA R4, PT, R0, 0x3",
+                  "SULD.2D.GA R8, PT, R0, 0x3"])  # G and A only: into R8, R9
+    # lane 0 (2, 1): texel 5 -> 200, 210, 220, 230; lane 1 (0, 0): 0, 10, 20, 30;
+    # lane 2 (3, 0) and lane 3 (-1, 1) are outside: IGN (the default) loads 0
+    r = MaxwellShader(code).run(_lanes([2, 0, 3, 0xFFFFFFFF], [1, 0, 0, 1]), lanes=4, surfaces={3: surf})
+    assert [reg(r, i)[0] for i in range(4, 8)] == [_unorm8(200), _unorm8(210), _unorm8(220), _unorm8(230)]
+    assert [reg(r, i)[1] for i in range(4, 8)] == [0, _unorm8(10), _unorm8(20), _unorm8(30)]
+    assert [reg(r, i)[2] for i in range(4, 8)] == [0, 0, 0, 0] and reg(r, 4)[3] == 0
+    assert reg(r, 8)[:2] == [_unorm8(210), _unorm8(10)] and reg(r, 9)[:2] == [_unorm8(230), _unorm8(30)]
+    with pytest.raises(VMError, match="outside the surface"):
+        MaxwellShader(build(["ALD.64 R0, a[0x80]", "SULD.TRAP.2D.RGBA R4, PT, R0, 0x3"])).run(
+            _lanes([3], [0]), lanes=1, surfaces={3: surf})
+    with pytest.raises(VMError, match="surface 0x3, which was not given"):
+        MaxwellShader(code).run(_lanes([0], [0]), lanes=1)
+
+
+def test_suld_channels_pad_integer_words_3d_array_and_bindless():
+    # a one-channel float32 3D surface (d 2, h 1, w 2): R pads to (r, 0, 0, 1.0)
+    vol = np.array([[[1.5, 2.5]], [[3.5, 4.5]]], np.float32)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R2, RZ", "MOV32I R2, 0x1",  # (x, y, z) = (lane x, 0, 1)
+                  "MOV R1, RZ", "SULD.3D.RGBA R4, PT, R0, 0x1"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={1: vol})
+    assert r.f32(4)[0] == 4.5 and reg(r, 5)[0] == 0 and reg(r, 6)[0] == 0 and r.f32(7)[0] == 1.0
+    # int32 texels are raw words (the alpha pad is the integer 1); 2D array: x, y, then the layer
+    arr = np.array([[[-7, 8]], [[9, -10]]], np.int32)[..., None]  # (layers 2, h 1, w 2, 1 channel)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R1, RZ", "MOV32I R2, 0x1", "SULD.2DARRAY.RA R4, PT, R0, 0x2"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={2: arr})
+    assert reg(r, 4)[0] == 0xFFFFFFF6 and reg(r, 5)[0] == 1  # layer 1, x 1: -10; A pad 1
+    # bindless: the handle in R9 names the surface
+    code = build(["ALD.64 R0, a[0x80]", "MOV32I R9, 0x1234", "SULDB.2D.R R4, PT, R0, R9"])
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={0x1234: np.array([[7, 9]], np.uint32)})
+    assert reg(r, 4)[0] == 9
+
+
+def test_sust_formatted_and_raw_stores():
+    surf = np.zeros((2, 2, 4), np.uint8)
+    # lane 0 stores (0.0, 1.0, 0.2, 2.0) at (x 1, y 0): UNORM8 0, 255, 0.2f * 255 = 51.0000008
+    # (float32: 51.0) -> 51, 2.0 clamps to 255; lane 1 stores at (2, 0), outside: dropped (IGN).
+    # Then B alone at (x, 1): 0x3c20a0a1 (0.0098039219...) * 255 = 2.5000000885, which float32
+    # makes 2.5, a tie: the VM's rule (np.rint: ties to even) gives 2 (ties away from zero: 3)
+    code = build(["ALD.64 R0, a[0x80]", "MOV R4, RZ", "MOV32I R5, 0x3f800000", "MOV32I R6, 0x3e4ccccd",
+                  "MOV32I R7, 0x40000000", "SUST.2D.RGBA R0, R4, 0x5",
+                  "MOV32I R1, 0x1", "MOV32I R8, 0x3c20a0a1", "SUST.2D.B R0, R8, 0x5"])
+    r = MaxwellShader(code).run(_lanes([1, 2], [0, 0]), lanes=2, surfaces={5: surf})
+    assert r.surfaces[5][0, 1].tolist() == [0, 255, 51, 255] and r.surfaces[5][0, 0].tolist() == [0, 0, 0, 0]
+    assert r.surfaces[5][1, 1].tolist() == [0, 0, 2, 0] and r.surfaces[5][1, 0].tolist() == [0, 0, 0, 0]
+    assert surf.sum() == 0  # the caller's array is not changed
+    # raw: SUSTD.B64 writes two words into a (w 2, 2 channels) uint32 surface; SULDD reads it back
+    words = np.zeros((1, 2, 2), np.uint32)
+    code = build(["ALD.64 R0, a[0x80]", "MOV32I R4, 0x11223344", "MOV32I R5, 0x55667788",
+                  "SUSTD.2D.B64 R0, R4, 0x6", "SULDD.2D.B32 R10, PT, R0, 0x7",
+                  "SULDD.2D.S8 R11, PT, R0, 0x8", "SULDD.2D.U8 R12, PT, R0, 0x8",
+                  "MOV32I R0, 0x4", "SULDD.2D.BA.B32 R13, PT, R0, 0x7"])  # byte x 4 -> texel 1
+    r = MaxwellShader(code).run(_lanes([1], [0]), lanes=1, surfaces={
+        6: words, 7: np.array([[0xAABBCCDD, 0x01020304]], np.uint32), 8: np.array([[0x10, 0xF0]], np.uint8)})
+    assert r.surfaces[6][0, 1].tolist() == [0x11223344, 0x55667788]
+    assert reg(r, 10)[0] == 0x01020304 and reg(r, 13)[0] == 0x01020304
+    assert reg(r, 11)[0] == 0xFFFFFFF0 and reg(r, 12)[0] == 0xF0  # 0xf0 sign- and zero-extended
+    with pytest.raises(VMError, match="8-byte access to a surface of 4-byte texels"):
+        MaxwellShader(build(["SULDD.2D.B64 R4, PT, R0, 0x7"])).run(
+            lanes=1, surfaces={7: np.zeros((1, 1), np.uint32)})
+
+
+def test_surface_atomics_run_lane_after_lane():
+    # four lanes add 1, 2, 3, 4 to the texel (0, 0) holding 5: they see 5, 6, 8, 11, leaving 15;
+    # SURED.MAX.S32 with -1, 20, 3, -8 against 15: 20
+    code = build(["ALD.64 R6, a[0x80]", "MOV R0, RZ", "MOV R1, RZ",
+                  "SUATOM.2D.ADD R4, R0, R6, 0x1", "SURED.2D.MAX.S32 R0, R7, 0x1"])
+    r = MaxwellShader(code).run(_lanes([1, 2, 3, 4], [0xFFFFFFFF, 20, 3, 0xFFFFFFF8]), lanes=4,
+                                surfaces={1: np.array([[5]], np.uint32)})
+    assert reg(r, 4) == [5, 6, 8, 11] and r.surfaces[1].tolist() == [[20]]
+
+
+def test_jmp_and_jcal_to_absolute_addresses():
+    # JMP at 0x08 to 0x38 skips the four MOV32I (0x10, 0x18, 0x28, 0x30): R1 0, R2 7
+    r = run(["JMP RZ, 0x38", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad",
+             "IADD32I R2, R2, 0x7"])
+    assert reg(r, 1) == [0] * 4 and reg(r, 2) == [7] * 4
+    # JCAL at 0x08 to 0x30 (region address 0x1030 with the program at 0x1000): 0x30 adds 7, RET
+    # returns to 0x10, which adds 0x100, then EXIT: 0x107; 0x28 never runs
+    code = build(["JCAL 0x1030", "IADD32I R2, R2, 0x100", "EXIT", "MOV32I R1, 0xbad", "IADD32I R2, R2, 0x7", "RET"])
+    r = MaxwellShader(code, code_address=0x1000).run(lanes=2)
+    assert reg(r, 2) == [0x107] * 2 and reg(r, 1) == [0] * 2

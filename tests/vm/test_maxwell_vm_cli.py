@@ -111,3 +111,48 @@ def test_dksh_tessellation_programs_take_bnsh_stage_names_and_disasm_titles() ->
     programs = MaxwellShader.programs(shaderkit.open(control + bytes(code)))
     assert [(title, shader.stage) for title, shader in programs] == [
         ("program 0 tess_ctrl", "hull"), ("program 1 tess_eval", "domain")]
+
+
+def _storing_module(tmp_path: Path, store: list[str]) -> Path:
+    """A deko3d module whose vertex program is ``store``."""
+    vertex = build(store)
+    control = dk.header(0x100, 0x100, 1) + dk.program_header(0, 0x30, 8, 0, 0, 0, dk.vert_union())
+    control += bytes(0x100 - len(control))
+    code = bytearray(0x100)
+    code[0x000:0x030] = dk.UAM_PADDING
+    code[0x030:0x080] = dk.sph(1, 1)
+    code[0x080:0x080 + len(vertex)] = vertex
+    module = tmp_path / "s.dksh"
+    module.write_bytes(control + bytes(code))
+    return module
+
+
+def test_run_with_a_surface(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the vertex program of a deko3d module stores each lane's vertex id + 0x10 into texel (id, 0)
+    # of surface 2 (SUSTD.B32: a raw word); --uav 2=FILE.npy gives it, the output lists it after
+    module = _storing_module(tmp_path, ["ALD R0, a[0x2fc]", "MOV R1, RZ", "IADD32I R4, R0, 0x10",
+                                        "SUSTD.2D.B32 R0, R4, 0x2"])
+    surface = tmp_path / "surf.npy"
+    np.save(surface, np.zeros((1, 4), np.uint32))
+    code_, out, err = run_cli(capsys, "run", str(module), "--count", "3", "--uav", f"2={surface}")
+    assert code_ == 0, err
+    assert json.loads(out)["surfaces"] == {"2": [[0x10, 0x11, 0x12, 0]]}
+    code_, out, err = run_cli(capsys, "run", str(module), "--count", "1")
+    assert code_ != 0 and "surface 0x2" in err
+
+
+def _no_constants(name: str) -> None:
+    raise AssertionError(f"non-standard JSON constant {name}")
+
+
+def test_a_float_surface_with_nan_and_inf_is_standard_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # lanes 0, 1, 2 store the words 0x7f800000 (+inf), 0x7f800001 and 0x7f800002 (NaNs) into a
+    # float32 surface whose texel 3 holds 1.5; the file's extension is upper case
+    module = _storing_module(tmp_path, ["ALD R0, a[0x2fc]", "MOV R1, RZ", "IADD32I R4, R0, 0x7f800000",
+                                        "SUSTD.2D.B32 R0, R4, 0x2"])
+    surface = tmp_path / "SURF.NPY"
+    with surface.open("wb") as handle:
+        np.save(handle, np.array([[0, 0, 0, 1.5]], np.float32))
+    code_, out, err = run_cli(capsys, "run", str(module), "--count", "3", "--uav", f"2={surface}")
+    assert code_ == 0, err
+    assert json.loads(out, parse_constant=_no_constants)["surfaces"] == {"2": [["inf", "nan", "nan", 1.5]]}

@@ -22,14 +22,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "variation": ("shaderkit.cli.variation:variation", "Find the binaries of a SHARCFB variation."),
     "extract": ("shaderkit.cli.extract:extract", "Write one stage's code out of a BNSH, GSH, SHARCFB or Wii U BFSHA."),
     "replace": ("shaderkit.cli.replace:replace", "Put new stage code into a BNSH, GSH, SHARCFB or Wii U BFSHA."),
-    "ls": ("shaderkit.cli.archive:ls", "List the members of an archive (SZS, zstd, SARC, BFRES, BFSHA)."),
+    "ls": ("shaderkit.cli.archive:ls", "List the members of an archive (SZS, zstd, SARC, BFRES, BFSHA, RPX, fx_2_0 effects)."),
     "get": ("shaderkit.cli.archive:get", "Write one archive member (pack.szs//dir/file) out."),
     "put": ("shaderkit.cli.archive:put", "Replace one archive member and write the archive back."),
     "scan": ("shaderkit.cli.archive:scan", "Find every shader of a game dump, inside archives too (JSON Lines)."),
     "diff": ("shaderkit.cli.diff:diff", "Compare two shaders: metadata and aligned disassembly."),
     "cfg": ("shaderkit.cli.cfg:cfg", "Control-flow graph of a shader as Graphviz DOT (or SVG)."),
     "demo": ("shaderkit.cli.demo:demo", "Build the sample files and show what shaderkit does with them."),
-    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU (PICA200 vertex/geometry, DXBC vertex/pixel/compute)."),
+    "run": ("shaderkit.cli.run:run", "Run a shader on the CPU (PICA200, DXBC SM4/5, Direct3D 9, Wii U Latte, Switch Maxwell)."),
 }
 
 #: names that live in ``app.py`` (click loads only when one of them is used)

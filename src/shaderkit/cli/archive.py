@@ -22,7 +22,8 @@ CONTAINERS = frozenset({"yaz0", "zstd", "sarc", "bfres-wiiu", "bfres-switch", "b
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per member.")
 def ls(file: str, as_json: bool) -> None:
-    """List the members of FILE (SZS, zstd, SARC, BFRES, BFSHA) recursively, with their formats."""
+    """List the members of FILE (SZS, zstd, SARC, BFRES, BFSHA, RPX/RPL, fx_2_0 effects; of a file of
+    unknown format, the shaders inside it) recursively, with their formats."""
     from shaderkit.formats.archive.path import walk
 
     _, data = load_member(file)

@@ -4,8 +4,9 @@ Basic blocks are runs of instructions entered only at the top and left only at t
 carry the reason (``true``/``false`` of an if, ``loop`` back edges, ``break``, ``call``, ``case``).
 DXBC (SM4/5 structured flow), PICA200 (if/loop/jump/call words), Latte (the CF program of each
 GSH / SHARCFB / BFSHA shader: JUMP, ELSE, LOOP_*, CALL, RETURN, END_OF_PROGRAM; clauses are one
-step each) and Maxwell (each BNSH / NVN stage: BRA, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL, RET, EXIT)
-are supported. Files with several programs give one cluster per program in one graph.
+step each), Maxwell (each BNSH / NVN stage: BRA, SSY/SYNC, PBK/BRK, PCNT/CONT, CAL, RET, EXIT)
+and Direct3D 9 (if/else, rep/loop, break, call/label, ret; each shader of an fx_2_0 effect) are
+supported. Files with several programs give one cluster per program in one graph.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import click
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import UnsupportedOperation
+from shaderkit.named_tuple import NamedTuple
 
 EXIT = -1  # the synthetic exit node
 
@@ -70,57 +72,78 @@ def _mnemonic(text: str) -> str:
     return text.strip().split(" ", 1)[0].split("(", 1)[0]
 
 
+class Nesting(NamedTuple):
+    """The structured constructs of a program, found by matching its open and close steps."""
+    else_of: dict[int, int]  # if -> its else
+    end_of: dict[int, int]  # if, loop, switch -> its end step
+    cases: dict[int, list[int]]  # switch -> its case and default steps
+    exits: list[tuple[int, int]]  # (break or continue step, the loop or switch it leaves)
+
+
+#: a construct's closing kind -> the kind that opens it
+_OPENED_BY = {"endif": "if", "endloop": "loop", "endswitch": "switch"}
+
+
+def nesting(kinds: list[str | None]) -> Nesting:
+    """Match the steps' kinds (``if``, ``else``, ``endif``, ``loop``, ``endloop``, ``switch``,
+    ``case``, ``endswitch``, ``break``, ``continue``, None for the others); unbalanced steps are
+    left unmatched. A break leaves the innermost loop or switch, a continue the innermost loop."""
+    found = Nesting({}, {}, {}, [])
+    stack: list[tuple[str, int]] = []  # (opening kind, step)
+    for i, kind in enumerate(kinds):
+        if kind is None:
+            continue
+        if kind in ("if", "loop", "switch"):
+            stack.append((kind, i))
+            if kind == "switch":
+                found.cases[i] = []
+        elif kind == "else" and stack and stack[-1][0] == "if":
+            found.else_of[stack[-1][1]] = i
+        elif kind in _OPENED_BY and stack and stack[-1][0] == _OPENED_BY[kind]:
+            found.end_of[stack.pop()[1]] = i
+        elif kind == "case" and stack and stack[-1][0] == "switch":
+            found.cases[stack[-1][1]].append(i)
+        elif kind in ("break", "continue"):
+            left = ("loop", "switch") if kind == "break" else ("loop",)
+            inner = next((s for s in reversed(stack) if s[0] in left), None)
+            if inner is not None:
+                found.exits.append((i, inner[1]))
+    return found
+
+
+def _sm4_kind(name: str) -> str | None:
+    if name.startswith("if_"):
+        return "if"
+    if name in ("else", "endif", "loop", "endloop", "switch", "endswitch"):
+        return name
+    if name in ("case", "default"):
+        return "case"
+    if name.startswith("break"):
+        return "break"
+    return "continue" if name.startswith("continue") else None
+
+
 def sm4_steps(texts: list[str]) -> list[Step]:
     """Steps of SM4/5 instruction lines (declarations included; they fall through)."""
     steps = [Step(t) for t in texts]
     names = [_mnemonic(t) for t in texts]
     labels = {t.split()[1]: i for i, (t, n) in enumerate(zip(texts, names)) if n == "label" and len(t.split()) > 1}
-    stack: list[tuple[str, int]] = []  # ("if"|"loop"|"switch", index)
-    else_of: dict[int, int] = {}
-    end_of: dict[int, int] = {}
-    cases: dict[int, list[int]] = {}
-    pending: list[tuple[int, str, int]] = []  # (step, kind, construct index) resolved at the end
-    for i, name in enumerate(names):
-        if name.startswith("if_"):
-            stack.append(("if", i))
-        elif name == "else" and stack and stack[-1][0] == "if":
-            else_of[stack[-1][1]] = i
-        elif name == "endif" and stack and stack[-1][0] == "if":
-            end_of[stack.pop()[1]] = i
-        elif name == "loop":
-            stack.append(("loop", i))
-        elif name == "endloop" and stack and stack[-1][0] == "loop":
-            end_of[stack.pop()[1]] = i
-        elif name == "switch":
-            stack.append(("switch", i))
-            cases[i] = []
-        elif name in ("case", "default") and stack and stack[-1][0] == "switch":
-            cases[stack[-1][1]].append(i)
-        elif name == "endswitch" and stack and stack[-1][0] == "switch":
-            end_of[stack.pop()[1]] = i
-        elif name.startswith("break") or name.startswith("continue"):
-            inner = next((s for s in reversed(stack) if s[0] in ("loop", "switch")), None)
-            if name.startswith("continue"):
-                inner = next((s for s in reversed(stack) if s[0] == "loop"), None)
-            if inner is not None:
-                pending.append((i, name, inner[1]))
+    nest = nesting([_sm4_kind(name) for name in names])
+    else_owner = {v: k for k, v in nest.else_of.items()}
+    end_owner = {v: k for k, v in nest.end_of.items()}
     for i, name in enumerate(names):
         step = steps[i]
-        if name.startswith("if_") and i in end_of:
-            step.targets = [(i + 1, "true"), (else_of.get(i, end_of[i]) + (1 if i in else_of else 0), "false")]
-            step.falls_through = False
-        elif name == "else":
-            owner = next((k for k, v in else_of.items() if v == i), None)
-            if owner is not None and owner in end_of:
-                step.targets, step.falls_through = [(end_of[owner], "")], False
-        elif name == "endloop":
-            owner = next((k for k, v in end_of.items() if v == i and names[k] == "loop"), None)
-            if owner is not None:
-                step.targets, step.falls_through = [(owner, "loop")], False
-        elif name == "switch" and i in end_of:
-            step.targets = [(c, texts[c].strip()) for c in cases[i]]
-            if not any(names[c] == "default" for c in cases[i]):
-                step.targets.append((end_of[i], "default"))
+        if name.startswith("if_") and i in nest.end_of:
+            after = nest.else_of[i] + 1 if i in nest.else_of else nest.end_of[i]
+            step.targets, step.falls_through = [(i + 1, "true"), (after, "false")], False
+        elif name == "else" and i in else_owner and else_owner[i] in nest.end_of:
+            step.targets, step.falls_through = [(nest.end_of[else_owner[i]], "")], False
+        elif name == "endloop" and i in end_owner:
+            step.targets, step.falls_through = [(end_owner[i], "loop")], False
+        elif name == "switch" and i in nest.end_of:
+            step.targets = [(c, texts[c].strip()) for c in nest.cases[i]]
+            if not any(names[c] == "default" for c in nest.cases[i]):
+                step.targets.append((nest.end_of[i], "default"))
             step.falls_through = False
         elif name == "ret":
             step.targets, step.falls_through = [(EXIT, "ret")], False
@@ -130,18 +153,18 @@ def sm4_steps(texts: list[str]) -> list[Step]:
             target = labels.get(texts[i].replace(",", " ").split()[-1])
             if target is not None:
                 step.targets = [(target, "call")]
-    for i, name, owner in pending:
-        conditional = "c_" in name
+    for i, owner in nest.exits:
+        name = names[i]
+        if owner not in nest.end_of:
+            continue
         if name.startswith("continue"):
             target, label = owner, "continue"
-        elif names[owner] == "loop" and owner in end_of:
-            target, label = end_of[owner] + 1, "break"
-        elif owner in end_of:
-            target, label = end_of[owner], "break"
+        elif names[owner] == "loop":
+            target, label = nest.end_of[owner] + 1, "break"
         else:
-            continue
+            target, label = nest.end_of[owner], "break"
         steps[i].targets = [(target if target < len(steps) else EXIT, label)]
-        steps[i].falls_through = conditional
+        steps[i].falls_through = "c_" in name
     return steps
 
 
@@ -272,6 +295,61 @@ def latte_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] 
                 name = title if attr == "program" else f"{title}: copy (vertex) program"
                 out.append((name, latte_steps(code), (0,)))
     return out
+
+
+# -- Direct3D 9 -----------------------------------------------------------------------------------
+
+#: D3D9 flow mnemonics -> their kind for :func:`nesting`
+_D3D9_KINDS = {"if": "if", "else": "else", "endif": "endif", "rep": "loop", "loop": "loop", "endrep": "endloop",
+               "endloop": "endloop", "break": "break", "breakp": "break"}
+
+
+def d3d9_steps(words: Any) -> list[Step]:
+    """One step per instruction of a D3D9 token program (declarations included), with the edges
+    of if/else/endif, rep/loop (the back edge and the skip of a zero count), break, breakc, breakp,
+    call/callnz to their label and ret."""
+    from shaderkit.isa.d3d9.table import INSTRUCTION_OPCODE, OPCODES
+    from shaderkit.isa.d3d9.text import instruction_texts
+
+    found = instruction_texts(words)
+    steps = [Step(text, address=4 * offset) for text, offset, _ in found]
+    infos = [OPCODES.get(INSTRUCTION_OPCODE.get(token)) for _, _, token in found]
+    names = [info.name if info is not None else "" for info in infos]
+    conditional = [info is not None and info.sources > 0 for info in infos]  # break_comp, breakp
+    operands = [text.partition(" ")[2].replace(",", " ").split() for text, _, _ in found]
+    labels = {ops[0]: i for i, (name, ops) in enumerate(zip(names, operands)) if name == "label" and ops}
+    nest = nesting([_D3D9_KINDS.get(name) for name in names])
+    else_owner = {v: k for k, v in nest.else_of.items()}
+    end_owner = {v: k for k, v in nest.end_of.items()}
+    for i, name in enumerate(names):
+        step = steps[i]
+        if name == "if" and i in nest.end_of:
+            after = nest.else_of[i] + 1 if i in nest.else_of else nest.end_of[i]
+            step.targets, step.falls_through = [(i + 1, "true"), (after, "false")], False
+        elif name == "else" and i in else_owner and else_owner[i] in nest.end_of:
+            step.targets, step.falls_through = [(nest.end_of[else_owner[i]], "")], False
+        elif name in ("rep", "loop") and i in nest.end_of:
+            step.targets = [(nest.end_of[i] + 1, "skip")]
+        elif name in ("endrep", "endloop") and i in end_owner:
+            step.targets = [(end_owner[i] + 1, "loop")]
+        elif name == "ret":
+            step.targets, step.falls_through = [(EXIT, "ret")], False
+        elif name in ("call", "callnz") and operands[i] and operands[i][0] in labels:
+            step.targets = [(labels[operands[i][0]], "call")]
+    for i, owner in nest.exits:
+        if owner in nest.end_of:
+            steps[i].targets = [(nest.end_of[owner] + 1, "break")]
+            steps[i].falls_through = conditional[i]
+    return steps
+
+
+def d3d9_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
+    """(title, steps, entries) of a bare D3D9 shader, or of every shader of a D3D9 effect, else None."""
+    if model.format_name == "d3d9":
+        return [("", d3d9_steps(model.words()), (0,))]
+    if model.format_name == "fx2":
+        return [(name, d3d9_steps(item.shader.words()), (0,)) for name, item in model.shader_members().items()]
+    return None
 
 
 # -- Maxwell ---------------------------------------------------------------------------------------
@@ -420,11 +498,13 @@ def to_dot_programs(programs: list[tuple[str, list[Step], list[Block]]], title: 
 
 
 def programs_of(model: Any) -> list[tuple[str, list[Step], list[Block]]]:
-    """(title, steps, blocks) of every program of ``model`` (DXBC, SHBIN: one; Latte, Maxwell: one
-    per shader or stage); UnsupportedOperation for other formats or files without code."""
+    """(title, steps, blocks) of every program of ``model`` (DXBC, SHBIN, D3D9 shader: one; Latte,
+    Maxwell, fx_2_0 effect: one per shader or stage); UnsupportedOperation for other formats or files without code."""
     found = latte_programs(model)
     if found is None:
         found = maxwell_programs(model)
+    if found is None:
+        found = d3d9_programs(model)
     if found is None:
         steps, graph = graph_of(model)
         return [("", steps, graph)]
@@ -445,8 +525,9 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
     elif isinstance(getattr(model, "payload", None), Dvlb):
         steps, entries = pica_steps(model.payload)
     else:
-        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Wii U (GSH, SHARCFB, "
-                                   "BFSHA) and Switch (BNSH, NVN, DKSH) files")
+        raise UnsupportedOperation(f"{model.format_name}: cfg is available for DXBC, SHBIN, Direct3D 9 "
+                                   "(shaders, fx_2_0 effects), Wii U (GSH, SHARCFB, BFSHA) and Switch (BNSH, NVN, "
+                                   "DKSH) files")
     return steps, blocks(steps, entries)
 
 
@@ -455,8 +536,8 @@ def graph_of(model: Any) -> tuple[list[Step], list[Block]]:
 @click.option("-o", "--output", default="-", help="Output file (.dot, or .svg to run Graphviz's dot); - for stdout.")
 @click.option("--svg", is_flag=True, help="Write SVG (needs Graphviz's dot on PATH).")
 def cfg(file: str, output: str, svg: bool) -> None:
-    """Write the control-flow graph of FILE (DXBC, SHBIN, GSH, SHARCFB, BFSHA, BNSH, NVN, DKSH) as
-    Graphviz DOT, or SVG; files with several programs get one cluster per program."""
+    """Write the control-flow graph of FILE (DXBC, SHBIN, D3D9 shader or effect, GSH, SHARCFB, BFSHA,
+    BNSH, NVN, DKSH) as Graphviz DOT, or SVG; files with several programs get one cluster per program."""
     from shaderkit.cli.common import load_model, write_output
 
     model = load_model(file)

@@ -50,14 +50,18 @@ def write_output(path: str, data: bytes | str) -> None:
 
 def load_model(path: str) -> ShaderFile:
     """Parse the file (or archive member ``outer.szs//inner/path``) at ``path``; errors name the path."""
+    return parse_named(path, member_bytes(path))
+
+
+def member_bytes(path: str) -> bytes:
+    """The bytes of ``path`` (or archive member ``outer.szs//inner/path``); errors name the path."""
     from shaderkit.errors import ShaderFormatError
 
     try:
-        data = load_member(path)[1]
+        return load_member(path)[1]
     except ShaderFormatError as exc:
         context = f"{path}: {exc.context}" if exc.context else path
         raise ShaderFormatError(exc.message, exc.offset, context) from None
-    return parse_named(path, data)
 
 
 def parse_named(path: str, data: bytes) -> ShaderFile:
@@ -120,13 +124,7 @@ def walk_paths(paths: tuple[str, ...]) -> list[Path]:
 
 def load_with_bytes(path: str) -> tuple[bytes, Any]:
     """(bytes, model) of ``path`` (or archive member ``outer.szs//inner``); errors name the path."""
-    from shaderkit.errors import ShaderFormatError
-
-    try:
-        data = load_member(path)[1]
-    except ShaderFormatError as exc:
-        context = f"{path}: {exc.context}" if exc.context else path
-        raise ShaderFormatError(exc.message, exc.offset, context) from None
+    data = member_bytes(path)
     return data, parse_named(path, data)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from shaderkit.cli.common import load_model, read_input, write_output
+from shaderkit.cli.common import member_bytes, parse_named, read_input, write_output
 
 if TYPE_CHECKING:
     from shaderkit.vm.pica import RunResult
@@ -255,7 +255,9 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
               help="DXBC: invocations (primitives, patches) without --inputs; D3D9, Latte and Switch: lanes "
                    "(vertices, pixels or threads).")
 @click.option("--groups", default="1,1,1", show_default=True, help="DXBC compute: thread groups x,y,z.")
-@click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy", help="DXBC compute: initial UAV contents.")
+@click.option("--uav", "uavs", multiple=True, metavar="NAME=FILE.npy",
+              help="DXBC compute: initial UAV contents; Switch: a surface by index or bindless handle (* for any), "
+                   "listed after the run.")
 @click.option("-o", "--output", "output_path", help="Write outputs to .json, .csv or .npy (- for JSON on stdout).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Instructions a vertex may run.")
 @click.option("--stage", default=None, help="Switch: only programs of this stage (vertex, pixel, ...).")
@@ -269,7 +271,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
 
-    data = read_input(file)
+    data = member_bytes(file)
     if is_dxbc(data):
         try:
             grid = [int(part) for part in groups.split(",")]
@@ -277,7 +279,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
             raise click.ClickException(f"--groups {groups!r}: expected x,y,z") from None
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
-    model = load_model(file)
+    model = parse_named(file, data)
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
 
@@ -294,7 +296,8 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
         source = click.get_current_context().get_parameter_source("shader_index")
         program = None if source is click.core.ParameterSource.DEFAULT else shader_index
         try:  # VMError is a ValueError
-            run_maxwell(model, program, stage, inputs_path, cbuffers, textures, count, output_path or "-", max_steps)
+            run_maxwell(model, program, stage, inputs_path, cbuffers, textures, count, output_path or "-", max_steps,
+                        uavs)
         except ValueError as exc:
             raise click.ClickException(f"{file}: {exc}") from None
         return

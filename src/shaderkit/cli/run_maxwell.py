@@ -11,7 +11,8 @@ address; values are float32, except ids and ``a[0x..]`` addresses, stored as int
 generic attributes 0..k-1. ``--cbuffer SLOT=FILE`` gives constant buffer ``c[SLOT]`` as the bytes of
 FILE (``.npy``: the array's float32/uint32 words), ``--cbuffer SLOT=1.0,2,3`` as float32 values;
 ``--texture INDEX=FILE.npy`` a texture by the instruction's texture index or bindless handle
-(``*`` for any). Output: JSON with the steps per lane, the vertex position and the generic
+(``*`` for any); ``--uav INDEX=FILE.npy`` a surface (SULD/SUST/SUATOM/SURED) the same way, whose
+contents after the run the output lists under ``surfaces``. Output: JSON with the steps per lane, the vertex position and the generic
 outputs the SPH declares (vertex shaders) or the render targets, depth and killed lanes (pixel
 shaders).
 """
@@ -35,12 +36,23 @@ def is_maxwell(model: Any) -> bool:
     return getattr(model, "format_name", None) in _FORMATS
 
 
+def _is_npy(path: str) -> bool:
+    return path.lower().endswith(".npy")
+
+
+def _load_npy(path: str) -> Any:
+    """The array of the ``.npy`` file at ``path`` (read by :func:`read_input`)."""
+    import numpy as np
+
+    return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+
+
 def _values(text: str) -> Any:
     """A ``.npy`` file's array, comma-separated numbers as float32, else a file's bytes."""
     import numpy as np
 
-    if text.lower().endswith(".npy"):
-        return np.load(io.BytesIO(read_input(text)), allow_pickle=False)
+    if _is_npy(text):
+        return _load_npy(text)
     try:
         return np.atleast_1d(parse_numbers(text)).astype(np.float32)
     except ValueError:  # not numbers: a file
@@ -52,8 +64,8 @@ def _inputs(path: str | None) -> Any:
 
     if path is None:
         return None
-    if path.lower().endswith(".npy"):
-        return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+    if _is_npy(path):
+        return _load_npy(path)
     if not path.lower().endswith(".json"):
         raise ValueError(f"{path}: Maxwell --inputs must be .json or .npy")
     doc = json.loads(read_input(path).decode("utf-8-sig"))
@@ -83,21 +95,30 @@ def _slot(text: str) -> int:
         raise ValueError(f"--cbuffer {text}=...: a Switch constant buffer is a slot number (4=...)") from None
 
 
+def _surface_file(path: str) -> Any:
+    """A surface's array from a ``.npy`` file."""
+    if not _is_npy(path):
+        raise ValueError(f"--uav {path!r}: a surface is a .npy file")
+    return _load_npy(path)
+
+
 def _key(text: str) -> int | str:
     return "*" if text == "*" else int(text, 0)
 
 
 def _rows(array: Any) -> list[Any]:
+    """Nested lists of a float array's values for JSON (NaN and infinities as :func:`json_number`'s
+    strings), any number of axes."""
     import numpy as np
 
     from shaderkit.cli.run import json_number
 
-    return [[json_number(float(x)) for x in row] if np.ndim(row) else json_number(float(row)) for row in array]
+    return [_rows(row) if np.ndim(row) else json_number(float(row)) for row in array]
 
 
 def run_maxwell(model: Any, program: int | None = None, stage: str | None = None, inputs: str | None = None,
                 cbufs: Sequence[str] = (), textures: Sequence[str] = (), lanes: int | None = None,
-                output: str = "-", max_steps: int | None = None) -> None:
+                output: str = "-", max_steps: int | None = None, surfaces: Sequence[str] = ()) -> None:
     """Run one Maxwell program of ``model`` and write its outputs as JSON to ``output`` (see the module text).
     Bad options raise ValueError; VM errors raise :class:`~shaderkit.vm.maxwell.VMError`."""
     from shaderkit.formats.bnsh.nvn import VtgMaps
@@ -116,7 +137,8 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
     title, shader = programs[program]
     buffers = {_slot(slot): _values(value) for slot, value in _pairs(cbufs, "--cbuffer")}
     images = {_key(index): _values(value) for index, value in _pairs(textures, "--texture")}
-    result = shader.run(_inputs(inputs), buffers, images, lanes=lanes, max_steps=max_steps)
+    given = {_key(index): _surface_file(value) for index, value in _pairs(surfaces, "--uav")}
+    result = shader.run(_inputs(inputs), buffers, images, lanes=lanes, max_steps=max_steps, surfaces=given)
     doc: dict[str, Any] = {"program": title, "stage": shader.stage, "lanes": int(result.steps.shape[0]),
                            "steps": [int(s) for s in result.steps]}
     if shader.stage == "pixel":
@@ -130,4 +152,7 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
         indices = sorted({int(item.split(".")[0]) for item in maps.output_attributes()}) if isinstance(maps, VtgMaps) \
             else []
         doc["outputs"] = {f"attr{i}": _rows(result.attribute(i)) for i in indices}
+    if given:
+        doc["surfaces"] = {str(key): result.surfaces[key].tolist() if result.surfaces[key].dtype.kind in "iu"
+                           else _rows(result.surfaces[key]) for key in given}
     write_output(output, json.dumps(doc) + "\n")

@@ -99,7 +99,7 @@ in ``_ALU``, ``_HANDLERS`` and ``_FLOW``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -294,13 +294,13 @@ def decode(tokens: tuple[int, ...], major: int, index: int = 0) -> Ins:
 
 
 def _mul(a: np.ndarray, b: np.ndarray, legacy: bool) -> np.ndarray:
-    return mul_legacy(a, b) if legacy else (a * b).astype(F32)
+    return mul_legacy(a, b) if legacy else (a * b).astype(F32, copy=False)
 
 
 def _dot(a: np.ndarray, b: np.ndarray, n: int, legacy: bool) -> np.ndarray:
     total = _mul(a[:, 0], b[:, 0], legacy)
     for i in range(1, n):
-        total = (total + _mul(a[:, i], b[:, i], legacy)).astype(F32)
+        total = (total + _mul(a[:, i], b[:, i], legacy)).astype(F32, copy=False)
     return total
 
 
@@ -347,6 +347,8 @@ class _Run:
         self.ints = shader._int_file()
         self.bools = shader._bool_file()
         self.pending: list[tuple[Param, np.ndarray, np.ndarray]] | None = None
+        #: register arrays _commit_all_lanes allocated (it may write them in place while regs holds them)
+        self._owned: dict[tuple[int, int], np.ndarray] = {}
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -401,16 +403,21 @@ class _Run:
             out[lanes] = self.register(p.rtype, int(value))[lanes]
         return out
 
-    def read(self, p: Param) -> np.ndarray:
-        """A source's value: swizzle, then the source modifier."""
+    def read(self, p: Param, comps: Sequence[int] = (0, 1, 2, 3)) -> np.ndarray:
+        """A source's value: swizzle, then the source modifier (``comps``: only the columns of
+        these destination components, for component-wise instructions; not with _dz/_dw)."""
         value = self.fetch(p)
-        if p.swizzle != (0, 1, 2, 3):
-            value = value[:, list(p.swizzle)]
+        swizzle = p.swizzle if len(comps) == 4 else tuple(p.swizzle[c] for c in comps)
+        if swizzle != (0, 1, 2, 3):
+            value = value[:, list(swizzle)]
         return _SOURCE_MODIFIERS[p.modifier](value)
 
     # -- writing ------------------------------------------------------------------------------
 
-    def write(self, ins: Ins, values: np.ndarray, mask: int | None = None, dest: Param | None = None) -> None:
+    def write(self, ins: Ins, values: np.ndarray, mask: int | None = None, dest: Param | None = None,
+              columns: Sequence[int] | None = None) -> None:
+        """Write ``values`` (lanes, 4) to the destination's enabled components in the active lanes
+        (``columns``: ``values`` holds only these components, in this order)."""
         p = dest if dest is not None else ins.dest
         if p is None:
             return
@@ -420,6 +427,13 @@ class _Run:
         if p.saturate:
             values = saturate(values)
         comps = p.mask if mask is None else p.mask & mask
+        if self.pending is None and ins.predicate is None and self.mask.all():
+            self._commit_all_lanes(p, values, comps, columns)
+            return
+        if columns is not None:
+            full = np.zeros((self.n, 4), F32)
+            full[:, list(columns)] = values
+            values = full
         enable = np.zeros((self.n, 4), bool)
         for i in range(4):
             if comps >> i & 1:
@@ -432,18 +446,49 @@ class _Run:
             return
         self.commit(p, values, enable)
 
-    def commit(self, p: Param, values: np.ndarray, enable: np.ndarray) -> None:
+    def _destination(self, p: Param) -> tuple[int, int]:
         number = p.number
         if p.relative is not None:
             offset = self.offset(p.relative)
             if not isinstance(offset, int):
                 raise VMError("a destination is addressed relative to a0 (only aL is allowed)")
             number += offset
-        key = (p.rtype, number)
+        return (p.rtype, number)
+
+    def commit(self, p: Param, values: np.ndarray, enable: np.ndarray) -> None:
+        key = self._destination(p)
         old = self.regs.get(key)
         if old is None:
             old = self.zeros()
         self.regs[key] = np.where(enable, values, old).astype(F32)
+
+    def _commit_all_lanes(self, p: Param, values: np.ndarray, comps: int,
+                          columns: Sequence[int] | None) -> None:
+        """``commit`` when every lane is written: whole components are copied. Register arrays
+        are replaced, not changed, except one this method allocated itself (``_owned``), which
+        nothing else holds during a run: its other components stay where they are."""
+        key = self._destination(p)
+        cols = (0, 1, 2, 3) if columns is None else columns
+        if comps == 15 and tuple(cols) == (0, 1, 2, 3) and values.shape == (self.n, 4):
+            fresh = values.base is None and values.flags.writeable and values.flags.c_contiguous \
+                and not any(values is held for held in self.regs.values())
+            if fresh:
+                self.regs[key] = values
+            else:
+                self.regs[key] = self._owned[key] = np.array(values, F32, order="C")
+            return
+        old = self.regs.get(key)
+        if old is None:
+            new = self.zeros()
+        elif self._owned.get(key) is old and not np.may_share_memory(values, old):
+            new = old
+        else:
+            new = np.array(old, F32, order="C")
+        wide = np.broadcast_to(values, (self.n, len(cols)))
+        for j, c in enumerate(cols):
+            if comps >> c & 1:
+                new[:, c] = wide[:, j]
+        self.regs[key] = self._owned[key] = new
 
     # -- flow control ---------------------------------------------------------------------------
 
@@ -608,25 +653,20 @@ def _derivative(m: _Run, s: np.ndarray, axis: int) -> np.ndarray:
     return np.repeat(q[:, axis] - q[:, 0], 4, axis=0).astype(F32)
 
 
-#: component-wise and whole-vector arithmetic: opcode name -> f(run, *sources) -> (lanes, 4)
+#: component-wise and whole-vector arithmetic: opcode name -> f(run, *sources) -> (lanes, 4) (the
+#: scalar ones are in _SCALAR and _SCALAR_UNARY)
 _ALU: dict[str, Alu] = {
     "mov": lambda m, a: a,
     "add": lambda m, a, b: (a + b).astype(F32),
     "sub": lambda m, a, b: (a - b).astype(F32),
     "mul": lambda m, a, b: _mul(a, b, m.legacy),
     "mad": lambda m, a, b, c: (_mul(a, b, m.legacy) + c).astype(F32),
-    "dp3": lambda m, a, b: _rep(_dot(a, b, 3, m.legacy)),
-    "dp4": lambda m, a, b: _rep(_dot(a, b, 4, m.legacy)),
     "min": lambda m, a, b: min_legacy(a, b),
     "max": lambda m, a, b: max_legacy(a, b),
     "slt": lambda m, a, b: (a < b).astype(F32),
     "sge": lambda m, a, b: (a >= b).astype(F32),
-    "rcp": lambda m, a: _rep(_rcp(a[:, 3])),
-    "rsq": lambda m, a: _rep(_rsq(a[:, 3])),
     "exp": _exp_op,
-    "log": lambda m, a: _rep(_log(a[:, 0])),
     "expp": _expp,
-    "logp": lambda m, a: _rep(_log(a[:, 0])),
     "lit": _lit,
     "dst": _dst,
     "lrp": _lrp,
@@ -649,8 +689,44 @@ _MATRIX = {"m4x4": (4, 4), "m4x3": (4, 3), "m3x4": (3, 4), "m3x3": (3, 3), "m3x2
 _WRITES = {"crs": 0b0111, "sincos": 0b0011}
 
 
+#: instructions whose result component i depends only on component i of each (swizzled) source:
+#: they run on the written components only
+_COMPONENTWISE = frozenset({"mov", "add", "sub", "mul", "mad", "min", "max", "slt", "sge", "frc", "abs",
+                            "sgn", "lrp", "cmp"})
+#: instructions with one (lanes,) result replicated to every component
+_SCALAR: dict[str, Callable[[_Run, np.ndarray, np.ndarray], np.ndarray]] = {
+    "dp3": lambda m, a, b: _dot(a, b, 3, m.legacy),
+    "dp4": lambda m, a, b: _dot(a, b, 4, m.legacy),
+}
+_SCALAR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "rcp": lambda a: _rcp(a[:, 3]), "rsq": lambda a: _rsq(a[:, 3]),
+    "log": lambda a: _log(a[:, 0]), "logp": lambda a: _log(a[:, 0]),
+}
+_COLUMN_MODIFIERS = frozenset(k for k, text in SOURCE_MODIFIERS.items() if text not in (("", "_dz"), ("", "_dw")))
+_COLUMN_MODIFIERS |= {0}
+
+
+def _scalar(m: _Run, ins: Ins) -> None:
+    """dp3, dp4, rcp, rsq, log, logp: one (lanes,) result written to every enabled component."""
+    name = ins.name
+    if name in _SCALAR:
+        a, b = (m.read(p) for p in ins.sources)
+        x = _SCALAR[name](m, a, b)
+    else:
+        x = _SCALAR_UNARY[name](m.read(ins.sources[0]))
+    if ins.dest is not None:
+        m.write(ins, np.asarray(x, F32)[:, None], columns=[c for c in range(4) if ins.dest.mask >> c & 1])
+
+
 def _alu(m: _Run, ins: Ins) -> None:
     fn = _ALU[ins.name]
+    dest = ins.dest
+    name = ins.name
+    if dest is not None and not (name == "mov" and dest.rtype == REG_ADDR_TEXTURE):
+        if name in _COMPONENTWISE and dest.mask != 15 and all(p.modifier in _COLUMN_MODIFIERS for p in ins.sources):
+            comps = [c for c in range(4) if dest.mask >> c & 1]
+            m.write(ins, fn(m, *[m.read(p, comps) for p in ins.sources]), columns=comps)
+            return
     sources = [m.read(p) for p in ins.sources]
     if ins.name == "mov" and ins.dest is not None and ins.dest.rtype == REG_ADDR_TEXTURE and not m.shader.pixel \
             and m.shader.major < 2:
@@ -1024,7 +1100,8 @@ def _texdepth(m: _Run, ins: Ins) -> None:
 
 #: every opcode of the table this VM runs: mnemonic -> handler(run, instruction)
 _HANDLERS: dict[str, Callable[[_Run, Ins], None]] = {
-    **{name: _alu for name in _ALU}, **{name: _matrix for name in _MATRIX},
+    **{name: _alu for name in _ALU}, **{name: _scalar for name in (*_SCALAR, *_SCALAR_UNARY)},
+    **{name: _matrix for name in _MATRIX},
     "mova": _mova, "setp": _setp, "texkill": _texkill, "nop": _nop, "phase": _phase,
     "texld": _texld, "texldd": _texld, "texldl": _texld, "texcoord": _texcoord,
     "texbem": _texbem, "texbeml": _texbem, "bem": _bem,

@@ -5,6 +5,8 @@ saturation every VM but SM4's uses (Maxwell too)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 F32 = np.float32
@@ -15,7 +17,17 @@ __all__ = ["mul_legacy", "min_legacy", "max_legacy", "fract", "saturate"]
 
 def mul_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """DX9 product: +0 when either factor is zero (0 * inf = 0 * NaN = 0), else a * b (float32)."""
-    return np.where((a == 0) | (b == 0), _ZERO, a * b).astype(F32, copy=False)
+    a, b = np.asarray(a), np.asarray(b)
+    product = np.asarray(np.multiply(a, b))
+    zero: np.ndarray | bool
+    if b.size == 1 < a.size:  # one factor the same for every lane (a constant): test it once
+        zero = True if b.reshape(-1)[0] == 0 else a == 0
+    elif a.size == 1 < b.size:
+        zero = True if a.reshape(-1)[0] == 0 else b == 0
+    else:
+        zero = (a == 0) | (b == 0)
+    np.copyto(product, _ZERO, where=zero)
+    return product.astype(F32, copy=False)
 
 
 def min_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -30,11 +42,14 @@ def max_legacy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def saturate(x: np.ndarray) -> np.ndarray:
-    """Clamp to [0, 1] in float32, NaN to 0 (the ``_sat`` / CLAMP result modifier)."""
-    return np.where(np.isnan(x), _ZERO, np.clip(x, _ZERO, F32(1))).astype(F32)
+def saturate(x: np.ndarray, dtype: type[np.floating[Any]] = F32) -> np.ndarray:
+    """Clamp to [0, 1] in ``dtype`` (float32 unless asked), NaN to 0 (the ``_sat`` / CLAMP result
+    modifier; float64 for Latte's 64-bit instructions)."""
+    zero = dtype(0)
+    return np.where(np.isnan(x), zero, np.clip(x, zero, dtype(1))).astype(dtype)
 
 
-def fract(a: np.ndarray) -> np.ndarray:
-    """``a - floor(a)`` in float32 (D3D9 ``frc``, Latte ``FRACT``)."""
-    return (a - np.floor(a)).astype(F32, copy=False)
+def fract(a: np.ndarray, dtype: type[np.floating[Any]] = F32) -> np.ndarray:
+    """``a - floor(a)`` in ``dtype`` (float32 unless asked): D3D9 ``frc``, Latte ``FRACT`` (and
+    ``FRACT_64`` in float64)."""
+    return (a - np.floor(a)).astype(dtype, copy=False)

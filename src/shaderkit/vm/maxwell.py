@@ -18,7 +18,9 @@ lanes that took different sides of a branch run apart and meet again at the SYNC
 reconvergence point of NVIDIA's stack model). Per lane this is the behaviour of the warp stack
 of envytools' gm107 notes and of Ryujinx's and Mesa nouveau's translations; only cross-lane
 instructions (VOTE, SHFL) see which lanes run together. Scheduling words (every fourth 64-bit word)
-are skipped.
+are skipped. BRX (register + immediate, relative to the next instruction) and JMX (register +
+immediate, an absolute address less :attr:`MaxwellShader.code_address`) send each lane to its own
+target; JMP and JCAL jump and call to absolute addresses the same way; PRET, PEXIT, LONGJMP and PLONGJMP, whose stack entries nothing public describes, are refused.
 
 Documented choices:
 
@@ -37,7 +39,14 @@ Documented choices:
   carry-in is CC.carry instead), so ``IADD.CC lo, a, -b`` sets carry = (a >= b) (1 for b = 0) and
   ``IADD.X hi, c, -d`` is a subtract with borrow: nouveau's gm107 code generator lowers a 64-bit
   subtraction to exactly that pair. (Ryujinx negates first and adds the carry after, which breaks it.)
+  IADD3 follows the same rule for each negated operand (nouveau's GV100 generator lowers a 64-bit
+  subtraction to IADD3 with a negated operand, split into a .CC/.X pair); Ryujinx and yuzu negate
+  first (yuzu refuses .X with .CC), which gives the same 32-bit value without .X.
 * XMAD.X adds the carry to product + C (Ryujinx drops C there, which looks like a slip).
+* Video instructions (VADD, VABSDIFF, VMNMX, VSHL, VSHR, VSET, VSETP, VMAD) follow the PTX ISA's
+  scalar video instructions: sub-word selects extended to exact integers, the primary operation,
+  .SAT to the destination's (or merged byte/half-word's) range, then ACC/MIN/MAX with C or a merge
+  into C; bit layouts from the table (Ryujinx, envydis, yuzu). Their .CC and VABSDIFF4 are refused.
 * Textures are NumPy arrays keyed by the instruction's texture index (the 13-bit field, ``0x8``
   in ``TEXS ... 0x8``) or, for the ``.B`` forms, by the bindless handle in the register (then by
   its texture id, the low 20 bits); ``"*"`` stands for any other. Shapes: 1D (w[, c]), 2D
@@ -51,6 +60,13 @@ Documented choices:
   filtering (float32 weights, as GPUs filter in reduced precision), cube faces, gather and loads are
   the SM4 VM's (:mod:`shaderkit.vm.sm4.memory`); this module only finds the operands. Register layouts
   (coordinates in Ra.., LOD/offsets/reference/handle in Rb..) follow Ryujinx's translation.
+* Surfaces (SULD/SUST/SUATOM/SURED and their B/D forms) are NumPy arrays keyed by the 13-bit index
+  or, for the B forms, by the bindless handle in the register named in bits 39-46, as given (no
+  texture-id fallback); ``"*"`` stands for any other. They are shaped as textures are; a
+  formatted (P) access converts as texture loads do (uint8/uint16 UNORM, float16/float32, 32-bit
+  integers raw; stores round UNORM's float32 product to nearest, ties to even), a raw (D) access
+  moves the texel's bytes and needs the access size to equal the texel size. Out of bounds, IGN loads 0 and drops stores (PTX's
+  ``.zero``), TRAP raises VMError (``.trap``); the third clamp value, CAS forms and SUATOMB2 are refused.
 * IPA: pixel inputs are given as the values the shader should see. Position ``w`` (a[0x7c],
   default 1) is 1/w_clip; a perspective component (per the SPH interpolation map) is stored as
   value * w, so that ``IPA.PASS a[0x7c]`` -> ``MUFU.RCP`` -> ``IPA.MULTIPLY`` gives the value back.
@@ -68,8 +84,8 @@ mnemonic (see :data:`UNSUPPORTED` for the reasons).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -331,6 +347,39 @@ class Ins:
 
 
 # -- machine state ----------------------------------------------------------------------------------
+class EmittedVertices(Sequence[list[tuple[np.ndarray, bool]]]):
+    """Per lane, the (attributes, cut) pairs a geometry shader's OUT.EMIT recorded: a sequence of
+    one list per lane (``emitted[lane]``), equal to the plain list of those lists. The lists are
+    made when a lane emits or is read, so a run of other stages builds none."""
+
+    def __init__(self, lanes: int) -> None:
+        self._lanes = lanes
+        self._lists: dict[int, list[tuple[np.ndarray, bool]]] = {}
+
+    def __len__(self) -> int:
+        return self._lanes
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._lanes))]
+        lane = int(index)
+        if lane < 0:
+            lane += self._lanes
+        if not 0 <= lane < self._lanes:
+            raise IndexError(f"lane {index} is not 0..{self._lanes - 1}")
+        return self._lists.setdefault(lane, [])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EmittedVertices):
+            other = list(other)
+        return isinstance(other, list) and list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 class Machine:
     """The state of one run: registers, predicates, condition code, attribute spaces, memories."""
 
@@ -346,6 +395,7 @@ class Machine:
         self.perspective = np.zeros(ATTRIBUTE_WORDS, bool)
         self.cbufs: dict[int, np.ndarray] = {}
         self.textures: dict[int | str, Any] = {}
+        self.surfaces: dict[int | str, np.ndarray] = {}  # the run's copies (stores change them)
         self.filter = "linear"
         self.wrap = "repeat"
         self.pc = np.zeros(lanes, np.int64)
@@ -357,8 +407,11 @@ class Machine:
         self.memories: dict[str, np.ndarray] = {}
         self.bases: dict[str, int] = {}  # address of each memory's first byte
         self.system: dict[str, np.ndarray] = {}
-        self.emitted: list[list[tuple[np.ndarray, bool]]] = [[] for _ in range(lanes)]
+        self.emitted = EmittedVertices(lanes)
         self.lane_index = np.arange(lanes)
+        #: the mask of every lane: a write under this very object needs no lane selection
+        self.all_lanes = np.ones(lanes, bool)
+        self.code_address = 0  # the program's address in its code region (JMX targets are region addresses)
 
     def reg(self, index: int) -> np.ndarray:
         """Register ``index`` (RZ reads 0)."""
@@ -373,7 +426,10 @@ class Machine:
     def write(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write uint32 ``value`` to register ``index`` in the lanes of ``mask`` (RZ ignores it)."""
         if index != RZ:
-            np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False), where=mask)
+            if mask is self.all_lanes:
+                np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False))
+            else:
+                np.copyto(self.r[index], np.asarray(value).astype(U32, copy=False), where=mask)
 
     def writef(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write float32 ``value`` to register ``index``."""
@@ -390,7 +446,10 @@ class Machine:
     def setp(self, index: int, value: Any, mask: np.ndarray) -> None:
         """Write predicate ``index`` (PT ignores it)."""
         if index != PT:
-            np.copyto(self.p[index], np.asarray(value, bool), where=mask)
+            if mask is self.all_lanes:
+                np.copyto(self.p[index], np.asarray(value, bool))
+            else:
+                np.copyto(self.p[index], np.asarray(value, bool), where=mask)
 
     def set_cc(self, mask: np.ndarray, result: np.ndarray, carry: Any = False, overflow: Any = False) -> None:
         """Condition code from a 32-bit result: zero, sign, and the given carry and overflow."""
@@ -1004,6 +1063,12 @@ _HALF_PART = {"B32": None, "H0": 0, "H1": 16}
 
 @semantics("IADD3")
 def _iadd3(ins: Ins) -> Op:
+    """IADD3: a + b + c, a negated operand added as its complement with a carry-in of 1, as IADD
+    does; with ``.X`` the negated operands add only their complements and the carry-in is CC.carry,
+    so ``IADD3.CC lo, a, -b, RZ`` / ``IADD3.X hi, c, -d, RZ`` subtracts 64 bits (nouveau's GV100
+    code generator lowers a subtraction to an add with a negated operand and splits 64-bit adds into
+    a .CC/.X pair, the IADD rule on the IADD3 successor). The shift (``.RS``/``.LS``) applies to a + b
+    with their carry-ins; the CC carry is set when the 34-bit sum reaches 2**32."""
     srcs = [ins.u(i) for i in (1, 2, 3)]
     negs = [ins.flag(i, "neg") for i in (1, 2, 3)]
     parts = [_HALF_PART.get(_enum_name("HalfSelect", ins.flag(i, "part")), None) if ins.operands[i].part is not None
@@ -1011,6 +1076,8 @@ def _iadd3(ins: Ins) -> Op:
     lrs = ins.choice("Lrs") if "Lrs" in ins.mods else "None"
     extended, d = bool(ins.mod("X")), ins.raw(0)
     cc = _cc_row(ins)
+    ab_in = 0 if extended else negs[0] + negs[1]  # the +1 of each negated operand (two's complement)
+    c_in = 0 if extended else negs[2]
 
     def op(st: Machine, m: np.ndarray) -> None:
         vals = []
@@ -1018,15 +1085,13 @@ def _iadd3(ins: Ins) -> Op:
             v = np.asarray(get(st), U32).astype(np.int64)
             if part is not None:
                 v = (v >> part) & 0xFFFF
-            vals.append((-v) & 0xFFFFFFFF if neg else v)
-        ab = vals[0] + vals[1]
+            vals.append((~v) & 0xFFFFFFFF if neg else v)
+        ab = vals[0] + vals[1] + (st.cc[2].astype(np.int64) if extended else ab_in)
         if lrs == "Rs":
             ab = (ab & 0xFFFFFFFF) >> 16
         elif lrs == "Ls":
             ab = (ab << 16) & 0xFFFFFFFF
-        total = ab + vals[2]
-        if extended:
-            total = total + st.cc[2].astype(np.int64)
+        total = ab + vals[2] + c_in
         value = _wrap(total)
         st.write(d, value, m)
         if cc:
@@ -1530,58 +1595,229 @@ def _video_select(value: np.ndarray, select: str) -> np.ndarray:
     return _extract(value, shift, bits, select[0] == "S")
 
 
-@semantics("VMNMX")
-def _vmnmx(ins: Ins) -> Op:
-    # Ryujinx's reading: bit 56 (MN) set takes the maximum; operands compare as the exact integers
-    # their selects make them (with mixed signedness the result is unsigned for max, signed for
-    # min, as Ryujinx says it always fits); then saturation and the second operation with C
-    # (VideoOp: merge into C, accumulate, min, max)
-    a, b, c, d = ins.u(1), ins.u(2), ins.u(3), ins.raw(0)
+_VIDEO_SELECTS = {"U8B0", "U8B1", "U8B2", "U8B3", "U16H0", "U16H1", "U32", "S8B0", "S8B1", "S8B2", "S8B3", "S16H0",
+                  "S16H1", "S32"}
+#: VideoOp merge modes: (bit position in C, width), PTX's d.h1, d.h0, d.b0, d.b2 destination selects
+_VIDEO_MERGE = {"Mrg16h": (16, 16), "Mrg16l": (0, 16), "Mrg8b0": (0, 8), "Mrg8b2": (16, 8)}
+
+
+def _video_selects(ins: Ins, first: int = 1) -> tuple[str, str]:
+    """The VectorSelects of a video instruction's A (operand ``first``) and B (the next).
+
+    A register B has the second VectorSelect (VSHL/VSHR's has 3 bits, so it is unsigned: PTX's
+    ``.u32`` shift count); the 16-bit immediate B is unsigned, or signed with BSIGNED (Ryujinx and
+    yuzu: an immediate has no byte select)."""
     select_a = ins.choice("VectorSelect", 0)
-    register_b = ins.kind(2) == "R"
-    select_b = ins.choice("VectorSelect", 1) if register_b else ("S16H0" if ins.mod("BSIGNED") else "U16H0")
-    if select_a not in _VIDEO_SELECTS or select_b not in _VIDEO_SELECTS:
-        raise ins.fail(f"video selects {select_a}/{select_b} are not defined")
-    maximum, sat, dformat = bool(ins.mod("MN")), bool(ins.mod("SAT")), bool(ins.mod("DFORMAT"))
-    video_op = ins.choice("VideoOp")
-    signed_a, signed_b = select_a[0] == "S", select_b[0] == "S"
+    if ins.kind(first + 1) == "R":
+        select_b = ins.choice("VectorSelect", 1)
+    else:
+        select_b = "S16H0" if ins.mod("BSIGNED") else "U16H0"
+    for select in (select_a, select_b):
+        if select not in _VIDEO_SELECTS:
+            raise ins.fail(f"video select {select} is not defined")
+    return select_a, select_b
+
+
+def _video_sources(ins: Ins, first: int = 1) -> tuple[Callable[[Machine], np.ndarray],
+                                                      Callable[[Machine], np.ndarray]]:
+    """Readers of a video instruction's A (operand ``first``) and B (the next) as exact integers
+    (int64) per their selects (:func:`_video_selects`)."""
+    a, b = ins.u(first), ins.u(first + 1)
+    select_a, select_b = _video_selects(ins, first)
+
+    def read_a(st: Machine) -> np.ndarray:
+        return np.broadcast_to(_video_select(a(st), select_a), (st.n,))
+
+    def read_b(st: Machine) -> np.ndarray:
+        return np.broadcast_to(_video_select(b(st), select_b), (st.n,))
+    return read_a, read_b
+
+
+def _video_tail(ins: Ins, tmp: Callable[[Machine], np.ndarray], signed: bool, sat: bool, video_op: str) -> Op:
+    """Saturate ``tmp`` (exact integers) and combine it with C, then write the low 32 bits: PTX ISA
+    "Scalar Video Instructions" (optSaturate, optSecOp, optMerge). ``.SAT`` clamps to the signed or
+    unsigned range of the destination (``signed``: DFORMAT, envydis' ``sd``), a merge's to its byte
+    or half-word; ACC adds C, MIN/MAX compare with C read with the destination's sign; the merges
+    put the low byte/half-word into C at bit 16 (MRG_16H, MRG_8B2) or 0 (MRG_16L, MRG_8B0)."""
+    if _cc_row(ins):
+        raise ins.fail("the condition code of a video instruction (.CC) is not documented")
+    if video_op not in ("Acc", "Min", "Max", *_VIDEO_MERGE):
+        raise ins.fail(f"video operation {video_op} is not defined")
+    c, d = ins.u(3), ins.raw(0)
+    shift, width = _VIDEO_MERGE.get(video_op, (0, 32))
+    low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
 
     def op(st: Machine, m: np.ndarray) -> None:
-        x = np.broadcast_to(_video_select(a(st), select_a), (st.n,))
-        y = np.broadcast_to(_video_select(b(st), select_b), (st.n,))
-        signed = (not maximum) if signed_a != signed_b else signed_a
-        res = np.maximum(x, y) if maximum else np.minimum(x, y)
+        value = tmp(st)
         if sat:
-            if dformat and not signed:
-                res = np.minimum(res & 0xFFFFFFFF, (1 << 31) - 1)
-            elif not dformat and signed:
-                res = np.maximum(res, 0)
+            value = np.clip(value, low, high)
         cv = np.asarray(c(st), U32).astype(np.int64)
-        r32 = res & 0xFFFFFFFF
         if video_op == "Acc":
-            r32 = (r32 + cv) & 0xFFFFFFFF
-        elif video_op in ("Max", "Min"):
+            value = value + (_signed32(cv) if signed else cv)
+        elif video_op in ("Min", "Max"):
             pick = np.maximum if video_op == "Max" else np.minimum
-            if dformat:
-                sr, sc = (_signed32(v) for v in (r32, cv))
-                r32 = pick(sr, sc) & 0xFFFFFFFF
-            else:
-                r32 = pick(r32, cv)
-        elif video_op.startswith("Mrg"):
-            lo, width = {"Mrg16h": (16, 16), "Mrg16l": (0, 16), "Mrg8b0": (0, 8), "Mrg8b2": (16, 8)}[video_op]
-            mask = ((1 << width) - 1) << lo
-            r32 = (cv & ~mask) | ((r32 << lo) & mask)
-        st.write(d, _wrap(r32), m)
+            value = pick(value, _signed32(cv) if signed else cv)
+        else:
+            mask = ((1 << width) - 1) << shift
+            value = (cv & ~mask) | ((value << shift) & mask)
+        st.write(d, _wrap(np.asarray(value, np.int64)), m)
     return op
 
 
-_VIDEO_SELECTS = {"U8B0", "U8B1", "U8B2", "U8B3", "U16H0", "U16H1", "U32", "S8B0", "S8B1", "S8B2", "S8B3", "S16H0",
-                  "S16H1", "S32"}
+@semantics("VMNMX")
+def _vmnmx(ins: Ins) -> Op:
+    """VMNMX: PTX's vmin/vmax (bit 56, MN, set takes the maximum: Ryujinx's reading) of the exact
+    integers the selects make, then :func:`_video_tail`."""
+    a, b = _video_sources(ins)
+    pick = np.maximum if ins.mod("MN") else np.minimum
+    return _video_tail(ins, lambda st: pick(a(st), b(st)), bool(ins.mod("DFORMAT")), bool(ins.mod("SAT")),
+                       ins.choice("VideoOp"))
+
+
+@semantics("VADD")
+def _vadd(ins: Ins) -> Op:
+    """VADD: PTX's vadd/vsub. AvgMode (Ryujinx's name for bits 56-57, as IADD's) negates B (a - b,
+    vsub) or A (b - a), or adds one (PO, as IADD.PO); then :func:`_video_tail`."""
+    a, b = _video_sources(ins)
+    mode = ins.choice("AvgMode")
+    sign_a, sign_b, plus = {"NoNeg": (1, 1, 0), "NegB": (1, -1, 0), "NegA": (-1, 1, 0), "PO": (1, 1, 1)}[mode]
+    return _video_tail(ins, lambda st: sign_a * a(st) + sign_b * b(st) + plus, bool(ins.mod("DFORMAT")),
+                       bool(ins.mod("SAT")), ins.choice("VideoOp"))
+
+
+@semantics("VABSDIFF")
+def _vabsdiff(ins: Ins) -> Op:
+    """VABSDIFF: PTX's vabsdiff, |a - b| of the exact integers, then :func:`_video_tail`."""
+    a, b = _video_sources(ins)
+    return _video_tail(ins, lambda st: np.abs(a(st) - b(st)), bool(ins.mod("DFORMAT")), bool(ins.mod("SAT")),
+                       ins.choice("VideoOp"))
+
+
+def _s34(value: np.ndarray) -> np.ndarray:
+    """int64 (or wrapped uint64) values cut to PTX's signed 34-bit video intermediate."""
+    v = np.asarray(value).astype(np.uint64) & np.uint64((1 << 34) - 1)
+    return np.where(v >= np.uint64(1 << 33), v.astype(np.int64) - (1 << 34), v.astype(np.int64))
+
+
+def _video_shift(ins: Ins, left: bool) -> Op:
+    """VSHL/VSHR: PTX's vshl/vshr. The count (B, unsigned) clamps to 32, or with MV (envydis' ``w``,
+    wrap) is taken mod 32; a left shift fills with zeros, a right shift of a signed A with its sign;
+    the result is PTX's signed 34-bit intermediate, then :func:`_video_tail`."""
+    a, b = _video_sources(ins)
+    wrap = bool(ins.mod("MV"))
+
+    def tmp(st: Machine) -> np.ndarray:
+        x, n = a(st), b(st)
+        n = n & 31 if wrap else np.minimum(n, 32)
+        if left:
+            return _s34(x.astype(np.uint64) << n.astype(np.uint64))
+        return x >> n  # int64: arithmetic for a sign-extended A, logical for a zero-extended one
+    return _video_tail(ins, tmp, bool(ins.mod("DFORMAT")), bool(ins.mod("SAT")), ins.choice("VideoOp"))
+
+
+@semantics("VSHL")
+def _vshl(ins: Ins) -> Op:
+    return _video_shift(ins, True)
+
+
+@semantics("VSHR")
+def _vshr(ins: Ins) -> Op:
+    return _video_shift(ins, False)
+
+
+@semantics("VMAD")
+def _vmad(ins: Ins) -> Op:
+    """VMAD: PTX's vmad. Bits 53/54 (AvgMode NegB/NegA: yuzu's src_c_neg/src_a_neg) negate C or the
+    product, both is PO; the product and C are exact (C sign-extended when the result is signed:
+    either select signed or a negation), a negation adds the complement plus one, VideoScale shifts
+    right by 7 or 15 (the low 64 bits of that), .SAT clamps to the signed or unsigned 32-bit range."""
+    if _cc_row(ins):
+        raise ins.fail("the condition code of a video instruction (.CC) is not documented")
+    a, b = _video_sources(ins)
+    select_a, select_b = _video_selects(ins)
+    c, d = ins.u(3), ins.raw(0)
+    mode, scale = ins.choice("AvgMode"), ins.mod("VideoScale")
+    if scale > 2:
+        raise ins.fail(f"video scale {scale} is not defined (0 none, 1 SHR7, 2 SHR15)")
+    shift = (0, 7, 15)[scale]
+    signed = select_a[0] == "S" or select_b[0] == "S" or mode != "NoNeg"
+    sat = bool(ins.mod("SAT"))
+
+    def one(x: int, y: int, z: int) -> int:
+        product, addend, lsb = x * y, (z - (1 << 32) if signed and z >= 1 << 31 else z), 0
+        if mode == "PO":
+            lsb = 1
+        elif mode == "NegA":
+            product, lsb = ~product, 1
+        elif mode == "NegB":
+            addend, lsb = ~addend, 1
+        total = product + addend + lsb
+        if shift:
+            total = (total >> shift) & ((1 << 64) - 1)
+            if signed and total >= 1 << 63:
+                total -= 1 << 64
+        if sat:
+            total = min(max(total, -(1 << 31) if signed else 0), (1 << 31) - 1 if signed else (1 << 32) - 1)
+        return total & 0xFFFFFFFF
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        xs, ys = a(st), b(st)
+        zs = np.broadcast_to(np.asarray(c(st), U32), (st.n,))
+        value = np.array([one(int(x), int(y), int(z)) for x, y, z in zip(xs, ys, zs)], np.int64)
+        st.write(d, _wrap(value), m)
+    return op
+
+
+def _video_compare(ins: Ins, first: int) -> Callable[[Machine], np.ndarray]:
+    """PTX's vset comparison: the exact integers of A and B (operands ``first`` and the next, per
+    their selects) by IComp."""
+    a, b = _video_sources(ins, first)
+    test = _COMPARE[ins.choice("IComp")]
+    return lambda st: np.broadcast_to(test(a(st), b(st)), (st.n,))
+
+
+@semantics("VSET")
+def _vset(ins: Ins) -> Op:
+    """VSET: PTX's vset, 1 when the comparison holds else 0, then :func:`_video_tail` (no saturation;
+    C and the result unsigned, as vset's result is)."""
+    cmp = _video_compare(ins, 1)
+    return _video_tail(ins, lambda st: cmp(st).astype(np.int64), False, False, ins.choice("VideoOp"))
+
+
+@semantics("VSETP")
+def _vsetp(ins: Ins) -> Op:
+    """VSETP: the vset comparison into a predicate pair, combined with the predicate operand as ISETP
+    (yuzu's layout; yuzu compares 32-bit values with B's sign, the same for equal signs)."""
+    return _setp_tail(ins, _video_compare(ins, 2))
 
 
 # -- doubles ----------------------------------------------------------------------------------------
 def _dwrite(st: Machine, ins: Ins, m: np.ndarray, value: np.ndarray) -> None:
     st.write_pair(ins.raw(0), np.broadcast_to(np.asarray(value, np.float64), (st.n,)).copy().view(np.uint64), m)
+
+
+@semantics("IDP")
+def _idp(ins: Ins) -> Op:
+    """IDP: PTX's dp4a (C plus the four byte products of A and B) or, with ISDP (bit 48), dp2a (C
+    plus A's two half-words times B's bytes 0-1, or 2-3 with ISHI); SRCASIGN/SRCBSIGN sign-extend
+    A's and B's parts (envydis' IDP: bit 48 ``2a``, 49 ``s8``/``s16`` A, 50 ``hi``, 47 ``s8`` B;
+    ``4a`` with ``hi`` has no name there and is refused). The sum wraps to 32 bits. (envydis marks
+    IDP as SM 6.x; the table decodes it, so the VM runs it.)"""
+    two, hi = bool(ins.mod("ISDP")), bool(ins.mod("ISHI"))
+    if hi and not two:
+        raise ins.fail("ISHI (the high bytes of B) has no meaning for the four-byte dot product")
+    sa, sb = bool(ins.mod("SRCASIGN")), bool(ins.mod("SRCBSIGN"))
+    a, b, c, d = ins.u(1), ins.u(2), ins.u(3), ins.raw(0)
+    a_parts = [(16 * i, 16) for i in range(2)] if two else [(8 * i, 8) for i in range(4)]
+    b_bytes = [2 * hi + i for i in range(2)] if two else list(range(4))
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        x, y = a(st), b(st)
+        total = np.asarray(c(st), U32).astype(np.int64)
+        for (shift, bits), byte in zip(a_parts, b_bytes):
+            total = total + _extract(x, shift, bits, sa) * _extract(y, 8 * byte, 8, sb)
+        st.write(d, _wrap(np.broadcast_to(total, (st.n,))), m)
+    return op
 
 
 @semantics("DADD")
@@ -1845,7 +2081,10 @@ def _ast(ins: Ins) -> Op:
             words = _attr_words(st, base + 4 * k, m, "AST")
             value = st.reg(s + k if s != RZ else RZ)
             if isinstance(words, int):
-                np.copyto(st.attr_out[words], value, where=m)
+                if m is st.all_lanes:
+                    np.copyto(st.attr_out[words], value)
+                else:
+                    np.copyto(st.attr_out[words], value, where=m)
             else:
                 lanes = np.nonzero(m)[0]
                 st.attr_out[words[lanes], lanes] = value[lanes]
@@ -2189,17 +2428,22 @@ def _texture_key(st: Machine, handle: int) -> int:
     return handle
 
 
+def _handle_groups(handles: np.ndarray, m: np.ndarray,
+                   key: Callable[[int], int] = int) -> Iterator[tuple[int, np.ndarray]]:
+    """The lanes of ``m`` grouped by their distinct bindless handle: (the key the resource is looked
+    up by, ``key(handle)``, the lanes holding that handle)."""
+    for handle in np.unique(handles[m]):
+        yield key(int(handle)), m & (handles == handle)
+
+
 def _per_texture(st: Machine, m: np.ndarray, plan: _TexPlan, index: int) -> tuple[np.ndarray, bool]:
     """Texels from texture ``index``, or with a bindless handle register per distinct handle of the
     lanes of ``m`` (a handle is looked up as given, then by its texture id, the low 20 bits)."""
     if plan.handle is None:
         return _sample(st, plan, index, m)
-    handles = st.reg(plan.handle)
     out = np.zeros((st.n, 4))
     integer = False
-    for handle in np.unique(handles[m]):
-        key = _texture_key(st, int(handle))
-        sel = m & (handles == handle)
+    for key, sel in _handle_groups(st.reg(plan.handle), m, lambda handle: _texture_key(st, handle)):
         texels, integer = _sample(st, plan, key, sel)
         out[sel] = texels[sel]
     return out, integer
@@ -2568,8 +2812,234 @@ SEMANTICS["ATOMS"] = _atomic("shared", True)
 SEMANTICS["RED"] = _atomic("global", False)
 
 
+# -- surfaces (images) -------------------------------------------------------------------------------
+#: SuDim: (coordinate registers, whether a layer register follows them)
+_SU_DIMS = {"_1d": (1, False), "_1dBuffer": (1, False), "_1dArray": (1, True), "_2d": (2, False),
+            "_2dArray": (2, True), "_3d": (3, False)}
+_SU_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "B32": 4, "B64": 8, "B128": 16}
+_SU_DTYPES = (np.uint8, np.uint16, np.float16, np.float32, np.int32, np.uint32)
+
+
+def _surface(st: Machine, key: int | str, spatial: int, what: str) -> np.ndarray:
+    """Surface ``key`` (else ``"*"``) as a (spatial axes..., channels) view of the run's copy, whose
+    stores the run returns; its dtype must be one :data:`_SU_DTYPES` names."""
+    arr = st.surfaces.get(key, st.surfaces.get("*"))
+    if arr is None:
+        raise VMError(f"{what}: the shader uses surface {key:#x}, which was not given" if isinstance(key, int)
+                      else f"{what}: surface {key!r} was not given")
+    if arr.dtype not in _SU_DTYPES:
+        raise VMError(f"{what}: a surface's dtype is uint8/uint16 (UNORM), float16/float32 or int32/uint32, "
+                      f"not {arr.dtype}")
+    if arr.ndim == spatial:
+        arr = arr[..., None]
+    if arr.ndim != spatial + 1 or not 1 <= arr.shape[-1] <= 4:
+        raise VMError(f"{what}: a surface of this dimension needs {spatial} axes (+ up to 4 channels), "
+                      f"not shape {arr.shape}")
+    return arr
+
+
+def _surface_plan(ins: Ins, ra_operand: int) -> tuple[int, Callable[[Machine], list[np.ndarray]]]:
+    """(spatial axes: coordinates plus the layer, reader of each lane's array index per axis,
+    slowest first): the coordinates are consecutive registers from Ra (operand ``ra_operand``: x,
+    y, z), then the layer (Ryujinx's SULD/SUST)."""
+    dim = ins.choice("SuDim")
+    if dim not in _SU_DIMS:
+        raise ins.fail(f"surface dimension {dim} is not defined")
+    count, layered = _SU_DIMS[dim]
+    take = _sequence(ins.raw(ra_operand))
+    regs = [take() for _ in range(count + layered)]
+
+    def coords(st: Machine) -> list[np.ndarray]:
+        values = [_signed32(st.reg(r).astype(np.int64)) for r in regs]
+        xyz, layer = values[:count], values[count:]
+        return layer + xyz[::-1]  # array axes: (layer,) (z,) (y,) x
+    return count + layered, coords
+
+
+def _surface_keys(ins: Ins) -> Callable[[Machine, np.ndarray], list[tuple[int | str, np.ndarray]]]:
+    """The surfaces the lanes of a mask use: the 13-bit index, or (``B`` forms) each distinct
+    bindless handle in the register the last operand names (bits 39-46, Ryujinx's bindless Rc),
+    looked up as given (unlike a texture handle, with no texture-id fallback)."""
+    last = len(ins.operands) - 1
+    if ins.kind(last) == "I":
+        index = ins.raw(last)
+        return lambda st, m: [(index, m)]
+    reg = ins.raw(last)
+
+    def keys(st: Machine, m: np.ndarray) -> list[tuple[int | str, np.ndarray]]:
+        return list(_handle_groups(st.reg(reg), m))
+    return keys
+
+
+def _clamp_mode(ins: Ins) -> bool:
+    """Whether an out-of-bounds access traps (TRAP: the VM raises VMError) rather than being ignored
+    (IGN: loads return 0, stores and atomics are dropped: PTX's ``.zero`` and ``.trap``); the third
+    value has no public name and is refused."""
+    mode = ins.choice("Clamp")
+    if mode not in ("Ign", "Trap"):
+        raise ins.fail(f"surface clamp mode {ins.mod('Clamp')} has no public description (IGN and TRAP run)")
+    return mode == "Trap"
+
+
+def _surface_index(st: Machine, arr: np.ndarray, axes: list[np.ndarray], sel: np.ndarray, trap: bool,
+                   what: str) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """(the lanes of ``sel`` whose coordinates are inside ``arr``, their index arrays); an
+    out-of-bounds lane raises VMError when ``trap``."""
+    inside = sel.copy()
+    for axis, values in enumerate(axes):
+        inside &= (values >= 0) & (values < arr.shape[axis])
+    if trap and (sel & ~inside).any():
+        lane = int(np.argmax(sel & ~inside))
+        raise VMError(f"{what}: lane {lane}'s coordinates {[int(a[lane]) for a in axes]} are outside the "
+                      f"surface's {arr.shape[:-1]} (TRAP)")
+    return np.nonzero(inside)[0], tuple(values[inside] for values in axes)
+
+
+#: the texels of one surface access: (the run's array, the lanes inside it, their index arrays)
+_SurfaceTexels = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]
+
+
+def _surface_access(ins: Ins, ra_operand: int, size: int) -> Callable[[Machine, np.ndarray],
+                                                                       Iterator[_SurfaceTexels]]:
+    """The surfaces a surface instruction's lanes reach, one per distinct key (:func:`_surface_keys`):
+    for each, the array, the lanes of the mask inside it (out of bounds: :func:`_clamp_mode`) and
+    their index arrays. ``size``: the bytes of a raw access (0: formatted), which must equal the
+    texel's; with BA a raw access's x counts bytes (shifted right by log2 of the size)."""
+    what, trap = ins.mnemonic, _clamp_mode(ins)
+    spatial, coords = _surface_plan(ins, ra_operand)
+    keys = _surface_keys(ins)
+    byte_shift = size.bit_length() - 1 if size and ins.mod("BA") else 0
+
+    def texels(st: Machine, m: np.ndarray) -> Iterator[_SurfaceTexels]:
+        axes = coords(st)
+        axes[-1] = axes[-1] >> byte_shift
+        for key, sel in keys(st, m):
+            arr = _surface(st, key, spatial, what)
+            if size and arr.shape[-1] * arr.dtype.itemsize != size:
+                raise VMError(f"{what}: a {size}-byte access to a surface of "
+                              f"{arr.shape[-1] * arr.dtype.itemsize}-byte texels")
+            yield (arr, *_surface_index(st, arr, axes, sel, trap, what))
+    return texels
+
+
+def _texel_words(texels: np.ndarray) -> tuple[np.ndarray, bool]:
+    """((k, 4) register words of formatted texels (k, channels), whether they are raw integers):
+    UNORM uint8/uint16 and float16/float32 as float32 bits, int32/uint32 as raw words; missing
+    channels read (0, 0, 1), as textures pad."""
+    values, integer = _texels(texels)
+    out = np.zeros((texels.shape[0], 4), U32)
+    out[:, 3] = 1 if integer else np.float32(1.0).view(U32)
+    out[:, :texels.shape[1]] = values.astype(np.int64) & 0xFFFFFFFF if integer else values.view(U32)
+    return out, integer
+
+
+def _texel_from_words(dtype: np.dtype, words: np.ndarray, integer: bool) -> np.ndarray:
+    """Register words to texels of ``dtype`` (the inverse of :func:`_texel_words`; ``integer`` as it
+    returned): UNORM multiplies the clamped float by 255 or 65535 in float32 and rounds the product to
+    the nearest integer, ties to even (``np.rint``)."""
+    if integer:
+        return words.astype(U32).view(dtype)
+    values = words.astype(U32).view(F32)
+    if dtype in (np.uint8, np.uint16):
+        top = np.iinfo(dtype).max
+        return np.rint(np.clip(np.nan_to_num(values), 0.0, 1.0) * top).astype(dtype)
+    return values.astype(dtype)
+
+
+def _surface_op(ins: Ins, load: bool) -> Op:
+    """SULD/SUST and their bindless (B) and raw (D) forms. Ryujinx's SULD/SUST: the coordinates are
+    consecutive registers from Ra (x, y, z, then the layer), the data consecutive registers from Rd
+    (loads) or Rb (stores, the table's R0); a formatted (P) access moves one register per component
+    the RGBA mask enables, a raw (D) one the texel's bytes: U8/S8/U16/S16 zero- or sign-extended,
+    B64/B128 two or four words; with BA the x coordinate counts bytes (shifted right by log2 of the
+    size). Out of bounds: :func:`_clamp_mode`. Stores from several lanes to one texel land lane
+    after lane. SULD's second predicate (Ryujinx's DestPred2, bits 30-32) is not written: no public
+    source says what it receives."""
+    raw = "SuSize" in ins.mods
+    if raw:
+        size_name = ins.choice("SuSize")
+        if size_name not in _SU_BYTES:
+            raise ins.fail(f"surface size {size_name} is not supported")
+        size = _SU_BYTES[size_name]
+        comps = list(range(max(1, size // 4)))
+    else:
+        mask = ins.mod("SuRgba")
+        comps = [c for c in range(4) if mask >> c & 1]
+        size_name, size = "", 0
+    access = _surface_access(ins, 2 if load else 0, size)
+    take = _sequence(ins.raw(0) if load else ins.raw(1))
+    regs = [take() for _ in comps]
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        out = np.zeros((st.n, len(regs)), U32)
+        words = None if load else np.stack([st.reg(r) for r in regs] or [np.zeros(st.n, U32)], axis=1)
+        for arr, lanes, index in access(st, m):
+            if load and raw:
+                texel = np.ascontiguousarray(arr[index]).view(np.uint8).reshape(len(lanes), size)
+                if size < 4:
+                    word = np.pad(texel, ((0, 0), (0, 4 - size))).view("<u4")[:, 0]
+                    out[lanes, 0] = _extract(word, 0, 8 * size, size_name[0] == "S") & 0xFFFFFFFF
+                else:
+                    out[lanes] = texel.view("<u4").reshape(len(lanes), len(comps))
+            elif load:
+                out[lanes] = _texel_words(arr[index])[0][:, comps]
+            else:
+                assert words is not None
+                for k, lane in enumerate(lanes):  # lane after lane: the last lane storing to a texel wins
+                    where = tuple(int(i[k]) for i in index)
+                    if raw:
+                        arr[where] = words[lane].astype("<u4").view(np.uint8)[:size].view(arr.dtype)
+                    else:
+                        texel, integer = _texel_words(arr[where][None])
+                        texel[0, comps] = words[lane]
+                        arr[where] = _texel_from_words(arr.dtype, texel[0, :arr.shape[-1]], integer)
+        if load:
+            for column, r in enumerate(regs):
+                st.write(r, out[:, column], m)
+    return op
+
+
+@semantics("SULD", "SULDB", "SULDD", "SULDDB")
+def _suld(ins: Ins) -> Op:
+    return _surface_op(ins, True)
+
+
+@semantics("SUST", "SUSTB", "SUSTD", "SUSTDB")
+def _sust(ins: Ins) -> Op:
+    return _surface_op(ins, False)
+
+
+@semantics("SUATOM", "SUATOMB", "SURED", "SUREDB")
+def _suatom(ins: Ins) -> Op:
+    """SUATOM/SURED (and B forms): the atomic operations of ATOM on one 32-bit texel (a surface of
+    4-byte texels, read as a little-endian word), lane after lane; SUATOM returns the old value in
+    Rd. Coordinates, BA (x in bytes, shifted right by 2) and the clamp mode as SULD's (Ryujinx's
+    SUATOM/SURED). Sizes other than U32/S32 are refused."""
+    size = ins.choice("SuatomSize")
+    if size not in ("U32", "S32"):
+        raise ins.fail(f"{size} surface atomics are not supported (U32 and S32 run)")
+    operation = ins.choice("SuatomOp") if "SuatomOp" in ins.mods else ins.choice("RedOp")
+    returns = ins.mnemonic.startswith("SUATOM")
+    d, value_reg = (ins.raw(0), ins.raw(2)) if returns else (RZ, ins.raw(1))
+    access = _surface_access(ins, 1 if returns else 0, 4)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        values = st.reg(value_reg)
+        olds = np.zeros(st.n, U32)
+        for arr, lanes, index in access(st, m):
+            for k, lane in enumerate(lanes):
+                word = arr[tuple(int(i[k]) for i in index)].view(U32)
+                old = int(word[0])
+                word[0] = _atomic_apply(operation, old, int(values[lane]), size == "S32", False)
+                olds[lane] = old
+        if returns:
+            st.write(d, olds, m)
+    return op
+
 # -- control flow (the builders get the full mask of lanes at this address) -------------------------
 _FLOW = {"BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "KIL"}
+#: every instruction that may move the pc elsewhere or end lanes (the straight-line run stops at them)
+_MOVES_PC = frozenset(_FLOW | {"BRX", "JMX", "JMP", "JCAL"})
 
 
 def _target(ins: Ins) -> int:
@@ -2580,12 +3050,18 @@ def _target(ins: Ins) -> int:
     return _skip_control(target)
 
 
+def _taken(ins: Ins) -> Callable[[Machine, np.ndarray], np.ndarray]:
+    """The lanes of a mask that take a branch: those whose condition code passes the instruction's
+    test (``Ccc``; none: always)."""
+    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
+    if test == "T":
+        return lambda st, m: m
+    return lambda st, m: m & st.condition(test)
+
+
 def _flow_builder(ins: Ins) -> Op:
     name = ins.mnemonic
-    test = ins.choice("Ccc") if "Ccc" in ins.mods else "T"
-
-    def taken(st: Machine, m: np.ndarray) -> np.ndarray:
-        return m if test == "T" else m & st.condition(test)
+    taken = _taken(ins)
 
     if name == "BRA":
         target = _target(ins)
@@ -2621,27 +3097,91 @@ def _flow_builder(ins: Ins) -> Op:
 for _name in _FLOW:
     SEMANTICS[_name] = _flow_builder
 
-unsupported("indirect or absolute jumps (targets from registers, c[][] or absolute code addresses: the VM runs "
-            "one program from offset 0)", "BRX", "JMP", "JMX", "JCAL", "PLONGJMP", "LONGJMP", "PRET", "PEXIT", "LEPC")
+
+@semantics("JMP", "JCAL")
+def _absolute_branch(ins: Ins) -> Op:
+    """JMP and JCAL: BRA and CAL to an absolute code address, the 32-bit immediate at bit 20
+    (nouveau's gm107 emitter writes ``binPos`` there for its absolute JMP/JCAL; envydis: ``jmp u32``,
+    ``jcal u32``), taken relative to ``MaxwellShader.code_address`` as JMX's. JCAL pushes the
+    return address as CAL does; the table's register field of JMP (bits 8-15) is not read (envydis
+    and nouveau have none). The ``c[][]`` forms are refused."""
+    if ins.kind(len(ins.operands) - 1) != "I":
+        raise ins.fail("a constant-buffer branch target is not supported")
+    address = ins.value(len(ins.operands) - 1)[0]
+    call = ins.mnemonic == "JCAL"
+    taken = _taken(ins)
+    after = _next(ins.address)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        lanes = taken(st, m)
+        target = (address - st.code_address) & 0xFFFFFFFF
+        if call:
+            st.push(lanes, CAL, after)
+        st.pc[lanes] = _skip_control(target)
+    return op
+
+
+@semantics("BRX", "JMX")
+def _indirect_branch(ins: Ins) -> Op:
+    """BRX: a branch to register + signed 24-bit immediate, relative to the next instruction
+    (nouveau's gm107 emitter writes BRX's immediate as ``target - (address + 8)`` like BRA's, with
+    the register at bit 8; envydis: ``brx $r8 s24``). JMX: register + 32-bit immediate, an absolute
+    code address (envydis: ``jmx $r8 s32``; nouveau emits it for absolute indirect jumps), taken
+    relative to ``MaxwellShader.code_address`` (0: the program starts its code region). Each lane
+    jumps to its own target (the VM's per-lane program counters); a target on a bundle's control
+    word runs the bundle's first instruction; the condition test is BRA's. The ``c[][]`` forms
+    (a target read from a constant buffer) are refused."""
+    if ins.kind(0) != "R":
+        raise ins.fail("a constant-buffer branch target is not supported")
+    reg = ins.raw(0)
+    imm = ins.value(1)[0]
+    relative = ins.mnemonic == "BRX"
+    base = ins.address + 8 + imm if relative else imm
+    taken = _taken(ins)
+
+    def op(st: Machine, m: np.ndarray) -> None:
+        lanes = taken(st, m)
+        target = (st.reg(reg).astype(np.int64) + base) & 0xFFFFFFFF
+        if not relative:
+            target = (target - st.code_address) & 0xFFFFFFFF
+        st.pc[lanes] = np.broadcast_to(_skip_control(target), (st.n,))[lanes]
+    return op
+
+unsupported("LEPC (which address it loads is not described publicly)", "LEPC")
+unsupported("return-stack and long-jump entries (envytools documents no stack behaviour: its preret section is "
+            "'todo: write me')", "PLONGJMP", "LONGJMP", "PRET", "PEXIT")
 unsupported("call-stack and local-memory window registers (hardware context state the VM does not model)",
             "SETCRSPTR", "GETCRSPTR", "SETLMEMBASE", "GETLMEMBASE")
-unsupported("surface (image) loads, stores and atomics: no surface model", "SUATOM", "SUATOMB", "SUATOMB2",
-            "SUATOMCAS", "SUATOMCASB", "SULD", "SULDB", "SULDD", "SULDDB", "SURED", "SUREDB", "SUST", "SUSTB",
-            "SUSTD", "SUSTDB")
-unsupported("SIMD video instructions (byte/half-word lanes, selects and merge modes not verified against a "
-            "reference; VMNMX is executed)", "VABSDIFF", "VABSDIFF4", "VADD", "VMAD", "VSET", "VSETP", "VSHL", "VSHR")
-unsupported("packed-integer dot products and multiply-adds with sub-word selects (not verified against a "
-            "reference)", "IDP", "IMADSP")
+unsupported("surface compare-and-swap and SUATOMB2 (their predicate operands are not described publicly)",
+            "SUATOMB2", "SUATOMCAS", "SUATOMCASB")
+unsupported("VABSDIFF4 (four-byte SIMD absolute differences: the Maxwell lane-mask and byte-select encodings "
+            "have no public description)", "VABSDIFF4")
+unsupported("IMADSP (multiply-add with sub-word selects: envydis names the selects, but no public source "
+            "describes the operation)", "IMADSP")
 unsupported("TXA (a texture LOD query with no public description of its result)", "TXA")
 unsupported("barrier, trap, tessellation and context-switch machinery", "B2R", "R2B", "BPT", "RAM", "SAM", "RTT",
             "STP", "ISBERD", "PIXLD")
 
 
 # -- the shader -------------------------------------------------------------------------------------
-def _skip_control(address: int) -> int:
-    """The instruction that runs at ``address``: a bundle's control word runs the bundle's first
-    instruction."""
-    return address + 8 if address % BUNDLE_BYTES == 0 else address
+class _Step:
+    """One compiled instruction: its body, its predicate guard (None: always), the address of the
+    next instruction, and whether it is control flow (the only kind that moves the pc elsewhere or
+    ends lanes)."""
+
+    __slots__ = ("body", "guard", "after", "flow")
+
+    def __init__(self, body: Op, guard: Callable[[Machine], np.ndarray] | None, after: int, flow: bool) -> None:
+        self.body, self.guard, self.after, self.flow = body, guard, after, flow
+
+
+_Address = TypeVar("_Address", int, np.ndarray)
+
+
+def _skip_control(address: _Address) -> _Address:
+    """The instruction that runs at ``address`` (an int or an array of them): a bundle's control
+    word runs the bundle's first instruction."""
+    return address + 8 * (address % BUNDLE_BYTES == 0)
 
 
 def _next(address: int) -> int:
@@ -2657,7 +3197,8 @@ class RunResult:
     (a[0x000]..a[0x3fc]; vertex outputs); ``colors``: render target -> (lanes, 4) float32 (pixel
     shaders, components the SPH does not enable are NaN); ``depth``: (lanes,) float32 or None;
     ``killed``: (lanes,) bool (KIL); ``steps``: instructions each lane ran; ``emitted``: per lane
-    the (attributes, cut) pairs of a geometry shader's OUT.EMIT."""
+    the (attributes, cut) pairs of a geometry shader's OUT.EMIT; ``surfaces``: the surfaces as the
+    run left them (copies of those given, with the stores applied)."""
 
     registers: np.ndarray
     predicates: np.ndarray
@@ -2666,7 +3207,8 @@ class RunResult:
     killed: np.ndarray
     colors: dict[int, np.ndarray] = field(default_factory=dict)
     depth: np.ndarray | None = None
-    emitted: list[list[tuple[np.ndarray, bool]]] = field(default_factory=list)
+    emitted: Sequence[list[tuple[np.ndarray, bool]]] = field(default_factory=list)
+    surfaces: dict[int | str, np.ndarray] = field(default_factory=dict)
 
     def f32(self, register: int) -> np.ndarray:
         """Register ``register`` of every lane as float32."""
@@ -2697,8 +3239,10 @@ class MaxwellShader:
     block_dims: tuple[int, int, int] | None = None
     shared_memory: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
+    #: the program's address in its code region: JMX's absolute targets are region addresses
+    code_address: int = 0
     _words: list[int] = field(default_factory=list, repr=False)
-    _ops: dict[int, Op] = field(default_factory=dict, repr=False)
+    _ops: dict[int, _Step] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._words = words_of(self.code)
@@ -2792,7 +3336,8 @@ class MaxwellShader:
         return out
 
     # -- compiling -------------------------------------------------------------------------------
-    def _op(self, address: int) -> Op:
+    def _op(self, address: int) -> _Step:
+        """The instruction at ``address``, decoded and compiled once per shader."""
         index = address // 8
         if address % 8 or address % BUNDLE_BYTES == 0 or not 0 <= index < len(self._words):
             raise VMError(f"execution reached {address:#x}, outside the {len(self.code):#x}-byte code")
@@ -2811,18 +3356,9 @@ class MaxwellShader:
             body = builder(ins)
         except KeyError as exc:  # a field value the table leaves unnamed (ENUM_<n>): no rule to run
             raise ins.fail(f"field value {exc.args[0]} has no defined meaning") from None
-        after = _next(address)
-        guard = self._guard(ins)
-        flow = ins.mnemonic in _FLOW
-
-        def op(st: Machine, mask: np.ndarray) -> None:
-            st.pc[mask] = after
-            m = mask if guard is None else mask & guard(st)
-            if flow or m.any():
-                with np.errstate(all="ignore"):
-                    body(st, m)
-        self._ops[address] = op
-        return op
+        step = _Step(body, self._guard(ins), _next(address), ins.mnemonic in _MOVES_PC)
+        self._ops[address] = step
+        return step
 
     @staticmethod
     def _guard(ins: Ins) -> Callable[[Machine], np.ndarray] | None:
@@ -2839,7 +3375,8 @@ class MaxwellShader:
     def run(self, inputs: Any = None, constant_buffers: Mapping[int, Any] | None = None,
             textures: Mapping[int | str, Any] | None = None, lanes: int | None = None,
             system_values: Mapping[str, Any] | None = None, memory: Mapping[str, Any] | None = None,
-            sampler: str = "linear", wrap: str = "repeat", max_steps: int | None = None) -> RunResult:
+            sampler: str = "linear", wrap: str = "repeat", max_steps: int | None = None,
+            surfaces: Mapping[int | str, Any] | None = None) -> RunResult:
         """Run the program on ``lanes`` lanes (default: the inputs' count, else 32).
 
         ``inputs``: {attribute: values} where attribute is a generic index (0..31), ``attrN``,
@@ -2850,7 +3387,11 @@ class MaxwellShader:
         bytes). ``textures``: {texture index or bindless handle: array, list of mip levels, or
         ``{"levels": ..., "filter": "nearest", "wrap": "clamp"}``; ``"*"``: any other texture}. ``memory``:
         {"global"|"shared": bytes-like, "local": bytes-like per lane or size}; a value may be
-        ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold)."""
+        ``(base address, contents)`` (e.g. global memory at the GPU address its pointers hold).
+        ``surfaces``: {surface index or bindless handle (``"*"``: any other): array} for SULD/SUST/
+        SUATOM/SURED, shaped as textures are (1D (w[, c]), 1D array (layers, w[, c]), 2D (h, w[, c]),
+        2D array (layers, h, w[, c]), 3D (d, h, w[, c])); uint8/uint16 are UNORM, float16/float32
+        floats, int32/uint32 raw words; the result's ``surfaces`` hold the stores."""
         limit = self.max_steps if max_steps is None else max_steps
         arrays = _normalize_inputs(inputs)
         block = self.block_dims
@@ -2859,6 +3400,7 @@ class MaxwellShader:
         if count < 1:
             raise VMError("lanes must be at least 1")
         st = Machine(count)
+        st.code_address = self.code_address
         st.filter, st.wrap = sampler, wrap
         if sampler not in ("linear", "nearest") or wrap not in ("repeat", "clamp"):
             raise VMError("sampler is linear|nearest, wrap is repeat|clamp")
@@ -2869,6 +3411,7 @@ class MaxwellShader:
         for slot, data in buffers.items():
             st.cbufs[int(slot)] = _as_bytes(data)
         st.textures = dict(textures or {})
+        st.surfaces = {key: np.array(value, copy=True) for key, value in (surfaces or {}).items()}
         st.system = {k: np.asarray(v) for k, v in (system_values or {}).items()}
         if block:  # thread ids through the block (lanes past one block continue in the next CTA)
             index = np.arange(count)
@@ -2900,18 +3443,41 @@ class MaxwellShader:
                 st.memories["local"] = np.zeros((count, min(size, 1 << 20)), np.uint8)
         st.pc[:] = 8  # the first instruction follows the first control word
         steps = np.zeros(count, np.int64)
-        while True:
-            alive = st.live
-            if not alive.any():
-                break
-            pc = int(st.pc[alive].min())
-            mask = alive & (st.pc == pc)
-            steps[mask] += 1
-            if steps[mask].max() > limit:
-                raise VMError(f"a lane ran more than {limit} instructions (pc {pc:#x}; a runaway loop? "
-                              "raise max_steps if this is expected)")
-            op = self._ops.get(pc) or self._op(pc)
-            op(st, mask)
+        ops = self._ops
+        with np.errstate(all="ignore"):
+            while True:
+                alive = st.live
+                if not alive.any():
+                    break
+                pc = int(st.pc[alive].min())
+                mask = alive & (st.pc == pc)
+                if mask.all():
+                    mask = st.all_lanes  # lets writes skip their lane mask
+                steps[mask] += 1
+                ran = int(steps[mask].max())  # the most instructions a lane of mask has run
+                # all live lanes at one pc: until a control-flow instruction, nothing changes the pc
+                # or the live lanes but the step to the next instruction, so the lanes run on
+                # without being scheduled again (pc and steps are brought up to date at the end)
+                together = mask is st.all_lanes or np.array_equal(mask, alive)
+                extra = 0  # instructions run together after the first
+                while True:
+                    if ran + extra > limit:
+                        raise VMError(f"a lane ran more than {limit} instructions (pc {pc:#x}; a runaway "
+                                      "loop? raise max_steps if this is expected)")
+                    step = ops.get(pc) or self._op(pc)
+                    guard = step.guard
+                    m = mask if guard is None else mask & guard(st)
+                    if step.flow or not together:
+                        st.pc[mask] = step.after
+                        if step.flow or m.any():
+                            step.body(st, m)
+                        break
+                    if guard is None or m.any():
+                        step.body(st, m)
+                    pc = step.after
+                    extra += 1
+                if extra:
+                    steps[mask] += extra
         return self._result(st, steps)
 
     def _load_inputs(self, st: Machine, arrays: dict[int, np.ndarray]) -> None:
@@ -2943,7 +3509,7 @@ class MaxwellShader:
 
     def _result(self, st: Machine, steps: np.ndarray) -> RunResult:
         result = RunResult(st.r.T, st.p.T, st.attr_out.T, steps, st.killed,
-                           emitted=st.emitted)
+                           emitted=st.emitted, surfaces=st.surfaces)
         if self.stage == "pixel" and self.sph is not None:
             from shaderkit.formats.bnsh.nvn import PsMaps
 

@@ -343,17 +343,11 @@ class _Program:
         return text + swizzle, pos
 
     def instructions(self) -> list[tuple[str, int, int]]:
-        """(text, instruction index, instruction token) for every instruction, comments skipped."""
-        out: list[tuple[str, int, int]] = []
-        items, _end = split_program(self.words)
-        index = 0
-        for first, last, comment in items:
-            if comment:
-                continue
-            token = self.words[first]
-            out.append((self.instruction(token, first + 1, last), index, token))
-            index += 1
-        return out
+        """(text, word offset, instruction token) for every instruction, comments skipped."""
+        words = self.words
+        items, _end = split_program(words)
+        return [(self.instruction(words[first], first + 1, last), first, words[first])
+                for first, last, comment in items if not comment]
 
     def instruction(self, token: int, pos: int, end: int) -> str:
         words = self.words
@@ -458,22 +452,32 @@ def _debug_of(words: Sequence[int]) -> DebugInfo | None:
     return None
 
 
+def _checked_words(program: bytes | Sequence[int]) -> Sequence[int]:
+    """The words of a D3D9 token program given as bytes or words, checked for size."""
+    if isinstance(program, (bytes, bytearray)):
+        return program_words(bytes(program))
+    if len(program) > MAX_WORDS:
+        raise ShaderFormatError(f"D3D9 program of {len(program)} words is longer than {MAX_WORDS}", 0, "Aon9")
+    return program
+
+
+def instruction_texts(program: bytes | Sequence[int]) -> list[tuple[str, int, int]]:
+    """(text as listed, word offset, instruction token) of every instruction of a D3D9 token
+    program (comments skipped, no indentation)."""
+    return _Program(_checked_words(program), "").instructions()
+
+
 def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> list[str]:
     """A D3D9 token program (``Level9Shader.program``, or its words as a bare shader's model
     gives them) as fxc lists it (4-space indentation, 2 more inside each rep/loop/if block);
     ``prefix`` starts the version line of library functions (``lib_4_0_vs_2_x``)."""
-    if isinstance(program, (bytes, bytearray)):
-        words: Sequence[int] = program_words(bytes(program))
-    elif len(program) > MAX_WORDS:
-        raise ShaderFormatError(f"D3D9 program of {len(program)} words is longer than {MAX_WORDS}", 0, "Aon9")
-    else:
-        words = program
+    words = _checked_words(program)
     prog = _Program(words, prefix)
     debug = _debug_of(words)
     out = ["    " + prog.version_line()]
     current: tuple[int, int] | None = None
     texture = arithmetic = depth = 0
-    for text, index, token in prog.instructions():
+    for index, (text, _, token) in enumerate(prog.instructions()):
         if debug is not None and index < len(debug.lines):
             line, file = debug.lines[index]
             # fxc repeats #line when the file changes or the line moves by more than 2

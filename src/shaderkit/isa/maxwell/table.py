@@ -20,7 +20,8 @@ Each row is ``(mnemonic, form, pattern, operands, modifiers)``:
   component mask named by :data:`COMPONENT_MASKS` (``pair=LO``: the second destination register
   field, whose RZ picks the one-register names).
   ``shift=N`` (kind ``M``): the offset field counts ``1 << N`` bytes; the text shows bytes (ATOMS'
-  word offset: envydis' ``atommem1_imm`` has ``.shr = 2``, Ryujinx adds ``Imm22`` to ``Ra >> 2``).
+  word offset: envydis' ``atommem1_imm`` has ``.shr = 2``, Ryujinx adds ``Imm22`` to ``Ra >> 2``;
+  CCTL's and CCTLL's: envydis' ``cctlmem_imm``/``cctllmem_imm``, signed, ``.shr = 2``).
   Flags: ``neg`` (``-x``), ``abs`` (``|x|``), ``inv`` (``~x``), ``not`` (``!P``), ``cc``
   (``R.CC``), ``h1`` (``R.H1``, the upper 16-bit half), ``opt`` (operand omitted from the text
   when it has this value), ``pair`` (above).
@@ -226,10 +227,10 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'K 36:5/20:16',
      '-guard INC@6'),
     ('CCTL', '-', '11101111011xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 8:8, I 22:30',
+     'M 8:8/22:30 shift=2',
      'E@52 CacheType@4:3 CctlOp@0:4'),
     ('CCTLL', '-', '1110111110000xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
-     'R 8:8, I 22:22, I 4:2',
+     'M 8:8/22:22 shift=2, I 4:2',
      'CctlOp@0:4'),
     ('CCTLT', '-', '1110101111110xx0000000000000xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
      '',

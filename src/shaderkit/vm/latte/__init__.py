@@ -51,8 +51,9 @@ Choices (documented, tested where they can be):
   nearest mip level; implicit-LOD SAMPLE uses LOD 0 + bias unless ``quads=True``, when lanes
   4k..4k+3 form 2x2 quads (TL, TR, BL, BR) whose differences give gradients (also for
   GET_GRADIENTS_H/V). Cube maps take face coordinates in [1, 2] and the face index in Z, as
-  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. SAMPLE_C* compare W with the
-  texel's X and return the filtered pass fraction in all four channels.
+  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. SAMPLE_C* compare W (SAMPLE_C_L
+  and SAMPLE_C_LB, whose W is the LOD or bias: Z; 1D and 2D textures only) with the texel's X
+  and return the filtered pass fraction in all four channels.
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction
   (USE_CONST_FIELDS: from the :class:`VertexBuffer`), undo ENDIAN_SWAP 8IN16/8IN32 (Wii U
   buffers are big-endian in memory), fill missing components with (0, 0, 0, 1); bytes outside a
@@ -65,7 +66,11 @@ Choices (documented, tested where they can be):
 * Lanes run in waves of ``CHUNK_LANES``; each wave has its own program counter (as the GPU's
   wavefronts do), so a uniform jump taken by one wave and not another gives the same result.
 
-Not executable (VMError names them): 64-bit float opcodes, the DX9 predicate-counter opcodes
+* 64-bit floats (ADD_64, MUL_64, FLT32_TO_FLT64, FLT64_TO_FLT32, FRACT_64, FREXP_64, LDEXP_64,
+  PRED_SETE/GT/GE_64) are IEEE doubles held as word pairs over two vector slots (MUL_64 and
+  FREXP_64: four), laid out as Mesa's r600 compiler emits them (``Machine.wide`` in machine.py).
+
+Not executable (VMError names them): MULADD_64*, the DX9 predicate-counter opcodes
 (PRED_SET_INV/POP/CLR/RESTORE and PRED_SET*_PUSH*), Evergreen-only opcodes, RECIP_INT, MUL_LIT*,
 and the texture instructions listed in ``fetch.UNSUPPORTED_TEX``.
 """
@@ -167,13 +172,15 @@ def _array(value: Any, integer: bool = False) -> np.ndarray:
 
 
 def _bits(value: Any, n: int, what: str) -> np.ndarray:
-    """(n, 4) uint32 bits of an input: float values become float32 bits, NumPy integer arrays
-    keep their integer bits; shapes (n,), (n, k<=4), (k<=4,) (every lane)."""
+    """(n, k <= 4) uint32 bits of an input (a view where it can be: read only): float values
+    become float32 bits, NumPy integer arrays keep their integer bits; shapes (n,), (n, k<=4),
+    (k<=4,) (every lane)."""
     a = _array(value)
     if a.dtype.kind in "iu":
-        bits = a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i" else a.astype(U32)
+        bits = (a.astype(np.int64).astype(np.uint64).astype(np.uint32) if a.dtype.kind == "i"
+                else a.astype(U32, copy=False))
     elif a.dtype.kind in "fb":
-        bits = a.astype(F32).view(U32)
+        bits = a.astype(F32, copy=False).view(U32)  # read only: copied into the result below
     else:
         raise VMError(f"{what}: values of type {a.dtype} are not numbers")
     if bits.ndim == 1 and bits.shape[0] <= 4 and n != bits.shape[0]:
@@ -182,9 +189,7 @@ def _bits(value: Any, n: int, what: str) -> np.ndarray:
         bits = bits[:, None]
     if bits.ndim != 2 or bits.shape[1] > 4 or bits.shape[0] not in (1, n):
         raise VMError(f"{what}: shape {a.shape} does not fit {n} lanes of up to 4 components")
-    out = np.zeros((n, 4), U32)
-    out[:, : bits.shape[1]] = bits
-    return out
+    return np.broadcast_to(bits, (n, bits.shape[1]))
 
 
 def _words(value: Any, what: str, integer: bool = False) -> np.ndarray:
@@ -396,17 +401,14 @@ class LatteShader:
             n = max(sizes) if sizes else 1
         if n < 1:
             raise VMError("a run needs at least one lane")
-        start_regs: dict[int, np.ndarray] = {}  # GPR -> (n, 4) bits
-        if self.stage == "vertex":
-            r0 = np.zeros((n, 4), U32)
-            r0[:, 0] = np.arange(n, dtype=U32)
-            start_regs[0] = r0
-        elif self.stage == "pixel":
+        start_regs: dict[int, np.ndarray] = {}  # GPR -> (n, k <= 4) bits (the other components: 0)
+        if self.stage == "pixel":
             for i, cntl in enumerate(self.ps_input_controls()):
                 default = PS_DEFAULT_VALUES[cntl["DEFAULT_VAL"]]
                 start_regs[i] = np.broadcast_to(np.asarray(default, F32).view(U32), (n, 4))
         for key, value in inputs.items():
             start_regs[self._register_of(key, names)] = _bits(value, n, f"input {key!r}")
+        vertex_index = self.stage == "vertex" and 0 not in start_regs  # R0.x: the lane number
         cfile, blocks = self._uniform_tables(uniforms or {}, uniform_blocks or {})
         if isinstance(bools, int):
             bool_mask = bools
@@ -446,14 +448,20 @@ class LatteShader:
             last = min(first + CHUNK_LANES, n)
             wave = Wave.new(last - first)
             for reg, bits in start_regs.items():
-                wave.gpr[reg] = bits[first:last].T
+                wave.gpr[reg, :bits.shape[1]] = bits[first:last].T
+            if vertex_index:
+                wave.gpr[0, 0] = np.arange(first, last, dtype=U32)
+            for key, rows in exports.items():  # exports an earlier wave made go straight to their rows
+                wave.exports[key] = rows[first:last]
             run_program(self.program, wave, env)
             steps = max(steps, wave.steps)
             killed[first:last] = ~wave.alive
             if keep:
                 gpr_bits[first:last] = wave.gpr.transpose(2, 0, 1)
             for key, bits in wave.exports.items():
-                exports.setdefault(key, np.zeros((n, 4), U32))[first:last] = bits
+                if key not in exports:
+                    whole = exports[key] = np.zeros((n, 4), U32)
+                    whole[first:last] = bits
             for write in wave.memory:
                 memory.append(_widen_write(write, n, first))
             for name, mask in wave.emits:

@@ -296,17 +296,25 @@ def quad_gradients(values: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list
     return hs, vs
 
 
-#: sampling instructions: how the LOD is found (auto, l, lb, lz, g) and whether W is a compare reference
-SAMPLE_KINDS = {
-    "SAMPLE": ("auto", False), "SAMPLE_L": ("l", False), "SAMPLE_LB": ("lb", False), "SAMPLE_LZ": ("lz", False),
-    "SAMPLE_G": ("g", False), "SAMPLE_G_LZ": ("lz", False), "SAMPLE_C": ("auto", True),
-    "SAMPLE_C_LZ": ("lz", True), "SAMPLE_C_G": ("g", True), "SAMPLE_C_G_LZ": ("lz", True),
+#: sampling instructions: how the LOD is found (auto, l, lb, lz, g) and the source channel holding
+#: the compare reference (None: not a compare). The compare samples read it from W, except those
+#: with an LOD or bias, SAMPLE_C_L and SAMPLE_C_LB, whose W holds that LOD or bias and Z the
+#: reference (coordinates in X and Y). Source: Mesa's r600 register header (r600d.h:
+#: "SQ_TEX_INST_SAMPLE_C_L 0x19 /* src.xy = texcoord, src.y = array index (if needed), src.z =
+#: depth, src.w = lod */", SAMPLE_C_LB likewise with "src.w = bias"), and its TGSI compiler, which
+#: leaves the reference in Z only for these two. Those two run on 1D and 2D textures only: the
+#: place of a layer or a third coordinate is not given for them.
+SAMPLE_KINDS: dict[str, tuple[str, int | None]] = {
+    "SAMPLE": ("auto", None), "SAMPLE_L": ("l", None), "SAMPLE_LB": ("lb", None), "SAMPLE_LZ": ("lz", None),
+    "SAMPLE_G": ("g", None), "SAMPLE_G_LZ": ("lz", None), "SAMPLE_C": ("auto", 3),
+    "SAMPLE_C_LZ": ("lz", 3), "SAMPLE_C_G": ("g", 3), "SAMPLE_C_G_LZ": ("lz", 3),
+    "SAMPLE_C_L": ("l", 2), "SAMPLE_C_LB": ("lb", 2),
 }
 UNSUPPORTED_TEX = {
     "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
     "SAMPLE_G_LB": "see SAMPLE_G_L",
-    "SAMPLE_C_L": "the compare reference and the LOD would both be in W; the layout is not documented",
-    "SAMPLE_C_LB": "see SAMPLE_C_L", "SAMPLE_C_G_L": "see SAMPLE_C_L", "SAMPLE_C_G_LB": "see SAMPLE_C_L",
+    "SAMPLE_C_G_L": "the places of the compare reference and the LOD are not documented (SAMPLE_C_L's are)",
+    "SAMPLE_C_G_LB": "see SAMPLE_C_G_L",
     "KEEP_GRADIENTS": "needs the hardware's gradient registers between instructions of other lanes",
     "GET_LERP": "the lerp-factor result is not documented",
     "GET_SAMPLE_INFO": "multisample surfaces are not modelled",
@@ -368,7 +376,10 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             out[lanes] = np.where(ok[:, None], texels, 0)
         m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
         return
-    mode, compare = SAMPLE_KINDS[name]
+    mode, refchan = SAMPLE_KINDS[name]
+    if refchan == 2 and tex.kind not in ("1d", "2d"):
+        raise VMError(f"{name} on a {tex.kind} texture: where its layer or third coordinate is read "
+                      "is not documented")
     sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
     bias = T.tex_fixed("LOD_BIAS", f["LOD_BIAS"])
     lod: np.ndarray
@@ -394,6 +405,6 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
     normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
     offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
                T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
-    ref = src[3] if compare else None
+    ref = None if refchan is None else src[refchan]  # SAMPLE_C_L/LB: 1D/2D, which read no Z coordinate
     texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

@@ -38,7 +38,16 @@ from shaderkit.isa.latte.disasm import (
 )
 from shaderkit.isa.latte.words import unpacker
 from shaderkit.vm.latte import fetch as FX
-from shaderkit.vm.latte.semantics import F32, I32, SEMANTICS, U32, UNSUPPORTED, Semantic
+from shaderkit.vm.latte.semantics import (
+    F32,
+    I32,
+    SEMANTICS,
+    U32,
+    UNSUPPORTED,
+    Semantic,
+    join_double,
+    split_double,
+)
 from shaderkit.vm.legacy_float import saturate
 
 GPRS = 128
@@ -61,6 +70,14 @@ class AluInst:
     sem: Semantic | None
     unit: int
     op3: bool
+    #: per source: (SEL, CHAN, REL, ABS, NEG), read from ``f`` once (ABS only for OP2 sources 0-1)
+    srcs: tuple[tuple[int, int, int, int, int], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        f = self.f
+        self.srcs = tuple((f.get(f"SRC{i}_SEL", 0), f.get(f"SRC{i}_CHAN", 0), f.get(f"SRC{i}_REL", 0),
+                           f.get(f"SRC{i}_ABS", 0) if i < 2 and not self.op3 else 0, f.get(f"SRC{i}_NEG", 0))
+                          for i in range(3))
 
 
 @dataclass
@@ -228,6 +245,11 @@ def _selected(values: Sequence[np.ndarray] | np.ndarray, sel: int, one: int, wha
 
 def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(U32) if a.dtype != U32 else a
+
+
+def _lanes(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` broadcast to (n,) lanes (itself when it has that shape: broadcast_to costs microseconds)."""
+    return a if a.shape == (n,) else np.broadcast_to(a, (n,))
 
 
 # -- the executor --------------------------------------------------------------------------------
@@ -485,9 +507,10 @@ class Machine:
         banks = self.kcache(cf)
         for group in groups:
             self.step()
-            if not self.w.active().any():
+            active = self.w.active()
+            if not active.any():
                 continue
-            self.alu_group(group, banks)
+            self.alu_group(group, banks, active)
 
     def index(self, f: Mapping[str, int]) -> np.ndarray | int:
         """The relative index of INDEX_MODE: AR.x-w per lane or AL."""
@@ -502,7 +525,7 @@ class Machine:
                banks: list[tuple[int, int, int]], ftype: str) -> np.ndarray:
         """Source ``i`` of ``inst`` as float32/int32/uint32 lanes (modifiers applied to floats)."""
         f = inst.f
-        sel, chan, rel = f[f"SRC{i}_SEL"], f[f"SRC{i}_CHAN"], f[f"SRC{i}_REL"]
+        sel, chan, rel, absolute, negate = inst.srcs[i]
         w = self.w
         bits: np.ndarray
         if sel <= T.ALU_SRC_GPR_LAST:
@@ -510,7 +533,7 @@ class Machine:
                 idx = np.clip(sel + self.index(f), 0, GPRS - 1)
                 bits = w.gpr[idx, chan, self.lane_index] if isinstance(idx, np.ndarray) else w.gpr[int(idx), chan]
             else:
-                bits = w.gpr[sel, chan].copy()  # results must not alias registers written later
+                bits = w.gpr[sel, chan]  # a view: alu_group copies a result that is one
         elif sel >= T.ALU_SRC_CFILE:
             bits = self.constant(self.env.cfile, sel - T.ALU_SRC_CFILE, chan, self.index(f) if rel else 0)
         elif T.ALU_SRC_KCACHE0 <= sel < T.ALU_SRC_KCACHE1 + 32:
@@ -545,9 +568,9 @@ class Machine:
             name = T.ALU_SRC_NAMES.get(sel, str(sel))
             raise VMError(f"{inst.op.name} reads source {name}, which the VM does not provide")
         if ftype == "f":
-            if i < 2 and not inst.op3 and f[f"SRC{i}_ABS"]:
+            if absolute:
                 bits = bits & U32(0x7FFFFFFF)
-            if f[f"SRC{i}_NEG"]:
+            if negate:
                 bits = bits ^ U32(0x80000000)
             return bits.view(F32)
         return bits.view(I32 if ftype == "i" else U32)
@@ -564,33 +587,47 @@ class Machine:
             return table[idx, chan:chan + 1]
         return np.zeros(1, U32)
 
-    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]]) -> None:
-        """Execute one instruction group: all sources read first, then every write."""
+    def alu_group(self, group: AluGroup, banks: list[tuple[int, int, int]], active: np.ndarray) -> None:
+        """Execute one instruction group: all sources read first, then every write (``active``:
+        ``Wave.active()``)."""
         w = self.w
-        active = w.active()
+        every = bool(active.all())
         writes: list[tuple[AluInst, np.ndarray, np.ndarray]] = []  # inst, bits, lanes
         pv: list[np.ndarray | None] = [None] * 5
         new_ar: list[tuple[int, np.ndarray]] = []
         pred_update: np.ndarray | None = None
         exec_update: np.ndarray | None = None
         kills = np.zeros(w.n, bool)
-        reductions: dict[str, list[AluInst]] = {}
+        spans: dict[tuple[str, int], list[AluInst]] = {}  # (op, pair of slots) -> DOT4, CUBE, 64-bit ops
         for inst in group.insts:
             sem = inst.sem
             if sem is None:
                 reason = UNSUPPORTED.get(inst.op.name, "opcode not in the ISA table")
                 raise VMError(f"ALU opcode {inst.op.name} cannot be executed: {reason}")
-            if sem.kind == "reduce":
-                reductions.setdefault(inst.op.name, []).append(inst)
+            if sem.kind in ("reduce", "wide"):
+                pair = inst.unit // 2 if sem.kind == "wide" and sem.slots == 2 else 0
+                spans.setdefault((inst.op.name, pair), []).append(inst)
         results: dict[int, np.ndarray] = {}
-        for name, insts in reductions.items():
+        for (name, pair), insts in spans.items():
             sem = insts[0].sem
             assert sem is not None and sem.fn is not None
+            if sem.kind == "reduce":
+                units, where = [0, 1, 2, 3], "the four vector slots"
+            elif sem.slots == 4:
+                units, where = [0, 1, 2, 3], "the slots x, y, z and w"
+            else:
+                units, where = [2 * pair, 2 * pair + 1], "the slots x and y, or z and w,"
             by_unit = {inst.unit: inst for inst in insts}
-            if sorted(by_unit) != [0, 1, 2, 3]:
-                raise VMError(f"{name} needs the four vector slots of its group")
-            srcs = [[self.source(by_unit[u], i, group.literals, banks, kind)
-                     for i, kind in enumerate(sem.ins)] for u in range(4)]
+            if sorted(by_unit) != units:
+                raise VMError(f"{name} needs {where} of its group")
+            slots = [by_unit[u] for u in units]
+            if sem.kind == "wide":
+                pred, execute = self.wide(name, slots, group.literals, banks, results)
+                pred_update = pred if pred is not None else pred_update
+                exec_update = execute if execute is not None else exec_update
+                continue
+            srcs = [[self.source(inst, i, group.literals, banks, kind) for i, kind in enumerate(sem.ins)]
+                    for inst in slots]
             value = sem.fn(srcs)
             per_unit = value if isinstance(value, list) else [value] * 4
             for u in range(4):
@@ -598,7 +635,7 @@ class Machine:
         for inst in group.insts:
             sem = inst.sem
             assert sem is not None
-            if sem.kind == "reduce":
+            if sem.kind in ("reduce", "wide"):
                 continue
             args = [self.source(inst, i, group.literals, banks, sem.ins[i]) for i in range(len(sem.ins))]
             if sem.kind == "nop":
@@ -608,7 +645,7 @@ class Machine:
                 out = sem.fn(*args)
                 results[inst.unit] = self.finish(inst, np.asarray(out, {"f": F32, "i": I32, "u": U32}[sem.out]))
             elif sem.kind in ("pred", "kill"):
-                cond = np.broadcast_to(sem.fn(*args), (w.n,))
+                cond = _lanes(np.asarray(sem.fn(*args)), w.n)
                 results[inst.unit] = self.finish(inst, np.where(cond, F32(1), F32(0)).astype(F32))
                 if sem.kind == "kill":
                     kills |= cond & active
@@ -625,7 +662,9 @@ class Machine:
         for inst in group.insts:
             if inst.unit not in results:
                 continue
-            bits = _bits(np.broadcast_to(results[inst.unit], (w.n,)))
+            bits = _bits(_lanes(results[inst.unit], w.n))
+            if np.may_share_memory(bits, w.gpr):  # a source register passed on (MOV): the writes
+                bits = bits.copy()                # below must not change it, nor PV later
             pv[inst.unit] = bits
             if inst.sem is not None and inst.sem.kind == "mova":
                 continue
@@ -639,7 +678,7 @@ class Machine:
                 lanes = lanes & w.pred
             writes.append((inst, bits, lanes))
         for inst, bits, lanes in writes:
-            self.write(inst, bits, lanes)
+            self.write(inst, bits, lanes, every and lanes is active)
         for unit in range(4):
             if pv[unit] is not None:
                 w.pv[unit] = pv[unit]  # type: ignore[assignment]
@@ -654,6 +693,82 @@ class Machine:
         if kills.any():
             w.alive = w.alive & ~kills
 
+    def wide(self, name: str, slots: list[AluInst], literals: list[int], banks: list[tuple[int, int, int]],
+             results: dict[int, np.ndarray]) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """One 64-bit instruction over its ``slots`` (its instructions in slot order, 2 or 4 of
+        them): stores each slot's result bits in ``results``; returns the new predicate and the new
+        execute mask that the first slot's UPDATE_PRED / UPDATE_EXECUTE_MASK ask of a PRED_SET*_64
+        (None: unchanged).
+
+        The layout (which slot holds which word of a source or result) is applied here alone.
+        Sources: Mesa's r600 compiler, both its NIR backend (src/gallium/drivers/r600/sfn/sfn_instr_alu.cpp: emit_alu_op2_64bit,
+        emit_alu_f2f64, emit_alu_f2f32, emit_alu_op1_64bit; src64(src, k, 1) is the high word, as
+        emit_alu_neg / emit_alu_abs64 show by putting the sign modifier there) and its older TGSI
+        backend (r600_shader.c: tgsi_op2_64_params with fp64_switch, cayman_mul_double_instr,
+        tgsi_dfracexp, egcm_int_to_double), which agree with AMD's R700 document writing the double
+        operands as ``src.YX`` and the result as ``dst.YX``:
+
+        * a double source operand k is read as two 32-bit words: the HIGH word (sign, exponent) is
+          source k of the instruction in the first slot of the group (x, or z), the LOW word is source
+          k of the instruction in the last slot (y or w; w for the four-slot MUL_64 and FREXP_64, whose
+          slots x, y and z carry the high words in Mesa's MUL_64). NEG/ABS of the first slot's
+          instruction act on the high word, which holds the sign.
+        * a 32-bit source operand (FLT32_TO_FLT64's float, LDEXP_64's exponent ``src0.X``) is source k
+          of the first slot's instruction (Mesa puts 0 in the second slot of FLT32_TO_FLT64).
+        * a double result is written LOW word to the first slot (x or z), HIGH word to the next (y or
+          w): Mesa reads f2f64's result as (dest 0, dest 1) = (low, high). MUL_64 writes the result in
+          x, y and again in z, w (cayman_mul_double_instr, which Mesa also uses on Evergreen, copies
+          z and w for a .zw destination). FREXP_64 writes the exponent (int32) to y and the significand
+          (a double in [0.5, 1)) to z (low) and w (high) (tgsi_dfracexp). A 32-bit result
+          (FLT64_TO_FLT32, PRED_SET*_64's 1.0/0.0) is read from the first slot (tgsi_op2_64_params with
+          ``singledest``). CLAMP of the first slot's instruction clamps a double result to [0, 1]
+          (Mesa's fsat on doubles is ADD_64 + 0 with the clamp bit on the x slot).
+
+        VM choices where no source says: slots whose result Mesa never reads (the second slot of a
+        32-bit result, FREXP_64's x) get the 32-bit result again (FREXP_64's x: the exponent); OMOD on a
+        64-bit instruction is refused (VMError): what it would scale is not documented.
+        """
+        sem = slots[0].sem
+        assert sem is not None and sem.fn is not None
+        first, last = slots[0], slots[-1]
+        units = [inst.unit for inst in slots]
+        if any(inst.f["OMOD"] for inst in slots):
+            raise VMError(f"{name} with an output modifier (OMOD): its meaning on a 64-bit result is not documented")
+        args = []
+        for k, kind in enumerate(sem.ins):
+            if kind == "d":  # high word from the first slot, low word from the last
+                hi = self.source(first, k, literals, banks, "f").view(U32)
+                args.append(join_double(hi, self.source(last, k, literals, banks, "u")))
+            else:
+                args.append(self.source(first, k, literals, banks, kind))
+        value = sem.fn(*args)
+        if sem.out == "pred":
+            cond = np.broadcast_to(value, (self.w.n,))
+            bits = np.where(cond, F32(1), F32(0)).astype(F32).view(U32)
+            for u in units:
+                results[u] = bits
+            return (cond if first.f.get("UPDATE_PRED") else None,
+                    cond if first.f.get("UPDATE_EXECUTE_MASK") else None)
+        if sem.out == "f":  # a 32-bit result, in every slot
+            bits = np.asarray(value, F32)
+            if first.f["CLAMP"]:
+                bits = saturate(bits)
+            for u in units:
+                results[u] = bits.view(U32)
+            return None, None
+        if sem.out == "frexp":  # (significand, exponent): x, y the exponent; z, w the significand
+            value, exp = value
+            exp_bits = np.asarray(exp, I32).view(U32)
+            words = [exp_bits, exp_bits, *split_double(value)]
+        else:  # a double: (low, high) in x, y and again in z, w
+            value = np.asarray(value, np.float64)
+            if first.f["CLAMP"]:
+                value = saturate(value, np.float64)
+            words = [*split_double(value)] * 2
+        for u, word in zip(units, words):
+            results[u] = word
+        return None, None
+
     def finish(self, inst: AluInst, value: np.ndarray) -> np.ndarray:
         """OMOD and CLAMP on a float result; returns the result's bits."""
         sem = inst.sem
@@ -666,8 +781,9 @@ class Machine:
                 value = saturate(value)
         return value.view(U32) if value.dtype != U32 else value
 
-    def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray) -> None:
-        """Write an ALU result to its destination GPR channel for ``lanes``."""
+    def write(self, inst: AluInst, bits: np.ndarray, lanes: np.ndarray, every: bool = False) -> None:
+        """Write an ALU result to its destination GPR channel for ``lanes`` (``every``: the caller
+        knows they are all lanes)."""
         w = self.w
         f = inst.f
         dst, chan = f["DST_GPR"], f["DST_CHAN"]
@@ -676,7 +792,7 @@ class Machine:
             sel = np.flatnonzero(lanes)
             w.gpr[idx[sel], chan, sel] = bits[sel]
             return
-        if lanes.all():
+        if every or lanes.all():
             w.gpr[dst, chan] = bits
         else:
             w.gpr[dst, chan] = np.where(lanes, bits, w.gpr[dst, chan])
@@ -737,6 +853,7 @@ class Machine:
             if kind is None:
                 raise VMError(f"export TYPE {f['TYPE']} is not PIX, POS or PARAM")
             sels = [f[f"SEL_{c}"] for c in "XYZW"]
+            every = bool(active.all())
             for k in range(burst):
                 reg = self.gpr_rel(f["RW_GPR"] + k, f["RW_REL"])
                 base = f["ARRAY_BASE"] + k
@@ -748,8 +865,11 @@ class Machine:
                 for chan, sel in enumerate(sels):
                     if sel == T.SEL_MASK:
                         continue
-                    v = np.broadcast_to(_selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export"), (w.n,))
-                    out[active, chan] = v[active]
+                    v = _selected(w.gpr[reg], sel, FX.FLOAT_ONE_BITS, "export")
+                    if every:
+                        out[:, chan] = v
+                    else:
+                        out[active, chan] = np.broadcast_to(v, (w.n,))[active]
             return
         if name == "UNKNOWN":
             raise VMError(f"export CF_INST {f['CF_INST']:#x} is not defined")

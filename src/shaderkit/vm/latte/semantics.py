@@ -10,7 +10,8 @@ Kinds: ``map`` (element-wise result), ``pred`` (PRED_SET*: the function returns 
 the result is 1.0/0.0 and UPDATE_PRED / UPDATE_EXECUTE_MASK use the condition), ``kill`` (the
 condition kills the lane; the result is 1.0/0.0), ``mova`` (the function returns the integer
 loaded into AR), ``reduce`` (DOT4, DOT4_IEEE, MAX4, CUBE: one result from the four vector
-slots), ``nop``.
+slots), ``wide`` (the 64-bit float opcodes: one operation spread over two or four vector slots,
+laid out over them by ``Machine.wide``), ``nop``.
 
 Numeric rules (from AMD's R700 ISA document, Mesa's r600 compiler and decaf-emu, see the
 package docstring for the full list of choices):
@@ -60,6 +61,8 @@ class Semantic:
     ins: str
     out: str
     fn: Fn | None = None
+    #: vector slots one ``wide`` instruction spans (2: x+y or z+w; 4: x+y+z+w)
+    slots: int = 0
 
 
 # -- float helpers -------------------------------------------------------------------------------
@@ -213,6 +216,60 @@ def cube(s: list[list[np.ndarray]]) -> list[np.ndarray]:
     return [_fit(tc), _fit(sc), _fit(ma * F32(2)), face]
 
 
+# -- 64-bit floats (``wide``) ----------------------------------------------------------------------
+# The slot layout of these instructions (which slot holds which word of a source or result) is
+# applied by the machine alone: see ``Machine.wide`` in machine.py.
+
+
+def join_double(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """The float64 values whose high and low 32-bit words are ``hi`` and ``lo`` (uint32)."""
+    hi, lo = np.broadcast_arrays(np.asarray(hi).view(U32), np.asarray(lo).view(U32))
+    bits = (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
+    return bits.view(np.float64)
+
+
+def split_double(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low word, high word) as uint32 of float64 ``value``."""
+    bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
+    return (bits & np.uint64(0xFFFFFFFF)).astype(U32), (bits >> np.uint64(32)).astype(U32)
+
+
+def ldexp64(exponent: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """LDEXP_64 as AMD's R700 document gives it (section 9, "LDEXP_64", table 9.6): src1 (the
+    double) times 2**src0 (a 32-bit integer) by adding src0 to the biased exponent field. An
+    infinite or NaN src1 is returned unchanged; a zero or denormal src1 gives a zero of its sign
+    (denormals are not scaled); a new exponent of 0x7FF or more gives an infinity of src1's sign
+    and one of 0 or less a zero of its sign (the result is never denormal). Operand order is the
+    R700 document's; Mesa's Evergreen TGSI backend has DLDEXP pass the double as src0 and the
+    exponent as src1, the other way round, but that path never runs (r600 reports no
+    PIPE_SHADER_CAP_TGSI_DFRACEXP_DLDEXP_SUPPORTED), so the document is followed."""
+    bits = np.ascontiguousarray(value, dtype=np.float64).view(np.uint64)
+    sign = bits & np.uint64(1 << 63)
+    exp = (bits >> np.uint64(52) & np.uint64(0x7FF)).astype(np.int64)
+    mant = bits & np.uint64((1 << 52) - 1)
+    new = exp + np.asarray(exponent).view(I32).astype(np.int64)
+    inf = sign | np.uint64(0x7FF << 52)
+    scaled = sign | (new.astype(np.uint64) << np.uint64(52)) | mant  # used only where 0 < new < 0x7FF
+    out = np.where(exp == 0x7FF, bits,
+                   np.where(exp == 0, sign, np.where(new >= 0x7FF, inf, np.where(new <= 0, sign, scaled))))
+    return out.view(np.float64)
+
+
+def frexp64(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FREXP_64: (significand, exponent) with value = significand * 2**exponent and the
+    significand's magnitude in [0.5, 1), as C's frexp (the GLSL frexp Mesa implements with it).
+    Zero gives (zero, 0); infinities and NaNs, which no source covers, give (value, 0) as C's
+    frexp does (the VM's choice). The slot layout is tgsi_dfracexp's in Mesa's TGSI backend,
+    written by the driver's authors but never run (r600 reports no DFRACEXP support); no other
+    source gives it."""
+    mant, exp = np.frexp(np.asarray(value, np.float64))
+    return mant, exp.astype(I32)
+
+
+def _wide(ins: str, out: str, fn: Fn, slots: int = 2) -> Semantic:
+    return Semantic("wide", ins, out, fn, slots)
+
+
 def _m(ins: str, out: str, fn: Fn) -> Semantic:
     return Semantic("map", ins, out, fn)
 
@@ -340,17 +397,27 @@ SEMANTICS: dict[str, Semantic] = {
     "CNDE_INT": _m("iii", "i", _cnd(lambda a: a == 0)),
     "CNDGT_INT": _m("iii", "i", _cnd(lambda a: a > 0)),
     "CNDGE_INT": _m("iii", "i", _cnd(lambda a: a >= 0)),
+    # 64-bit floats: IEEE double arithmetic on word pairs laid out as Machine.wide says
+    "ADD_64": _wide("dd", "d", np.add),
+    "MUL_64": _wide("dd", "d", np.multiply, 4),
+    "FLT32_TO_FLT64": _wide("f", "d", lambda a: a.astype(np.float64)),
+    "FLT64_TO_FLT32": _wide("d", "f", lambda a: a.astype(F32)),
+    "FRACT_64": _wide("d", "d", lambda a: fract(a, np.float64)),
+    "LDEXP_64": _wide("id", "d", ldexp64),
+    "FREXP_64": _wide("d", "frexp", frexp64, 4),
+    "PRED_SETE_64": _wide("dd", "pred", _EQ),
+    "PRED_SETGT_64": _wide("dd", "pred", _GT),
+    "PRED_SETGE_64": _wide("dd", "pred", _GE),
 }
 
-_DOUBLE = "double-precision (64-bit pair) operations are not implemented"
+_DOUBLE = ("Mesa's r600 compiler, the source of the 64-bit slot layout, does not emit it (it uses FMA_64, "
+           "which R700 lacks) and AMD's R700 document was not found for its layout")
 _PRED_COUNTER = ("a DX9 predicate-counter operation whose exact rule AMD's R700 document does not "
                  "give; Wii U compilers do not emit it")
 _EVERGREEN = "an Evergreen-only operation with no R700 meaning"
 #: ALU opcodes of the table that the VM refuses, and why
 UNSUPPORTED: dict[str, str] = {
-    "FREXP_64": _DOUBLE, "ADD_64": _DOUBLE, "MUL_64": _DOUBLE, "FLT64_TO_FLT32": _DOUBLE,
-    "FLT32_TO_FLT64": _DOUBLE, "LDEXP_64": _DOUBLE, "FRACT_64": _DOUBLE, "PRED_SETGT_64": _DOUBLE,
-    "PRED_SETE_64": _DOUBLE, "PRED_SETGE_64": _DOUBLE, "MULADD_64": _DOUBLE,
+    "MULADD_64": _DOUBLE,
     "MULADD_64_M2": _DOUBLE, "MULADD_64_M4": _DOUBLE, "MULADD_64_D2": _DOUBLE,
     "PRED_SET_INV": _PRED_COUNTER, "PRED_SET_POP": _PRED_COUNTER, "PRED_SET_CLR": _PRED_COUNTER,
     "PRED_SET_RESTORE": _PRED_COUNTER, "PRED_SETE_PUSH": _PRED_COUNTER,
@@ -363,7 +430,8 @@ UNSUPPORTED: dict[str, str] = {
     "SET_MODE": _EVERGREEN, "SET_CF_IDX0": _EVERGREEN, "SET_CF_IDX1": _EVERGREEN,
     "SET_LDS_SIZE": _EVERGREEN, "MOVA_GPR_INT": _EVERGREEN,
     "RECIP_INT": "the signed integer reciprocal's rounding and sign rules are not documented",
-    "MUL_LIT": "the LIT helper's exact rule is not documented", "MUL_LIT_M2": "see MUL_LIT",
+    "MUL_LIT": ("Mesa's r600 compiler shows its use (LIT's z = EXP_IEEE(MUL_LIT(LOG_CLAMPED(y), w, x))) but "
+                "no source found gives its result for src2 <= 0, infinities and NaNs"), "MUL_LIT_M2": "see MUL_LIT",
     "MUL_LIT_M4": "see MUL_LIT", "MUL_LIT_D2": "see MUL_LIT",
 }
 
