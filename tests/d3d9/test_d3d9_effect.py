@@ -738,3 +738,70 @@ def test_run_takes_a_shader_of_an_effect_by_member_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["run", f"{path}//T/P/VertexShader", "--uniform", "c0=1,2,3,4", "--count", "2"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["COLOR0"] == [[1, 2, 3, 4], [1, 2, 3, 4]]
+
+
+def pass_effect(tname: bytes, pname: bytes) -> bytes:
+    """``technique TNAME { pass PNAME { VertexShader = asm {...}; } }`` (no parameter)."""
+    # block: zero word; at 4 the state's type: VertexShader (16), object (4), no name (20 bytes);
+    # at 24 its value: object id 1; then the technique's and the pass's names
+    block = words(0) + words(16, 4, 0, 0, 0) + words(1)
+    t_at = len(block)
+    block += string(tname)
+    p_at = len(block)
+    block += string(pname)
+    recs = (words(0, 1, 1, 2) + words(t_at, 0, 1) + words(p_at, 0, 1) + words(146, 0, 4, 24)
+            + words(0, 1) + words(0, 0, 0xFFFFFFFF, 0, 0, len(VS11)) + VS11)
+    return words(TAG, len(block)) + block + recs
+
+
+def parameter_effect(name: bytes, count: int, sampler_shader: bool = False) -> bytes:
+    """``VertexShader NAME[COUNT]`` holding object ids 1..COUNT, the last of them a shader (a small
+    object); ``sampler_shader``: a large object of the parameter (technique 0xFFFFFFFF) holds one too."""
+    # block: zero word; at 4 the type: VertexShader (16), object (4), name after the ids, COUNT
+    # elements (20 bytes); at 24 the ids; then the name
+    name_at = 24 + 4 * count
+    block = words(0) + words(16, 4, name_at, 0, count) + words(*range(1, count + 1)) + string(name)
+    recs = (words(1, 0, 0, count + 1) + words(4, 24, 0, 0)
+            + words(1, int(sampler_shader)) + words(count, len(VS11)) + VS11)
+    if sampler_shader:
+        recs += words(0xFFFFFFFF, 0, 0, 0, 0, len(VS11)) + VS11
+    return words(TAG, len(block)) + block + recs
+
+
+def test_member_names_of_long_technique_and_pass_names_are_their_indices() -> None:
+    # names of up to MAX_MEMBER_NAME (256) characters make the member name; a longer one gives its index
+    for tname, pname, member in ((b"T" * 256, b"P", "T" * 256 + "/P/VertexShader"),
+                                 (b"T" * 257, b"P", "0/P/VertexShader"),
+                                 (b"T", b"P" * 257, "T/0/VertexShader"),
+                                 (b"T" * 100_000, b"P" * 100_000, "0/0/VertexShader")):
+        data = pass_effect(tname, pname)
+        effect = D3D9Effect.from_bytes(data)
+        assert effect.records is not None and effect.to_bytes() == data
+        assert effect.techniques[0].name == tname.decode() and effect.techniques[0].passes[0].name == pname.decode()
+        assert effect.member_names() == [member]
+        assert effect.member(member) == VS11
+
+
+def test_member_names_of_a_long_parameter_name_are_its_index() -> None:
+    data = parameter_effect(b"v" * 256, 3, sampler_shader=True)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data
+    assert effect.member_names() == ["v" * 256 + "[2]", "v" * 256 + "/state0"]
+    data = parameter_effect(b"v" * 257, 3, sampler_shader=True)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data and effect.parameters[0].name == "v" * 257
+    assert effect.member_names() == ["parameter0[2]", "parameter0/state0"]
+    assert effect.object_owners() == {1: "parameter0[0]", 2: "parameter0[1]", 3: "parameter0[2]"}
+
+
+def test_only_the_objects_that_hold_a_shader_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 4096 distinct ids in one parameter, one of them a shader: one name is made (it was one per id,
+    # each as long as the parameter's name: 4096 x 100 KB)
+    data = parameter_effect(b"t" * 100_000, 4096)
+    effect = D3D9Effect.from_bytes(data)
+    assert effect.records is not None and effect.to_bytes() == data
+    made = []
+    original = D3D9Effect._owner_name
+    monkeypatch.setattr(D3D9Effect, "_owner_name", lambda self, i, k: made.append((i, k)) or original(self, i, k))
+    assert effect.member_names() == ["parameter0[4095]"]
+    assert made == [(0, 4095)]

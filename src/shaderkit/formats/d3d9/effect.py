@@ -126,6 +126,11 @@ INDEXED_STATES = frozenset(range(103, 121)) | frozenset(range(125, 127)) | froze
 USAGE_NAMES = {0: "code", 1: "parameter", 2: "array_selector"}
 #: type descriptors nest at most this deep (struct members)
 MAX_DEPTH = 16
+#: the longest parameter, technique or pass name a shader's member name is made of
+#: (:meth:`D3D9Effect.shader_members`): a longer one (or an empty one) is named by its index instead
+#: (``parameter3``, a technique's or pass's index), so that every member name is short whatever
+#: names the input stores (fxc's names are identifiers: far shorter)
+MAX_MEMBER_NAME = 256
 #: What expanding the records costs of the input's allocation budget (:mod:`shaderkit.io.limits`:
 #: 64 budget bytes per input byte, plus a slack). Every item of the model (a record, a type
 #: descriptor or struct member, a string, a value, a sampler element, a state) is read from bytes of
@@ -901,18 +906,38 @@ class D3D9Effect(ShaderFile):
         raise KeyError(f"no parameter {name!r}")
 
     def object_owners(self) -> dict[int, str]:
-        """Object id -> the parameter (``name`` or ``name[k]``) or state whose value holds it."""
-        owners: dict[int, str] = {}
-        for p in self.parameters:
-            ids = p.value.ids
-            for k, object_id in enumerate(ids):
-                owners.setdefault(object_id, f"{p.name}[{k}]" if p.type.elements else p.name)
+        """Object id -> the parameter (``name`` or ``name[k]``) whose value holds it first (a name
+        empty or longer than :data:`MAX_MEMBER_NAME`: ``parameterI``)."""
+        return {object_id: self._owner_name(*slot) for object_id, slot in self._owner_slots(None).items()}
+
+    def _owner_slots(self, wanted: set[int] | None) -> dict[int, tuple[int, int]]:
+        """Object id -> (parameter index, element) of the first parameter value that holds it, for
+        the ids of ``wanted`` (None: every id); no name is made here."""
+        owners: dict[int, tuple[int, int]] = {}
+        for i, p in enumerate(self.parameters):
+            for k, object_id in enumerate(p.value.ids):
+                if object_id not in owners and (wanted is None or object_id in wanted):
+                    owners[object_id] = (i, k)
         return owners
+
+    def _owner_name(self, i: int, k: int) -> str:
+        """``name`` or ``name[k]`` for element ``k`` of parameter ``i``'s value."""
+        name = self._parameter_name(i)
+        return f"{name}[{k}]" if self.parameters[i].type.elements else name
+
+    def _parameter_name(self, i: int) -> str:
+        """Parameter ``i``'s name in a member name: ``parameterI`` when there is no such parameter
+        or its name is empty or longer than :data:`MAX_MEMBER_NAME`."""
+        params = self.parameters
+        name = params[i].name if i < len(params) else None
+        return name if name and len(name) <= MAX_MEMBER_NAME else f"parameter{i}"
 
     def shader_members(self) -> dict[str, SmallObject | LargeObject]:
         """Every shader of the effect by member name: ``TECHNIQUE/PASS/STATE`` for the shader a pass
-        state holds (names, or the index when a name is empty or repeated), ``PARAMETER`` or
-        ``PARAMETER[k]`` for the shader a parameter is initialised with, ``object/ID`` else."""
+        state holds (names, or the index when a name is empty, repeated or longer than
+        :data:`MAX_MEMBER_NAME`), ``PARAMETER`` or ``PARAMETER[k]`` for the shader a parameter is
+        initialised with (``parameterI`` for a name empty or too long), ``object/ID`` else. Names
+        are made only for the objects that hold a shader: each is bounded, and so is their work."""
         if self.records is None:
             return {}
         out: dict[str, SmallObject | LargeObject] = {}
@@ -926,21 +951,22 @@ class D3D9Effect(ShaderFile):
             last[base] = n
             out[name] = item
 
-        owners = self.object_owners()
-        for o in self.records.small_objects:
-            if o.shader is not None:
-                add(owners.get(o.id) or f"object/{o.id}", o)
+        shaders = [o for o in self.records.small_objects if o.shader is not None]
+        owners = self._owner_slots({o.id for o in shaders}) if shaders else {}
+        for o in shaders:
+            slot = owners.get(o.id)
+            add(self._owner_name(*slot) if slot is not None else f"object/{o.id}", o)
         techniques = self.techniques
-        tnames = _unique_names([t.name for t in techniques])
+        tnames: list[str] | None = None  # (made at the first shader of a pass)
         pass_names: dict[int, list[str]] = {}  # technique index -> its passes' names (made once)
         for lo in self.records.large_objects:
             if lo.shader is None:
                 continue
             if lo.technique == NO_TECHNIQUE:
-                params = self.parameters
-                pname = params[lo.index].name if lo.index < len(params) else f"parameter{lo.index}"
-                add(f"{pname}/state{lo.state}", lo)
+                add(f"{self._parameter_name(lo.index)}/state{lo.state}", lo)
             elif lo.technique < len(techniques) and lo.index < len(techniques[lo.technique].passes):
+                if tnames is None:
+                    tnames = _unique_names([t.name for t in techniques])
                 tech = techniques[lo.technique]
                 ps = tech.passes[lo.index]
                 pnames = pass_names.get(lo.technique)
@@ -1059,12 +1085,13 @@ def _class_name(klass: int) -> str:
 
 
 def _unique_names(names: list[str | None]) -> list[str]:
-    """Each name, or its index when it is empty or shared with another."""
+    """Each name, or its index when it is empty, shared with another or longer than
+    :data:`MAX_MEMBER_NAME`."""
     seen: dict[str, int] = {}
     for n in names:
-        if n:
+        if n and len(n) <= MAX_MEMBER_NAME:
             seen[n] = seen.get(n, 0) + 1
-    return [n if n and seen[n] == 1 else str(i) for i, n in enumerate(names)]
+    return [n if n and len(n) <= MAX_MEMBER_NAME and seen[n] == 1 else str(i) for i, n in enumerate(names)]
 
 
 def _value_text(t: EffectType, v: EffectValue | None) -> str:
