@@ -805,3 +805,19 @@ def test_only_the_objects_that_hold_a_shader_are_named(monkeypatch: pytest.Monke
     monkeypatch.setattr(D3D9Effect, "_owner_name", lambda self, i, k: made.append((i, k)) or original(self, i, k))
     assert effect.member_names() == ["parameter0[4095]"]
     assert made == [(0, 4095)]
+
+
+def test_a_cut_object_and_its_cut_padding_are_refused_where_they_end() -> None:
+    # the small effect's large object (its 6 words after the header, the block and 80 bytes of
+    # records: at 8 + 84 + 80 = 172) made 26 bytes long: its bytes lie at 196..222, its padding at 222..224
+    head = EFFECT[:172] + words(0, 0, 0xFFFFFFFF, 0, 0, 26)
+    assert len(head) == 196
+    # (a large object count of 1 needs 24 bytes of records; the four counts 16 bytes at 92)
+    for data, message, offset, context in (
+            (head + VS11[:26], "object padding needs 2 bytes, 0 left", 222, "FX2.large_objects[0]"),
+            (head + VS11[:20], "object needs 26 bytes, 20 left", 196, "FX2.large_objects[0]"),
+            (head[:192], "count: count 1 needs 24 bytes, 20 left", 172, "FX2.large_objects"),
+            (EFFECT[:100], "records needs 16 bytes, 8 left", 92, "FX2.counts")):
+        with pytest.raises(ShaderFormatError) as caught:
+            D3D9Effect.from_bytes(data)
+        assert (caught.value.message, caught.value.offset, caught.value.context) == (message, offset, context)

@@ -122,10 +122,12 @@ class Reader:
         return child
 
     # -- raw reads -------------------------------------------------------------------------
-    def need(self, size: int, what: str = "data") -> None:
-        """ShaderFormatError unless ``size`` bytes are left after the cursor (``what`` names them)."""
+    def need(self, size: int, what: str = "data", context: str | None = None) -> None:
+        """ShaderFormatError unless ``size`` bytes are left after the cursor (``what`` names them;
+        ``context``: the error's, this reader's by default)."""
         if size < 0 or self.pos + size > self.end:
-            raise self.error(f"{what} needs {size} bytes, {self.end - self.pos} left")
+            raise ShaderFormatError(f"{what} needs {size} bytes, {self.end - self.pos} left", self.pos,
+                                    self.context if context is None else context)
 
     def read(self, size: int, what: str = "data") -> bytes:
         """The next ``size`` bytes (cursor moves on); ShaderFormatError when fewer are left."""
@@ -185,15 +187,23 @@ class Reader:
 
     # -- checks ----------------------------------------------------------------------------
     def check_count(self, count: int, item_size: int, what: str = "table", offset: int | None = None) -> int:
-        """Refuse a count whose items cannot fit in the bytes left from ``offset``."""
+        """Refuse a count whose items cannot fit in the bytes left from ``offset`` (:meth:`fits`),
+        and spend their size of the allocation budget."""
+        base = self.pos if offset is None else offset
+        self.fits(count, item_size, what, base)
+        self.spend(count * max(item_size, 1), what, base)
+        return count
+
+    def fits(self, count: int, item_size: int, what: str = "table", offset: int | None = None,
+             context: str | None = None) -> None:
+        """ShaderFormatError unless ``count`` items of ``item_size`` bytes (at most MAX_TABLE_ENTRIES)
+        fit in the bytes left from ``offset`` (the cursor by default); nothing is spent. ``context``:
+        the error's, this reader's by default."""
         base = self.pos if offset is None else offset
         left = self.end - base
         if count < 0 or count > MAX_TABLE_ENTRIES or count * item_size > left:
-            raise self.error(
-                f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left", base
-            )
-        self.spend(count * max(item_size, 1), what, base)
-        return count
+            raise ShaderFormatError(f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left",
+                                    base, self.context if context is None else context)
 
     def spend(self, amount: int, what: str = "table", offset: int | None = None) -> None:
         """Charge ``amount`` bytes of work to the input's allocation budget (shared with every child

@@ -58,7 +58,6 @@ from shaderkit.formats.d3dx.ctab import (  # D3DXPARAMETER_CLASS
     CLASS_STRUCT,
     CLASS_VECTOR,
 )
-from shaderkit.io.limits import MAX_TABLE_ENTRIES
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -360,32 +359,21 @@ class NotUnderstood(ShaderFormatError):
 
 
 class _Expanded:
-    """Which bytes of one input the records were expanded from (a map of the input from ``start``
-    on, one byte per input byte), and the charge of each expansion to the input's allocation budget:
-    1 per byte read for the first time; REREAD_BYTE per byte read again plus REREAD_ITEM per item
-    made from it. One map serves every effect tried in one input (:func:`embedded_size`)."""
+    """Which bytes of one input the records were expanded from (a map of the whole input, one byte
+    per input byte), and the charge of each expansion to the input's allocation budget: 1 per byte
+    read for the first time; REREAD_BYTE per byte read again plus REREAD_ITEM per item made from
+    it. One map serves every effect tried in one input (:func:`embedded_size`)."""
 
-    def __init__(self, start: int, end: int) -> None:
-        self.start = start
-        self.map = bytearray(end - start)
-
-    def from_(self, start: int) -> _Expanded:
-        """This map, reaching down to ``start`` (a copy when it began later)."""
-        if start >= self.start:
-            return self
-        wider = _Expanded(start, start + len(self.map) + self.start - start)
-        wider.map[self.start - start :] = self.map
-        return wider
+    def __init__(self, size: int) -> None:
+        self.map = bytearray(size)
 
     def charge(self, r: Reader, at: int, size: int, items: int, context: str, what: str) -> None:
         """Charge ``items`` model items made from the ``size`` bytes at absolute offset ``at`` (inside
         the map) to ``r``'s budget; ShaderFormatError once the input implies more work than its size allows."""
         seen = self.map
-        lo = at - self.start
-        hi = lo + size
-        again = seen.count(1, lo, hi) if size else 0
+        again = seen.count(1, at, at + size) if size else 0
         if again < size:
-            seen[lo:hi] = _ONES * size
+            seen[at : at + size] = _ONES * size
         cost = size + again * REREAD_BYTE + items * REREAD_ITEM if again else size
         try:
             r.spend(cost, what, at)
@@ -409,7 +397,6 @@ class _Source:
         self.r = block
         self.data = block.data
         self.base = block.start
-        self.size = block.end - block.start
         self.expanded = expanded
 
     def span(self, offset: int, end: int) -> bytes:
@@ -417,11 +404,9 @@ class _Source:
         return self.data[self.base + offset : self.base + end]
 
     def fits(self, offset: int, count: int, item_size: int, context: str, what: str) -> None:
-        """ShaderFormatError unless ``count`` items of ``item_size`` bytes fit at block offset ``offset``."""
-        left = self.size - offset
-        if count > MAX_TABLE_ENTRIES or count * item_size > left:
-            raise ShaderFormatError(f"{what}: count {count} needs {count * item_size} bytes, {max(left, 0)} left",
-                                    self.base + offset, context)
+        """ShaderFormatError unless ``count`` items of ``item_size`` bytes fit at block offset ``offset``
+        (:meth:`~shaderkit.io.reader.Reader.fits`)."""
+        self.r.fits(count, item_size, what, self.base + offset, context)
 
     def charge(self, offset: int, size: int, items: int, context: str, what: str) -> None:
         """Charge ``items`` items made from ``size`` bytes at block offset ``offset`` (checked to fit)."""
@@ -532,29 +517,24 @@ class _Records:
     def words(self, count: int, context: str) -> tuple[int, ...]:
         r = self.r
         at = r.pos
-        if at + 4 * count > r.end:
-            raise ShaderFormatError(f"records needs {4 * count} bytes, {r.end - at} left", at, context)
+        r.need(4 * count, "records", context)
         self.expanded.charge(r, at, 4 * count, 1, context, "records")
         r.pos = at + 4 * count
         return _RECORD[count].unpack_from(r.data, at)
 
     def check(self, count: int, size: int, context: str) -> None:
-        r = self.r
-        left = r.end - r.pos
-        if count > MAX_TABLE_ENTRIES or count * size > left:
-            raise ShaderFormatError(f"count: count {count} needs {count * size} bytes, {max(left, 0)} left",
-                                    r.pos, context)
+        self.r.fits(count, size, "count", None, context)
 
     def blob(self, size: int, context: str) -> tuple[bytes, bytes]:
         """An object's ``size`` bytes and the padding to 4 after them."""
         r = self.r
         at = r.pos
-        end = at + size + (-size % 4)
+        pad = -size % 4
+        end = at + size + pad
+        if at + size > r.end:
+            raise ShaderFormatError(f"object needs {size} bytes, {r.end - at} left", at, context)
         if end > r.end:
-            what, need = ("object", size) if at + size > r.end else ("object padding", -size % 4)
-            left = r.end - (at if what == "object" else at + size)
-            raise ShaderFormatError(f"{what} needs {need} bytes, {left} left", at if what == "object" else at + size,
-                                    context)
+            raise ShaderFormatError(f"object padding needs {pad} bytes, {r.end - at - size} left", at + size, context)
         self.expanded.charge(r, at, end - at, 1, context, "object")
         r.pos = end
         data = r.data
@@ -587,7 +567,7 @@ def read_records(data: bytes, block_start: int, block_size: int, whole: Reader |
     if whole is None:
         whole = Reader(data)
     if expanded is None:
-        expanded = _Expanded(block_start, len(data))
+        expanded = _Expanded(len(data))
     src = _Source(whole.sub(block_start, block_size), expanded)
     layout = Layout()
     rec = _Records(whole.at(block_start + block_size), expanded)
@@ -1199,8 +1179,8 @@ def embedded_size(data: bytes, offset: int, memo: dict[Any, Any] | None = None) 
         if whole is None:
             whole = memo["fx2.reader"] = Reader(data)
         expanded = memo.get("fx2.expanded")
-        expanded = memo["fx2.expanded"] = (expanded.from_(offset) if expanded is not None
-                                           else _Expanded(offset, len(data)))
+        if expanded is None:
+            expanded = memo["fx2.expanded"] = _Expanded(len(data))
         _, _, end = read_records(data, offset + 8, size, whole, expanded)
     except ShaderFormatError:
         return None
