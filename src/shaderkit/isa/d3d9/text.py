@@ -154,24 +154,23 @@ def msvc_exponent(text: str) -> str:
 
 def fmt_def(word: int) -> str:
     """``def`` constants: ``%.9g`` with MSVC's three-digit exponent."""
-    value = _F32.unpack(_U32.pack(word))[0]
-    if value == 0:
-        return "-0" if word >> 31 else "0"
-    return msvc_exponent(f"{value:.9g}")
+    return _def_text(word, _F32.unpack(_U32.pack(word))[0])
 
 
 def fmt_defs(words: Sequence[int]) -> list[str]:
     """:func:`fmt_def` of each word, the floats unpacked at once (effect values of any length)."""
     count = len(words)
     values = struct.unpack(f"<{count}f", struct.pack(f"<{count}I", *words)) if count else ()
-    out = []
-    for word, value in zip(words, values):
-        if value == 0:
-            out.append("-0" if word >> 31 else "0")
-            continue
-        text = f"{value:.9g}"
-        out.append(msvc_exponent(text) if "e" in text else text)
-    return out
+    return [_def_text(word, value) for word, value in zip(words, values)]
+
+
+def _def_text(word: int, value: float) -> str:
+    """The text of ``value``, the float of ``word``: ``0``/``-0`` by the sign bit, else ``%.9g``
+    with MSVC's three-digit exponent."""
+    if value == 0:
+        return "-0" if word >> 31 else "0"
+    text = f"{value:.9g}"
+    return msvc_exponent(text) if "e" in text else text
 
 
 def _swizzle_suffix(swizzle: int) -> str:
