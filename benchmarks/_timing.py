@@ -1,4 +1,4 @@
-"""The benchmarks' one timer: the best of several runs."""
+"""The benchmarks' timers (best of several runs), and the options and JSON rows the VM benchmarks share."""
 
 from __future__ import annotations
 
