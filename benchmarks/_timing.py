@@ -1,7 +1,8 @@
-"""The benchmarks' one timer: the best of several runs."""
+"""The benchmarks' timers (best of several runs), and the options and JSON rows the VM benchmarks share."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 
@@ -28,3 +29,30 @@ def best_interleaved(funcs: list[Callable[[], object]], repeat: int,
             func()
             bucket.append(clock() - start)
     return [min(bucket) for bucket in times]
+
+
+def vm_arguments(description: str) -> argparse.Namespace:
+    """The options of the VM benchmarks: --lanes, --divergent-lanes, --repeat."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--lanes", type=int, default=1_000_000)
+    parser.add_argument("--divergent-lanes", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    return parser.parse_args()
+
+
+def kill_row(shader: str, lanes: int, killed: int, per_lane: int, seconds: float) -> dict[str, object]:
+    """The JSON row of a VM run whose lanes differ by a per-lane kill."""
+    return {"shader": shader, "lanes": lanes, "killed": killed, "instructions_per_lane": per_lane,
+            "vm_s": round(seconds, 4), "lanes_per_s": round(lanes / seconds),
+            "instructions_per_s": round(per_lane * lanes / seconds)}
+
+
+def run_facts() -> dict[str, object]:
+    """Peak memory of the process, NumPy and Python versions (the end of each VM benchmark's JSON)."""
+    import platform
+    import resource
+
+    import numpy as np
+
+    return {"peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "numpy": np.__version__, "python": platform.python_version()}

@@ -25,12 +25,9 @@ runs each.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import platform
 import re
-import resource
 import sys
 from pathlib import Path
 
@@ -42,7 +39,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
-from _timing import best_interleaved  # noqa: E402
+from _timing import best_interleaved, kill_row, run_facts, vm_arguments  # noqa: E402
 
 import shaderkit  # noqa: E402
 from shaderkit.isa.latte import disassemble  # noqa: E402
@@ -81,11 +78,7 @@ def hand_written(pos: np.ndarray, color: np.ndarray, tex: np.ndarray, proj: np.n
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lanes", type=int, default=1_000_000)
-    parser.add_argument("--divergent-lanes", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=7)
-    args = parser.parse_args()
+    args = vm_arguments(__doc__.splitlines()[0])
     n = args.lanes
 
     rng = np.random.default_rng(1)
@@ -141,18 +134,8 @@ def main() -> None:
         "vertex_instructions_per_s": round(per_vertex * n / vm_s),
         "max_abs_difference": worst,
         "tolerance": "position, fog rtol 1e-4 atol 1e-4; colour, texcoord exact",
-        "per_lane_kill": {
-            "shader": f"{KILL}#1",
-            "lanes": d,
-            "killed": int(killed.sum()),
-            "instructions_per_lane": per_pixel,
-            "vm_s": round(ps_s, 4),
-            "lanes_per_s": round(d / ps_s),
-            "instructions_per_s": round(per_pixel * d / ps_s),
-        },
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "numpy": np.__version__,
-        "python": platform.python_version(),
+        "per_lane_kill": kill_row(f"{KILL}#1", d, int(killed.sum()), per_pixel, ps_s),
+        **run_facts(),
     }, indent=2))
 
 

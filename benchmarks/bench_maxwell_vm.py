@@ -19,11 +19,8 @@ Times are the best process CPU time of ``--repeat`` interleaved runs, BLAS limit
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import platform
-import resource
 import sys
 from pathlib import Path
 
@@ -35,7 +32,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
-from _timing import best_interleaved  # noqa: E402
+from _timing import best_interleaved, run_facts, vm_arguments  # noqa: E402
 
 import shaderkit  # noqa: E402
 from shaderkit.vm.maxwell import MaxwellShader  # noqa: E402
@@ -56,11 +53,7 @@ def hand_written(pos: np.ndarray, uv: np.ndarray, color: np.ndarray, proj: np.nd
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lanes", type=int, default=1_000_000)
-    parser.add_argument("--divergent-lanes", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=7)
-    args = parser.parse_args()
+    args = vm_arguments(__doc__.splitlines()[0])
     n = args.lanes
 
     rng = np.random.default_rng(1)
@@ -117,9 +110,7 @@ def main() -> None:
             "lanes_per_s": round(d / font_s),
             "vertex_instructions_per_s": round(int(font_steps.sum()) / font_s),
         },
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "numpy": np.__version__,
-        "python": platform.python_version(),
+        **run_facts(),
     }, indent=2))
 
 
