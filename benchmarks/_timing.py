@@ -40,6 +40,14 @@ def vm_arguments(description: str) -> argparse.Namespace:
     return parser.parse_args()
 
 
+def peer_row(shader: str, lanes: int, instructions: int, vm_s: float, numpy_s: float) -> dict[str, object]:
+    """The JSON head of a VM benchmark: the VM against hand-written NumPy over ``lanes`` lanes that
+    ran ``instructions`` instructions in all."""
+    return {"shader": shader, "lanes": lanes, "instructions_per_vertex": instructions / lanes,
+            "vm_s": round(vm_s, 4), "hand_numpy_s": round(numpy_s, 5), "ratio": round(vm_s / numpy_s, 1),
+            "vm_lanes_per_s": round(lanes / vm_s), "vertex_instructions_per_s": round(instructions / vm_s)}
+
+
 def kill_row(shader: str, lanes: int, killed: int, per_lane: int, seconds: float) -> dict[str, object]:
     """The JSON row of a VM run whose lanes differ by a per-lane kill."""
     return {"shader": shader, "lanes": lanes, "killed": killed, "instructions_per_lane": per_lane,

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
-from _timing import best_interleaved, kill_row, run_facts, vm_arguments  # noqa: E402
+from _timing import best_interleaved, kill_row, peer_row, run_facts, vm_arguments  # noqa: E402
 
 import shaderkit  # noqa: E402
 from shaderkit.formats.dxbc.aon9 import bare_programs  # noqa: E402
@@ -102,14 +102,7 @@ def main() -> None:
     per_vertex = int(steps)
     per_pixel = int(run_ps().steps)  # type: ignore[attr-defined]
     print(json.dumps({
-        "shader": VS,
-        "lanes": n,
-        "instructions_per_vertex": per_vertex,
-        "vm_s": round(vm_s, 4),
-        "hand_numpy_s": round(numpy_s, 5),
-        "ratio": round(vm_s / numpy_s, 1),
-        "vm_lanes_per_s": round(n / vm_s),
-        "vertex_instructions_per_s": round(per_vertex * n / vm_s),
+        **peer_row(VS, n, per_vertex * n, vm_s, numpy_s),
         "max_abs_difference": worst,
         "tolerance": "position, fog rtol 1e-5 atol 1e-5; colour exact",
         "per_lane_kill": kill_row(PS, d, int(np.asarray(killed).sum()), per_pixel, ps_s),

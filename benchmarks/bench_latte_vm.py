@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
-from _timing import best_interleaved, kill_row, run_facts, vm_arguments  # noqa: E402
+from _timing import best_interleaved, kill_row, peer_row, run_facts, vm_arguments  # noqa: E402
 
 import shaderkit  # noqa: E402
 from shaderkit.isa.latte import disassemble  # noqa: E402
@@ -124,14 +124,7 @@ def main() -> None:
     per_vertex = instructions(bytes(model.shaders[0].program))
     per_pixel = instructions(bytes(kill_model.shaders[1].program))
     print(json.dumps({
-        "shader": f"{IM3D}#0",
-        "lanes": n,
-        "instructions_per_vertex": per_vertex,
-        "vm_s": round(vm_s, 4),
-        "hand_numpy_s": round(numpy_s, 5),
-        "ratio": round(vm_s / numpy_s, 1),
-        "vm_lanes_per_s": round(n / vm_s),
-        "vertex_instructions_per_s": round(per_vertex * n / vm_s),
+        **peer_row(f"{IM3D}#0", n, per_vertex * n, vm_s, numpy_s),
         "max_abs_difference": worst,
         "tolerance": "position, fog rtol 1e-4 atol 1e-4; colour, texcoord exact",
         "per_lane_kill": kill_row(f"{KILL}#1", d, int(killed.sum()), per_pixel, ps_s),

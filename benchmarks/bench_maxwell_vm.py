@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import corpus_root  # noqa: E402
-from _timing import best_interleaved, run_facts, vm_arguments  # noqa: E402
+from _timing import best_interleaved, peer_row, run_facts, vm_arguments  # noqa: E402
 
 import shaderkit  # noqa: E402
 from shaderkit.vm.maxwell import MaxwellShader  # noqa: E402
@@ -92,14 +92,7 @@ def main() -> None:
         run_vm, lambda: hand_written(pos, uv, color, proj), run_font], args.repeat)
     total = int(steps.sum())
     print(json.dumps({
-        "shader": "#".join(IMGUI),
-        "lanes": n,
-        "instructions_per_vertex": total / n,
-        "vm_s": round(vm_s, 4),
-        "hand_numpy_s": round(numpy_s, 5),
-        "ratio": round(vm_s / numpy_s, 1),
-        "vm_lanes_per_s": round(n / vm_s),
-        "vertex_instructions_per_s": round(total / vm_s),
+        **peer_row("#".join(IMGUI), n, total, vm_s, numpy_s),
         "max_abs_difference_position": worst,
         "tolerance": "position rtol 1e-5 atol 1e-4; uv, colour exact",
         "divergent": {
