@@ -236,8 +236,9 @@ CASES: list[tuple[str, str, str]] = [
     # JCAL: Imm32 20:32 (absolute), Inc 6; with Ca, c[36:5][20:16]; guarded (envytools T(pred))
     ("111000100010", "16:4=2 20:32=0x1000 6=1", "@P2 JCAL.INC 0x1000"),
     ("111000100010", "5=1 36:5=2 20:16=0x8", "JCAL c[0x2][0x8]"),
-    # JMP / JMX: SrcA 8:8, Imm32 20:32, Ccc 0:5, Ca 5, Lmt 6, U 7 (JMP)
-    ("111000100001", "a=2 20:32=0x400 0:5=15 6=1", "JMP.LMT R2, 0x400"),
+    # JMP / JMX: SrcA 8:8 (JMX only: envydis' jmp is ``U32_20`` with no register), Imm32 20:32, Ccc 0:5,
+    # Ca 5, Lmt 6, U 7 (JMP)
+    ("111000100001", "20:32=0x400 0:5=15 6=1", "JMP.LMT 0x400"),
     ("111000100001", "5=1 36:5=1 20:16=0x10 0:5=15 7=1", "JMP.U c[0x1][0x10]"),
     ("111000100000", "a=2 20:32=0x20 0:5=15", "JMX R2, 0x20"),
     ("111000100000", "5=1 36:5=1 a=2 20:16=0x10 0:5=15", "JMX c[0x1][R2+0x10]"),

@@ -925,7 +925,7 @@ def test_surface_atomics_run_lane_after_lane():
 
 def test_jmp_and_jcal_to_absolute_addresses():
     # JMP at 0x08 to 0x38 skips the four MOV32I (0x10, 0x18, 0x28, 0x30): R1 0, R2 7
-    r = run(["JMP RZ, 0x38", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad",
+    r = run(["JMP 0x38", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad", "MOV32I R1, 0xbad",
              "IADD32I R2, R2, 0x7"])
     assert reg(r, 1) == [0] * 4 and reg(r, 2) == [7] * 4
     # JCAL at 0x08 to 0x30 (region address 0x1030 with the program at 0x1000): 0x30 adds 7, RET

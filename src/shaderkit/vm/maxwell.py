@@ -3103,8 +3103,7 @@ def _absolute_branch(ins: Ins) -> Op:
     """JMP and JCAL: BRA and CAL to an absolute code address, the 32-bit immediate at bit 20
     (nouveau's gm107 emitter writes ``binPos`` there for its absolute JMP/JCAL; envydis: ``jmp u32``,
     ``jcal u32``), taken relative to ``MaxwellShader.code_address`` as JMX's. JCAL pushes the
-    return address as CAL does; the table's register field of JMP (bits 8-15) is not read (envydis
-    and nouveau have none). The ``c[][]`` forms are refused."""
+    return address as CAL does. The ``c[][]`` forms are refused."""
     if ins.kind(len(ins.operands) - 1) != "I":
         raise ins.fail("a constant-buffer branch target is not supported")
     address = ins.value(len(ins.operands) - 1)[0]

@@ -644,7 +644,7 @@ ROWS: tuple[tuple[str, str, str, str, str], ...] = (
      'K 36:5/20:16',
      'INC@6'),
     ('JMP', '-', '111000100001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx0xxxxx',
-     'R 8:8, I 20:32',
+     'I 20:32',
      'Ccc@0:5 LMT@6 U@7'),
     ('JMP', '-', '111000100001xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx1xxxxx',
      'K 36:5/20:16',
