@@ -142,15 +142,24 @@ class RunResult:
     memory: list[MemWrite] = field(default_factory=list)
     emits: list[tuple[str, np.ndarray]] = field(default_factory=list)
     param_semantics: dict[int, int] = field(default_factory=dict)
-    gpr_bits: np.ndarray = field(default_factory=lambda: np.zeros((0, GPRS, 4), U32), repr=False)
+    #: the final register file of each wave, in lane order: (128, 4, wave lanes) uint32 (kept as the
+    #: waves left them: a register is put together only when asked for)
+    register_waves: list[np.ndarray] = field(default_factory=list, repr=False)
 
     def register(self, index: int) -> np.ndarray:
         """The final value of GPR ``index`` as (lanes, 4) float32 (use ``.view(np.int32)`` for ints)."""
         if not 0 <= index < GPRS:
             raise VMError(f"no register R{index} (R0-R127)")
-        if self.gpr_bits.shape[0] != self.lanes:
+        if sum(wave.shape[2] for wave in self.register_waves) != self.lanes:
             raise VMError("this run did not keep its registers (run with keep_registers=True)")
-        return self.gpr_bits[:, index, :].view(F32)
+        return np.concatenate([wave[index].T for wave in self.register_waves]).view(F32)
+
+    @property
+    def gpr_bits(self) -> np.ndarray:
+        """Every final register of every lane: (lanes, 128, 4) uint32 ((0, 128, 4) when not kept)."""
+        if not self.register_waves:
+            return np.zeros((0, GPRS, 4), U32)
+        return np.concatenate([wave.transpose(2, 0, 1) for wave in self.register_waves])
 
     def varyings(self) -> dict[int, np.ndarray]:
         """Vertex-shader PARAM exports by semantic id, ready for a pixel shader's ``semantic<n>``."""
@@ -440,7 +449,7 @@ class LatteShader:
         keep = n <= KEEP_REGISTERS_LANES if keep_registers is None else keep_registers
         exports: dict[tuple[str, int], np.ndarray] = {}
         killed = np.zeros(n, bool)
-        gpr_bits = np.zeros((n if keep else 0, GPRS, 4), U32)
+        register_waves: list[np.ndarray] = []
         memory: list[MemWrite] = []
         emits: list[tuple[str, np.ndarray]] = []
         steps = 0
@@ -457,7 +466,7 @@ class LatteShader:
             steps = max(steps, wave.steps)
             killed[first:last] = ~wave.alive
             if keep:
-                gpr_bits[first:last] = wave.gpr.transpose(2, 0, 1)
+                register_waves.append(wave.gpr)
             for key, bits in wave.exports.items():
                 if key not in exports:
                     whole = exports[key] = np.zeros((n, 4), U32)
@@ -473,7 +482,7 @@ class LatteShader:
             out[kind][index] = bits.view(F32)
         return RunResult(lanes=n, pos=out["POS"], param=out["PARAM"], pix=out["PIX"], killed=killed,
                          steps=steps, memory=memory, emits=emits, param_semantics=self.param_semantics(),
-                         gpr_bits=gpr_bits)
+                         register_waves=register_waves)
 
 
 def _widen_write(write: MemWrite, n: int, first: int) -> MemWrite:
