@@ -189,13 +189,19 @@ def read_input_arrays(path: str, error: type[Exception] = ValueError,
     raise error(f"{path}: inputs must be {kinds}")
 
 
+def load_npy(path: str) -> Any:
+    """The array of the ``.npy`` file at ``path`` (``-``: standard input), no pickles."""
+    import io
+
+    import numpy as np
+
+    return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+
+
 def texture_options(texts: Sequence[str]) -> list[tuple[str, Any]]:
     """(key, array) of each ``--texture KEY=FILE.npy`` option, the key stripped (each VM checks
     its own key form); a ClickException names the option that does not read."""
-    import io
-
     import click
-    import numpy as np
 
     out = []
     for text in texts:
@@ -203,7 +209,7 @@ def texture_options(texts: Sequence[str]) -> list[tuple[str, Any]]:
         if not sep or not key.strip():
             raise click.ClickException(f"--texture {text!r}: expected ID=FILE.npy")
         try:
-            out.append((key.strip(), np.load(io.BytesIO(read_input(path)), allow_pickle=False)))
+            out.append((key.strip(), load_npy(path)))
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"--texture {text!r}: {exc}") from None
     return out

@@ -136,6 +136,12 @@ def json_number(value: float) -> float | str:
     return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
 
 
+def json_rows(array: Any) -> list[Any]:
+    """Nested lists of a float array's values for JSON (each value as :func:`json_number` gives
+    it), any number of axes."""
+    return [json_rows(row) if getattr(row, "ndim", 0) else json_number(float(row)) for row in array]
+
+
 def _registers(result: RunResult) -> list[int]:
     """o-registers worth showing: those in the output table, else all 16."""
     regs = sorted({reg for reg, _ in result.semantics.values()})
@@ -148,13 +154,13 @@ def result_json(result: RunResult) -> str:
     doc: dict[str, Any] = {
         "vertices": int(result.o.shape[0]),
         "semantics": {name: f"o{reg}" for name, (reg, _) in result.semantics.items()},
-        "outputs": {f"o{reg}": [[json_number(float(x)) for x in row] for row in result.o[:, reg, :]] for reg in regs},
+        "outputs": {f"o{reg}": json_rows(result.o[:, reg, :]) for reg in regs},
         "steps": [int(s) for s in result.steps],
     }
     if result.primitives is not None:
         doc["primitives"] = [
             [{"winding": prim.winding,
-              "vertices": [{f"o{reg}": [json_number(float(x)) for x in vertex[reg]] for reg in regs}
+              "vertices": [{f"o{reg}": json_rows(vertex[reg]) for reg in regs}
                            for vertex in prim.vertices]} for prim in lane]
             for lane in result.primitives]
     return json.dumps(doc) + "\n"

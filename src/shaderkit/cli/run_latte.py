@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from shaderkit.cli.common import texture_options, write_output
-from shaderkit.cli.run import json_number
+from shaderkit.cli.run import json_rows
 
 
 def is_latte_model(model: Any) -> bool:
@@ -38,7 +38,7 @@ def result_json(result: Any) -> str:
     """The run's exports as JSON: lanes, export name -> rows of 4 values, killed lanes, steps."""
     doc = {
         "lanes": result.lanes,
-        "exports": {name: [[json_number(float(x)) for x in row] for row in rows] for name, rows in _exports(result)},
+        "exports": {name: json_rows(rows) for name, rows in _exports(result)},
         "param_semantics": {f"PARAM{k}": v for k, v in sorted(result.param_semantics.items())},
         "killed": [bool(k) for k in result.killed],
         "memory_writes": len(result.memory),

@@ -19,12 +19,11 @@ shaders).
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import parse_numbers, read_input, write_output
+from shaderkit.cli.common import load_npy, parse_numbers, read_input, write_output
 
 _FORMATS = ("bnsh", "nvn", "dksh")
 #: JSON inputs stored as integer words (everything else is float32)
@@ -40,19 +39,12 @@ def _is_npy(path: str) -> bool:
     return path.lower().endswith(".npy")
 
 
-def _load_npy(path: str) -> Any:
-    """The array of the ``.npy`` file at ``path`` (read by :func:`read_input`)."""
-    import numpy as np
-
-    return np.load(io.BytesIO(read_input(path)), allow_pickle=False)
-
-
 def _values(text: str) -> Any:
     """A ``.npy`` file's array, comma-separated numbers as float32, else a file's bytes."""
     import numpy as np
 
     if _is_npy(text):
-        return _load_npy(text)
+        return load_npy(text)
     try:
         return np.atleast_1d(parse_numbers(text)).astype(np.float32)
     except ValueError:  # not numbers: a file
@@ -65,7 +57,7 @@ def _inputs(path: str | None) -> Any:
     if path is None:
         return None
     if _is_npy(path):
-        return _load_npy(path)
+        return load_npy(path)
     if not path.lower().endswith(".json"):
         raise ValueError(f"{path}: Maxwell --inputs must be .json or .npy")
     doc = json.loads(read_input(path).decode("utf-8-sig"))
@@ -99,21 +91,11 @@ def _surface_file(path: str) -> Any:
     """A surface's array from a ``.npy`` file."""
     if not _is_npy(path):
         raise ValueError(f"--uav {path!r}: a surface is a .npy file")
-    return _load_npy(path)
+    return load_npy(path)
 
 
 def _key(text: str) -> int | str:
     return "*" if text == "*" else int(text, 0)
-
-
-def _rows(array: Any) -> list[Any]:
-    """Nested lists of a float array's values for JSON (NaN and infinities as :func:`json_number`'s
-    strings), any number of axes."""
-    import numpy as np
-
-    from shaderkit.cli.run import json_number
-
-    return [_rows(row) if np.ndim(row) else json_number(float(row)) for row in array]
 
 
 def run_maxwell(model: Any, program: int | None = None, stage: str | None = None, inputs: str | None = None,
@@ -121,6 +103,7 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
                 output: str = "-", max_steps: int | None = None, surfaces: Sequence[str] = ()) -> None:
     """Run one Maxwell program of ``model`` and write its outputs as JSON to ``output`` (see the module text).
     Bad options raise ValueError; VM errors raise :class:`~shaderkit.vm.maxwell.VMError`."""
+    from shaderkit.cli.run import json_rows
     from shaderkit.formats.bnsh.nvn import VtgMaps
     from shaderkit.vm.maxwell import MaxwellShader
 
@@ -142,17 +125,17 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
     doc: dict[str, Any] = {"program": title, "stage": shader.stage, "lanes": int(result.steps.shape[0]),
                            "steps": [int(s) for s in result.steps]}
     if shader.stage == "pixel":
-        doc["colors"] = {str(rt): _rows(values) for rt, values in result.colors.items()}
+        doc["colors"] = {str(rt): json_rows(values) for rt, values in result.colors.items()}
         if result.depth is not None:
-            doc["depth"] = _rows(result.depth)
+            doc["depth"] = json_rows(result.depth)
         doc["killed"] = [bool(k) for k in result.killed]
     else:
-        doc["position"] = _rows(result.position)
+        doc["position"] = json_rows(result.position)
         maps = getattr(shader.sph, "maps", None)
         indices = sorted({int(item.split(".")[0]) for item in maps.output_attributes()}) if isinstance(maps, VtgMaps) \
             else []
-        doc["outputs"] = {f"attr{i}": _rows(result.attribute(i)) for i in indices}
+        doc["outputs"] = {f"attr{i}": json_rows(result.attribute(i)) for i in indices}
     if given:
         doc["surfaces"] = {str(key): result.surfaces[key].tolist() if result.surfaces[key].dtype.kind in "iu"
-                           else _rows(result.surfaces[key]) for key in given}
+                           else json_rows(result.surfaces[key]) for key in given}
     write_output(output, json.dumps(doc) + "\n")

@@ -28,11 +28,16 @@ every UAV.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import encode_results, parse_numbers, read_input, read_input_arrays, write_output
+from shaderkit.cli.common import (
+    encode_results,
+    load_npy,
+    parse_numbers,
+    read_input_arrays,
+    write_output,
+)
 
 
 def is_dxbc(data: bytes) -> bool:
@@ -63,7 +68,7 @@ def run_dxbc(data: bytes, inputs: str | None = None, cbuffers: Sequence[str] = (
             name, sep, path = spec.partition("=")
             if not sep:
                 raise VmError(f"--uav {spec!r}: expected NAME=FILE.npy")
-            array = np.load(io.BytesIO(read_input(path)), allow_pickle=False)
+            array = load_npy(path)
             slot: int | str = int(name[1:]) if name[:1] in "uU" and name[1:].isdigit() else name
             shader.bind_buffer(slot, Buffer(_as_words(array), shader.decl.structured.get((30, shader._slot(slot)), 0)),
                                uav=True)
