@@ -93,7 +93,7 @@ the rest are covered by the hand-worked tests only.
 Everything the caller gives or asks wrongly (names, shapes) and any opcode outside the D3D9 table
 (the VM runs every one of the table's) raises :class:`VMError` naming it. Instruction fields come
 from the D3D9 table (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once,
-in ``_ALU``, ``_HANDLERS`` and ``_FLOW``.
+in ``_ALU``, ``_SCALAR``/``_SCALAR_UNARY``, ``_HANDLERS`` and ``_FLOW``.
 """
 
 from __future__ import annotations
