@@ -77,3 +77,20 @@ def test_run_d3d9_register_given_one_value(tmp_path: Path) -> None:
     out = json.loads(result.output)
     assert out["POSITION0"] == [[3, 2, 3, 4]]
     assert out["TEXCOORD1"] == [[2, 2, 0, 2]]
+
+
+def test_run_d3d9_json_writes_nan_and_infinities_as_strings(tmp_path: Path) -> None:
+    # strict JSON (no NaN/Infinity tokens), as the PICA200, Latte and Maxwell run outputs write them
+    path = tmp_path / "add.vso"
+    path.write_bytes(assemble_shader(VS).to_bytes())
+    (tmp_path / "in.json").write_text(json.dumps({"POSITION": [[1, 2, 3, 4]], "TEXCOORD1": [[1, 1]]}))
+    result = CliRunner().invoke(cli, ["run", str(path), "--inputs", str(tmp_path / "in.json"),
+                                      "--cbuffer", "c3=inf,nan,-inf,1", "-o", "-"])
+    assert result.exit_code == 0, result.output
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"non-standard JSON token {token}")
+
+    out = json.loads(result.output, parse_constant=refuse)
+    assert out["POSITION0"] == [["inf", "nan", "-inf", 5]]
+    assert out["TEXCOORD1"] == [["inf", "inf", "nan", "inf"]]  # (1, 1, 0, 1) * c3.x: 0 * inf is NaN (IEEE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -232,6 +233,28 @@ def _csv_columns(text: str) -> dict[str, Any]:
     return {name: values[:, idx].astype(np.float32) for name, idx in columns.items()}
 
 
+def json_number(value: float) -> float | str:
+    """``value`` for JSON: finite numbers as they are, NaN and infinities as "nan", "inf", "-inf"."""
+    return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+
+
+def json_rows(array: Any) -> list[Any]:
+    """Nested lists of a float array's values for JSON (each value as :func:`json_number` gives
+    it), any number of axes."""
+    return [json_rows(row) if getattr(row, "ndim", 0) else json_number(float(row)) for row in array]
+
+
+def json_values(array: Any) -> Any:
+    """An array's values for strict JSON: floats as :func:`json_rows` gives them, other values as
+    ``tolist`` gives them."""
+    import numpy as np
+
+    array = np.asarray(array)
+    if array.dtype.kind != "f" or np.isfinite(array).all():
+        return array.tolist()
+    return json_rows(array) if array.ndim else json_number(float(array))
+
+
 def encode_results(results: dict[str, Any], output: str) -> bytes | str:
     """Run results (arrays by name) for ``output``: ``.npz`` arrays, ``.csv`` (``NAME.x``
     columns, one row per lane) or JSON (anything else, ``-`` too)."""
@@ -259,7 +282,7 @@ def encode_results(results: dict[str, Any], output: str) -> bytes | str:
         for row in range(length):
             lines.append(",".join(_scalar(c[row]) if row < len(c) else "" for c in columns))
         return "\n".join(lines) + "\n"
-    return json.dumps({k: np.asarray(v).tolist() for k, v in results.items()}, indent=1) + "\n"
+    return json.dumps({k: json_values(v) for k, v in results.items()}, indent=1, allow_nan=False) + "\n"
 
 
 def _scalar(value: Any) -> str:

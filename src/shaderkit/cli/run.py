@@ -7,13 +7,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from shaderkit.cli.common import member_bytes, parse_named, read_input, write_output
+from shaderkit.cli.common import json_rows, member_bytes, parse_named, read_input, write_output
 
 if TYPE_CHECKING:
     from shaderkit.vm.pica import RunResult
@@ -129,17 +128,6 @@ def _set_uniform(shader: Any, name: str, values: list[float]) -> None:
         if len(values) % 4:
             values = values + [0.0] * (4 - len(values) % 4)  # x[,y[,z]] pads with zeros
         shader.set_uniform(name, [values[k:k + 4] for k in range(0, len(values), 4)])
-
-
-def json_number(value: float) -> float | str:
-    """``value`` for JSON: finite numbers as they are, NaN and infinities as "nan", "inf", "-inf"."""
-    return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
-
-
-def json_rows(array: Any) -> list[Any]:
-    """Nested lists of a float array's values for JSON (each value as :func:`json_number` gives
-    it), any number of axes."""
-    return [json_rows(row) if getattr(row, "ndim", 0) else json_number(float(row)) for row in array]
 
 
 def _registers(result: RunResult) -> list[int]:

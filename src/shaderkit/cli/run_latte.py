@@ -11,8 +11,7 @@ from typing import Any
 
 import click
 
-from shaderkit.cli.common import texture_options, write_output
-from shaderkit.cli.run import json_rows
+from shaderkit.cli.common import json_rows, texture_options, write_output
 
 
 def is_latte_model(model: Any) -> bool:

@@ -103,7 +103,7 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
                 output: str = "-", max_steps: int | None = None, surfaces: Sequence[str] = ()) -> None:
     """Run one Maxwell program of ``model`` and write its outputs as JSON to ``output`` (see the module text).
     Bad options raise ValueError; VM errors raise :class:`~shaderkit.vm.maxwell.VMError`."""
-    from shaderkit.cli.run import json_rows
+    from shaderkit.cli.common import json_rows
     from shaderkit.formats.bnsh.nvn import VtgMaps
     from shaderkit.vm.maxwell import MaxwellShader
 
