@@ -103,7 +103,7 @@ def test_any_words_disassemble_and_assemble_back(words: list[int]) -> None:
 
 
 def test_stage_without_nvn_code_is_named_not_fatal() -> None:
-    from shaderkit.cli.maxwell_text import maxwell_listing, stage_section
+    from shaderkit.formats.bnsh.text import maxwell_listing, stage_section
 
     blob = NvnProgramFile([8, 12], [b"\x78\x56\x34\x12", b"junk"])
     assert maxwell_listing(blob) == "// ==== part 0: no Maxwell code here (NVN header needs 48 bytes, 4 given)\n"

@@ -126,7 +126,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
 def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation: int, stage: str) -> None:
     """Maxwell text (``shaderkit disasm`` output of a BNSH/NVN file) assembled into ``base``."""
     from shaderkit.cli.common import load_model
-    from shaderkit.cli.maxwell_text import assemble_into
+    from shaderkit.formats.bnsh.text import assemble_into
 
     if len(sources) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
