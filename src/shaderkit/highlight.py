@@ -170,7 +170,7 @@ class MaxwellLexer(RegexLexer):
 _FORMAT_LEXERS: dict[str, type[RegexLexer]] = {
     "dxbc": Sm4Lexer,
     "dvlb": PicaLexer, "dvob": PicaLexer, "cgfx": PicaLexer, "csdr": PicaLexer,
-    "gsh": LatteLexer, "sharcfb": LatteLexer, "bfsha-wiiu": LatteLexer,
+    "gsh": LatteLexer, "sharcfb": LatteLexer, "bfsha-wiiu": LatteLexer, "gx2-microcode": LatteLexer,
     "bnsh": MaxwellLexer, "nvn": MaxwellLexer, "dksh": MaxwellLexer, "bfsha-switch": MaxwellLexer,
 }
 

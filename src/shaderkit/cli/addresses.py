@@ -128,11 +128,11 @@ def marked_entries(text: str) -> list[tuple[str, int | None, Sequence[int]]]:
 
 
 def latte_entries(model: Any) -> list[tuple[str, int | None, Sequence[int]]] | None:
-    """The Latte listing of a GSH / SHARCFB / Wii U BFSHA model with each instruction's offset and
-    words; None for other models."""
-    from shaderkit.formats.gx2.programs import gx2_listing, is_wiiu
+    """The Latte listing of a GSH / SHARCFB / Wii U BFSHA model (or one BFSHA stage) with each
+    instruction's offset and words; None for other models."""
+    from shaderkit.formats.gx2.programs import gx2_listing, is_stage, is_wiiu
 
-    if not is_wiiu(model):
+    if not is_wiiu(model) and not is_stage(model):
         return None
     text = gx2_listing(model, marker=_marker)
     return None if text is None else marked_entries(text)

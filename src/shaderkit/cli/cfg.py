@@ -279,22 +279,14 @@ def latte_steps(program: bytes) -> list[Step]:
 
 
 def latte_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
-    """(title, steps, entries) of every program of a GSH / SHARCFB / Wii U BFSHA model, else None."""
-    from shaderkit.formats.gx2.listing import program_slots
-    from shaderkit.formats.gx2.programs import _bfsha_shaders, _titled_shaders, is_wiiu
+    """(title, steps, entries) of every program of a GSH / SHARCFB / Wii U BFSHA model (or one
+    BFSHA stage), else None."""
+    from shaderkit.formats.gx2.programs import latte_codes
 
-    if not is_wiiu(model):
+    codes = latte_codes(model)
+    if codes is None:
         return None
-    bfsha = _bfsha_shaders(model)
-    titled = [(t, s) for t, s, _ in bfsha] if bfsha is not None else _titled_shaders(model) or []
-    out: list[tuple[str, list[Step], tuple[int, ...]]] = []
-    for title, shader in titled:
-        for _, attr in program_slots([shader]):
-            code = getattr(shader, attr)
-            if code:
-                name = title if attr == "program" else f"{title}: copy (vertex) program"
-                out.append((name, latte_steps(code), (0,)))
-    return out
+    return [(title, latte_steps(code), (0,)) for title, code in codes if code]
 
 
 # -- Direct3D 9 -----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from shaderkit.errors import ShaderkitError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
@@ -29,8 +29,12 @@ def check_file(path: Path | str) -> tuple[str, str]:
     try:
         if isinstance(path, str) and "//" in path:
             from shaderkit.cli.common import load_member
+            from shaderkit.formats.archive.path import member_model
 
-            data = load_member(path)[1]
+            steps, data = load_member(path)
+            model = member_model(steps)  # a member without magic: the model its container gives
+            if model is not None:
+                return check_model(data, model)
         else:
             with open(path, "rb") as handle:
                 data = handle.read()
@@ -54,6 +58,18 @@ def check_bytes(data: bytes) -> tuple[str, str]:
         model = spec.parse(data)
         if isinstance(model, IdentifiedFile):
             return SKIPPED, f"{model.kind}: not read"
+    except ShaderFormatError as exc:
+        return FAILED, str(exc)
+    except Exception as exc:  # a bug in shaderkit: report it as a failure of this file
+        return FAILED, f"internal error {type(exc).__name__}: {exc}"
+    return check_model(data, model)
+
+
+def check_model(data: bytes, model: Any) -> tuple[str, str]:
+    """(status, reason) for a model read from ``data``: it rebuilds ``data`` and has no problems."""
+    from shaderkit.errors import ShaderFormatError
+
+    try:
         rebuilt = model.to_bytes()
     except ShaderFormatError as exc:
         return FAILED, str(exc)
@@ -62,7 +78,10 @@ def check_bytes(data: bytes) -> tuple[str, str]:
     if rebuilt != data:
         diff = next((i for i, (a, b) in enumerate(zip(rebuilt, data)) if a != b), min(len(rebuilt), len(data)))
         return FAILED, f"rebuild differs at offset 0x{diff:x} ({len(rebuilt)} bytes vs {len(data)})"
-    problems = model.problems()
+    try:
+        problems = model.problems()
+    except Exception as exc:  # a bug in shaderkit: report it as a failure of this file
+        return FAILED, f"internal error {type(exc).__name__}: {exc}"
     if problems:
         return FAILED, "; ".join(problems)
     return PASSED, ""

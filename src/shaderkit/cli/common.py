@@ -51,26 +51,41 @@ def write_output(path: str, data: bytes | str) -> None:
 
 def load_model(path: str) -> ShaderFile:
     """Parse the file (or archive member ``outer.szs//inner/path``) at ``path``; errors name the path."""
-    return parse_named(path, member_bytes(path))
+    steps, data = member_steps(path)
+    return parse_named(path, data, steps)
 
 
 def member_bytes(path: str) -> bytes:
     """The bytes of ``path`` (or archive member ``outer.szs//inner/path``); errors name the path."""
+    return member_steps(path)[1]
+
+
+def member_steps(path: str) -> tuple[list[Any], bytes]:
+    """(steps through the containers, bytes) of ``path`` as :func:`load_member` gives them; errors
+    name the path."""
     from shaderkit.errors import ShaderFormatError
 
     try:
-        return load_member(path)[1]
+        return load_member(path)
     except ShaderFormatError as exc:
         context = f"{path}: {exc.context}" if exc.context else path
         raise ShaderFormatError(exc.message, exc.offset, context) from None
 
 
-def parse_named(path: str, data: bytes) -> ShaderFile:
-    """Parse ``data`` read from ``path``; errors name the path."""
+def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile:
+    """Parse ``data`` read from ``path``; errors name the path. ``steps`` (from :func:`load_member`):
+    a member whose container gives a typed model for it (one that has no magic of its own, e.g. a
+    Wii U BFSHA stage's microcode) opens as that model."""
     import shaderkit
     from shaderkit.errors import ShaderFormatError
 
     try:
+        if steps:
+            from shaderkit.formats.archive.path import member_model
+
+            model = member_model(list(steps))
+            if model is not None:
+                return model
         return shaderkit.open(data)
     except ShaderFormatError as exc:
         context = f"{path}: {exc.context}" if exc.context else path
@@ -125,8 +140,8 @@ def walk_paths(paths: tuple[str, ...]) -> list[Path]:
 
 def load_with_bytes(path: str) -> tuple[bytes, Any]:
     """(bytes, model) of ``path`` (or archive member ``outer.szs//inner``); errors name the path."""
-    data = member_bytes(path)
-    return data, parse_named(path, data)
+    steps, data = member_steps(path)
+    return data, parse_named(path, data, steps)
 
 
 def info_record(data: bytes, model: Any) -> dict[str, Any]:

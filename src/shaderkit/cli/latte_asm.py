@@ -45,11 +45,11 @@ def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bo
     import click
 
     from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
-    from shaderkit.formats.gx2.programs import apply_listing, is_wiiu
+    from shaderkit.formats.gx2.programs import apply_listing, is_stage, is_wiiu
 
     steps, data = load_member(base)
-    model = parse_named(base, data)
-    if not is_wiiu(model):
+    model = parse_named(base, data, steps)
+    if not is_wiiu(model) and not is_stage(model):
         return False
     if len(sources) != 1 or not output:
         raise click.UsageError("--base takes one listing and needs -o OUT")

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 #: formats whose text is Maxwell (``--hex`` prints float immediates as field bits) or Latte
 MAXWELL_FORMATS = frozenset({"bnsh", "nvn", "dksh"})
-LATTE_FORMATS = frozenset({"gsh", "sharcfb", "bfsha-wiiu"})
+LATTE_FORMATS = frozenset({"gsh", "sharcfb", "bfsha-wiiu", "gx2-microcode"})
 
 
 def _exact_text(model: ShaderFile, hex_literals: bool = False) -> str:

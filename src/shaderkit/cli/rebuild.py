@@ -22,7 +22,7 @@ def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
     (``pack.szs//dir/file``) the whole outer file is written, recompressed.
     """
     steps, data = load_member(file)
-    model = parse_named(file, data)
+    model = parse_named(file, data, steps)
     if fix_checksum:
         fix = getattr(model, "fix_checksum", None)
         if fix is None:

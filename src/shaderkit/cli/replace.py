@@ -24,7 +24,7 @@ def replace(file: str, variation: int, stage: str, kind: str, name: str | None, 
     from shaderkit.formats.gx2.programs import replace_program
 
     steps, original = load_member(file)
-    model = load_stage_model(file, kind, name, parse_named(file, original))
+    model = load_stage_model(file, kind, name, parse_named(file, original, steps))
     blob = read_input(data_path)
     try:
         if isinstance(model, Bnsh):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from shaderkit.cli.common import json_rows, member_bytes, parse_named, read_input, write_output
+from shaderkit.cli.common import json_rows, member_steps, parse_named, read_input, write_output
 
 if TYPE_CHECKING:
     from shaderkit.vm.pica import RunResult
@@ -230,8 +230,8 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.argument("file")
 @click.option("--dvle", type=int, default=0, show_default=True, help="Entry point (DVLE) to run.")
 @click.option("--shader", "shader_index", type=int, default=0, show_default=True,
-              help="GSH/SHARCFB: which shader program (file order) to run; Switch: the Nth Maxwell program in "
-                   "disasm order (default: the first vertex program).")
+              help="GSH/SHARCFB/Wii U BFSHA: which shader program (file order; BFSHA: shaders[N] of disasm) to "
+                   "run; Switch: the Nth Maxwell program in disasm order (default: the first vertex program).")
 @click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
               help="GSH/SHARCFB: texture t<ID> as decoded texels (H, W[, C]); D3D9: a sampler by CTAB name, "
                    "s<N> or N; Switch: by the instruction's texture index or bindless handle (* for any); "
@@ -239,8 +239,8 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
 @click.option("--inputs", "inputs_path", default=None,
               help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
-              help="PICA200 / Latte / D3D9: set a uniform by name or register (c5, i0, b3; Latte C5; D3D9: a "
-                   "constant by CTAB name or register); repeatable.")
+              help="PICA200 / Latte / D3D9: set a uniform by name or register (c5, i0, b3; Latte C5 or a uniform "
+                   "block by name, from its start; D3D9: a constant by CTAB name or register); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
               help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: the same as --uniform; "
                    "Switch: SLOT=FILE|x,y,... constant buffer c[SLOT] from a file's bytes (.npy: its words) or "
@@ -259,13 +259,14 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
         uniforms: tuple[str, ...], cbuffers: tuple[str, ...], count: int | None, groups: str, uavs: tuple[str, ...],
         output_path: str | None, max_steps: int | None, stage: str | None) -> None:
     """Execute FILE's shader on the CPU (PICA200: every vertex of --inputs; DXBC: vertex, pixel,
-    geometry, hull, domain or compute shaders; D3D9: vs/ps 1.x-3.0; Wii U GSH/SHARCFB: one Latte program;
-    Switch BNSH/NVN/DKSH: one Maxwell program) and show its outputs."""
+    geometry, hull, domain or compute shaders; D3D9: vs/ps 1.x-3.0; Wii U GSH/SHARCFB/BFSHA or
+    FILE.bfsha//MODEL/PROGRAM/STAGE: one Latte program; Switch BNSH/NVN/DKSH: one Maxwell program) and
+    show its outputs."""
     _numpy()
     from shaderkit.cli.run_sm4 import is_dxbc, run_dxbc
     from shaderkit.formats.dvlb.dvlb import Dvlb
 
-    data = member_bytes(file)
+    steps, data = member_steps(file)
     if is_dxbc(data):
         try:
             grid = [int(part) for part in groups.split(",")]
@@ -273,7 +274,7 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
             raise click.ClickException(f"--groups {groups!r}: expected x,y,z") from None
         run_dxbc(data, inputs_path, cbuffers, output_path or "-", count, grid, uavs)
         return
-    model = parse_named(file, data)
+    model = parse_named(file, data, steps)
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
 

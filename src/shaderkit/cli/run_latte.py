@@ -1,5 +1,6 @@
-"""``shaderkit run`` for Wii U Latte shaders (GSH, SHARCFB): inputs by attribute / semantic
-name, uniforms by name, textures from .npy files; exports as JSON or CSV."""
+"""``shaderkit run`` for Wii U Latte shaders (GSH, SHARCFB, Wii U BFSHA and its members
+``MODEL/PROGRAM/STAGE``): inputs by attribute / semantic name, uniforms and uniform blocks by
+name, textures from .npy files; exports as JSON or CSV."""
 
 from __future__ import annotations
 
@@ -15,11 +16,21 @@ from shaderkit.cli.common import json_rows, texture_options, write_output
 
 
 def is_latte_model(model: Any) -> bool:
-    """True for the models whose shaders are Latte programs (GSH, SHARCFB)."""
-    return getattr(model, "format_name", "") in ("gsh", "sharcfb")
+    """True for the models whose shaders are Latte programs (GSH, SHARCFB, Wii U BFSHA and one
+    BFSHA stage, ``FILE.bfsha//MODEL/PROGRAM/STAGE``)."""
+    return getattr(model, "format_name", "") in ("gsh", "sharcfb", "bfsha-wiiu", "gx2-microcode")
 
 
 def _shaders(model: Any) -> list[Any]:
+    """The GX2 shaders ``--shader N`` counts: a BFSHA's structs in file order (``shaders[N]`` of
+    ``disasm``) with the reflection of the first program using each; a BFSHA stage: itself."""
+    fmt = getattr(model, "format_name", "")
+    if fmt == "gx2-microcode":
+        return [model.vm_shader()]
+    if fmt == "bfsha-wiiu":
+        from shaderkit.formats.bfsha.wiiu_stage import shader_stages
+
+        return [stage.vm_shader() for stage in shader_stages(model)]
     if hasattr(model, "binaries"):
         return [binary.shader for binary in model.binaries]
     return list(model.shaders)
@@ -77,7 +88,9 @@ def _inputs(path: str, names: list[str]) -> Any:
 
 def run_latte(model: Any, file: str, index: int, inputs_path: str | None, uniforms: Sequence[str],
               textures: Sequence[str], count: int | None, output: str, max_steps: int | None) -> None:
-    """Run shader ``index`` of a GSH/SHARCFB model and write its exports to ``output``."""
+    """Run shader ``index`` of a GSH / SHARCFB / Wii U BFSHA model (or a BFSHA stage: index 0) and
+    write its exports to ``output``. ``--uniform NAME=...`` names a uniform variable, a register
+    ``C<n>`` or a uniform block (its words from the block's start)."""
 
     from shaderkit.cli.run import parse_uniform
     from shaderkit.vm.latte import LatteShader, VMError
@@ -89,6 +102,16 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     names = list(shader.input_registers())
     inputs = _inputs(inputs_path, names) if inputs_path else {}
     uniform_values = dict(parse_uniform(text) for text in uniforms)
+    # a uniform block by name (no variable of that name): its values from the block's start
+    variables = {v.name for v in shader.shader.uniform_vars} if shader.shader is not None else set()
+    block_names = {b.name for b in shader.shader.uniform_blocks} if shader.shader is not None else set()
+    blocks = {name: uniform_values.pop(name) for name in list(uniform_values)
+              if name in block_names and name not in variables}
+    for name in uniform_values:
+        if name not in variables and not (name[:1] in "Cc" and name[1:].isdigit()):
+            known = ", ".join([*sorted(variables), *(f"{b} (block)" for b in sorted(block_names))]) or "none"
+            raise click.ClickException(f"{file}: --uniform {name}: no uniform or uniform block of that name "
+                                       f"(this shader has: {known}; or give C<n>)")
     texture_arrays: dict[int, Any] = {}
     for key, array in texture_options(textures):
         rid = key.lstrip("t")
@@ -96,7 +119,8 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
             raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID")
         texture_arrays[int(rid)] = array
     try:
-        result = shader.run(inputs, count, uniforms=uniform_values, textures=texture_arrays, max_steps=max_steps)
+        result = shader.run(inputs, count, uniforms=uniform_values, uniform_blocks=blocks, textures=texture_arrays,
+                            max_steps=max_steps)
     except VMError as exc:
         raise click.ClickException(f"{file}: {exc}") from None
     text = result_csv(result) if output.lower().endswith(".csv") else result_json(result)

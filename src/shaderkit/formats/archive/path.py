@@ -4,7 +4,8 @@ Compressed streams (Yaz0, zstd) are transparent: a name after ``//`` names a mem
 archive the stream holds. Containers with named members: SARC (member names), Wii U and Switch
 BFRES (external files), Wii U RPX/RPL (sections by name, inflated), Wii U BFSHA
 (``MODEL/PROGRAM/STAGE``: the GX2 microcode of one stage; ``geometry_copy`` names a geometry shader's
-copy program), Switch BFSHA (``MODEL.bnsh``), D3D9 effects (``TECHNIQUE/PASS/STATE`` or
+copy program; bare microcode, so the node gives its typed model, see :func:`member_model`),
+Switch BFSHA (``MODEL.bnsh``), D3D9 effects (``TECHNIQUE/PASS/STATE`` or
 ``PARAMETER[k]``: the shaders, see :meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.shader_members`;
 an effect whose records are kept as bytes is searched like a file of unknown format) and any
 file of unknown format (or of a format only identified) with known files
@@ -154,6 +155,14 @@ class BfshaNode:
         shader, attr = self._shader(name)
         setattr(shader, attr, bytes(data))
 
+    def member_model(self, name: str) -> Any:
+        """The typed model of member ``name`` (its bytes are bare microcode, which no registry
+        format detects): a :class:`~shaderkit.formats.bfsha.wiiu_stage.WiiUBfshaStage` with the
+        archive's GX2 struct and reflection for it."""
+        from shaderkit.formats.bfsha.wiiu_stage import WiiUBfshaStage
+
+        return WiiUBfshaStage.of_member(self.model, name)
+
     def to_bytes(self) -> bytes:
         """The Wii U BFSHA rebuilt with its current microcode."""
         return bytes(self.model.to_bytes())
@@ -266,6 +275,21 @@ def resolve(data: bytes, members: list[str], where: str = "") -> tuple[list[Step
         steps.append(Step(node, name))
         context = f"{context}{SEPARATOR}{name}" if context else name
     raise ShaderFormatError("archives nest too deeply", None, context)
+
+
+def member_model(steps: list[Step]) -> Any | None:
+    """The typed model the innermost container offers for the member it gave (a member whose bytes
+    no format detects, e.g. a Wii U BFSHA stage's bare microcode), else None (the member's bytes
+    are a file of their own). Containers offer one through a ``member_model(name)`` method."""
+    if not steps or not steps[-1].member:
+        return None
+    offer = getattr(steps[-1].node, "member_model", None)
+    if offer is None:
+        return None
+    try:
+        return offer(steps[-1].member)
+    except (KeyError, LookupError) as exc:
+        raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, steps[-1].member) from None
 
 
 def write_back(steps: list[Step], data: bytes) -> bytes:

@@ -87,9 +87,36 @@ def _bfsha_reflection(shading: Any, program: Any, column: int, stage: str) -> li
     return lines
 
 
+def is_stage(model: object) -> bool:
+    """A single GX2 program opened as a member of its archive (a Wii U BFSHA's
+    ``MODEL/PROGRAM/STAGE``: :class:`~shaderkit.formats.bfsha.wiiu_stage.WiiUBfshaStage`)."""
+    return getattr(model, "format_name", "") == "gx2-microcode"
+
+
+def latte_codes(model: object) -> list[tuple[str, bytes]] | None:
+    """(title, microcode) of every program a GSH / SHARCFB / Wii U BFSHA model (or one BFSHA
+    stage) lists, in listing order (a geometry shader's copy program after it); None for others."""
+    if is_stage(model):
+        title = model._section()[0]  # type: ignore[attr-defined]
+        copy = model.stage == "geometry_copy"  # type: ignore[attr-defined]
+        return [(f"{title}: copy (vertex) program" if copy else title, model.code)]  # type: ignore[attr-defined]
+    if not is_wiiu(model):
+        return None
+    bfsha = _bfsha_shaders(model)
+    titled = [(t, s) for t, s, _ in bfsha] if bfsha is not None else _titled_shaders(model) or []
+    out = []
+    for title, shader in titled:
+        for _, attr in listing.program_slots([shader]):
+            out.append((title if attr == "program" else f"{title}: copy (vertex) program", getattr(shader, attr)))
+    return out
+
+
 def gx2_listing(model: object, marker: listing.Marker | None = None) -> str | None:
-    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model; None for other models
-    (``marker``: text ending each instruction line, see :func:`shaderkit.isa.latte.disassemble`)."""
+    """The text of every GX2 program in a GSH, SHARCFB or Wii U BFSHA model (or of one BFSHA
+    stage); None for other models (``marker``: text ending each instruction line, see
+    :func:`shaderkit.isa.latte.disassemble`)."""
+    if is_stage(model):
+        return model.listing(marker)  # type: ignore[attr-defined]
     bfsha = _bfsha_shaders(model)
     if bfsha is not None:
         parts = [listing.shader_listing(shader, title, extra, marker) for title, shader, extra in bfsha]
@@ -99,9 +126,12 @@ def gx2_listing(model: object, marker: listing.Marker | None = None) -> str | No
 
 
 def apply_listing(model: object, text: str) -> int:
-    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB / Wii U BFSHA model."""
+    """Put the programs of an edited ``disasm`` listing back into a GSH / SHARCFB / Wii U BFSHA model
+    (or one BFSHA stage)."""
     from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
+    if is_stage(model):
+        return int(model.apply_listing(text))  # type: ignore[attr-defined]
     shaders = _titled_shaders(model)
     if shaders is None:
         raise TypeError(f"{type(model).__name__} holds no GX2 shaders")
