@@ -195,7 +195,11 @@ class WiiUBfshaStage(ShaderFile):
         if not self.code:
             return []
         try:
-            again = assemble(disassemble(self.code))
+            text = disassemble(self.code)
+        except ShaderFormatError as exc:
+            return [f"the microcode does not decode: {exc}"]
+        try:
+            again = assemble(text)
         except AssemblyError as exc:
             return [f"the Latte listing does not assemble: {exc}"]
         if again != self.code:

@@ -1,0 +1,187 @@
+"""A Wii U BFSHA member ``x.bfsha//MODEL/PROGRAM/STAGE`` (bare Latte microcode) opens as a typed
+model for every verb: info (+ --json and its schema), disasm (+ --offsets --raw), cfg, verify, run,
+asm --base; ``run x.bfsha --shader N`` runs the archive's shaders[N].
+
+Oracles: the member bytes as ``get`` gives them (the file's bytes: each listing assembles back to
+them), the whole-archive listing (the member's text is its section for that struct), and run
+outputs worked out by hand from the two smallest programs' listings (see the run tests).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_root
+from shaderkit.cli import main
+from shaderkit.cli.checks import FAILED, check_model
+from shaderkit.formats.archive.path import walk
+from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+from shaderkit.formats.bfsha.wiiu_stage import WiiUBfshaStage
+from shaderkit.formats.gx2.listing import split_programs
+from shaderkit.isa.latte import assemble
+
+#: ``sk("info", PATH)``: (exit status, stdout, stderr)
+Sk = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture(scope="module")
+def files() -> tuple[Path, Path]:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found: set SHADERKIT_CORPUS or place it at ../shared/corpus")
+    return root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha", root / "wiiu" / "st_BodyB_Ysi.szs"
+
+
+def _members(path: Path) -> list[tuple[str, bytes]]:
+    return [(item.path, item.data) for item in walk(path.read_bytes(), str(path)) if item.format == "gx2-microcode"]
+
+
+@pytest.fixture
+def sk(capsys: pytest.CaptureFixture[str]) -> Sk:
+    """``shaderkit ARGS...`` through the console entry point: (exit status, stdout, stderr)."""
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke
+
+
+def test_every_member_reads_with_every_verb(files: tuple[Path, Path], sk: Sk) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from shaderkit.schemas import schema_for
+
+    standalone, szs = files
+    whole = sk("disasm", str(standalone))[1]
+    members = _members(standalone) + _members(szs)
+    assert len(members) == 64  # 12 + 4 programs with a vertex and a pixel stage, in each file
+    for path, code in members:
+        name = path.rsplit("//", 1)[1]
+        model_name, program, stage = name.split("/")
+        status, out, err = sk("info", "--json", path)
+        assert status == 0, err
+        record = json.loads(out)
+        assert (record["format"], record["member"], record["stage"], record["program_size"]) == \
+            ("gx2-microcode", name, stage, len(code))
+        assert f"{model_name}/{program}" in record["used_by"]
+        assert not list(jsonschema.Draft202012Validator(schema_for(record)).iter_errors(record))
+        assert sk("info", path)[0] == 0
+        status, text, err = sk("disasm", path)
+        assert status == 0, err
+        assert text in whole  # the section of the archive's listing for that struct
+        assert f"; ==== shaders[{record['shader_index']}]: {stage} shader (" in text
+        (program_text,) = split_programs(text)
+        assert assemble(program_text) == code  # the oracle: the member's bytes in the file
+        status, annotated, err = sk("disasm", "--offsets", "--raw", path)
+        assert status == 0 and "/*0000*/" in annotated, err
+        status, graph, err = sk("cfg", path)
+        assert status == 0 and graph.startswith("digraph"), err
+        status, out, err = sk("verify", path)
+        assert status == 0 and out.strip() == "1 passed, 0 failed", (out, err)
+
+
+def test_member_reflection(files: tuple[Path, Path], sk: Sk) -> None:
+    # the vertex stage of turbo_uber/1 (disasm's reflection lines: gsys_context at 2, gsys_shape at
+    # 1, attribute _p0 float3 at location 0)
+    record = json.loads(sk("info", "--json", f"{files[0]}//turbo_uber/1/vertex")[1])
+    assert record["shader_index"] == 2 and record["mode_name"] == "uniform_block"
+    assert record["used_by"] == ["turbo_uber/1", "turbo_uber/5", "turbo_uber/9"]
+    assert [(b["name"], b["location"], b["size"]) for b in record["uniform_blocks"]] == \
+        [("gsys_context", 2, 2236), ("gsys_shape", 1, 96)]
+    assert [(a["name"], a["type"], a["location"]) for a in record["attributes"]] == [("_p0", "float3", 0)]
+
+
+@pytest.mark.parametrize("member, message", [
+    ("turbo_uber/99/pixel", "has programs 0..11, not 99"),
+    ("nope/0/pixel", "no shading model 'nope'"),
+    ("turbo_uber/1/hull", "has stages vertex, pixel, not 'hull'"),
+    ("turbo_uber/x", "is not MODEL/PROGRAM/STAGE"),
+])
+def test_damaged_member_path_is_one_line(files: tuple[Path, Path], member: str, message: str, sk: Sk) -> None:
+    for verb in ("info", "disasm", "cfg", "run"):
+        status, out, err = sk(verb, f"{files[0]}//{member}")
+        assert status == 2 and out == "", (verb, out)
+        assert len(err.splitlines()) == 1 and message in err, (verb, err)
+
+
+def test_verify_fails_on_microcode_that_does_not_decode(files: tuple[Path, Path]) -> None:
+    archive = WiiUBfsha.from_bytes(files[0].read_bytes())
+    stage = WiiUBfshaStage.of_member(archive, "turbo_uber/1/pixel")
+    assert check_model(stage.code, stage) == ("passed", "")
+    stage.code = bytes(range(40))  # its first CF word points past the end of the program
+    status, reason = check_model(stage.code, stage)
+    assert status == FAILED and "does not decode" in reason
+    with pytest.raises(Exception, match="bare Latte microcode has no header"):
+        WiiUBfshaStage.from_bytes(stage.code)
+
+
+def _run(sk: Sk, *args: str) -> dict:
+    status, out, err = sk("run", *args)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_run_pixel_member_by_hand(files: tuple[Path, Path], sk: Sk) -> None:
+    # turbo_uber/1/pixel (304 bytes): one ALU clause MOV R0.x..w, 0.0f, then EXP_DONE PIX0, R0.xyzw:
+    # every lane exports (0, 0, 0, 0) whatever it is given
+    for args in ([f"{files[0]}//turbo_uber/1/pixel"], [str(files[0]), "--shader", "3"],
+                 [f"{files[1]}//Turbo_UBER.bfsha//turbo_uber_xlu/1/pixel"]):
+        result = _run(sk, *args, "--count", "3")
+        assert result["exports"] == {"PIX0": [[0.0] * 4] * 3} and result["killed"] == [False] * 3
+
+
+#: gsys_shape rows 0-2 (the 3x4 world matrix the program reads as KC0[0..2]) and gsys_context rows
+#: 0-2 (view) and 7-10 (projection), read as KC1[n]; the other rows 0
+SHAPE = [1, 0, 0, 10, 0, 2, 0, 0, 0, 0, 1, 0]
+CONTEXT = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -5] + [0] * 16 + [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0]
+
+
+def test_run_vertex_member_by_hand(files: tuple[Path, Path], tmp_path: Path, sk: Sk) -> None:
+    # turbo_uber/1/vertex (704 bytes; disasm shaders[2]): _p0 (location 0 = semantic 0 -> R1);
+    # KC0 = CB1 = gsys_shape, KC1 = CB2 = gsys_context. Groups 0-4 compute world = rows 0-2 of
+    # gsys_shape . (p, 1) (the .w terms through "KC0[n].w * 1.0"); groups 5-7 view = DOT4 of
+    # (world, 1) with KC1[0..2]; groups 8-11 R1 = DOT4 of (view, 1) with KC1[7..10]; POS0 = R1.
+    # p = (1, 2, 3): world = (1 + 10, 2 * 2, 3) = (11, 4, 3); view = (11, 4, 3 - 5) = (11, 4, -2);
+    # clip = (11, 4, -2, -(-2)) = (11, 4, -2, 2). p = 0: world (10, 0, 0), view (10, 0, -5),
+    # clip (10, 0, -5, 5).
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"_p0": [[1, 2, 3, 1], [0, 0, 0, 1]]}))
+    uniforms = ["--uniform", "gsys_shape=" + ",".join(map(str, SHAPE)),
+                "--uniform", "gsys_context=" + ",".join(map(str, CONTEXT))]
+    for target in ([f"{files[0]}//turbo_uber/1/vertex"], [str(files[0]), "--shader", "2"],
+                   [f"{files[1]}//Turbo_UBER.bfsha//turbo_uber/5/vertex"]):
+        result = _run(sk, *target, "--inputs", str(inputs), *uniforms)
+        assert result["exports"]["POS0"] == [[11.0, 4.0, -2.0, 2.0], [10.0, 0.0, -5.0, 5.0]]
+
+
+def test_run_names_the_blocks_it_knows(files: tuple[Path, Path], sk: Sk) -> None:
+    status, out, err = sk("run", str(files[0]), "--shader", "2", "--uniform", "nope=1")
+    assert status == 2 and "gsys_context (block)" in err and "gsys_shape (block)" in err
+    status, out, err = sk("run", str(files[0]), "--shader", "25")
+    assert status == 2 and "the file has 25 shader programs" in err
+
+
+def test_edited_member_listing_goes_back_into_the_archive(files: tuple[Path, Path], tmp_path: Path, sk: Sk) -> None:
+    member = f"{files[0]}//turbo_uber/1/vertex"
+    text = sk("disasm", member)[1]
+    listing = tmp_path / "m.asm"
+    listing.write_text(text)
+    out = tmp_path / "same.bfsha"
+    assert sk("asm", str(listing), "--base", member, "-o", str(out))[0] == 0
+    assert out.read_bytes() == files[0].read_bytes()
+    assert text.count("(0x3F800000, 1)") == 2
+    listing.write_text(text.replace("(0x3F800000, 1)", "(0x40000000, 2)"))
+    assert sk("asm", str(listing), "--base", member, "-o", str(out))[0] == 0
+    before, after = WiiUBfsha.from_bytes(files[0].read_bytes()), WiiUBfsha.from_bytes(out.read_bytes())
+    assert [i for i, (a, b) in enumerate(zip(before.shaders, after.shaders)) if a.program != b.program] == [2]
+    assert after.shaders[2].program == before.shaders[2].program.replace(
+        (0x3F800000).to_bytes(4, "little"), (0x40000000).to_bytes(4, "little"))
