@@ -185,3 +185,50 @@ def test_edited_member_listing_goes_back_into_the_archive(files: tuple[Path, Pat
     assert [i for i, (a, b) in enumerate(zip(before.shaders, after.shaders)) if a.program != b.program] == [2]
     assert after.shaders[2].program == before.shaders[2].program.replace(
         (0x3F800000).to_bytes(4, "little"), (0x40000000).to_bytes(4, "little"))
+
+
+def test_geometry_and_copy_members(files: tuple[Path, Path]) -> None:
+    # no corpus archive has a geometry shader: one built here from two of the corpus programs (the
+    # 304-byte pixel program as the GS, the 704-byte vertex program as its copy program); the
+    # whole archive's section of the GS struct is the geometry member's text, a blank line, then the
+    # copy member's text (its own title line)
+    from shaderkit.formats.archive.path import BfshaNode
+    from shaderkit.formats.bfsha.wiiu import ResourceVar, ShaderProgram, ShadingModel, WiiUGX2Shader
+    from shaderkit.formats.gx2.programs import gx2_listing, latte_codes
+    from shaderkit.formats.gx2.types import GX2GeometryShaderRegs, GX2VertexShaderRegs
+
+    corpus = WiiUBfsha.from_bytes(files[0].read_bytes())
+    gs_code, copy_code, vs_code = corpus.shaders[3].program, corpus.shaders[2].program, corpus.shaders[0].program
+    vs = WiiUGX2Shader("vertex", GX2VertexShaderRegs(), vs_code, 1)
+    gs = WiiUGX2Shader("geometry", GX2GeometryShaderRegs(), gs_code, 2, copy_program=copy_code)
+    program = ShaderProgram(0, 0, 1, [0] * 10, [], [(1, 3, -1)], {"vertex": 0, "geometry": 1})
+    model = ShadingModel("m", 0, 0, [], [], [ResourceVar("_p0", 0, 0x10, 1, 0)], [],
+                         [ResourceVar("blk", 0, 0, size=64)], 0, 0, [program], [[]])
+    archive = WiiUBfsha("a", "", (3, 4, 0, 2), 0x100, [model], [vs, gs], b"")
+    node = BfshaNode(archive)
+    assert node.member_names() == ["m/0/vertex", "m/0/geometry", "m/0/geometry_copy"]
+    geometry, copy = node.member_model("m/0/geometry"), node.member_model("m/0/geometry_copy")
+    assert (geometry.code, copy.code) == (gs_code, copy_code)
+    whole = gx2_listing(archive)
+    assert whole is not None
+    section = whole[whole.index("; ==== shaders[1]"):]
+    assert section == geometry.disassemble() + "\n" + copy.disassemble()
+    assert copy.disassemble().startswith("; ==== shaders[1]: geometry shader (m/0): copy (vertex) program ====\n\n")
+    assert [title for title, _ in latte_codes(copy)] == ["shaders[1]: geometry shader (m/0): copy (vertex) program"]
+    assert geometry.problems() == [] and copy.problems() == []
+    # the block is at location 3 for the GS (the middle of the VS, GS, PS triple), the VS has it at 1
+    assert [(b.name, b.location) for b in geometry.reflection()["uniform_blocks"]] == [("blk", 3)]
+    assert [(b.name, b.offset) for b in node.member_model("m/0/vertex").vm_shader().uniform_blocks] == [("blk", 1)]
+    assert copy.reflection() == {"samplers": [], "uniform_blocks": [], "attributes": []}
+    assert copy.vm_shader().program == copy_code and geometry.vm_shader().program == gs_code
+    record = copy.summary()
+    assert record["stage"] == "geometry_copy" and "cemu_base_hash" not in record and "attributes" not in record
+    # the whole archive's listing now carries the copy program, and an edit of it goes back into it
+    from shaderkit.formats.gx2.programs import apply_listing
+
+    assert apply_listing(archive, whole) == 0 and gs.copy_program == copy_code
+    head, _, tail = whole.partition(": copy (vertex) program ====")
+    assert "(0x3F800000, 1)" in tail
+    assert apply_listing(archive, head + ": copy (vertex) program ====" + tail.replace("(0x3F800000, 1)", "(0x40000000, 2)")) == 1
+    assert gs.program == gs_code and gs.copy_program == copy_code.replace(
+        (0x3F800000).to_bytes(4, "little"), (0x40000000).to_bytes(4, "little"))

@@ -52,7 +52,7 @@ def _bfsha_shaders(model: object) -> list[tuple[str, GX2Shader, list[str]]] | No
     out = []
     for i, shader in enumerate(model.shaders):
         cls, column = _BFSHA_STAGES[shader.stage]
-        view = cls(regs=shader.regs, program=shader.program, mode=shader.mode)
+        view = cls(regs=shader.regs, program=shader.program, mode=shader.mode, vertex_program=shader.copy_program)
         if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
             view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
         names = [f"{m.name}/{p.index}" for m, p in users.get(i, [])]
@@ -140,6 +140,7 @@ def apply_listing(model: object, text: str) -> int:
     if isinstance(model, WiiUBfsha):  # the views are copies: their programs go back to the archive
         for shader, view in zip(model.shaders, views):
             shader.program = view.program
+            shader.copy_program = view.vertex_program
     return changed
 
 
