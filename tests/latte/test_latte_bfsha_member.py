@@ -232,3 +232,21 @@ def test_geometry_and_copy_members(files: tuple[Path, Path]) -> None:
     assert apply_listing(archive, head + ": copy (vertex) program ====" + tail.replace("(0x3F800000, 1)", "(0x40000000, 2)")) == 1
     assert gs.program == gs_code and gs.copy_program == copy_code.replace(
         (0x3F800000).to_bytes(4, "little"), (0x40000000).to_bytes(4, "little"))
+
+
+def test_run_texture_by_sampler_name(files: tuple[Path, Path], sk: Sk, tmp_path: Path) -> None:
+    # turbo_uber/2/pixel samples t8 (its listing: "SAMPLE R0.xy__, R0.xy0x, t8, s8"); the reflection
+    # puts sampler _n0 at location 8, so --texture _n0=... is the texture it reads
+    import numpy as np
+
+    member = f"{files[0]}//turbo_uber/2/pixel"
+    status, _, err = sk("run", member)
+    assert status == 2 and "t8" in err
+    texture = tmp_path / "t.npy"
+    np.save(texture, np.full((2, 2, 4), 0.5, np.float32))
+    status, out, err = sk("run", member, "--texture", f"_n0={texture}")
+    assert status == 0, err
+    status, _, err = sk("run", member, "--texture", f"_b1={texture}")  # location 6: t8 still missing
+    assert status == 2 and "t8" in err
+    status, _, err = sk("run", member, "--texture", f"nope={texture}")
+    assert status == 2 and "_n0" in err

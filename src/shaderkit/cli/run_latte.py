@@ -112,11 +112,16 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
             known = ", ".join([*sorted(variables), *(f"{b} (block)" for b in sorted(block_names))]) or "none"
             raise click.ClickException(f"{file}: --uniform {name}: no uniform or uniform block of that name "
                                        f"(this shader has: {known}; or give C<n>)")
+    samplers = {v.name: v.location for v in shader.shader.sampler_vars} if shader.shader is not None else {}
     texture_arrays: dict[int, Any] = {}
     for key, array in texture_options(textures):
+        if key in samplers:  # a sampler by name: the texture at its location
+            texture_arrays[samplers[key]] = array
+            continue
         rid = key.lstrip("t")
         if not rid.isdigit():
-            raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID")
+            named = f", or a sampler name ({', '.join(samplers)})" if samplers else ""
+            raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID{named}")
         texture_arrays[int(rid)] = array
     try:
         result = shader.run(inputs, count, uniforms=uniform_values, uniform_blocks=blocks, textures=texture_arrays,
