@@ -171,3 +171,164 @@ def test_module_level_classes_pickle() -> None:
     inst = Instruction(1)
     assert pickle.loads(pickle.dumps(inst)) == inst
     assert type(inst).__eq__.__module__ == "shaderkit.dataclass"  # really the shared functions
+
+
+def _init_bodies(decorate: Callable[..., Any]) -> dict[str, Any]:
+    """Classes whose ``__init__`` this module writes (documented, no InitVar/keyword-only fields) and
+    classes it leaves to the standard decorator."""
+
+    @decorate
+    class Hidden:
+        """Fields outside ``__init__``: a factory (called per instance) and a plain default (class attribute)."""
+
+        a: int
+        made: list[int] = field(default_factory=list, init=False)
+        plain: int = field(default=3, init=False)
+        tail: dict[str, int] = field(default_factory=dict)
+
+    @decorate
+    class Post:
+        """A ``__post_init__`` runs after the fields are set."""
+
+        a: int = 1
+        doubled: int = field(default=0, init=False)
+
+        def __post_init__(self) -> None:
+            self.doubled = 2 * self.a
+
+    @decorate(frozen=True)
+    class FrozenFactory:
+        """Frozen, with a factory field."""
+
+        a: int
+        rows: tuple[int, ...] = field(default_factory=tuple)
+
+    @decorate(slots=True)
+    class SlottedHidden:
+        """Slots: a field outside ``__init__`` with a default is set per instance."""
+
+        a: int
+        plain: int = field(default=5, init=False)
+
+    @decorate
+    class SelfField:
+        """A field called ``self``."""
+
+        self: int
+        other: int = 2
+
+    @decorate
+    class OwnInit:
+        """The class's own ``__init__`` stays."""
+
+        a: int = 0
+
+        def __init__(self, value: int) -> None:
+            self.a = value * 10
+
+    @decorate
+    class Undocumented:
+        a: int
+        b: str = "x"
+
+    @decorate
+    class WithInitVar:
+        """An ``InitVar`` goes to ``__post_init__`` (the standard ``__init__``)."""
+
+        a: int
+        scale: dataclasses.InitVar[int] = 1
+
+        def __post_init__(self, scale: int) -> None:
+            self.a *= scale
+
+    @decorate(kw_only=True)
+    class KeywordOnly:
+        """Keyword-only fields (the standard ``__init__``)."""
+
+        a: int
+        b: int = 2
+
+    @decorate
+    class ChildOfPlain(Hidden):
+        """Inherited fields first, then its own."""
+
+        extra: bytes = b""
+
+    return {name: cls for name, cls in locals().items() if isinstance(cls, type)}
+
+
+OURS_INIT = _init_bodies(dataclass)
+STANDARD_INIT = _init_bodies(dataclasses.dataclass)
+
+#: (class, positional arguments, keyword arguments) calls made on both families
+_INIT_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+    ("Hidden", (1,), {}), ("Hidden", (1, {"k": 1}), {}), ("Hidden", (), {"a": 2, "tail": {}}),
+    ("Post", (), {}), ("Post", (4,), {}), ("FrozenFactory", (1,), {}), ("FrozenFactory", (1, (2,)), {}),
+    ("SlottedHidden", (7,), {}), ("SelfField", (1,), {}), ("SelfField", (), {"self": 1, "other": 3}),
+    ("OwnInit", (2,), {}), ("Undocumented", (1,), {}), ("WithInitVar", (2, 3), {}),
+    ("KeywordOnly", (), {"a": 1}), ("ChildOfPlain", (1, {}, b"e"), {}),
+    # wrong calls: the same error text
+    ("Hidden", (), {}), ("Hidden", (1, 2, 3), {}), ("Hidden", (1,), {"made": []}), ("Post", (), {"b": 1}),
+    ("KeywordOnly", (1,), {}), ("SelfField", (), {}),
+]
+
+
+def _state(obj: Any) -> dict[str, Any]:
+    names = [f.name for f in dataclasses.fields(obj)]
+    return {name: getattr(obj, name) for name in names if hasattr(obj, name)}
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), _INIT_CALLS)
+def test_init_behaves_as_the_standard_one(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    results = []
+    for family in (OURS_INIT, STANDARD_INIT):
+        try:
+            made = family[name](*args, **kwargs)
+        except TypeError as exc:
+            results.append(("error", str(exc)))
+        else:
+            results.append(("made", _state(made), _strip_address(repr(made))))
+    assert results[0] == results[1]
+
+
+def test_factories_run_per_instance() -> None:
+    first, second = OURS_INIT["Hidden"](1), OURS_INIT["Hidden"](1)
+    assert first.made == [] and first.made is not second.made and first.tail is not second.tail
+    assert "plain" not in first.__dict__  # read from the class, as the standard __init__ leaves it
+
+
+@pytest.mark.parametrize("name", sorted(STANDARD_INIT))
+def test_init_function_matches(name: str) -> None:
+    import inspect
+
+    ours, std = OURS_INIT[name].__init__, STANDARD_INIT[name].__init__
+    assert str(inspect.signature(ours)) == str(inspect.signature(std))
+    assert ours.__defaults__ == std.__defaults__
+    assert ours.__kwdefaults__ == std.__kwdefaults__
+    assert ours.__annotations__ == std.__annotations__
+    assert ours.__qualname__ == std.__qualname__
+    assert ours.__module__ == std.__module__
+    assert ours.__globals__ is std.__globals__
+    assert OURS_INIT[name].__doc__ == STANDARD_INIT[name].__doc__
+
+
+def test_lean_init_only_where_it_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lean text is written for the documented classes without InitVar or keyword-only fields."""
+    import shaderkit.dataclass as module
+
+    lean: list[str] = []
+    real = module._lean_init
+    monkeypatch.setattr(module, "_lean_init", lambda cls, *rest: (lean.append(cls.__name__), real(cls, *rest)))
+    _init_bodies(dataclass)
+    assert set(lean) == set(OURS_INIT) - {"Undocumented", "WithInitVar", "KeywordOnly"}
+
+
+def test_non_default_after_default_is_refused() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @dataclass
+        class Bad:
+            """b has no default after a."""
+
+            a: int = 0
+            b: int  # type: ignore[misc]
