@@ -185,11 +185,13 @@ class PlacedWriter:
 
     def _store(self, at: int, data: bytes) -> None:
         """Write ``data`` at ``at`` (growing the output) and mark the range taken."""
-        if at + len(data) > len(self.out):
-            self.out.extend(bytes([self.fill]) * (at + len(data) - len(self.out)))
-        self.out[at : at + len(data)] = data
-        if data:
-            self._occupy(at, at + len(data))
+        out = self.out
+        end = at + len(data)
+        if end > len(out):
+            out.extend(bytes([self.fill]) * (end - len(out)))
+        out[at:end] = data
+        if end > at:
+            self._occupy(at, end)
 
     def place(self, key: Key, data: bytes) -> int:
         """Put an item and return its offset: where it lay if it still fits, else by the format's rule.
@@ -197,21 +199,25 @@ class PlacedWriter:
         An item that shared storage in the parsed file is written once while its bytes agree with the
         item it shared with; an item already placed under the same key returns its offset.
         """
-        if key in self._placed:
-            return self._placed[key]
+        placed = self._placed
+        at = placed.get(key)
+        if at is not None:
+            return at
         layout = self.layout
         if layout is not None:
-            first = layout.shared.get(key)
-            if first is not None and first in self._placed:
-                at = self._placed[first]
+            first = layout.shared.get(key) if layout.shared else None
+            if first is not None and first in placed:
+                at = placed[first]
                 if self._data[first] == data and bytes(self.out[at : at + len(data)]) == data:
-                    self._placed[key] = at
+                    placed[key] = at
                     self._data[key] = data
                     return at
             stored = layout.items.get(key)
-            if stored is not None and len(stored.data) == len(data) and self._agrees(stored.offset, data):
-                self._write(key, stored.offset, data)
-                return stored.offset
+            if stored is not None:
+                at, old = stored
+                if len(old) == len(data) and self._agrees(at, data):
+                    self._write(key, at, data)
+                    return at
         at = self.allocate(len(self.out), len(data))
         while not self._free(at, at + len(data)):
             at = self.allocate(max(len(self.out), at + 1), len(data))
@@ -237,8 +243,10 @@ class PlacedWriter:
         hi = lo + len(data)
         if hi == lo:
             return True
-        if any(a < hi and lo < b for a, b in self._reserved):
+        if self._reserved and any(a < hi and lo < b for a, b in self._reserved):
             return False
+        if self.out[lo:hi] == data:  # (then every byte written there agrees)
+            return True
         for a, b in self._overlapping(lo, hi):
             a, b = max(a, lo), min(b, hi)
             if self.out[a:b] != data[a - lo : b - lo]:
@@ -248,11 +256,18 @@ class PlacedWriter:
     def _occupy(self, lo: int, hi: int) -> None:
         busy = self._busy
         i = bisect_right(busy, (lo, hi))
-        if i > 0 and busy[i - 1][1] >= lo:
-            i -= 1
+        if i > 0:
+            before_lo, before_hi = busy[i - 1]  # (before_lo <= lo)
+            if before_hi >= lo:
+                if before_hi >= hi:
+                    return  # inside a taken range (taken ranges never touch: nothing else to merge)
+                i -= 1
+                lo = before_lo
         j = i
-        while j < len(busy) and busy[j][0] <= hi:
-            lo, hi = min(lo, busy[j][0]), max(hi, busy[j][1])
+        count = len(busy)
+        while j < count and busy[j][0] <= hi:
+            if busy[j][1] > hi:
+                hi = busy[j][1]
             j += 1
         busy[i:j] = [(lo, hi)]
 
@@ -264,9 +279,15 @@ class PlacedWriter:
     def verify(self) -> bool:
         """True when every placed item still reads back from the output (no later write clobbered it)."""
         out = self.out
-        return all(out[at : at + len(self._data[key])] == self._data[key] for key, at in self._placed.items()) and all(
-            out[at : at + len(data)] == data for at, data in self._puts
-        )
+        placed_data = self._data
+        for key, at in self._placed.items():
+            data = placed_data[key]
+            if out[at : at + len(data)] != data:
+                return False
+        for at, data in self._puts:
+            if out[at : at + len(data)] != data:
+                return False
+        return True
 
     def is_free(self, offset: int, end: int) -> bool:
         """True when nothing placed, put or reserved so far covers any byte of ``[offset, end)``."""
