@@ -67,7 +67,7 @@ class Layout:
         An empty item occupies no storage, so it shares with nothing (nor does anything share with it)."""
         if data:
             first = self._by_offset.setdefault(offset, key)
-            if first != key:
+            if first is not key and first != key:
                 self.shared[key] = self.shared.get(first, first)
         self.items[key] = _new_placement(Placement, (offset, data if data.__class__ is bytes else bytes(data)))
 
@@ -89,17 +89,18 @@ class Layout:
         end = len(data) - start
         self.size, self.start = end, start
         spans = [(at, at + len(stored)) for at, stored in self.items.values()]
-        spans += [(s, e) for s, e in covered if e > s]
+        if covered:
+            spans += [(s, e) for s, e in covered if e > s]
         spans.sort()
         raw: list[RawSpan] = []
         pos = 0
         for lo, hi in spans:
             if lo > pos:
-                raw.append(RawSpan(pos, bytes(data[start + pos : start + min(lo, end)])))
+                raw.append(_new_placement(RawSpan, (pos, bytes(data[start + pos : start + min(lo, end)]))))
             if hi > pos:
                 pos = hi
         if pos < end:
-            raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
+            raw.append(_new_placement(RawSpan, (pos, bytes(data[start + pos : start + end]))))
         self.raw = raw
 
     def stored_bytes(self, fill: int = 0) -> bytearray:
@@ -125,7 +126,7 @@ class Layout:
         return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
 
 
-#: makes a Placement from an (offset, data) tuple without the generated ``__new__``'s call
+#: makes a Placement (or RawSpan) from an (offset, data) tuple without the generated ``__new__``'s call
 _new_placement = tuple.__new__
 
 

@@ -120,15 +120,18 @@ class ShaderType:
         found = memo.get(id(self))
         if found is not None:
             return found
-
-        def child(t: ShaderType | None) -> int:
-            return -1 if t is None else t.canonical_id(table, memo)
-
+        members, interfaces = self.members, self.interfaces
+        subtype, base_class, pointee = self.subtype, self.base_class, self.pointee
         signature = (
             self.variable_class, self.variable_type, self.rows, self.columns, self.elements,
-            tuple((m.name, m.offset, child(m.type)) for m in self.members), self.name,
-            child(self.subtype), child(self.base_class), tuple(child(i) for i in self.interfaces),
-            self.member_offset_word, child(self.pointee), self.interface_offset_word,
+            tuple([(m.name, m.offset, m.type.canonical_id(table, memo)) for m in members]) if members else (),
+            self.name,
+            -1 if subtype is None else subtype.canonical_id(table, memo),
+            -1 if base_class is None else base_class.canonical_id(table, memo),
+            tuple([i.canonical_id(table, memo) for i in interfaces]) if interfaces else (),
+            self.member_offset_word,
+            -1 if pointee is None else pointee.canonical_id(table, memo),
+            self.interface_offset_word,
         )
         ident = table.setdefault(signature, len(table))
         memo[id(self)] = ident
@@ -297,13 +300,17 @@ class ResourceDefinition:
             rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
         record_table(r, layout, "cbuffers", cb_off, cb_count * _CBUFFER.size)
+        path = r._path  # the scope of Reader.scope, without a generator per constant buffer
         for i in range(cb_count):
             name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
                 r.data, base + cb_off + i * _CBUFFER.size)
-            with r.scope(f"constant_buffers[{i}]"):
+            path.append(f"constant_buffers[{i}]")
+            try:
                 name = recorded_string(r, layout, ("cbuffer_name", i), name_off, "name")
                 cb = ConstantBuffer(name, [], size, cb_flags, cb_type)
                 cb.variables = parser.variables(i, var_count, var_off)
+            finally:
+                path.pop()
             rd.constant_buffers.append(cb)
         rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
         return rd
@@ -478,16 +485,19 @@ class _Builder:
         rd = self.rd
         head_size = _HEADER.size + (_RD11.size if self.sm5 else 0)
         self.out += bytes(head_size)
-        binding_st = _BINDING51 if rd.is_sm51 else _BINDING
+        sm51 = rd.is_sm51
+        binding_st = _BINDING51 if sm51 else _BINDING
         rb_off = len(self.out) if rd.resource_bindings else (
             rd.empty_binding_offset if rd.empty_binding_offset is not None else head_size)
         self.out += bytes(binding_st.size * len(rd.resource_bindings))
         for i, b in enumerate(rd.resource_bindings):
-            values = [self.string(b.name), b.input_type, b.return_type, b.dimension, b.num_samples,
-                      b.bind_point, b.bind_count, b.flags]
-            if rd.is_sm51:
-                values += [b.space, b.id]
-            binding_st.pack_into(self.out, rb_off + i * binding_st.size, *values)
+            if sm51:
+                binding_st.pack_into(self.out, rb_off + i * binding_st.size, self.string(b.name), b.input_type,
+                                     b.return_type, b.dimension, b.num_samples, b.bind_point, b.bind_count, b.flags,
+                                     b.space, b.id)
+            else:
+                binding_st.pack_into(self.out, rb_off + i * binding_st.size, self.string(b.name), b.input_type,
+                                     b.return_type, b.dimension, b.num_samples, b.bind_point, b.bind_count, b.flags)
         if rd.constant_buffers:
             self.align()
         cb_off = len(self.out) if rd.constant_buffers else rd.empty_cbuffer_offset
@@ -508,22 +518,25 @@ class _Builder:
         return bytes(self.out)
 
     def variables(self, variables: list[ShaderVariable]) -> int:
-        st = _VAR5 if self.sm5 else _VAR4
-        self.align()
-        table = len(self.out)
-        self.out += bytes(st.size * len(variables))
+        sm5 = self.sm5
+        st = _VAR5 if sm5 else _VAR4
+        out = self.out
+        out += PAD_BYTE * (-len(out) % 4)
+        table = len(out)
+        out += bytes(st.size * len(variables))
         for i, v in enumerate(variables):
             name = self.string(v.name)
             type_off = self.type(v.type)
             default_off = 0
             if v.default_value is not None:
-                self.align()
-                default_off = len(self.out)
-                self.out += v.default_value
-            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
-            if self.sm5:
-                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
-            st.pack_into(self.out, table + i * st.size, *values)
+                out += PAD_BYTE * (-len(out) % 4)
+                default_off = len(out)
+                out += v.default_value
+            if sm5:
+                st.pack_into(out, table + i * st.size, name, v.start_offset, v.size, v.flags, type_off, default_off,
+                             v.start_texture, v.texture_size, v.start_sampler, v.sampler_size)
+            else:
+                st.pack_into(out, table + i * st.size, name, v.start_offset, v.size, v.flags, type_off, default_off)
         return table
 
     def type(self, t: ShaderType, nested: bool = False) -> int:
@@ -605,7 +618,8 @@ class _PlacedBuilder:
 
     def string(self, key: object, text: str) -> int:
         data = text.encode("latin-1") + b"\0"
-        if self.stored(key) == data:
+        item = self.layout.items.get(key)
+        if item is not None and item.data == data:
             return self.w.place(key, data)
         return self.w.place(("string", text), data)
 
@@ -616,12 +630,15 @@ class _PlacedBuilder:
         if rd.creator or "creator" in self.layout.items:
             creator_off = self.string("creator", rd.creator)
         rows = []
+        sm51 = rd.is_sm51
         for i, b in enumerate(rd.resource_bindings):
-            values = [self.string(("binding_name", i), b.name), b.input_type, b.return_type, b.dimension,
-                      b.num_samples, b.bind_point, b.bind_count, b.flags]
-            if rd.is_sm51:
-                values += [b.space, b.id]
-            rows.append(binding_st.pack(*values))
+            name = self.string(("binding_name", i), b.name)
+            if sm51:
+                rows.append(binding_st.pack(name, b.input_type, b.return_type, b.dimension, b.num_samples,
+                                            b.bind_point, b.bind_count, b.flags, b.space, b.id))
+            else:
+                rows.append(binding_st.pack(name, b.input_type, b.return_type, b.dimension, b.num_samples,
+                                            b.bind_point, b.bind_count, b.flags))
         rb_off = w.place("bindings", b"".join(rows))
         if not rd.resource_bindings and "bindings" not in self.layout.items:
             rb_off = rd.empty_binding_offset if rd.empty_binding_offset is not None else rb_off
@@ -640,7 +657,8 @@ class _PlacedBuilder:
         w.put(0, head)
 
     def variables(self, cb_index: int, variables: list[ShaderVariable]) -> int:
-        st = _VAR5 if self.sm5 else _VAR4
+        sm5 = self.sm5
+        st = _VAR5 if sm5 else _VAR4
         table_key = ("variables", cb_index)
         stored_table = self.stored(table_key)
         rows = []
@@ -651,10 +669,11 @@ class _PlacedBuilder:
             default_off = 0
             if v.default_value is not None:
                 default_off = self.w.place(("default", cb_index, i), v.default_value)
-            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
-            if self.sm5:
-                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
-            rows.append(st.pack(*values))
+            if sm5:
+                rows.append(st.pack(name, v.start_offset, v.size, v.flags, type_off, default_off,
+                                    v.start_texture, v.texture_size, v.start_sampler, v.sampler_size))
+            else:
+                rows.append(st.pack(name, v.start_offset, v.size, v.flags, type_off, default_off))
         if not variables and stored_table is None:
             return 0
         return self.w.place(table_key, b"".join(rows))
