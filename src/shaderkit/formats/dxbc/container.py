@@ -64,7 +64,7 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.checksum import dxbc_checksum
-from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
+from shaderkit.formats.dxbc.common import fourcc_bytes
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
@@ -197,7 +197,8 @@ def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
     and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
     if stored is not None and (type(chunk) is Signature or type(chunk) is ResourceDefinition):
         fresh = chunk.build_fresh()
-        if fresh == stored.data[CHUNK_HEADER.size :]:
+        data = stored.data  # (data[8:] == fresh, without copying the chunk)
+        if len(data) == CHUNK_HEADER.size + len(fresh) and data.endswith(fresh):
             return fresh
     return chunk.build()
 
@@ -302,7 +303,7 @@ class DxbcContainer(ShaderFile):
             raw_cc, size = CHUNK_HEADER.unpack_from(data, base + rel)  # inside the body (checked above)
             if size > total_size - rel - CHUNK_HEADER.size:
                 raise _chunk_error(body, i, f"{size}-byte payload runs past the container end", base + rel + 4)
-            spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, fourcc_text(raw_cc)))
+            spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, raw_cc.decode("latin-1")))  # fourcc_text
         ordered = sorted(range(count), key=lambda k: spans[k][0])
         for prev, nxt in zip(ordered, ordered[1:]):
             if spans[nxt][0] < spans[prev][1]:
@@ -312,12 +313,14 @@ class DxbcContainer(ShaderFile):
         layout.record("header", 0, data[base : base + HEADER.size])
         layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}  # the keys of _ChunkKeys, counted here
         for i, (start, stop, fourcc) in enumerate(spans):
             # the payload's reader names "chunk[i]" then the FourCC in its errors (fits: checked above)
             payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, f"chunk[{i}].{fourcc}")
             chunks.append(_parse_chunk(payload, fourcc, depth))
-            layout.record(keys.next(fourcc), start - base, data[start:stop])
+            n = seen.get(fourcc, 0)
+            seen[fourcc] = n + 1
+            layout.record(("chunk", fourcc, n), start - base, data[start:stop])
         end = base + total_size
         layout.close(memoryview(data)[base:end])
         return cls(chunks, checksum, version, data[end : r.end], layout, data[base:end])
@@ -325,22 +328,27 @@ class DxbcContainer(ShaderFile):
     # -- writing ---------------------------------------------------------------------------
     def _layout(self) -> tuple[bytearray, bool]:
         """The container bytes with the stored checksum, and whether they are the parsed bytes."""
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}  # the keys of _ChunkKeys, counted here
         layout = self.layout
         stored_items = layout.items if layout is not None else {}
         items = []
-        for c in self.chunks:
-            key = keys.next(c.fourcc)
-            items.append((key, fourcc_bytes(c.fourcc), _payload(c, stored_items.get(key))))
-        count = len(items)
-        head_size = HEADER.size + 4 * count
         # chunks go back where they lay while they keep their size; any other change lays the
         # chunks out again in index order, 4-aligned (bytes that preceded a kept chunk, other
         # than the zero padding the alignment rule writes anyway, stay in front of it)
-        keep = layout is not None and all(
-            (stored := layout.items.get(key)) is not None and len(stored.data) == CHUNK_HEADER.size + len(payload)
-            for key, _, payload in items
-        ) and len(layout.items.get("chunk_index", _EMPTY).data) == 4 * count
+        keep = layout is not None
+        for c in self.chunks:
+            fourcc = c.fourcc
+            n = seen.get(fourcc, 0)
+            seen[fourcc] = n + 1
+            key = ("chunk", fourcc, n)
+            stored = stored_items.get(key)
+            payload = _payload(c, stored)
+            items.append((key, fourcc_bytes(fourcc), payload))
+            if stored is None or len(stored.data) != CHUNK_HEADER.size + len(payload):
+                keep = False
+        count = len(items)
+        head_size = HEADER.size + 4 * count
+        keep = keep and len(stored_items.get("chunk_index", _EMPTY).data) == 4 * count
         if keep and self.source is not None and self._rebuilds_source(items):
             return bytearray(self.source), True
         writer = PlacedWriter(layout if keep else None, append_aligned(4))
@@ -368,8 +376,10 @@ class DxbcContainer(ShaderFile):
                 MAGIC, self.checksum, self.version, len(source), len(items)):
             return False
         for key, cc, payload in items:
-            stored = layout.items[key]
-            if stored.data[:4] != cc or stored.data[CHUNK_HEADER.size :] != payload:
+            stored = layout.items[key].data
+            # (stored[:4] == cc and stored[8:] == payload, without copying the chunk)
+            if len(stored) != CHUNK_HEADER.size + len(payload) or not stored.startswith(cc) \
+                    or not stored.endswith(payload):
                 return False
         return True
 

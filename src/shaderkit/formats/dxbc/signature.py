@@ -138,11 +138,18 @@ class Signature:
 
     def build_fresh(self) -> bytes:
         """Lay the chunk payload out as fxc does."""
-        size = self.element_size
-        pool = StringPool.at(_HEAD.size + size * len(self.elements))
-        out = bytearray(_HEAD.pack(len(self.elements), _HEAD.size))
-        for e in self.elements:
-            out += self._pack(e, pool.add(e.semantic_name))
+        elements = self.elements
+        size = ELEMENT_SIZES[self.fourcc]
+        pool = StringPool.at(_HEAD.size + size * len(elements))
+        add = pool.add
+        out = bytearray(_HEAD.pack(len(elements), _HEAD.size))
+        if size == 24:  # (_pack, with the layout chosen once)
+            for e in elements:
+                out += _BASE.pack(add(e.semantic_name), e.semantic_index, e.system_value_type, e.component_type,
+                                  e.register, e.mask, e.read_write_mask, e.reserved)
+        else:
+            for e in elements:
+                out += self._pack(e, add(e.semantic_name))
         out += pool.data
         pad4(out)
         return bytes(out)
