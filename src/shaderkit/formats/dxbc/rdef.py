@@ -294,10 +294,18 @@ class ResourceDefinition:
             rd.empty_cbuffer_offset = cb_off
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
         record_table(r, layout, "bindings", rb_off, rb_count * binding_st.size)
-        for i in range(rb_count):
-            fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
-            name = recorded_string(r, layout, ("binding_name", i), fields_[0], "name", f"resource_bindings[{i}]")
-            rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
+        data, end = r.data, r.end
+        record = layout.record
+        bindings = rd.resource_bindings
+        table = base + rb_off
+        for i, fields_ in enumerate(binding_st.iter_unpack(data[table : table + rb_count * binding_st.size])):
+            name_off = fields_[0]  # (recorded_string, its where text made only for the error)
+            at = base + name_off
+            nul = data.find(b"\0", at, end) if name_off < end - base else -1
+            if nul < 0:
+                recorded_string(r, layout, ("binding_name", i), name_off, "name", f"resource_bindings[{i}]")
+            record(("binding_name", i), name_off, data[at : nul + 1])
+            bindings.append(ResourceBinding(data[at:nul].decode("latin-1"), *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
         record_table(r, layout, "cbuffers", cb_off, cb_count * _CBUFFER.size)
         path = r._path  # the scope of Reader.scope, without a generator per constant buffer
