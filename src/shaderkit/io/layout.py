@@ -126,6 +126,44 @@ class Layout:
         return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
 
 
+class _DeferredLayout(Layout):
+    """A :class:`Layout` recorded on first use (see :func:`deferred_layout`): any attribute read or
+    write records it, then the object is a plain :class:`Layout` (its class too)."""
+
+    def __init__(self, record: Callable[[], Layout]) -> None:  # (no field is set before recording)
+        object.__getattribute__(self, "__dict__")["_record"] = record
+
+    def _recorded(self) -> None:
+        state = object.__getattribute__(self, "__dict__")
+        record = state.pop("_record", None)
+        if record is not None:
+            state.update(record().__dict__)
+        object.__setattr__(self, "__class__", Layout)
+
+    def __getattribute__(self, name: str) -> object:
+        _DeferredLayout._recorded(self)
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        _DeferredLayout._recorded(self)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _DeferredLayout._recorded(self)
+        object.__delattr__(self, name)
+
+
+def deferred_layout(record: Callable[[], Layout]) -> Layout:
+    """A :class:`Layout` whose items ``record()`` records when it is first used (read, written,
+    compared, printed), then the same object as a plain Layout.
+
+    For a parser whose rebuild rarely needs the layout (a chunk in its compiler's own layout, which
+    the model rebuilds without one): ``record`` reads the same bytes again, recording as it goes, so
+    the layout is the one an eager parse records.
+    """
+    return _DeferredLayout(record)
+
+
 #: makes a Placement (or RawSpan) from an (offset, data) tuple without the generated ``__new__``'s call
 _new_placement = tuple.__new__
 

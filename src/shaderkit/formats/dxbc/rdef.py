@@ -42,7 +42,7 @@ from shaderkit.formats.dxbc.common import (
     Budget,
     Relayout,
     close_layout,
-    payload_layout,
+    deferred_chunk_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -270,7 +270,18 @@ class ResourceDefinition:
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RDEF") -> ResourceDefinition:
-        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in
+        fxc's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        rd = cls._read(r, None)
+        rd.layout = deferred_chunk_layout(r, cls._read)
+        return rd
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> ResourceDefinition:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         cb_count, cb_off, rb_count, rb_off, target, flags, creator_off = r.unpack_at(base, "7I", "RDEF header")
         rd = cls(target=target, flags=flags)
@@ -285,7 +296,6 @@ class ResourceDefinition:
                     raise r.error(f"unsupported resource binding size {sizes[2]}", base + 36)
         sm5 = rd.is_sm5
         binding_st = _BINDING51 if rd.is_sm51 else _BINDING
-        layout = payload_layout(r)
         parser = _Parser(r, sm5, layout)
         rd.creator = recorded_string(r, layout, "creator", creator_off, "creator") if creator_off else ""
         if rb_count == 0:
@@ -295,7 +305,7 @@ class ResourceDefinition:
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
         record_table(r, layout, "bindings", rb_off, rb_count * binding_st.size)
         data, end = r.data, r.end
-        record = layout.record
+        record = layout.record if layout is not None else None
         bindings = rd.resource_bindings
         table = base + rb_off
         for i, fields_ in enumerate(binding_st.iter_unpack(data[table : table + rb_count * binding_st.size])):
@@ -304,7 +314,8 @@ class ResourceDefinition:
             nul = data.find(b"\0", at, end) if name_off < end - base else -1
             if nul < 0:
                 recorded_string(r, layout, ("binding_name", i), name_off, "name", f"resource_bindings[{i}]")
-            record(("binding_name", i), name_off, data[at : nul + 1])
+            if record is not None:
+                record(("binding_name", i), name_off, data[at : nul + 1])
             bindings.append(ResourceBinding(data[at:nul].decode("latin-1"), *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
         record_table(r, layout, "cbuffers", cb_off, cb_count * _CBUFFER.size)
@@ -320,7 +331,8 @@ class ResourceDefinition:
             finally:
                 path.pop()
             rd.constant_buffers.append(cb)
-        rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
+        if layout is not None:
+            rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
         return rd
 
     # -- building --------------------------------------------------------------------------
@@ -368,7 +380,7 @@ class ResourceDefinition:
 class _Parser:
     """Reads variables and (shared, possibly nested) types with depth and cycle limits."""
 
-    def __init__(self, r: Reader, sm5: bool, layout: Layout) -> None:
+    def __init__(self, r: Reader, sm5: bool, layout: Layout | None) -> None:
         self.r = r
         self.base = r.start
         self.sm5 = sm5
@@ -392,18 +404,20 @@ class _Parser:
         record_table(r, layout, ("variables", cb_index), offset, count * st.size)
         out = []
         data, base, end = r.data, self.base, r.end
-        record = layout.record
+        record = layout.record if layout is not None else None
         for i, words in enumerate(st.iter_unpack(data[base + offset : base + offset + count * st.size])):
             name_off, start, size, flags, type_off, default_off = words[:6]
             at = base + name_off
             nul = data.find(b"\0", at, end) if name_off < end - base else -1
             if nul < 0:  # past the chunk or unterminated: the error recorded_string raises
                 recorded_string(r, layout, ("variable_name", cb_index, i), name_off, "name", f"variables[{i}]")
-            record(("variable_name", cb_index, i), name_off, data[at : nul + 1])
+            if record is not None:
+                record(("variable_name", cb_index, i), name_off, data[at : nul + 1])
             var = ShaderVariable(data[at:nul].decode("latin-1"), self.type(type_off, 0), start, size, flags)
             if default_off:
                 var.default_value = r.sub(self.at(default_off), size, f"variables[{i}].default value").read(size)
-                layout.record(("default", cb_index, i), default_off, var.default_value)
+                if record is not None:
+                    record(("default", cb_index, i), default_off, var.default_value)
             if self.sm5:
                 var.start_texture, var.texture_size, var.start_sampler, var.sampler_size = words[6:]
             out.append(var)
@@ -423,7 +437,8 @@ class _Parser:
         cls_, typ, rows, cols, elems, member_count, member_off = words[:7]
         t = ShaderType(cls_, typ, rows, cols, elems)
         layout = self.layout
-        layout.record(("type", offset), offset, r.data[pos : pos + st.size])
+        if layout is not None:
+            layout.record(("type", offset), offset, r.data[pos : pos + st.size])
         self.busy.add(offset)
         path = r._path  # the scope of Reader.scope, without a generator per type record
         path.append(f"type@{offset:#x}")
