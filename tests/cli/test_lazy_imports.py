@@ -202,6 +202,87 @@ print("ok")
 """
 
 
+_VERIFY_PROBE = """
+import sys
+from shaderkit.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(" ".join(f"{name}={type(module).__name__}" for name, module in sys.modules.items()))  # (json loads re)
+"""
+
+
+def test_the_console_script_verify_loads_neither_re_nor_copy(tmp_path: Path) -> None:
+    """``verify`` needs no regular expression: dataclasses' one pattern is the stand-in's, so re (and
+    enum) stay unloaded; copy (and weakref) too, a stand-in never used."""
+    for name in ("sample_vs.dxbc", "sample.shbin"):
+        (tmp_path / name).write_bytes(SAMPLES[name]())
+    result = subprocess.run([sys.executable, "-c", _VERIFY_PROBE, "verify", "sample_vs.dxbc", "sample.shbin"],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path, env=checkout_env())
+    assert result.returncode == 0, result.stderr
+    modules = dict(item.split("=") for item in result.stdout.strip().splitlines()[-1].split())
+    assert "dataclasses" in modules and "shaderkit.formats.dxbc.container" in modules
+    assert not [name for name in ("re", "enum", "weakref", "ast") if name in modules]
+    assert modules["copy"] == modules["inspect"] == "_DeferredModule"
+
+
+_RE_STAND_IN_PROBE = """
+import sys
+from shaderkit.cli.fast import _defer_imports
+_defer_imports()
+import dataclasses
+from dataclasses import InitVar
+assert "re" not in sys.modules and type(dataclasses.re).__name__ == "_DeferredRe"
+
+@dataclasses.dataclass
+class Scaled:
+    \"\"\"A string-annotated InitVar is found through the stand-in pattern.\"\"\"
+    a: int
+    scale: "InitVar[int]" = 1
+    also: "dataclasses.InitVar[int]" = 2
+
+    def __post_init__(self, scale, also):
+        self.a *= scale * also
+
+assert [f.name for f in dataclasses.fields(Scaled)] == ["a"] and Scaled(2, 3).a == 12
+import re
+assert type(re).__name__ == "module" and re.compile("a+").match("aa").group() == "aa"
+assert dataclasses.re.compile("b+").match("bb").group() == "bb"  # anything else: the real module
+print("ok")
+"""
+
+
+def test_dataclasses_gets_the_re_stand_in() -> None:
+    env = checkout_env()
+    result = subprocess.run([sys.executable, "-c", _RE_STAND_IN_PROBE], capture_output=True, text=True, timeout=60,
+                            env=env)
+    assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr
+
+
+_PATTERN_TEXTS = ["dataclasses.InitVar[int]", "InitVar", " typing . ClassVar[int]", "list[int]", "a.", "a. b", ".x",
+                  "", "  ", "x .y", "ClassVar", "é.ß²", "a\u00a0.\u3000b", "_1 . _", "a.[b]", "\u0660.x", "a..b"]
+
+
+def test_identifier_pattern_matches_as_re_does() -> None:
+    """The stand-in pattern against the compiled one: texts by hand, then every string of up to 4
+    characters from a set with spaces, dots, word and non-word characters (ASCII and not)."""
+    import itertools
+    import re
+
+    from shaderkit.cli.fast import DATACLASSES_PATTERN, _IdentifierPattern
+
+    real, ours = re.compile(DATACLASSES_PATTERN), _IdentifierPattern()
+
+    def found(match: object) -> tuple[str | None, str | None] | None:
+        return None if match is None else (match.group(1), match.group(2))  # type: ignore[attr-defined]
+
+    texts = list(_PATTERN_TEXTS)
+    for length in range(5):
+        texts += ["".join(p) for p in itertools.product(" .a_1[\u00a0é²\u2028", repeat=length)]
+    assert all(found(ours.match(t)) == found(real.match(t)) for t in texts)
+
+
 def test_a_deferred_module_is_the_real_one_on_first_use() -> None:
     env = checkout_env()
     result = subprocess.run([sys.executable, "-c", _STAND_IN_PROBE], capture_output=True, text=True, timeout=60, env=env)
