@@ -87,6 +87,9 @@ class RuntimeConstantMapping:
 @dataclass
 class Level9Shader:
     """An Aon9/XNAS/XNAP chunk: the D3D9 shader of a 9_x feature level and its register mappings."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     fourcc: str = "Aon9"
     #: D3D9 version token (``0xFFFF0200`` = ps_2_0, ``0xFFFE0200`` = vs_2_0)
     version: int = 0xFFFF0200

@@ -191,11 +191,12 @@ class LibraryFunction:
 
 
 def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
-    """A chunk's payload rebuilt from its model. A signature or RDEF chunk whose stored bytes are
-    fxc's own layout is rebuilt that way, without putting each item back (several times cheaper):
-    that layout writes every field of the model, so equal bytes mean the model is the parsed one,
-    and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
-    if stored is not None and (type(chunk) is Signature or type(chunk) is ResourceDefinition):
+    """A chunk's payload rebuilt from its model. A chunk whose stored bytes are its compiler's own
+    layout (signatures, RDEF, Aon9, RTS0, LFS0, IFCE, LIBH: the models that declare
+    ``FRESH_WRITES_EVERY_FIELD``) is rebuilt that way, without putting each item back (several times
+    cheaper): that layout writes every field of the model, so equal bytes mean the model is the
+    parsed one, and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
+    if stored is not None and getattr(chunk, "FRESH_WRITES_EVERY_FIELD", False):
         fresh = chunk.build_fresh()
         data = stored.data  # (data[8:] == fresh, without copying the chunk)
         if len(data) == CHUNK_HEADER.size + len(fresh) and data.endswith(fresh):

@@ -213,6 +213,9 @@ class ResourceBinding:
 @dataclass
 class ResourceDefinition:
     """The RDEF chunk: constant buffers, resource bindings, target profile and creator string."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     constant_buffers: list[ConstantBuffer] = field(default_factory=list)
     resource_bindings: list[ResourceBinding] = field(default_factory=list)
     #: target word: ``minor | major << 8 | program type << 16``.

@@ -110,6 +110,9 @@ class StaticSampler:
 @dataclass
 class RootSignature:
     """The RTS0 chunk: a serialized D3D12 root signature (versions 1.0, 1.1, 1.2)."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     version: int = 2
     parameters: list[RootParameter] = field(default_factory=list)
     static_samplers: list[StaticSampler] = field(default_factory=list)

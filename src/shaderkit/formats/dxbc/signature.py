@@ -73,6 +73,10 @@ class SignatureElement:
 class Signature:
     """One signature chunk; ``fourcc`` picks the element layout."""
 
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
+
     fourcc: str
     elements: list[SignatureElement] = field(default_factory=list)
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)
