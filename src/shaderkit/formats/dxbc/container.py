@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import importlib
 import struct
+import sys
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
@@ -152,7 +153,9 @@ _OCCASIONAL = {
 def _model(fourcc: str) -> Any:
     """The model class of an occasional chunk (its module imported on first use)."""
     module, name = _OCCASIONAL[fourcc]
-    return getattr(importlib.import_module(f"shaderkit.formats.dxbc.{module}"), name)
+    module = f"shaderkit.formats.dxbc.{module}"
+    loaded = sys.modules.get(module)  # (once imported: without the import machinery's calls)
+    return getattr(loaded if loaded is not None else importlib.import_module(module), name)
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
 OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
