@@ -254,11 +254,13 @@ def _rdef_sm5_shared_type() -> bytes:
     (b"ISGN", isgn_with_unknown_block()),
     (b"RDEF", rdef_with_unknown_block()),
     (b"RDEF", _rdef_sm5_shared_type()),
+    (b"RTS0", rts0_with_unknown_block()),
 ])
 def test_parsed_layout_is_recorded_on_first_use_as_an_eager_parse_records_it(fourcc: bytes, payload: bytes) -> None:
-    """Signature and RDEF chunks record their layout when it is first used: the recorded layout is the
-    one the parse records when asked to record at once (same items, sharing and raw spans)."""
+    """Signature, RDEF and RTS0 chunks record their layout when it is first used: the recorded layout
+    is the one the parse records when asked to record at once (same items, sharing and raw spans)."""
     from shaderkit.formats.dxbc.rdef import ResourceDefinition
+    from shaderkit.formats.dxbc.rts0 import RootSignature
     from shaderkit.formats.dxbc.signature import Signature
     from shaderkit.io.layout import Layout
     from shaderkit.io.reader import Reader
@@ -273,6 +275,8 @@ def test_parsed_layout_is_recorded_on_first_use_as_an_eager_parse_records_it(fou
     reader = Reader(data, start, end=start + len(payload))
     if fourcc == b"ISGN":
         Signature._read(reader, "ISGN", eager)
+    elif fourcc == b"RTS0":
+        RootSignature._read(reader, eager)
     else:
         ResourceDefinition._read(reader, eager)
     assert chunk.layout == eager
