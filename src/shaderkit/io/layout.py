@@ -254,9 +254,18 @@ class PlacedWriter:
             stored = layout.items.get(key)
             if stored is not None:
                 at, old = stored
-                if len(old) == len(data) and self._agrees(at, data):
-                    self._write(key, at, data)
-                    return at
+                if len(old) == len(data):
+                    end = at + len(data)
+                    out = self.out
+                    if end > at and end <= len(out) and not self._reserved and out[at:end] == data:
+                        # the bytes are already there (so they agree): only the range is taken
+                        self._occupy(at, end)
+                        placed[key] = at
+                        self._data[key] = data
+                        return at
+                    if self._agrees(at, data):
+                        self._write(key, at, data)
+                        return at
         at = self.allocate(len(self.out), len(data))
         while not self._free(at, at + len(data)):
             at = self.allocate(max(len(self.out), at + 1), len(data))
