@@ -166,7 +166,7 @@ class _DeferredRe(_DeferredModule):
     def compile(self, pattern: str, flags: int = 0) -> object:
         if pattern == DATACLASSES_PATTERN and not flags:
             return _IdentifierPattern()
-        return self.__getattr__("compile")(pattern, flags)
+        return self.__getattr__("compile")(pattern, flags)  # type: ignore[operator]  # (re.compile)
 
 
 def _defer_imports() -> None:

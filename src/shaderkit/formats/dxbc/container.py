@@ -200,7 +200,7 @@ def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
     cheaper): that layout writes every field of the model, so equal bytes mean the model is the
     parsed one, and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
     if stored is not None and getattr(chunk, "FRESH_WRITES_EVERY_FIELD", False):
-        fresh = chunk.build_fresh()
+        fresh: bytes = chunk.build_fresh()  # type: ignore[union-attr]  # (the models that declare it have one)
         data = stored.data  # (data[8:] == fresh, without copying the chunk)
         if len(data) == CHUNK_HEADER.size + len(fresh) and data.endswith(fresh):
             return fresh
