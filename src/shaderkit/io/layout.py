@@ -135,9 +135,10 @@ class _DeferredLayout(Layout):
 
     def _recorded(self) -> None:
         state = object.__getattribute__(self, "__dict__")
-        record = state.pop("_record", None)
-        if record is not None:
+        record = state.get("_record")
+        if record is not None:  # (dropped only once the fields are set: another thread records again, alike)
             state.update(record().__dict__)
+            state.pop("_record", None)
         object.__setattr__(self, "__class__", Layout)
 
     def __getattribute__(self, name: str) -> object:
