@@ -97,13 +97,8 @@ def _fail(message: str) -> None:
 OWN_PROCESS_GC_THRESHOLD = 50_000
 
 #: standard modules a simple form's own process loads only on first use: ``dataclasses`` imports
-#: ``inspect`` (with ast, dis and tokenize, ~8 ms) for one call made only for classes without a
-#: docstring, and ``copy`` (with weakref) for ``asdict``/``astuple``
-DEFERRED_MODULES = ("inspect", "copy")
-
-#: the one pattern ``dataclasses`` compiles when it is imported: an annotation string's optional
-#: ``module.`` and the name after it (``dataclasses.InitVar[int]``), matched for every field
-DATACLASSES_PATTERN = r"^(?:\s*(\w+)\s*\.)?\s*(\w+)"
+#: ``inspect`` (with ast, dis and tokenize, ~8 ms) for one call made only for classes without a docstring
+DEFERRED_MODULES = ("inspect",)
 
 
 class _DeferredModule(ModuleType):
@@ -119,67 +114,10 @@ class _DeferredModule(ModuleType):
         return getattr(real, name)
 
 
-class _IdentifierMatch:
-    """What :class:`_IdentifierPattern` found: ``group(1)`` the module name or None, ``group(2)`` the name."""
-
-    def __init__(self, module: str | None, name: str) -> None:
-        self.groups_ = (module, name)
-
-    def group(self, index: int) -> str | None:
-        return self.groups_[index - 1]
-
-
-class _IdentifierPattern:
-    """``re.compile(DATACLASSES_PATTERN)`` without the ``re`` module (which loads ``enum``: ~7 ms, for
-    this one pattern): ``match`` finds what the compiled pattern finds (``\\s`` as ``str.isspace``,
-    ``\\w`` as ``str.isalnum`` or ``_``, which is what re's Unicode classes are)."""
-
-    pattern = DATACLASSES_PATTERN
-
-    @staticmethod
-    def _skip(text: str, at: int, word: bool) -> int:
-        """Where the run of spaces (or word characters) starting at ``at`` ends."""
-        end = len(text)
-        while at < end and ((text[at].isalnum() or text[at] == "_") if word else text[at].isspace()):
-            at += 1
-        return at
-
-    def match(self, text: str) -> _IdentifierMatch | None:
-        skip = self._skip
-        start = skip(text, 0, False)
-        stop = skip(text, start, True)
-        if stop == start:
-            return None
-        dot = skip(text, stop, False)
-        if dot < len(text) and text[dot] == ".":  # the optional "module." group, then the name
-            name = skip(text, dot + 1, False)
-            name_end = skip(text, name, True)
-            if name_end > name:
-                return _IdentifierMatch(text[start:stop], text[name:name_end])
-        return _IdentifierMatch(None, text[start:stop])  # (the pattern without the optional group)
-
-
-class _DeferredRe(_DeferredModule):
-    """The ``re`` that ``dataclasses`` is imported with: its one pattern compiled as
-    :class:`_IdentifierPattern`; anything else is the real module's (loaded then)."""
-
-    def compile(self, pattern: str, flags: int = 0) -> object:
-        if pattern == DATACLASSES_PATTERN and not flags:
-            return _IdentifierPattern()
-        return self.__getattr__("compile")(pattern, flags)  # type: ignore[operator]  # (re.compile)
-
-
 def _defer_imports() -> None:
     for name in DEFERRED_MODULES:
         if name not in sys.modules:
             sys.modules[name] = _DeferredModule(name)
-    if "re" not in sys.modules and "dataclasses" not in sys.modules:
-        sys.modules["re"] = stand_in = _DeferredRe("re")
-        try:
-            import dataclasses  # noqa: F401  (with the stand-in as its ``re``; any later import gets the real one)
-        finally:
-            if sys.modules.get("re") is stand_in:
-                del sys.modules["re"]
 
 
 def run_fast(argv: list[str], own_process: bool = False) -> bool:
