@@ -2,21 +2,12 @@
 
 The standard decorator compiles each generated method with ``exec``: about 0.7 ms a class on
 CPython 3.11, half of it for ``__repr__`` and ``__eq__``. A command loads dozens of model classes
-(a ``verify`` of the DXBC corpus 78), so that compile was a tenth of its time. Here the standard
-decorator still builds the class (fields, ``__match_args__``, slots, frozen ``__setattr__``);
-``__repr__``, ``__eq__`` and the frozen classes' ``__hash__`` are closures over the field names that
-return what the generated methods of the running Python return (same text, same results, same hash
-values, ``...`` for a recursive repr), and the ``__hash__ = None`` of a mutable class with
-``__eq__`` is set as the standard decorator sets it.
-
-``__init__`` must stay compiled (instances are made by the thousand), but its text is the standard
-one without what the compiler need not see: the parameters' annotations and defaults are set on the
-function afterwards (``__annotations__``, ``__defaults__``), not written as expressions, and a class
-without factory fields or ``frozen`` gets no enclosing function. The body is the standard body, the
-function the standard function (same parameters, defaults, annotations, globals, assignments,
-``__post_init__`` call, errors) for about 40 % of the compile time. Classes with what that text
-does not cover (``InitVar``, keyword-only fields, no docstring: the standard decorator writes one from
-the signature) get the standard ``__init__``.
+(a ``verify`` of the DXBC corpus 77), so that compile was a tenth of its time. Here the standard
+decorator still builds the class and its ``__init__``; ``__repr__``, ``__eq__`` and the frozen
+classes' ``__hash__`` are closures over the field names that return what the generated methods
+of the running Python return (same text, same results, same hash values, ``...`` for a recursive
+repr), and the ``__hash__ = None`` of a mutable class with ``__eq__`` is set as the standard
+decorator sets it.
 Options this module does not cover (``order``, ``unsafe_hash``) go to the standard decorator whole.
 
 Type checkers see :func:`dataclasses.dataclass` itself.
@@ -105,115 +96,12 @@ else:
         method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
 
-    MISSING = dataclasses.MISSING
-    #: the default the standard ``__init__`` gives a factory field (shown as ``<factory>``)
-    _HAS_FACTORY = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", None)
-    if _HAS_FACTORY is None:  # pragma: no cover - every CPython from 3.7 has it
-
-        class _Factory:
-            def __repr__(self) -> str:
-                return "<factory>"
-
-        _HAS_FACTORY = _Factory()
-    #: annotation words of pseudo-fields the lean ``__init__`` does not cover
-    _STANDARD_INIT_WORDS = ("InitVar", "KW_ONLY")
-
-    def _standard_annotation(annotation) -> bool:
-        """True for an annotation that makes a pseudo-field the lean ``__init__`` does not write."""
-        if isinstance(annotation, str):
-            return any(word in annotation for word in _STANDARD_INIT_WORDS)
-        return (isinstance(annotation, dataclasses.InitVar) or annotation is dataclasses.InitVar
-                or annotation is getattr(dataclasses, "KW_ONLY", None))
-
-    def _lean_init_fits(cls, options) -> bool:
-        """True when :func:`_lean_init` writes the ``__init__`` the standard decorator would (decided
-        before the class is processed: afterwards the standard ``__init__`` cannot be asked for)."""
-        body = cls.__dict__
-        if options.get("kw_only") or not body.get("__doc__"):
-            return False
-        if any(_standard_annotation(a) for a in body.get("__annotations__", {}).values()):
-            return False
-        if any(isinstance(v, dataclasses.Field) and getattr(v, "kw_only", MISSING) is True for v in body.values()):
-            return False
-        for base in cls.__mro__[1:]:
-            for f in base.__dict__.get("__dataclass_fields__", {}).values():
-                if _standard_annotation(f.type) or getattr(f, "kw_only", MISSING) is True:
-                    return False
-        return True
-
-    #: compiled ``__init__`` texts (classes whose fields have the same names share one)
-    _INIT_CODE: dict[str, object] = {}
-
-    def _lean_init(cls, frozen, slots):
-        """Install the standard ``__init__`` of the processed class ``cls``, compiled from a lean text."""
-        if "__init__" in cls.__dict__:  # the class's own (the standard decorator keeps it too)
-            return
-        members = dataclasses.fields(cls)
-        self_name = "__dataclass_self__" if any(f.name == "self" for f in members) else "self"
-        params, defaults, lines = [self_name], [], []
-        annotations = {}
-        enclosed = {}  # the names the body reads from the enclosing function, and their values
-        seen_default = False
-        for f in members:
-            name = f.name
-            if f.default_factory is not MISSING:
-                factory = f"__dataclass_dflt_{name}__"
-                enclosed[factory] = f.default_factory
-                if f.init:
-                    enclosed["__dataclass_HAS_DEFAULT_FACTORY__"] = _HAS_FACTORY
-                    value = f"{factory}() if {name} is __dataclass_HAS_DEFAULT_FACTORY__ else {name}"
-                else:
-                    value = f"{factory}()"
-            elif f.init:
-                value = name
-            elif slots and f.default is not MISSING:
-                value = f"__dataclass_dflt_{name}__"
-                enclosed[value] = f.default
-            else:
-                value = None  # read from the class attribute
-            if f.init:
-                if f.default is not MISSING or f.default_factory is not MISSING:
-                    seen_default = True
-                    defaults.append(f.default if f.default_factory is MISSING else _HAS_FACTORY)
-                elif seen_default:
-                    raise TypeError(f"non-default argument {name!r} follows default argument")
-                params.append(name)
-                annotations[name] = f.type
-            if value is not None:
-                if frozen:
-                    enclosed["__dataclass_builtins_object__"] = object
-                    lines.append(f"__dataclass_builtins_object__.__setattr__({self_name},{name!r},{value})")
-                else:
-                    lines.append(f"{self_name}.{name}={value}")
-        if hasattr(cls, "__post_init__"):
-            lines.append(f"{self_name}.__post_init__()")
-        head = f"def __init__({','.join(params)}):\n"
-        if enclosed:  # as the standard text: a function that takes the values and returns __init__
-            text = "".join([f"def __create_fn__({', '.join(enclosed)}):\n ", head,
-                            *(f"  {line}\n" for line in lines or ["pass"]), " return __init__\n"])
-        else:
-            text = "".join([head, *(f" {line}\n" for line in lines or ["pass"])])
-        code = _INIT_CODE.get(text)
-        if code is None:
-            code = _INIT_CODE[text] = compile(text, "<string>", "exec")
-        module = sys.modules.get(cls.__module__)
-        namespace: dict[str, object] = {}
-        exec(code, module.__dict__ if module is not None else {}, namespace)  # noqa: S102 - our own text
-        init = namespace["__create_fn__"](**enclosed) if enclosed else namespace["__init__"]
-        init.__defaults__ = tuple(defaults) or None
-        init.__annotations__ = {**annotations, "return": None}
-        _install(cls, "__init__", init)
-
     def _process(cls, init, repr, eq, frozen, **options):  # noqa: A002 - the standard keywords
         body = cls.__dict__
         explicit_hash = body.get("__hash__", dataclasses.MISSING)
         has_explicit_hash = not (explicit_hash is dataclasses.MISSING
                                  or (explicit_hash is None and "__eq__" in body))
-        lean_init = init and _lean_init_fits(cls, options)
-        made = dataclasses.dataclass(cls, init=init and not lean_init, repr=False, eq=False, frozen=frozen,
-                                     **options)
-        if lean_init:
-            _lean_init(made, frozen, options.get("slots", False))
+        made = dataclasses.dataclass(cls, init=init, repr=False, eq=False, frozen=frozen, **options)
         own = made.__dict__
         members = dataclasses.fields(made)
         if repr and "__repr__" not in own:
