@@ -54,6 +54,9 @@ class FxlvmProgram:
     #: file offset of the ``CTAB`` payload (for errors of the header printer); None when unknown
     table_offset: int | None = None
     blocks: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the context path of errors (``PRES``, ``FX20``) and the file offset of the ``FXLC`` payload
+    context: str = "FXLVM"
+    code_offset: int | None = None
 
     @property
     def is_preshader(self) -> bool:
@@ -73,9 +76,12 @@ class FxlvmProgram:
         literal past the ``CLIT`` list)."""
         from shaderkit.formats.dxbc.fxlvm import code_lines
 
-        if self.is_preshader:
-            return code_lines(self.code, self.literal_texts(), None, lambda n: f"c{n}")
-        return code_lines(self.code, self.literal_texts(), self.table)
+        try:
+            if self.is_preshader:
+                return code_lines(self.code, self.literal_texts(), None, lambda n: f"c{n}")
+            return code_lines(self.code, self.literal_texts(), self.table)
+        except ShaderFormatError as error:
+            raise ShaderFormatError(error.message, self.code_offset, f"{self.context}.FXLC") from None
 
 
 def read_fxlvm(blob: bytes, base: int = 0, context: str = "FXLVM") -> FxlvmProgram:
@@ -114,8 +120,11 @@ def read_fxlvm(blob: bytes, base: int = 0, context: str = "FXLVM") -> FxlvmProgr
         n = min(int.from_bytes(blob[start : start + 4], "little"), (end - start - 4) // 8)
         literals = list(struct.unpack_from(f"<{n}d", blob, start + 4))
     start, end = blocks["FXLC"]
-    code = FxlcCode.from_bytes(blob[start:end], base + start)
-    program = FxlvmProgram(words[0], code, literals, blocks=blocks)
+    try:
+        code = FxlcCode.from_bytes(blob[start:end], base + start)
+    except ShaderFormatError as error:
+        raise ShaderFormatError(error.message, error.offset, f"{context}.FXLC") from None
+    program = FxlvmProgram(words[0], code, literals, blocks=blocks, context=context, code_offset=base + start)
     if "CTAB" in blocks:
         start, end = blocks["CTAB"]
         program.table = constant_table(blob, start, end)
