@@ -185,7 +185,7 @@ def test_a_damaged_block_lists_the_shader_after_the_reason(stream: bytes, messag
     assert "\n".join(lines[1:]) == model.disassemble()
 
 
-def test_a_table_that_does_not_read_leaves_the_inputs_as_registers() -> None:
+def test_a_table_that_does_not_read_prints_no_header_before_the_preshader() -> None:
     ctab = bytearray(preshader_ctab())
     ctab[12:16] = pack(5000)  # 5000 constant infos: the table stays raw
     stream = PRESHADER.replace(preshader_ctab(), bytes(ctab))
@@ -218,7 +218,17 @@ def test_asm_with_the_base_gives_the_bytes_back_and_refuses_an_edited_preshader(
     assert caught.value.line == 18  # the "preshader" line
     plain = D3D9Shader.from_bytes(VS)
     plain.comments = [c for c in plain.comments if c.tag != "PRES"]
-    with pytest.raises(AssemblyError, match="preshader does not read"):
+    with pytest.raises(AssemblyError, match="base has no preshader"):
         assemble_with_base(text, plain)
     # without a base the section is skipped: the code alone
     assert assemble_shader(text).to_bytes() == pack(0xFFFE0200) + CODE + pack(END)
+
+
+@pytest.mark.parametrize("byte", [b"\n", b"\x0b", b"\x85", b"\x1e"])
+def test_a_line_break_in_a_table_string_stays_on_its_line(byte: bytes) -> None:
+    # str.splitlines breaks at these: printed raw, the header line split and asm --base failed
+    data = VS.replace(b"index\0", b"ind" + byte + b"x\0")
+    model = D3D9Shader.from_bytes(data)
+    text = model.disassemble()
+    assert f"//   int ind\\x{byte[0]:02x}x;" in text.splitlines()
+    assert assemble_with_base(text, model).to_bytes() == data

@@ -20,9 +20,9 @@ from __future__ import annotations
 import copy
 import struct
 
-from shaderkit.errors import AssemblyError
+from shaderkit.errors import AssemblyError, ShaderFormatError
 from shaderkit.formats.d3d9.shader import D3D9Comment, D3D9Instruction, D3D9Shader, is_version_token
-from shaderkit.isa.d3d9.assembler import assemble_lines
+from shaderkit.isa.d3d9.assembler import assemble_lines, version_token
 from shaderkit.isa.d3d9.text import split_program
 
 
@@ -30,8 +30,6 @@ def preshader_section(lines: list[str]) -> tuple[int, int, list[str]] | None:
     """Where a listing's preshader section lies: (index of its ``preshader`` line, index of the
     version line after it, its instructions without indentation and ``//`` comments); None when
     the first code line is not ``preshader`` or no version line follows."""
-    from shaderkit.isa.d3d9.assembler import version_token
-
     start: int | None = None
     instructions: list[str] = []
     for n, line in enumerate(lines):
@@ -54,11 +52,11 @@ def preshader_section(lines: list[str]) -> tuple[int, int, list[str]] | None:
 def assemble_shader(text: str) -> D3D9Shader:
     """A bare D3D9 shader from a listing (no ``CTAB``; a ``DBUG`` block from ``#line``
     directives; a preshader section is skipped)."""
-    return _assemble(text.splitlines())
+    lines = text.splitlines()
+    return _assemble(lines, preshader_section(lines))
 
 
-def _assemble(lines: list[str]) -> D3D9Shader:
-    section = preshader_section(lines)
+def _assemble(lines: list[str], section: tuple[int, int, list[str]] | None) -> D3D9Shader:
     if section is not None:  # (blanked: the code keeps its line numbers)
         lines = [*lines[: section[0]], *([""] * (section[1] - section[0])), *lines[section[1] :]]
     result = assemble_lines(lines)
@@ -84,7 +82,7 @@ def assemble_with_base(text: str, base: D3D9Shader) -> D3D9Shader:
     section = preshader_section(lines)
     if section is not None:
         _check_preshader(section, base)
-    shader = _assemble(lines)
+    shader = _assemble(lines, section)
     shader.comments = copy.deepcopy(base.comments)
     for comment in shader.comments:
         comment.position = min(comment.position, len(shader.instructions))
@@ -95,7 +93,6 @@ def assemble_with_base(text: str, base: D3D9Shader) -> D3D9Shader:
 
 def _check_preshader(section: tuple[int, int, list[str]], base: D3D9Shader) -> None:
     """AssemblyError unless the section's instructions are those of the base's preshader."""
-    from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.d3d9.preshader import shader_preshader
 
     start, _, instructions = section
@@ -103,9 +100,10 @@ def _check_preshader(section: tuple[int, int, list[str]], base: D3D9Shader) -> N
         preshader = shader_preshader(base)
         expected = preshader.instruction_lines() if preshader is not None else None
     except ShaderFormatError:
-        expected = None
-    if expected is None:
         raise AssemblyError("the text has a preshader section but the base's preshader does not read "
+                            "(shaderkit does not assemble preshaders)", start + 1, 1) from None
+    if expected is None:
+        raise AssemblyError("the text has a preshader section but the base has no preshader "
                             "(shaderkit does not assemble preshaders)", start + 1, 1)
     if [" ".join(line.split()) for line in expected] != instructions:
         raise AssemblyError("the preshader section differs from the base's preshader: shaderkit keeps the "

@@ -206,11 +206,11 @@ def expression_lines(blob: bytes) -> list[str] | None:
     decode."""
     from shaderkit.formats.d3d9.preshader import read_fxlvm
 
-    if len(blob) < 8 or int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
+    if int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
         return None
     try:
         return read_fxlvm(blob, 0, "FX20").instruction_lines()
-    except (ShaderFormatError, IndexError, ValueError):
+    except ShaderFormatError:
         return None
 
 

@@ -36,16 +36,14 @@ if TYPE_CHECKING:
 
 #: the version word's bits 16..31 ("FX")
 FXLVM_KIND = 0x4658
-#: version words: an fx_2_0 expression, a shader's preshader
-EXPRESSION_VERSION = 0x46580200
+#: the version word of a shader's preshader (an fx_2_0 expression's: ``effect.EXPRESSION_TAG``)
 PRESHADER_VERSION = 0x46580201
 
 
 @dataclass
 class FxlvmProgram:
     """A nested FXLVM token stream read from bytes: its version word, the typed ``CTAB``, the
-    ``CLIT`` literals, the ``FXLC`` code, and the comment blocks by FourCC (payload byte ranges
-    after the FourCC, within the blob)."""
+    ``CLIT`` literals and the ``FXLC`` code."""
 
     version: int
     code: FxlcCode
@@ -53,7 +51,6 @@ class FxlvmProgram:
     table: ConstantTable | None = None
     #: file offset of the ``CTAB`` payload (for errors of the header printer); None when unknown
     table_offset: int | None = None
-    blocks: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: the context path of errors (``PRES``, ``FX20``) and the file offset of the ``FXLC`` payload
     context: str = "FXLVM"
     code_offset: int | None = None
@@ -89,7 +86,7 @@ def read_fxlvm(blob: bytes, base: int = 0, context: str = "FXLVM") -> FxlvmProgr
     for errors). ShaderFormatError when the version word is not "FX", an item is not a comment
     block with a FourCC, a block runs past the stream, the end token is missing, there is no
     ``FXLC`` block or its code does not decode. A ``CTAB`` that does not read leaves ``table``
-    None (its inputs print as ``c<n>``)."""
+    None (an expression's inputs then print as ``c<n>``; a preshader's always do)."""
     from shaderkit.formats.d3d9.shader import constant_table
     from shaderkit.isa.d3d9.text import split_program
 
@@ -124,7 +121,7 @@ def read_fxlvm(blob: bytes, base: int = 0, context: str = "FXLVM") -> FxlvmProgr
         code = FxlcCode.from_bytes(blob[start:end], base + start)
     except ShaderFormatError as error:
         raise ShaderFormatError(error.message, error.offset, f"{context}.FXLC") from None
-    program = FxlvmProgram(words[0], code, literals, blocks=blocks, context=context, code_offset=base + start)
+    program = FxlvmProgram(words[0], code, literals, context=context, code_offset=base + start)
     if "CTAB" in blocks:
         start, end = blocks["CTAB"]
         program.table = constant_table(blob, start, end)
@@ -156,6 +153,6 @@ def preshader_lines(program: FxlvmProgram) -> list[str]:
 
 
 __all__ = [
-    "EXPRESSION_VERSION", "FXLVM_KIND", "PRESHADER_VERSION", "FxlvmProgram", "preshader_lines", "read_fxlvm",
+    "FXLVM_KIND", "PRESHADER_VERSION", "FxlvmProgram", "preshader_lines", "read_fxlvm",
     "shader_preshader",
 ]
