@@ -204,3 +204,18 @@ def test_cli_variation_and_member_verbs(tmp_path, capsys) -> None:  # type: igno
     assert code == 0 and out.strip() == "2 passed, 0 failed"
     code, _, err = run("variation", str(path), "model", "quality=ultra")
     assert code == 2 and "no choice 'ultra'" in err
+
+
+def test_disassemble_lists_the_embedded_bnsh_code() -> None:
+    from shaderkit.isa.maxwell import assemble
+
+    data = build(9)
+    text = SwitchBfsha.from_bytes(data).disassemble()
+    assert text.splitlines()[0].startswith("// ==== model model (BNSH at 0x")
+    bodies = ["\n".join(line for line in stage.splitlines()[1:] if not line.startswith("//"))
+              for stage in text.split("// ==== ")[2:]]
+    listed = [body for body in bodies if body.strip()]  # (source stages have no Maxwell code)
+    assert len(listed) == 2
+    for body in listed:
+        code = assemble(body)
+        assert code and code in bnsh_sample()  # each stage's text assembles to the code the BNSH holds

@@ -156,8 +156,8 @@ def compute_bnsh() -> bytes:
 
 
 def test_compute_stage_is_listed_and_reassembled() -> None:
-    from shaderkit.cli.maxwell_text import assemble_into, maxwell_listing
     from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.text import assemble_into, maxwell_listing
 
     data = compute_bnsh()
     model = Bnsh.from_bytes(data)

@@ -163,8 +163,8 @@ SWITCH = [p.name for p in corpus_files("nx", "*.bnsh*") + corpus_files("nx", "*.
 @pytest.mark.parametrize("name", SWITCH)
 def test_maxwell_hex_listing_assembles_to_the_same_code(corpus: Path, name: str) -> None:
     import shaderkit
-    from shaderkit.cli.maxwell_text import maxwell_listing
     from shaderkit.formats.bnsh.nvn import NvnCode
+    from shaderkit.formats.bnsh.text import maxwell_listing
     from shaderkit.isa.maxwell import assemble
 
     model = shaderkit.open(corpus / "nx" / name)

@@ -15,8 +15,8 @@ import pytest
 
 from conftest import corpus_root
 from shaderkit.cli import main
-from shaderkit.cli.latte_listing import apply_listing, gx2_listing, split_programs
 from shaderkit.formats.bfsha.wiiu import WiiUBfsha
+from shaderkit.formats.gx2.programs import apply_listing, gx2_listing, split_programs
 from shaderkit.isa.latte import assemble
 
 

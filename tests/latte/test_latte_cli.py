@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from conftest import corpus_params, run_cli
-from shaderkit.cli.latte_listing import split_programs
 from shaderkit.formats.agl.sharcfb import Sharcfb
 from shaderkit.formats.gfd.gsh import Gsh
+from shaderkit.formats.gx2.programs import split_programs
 from shaderkit.isa.latte import assemble, disassemble
 
 
@@ -68,7 +68,7 @@ def test_disasm_bad_gsh_is_one_line_error(capsys: pytest.CaptureFixture[str], tm
 @pytest.mark.parametrize("path", corpus_params("wiiu", "sc_obj_coin.sharcfb") + corpus_params("wiiu", "rio_0*.gsh"))
 def test_listing_applied_back_gives_identical_file(capsys: pytest.CaptureFixture[str], path: Path) -> None:
     from shaderkit.cli.common import load_model
-    from shaderkit.cli.latte_listing import apply_listing
+    from shaderkit.formats.gx2.programs import apply_listing
 
     data = path.read_bytes()
     code, out, _ = run(capsys, "disasm", str(path))
@@ -90,7 +90,7 @@ def test_listing_applied_back_gives_identical_file(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize("path", corpus_params("wiiu", "rio_04_test_shader.gsh") + corpus_params("wiiu", "sc_obj_coin.sharcfb"))
 def test_extract_and_replace_program(path: Path) -> None:
     from shaderkit.cli.common import load_model
-    from shaderkit.cli.latte_listing import extract_program, replace_program
+    from shaderkit.formats.gx2.programs import extract_program, replace_program
 
     data = path.read_bytes()
     model = load_model(str(path))

@@ -130,7 +130,7 @@ def marked_entries(text: str) -> list[tuple[str, int | None, Sequence[int]]]:
 def latte_entries(model: Any) -> list[tuple[str, int | None, Sequence[int]]] | None:
     """The Latte listing of a GSH / SHARCFB / Wii U BFSHA model with each instruction's offset and
     words; None for other models."""
-    from shaderkit.cli.latte_listing import gx2_listing, is_wiiu
+    from shaderkit.formats.gx2.programs import gx2_listing, is_wiiu
 
     if not is_wiiu(model):
         return None
@@ -140,7 +140,7 @@ def latte_entries(model: Any) -> list[tuple[str, int | None, Sequence[int]]] | N
 
 def maxwell_entries(model: Any, hex_literals: bool = False) -> list[tuple[str, int | None, Sequence[int]]] | None:
     """The Maxwell listing of a BNSH / NVN model with each word's offset and halves; None for others."""
-    from shaderkit.cli.maxwell_text import maxwell_listing
+    from shaderkit.formats.bnsh.text import maxwell_listing
 
     text = maxwell_listing(model, hex_literals, _marker)
     return None if text is None else marked_entries(text)

@@ -280,8 +280,8 @@ def latte_steps(program: bytes) -> list[Step]:
 
 def latte_programs(model: Any) -> list[tuple[str, list[Step], tuple[int, ...]]] | None:
     """(title, steps, entries) of every program of a GSH / SHARCFB / Wii U BFSHA model, else None."""
-    from shaderkit.cli.latte_listing import _bfsha_shaders, _titled_shaders, is_wiiu
     from shaderkit.formats.gx2.listing import program_slots
+    from shaderkit.formats.gx2.programs import _bfsha_shaders, _titled_shaders, is_wiiu
 
     if not is_wiiu(model):
         return None

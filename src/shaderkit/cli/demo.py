@@ -20,7 +20,6 @@ def demo(output: str) -> None:
     import shaderkit
     from shaderkit.cli.checks import check_file
     from shaderkit.cli.common import write_output
-    from shaderkit.cli.disasm import _text as listing_text
     from shaderkit.cli.render import render
     from shaderkit.errors import ShaderFormatError, UnsupportedOperation
     from shaderkit.samples import SAMPLES
@@ -37,7 +36,7 @@ def demo(output: str) -> None:
         counts[status] += 1
         console.print(f"[bold]verify:[/bold] {status}{': ' + reason if reason else ' (parsed, rebuilt byte-exact)'}")
         try:
-            text = listing_text(model)
+            text = model.disassemble()
         except (UnsupportedOperation, ShaderFormatError) as exc:
             console.print(f"[bold]disasm:[/bold] {exc}")
         else:

@@ -87,10 +87,9 @@ def diff(first: str, second: str, context: int, side_by_side: bool, width: int |
 
 
 def _listing(model: Any) -> list[str]:
-    from shaderkit.cli.disasm import _text
     from shaderkit.errors import UnsupportedOperation
 
     try:
-        return _text(model).splitlines()
+        return str(model.disassemble()).splitlines()
     except UnsupportedOperation as exc:
         return [f"(no disassembly: {exc})"]

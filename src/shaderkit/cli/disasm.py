@@ -9,7 +9,7 @@ import click
 
 from shaderkit.cli.batch import disasm_files, distinct_stems, expand_inputs, write_file
 from shaderkit.cli.common import load_model, write_output
-from shaderkit.cli.listing import _coloured, _text, format_id, listing_of, use_colour  # noqa: F401 (used by tests, diff, demo)
+from shaderkit.cli.listing import _coloured, format_id, listing_of, use_colour  # noqa: F401 (used by tests)
 
 
 @click.command()

@@ -52,8 +52,8 @@ def load_bnsh(file: str) -> Bnsh:
 def load_stage_model(file: str, kind: str, name: str | None, model: ShaderFile | None = None) -> ShaderFile:
     """The model of FILE when it is a BNSH or a Wii U file; a usage error for other formats and
     for options that do not apply to it."""
-    from shaderkit.cli.latte_listing import is_wiiu
     from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.gx2.programs import is_wiiu
 
     if model is None:
         model = load_model(file)
@@ -86,8 +86,8 @@ def stage_options(func: F) -> F:
 @click.option("-o", "--output", required=True, help="Output path ('-' for standard output).")
 def extract(file: str, variation: int, stage: str, kind: str, name: str | None, output: str) -> None:
     """Write the code of one stage of FILE (BNSH, GSH, SHARCFB, Wii U BFSHA) to OUTPUT."""
-    from shaderkit.cli.latte_listing import extract_program
     from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.gx2.programs import extract_program
 
     model = load_stage_model(file, kind, name)
     try:

@@ -45,7 +45,7 @@ def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bo
     import click
 
     from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
-    from shaderkit.cli.latte_listing import apply_listing, is_wiiu
+    from shaderkit.formats.gx2.programs import apply_listing, is_wiiu
 
     steps, data = load_member(base)
     model = parse_named(base, data)

@@ -11,28 +11,9 @@ if TYPE_CHECKING:
     from shaderkit.formats.base import ShaderFile
 
 
-#: model modules whose code the model keeps raw, and the CLI helper that lists it
-_LISTINGS = {
-    "shaderkit.formats.gfd": ("shaderkit.cli.latte_listing", "gx2_listing"),  # Wii U: Latte, gfd-tool headers
-    "shaderkit.formats.agl": ("shaderkit.cli.latte_listing", "gx2_listing"),
-    "shaderkit.formats.bfsha": ("shaderkit.cli.latte_listing", "gx2_listing"),
-    "shaderkit.formats.bnsh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # Switch: Maxwell per stage
-    "shaderkit.formats.dksh": ("shaderkit.cli.maxwell_text", "maxwell_listing"),  # deko3d: Maxwell per program
-}
-
-
-def _text(model: ShaderFile) -> str:
-    """The listing of every program: per-ISA helpers for containers whose code the model keeps raw
-    (imported only for those models, so other formats start fast)."""
-    import importlib
-
-    package = type(model).__module__.rpartition(".")[0]
-    helper = _LISTINGS.get(package)
-    if helper is not None:
-        listing = getattr(importlib.import_module(helper[0]), helper[1])(model)
-        if listing is not None:
-            return str(listing)
-    return model.disassemble()
+#: formats whose text is Maxwell (``--hex`` prints float immediates as field bits) or Latte
+MAXWELL_FORMATS = frozenset({"bnsh", "nvn", "dksh"})
+LATTE_FORMATS = frozenset({"gsh", "sharcfb", "bfsha-wiiu"})
 
 
 def _exact_text(model: ShaderFile, hex_literals: bool = False) -> str:
@@ -61,15 +42,14 @@ def _hex_text(model: ShaderFile) -> str:
         from shaderkit.formats.dxbc.disasm import listing
 
         return listing(model, hex_literals=True)
-    package = type(model).__module__.rpartition(".")[0]
-    if _LISTINGS.get(package, ("", ""))[1] == "maxwell_listing":
-        from shaderkit.cli.maxwell_text import maxwell_listing
+    if model.format_name in MAXWELL_FORMATS:
+        from shaderkit.formats.bnsh.text import maxwell_listing
 
         text = maxwell_listing(model, hex_literals=True)
         if text is not None:
             return text
-    if _LISTINGS.get(package, ("",))[0] == "shaderkit.cli.latte_listing":
-        return _text(model)  # decaf syntax: literals are always (0xBITS, float)
+    if model.format_name in LATTE_FORMATS:
+        return model.disassemble()  # decaf syntax: literals are always (0xBITS, float)
     raise UnsupportedOperation(f"{model.format_name}: --hex applies to DXBC, Latte and Maxwell text "
                                "(picasso syntax has no hex literals; PICA constants print exactly)")
 
@@ -89,7 +69,7 @@ def listing_of(model: ShaderFile, offsets: bool = False, raw: bool = False, exac
     elif hex_literals:
         text = _hex_text(model)
     else:
-        text = _text(model)
+        text = model.disassemble()
     if offsets or raw:
         from shaderkit.cli.addresses import annotated_listing
 

@@ -20,8 +20,8 @@ def replace(file: str, variation: int, stage: str, kind: str, name: str | None, 
 
     For an archive member (``pack.szs//dir/file``) the whole outer file is written, recompressed.
     """
-    from shaderkit.cli.latte_listing import replace_program
     from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.gx2.programs import replace_program
 
     steps, original = load_member(file)
     model = load_stage_model(file, kind, name, parse_named(file, original))

@@ -316,6 +316,12 @@ class Sharcfb(ShaderFile):
                                      f"flags for {program.variation_count} variations")
         return found
 
+    def disassemble(self) -> str:
+        """Every GX2 program's Latte listing (decaf syntax) under a gfd-tool-like header."""
+        from shaderkit.formats.gx2.programs import gx2_listing
+
+        return str(gx2_listing(self))
+
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, name, endian; ``programs``: name, kind, stages, base_index,
         variation_count, macros (name, id, values, default) and the four symbol lists (name, id,

@@ -155,6 +155,22 @@ class SwitchBfsha(ShaderFile):
                 return model
         raise LookupFailed(f"no shading model {name!r} (models: {', '.join(m.name for m in self.models)})")
 
+    def disassemble(self) -> str:
+        """Maxwell text of each shading model's embedded BNSH, under ``// ==== model NAME``."""
+        from shaderkit.formats.bnsh.bnsh import Bnsh
+
+        parts = []
+        for i, model in enumerate(self.models):
+            if not model.bnsh:
+                continue
+            try:
+                text = Bnsh.from_bytes(model.bnsh).disassemble()
+            except ShaderFormatError as exc:
+                where = f"model[{i}].bnsh" + (f".{exc.context}" if exc.context else "")
+                raise ShaderFormatError(exc.message, exc.offset, where) from None
+            parts.append(f"// ==== model {model.name} (BNSH at {model.bnsh_offset:#x})\n{text}")
+        return "\n".join(parts) if parts else "// no embedded BNSH\n"
+
     def summary(self) -> dict[str, Any]:
         return {
             "format": self.format_name,

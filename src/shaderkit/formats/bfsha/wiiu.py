@@ -470,14 +470,10 @@ class WiiUBfsha(ShaderFile):
         }
 
     def disassemble(self) -> str:
-        lines = []
-        for m in self.models:
-            for p in m.programs:
-                for stage, i in p.shaders.items():
-                    shader = self.shaders[i]
-                    lines.append(f"; {m.name} program {p.index} {stage}: {len(shader.program):#x} bytes, "
-                                 f"mode {shader.mode}")
-        return "\n".join(lines) + "\n"
+        """Every distinct GX2 shader (titled with the programs using it, their reflection beside)'s Latte listing (decaf syntax) under a gfd-tool-like header."""
+        from shaderkit.formats.gx2.programs import gx2_listing
+
+        return str(gx2_listing(self))
 
 
 def _read_options(r: Reader, at: int | None, count: int, what: str) -> list[ShaderOption]:

@@ -146,6 +146,12 @@ class Bnsh(ShaderFile):
         program.stages[index] = unpack_stage(old, blob)
 
     # -- description ----------------------------------------------------------------------------
+    def disassemble(self) -> str:
+        """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
+        from shaderkit.formats.bnsh.text import maxwell_listing
+
+        return str(maxwell_listing(self))
+
     def summary(self) -> dict[str, Any]:
         """``format``, ``version``, ``name``, ``alignment``, ``target_api_type``,
         ``target_api_version``, ``compiler_version``, ``low_level_compiler_version`` (integers),

@@ -390,6 +390,12 @@ class NvnProgramFile(ShaderFile):
             pos += len(part)
         return struct.pack(f"<{len(offsets)}I", *offsets) + b"".join(self.parts)
 
+    def disassemble(self) -> str:
+        """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
+        from shaderkit.formats.bnsh.text import maxwell_listing
+
+        return str(maxwell_listing(self))
+
     def summary(self) -> dict[str, Any]:
         rows = []
         for index, (off, part) in enumerate(zip(self.offsets, self.parts)):

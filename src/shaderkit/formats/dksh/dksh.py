@@ -213,6 +213,12 @@ class Dksh(ShaderFile):
         return control.getvalue() + code.getvalue() + self.tail, moved
 
     # -- description -----------------------------------------------------------------------
+    def disassemble(self) -> str:
+        """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
+        from shaderkit.formats.bnsh.text import maxwell_listing
+
+        return str(maxwell_listing(self))
+
     def summary(self) -> dict[str, Any]:
         """Header fields and, per program, its type, entrypoint, registers, constbuf1, code size,
         SPH summary and the stage parameters."""

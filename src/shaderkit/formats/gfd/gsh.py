@@ -282,6 +282,12 @@ class Gsh(ShaderFile):
         return []
 
     # -- showing ----------------------------------------------------------------------------
+    def disassemble(self) -> str:
+        """Every GX2 program's Latte listing (decaf syntax) under a gfd-tool-like header."""
+        from shaderkit.formats.gx2.programs import gx2_listing
+
+        return str(gx2_listing(self))
+
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, gpu_version, align_mode; ``blocks``: type, name, size, id,
         index; ``shaders``: one GX2 shader summary per header block (stage, mode, sizes, arrays)."""

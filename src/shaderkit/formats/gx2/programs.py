@@ -1,6 +1,6 @@
-"""``disasm`` for Wii U GSH / SHARCFB / BFSHA: every GX2 program's Latte listing under a
-gfd-tool-like header (the text itself is made by ``formats/gx2/listing.py``), the way back from
-an edited listing, and ``extract`` / ``replace`` of one program's microcode."""
+"""The GX2 programs of Wii U GSH / SHARCFB / BFSHA models: every program's Latte listing under a
+gfd-tool-like header (their ``disassemble()``; the text itself is made by :mod:`.listing`), the
+way back from an edited listing, and ``extract`` / ``replace`` of one program's microcode."""
 
 from __future__ import annotations
 
