@@ -310,3 +310,18 @@ def test_fxc_layout_signature_never_records_its_layout() -> None:
     assert model.to_bytes() == data and model.problems() == []
     assert type(model.chunks[0].layout) is not Layout
     assert model.chunks[0].layout.items[("name", 0)].offset == 32  # recorded when asked for
+
+
+def test_an_edit_the_fresh_ifce_layout_cannot_tell_is_still_written() -> None:
+    """A slot whose table ids were read into the bytes after it (count 2, one id written): the fxc
+    layout built from the edited model (count from the type ids) equals the stored bytes, so a
+    rebuild that trusted it would drop the edit; IFCE is placed item by item."""
+    from shaderkit.formats.dxbc.ifce import ClassInstance, Interfaces, InterfaceSlot
+
+    stored = Interfaces([], [ClassInstance("AAA")], [InterfaceSlot(1, [5, 6], [7])], 1, (0, 0)).build_fresh()
+    data = container((b"IFCE", stored))
+    model = DxbcContainer.from_bytes(data)
+    chunk = model.chunks[0]
+    assert isinstance(chunk, Interfaces) and len(chunk.slots[0].table_ids) == 2  # the second read past the list
+    chunk.slots[0].table_ids = [7]
+    assert model.to_bytes() != data  # (the placed writer writes the one id where the list lay)

@@ -192,10 +192,10 @@ class Reader:
         base = self.pos if offset is None else offset
         if count < 0 or count > MAX_TABLE_ENTRIES or count * item_size > self.end - base:
             self.fits(count, item_size, what, base)  # raises
-        budget = self._budget  # (spend, inline)
+        budget = self._budget  # (spend's charge, inline: its message when the budget runs out)
         budget[0] -= count * max(item_size, 1)
         if budget[0] < 0:
-            raise self.error(f"{what}: tables of this input imply more work than its size allows", base)
+            self.spend(0, what, base)  # raises
         return count
 
     def fits(self, count: int, item_size: int, what: str = "table", offset: int | None = None,

@@ -89,11 +89,6 @@ class Budget:
             raise self.r.error(f"{self.what} overlap: more entries than the chunk can hold", self.r.start)
 
 
-def payload_layout(r: Reader) -> Layout:
-    """An empty layout for the chunk payload ``r`` (offsets are payload-relative)."""
-    return Layout(size=r.end - r.start)
-
-
 def close_layout(layout: Layout, r: Reader, header_size: int) -> Layout:
     """Finish ``layout``: every payload byte no recorded item (nor the fixed header) covers is kept raw."""
     layout.close(r.data[r.start : r.end], covered=[(0, min(header_size, r.end - r.start))])

@@ -169,16 +169,12 @@ def _alignment_padding(gap: bytes) -> bool:
     return len(gap) < 4 and not any(gap)
 
 
-class _ChunkKeys:
-    """Layout keys of chunks: ``("chunk", fourcc, n)`` for the n-th chunk with that FourCC."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, int] = {}
-
-    def next(self, fourcc: str) -> tuple[str, str, int]:
-        n = self.seen.get(fourcc, 0)
-        self.seen[fourcc] = n + 1
-        return ("chunk", fourcc, n)
+def _chunk_key(seen: dict[str, int], fourcc: str) -> tuple[str, str, int]:
+    """The layout key of the next chunk with that FourCC: ``("chunk", fourcc, n)`` for the n-th
+    (``seen`` counts the chunks met so far)."""
+    n = seen.get(fourcc, 0)
+    seen[fourcc] = n + 1
+    return ("chunk", fourcc, n)
 
 
 @dataclass
@@ -195,10 +191,12 @@ class LibraryFunction:
 
 def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
     """A chunk's payload rebuilt from its model. A chunk whose stored bytes are its compiler's own
-    layout (signatures, RDEF, Aon9, RTS0, LFS0, IFCE, LIBH: the models that declare
-    ``FRESH_WRITES_EVERY_FIELD``) is rebuilt that way, without putting each item back (several times
-    cheaper): that layout writes every field of the model, so equal bytes mean the model is the
-    parsed one, and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
+    layout (signatures, RDEF, Aon9, RTS0: the models that declare ``FRESH_WRITES_EVERY_FIELD``) is
+    rebuilt that way, without putting each item back (several times cheaper): that layout writes
+    every field of the model and reads back as the same model, so equal bytes mean the model is the
+    parsed one, and the placed rebuild would give those bytes too. Other layouts (and IFCE, LFS0,
+    LIBH, whose fresh build can equal the stored bytes for an edited model: counts written from one
+    of two lists, names holding a NUL) are placed item by item."""
     if stored is not None and getattr(chunk, "FRESH_WRITES_EVERY_FIELD", False):
         fresh: bytes = chunk.build_fresh()  # type: ignore[union-attr]  # (the models that declare it have one)
         data = stored.data  # (data[8:] == fresh, without copying the chunk)
@@ -317,14 +315,12 @@ class DxbcContainer(ShaderFile):
         layout.record("header", 0, data[base : base + HEADER.size])
         layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
-        seen: dict[str, int] = {}  # the keys of _ChunkKeys, counted here
+        seen: dict[str, int] = {}
         for i, (start, stop, fourcc) in enumerate(spans):
             # the payload's reader names "chunk[i]" then the FourCC in its errors (fits: checked above)
             payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, f"chunk[{i}].{fourcc}")
             chunks.append(_parse_chunk(payload, fourcc, depth))
-            n = seen.get(fourcc, 0)
-            seen[fourcc] = n + 1
-            layout.record(("chunk", fourcc, n), start - base, data[start:stop])
+            layout.record(_chunk_key(seen, fourcc), start - base, data[start:stop])
         end = base + total_size
         layout.close(memoryview(data)[base:end])
         return cls(chunks, checksum, version, data[end : r.end], layout, data[base:end])
@@ -332,7 +328,7 @@ class DxbcContainer(ShaderFile):
     # -- writing ---------------------------------------------------------------------------
     def _layout(self) -> tuple[bytearray, bool]:
         """The container bytes with the stored checksum, and whether they are the parsed bytes."""
-        seen: dict[str, int] = {}  # the keys of _ChunkKeys, counted here
+        seen: dict[str, int] = {}
         layout = self.layout
         stored_items = layout.items if layout is not None else {}
         items = []
@@ -341,13 +337,10 @@ class DxbcContainer(ShaderFile):
         # than the zero padding the alignment rule writes anyway, stay in front of it)
         keep = layout is not None
         for c in self.chunks:
-            fourcc = c.fourcc
-            n = seen.get(fourcc, 0)
-            seen[fourcc] = n + 1
-            key = ("chunk", fourcc, n)
+            key = _chunk_key(seen, c.fourcc)
             stored = stored_items.get(key)
             payload = _payload(c, stored)
-            items.append((key, fourcc_bytes(fourcc), payload))
+            items.append((key, fourcc_bytes(c.fourcc), payload))
             if stored is None or len(stored.data) != CHUNK_HEADER.size + len(payload):
                 keep = False
         count = len(items)
@@ -601,11 +594,11 @@ class DxbcContainer(ShaderFile):
 
     def _chunk_rows(self, out: bytes) -> list[dict[str, Any]]:
         """``{"fourcc", "offset", "size"}`` per chunk: as stored when parsed, else as written."""
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         rows = []
         offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
         for chunk, written in zip(self.chunks, offsets):
-            stored = self.layout.items.get(keys.next(chunk.fourcc)) if self.layout is not None else None
+            stored = self.layout.items.get(_chunk_key(seen, chunk.fourcc)) if self.layout is not None else None
             if stored is not None:
                 rows.append({"fourcc": chunk.fourcc, "offset": stored.offset,
                              "size": len(stored.data) - CHUNK_HEADER.size})
@@ -628,10 +621,10 @@ class DxbcContainer(ShaderFile):
             written = self.to_bytes()
             layout = DxbcContainer.parse(Reader(written[: len(written) - len(self.trailing)])).layout
             assert layout is not None
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         inner: dict[str, list[dict[str, Any]]] = {}
         for chunk in self.chunks:
-            name = ".".join(str(k) for k in keys.next(chunk.fourcc))
+            name = ".".join(str(k) for k in _chunk_key(seen, chunk.fourcc))
             chunk_layout = getattr(chunk, "layout", None)
             if isinstance(chunk_layout, Layout):
                 inner[name] = chunk_layout.spans()

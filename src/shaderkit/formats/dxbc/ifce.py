@@ -75,9 +75,6 @@ class InterfaceSlot:
 @dataclass
 class Interfaces:
     """The IFCE chunk: class types, class instances and interface slots of SM5 dynamic linking."""
-    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
-    #: the placed build gives (the container tries it first, see container._payload)
-    FRESH_WRITES_EVERY_FIELD = True
     class_types: list[ClassType] = field(default_factory=list)
     class_instances: list[ClassInstance] = field(default_factory=list)
     slots: list[InterfaceSlot] = field(default_factory=list)

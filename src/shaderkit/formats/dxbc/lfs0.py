@@ -53,9 +53,6 @@ class FunctionParameter:
 @dataclass
 class FunctionSignature:
     """The LFS0 chunk: the parameters of a lib_* function."""
-    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
-    #: the placed build gives (the container tries it first, see container._payload)
-    FRESH_WRITES_EVERY_FIELD = True
     parameters: list[FunctionParameter] = field(default_factory=list)
     fourcc: str = "LFS0"
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)

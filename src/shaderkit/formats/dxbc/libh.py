@@ -37,9 +37,6 @@ class LibraryEntry:
 @dataclass
 class LibraryHeader:
     """The LIBH chunk of a shader library: creator string, flags and function names."""
-    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
-    #: the placed build gives (the container tries it first, see container._payload)
-    FRESH_WRITES_EVERY_FIELD = True
     functions: list[LibraryEntry] = field(default_factory=list)
     creator: str = ""
     flags: int = 0
