@@ -128,3 +128,33 @@ def test_an_empty_item_shares_nothing() -> None:
     assert layout.shares_with(("empty",)) is None
     assert layout.shares_with(("b",)) == ("a",)
     assert layout.shares_with(("c",)) is None and layout.shares_with(("empty2",)) is None
+
+
+def test_deferred_layout_records_once_on_first_use() -> None:
+    from shaderkit.io.layout import deferred_layout
+
+    calls: list[int] = []
+
+    def record() -> Layout:
+        calls.append(1)
+        return _parsed()[1]
+
+    layout = deferred_layout(record)
+    assert calls == []  # nothing recorded while unused
+    assert layout.size == 13  # a field with a class default (0) reads the recorded value
+    assert calls == [1]
+    assert type(layout) is Layout  # a plain layout from then on
+    assert layout.shares_with(("name", 2)) == ("name", 1)
+    assert layout == _parsed()[1]
+    assert calls == [1]
+
+
+def test_deferred_layout_records_before_a_write() -> None:
+    from shaderkit.io.layout import deferred_layout
+
+    layout = deferred_layout(lambda: _parsed()[1])
+    layout.size = 99  # the recording must not overwrite a value set afterwards
+    assert layout.size == 99
+    assert [(s.offset, s.data) for s in layout.raw] == [(7, b"\xab"), (11, b"\x01\x02")]
+    other = deferred_layout(lambda: _parsed()[1])
+    assert repr(other) == repr(_parsed()[1])

@@ -41,6 +41,10 @@ def detect(data: bytes) -> FormatSpec | None:
 def _read(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
+    if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
+        from shaderkit.files import read_member
+
+        return read_member(source)[1]
     if isinstance(source, (str, os.PathLike)):
         from shaderkit.files import read_bytes
 
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
     def open(source: Source, kind: type[ModelT]) -> ModelT: ...  # noqa: A001
 def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noqa: A001
     """Parse a file given as a path, bytes or a binary file object; the typed model of its format.
+    A path may name an archive member as the CLI does: ``"pack.szs//shaders/x.bfsha"``.
 
     With ``kind`` (a model class such as ``DxbcContainer``), the result has that static type and a
     file of another format raises ShaderFormatError, so type checkers know the attributes.

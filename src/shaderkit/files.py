@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole file at ``path``."""
@@ -22,3 +26,25 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
+
+
+def read_member(path: str) -> tuple[list[Any], bytes]:
+    """(steps through the containers, bytes) of ``path``, a file or an archive member named
+    ``outer.szs//inner/x.bfsha//member``; a plain file takes no steps. A path that merely contains
+    ``//`` (``dir//file.gsh``) names the file when that file exists."""
+    if "//" not in path:  # a plain file: the archive code stays unloaded
+        return [], read_bytes(path)
+    from shaderkit.formats.archive.path import SEPARATOR, resolve, split
+
+    file_name, members = split(path)
+    if members and path != "-":
+        parts = path.split(SEPARATOR)
+        for k in range(len(parts), 0, -1):
+            candidate = SEPARATOR.join(parts[:k])
+            if os.path.isfile(candidate):
+                file_name, members = candidate, [p for p in parts[k:] if p]
+                break
+    data = read_bytes(file_name)
+    if not members:
+        return [], data
+    return resolve(data, members)

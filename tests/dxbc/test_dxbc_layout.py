@@ -235,3 +235,93 @@ def test_parsed_rdef_does_not_depend_on_type_object_identity(corpus: Path) -> No
             for v in cb.variables:
                 v.type = copy.deepcopy(v.type)
         assert model.to_bytes() == data
+
+
+def _rdef_sm5_shared_type() -> bytes:
+    """SM5 RDEF (RD11): one cbuffer "cb" (name at 84) with two float4 variables (table at 88) sharing
+    one type record at 168, names "va" 204, "vb" 207, "float4" 210, 0xAB, creator at 218; offsets
+    worked out by hand."""
+    header = struct.pack("<7I", 1, 60, 0, 60, 0xFFFE0500, 0x100, 218)
+    rd11 = struct.pack("<8I", 0x31314452, 60, 24, 32, 40, 36, 12, 0)
+    cbuffer = struct.pack("<6I", 84, 2, 88, 32, 0, 0)
+    variables = (struct.pack("<10I", 204, 0, 16, 2, 168, 0, 0xFFFFFFFF, 0, 0xFFFFFFFF, 0)
+                 + struct.pack("<10I", 207, 16, 16, 2, 168, 0, 0xFFFFFFFF, 0, 0xFFFFFFFF, 0))
+    type_record = struct.pack("<6H6I", 1, 3, 1, 4, 0, 0, 0, 0, 0, 0, 0, 210)
+    return header + rd11 + cbuffer + b"cb\0\xab" + variables + type_record + b"va\0vb\0float4\0\xab" + b"me\0\xab"
+
+
+@pytest.mark.parametrize(("fourcc", "payload"), [
+    (b"ISGN", isgn_with_unknown_block()),
+    (b"RDEF", rdef_with_unknown_block()),
+    (b"RDEF", _rdef_sm5_shared_type()),
+    (b"RTS0", rts0_with_unknown_block()),
+])
+def test_parsed_layout_is_recorded_on_first_use_as_an_eager_parse_records_it(fourcc: bytes, payload: bytes) -> None:
+    """Signature, RDEF and RTS0 chunks record their layout when it is first used: the recorded layout
+    is the one the parse records when asked to record at once (same items, sharing and raw spans)."""
+    from shaderkit.formats.dxbc.rdef import ResourceDefinition
+    from shaderkit.formats.dxbc.rts0 import RootSignature
+    from shaderkit.formats.dxbc.signature import Signature
+    from shaderkit.io.layout import Layout
+    from shaderkit.io.reader import Reader
+
+    data = container((fourcc, payload))
+    model = DxbcContainer.from_bytes(data)
+    chunk = model.chunks[0]
+    assert type(chunk.layout) is not Layout  # not recorded by the parse
+    assert model.to_bytes() == data  # (these are not fxc's layout: placed through the recorded layout)
+    start = data.index(fourcc) + 8
+    eager = Layout(size=len(payload))
+    reader = Reader(data, start, end=start + len(payload))
+    if fourcc == b"ISGN":
+        Signature._read(reader, "ISGN", eager)
+    elif fourcc == b"RTS0":
+        RootSignature._read(reader, eager)
+    else:
+        ResourceDefinition._read(reader, eager)
+    assert chunk.layout == eager
+    assert type(chunk.layout) is Layout
+    if fourcc == b"RDEF" and len(payload) > 100:  # the two variables' type: one record, at 168
+        assert chunk.layout.items[("type", 168)].data == payload[168:204]
+        assert [v.type for v in chunk.constant_buffers[0].variables][0] is chunk.constant_buffers[0].variables[1].type
+
+
+def test_edited_signature_is_placed_through_its_recorded_layout() -> None:
+    """An edit that keeps the name's size puts the table back and the new name where the old lay."""
+    payload = isgn_with_unknown_block()
+    data = container((b"ISGN", payload))
+    model = DxbcContainer.from_bytes(data)
+    model.chunks[0].elements[0].semantic_name = "TEXCOORD"
+    out = model.to_bytes()
+    start = out.index(b"ISGN") + 8
+    assert out[start + 32 : start + 40] == UNKNOWN  # the unknown block kept where it lay
+    assert out[start + 40 : start + 49] == b"TEXCOORD\0"
+
+
+def test_fxc_layout_signature_never_records_its_layout() -> None:
+    """ISGN in fxc's layout (header, one element, "POSITION" at 32, 0xAB padding to 44): the rebuild
+    and the checksum check need no layout, so none is recorded."""
+    from shaderkit.io.layout import Layout
+
+    element = struct.pack("<5I2BH", 32, 0, 0, 3, 0, 0xF, 0xF, 0)
+    payload = struct.pack("<2I", 1, 8) + element + b"POSITION\0\xab\xab\xab"
+    data = container((b"ISGN", payload))
+    model = DxbcContainer.from_bytes(data)
+    assert model.to_bytes() == data and model.problems() == []
+    assert type(model.chunks[0].layout) is not Layout
+    assert model.chunks[0].layout.items[("name", 0)].offset == 32  # recorded when asked for
+
+
+def test_an_edit_the_fresh_ifce_layout_cannot_tell_is_still_written() -> None:
+    """A slot whose table ids were read into the bytes after it (count 2, one id written): the fxc
+    layout built from the edited model (count from the type ids) equals the stored bytes, so a
+    rebuild that trusted it would drop the edit; IFCE is placed item by item."""
+    from shaderkit.formats.dxbc.ifce import ClassInstance, Interfaces, InterfaceSlot
+
+    stored = Interfaces([], [ClassInstance("AAA")], [InterfaceSlot(1, [5, 6], [7])], 1, (0, 0)).build_fresh()
+    data = container((b"IFCE", stored))
+    model = DxbcContainer.from_bytes(data)
+    chunk = model.chunks[0]
+    assert isinstance(chunk, Interfaces) and len(chunk.slots[0].table_ids) == 2  # the second read past the list
+    chunk.slots[0].table_ids = [7]
+    assert model.to_bytes() != data  # (the placed writer writes the one id where the list lay)

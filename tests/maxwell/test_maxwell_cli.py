@@ -77,6 +77,48 @@ def test_edited_listing_changes_the_stage(corpus: Path, tmp_path: Path) -> None:
     assert "MOV32I R3, 0x3f000000;" in disassemble(code)
 
 
+def test_asm_base_puts_back_every_edited_stage_of_a_whole_listing(corpus: Path, tmp_path: Path) -> None:
+    """Without --variation/--stage, each section of the listing goes back to its stage (an edit of
+    the vertex stage was dropped before: only variation 0's pixel stage was replaced)."""
+    path = corpus / "nx" / "wiixl_test.bnsh"
+    runner = CliRunner()
+    listing = tmp_path / "test.sass"
+    assert runner.invoke(cli, ["disasm", str(path), "-o", str(listing)]).exit_code == 0
+    text = listing.read_text()
+    cut = text.index("// ==== variation 0 binary pixel")
+    vertex, pixel = text[:cut], text[cut:]
+    assert "FMUL.FTZ R1, R1, 0.5;" in vertex and "MOV32I R3, 0x3f800000;" in pixel
+    listing.write_text(vertex.replace("FMUL.FTZ R1, R1, 0.5;", "FMUL.FTZ R2, R1, 0.5;")
+                       + pixel.replace("MOV32I R3, 0x3f800000;", "MOV32I R3, 0x3f000000;"))
+    out = tmp_path / "out.bnsh"
+    result = runner.invoke(cli, ["asm", str(listing), "--base", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    before, after = _load(path), open_shader(out.read_bytes())
+    assert isinstance(before, Bnsh) and isinstance(after, Bnsh)
+
+    def words(model: Bnsh, stage: str) -> list[int]:
+        code = NvnCode.from_bytes(model.stage_code(0, stage).data).code  # type: ignore[union-attr]
+        return [int.from_bytes(code[k : k + 8], "little") for k in range(0, len(code), 8)]
+
+    old, new = words(before, "vertex"), words(after, "vertex")
+    assert [k for k in range(len(old)) if old[k] != new[k]] == [3]  # /*0018*/: the instruction edited
+    assert new[3] == old[3] & ~0xFF | 2  # Rd (bits 0-7): R1 -> R2
+    assert words(after, "pixel")[5] == 0x0103F000_0007F003  # /*0028*/ MOV32I R3, 0.5 (0x3f000000)
+
+
+def test_asm_error_in_a_whole_listing_counts_its_lines(corpus: Path, tmp_path: Path) -> None:
+    path = corpus / "nx" / "wiixl_test.bnsh"
+    listing = tmp_path / "test.sass"
+    assert CliRunner().invoke(cli, ["disasm", str(path), "-o", str(listing)]).exit_code == 0
+    lines = listing.read_text().splitlines()
+    bad = next(n for n, line in enumerate(lines, 1) if line.endswith("MOV R2, RZ;"))  # in the pixel section
+    lines[bad - 1] = lines[bad - 1].replace("RZ", "R999")
+    listing.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["asm", str(listing), "--base", str(path), "-o", str(tmp_path / "o")])
+    assert result.exit_code != 0
+    assert f"{listing}:{bad}:" in str(result.exception)
+
+
 def test_asm_errors_are_exit_2(corpus: Path, tmp_path: Path) -> None:
     path = corpus / "nx" / "wiixl_test.bnsh"
     bad = tmp_path / "bad.sass"

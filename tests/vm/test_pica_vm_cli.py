@@ -147,3 +147,12 @@ def test_base64_csdr_runs_its_payload(shbin: Path, tmp_path: Path) -> None:
                                       "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["outputs"]["o0"][0] == [1, 2, 3, 4]
+
+
+def test_a_format_without_an_executor_is_named(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a SHARC (GLSL sources) is not a PICA200 shader: the error says so instead of asking for --inputs
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(corpus / "wiiu" / "agl_agl_common.sharc")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "running sharc files is not supported" in err and "--inputs" not in err and "\n" not in err

@@ -54,11 +54,13 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
                    "the assembled code keeps. "
                    "Maxwell: the BNSH, NVN program blob or DKSH module whose stage code the assembled text replaces. "
                    "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
-@click.option("--variation", default=0, show_default=True,
-              help="Maxwell: BNSH variation (NVN blob: part index; DKSH: program index).")
-@click.option("--stage", default="pixel", show_default=True,
-              help="Maxwell: BNSH stage to replace (DKSH: program type, e.g. vertex/vert, fragment/frag, "
-                   "compute/comp; not needed for a one-program module).")
+@click.option("--variation", type=int, default=None,
+              help="Maxwell: replace only this BNSH variation's stage (NVN blob: part index; DKSH: program "
+                   "index). Without --variation/--stage, every stage section of a whole `disasm` listing "
+                   "goes back (a text without sections: variation 0, pixel).")
+@click.option("--stage", default=None,
+              help="Maxwell: replace only this BNSH stage (DKSH: program type, e.g. vertex/vert, fragment/frag, "
+                   "compute/comp; not needed for a one-program module). See --variation.")
 @click.option("-n", "--no-nop", "no_nop", is_flag=True,
               help="PICA200: no automatic padding NOPs (picasso -n), as picasso before v2.5 assembled.")
 @click.option("--syntax", type=click.Choice(["auto", "sm4", "d3d9", "pica", "latte", "maxwell"]), default="auto",
@@ -66,8 +68,8 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
               help="Source syntax. auto: fxc listings have a ps_5_0 style version line; decaf Latte sources "
                    "have CF lines and '; $' metadata (standard input needs an explicit latte); with --base "
                    "the base file decides between Latte listings and Maxwell text.")
-def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int,
-        stage: str, no_nop: bool, syntax: str) -> None:
+def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: str | None, variation: int | None,
+        stage: str | None, no_nop: bool, syntax: str) -> None:
     """Assemble SOURCES: an fxc listing (SM4/5/5.1) into a DXBC container, an fxc D3D9 listing
     (vs_1_1..vs_3_0, ps_1_0..ps_3_0) into a bare D3D9 shader, PICA200 sources (picasso
     syntax) into one SHBIN (one DVLE per source in order), decaf latte-assembler sources into a GSH,
@@ -123,16 +125,24 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         write_output(header, program.c_header())
 
 
-def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation: int, stage: str) -> None:
-    """Maxwell text (``shaderkit disasm`` output of a BNSH/NVN file) assembled into ``base``."""
+def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation: int | None,
+             stage: str | None) -> None:
+    """Maxwell text (``shaderkit disasm`` output of a BNSH/NVN/DKSH file) assembled into ``base``:
+    one stage when --variation or --stage names it or the text has no sections, else every section."""
     from shaderkit.cli.common import load_model
-    from shaderkit.formats.bnsh.text import assemble_into
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.bnsh.text import assemble_into, assemble_listing, listing_sections
 
     if len(sources) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
     text = read_input(sources[0]).decode("utf-8")
     try:
-        data = assemble_into(load_model(base), text, variation, stage)
+        if variation is None and stage is None and listing_sections(text):
+            data = assemble_listing(load_model(base), text)
+        else:
+            data = assemble_into(load_model(base), text, variation or 0, stage or "pixel")
+    except AssemblyError as exc:
+        raise AssemblyError(exc.message, exc.line, exc.column, sources[0]) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(output, data)

@@ -93,24 +93,13 @@ def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile
 
 
 def load_member(path: str) -> tuple[list[Any], bytes]:
-    """(steps through the containers, bytes) of ``path``; a plain file takes no steps."""
-    if "//" not in path:  # a plain file: the archive code stays unloaded
+    """(steps through the containers, bytes) of ``path`` (:func:`shaderkit.files.read_member`;
+    ``-`` is standard input)."""
+    if path == "-" or "//" not in path:  # a plain file: the archive code stays unloaded
         return [], read_input(path)
-    from shaderkit.formats.archive.path import SEPARATOR, resolve, split
+    from shaderkit.files import read_member
 
-    file_name, members = split(path)
-    if members and path != "-":
-        # a plain path that merely contains "//" (dir//file.gsh) names the file, not a member
-        parts = path.split(SEPARATOR)
-        for k in range(len(parts), 0, -1):
-            candidate = SEPARATOR.join(parts[:k])
-            if os.path.isfile(candidate):
-                file_name, members = candidate, [p for p in parts[k:] if p]
-                break
-    data = read_input(file_name)
-    if not members:
-        return [], data
-    return resolve(data, members)
+    return read_member(path)
 
 
 def store_member(path: str, steps: list[Any], data: bytes) -> bytes:

@@ -296,14 +296,14 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
         except ValueError as exc:
             raise click.ClickException(f"{file}: {exc}") from None
         return
+    dvlb = _pica_program(model, file)
+    if not isinstance(dvlb, Dvlb):
+        raise click.ClickException(
+            f"{file}: running {model.format_name} files is not supported (run takes DXBC, Direct3D 9, PICA200 "
+            "SHBIN/CGFX/CSDR, Wii U GSH/SHARCFB and Switch BNSH/NVN/DKSH shaders)")
     if inputs_path is None:
         raise click.UsageError("PICA200 shaders need --inputs")
-    inputs = load_inputs(inputs_path)
-    dvlb = _pica_program(model, file)
-    if isinstance(dvlb, Dvlb):
-        result = _run_pica(dvlb, dvle, inputs, uniforms, max_steps)
-    else:
-        raise click.ClickException(f"{file}: running {model.format_name} shaders is not supported (PICA200 SHBIN is)")
+    result = _run_pica(dvlb, dvle, load_inputs(inputs_path), uniforms, max_steps)
     if output_path is None:
         if sys.stdout.isatty():
             from rich.console import Console

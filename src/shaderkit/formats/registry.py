@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 
 from shaderkit.dataclass import dataclass
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 def import_target(target: str) -> Any:
     """The object a ``module:name`` string names (the module is imported on first use)."""
     module_name, _, name = target.partition(":")
-    return getattr(importlib.import_module(module_name), name)
+    module = sys.modules.get(module_name)  # (once imported: without the import machinery's calls)
+    return getattr(module if module is not None else importlib.import_module(module_name), name)
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ class Layout:
         An empty item occupies no storage, so it shares with nothing (nor does anything share with it)."""
         if data:
             first = self._by_offset.setdefault(offset, key)
-            if first != key:
+            if first is not key and first != key:
                 self.shared[key] = self.shared.get(first, first)
         self.items[key] = _new_placement(Placement, (offset, data if data.__class__ is bytes else bytes(data)))
 
@@ -89,17 +89,18 @@ class Layout:
         end = len(data) - start
         self.size, self.start = end, start
         spans = [(at, at + len(stored)) for at, stored in self.items.values()]
-        spans += [(s, e) for s, e in covered if e > s]
+        if covered:
+            spans += [(s, e) for s, e in covered if e > s]
         spans.sort()
         raw: list[RawSpan] = []
         pos = 0
         for lo, hi in spans:
             if lo > pos:
-                raw.append(RawSpan(pos, bytes(data[start + pos : start + min(lo, end)])))
+                raw.append(_new_placement(RawSpan, (pos, bytes(data[start + pos : start + min(lo, end)]))))
             if hi > pos:
                 pos = hi
         if pos < end:
-            raw.append(RawSpan(pos, bytes(data[start + pos : start + end])))
+            raw.append(_new_placement(RawSpan, (pos, bytes(data[start + pos : start + end]))))
         self.raw = raw
 
     def stored_bytes(self, fill: int = 0) -> bytearray:
@@ -125,7 +126,46 @@ class Layout:
         return sorted(rows, key=lambda row: (int(str(row["offset"])), row["item"] != "raw"))
 
 
-#: makes a Placement from an (offset, data) tuple without the generated ``__new__``'s call
+class _DeferredLayout(Layout):
+    """A :class:`Layout` recorded on first use (see :func:`deferred_layout`): any attribute read or
+    write records it, then the object is a plain :class:`Layout` (its class too)."""
+
+    def __init__(self, record: Callable[[], Layout]) -> None:  # (no field is set before recording)
+        object.__getattribute__(self, "__dict__")["_record"] = record
+
+    def _recorded(self) -> None:
+        state = object.__getattribute__(self, "__dict__")
+        record = state.get("_record")
+        if record is not None:  # (dropped only once the fields are set: another thread records again, alike)
+            state.update(record().__dict__)
+            state.pop("_record", None)
+        object.__setattr__(self, "__class__", Layout)
+
+    def __getattribute__(self, name: str) -> object:
+        _DeferredLayout._recorded(self)
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        _DeferredLayout._recorded(self)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _DeferredLayout._recorded(self)
+        object.__delattr__(self, name)
+
+
+def deferred_layout(record: Callable[[], Layout]) -> Layout:
+    """A :class:`Layout` whose items ``record()`` records when it is first used (read, written,
+    compared, printed), then the same object as a plain Layout.
+
+    For a parser whose rebuild rarely needs the layout (a chunk in its compiler's own layout, which
+    the model rebuilds without one): ``record`` reads the same bytes again, recording as it goes, so
+    the layout is the one an eager parse records.
+    """
+    return _DeferredLayout(record)
+
+
+#: makes a Placement (or RawSpan) from an (offset, data) tuple without the generated ``__new__``'s call
 _new_placement = tuple.__new__
 
 
@@ -185,11 +225,13 @@ class PlacedWriter:
 
     def _store(self, at: int, data: bytes) -> None:
         """Write ``data`` at ``at`` (growing the output) and mark the range taken."""
-        if at + len(data) > len(self.out):
-            self.out.extend(bytes([self.fill]) * (at + len(data) - len(self.out)))
-        self.out[at : at + len(data)] = data
-        if data:
-            self._occupy(at, at + len(data))
+        out = self.out
+        end = at + len(data)
+        if end > len(out):
+            out.extend(bytes([self.fill]) * (end - len(out)))
+        out[at:end] = data
+        if end > at:
+            self._occupy(at, end)
 
     def place(self, key: Key, data: bytes) -> int:
         """Put an item and return its offset: where it lay if it still fits, else by the format's rule.
@@ -197,21 +239,34 @@ class PlacedWriter:
         An item that shared storage in the parsed file is written once while its bytes agree with the
         item it shared with; an item already placed under the same key returns its offset.
         """
-        if key in self._placed:
-            return self._placed[key]
+        placed = self._placed
+        at = placed.get(key)
+        if at is not None:
+            return at
         layout = self.layout
         if layout is not None:
-            first = layout.shared.get(key)
-            if first is not None and first in self._placed:
-                at = self._placed[first]
+            first = layout.shared.get(key) if layout.shared else None
+            if first is not None and first in placed:
+                at = placed[first]
                 if self._data[first] == data and bytes(self.out[at : at + len(data)]) == data:
-                    self._placed[key] = at
+                    placed[key] = at
                     self._data[key] = data
                     return at
             stored = layout.items.get(key)
-            if stored is not None and len(stored.data) == len(data) and self._agrees(stored.offset, data):
-                self._write(key, stored.offset, data)
-                return stored.offset
+            if stored is not None:
+                at, old = stored
+                if len(old) == len(data):
+                    end = at + len(data)
+                    out = self.out
+                    if end > at and end <= len(out) and not self._reserved and out[at:end] == data:
+                        # the bytes are already there (so they agree): only the range is taken
+                        self._occupy(at, end)
+                        placed[key] = at
+                        self._data[key] = data
+                        return at
+                    if self._agrees(at, data):
+                        self._write(key, at, data)
+                        return at
         at = self.allocate(len(self.out), len(data))
         while not self._free(at, at + len(data)):
             at = self.allocate(max(len(self.out), at + 1), len(data))
@@ -237,8 +292,10 @@ class PlacedWriter:
         hi = lo + len(data)
         if hi == lo:
             return True
-        if any(a < hi and lo < b for a, b in self._reserved):
+        if self._reserved and any(a < hi and lo < b for a, b in self._reserved):
             return False
+        if self.out[lo:hi] == data:  # (then every byte written there agrees)
+            return True
         for a, b in self._overlapping(lo, hi):
             a, b = max(a, lo), min(b, hi)
             if self.out[a:b] != data[a - lo : b - lo]:
@@ -248,11 +305,18 @@ class PlacedWriter:
     def _occupy(self, lo: int, hi: int) -> None:
         busy = self._busy
         i = bisect_right(busy, (lo, hi))
-        if i > 0 and busy[i - 1][1] >= lo:
-            i -= 1
+        if i > 0:
+            before_lo, before_hi = busy[i - 1]  # (before_lo <= lo)
+            if before_hi >= lo:
+                if before_hi >= hi:
+                    return  # inside a taken range (taken ranges never touch: nothing else to merge)
+                i -= 1
+                lo = before_lo
         j = i
-        while j < len(busy) and busy[j][0] <= hi:
-            lo, hi = min(lo, busy[j][0]), max(hi, busy[j][1])
+        count = len(busy)
+        while j < count and busy[j][0] <= hi:
+            if busy[j][1] > hi:
+                hi = busy[j][1]
             j += 1
         busy[i:j] = [(lo, hi)]
 
@@ -264,9 +328,15 @@ class PlacedWriter:
     def verify(self) -> bool:
         """True when every placed item still reads back from the output (no later write clobbered it)."""
         out = self.out
-        return all(out[at : at + len(self._data[key])] == self._data[key] for key, at in self._placed.items()) and all(
-            out[at : at + len(data)] == data for at, data in self._puts
-        )
+        placed_data = self._data
+        for key, at in self._placed.items():
+            data = placed_data[key]
+            if out[at : at + len(data)] != data:
+                return False
+        for at, data in self._puts:
+            if out[at : at + len(data)] != data:
+                return False
+        return True
 
     def is_free(self, offset: int, end: int) -> bool:
         """True when nothing placed, put or reserved so far covers any byte of ``[offset, end)``."""

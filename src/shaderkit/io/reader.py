@@ -190,8 +190,12 @@ class Reader:
         """Refuse a count whose items cannot fit in the bytes left from ``offset`` (:meth:`fits`),
         and spend their size of the allocation budget."""
         base = self.pos if offset is None else offset
-        self.fits(count, item_size, what, base)
-        self.spend(count * max(item_size, 1), what, base)
+        if count < 0 or count > MAX_TABLE_ENTRIES or count * item_size > self.end - base:
+            self.fits(count, item_size, what, base)  # raises
+        budget = self._budget  # (spend's charge, inline: its message when the budget runs out)
+        budget[0] -= count * max(item_size, 1)
+        if budget[0] < 0:
+            self.spend(0, what, base)  # raises
         return count
 
     def fits(self, count: int, item_size: int, what: str = "table", offset: int | None = None,

@@ -146,9 +146,9 @@ def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> 
         old.reserved)
 
 
-def stage_section(text: str, title: str) -> str:
-    """The part of a multi-stage listing (``// ==== title`` headers) for one stage; the whole text
-    when it has no headers."""
+def listing_sections(text: str) -> dict[str, str]:
+    """The sections of a multi-stage listing by title (the ``// ==== title`` header up to a ``:``),
+    each the text of its lines up to the next header; empty when the text has no headers."""
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
@@ -156,50 +156,115 @@ def stage_section(text: str, title: str) -> str:
             current = sections.setdefault(line[8:].split(":")[0].strip(), [])
         elif current is not None:
             current.append(line)
+    return {title: "\n".join(lines) + "\n" for title, lines in sections.items()}
+
+
+def stage_section(text: str, title: str) -> str:
+    """The part of a multi-stage listing (``// ==== title`` headers) for one stage; the whole text
+    when it has no headers."""
+    sections = listing_sections(text)
     if not sections:
         return text
     if title not in sections:
         raise ValueError(f"the listing has no '{title}' section (it has: {', '.join(sections)})")
-    return "\n".join(sections[title]) + "\n"
+    return sections[title]
+
+
+def code_slots(base: ShaderFile) -> dict[str, tuple[int, str]]:
+    """``title -> (index, stage)`` of every stage holding Maxwell code, titled as the listing titles
+    it (BNSH: binary programs by variation; NVN blob: code parts, stage ""; DKSH: programs)."""
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
+    from shaderkit.formats.bnsh.nvn import NvnProgramFile, is_code
+
+    if isinstance(base, Bnsh):
+        return {f"variation {v} binary {stage}": (v, stage)
+                for v, variation in enumerate(base.variations) if variation.binary_program is not None
+                for stage, code in zip(STAGES, variation.binary_program.stages) if isinstance(code, NvnShaderCode)}
+    if isinstance(base, NvnProgramFile):
+        return {f"part {index}": (index, "") for index, part in enumerate(base.parts) if is_code(part)}
+    if base.format_name == "dksh":
+        from shaderkit.formats.dksh.dksh import Dksh
+
+        assert isinstance(base, Dksh)
+        return {base.program_title(i): (i, program.stage) for i, program in enumerate(base.programs)}
+    raise ValueError(f"{base.format_name}: --base must be a BNSH file, an NVN program blob or a DKSH module")
+
+
+def _put_code(base: ShaderFile, index: int, stage: str, code: bytes) -> None:
+    """Put assembled code into the stage :func:`code_slots` names ``(index, stage)``."""
+    from dataclasses import replace
+
+    from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile
+
+    if isinstance(base, Bnsh):
+        try:
+            replace_stage_code(base, index, stage, code)
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+    elif isinstance(base, NvnProgramFile):
+        base.parts[index] = replace(NvnCode.from_bytes(base.parts[index]), code=code).to_bytes()
+    else:
+        base.programs[index].code = code  # type: ignore[attr-defined]  # (DKSH: code_slots checked the type)
 
 
 def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> bytes:
     """``base`` rebuilt with the Maxwell code assembled from ``text`` in place of one stage's code
-    (BNSH: variation and stage; NVN program blob: ``variation`` is the part index)."""
-    from dataclasses import replace
-
+    (BNSH: variation and stage; NVN program blob: ``variation`` is the part index; DKSH: see
+    :func:`dksh_program`)."""
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.model import STAGES
-    from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile, is_code
-    from shaderkit.isa.maxwell import assemble
 
+    slots = code_slots(base)
     if isinstance(base, Bnsh):
         if not 0 <= variation < len(base.variations):
             raise ValueError(f"variation {variation} does not exist ({len(base.variations)} variations)")
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r} (one of {', '.join(STAGES)})")
-        code = assemble(stage_section(text, f"variation {variation} binary {stage}"))
-        try:
-            replace_stage_code(base, variation, stage, code)
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
-        return base.to_bytes()
-    if isinstance(base, NvnProgramFile):
-        if not 0 <= variation < len(base.parts) or not is_code(base.parts[variation]):
+        title = f"variation {variation} binary {stage}"
+        if title not in slots:
+            raise ValueError(f"variation {variation} {stage} has no binary (Maxwell) code")
+    elif base.format_name == "dksh":
+        title = base.program_title(dksh_program(base, stage, variation))  # type: ignore[attr-defined]
+    else:
+        title = f"part {variation}"
+        if title not in slots:
             raise ValueError(f"part {variation} is not NVN code")
-        code = assemble(stage_section(text, f"part {variation}"))
-        nvn = NvnCode.from_bytes(base.parts[variation])
-        base.parts[variation] = replace(nvn, code=code).to_bytes()
-        return base.to_bytes()
-    if base.format_name == "dksh":
-        from shaderkit.formats.dksh.dksh import Dksh
+    _put_code(base, *slots[title], _assembled(text, title))
+    return base.to_bytes()
 
-        assert isinstance(base, Dksh)
-        index = dksh_program(base, stage, variation)
-        program = base.programs[index]
-        program.code = assemble(stage_section(text, base.program_title(index)))
-        return base.to_bytes()
-    raise ValueError(f"{base.format_name}: --base must be a BNSH file, an NVN program blob or a DKSH module")
+
+def assemble_listing(base: ShaderFile, text: str) -> bytes:
+    """``base`` rebuilt with every stage of a whole (edited) ``disasm`` listing assembled back: each
+    ``// ==== title`` section that holds code goes to the stage of that title. A section naming
+    no stage of ``base`` is a ValueError; stages the listing leaves out keep their code."""
+    slots = code_slots(base)
+    for title, body in listing_sections(text).items():
+        if not any(line.strip() and not line.lstrip().startswith("//") for line in body.splitlines()):
+            continue  # a stage without Maxwell code (source, IL) or an empty section
+        if title not in slots:
+            raise ValueError(f"the listing's section '{title}' names no stage with Maxwell code "
+                             f"(the base has: {', '.join(slots) or 'none'})")
+        _put_code(base, *slots[title], _assembled(text, title))
+    return base.to_bytes()
+
+
+def _assembled(text: str, title: str) -> bytes:
+    """The code of section ``title`` of a listing (the whole text when it has no sections);
+    an AssemblyError counts lines of the whole text."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.isa.maxwell import assemble
+
+    header = 0  # the line number of the section's header
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("// ==== ") and line[8:].split(":")[0].strip() == title:
+            header = number
+            break
+    try:
+        return assemble(stage_section(text, title))
+    except AssemblyError as exc:
+        raise AssemblyError(exc.message, exc.line + header if exc.line else 0, exc.column, exc.filename) from None
 
 
 def dksh_program(base: Any, stage: str, index: int) -> int:

@@ -26,8 +26,6 @@ Effects whose records are not typed print the header and the reason.
 
 from __future__ import annotations
 
-import struct
-
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.d3d9.effect import (
     CLASS_OBJECT,
@@ -202,40 +200,17 @@ class _Printer:
 
 
 def expression_lines(blob: bytes) -> list[str] | None:
-    """The instructions of an ``FX20`` expression (a preshader-like token stream: version
-    ``0x46580200``, comment blocks ``CTAB`` (the inputs), ``CLIT`` (u32 count + doubles: the
-    literals), ``FXLC`` (the FXLVM instructions), end token) as fxc prints FXLVM code; None when the
-    blob is not one or its code does not decode."""
-    from shaderkit.formats.d3d9.shader import constant_table
-    from shaderkit.formats.dxbc.fxlvm import code_lines
-    from shaderkit.isa.d3d9.text import msvc_exponent, split_program
-    from shaderkit.isa.fxlvm.code import FxlcCode
+    """The instructions of an ``FX20`` expression (an FXLVM token stream of version ``0x46580200``:
+    :mod:`~shaderkit.formats.d3d9.preshader`) as fxc prints FXLVM code, inputs named by its
+    ``CTAB``, literals from its ``CLIT``; None when the blob is not one or its code does not
+    decode."""
+    from shaderkit.formats.d3d9.preshader import read_fxlvm
 
-    count = len(blob) // 4
-    if count < 2 or int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
+    if int.from_bytes(blob[:4], "little") != EXPRESSION_TAG:
         return None
-    words = struct.unpack_from(f"<{count}I", blob)
     try:
-        items, _ = split_program(words)
+        return read_fxlvm(blob, 0, "FX20").instruction_lines()
     except ShaderFormatError:
-        return None
-    comments: dict[bytes, tuple[int, int]] = {}  # FourCC -> the payload's byte range after it
-    for first, end, is_comment in items:
-        if not is_comment or end - first < 2:  # (an instruction, or a comment without its FourCC)
-            return None
-        comments.setdefault(blob[4 * first + 4 : 4 * first + 8], (4 * first + 8, 4 * end))
-    if b"FXLC" not in comments:
-        return None
-    literals: list[str] = []
-    start, end = comments.get(b"CLIT", (0, 0))
-    if end - start >= 4:
-        n = min(int.from_bytes(blob[start : start + 4], "little"), (end - start - 4) // 8)
-        literals = [msvc_exponent(f"{v:.9g}") for v in struct.unpack_from(f"<{n}d", blob, start + 4)]
-    try:
-        code = FxlcCode.from_bytes(blob[slice(*comments[b"FXLC"])])
-        table = constant_table(blob, *comments[b"CTAB"]) if b"CTAB" in comments else None
-        return code_lines(code, literals, table)
-    except (ShaderFormatError, IndexError, ValueError):
         return None
 
 

@@ -8,7 +8,8 @@ instructions and comment blocks, then the end token ``0x0000FFFF``. A comment to
 FourCC: ``CTAB`` (the D3DX constant table, typed as
 :class:`~shaderkit.formats.d3dx.ctab.ConstantTable`; its offsets count from the word after the
 FourCC), ``DBUG`` (debug information), ``PRES`` (the preshader: a nested token stream with
-``PRSI``/``CLIT``/``FXLC`` comments), ``CLIP``, ``FXLC``, ``CLIT``, ``PRSI``; other comments are
+``CTAB``/``PRSI``/``CLIT``/``FXLC`` comments, kept as words; read and listed by
+:mod:`~shaderkit.formats.d3d9.preshader`), ``CLIP``, ``FXLC``, ``CLIT``, ``PRSI``; other comments are
 kept as words. SM2+ instruction tokens carry their parameter count (bits 24..27); in ps/vs 1.x
 the parameters are the following tokens with bit 31 set (``def``: 4 values). Bytes after the
 end token are kept.

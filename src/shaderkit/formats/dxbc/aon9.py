@@ -28,7 +28,13 @@ from __future__ import annotations
 import struct
 
 from shaderkit.dataclass import dataclass, field
-from shaderkit.formats.dxbc.common import Relayout, close_layout, payload_layout, placed_build, record_table
+from shaderkit.formats.dxbc.common import (
+    Relayout,
+    close_layout,
+    deferred_chunk_layout,
+    placed_build,
+    record_table,
+)
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
 
@@ -87,6 +93,9 @@ class RuntimeConstantMapping:
 @dataclass
 class Level9Shader:
     """An Aon9/XNAS/XNAP chunk: the D3D9 shader of a 9_x feature level and its register mappings."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     fourcc: str = "Aon9"
     #: D3D9 version token (``0xFFFF0200`` = ps_2_0, ``0xFFFE0200`` = vs_2_0)
     version: int = 0xFFFF0200
@@ -109,7 +118,18 @@ class Level9Shader:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "Aon9") -> Level9Shader:
-        """Parse the chunk payload under ``r``; ShaderFormatError for sizes and offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for sizes and offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
+        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        model = cls._read(r, fourcc, None)
+        model.layout = deferred_chunk_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
+        return model
+
+    @classmethod
+    def _read(cls, r: Reader, fourcc: str, layout: Layout | None) -> Level9Shader:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         (size, version, prog_size, prog_off, cb_count, cb_off, loop_count, loop_off, _, _, smp_count, smp_off,
          rt_count, rt_off) = r.unpack_at(base, _HEAD.format[1:], "Aon9 header")
@@ -117,7 +137,6 @@ class Level9Shader:
         if size != r.end - base:
             raise r.error(f"payload size field {size} differs from the chunk size {r.end - base}", base)
 
-        layout = payload_layout(r)
         record_table(r, layout, "header", 0, _HEAD.size)
 
         def table(count: int, offset: int, st: struct.Struct, what: str) -> list[tuple[int, ...]]:
@@ -137,8 +156,9 @@ class Level9Shader:
         if prog_off + prog_size != size:
             raise r.error(f"program of {prog_size} bytes at {prog_off:#x} does not end the payload", base + 8)
         model.program = r.sub(base + prog_off, prog_size, "program").read(prog_size)
-        layout.record("program", prog_off, model.program)
-        model.layout = close_layout(layout, r, _HEAD.size)
+        if layout is not None:
+            layout.record("program", prog_off, model.program)
+            model.layout = close_layout(layout, r, _HEAD.size)
         return model
 
     def build(self) -> bytes:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
-from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
+from shaderkit.io.layout import Layout, PlacedWriter, append_aligned, deferred_layout
 from shaderkit.io.reader import Reader
 
 #: fxc pads string tables to 4 bytes with this byte.
@@ -89,11 +89,6 @@ class Budget:
             raise self.r.error(f"{self.what} overlap: more entries than the chunk can hold", self.r.start)
 
 
-def payload_layout(r: Reader) -> Layout:
-    """An empty layout for the chunk payload ``r`` (offsets are payload-relative)."""
-    return Layout(size=r.end - r.start)
-
-
 def close_layout(layout: Layout, r: Reader, header_size: int) -> Layout:
     """Finish ``layout``: every payload byte no recorded item (nor the fixed header) covers is kept raw."""
     layout.close(r.data[r.start : r.end], covered=[(0, min(header_size, r.end - r.start))])
@@ -127,16 +122,35 @@ def placed_build(layout: Layout | None, fresh: Callable[[], bytes], placed: Call
     return writer.getvalue()
 
 
-def recorded_string(r: Reader, layout: Layout, key: object, offset: int, what: str = "string", where: str = "") -> str:
-    """:func:`chunk_string`, noting in ``layout`` that ``key`` lay at ``offset`` (terminator included)."""
+def recorded_string(r: Reader, layout: Layout | None, key: object, offset: int, what: str = "string",
+                    where: str = "") -> str:
+    """:func:`chunk_string`, noting in ``layout`` (unless None: not recording) that ``key`` lay at
+    ``offset`` (terminator included)."""
     data, start = r.data, r.start + offset
     end = data.find(b"\0", start, r.end) if offset < r.end - r.start else -1
     if end < 0:
         return chunk_string(r, offset, what, where)  # raises the error chunk_string describes
-    layout.record(key, offset, data[start : end + 1])
+    if layout is not None:
+        layout.record(key, offset, data[start : end + 1])
     return data[start:end].decode("latin-1")
 
 
-def record_table(r: Reader, layout: Layout, key: object, offset: int, size: int) -> None:
-    """Note that the table ``key`` lay at payload ``offset`` with ``size`` bytes (already bounds-checked)."""
-    layout.record(key, offset, r.data[r.start + offset : r.start + offset + size])
+def record_table(r: Reader, layout: Layout | None, key: object, offset: int, size: int) -> None:
+    """Note that the table ``key`` lay at payload ``offset`` with ``size`` bytes (already bounds-checked;
+    nothing when ``layout`` is None: not recording)."""
+    if layout is not None:
+        layout.record(key, offset, r.data[r.start + offset : r.start + offset + size])
+
+
+def deferred_chunk_layout(r: Reader, read: Callable[[Reader, Layout], object]) -> Layout:
+    """The layout of the chunk payload ``r``, recorded on first use by ``read(reader, layout)``: a
+    second reading of the same bytes (same window; the allocation budget of a fresh reader of the
+    input, at least what the first reading had left) that records into ``layout`` as it goes."""
+    data, start, end = r.data, r.start, r.end
+
+    def record() -> Layout:
+        layout = Layout(size=end - start)
+        read(Reader(data, start, end=end), layout)
+        return layout
+
+    return deferred_layout(record)

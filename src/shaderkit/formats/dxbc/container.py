@@ -59,12 +59,13 @@ from __future__ import annotations
 
 import importlib
 import struct
+import sys
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError, UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dxbc.checksum import dxbc_checksum
-from shaderkit.formats.dxbc.common import fourcc_bytes, fourcc_text
+from shaderkit.formats.dxbc.common import fourcc_bytes
 from shaderkit.formats.dxbc.raw import RawChunk
 from shaderkit.formats.dxbc.rdef import ResourceDefinition
 from shaderkit.formats.dxbc.shader import PROGRAM_NAMES, ShaderProgram
@@ -152,7 +153,9 @@ _OCCASIONAL = {
 def _model(fourcc: str) -> Any:
     """The model class of an occasional chunk (its module imported on first use)."""
     module, name = _OCCASIONAL[fourcc]
-    return getattr(importlib.import_module(f"shaderkit.formats.dxbc.{module}"), name)
+    module = f"shaderkit.formats.dxbc.{module}"
+    loaded = sys.modules.get(module)  # (once imported: without the import machinery's calls)
+    return getattr(loaded if loaded is not None else importlib.import_module(module), name)
 
 INPUT_SIGNATURES = ("ISGN", "ISG1")
 OUTPUT_SIGNATURES = ("OSGN", "OSG5", "OSG1")
@@ -166,16 +169,12 @@ def _alignment_padding(gap: bytes) -> bool:
     return len(gap) < 4 and not any(gap)
 
 
-class _ChunkKeys:
-    """Layout keys of chunks: ``("chunk", fourcc, n)`` for the n-th chunk with that FourCC."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, int] = {}
-
-    def next(self, fourcc: str) -> tuple[str, str, int]:
-        n = self.seen.get(fourcc, 0)
-        self.seen[fourcc] = n + 1
-        return ("chunk", fourcc, n)
+def _chunk_key(seen: dict[str, int], fourcc: str) -> tuple[str, str, int]:
+    """The layout key of the next chunk with that FourCC: ``("chunk", fourcc, n)`` for the n-th
+    (``seen`` counts the chunks met so far)."""
+    n = seen.get(fourcc, 0)
+    seen[fourcc] = n + 1
+    return ("chunk", fourcc, n)
 
 
 @dataclass
@@ -191,13 +190,17 @@ class LibraryFunction:
 
 
 def _payload(chunk: Chunk, stored: Placement | None) -> bytes:
-    """A chunk's payload rebuilt from its model. A signature or RDEF chunk whose stored bytes are
-    fxc's own layout is rebuilt that way, without putting each item back (several times cheaper):
-    that layout writes every field of the model, so equal bytes mean the model is the parsed one,
-    and the placed rebuild would give those bytes too. Other layouts are placed item by item."""
-    if stored is not None and (type(chunk) is Signature or type(chunk) is ResourceDefinition):
-        fresh = chunk.build_fresh()
-        if fresh == stored.data[CHUNK_HEADER.size :]:
+    """A chunk's payload rebuilt from its model. A chunk whose stored bytes are its compiler's own
+    layout (signatures, RDEF, Aon9, RTS0: the models that declare ``FRESH_WRITES_EVERY_FIELD``) is
+    rebuilt that way, without putting each item back (several times cheaper): that layout writes
+    every field of the model and reads back as the same model, so equal bytes mean the model is the
+    parsed one, and the placed rebuild would give those bytes too. Other layouts (and IFCE, LFS0,
+    LIBH, whose fresh build can equal the stored bytes for an edited model: counts written from one
+    of two lists, names holding a NUL) are placed item by item."""
+    if stored is not None and getattr(chunk, "FRESH_WRITES_EVERY_FIELD", False):
+        fresh: bytes = chunk.build_fresh()  # type: ignore[union-attr]  # (the models that declare it have one)
+        data = stored.data  # (data[8:] == fresh, without copying the chunk)
+        if len(data) == CHUNK_HEADER.size + len(fresh) and data.endswith(fresh):
             return fresh
     return chunk.build()
 
@@ -302,7 +305,7 @@ class DxbcContainer(ShaderFile):
             raw_cc, size = CHUNK_HEADER.unpack_from(data, base + rel)  # inside the body (checked above)
             if size > total_size - rel - CHUNK_HEADER.size:
                 raise _chunk_error(body, i, f"{size}-byte payload runs past the container end", base + rel + 4)
-            spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, fourcc_text(raw_cc)))
+            spans.append((base + rel, base + rel + CHUNK_HEADER.size + size, raw_cc.decode("latin-1")))  # fourcc_text
         ordered = sorted(range(count), key=lambda k: spans[k][0])
         for prev, nxt in zip(ordered, ordered[1:]):
             if spans[nxt][0] < spans[prev][1]:
@@ -312,12 +315,12 @@ class DxbcContainer(ShaderFile):
         layout.record("header", 0, data[base : base + HEADER.size])
         layout.record("chunk_index", HEADER.size, data[base + HEADER.size : base + HEADER.size + 4 * count])
         chunks: list[Chunk] = []
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         for i, (start, stop, fourcc) in enumerate(spans):
             # the payload's reader names "chunk[i]" then the FourCC in its errors (fits: checked above)
             payload = body.sub(start + CHUNK_HEADER.size, stop - start - CHUNK_HEADER.size, f"chunk[{i}].{fourcc}")
             chunks.append(_parse_chunk(payload, fourcc, depth))
-            layout.record(keys.next(fourcc), start - base, data[start:stop])
+            layout.record(_chunk_key(seen, fourcc), start - base, data[start:stop])
         end = base + total_size
         layout.close(memoryview(data)[base:end])
         return cls(chunks, checksum, version, data[end : r.end], layout, data[base:end])
@@ -325,22 +328,24 @@ class DxbcContainer(ShaderFile):
     # -- writing ---------------------------------------------------------------------------
     def _layout(self) -> tuple[bytearray, bool]:
         """The container bytes with the stored checksum, and whether they are the parsed bytes."""
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         layout = self.layout
         stored_items = layout.items if layout is not None else {}
         items = []
-        for c in self.chunks:
-            key = keys.next(c.fourcc)
-            items.append((key, fourcc_bytes(c.fourcc), _payload(c, stored_items.get(key))))
-        count = len(items)
-        head_size = HEADER.size + 4 * count
         # chunks go back where they lay while they keep their size; any other change lays the
         # chunks out again in index order, 4-aligned (bytes that preceded a kept chunk, other
         # than the zero padding the alignment rule writes anyway, stay in front of it)
-        keep = layout is not None and all(
-            (stored := layout.items.get(key)) is not None and len(stored.data) == CHUNK_HEADER.size + len(payload)
-            for key, _, payload in items
-        ) and len(layout.items.get("chunk_index", _EMPTY).data) == 4 * count
+        keep = layout is not None
+        for c in self.chunks:
+            key = _chunk_key(seen, c.fourcc)
+            stored = stored_items.get(key)
+            payload = _payload(c, stored)
+            items.append((key, fourcc_bytes(c.fourcc), payload))
+            if stored is None or len(stored.data) != CHUNK_HEADER.size + len(payload):
+                keep = False
+        count = len(items)
+        head_size = HEADER.size + 4 * count
+        keep = keep and len(stored_items.get("chunk_index", _EMPTY).data) == 4 * count
         if keep and self.source is not None and self._rebuilds_source(items):
             return bytearray(self.source), True
         writer = PlacedWriter(layout if keep else None, append_aligned(4))
@@ -368,8 +373,10 @@ class DxbcContainer(ShaderFile):
                 MAGIC, self.checksum, self.version, len(source), len(items)):
             return False
         for key, cc, payload in items:
-            stored = layout.items[key]
-            if stored.data[:4] != cc or stored.data[CHUNK_HEADER.size :] != payload:
+            stored = layout.items[key].data
+            # (stored[:4] == cc and stored[8:] == payload, without copying the chunk)
+            if len(stored) != CHUNK_HEADER.size + len(payload) or not stored.startswith(cc) \
+                    or not stored.endswith(payload):
                 return False
         return True
 
@@ -587,11 +594,11 @@ class DxbcContainer(ShaderFile):
 
     def _chunk_rows(self, out: bytes) -> list[dict[str, Any]]:
         """``{"fourcc", "offset", "size"}`` per chunk: as stored when parsed, else as written."""
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         rows = []
         offsets = struct.unpack_from(f"<{len(self.chunks)}I", out, HEADER.size)
         for chunk, written in zip(self.chunks, offsets):
-            stored = self.layout.items.get(keys.next(chunk.fourcc)) if self.layout is not None else None
+            stored = self.layout.items.get(_chunk_key(seen, chunk.fourcc)) if self.layout is not None else None
             if stored is not None:
                 rows.append({"fourcc": chunk.fourcc, "offset": stored.offset,
                              "size": len(stored.data) - CHUNK_HEADER.size})
@@ -614,10 +621,10 @@ class DxbcContainer(ShaderFile):
             written = self.to_bytes()
             layout = DxbcContainer.parse(Reader(written[: len(written) - len(self.trailing)])).layout
             assert layout is not None
-        keys = _ChunkKeys()
+        seen: dict[str, int] = {}
         inner: dict[str, list[dict[str, Any]]] = {}
         for chunk in self.chunks:
-            name = ".".join(str(k) for k in keys.next(chunk.fourcc))
+            name = ".".join(str(k) for k in _chunk_key(seen, chunk.fourcc))
             chunk_layout = getattr(chunk, "layout", None)
             if isinstance(chunk_layout, Layout):
                 inner[name] = chunk_layout.spans()

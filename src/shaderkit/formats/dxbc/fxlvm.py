@@ -24,6 +24,7 @@ from shaderkit.isa.sm4.text import fmt_untyped
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -100,11 +101,13 @@ def expression_lines(container: Any) -> list[str] | None:
     return code_lines(code.code, texts, table if isinstance(table, ConstantTable) else None)
 
 
-def code_lines(code: FxlcCode, literals: list[str], table: ConstantTable | None) -> list[str]:
+def code_lines(code: FxlcCode, literals: list[str], table: ConstantTable | None,
+               output_name: Callable[[int], str] | None = None) -> list[str]:
     """FXLVM instructions as fxc prints them, literals spelled by ``literals``, inputs named through
-    ``table`` (``c<n>`` without one): the body of an FX10 ``eval(...)`` and of an fx_2_0 expression."""
+    ``table`` (``c<n>`` without one), outputs ``expr`` or as ``output_name`` names them: the body
+    of an FX10 ``eval(...)``, of an fx_2_0 expression and of a D3D9 preshader."""
     namer = table.input_name if table is not None else (lambda n: f"c{n}")
-    return [instruction_text(ins, literals, namer) for ins in code.instructions]
+    return [instruction_text(ins, literals, namer, output_name) for ins in code.instructions]
 
 
 def assemble_expression(container: Any, lines: list[str]) -> None:

@@ -22,7 +22,7 @@ from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
     Budget,
     close_layout,
-    payload_layout,
+    deferred_chunk_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -86,7 +86,18 @@ class Interfaces:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "IFCE") -> Interfaces:
-        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
+        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        model = cls._read(r, None)
+        model.layout = deferred_chunk_layout(r, cls._read)
+        return model
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> Interfaces:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         (n_inst, n_types, n_records, n_slots, inst_off, type_off, slot_off,
          res0, res1) = r.unpack_at(base, "9I", "IFCE header")
@@ -97,7 +108,6 @@ class Interfaces:
                 raise r.error(f"offset {offset:#x} is past the chunk end", base)
             return base + offset
 
-        layout = payload_layout(r)
         r.check_count(n_records, _SLOT.size, "interface slot records", at(slot_off))
         record_table(r, layout, "slots", slot_off, n_records * _SLOT.size)
         budget = Budget(r, 2, "type ID tables")
@@ -125,7 +135,8 @@ class Interfaces:
             name_off, *rest = _INSTANCE.unpack_from(r.data, base + inst_off + i * _INSTANCE.size)
             name = recorded_string(r, layout, ("instance_name", i), name_off, "instance name")
             model.class_instances.append(ClassInstance(name, *rest))
-        model.layout = close_layout(layout, r, _HEADER.size)
+        if layout is not None:
+            model.layout = close_layout(layout, r, _HEADER.size)
         return model
 
     def build(self) -> bytes:

@@ -19,8 +19,8 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     StringPool,
     close_layout,
+    deferred_chunk_layout,
     pad4,
-    payload_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -60,14 +60,24 @@ class FunctionSignature:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LFS0") -> FunctionSignature:
-        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
+        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        model = cls._read(r, None)
+        model.layout = deferred_chunk_layout(r, cls._read)
+        return model
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> FunctionSignature:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         count, offset = r.unpack_at(base, "2I", "LFS0 header")
         if offset > r.end - base:
             raise r.error(f"parameter offset {offset:#x} is past the chunk end", base + 4)
         r.check_count(count, _PARAM.size, "function parameters", base + offset)
         model = cls()
-        layout = payload_layout(r)
         record_table(r, layout, "parameters", offset, count * _PARAM.size)
         for i in range(count):
             words = _PARAM.unpack_from(r.data, base + offset + i * _PARAM.size)
@@ -75,7 +85,8 @@ class FunctionSignature:
             name = recorded_string(r, layout, ("name", i), words[0], "name", where)
             semantic = recorded_string(r, layout, ("semantic", i), words[1], "semantic name", where) if words[1] else ""
             model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
-        model.layout = close_layout(layout, r, _HEAD.size)
+        if layout is not None:
+            model.layout = close_layout(layout, r, _HEAD.size)
         return model
 
     def summary(self) -> list[dict[str, object]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 
 from shaderkit.dataclass import dataclass, field
-from shaderkit.formats.dxbc.common import close_layout, payload_layout, record_table, recorded_string
+from shaderkit.formats.dxbc.common import close_layout, deferred_chunk_layout, record_table, recorded_string
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
 
@@ -47,20 +47,31 @@ class LibraryHeader:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LIBH") -> LibraryHeader:
-        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
+        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        model = cls._read(r, None)
+        model.layout = deferred_chunk_layout(r, cls._read)
+        return model
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> LibraryHeader:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         version, creator_off, flags, count, table = r.unpack_at(base, "5I", "LIBH header")
         if table > r.end - base:
             raise r.error(f"function table offset {table:#x} is past the chunk end", base + 16)
         r.check_count(count, _ENTRY.size, "library functions", base + table)
-        layout = payload_layout(r)
         record_table(r, layout, "functions", table, count * _ENTRY.size)
         model = cls([], recorded_string(r, layout, "creator", creator_off, "creator"), flags, version)
         for i in range(count):
             unknown, name_off = _ENTRY.unpack_from(r.data, base + table + i * _ENTRY.size)
             name = recorded_string(r, layout, ("name", i), name_off, "function name", f"functions[{i}]")
             model.functions.append(LibraryEntry(name, unknown))
-        model.layout = close_layout(layout, r, _HEADER.size)
+        if layout is not None:
+            model.layout = close_layout(layout, r, _HEADER.size)
         return model
 
     def _entries(self, names: list[int]) -> bytes:

@@ -42,7 +42,7 @@ from shaderkit.formats.dxbc.common import (
     Budget,
     Relayout,
     close_layout,
-    payload_layout,
+    deferred_chunk_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -120,15 +120,18 @@ class ShaderType:
         found = memo.get(id(self))
         if found is not None:
             return found
-
-        def child(t: ShaderType | None) -> int:
-            return -1 if t is None else t.canonical_id(table, memo)
-
+        members, interfaces = self.members, self.interfaces
+        subtype, base_class, pointee = self.subtype, self.base_class, self.pointee
         signature = (
             self.variable_class, self.variable_type, self.rows, self.columns, self.elements,
-            tuple((m.name, m.offset, child(m.type)) for m in self.members), self.name,
-            child(self.subtype), child(self.base_class), tuple(child(i) for i in self.interfaces),
-            self.member_offset_word, child(self.pointee), self.interface_offset_word,
+            tuple([(m.name, m.offset, m.type.canonical_id(table, memo)) for m in members]) if members else (),
+            self.name,
+            -1 if subtype is None else subtype.canonical_id(table, memo),
+            -1 if base_class is None else base_class.canonical_id(table, memo),
+            tuple([i.canonical_id(table, memo) for i in interfaces]) if interfaces else (),
+            self.member_offset_word,
+            -1 if pointee is None else pointee.canonical_id(table, memo),
+            self.interface_offset_word,
         )
         ident = table.setdefault(signature, len(table))
         memo[id(self)] = ident
@@ -210,6 +213,9 @@ class ResourceBinding:
 @dataclass
 class ResourceDefinition:
     """The RDEF chunk: constant buffers, resource bindings, target profile and creator string."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     constant_buffers: list[ConstantBuffer] = field(default_factory=list)
     resource_bindings: list[ResourceBinding] = field(default_factory=list)
     #: target word: ``minor | major << 8 | program type << 16``.
@@ -267,7 +273,18 @@ class ResourceDefinition:
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RDEF") -> ResourceDefinition:
-        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in
+        fxc's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        rd = cls._read(r, None)
+        rd.layout = deferred_chunk_layout(r, cls._read)
+        return rd
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> ResourceDefinition:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         cb_count, cb_off, rb_count, rb_off, target, flags, creator_off = r.unpack_at(base, "7I", "RDEF header")
         rd = cls(target=target, flags=flags)
@@ -282,7 +299,6 @@ class ResourceDefinition:
                     raise r.error(f"unsupported resource binding size {sizes[2]}", base + 36)
         sm5 = rd.is_sm5
         binding_st = _BINDING51 if rd.is_sm51 else _BINDING
-        layout = payload_layout(r)
         parser = _Parser(r, sm5, layout)
         rd.creator = recorded_string(r, layout, "creator", creator_off, "creator") if creator_off else ""
         if rb_count == 0:
@@ -291,21 +307,35 @@ class ResourceDefinition:
             rd.empty_cbuffer_offset = cb_off
         r.check_count(rb_count, binding_st.size, "resource bindings", parser.at(rb_off))
         record_table(r, layout, "bindings", rb_off, rb_count * binding_st.size)
-        for i in range(rb_count):
-            fields_ = binding_st.unpack_from(r.data, base + rb_off + i * binding_st.size)
-            name = recorded_string(r, layout, ("binding_name", i), fields_[0], "name", f"resource_bindings[{i}]")
-            rd.resource_bindings.append(ResourceBinding(name, *fields_[1:]))
+        data, end = r.data, r.end
+        record = layout.record if layout is not None else None
+        bindings = rd.resource_bindings
+        table = base + rb_off
+        for i, fields_ in enumerate(binding_st.iter_unpack(data[table : table + rb_count * binding_st.size])):
+            name_off = fields_[0]  # (recorded_string, its where text made only for the error)
+            at = base + name_off
+            nul = data.find(b"\0", at, end) if name_off < end - base else -1
+            if nul < 0:
+                recorded_string(r, layout, ("binding_name", i), name_off, "name", f"resource_bindings[{i}]")
+            if record is not None:
+                record(("binding_name", i), name_off, data[at : nul + 1])
+            bindings.append(ResourceBinding(data[at:nul].decode("latin-1"), *fields_[1:]))
         r.check_count(cb_count, _CBUFFER.size, "constant buffers", parser.at(cb_off))
         record_table(r, layout, "cbuffers", cb_off, cb_count * _CBUFFER.size)
+        path = r._path  # the scope of Reader.scope, without a generator per constant buffer
         for i in range(cb_count):
             name_off, var_count, var_off, size, cb_flags, cb_type = _CBUFFER.unpack_from(
                 r.data, base + cb_off + i * _CBUFFER.size)
-            with r.scope(f"constant_buffers[{i}]"):
+            path.append(f"constant_buffers[{i}]")
+            try:
                 name = recorded_string(r, layout, ("cbuffer_name", i), name_off, "name")
                 cb = ConstantBuffer(name, [], size, cb_flags, cb_type)
                 cb.variables = parser.variables(i, var_count, var_off)
+            finally:
+                path.pop()
             rd.constant_buffers.append(cb)
-        rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
+        if layout is not None:
+            rd.layout = close_layout(layout, r, _HEADER.size + (_RD11.size if sm5 else 0))
         return rd
 
     # -- building --------------------------------------------------------------------------
@@ -353,7 +383,7 @@ class ResourceDefinition:
 class _Parser:
     """Reads variables and (shared, possibly nested) types with depth and cycle limits."""
 
-    def __init__(self, r: Reader, sm5: bool, layout: Layout) -> None:
+    def __init__(self, r: Reader, sm5: bool, layout: Layout | None) -> None:
         self.r = r
         self.base = r.start
         self.sm5 = sm5
@@ -377,18 +407,20 @@ class _Parser:
         record_table(r, layout, ("variables", cb_index), offset, count * st.size)
         out = []
         data, base, end = r.data, self.base, r.end
-        record = layout.record
+        record = layout.record if layout is not None else None
         for i, words in enumerate(st.iter_unpack(data[base + offset : base + offset + count * st.size])):
             name_off, start, size, flags, type_off, default_off = words[:6]
             at = base + name_off
             nul = data.find(b"\0", at, end) if name_off < end - base else -1
             if nul < 0:  # past the chunk or unterminated: the error recorded_string raises
                 recorded_string(r, layout, ("variable_name", cb_index, i), name_off, "name", f"variables[{i}]")
-            record(("variable_name", cb_index, i), name_off, data[at : nul + 1])
+            if record is not None:
+                record(("variable_name", cb_index, i), name_off, data[at : nul + 1])
             var = ShaderVariable(data[at:nul].decode("latin-1"), self.type(type_off, 0), start, size, flags)
             if default_off:
                 var.default_value = r.sub(self.at(default_off), size, f"variables[{i}].default value").read(size)
-                layout.record(("default", cb_index, i), default_off, var.default_value)
+                if record is not None:
+                    record(("default", cb_index, i), default_off, var.default_value)
             if self.sm5:
                 var.start_texture, var.texture_size, var.start_sampler, var.sampler_size = words[6:]
             out.append(var)
@@ -408,7 +440,8 @@ class _Parser:
         cls_, typ, rows, cols, elems, member_count, member_off = words[:7]
         t = ShaderType(cls_, typ, rows, cols, elems)
         layout = self.layout
-        layout.record(("type", offset), offset, r.data[pos : pos + st.size])
+        if layout is not None:
+            layout.record(("type", offset), offset, r.data[pos : pos + st.size])
         self.busy.add(offset)
         path = r._path  # the scope of Reader.scope, without a generator per type record
         path.append(f"type@{offset:#x}")
@@ -478,16 +511,19 @@ class _Builder:
         rd = self.rd
         head_size = _HEADER.size + (_RD11.size if self.sm5 else 0)
         self.out += bytes(head_size)
-        binding_st = _BINDING51 if rd.is_sm51 else _BINDING
+        sm51 = rd.is_sm51
+        binding_st = _BINDING51 if sm51 else _BINDING
         rb_off = len(self.out) if rd.resource_bindings else (
             rd.empty_binding_offset if rd.empty_binding_offset is not None else head_size)
         self.out += bytes(binding_st.size * len(rd.resource_bindings))
         for i, b in enumerate(rd.resource_bindings):
-            values = [self.string(b.name), b.input_type, b.return_type, b.dimension, b.num_samples,
-                      b.bind_point, b.bind_count, b.flags]
-            if rd.is_sm51:
-                values += [b.space, b.id]
-            binding_st.pack_into(self.out, rb_off + i * binding_st.size, *values)
+            if sm51:
+                binding_st.pack_into(self.out, rb_off + i * binding_st.size, self.string(b.name), b.input_type,
+                                     b.return_type, b.dimension, b.num_samples, b.bind_point, b.bind_count, b.flags,
+                                     b.space, b.id)
+            else:
+                binding_st.pack_into(self.out, rb_off + i * binding_st.size, self.string(b.name), b.input_type,
+                                     b.return_type, b.dimension, b.num_samples, b.bind_point, b.bind_count, b.flags)
         if rd.constant_buffers:
             self.align()
         cb_off = len(self.out) if rd.constant_buffers else rd.empty_cbuffer_offset
@@ -508,22 +544,25 @@ class _Builder:
         return bytes(self.out)
 
     def variables(self, variables: list[ShaderVariable]) -> int:
-        st = _VAR5 if self.sm5 else _VAR4
-        self.align()
-        table = len(self.out)
-        self.out += bytes(st.size * len(variables))
+        sm5 = self.sm5
+        st = _VAR5 if sm5 else _VAR4
+        out = self.out
+        out += PAD_BYTE * (-len(out) % 4)
+        table = len(out)
+        out += bytes(st.size * len(variables))
         for i, v in enumerate(variables):
             name = self.string(v.name)
             type_off = self.type(v.type)
             default_off = 0
             if v.default_value is not None:
-                self.align()
-                default_off = len(self.out)
-                self.out += v.default_value
-            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
-            if self.sm5:
-                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
-            st.pack_into(self.out, table + i * st.size, *values)
+                out += PAD_BYTE * (-len(out) % 4)
+                default_off = len(out)
+                out += v.default_value
+            if sm5:
+                st.pack_into(out, table + i * st.size, name, v.start_offset, v.size, v.flags, type_off, default_off,
+                             v.start_texture, v.texture_size, v.start_sampler, v.sampler_size)
+            else:
+                st.pack_into(out, table + i * st.size, name, v.start_offset, v.size, v.flags, type_off, default_off)
         return table
 
     def type(self, t: ShaderType, nested: bool = False) -> int:
@@ -605,7 +644,8 @@ class _PlacedBuilder:
 
     def string(self, key: object, text: str) -> int:
         data = text.encode("latin-1") + b"\0"
-        if self.stored(key) == data:
+        item = self.layout.items.get(key)
+        if item is not None and item.data == data:
             return self.w.place(key, data)
         return self.w.place(("string", text), data)
 
@@ -616,12 +656,15 @@ class _PlacedBuilder:
         if rd.creator or "creator" in self.layout.items:
             creator_off = self.string("creator", rd.creator)
         rows = []
+        sm51 = rd.is_sm51
         for i, b in enumerate(rd.resource_bindings):
-            values = [self.string(("binding_name", i), b.name), b.input_type, b.return_type, b.dimension,
-                      b.num_samples, b.bind_point, b.bind_count, b.flags]
-            if rd.is_sm51:
-                values += [b.space, b.id]
-            rows.append(binding_st.pack(*values))
+            name = self.string(("binding_name", i), b.name)
+            if sm51:
+                rows.append(binding_st.pack(name, b.input_type, b.return_type, b.dimension, b.num_samples,
+                                            b.bind_point, b.bind_count, b.flags, b.space, b.id))
+            else:
+                rows.append(binding_st.pack(name, b.input_type, b.return_type, b.dimension, b.num_samples,
+                                            b.bind_point, b.bind_count, b.flags))
         rb_off = w.place("bindings", b"".join(rows))
         if not rd.resource_bindings and "bindings" not in self.layout.items:
             rb_off = rd.empty_binding_offset if rd.empty_binding_offset is not None else rb_off
@@ -640,7 +683,8 @@ class _PlacedBuilder:
         w.put(0, head)
 
     def variables(self, cb_index: int, variables: list[ShaderVariable]) -> int:
-        st = _VAR5 if self.sm5 else _VAR4
+        sm5 = self.sm5
+        st = _VAR5 if sm5 else _VAR4
         table_key = ("variables", cb_index)
         stored_table = self.stored(table_key)
         rows = []
@@ -651,10 +695,11 @@ class _PlacedBuilder:
             default_off = 0
             if v.default_value is not None:
                 default_off = self.w.place(("default", cb_index, i), v.default_value)
-            values = [name, v.start_offset, v.size, v.flags, type_off, default_off]
-            if self.sm5:
-                values += [v.start_texture, v.texture_size, v.start_sampler, v.sampler_size]
-            rows.append(st.pack(*values))
+            if sm5:
+                rows.append(st.pack(name, v.start_offset, v.size, v.flags, type_off, default_off,
+                                    v.start_texture, v.texture_size, v.start_sampler, v.sampler_size))
+            else:
+                rows.append(st.pack(name, v.start_offset, v.size, v.flags, type_off, default_off))
         if not variables and stored_table is None:
             return 0
         return self.w.place(table_key, b"".join(rows))

@@ -18,7 +18,13 @@ from __future__ import annotations
 import struct
 
 from shaderkit.dataclass import dataclass, field
-from shaderkit.formats.dxbc.common import Budget, close_layout, payload_layout, placed_build, record_table
+from shaderkit.formats.dxbc.common import (
+    Budget,
+    close_layout,
+    deferred_chunk_layout,
+    placed_build,
+    record_table,
+)
 from shaderkit.io.float32 import F32, f32_word
 from shaderkit.io.layout import Layout, PlacedWriter
 from shaderkit.io.reader import Reader
@@ -110,6 +116,9 @@ class StaticSampler:
 @dataclass
 class RootSignature:
     """The RTS0 chunk: a serialized D3D12 root signature (versions 1.0, 1.1, 1.2)."""
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
     version: int = 2
     parameters: list[RootParameter] = field(default_factory=list)
     static_samplers: list[StaticSampler] = field(default_factory=list)
@@ -144,7 +153,18 @@ class RootSignature:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "RTS0") -> RootSignature:
-        """Parse the chunk payload under ``r``; ShaderFormatError for unknown versions and bad offsets."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for unknown versions and bad offsets.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
+        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        rs = cls._read(r, None)
+        rs.layout = deferred_chunk_layout(r, cls._read)
+        return rs
+
+    @classmethod
+    def _read(cls, r: Reader, layout: Layout | None) -> RootSignature:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         base = r.start
         version, count, params_off, sampler_count, samplers_off, flags = r.unpack_at(base, "6I", "RTS0 header")
         if version not in VERSIONS:
@@ -153,7 +173,6 @@ class RootSignature:
         range_st = _RANGE11 if version >= 2 else _RANGE10
         desc_st = _DESC11 if version >= 2 else _DESC10
         sampler_st = rs.sampler_struct
-        layout = payload_layout(r)
 
         def at(offset: int) -> int:
             if offset > r.end - base:
@@ -197,7 +216,8 @@ class RootSignature:
             for k in _SAMPLER_FLOATS:
                 sampler[k] = F32.from_bits(sampler[k])
             rs.static_samplers.append(StaticSampler(*sampler))
-        rs.layout = close_layout(layout, r, _HEADER.size)
+        if layout is not None:
+            rs.layout = close_layout(layout, r, _HEADER.size)
         return rs
 
     def _range(self, rg: DescriptorRange) -> bytes:

@@ -22,8 +22,8 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     StringPool,
     close_layout,
+    deferred_chunk_layout,
     pad4,
-    payload_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -73,6 +73,10 @@ class SignatureElement:
 class Signature:
     """One signature chunk; ``fourcc`` picks the element layout."""
 
+    #: build_fresh writes every field of the model: a fresh build equal to the stored payload is what
+    #: the placed build gives (the container tries it first, see container._payload)
+    FRESH_WRITES_EVERY_FIELD = True
+
     fourcc: str
     elements: list[SignatureElement] = field(default_factory=list)
     #: where the parsed items lay (None for a new chunk: fxc's layout is used)
@@ -85,20 +89,30 @@ class Signature:
 
     @classmethod
     def parse(cls, r: Reader, fourcc: str) -> Signature:
-        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it."""
+        """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
+
+        The layout is recorded when first used (a second reading of the same bytes): a chunk in
+        fxc's layout, which :meth:`build` rebuilds by :meth:`build_fresh`, never needs it.
+        """
+        sig = cls._read(r, fourcc, None)
+        sig.layout = deferred_chunk_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
+        return sig
+
+    @classmethod
+    def _read(cls, r: Reader, fourcc: str, layout: Layout | None) -> Signature:
+        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
         size = ELEMENT_SIZES[fourcc]
         count, offset = r.unpack_at(r.start, "2I", "signature header")
         if offset > r.end - r.start:
             raise r.error(f"element offset {offset:#x} is past the chunk end", r.start + 4)
         r.check_count(count, size, "signature elements", r.start + offset)
         elements = []
-        layout = payload_layout(r)
         record_table(r, layout, "elements", offset, count * size)
         start, end = r.start, r.end
         data = r.data
         table = data[start + offset : start + offset + count * size]
-        record = layout.record
-        # every row in one pass (iter_unpack); each name found and recorded from its stored bytes
+        record = layout.record if layout is not None else None
+        # every row in one pass (iter_unpack); each name found (and recorded) from its stored bytes
         for i, row in enumerate((_BASE if size == 24 else _OSG5 if size == 28 else _SIG1).iter_unpack(table)):
             if size == 24:
                 name_off, index, sv, ctype, reg, mask, rw, res = row
@@ -112,10 +126,11 @@ class Signature:
             nul = data.find(b"\0", at, end) if name_off < end - start else -1
             if nul < 0:  # past the chunk or unterminated: the error recorded_string raises
                 recorded_string(r, layout, ("name", i), name_off, "semantic name", f"elements[{i}]")
-            record(("name", i), name_off, data[at : nul + 1])
+            if record is not None:
+                record(("name", i), name_off, data[at : nul + 1])
             elements.append(SignatureElement(data[at:nul].decode("latin-1"), index, sv, ctype, reg, mask, rw, res,
                                              stream, prec))
-        return cls(fourcc, elements, close_layout(layout, r, _HEAD.size))
+        return cls(fourcc, elements, close_layout(layout, r, _HEAD.size) if layout is not None else None)
 
     def _pack(self, e: SignatureElement, name: int) -> bytes:
         fields = (name, e.semantic_index, e.system_value_type, e.component_type, e.register,
@@ -138,11 +153,18 @@ class Signature:
 
     def build_fresh(self) -> bytes:
         """Lay the chunk payload out as fxc does."""
-        size = self.element_size
-        pool = StringPool.at(_HEAD.size + size * len(self.elements))
-        out = bytearray(_HEAD.pack(len(self.elements), _HEAD.size))
-        for e in self.elements:
-            out += self._pack(e, pool.add(e.semantic_name))
+        elements = self.elements
+        size = ELEMENT_SIZES[self.fourcc]
+        pool = StringPool.at(_HEAD.size + size * len(elements))
+        add = pool.add
+        out = bytearray(_HEAD.pack(len(elements), _HEAD.size))
+        if size == 24:  # (_pack, with the layout chosen once)
+            for e in elements:
+                out += _BASE.pack(add(e.semantic_name), e.semantic_index, e.system_value_type, e.component_type,
+                                  e.register, e.mask, e.read_write_mask, e.reserved)
+        else:
+            for e in elements:
+                out += self._pack(e, add(e.semantic_name))
         out += pool.data
         pad4(out)
         return bytes(out)

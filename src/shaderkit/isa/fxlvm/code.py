@@ -145,15 +145,19 @@ def component_suffix(start: int, count: int) -> str:
 InputNamer = Callable[[int], str]
 
 
-def operand_text(op: FxlcOperand, count: int, literals: Sequence[str], input_name: InputNamer) -> str:
-    """One operand as fxc prints it: ``(literal, ...)``, ``r0.x``, ``expr.x``, a named input."""
+def operand_text(op: FxlcOperand, count: int, literals: Sequence[str], input_name: InputNamer,
+                 output_name: InputNamer | None = None) -> str:
+    """One operand as fxc prints it: ``(literal, ...)``, ``r0.x``, ``expr.x``, a named input;
+    ``output_name`` names output registers (a D3D9 preshader's shader constants: ``c0``) instead
+    of ``expr``."""
     if op.array is not None:
-        base = _plain(op.array[0], op.array[1], count, literals, input_name)
-        return f"{base}[{_plain(op.table, op.offset, 1, literals, input_name)}]"
-    return _plain(op.table, op.offset, count, literals, input_name)
+        base = _plain(op.array[0], op.array[1], count, literals, input_name, output_name)
+        return f"{base}[{_plain(op.table, op.offset, 1, literals, input_name, output_name)}]"
+    return _plain(op.table, op.offset, count, literals, input_name, output_name)
 
 
-def _plain(table: int, offset: int, count: int, literals: Sequence[str], input_name: InputNamer) -> str:
+def _plain(table: int, offset: int, count: int, literals: Sequence[str], input_name: InputNamer,
+           output_name: InputNamer | None) -> str:
     register, start = divmod(offset, 4)
     if table == REG_LITERAL:
         if offset + count > len(literals):
@@ -163,6 +167,8 @@ def _plain(table: int, offset: int, count: int, literals: Sequence[str], input_n
     if table == REG_TEMP:
         return f"r{register}{suffix}"
     if table == REG_OUTPUT:
+        if output_name is not None:
+            return output_name(register) + suffix
         if register == 0 and count == 1 and start:
             return f"expr0{suffix}"  # fxc names a single component past x of the result so
         return f"expr{register if register else ''}{suffix}"
@@ -171,15 +177,17 @@ def _plain(table: int, offset: int, count: int, literals: Sequence[str], input_n
     return f"t{table}_{register}{suffix}"
 
 
-def instruction_text(ins: FxlcInstruction, literals: Sequence[str], input_name: InputNamer) -> str:
-    """``name output, inputs...`` as fxc prints the instruction; ShaderFormatError for a
-    component count outside 1..4 (the VM's registers have four)."""
+def instruction_text(ins: FxlcInstruction, literals: Sequence[str], input_name: InputNamer,
+                     output_name: InputNamer | None = None) -> str:
+    """``name output, inputs...`` as fxc prints the instruction (``output_name``: see
+    :func:`operand_text`); ShaderFormatError for a component count outside 1..4 (the VM's
+    registers have four)."""
     if not 1 <= ins.components <= 4:
         raise ShaderFormatError(f"FXLC {ins.name} has {ins.components} components", None, "FXLC")
-    ops = [operand_text(ins.output, ins.components, literals, input_name)]
+    ops = [operand_text(ins.output, ins.components, literals, input_name, output_name)]
     for k, op in enumerate(ins.inputs):
         count = 1 if (k == 0 and ins.scalar) else ins.components
-        ops.append(operand_text(op, count, literals, input_name))
+        ops.append(operand_text(op, count, literals, input_name, output_name))
     return f"{ins.name} {', '.join(ops)}"
 
 
