@@ -41,10 +41,6 @@ def detect(data: bytes) -> FormatSpec | None:
 def _read(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
-    if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
-        from shaderkit.files import read_member
-
-        return read_member(source)[1]
     if isinstance(source, (str, os.PathLike)):
         from shaderkit.files import read_bytes
 
@@ -70,7 +66,18 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
     With ``kind`` (a model class such as ``DxbcContainer``), the result has that static type and a
     file of another format raises ShaderFormatError, so type checkers know the attributes.
     """
-    data = _read(source)
+    if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
+        from shaderkit.files import read_member
+        from shaderkit.formats.archive.path import member_model
+
+        steps, data = read_member(source)
+        offered = member_model(steps)  # (a member without magic: a Wii U BFSHA stage's microcode)
+        if offered is not None:
+            if kind is not None and not isinstance(offered, kind):
+                raise ShaderFormatError(f"expected {kind.__name__}, found {offered.format_name}", 0)
+            return offered
+    else:
+        data = _read(source)
     spec = detect(data)
     if spec is None:
         from shaderkit.formats.embedded import find
