@@ -119,31 +119,22 @@ class BfshaNode:
     def __init__(self, bfsha: Any) -> None:
         self.model = bfsha
 
-    #: member suffix of a geometry shader's copy (vertex) program
-    COPY = "geometry_copy"
-
     def member_names(self) -> list[str]:
         """Each GX2 shader as ``MODEL/PROGRAM/STAGE`` (and ``.../geometry_copy`` for a copy program)."""
+        from shaderkit.formats.bfsha.wiiu import COPY
+
         names = []
         for m in self.model.models:
             for p in m.programs:
                 for stage, index in p.shaders.items():
                     names.append(f"{m.name}/{p.index}/{stage}")
                     if self.model.shaders[index].copy_program:
-                        names.append(f"{m.name}/{p.index}/{self.COPY}")
+                        names.append(f"{m.name}/{p.index}/{COPY}")
         return names
 
     def _shader(self, name: str) -> tuple[Any, str]:
-        model, _, rest = name.partition("/")
-        program, _, stage = rest.partition("/")
-        if not program.isdigit():
-            raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
-        shaders = self.model.program_shaders(model, int(program))
-        if stage == self.COPY and "geometry" in shaders:
-            return shaders["geometry"], "copy_program"
-        if stage not in shaders:
-            raise KeyError(f"program {model}/{program} has stages {', '.join(shaders)}, not {stage!r}")
-        return shaders[stage], "program"
+        index, attr = self.model.program_stage(*self.model.split_member(name))
+        return self.model.shaders[index], attr
 
     def member(self, name: str) -> bytes:
         """The Latte microcode of shader ``MODEL/PROGRAM/STAGE``."""

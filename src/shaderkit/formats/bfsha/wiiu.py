@@ -52,6 +52,8 @@ from shaderkit.formats.gx2.types import (
 from shaderkit.io.reader import Reader
 
 STAGES = ("vertex", "geometry", "pixel")
+#: member suffix (stage name) of a geometry shader's copy (vertex) program
+COPY = "geometry_copy"
 #: stage -> (struct size, register block); the program size, offset and mode follow the registers
 GX2_LAYOUT: dict[str, tuple[int, type[_RegisterBlock]]] = {
     "vertex": (0x134, GX2VertexShaderRegs),
@@ -418,6 +420,15 @@ class WiiUBfsha(ShaderFile):
         return items
 
     # -- access -------------------------------------------------------------------------------
+    @staticmethod
+    def split_member(name: str) -> tuple[str, int, str]:
+        """(model, program, stage) of a member name ``MODEL/PROGRAM/STAGE``; KeyError when it is not one."""
+        model, _, rest = name.partition("/")
+        program, _, stage = rest.partition("/")
+        if not program.isdigit():
+            raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
+        return model, int(program), stage
+
     def model(self, name: str) -> ShadingModel:
         """The shading model called ``name``; LookupFailed naming the models when there is none."""
         for model in self.models:
@@ -425,22 +436,43 @@ class WiiUBfsha(ShaderFile):
                 return model
         raise LookupFailed(f"no shading model {name!r} (models: {', '.join(m.name for m in self.models)})")
 
-    def program_shaders(self, model: str, program: int) -> dict[str, WiiUGX2Shader]:
-        """Stage -> GX2 shader of program ``program`` of model ``model``; LookupFailed when absent."""
+    def program_structs(self, model: str, program: int) -> dict[str, int]:
+        """Stage -> index in :attr:`shaders` of program ``program`` of model ``model``;
+        LookupFailed when absent."""
         m = self.model(model)
         if not 0 <= program < len(m.programs):
             raise LookupFailed(f"{model!r} has programs 0..{len(m.programs) - 1}, not {program}")
-        return {st: self.shaders[i] for st, i in m.programs[program].shaders.items()}
+        return dict(m.programs[program].shaders)
+
+    def program_shaders(self, model: str, program: int) -> dict[str, WiiUGX2Shader]:
+        """Stage -> GX2 shader of program ``program`` of model ``model``; LookupFailed when absent."""
+        return {st: self.shaders[i] for st, i in self.program_structs(model, program).items()}
+
+    def program_stage(self, model: str, program: int, stage: str) -> tuple[int, str]:
+        """(index in :attr:`shaders`, ``"program"`` or ``"copy_program"``) of stage ``stage``
+        (vertex, geometry, pixel or :data:`COPY`) of program ``program`` of model ``model``;
+        LookupFailed for an unknown model or program, KeyError for a stage it lacks."""
+        stages = self.program_structs(model, program)
+        key = "geometry" if stage == COPY else stage
+        if key not in stages:
+            raise KeyError(f"program {model}/{program} has stages {', '.join(stages)}, not {stage!r}")
+        return stages[key], "copy_program" if stage == COPY else "program"
+
+    def shader_users(self) -> dict[int, list[tuple[ShadingModel, ShaderProgram, str]]]:
+        """Index in :attr:`shaders` -> the (shading model, program, stage) that use that struct,
+        in file order (structs no program uses are absent)."""
+        users: dict[int, list[tuple[ShadingModel, ShaderProgram, str]]] = {}
+        for m in self.models:
+            for p in m.programs:
+                for stage, i in p.shaders.items():
+                    users.setdefault(i, []).append((m, p, stage))
+        return users
 
     def summary(self) -> dict[str, Any]:
         """Keys: format, name, version, models (options, resources), gx2_shaders (count) and
         ``shaders``: per distinct GX2 struct its stage, mode, program size, Cemu base hash (pixel)
         and the programs (``MODEL/INDEX``) using it."""
-        users: dict[int, list[str]] = {}
-        for m in self.models:
-            for p in m.programs:
-                for i in p.shaders.values():
-                    users.setdefault(i, []).append(f"{m.name}/{p.index}")
+        users = {i: [f"{m.name}/{p.index}" for m, p, _ in found] for i, found in self.shader_users().items()}
         return {
             "format": self.format_name,
             "name": self.name,

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.bfsha.wiiu import COPY
 
-#: member suffix of a geometry shader's copy (vertex) program
-COPY = "geometry_copy"
+__all__ = ["COPY", "StageResource", "WiiUBfshaStage", "shader_stages"]
 #: column of each stage in a program's location triples (VS, GS, PS)
 _COLUMNS = {"vertex": 0, "geometry": 1, "pixel": 2}
 
@@ -70,22 +70,11 @@ class WiiUBfshaStage(ShaderFile):
     @classmethod
     def of_member(cls, bfsha: Any, name: str) -> WiiUBfshaStage:
         """Member ``MODEL/PROGRAM/STAGE`` of a :class:`~shaderkit.formats.bfsha.wiiu.WiiUBfsha`;
-        KeyError (LookupError for an unknown model or program) when it has none."""
-        model, _, rest = name.partition("/")
-        program, _, stage = rest.partition("/")
-        if not program.isdigit():
-            raise KeyError(f"{name!r} is not MODEL/PROGRAM/STAGE")
-        shading = bfsha.model(model)
-        index = int(program)
-        if not 0 <= index < len(shading.programs):
-            raise KeyError(f"{model!r} has programs 0..{len(shading.programs) - 1}, not {index}")
-        stages = shading.programs[index].shaders
-        key = "geometry" if stage == COPY else stage
-        if key not in stages:
-            raise KeyError(f"program {model}/{index} has stages {', '.join(stages)}, not {stage!r}")
-        shader = bfsha.shaders[stages[key]]
-        code = shader.copy_program if stage == COPY else shader.program
-        return cls(bfsha, model, index, stage, stages[key], bytes(code))
+        KeyError (LookupError for an unknown model or program) when it has none (see
+        :meth:`~shaderkit.formats.bfsha.wiiu.WiiUBfsha.program_stage`)."""
+        model, program, stage = bfsha.split_member(name)
+        index, attr = bfsha.program_stage(model, program, stage)
+        return cls(bfsha, model, program, stage, index, bytes(getattr(bfsha.shaders[index], attr)))
 
     # -- context -------------------------------------------------------------------------------
     @property

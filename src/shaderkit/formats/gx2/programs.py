@@ -176,10 +176,7 @@ def _stage_shader(model: object, index: int, stage: str, name: str | None) -> An
             if len(model.models) != 1:
                 raise KeyError(f"--name MODEL is needed (models: {', '.join(m.name for m in model.models)})")
             name = model.models[0].name
-        stages = model.program_shaders(name, index)
-        if stage not in stages:
-            raise KeyError(f"program {name}/{index} has the stages {', '.join(stages)}, not {stage}")
-        return stages[stage]
+        return model.shaders[model.program_stage(name, index, stage)[0]]
     if isinstance(model, Sharcfb) and name is not None:
         program = model.programs[name]
         slot = WIIU_STAGES.index(stage)
