@@ -23,7 +23,7 @@ from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.bfsha.wiiu import COPY
 
-__all__ = ["COPY", "StageResource", "WiiUBfshaStage", "shader_stages"]
+__all__ = ["COPY", "StageResource", "WiiUBfshaStage", "shader_stages", "stage_reflection"]
 #: column of each stage in a program's location triples (VS, GS, PS)
 _COLUMNS = {"vertex": 0, "geometry": 1, "pixel": 2}
 
@@ -89,38 +89,33 @@ class WiiUBfshaStage(ShaderFile):
 
     def users(self) -> list[str]:
         """The programs (``MODEL/INDEX``) that use this GX2 struct, in file order."""
-        return [f"{m.name}/{p.index}" for m in self.bfsha.models for p in m.programs
-                if self.shader_index in p.shaders.values()]
+        found = self.bfsha.shader_users().get(self.shader_index, [])
+        return list(dict.fromkeys(f"{m.name}/{p.index}" for m, p, _ in found))
 
     def reflection(self) -> dict[str, list[StageResource]]:
         """``samplers``, ``uniform_blocks`` and ``attributes`` (vertex stage: the attributes the
         program uses) of this program's shading model at this stage's locations; a copy program
         has none of its own."""
-        out: dict[str, list[StageResource]] = {"samplers": [], "uniform_blocks": [], "attributes": []}
-        column = _COLUMNS.get(self.stage)
-        if column is None or self.program < 0:
-            return out
+        if self.program < 0:  # a struct no program uses
+            return {"samplers": [], "uniform_blocks": [], "attributes": []}
         shading = self.bfsha.model(self.model)
-        program = shading.programs[self.program]
-        for k, (sampler, where) in enumerate(zip(shading.samplers, program.sampler_locations)):
-            if where[column] >= 0:
-                out["samplers"].append(StageResource(k, sampler.name, sampler.type, where[column]))
-        for k, (block, where) in enumerate(zip(shading.uniform_blocks, program.block_locations)):
-            if where[column] >= 0:
-                out["uniform_blocks"].append(StageResource(k, block.name, block.type, where[column], block.size))
-        if self.stage == "vertex":
-            for k, attrib in enumerate(shading.attributes):
-                if program.used_attribute_flags >> k & 1:
-                    out["attributes"].append(StageResource(k, attrib.name, attrib.type, attrib.location,
-                                                           attrib.count))
-        return out
+        return stage_reflection(shading, shading.programs[self.program], self.stage)
 
     def _section(self) -> tuple[str, Any, list[str]]:
         """(title, GX2 view, reflection lines) of this struct as the whole archive's listing has them."""
-        from shaderkit.formats.gx2.programs import _bfsha_shaders
+        from shaderkit.formats.gx2.programs import _bfsha_section
 
-        sections = _bfsha_shaders(self.bfsha) or []
-        return sections[self.shader_index]
+        i = self.shader_index
+        return _bfsha_section(self.bfsha, i, self.bfsha.shader_users().get(i, []))
+
+    @property
+    def title(self) -> str:
+        """This program's title in the archive's ``disasm`` listing (``shaders[N]: ...``; a copy
+        program: that shader's title with ``: copy (vertex) program``)."""
+        from shaderkit.formats.gx2.listing import copy_title
+
+        title = self._section()[0]
+        return copy_title(title) if self.stage == COPY else title
 
     # -- text ----------------------------------------------------------------------------------
     def listing(self, marker: Any = None) -> str:
@@ -129,9 +124,9 @@ class WiiUBfshaStage(ShaderFile):
         ``marker`` as for :func:`shaderkit.isa.latte.disassemble`."""
         from shaderkit.formats.gx2 import listing
 
-        title, view, extra = self._section()
         if self.stage == COPY:
-            return f"; ==== {title}: copy (vertex) program ====\n\n" + listing._program_text(self.code, marker)
+            return f"; ==== {self.title} ====\n\n" + listing._program_text(self.code, marker)
+        title, view, extra = self._section()
         view = dataclasses.replace(view, program=self.code, vertex_program=b"")
         return listing.shader_listing(view, title, extra, marker)
 
@@ -231,16 +226,34 @@ class WiiUBfshaStage(ShaderFile):
         return out
 
 
+def stage_reflection(shading: Any, program: Any, stage: str) -> dict[str, list[StageResource]]:
+    """``samplers``, ``uniform_blocks`` and ``attributes`` (vertex stage: the attributes the program
+    uses) of shading model ``shading`` at the locations of stage ``stage`` of program ``program``;
+    empty lists for a copy program (it has no reflection of its own)."""
+    out: dict[str, list[StageResource]] = {"samplers": [], "uniform_blocks": [], "attributes": []}
+    column = _COLUMNS.get(stage)
+    if column is None:
+        return out
+    for k, (sampler, where) in enumerate(zip(shading.samplers, program.sampler_locations)):
+        if where[column] >= 0:
+            out["samplers"].append(StageResource(k, sampler.name, sampler.type, where[column]))
+    for k, (block, where) in enumerate(zip(shading.uniform_blocks, program.block_locations)):
+        if where[column] >= 0:
+            out["uniform_blocks"].append(StageResource(k, block.name, block.type, where[column], block.size))
+    if stage == "vertex":
+        for k, attrib in enumerate(shading.attributes):
+            if program.used_attribute_flags >> k & 1:
+                out["attributes"].append(StageResource(k, attrib.name, attrib.type, attrib.location, attrib.count))
+    return out
+
+
 def shader_stages(bfsha: Any) -> list[WiiUBfshaStage]:
     """Each GX2 struct of a Wii U BFSHA (file order, ``shaders[N]`` of ``disasm``) as the stage of
     the first program that uses it (a struct no program uses: without reflection)."""
-    first: dict[int, tuple[str, int, str]] = {}
-    for m in bfsha.models:
-        for p in m.programs:
-            for stage, index in p.shaders.items():
-                first.setdefault(index, (m.name, p.index, stage))
+    users = bfsha.shader_users()
     out = []
     for i, shader in enumerate(bfsha.shaders):
-        model, program, stage = first.get(i, ("", -1, shader.stage))
+        first = users.get(i)
+        model, program, stage = (first[0][0].name, first[0][1].index, first[0][2]) if first else ("", -1, shader.stage)
         out.append(WiiUBfshaStage(bfsha, model, program, stage, i, bytes(shader.program)))
     return out

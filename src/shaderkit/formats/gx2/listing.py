@@ -95,6 +95,11 @@ def shader_header(shader: GX2Shader, title: str) -> list[str]:
 Marker = Callable[[int, Sequence[int]], str]
 
 
+def copy_title(title: str) -> str:
+    """The title of a geometry shader's copy (vertex) program, after the shader titled ``title``."""
+    return f"{title}: copy (vertex) program"
+
+
 def _program_text(code: bytes, marker: Marker | None = None) -> str:
     return disassemble(code, marker=marker) if code else "; (no program)\n"
 
@@ -104,7 +109,7 @@ def shader_listing(shader: GX2Shader, title: str, extra: Sequence[str] = (), mar
     (``marker``: see :func:`shaderkit.isa.latte.disassemble`)."""
     text = "\n".join([*shader_header(shader, title), *extra]) + "\n\n" + _program_text(shader.program, marker)
     if isinstance(shader, GX2GeometryShader) and shader.vertex_program:
-        text += (f"\n; ==== {title}: copy (vertex) program ====\n\n"
+        text += (f"\n; ==== {copy_title(title)} ====\n\n"
                  + _program_text(shader.vertex_program, marker))
     return text
 

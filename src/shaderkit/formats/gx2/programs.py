@@ -32,59 +32,56 @@ def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
     return None if bfsha is None else [(title, shader) for title, shader, _ in bfsha]
 
 
-#: BFSHA stage -> GX2 struct class, and the column of the stage in the location triples (VS, GS, PS)
-_BFSHA_STAGES = {"vertex": (GX2VertexShader, 0), "geometry": (GX2GeometryShader, 1), "pixel": (GX2PixelShader, 2)}
+#: BFSHA stage -> GX2 struct class
+_BFSHA_STAGES: dict[str, type[GX2Shader]] = {"vertex": GX2VertexShader, "geometry": GX2GeometryShader,
+                                             "pixel": GX2PixelShader}
 
 
 def _bfsha_shaders(model: object) -> list[tuple[str, GX2Shader, list[str]]] | None:
-    """A Wii U BFSHA's distinct GX2 structs (file order) as GX2 shader views, each titled with the
-    programs (``MODEL/PROGRAM``) that use it and with their reflection (the shading model's
-    samplers, uniform blocks and attributes at this stage's locations) as extra header lines."""
+    """A Wii U BFSHA's distinct GX2 structs (file order) as :func:`_bfsha_section` gives each."""
     from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
     if not isinstance(model, WiiUBfsha):
         return None
-    users: dict[int, list[tuple[Any, Any]]] = {}
-    for shading in model.models:
-        for program in shading.programs:
-            for index in program.shaders.values():
-                users.setdefault(index, []).append((shading, program))
-    out = []
-    for i, shader in enumerate(model.shaders):
-        cls, column = _BFSHA_STAGES[shader.stage]
-        view = cls(regs=shader.regs, program=shader.program, mode=shader.mode, vertex_program=shader.copy_program)
-        if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
-            view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
-        names = [f"{m.name}/{p.index}" for m, p in users.get(i, [])]
-        extra: list[str] = []
-        seen: set[str] = set()
-        for shading, program in users.get(i, []):
-            lines = _bfsha_reflection(shading, program, column, shader.stage)
-            key = "\n".join(lines)
-            if key in seen:
-                continue
-            seen.add(key)
-            extra.append(f"; reflection of {shading.name}/{program.index} (shading model {shading.name}):")
-            extra += lines
-        title = f"shaders[{i}]: {shader.stage} shader ({', '.join(names) or 'no program'})"
-        out.append((title, view, extra))
-    return out
+    users = model.shader_users()
+    return [_bfsha_section(model, i, users.get(i, [])) for i in range(len(model.shaders))]
 
 
-def _bfsha_reflection(shading: Any, program: Any, column: int, stage: str) -> list[str]:
-    lines = []
-    for k, (sampler, where) in enumerate(zip(shading.samplers, program.sampler_locations)):
-        if where[column] >= 0:
-            lines.append(f";   samplers[{k}] name={sampler.name} location={where[column]}")
-    for k, (block, where) in enumerate(zip(shading.uniform_blocks, program.block_locations)):
-        if where[column] >= 0:
-            lines.append(f";   uniformBlocks[{k}] name={block.name} size={block.size} location={where[column]}")
-    if stage == "vertex":
-        for k, attrib in enumerate(shading.attributes):
-            if program.used_attribute_flags >> k & 1:
-                lines.append(f";   attributes[{k}] name={attrib.name} type={var_type_name(attrib.type)} "
-                             f"location={attrib.location}")
-    return lines
+def _bfsha_section(bfsha: Any, i: int, users: list[tuple[Any, Any, str]]) -> tuple[str, GX2Shader, list[str]]:
+    """GX2 struct ``i`` of a Wii U BFSHA as a GX2 shader view, titled with the programs
+    (``MODEL/PROGRAM``) that use it (``users``: as :meth:`WiiUBfsha.shader_users` gives them) and
+    with their reflection (the shading model's samplers, uniform blocks and attributes at this
+    stage's locations) as extra header lines."""
+    shader = bfsha.shaders[i]
+    cls = _BFSHA_STAGES[shader.stage]
+    view = cls(regs=shader.regs, program=shader.program, mode=shader.mode, vertex_program=shader.copy_program)
+    if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
+        view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
+    names = [f"{m.name}/{p.index}" for m, p, _ in users]
+    extra: list[str] = []
+    seen: set[str] = set()
+    for shading, program, _ in users:
+        lines = _bfsha_reflection(shading, program, shader.stage)
+        key = "\n".join(lines)
+        if key in seen:
+            continue
+        seen.add(key)
+        extra.append(f"; reflection of {shading.name}/{program.index} (shading model {shading.name}):")
+        extra += lines
+    title = f"shaders[{i}]: {shader.stage} shader ({', '.join(names) or 'no program'})"
+    return title, view, extra
+
+
+def _bfsha_reflection(shading: Any, program: Any, stage: str) -> list[str]:
+    """The reflection lines of :func:`~shaderkit.formats.bfsha.wiiu_stage.stage_reflection`."""
+    from shaderkit.formats.bfsha.wiiu_stage import stage_reflection
+
+    found = stage_reflection(shading, program, stage)
+    return ([f";   samplers[{s.index}] name={s.name} location={s.location}" for s in found["samplers"]]
+            + [f";   uniformBlocks[{b.index}] name={b.name} size={b.size} location={b.location}"
+               for b in found["uniform_blocks"]]
+            + [f";   attributes[{a.index}] name={a.name} type={var_type_name(a.type)} location={a.location}"
+               for a in found["attributes"]])
 
 
 def is_stage(model: object) -> bool:
@@ -97,9 +94,7 @@ def latte_codes(model: object) -> list[tuple[str, bytes]] | None:
     """(title, microcode) of every program a GSH / SHARCFB / Wii U BFSHA model (or one BFSHA
     stage) lists, in listing order (a geometry shader's copy program after it); None for others."""
     if is_stage(model):
-        title = model._section()[0]  # type: ignore[attr-defined]
-        copy = model.stage == "geometry_copy"  # type: ignore[attr-defined]
-        return [(f"{title}: copy (vertex) program" if copy else title, model.code)]  # type: ignore[attr-defined]
+        return [(model.title, model.code)]  # type: ignore[attr-defined]
     if not is_wiiu(model):
         return None
     bfsha = _bfsha_shaders(model)
@@ -107,7 +102,7 @@ def latte_codes(model: object) -> list[tuple[str, bytes]] | None:
     out = []
     for title, shader in titled:
         for _, attr in listing.program_slots([shader]):
-            out.append((title if attr == "program" else f"{title}: copy (vertex) program", getattr(shader, attr)))
+            out.append((title if attr == "program" else listing.copy_title(title), getattr(shader, attr)))
     return out
 
 
