@@ -101,18 +101,10 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     shader = LatteShader.from_gx2(shaders[index])
     names = list(shader.input_registers())
     inputs = _inputs(inputs_path, names) if inputs_path else {}
+    # a uniform block by name (no variable of that name) takes its values from the block's start
     uniform_values = dict(parse_uniform(text) for text in uniforms)
-    # a uniform block by name (no variable of that name): its values from the block's start
-    variables = {v.name for v in shader.shader.uniform_vars} if shader.shader is not None else set()
-    block_names = {b.name for b in shader.shader.uniform_blocks} if shader.shader is not None else set()
-    blocks = {name: uniform_values.pop(name) for name in list(uniform_values)
-              if name in block_names and name not in variables}
-    for name in uniform_values:
-        if name not in variables and not (name[:1] in "Cc" and name[1:].isdigit()):
-            known = ", ".join([*sorted(variables), *(f"{b} (block)" for b in sorted(block_names))]) or "none"
-            raise click.ClickException(f"{file}: --uniform {name}: no uniform or uniform block of that name "
-                                       f"(this shader has: {known}; or give C<n>)")
-    samplers = {v.name: v.location for v in shader.shader.sampler_vars} if shader.shader is not None else {}
+    gx2 = shader.shader
+    samplers = {v.name: v.location for v in gx2.sampler_vars} if gx2 is not None else {}
     texture_arrays: dict[int, Any] = {}
     for key, array in texture_options(textures):
         if key in samplers:  # a sampler by name: the texture at its location
@@ -124,8 +116,7 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
             raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID{named}")
         texture_arrays[int(rid)] = array
     try:
-        result = shader.run(inputs, count, uniforms=uniform_values, uniform_blocks=blocks, textures=texture_arrays,
-                            max_steps=max_steps)
+        result = shader.run(inputs, count, uniforms=uniform_values, textures=texture_arrays, max_steps=max_steps)
     except VMError as exc:
         raise click.ClickException(f"{file}: {exc}") from None
     text = result_csv(result) if output.lower().endswith(".csv") else result_json(result)

@@ -350,7 +350,10 @@ class LatteShader:
             for blk in s.uniform_blocks:
                 block_by_name[blk.name] = blk.offset
                 blocks[blk.offset] = np.zeros(max((blk.size + 15) // 16, 1) * 4, U32)
-        for key, value in blocks_in.items():
+        variables = {v.name: v for v in s.uniform_vars} if s is not None else {}
+        # a uniform block named in ``uniforms`` (no variable has that name): its words from the block's start
+        named = {k: v for k, v in uniforms.items() if k in block_by_name and k not in variables}
+        for key, value in [*named.items(), *blocks_in.items()]:
             loc = block_by_name.get(key, key) if isinstance(key, str) else key
             if not isinstance(loc, int):
                 raise VMError(f"no uniform block {key!r} (known: {', '.join(block_by_name) or 'none'})")
@@ -359,8 +362,9 @@ class LatteShader:
             table = np.zeros((size + 3) // 4 * 4, U32)
             table[: words.size] = words
             blocks[loc] = table
-        variables = {v.name: v for v in s.uniform_vars} if s is not None else {}
         for name, value in uniforms.items():
+            if name in named:
+                continue
             integer = name in variables and var_type_name(variables[name].type).startswith(("int", "uint", "bool"))
             words = _words(value, f"uniform {name!r}", integer)
             if name[:1] in "Cc" and name[1:].isdigit():
@@ -375,8 +379,8 @@ class LatteShader:
                     loc = s.uniform_blocks[var.block].offset  # type: ignore[union-attr]
                     target, offset = blocks[loc], var.offset
             else:
-                known = ", ".join(sorted(variables)) or "none (give C<n>)"
-                raise VMError(f"no uniform {name!r} (this shader has: {known})")
+                known = ", ".join([*sorted(variables), *(f"{b} (block)" for b in sorted(block_by_name))]) or "none"
+                raise VMError(f"no uniform or uniform block {name!r} (this shader has: {known}; or give C<n>)")
             if offset < 0 or offset + words.size > target.size:
                 raise VMError(f"uniform {name!r}: {words.size} words at word {offset} do not fit")
             target[offset:offset + words.size] = words
@@ -393,7 +397,8 @@ class LatteShader:
 
         ``inputs``: name/``R<n>``/index -> (lanes, k<=4) values (floats are float32, integer
         arrays keep their bits). ``uniforms``: name or ``C<n>`` -> values (floats or ints,
-        flattened into 32-bit words). ``uniform_blocks``: name or location -> words, or bytes
+        flattened into 32-bit words); the name of a uniform block no variable is called fills
+        that block from its start, as ``uniform_blocks`` does. ``uniform_blocks``: name or location -> words, or bytes
         (big-endian words, as in memory). ``textures``: resource id -> :class:`Texture` or an
         array; ``samplers``: sampler id -> :class:`Sampler`. ``buffers``: fetch buffer id ->
         :class:`VertexBuffer`. ``bools``: bool constants (bit n = constant n, or a sequence).
