@@ -250,3 +250,21 @@ def test_run_texture_by_sampler_name(files: tuple[Path, Path], sk: Sk, tmp_path:
     assert status == 2 and "t8" in err
     status, _, err = sk("run", member, "--texture", f"nope={texture}")
     assert status == 2 and "_n0" in err
+
+
+def test_run_shader_numbers_as_disasm_with_an_empty_struct(files: tuple[Path, Path], tmp_path: Path, sk: Sk) -> None:
+    # struct 0's microcode emptied: --shader N is still disasm's shaders[N] (no shift of the
+    # others), and shaders[0] is refused by name rather than skipped
+    archive = WiiUBfsha.from_bytes(files[0].read_bytes())
+    archive.shaders[0].program = b""
+    emptied = tmp_path / "emptied.bfsha"
+    emptied.write_bytes(archive.to_bytes())
+    assert "shaders[2]: vertex shader" in sk("disasm", str(emptied))[1]
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"_p0": [[1, 2, 3, 1]]}))
+    uniforms = ["--uniform", "gsys_shape=" + ",".join(map(str, SHAPE)),
+                "--uniform", "gsys_context=" + ",".join(map(str, CONTEXT))]
+    result = _run(sk, str(emptied), "--shader", "2", "--inputs", str(inputs), *uniforms)
+    assert result["exports"]["POS0"] == [[11.0, 4.0, -2.0, 2.0]]  # as test_run_vertex_member_by_hand
+    status, _, err = sk("run", str(emptied), "--shader", "0")
+    assert status == 2 and "no program" in err

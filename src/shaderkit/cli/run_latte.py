@@ -95,9 +95,13 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     from shaderkit.cli.run import parse_uniform
     from shaderkit.vm.latte import LatteShader, VMError
 
-    shaders = [s for s in _shaders(model) if s.program]
+    shaders = _shaders(model)
+    if getattr(model, "format_name", "") not in ("bfsha-wiiu", "gx2-microcode"):
+        shaders = [s for s in shaders if s.program]  # BFSHA: numbered as disasm prints them, empty ones too
     if not 0 <= index < len(shaders):
         raise click.ClickException(f"{file}: --shader {index}: the file has {len(shaders)} shader programs")
+    if not shaders[index].program:
+        raise click.ClickException(f"{file}: --shader {index}: that shader has no program (empty microcode)")
     shader = LatteShader.from_gx2(shaders[index])
     names = list(shader.input_registers())
     inputs = _inputs(inputs_path, names) if inputs_path else {}
