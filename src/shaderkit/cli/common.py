@@ -55,11 +55,6 @@ def load_model(path: str) -> ShaderFile:
     return parse_named(path, data, steps)
 
 
-def member_bytes(path: str) -> bytes:
-    """The bytes of ``path`` (or archive member ``outer.szs//inner/path``); errors name the path."""
-    return member_steps(path)[1]
-
-
 def member_steps(path: str) -> tuple[list[Any], bytes]:
     """(steps through the containers, bytes) of ``path`` as :func:`load_member` gives them; errors
     name the path."""
