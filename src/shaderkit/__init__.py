@@ -68,16 +68,25 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
     """
     if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
         from shaderkit.files import read_member
-        from shaderkit.formats.archive.path import member_model
+        from shaderkit.formats.archive.path import open_member
 
         steps, data = read_member(source)
-        offered = member_model(steps)  # (a member without magic: a Wii U BFSHA stage's microcode)
-        if offered is not None:
-            if kind is not None and not isinstance(offered, kind):
-                raise ShaderFormatError(f"expected {kind.__name__}, found {offered.format_name}", 0)
-            return offered
+        # (a member without magic, a Wii U BFSHA stage's microcode: the model its archive offers)
+        model: ShaderFile = open_member(steps, data)
     else:
         data = _read(source)
+        model = _parse(data)
+    if kind is not None and not isinstance(model, kind):
+        from shaderkit.formats.base import IdentifiedFile
+
+        spec = detect(data)  # the format read (not the one a member's archive offered instead)
+        read = spec is not None and isinstance(model, spec.load() if spec.target else IdentifiedFile)
+        found = spec.title if spec is not None and read else model.format_name
+        raise ShaderFormatError(f"expected {kind.__name__}, found {found}", 0)
+    return model
+
+
+def _parse(data: bytes) -> ShaderFile:
     spec = detect(data)
     if spec is None:
         from shaderkit.formats.embedded import find
@@ -86,7 +95,4 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
         hint = (f"; {len(inside)} known file{'s' if len(inside) > 1 else ''} inside it, the first at {inside[0].name} "
                 f"(name one as FILE//{inside[0].name})") if inside else ""
         raise ShaderFormatError(f"not a known shader format (starts with {data[:4]!r}){hint}", 0)
-    model = spec.parse(data)
-    if kind is not None and not isinstance(model, kind):
-        raise ShaderFormatError(f"expected {kind.__name__}, found {spec.title}", 0)
-    return model
+    return spec.parse(data)

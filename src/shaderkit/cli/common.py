@@ -76,11 +76,9 @@ def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile
 
     try:
         if steps:
-            from shaderkit.formats.archive.path import member_model
+            from shaderkit.formats.archive.path import open_member
 
-            model = member_model(list(steps))
-            if model is not None:
-                return model
+            return open_member(list(steps), data)
         return shaderkit.open(data)
     except ShaderFormatError as exc:
         context = f"{path}: {exc.context}" if exc.context else path

@@ -283,6 +283,15 @@ def member_model(steps: list[Step]) -> Any | None:
         raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, steps[-1].member) from None
 
 
+def open_member(steps: list[Step], data: bytes) -> Any:
+    """The model of the member ``steps`` reached (its bytes: ``data``): the typed model its
+    container offers (:func:`member_model`), else :func:`shaderkit.open` of the bytes."""
+    import shaderkit
+
+    model = member_model(steps)
+    return model if model is not None else shaderkit.open(data)
+
+
 def write_back(steps: list[Step], data: bytes) -> bytes:
     """The outermost file's bytes after putting ``data`` in place of the innermost member."""
     for step in reversed(steps):
