@@ -124,3 +124,13 @@ def test_f32_keeps_a_signalling_nan() -> None:
         assert f32_word(twin) == 0xFFB00002
     assert f32_word(kept + 0.0) == 0xFFF00002  # arithmetic gives a plain float: quiet, as computed
     assert F32.from_bits(0x3FC00000) == 1.5 and f32_word(1.5) == 0x3FC00000
+
+
+def test_first_difference() -> None:
+    from shaderkit.io.compare import first_difference
+
+    assert first_difference(b"abcd", b"abXd") == 2
+    assert first_difference(b"ab", b"abcd") == 2  # a prefix: the shorter length
+    assert first_difference(b"abcd", b"ab") == 2
+    assert first_difference(b"", b"x") == 0
+    assert first_difference(b"same", b"same") == 4

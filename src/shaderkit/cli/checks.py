@@ -76,7 +76,9 @@ def check_model(data: bytes, model: Any) -> tuple[str, str]:
     except Exception as exc:  # a bug in shaderkit: report it as a failure of this file
         return FAILED, f"internal error {type(exc).__name__}: {exc}"
     if rebuilt != data:
-        diff = next((i for i, (a, b) in enumerate(zip(rebuilt, data)) if a != b), min(len(rebuilt), len(data)))
+        from shaderkit.io.compare import first_difference
+
+        diff = first_difference(rebuilt, data)
         return FAILED, f"rebuild differs at offset 0x{diff:x} ({len(rebuilt)} bytes vs {len(data)})"
     try:
         problems = model.problems()

@@ -36,7 +36,9 @@ def rebuild(file: str, output: str, fix_checksum: bool, relayout: bool) -> None:
         return
     out = model.to_bytes()
     if not fix_checksum and out != data:
-        first = next((i for i, (a, b) in enumerate(zip(out, data)) if a != b), min(len(out), len(data)))
+        from shaderkit.io.compare import first_difference
+
+        first = first_difference(out, data)
         click.echo(f"error: {file}: the unedited {model.format_name} model does not rebuild its input "
                    f"(first difference at {first:#x}; {len(data)} -> {len(out)} bytes); nothing written "
                    "(this is a shaderkit bug: please report it)", err=True)

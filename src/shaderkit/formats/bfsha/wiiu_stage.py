@@ -174,6 +174,7 @@ class WiiUBfshaStage(ShaderFile):
     def problems(self) -> list[str]:
         """The program's listing must assemble back to the same bytes (every bit decoded)."""
         from shaderkit.errors import AssemblyError
+        from shaderkit.io.compare import first_difference
         from shaderkit.isa.latte import assemble, disassemble
 
         if not self.code:
@@ -187,7 +188,7 @@ class WiiUBfshaStage(ShaderFile):
         except AssemblyError as exc:
             return [f"the Latte listing does not assemble: {exc}"]
         if again != self.code:
-            first = next((i for i, (a, b) in enumerate(zip(again, self.code)) if a != b), min(len(again), len(self.code)))
+            first = first_difference(again, self.code)
             return [f"the Latte listing assembles to other bytes (first difference at {first:#x}; "
                     f"{len(self.code)} -> {len(again)} bytes)"]
         return []
