@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_root
-from shaderkit.cli import main
+from conftest import corpus_root, run_cli
 from shaderkit.cli.checks import FAILED, check_model
 from shaderkit.formats.archive.path import walk
 from shaderkit.formats.bfsha.wiiu import WiiUBfsha
@@ -43,17 +42,7 @@ def _members(path: Path) -> list[tuple[str, bytes]]:
 @pytest.fixture
 def sk(capsys: pytest.CaptureFixture[str]) -> Sk:
     """``shaderkit ARGS...`` through the console entry point: (exit status, stdout, stderr)."""
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
+    return lambda *args: run_cli(capsys, *args)
 
 
 def test_every_member_reads_with_every_verb(files: tuple[Path, Path], sk: Sk) -> None:

@@ -22,7 +22,6 @@ from shaderkit.formats.dxbc.common import (
     PAD_BYTE,
     Budget,
     close_layout,
-    deferred_chunk_layout,
     placed_build,
     record_table,
     recorded_string,
@@ -87,13 +86,9 @@ class Interfaces:
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "IFCE") -> Interfaces:
         """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
-
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
-        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
-        """
-        model = cls._read(r, None)
-        model.layout = deferred_chunk_layout(r, cls._read)
-        return model
+        Where its items lay is recorded as it is read (the container rebuilds this chunk item by
+        item: see ``container._payload``)."""
+        return cls._read(r, Layout(size=r.end - r.start))
 
     @classmethod
     def _read(cls, r: Reader, layout: Layout | None) -> Interfaces:

@@ -19,7 +19,6 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     StringPool,
     close_layout,
-    deferred_chunk_layout,
     pad4,
     placed_build,
     record_table,
@@ -61,13 +60,9 @@ class FunctionSignature:
     @classmethod
     def parse(cls, r: Reader, fourcc: str = "LFS0") -> FunctionSignature:
         """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it.
-
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
-        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
-        """
-        model = cls._read(r, None)
-        model.layout = deferred_chunk_layout(r, cls._read)
-        return model
+        Where its items lay is recorded as it is read (the container rebuilds this chunk item by
+        item: see ``container._payload``)."""
+        return cls._read(r, Layout(size=r.end - r.start))
 
     @classmethod
     def _read(cls, r: Reader, layout: Layout | None) -> FunctionSignature:
