@@ -29,15 +29,13 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def read_member(path: str) -> tuple[list[Any], bytes]:
-    """(steps through the containers, bytes) of ``path``, a file or an archive member named
-    ``outer.szs//inner/x.bfsha//member``; a plain file takes no steps. A path that merely contains
-    ``//`` (``dir//file.gsh``) names the file when that file exists."""
-    if "//" not in path:  # a plain file: the archive code stays unloaded
-        return [], read_bytes(path)
+    """(steps through the containers, bytes) of ``path``, an archive member named
+    ``outer.szs//inner/x.bfsha//member``; a path that merely contains ``//`` (``dir//file.gsh``)
+    names the file when that file exists (and takes no steps)."""
     from shaderkit.formats.archive.path import SEPARATOR, resolve, split
 
     file_name, members = split(path)
-    if members and path != "-":
+    if members:
         parts = path.split(SEPARATOR)
         for k in range(len(parts), 0, -1):
             candidate = SEPARATOR.join(parts[:k])

@@ -207,15 +207,14 @@ def test_cli_variation_and_member_verbs(tmp_path, capsys) -> None:  # type: igno
 
 
 def test_disassemble_lists_the_embedded_bnsh_code() -> None:
+    from shaderkit.formats.bnsh.text import listing_sections
     from shaderkit.isa.maxwell import assemble
 
     data = build(9)
     text = SwitchBfsha.from_bytes(data).disassemble()
     assert text.splitlines()[0].startswith("// ==== model model (BNSH at 0x")
-    bodies = ["\n".join(line for line in stage.splitlines()[1:] if not line.startswith("//"))
-              for stage in text.split("// ==== ")[2:]]
-    listed = [body for body in bodies if body.strip()]  # (source stages have no Maxwell code)
+    codes = [assemble(body) for body in listing_sections(text).values()]
+    listed = [code for code in codes if code]  # (source stages have no Maxwell code)
     assert len(listed) == 2
-    for body in listed:
-        code = assemble(body)
-        assert code and code in bnsh_sample()  # each stage's text assembles to the code the BNSH holds
+    for code in listed:
+        assert code in bnsh_sample()  # each stage's text assembles to the code the BNSH holds

@@ -358,3 +358,16 @@ def test_info_json_validates_against_the_dksh_schema(build) -> None:
     assert not [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(record)]
     record["programs"][0]["num_gprs"] = "4"  # the schema can fail
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(record))
+
+
+@pytest.mark.parametrize("build", [vertex_fragment_module, compute_module])
+def test_disassemble_lists_every_program_as_text_that_assembles_back(build) -> None:  # type: ignore[no-untyped-def]
+    from shaderkit.formats.bnsh.text import listing_sections
+    from shaderkit.isa.maxwell import assemble
+
+    data = build()
+    sections = listing_sections(Dksh.from_bytes(data).disassemble())
+    assert sections and all(title.startswith("program ") for title in sections)
+    for body in sections.values():
+        code = assemble(body)
+        assert code and code in data  # each program's code, as the module stores it

@@ -318,9 +318,10 @@ class Sharcfb(ShaderFile):
 
     def disassemble(self) -> str:
         """Every GX2 program's Latte listing (decaf syntax) under a gfd-tool-like header."""
-        from shaderkit.formats.gx2.programs import gx2_listing
+        from shaderkit.formats.gx2.listing import listing
+        from shaderkit.formats.gx2.programs import sharcfb_shaders
 
-        return str(gx2_listing(self))
+        return listing(sharcfb_shaders(self))
 
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, name, endian; ``programs``: name, kind, stages, base_index,

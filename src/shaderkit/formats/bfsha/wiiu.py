@@ -502,10 +502,11 @@ class WiiUBfsha(ShaderFile):
         }
 
     def disassemble(self) -> str:
-        """Every distinct GX2 shader (titled with the programs using it, their reflection beside)'s Latte listing (decaf syntax) under a gfd-tool-like header."""
-        from shaderkit.formats.gx2.programs import gx2_listing
+        """The Latte listing (decaf syntax) of every distinct GX2 shader under a gfd-tool-like
+        header, titled with the programs that use it, their reflection beside."""
+        from shaderkit.formats.gx2.programs import bfsha_listing
 
-        return str(gx2_listing(self))
+        return bfsha_listing(self)
 
 
 def _read_options(r: Reader, at: int | None, count: int, what: str) -> list[ShaderOption]:

@@ -148,9 +148,9 @@ class Bnsh(ShaderFile):
     # -- description ----------------------------------------------------------------------------
     def disassemble(self) -> str:
         """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
-        from shaderkit.formats.bnsh.text import maxwell_listing
+        from shaderkit.formats.bnsh.text import bnsh_listing
 
-        return str(maxwell_listing(self))
+        return bnsh_listing(self)
 
     def summary(self) -> dict[str, Any]:
         """``format``, ``version``, ``name``, ``alignment``, ``target_api_type``,

@@ -392,9 +392,9 @@ class NvnProgramFile(ShaderFile):
 
     def disassemble(self) -> str:
         """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
-        from shaderkit.formats.bnsh.text import maxwell_listing
+        from shaderkit.formats.bnsh.text import nvn_listing
 
-        return str(maxwell_listing(self))
+        return nvn_listing(self)
 
     def summary(self) -> dict[str, Any]:
         rows = []

@@ -72,15 +72,19 @@ def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Mark
 
 
 def _dksh_listing(model: ShaderFile, hex_literals: bool, marker: Marker | None) -> str | None:
-    """Text of every program of a deko3d module (None for other models): the same SPH comments and
-    Maxwell text as a BNSH stage, under ``// ==== program N stage``."""
+    """:func:`dksh_listing` of a deko3d module, None for other models."""
     if "shaderkit.formats.dksh.dksh" not in sys.modules:
         return None
     from shaderkit.formats.dksh.dksh import Dksh
+
+    return dksh_listing(model, hex_literals, marker) if isinstance(model, Dksh) else None
+
+
+def dksh_listing(model: Any, hex_literals: bool = False, marker: Marker | None = None) -> str:
+    """Text of every program of a deko3d module: the same SPH comments and Maxwell text as a BNSH
+    stage, under ``// ==== program N stage``."""
     from shaderkit.isa.maxwell import disassemble
 
-    if not isinstance(model, Dksh):
-        return None
     out = []
     for index, program in enumerate(model.programs):
         head = program.header
@@ -102,29 +106,40 @@ def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marke
     if dksh is not None:
         return dksh
     from shaderkit.formats.bnsh.bnsh import Bnsh
+    from shaderkit.formats.bnsh.nvn import NvnProgramFile
+
+    if isinstance(model, Bnsh):
+        return bnsh_listing(model, hex_literals, marker)
+    if isinstance(model, NvnProgramFile):
+        return nvn_listing(model, hex_literals, marker)
+    return None
+
+
+def bnsh_listing(model: Bnsh, hex_literals: bool = False, marker: Marker | None = None) -> str:
+    """Text of every stage of every variation of a BNSH (``// ==== variation V KIND STAGE``)."""
     from shaderkit.formats.bnsh.model import STAGES, NvnShaderCode
-    from shaderkit.formats.bnsh.nvn import NvnProgramFile, control_program_offset, is_code
+    from shaderkit.formats.bnsh.nvn import control_program_offset
 
     out: list[str] = []
-    if isinstance(model, Bnsh):
-        for v, variation in enumerate(model.variations):
-            for kind, program in variation.programs():
-                for stage, code in zip(STAGES, program.stages):
-                    if code is None:
-                        continue
-                    title = f"variation {v} {kind} {stage}"
-                    if isinstance(code, NvnShaderCode):
-                        out.append(stage_text(title, code.data, hex_literals, marker,
-                                              control_program_offset(code.control)))
-                    else:
-                        out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
-        return "\n".join(out)
-    if isinstance(model, NvnProgramFile):
-        for index, part in enumerate(model.parts):
-            if is_code(part):
-                out.append(stage_text(f"part {index}", part, hex_literals, marker))
-        return "\n".join(out)
-    return None
+    for v, variation in enumerate(model.variations):
+        for kind, program in variation.programs():
+            for stage, code in zip(STAGES, program.stages):
+                if code is None:
+                    continue
+                title = f"variation {v} {kind} {stage}"
+                if isinstance(code, NvnShaderCode):
+                    out.append(stage_text(title, code.data, hex_literals, marker, control_program_offset(code.control)))
+                else:
+                    out.append(f"// ==== {title}: {type(code).__name__} (no Maxwell code)\n")
+    return "\n".join(out)
+
+
+def nvn_listing(model: Any, hex_literals: bool = False, marker: Marker | None = None) -> str:
+    """Text of every code part of a raw NVN program blob (``// ==== part N``)."""
+    from shaderkit.formats.bnsh.nvn import is_code
+
+    return "\n".join(stage_text(f"part {index}", part, hex_literals, marker)
+                     for index, part in enumerate(model.parts) if is_code(part))
 
 
 def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> None:
@@ -146,17 +161,23 @@ def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> 
         old.reserved)
 
 
+def _sections(text: str) -> dict[str, tuple[int, list[str]]]:
+    """Each section of a multi-stage listing by title (the ``// ==== title`` header up to a ``:``):
+    the line number of its header and its lines up to the next header."""
+    sections: dict[str, tuple[int, list[str]]] = {}
+    current: list[str] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("// ==== "):
+            current = sections.setdefault(line[8:].split(":")[0].strip(), (number, []))[1]
+        elif current is not None:
+            current.append(line)
+    return sections
+
+
 def listing_sections(text: str) -> dict[str, str]:
     """The sections of a multi-stage listing by title (the ``// ==== title`` header up to a ``:``),
     each the text of its lines up to the next header; empty when the text has no headers."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("// ==== "):
-            current = sections.setdefault(line[8:].split(":")[0].strip(), [])
-        elif current is not None:
-            current.append(line)
-    return {title: "\n".join(lines) + "\n" for title, lines in sections.items()}
+    return {title: "\n".join(lines) + "\n" for title, (_, lines) in _sections(text).items()}
 
 
 def stage_section(text: str, title: str) -> str:
@@ -200,10 +221,7 @@ def _put_code(base: ShaderFile, index: int, stage: str, code: bytes) -> None:
     from shaderkit.formats.bnsh.nvn import NvnCode, NvnProgramFile
 
     if isinstance(base, Bnsh):
-        try:
-            replace_stage_code(base, index, stage, code)
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
+        replace_stage_code(base, index, stage, code)
     elif isinstance(base, NvnProgramFile):
         base.parts[index] = replace(NvnCode.from_bytes(base.parts[index]), code=code).to_bytes()
     else:
@@ -232,7 +250,14 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
         title = f"part {variation}"
         if title not in slots:
             raise ValueError(f"part {variation} is not NVN code")
-    _put_code(base, *slots[title], _assembled(text, title))
+    sections = _sections(text)
+    if not sections:
+        code = _assembled(text, 0)
+    elif title in sections:
+        code = _assembled(sections[title][1], sections[title][0])
+    else:
+        raise ValueError(f"the listing has no '{title}' section (it has: {', '.join(sections)})")
+    _put_code(base, *slots[title], code)
     return base.to_bytes()
 
 
@@ -241,29 +266,24 @@ def assemble_listing(base: ShaderFile, text: str) -> bytes:
     ``// ==== title`` section that holds code goes to the stage of that title. A section naming
     no stage of ``base`` is a ValueError; stages the listing leaves out keep their code."""
     slots = code_slots(base)
-    for title, body in listing_sections(text).items():
-        if not any(line.strip() and not line.lstrip().startswith("//") for line in body.splitlines()):
+    for title, (header, lines) in _sections(text).items():
+        if not any(line.strip() and not line.lstrip().startswith("//") for line in lines):
             continue  # a stage without Maxwell code (source, IL) or an empty section
         if title not in slots:
             raise ValueError(f"the listing's section '{title}' names no stage with Maxwell code "
                              f"(the base has: {', '.join(slots) or 'none'})")
-        _put_code(base, *slots[title], _assembled(text, title))
+        _put_code(base, *slots[title], _assembled(lines, header))
     return base.to_bytes()
 
 
-def _assembled(text: str, title: str) -> bytes:
-    """The code of section ``title`` of a listing (the whole text when it has no sections);
-    an AssemblyError counts lines of the whole text."""
+def _assembled(source: str | list[str], header: int) -> bytes:
+    """The code of a section's lines (or of a whole text without sections, ``header`` 0); an
+    AssemblyError counts lines of the whole text (``header``: the section header's line number)."""
     from shaderkit.errors import AssemblyError
     from shaderkit.isa.maxwell import assemble
 
-    header = 0  # the line number of the section's header
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("// ==== ") and line[8:].split(":")[0].strip() == title:
-            header = number
-            break
     try:
-        return assemble(stage_section(text, title))
+        return assemble(source if isinstance(source, str) else "\n".join(source) + "\n")
     except AssemblyError as exc:
         raise AssemblyError(exc.message, exc.line + header if exc.line else 0, exc.column, exc.filename) from None
 

@@ -215,9 +215,9 @@ class Dksh(ShaderFile):
     # -- description -----------------------------------------------------------------------
     def disassemble(self) -> str:
         """Maxwell text of every stage, SPH decoded (:mod:`shaderkit.formats.bnsh.text`)."""
-        from shaderkit.formats.bnsh.text import maxwell_listing
+        from shaderkit.formats.bnsh.text import dksh_listing
 
-        return str(maxwell_listing(self))
+        return dksh_listing(self)
 
     def summary(self) -> dict[str, Any]:
         """Header fields and, per program, its type, entrypoint, registers, constbuf1, code size,

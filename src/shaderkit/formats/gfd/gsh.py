@@ -284,9 +284,10 @@ class Gsh(ShaderFile):
     # -- showing ----------------------------------------------------------------------------
     def disassemble(self) -> str:
         """Every GX2 program's Latte listing (decaf syntax) under a gfd-tool-like header."""
-        from shaderkit.formats.gx2.programs import gx2_listing
+        from shaderkit.formats.gx2.listing import listing
+        from shaderkit.formats.gx2.programs import gsh_shaders
 
-        return str(gx2_listing(self))
+        return listing(gsh_shaders(self))
 
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, gpu_version, align_mode; ``blocks``: type, name, size, id,

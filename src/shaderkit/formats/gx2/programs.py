@@ -14,20 +14,30 @@ from shaderkit.formats.gx2.types import var_type_name
 __all__ = ["apply_listing", "extract_program", "gx2_listing", "replace_program", "split_programs"]
 
 
+def gsh_shaders(model: Any) -> list[tuple[str, GX2Shader]]:
+    """A GSH's shaders, each titled as its listing titles it."""
+    return [(f"shaders[{i}]: {shader.STAGE} shader", shader) for i, shader in enumerate(model.shaders)]
+
+
+def sharcfb_shaders(model: Any) -> list[tuple[str, GX2Shader]]:
+    """A SHARCFB's binaries, each titled with the programs that use it."""
+    users: dict[int, set[str]] = {}
+    for program in model.programs:
+        for v in range(min(program.variation_count or 1, len(model.binaries))):
+            for stage in range(program.stride):
+                users.setdefault(program.base_index + v * program.stride + stage, set()).add(program.name)
+    return [(f"binaries[{i}]: {binary.stage} shader ({', '.join(sorted(users.get(i, ()))) or 'no program'})",
+             binary.shader) for i, binary in enumerate(model.binaries)]
+
+
 def _titled_shaders(model: object) -> list[tuple[str, GX2Shader]] | None:
     from shaderkit.formats.agl.sharcfb import Sharcfb
     from shaderkit.formats.gfd.gsh import Gsh
 
     if isinstance(model, Gsh):
-        return [(f"shaders[{i}]: {shader.STAGE} shader", shader) for i, shader in enumerate(model.shaders)]
+        return gsh_shaders(model)
     if isinstance(model, Sharcfb):
-        users: dict[int, set[str]] = {}
-        for program in model.programs:
-            for v in range(min(program.variation_count or 1, len(model.binaries))):
-                for stage in range(program.stride):
-                    users.setdefault(program.base_index + v * program.stride + stage, set()).add(program.name)
-        return [(f"binaries[{i}]: {binary.stage} shader ({', '.join(sorted(users.get(i, ()))) or 'no program'})",
-                 binary.shader) for i, binary in enumerate(model.binaries)]
+        return sharcfb_shaders(model)
     bfsha = _bfsha_shaders(model)
     return None if bfsha is None else [(title, shader) for title, shader, _ in bfsha]
 
@@ -38,11 +48,14 @@ _BFSHA_STAGES: dict[str, type[GX2Shader]] = {"vertex": GX2VertexShader, "geometr
 
 
 def _bfsha_shaders(model: object) -> list[tuple[str, GX2Shader, list[str]]] | None:
-    """A Wii U BFSHA's distinct GX2 structs (file order) as :func:`_bfsha_section` gives each."""
+    """:func:`bfsha_sections` of a Wii U BFSHA model, None for other models."""
     from shaderkit.formats.bfsha.wiiu import WiiUBfsha
 
-    if not isinstance(model, WiiUBfsha):
-        return None
+    return bfsha_sections(model) if isinstance(model, WiiUBfsha) else None
+
+
+def bfsha_sections(model: Any) -> list[tuple[str, GX2Shader, list[str]]]:
+    """A Wii U BFSHA's distinct GX2 structs (file order) as :func:`_bfsha_section` gives each."""
     users = model.shader_users()
     return [_bfsha_section(model, i, users.get(i, [])) for i in range(len(model.shaders))]
 
@@ -114,10 +127,19 @@ def gx2_listing(model: object, marker: listing.Marker | None = None) -> str | No
         return model.listing(marker)  # type: ignore[attr-defined]
     bfsha = _bfsha_shaders(model)
     if bfsha is not None:
-        parts = [listing.shader_listing(shader, title, extra, marker) for title, shader, extra in bfsha]
-        return "\n".join(parts) if parts else "; no shader programs\n"
+        return _sections_text(bfsha, marker)
     shaders = _titled_shaders(model)
     return None if shaders is None else listing.listing(shaders, marker)
+
+
+def bfsha_listing(model: Any, marker: listing.Marker | None = None) -> str:
+    """The text of every distinct GX2 struct of a Wii U BFSHA (see :func:`_bfsha_section`)."""
+    return _sections_text(bfsha_sections(model), marker)
+
+
+def _sections_text(sections: list[tuple[str, GX2Shader, list[str]]], marker: listing.Marker | None) -> str:
+    parts = [listing.shader_listing(shader, title, extra, marker) for title, shader, extra in sections]
+    return "\n".join(parts) if parts else "; no shader programs\n"
 
 
 def apply_listing(model: object, text: str) -> int:
