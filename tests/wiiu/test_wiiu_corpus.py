@@ -211,3 +211,18 @@ def test_gsh_header_without_its_program_is_read_and_rebuilt(path: Path, keep_emp
     vs = gsh.shaders[0]
     assert vs.program == b"" and vs.absent_program_sizes == {"program": 0x110}
     assert gsh.to_bytes() == data
+
+
+@pytest.mark.parametrize("path", corpus_params("wiiu", "*.sharc"))
+def test_sharc_text_lists_every_glsl_source_as_stored(path: Path) -> None:
+    import re
+
+    from shaderkit.formats.agl.sharc import Sharc
+
+    data = path.read_bytes()
+    text = Sharc.from_bytes(data).disassemble()
+    sections = re.split(r"^// ==== source [^\n]*\n", text, flags=re.M)[1:]
+    assert sections
+    for body in sections:  # each source's text is bytes of the file (Shift-JIS comments in agl's)
+        code = body.rstrip("\n")
+        assert code.encode("utf-8") in data or code.encode("shift_jis") in data

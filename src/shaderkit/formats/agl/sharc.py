@@ -64,8 +64,15 @@ class ShaderSource:
 
     @property
     def text(self) -> str:
-        """The source code as text (trailing NULs removed, invalid UTF-8 replaced)."""
-        return self.code.rstrip(b"\0").decode("utf-8", errors="replace")
+        """The source code as text (trailing NULs removed): UTF-8, else Shift-JIS (Nintendo's own
+        sources comment in Japanese), else UTF-8 with invalid bytes replaced."""
+        raw = self.code.rstrip(b"\0")
+        for encoding in ("utf-8", "shift_jis"):
+            try:
+                return raw.decode(encoding)
+            except UnicodeDecodeError:
+                pass
+        return raw.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -152,6 +159,24 @@ class Sharc(ShaderFile):
         """The source of ``program`` for ``stage`` (``vertex``, ``pixel`` or ``geometry``; ValueError for others), or None when it has none."""
         index = program.source_index[STAGES.index(stage)]
         return self.sources[index] if 0 <= index < len(self.sources) else None
+
+    def disassemble(self) -> str:
+        """The archive's text: per program its sources by stage and its variation macros (``//``
+        comments), then every GLSL source under ``// ==== source NAME``, as stored."""
+        out: list[str] = []
+        for p in self.programs:
+            out.append(f"// ==== program {p.name}")
+            for stage, i in zip(STAGES, p.source_index):
+                if 0 <= i < len(self.sources):
+                    out.append(f"//   {stage}: {self.sources[i].name}")
+            for macro in p.variation_macros:
+                named = f"{macro.name} ({macro.id})" if macro.id else macro.name
+                out.append(f"//   variation {named}: {', '.join(macro.values)}")
+            out.append("")
+        for source in self.sources:
+            text = source.text
+            out += [f"// ==== source {source.name} ({len(source.code)} bytes)", text.rstrip("\n"), ""]
+        return "\n".join(out) if out else "// no programs or sources\n"
 
     def summary(self) -> dict[str, Any]:
         """Keys: format, version, name, endian; ``programs``: name, <stage>_source (file name or
