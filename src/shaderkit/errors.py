@@ -46,6 +46,12 @@ class AssemblyError(ShaderkitError):
     def __reduce__(self) -> tuple[type, tuple[str, int, int, str]]:
         return (type(self), (self.message, self.line, self.column, self.filename))
 
+    def moved(self, lines: int = 0, filename: str | None = None) -> AssemblyError:
+        """This error for text that starts ``lines`` lines into a larger one (a line 0, none known,
+        stays 0), named ``filename`` when given: raise ``exc.moved(...) from None``."""
+        return AssemblyError(self.message, self.line + lines if self.line else 0, self.column,
+                             self.filename if filename is None else filename)
+
 
 class UnsupportedOperation(ShaderkitError):
     """The format has no such capability (for example, no disassembler yet)."""

@@ -102,7 +102,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         try:
             data = assemble_text(texts[0][1], base)
         except AssemblyError as exc:
-            raise AssemblyError(exc.message, exc.line, exc.column, texts[0][0]) from None
+            raise exc.moved(filename=texts[0][0]) from None
         write_output(output or _default_output(sources[0], suffix), data)
         return
     if base is not None:
@@ -142,7 +142,7 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
         else:
             data = assemble_into(load_model(base), text, variation or 0, stage or "pixel")
     except AssemblyError as exc:
-        raise AssemblyError(exc.message, exc.line, exc.column, sources[0]) from None
+        raise exc.moved(filename=sources[0]) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(output, data)

@@ -59,7 +59,7 @@ def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bo
     try:
         apply_listing(model, read_input(sources[0]).decode("utf-8"))
     except AssemblyError as exc:
-        raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+        raise exc.moved(filename=name) from None
     write_output(output, store_member(base, steps, model.to_bytes()))
     return True
 
@@ -81,12 +81,12 @@ def assemble_gsh(texts: list[tuple[str, str]]) -> bytes:
         try:
             stages[stage] = assemble_source(text)
         except AssemblyError as exc:
-            raise AssemblyError(exc.message, exc.line, exc.column, name) from None
+            raise exc.moved(filename=name) from None
         stages[stage].name = name
     try:
         return build_gsh(stages.get("vertex"), stages.get("pixel")).to_bytes()
     except AssemblyError as exc:  # cross-stage checks have no line of their own
-        raise AssemblyError(exc.message, exc.line, exc.column, exc.filename or texts[0][0]) from None
+        raise exc.moved(filename=exc.filename or texts[0][0]) from None
 
 
 def default_output(source: str) -> str:

@@ -285,7 +285,7 @@ def _assembled(source: str | list[str], header: int) -> bytes:
     try:
         return assemble(source if isinstance(source, str) else "\n".join(source) + "\n")
     except AssemblyError as exc:
-        raise AssemblyError(exc.message, exc.line + header if exc.line else 0, exc.column, exc.filename) from None
+        raise exc.moved(header) from None
 
 
 def dksh_program(base: Any, stage: str, index: int) -> int:

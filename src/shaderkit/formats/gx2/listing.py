@@ -160,7 +160,7 @@ def apply_listing(shaders: list[GX2Shader], text: str) -> int:
         try:
             code = assemble(program_text)
         except AssemblyError as exc:
-            raise AssemblyError(exc.message, exc.line + title if exc.line else 0, exc.column, exc.filename) from None
+            raise exc.moved(title) from None
         if code != getattr(shader, attr):
             setattr(shader, attr, code)
             changed += 1
