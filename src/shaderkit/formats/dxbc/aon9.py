@@ -31,8 +31,8 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     Relayout,
     close_layout,
-    deferred_chunk_layout,
     placed_build,
+    read_with_deferred_layout,
     record_table,
 )
 from shaderkit.io.layout import Layout, PlacedWriter
@@ -120,12 +120,9 @@ class Level9Shader:
     def parse(cls, r: Reader, fourcc: str = "Aon9") -> Level9Shader:
         """Parse the chunk payload under ``r``; ShaderFormatError for sizes and offsets outside it.
 
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
-        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        The layout is recorded when first used (:func:`~.common.read_with_deferred_layout`).
         """
-        model = cls._read(r, fourcc, None)
-        model.layout = deferred_chunk_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
-        return model
+        return read_with_deferred_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
 
     @classmethod
     def _read(cls, r: Reader, fourcc: str, layout: Layout | None) -> Level9Shader:

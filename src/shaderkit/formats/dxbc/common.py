@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned, deferred_layout
 from shaderkit.io.reader import Reader
+
+#: a chunk model (it has a ``layout`` attribute)
+ChunkT = TypeVar("ChunkT", bound=Any)
 
 #: fxc pads string tables to 4 bytes with this byte.
 PAD_BYTE = b"\xab"
@@ -142,10 +146,12 @@ def record_table(r: Reader, layout: Layout | None, key: object, offset: int, siz
         layout.record(key, offset, r.data[r.start + offset : r.start + offset + size])
 
 
-def deferred_chunk_layout(r: Reader, read: Callable[[Reader, Layout], object]) -> Layout:
-    """The layout of the chunk payload ``r``, recorded on first use by ``read(reader, layout)``: a
-    second reading of the same bytes (same window; the allocation budget of a fresh reader of the
-    input, at least what the first reading had left) that records into ``layout`` as it goes."""
+def read_with_deferred_layout(r: Reader, read: Callable[[Reader, Layout | None], ChunkT]) -> ChunkT:
+    """The chunk payload ``r`` read by ``read(reader, None)``, its ``layout`` recorded on first use
+    by ``read(reader, layout)``: a second reading of the same bytes (same window; the allocation
+    budget of a fresh reader of the input, at least what the first reading had left) that records
+    into ``layout`` as it goes. A chunk in its compiler's layout, which the container rebuilds by
+    ``build_fresh``, never needs it."""
     data, start, end = r.data, r.start, r.end
 
     def record() -> Layout:
@@ -153,4 +159,6 @@ def deferred_chunk_layout(r: Reader, read: Callable[[Reader, Layout], object]) -
         read(Reader(data, start, end=end), layout)
         return layout
 
-    return deferred_layout(record)
+    model = read(r, None)
+    model.layout = deferred_layout(record)
+    return model

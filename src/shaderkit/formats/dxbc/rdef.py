@@ -42,8 +42,8 @@ from shaderkit.formats.dxbc.common import (
     Budget,
     Relayout,
     close_layout,
-    deferred_chunk_layout,
     placed_build,
+    read_with_deferred_layout,
     record_table,
     recorded_string,
 )
@@ -275,12 +275,9 @@ class ResourceDefinition:
     def parse(cls, r: Reader, fourcc: str = "RDEF") -> ResourceDefinition:
         """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
 
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in
-        fxc's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        The layout is recorded when first used (:func:`~.common.read_with_deferred_layout`).
         """
-        rd = cls._read(r, None)
-        rd.layout = deferred_chunk_layout(r, cls._read)
-        return rd
+        return read_with_deferred_layout(r, cls._read)
 
     @classmethod
     def _read(cls, r: Reader, layout: Layout | None) -> ResourceDefinition:

@@ -21,8 +21,8 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     Budget,
     close_layout,
-    deferred_chunk_layout,
     placed_build,
+    read_with_deferred_layout,
     record_table,
 )
 from shaderkit.io.float32 import F32, f32_word
@@ -155,12 +155,9 @@ class RootSignature:
     def parse(cls, r: Reader, fourcc: str = "RTS0") -> RootSignature:
         """Parse the chunk payload under ``r``; ShaderFormatError for unknown versions and bad offsets.
 
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in its
-        compiler's layout, which the container rebuilds by :meth:`build_fresh`, never needs it.
+        The layout is recorded when first used (:func:`~.common.read_with_deferred_layout`).
         """
-        rs = cls._read(r, None)
-        rs.layout = deferred_chunk_layout(r, cls._read)
-        return rs
+        return read_with_deferred_layout(r, cls._read)
 
     @classmethod
     def _read(cls, r: Reader, layout: Layout | None) -> RootSignature:

@@ -22,9 +22,9 @@ from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.dxbc.common import (
     StringPool,
     close_layout,
-    deferred_chunk_layout,
     pad4,
     placed_build,
+    read_with_deferred_layout,
     record_table,
     recorded_string,
 )
@@ -91,12 +91,9 @@ class Signature:
     def parse(cls, r: Reader, fourcc: str) -> Signature:
         """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
 
-        The layout is recorded when first used (a second reading of the same bytes): a chunk in
-        fxc's layout, which :meth:`build` rebuilds by :meth:`build_fresh`, never needs it.
+        The layout is recorded when first used (:func:`~.common.read_with_deferred_layout`).
         """
-        sig = cls._read(r, fourcc, None)
-        sig.layout = deferred_chunk_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
-        return sig
+        return read_with_deferred_layout(r, lambda again, layout: cls._read(again, fourcc, layout))
 
     @classmethod
     def _read(cls, r: Reader, fourcc: str, layout: Layout | None) -> Signature:
