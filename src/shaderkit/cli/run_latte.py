@@ -14,11 +14,14 @@ import click
 
 from shaderkit.cli.common import json_rows, texture_options, write_output
 
+#: the Wii U BFSHA formats: ``--shader N`` is ``shaders[N]`` of their listing
+_BFSHA_FORMATS = ("bfsha-wiiu", "gx2-microcode")
+
 
 def is_latte_model(model: Any) -> bool:
     """True for the models whose shaders are Latte programs (GSH, SHARCFB, Wii U BFSHA and one
     BFSHA stage, ``FILE.bfsha//MODEL/PROGRAM/STAGE``)."""
-    return getattr(model, "format_name", "") in ("gsh", "sharcfb", "bfsha-wiiu", "gx2-microcode")
+    return getattr(model, "format_name", "") in ("gsh", "sharcfb", *_BFSHA_FORMATS)
 
 
 def _shaders(model: Any) -> list[Any]:
@@ -96,7 +99,7 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     from shaderkit.vm.latte import LatteShader, VMError
 
     shaders = _shaders(model)
-    if getattr(model, "format_name", "") not in ("bfsha-wiiu", "gx2-microcode"):
+    if getattr(model, "format_name", "") not in _BFSHA_FORMATS:
         shaders = [s for s in shaders if s.program]  # BFSHA: numbered as disasm prints them, empty ones too
     if not 0 <= index < len(shaders):
         raise click.ClickException(f"{file}: --shader {index}: the file has {len(shaders)} shader programs")

@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from shaderkit.cli.common import load_npy, parse_numbers, read_input, write_output
+from shaderkit.cli.common import json_rows, json_values, load_npy, parse_numbers, read_input, write_output
 
 _FORMATS = ("bnsh", "nvn", "dksh")
 #: JSON inputs stored as integer words (everything else is float32)
@@ -103,7 +103,6 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
                 output: str = "-", max_steps: int | None = None, surfaces: Sequence[str] = ()) -> None:
     """Run one Maxwell program of ``model`` and write its outputs as JSON to ``output`` (see the module text).
     Bad options raise ValueError; VM errors raise :class:`~shaderkit.vm.maxwell.VMError`."""
-    from shaderkit.cli.common import json_rows
     from shaderkit.formats.bnsh.nvn import VtgMaps
     from shaderkit.vm.maxwell import MaxwellShader
 
@@ -136,6 +135,5 @@ def run_maxwell(model: Any, program: int | None = None, stage: str | None = None
             else []
         doc["outputs"] = {f"attr{i}": json_rows(result.attribute(i)) for i in indices}
     if given:
-        doc["surfaces"] = {str(key): result.surfaces[key].tolist() if result.surfaces[key].dtype.kind in "iu"
-                           else json_rows(result.surfaces[key]) for key in given}
+        doc["surfaces"] = {str(key): json_values(result.surfaces[key]) for key in given}
     write_output(output, json.dumps(doc) + "\n")

@@ -702,8 +702,7 @@ _SCALAR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "rcp": lambda a: _rcp(a[:, 3]), "rsq": lambda a: _rsq(a[:, 3]),
     "log": lambda a: _log(a[:, 0]), "logp": lambda a: _log(a[:, 0]),
 }
-_COLUMN_MODIFIERS = frozenset(k for k, text in SOURCE_MODIFIERS.items() if text not in (("", "_dz"), ("", "_dw")))
-_COLUMN_MODIFIERS |= {0}
+_COLUMN_MODIFIERS = frozenset({0, *(k for k, text in SOURCE_MODIFIERS.items() if text not in (("", "_dz"), ("", "_dw")))})
 
 
 def _scalar(m: _Run, ins: Ins) -> None:
