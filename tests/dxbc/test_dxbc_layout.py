@@ -283,7 +283,8 @@ def test_parsed_layout_is_recorded_on_first_use_as_an_eager_parse_records_it(fou
     assert type(chunk.layout) is Layout
     if fourcc == b"RDEF" and len(payload) > 100:  # the two variables' type: one record, at 168
         assert chunk.layout.items[("type", 168)].data == payload[168:204]
-        assert [v.type for v in chunk.constant_buffers[0].variables][0] is chunk.constant_buffers[0].variables[1].type
+        first, second = chunk.constant_buffers[0].variables
+        assert first.type is second.type
 
 
 def test_edited_signature_is_placed_through_its_recorded_layout() -> None:

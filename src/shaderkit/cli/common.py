@@ -88,7 +88,7 @@ def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile
 def load_member(path: str) -> tuple[list[Any], bytes]:
     """(steps through the containers, bytes) of ``path`` (:func:`shaderkit.files.read_member`;
     ``-`` is standard input)."""
-    if path == "-" or "//" not in path:  # a plain file: the archive code stays unloaded
+    if "//" not in path:  # a plain file or "-": the archive code stays unloaded
         return [], read_input(path)
     from shaderkit.files import read_member
 

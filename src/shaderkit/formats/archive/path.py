@@ -261,7 +261,7 @@ def resolve(data: bytes, members: list[str], where: str = "") -> tuple[list[Step
         name = names.pop(0)
         try:
             data = node.member(name)
-        except (KeyError, LookupError) as exc:
+        except LookupError as exc:
             raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, context) from None
         steps.append(Step(node, name))
         context = f"{context}{SEPARATOR}{name}" if context else name
@@ -279,7 +279,7 @@ def member_model(steps: list[Step]) -> Any | None:
         return None
     try:
         return offer(steps[-1].member)
-    except (KeyError, LookupError) as exc:
+    except LookupError as exc:
         raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, steps[-1].member) from None
 
 
