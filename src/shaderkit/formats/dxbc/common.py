@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from shaderkit.dataclass import dataclass
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.layout import Layout, PlacedWriter, append_aligned, deferred_layout
 from shaderkit.io.reader import Reader
 
-#: a chunk model (it has a ``layout`` attribute)
-ChunkT = TypeVar("ChunkT", bound=Any)
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    #: a chunk model (it has a ``layout`` attribute)
+    ChunkT = TypeVar("ChunkT", bound=Any)
 
 #: fxc pads string tables to 4 bytes with this byte.
 PAD_BYTE = b"\xab"
