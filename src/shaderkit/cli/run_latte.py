@@ -1,6 +1,11 @@
 """``shaderkit run`` for Wii U Latte shaders (GSH, SHARCFB, Wii U BFSHA and its members
 ``MODEL/PROGRAM/STAGE``): inputs by attribute / semantic name, uniforms and uniform blocks by
-name, textures from .npy files; exports as JSON or CSV."""
+name, textures from .npy files; exports as JSON or CSV.
+
+A texture is ``--texture KEY[:KIND]=FILE.npy``: KEY ``t<ID>``, ``ID`` or a sampler name, KIND one
+of ``vm.latte.fetch.KINDS`` (default ``2d``) with the shapes :meth:`Texture.of` takes: (H, W[, C])
+for ``1d``/``2d``; (S, H, W[, C]) for ``2d_array`` (S layers), ``3d`` (S deep), ``cube`` (S = 6
+faces +X, -X, +Y, -Y, +Z, -Z) and ``cube_array`` (S = 6N: cube k's faces at 6k..6k+5)."""
 
 from __future__ import annotations
 
@@ -89,6 +94,30 @@ def _inputs(path: str, names: list[str]) -> Any:
     return {names[k]: array[:, k, :] for k in range(array.shape[1])}
 
 
+def _texture(spec: str, array: Any, samplers: dict[str, int]) -> tuple[int, Any]:
+    """(resource id, :class:`Texture`) of ``--texture`` KEY[:KIND]=FILE's array: a sampler by name
+    is the texture at its location; the kind is ``2d`` unless given."""
+    from shaderkit.vm.latte import Texture
+    from shaderkit.vm.latte.fetch import KINDS
+
+    key, kind = (spec, "2d") if spec in samplers or ":" not in spec else spec.rsplit(":", 1)
+    key, kind = key.strip(), kind.strip()
+    if key in samplers:
+        rid = samplers[key]
+    else:
+        number = key[1:] if key.startswith("t") else key
+        if not number.isdigit():
+            named = f", or a sampler name ({', '.join(samplers)})" if samplers else ""
+            raise click.ClickException(f"--texture {spec!r}: expected t<ID> or ID{named} (then :KIND)")
+        rid = int(number)
+    if kind not in KINDS:
+        raise click.ClickException(f"--texture {spec!r}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    try:
+        return rid, Texture.of(array, kind)
+    except ValueError as exc:
+        raise click.ClickException(f"--texture {spec!r}: {exc}") from None
+
+
 def run_latte(model: Any, file: str, index: int, inputs_path: str | None, uniforms: Sequence[str],
               textures: Sequence[str], count: int | None, output: str, max_steps: int | None) -> None:
     """Run shader ``index`` of a GSH / SHARCFB / Wii U BFSHA model (or a BFSHA stage: index 0) and
@@ -113,15 +142,9 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     gx2 = shader.shader
     samplers = {v.name: v.location for v in gx2.sampler_vars} if gx2 is not None else {}
     texture_arrays: dict[int, Any] = {}
-    for key, array in texture_options(textures):
-        if key in samplers:  # a sampler by name: the texture at its location
-            texture_arrays[samplers[key]] = array
-            continue
-        rid = key.lstrip("t")
-        if not rid.isdigit():
-            named = f", or a sampler name ({', '.join(samplers)})" if samplers else ""
-            raise click.ClickException(f"--texture {key!r}: expected t<ID> or ID{named}")
-        texture_arrays[int(rid)] = array
+    for spec, array in texture_options(textures):
+        rid, texture = _texture(spec, array, samplers)
+        texture_arrays[rid] = texture
     try:
         result = shader.run(inputs, count, uniforms=uniform_values, textures=texture_arrays, max_steps=max_steps)
     except VMError as exc:

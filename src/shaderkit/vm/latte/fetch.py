@@ -33,15 +33,19 @@ COMPARES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
         ("never", "never"), ("less", "less"), ("equal", "equal"), ("lequal", "less_equal"),
         ("greater", "greater"), ("notequal", "not_equal"), ("gequal", "greater_equal"), ("always", "always"))
 }
-KINDS = ("1d", "2d", "2d_array", "3d", "cube")
+KINDS = ("1d", "2d", "2d_array", "3d", "cube", "cube_array")
+#: the kinds whose texels come in slices (layers, depth, cube faces): (S, H, W[, C]) arrays
+LAYERED_KINDS = ("2d_array", "3d", "cube", "cube_array")
 
 
 @dataclass
 class Texture:
     """One texture resource: mip levels of decoded texels, each (slices, height, width, 4) float32.
 
-    ``kind``: ``1d``, ``2d``, ``2d_array`` (slices = layers), ``3d`` (slices = depth) or ``cube``
-    (6 faces in the order +X, -X, +Y, -Y, +Z, -Z). Build one with :meth:`of`.
+    ``kind``: ``1d``, ``2d``, ``2d_array`` (slices = layers), ``3d`` (slices = depth), ``cube``
+    (6 faces in the order +X, -X, +Y, -Y, +Z, -Z) or ``cube_array`` (6N faces: cube k's six
+    faces, in that order, are slices 6k..6k+5, the layer-face order of GL and of Cemu's cube-map
+    surfaces, whose depth is 6 x the cube count). Build one with :meth:`of`.
     """
 
     levels: list[np.ndarray]
@@ -50,14 +54,15 @@ class Texture:
     @classmethod
     def of(cls, data: Any, kind: str = "2d") -> Texture:
         """A texture from an array or a list of mip arrays: (H, W), (H, W, C) for 1D/2D,
-        (S, H, W[, C]) for arrays, 3D and cube maps; C of 1-4 channels (missing ones read 0, alpha 1)."""
+        (S, H, W[, C]) for arrays, 3D and cube maps (S = 6) and cube-map arrays (S = 6N); C of 1-4
+        channels (missing ones read 0, alpha 1)."""
         if kind not in KINDS:
             raise ValueError(f"texture kind {kind!r}: expected one of {', '.join(KINDS)}")
         items = data if isinstance(data, (list, tuple)) else [data]
         levels = []
         for item in items:
             a = np.asarray(item, dtype=F32)
-            layered = kind in ("2d_array", "3d", "cube")
+            layered = kind in LAYERED_KINDS
             if a.ndim == (3 if layered else 2):
                 a = a[..., None]
             if not layered:
@@ -67,6 +72,8 @@ class Texture:
             a = R._expand(a)
             if kind == "cube" and a.shape[0] != 6:
                 raise ValueError("a cube texture needs 6 faces")
+            if kind == "cube_array" and a.shape[0] % 6:
+                raise ValueError(f"a cube_array texture needs 6 faces per cube, not {a.shape[0]}")
             levels.append(a)
         if not levels:
             raise ValueError("a texture needs at least one level")
@@ -233,9 +240,23 @@ def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y:
     return out
 
 
+def cube_slices(tex: Texture, face: np.ndarray, cube_index: np.ndarray | None) -> np.ndarray:
+    """The slice of each lane's cube face (Z after CUBE + MULADD, rounded to the nearest face and
+    clamped to 0-5) in cube ``cube_index`` (SET_CUBEMAP_INDEX's value, see
+    :func:`set_cubemap_index`; None: cube 0) of a ``cube`` or ``cube_array`` texture."""
+    cubes = tex.levels[0].shape[0] // 6
+    faces = np.clip(np.rint(np.nan_to_num(face)), 0, 5).astype(np.int64)
+    if cube_index is None:
+        return faces
+    layer = np.clip(np.rint(np.nan_to_num(cube_index.astype(np.float64))), 0, cubes - 1).astype(np.int64)
+    return layer * 6 + faces
+
+
 def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized: Sequence[bool],
-           lod: np.ndarray, offsets: tuple[float, float, float], ref: np.ndarray | None) -> np.ndarray:
-    """Filtered texels (n, 4) of ``tex`` at ``coords`` (x, y, z) with the mip level nearest ``lod``."""
+           lod: np.ndarray, offsets: tuple[float, float, float], ref: np.ndarray | None,
+           cube_index: np.ndarray | None = None) -> np.ndarray:
+    """Filtered texels (n, 4) of ``tex`` at ``coords`` (x, y, z) with the mip level nearest ``lod``;
+    ``cube_index``: each lane's cube of a cube map (:func:`cube_slices`)."""
     n = coords[0].shape[0]
     result = np.zeros((n, 4), F32)
     nlev = len(tex.levels)
@@ -245,7 +266,8 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
         level = tex.levels[int(li)]
         slices, height, width = level.shape[:3]
         x, y, z = (c[lanes].astype(np.float64) for c in coords)
-        if tex.kind == "cube":
+        cube = tex.kind in ("cube", "cube_array")
+        if cube:
             x, y = x - 1.0, y - 1.0  # CUBE + the compilers' MULADD put face coordinates in [1, 2]
         sx = x * width if normalized[0] else x
         sy = (y * height if normalized[1] else y) if tex.kind != "1d" else np.full(x.shape, 0.5)
@@ -254,7 +276,9 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
         if tex.kind == "3d":
             sz = (z * slices if normalized[2] else z) + offsets[2]
             sl, _ = _wrap(np.floor(sz).astype(np.int64), slices, sampler.wrap[2])
-        elif tex.kind in ("2d_array", "cube"):
+        elif cube:
+            sl = cube_slices(tex, z, None if cube_index is None else cube_index[lanes])
+        elif tex.kind == "2d_array":
             sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
         else:
             sl = np.zeros(x.shape, np.int64)
@@ -319,9 +343,44 @@ UNSUPPORTED_TEX = {
     "GET_LERP": "the lerp-factor result is not documented",
     "GET_SAMPLE_INFO": "multisample surfaces are not modelled",
     "GET_COMP_TEX_LOD": "the packed LOD result is not documented",
-    "SET_CUBEMAP_INDEX": "an Evergreen cube-array helper", "FETCH4": "gather4 is not modelled",
+    "FETCH4": "gather4 is not modelled",
     "MEM": "memory reads are not modelled",
 }
+
+
+def set_cubemap_index(m: Machine, f: Mapping[str, int], src: list[np.ndarray], active: np.ndarray) -> None:
+    """SET_CUBEMAP_INDEX: which cube of a cube-map array the later samples of texture
+    RESOURCE_ID read, per lane.
+
+    The rule, from two compilers of this instruction (AMD's R600/R700 ISA documents were not
+    found in the reference search):
+
+    * Cemu's Latte decompiler (LatteDecompilerEmitGLSL.cpp, ``_emitTEXSetCubemapIndexCode``)
+      assigns the source's SRC_SEL_X component, read as a float, to a variable
+      ``cubeMapArrayIndex<RESOURCE_ID>`` declared once per program as 0.0, and passes that
+      variable as the layer of every later sample of the same texture unit, which it declares a
+      ``samplerCubeArray`` (every cube map, a plain one too).
+    * Mesa's r600 compiler (r600_shader.c ``tgsi_tex``) emits for a cube-array sample on chips
+      before Evergreen (R600/R700, the Latte's family) a SET_CUBEMAP_INDEX with the float layer
+      (a MOV of the coordinate's W) in source X, right before the sample; on Evergreen it folds the
+      layer into the face instead (face + 8 x layer), so the instruction is the R600/R700 way.
+    * GL and Vulkan round a cube-array layer to the nearest integer and clamp it to the cubes
+      there are; the VM rounds half to even, as it does for ``2d_array`` layers (GL's
+      floor(x + 0.5) differs only at exact halves).
+
+    So: the index is the X-selected source component as a float, rounded to the nearest cube and
+    clamped to the array's (a plain cube map is an array of one cube: the index has no effect). It
+    is set for the active lanes only and holds for that resource id until the next
+    SET_CUBEMAP_INDEX of it, for the rest of the program (Cemu's rule; how long the hardware keeps
+    it is not documented, but Mesa and the compiler of the Wii U games set it before every sample,
+    where both rules agree); before any, it is 0. The instruction reads no texture and writes no
+    GPR. Decaf ignores it (its ``translateTex_SET_CUBEMAP_INDEX`` is an empty TODO), so it
+    samples cube 0 where this VM, like Cemu, samples the cube the program chose.
+    """
+    w = m.w
+    rid = f["RESOURCE_ID"]
+    old = w.cube_index.get(rid)
+    w.cube_index[rid] = np.where(active, src[0], np.zeros(w.n, F32) if old is None else old).astype(F32)
 
 
 def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
@@ -337,6 +396,9 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         return
     if name == "PASS":
         m.write_fetch(dst, [s.view(U32) for s in src], sels, active)
+        return
+    if name == "SET_CUBEMAP_INDEX":
+        set_cubemap_index(m, f, src, active)
         return
     if name in ("GET_GRADIENTS_H", "GET_GRADIENTS_V"):
         hs, vs = quad_gradients(src) if m.env.quads else ([np.zeros(w.n, F32)] * 4,) * 2
@@ -370,7 +432,7 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             s_, h_, w_ = level.shape[:3]
             x = ints[0][lanes] + math.floor(T.tex_fixed("OFFSET_X", f["OFFSET_X"]))
             y = ints[1][lanes] + math.floor(T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]))
-            z = ints[2][lanes] if tex.kind in ("2d_array", "3d", "cube") else np.zeros_like(x)
+            z = ints[2][lanes] if tex.kind in LAYERED_KINDS else np.zeros_like(x)
             ok = (x >= 0) & (x < w_) & (y >= 0) & (y < h_) & (z >= 0) & (z < s_)
             texels = level[np.clip(z, 0, s_ - 1), np.clip(y, 0, h_ - 1), np.clip(x, 0, w_ - 1)]
             out[lanes] = np.where(ok[:, None], texels, 0)
@@ -406,5 +468,5 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
     offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
                T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
     ref = None if refchan is None else src[refchan]  # SAMPLE_C_L/LB: 1D/2D, which read no Z coordinate
-    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref)
+    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref, w.cube_index.get(rid))
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)

@@ -196,6 +196,8 @@ class Wave:
     memory: list[MemWrite] = field(default_factory=list)
     emits: list[tuple[str, np.ndarray]] = field(default_factory=list)
     gradients: dict[str, np.ndarray] = field(default_factory=dict)
+    #: SET_CUBEMAP_INDEX's value per resource id, per lane (float32; ``fetch.set_cubemap_index``)
+    cube_index: dict[int, np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def new(cls, n: int) -> Wave:
