@@ -291,3 +291,71 @@ def test_run_shader_numbers_as_disasm_with_an_empty_struct(files: tuple[Path, Pa
     assert result["exports"]["POS0"] == [[11.0, 4.0, -2.0, 2.0]]  # as test_run_vertex_member_by_hand
     status, _, err = sk("run", str(emptied), "--shader", "0")
     assert status == 2 and "no program" in err
+
+
+def _save(tmp_path: Path, name: str, array: object) -> str:
+    import numpy as np
+
+    path = tmp_path / f"{name}.npy"
+    np.save(path, np.asarray(array, np.float32))
+    return str(path)
+
+
+def test_run_cube_array_member_by_hand(files: tuple[Path, Path], tmp_path: Path, sk: Sk) -> None:
+    # turbo_uber/0/pixel (2272 bytes; disasm shaders[1]) samples gsys_cube_map (t0) twice at the
+    # same coordinates (R9): "SET_CUBEMAP_INDEX R0.wwww; SAMPLE_L R8" and "SET_CUBEMAP_INDEX
+    # R4.wwww; SAMPLE_L R9" (TEX clause 05). Worked through the listing with the uniforms below
+    # (CBn = the block at location n: CB2 gsys_material, CB3 gsys_context, CB4 gsys_shape; every
+    # row not named is 0), the textures below and interpolants R1 = 0, R2.w = 1, R4 = R6 = (0, 0, 1)
+    # (a unit normal and view vector: no 0 * inf), R7.z = 1:
+    #   10: R0.w = CB4[5].x = 2, R4.w = CB4[5].y = 0.6: the cube indexes (2; 0.6 rounds to 1)
+    #   S1 = cube 2's texel (21, 22, 23, 1), S2 = cube 1's (11, 12, 13, 1) (each cube one colour)
+    #   43-47: the LOG/EXP pairs give 1 (CB3[75].y = 0), so PV46.w = PV47.w = a = CB3[75].x = 2:
+    #          R8.zyx -> a * S1.xyz; 48: R9.wzy = a * (S2.xyz - S1.xyz)
+    #   52: PV52.xwz = R9.wzy * b + a * S1.xyz = a * (b * S2 + (1 - b) * S1).xyz, b = CB4[5].z = 0.25
+    #   53: + t2's texel (0) * R3.y; 54: * R2.w, R6.z, R5.y = t9.x (1) * CB2[24].xyz (1) * CB2[24].w
+    #       (1) * c, c = CB3[78].x = 1.5 (R2.z, R8.w, R7.z are 0: CB3[73] = 0)
+    #   55-62: R3.x = R4.w = R0.w = 1 and R3.w = R6.y = 0 (CB2[40].w = CB3[77].x = 0), R1 = 0:
+    #       R11.xyz = PV54.ywx; R11.w = 1 (group 23)
+    #   PIX0 = a * c * (0.25 * (11, 12, 13) + 0.75 * (21, 22, 23)) = 3 * (18.5, 19.5, 20.5)
+    #        = (55.5, 58.5, 61.5, 1). Sampling cube 0 both times (the instruction ignored, as
+    #        decaf does) would give 3 * (1, 2, 3) = (3, 6, 9).
+    import numpy as np
+
+    cubes = np.zeros((18, 2, 2, 4), np.float32)
+    for k in range(3):
+        cubes[6 * k:6 * k + 6] = [10 * k + 1, 10 * k + 2, 10 * k + 3, 1]
+    zero, zero_cube = _save(tmp_path, "zero", np.zeros((2, 2, 4))), _save(tmp_path, "zc", np.zeros((6, 2, 2, 4)))
+    context, material, shape = [0.0] * 316, [0.0] * 100, [0.0] * 24
+    context[300], context[312] = 2, 1.5  # rows 75.x and 78.x
+    material[96:100] = [1, 1, 1, 1]  # row 24
+    shape[20:23] = [2, 0.6, 0.25]  # row 5
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"R0": [[0.5, 0.5, 0, 0]], "R1": [[0, 0, 0, 0]], "R2": [[0, 0, 0, 1]],
+                                  "R3": [[1, 0, 0, 1]], "R4": [[0, 0, 1, 0]], "R5": [[0.5, 0.5, 0, 0]],
+                                  "R6": [[0, 0, 1, 0]], "R7": [[0, 0, 1, 0]]}))
+    args = ["--inputs", str(inputs),
+            "--uniform", "gsys_context=" + ",".join(map(str, context)),
+            "--uniform", "gsys_material=" + ",".join(map(str, material)),
+            "--uniform", "gsys_shape=" + ",".join(map(str, shape)),
+            "--texture", f"gsys_cube_map:cube_array={_save(tmp_path, 'env', cubes)}",
+            "--texture", f"gsys_lightmap_diffuse:cube={zero_cube}",
+            "--texture", f"_s0={_save(tmp_path, 'one', np.ones((2, 2, 4)))}"]
+    for name in ("_a0", "_n0", "_b0", "gsys_static_depth_shadow", "gsys_projection0", "gsys_light_prepass"):
+        args += ["--texture", f"{name}={zero}"]
+    for target in ([f"{files[0]}//turbo_uber/0/pixel"], [str(files[0]), "--shader", "1"],
+                   [f"{files[1]}//Turbo_UBER.bfsha//turbo_uber/0/pixel"]):
+        assert _run(sk, *target, *args)["exports"]["PIX0"] == [[55.5, 58.5, 61.5, 1.0]]
+
+
+def test_run_texture_kind_errors(files: tuple[Path, Path], tmp_path: Path, sk: Sk) -> None:
+    import numpy as np
+
+    member = f"{files[0]}//turbo_uber/0/pixel"
+    seven = _save(tmp_path, "seven", np.zeros((7, 2, 2, 4)))
+    status, out, err = sk("run", member, "--count", "1", "--texture", f"gsys_cube_map:cube_array={seven}")
+    assert status == 2 and "6 faces per cube, not 7" in err and "gsys_cube_map:cube_array" in err
+    status, out, err = sk("run", member, "--count", "1", "--texture", f"t0:sphere={seven}")
+    assert status == 2 and "kind 'sphere' is not one of 1d, 2d, 2d_array, 3d, cube, cube_array" in err
+    status, out, err = sk("run", member, "--count", "1", "--texture", f"nope:cube={seven}")
+    assert status == 2 and "expected t<ID> or ID, or a sampler name (" in err

@@ -95,6 +95,79 @@ def test_texture_array_and_cube_slices() -> None:
     assert out[0, 0] == 14  # face coordinates in [1, 2], face index in Z
 
 
+#: two cubes of 2x2 faces: texel (row, col) of face f of cube k = (100k + 10f + 2row + col, k, f, 1)
+CUBES = np.array([[[[100 * k + 10 * f + 2 * row + col, k, f, 1] for col in range(2)] for row in range(2)]
+                  for k in range(2) for f in range(6)], np.float32)
+
+#: SET_CUBEMAP_INDEX from R1.w, sample; from R4.w, sample again at the same coordinates (R3) -
+#: the pattern of Mario Kart 8's pixel programs
+CUBE_PAIR = """\
+00 TEX: ADDR(16) CNT(4)
+  0      SET_CUBEMAP_INDEX ____, R1.wwww, t0, s0 DENORM(XYZW)
+  1      SAMPLE_L        R2.xyzw, R3.xyzw, t0, s0
+  2      SET_CUBEMAP_INDEX ____, R4.wwww, t0, s0 DENORM(XYZW)
+  3      SAMPLE_L        R5.xyzw, R3.xyzw, t0, s0
+01 EXP: PIX0, R2.xyzw
+02 EXP_DONE: PIX1, R5.xyzw
+END_OF_PROGRAM
+"""
+
+
+def test_texture_of_cube_array() -> None:
+    tex = Texture.of(CUBES, "cube_array")
+    assert tex.kind == "cube_array" and tex.levels[0].shape == (12, 2, 2, 4)
+    with pytest.raises(ValueError, match="6 faces per cube, not 7"):
+        Texture.of(np.zeros((7, 2, 2), np.float32), "cube_array")
+    with pytest.raises(ValueError, match="does not fit a cube_array"):
+        Texture.of(np.zeros((2, 2), np.float32), "cube_array")
+
+
+def test_set_cubemap_index_picks_the_cube_per_lane() -> None:
+    shader = LatteShader.from_code(assemble(CUBE_PAIR), "pixel")
+    # R3: face coordinates (1.25, 1.75) -> texel x 0.25 * 2 = 0.5 -> col 0, y 1.5 -> row 1; face 2
+    # (Z), LOD 0 (W). The cube index is R1.w / R4.w as a float, rounded to the nearest cube and
+    # clamped to the two there are: lane 0: 0 then 1; lane 1: 1.4 -> 1, then 7 -> 1; lane 2:
+    # -3 -> 0, then 0.6 -> 1; lane 3: 1, then 0.
+    index1, index2 = [0, 1.4, -3, 1], [1, 7, 0.6, 0]
+    r = shader.run({"R1": f32([[0, 0, 0, v] for v in index1]), "R4": f32([[0, 0, 0, v] for v in index2]),
+                    "R3": f32([[1.25, 1.75, 2, 0]] * 4)}, textures={0: Texture.of(CUBES, "cube_array")})
+    # face 2, row 1, col 0: 100k + 20 + 2
+    assert r.pix[0].tolist() == [[22, 0, 2, 1], [122, 1, 2, 1], [22, 0, 2, 1], [122, 1, 2, 1]]
+    assert r.pix[1].tolist() == [[122, 1, 2, 1], [122, 1, 2, 1], [122, 1, 2, 1], [22, 0, 2, 1]]
+
+
+def test_cubemap_index_holds_for_its_texture_until_set_again() -> None:
+    program = assemble("""\
+00 TEX: ADDR(16) CNT(2)
+  0      SET_CUBEMAP_INDEX ____, R1.xyzw, t0, s0
+  1      SAMPLE_L        R2.xyzw, R3.xyzw, t0, s0
+01 ALU: ADDR(32) CNT(1)
+  2   x: MOV             R1.x, 0.0f
+02 TEX: ADDR(24) CNT(2)
+  3      SAMPLE_L        R5.xyzw, R3.xyzw, t0, s0
+  4      SAMPLE_L        R6.xyzw, R3.xyzw, t1, s0
+03 EXP: PIX0, R2.xyzw
+04 EXP: PIX1, R5.xyzw
+05 EXP_DONE: PIX2, R6.xyzw
+END_OF_PROGRAM
+""")
+    # the index is the X-selected component (R1.x = 1; Y = 0); it stays 1 for t0 in the next
+    # clause although R1.x is 0 by then; t1, never set, reads cube 0; face 5, row 0, col 1
+    r = LatteShader.from_code(program, "pixel").run(
+        {"R1": f32([[1, 0, 0, 0]]), "R3": f32([[1.75, 1.25, 5, 0]])},
+        textures={0: Texture.of(CUBES, "cube_array"), 1: Texture.of(CUBES, "cube_array")})
+    assert (r.pix[0][0, 0], r.pix[1][0, 0], r.pix[2][0, 0]) == (151, 151, 51)
+
+
+def test_cubemap_index_on_a_plain_cube_map() -> None:
+    # one cube: any index clamps to cube 0 (Cemu samples every cube map as an array)
+    cube = Texture.of(CUBES[:6], "cube")
+    shader = LatteShader.from_code(assemble(CUBE_PAIR), "pixel")
+    r = shader.run({"R1": f32([[0, 0, 0, 1]]), "R4": f32([[0, 0, 0, 5]]), "R3": f32([[1.25, 1.75, 2, 0]])},
+                   textures={0: cube})
+    assert r.pix[0].tolist() == r.pix[1].tolist() == [[22, 0, 2, 1]]
+
+
 def test_ld_and_texture_info() -> None:
     shader = LatteShader.from_code(tex_program("LD R2.xyzw, R1.xyzw, t0, s0"), "pixel")
     r = shader.run({"R1": np.array([[1, 0, 0, 0], [0, 1, 0, 0], [5, 0, 0, 0]], np.int32)},

@@ -51,7 +51,11 @@ Choices (documented, tested where they can be):
   nearest mip level; implicit-LOD SAMPLE uses LOD 0 + bias unless ``quads=True``, when lanes
   4k..4k+3 form 2x2 quads (TL, TR, BL, BR) whose differences give gradients (also for
   GET_GRADIENTS_H/V). Cube maps take face coordinates in [1, 2] and the face index in Z, as
-  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. SAMPLE_C* compare W (SAMPLE_C_L
+  the CUBE + MULADD(+1.5) sequence of the compilers leaves them. Cube-map arrays
+  (``cube_array``, 6N faces) sample the cube SET_CUBEMAP_INDEX chose: its source X as a float,
+  rounded to the nearest cube and clamped, per lane and texture until set again, 0 before
+  (Cemu's and Mesa r600's rule, ``fetch.set_cubemap_index``; decaf ignores the instruction); a
+  plain cube map is an array of one cube. SAMPLE_C* compare W (SAMPLE_C_L
   and SAMPLE_C_LB, whose W is the LOD or bias: Z; 1D and 2D textures only) with the texel's X
   and return the filtered pass fraction in all four channels.
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction
