@@ -193,9 +193,43 @@ def test_missing_texture_and_unsupported_fetch() -> None:
     shader = LatteShader.from_code(tex_program("SAMPLE R2.xyzw, R1.xy0x, t3, s0"), "pixel")
     with pytest.raises(VMError, match="t3"):
         shader.run()
-    shader = LatteShader.from_code(tex_program("FETCH4 R2.xyzw, R1.xy0x, t0, s0"), "pixel")
-    with pytest.raises(VMError, match="FETCH4"):
+    shader = LatteShader.from_code(tex_program("GET_COMP_TEX_LOD R2.xyzw, R1.xy0x, t0, s0"), "pixel")
+    with pytest.raises(VMError, match="GET_COMP_TEX_LOD cannot be executed: its channel order is not settled"):
         shader.run(textures={0: Texture.of(TEXELS)})
+
+
+#: a 4x4 texture: texel (row, col) = (10 * row + col, 100, 200, 1); a 2x2 second mip level of 7s
+GRID = [np.array([[[10 * row + col, 100, 200, 1] for col in range(4)] for row in range(4)], np.float32),
+        np.full((2, 2, 4), 7, np.float32)]
+
+
+def test_fetch4_gathers_x_of_the_bilinear_footprint() -> None:
+    # (u, v) = (0.5, 0.25) on 4x4: texel space (2, 1); i0 = floor(2 - 0.5) = 1, i1 = 2,
+    # j0 = floor(1 - 0.5) = 0, j1 = 1. X = (i1, j0) = row 0 col 2 = 2, Y = (i0, j1) = 11,
+    # Z = (i1, j1) = 12, W = (i0, j0) = 1. (0, 0) under repeat: i0 = j0 = -1 -> 3, i1 = j1 = 0:
+    # X = row 3 col 0 = 30, Y = row 0 col 3 = 3, Z = 0, W = 33. Level 0 although W (an LOD for
+    # SAMPLE_L) says 1, nearest filtering still four texels, only X gathered.
+    grid = Texture.of(GRID)
+    out = sample("FETCH4 R2.xyzw, R1.xy0x, t0, s0", [[0.5, 0.25, 0, 1], [0, 0, 0, 1]], texture=grid)
+    assert out.tolist() == [[2, 11, 12, 1], [30, 3, 0, 33]]
+    linear = sample("FETCH4 R2.xyzw, R1.xy0x, t0, s0", [[0.5, 0.25, 0, 1]], Sampler("linear"), texture=grid)
+    assert linear.tolist() == [[2, 11, 12, 1]]
+    # clamp: -1 -> 0; border: the border colour's X (9) for taps outside
+    assert sample("FETCH4 R2.xyzw, R1.xy0x, t0, s0", [[0, 0]], Sampler(wrap="clamp"), texture=grid).tolist() == \
+        [[0, 0, 0, 0]]
+    assert sample("FETCH4 R2.xyzw, R1.xy0x, t0, s0", [[0, 0]], Sampler(wrap="border", border=(9, 8, 7, 6)),
+                  texture=grid).tolist() == [[9, 9, 0, 9]]
+    # a swizzled destination picks among the four: R2.x = W, R2.y = X
+    assert sample("FETCH4 R2.wx__, R1.xy0x, t0, s0", [[0.5, 0.25]], texture=grid)[:, :2].tolist() == [[1, 2]]
+
+
+def test_fetch4_on_layers_and_refused_on_1d() -> None:
+    layers = Texture.of(np.stack([GRID[0], GRID[0] + 1000]), "2d_array")
+    out = sample("FETCH4 R2.xyzw, R1.xyzx, t0, s0", [[0.5, 0.25, 1]], texture=layers)
+    assert out.tolist() == [[1002, 1011, 1012, 1001]]
+    line = Texture.of(np.zeros((1, 4), np.float32), "1d")
+    with pytest.raises(VMError, match="FETCH4 on a 1d texture"):
+        sample("FETCH4 R2.xyzw, R1.xy0x, t0, s0", [[0.5, 0]], texture=line)
 
 
 VTX = """\

@@ -254,10 +254,13 @@ def cube_slices(tex: Texture, face: np.ndarray, cube_index: np.ndarray | None) -
 
 def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized: Sequence[bool],
            lod: np.ndarray, offsets: tuple[float, float, float], ref: np.ndarray | None,
-           cube_index: np.ndarray | None = None) -> np.ndarray:
+           cube_index: np.ndarray | None = None, gather: bool = False) -> np.ndarray:
     """Filtered texels (n, 4) of ``tex`` at ``coords`` (x, y, z) with the mip level nearest ``lod``;
-    ``cube_index``: each lane's cube of a cube map (:func:`cube_slices`)."""
+    ``cube_index``: each lane's cube of a cube map (:func:`cube_slices`); ``gather``: FETCH4's
+    four texel X values instead (:data:`FETCH4_ORDER`)."""
     n = coords[0].shape[0]
+    if gather:  # the texels bilinear filtering would weigh, whatever the sampler's filter
+        sampler = Sampler("linear", sampler.wrap, sampler.border, sampler.compare)
     result = np.zeros((n, 4), F32)
     nlev = len(tex.levels)
     level_index = np.clip(np.rint(np.nan_to_num(lod)), 0, nlev - 1).astype(np.int64)
@@ -283,6 +286,9 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
         else:
             sl = np.zeros(x.shape, np.int64)
         taps = _taps(level, sampler, sl, sx, sy)
+        if gather:
+            result[lanes] = np.stack([taps[k][0][:, 0] for k in FETCH4_ORDER], axis=1)
+            continue
         acc = np.zeros((int(lanes.sum()), 4), np.float64)
         for texels, weight in taps:
             if ref is not None:
@@ -291,6 +297,13 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
             acc += texels * weight[:, None]
         result[lanes] = acc.astype(F32)
     return result
+
+
+#: FETCH4's result channels X, Y, Z, W as the taps of ``_taps``' bilinear footprint, which come
+#: in the order (i0, j0), (i1, j0), (i0, j1), (i1, j1) (i0 = floor(u - 0.5), j0 = floor(v - 0.5)
+#: in texels, i1 = i0 + 1, j1 = j0 + 1; j0 the row nearer the first row of the texels). The rule
+#: (see ``texture_instruction``): X = (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0).
+FETCH4_ORDER = (1, 2, 3, 0)
 
 
 def _lod_from(tex: Texture, ddx: Sequence[np.ndarray], ddy: Sequence[np.ndarray]) -> np.ndarray:
@@ -342,8 +355,8 @@ UNSUPPORTED_TEX = {
     "KEEP_GRADIENTS": "needs the hardware's gradient registers between instructions of other lanes",
     "GET_LERP": "the lerp-factor result is not documented",
     "GET_SAMPLE_INFO": "multisample surfaces are not modelled",
-    "GET_COMP_TEX_LOD": "the packed LOD result is not documented",
-    "FETCH4": "gather4 is not modelled",
+    "GET_COMP_TEX_LOD": "its channel order is not settled: Cemu writes (the level accessed, the computed LOD), GL's "
+                        "textureQueryLod order; Mesa's r600 reads Evergreen's GET_LOD the other way round",
     "MEM": "memory reads are not modelled",
 }
 
@@ -383,6 +396,38 @@ def set_cubemap_index(m: Machine, f: Mapping[str, int], src: list[np.ndarray], a
     w.cube_index[rid] = np.where(active, src[0], np.zeros(w.n, F32) if old is None else old).astype(F32)
 
 
+def fetch4(m: Machine, f: Mapping[str, int], tex: Texture, src: list[np.ndarray], dst: int, sels: list[int],
+           active: np.ndarray) -> None:
+    """FETCH4 (gather4): the X component of the four texels bilinear filtering would weigh at the
+    coordinates, from mip level 0, wrapped as the sampler says (outside a border-mode texture: the
+    border colour's X); result X = texel (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0) with
+    i0 = floor(u - 0.5), j0 = floor(v - 0.5) in texels of level 0, i1 = i0 + 1, j1 = j0 + 1.
+
+    Sources: Cemu's Latte decompiler (LatteDecompilerEmitGLSL.cpp) translates FETCH4 to GLSL
+    ``textureGather`` (component 0, the base level, no LOD) and reorders its result with its
+    ``fetchToGather`` table (X from gather's Z, Y from X, Z from Y, W from W); GL's gather
+    returns (T_i0j1, T_i1j1, T_i1j0, T_i0j0) (GLSL 4.x, 8.9.4). Mesa's r600 compiler
+    (r600_shader.c ``tgsi_tex``, TGSI TG4) reorders Evergreen's GATHER4 result the same way
+    (destination X from result Y, Y from Z, Z from X, W from W). The R700 encoding has no
+    component select (Evergreen's INST_MOD), so X is gathered. Coordinates, offsets, array layers
+    and cube faces (and SET_CUBEMAP_INDEX) are read as SAMPLE reads them. Refused on 1D
+    textures (Cemu writes 0 there, marked "todo - investigate what this returns on actual HW")
+    and 3D textures (GL has no 3D gather). Cemu's 0.0001-texel shift of 2D coordinates, a
+    workaround for rounding, is not modelled.
+    """
+    from shaderkit.vm.latte.machine import VMError
+
+    if tex.kind in ("1d", "3d"):
+        raise VMError(f"FETCH4 on a {tex.kind} texture: what it returns is not documented")
+    sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
+    normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
+    offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
+               T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
+    texels = sample(tex, sampler, src[:3], normalized, np.zeros(m.w.n), offsets, None,
+                    m.w.cube_index.get(f["RESOURCE_ID"]), gather=True)
+    m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)
+
+
 def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
     """Run one TEX_INST over the ``active`` lanes."""
     from shaderkit.vm.latte.machine import VMError
@@ -406,7 +451,7 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         m.write_fetch(dst, [c.view(U32) for c in chosen], sels, active)
         return
     if name in UNSUPPORTED_TEX or name == "UNKNOWN" or name not in SAMPLE_KINDS and name not in (
-            "LD", "GET_TEXTURE_INFO"):
+            "LD", "GET_TEXTURE_INFO", "FETCH4"):
         raise VMError(f"texture instruction {name} cannot be executed: "
                       + UNSUPPORTED_TEX.get(name, "not a texture instruction the VM knows"))
     rid = f["RESOURCE_ID"]
@@ -437,6 +482,9 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             texels = level[np.clip(z, 0, s_ - 1), np.clip(y, 0, h_ - 1), np.clip(x, 0, w_ - 1)]
             out[lanes] = np.where(ok[:, None], texels, 0)
         m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
+        return
+    if name == "FETCH4":
+        fetch4(m, f, tex, src, dst, sels, active)
         return
     mode, refchan = SAMPLE_KINDS[name]
     if refchan == 2 and tex.kind not in ("1d", "2d"):
