@@ -159,6 +159,27 @@ END_OF_PROGRAM
     assert (r.pix[0][0, 0], r.pix[1][0, 0], r.pix[2][0, 0]) == (151, 151, 51)
 
 
+def test_cubemap_index_set_by_the_active_lanes_only() -> None:
+    # if (R1.x > 0) SET_CUBEMAP_INDEX(R1.y = 1); then sample: lane 0 reads cube 1, lane 1 (the
+    # branch not taken) keeps the initial cube 0; face 2, row 1, col 0
+    program = assemble("""\
+00 ALU_PUSH_BEFORE: ADDR(32) CNT(1)
+  0   x: PRED_SETGT ____, R1.x, 0.0f UPDATE_EXEC_MASK UPDATE_PRED
+01 JUMP POP_CNT(1) ADDR(3)
+02 TEX: ADDR(40) CNT(1)
+  1      SET_CUBEMAP_INDEX ____, R1.yyyy, t0, s0
+03 POP POP_CNT(1) ADDR(4)
+04 TEX: ADDR(48) CNT(1)
+  2      SAMPLE_L        R2.xyzw, R3.xyzw, t0, s0
+05 EXP_DONE: PIX0, R2.xyzw
+END_OF_PROGRAM
+""")
+    r = LatteShader.from_code(program, "pixel").run(
+        {"R1": f32([[1, 1, 0, 0], [0, 1, 0, 0]]), "R3": f32([[1.25, 1.75, 2, 0]] * 2)},
+        textures={0: Texture.of(CUBES, "cube_array")})
+    assert r.pix[0][:, 0].tolist() == [122, 22]
+
+
 def test_cubemap_index_on_a_plain_cube_map() -> None:
     # one cube: any index clamps to cube 0 (Cemu samples every cube map as an array)
     cube = Texture.of(CUBES[:6], "cube")
