@@ -302,7 +302,7 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
 #: FETCH4's result channels X, Y, Z, W as the taps of ``_taps``' bilinear footprint, which come
 #: in the order (i0, j0), (i1, j0), (i0, j1), (i1, j1) (i0 = floor(u - 0.5), j0 = floor(v - 0.5)
 #: in texels, i1 = i0 + 1, j1 = j0 + 1; j0 the row nearer the first row of the texels). The rule
-#: (see ``texture_instruction``): X = (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0).
+#: (see :func:`fetch4`): X = (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0).
 FETCH4_ORDER = (1, 2, 3, 0)
 
 
@@ -365,7 +365,7 @@ def set_cubemap_index(m: Machine, f: Mapping[str, int], src: list[np.ndarray], a
     """SET_CUBEMAP_INDEX: which cube of a cube-map array the later samples of texture
     RESOURCE_ID read, per lane.
 
-    The rule, from two compilers of this instruction (AMD's R600/R700 ISA documents were not
+    The rule, from a translator and a compiler of this instruction (AMD's R600/R700 ISA documents were not
     found in the reference search):
 
     * Cemu's Latte decompiler (LatteDecompilerEmitGLSL.cpp, ``_emitTEXSetCubemapIndexCode``)
