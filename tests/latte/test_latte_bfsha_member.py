@@ -356,6 +356,6 @@ def test_run_texture_kind_errors(files: tuple[Path, Path], tmp_path: Path, sk: S
     status, out, err = sk("run", member, "--count", "1", "--texture", f"gsys_cube_map:cube_array={seven}")
     assert status == 2 and "6 faces per cube, not 7" in err and "gsys_cube_map:cube_array" in err
     status, out, err = sk("run", member, "--count", "1", "--texture", f"t0:sphere={seven}")
-    assert status == 2 and "kind 'sphere' is not one of 1d, 2d, 2d_array, 3d, cube, cube_array" in err
+    assert status == 2 and "texture kind 'sphere': expected one of 1d, 2d, 2d_array, 3d, cube, cube_array" in err
     status, out, err = sk("run", member, "--count", "1", "--texture", f"nope:cube={seven}")
     assert status == 2 and "expected t<ID> or ID, or a sampler name (" in err

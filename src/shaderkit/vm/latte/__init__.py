@@ -57,7 +57,7 @@ Choices (documented, tested where they can be):
   (Cemu's and Mesa r600's rule, ``fetch.set_cubemap_index``; decaf ignores the instruction); a
   plain cube map is an array of one cube. FETCH4 gathers the X of the 2x2 texels bilinear
   filtering would weigh at level 0, in the order (i1, j0), (i0, j1), (i1, j1), (i0, j0) (Cemu's
-  and Mesa r600's, ``fetch.fetch4``). SAMPLE_C* compare W (SAMPLE_C_L
+  and Mesa r600's, ``fetch.FETCH4_ORDER``). SAMPLE_C* compare W (SAMPLE_C_L
   and SAMPLE_C_LB, whose W is the LOD or bias: Z; 1D and 2D textures only) with the texel's X
   and return the filtered pass fraction in all four channels.
 * Vertex fetches decode DATA_FORMAT / NUM_FORMAT_ALL / FORMAT_COMP_ALL from the instruction

@@ -9,6 +9,7 @@ Uniform blocks (fetch buffers 128 and up) read the run's uniform-block values.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -240,16 +241,17 @@ def _taps(level: np.ndarray, sampler: Sampler, sl: np.ndarray, x: np.ndarray, y:
     return out
 
 
-def cube_slices(tex: Texture, face: np.ndarray, cube_index: np.ndarray | None) -> np.ndarray:
+def _nearest(values: np.ndarray, count: int) -> np.ndarray:
+    """Each value rounded to the nearest integer (ties to even, NaN 0) and clamped to 0..count-1."""
+    return np.clip(np.rint(np.nan_to_num(values.astype(np.float64))), 0, count - 1).astype(np.int64)
+
+
+def cube_slices(slices: int, face: np.ndarray, cube_index: np.ndarray | None) -> np.ndarray:
     """The slice of each lane's cube face (Z after CUBE + MULADD, rounded to the nearest face and
     clamped to 0-5) in cube ``cube_index`` (SET_CUBEMAP_INDEX's value, see
-    :func:`set_cubemap_index`; None: cube 0) of a ``cube`` or ``cube_array`` texture."""
-    cubes = tex.levels[0].shape[0] // 6
-    faces = np.clip(np.rint(np.nan_to_num(face)), 0, 5).astype(np.int64)
-    if cube_index is None:
-        return faces
-    layer = np.clip(np.rint(np.nan_to_num(cube_index.astype(np.float64))), 0, cubes - 1).astype(np.int64)
-    return layer * 6 + faces
+    :func:`set_cubemap_index`; None: cube 0) of a ``cube`` or ``cube_array`` level of ``slices``."""
+    faces = _nearest(face, 6)
+    return faces if cube_index is None else _nearest(cube_index, slices // 6) * 6 + faces
 
 
 def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized: Sequence[bool],
@@ -260,10 +262,9 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
     four texel X values instead (:data:`FETCH4_ORDER`)."""
     n = coords[0].shape[0]
     if gather:  # the texels bilinear filtering would weigh, whatever the sampler's filter
-        sampler = Sampler("linear", sampler.wrap, sampler.border, sampler.compare)
+        sampler = dataclasses.replace(sampler, filter="linear")
     result = np.zeros((n, 4), F32)
-    nlev = len(tex.levels)
-    level_index = np.clip(np.rint(np.nan_to_num(lod)), 0, nlev - 1).astype(np.int64)
+    level_index = _nearest(lod, len(tex.levels))
     for li in np.unique(level_index):
         lanes = level_index == li
         level = tex.levels[int(li)]
@@ -280,7 +281,7 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
             sz = (z * slices if normalized[2] else z) + offsets[2]
             sl, _ = _wrap(np.floor(sz).astype(np.int64), slices, sampler.wrap[2])
         elif cube:
-            sl = cube_slices(tex, z, None if cube_index is None else cube_index[lanes])
+            sl = cube_slices(slices, z, None if cube_index is None else cube_index[lanes])
         elif tex.kind == "2d_array":
             sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
         else:
@@ -299,10 +300,25 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
     return result
 
 
-#: FETCH4's result channels X, Y, Z, W as the taps of ``_taps``' bilinear footprint, which come
-#: in the order (i0, j0), (i1, j0), (i0, j1), (i1, j1) (i0 = floor(u - 0.5), j0 = floor(v - 0.5)
-#: in texels, i1 = i0 + 1, j1 = j0 + 1; j0 the row nearer the first row of the texels). The rule
-#: (see :func:`fetch4`): X = (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0).
+#: FETCH4 (gather4) returns the X component of the four texels bilinear filtering would weigh
+#: at the coordinates, from mip level 0 (SAMPLE_KINDS: ``lz``), wrapped as the sampler says
+#: (outside a border-mode texture: the border colour's X). Its result channels X, Y, Z, W as the
+#: taps of ``_taps``' bilinear footprint, which come in the order (i0, j0), (i1, j0), (i0, j1),
+#: (i1, j1) (i0 = floor(u - 0.5), j0 = floor(v - 0.5) in texels of level 0, i1 = i0 + 1,
+#: j1 = j0 + 1; j0 the row nearer the first row of the texels): X = (i1, j0), Y = (i0, j1),
+#: Z = (i1, j1), W = (i0, j0).
+#:
+#: Sources: Cemu's Latte decompiler (LatteDecompilerEmitGLSL.cpp) translates FETCH4 to GLSL
+#: ``textureGather`` (component 0, the base level, no LOD) and reorders its result with its
+#: ``fetchToGather`` table (X from gather's Z, Y from X, Z from Y, W from W); GL's gather
+#: returns (T_i0j1, T_i1j1, T_i1j0, T_i0j0) (GLSL 4.x, 8.9.4). Mesa's r600 compiler
+#: (r600_shader.c ``tgsi_tex``, TGSI TG4) reorders Evergreen's GATHER4 result the same way
+#: (destination X from result Y, Y from Z, Z from X, W from W). The R700 encoding has no
+#: component select (Evergreen's INST_MOD), so X is gathered. Coordinates, offsets, array layers
+#: and cube faces (and SET_CUBEMAP_INDEX) are read as SAMPLE reads them. Refused on 1D
+#: textures (Cemu writes 0 there, marked "todo - investigate what this returns on actual HW")
+#: and 3D textures (GL has no 3D gather). Cemu's 0.0001-texel shift of 2D coordinates, a
+#: workaround for rounding, is not modelled.
 FETCH4_ORDER = (1, 2, 3, 0)
 
 
@@ -345,7 +361,7 @@ SAMPLE_KINDS: dict[str, tuple[str, int | None]] = {
     "SAMPLE": ("auto", None), "SAMPLE_L": ("l", None), "SAMPLE_LB": ("lb", None), "SAMPLE_LZ": ("lz", None),
     "SAMPLE_G": ("g", None), "SAMPLE_G_LZ": ("lz", None), "SAMPLE_C": ("auto", 3),
     "SAMPLE_C_LZ": ("lz", 3), "SAMPLE_C_G": ("g", 3), "SAMPLE_C_G_LZ": ("lz", 3),
-    "SAMPLE_C_L": ("l", 2), "SAMPLE_C_LB": ("lb", 2),
+    "SAMPLE_C_L": ("l", 2), "SAMPLE_C_LB": ("lb", 2), "FETCH4": ("lz", None),
 }
 UNSUPPORTED_TEX = {
     "SAMPLE_G_L": "SAMPLE_G_L/_LB give both gradients and an LOD; the rule combining them is not documented",
@@ -390,42 +406,8 @@ def set_cubemap_index(m: Machine, f: Mapping[str, int], src: list[np.ndarray], a
     GPR. Decaf ignores it (its ``translateTex_SET_CUBEMAP_INDEX`` is an empty TODO), so it
     samples cube 0 where this VM, like Cemu, samples the cube the program chose.
     """
-    w = m.w
-    rid = f["RESOURCE_ID"]
-    old = w.cube_index.get(rid)
-    w.cube_index[rid] = np.where(active, src[0], np.zeros(w.n, F32) if old is None else old).astype(F32)
-
-
-def fetch4(m: Machine, f: Mapping[str, int], tex: Texture, src: list[np.ndarray], dst: int, sels: list[int],
-           active: np.ndarray) -> None:
-    """FETCH4 (gather4): the X component of the four texels bilinear filtering would weigh at the
-    coordinates, from mip level 0, wrapped as the sampler says (outside a border-mode texture: the
-    border colour's X); result X = texel (i1, j0), Y = (i0, j1), Z = (i1, j1), W = (i0, j0) with
-    i0 = floor(u - 0.5), j0 = floor(v - 0.5) in texels of level 0, i1 = i0 + 1, j1 = j0 + 1.
-
-    Sources: Cemu's Latte decompiler (LatteDecompilerEmitGLSL.cpp) translates FETCH4 to GLSL
-    ``textureGather`` (component 0, the base level, no LOD) and reorders its result with its
-    ``fetchToGather`` table (X from gather's Z, Y from X, Z from Y, W from W); GL's gather
-    returns (T_i0j1, T_i1j1, T_i1j0, T_i0j0) (GLSL 4.x, 8.9.4). Mesa's r600 compiler
-    (r600_shader.c ``tgsi_tex``, TGSI TG4) reorders Evergreen's GATHER4 result the same way
-    (destination X from result Y, Y from Z, Z from X, W from W). The R700 encoding has no
-    component select (Evergreen's INST_MOD), so X is gathered. Coordinates, offsets, array layers
-    and cube faces (and SET_CUBEMAP_INDEX) are read as SAMPLE reads them. Refused on 1D
-    textures (Cemu writes 0 there, marked "todo - investigate what this returns on actual HW")
-    and 3D textures (GL has no 3D gather). Cemu's 0.0001-texel shift of 2D coordinates, a
-    workaround for rounding, is not modelled.
-    """
-    from shaderkit.vm.latte.machine import VMError
-
-    if tex.kind in ("1d", "3d"):
-        raise VMError(f"FETCH4 on a {tex.kind} texture: what it returns is not documented")
-    sampler = m.env.samplers.get(f["SAMPLER_ID"]) or Sampler()
-    normalized = [bool(f[f"COORD_TYPE_{c}"]) for c in "XYZ"]
-    offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
-               T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
-    texels = sample(tex, sampler, src[:3], normalized, np.zeros(m.w.n), offsets, None,
-                    m.w.cube_index.get(f["RESOURCE_ID"]), gather=True)
-    m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)
+    index = m.w.cube_index.setdefault(f["RESOURCE_ID"], np.zeros(m.w.n, F32))
+    index[active] = src[0][active]
 
 
 def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.ndarray) -> None:
@@ -451,7 +433,7 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
         m.write_fetch(dst, [c.view(U32) for c in chosen], sels, active)
         return
     if name in UNSUPPORTED_TEX or name == "UNKNOWN" or name not in SAMPLE_KINDS and name not in (
-            "LD", "GET_TEXTURE_INFO", "FETCH4"):
+            "LD", "GET_TEXTURE_INFO"):
         raise VMError(f"texture instruction {name} cannot be executed: "
                       + UNSUPPORTED_TEX.get(name, "not a texture instruction the VM knows"))
     rid = f["RESOURCE_ID"]
@@ -483,10 +465,9 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
             out[lanes] = np.where(ok[:, None], texels, 0)
         m.write_fetch(dst, [out[:, c].view(U32) for c in range(4)], sels, active)
         return
-    if name == "FETCH4":
-        fetch4(m, f, tex, src, dst, sels, active)
-        return
     mode, refchan = SAMPLE_KINDS[name]
+    if name == "FETCH4" and tex.kind in ("1d", "3d"):
+        raise VMError(f"FETCH4 on a {tex.kind} texture: what it returns is not documented")
     if refchan == 2 and tex.kind not in ("1d", "2d"):
         raise VMError(f"{name} on a {tex.kind} texture: where its layer or third coordinate is read "
                       "is not documented")
@@ -516,5 +497,5 @@ def texture_instruction(m: Machine, name: str, f: Mapping[str, int], active: np.
     offsets = (T.tex_fixed("OFFSET_X", f["OFFSET_X"]), T.tex_fixed("OFFSET_Y", f["OFFSET_Y"]),
                T.tex_fixed("OFFSET_Z", f["OFFSET_Z"]))
     ref = None if refchan is None else src[refchan]  # SAMPLE_C_L/LB: 1D/2D, which read no Z coordinate
-    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref, w.cube_index.get(rid))
+    texels = sample(tex, sampler, src[:3], normalized, lod, offsets, ref, w.cube_index.get(rid), name == "FETCH4")
     m.write_fetch(dst, [np.ascontiguousarray(texels[:, c]).view(U32) for c in range(4)], sels, active)
