@@ -284,7 +284,7 @@ class Preshader:
 
     # -- running --------------------------------------------------------------------------------
 
-    def run(self, inputs: Mapping[int, Sequence[float]] | np.ndarray | None = None) -> PreshaderOutputs:
+    def run(self, inputs: Mapping[int, Any] | np.ndarray | None = None) -> PreshaderOutputs:
         """Run with the input registers ``inputs`` (register -> up to four floats, or an (n, 4)
         array from register 0; registers not given read 0) and return the constants written."""
         files: dict[int, list[Any]] = {
@@ -317,7 +317,7 @@ class Preshader:
             out.bools[register] = bool(files[REG_OUTPUT_BOOL][register])
         return out
 
-    def _load_inputs(self, file: list[float], inputs: Mapping[int, Sequence[float]] | np.ndarray | None) -> None:
+    def _load_inputs(self, file: list[float], inputs: Mapping[int, Any] | np.ndarray | None) -> None:
         if inputs is None:
             return
         items = inputs.items() if isinstance(inputs, Mapping) else enumerate(np.asarray(inputs).reshape(-1, 4))
