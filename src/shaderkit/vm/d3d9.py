@@ -90,6 +90,15 @@ the corpus, and 18972 hand-edited DX9 listings of Helix/3DMigoto fix repositorie
 of the table's mnemonics; the ps_1_x texture operations, ``loop``/``call``/``lit``/``m4x4`` and
 the rest are covered by the hand-worked tests only.
 
+Preshaders: a shader of an fx_2_0 effect may carry one (its ``PRES`` comment block: FXLVM code
+that computes shader constants from effect parameters). :meth:`D3D9Shader.run` runs it first with
+d3dx9's rules (:mod:`shaderkit.vm.fxlvm`); :meth:`D3D9Shader.set` takes the parameters its
+``CTAB`` names (:meth:`D3D9Shader.parameter_names`; a name in both tables sets both; others read
+0). Its outputs fill the ``c#``/``i#``/``b#`` registers it writes, except those the caller set by
+register or by the shader's ``CTAB`` name (d3dx9 too uploads the shader's own parameters after
+the preshader's results) and those a ``def`` sets. A ``PRES`` block that does not read or code
+d3dx9 would refuse raises :class:`VMError` at ``run`` (``run(preshader=False)`` runs without it).
+
 Everything the caller gives or asks wrongly (names, shapes) and any opcode outside the D3D9 table
 (the VM runs every one of the table's) raises :class:`VMError` naming it. Instruction fields come
 from the D3D9 table (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once,
