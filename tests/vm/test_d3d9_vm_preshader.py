@@ -201,8 +201,8 @@ def test_components_evaluate_in_order_and_see_earlier_writes() -> None:
     (-1, [0, 0, 0, 0]),  # (2**32 - 1) registers on: 2**30 - 1 mod 16 = 15, past the 11 -> 0
 ])
 def test_relative_input_wraps_as_d3dx9(index: float, expected: list[float]) -> None:
-    # float4 array[10] in c0, int index in c10: mov c0, array[index.x]
-    ps = shader(PS, preshader([("array", 2, 0, 10, VECTOR, T_FLOAT, 1, 4, 10), scalar("index", 10, T_INT)], [],
+    # float4 array[10] in c0, float index in c10: mov c0, array[index.x]
+    ps = shader(PS, preshader([("array", 2, 0, 10, VECTOR, T_FLOAT, 1, 4, 10), scalar("index", 10)], [],
                               ins(MOV, 4, op(OUT, 0), rel(op(IN, 10), IN, 0))))
     ps.set("array", [[10 * k + c for c in range(4)] for k in range(10)]).set("index", index)
     assert ps.run(lanes=1)["COLOR0"].tolist() == [expected]
