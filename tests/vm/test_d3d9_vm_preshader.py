@@ -272,6 +272,7 @@ BAD = [
     (ins(MOV, 1, rel(op(IN, 0), OUT, 0), op(IN, 0)), "a relative output"),
     (ins(MOV, 1, op(LIT, 0), op(IN, 0)), "writes the literal register file"),
     (ins(MOV, 1, op(OUT, 0), op(INT_OUT, 0)), "reads the int output register file"),
+    (ins(MOV, 1, (0, TEMP, 0xFFFFFFF0), op(IN, 0)), "writes temporary register 1073741820 \\(at most 65536\\)"),
 ]
 
 
@@ -317,3 +318,22 @@ def test_run_cli_refuses_bad_preshader_code_in_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "preshader" in lines[0] and "itof" in lines[0], result.stderr
+
+
+def test_every_byte_of_the_block_damaged_runs_or_raises_a_clear_error() -> None:
+    from shaderkit.errors import ShaderFormatError
+
+    pres = preshader([vector("v", 0), scalar("i", 1)], [2.0, 0.5, 0.0, 0.0],
+                     ins(MUL, 4, op(OUT, 0), op(LIT, 0, 1), op(IN, 0), scalar=True),
+                     ins(MOV, 4, op(OUT, 1), rel(op(IN, 1), IN, 0)))
+    data = assemble_shader(PS).to_bytes()
+    good = data[:4] + comment(b"PRES", pres) + data[4:]
+    for at in range(4, 4 + 8 + len(pres)):
+        for value in (0x00, 0x01, 0x80, 0xFF):
+            damaged = bytearray(good)
+            damaged[at] = value
+            try:
+                ps = D3D9Shader.from_bytes(bytes(damaged))
+                ps.run(lanes=1)
+            except (ShaderFormatError, VMError):
+                continue

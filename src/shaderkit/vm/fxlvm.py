@@ -66,11 +66,14 @@ from shaderkit.isa.fxlvm.table import (
     REG_TEMP,
 )
 
-__all__ = ["FxlvmError", "Preshader", "PreshaderOutputs", "SUPPORTED_OPCODES"]
+__all__ = ["MAX_REGISTERS", "FxlvmError", "Preshader", "PreshaderOutputs", "SUPPORTED_OPCODES", "input_registers"]
 
 #: what x86 ``lrint`` gives for NaN, infinities and values outside int32
 _INT_INDEFINITE = -(1 << 31)
 _MASK32 = 0xFFFFFFFF
+#: registers an instruction may write in a file (a CTAB's register numbers are 16-bit; D3D9 shaders
+#: have at most 256 float constants): more is damaged code, refused before any file is allocated
+MAX_REGISTERS = 1 << 16
 #: a NaN with the sign bit set (d3dx9's asin/acos outside [-1, 1])
 _SIGNED_NAN = math.copysign(math.nan, -1.0)
 
@@ -264,6 +267,8 @@ class Preshader:
                                  "register file")
             offset = out.offset // 4 if out.table == REG_OUTPUT_BOOL else out.offset
             top = _offset_register(out.table, offset + ins.components - 1)  # (dot too: d3dx9's size)
+            if top >= MAX_REGISTERS:
+                raise FxlvmError(f"{where}: writes {_WRITE[out.table]} register {top} (at most {MAX_REGISTERS})")
             sizes[out.table] = max(sizes[out.table], top + 1)
             steps.append((ins, op, offset))
         self._sizes = sizes
@@ -366,11 +371,7 @@ class Preshader:
 
 
 def _written(table: int) -> str:
-    if table == REG_TEMP:
-        return "earlier instructions write"
-    if table == REG_OUTPUT:
-        return "earlier instructions write"
-    return {REG_LITERAL: "of CLIT", REG_INPUT: "the CTAB places"}.get(table, "")
+    return {REG_LITERAL: "of CLIT", REG_INPUT: "the CTAB places"}.get(table, "earlier instructions write")
 
 
 def input_registers(table: Any) -> int:
