@@ -173,10 +173,11 @@ def test_rcp_rsq_lt_ge_cmp_and_the_other_unary_rules() -> None:
     assert f[7] == [2, -2, 0, 1]  # log2 |v|, log(0) = 0
     assert f[8][:2] == [0.75, 0] and math.isnan(f[8][2]) and f[8][3] == 0.5  # frc
     assert f[9][0] == np.float32(2 ** -1.25) and f[9][1] == 8 and math.isnan(f[9][2])  # exp = 2 ** x
+    assert f[9][3] == np.float32(2 ** 0.5)
     assert f[10] == [-1.25, -0.25, 0, -2]  # fmin: the NaN operand gives the other
     assert f[11] == [4, 3, 0, 0.5]
     assert f[12] == [0, 0, 0, 0]  # div: always 0
-    assert f[13] == [-4, 0.25, 0, 2]
+    assert f[13] == [-4, 0.25, 0, 2] and math.copysign(1, f[13][2]) == -1  # neg: -0 for +0
     assert f[14] == [0, 0, 4 * 1 + -0.25 * 2 + -2 * 3, 0]  # dotswiz6: a0*a3 + a1*a4 + a2*a5 into z
     out = ps.run(lanes=1)
     assert out["COLOR0"].tolist() == [[0.25, -4, math.inf, -0.5]]

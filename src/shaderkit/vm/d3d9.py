@@ -1309,14 +1309,6 @@ class D3D9Shader:
 
     # -- constants and resources -----------------------------------------------------------------
 
-    def _constant(self, name: str) -> Any:
-        table = self.table
-        if table is not None:
-            for c in table.constants:
-                if c.name == name:
-                    return c
-        return None
-
     def set(self, name: str, value: Any) -> D3D9Shader:
         """Set a constant by CTAB name (floats, vectors, matrices and arrays of them as HLSL
         declares them; row- or column-major as the CTAB says) or by register (``c5``: one or more
@@ -1327,7 +1319,7 @@ class D3D9Shader:
             letter, number = reg
             self._store(letter, number, np.asarray(value), None)
             return self
-        c = self._constant(name)
+        c = _named(self.table, name)
         p = _named(self.preshader_table, name)
         if c is None and p is None:
             known = f"CTAB: {', '.join(self.constant_names()) or 'none'}"
@@ -1342,9 +1334,7 @@ class D3D9Shader:
             if letter != "c":
                 raise VMError(f"{name!r}: a preshader input in the {letter} register set (d3dx9 reads float "
                               "registers)")
-            grid = np.zeros((len(rows), 4), F32)
-            grid[:, : rows.shape[1]] = rows[:, :4]
-            for k, row in enumerate(grid[: p.register_count]):
+            for k, row in enumerate(rows[: p.register_count].astype(F32)):  # (float rows of 4)
                 self.parameters[p.register_index + k] = row
         return self
 
@@ -1367,12 +1357,11 @@ class D3D9Shader:
 
     def constant_names(self) -> list[str]:
         """The CTAB constant names (samplers included)."""
-        return [c.name for c in self.table.constants] if self.table is not None else []
+        return _names(self.table)
 
     def parameter_names(self) -> list[str]:
         """The names of the effect parameters the preshader reads (its CTAB); none without one."""
-        table = self.preshader_table
-        return [c.name for c in table.constants] if table is not None else []
+        return _names(self.preshader_table)
 
     def evaluate_preshader(self) -> PreshaderOutputs | None:
         """Run the preshader with the parameters set (others read 0) and return the shader
@@ -1425,7 +1414,7 @@ class D3D9Shader:
             return name
         if name[:1] in "sS" and name[1:].isdigit():
             return int(name[1:])
-        c = self._constant(name)
+        c = _named(self.table, name)
         from shaderkit.formats.d3dx.ctab import REGISTER_SETS
 
         if c is None or REGISTER_SETS.get(c.register_set) != "s":
@@ -1632,6 +1621,11 @@ class D3D9Shader:
         if self.pixel and self.major < 2:
             put("r0", (REG_TEMP, 0), "COLOR0")
         return registers, semantics
+
+
+def _names(table: Any) -> list[str]:
+    """The constant names of a CTAB (none without a table)."""
+    return [c.name for c in table.constants] if table is not None else []
 
 
 def _named(table: Any, name: str) -> Any:

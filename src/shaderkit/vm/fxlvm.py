@@ -66,7 +66,7 @@ from shaderkit.isa.fxlvm.table import (
     REG_TEMP,
 )
 
-__all__ = ["MAX_REGISTERS", "FxlvmError", "Preshader", "PreshaderOutputs", "SUPPORTED_OPCODES", "input_registers"]
+__all__ = ["MAX_REGISTERS", "FxlvmError", "Preshader", "PreshaderOutputs", "input_registers"]
 
 #: what x86 ``lrint`` gives for NaN, infinities and values outside int32
 _INT_INDEFINITE = -(1 << 31)
@@ -143,44 +143,44 @@ def _dot(values: Sequence[float], n: int) -> float:
 class _Op:
     """An opcode's rule: ``function`` of the arguments of one component (``whole``: of every
     component of every input, input after input, and the result goes to the first output
-    component only); ``inputs`` the input counts d3dx9 takes; ``writes`` False for ``nop``."""
+    component only); ``inputs`` the input counts d3dx9 takes when the FXLVM table gives none;
+    ``writes`` False for ``nop``."""
 
     function: Callable[..., float]
-    inputs: tuple[int, ...]
+    inputs: tuple[int, ...] = ()
     whole: bool = False
     writes: bool = True
 
 
 #: mnemonic (the FXLVM table's) -> rule: the opcodes d3dx9 runs in a preshader
 _OPS: dict[str, _Op] = {
-    "nop": _Op(lambda: 0.0, (0,), writes=False),
-    "mov": _Op(lambda a: a, (1,)),
-    "neg": _Op(lambda a: -a, (1,)),
-    "rcp": _Op(_rcp, (1,)),
-    "frc": _Op(_frc, (1,)),
-    "exp": _Op(_exp, (1,)),
-    "log": _Op(_log, (1,)),
-    "rsq": _Op(_rsq, (1,)),
-    "sin": _Op(_periodic(math.sin), (1,)),
-    "cos": _Op(_periodic(math.cos), (1,)),
-    "asin": _Op(_arc(math.asin), (1,)),
-    "acos": _Op(_arc(math.acos), (1,)),
-    "atan": _Op(math.atan, (1,)),
-    "min": _Op(_fmin, (2,)),
-    "max": _Op(_fmax, (2,)),
-    "lt": _Op(lambda a, b: 1.0 if a < b else 0.0, (2,)),
-    "ge": _Op(lambda a, b: 1.0 if a >= b else 0.0, (2,)),
-    "add": _Op(lambda a, b: a + b, (2,)),
-    "mul": _Op(lambda a, b: a * b, (2,)),
-    "atan2": _Op(math.atan2, (2,)),
-    "div": _Op(lambda a, b: 0.0, (2,)),
-    "cmp": _Op(lambda a, b, c: b if a >= 0.0 else c, (3,)),
-    "dot": _Op(lambda *values: _dot(values, len(values) // 2), (2,), whole=True),
+    "nop": _Op(lambda: 0.0, writes=False),
+    "mov": _Op(lambda a: a),
+    "neg": _Op(lambda a: -a),
+    "rcp": _Op(_rcp),
+    "frc": _Op(_frc),
+    "exp": _Op(_exp),
+    "log": _Op(_log),
+    "rsq": _Op(_rsq),
+    "sin": _Op(_periodic(math.sin)),
+    "cos": _Op(_periodic(math.cos)),
+    "asin": _Op(_arc(math.asin)),
+    "acos": _Op(_arc(math.acos)),
+    "atan": _Op(math.atan),
+    "min": _Op(_fmin),
+    "max": _Op(_fmax),
+    "lt": _Op(lambda a, b: 1.0 if a < b else 0.0),
+    "ge": _Op(lambda a, b: 1.0 if a >= b else 0.0),
+    "add": _Op(lambda a, b: a + b),
+    "mul": _Op(lambda a, b: a * b),
+    "atan2": _Op(math.atan2),
+    "div": _Op(lambda a, b: 0.0),
+    "cmp": _Op(lambda a, b, c: b if a >= 0.0 else c),
+    "dot": _Op(lambda *values: _dot(values, len(values) // 2), whole=True),
     "d3ds_dotswiz": _Op(lambda *values: _dot(values, len(values) // 2), (6, 8)),
 }
 assert set(_OPS) <= set(OPCODE_BY_NAME), set(_OPS) - set(OPCODE_BY_NAME)
-#: the opcode values the evaluator runs
-SUPPORTED_OPCODES = frozenset(OPCODE_BY_NAME[name] for name in _OPS)
+assert all((op.inputs == ()) == (OPCODES[OPCODE_BY_NAME[name]].inputs is not None) for name, op in _OPS.items())
 #: register files an instruction may read / write
 _READ = {REG_LITERAL: "literal", REG_INPUT: "input", REG_TEMP: "temporary", REG_OUTPUT: "float output"}
 _WRITE = {REG_TEMP: "temporary", REG_OUTPUT: "float output", REG_OUTPUT_INT: "int output",
@@ -247,9 +247,9 @@ class Preshader:
             if op is None:
                 known = "not an FXLVM opcode" if ins.opcode not in OPCODES else "an opcode d3dx9 does not run"
                 raise FxlvmError(f"{where}: {known}")
-            if len(ins.inputs) not in op.inputs:
-                raise FxlvmError(f"{where}: {len(ins.inputs)} inputs; it takes "
-                                 f"{' or '.join(map(str, op.inputs))}")
+            counts = op.inputs or (OPCODES[ins.opcode].inputs,)
+            if len(ins.inputs) not in counts:
+                raise FxlvmError(f"{where}: {len(ins.inputs)} inputs; it takes {' or '.join(map(str, counts))}")
             if not 1 <= ins.components <= 4:
                 raise FxlvmError(f"{where}: {ins.components} components (1 to 4)")
             if op.whole and len(ins.inputs) * ins.components > 8:
