@@ -232,3 +232,77 @@ def test_double_slash_in_a_plain_path_is_not_a_member(capsys: pytest.CaptureFixt
     assert code == 0 and out == "member"
     code, out, _ = run(capsys, "info", "--json", f"{tmp_path}//dir//x.sarc")
     assert code == 0 and json.loads(out)["format"] == "sarc"
+
+
+def _listing(capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, data: bytes) -> str:
+    """The listing ``disasm`` prints for ``data`` as a file of its own."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    code, out, err = run(capsys, "disasm", str(path))
+    assert code == 0, err
+    return out
+
+
+def test_disasm_of_an_archive_lists_its_shaders(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    dxbc, shbin = SAMPLES["sample_vs.dxbc"](), SAMPLES["sample.shbin"]()
+    expected = {"vs.asm": _listing(capsys, tmp_path, "vs.dxbc", dxbc),
+                "prog.asm": _listing(capsys, tmp_path, "prog.shbin", shbin)}
+    inner = sarc([(b"shaders/prog.shbin", shbin), (b"readme.txt", b"not a shader")])
+    pack = tmp_path / "pack.szs"  # Yaz0 of a SARC holding a shader and a SARC with another
+    pack.write_bytes(yaz0.compress(sarc([(b"vs.cso", dxbc), (b"more.sarc", inner)])))
+    for extra in ([], ["--offsets"]):  # the console script's fast path, and click's command
+        out_dir = tmp_path / f"out{len(extra)}"
+        code, _, err = run(capsys, "disasm", *extra, "-o", str(out_dir), str(pack))
+        assert code == 0, err
+        assert sorted(p.name for p in out_dir.iterdir()) == sorted(expected)
+    assert {p.name: p.read_text() for p in (tmp_path / "out0").iterdir()} == expected
+    # on standard output, an archive of several shaders names them and asks for a folder
+    code, out, err = run(capsys, "disasm", str(pack))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"holds 2 shaders ({pack}//vs.cso, {pack}//more.sarc//shaders/prog.shbin)" in err
+    # one shader: its listing, on standard output or into the file -o names
+    single = tmp_path / "single.szs"
+    single.write_bytes(yaz0.compress(inner))
+    code, out, _ = run(capsys, "disasm", str(single))
+    assert code == 0 and out == expected["prog.asm"]
+    code, _, _ = run(capsys, "disasm", "-o", str(tmp_path / "one.asm"), str(single))
+    assert code == 0 and (tmp_path / "one.asm").read_text() == expected["prog.asm"]
+
+
+def test_disasm_of_compressed_and_embedded_shaders(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    dxbc = SAMPLES["sample_vs.dxbc"]()
+    expected = _listing(capsys, tmp_path, "vs.dxbc", dxbc)
+    squeezed = tmp_path / "vs.szs"  # a compressed stream of one shader
+    squeezed.write_bytes(yaz0.compress(dxbc))
+    code, out, _ = run(capsys, "disasm", str(squeezed))
+    assert code == 0 and out == expected
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "game.pak").write_bytes(b"PAK!" + bytes(60) + dxbc + b"tail")  # unknown format, a shader at 0x40
+    (folder / "textures.sarc").write_bytes(sarc([(b"a.bin", b"pixels")]))  # an archive without shaders
+    (folder / "notes.txt").write_bytes(b"hello")
+    code, out, _ = run(capsys, "disasm", str(folder / "game.pak"))
+    assert code == 0 and out == expected
+    code, _, err = run(capsys, "disasm", "-o", str(tmp_path / "out"), str(folder))
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["game.pak@0x40.asm"]
+    assert (tmp_path / "out" / "game.pak@0x40.asm").read_text() == expected
+    assert "1 written, 0 failed, 2 files in folders skipped" in err
+    # named, an archive without shaders is an error (one line, exit 2)
+    code, _, err = run(capsys, "disasm", str(folder / "textures.sarc"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "sarc with no shaders inside" in err
+
+
+def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    pack = root / "wiiu" / "st_BodyB_Ysi.szs"
+    code, whole, _ = run(capsys, "disasm", str(pack))
+    assert code == 0
+    code, member, _ = run(capsys, "disasm", f"{pack}//Turbo_UBER.bfsha")
+    assert code == 0 and whole == member and whole.startswith("; ==== shaders[0]: vertex shader")

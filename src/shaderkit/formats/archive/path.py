@@ -319,15 +319,7 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
     """Every member below ``data``, recursively (compressed streams are opened, not listed)."""
     from shaderkit.formats.registry import detect
 
-    if depth > MAX_NESTING_DEPTH:
-        raise ShaderFormatError("archives nest too deeply", None, prefix)
-    node = open_node(data)
-    while node is not None and hasattr(node, "payload"):
-        data = node.payload
-        node = open_node(data)
-        depth += 1
-        if depth > MAX_NESTING_DEPTH:
-            raise ShaderFormatError("archives nest too deeply", None, prefix)
+    data, node, depth = unwrap(data, prefix, depth)
     if node is None:
         return
     # (a node that finds each member by making the whole list, a D3D9 effect, gives the list at once)
@@ -350,6 +342,20 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
             continue
         yield Listed(path, kind, len(blob), depth, blob)
         yield from inner
+
+
+def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | None, int]:
+    """(bytes, container model or None, depth) inside the compressed streams around ``data``."""
+    if depth > MAX_NESTING_DEPTH:
+        raise ShaderFormatError("archives nest too deeply", None, where)
+    node = open_node(data)
+    while node is not None and hasattr(node, "payload"):
+        data = node.payload
+        node = open_node(data)
+        depth += 1
+        if depth > MAX_NESTING_DEPTH:
+            raise ShaderFormatError("archives nest too deeply", None, where)
+    return data, node, depth
 
 
 def kind_of(data: bytes) -> str | None:
