@@ -56,7 +56,7 @@ def test_bombs_and_malformed_archives_exit_2(capsys: pytest.CaptureFixture[str],
                                              blob: bytes, message: str) -> None:
     path = tmp_path / "bad.szs"
     path.write_bytes(blob)
-    for verb in (["info"], ["ls"], ["verify"]):
+    for verb in (["info"], ["ls"], ["verify"], ["disasm"]):
         code, out, err = run(capsys, *verb, str(path))
         if verb == ["verify"]:
             assert code == 1 and message in out
