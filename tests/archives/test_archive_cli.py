@@ -152,8 +152,13 @@ def test_variation_and_rebuild_on_corpus_members(capsys: pytest.CaptureFixture[s
     out_path = tmp_path / "again.szs"
     code, _, _ = run(capsys, "rebuild", member, "-o", str(out_path))
     assert code == 0 and out_path.read_bytes() == szs.read_bytes()
-    code, out, _ = run(capsys, "verify", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
-    assert code == 0 and out.strip() == "2 passed, 0 failed"
+    code, out, _ = run(capsys, "verify", "--json", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
+    rows = [json.loads(line) for line in out.splitlines()]
+    # the archive, the BFSHA inside it (checked too: a shader inside a file with no text of its own),
+    # and the bare BFSHA
+    assert code == 0 and [(r.get("file"), r.get("status")) for r in rows[:-1]] == [
+        (str(szs), "passed"), (member, "passed"), (bfsha, "passed")]
+    assert rows[-1] == {"summary": {"passed": 3, "failed": 0, "skipped": 0}}
 
 
 def test_scan_on_a_dask_cluster_gives_the_local_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -306,3 +311,28 @@ def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture
     assert code == 0
     code, member, _ = run(capsys, "disasm", f"{pack}//Turbo_UBER.bfsha")
     assert code == 0 and whole == member and whole.startswith("; ==== shaders[0]: vertex shader")
+
+
+def test_verify_checks_the_shaders_inside_archives_and_packages(capsys: pytest.CaptureFixture[str],
+                                                                tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    good = SAMPLES["sample_vs.dxbc"]()
+    bad = good[:-1] + bytes([good[-1] ^ 0xFF])  # the stored checksum no longer matches
+    pack, pak, squeezed, damaged, other = (tmp_path / n for n in ("pack.szs", "game.pak", "vs.szs", "bad.szs", "x.bin"))
+    pack.write_bytes(yaz0.compress(sarc([(b"good.cso", good), (b"bad.cso", bad), (b"a.txt", b"text")])))
+    pak.write_bytes(b"PAK!" + bytes(60) + good + b"tail")
+    squeezed.write_bytes(yaz0.compress(good))
+    damaged.write_bytes(yaz0.compress(bad))
+    other.write_bytes(b"nothing known in here")
+    code, out, _ = run(capsys, "verify", "--json", *map(str, (pack, pak, squeezed, damaged, other)))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [(r["file"], r["status"]) for r in rows[:-1]] == [
+        (str(pack), "passed"), (f"{pack}//good.cso", "passed"), (f"{pack}//bad.cso", "failed"),
+        (str(pak), "skipped"), (f"{pak}//@0x40", "passed"),
+        (str(squeezed), "passed"),  # a compressed shader: one check, the stream's and the shader's
+        (str(damaged), "failed"),
+        (str(other), "skipped")]
+    assert rows[-1] == {"summary": {"passed": 4, "failed": 2, "skipped": 2}}
+    assert "checksum" in rows[2]["reason"] and "checksum" in rows[6]["reason"]

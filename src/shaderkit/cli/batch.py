@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import os
 
-from shaderkit.dataclass import dataclass
-
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from shaderkit.formats.archive.path import Member
     from shaderkit.formats.base import ShaderFile
 
 #: file-name endings taken off an input's name before ".asm" goes on (longest first)
@@ -22,7 +21,7 @@ KNOWN_SUFFIXES = (
 
 def output_stem(name: str) -> str:
     """The base name of input ``name`` without its known shader suffixes (``a/b.cso`` -> ``b``; a
-    file found at an offset is named after the outer file: ``a/game.rpx//.rodata//@0x40`` -> ``game@0x40``,
+    file found at an offset is named after the outer file: ``a/game.rpx//.rodata//@0x40`` -> ``game.rpx@0x40``;
     ``x/game.pak//@0x40`` -> ``game.pak@0x40``)."""
     parts = name.rstrip("/").split("//")
     if len(parts) > 1 and parts[-1].startswith("@"):
@@ -64,51 +63,12 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
     return [stem + ".asm" for stem in distinct_stems(files)]
 
 
-@dataclass
-class Member:
-    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
-    the archive holding it could not be listed."""
-    name: str
-    data: bytes
-    error: str = ""
-
-
-def shader_members(name: str, data: bytes) -> list[Member]:
-    """The files with text of their own inside ``data`` (the file ``name``: an archive, a game
-    executable, a package of unknown format), outermost first: not the members of one already
-    taken (a BFSHA's stages are in its own listing), not containers (their shaders are taken)."""
-    from shaderkit.formats.archive.path import SEPARATOR, kind_of, unwrap, walk
-    from shaderkit.formats.registry import detect
-
-    inner, _, depth = unwrap(data, name)
-    spec = detect(inner) if depth else None
-    if spec is not None and has_text(kind_of(inner) or spec.name):  # a compressed shader: the stream's name
-        return [Member(name, inner)]
-    found: list[Member] = []
-    for item in walk(data, name):
-        if found and item.path.startswith(found[-1].name + SEPARATOR):
-            continue  # (walk gives a member before the members inside it)
-        if has_text(item.format):
-            found.append(Member(item.path, item.data))
-        elif item.error:
-            found.append(Member(item.path, item.data, item.error))
-    return found
-
-
-def has_text(format_name: str) -> bool:
-    """True when models of the format ``format_name`` (a registry id) have a listing of their own."""
-    from shaderkit.formats.base import ShaderFile
-    from shaderkit.formats.registry import FORMATS
-
-    spec = next((s for s in FORMATS if s.name == format_name), None)
-    return spec is not None and spec.target is not None and spec.load().disassemble is not ShaderFile.disassemble
-
-
 def _holder(model: ShaderFile | None) -> bool:
-    """True for a model with no text of its own (an archive, an executable): its shaders are listed."""
-    from shaderkit.formats.base import ShaderFile
+    """True for a model with no text of its own (an archive, an executable), or none (a package of
+    unknown format): its shaders are listed."""
+    from shaderkit.formats.base import textless
 
-    return model is None or type(model).disassemble is ShaderFile.disassemble
+    return model is None or textless(type(model))
 
 
 def _no_shaders(model: ShaderFile | None) -> str:
@@ -151,6 +111,8 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
 
     model, data = _open(file, None)
     if _holder(model):
+        from shaderkit.formats.archive.path import shader_members
+
         members = shader_members(file, data)
         if len(members) > 1:
             if output == "-":
@@ -178,6 +140,8 @@ def disasm_files(files: tuple[str, ...] | list[str], output: str, offsets: bool 
     file with no text of its own counts as the folder of the shaders inside it) in the folder
     ``output``; a file that cannot be disassembled is reported on stderr and the others still
     are. The exit status: 1 when a file failed."""
+    from shaderkit.formats.archive.path import Member
+
     inputs, skipped = expand_inputs(files)
     return _write_listings([Member(name, b"") for name in inputs], output, offsets, raw, exact, hex_literals, color,
                            skipped, {_normal(name) for name in files})
@@ -204,6 +168,8 @@ def _write_listings(inputs: list[Member], output: str, offsets: bool, raw: bool,
                 raise UnsupportedOperation(item.error)
             model, data = _open(name, item.data or None)
             if _holder(model):
+                from shaderkit.formats.archive.path import shader_members
+
                 members = shader_members(name, data)
                 if members:
                     pending.extend(reversed(members))

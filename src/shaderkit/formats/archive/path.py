@@ -358,6 +358,45 @@ def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | N
     return data, node, depth
 
 
+@dataclass
+class Member:
+    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
+    the archive holding it could not be listed."""
+    name: str
+    data: bytes
+    error: str = ""
+
+
+def shader_members(name: str, data: bytes) -> list[Member]:
+    """The files with text of their own inside ``data`` (the file ``name``: an archive, a game
+    executable, a package of unknown format), outermost first: not the members of one already
+    taken (a BFSHA's stages are in its own listing), not containers (their shaders are taken)."""
+    from shaderkit.formats.registry import detect
+
+    inner, _, depth = unwrap(data, name)
+    spec = detect(inner) if depth else None
+    if spec is not None and has_text(kind_of(inner) or spec.name):  # a compressed shader: the stream's name
+        return [Member(name, inner)]
+    found: list[Member] = []
+    for item in walk(data, name):
+        if found and item.path.startswith(found[-1].name + SEPARATOR):
+            continue  # (walk gives a member before the members inside it)
+        if has_text(item.format):
+            found.append(Member(item.path, item.data))
+        elif item.error:
+            found.append(Member(item.path, item.data, item.error))
+    return found
+
+
+def has_text(format_name: str) -> bool:
+    """True when models of the format ``format_name`` (a registry id) have a listing of their own."""
+    from shaderkit.formats.base import textless
+    from shaderkit.formats.registry import FORMATS
+
+    spec = next((s for s in FORMATS if s.name == format_name), None)
+    return spec is not None and spec.target is not None and not textless(spec.load())
+
+
 def kind_of(data: bytes) -> str | None:
     """Format names for the containers the registry does not describe by variant."""
     from shaderkit.formats.bfres.wiiu import is_wiiu_fres, is_wiiu_fsha
