@@ -56,7 +56,7 @@ def test_bombs_and_malformed_archives_exit_2(capsys: pytest.CaptureFixture[str],
                                              blob: bytes, message: str) -> None:
     path = tmp_path / "bad.szs"
     path.write_bytes(blob)
-    for verb in (["info"], ["ls"], ["verify"]):
+    for verb in (["info"], ["ls"], ["verify"], ["disasm"]):
         code, out, err = run(capsys, *verb, str(path))
         if verb == ["verify"]:
             assert code == 1 and message in out
@@ -152,8 +152,13 @@ def test_variation_and_rebuild_on_corpus_members(capsys: pytest.CaptureFixture[s
     out_path = tmp_path / "again.szs"
     code, _, _ = run(capsys, "rebuild", member, "-o", str(out_path))
     assert code == 0 and out_path.read_bytes() == szs.read_bytes()
-    code, out, _ = run(capsys, "verify", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
-    assert code == 0 and out.strip() == "2 passed, 0 failed"
+    code, out, _ = run(capsys, "verify", "--json", str(szs), str(root / "wiiu" / "st_BodyB_Ysi_embedded.wiiu.bfsha"))
+    rows = [json.loads(line) for line in out.splitlines()]
+    # the archive, the BFSHA inside it (checked too: a shader inside a file with no text of its own),
+    # and the bare BFSHA
+    assert code == 0 and [(r.get("file"), r.get("status")) for r in rows[:-1]] == [
+        (str(szs), "passed"), (member, "passed"), (bfsha, "passed")]
+    assert rows[-1] == {"summary": {"passed": 3, "failed": 0, "skipped": 0}}
 
 
 def test_scan_on_a_dask_cluster_gives_the_local_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -232,3 +237,102 @@ def test_double_slash_in_a_plain_path_is_not_a_member(capsys: pytest.CaptureFixt
     assert code == 0 and out == "member"
     code, out, _ = run(capsys, "info", "--json", f"{tmp_path}//dir//x.sarc")
     assert code == 0 and json.loads(out)["format"] == "sarc"
+
+
+def _listing(capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, data: bytes) -> str:
+    """The listing ``disasm`` prints for ``data`` as a file of its own."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    code, out, err = run(capsys, "disasm", str(path))
+    assert code == 0, err
+    return out
+
+
+def test_disasm_of_an_archive_lists_its_shaders(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    dxbc, shbin = SAMPLES["sample_vs.dxbc"](), SAMPLES["sample.shbin"]()
+    expected = {"vs.asm": _listing(capsys, tmp_path, "vs.dxbc", dxbc),
+                "prog.asm": _listing(capsys, tmp_path, "prog.shbin", shbin)}
+    inner = sarc([(b"shaders/prog.shbin", shbin), (b"readme.txt", b"not a shader")])
+    pack = tmp_path / "pack.szs"  # Yaz0 of a SARC holding a shader and a SARC with another
+    pack.write_bytes(yaz0.compress(sarc([(b"vs.cso", dxbc), (b"more.sarc", inner)])))
+    for extra in ([], ["--offsets"]):  # the console script's fast path, and click's command
+        out_dir = tmp_path / f"out{len(extra)}"
+        code, _, err = run(capsys, "disasm", *extra, "-o", str(out_dir), str(pack))
+        assert code == 0, err
+        assert sorted(p.name for p in out_dir.iterdir()) == sorted(expected)
+    assert {p.name: p.read_text() for p in (tmp_path / "out0").iterdir()} == expected
+    # on standard output, an archive of several shaders names them and asks for a folder
+    code, out, err = run(capsys, "disasm", str(pack))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"holds 2 shaders ({pack}//vs.cso, {pack}//more.sarc//shaders/prog.shbin)" in err
+    # one shader: its listing, on standard output or into the file -o names
+    single = tmp_path / "single.szs"
+    single.write_bytes(yaz0.compress(inner))
+    code, out, _ = run(capsys, "disasm", str(single))
+    assert code == 0 and out == expected["prog.asm"]
+    code, _, _ = run(capsys, "disasm", "-o", str(tmp_path / "one.asm"), str(single))
+    assert code == 0 and (tmp_path / "one.asm").read_text() == expected["prog.asm"]
+
+
+def test_disasm_of_compressed_and_embedded_shaders(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    dxbc = SAMPLES["sample_vs.dxbc"]()
+    expected = _listing(capsys, tmp_path, "vs.dxbc", dxbc)
+    squeezed = tmp_path / "vs.szs"  # a compressed stream of one shader
+    squeezed.write_bytes(yaz0.compress(dxbc))
+    code, out, _ = run(capsys, "disasm", str(squeezed))
+    assert code == 0 and out == expected
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "game.pak").write_bytes(b"PAK!" + bytes(60) + dxbc + b"tail")  # unknown format, a shader at 0x40
+    (folder / "textures.sarc").write_bytes(sarc([(b"a.bin", b"pixels")]))  # an archive without shaders
+    (folder / "notes.txt").write_bytes(b"hello")
+    code, out, _ = run(capsys, "disasm", str(folder / "game.pak"))
+    assert code == 0 and out == expected
+    code, _, err = run(capsys, "disasm", "-o", str(tmp_path / "out"), str(folder))
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["game.pak@0x40.asm"]
+    assert (tmp_path / "out" / "game.pak@0x40.asm").read_text() == expected
+    assert "1 written, 0 failed, 2 files in folders skipped" in err
+    # named, an archive without shaders is an error (one line, exit 2)
+    code, _, err = run(capsys, "disasm", str(folder / "textures.sarc"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "sarc with no shaders inside" in err
+
+
+def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = corpus_root()
+    if root is None:
+        pytest.skip("corpus not found")
+    pack = root / "wiiu" / "st_BodyB_Ysi.szs"
+    code, whole, _ = run(capsys, "disasm", str(pack))
+    assert code == 0
+    code, member, _ = run(capsys, "disasm", f"{pack}//Turbo_UBER.bfsha")
+    assert code == 0 and whole == member and whole.startswith("; ==== shaders[0]: vertex shader")
+
+
+def test_verify_checks_the_shaders_inside_archives_and_packages(capsys: pytest.CaptureFixture[str],
+                                                                tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    good = SAMPLES["sample_vs.dxbc"]()
+    bad = good[:-1] + bytes([good[-1] ^ 0xFF])  # the stored checksum no longer matches
+    pack, pak, squeezed, damaged, other = (tmp_path / n for n in ("pack.szs", "game.pak", "vs.szs", "bad.szs", "x.bin"))
+    pack.write_bytes(yaz0.compress(sarc([(b"good.cso", good), (b"bad.cso", bad), (b"a.txt", b"text")])))
+    pak.write_bytes(b"PAK!" + bytes(60) + good + b"tail")
+    squeezed.write_bytes(yaz0.compress(good))
+    damaged.write_bytes(yaz0.compress(bad))
+    other.write_bytes(b"nothing known in here")
+    code, out, _ = run(capsys, "verify", "--json", *map(str, (pack, pak, squeezed, damaged, other)))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [(r["file"], r["status"]) for r in rows[:-1]] == [
+        (str(pack), "passed"), (f"{pack}//good.cso", "passed"), (f"{pack}//bad.cso", "failed"),
+        (str(pak), "skipped"), (f"{pak}//@0x40", "passed"),
+        (str(squeezed), "passed"),  # a compressed shader: one check, the stream's and the shader's
+        (str(damaged), "failed"),
+        (str(other), "skipped")]
+    assert rows[-1] == {"summary": {"passed": 4, "failed": 2, "skipped": 2}}
+    assert "checksum" in rows[2]["reason"] and "checksum" in rows[6]["reason"]

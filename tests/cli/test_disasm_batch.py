@@ -28,6 +28,7 @@ def test_known_suffixes_are_stripped() -> None:
     assert output_stem("v.bnsh_vert") == "v"
     assert output_stem("pack.szs//dir/inner.bnsh") == "inner"
     assert output_stem(".cso") == ".cso"
+    assert output_stem("a/game.rpx//.data//@0x45cc") == "game.rpx@0x45cc"  # found at an offset: named after its file
 
 
 def test_output_names_are_unique() -> None:

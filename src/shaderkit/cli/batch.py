@@ -1,10 +1,15 @@
 """``shaderkit disasm`` over several files without click: output names, the folder walk and the
-batch loop. The click command (``disasm.py``) and the console script's fast path (``fast.py``)
-both run :func:`disasm_files`."""
+batch loop, and the listings of the shaders inside archives. The click command (``disasm.py``) and
+the console script's fast path (``fast.py``) both run :func:`disasm_file` and :func:`disasm_files`."""
 
 from __future__ import annotations
 
 import os
+
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from shaderkit.formats.archive.path import Member
+    from shaderkit.formats.base import ShaderFile
 
 #: file-name endings taken off an input's name before ".asm" goes on (longest first)
 KNOWN_SUFFIXES = (
@@ -15,8 +20,13 @@ KNOWN_SUFFIXES = (
 
 
 def output_stem(name: str) -> str:
-    """The base name of input ``name`` without its known shader suffixes (``a/b.cso`` -> ``b``)."""
-    stem = os.path.basename(name.rstrip("/").split("//")[-1]) or "shader"
+    """The base name of input ``name`` without its known shader suffixes (``a/b.cso`` -> ``b``; a
+    file found at an offset is named after the outer file: ``a/game.rpx//.rodata//@0x40`` -> ``game.rpx@0x40``;
+    ``x/game.pak//@0x40`` -> ``game.pak@0x40``)."""
+    parts = name.rstrip("/").split("//")
+    if len(parts) > 1 and parts[-1].startswith("@"):
+        return output_stem(parts[0]) + parts[-1]
+    stem = os.path.basename(parts[-1]) or "shader"
     changed = True
     while changed:
         changed = False
@@ -35,15 +45,17 @@ def distinct_stems(files: tuple[str, ...] | list[str]) -> list[str]:
     """One distinct output stem per input, in order: ``STEM``, then ``STEM-2``, ... for inputs
     whose stems are the same (compared without case, for case-insensitive file systems)."""
     taken: set[str] = set()
-    stems: list[str] = []
-    for name in files:
-        stem = output_stem(name)
-        chosen, n = stem, 2
-        while chosen.lower() in taken:
-            chosen, n = f"{stem}-{n}", n + 1
-        taken.add(chosen.lower())
-        stems.append(chosen)
-    return stems
+    return [_distinct_stem(name, taken) for name in files]
+
+
+def _distinct_stem(name: str, taken: set[str]) -> str:
+    """The stem of ``name`` not yet in ``taken`` (lower case), which then holds it."""
+    stem = output_stem(name)
+    chosen, n = stem, 2
+    while chosen.lower() in taken:
+        chosen, n = f"{stem}-{n}", n + 1
+    taken.add(chosen.lower())
+    return chosen
 
 
 def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
@@ -51,23 +63,126 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
     return [stem + ".asm" for stem in distinct_stems(files)]
 
 
+def _holder(model: ShaderFile | None) -> bool:
+    """True for a model with no text of its own (an archive, an executable), or none (a package of
+    unknown format): its shaders are listed."""
+    from shaderkit.formats.base import textless
+
+    return model is None or textless(type(model))
+
+
+def _no_shaders(model: ShaderFile | None) -> str:
+    """Why a file with no text of its own has no listing."""
+    kind = "a file of unknown format" if model is None else model.format_name
+    return f"{kind} with no shaders inside (no text of its own; `shaderkit ls` lists what it holds)"
+
+
+def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes]:
+    """(model, bytes) of the input ``name`` (``data``: its bytes when already read); the model is
+    None for bytes of no known format that hold known files (a package: its shaders are listed)."""
+    from shaderkit.cli.common import member_steps, parse_named
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.registry import detect
+
+    steps: list[object] = []
+    if data is None:
+        steps, data = member_steps(name)
+    try:
+        return parse_named(name, data, steps), data
+    except ShaderFormatError:
+        if steps or detect(data) is not None:
+            raise
+        from shaderkit.formats.embedded import find
+
+        if not find(data):
+            raise
+        return None, data
+
+
+def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False, exact: bool = False,
+                hex_literals: bool = False, color: bool | None = None) -> int:
+    """``disasm FILE [-o OUT]``: the listing of FILE into OUT (``-``: standard output). A file with
+    no text of its own that holds shaders (an archive, a game executable) is the folder of its
+    shaders: with -o, one NAME.asm per shader goes into the folder OUT (:func:`disasm_files`); on
+    standard output, its one shader's listing (several need -o). The exit status."""
+    from shaderkit.cli.common import parse_named, write_output
+    from shaderkit.cli.listing import _coloured, listing_of, use_colour
+    from shaderkit.errors import UnsupportedOperation
+
+    model, data = _open(file, None)
+    if _holder(model):
+        from shaderkit.formats.archive.path import shader_members
+
+        members = shader_members(file, data)
+        if len(members) > 1:
+            if output == "-":
+                shown = ", ".join(m.name for m in members[:3]) + (", ..." if len(members) > 3 else "")
+                raise UnsupportedOperation(f"{file} holds {len(members)} shaders ({shown}): name one, or write "
+                                           "their listings into a folder with -o DIR")
+            return _write_listings(members, output, offsets, raw, exact, hex_literals, color)
+        if not members:
+            raise UnsupportedOperation(f"{file}: {_no_shaders(model)}")
+        if members[0].error:
+            raise UnsupportedOperation(f"{members[0].name}: {members[0].error}")
+        file, model = members[0].name, parse_named(members[0].name, members[0].data)
+    assert model is not None  # (None only for a package of known files: members above)
+    try:
+        text = listing_of(model, offsets, raw, exact, hex_literals)
+    except UnsupportedOperation as exc:
+        raise UnsupportedOperation(f"{file}: {exc}") from None
+    write_output(output, _coloured(text, model) if use_colour(color, output) else text)
+    return 0
+
+
 def disasm_files(files: tuple[str, ...] | list[str], output: str, offsets: bool = False, raw: bool = False,
                  exact: bool = False, hex_literals: bool = False, color: bool | None = None) -> int:
-    """``disasm -o DIR FILES...``: one NAME.asm per input (folders searched for shader files) in the
-    folder ``output``; a file that cannot be disassembled is reported on stderr and the others still
+    """``disasm -o DIR FILES...``: one NAME.asm per input (folders searched for shader files; a
+    file with no text of its own counts as the folder of the shaders inside it) in the folder
+    ``output``; a file that cannot be disassembled is reported on stderr and the others still
     are. The exit status: 1 when a file failed."""
-    from shaderkit.cli.common import echo, load_model
-    from shaderkit.cli.listing import _coloured, listing_of
-    from shaderkit.errors import ShaderkitError
+    from shaderkit.formats.archive.path import Member
 
     inputs, skipped = expand_inputs(files)
+    return _write_listings([Member(name, b"") for name in inputs], output, offsets, raw, exact, hex_literals, color,
+                           skipped, {_normal(name) for name in files})
+
+
+def _write_listings(inputs: list[Member], output: str, offsets: bool, raw: bool, exact: bool, hex_literals: bool,
+                    color: bool | None, skipped: int = 0, named: set[str] | frozenset[str] = frozenset()) -> int:
+    """The batch of :func:`disasm_files` over ``inputs`` (bytes read on use when empty): a file with
+    no text of its own is replaced by the shaders inside it; one found in a folder that holds none
+    is skipped, one ``named`` is reported."""
+    from shaderkit.cli.common import echo
+    from shaderkit.cli.listing import _coloured, listing_of
+    from shaderkit.errors import ShaderkitError, UnsupportedOperation
+
     os.makedirs(output, exist_ok=True)
-    failed = 0
-    for name, target in zip(inputs, output_names(inputs)):
+    failed = written = 0
+    taken: set[str] = set()
+    pending = list(reversed(inputs))
+    while pending:
+        item = pending.pop()
+        name = item.name
         try:
-            model = load_model(name)
+            if item.error:
+                raise UnsupportedOperation(item.error)
+            model, data = _open(name, item.data or None)
+            if _holder(model):
+                from shaderkit.formats.archive.path import shader_members
+
+                members = shader_members(name, data)
+                if members:
+                    pending.extend(reversed(members))
+                    continue
+                if name not in named:  # (found in a folder: an archive of other files)
+                    skipped += 1
+                    continue
+                raise UnsupportedOperation(_no_shaders(model))
+            assert model is not None
             text = listing_of(model, offsets, raw, exact, hex_literals)
-            write_file(os.path.join(output, target), _coloured(text, model) if color else text)
+            write_file(os.path.join(output, _distinct_stem(name, taken) + ".asm"),
+                       _coloured(text, model) if color else text)
+            written += 1
         except (ShaderkitError, OSError) as exc:
             failed += 1
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -75,7 +190,7 @@ def disasm_files(files: tuple[str, ...] | list[str], output: str, offsets: bool 
             echo(f"shaderkit: {message}", err=True)
     if failed or skipped:
         note = f", {skipped} files in folders skipped (not shaders)" if skipped else ""
-        echo(f"shaderkit: {len(inputs) - failed} written, {failed} failed{note}", err=True)
+        echo(f"shaderkit: {written} written, {failed} failed{note}", err=True)
     return 1 if failed else 0
 
 
@@ -93,9 +208,11 @@ def write_file(path: str, text: str) -> None:
 
 
 def expand_inputs(names: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
-    """(inputs, skipped): files named, plus the shader files below each folder named; files in
-    folders that are no known format are skipped (counted), files named explicitly never are."""
+    """(inputs, skipped): files named, plus the files of known formats below each folder named
+    (and those of unknown formats with known files inside them); the other files in folders are
+    skipped (counted), files named explicitly never are."""
     from shaderkit.cli.common import walk_paths
+    from shaderkit.formats.embedded import find
     from shaderkit.formats.registry import detect
 
     inputs: list[str] = []
@@ -107,9 +224,15 @@ def expand_inputs(names: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
         for path in walk_paths((name,)):
             with open(path, "rb") as handle:
                 head = handle.read(4096)
-            if detect(head) is None:
-                skipped += 1
-            else:
+                known = detect(head) is not None or bool(find(head + handle.read()))  # (a package with shaders)
+            if known:
                 inputs.append(str(path))
-    unique = list(dict.fromkeys(os.path.normpath(n) if "//" not in n else n for n in inputs))  # named twice: once
+            else:
+                skipped += 1
+    unique = list(dict.fromkeys(map(_normal, inputs)))  # named twice: once
     return unique, skipped
+
+
+def _normal(name: str) -> str:
+    """``name`` as the batch spells it (a file path normalised; a member path as given)."""
+    return os.path.normpath(name) if "//" not in name else name

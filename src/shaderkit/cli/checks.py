@@ -24,45 +24,81 @@ PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
 def check_file(path: Path | str) -> tuple[str, str]:
     """(status, reason) for one file or archive member: parse, rebuild, compare, integrity checks."""
+    return checks_of(str(path))[0][1:]
+
+
+def checks_of(name: str) -> list[tuple[str, str, str]]:
+    """(name, status, reason) of the file or archive member ``name`` (parse, rebuild, compare,
+    integrity checks), then of every shader inside it when it has no text of its own: an archive,
+    an executable, a file of unknown format with shaders inside (as ``disasm`` lists them,
+    :func:`~shaderkit.formats.archive.path.shader_members`). A compressed shader is one check: the
+    stream's and its shader's."""
     from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.base import textless
 
     try:
-        if isinstance(path, str) and "//" in path:
+        if "//" in name:
             from shaderkit.cli.common import load_member
             from shaderkit.formats.archive.path import member_model
 
-            steps, data = load_member(path)
+            steps, data = load_member(name)
             model = member_model(steps)  # a member without magic: the model its container gives
             if model is not None:
-                return check_model(data, model)
+                return [(name, *check_model(data, model))]
         else:
-            with open(path, "rb") as handle:
+            with open(name, "rb") as handle:
                 data = handle.read()
     except OSError as exc:
-        return FAILED, f"cannot read: {exc.strerror}"
+        return [(name, FAILED, f"cannot read: {exc.strerror}")]
     except ShaderFormatError as exc:
-        return FAILED, str(exc)
-    return check_bytes(data)
+        return [(name, FAILED, str(exc))]
+    status, reason, model = _check_data(data)
+    if status == FAILED or (model is not None and not textless(type(model))):
+        return [(name, status, reason)]
+    from shaderkit.formats.archive.path import shader_members
+
+    try:
+        members = shader_members(name, data) if model is not None or _has_files(data) else []
+    except ShaderkitError as exc:
+        return [(name, FAILED, str(exc))]
+    except Exception as exc:  # a bug in shaderkit: a failure of this file
+        return [(name, FAILED, f"internal error {type(exc).__name__}: {exc}")]
+    if len(members) == 1 and members[0].name == name:  # a compressed shader
+        return [(name, *check_bytes(members[0].data))]
+    return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data))
+                                      for m in members)]
+
+
+def _has_files(data: bytes) -> bool:
+    """True when bytes of no known format hold known files (found by their magic)."""
+    from shaderkit.formats.embedded import find
+
+    return bool(find(data))
 
 
 def check_bytes(data: bytes) -> tuple[str, str]:
     """(status, reason) for one file's bytes: parse, rebuild, compare, integrity checks."""
+    return _check_data(data)[:2]
+
+
+def _check_data(data: bytes) -> tuple[str, str, Any]:
+    """(status, reason, model or None) of :func:`check_bytes`."""
     from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.base import IdentifiedFile
     from shaderkit.formats.registry import detect
 
     spec = detect(data)
     if spec is None:
-        return SKIPPED, "not a shader format"
+        return SKIPPED, "not a shader format", None
     try:
         model = spec.parse(data)
         if isinstance(model, IdentifiedFile):
-            return SKIPPED, f"{model.kind}: not read"
+            return SKIPPED, f"{model.kind}: not read", None
     except ShaderFormatError as exc:
-        return FAILED, str(exc)
+        return FAILED, str(exc), None
     except Exception as exc:  # a bug in shaderkit: report it as a failure of this file
-        return FAILED, f"internal error {type(exc).__name__}: {exc}"
-    return check_model(data, model)
+        return FAILED, f"internal error {type(exc).__name__}: {exc}", None
+    return (*check_model(data, model), model)
 
 
 def check_model(data: bytes, model: Any) -> tuple[str, str]:
@@ -89,13 +125,9 @@ def check_model(data: bytes, model: Any) -> tuple[str, str]:
     return PASSED, ""
 
 
-def _check_named(name: str) -> tuple[str, str, str]:
-    return (name, *check_file(name))  # a name with "//" is an archive member (see check_file)
-
-
 def _check_chunk(names: list[str]) -> list[tuple[str, str, str]]:
     """One worker task: a run of files, so the pool's per-task cost is paid per chunk, not per file."""
-    return [_check_named(name) for name in names]
+    return [row for name in names for row in checks_of(name)]
 
 
 #: below this many files per worker, starting the workers costs more than they save: run serially.
@@ -133,14 +165,16 @@ def checked(files: list[str], jobs: int) -> Iterator[Iterator[tuple[str, str, st
     """
     workers, chunk = parallel_plan(len(files), min(jobs, _usable_cpus()))
     if workers == 1:
-        yield map(_check_named, files)
+        yield chain.from_iterable(map(checks_of, files))
         return
     first: list[tuple[str, str, str]] = []
+    done = 0
     for name in files[:MIN_FILES_PER_WORKER]:
-        first.append(_check_named(name))
-        if first[-1][1] != SKIPPED:
+        first.extend(checks_of(name))
+        done += 1
+        if any(row[1] != SKIPPED for row in first):
             break
-    rest = files[len(first) :]
+    rest = files[done:]
     chunks = [rest[i : i + chunk] for i in range(0, len(rest), chunk)]
     if FORK_WORKERS:
         with _ForkedWorkers(chunks, workers) as pool:
@@ -206,8 +240,10 @@ class _ForkedWorkers:
             os.waitpid(pid, 0)
 
 
-def _report(results: Iterator[tuple[str, str, str]], total: int, show_progress: bool, as_json: bool) -> dict[str, int]:
-    """Print each result as it comes (failures, or every file as JSON); the counts by status."""
+def _report(results: Iterator[tuple[str, str, str]], files: list[str], show_progress: bool,
+            as_json: bool) -> dict[str, int]:
+    """Print each result as it comes (failures, or every file as JSON); the counts by status. The
+    progress bar counts ``files`` (the shaders found inside them come on top)."""
     if as_json:
         import json
     counts = {PASSED: 0, FAILED: 0, SKIPPED: 0}
@@ -217,7 +253,8 @@ def _report(results: Iterator[tuple[str, str, str]], total: int, show_progress: 
         from rich.progress import Progress
 
         progress = Progress(console=Console(stderr=True), transient=True)
-        task = progress.add_task("verifying", total=total)
+        task = progress.add_task("verifying", total=len(files))
+        targets = set(files)
         progress.start()
     try:
         for name, status, reason in results:
@@ -226,7 +263,7 @@ def _report(results: Iterator[tuple[str, str, str]], total: int, show_progress: 
                 echo(json.dumps({"file": name, "status": status, "reason": reason}))
             elif status == FAILED:
                 echo(f"{name}: {reason}")
-            if progress is not None:
+            if progress is not None and name in targets:
                 progress.advance(task)
     finally:
         if progress is not None:
@@ -257,7 +294,7 @@ def verify_files(files: list[str], jobs: int = 1, as_json: bool = False, show_pr
     """Check ``files`` (paths, or ``pack.szs//member`` names) and print what ``shaderkit verify``
     prints; the exit status (1 when a file failed)."""
     with checked(files, jobs) as results:
-        counts = _report(results, len(files), show_progress, as_json)
+        counts = _report(results, files, show_progress, as_json)
     if as_json:
         import json
 

@@ -7,8 +7,8 @@ import re
 
 import click
 
-from shaderkit.cli.batch import disasm_files, distinct_stems, expand_inputs, write_file
-from shaderkit.cli.common import load_model, write_output
+from shaderkit.cli.batch import disasm_file, disasm_files, distinct_stems, expand_inputs, write_file
+from shaderkit.cli.common import load_model
 from shaderkit.cli.listing import _coloured, format_id, listing_of, use_colour  # noqa: F401 (used by tests)
 
 
@@ -63,18 +63,11 @@ def _listings(files: tuple[str, ...], output: str, offsets: bool, raw: bool, col
               hex_literals: bool) -> None:
     """The listings of :func:`disasm` (with the --fxc spelling in force)."""
     if len(files) == 1 and not os.path.isdir(files[0]) and not (output != "-" and os.path.isdir(output)):
-        from shaderkit.errors import UnsupportedOperation
-
-        model = load_model(files[0])
-        try:
-            text = listing_of(model, offsets, raw, exact, hex_literals)
-        except UnsupportedOperation as exc:
-            raise UnsupportedOperation(f"{files[0]}: {exc}") from None
-        write_output(output, _coloured(text, model) if use_colour(color, output) else text)
-        return
-    if output == "-":
+        status = disasm_file(files[0], output, offsets, raw, exact, hex_literals, color)
+    elif output == "-":
         raise click.UsageError("several inputs need -o DIR")
-    status = disasm_files(files, output, offsets, raw, exact, hex_literals, color)
+    else:
+        status = disasm_files(files, output, offsets, raw, exact, hex_literals, color)
     if status:
         raise click.exceptions.Exit(status)
 

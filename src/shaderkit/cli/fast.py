@@ -168,17 +168,9 @@ def _run(form: Callable[[], int]) -> int:
 
 def _disasm(file: str, output: str) -> int:
     """``shaderkit disasm FILE [-o OUT]`` (the single-file form of cli/disasm.py's command)."""
-    from shaderkit.cli.common import load_model, write_output
-    from shaderkit.cli.listing import _coloured, listing_of, use_colour
-    from shaderkit.errors import UnsupportedOperation
+    from shaderkit.cli.batch import disasm_file
 
-    model = load_model(file)
-    try:
-        text = listing_of(model)
-    except UnsupportedOperation as exc:
-        raise UnsupportedOperation(f"{file}: {exc}") from None
-    write_output(output, _coloured(text, model) if use_colour(None, output) else text)
-    return 0
+    return disasm_file(file, output)
 
 
 def _info(file: str, as_json: bool) -> int:

@@ -242,7 +242,8 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
               help="Vertex (or DXBC pixel) inputs: .npy, .csv or .json (DXBC also .npz); PICA200 needs them.")
 @click.option("--uniform", "uniforms", multiple=True, metavar="NAME=x,y,z,w",
               help="PICA200 / Latte / D3D9: set a uniform by name or register (c5, i0, b3; Latte C5 or a uniform "
-                   "block by name, from its start; D3D9: a constant by CTAB name or register); repeatable.")
+                   "block by name, from its start; D3D9: a constant by CTAB name or register, or an effect "
+                   "parameter its preshader reads); repeatable.")
 @click.option("--cbuffer", "cbuffers", multiple=True, metavar="[BUFFER.]VAR=x,y,...",
               help="DXBC: set a constant-buffer variable by its RDEF name; D3D9: the same as --uniform; "
                    "Switch: SLOT=FILE|x,y,... constant buffer c[SLOT] from a file's bytes (.npy: its words) or "

@@ -5,7 +5,10 @@ Inputs (``--inputs``) as for DXBC (``.json``/``.npz`` of arrays by semantic or r
 ``.csv`` with ``NAME.x`` columns): ``{"POSITION": [[x, y, z], ...], "v1": ...}``; without inputs
 ``--count`` lanes (default 1) of zeros. ``--uniform NAME=1,2,3`` (as for PICA200 and Latte;
 ``--cbuffer`` is taken as the same) sets a constant by its CTAB name or by register (``c4=...``,
-``i0=...``, ``b1=true``); ``--texture ID=FILE.npy`` binds texels (``(h, w, c)`` 2D, ``(6, h, w, c)``
+``i0=...``, ``b1=true``); a shader with a preshader (an fx_2_0 effect's member) runs it first:
+``--uniform`` then also takes the effect parameters its ``CTAB`` names, and its outputs fill the
+registers it writes unless given by register or shader-CTAB name (:mod:`shaderkit.vm.d3d9`; a
+preshader that does not run is a VMError: one line, exit status 2); ``--texture ID=FILE.npy`` binds texels (``(h, w, c)`` 2D, ``(6, h, w, c)``
 cube, ``(d, h, w, c)`` volume: the sampler's ``dcl`` type) to a sampler by CTAB name, ``s2`` or
 2; ``--max-steps`` bounds the instructions run. Outputs (``-o``, JSON by default) by semantic
 (``POSITION0``, ``TEXCOORD1``, ``COLOR0``) and, for pixel shaders, ``discarded``.

@@ -65,6 +65,12 @@ class ShaderFile(ABC):
         raise UnsupportedOperation(f"{self.format_name}: no disassembler for this format yet")
 
 
+def textless(cls: type) -> bool:
+    """True for a model class with no text of its own (archives, executables: ``disassemble`` is
+    :class:`ShaderFile`'s); ``disasm`` lists and ``verify`` checks the shaders inside its files."""
+    return getattr(cls, "disassemble", None) is ShaderFile.disassemble
+
+
 class IdentifiedFile(ShaderFile):
     """A file whose kind is recognised but whose contents shaderkit does not model.
 

@@ -90,6 +90,15 @@ the corpus, and 18972 hand-edited DX9 listings of Helix/3DMigoto fix repositorie
 of the table's mnemonics; the ps_1_x texture operations, ``loop``/``call``/``lit``/``m4x4`` and
 the rest are covered by the hand-worked tests only.
 
+Preshaders: a shader of an fx_2_0 effect may carry one (its ``PRES`` comment block: FXLVM code
+that computes shader constants from effect parameters). :meth:`D3D9Shader.run` runs it first with
+d3dx9's rules (:mod:`shaderkit.vm.fxlvm`); :meth:`D3D9Shader.set` takes the parameters its
+``CTAB`` names (:meth:`D3D9Shader.parameter_names`; a name in both tables sets both; others read
+0). Its outputs fill the ``c#``/``i#``/``b#`` registers it writes, except those the caller set by
+register or by the shader's ``CTAB`` name (d3dx9 too uploads the shader's own parameters after
+the preshader's results) and those a ``def`` sets. A ``PRES`` block that does not read or code
+d3dx9 would refuse raises :class:`VMError` at ``run`` (``run(preshader=False)`` runs without it).
+
 Everything the caller gives or asks wrongly (names, shapes) and any opcode outside the D3D9 table
 (the VM runs every one of the table's) raises :class:`VMError` naming it. Instruction fields come
 from the D3D9 table (:mod:`shaderkit.isa.d3d9.table`); the per-opcode semantics are declared once,
@@ -153,6 +162,7 @@ from shaderkit.isa.d3d9.table import (
     texld_form,
     usage_name,
 )
+from shaderkit.vm.fxlvm import FxlvmError, Preshader, PreshaderOutputs
 from shaderkit.vm.legacy_float import fract, max_legacy, min_legacy, mul_legacy, saturate
 from shaderkit.vm.sm4.memory import sample_texture
 from shaderkit.vm.sm4.outputs import NamedOutputs, normalize_key
@@ -330,7 +340,8 @@ class _Frame:
 class _Run:
     """One execution over a batch of lanes."""
 
-    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int, quads: bool = False) -> None:
+    def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int, quads: bool = False,
+                 preshader: bool = True) -> None:
         self.shader = shader
         self.n = n
         #: pixel lanes in 2x2 quads (derivatives across the quad); else every lane on its own
@@ -343,9 +354,10 @@ class _Run:
         self.mask = np.ones(n, bool)
         self.stack: list[_Frame] = []
         self.discarded = np.zeros(n, bool)
-        self.consts = shader._constant_file()
-        self.ints = shader._int_file()
-        self.bools = shader._bool_file()
+        pre = shader.evaluate_preshader() if preshader else None
+        self.consts = shader._constant_file(pre)
+        self.ints = shader._int_file(pre)
+        self.bools = shader._bool_file(pre)
         self.pending: list[tuple[Param, np.ndarray, np.ndarray]] | None = None
         #: register arrays _commit_all_lanes allocated (it may write them in place while regs holds them)
         self._owned: dict[tuple[int, int], np.ndarray] = {}
@@ -1175,6 +1187,13 @@ class D3D9Shader:
         self.call_depth = 1 if (not self.pixel and self.major == 2 and self.minor == 0) else 4
         self.instructions = [decode(ins.tokens, self.major, i) for i, ins in enumerate(model.instructions)]
         self.table = model.constant_table
+        #: the preshader (``PRES`` block) ready to run, None without one; ``preshader_table`` its
+        #: ``CTAB`` (the effect parameters it reads), ``parameters`` its input registers as set
+        self.preshader: Preshader | None = None
+        self.preshader_table: Any = None
+        self.parameters: dict[int, np.ndarray] = {}
+        self._preshader_error: str | None = None
+        self._load_preshader(model)
         self.floats: dict[int, np.ndarray] = {}
         self.int_values: dict[int, np.ndarray] = {}
         self.bool_values: dict[int, bool] = {}
@@ -1225,6 +1244,22 @@ class D3D9Shader:
 
         return cls(assemble_shader(text))
 
+    def _load_preshader(self, model: Any) -> None:
+        """Read and check the preshader; a block that does not read or a program d3dx9 would
+        refuse is kept as the reason :meth:`run` gives (the shader still runs with
+        ``preshader=False``)."""
+        from shaderkit.errors import ShaderFormatError
+        from shaderkit.formats.d3d9.preshader import shader_preshader
+
+        try:
+            program = shader_preshader(model)
+            if program is None:
+                return
+            self.preshader_table = program.table
+            self.preshader = Preshader.from_program(program)
+        except (ShaderFormatError, FxlvmError) as error:
+            self._preshader_error = str(error)
+
     # -- declarations ---------------------------------------------------------------------------
 
     def _declare(self, ins: Ins) -> None:
@@ -1274,58 +1309,33 @@ class D3D9Shader:
 
     # -- constants and resources -----------------------------------------------------------------
 
-    def _constant(self, name: str) -> Any:
-        table = self.table
-        if table is not None:
-            for c in table.constants:
-                if c.name == name:
-                    return c
-        return None
-
     def set(self, name: str, value: Any) -> D3D9Shader:
         """Set a constant by CTAB name (floats, vectors, matrices and arrays of them as HLSL
         declares them; row- or column-major as the CTAB says) or by register (``c5``: one or more
-        float4 rows from there, ``i0``: int4, ``b2``: bool); returns self."""
+        float4 rows from there, ``i0``: int4, ``b2``: bool); an effect parameter the preshader
+        reads, by the name in its ``CTAB`` (a name in both tables sets both); returns self."""
         reg = _register_name(name)
         if reg is not None:
             letter, number = reg
             self._store(letter, number, np.asarray(value), None)
             return self
-        c = self._constant(name)
-        if c is None:
-            raise VMError(f"no constant named {name!r} (CTAB: {', '.join(self.constant_names()) or 'none'})")
-        from shaderkit.formats.d3dx.ctab import (
-            CLASS_MATRIX_COLUMNS,
-            CLASS_MATRIX_ROWS,
-            CLASS_STRUCT,
-            REGISTER_SETS,
-        )
-
-        letter = REGISTER_SETS.get(c.register_set, "c")
-        if letter == "s":
-            raise VMError(f"{name!r} is a sampler: bind a texture with texture()")
-        t = c.type
-        array = np.asarray(value, np.float64 if letter == "c" else np.int64)
-        if t is None or t.klass == CLASS_STRUCT:
-            rows = array.reshape(-1, 4) if letter != "b" else array.reshape(-1)
-        else:
-            elements = max(t.elements, 1)
-            try:
-                grid = array.reshape(elements, t.rows, t.columns)
-            except ValueError:
-                raise VMError(f"{name!r} takes {elements * t.rows * t.columns} values "
-                              f"({elements} x {t.rows}x{t.columns}), got {array.size}") from None
-            if t.klass == CLASS_MATRIX_COLUMNS:
-                grid = grid.transpose(0, 2, 1)
-            elif t.klass != CLASS_MATRIX_ROWS:
-                grid = grid.reshape(elements, 1, t.rows * t.columns)
-            if letter == "b":
-                rows = grid.reshape(-1)
-            else:
-                flat = grid.reshape(-1, grid.shape[2])
-                rows = np.zeros((len(flat), 4), flat.dtype)
-                rows[:, : min(flat.shape[1], 4)] = flat[:, :4]
-        self._store(letter, c.register_index, rows, c.register_count)
+        c = _named(self.table, name)
+        p = _named(self.preshader_table, name)
+        if c is None and p is None:
+            known = f"CTAB: {', '.join(self.constant_names()) or 'none'}"
+            if self.preshader_table is not None:
+                known += f"; preshader CTAB: {', '.join(self.parameter_names()) or 'none'}"
+            raise VMError(f"no constant named {name!r} ({known})")
+        if c is not None:
+            letter, rows = _layout(c, name, value)
+            self._store(letter, c.register_index, rows, c.register_count)
+        if p is not None:
+            letter, rows = _layout(p, name, value)
+            if letter != "c":
+                raise VMError(f"{name!r}: a preshader input in the {letter} register set (d3dx9 reads float "
+                              "registers)")
+            for k, row in enumerate(rows[: p.register_count].astype(F32)):  # (float rows of 4)
+                self.parameters[p.register_index + k] = row
         return self
 
     def _store(self, letter: str, start: int, rows: np.ndarray, count: int | None) -> None:
@@ -1347,7 +1357,24 @@ class D3D9Shader:
 
     def constant_names(self) -> list[str]:
         """The CTAB constant names (samplers included)."""
-        return [c.name for c in self.table.constants] if self.table is not None else []
+        return _names(self.table)
+
+    def parameter_names(self) -> list[str]:
+        """The names of the effect parameters the preshader reads (its CTAB); none without one."""
+        return _names(self.preshader_table)
+
+    def evaluate_preshader(self) -> PreshaderOutputs | None:
+        """Run the preshader with the parameters set (others read 0) and return the shader
+        constants it writes; None without a preshader. VMError when it does not run."""
+        if self._preshader_error is not None:
+            raise VMError(f"the preshader does not run: {self._preshader_error} (run(preshader=False) runs "
+                          "the shader without it)")
+        if self.preshader is None:
+            return None
+        try:
+            return self.preshader.run(self.parameters)
+        except FxlvmError as error:
+            raise VMError(f"the preshader does not run: {error}") from None
 
     def texture(self, name: str | int, data: Any, sampler: Sampler | None = None, kind: str | None = None,
                 mips: bool = False) -> D3D9Shader:
@@ -1387,19 +1414,22 @@ class D3D9Shader:
             return name
         if name[:1] in "sS" and name[1:].isdigit():
             return int(name[1:])
-        c = self._constant(name)
+        c = _named(self.table, name)
         from shaderkit.formats.d3dx.ctab import REGISTER_SETS
 
         if c is None or REGISTER_SETS.get(c.register_set) != "s":
             raise VMError(f"no sampler named {name!r}")
         return int(c.register_index)
 
-    def _constant_file(self) -> np.ndarray:
-        top = max([256, *(k + 1 for k in self.floats)])
+    def _constant_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
+        computed = pre.floats if pre is not None else {}
+        top = max([256, *(k + 1 for k in self.floats), *(k + 1 for k in computed)])
         for ins in self._defs:
             if ins.opcode == OP_DEF and ins.dest is not None:
                 top = max(top, ins.dest.number + 1)
         out = np.zeros((top, 4), F32)
+        for k, row in computed.items():
+            out[k] = row
         for k, row in self.floats.items():
             out[k] = row
         for ins in self._defs:
@@ -1407,9 +1437,9 @@ class D3D9Shader:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(F32)
         return out
 
-    def _int_file(self) -> np.ndarray:
+    def _int_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
         out = np.zeros((16, 4), np.int64)
-        for k, row in self.int_values.items():
+        for k, row in [*(pre.ints.items() if pre is not None else ()), *self.int_values.items()]:
             if 0 <= k < 16:
                 out[k] = row
         for ins in self._defs:
@@ -1417,9 +1447,9 @@ class D3D9Shader:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(np.int32)
         return out
 
-    def _bool_file(self) -> np.ndarray:
+    def _bool_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
         out = np.zeros(16, bool)
-        for k, v in self.bool_values.items():
+        for k, v in [*(pre.bools.items() if pre is not None else ()), *self.bool_values.items()]:
             if 0 <= k < 16:
                 out[k] = v
         for ins in self._defs:
@@ -1431,12 +1461,14 @@ class D3D9Shader:
 
     def run(self, inputs: Mapping[str, Any] | None = None, lanes: int | None = None,
             constants: Mapping[str, Any] | None = None, textures: Mapping[str | int, Any] | None = None, quads: bool = False, legacy_float: bool = False,
-            max_steps: int = DEFAULT_MAX_STEPS, **by_semantic: Any) -> D3D9Outputs:
+            max_steps: int = DEFAULT_MAX_STEPS, preshader: bool = True, **by_semantic: Any) -> D3D9Outputs:
         """Run over ``lanes`` vertices or pixels: inputs by register (``v0``, ``t1``, ``vPos``,
         ``vFace``) or semantic (``POSITION``, ``TEXCOORD1``, ``COLOR0``), each (lanes, <= 4)
         (missing components (0, 0, 0, 1); inputs not given read 0, where D3D9 drivers give white
         for an unwritten pixel-shader COLOR0); ``constants`` and ``textures`` as :meth:`set` and
-        :meth:`texture` take them. Pixel shaders: ``quads`` see the module text."""
+        :meth:`texture` take them. Pixel shaders: ``quads`` see the module text. A shader with a
+        preshader runs it first (``preshader=False``: not) and its outputs fill the constants
+        the caller did not set by register or by the shader's CTAB name."""
         for name, value in (constants or {}).items():
             self.set(name, value)
         for slot, texture in (textures or {}).items():
@@ -1478,7 +1510,7 @@ class D3D9Shader:
         if self.pixel and quads and count % 4:
             raise VMError(f"quads=True needs a multiple of 4 pixels, got {count}")
         n = count
-        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads)
+        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads, preshader)
         for where, array in arrays.items():
             if where == "vPos":
                 m.regs[_VPOS] = array
@@ -1589,6 +1621,55 @@ class D3D9Shader:
         if self.pixel and self.major < 2:
             put("r0", (REG_TEMP, 0), "COLOR0")
         return registers, semantics
+
+
+def _names(table: Any) -> list[str]:
+    """The constant names of a CTAB (none without a table)."""
+    return [c.name for c in table.constants] if table is not None else []
+
+
+def _named(table: Any, name: str) -> Any:
+    """The constant of ``table`` named ``name``; None without one (or without a table)."""
+    if table is not None:
+        for c in table.constants:
+            if c.name == name:
+                return c
+    return None
+
+
+def _layout(c: Any, name: str, value: Any) -> tuple[str, np.ndarray]:
+    """The register set letter of CTAB constant ``c`` and ``value`` laid out in its registers:
+    float/int rows of up to 4, or bools; matrices row- or column-major as the CTAB says."""
+    from shaderkit.formats.d3dx.ctab import (
+        CLASS_MATRIX_COLUMNS,
+        CLASS_MATRIX_ROWS,
+        CLASS_STRUCT,
+        REGISTER_SETS,
+    )
+
+    letter = REGISTER_SETS.get(c.register_set, "c")
+    if letter == "s":
+        raise VMError(f"{name!r} is a sampler: bind a texture with texture()")
+    t = c.type
+    array = np.asarray(value, np.float64 if letter == "c" else np.int64)
+    if t is None or t.klass == CLASS_STRUCT:
+        return letter, (array.reshape(-1, 4) if letter != "b" else array.reshape(-1))
+    elements = max(t.elements, 1)
+    try:
+        grid = array.reshape(elements, t.rows, t.columns)
+    except ValueError:
+        raise VMError(f"{name!r} takes {elements * t.rows * t.columns} values "
+                      f"({elements} x {t.rows}x{t.columns}), got {array.size}") from None
+    if t.klass == CLASS_MATRIX_COLUMNS:
+        grid = grid.transpose(0, 2, 1)
+    elif t.klass != CLASS_MATRIX_ROWS:
+        grid = grid.reshape(elements, 1, t.rows * t.columns)
+    if letter == "b":
+        return letter, grid.reshape(-1)
+    flat = grid.reshape(-1, grid.shape[2])
+    rows = np.zeros((len(flat), 4), flat.dtype)
+    rows[:, : min(flat.shape[1], 4)] = flat[:, :4]
+    return letter, rows
 
 
 def _register_name(name: str) -> tuple[str, int] | None:

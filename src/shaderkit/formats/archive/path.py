@@ -319,15 +319,7 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
     """Every member below ``data``, recursively (compressed streams are opened, not listed)."""
     from shaderkit.formats.registry import detect
 
-    if depth > MAX_NESTING_DEPTH:
-        raise ShaderFormatError("archives nest too deeply", None, prefix)
-    node = open_node(data)
-    while node is not None and hasattr(node, "payload"):
-        data = node.payload
-        node = open_node(data)
-        depth += 1
-        if depth > MAX_NESTING_DEPTH:
-            raise ShaderFormatError("archives nest too deeply", None, prefix)
+    data, node, depth = unwrap(data, prefix, depth)
     if node is None:
         return
     # (a node that finds each member by making the whole list, a D3D9 effect, gives the list at once)
@@ -350,6 +342,59 @@ def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
             continue
         yield Listed(path, kind, len(blob), depth, blob)
         yield from inner
+
+
+def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | None, int]:
+    """(bytes, container model or None, depth) inside the compressed streams around ``data``."""
+    if depth > MAX_NESTING_DEPTH:
+        raise ShaderFormatError("archives nest too deeply", None, where)
+    node = open_node(data)
+    while node is not None and hasattr(node, "payload"):
+        data = node.payload
+        node = open_node(data)
+        depth += 1
+        if depth > MAX_NESTING_DEPTH:
+            raise ShaderFormatError("archives nest too deeply", None, where)
+    return data, node, depth
+
+
+@dataclass
+class Member:
+    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
+    the archive holding it could not be listed."""
+    name: str
+    data: bytes
+    error: str = ""
+
+
+def shader_members(name: str, data: bytes) -> list[Member]:
+    """The files with text of their own inside ``data`` (the file ``name``: an archive, a game
+    executable, a package of unknown format), outermost first: not the members of one already
+    taken (a BFSHA's stages are in its own listing), not containers (their shaders are taken)."""
+    from shaderkit.formats.registry import detect
+
+    inner, _, depth = unwrap(data, name)
+    spec = detect(inner) if depth else None
+    if spec is not None and has_text(kind_of(inner) or spec.name):  # a compressed shader: the stream's name
+        return [Member(name, inner)]
+    found: list[Member] = []
+    for item in walk(data, name):
+        if found and item.path.startswith(found[-1].name + SEPARATOR):
+            continue  # (walk gives a member before the members inside it)
+        if has_text(item.format):
+            found.append(Member(item.path, item.data))
+        elif item.error:
+            found.append(Member(item.path, item.data, item.error))
+    return found
+
+
+def has_text(format_name: str) -> bool:
+    """True when models of the format ``format_name`` (a registry id) have a listing of their own."""
+    from shaderkit.formats.base import textless
+    from shaderkit.formats.registry import FORMATS
+
+    spec = next((s for s in FORMATS if s.name == format_name), None)
+    return spec is not None and spec.target is not None and not textless(spec.load())
 
 
 def kind_of(data: bytes) -> str | None:

@@ -49,7 +49,11 @@ TOKEN_COMPONENTS = Field("components", 0, 16)
 TOKEN_OPCODE = Field("opcode", 20, 11)
 TOKEN_SCALAR = Field("scalar", 31, 1)
 
-#: operand register tables
+#: operand register tables: literals (``CLIT`` doubles / ``CLI4`` words), inputs (the ``CTAB``'s
+#: registers), outputs (a preshader's float shader constants; an expression's result), temporaries
 REG_LITERAL, REG_INPUT, REG_OUTPUT, REG_TEMP = 1, 2, 4, 7
+#: a D3D9 preshader's bool and int shader-constant outputs (d3dx9: one bool per component offset
+#: divided by 4, int4 registers as the float ones)
+REG_OUTPUT_BOOL, REG_OUTPUT_INT = 5, 6
 #: the component letters, in register order
 COMPONENTS = "xyzw"
