@@ -367,3 +367,15 @@ def test_component_count_past_four_does_not_print() -> None:
     assert isinstance(model.chunk("FXLC"), ExpressionCode)  # kept typed, rebuilt as read
     with pytest.raises(ShaderFormatError, match="65535 components"):
         expression_lines(model)
+
+
+def test_comparison_and_integer_opcodes_are_named_as_d3dcompiler_names_them() -> None:
+    # d3dcompiler_47's FXLVM disassembler maps opcode -> name in one switch: 0x210 bilt, 0x211 bige,
+    # 0x212 bieq, 0x213 bine, 0x214 buge, 0x215 bult, 0x217 idiv, 0x21b umod, 0x21c umul, 0x502 noise
+    names = {0x210: "bilt", 0x211: "bige", 0x212: "bieq", 0x213: "bine", 0x214: "buge", 0x215: "bult",
+             0x217: "idiv", 0x21B: "umod", 0x21C: "umul"}
+    code = FxlcCode.from_bytes(fxlc(*(ins(opcode, 1, op(TMP, k), op(IN, 0), op(IN, 1))
+                                      for k, opcode in enumerate(names))))
+    assert [i.name for i in code.instructions] == list(names.values())
+    noise = FxlcCode.from_bytes(fxlc(ins(0x502, 1, op(TMP, 0), op(IN, 0))))
+    assert noise.instructions[0].name == "noise"
