@@ -281,7 +281,9 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
 
-        run_d3d9(model, inputs_path, (*uniforms, *cbuffers), output_path or "-", count, textures, max_steps)
+        values = getattr(steps[-1].node, "parameter_values", None) if steps else None  # a member of an effect
+        defaults = values() if values is not None else {}
+        run_d3d9(model, inputs_path, (*uniforms, *cbuffers), output_path or "-", count, textures, max_steps, defaults)
         return
     from shaderkit.cli.run_latte import is_latte_model, run_latte
 

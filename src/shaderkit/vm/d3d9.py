@@ -1355,6 +1355,15 @@ class D3D9Shader:
             else:
                 self.floats[start + k] = row.astype(F32)
 
+    def set_defaults(self, values: Mapping[str, Any]) -> D3D9Shader:
+        """Set the constants and preshader parameters named in ``values`` that either table has (an
+        effect's initial values, :meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.parameter_values`,
+        as d3dx9 sets them); other names are skipped. Later :meth:`set` calls replace them."""
+        for name, value in values.items():
+            if _named(self.table, name) is not None or _named(self.preshader_table, name) is not None:
+                self.set(name, value)
+        return self
+
     def constant_names(self) -> list[str]:
         """The CTAB constant names (samplers included)."""
         return _names(self.table)

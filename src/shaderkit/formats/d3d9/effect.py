@@ -912,6 +912,16 @@ class D3D9Effect(ShaderFile):
         name = params[i].name if i < len(params) else None
         return name if name and len(name) <= MAX_MEMBER_NAME else f"parameter{i}"
 
+    def parameter_values(self) -> dict[str, list[Any]]:
+        """The initial values of the top-level numeric parameters by name: floats, ints or bools,
+        every element's rows x columns in declaration order (as d3dx9 keeps them and hands them to
+        the shader constants and preshaders). Parameters without a name, numbers, or a whole value
+        are left out; none when the records stay bytes."""
+        if self.records is None:
+            return {}
+        return {p.name: p.value.numbers(p.type) for p in self.records.parameters
+                if p.name and p.type.numeric and p.value.words and len(p.value.words) == p.type.value_words()}
+
     def shader_members(self) -> dict[str, SmallObject | LargeObject]:
         """Every shader of the effect by member name: ``TECHNIQUE/PASS/STATE`` for the shader a pass
         state holds (names, or the index when a name is empty, repeated or longer than
