@@ -297,9 +297,20 @@ def test_disasm_of_compressed_and_embedded_shaders(capsys: pytest.CaptureFixture
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["game.pak@0x40.asm"]
     assert (tmp_path / "out" / "game.pak@0x40.asm").read_text() == expected
     assert "1 written, 0 failed, 2 files in folders skipped" in err
-    # named, an archive without shaders is an error (one line, exit 2)
+    # named, an archive without shaders is an error (one line, exit 2); a file of no known format
+    # without shaders gives the usual error
     code, _, err = run(capsys, "disasm", str(folder / "textures.sarc"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "sarc with no shaders inside" in err
+    code, _, err = run(capsys, "disasm", str(folder / "notes.txt"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "not a known shader format" in err
+    # --split takes the SHBIN files of a folder, as before: the package is no input of it
+    from shaderkit.samples import SAMPLES as BUILT
+
+    (folder / "prog.shbin").write_bytes(BUILT["sample.shbin"]())
+    (folder / "textures.sarc").unlink()
+    code, _, err = run(capsys, "disasm", "--split", "-o", str(tmp_path / "split"), str(folder))
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "split").iterdir()] == ["prog.0.v.pica"]
 
 
 def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -126,3 +126,15 @@ def test_offset_column_has_one_width_past_0xffff(corpus: Path) -> None:
     plain = CliRunner().invoke(cli, ["disasm", str(path)]).output.splitlines()
     assert any(line.startswith("/*10000*/") for line in shown)
     assert [line[10:].rstrip() for line in shown] == [line.rstrip() for line in plain]
+
+
+def test_a_file_that_fails_keeps_its_output_name(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.dxbc").write_bytes(b"DXBC" + b"\x00" * 10)  # damaged: fails
+    (tmp_path / "b" / "x.dxbc").write_bytes(SAMPLES["sample_vs.dxbc"]())
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["disasm", "-o", str(out), str(tmp_path / "a" / "x.dxbc"),
+                                      str(tmp_path / "b" / "x.dxbc")])
+    assert result.exit_code == 1 and "1 written, 1 failed" in result.stderr
+    assert [p.name for p in out.iterdir()] == ["x-2.asm"]  # the names do not depend on which inputs fail

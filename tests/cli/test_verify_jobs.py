@@ -49,9 +49,9 @@ def test_pool_results_equal_the_serial_ones_in_order(tmp_path: Path, monkeypatch
     monkeypatch.setattr(verify, "_usable_cpus", lambda: 2)  # the pool even on a one-CPU machine
     assert verify.parallel_plan(len(names), 2)[0] == 2
     with verify.checked(names, 1) as results:
-        serial = list(results)
+        serial = [row for rows in results for row in rows]
     with verify.checked(names, 2) as results:
-        pooled = list(results)
+        pooled = [row for rows in results for row in rows]
     assert pooled == serial
     assert [row[0] for row in pooled] == names
     statuses = {row[1] for row in pooled}

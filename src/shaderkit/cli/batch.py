@@ -8,6 +8,7 @@ import os
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from shaderkit.errors import ShaderkitError
     from shaderkit.formats.archive.path import Member
     from shaderkit.formats.base import ShaderFile
 
@@ -63,40 +64,38 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
     return [stem + ".asm" for stem in distinct_stems(files)]
 
 
-def _holder(model: ShaderFile | None) -> bool:
-    """True for a model with no text of its own (an archive, an executable), or none (a package of
-    unknown format): its shaders are listed."""
-    from shaderkit.formats.base import textless
-
-    return model is None or textless(type(model))
-
-
-def _no_shaders(model: ShaderFile | None) -> str:
-    """Why a file with no text of its own has no listing."""
-    kind = "a file of unknown format" if model is None else model.format_name
-    return f"{kind} with no shaders inside (no text of its own; `shaderkit ls` lists what it holds)"
-
-
-def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes]:
-    """(model, bytes) of the input ``name`` (``data``: its bytes when already read); the model is
-    None for bytes of no known format that hold known files (a package: its shaders are listed)."""
+def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes, list[Member] | None]:
+    """(model, bytes, None) of an input with text of its own; (model, bytes, the shaders inside
+    it) of one without: an archive, an executable, or bytes of no known format (model None: a
+    package, perhaps). ``data``: the input's bytes when already read."""
     from shaderkit.cli.common import member_steps, parse_named
-    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.base import textless
     from shaderkit.formats.registry import detect
 
     steps: list[object] = []
     if data is None:
         steps, data = member_steps(name)
-    try:
-        return parse_named(name, data, steps), data
-    except ShaderFormatError:
-        if steps or detect(data) is not None:
-            raise
-        from shaderkit.formats.embedded import find
+    model = parse_named(name, data, steps) if steps or detect(data) is not None else None
+    if model is not None and not textless(type(model)):
+        return model, data, None
+    from shaderkit.formats.archive.path import shader_members
 
-        if not find(data):
-            raise
-        return None, data
+    return model, data, shader_members(name, data)
+
+
+def _nothing_inside(name: str, model: ShaderFile | None, data: bytes) -> ShaderkitError:
+    """The error of a named input with no text of its own and no shaders inside."""
+    from shaderkit.cli.common import parse_named
+    from shaderkit.errors import ShaderFormatError, UnsupportedOperation
+
+    if model is None:
+        try:
+            parse_named(name, data)  # (bytes of no known format: its "not a known shader format" error)
+        except ShaderFormatError as exc:
+            return exc
+    kind = "a file of unknown format" if model is None else model.format_name
+    return UnsupportedOperation(f"{name}: {kind} with no shaders inside (no text of its own; `shaderkit ls` "
+                                "lists what it holds)")
 
 
 def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False, exact: bool = False,
@@ -109,11 +108,8 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
     from shaderkit.cli.listing import _coloured, listing_of, use_colour
     from shaderkit.errors import UnsupportedOperation
 
-    model, data = _open(file, None)
-    if _holder(model):
-        from shaderkit.formats.archive.path import shader_members
-
-        members = shader_members(file, data)
+    model, data, members = _open(file, None)
+    if members is not None:
         if len(members) > 1:
             if output == "-":
                 shown = ", ".join(m.name for m in members[:3]) + (", ..." if len(members) > 3 else "")
@@ -121,11 +117,11 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
                                            "their listings into a folder with -o DIR")
             return _write_listings(members, output, offsets, raw, exact, hex_literals, color)
         if not members:
-            raise UnsupportedOperation(f"{file}: {_no_shaders(model)}")
+            raise _nothing_inside(file, model, data)
         if members[0].error:
             raise UnsupportedOperation(f"{members[0].name}: {members[0].error}")
-        file, model = members[0].name, parse_named(members[0].name, members[0].data)
-    assert model is not None  # (None only for a package of known files: members above)
+        file, model = members[0].name, parse_named(members[0].name, members[0].data or b"")
+    assert model is not None  # (None only for a package: its members above)
     try:
         text = listing_of(model, offsets, raw, exact, hex_literals)
     except UnsupportedOperation as exc:
@@ -142,16 +138,16 @@ def disasm_files(files: tuple[str, ...] | list[str], output: str, offsets: bool 
     are. The exit status: 1 when a file failed."""
     from shaderkit.formats.archive.path import Member
 
-    inputs, skipped = expand_inputs(files)
-    return _write_listings([Member(name, b"") for name in inputs], output, offsets, raw, exact, hex_literals, color,
+    inputs, skipped = expand_inputs(files, packages=True)
+    return _write_listings([Member(name) for name in inputs], output, offsets, raw, exact, hex_literals, color,
                            skipped, {_normal(name) for name in files})
 
 
 def _write_listings(inputs: list[Member], output: str, offsets: bool, raw: bool, exact: bool, hex_literals: bool,
                     color: bool | None, skipped: int = 0, named: set[str] | frozenset[str] = frozenset()) -> int:
-    """The batch of :func:`disasm_files` over ``inputs`` (bytes read on use when empty): a file with
-    no text of its own is replaced by the shaders inside it; one found in a folder that holds none
-    is skipped, one ``named`` is reported."""
+    """The batch of :func:`disasm_files` over ``inputs`` (their bytes read on use when not given):
+    a file with no text of its own is replaced by the shaders inside it; one found in a folder
+    that holds none is skipped, one ``named`` is reported. A file that fails keeps its output name."""
     from shaderkit.cli.common import echo
     from shaderkit.cli.listing import _coloured, listing_of
     from shaderkit.errors import ShaderkitError, UnsupportedOperation
@@ -166,24 +162,22 @@ def _write_listings(inputs: list[Member], output: str, offsets: bool, raw: bool,
         try:
             if item.error:
                 raise UnsupportedOperation(item.error)
-            model, data = _open(name, item.data or None)
-            if _holder(model):
-                from shaderkit.formats.archive.path import shader_members
-
-                members = shader_members(name, data)
+            model, data, members = _open(name, item.data)
+            if members is not None:
                 if members:
                     pending.extend(reversed(members))
                     continue
-                if name not in named:  # (found in a folder: an archive of other files)
+                if name not in named:  # (found in a folder: an archive of other files, or no shader)
                     skipped += 1
                     continue
-                raise UnsupportedOperation(_no_shaders(model))
+                raise _nothing_inside(name, model, data)
             assert model is not None
             text = listing_of(model, offsets, raw, exact, hex_literals)
             write_file(os.path.join(output, _distinct_stem(name, taken) + ".asm"),
                        _coloured(text, model) if color else text)
             written += 1
         except (ShaderkitError, OSError) as exc:
+            _distinct_stem(name, taken)  # (its name stays taken, as when every input had one)
             failed += 1
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             message = reason if reason.startswith(name) else f"{name}: {reason}"
@@ -207,12 +201,11 @@ def write_file(path: str, text: str) -> None:
         os.close(fd)
 
 
-def expand_inputs(names: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
-    """(inputs, skipped): files named, plus the files of known formats below each folder named
-    (and those of unknown formats with known files inside them); the other files in folders are
-    skipped (counted), files named explicitly never are."""
+def expand_inputs(names: tuple[str, ...] | list[str], packages: bool = False) -> tuple[list[str], int]:
+    """(inputs, skipped): files named, plus the files of known formats below each folder named;
+    the other files in folders are skipped (counted), files named explicitly never are.
+    ``packages``: files of unknown formats in folders are inputs too (shaders may lie inside)."""
     from shaderkit.cli.common import walk_paths
-    from shaderkit.formats.embedded import find
     from shaderkit.formats.registry import detect
 
     inputs: list[str] = []
@@ -222,13 +215,13 @@ def expand_inputs(names: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
             inputs.append(name)
             continue
         for path in walk_paths((name,)):
-            with open(path, "rb") as handle:
-                head = handle.read(4096)
-                known = detect(head) is not None or bool(find(head + handle.read()))  # (a package with shaders)
-            if known:
-                inputs.append(str(path))
-            else:
-                skipped += 1
+            if not packages:
+                with open(path, "rb") as handle:
+                    head = handle.read(4096)
+                if detect(head) is None:
+                    skipped += 1
+                    continue
+            inputs.append(str(path))
     unique = list(dict.fromkeys(map(_normal, inputs)))  # named twice: once
     return unique, skipped
 

@@ -55,25 +55,23 @@ def checks_of(name: str) -> list[tuple[str, str, str]]:
     status, reason, model = _check_data(data)
     if status == FAILED or (model is not None and not textless(type(model))):
         return [(name, status, reason)]
+    if model is None:  # bytes of no known format: a package when known files lie inside
+        from shaderkit.formats.embedded import find
+
+        if not find(data):
+            return [(name, status, reason)]
     from shaderkit.formats.archive.path import shader_members
 
     try:
-        members = shader_members(name, data) if model is not None or _has_files(data) else []
+        members = shader_members(name, data)
     except ShaderkitError as exc:
         return [(name, FAILED, str(exc))]
     except Exception as exc:  # a bug in shaderkit: a failure of this file
         return [(name, FAILED, f"internal error {type(exc).__name__}: {exc}")]
     if len(members) == 1 and members[0].name == name:  # a compressed shader
-        return [(name, *check_bytes(members[0].data))]
-    return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data))
+        return [(name, *check_bytes(members[0].data or b""))]
+    return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data or b""))
                                       for m in members)]
-
-
-def _has_files(data: bytes) -> bool:
-    """True when bytes of no known format hold known files (found by their magic)."""
-    from shaderkit.formats.embedded import find
-
-    return bool(find(data))
 
 
 def check_bytes(data: bytes) -> tuple[str, str]:
@@ -125,9 +123,9 @@ def check_model(data: bytes, model: Any) -> tuple[str, str]:
     return PASSED, ""
 
 
-def _check_chunk(names: list[str]) -> list[tuple[str, str, str]]:
+def _check_chunk(names: list[str]) -> list[list[tuple[str, str, str]]]:
     """One worker task: a run of files, so the pool's per-task cost is paid per chunk, not per file."""
-    return [row for name in names for row in checks_of(name)]
+    return [checks_of(name) for name in names]
 
 
 #: below this many files per worker, starting the workers costs more than they save: run serially.
@@ -154,9 +152,10 @@ def _usable_cpus() -> int:
 
 
 @contextmanager
-def checked(files: list[str], jobs: int) -> Iterator[Iterator[tuple[str, str, str]]]:
-    """(name, status, reason) of every file in order, with up to ``jobs`` worker processes (never
-    more than the usable CPUs, and none for few files).
+def checked(files: list[str], jobs: int) -> Iterator[Iterator[list[tuple[str, str, str]]]]:
+    """The (name, status, reason) rows of every file in order (:func:`checks_of`: one list per
+    file), with up to ``jobs`` worker processes (never more than the usable CPUs, and none for few
+    files).
 
     Files are checked here until one is read (not skipped) before the workers start, so the modules
     its format needs are imported once and inherited by the forked workers; the rest goes out in
@@ -165,16 +164,14 @@ def checked(files: list[str], jobs: int) -> Iterator[Iterator[tuple[str, str, st
     """
     workers, chunk = parallel_plan(len(files), min(jobs, _usable_cpus()))
     if workers == 1:
-        yield chain.from_iterable(map(checks_of, files))
+        yield map(checks_of, files)
         return
-    first: list[tuple[str, str, str]] = []
-    done = 0
+    first: list[list[tuple[str, str, str]]] = []
     for name in files[:MIN_FILES_PER_WORKER]:
-        first.extend(checks_of(name))
-        done += 1
-        if any(row[1] != SKIPPED for row in first):
+        first.append(checks_of(name))
+        if any(row[1] != SKIPPED for row in first[-1]):
             break
-    rest = files[done:]
+    rest = files[len(first) :]
     chunks = [rest[i : i + chunk] for i in range(0, len(rest), chunk)]
     if FORK_WORKERS:
         with _ForkedWorkers(chunks, workers) as pool:
@@ -224,7 +221,7 @@ class _ForkedWorkers:
             self.pids.append(pid)
         return self
 
-    def results(self) -> Iterator[tuple[str, str, str]]:
+    def results(self) -> Iterator[list[tuple[str, str, str]]]:
         for index in range(len(self.chunks)):
             reader = self.readers[index % self.count]
             head = reader.read(8)
@@ -240,10 +237,10 @@ class _ForkedWorkers:
             os.waitpid(pid, 0)
 
 
-def _report(results: Iterator[tuple[str, str, str]], files: list[str], show_progress: bool,
+def _report(results: Iterator[list[tuple[str, str, str]]], total: int, show_progress: bool,
             as_json: bool) -> dict[str, int]:
-    """Print each result as it comes (failures, or every file as JSON); the counts by status. The
-    progress bar counts ``files`` (the shaders found inside them come on top)."""
+    """Print each result as it comes (failures, or every file and shader inside one as JSON); the
+    counts by status. The progress bar counts the ``total`` files."""
     if as_json:
         import json
     counts = {PASSED: 0, FAILED: 0, SKIPPED: 0}
@@ -253,17 +250,17 @@ def _report(results: Iterator[tuple[str, str, str]], files: list[str], show_prog
         from rich.progress import Progress
 
         progress = Progress(console=Console(stderr=True), transient=True)
-        task = progress.add_task("verifying", total=len(files))
-        targets = set(files)
+        task = progress.add_task("verifying", total=total)
         progress.start()
     try:
-        for name, status, reason in results:
-            counts[status] += 1
-            if as_json:
-                echo(json.dumps({"file": name, "status": status, "reason": reason}))
-            elif status == FAILED:
-                echo(f"{name}: {reason}")
-            if progress is not None and name in targets:
+        for rows in results:
+            for name, status, reason in rows:
+                counts[status] += 1
+                if as_json:
+                    echo(json.dumps({"file": name, "status": status, "reason": reason}))
+                elif status == FAILED:
+                    echo(f"{name}: {reason}")
+            if progress is not None:
                 progress.advance(task)
     finally:
         if progress is not None:
@@ -294,7 +291,7 @@ def verify_files(files: list[str], jobs: int = 1, as_json: bool = False, show_pr
     """Check ``files`` (paths, or ``pack.szs//member`` names) and print what ``shaderkit verify``
     prints; the exit status (1 when a file failed)."""
     with checked(files, jobs) as results:
-        counts = _report(results, files, show_progress, as_json)
+        counts = _report(results, len(files), show_progress, as_json)
     if as_json:
         import json
 

@@ -317,11 +317,15 @@ class Listed:
 
 def walk(data: bytes, prefix: str = "", depth: int = 0) -> Iterator[Listed]:
     """Every member below ``data``, recursively (compressed streams are opened, not listed)."""
+    data, node, depth = unwrap(data, prefix, depth)
+    if node is not None:
+        yield from _members_of(node, prefix, depth)
+
+
+def _members_of(node: Any, prefix: str, depth: int) -> Iterator[Listed]:
+    """:func:`walk` below the container ``node`` (opened at ``depth``)."""
     from shaderkit.formats.registry import detect
 
-    data, node, depth = unwrap(data, prefix, depth)
-    if node is None:
-        return
     # (a node that finds each member by making the whole list, a D3D9 effect, gives the list at once)
     items = node.member_items() if hasattr(node, "member_items") else \
         ((name, node.member(name)) for name in node.member_names())
@@ -360,10 +364,10 @@ def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | N
 
 @dataclass
 class Member:
-    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
-    the archive holding it could not be listed."""
+    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes (None:
+    read from the name on use), or why the archive holding it could not be listed."""
     name: str
-    data: bytes
+    data: bytes | None = None
     error: str = ""
 
 
@@ -373,12 +377,14 @@ def shader_members(name: str, data: bytes) -> list[Member]:
     taken (a BFSHA's stages are in its own listing), not containers (their shaders are taken)."""
     from shaderkit.formats.registry import detect
 
-    inner, _, depth = unwrap(data, name)
-    spec = detect(inner) if depth else None
-    if spec is not None and has_text(kind_of(inner) or spec.name):  # a compressed shader: the stream's name
-        return [Member(name, inner)]
+    inner, node, depth = unwrap(data, name)
+    if node is None:
+        spec = detect(inner) if depth else None
+        if spec is not None and has_text(kind_of(inner) or spec.name):  # a compressed shader: the stream's name
+            return [Member(name, inner)]
+        return []
     found: list[Member] = []
-    for item in walk(data, name):
+    for item in _members_of(node, name, depth):
         if found and item.path.startswith(found[-1].name + SEPARATOR):
             continue  # (walk gives a member before the members inside it)
         if has_text(item.format):
