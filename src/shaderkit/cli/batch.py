@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import os
 
+from shaderkit.cli.common import member_steps, parse_named
+from shaderkit.errors import ShaderFormatError, ShaderkitError, UnsupportedOperation
+from shaderkit.formats.base import textless
+
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from shaderkit.errors import ShaderkitError
     from shaderkit.formats.archive.path import Member
     from shaderkit.formats.base import ShaderFile
 
@@ -68,14 +71,17 @@ def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes, list
     """(model, bytes, None) of an input with text of its own; (model, bytes, the shaders inside
     it) of one without: an archive, an executable, or bytes of no known format (model None: a
     package, perhaps). ``data``: the input's bytes when already read."""
-    from shaderkit.cli.common import member_steps, parse_named
-    from shaderkit.formats.base import textless
-    from shaderkit.formats.registry import detect
-
     steps: list[object] = []
     if data is None:
         steps, data = member_steps(name)
-    model = parse_named(name, data, steps) if steps or detect(data) is not None else None
+    try:
+        model: ShaderFile | None = parse_named(name, data, steps)
+    except ShaderFormatError:
+        from shaderkit.formats.registry import detect
+
+        if steps or detect(data) is not None:
+            raise
+        model = None  # bytes of no known format
     if model is not None and not textless(type(model)):
         return model, data, None
     from shaderkit.formats.archive.path import shader_members
@@ -85,9 +91,6 @@ def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes, list
 
 def _nothing_inside(name: str, model: ShaderFile | None, data: bytes) -> ShaderkitError:
     """The error of a named input with no text of its own and no shaders inside."""
-    from shaderkit.cli.common import parse_named
-    from shaderkit.errors import ShaderFormatError, UnsupportedOperation
-
     if model is None:
         try:
             parse_named(name, data)  # (bytes of no known format: its "not a known shader format" error)
@@ -104,9 +107,8 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
     no text of its own that holds shaders (an archive, a game executable) is the folder of its
     shaders: with -o, one NAME.asm per shader goes into the folder OUT (:func:`disasm_files`); on
     standard output, its one shader's listing (several need -o). The exit status."""
-    from shaderkit.cli.common import parse_named, write_output
+    from shaderkit.cli.common import write_output
     from shaderkit.cli.listing import _coloured, listing_of, use_colour
-    from shaderkit.errors import UnsupportedOperation
 
     model, data, members = _open(file, None)
     if members is not None:
@@ -115,7 +117,8 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
                 shown = ", ".join(m.name for m in members[:3]) + (", ..." if len(members) > 3 else "")
                 raise UnsupportedOperation(f"{file} holds {len(members)} shaders ({shown}): name one, or write "
                                            "their listings into a folder with -o DIR")
-            return _write_listings(members, output, offsets, raw, exact, hex_literals, color)
+            return _write_listings([(m.name, m.data, m.error) for m in members], output, offsets, raw, exact,
+                                   hex_literals, color)
         if not members:
             raise _nothing_inside(file, model, data)
         if members[0].error:
@@ -136,36 +139,33 @@ def disasm_files(files: tuple[str, ...] | list[str], output: str, offsets: bool 
     file with no text of its own counts as the folder of the shaders inside it) in the folder
     ``output``; a file that cannot be disassembled is reported on stderr and the others still
     are. The exit status: 1 when a file failed."""
-    from shaderkit.formats.archive.path import Member
-
     inputs, skipped = expand_inputs(files, packages=True)
-    return _write_listings([Member(name) for name in inputs], output, offsets, raw, exact, hex_literals, color,
+    return _write_listings([(name, None, "") for name in inputs], output, offsets, raw, exact, hex_literals, color,
                            skipped, {_normal(name) for name in files})
 
 
-def _write_listings(inputs: list[Member], output: str, offsets: bool, raw: bool, exact: bool, hex_literals: bool,
+def _write_listings(inputs: list[tuple[str, bytes | None, str]], output: str, offsets: bool, raw: bool, exact: bool, hex_literals: bool,
                     color: bool | None, skipped: int = 0, named: set[str] | frozenset[str] = frozenset()) -> int:
-    """The batch of :func:`disasm_files` over ``inputs`` (their bytes read on use when not given):
+    """The batch of :func:`disasm_files` over ``inputs`` (name, bytes or None: read on use, why it
+    cannot be listed or ""; the archive code stays unloaded for plain files):
     a file with no text of its own is replaced by the shaders inside it; one found in a folder
     that holds none is skipped, one ``named`` is reported. A file that fails keeps its output name."""
     from shaderkit.cli.common import echo
     from shaderkit.cli.listing import _coloured, listing_of
-    from shaderkit.errors import ShaderkitError, UnsupportedOperation
 
     os.makedirs(output, exist_ok=True)
     failed = written = 0
     taken: set[str] = set()
     pending = list(reversed(inputs))
     while pending:
-        item = pending.pop()
-        name = item.name
+        name, given, error = pending.pop()
         try:
-            if item.error:
-                raise UnsupportedOperation(item.error)
-            model, data, members = _open(name, item.data)
+            if error:
+                raise UnsupportedOperation(error)
+            model, data, members = _open(name, given)
             if members is not None:
                 if members:
-                    pending.extend(reversed(members))
+                    pending.extend((m.name, m.data, m.error) for m in reversed(members))
                     continue
                 if name not in named:  # (found in a folder: an archive of other files, or no shader)
                     skipped += 1
