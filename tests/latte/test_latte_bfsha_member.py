@@ -359,3 +359,41 @@ def test_run_texture_kind_errors(files: tuple[Path, Path], tmp_path: Path, sk: S
     assert status == 2 and "texture kind 'sphere': expected one of 1d, 2d, 2d_array, 3d, cube, cube_array" in err
     status, out, err = sk("run", member, "--count", "1", "--texture", f"nope:cube={seven}")
     assert status == 2 and "expected t<ID> or ID, or a sampler name (" in err
+
+
+CUBE_PSH = """; $MODE = "UniformRegister"
+; $SAMPLER_VARS[0].name = "env"
+; $SAMPLER_VARS[0].type = "SAMPLERCUBE"
+; $SAMPLER_VARS[0].location = 0
+; $NUM_SPI_PS_INPUT_CNTL = 1
+; $SPI_PS_INPUT_CNTL[0].SEMANTIC = 0
+; $SPI_PS_INPUT_CNTL[0].DEFAULT_VAL = 1
+
+00 TEX: ADDR(32) CNT(1) VALID_PIX
+       0  SAMPLE R0, R0.xyzx, t0, s0
+01 EXP_DONE: PIX0, R0
+END_OF_PROGRAM
+"""
+
+
+def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk) -> None:
+    import numpy as np
+
+    source = tmp_path / "env.psh"
+    source.write_text(CUBE_PSH)
+    gsh = tmp_path / "env.gsh"
+    status, _, err = sk("asm", str(source), "-o", str(gsh))
+    assert status == 0, err
+    faces = np.zeros((6, 2, 2, 4), np.float32)
+    for face in range(6):
+        faces[face] = face + 1  # every texel of face k reads k + 1
+    cube = tmp_path / "cube.npy"
+    np.save(cube, faces)
+    inputs = tmp_path / "in.json"
+    # CUBE + MULADD leave face coordinates in [1, 2] and the face in z: face 2 (+Y) for this lane
+    inputs.write_text(json.dumps({"R0": [[1.25, 1.25, 2, 0]]}))
+    for spec in ("env", "t0", "0"):  # a samplerCube: a cube map without :cube
+        out = _run(sk, str(gsh), "--inputs", str(inputs), "--texture", f"{spec}={cube}")
+        assert out["exports"]["PIX0"] == [[3, 3, 3, 3]], spec
+    status, _, err = sk("run", str(gsh), "--inputs", str(inputs), "--texture", f"env:2d={cube}")
+    assert status == 2 and "does not fit" in err  # an explicit kind still wins (and (6, 2, 2, 4) is no 2D image)

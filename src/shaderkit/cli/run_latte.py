@@ -3,7 +3,8 @@
 name, textures from .npy files; exports as JSON or CSV.
 
 A texture is ``--texture KEY[:KIND]=FILE.npy``: KEY ``t<ID>``, ``ID`` or a sampler name, KIND one
-of ``vm.latte.fetch.KINDS`` (default ``2d``) with the shapes :meth:`Texture.of` takes: (H, W[, C])
+of ``vm.latte.fetch.KINDS`` (default: the type of the sampler the file declares at that location,
+``samplerCube`` a ``cube``; else ``2d``) with the shapes :meth:`Texture.of` takes: (H, W[, C])
 for ``1d``/``2d``; (S, H, W[, C]) for ``2d_array`` (S layers), ``3d`` (S deep), ``cube`` (S = 6
 faces +X, -X, +Y, -Y, +Z, -Z) and ``cube_array`` (S = 6N: cube k's faces at 6k..6k+5)."""
 
@@ -94,12 +95,17 @@ def _inputs(path: str, names: list[str]) -> Any:
     return {names[k]: array[:, k, :] for k in range(array.shape[1])}
 
 
-def _texture(spec: str, array: Any, samplers: dict[str, int]) -> tuple[int, Any]:
+#: the texture kind of each GX2 sampler type (its GLSL-like name)
+_SAMPLER_KINDS = {"sampler1D": "1d", "sampler2D": "2d", "sampler3D": "3d", "samplerCube": "cube"}
+
+
+def _texture(spec: str, array: Any, samplers: dict[str, int], kinds: dict[int, str]) -> tuple[int, Any]:
     """(resource id, :class:`Texture`) of ``--texture`` KEY[:KIND]=FILE's array: a sampler by name
-    is the texture at its location; the kind is ``2d`` unless given."""
+    is the texture at its location; without KIND, the kind of the sampler declared at that location
+    (``kinds``: a GSH's or SHARCFB's sampler types), else ``2d``."""
     from shaderkit.vm.latte import Texture
 
-    key, kind = (spec, "2d") if spec in samplers or ":" not in spec else spec.rsplit(":", 1)
+    key, kind = (spec, "") if spec in samplers or ":" not in spec else spec.rsplit(":", 1)
     key, kind = key.strip(), kind.strip()
     if key in samplers:
         rid = samplers[key]
@@ -110,7 +116,7 @@ def _texture(spec: str, array: Any, samplers: dict[str, int]) -> tuple[int, Any]
             raise click.ClickException(f"--texture {spec!r}: expected t<ID> or ID{named} (then :KIND)")
         rid = int(number)
     try:  # (Texture.of refuses a kind it does not know)
-        return rid, Texture.of(array, kind)
+        return rid, Texture.of(array, kind or kinds.get(rid, "2d"))
     except ValueError as exc:
         raise click.ClickException(f"--texture {spec!r}: {exc}") from None
 
@@ -122,6 +128,7 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     ``C<n>`` or a uniform block (its words from the block's start)."""
 
     from shaderkit.cli.run import parse_uniform
+    from shaderkit.formats.gx2.types import sampler_type_name
     from shaderkit.vm.latte import LatteShader, VMError
 
     shaders = _shaders(model)
@@ -137,10 +144,13 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     # a uniform block by name (no variable of that name) takes its values from the block's start
     uniform_values = dict(parse_uniform(text) for text in uniforms)
     gx2 = shader.shader
-    samplers = {v.name: v.location for v in gx2.sampler_vars} if gx2 is not None else {}
+    sampler_vars = gx2.sampler_vars if gx2 is not None else []
+    samplers = {v.name: v.location for v in sampler_vars}
+    kinds = {v.location: _SAMPLER_KINDS[sampler_type_name(v.type)] for v in sampler_vars
+             if sampler_type_name(v.type) in _SAMPLER_KINDS}
     texture_arrays: dict[int, Any] = {}
     for spec, array in texture_options(textures):
-        rid, texture = _texture(spec, array, samplers)
+        rid, texture = _texture(spec, array, samplers, kinds)
         texture_arrays[rid] = texture
     try:
         result = shader.run(inputs, count, uniforms=uniform_values, textures=texture_arrays, max_steps=max_steps)
