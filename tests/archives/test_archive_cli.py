@@ -303,6 +303,11 @@ def test_disasm_of_compressed_and_embedded_shaders(capsys: pytest.CaptureFixture
     assert code == 2 and len(err.strip().splitlines()) == 1 and "sarc with no shaders inside" in err
     code, _, err = run(capsys, "disasm", str(folder / "notes.txt"))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "not a known shader format" in err
+    texpak = tmp_path / "texpak.bin"  # a package whose only known file is an archive of textures
+    texpak.write_bytes(b"PAK!" + bytes(60) + sarc([(b"a.bin", b"pixels")]))
+    code, _, err = run(capsys, "disasm", str(texpak))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "not a known shader format" in err and "1 known file inside it, the first at @0x40" in err
     # --split takes the SHBIN files of a folder, as before: the package is no input of it
     from shaderkit.samples import SAMPLES as BUILT
 

@@ -345,25 +345,32 @@ def fx_string(text: bytes) -> bytes:
     return pack(len(raw)) + raw + bytes(-len(raw) % 4)
 
 
-def effect_with(shader_bytes: bytes) -> bytes:
-    """``float2 size = {4, 8}; float scale = 2; technique T { pass P { PixelShader = ...; } }`` laid
-    out by hand (tests/d3d9/test_d3d9_effect.py has the layout). The data block:
-       0 zero word
-       4 type of size: float (3), vector (1), name at 72, no semantic, 0 elements, 2 columns, 1 row
-      32 its value: 4.0, 8.0
-      40 type of scale: float, scalar (0), name at 84, 0 elements, 1 row, 1 column
-      68 its value: 2.0
-      72 "size", 84 "scale", 96 "T", 104 "P"
-     112 type of the PixelShader state: PixelShader (15), object (4), no name; 132 its value: object 1"""
-    block = (pack(0) + pack(3, 1, 72, 0, 0, 2, 1) + struct.pack("<2f", 4, 8) + pack(3, 0, 84, 0, 0, 1, 1)
-             + struct.pack("<f", 2) + fx_string(b"size") + fx_string(b"scale") + fx_string(b"T")
-             + fx_string(b"P") + pack(15, 4, 0, 0, 0) + pack(1))
-    assert len(block) == 136
-    records = (pack(2, 1, 1, 2)                          # 2 parameters, 1 technique, 1 shader, 2 object ids
-               + pack(4, 32, 0, 0) + pack(40, 68, 0, 0)  # size, scale: type, value, flags, no annotation
-               + pack(96, 0, 1) + pack(104, 0, 1)        # technique T, its pass P, one state
-               + pack(147, 0, 112, 132)                  # PixelShader (147), index 0, type, value
-               + pack(0, 1)                              # no small object, one large
+def effect_with(shader_bytes: bytes, parameters: list[tuple[bytes, int, int, int, list[float]]]) -> bytes:
+    """An fx_2_0 effect with float ``parameters`` (name, class, columns, rows, initial values) and
+    ``technique T { pass P { PixelShader = ...; } }``, laid out as tests/d3d9/test_d3d9_effect.py
+    describes: the data block holds a zero word, then per parameter its type (float (3), class,
+    name offset, no semantic, 0 elements, the two size words: columns then rows for a vector, rows
+    then columns else) and value, then the names, "T", "P", the PixelShader (15) object type and
+    its value (object id 1); the records point into it."""
+    block = pack(0)
+    spots = []
+    names = b"".join(fx_string(name) for name, *_ in parameters)
+    name_at = 4 + sum(28 + 4 * len(values) for *_, values in parameters)
+    for name, klass, columns, rows, values in parameters:
+        sizes = (columns, rows) if klass == VECTOR else (rows, columns)
+        spots.append((len(block), len(block) + 28))
+        block += pack(3, klass, name_at, 0, 0, *sizes) + struct.pack(f"<{len(values)}f", *values)
+        name_at += len(fx_string(name))
+    block += names
+    technique, pass_ = len(block), len(block) + 8
+    block += fx_string(b"T") + fx_string(b"P")
+    state_type = len(block)
+    block += pack(15, 4, 0, 0, 0) + pack(1)
+    records = (pack(len(parameters), 1, 1, 2)           # parameters, 1 technique, 1 shader, 2 object ids
+               + b"".join(pack(t, v, 0, 0) for t, v in spots)  # type, value, flags, no annotation
+               + pack(technique, 0, 1) + pack(pass_, 0, 1)     # technique T, its pass P, one state
+               + pack(147, 0, state_type, state_type + 20)     # PixelShader (147), index 0, type, value
+               + pack(0, 1)                                    # no small object, one large
                + pack(0, 0, 0xFFFFFFFF, 0, 0, len(shader_bytes)) + shader_bytes + bytes(-len(shader_bytes) % 4))
     return pack(0xFEFF0901, len(block)) + block + records
 
@@ -371,24 +378,34 @@ def effect_with(shader_bytes: bytes) -> bytes:
 def test_an_effect_member_runs_from_the_effect_initial_values(tmp_path: Path) -> None:
     from shaderkit.formats.d3d9.effect import D3D9Effect
 
-    # c0 = rcp(size) * scale: with the effect's values (4, 8) and 2: (0.5, 0.25)
+    # preshader: c0 = rcp(size) * scale; the shader adds its own CTAB constant tint (c1):
+    # with the effect's size (4, 8), scale 2 and tint (0.25, 0.5, 0.75, 1):
+    # (0.5, 0.25, 0, 0) + tint = (0.75, 0.75, 0.75, 1)
     pres = preshader([vector("size", 0, 2), scalar("scale", 1)], [],
                      ins(RCP, 2, op(TEMP, 0), op(IN, 0)),
                      ins(MUL, 2, op(OUT, 0), op(IN, 1), op(TEMP, 0), scalar=True))
-    data = cli_file(tmp_path, pres).read_bytes()
-    effect = effect_with(data)
-    assert D3D9Effect.from_bytes(effect).parameter_values() == {"size": [4.0, 8.0], "scale": [2.0]}
+    code = assemble_shader("ps_2_0\nadd oC0, c0, c1\n").to_bytes()
+    data = code[:4] + comment(b"CTAB", ctab([vector("tint", 1)])) + comment(b"PRES", pres) + code[4:]
+    (tmp_path / "bare.pso").write_bytes(data)
+    effect = effect_with(data, [(b"size", VECTOR, 2, 1, [4, 8]), (b"scale", SCALAR, 1, 1, [2]),
+                                (b"tint", VECTOR, 4, 1, [0.25, 0.5, 0.75, 1]),
+                                (b"unused", MATRIX_COLUMNS, 2, 2, [1, 2, 3, 4])])
+    assert D3D9Effect.from_bytes(effect).parameter_values() == {  # (no column-major matrix)
+        "size": [4.0, 8.0], "scale": [2.0], "tint": [0.25, 0.5, 0.75, 1.0]}
     path = tmp_path / "blur.fxo"
     path.write_bytes(effect)
     member = f"{path}//T/P/PixelShader"
     result = CliRunner().invoke(cli, ["run", member, "-o", "-"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["COLOR0"] == [[0.5, 0.25, 0, 0]]
-    result = CliRunner().invoke(cli, ["run", member, "--uniform", "scale=4", "-o", "-"])  # the caller's value wins
+    assert json.loads(result.output)["COLOR0"] == [[0.75, 0.75, 0.75, 1]]
+    result = CliRunner().invoke(cli, ["run", member, "--uniform", "scale=4", "--uniform", "tint=0,0,0,0", "-o", "-"])
+    assert result.exit_code == 0, result.output  # the caller's values win
     assert json.loads(result.output)["COLOR0"] == [[1, 0.5, 0, 0]]
     # the bare shader knows no effect: its parameters read 0, rcp(0) = inf, inf * 0 = NaN
-    bare = CliRunner().invoke(cli, ["run", str(tmp_path / "pres.pso"), "-o", "-"])
+    bare = CliRunner().invoke(cli, ["run", str(tmp_path / "bare.pso"), "-o", "-"])
+    assert bare.exit_code == 0, bare.output
     assert json.loads(bare.output)["COLOR0"] == [["nan", "nan", 0, 0]]
-    # from the library: the same values through set_defaults
-    ps = D3D9Shader.from_bytes(data).set_defaults({"size": [4, 8], "scale": [2], "unrelated": [1]})
+    # from the library: the same values through set_defaults; a value that does not fit is skipped
+    ps = D3D9Shader.from_bytes(data).set_defaults({"size": [4, 8], "scale": [2], "tint": [1, 2, 3, 4, 5],
+                                                   "unrelated": [1]})
     assert ps.run(lanes=1)["COLOR0"].tolist() == [[0.5, 0.25, 0, 0]]

@@ -90,15 +90,16 @@ def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes, list
 
 
 def _nothing_inside(name: str, model: ShaderFile | None, data: bytes) -> ShaderkitError:
-    """The error of a named input with no text of its own and no shaders inside."""
+    """The error of a named input with no text of its own and no shaders inside: for bytes of no
+    known format the usual one (it names the known files inside, if any)."""
     if model is None:
         try:
-            parse_named(name, data)  # (bytes of no known format: its "not a known shader format" error)
+            parse_named(name, data)
         except ShaderFormatError as exc:
             return exc
-    kind = "a file of unknown format" if model is None else model.format_name
-    return UnsupportedOperation(f"{name}: {kind} with no shaders inside (no text of its own; `shaderkit ls` "
-                                "lists what it holds)")
+        raise AssertionError("bytes of no known format parsed")  # (_open found no format for them)
+    return UnsupportedOperation(f"{name}: {model.format_name} with no shaders inside (no text of its own; "
+                                "`shaderkit ls` lists what it holds)")
 
 
 def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False, exact: bool = False,
@@ -123,7 +124,7 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
             raise _nothing_inside(file, model, data)
         if members[0].error:
             raise UnsupportedOperation(f"{members[0].name}: {members[0].error}")
-        file, model = members[0].name, parse_named(members[0].name, members[0].data or b"")
+        file, model = members[0].name, parse_named(members[0].name, members[0].data)
     assert model is not None  # (None only for a package: its members above)
     try:
         text = listing_of(model, offsets, raw, exact, hex_literals)

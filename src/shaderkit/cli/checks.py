@@ -69,8 +69,8 @@ def checks_of(name: str) -> list[tuple[str, str, str]]:
     except Exception as exc:  # a bug in shaderkit: a failure of this file
         return [(name, FAILED, f"internal error {type(exc).__name__}: {exc}")]
     if len(members) == 1 and members[0].name == name:  # a compressed shader
-        return [(name, *check_bytes(members[0].data or b""))]
-    return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data or b""))
+        return [(name, *check_bytes(members[0].data))]
+    return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data))
                                       for m in members)]
 
 

@@ -146,8 +146,8 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     gx2 = shader.shader
     sampler_vars = gx2.sampler_vars if gx2 is not None else []
     samplers = {v.name: v.location for v in sampler_vars}
-    kinds = {v.location: _SAMPLER_KINDS[sampler_type_name(v.type)] for v in sampler_vars
-             if sampler_type_name(v.type) in _SAMPLER_KINDS}
+    kinds = {v.location: kind for v in sampler_vars
+             if (kind := _SAMPLER_KINDS.get(sampler_type_name(v.type))) is not None}
     texture_arrays: dict[int, Any] = {}
     for spec, array in texture_options(textures):
         rid, texture = _texture(spec, array, samplers, kinds)

@@ -1358,10 +1358,14 @@ class D3D9Shader:
     def set_defaults(self, values: Mapping[str, Any]) -> D3D9Shader:
         """Set the constants and preshader parameters named in ``values`` that either table has (an
         effect's initial values, :meth:`~shaderkit.formats.d3d9.effect.D3D9Effect.parameter_values`,
-        as d3dx9 sets them); other names are skipped. Later :meth:`set` calls replace them."""
+        as d3dx9 sets them); other names, and values that do not fit their constant, are skipped
+        (d3dx9 does not refuse a pass over them). Later :meth:`set` calls replace them."""
         for name, value in values.items():
             if _named(self.table, name) is not None or _named(self.preshader_table, name) is not None:
-                self.set(name, value)
+                try:
+                    self.set(name, value)
+                except VMError:
+                    continue
         return self
 
     def constant_names(self) -> list[str]:

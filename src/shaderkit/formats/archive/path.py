@@ -364,10 +364,10 @@ def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | N
 
 @dataclass
 class Member:
-    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes (None:
-    read from the name on use), or why the archive holding it could not be listed."""
+    """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
+    the archive holding it could not be listed."""
     name: str
-    data: bytes | None = None
+    data: bytes
     error: str = ""
 
 

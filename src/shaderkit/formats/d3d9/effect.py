@@ -916,11 +916,13 @@ class D3D9Effect(ShaderFile):
         """The initial values of the top-level numeric parameters by name: floats, ints or bools,
         every element's rows x columns in declaration order (as d3dx9 keeps them and hands them to
         the shader constants and preshaders). Parameters without a name, numbers, or a whole value
-        are left out; none when the records stay bytes."""
+        are left out, and so are column-major matrices (D3DXPC_MATRIX_COLUMNS: d3dx9 keeps their
+        words in another order, and fxc never writes one); none when the records stay bytes."""
         if self.records is None:
             return {}
         return {p.name: p.value.numbers(p.type) for p in self.records.parameters
-                if p.name and p.type.numeric and p.value.words and len(p.value.words) == p.type.value_words()}
+                if p.name and p.type.numeric and p.type.klass != CLASS_MATRIX_COLUMNS and p.value.words
+                and len(p.value.words) == p.type.value_words()}
 
     def shader_members(self) -> dict[str, SmallObject | LargeObject]:
         """Every shader of the effect by member name: ``TECHNIQUE/PASS/STATE`` for the shader a pass
