@@ -262,6 +262,24 @@ def test_a_name_in_both_tables_sets_both_and_unknown_names_list_both() -> None:
         ps.set("z", 1)
 
 
+def test_a_struct_parameter_takes_whole_registers() -> None:
+    # class 5 (struct): its values are registers as they are, rows of 4
+    pres = preshader([("s", 2, 0, 1, 5, T_FLOAT, 1, 4, 1)], [], ins(MOV, 4, op(OUT, 0), op(IN, 0)))
+    ps = shader(PS, pres)
+    with pytest.raises(VMError, match=r"'s' takes whole registers \(a multiple of 4 values\), got 2"):
+        ps.set("s", [1, 2])
+    assert ps.set_defaults({"s": [1, 2]}).run(lanes=1)["COLOR0"].tolist() == [[0, 0, 0, 0]]  # skipped
+    assert ps.set("s", [1, 2, 3, 4]).run(lanes=1)["COLOR0"].tolist() == [[1, 2, 3, 4]]
+
+
+def test_values_a_register_cannot_hold_are_vm_errors() -> None:
+    ps = shader(PS, preshader([scalar("k", 0)], [], ins(MOV, 1, op(OUT, 0), op(IN, 0))))
+    for name, value in (("i0", math.nan), ("i0", 1e30), ("b0", math.inf), ("c0", "abc"), ("k", [[1], [2, 3]])):
+        with pytest.raises(VMError):
+            ps.set(name, value)
+    assert ps.set("i0", [2.7, -1, 0, 1]).int_values[0].tolist() == [2, -1, 0, 1]  # truncated, as before
+
+
 BAD = [
     (ins(0x130, 1, op(OUT, 0), op(IN, 0)), "instruction 0 \\(itof\\): an opcode d3dx9 does not run"),
     (ins(0x7F0, 1, op(OUT, 0), op(IN, 0)), "not an FXLVM opcode"),

@@ -1317,7 +1317,7 @@ class D3D9Shader:
         reg = _register_name(name)
         if reg is not None:
             letter, number = reg
-            self._store(letter, number, np.asarray(value), None)
+            self._store(letter, number, _numbers(name, value, letter), None)
             return self
         c = _named(self.table, name)
         p = _named(self.preshader_table, name)
@@ -1664,8 +1664,10 @@ def _layout(c: Any, name: str, value: Any) -> tuple[str, np.ndarray]:
     if letter == "s":
         raise VMError(f"{name!r} is a sampler: bind a texture with texture()")
     t = c.type
-    array = np.asarray(value, np.float64 if letter == "c" else np.int64)
-    if t is None or t.klass == CLASS_STRUCT:
+    array = _numbers(name, value, letter)
+    if t is None or t.klass == CLASS_STRUCT:  # registers as they are: rows of 4 (bools one by one)
+        if letter != "b" and array.size % 4:
+            raise VMError(f"{name!r} takes whole registers (a multiple of 4 values), got {array.size}")
         return letter, (array.reshape(-1, 4) if letter != "b" else array.reshape(-1))
     elements = max(t.elements, 1)
     try:
@@ -1683,6 +1685,20 @@ def _layout(c: Any, name: str, value: Any) -> tuple[str, np.ndarray]:
     rows = np.zeros((len(flat), 4), flat.dtype)
     rows[:, : min(flat.shape[1], 4)] = flat[:, :4]
     return letter, rows
+
+
+def _numbers(name: str, value: Any, letter: str) -> np.ndarray:
+    """``value`` as the numbers of register set ``letter``: floats (``c``), or integers (``i``,
+    ``b``: any finite number, truncated; bools nonzero); VMError for anything else."""
+    try:
+        array = np.asarray(value, np.float64)
+    except (TypeError, ValueError):
+        raise VMError(f"{name!r} takes numbers, got {value!r}") from None
+    if letter == "c":
+        return array
+    if not np.all(np.isfinite(array)) or np.any(np.abs(array) >= 2.0**63):
+        raise VMError(f"{name!r}: {letter} registers take finite numbers, got {value!r}")
+    return array.astype(np.int64)
 
 
 def _register_name(name: str) -> tuple[str, int] | None:
