@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from d3d9_build import pack as words
+from d3d9_build import string
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.d3d9.effect import CLASS_SCALAR, D3D9Effect, EffectType
 from shaderkit.formats.d3d9.shader import D3D9Shader
@@ -24,16 +26,6 @@ from shaderkit.formats.registry import detect
 
 TAG = 0xFEFF0901
 ONE = 0x3F800000  # 1.0f
-
-
-def words(*values: int) -> bytes:
-    return struct.pack(f"<{len(values)}I", *values)
-
-
-def string(text: bytes) -> bytes:
-    """u32 length (with the NUL), the text and its NUL, zero padding to 4."""
-    raw = text + b"\0"
-    return words(len(raw)) + raw + bytes(-len(raw) % 4)
 
 
 #: vs_1_1 with an empty CTAB comment: mov r0, v0 (7 words)

@@ -17,23 +17,11 @@ import struct
 
 import pytest
 
+from d3d9_build import CREATOR, END, comment, pack
 from shaderkit.errors import AssemblyError, ShaderFormatError
 from shaderkit.formats.d3d9.assemble import assemble_shader, assemble_with_base
 from shaderkit.formats.d3d9.preshader import shader_preshader
 from shaderkit.formats.d3d9.shader import D3D9Shader
-
-END = 0x0000FFFF
-CREATOR = b"Microsoft (R) HLSL Shader Compiler 10.1"
-
-
-def pack(*words: int) -> bytes:
-    return struct.pack(f"<{len(words)}I", *words)
-
-
-def comment(tag: bytes, payload: bytes) -> bytes:
-    """A comment block: token (length in words, FourCC included), FourCC, payload."""
-    assert len(payload) % 4 == 0
-    return pack(0xFFFE | (1 + len(payload) // 4) << 16) + tag + payload
 
 
 def preshader_ctab() -> bytes:

@@ -24,12 +24,11 @@ np = pytest.importorskip("numpy")
 
 from click.testing import CliRunner  # noqa: E402
 
+from d3d9_build import CREATOR, END, comment, pack, string  # noqa: E402
 from shaderkit.cli import cli  # noqa: E402
 from shaderkit.formats.d3d9.assemble import assemble_shader  # noqa: E402
 from shaderkit.vm.d3d9 import D3D9Shader, VMError  # noqa: E402
 
-END = 0x0000FFFF
-CREATOR = b"Microsoft (R) HLSL Shader Compiler 10.1"
 # register tables of FXLC operands
 LIT, IN, OUT, BOOL_OUT, INT_OUT, TEMP = 1, 2, 4, 5, 6, 7
 # D3DXPARAMETER_CLASS / TYPE
@@ -41,21 +40,13 @@ MIN, MAX, LT, GE, ADD, MUL, DIV = 0x200, 0x201, 0x202, 0x203, 0x204, 0x205, 0x20
 CMP, DOT, DOTSWIZ = 0x300, 0x500, 0x70E
 
 
-def pack(*words: int) -> bytes:
-    return struct.pack(f"<{len(words)}I", *words)
-
-
-def comment(tag: bytes, payload: bytes) -> bytes:
-    assert len(payload) % 4 == 0
-    return pack(0xFFFE | (1 + len(payload) // 4) << 16) + tag + payload
-
-
 Constant = tuple[str, int, int, int, int, int, int, int, int]
 
 
-def ctab(constants: list[Constant]) -> bytes:
+def ctab(constants: list[Constant], version: int = 0x46580201) -> bytes:
     """A D3DX constant table: (name, register set, register, count, class, type, rows, columns,
-    elements) each; 28-byte header, 20-byte constant infos, 16-byte type infos, then the strings."""
+    elements) each; 28-byte header (``version``: the preshader's, or a shader's version token),
+    20-byte constant infos, 16-byte type infos, then the strings."""
     n = len(constants)
     types_at = 28 + 20 * n
     strings_at = types_at + 16 * n
@@ -70,7 +61,7 @@ def ctab(constants: list[Constant]) -> bytes:
     target = strings_at + len(strings)
     strings += b"tx_1_1\0"
     strings += b"\xab" * (-len(strings) % 4)
-    header = struct.pack("<7I", 28, creator, 0x46580201, n, 28, 0, target)
+    header = struct.pack("<7I", 28, creator, version, n, 28, 0, target)
     return header + infos + types + strings
 
 
@@ -97,10 +88,15 @@ def preshader(parameters: list[Constant], literals: list[float],
             + comment(b"FXLC", code) + pack(END))
 
 
+def with_pres(text: str, pres: bytes, before: bytes = b"") -> bytes:
+    """The assembled shader with ``before`` (a CTAB comment) and the PRES block after its version token."""
+    data = assemble_shader(text).to_bytes()
+    return data[:4] + before + comment(b"PRES", pres) + data[4:]
+
+
 def shader(text: str, pres: bytes) -> D3D9Shader:
     """The assembled shader with the PRES block after its version token."""
-    data = assemble_shader(text).to_bytes()
-    return D3D9Shader.from_bytes(data[:4] + comment(b"PRES", pres) + data[4:])
+    return D3D9Shader.from_bytes(with_pres(text, pres))
 
 
 def scalar(name: str, register: int, kind: int = T_FLOAT) -> Constant:
@@ -250,11 +246,9 @@ def test_caller_registers_override_and_run_without_the_preshader() -> None:
 
 
 def test_a_name_in_both_tables_sets_both_and_unknown_names_list_both() -> None:
-    text = "ps_2_0\nadd oC0, c0, c1\n"
-    data = assemble_shader(text).to_bytes()
     pres = preshader([scalar("k", 0)], [], ins(MUL, 1, op(OUT, 0), op(IN, 0), op(IN, 0)))
-    shader_table = comment(b"CTAB", ctab([scalar("k", 1)]).replace(pack(0x46580201), pack(0xFFFF0200), 1))
-    ps = D3D9Shader.from_bytes(data[:4] + shader_table + comment(b"PRES", pres) + data[4:])
+    shader_table = comment(b"CTAB", ctab([scalar("k", 1)], version=0xFFFF0200))
+    ps = D3D9Shader.from_bytes(with_pres("ps_2_0\nadd oC0, c0, c1\n", pres, shader_table))
     assert ps.constant_names() == ["k"] and ps.parameter_names() == ["k"]
     ps.set("k", 3)  # the shader's c1.x = 3 and the preshader's c0.x = 3 * 3
     assert ps.run(lanes=1)["COLOR0"].tolist() == [[12, 0, 0, 0]]
@@ -311,9 +305,8 @@ def test_a_block_that_does_not_read_is_a_vm_error_at_run() -> None:
 
 
 def cli_file(tmp_path: Path, pres: bytes, text: str = PS) -> Path:
-    data = assemble_shader(text).to_bytes()
     path = tmp_path / "pres.pso"
-    path.write_bytes(data[:4] + comment(b"PRES", pres) + data[4:])
+    path.write_bytes(with_pres(text, pres))
     return path
 
 
@@ -345,8 +338,7 @@ def test_every_byte_of_the_block_damaged_runs_or_raises_a_clear_error() -> None:
     pres = preshader([vector("v", 0), scalar("i", 1)], [2.0, 0.5, 0.0, 0.0],
                      ins(MUL, 4, op(OUT, 0), op(LIT, 0, 1), op(IN, 0), scalar=True),
                      ins(MOV, 4, op(OUT, 1), rel(op(IN, 1), IN, 0)))
-    data = assemble_shader(PS).to_bytes()
-    good = data[:4] + comment(b"PRES", pres) + data[4:]
+    good = with_pres(PS, pres)
     for at in range(4, 4 + 8 + len(pres)):
         for value in (0x00, 0x01, 0x80, 0xFF):
             damaged = bytearray(good)
@@ -358,11 +350,6 @@ def test_every_byte_of_the_block_damaged_runs_or_raises_a_clear_error() -> None:
                 continue
 
 
-def fx_string(text: bytes) -> bytes:
-    raw = text + b"\0"
-    return pack(len(raw)) + raw + bytes(-len(raw) % 4)
-
-
 def effect_with(shader_bytes: bytes, parameters: list[tuple[bytes, int, int, int, list[float]]]) -> bytes:
     """An fx_2_0 effect with float ``parameters`` (name, class, columns, rows, initial values) and
     ``technique T { pass P { PixelShader = ...; } }``, laid out as tests/d3d9/test_d3d9_effect.py
@@ -372,16 +359,16 @@ def effect_with(shader_bytes: bytes, parameters: list[tuple[bytes, int, int, int
     its value (object id 1); the records point into it."""
     block = pack(0)
     spots = []
-    names = b"".join(fx_string(name) for name, *_ in parameters)
+    names = b"".join(string(name) for name, *_ in parameters)
     name_at = 4 + sum(28 + 4 * len(values) for *_, values in parameters)
     for name, klass, columns, rows, values in parameters:
         sizes = (columns, rows) if klass == VECTOR else (rows, columns)
         spots.append((len(block), len(block) + 28))
         block += pack(3, klass, name_at, 0, 0, *sizes) + struct.pack(f"<{len(values)}f", *values)
-        name_at += len(fx_string(name))
+        name_at += len(string(name))
     block += names
     technique, pass_ = len(block), len(block) + 8
-    block += fx_string(b"T") + fx_string(b"P")
+    block += string(b"T") + string(b"P")
     state_type = len(block)
     block += pack(15, 4, 0, 0, 0) + pack(1)
     records = (pack(len(parameters), 1, 1, 2)           # parameters, 1 technique, 1 shader, 2 object ids
@@ -402,8 +389,7 @@ def test_an_effect_member_runs_from_the_effect_initial_values(tmp_path: Path) ->
     pres = preshader([vector("size", 0, 2), scalar("scale", 1)], [],
                      ins(RCP, 2, op(TEMP, 0), op(IN, 0)),
                      ins(MUL, 2, op(OUT, 0), op(IN, 1), op(TEMP, 0), scalar=True))
-    code = assemble_shader("ps_2_0\nadd oC0, c0, c1\n").to_bytes()
-    data = code[:4] + comment(b"CTAB", ctab([vector("tint", 1)])) + comment(b"PRES", pres) + code[4:]
+    data = with_pres("ps_2_0\nadd oC0, c0, c1\n", pres, comment(b"CTAB", ctab([vector("tint", 1)])))
     (tmp_path / "bare.pso").write_bytes(data)
     effect = effect_with(data, [(b"size", VECTOR, 2, 1, [4, 8]), (b"scale", SCALAR, 1, 1, [2]),
                                 (b"tint", VECTOR, 4, 1, [0.25, 0.5, 0.75, 1]),

@@ -114,7 +114,7 @@ from typing import Any
 import numpy as np
 
 from shaderkit.dataclass import dataclass
-from shaderkit.errors import ShaderkitError
+from shaderkit.errors import ShaderFormatError, ShaderkitError
 from shaderkit.isa.d3d9.table import (
     ADDRESS_COMPONENT,
     COISSUE,
@@ -341,7 +341,7 @@ class _Run:
     """One execution over a batch of lanes."""
 
     def __init__(self, shader: D3D9Shader, n: int, legacy: bool, max_steps: int, quads: bool = False,
-                 preshader: bool = True) -> None:
+                 pre: PreshaderOutputs | None = None) -> None:
         self.shader = shader
         self.n = n
         #: pixel lanes in 2x2 quads (derivatives across the quad); else every lane on its own
@@ -354,7 +354,6 @@ class _Run:
         self.mask = np.ones(n, bool)
         self.stack: list[_Frame] = []
         self.discarded = np.zeros(n, bool)
-        pre = shader.evaluate_preshader() if preshader else None
         self.consts = shader._constant_file(pre)
         self.ints = shader._int_file(pre)
         self.bools = shader._bool_file(pre)
@@ -1248,7 +1247,6 @@ class D3D9Shader:
         """Read and check the preshader; a block that does not read or a program d3dx9 would
         refuse is kept as the reason :meth:`run` gives (the shader still runs with
         ``preshader=False``)."""
-        from shaderkit.errors import ShaderFormatError
         from shaderkit.formats.d3d9.preshader import shader_preshader
 
         try:
@@ -1341,7 +1339,7 @@ class D3D9Shader:
     def _store(self, letter: str, start: int, rows: np.ndarray, count: int | None) -> None:
         if letter == "b":
             values = np.asarray(rows).reshape(-1)
-            for k, v in enumerate(values[: count if count is not None else len(values)]):
+            for k, v in enumerate(values[:count]):
                 self.bool_values[start + k] = bool(v)
             return
         grid = np.atleast_2d(np.asarray(rows))
@@ -1349,7 +1347,7 @@ class D3D9Shader:
             raise VMError(f"{letter}{start}: rows of at most 4 values, got {grid.shape[-1]}")
         padded = np.zeros((len(grid), 4), grid.dtype)
         padded[:, : grid.shape[-1]] = grid
-        for k, row in enumerate(padded[: count if count is not None else len(padded)]):
+        for k, row in enumerate(padded[:count]):
             if letter == "i":
                 self.int_values[start + k] = row.astype(np.int64)
             else:
@@ -1434,25 +1432,23 @@ class D3D9Shader:
             raise VMError(f"no sampler named {name!r}")
         return int(c.register_index)
 
-    def _constant_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
-        computed = pre.floats if pre is not None else {}
-        top = max([256, *(k + 1 for k in self.floats), *(k + 1 for k in computed)])
+    def _constant_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
+        rows = {**(pre.floats if pre is not None else {}), **self.floats}  # (the caller's win)
+        top = max([256, *(k + 1 for k in rows)])
         for ins in self._defs:
             if ins.opcode == OP_DEF and ins.dest is not None:
                 top = max(top, ins.dest.number + 1)
         out = np.zeros((top, 4), F32)
-        for k, row in computed.items():
-            out[k] = row
-        for k, row in self.floats.items():
+        for k, row in rows.items():
             out[k] = row
         for ins in self._defs:
             if ins.opcode == OP_DEF and ins.dest is not None:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(F32)
         return out
 
-    def _int_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
+    def _int_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
         out = np.zeros((16, 4), np.int64)
-        for k, row in [*(pre.ints.items() if pre is not None else ()), *self.int_values.items()]:
+        for k, row in {**(pre.ints if pre is not None else {}), **self.int_values}.items():
             if 0 <= k < 16:
                 out[k] = row
         for ins in self._defs:
@@ -1460,9 +1456,9 @@ class D3D9Shader:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(np.int32)
         return out
 
-    def _bool_file(self, pre: PreshaderOutputs | None = None) -> np.ndarray:
+    def _bool_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
         out = np.zeros(16, bool)
-        for k, v in [*(pre.bools.items() if pre is not None else ()), *self.bool_values.items()]:
+        for k, v in {**(pre.bools if pre is not None else {}), **self.bool_values}.items():
             if 0 <= k < 16:
                 out[k] = v
         for ins in self._defs:
@@ -1523,7 +1519,8 @@ class D3D9Shader:
         if self.pixel and quads and count % 4:
             raise VMError(f"quads=True needs a multiple of 4 pixels, got {count}")
         n = count
-        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads, preshader)
+        m = _Run(self, n, legacy_float, max_steps, self.pixel and quads,
+                 self.evaluate_preshader() if preshader else None)
         for where, array in arrays.items():
             if where == "vPos":
                 m.regs[_VPOS] = array

@@ -255,7 +255,7 @@ class Preshader:
             if op.whole and len(ins.inputs) * ins.components > 8:
                 raise FxlvmError(f"{where}: {len(ins.inputs) * ins.components} arguments (d3dx9 takes 8)")
             for j, operand in enumerate(ins.inputs):
-                last = 0 if (ins.scalar and j == 0) else ins.components - 1
+                last = ins.input_components(j) - 1
                 self._check_read(where, f"input {j}", operand, last, sizes)
             out = ins.output
             if not op.writes:
@@ -305,13 +305,14 @@ class Preshader:
         read = self._read
         for ins, op, offset in self._steps:
             table = ins.output.table
+            widths = [ins.input_components(k) for k in range(len(ins.inputs))]  # (1: broadcast)
             if op.whole:
-                args = [read(files, operand, 0 if (ins.scalar and k == 0) else j)
-                        for k, operand in enumerate(ins.inputs) for j in range(ins.components)]
+                args = [read(files, operand, min(j, width - 1))
+                        for operand, width in zip(ins.inputs, widths) for j in range(ins.components)]
                 self._write(files, table, offset, op.function(*args), written)
                 continue
             for j in range(ins.components):
-                args = [read(files, operand, 0 if (ins.scalar and k == 0) else j) for k, operand in enumerate(ins.inputs)]
+                args = [read(files, operand, min(j, width - 1)) for operand, width in zip(ins.inputs, widths)]
                 self._write(files, table, offset + j, op.function(*args), written)
         out = PreshaderOutputs()
         for register in sorted(written[REG_OUTPUT]):
@@ -344,11 +345,7 @@ class Preshader:
         register = offset >> 2
         size = self._sizes[table]
         if register >= size:
-            wrap = size
-            if table == REG_INPUT:
-                wrap = 1
-                while wrap < size:
-                    wrap <<= 1
+            wrap = 1 << (size - 1).bit_length() if table == REG_INPUT and size else size  # (a power of two)
             if not wrap:
                 return 0.0
             register %= wrap

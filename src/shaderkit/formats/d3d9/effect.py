@@ -918,9 +918,7 @@ class D3D9Effect(ShaderFile):
         the shader constants and preshaders). Parameters without a name, numbers, or a whole value
         are left out, and so are column-major matrices (D3DXPC_MATRIX_COLUMNS: d3dx9 keeps their
         words in another order, and fxc never writes one); none when the records stay bytes."""
-        if self.records is None:
-            return {}
-        return {p.name: p.value.numbers(p.type) for p in self.records.parameters
+        return {p.name: p.value.numbers(p.type) for p in self.parameters
                 if p.name and p.type.numeric and p.type.klass != CLASS_MATRIX_COLUMNS and p.value.words
                 and len(p.value.words) == p.type.value_words()}
 

@@ -71,6 +71,11 @@ class FxlcInstruction:
         op = OPCODES.get(self.opcode)
         return op.name if op is not None else f"op{self.opcode:x}"
 
+    def input_components(self, k: int) -> int:
+        """The components input ``k`` reads: one for the first input of a scalar instruction (it
+        is broadcast), else the instruction's count."""
+        return 1 if (k == 0 and self.scalar) else self.components
+
     @property
     def token(self) -> int:
         """The instruction token."""
@@ -186,8 +191,7 @@ def instruction_text(ins: FxlcInstruction, literals: Sequence[str], input_name: 
         raise ShaderFormatError(f"FXLC {ins.name} has {ins.components} components", None, "FXLC")
     ops = [operand_text(ins.output, ins.components, literals, input_name, output_name)]
     for k, op in enumerate(ins.inputs):
-        count = 1 if (k == 0 and ins.scalar) else ins.components
-        ops.append(operand_text(op, count, literals, input_name, output_name))
+        ops.append(operand_text(op, ins.input_components(k), literals, input_name, output_name))
     return f"{ins.name} {', '.join(ops)}"
 
 
