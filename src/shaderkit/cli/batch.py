@@ -67,38 +67,36 @@ def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
     return [stem + ".asm" for stem in distinct_stems(files)]
 
 
-def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, bytes, list[Member] | None]:
-    """(model, bytes, None) of an input with text of its own; (model, bytes, the shaders inside
-    it) of one without: an archive, an executable, or bytes of no known format (model None: a
-    package, perhaps). ``data``: the input's bytes when already read."""
+def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, list[Member] | None, ShaderFormatError | None]:
+    """(model, None, None) of an input with text of its own; (model, the shaders inside it,
+    error) of one without: an archive, an executable, or bytes of no known format (model None,
+    error: why they are no shader, a package perhaps). ``data``: the input's bytes when already read."""
     steps: list[object] = []
     if data is None:
         steps, data = member_steps(name)
+    failure = None
     try:
         model: ShaderFile | None = parse_named(name, data, steps)
-    except ShaderFormatError:
+    except ShaderFormatError as exc:
         from shaderkit.formats.registry import detect
 
         if steps or detect(data) is not None:
             raise
-        model = None  # bytes of no known format
+        model, failure = None, exc  # bytes of no known format
     if model is not None and not textless(type(model)):
-        return model, data, None
+        return model, None, None
     from shaderkit.formats.archive.path import shader_members
 
-    return model, data, shader_members(name, data)
+    return model, shader_members(name, data), failure
 
 
-def _nothing_inside(name: str, model: ShaderFile | None, data: bytes) -> ShaderkitError:
+def _nothing_inside(name: str, model: ShaderFile | None, failure: ShaderFormatError | None) -> ShaderkitError:
     """The error of a named input with no text of its own and no shaders inside: for bytes of no
-    known format the usual one (it names the known files inside, if any)."""
-    if model is None:
-        try:
-            parse_named(name, data)
-        except ShaderFormatError as exc:
-            return exc
-        raise AssertionError("bytes of no known format parsed")  # (_open found no format for them)
-    return UnsupportedOperation(f"{name}: {model.format_name} with no shaders inside (no text of its own; "
+    known format (``failure``) the usual one, which names the known files inside, if any."""
+    if failure is not None:
+        return failure
+    kind = model.format_name if model is not None else "a file"
+    return UnsupportedOperation(f"{name}: {kind} with no shaders inside (no text of its own; "
                                 "`shaderkit ls` lists what it holds)")
 
 
@@ -111,7 +109,7 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
     from shaderkit.cli.common import write_output
     from shaderkit.cli.listing import _coloured, listing_of, use_colour
 
-    model, data, members = _open(file, None)
+    model, members, failure = _open(file, None)
     if members is not None:
         if len(members) > 1:
             if output == "-":
@@ -121,7 +119,7 @@ def disasm_file(file: str, output: str, offsets: bool = False, raw: bool = False
             return _write_listings([(m.name, m.data, m.error) for m in members], output, offsets, raw, exact,
                                    hex_literals, color)
         if not members:
-            raise _nothing_inside(file, model, data)
+            raise _nothing_inside(file, model, failure)
         if members[0].error:
             raise UnsupportedOperation(f"{members[0].name}: {members[0].error}")
         file, model = members[0].name, parse_named(members[0].name, members[0].data)
@@ -163,7 +161,7 @@ def _write_listings(inputs: list[tuple[str, bytes | None, str]], output: str, of
         try:
             if error:
                 raise UnsupportedOperation(error)
-            model, data, members = _open(name, given)
+            model, members, failure = _open(name, given)
             if members is not None:
                 if members:
                     pending.extend((m.name, m.data, m.error) for m in reversed(members))
@@ -171,7 +169,7 @@ def _write_listings(inputs: list[tuple[str, bytes | None, str]], output: str, of
                 if name not in named:  # (found in a folder: an archive of other files, or no shader)
                     skipped += 1
                     continue
-                raise _nothing_inside(name, model, data)
+                raise _nothing_inside(name, model, failure)
             assert model is not None
             text = listing_of(model, offsets, raw, exact, hex_literals)
             write_file(os.path.join(output, _distinct_stem(name, taken) + ".asm"),

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from itertools import chain
 
 from shaderkit.cli.common import echo
-from shaderkit.errors import ShaderkitError
+from shaderkit.errors import ShaderFormatError, ShaderkitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ def checks_of(name: str) -> list[tuple[str, str, str]]:
     an executable, a file of unknown format with shaders inside (as ``disasm`` lists them,
     :func:`~shaderkit.formats.archive.path.shader_members`). A compressed shader is one check: the
     stream's and its shader's."""
-    from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.base import textless
 
     try:
@@ -55,12 +54,7 @@ def checks_of(name: str) -> list[tuple[str, str, str]]:
     status, reason, model = _check_data(data)
     if status == FAILED or (model is not None and not textless(type(model))):
         return [(name, status, reason)]
-    if model is None:  # bytes of no known format: a package when known files lie inside
-        from shaderkit.formats.embedded import find
-
-        if not find(data):
-            return [(name, status, reason)]
-    from shaderkit.formats.archive.path import shader_members
+    from shaderkit.formats.archive.path import shader_members  # (model None: a package, perhaps)
 
     try:
         members = shader_members(name, data)
@@ -68,6 +62,8 @@ def checks_of(name: str) -> list[tuple[str, str, str]]:
         return [(name, FAILED, str(exc))]
     except Exception as exc:  # a bug in shaderkit: a failure of this file
         return [(name, FAILED, f"internal error {type(exc).__name__}: {exc}")]
+    if not members:
+        return [(name, status, reason)]
     if len(members) == 1 and members[0].name == name:  # a compressed shader
         return [(name, *check_bytes(members[0].data))]
     return [(name, status, reason), *((m.name, FAILED, m.error) if m.error else (m.name, *check_bytes(m.data))
@@ -81,7 +77,6 @@ def check_bytes(data: bytes) -> tuple[str, str]:
 
 def _check_data(data: bytes) -> tuple[str, str, Any]:
     """(status, reason, model or None) of :func:`check_bytes`."""
-    from shaderkit.errors import ShaderFormatError
     from shaderkit.formats.base import IdentifiedFile
     from shaderkit.formats.registry import detect
 
@@ -101,7 +96,6 @@ def _check_data(data: bytes) -> tuple[str, str, Any]:
 
 def check_model(data: bytes, model: Any) -> tuple[str, str]:
     """(status, reason) for a model read from ``data``: it rebuilds ``data`` and has no problems."""
-    from shaderkit.errors import ShaderFormatError
 
     try:
         rebuilt = model.to_bytes()

@@ -45,7 +45,9 @@ def _hex_text(model: ShaderFile) -> str:
     if model.format_name in MAXWELL_FORMATS:
         from shaderkit.formats.bnsh.text import maxwell_listing
 
-        return str(maxwell_listing(model, hex_literals=True))  # (a Switch model: never None)
+        text = maxwell_listing(model, hex_literals=True)
+        if text is not None:
+            return text
     if model.format_name in LATTE_FORMATS:
         return model.disassemble()  # decaf syntax: literals are always (0xBITS, float)
     raise UnsupportedOperation(f"{model.format_name}: --hex applies to DXBC, Latte and Maxwell text "

@@ -234,7 +234,7 @@ def _run_pica(model: Any, dvle: int, inputs: Any, uniforms: tuple[str, ...], max
                    "run; Switch: the Nth Maxwell program in disasm order (default: the first vertex program).")
 @click.option("--texture", "textures", multiple=True, metavar="ID=FILE.npy",
               help="GSH/SHARCFB/BFSHA: texture t<ID> (or a sampler by name) as decoded texels (H, W[, C]); "
-                   "ID:KIND for 1d, 2d_array / 3d (S, H, W[, C]), cube (6, H, W[, C]) or cube_array (6N, H, W[, C]) "
+                   "ID:KIND for 1d (H, W[, C]), 2d_array / 3d (S, H, W[, C]), cube (6, H, W[, C]) or cube_array (6N, H, W[, C]) "
                    "(default: the type of the sampler the file declares there, else 2d); "
                    "D3D9: a sampler by CTAB name, "
                    "s<N> or N; Switch: by the instruction's texture index or bindless handle (* for any); "

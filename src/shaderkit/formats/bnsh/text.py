@@ -3,7 +3,6 @@ variation and stage (DKSH: program) with its SPH decoded, and assembled code put
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +12,6 @@ if TYPE_CHECKING:
     from shaderkit.formats.base import ShaderFile
     from shaderkit.formats.bnsh.bnsh import Bnsh
     from shaderkit.formats.bnsh.nvn import ShaderProgramHeader
-
-#: the modules of the Switch models; a BNSH or NVN model exists only once one is imported, so
-#: `disasm` of any other format never loads the Switch code.
-_SWITCH_MODULES = ("shaderkit.formats.bnsh.bnsh", "shaderkit.formats.bnsh.nvn", "shaderkit.formats.dksh.dksh")
 
 # SPH fields shown besides the maps (every CommonWord field that is set)
 _SPH_SKIP = {"maps", "sph_type", "shader_type"}
@@ -57,62 +52,43 @@ def stage_text(title: str, data: bytes, hex_literals: bool = False, marker: Mark
     its Maxwell code (``hex_literals``: float immediates as field bits in hex; ``marker``: see
     ``disassemble``; ``code_offset``: a compute program's code start, from its control section)."""
     from shaderkit.formats.bnsh.nvn import NVN_HEADER_SIZE, NvnCode
-    from shaderkit.isa.maxwell import disassemble
 
     try:
         nvn = NvnCode.from_bytes(data, program_offset=code_offset)
     except ShaderFormatError as exc:  # not NVN code: say so and go on with the other stages
         return f"// ==== {title}: no Maxwell code here ({exc.message})\n"
-    if nvn.sph is None:
-        lines = [f"// ==== {title}",
-                 f"// compute program (no SPH): code at {NVN_HEADER_SIZE + len(nvn.prefix):#x} of the stage data"]
-    else:
-        lines = [f"// ==== {title}", *sph_text(nvn.sph)]
-    return "\n".join(lines) + "\n" + disassemble(nvn.code, hex_literals, marker)
+    notes = [] if nvn.sph is not None else [
+        f"// compute program (no SPH): code at {NVN_HEADER_SIZE + len(nvn.prefix):#x} of the stage data"]
+    return _section(title, notes, nvn.sph, nvn.code, hex_literals, marker)
 
 
-def _dksh_listing(model: ShaderFile, hex_literals: bool, marker: Marker | None) -> str | None:
-    """:func:`dksh_listing` of a deko3d module, None for other models."""
-    if "shaderkit.formats.dksh.dksh" not in sys.modules:
-        return None
-    from shaderkit.formats.dksh.dksh import Dksh
+def _section(title: str, notes: list[str], sph: ShaderProgramHeader | None, code: bytes, hex_literals: bool,
+             marker: Marker | None) -> str:
+    """``// ==== title``, the ``notes`` lines, the SPH comments (none without one), then the
+    Maxwell text of ``code``."""
+    from shaderkit.isa.maxwell import disassemble
 
-    return dksh_listing(model, hex_literals, marker) if isinstance(model, Dksh) else None
+    lines = [f"// ==== {title}", *notes, *(sph_text(sph) if sph is not None else ())]
+    return "\n".join(lines) + "\n" + disassemble(code, hex_literals, marker)
 
 
 def dksh_listing(model: Any, hex_literals: bool = False, marker: Marker | None = None) -> str:
     """Text of every program of a deko3d module: the same SPH comments and Maxwell text as a BNSH
     stage, under ``// ==== program N stage``."""
-    from shaderkit.isa.maxwell import disassemble
-
     out = []
     for index, program in enumerate(model.programs):
         head = program.header
-        lines = [f"// ==== {model.program_title(index)}",
-                 f"// DKSH: entrypoint {head.entrypoint:#x}, code at {program.code_offset:#x} of the code section, "
-                 f"{head.num_gprs} GPRs"
-                 + (f", constbuf1 {head.constbuf1_sz:#x} bytes at {head.constbuf1_off:#x}" if head.constbuf1_sz else "")]
-        if program.sph is not None:
-            lines += sph_text(program.sph)
-        out.append("\n".join(lines) + "\n" + disassemble(program.code, hex_literals, marker))
+        note = (f"// DKSH: entrypoint {head.entrypoint:#x}, code at {program.code_offset:#x} of the code section, "
+                f"{head.num_gprs} GPRs"
+                + (f", constbuf1 {head.constbuf1_sz:#x} bytes at {head.constbuf1_off:#x}" if head.constbuf1_sz else ""))
+        out.append(_section(model.program_title(index), [note], program.sph, program.code, hex_literals, marker))
     return "\n".join(out)
 
 
 def maxwell_listing(model: ShaderFile, hex_literals: bool = False, marker: Marker | None = None) -> str | None:
     """Text of every Maxwell stage in a BNSH, NVN program blob or DKSH module; None for other formats."""
-    if not any(name in sys.modules for name in _SWITCH_MODULES):
-        return None
-    dksh = _dksh_listing(model, hex_literals, marker)
-    if dksh is not None:
-        return dksh
-    from shaderkit.formats.bnsh.bnsh import Bnsh
-    from shaderkit.formats.bnsh.nvn import NvnProgramFile
-
-    if isinstance(model, Bnsh):
-        return bnsh_listing(model, hex_literals, marker)
-    if isinstance(model, NvnProgramFile):
-        return nvn_listing(model, hex_literals, marker)
-    return None
+    listing = _LISTINGS.get(model.format_name)  # (a model of another format: no Switch code loads)
+    return None if listing is None else listing(model, hex_literals, marker)
 
 
 def bnsh_listing(model: Bnsh, hex_literals: bool = False, marker: Marker | None = None) -> str:
@@ -140,6 +116,10 @@ def nvn_listing(model: Any, hex_literals: bool = False, marker: Marker | None = 
 
     return "\n".join(stage_text(f"part {index}", part, hex_literals, marker)
                      for index, part in enumerate(model.parts) if is_code(part))
+
+
+#: the listing of each Switch format (by its registry id)
+_LISTINGS: dict[str, Callable[..., str]] = {"bnsh": bnsh_listing, "nvn": nvn_listing, "dksh": dksh_listing}
 
 
 def replace_stage_code(model: Bnsh, variation: int, stage: str, code: bytes) -> None:
@@ -183,12 +163,18 @@ def listing_sections(text: str) -> dict[str, str]:
 def stage_section(text: str, title: str) -> str:
     """The part of a multi-stage listing (``// ==== title`` headers) for one stage; the whole text
     when it has no headers."""
-    sections = listing_sections(text)
+    return _stage_source(text, title)[1]
+
+
+def _stage_source(text: str, title: str) -> tuple[int, str]:
+    """(line number of its header, text) of :func:`stage_section` (0 for the whole text)."""
+    sections = _sections(text)
     if not sections:
-        return text
+        return 0, text
     if title not in sections:
         raise ValueError(f"the listing has no '{title}' section (it has: {', '.join(sections)})")
-    return sections[title]
+    header, lines = sections[title]
+    return header, "\n".join(lines) + "\n"
 
 
 def code_slots(base: ShaderFile) -> dict[str, tuple[int, str]]:
@@ -250,14 +236,8 @@ def assemble_into(base: ShaderFile, text: str, variation: int, stage: str) -> by
         title = f"part {variation}"
         if title not in slots:
             raise ValueError(f"part {variation} is not NVN code")
-    sections = _sections(text)
-    if not sections:
-        code = _assembled(text, 0)
-    elif title in sections:
-        code = _assembled(sections[title][1], sections[title][0])
-    else:
-        raise ValueError(f"the listing has no '{title}' section (it has: {', '.join(sections)})")
-    _put_code(base, *slots[title], code)
+    header, source = _stage_source(text, title)
+    _put_code(base, *slots[title], _assembled(source, header))
     return base.to_bytes()
 
 
@@ -272,18 +252,18 @@ def assemble_listing(base: ShaderFile, text: str) -> bytes:
         if title not in slots:
             raise ValueError(f"the listing's section '{title}' names no stage with Maxwell code "
                              f"(the base has: {', '.join(slots) or 'none'})")
-        _put_code(base, *slots[title], _assembled(lines, header))
+        _put_code(base, *slots[title], _assembled("\n".join(lines) + "\n", header))
     return base.to_bytes()
 
 
-def _assembled(source: str | list[str], header: int) -> bytes:
-    """The code of a section's lines (or of a whole text without sections, ``header`` 0); an
+def _assembled(source: str, header: int) -> bytes:
+    """The code of a section's text (or of a whole text without sections, ``header`` 0); an
     AssemblyError counts lines of the whole text (``header``: the section header's line number)."""
     from shaderkit.errors import AssemblyError
     from shaderkit.isa.maxwell import assemble
 
     try:
-        return assemble(source if isinstance(source, str) else "\n".join(source) + "\n")
+        return assemble(source)
     except AssemblyError as exc:
         raise exc.moved(header) from None
 
