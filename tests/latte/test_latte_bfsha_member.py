@@ -124,12 +124,11 @@ PIXEL_INPUTS = {"R0": [[0.5, 0.5, 0, 0]] * 2, "R1": [[1, 0, 0, 1], [1, 0, 0, -1]
 MATERIAL = ["--uniform", "gsys_material=" + ",".join(["0"] * 32 + ["0.25"])]
 
 
-def _texture(tmp_path: Path, texel: list[float]) -> Path:
+def _texture(tmp_path: Path, texel: list[float]) -> str:
+    """A 2x2 texture of one ``texel``, saved."""
     import numpy as np
 
-    path = tmp_path / f"t{texel}.npy"
-    np.save(path, np.tile(np.asarray(texel, np.float32), (2, 2, 1)))
-    return path
+    return _save(tmp_path, f"t{texel}", np.tile(np.asarray(texel, np.float32), (2, 2, 1)))
 
 
 def _pixel_run(sk: Sk, tmp_path: Path, target: list[str], *texture: str) -> list[list[float]]:
@@ -353,11 +352,11 @@ def test_run_texture_kind_errors(files: tuple[Path, Path], tmp_path: Path, sk: S
 
     member = f"{files[0]}//turbo_uber/0/pixel"
     seven = _save(tmp_path, "seven", np.zeros((7, 2, 2, 4)))
-    status, out, err = sk("run", member, "--count", "1", "--texture", f"gsys_cube_map:cube_array={seven}")
+    status, _, err = sk("run", member, "--count", "1", "--texture", f"gsys_cube_map:cube_array={seven}")
     assert status == 2 and "6 faces per cube, not 7" in err and "gsys_cube_map:cube_array" in err
-    status, out, err = sk("run", member, "--count", "1", "--texture", f"t0:sphere={seven}")
+    status, _, err = sk("run", member, "--count", "1", "--texture", f"t0:sphere={seven}")
     assert status == 2 and "texture kind 'sphere': expected one of 1d, 2d, 2d_array, 3d, cube, cube_array" in err
-    status, out, err = sk("run", member, "--count", "1", "--texture", f"nope:cube={seven}")
+    status, _, err = sk("run", member, "--count", "1", "--texture", f"nope:cube={seven}")
     assert status == 2 and "expected t<ID> or ID, or a sampler name (" in err
 
 

@@ -93,6 +93,9 @@ def test_texture_array_and_cube_slices() -> None:
     cube = Texture.of(np.stack([np.full((2, 2), 10 + k, np.float32) for k in range(6)]), "cube")
     out = sample("SAMPLE R2.xyzw, R1.xyzx, t0, s0", [[1.5, 1.5, 4]], texture=cube)
     assert out[0, 0] == 14  # face coordinates in [1, 2], face index in Z
+    # a NaN layer reads layer 0 (as a NaN LOD reads level 0 and a NaN face face 0); a huge one the last
+    out = sample("SAMPLE R2.xyzw, R1.xyzx, t0, s0", [[0.5, 0.5, np.nan], [0.5, 0.5, np.inf]], texture=layers)
+    assert out[:, 0].tolist() == [0, 2]
 
 
 #: two cubes of 2x2 faces: texel (row, col) of face f of cube k = (100k + 10f + 2row + col, k, f, 1)

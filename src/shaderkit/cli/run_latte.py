@@ -95,14 +95,10 @@ def _inputs(path: str, names: list[str]) -> Any:
     return {names[k]: array[:, k, :] for k in range(array.shape[1])}
 
 
-#: the texture kind of each GX2 sampler type (its GLSL-like name)
-_SAMPLER_KINDS = {"sampler1D": "1d", "sampler2D": "2d", "sampler3D": "3d", "samplerCube": "cube"}
-
-
 def _texture(spec: str, array: Any, samplers: dict[str, int], kinds: dict[int, str]) -> tuple[int, Any]:
     """(resource id, :class:`Texture`) of ``--texture`` KEY[:KIND]=FILE's array: a sampler by name
     is the texture at its location; without KIND, the kind of the sampler declared at that location
-    (``kinds``: a GSH's or SHARCFB's sampler types), else ``2d``."""
+    (``kinds``: from the sampler types of the shader's reflection: GSH, SHARCFB, BFSHA), else ``2d``."""
     from shaderkit.vm.latte import Texture
 
     key, kind = (spec, "") if spec in samplers or ":" not in spec else spec.rsplit(":", 1)
@@ -128,7 +124,7 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     ``C<n>`` or a uniform block (its words from the block's start)."""
 
     from shaderkit.cli.run import parse_uniform
-    from shaderkit.formats.gx2.types import sampler_type_name
+    from shaderkit.formats.gx2.types import SAMPLER_KINDS
     from shaderkit.vm.latte import LatteShader, VMError
 
     shaders = _shaders(model)
@@ -141,13 +137,11 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     shader = LatteShader.from_gx2(shaders[index])
     names = list(shader.input_registers())
     inputs = _inputs(inputs_path, names) if inputs_path else {}
-    # a uniform block by name (no variable of that name) takes its values from the block's start
     uniform_values = dict(parse_uniform(text) for text in uniforms)
     gx2 = shader.shader
     sampler_vars = gx2.sampler_vars if gx2 is not None else []
     samplers = {v.name: v.location for v in sampler_vars}
-    kinds = {v.location: kind for v in sampler_vars
-             if (kind := _SAMPLER_KINDS.get(sampler_type_name(v.type))) is not None}
+    kinds = {v.location: SAMPLER_KINDS[v.type] for v in sampler_vars if v.type in SAMPLER_KINDS}
     texture_arrays: dict[int, Any] = {}
     for spec, array in texture_options(textures):
         rid, texture = _texture(spec, array, samplers, kinds)

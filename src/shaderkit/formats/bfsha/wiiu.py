@@ -70,6 +70,11 @@ class LookupFailed(ShaderkitError, LookupError):
         super().__init__(message)
 
 
+def program_names(users: list[tuple[Any, Any, str]]) -> list[str]:
+    """``MODEL/INDEX`` of each program of ``users`` (as :meth:`WiiUBfsha.shader_users` lists them)."""
+    return [f"{model.name}/{program.index}" for model, program, _ in users]
+
+
 def _rel(r: Reader, at: int) -> int | None:
     """The absolute target of the self-relative offset stored at ``at`` (None when 0)."""
     value = r.unpack_at(at, "i", "offset")[0]
@@ -472,7 +477,7 @@ class WiiUBfsha(ShaderFile):
         """Keys: format, name, version, models (options, resources), gx2_shaders (count) and
         ``shaders``: per distinct GX2 struct its stage, mode, program size, Cemu base hash (pixel)
         and the programs (``MODEL/INDEX``) using it."""
-        users = {i: [f"{m.name}/{p.index}" for m, p, _ in found] for i, found in self.shader_users().items()}
+        users = {i: program_names(found) for i, found in self.shader_users().items()}
         return {
             "format": self.format_name,
             "name": self.name,

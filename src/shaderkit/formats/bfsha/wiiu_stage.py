@@ -21,11 +21,10 @@ from typing import Any, ClassVar
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.base import ShaderFile
-from shaderkit.formats.bfsha.wiiu import COPY
+from shaderkit.formats.bfsha.wiiu import COPY, STAGES, program_names
 
-__all__ = ["COPY", "StageResource", "WiiUBfshaStage", "shader_stages", "stage_reflection"]
 #: column of each stage in a program's location triples (VS, GS, PS)
-_COLUMNS = {"vertex": 0, "geometry": 1, "pixel": 2}
+_COLUMNS = {stage: column for column, stage in enumerate(STAGES)}
 
 
 @dataclass
@@ -90,7 +89,7 @@ class WiiUBfshaStage(ShaderFile):
     def users(self) -> list[str]:
         """The programs (``MODEL/INDEX``) that use this GX2 struct, in file order."""
         found = self.bfsha.shader_users().get(self.shader_index, [])
-        return list(dict.fromkeys(f"{m.name}/{p.index}" for m, p, _ in found))
+        return list(dict.fromkeys(program_names(found)))
 
     def reflection(self) -> dict[str, list[StageResource]]:
         """``samplers``, ``uniform_blocks`` and ``attributes`` (vertex stage: the attributes the

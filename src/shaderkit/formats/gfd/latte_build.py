@@ -17,6 +17,7 @@ from typing import Any
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.gfd.gsh import GfdBlock, GfdHeader, Gsh
 from shaderkit.formats.gx2.shader import TAGGED, GX2PixelShader, GX2Shader, GX2VertexShader
+from shaderkit.formats.gx2.types import SAMPLER_TYPES as GX2_SAMPLER_TYPES
 from shaderkit.formats.gx2.types import (
     GX2AttribVar,
     GX2LoopVar,
@@ -93,7 +94,7 @@ for _r in range(2, 5):
     for _c in range(2, 5):
         GLSL_TYPES[f"mat{_r}x{_c}"] = 21 + (_r - 2) * 3 + (_c - 2)
         GLSL_TYPES[f"dmat{_r}x{_c}"] = 30 + (_r - 2) * 3 + (_c - 2)
-SAMPLER_TYPES = {"SAMPLER1D": 0, "SAMPLER2D": 1, "SAMPLER3D": 3, "SAMPLERCUBE": 4}
+SAMPLER_TYPES = {name.upper(): value for value, name in GX2_SAMPLER_TYPES.items()}
 MODES = {"UNIFORMREGISTER": 0, "UNIFORMBLOCK": 1, "GEOMETRYSHADER": 2, "COMPUTESHADER": 3}
 _KEY = re.compile(r"^([A-Za-z_0-9]+)(?:\[(\d+)\])?(?:\.([A-Za-z_0-9]+(?:\[\d\])?))?$")
 

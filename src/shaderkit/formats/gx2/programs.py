@@ -65,12 +65,14 @@ def _bfsha_section(bfsha: Any, i: int, users: list[tuple[Any, Any, str]]) -> tup
     (``MODEL/PROGRAM``) that use it (``users``: as :meth:`WiiUBfsha.shader_users` gives them) and
     with their reflection (the shading model's samplers, uniform blocks and attributes at this
     stage's locations) as extra header lines."""
+    from shaderkit.formats.bfsha.wiiu import program_names
+
     shader = bfsha.shaders[i]
     cls = _BFSHA_STAGES[shader.stage]
     view = cls(regs=shader.regs, program=shader.program, mode=shader.mode, vertex_program=shader.copy_program)
     if cls is GX2VertexShader and len(shader.tail_words) >= 14:  # after mode: 6 arrays, ring size, stream out
         view.ring_item_size, view.has_stream_out = shader.tail_words[12], shader.tail_words[13]
-    names = [f"{m.name}/{p.index}" for m, p, _ in users]
+    names = program_names(users)
     extra: list[str] = []
     seen: set[str] = set()
     for shading, program, _ in users:
@@ -110,10 +112,8 @@ def latte_codes(model: object) -> list[tuple[str, bytes]] | None:
         return [(model.title, model.code)]  # type: ignore[attr-defined]
     if not is_wiiu(model):
         return None
-    bfsha = _bfsha_shaders(model)
-    titled = [(t, s) for t, s, _ in bfsha] if bfsha is not None else _titled_shaders(model) or []
     out = []
-    for title, shader in titled:
+    for title, shader in _titled_shaders(model) or []:
         for _, attr in listing.program_slots([shader]):
             out.append((title if attr == "program" else listing.copy_title(title), getattr(shader, attr)))
     return out

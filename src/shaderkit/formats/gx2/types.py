@@ -26,7 +26,10 @@ _VAR_TYPES = (
     "double2x2", "double2x3", "double2x4", "double3x2", "double3x3", "double3x4",
     "double4x2", "double4x3", "double4x4",
 )
-_SAMPLER_TYPES = {0: "sampler1D", 1: "sampler2D", 3: "sampler3D", 4: "samplerCube"}
+#: GX2SamplerVarType -> its GLSL-like name
+SAMPLER_TYPES = {0: "sampler1D", 1: "sampler2D", 3: "sampler3D", 4: "samplerCube"}
+#: GX2SamplerVarType -> the Latte VM's texture kind of a texture bound to such a sampler
+SAMPLER_KINDS = {0: "1d", 1: "2d", 3: "3d", 4: "cube"}
 
 
 def var_type_name(value: int) -> str:
@@ -36,7 +39,7 @@ def var_type_name(value: int) -> str:
 
 def sampler_type_name(value: int) -> str:
     """GX2SamplerVarType name of ``value`` (``sampler_type_N`` when unknown)."""
-    return _SAMPLER_TYPES.get(value, f"sampler_type_{value}")
+    return SAMPLER_TYPES.get(value, f"sampler_type_{value}")
 
 
 _F4 = struct.Struct("<4f")

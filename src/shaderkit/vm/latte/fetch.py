@@ -265,12 +265,12 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
         sampler = dataclasses.replace(sampler, filter="linear")
     result = np.zeros((n, 4), F32)
     level_index = _nearest(lod, len(tex.levels))
+    cube = tex.kind in ("cube", "cube_array")
     for li in np.unique(level_index):
         lanes = level_index == li
         level = tex.levels[int(li)]
         slices, height, width = level.shape[:3]
         x, y, z = (c[lanes].astype(np.float64) for c in coords)
-        cube = tex.kind in ("cube", "cube_array")
         if cube:
             x, y = x - 1.0, y - 1.0  # CUBE + the compilers' MULADD put face coordinates in [1, 2]
         sx = x * width if normalized[0] else x
@@ -283,7 +283,7 @@ def sample(tex: Texture, sampler: Sampler, coords: list[np.ndarray], normalized:
         elif cube:
             sl = cube_slices(slices, z, None if cube_index is None else cube_index[lanes])
         elif tex.kind == "2d_array":
-            sl = np.clip(np.rint(z), 0, slices - 1).astype(np.int64)
+            sl = _nearest(z, slices)
         else:
             sl = np.zeros(x.shape, np.int64)
         taps = _taps(level, sampler, sl, sx, sy)
