@@ -88,11 +88,7 @@ class Interfaces:
         """Parse the chunk payload under ``r``; ShaderFormatError for counts and offsets outside it.
         Where its items lay is recorded as it is read (the container rebuilds this chunk item by
         item: see ``container._payload``)."""
-        return cls._read(r, Layout(size=r.end - r.start))
-
-    @classmethod
-    def _read(cls, r: Reader, layout: Layout | None) -> Interfaces:
-        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
+        layout = Layout(size=r.end - r.start)
         base = r.start
         (n_inst, n_types, n_records, n_slots, inst_off, type_off, slot_off,
          res0, res1) = r.unpack_at(base, "9I", "IFCE header")
@@ -130,8 +126,7 @@ class Interfaces:
             name_off, *rest = _INSTANCE.unpack_from(r.data, base + inst_off + i * _INSTANCE.size)
             name = recorded_string(r, layout, ("instance_name", i), name_off, "instance name")
             model.class_instances.append(ClassInstance(name, *rest))
-        if layout is not None:
-            model.layout = close_layout(layout, r, _HEADER.size)
+        model.layout = close_layout(layout, r, _HEADER.size)
         return model
 
     def build(self) -> bytes:

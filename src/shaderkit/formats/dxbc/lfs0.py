@@ -62,11 +62,7 @@ class FunctionSignature:
         """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it.
         Where its items lay is recorded as it is read (the container rebuilds this chunk item by
         item: see ``container._payload``)."""
-        return cls._read(r, Layout(size=r.end - r.start))
-
-    @classmethod
-    def _read(cls, r: Reader, layout: Layout | None) -> FunctionSignature:
-        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
+        layout = Layout(size=r.end - r.start)
         base = r.start
         count, offset = r.unpack_at(base, "2I", "LFS0 header")
         if offset > r.end - base:
@@ -80,8 +76,7 @@ class FunctionSignature:
             name = recorded_string(r, layout, ("name", i), words[0], "name", where)
             semantic = recorded_string(r, layout, ("semantic", i), words[1], "semantic name", where) if words[1] else ""
             model.parameters.append(FunctionParameter(name, semantic, *words[2:]))
-        if layout is not None:
-            model.layout = close_layout(layout, r, _HEAD.size)
+        model.layout = close_layout(layout, r, _HEAD.size)
         return model
 
     def summary(self) -> list[dict[str, object]]:

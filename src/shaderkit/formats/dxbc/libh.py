@@ -50,11 +50,7 @@ class LibraryHeader:
         """Parse the chunk payload under ``r``; ShaderFormatError for offsets outside it.
         Where its items lay is recorded as it is read (the container rebuilds this chunk item by
         item: see ``container._payload``)."""
-        return cls._read(r, Layout(size=r.end - r.start))
-
-    @classmethod
-    def _read(cls, r: Reader, layout: Layout | None) -> LibraryHeader:
-        """The chunk under ``r``, recording where its items lay in ``layout`` (closed at the end) unless None."""
+        layout = Layout(size=r.end - r.start)
         base = r.start
         version, creator_off, flags, count, table = r.unpack_at(base, "5I", "LIBH header")
         if table > r.end - base:
@@ -66,8 +62,7 @@ class LibraryHeader:
             unknown, name_off = _ENTRY.unpack_from(r.data, base + table + i * _ENTRY.size)
             name = recorded_string(r, layout, ("name", i), name_off, "function name", f"functions[{i}]")
             model.functions.append(LibraryEntry(name, unknown))
-        if layout is not None:
-            model.layout = close_layout(layout, r, _HEADER.size)
+        model.layout = close_layout(layout, r, _HEADER.size)
         return model
 
     def _entries(self, names: list[int]) -> bytes:
