@@ -66,22 +66,20 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
     With ``kind`` (a model class such as ``DxbcContainer``), the result has that static type and a
     file of another format raises ShaderFormatError, so type checkers know the attributes.
     """
+    offered = None
     if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
         from shaderkit.files import read_member
-        from shaderkit.formats.archive.path import open_member
+        from shaderkit.formats.archive.path import member_model
 
         steps, data = read_member(source)
         # (a member without magic, a Wii U BFSHA stage's microcode: the model its archive offers)
-        model: ShaderFile = open_member(steps, data)
+        offered = member_model(steps)
     else:
         data = _read(source)
-        model = _parse(data)
+    model = offered if offered is not None else _parse(data)
     if kind is not None and not isinstance(model, kind):
-        from shaderkit.formats.base import IdentifiedFile
-
-        spec = detect(data)  # the format read (not the one a member's archive offered instead)
-        read = spec is not None and isinstance(model, spec.load() if spec.target else IdentifiedFile)
-        found = spec.title if spec is not None and read else model.format_name
+        spec = detect(data)  # (the format read; an offered model names its own)
+        found = spec.title if offered is None and spec is not None else model.format_name
         raise ShaderFormatError(f"expected {kind.__name__}, found {found}", 0)
     return model
 

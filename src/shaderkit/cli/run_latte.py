@@ -32,7 +32,8 @@ def is_latte_model(model: Any) -> bool:
 
 def _shaders(model: Any) -> list[Any]:
     """The GX2 shaders ``--shader N`` counts: a BFSHA's structs in file order (``shaders[N]`` of
-    ``disasm``) with the reflection of the first program using each; a BFSHA stage: itself."""
+    ``disasm``, empty ones too) with the reflection of the first program using each; a BFSHA
+    stage: itself; a GSH's or SHARCFB's shaders that have a program."""
     fmt = getattr(model, "format_name", "")
     if fmt == "gx2-microcode":
         return [model.vm_shader()]
@@ -40,9 +41,8 @@ def _shaders(model: Any) -> list[Any]:
         from shaderkit.formats.bfsha.wiiu_stage import shader_stages
 
         return [stage.vm_shader() for stage in shader_stages(model)]
-    if hasattr(model, "binaries"):
-        return [binary.shader for binary in model.binaries]
-    return list(model.shaders)
+    shaders = [binary.shader for binary in model.binaries] if hasattr(model, "binaries") else model.shaders
+    return [s for s in shaders if s.program]
 
 
 def _exports(result: Any) -> list[tuple[str, Any]]:
@@ -128,8 +128,6 @@ def run_latte(model: Any, file: str, index: int, inputs_path: str | None, unifor
     from shaderkit.vm.latte import LatteShader, VMError
 
     shaders = _shaders(model)
-    if getattr(model, "format_name", "") not in _BFSHA_FORMATS:
-        shaders = [s for s in shaders if s.program]  # BFSHA: numbered as disasm prints them, empty ones too
     if not 0 <= index < len(shaders):
         raise click.ClickException(f"{file}: --shader {index}: the file has {len(shaders)} shader programs")
     if not shaders[index].program:
