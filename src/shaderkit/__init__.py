@@ -10,6 +10,7 @@ TYPE_CHECKING = False  # (typing loads only for type checkers, or when Source is
 if TYPE_CHECKING:
     from typing import IO, Any, TypeVar, overload
 
+    from shaderkit.formats.archive.path import Member
     from shaderkit.formats.base import ShaderFile
     from shaderkit.formats.registry import FormatSpec
 
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
     ModelT = TypeVar("ModelT", bound="ShaderFile")
 
 __version__ = "0.1.0"
-__all__ = ["AssemblyError", "ShaderFormatError", "Source", "UnsupportedOperation", "detect", "open", "__version__"]
+__all__ = ["AssemblyError", "ShaderFormatError", "Source", "UnsupportedOperation", "detect", "open", "shaders",
+           "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -82,6 +84,42 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
         found = spec.title if offered is None and spec is not None else model.format_name
         raise ShaderFormatError(f"expected {kind.__name__}, found {found}", 0)
     return model
+
+
+def shaders(source: Source, name: str = "") -> list[Member]:
+    """Every shader in a file, as ``shaderkit disasm`` and ``verify`` take them: the file itself
+    when it is a shader (a DXBC, a SHBIN, a BFSHA, an effect ...), else the outermost shaders
+    inside it (an archive, a compressed stream, a BFRES, an RPX, a package of unknown format);
+    empty when it holds none. Each :class:`~shaderkit.formats.archive.path.Member` has its
+    ``name``, its ``data`` and ``open()`` for its typed model (parsed when asked for, so a damaged
+    shader raises ShaderFormatError there, not here).
+
+    A path source names the shaders as ``shaderkit.open`` takes them (``pack.szs//dir/x.bfsha``;
+    it may name a member itself); bytes and file objects name them after ``name``, or with their
+    path inside the source when ``name`` is empty (``dir/x.bfsha``, ``@0x40``; the source itself
+    is ``""``). A damaged archive around the shaders raises ShaderFormatError; a damaged archive
+    inside it is a member whose ``error`` says why and whose ``open()`` raises.
+    """
+    from shaderkit.formats.archive.path import SEPARATOR, Member, member_model, shaders_of
+
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if SEPARATOR in name:
+            from shaderkit.files import read_member
+
+            steps, data = read_member(name)
+            offered = member_model(steps)  # (a member without magic: the model its archive gives)
+            if offered is not None:
+                return [Member(name, data, offered=offered)]
+        else:
+            data = _read(source)
+    else:
+        data = _read(source)
+    if name:
+        return shaders_of(name, data)
+    # relative names: the members of "" are "//dir/x"
+    return [Member(m.name[len(SEPARATOR):] if m.name.startswith(SEPARATOR) else m.name, m.data, m.error, m.offered)
+            for m in shaders_of("", data)]
 
 
 def _parse(data: bytes) -> ShaderFile:

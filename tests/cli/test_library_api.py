@@ -81,3 +81,47 @@ def test_readme_example_type_checks_strict(tmp_path: Path) -> None:
     # the check can fail: the untyped form (no class given) is an error under --strict
     result = _mypy_strict(_readme_example().replace(", DxbcContainer)", ")"), tmp_path)
     assert result.returncode == 1 and "input_signature" in result.stdout, result.stdout + result.stderr
+
+
+def test_shaders_gives_the_shaders_inside_archives_and_packages(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "archives"))
+    from test_archive_cli import sarc
+
+    from shaderkit.formats.archive import yaz0
+
+    dxbc, shbin = SAMPLES["sample_vs.dxbc"](), SAMPLES["sample.shbin"]()
+    damaged = bytearray(sarc([(b"x.bin", b"data")]))
+    damaged[8:12] = (3).to_bytes(4, "big")  # wrong file size
+    inner = sarc([(b"shaders/prog.shbin", shbin), (b"readme.txt", b"not a shader")])
+    pack = yaz0.compress(sarc([(b"vs.cso", dxbc), (b"more.sarc", inner), (b"bad.sarc", bytes(damaged)),
+                               (b"cut.cso", dxbc[:100])]))
+    path = tmp_path / "pack.szs"
+    path.write_bytes(pack)
+    for source, prefix in ((pack, ""), (path, f"{path}//"), (str(path), f"{path}//")):
+        found = shaderkit.shaders(source)
+        assert [m.name for m in found] == [prefix + n for n in ("vs.cso", "more.sarc//shaders/prog.shbin",
+                                                                "bad.sarc", "cut.cso")]
+        assert [m.data for m in found] == [dxbc, shbin, bytes(damaged), dxbc[:100]]
+        assert isinstance(found[0].open(), DxbcContainer) and isinstance(found[1].open(), Dvlb)
+        assert "file size field 3" in found[2].error
+        for broken in found[2:]:  # opened only when asked: the damage shows there
+            with pytest.raises(shaderkit.ShaderFormatError):
+                broken.open()
+    assert shaderkit.shaders(pack, "game.szs")[0].name == "game.szs//vs.cso"
+    # a shader is its own only shader; a compressed one is the stream's; a package's by offset
+    assert [(m.name, m.data) for m in shaderkit.shaders(dxbc)] == [("", dxbc)]
+    assert [(m.name, m.data) for m in shaderkit.shaders(yaz0.compress(shbin), "p.szs")] == [("p.szs", shbin)]
+    assert [(m.name, m.data) for m in shaderkit.shaders(b"PAK!" + bytes(60) + dxbc + b"tail")] == [("@0x40", dxbc)]
+    assert shaderkit.shaders(b"hello") == [] and shaderkit.shaders(sarc([(b"a.bin", b"pixels")])) == []
+    with pytest.raises(shaderkit.ShaderFormatError, match="file size"):
+        shaderkit.shaders(bytes(damaged))
+    with pytest.raises(shaderkit.UnsupportedOperation, match=r"shaderkit\.shaders\(\)"):
+        shaderkit.open(pack).disassemble()  # an archive has no text of its own
+
+
+def test_shaders_of_a_member_path(corpus: Path) -> None:
+    pack = corpus / "wiiu" / "st_BodyB_Ysi.szs"
+    assert [m.name for m in shaderkit.shaders(pack)] == [f"{pack}//Turbo_UBER.bfsha"]
+    stage = f"{pack}//Turbo_UBER.bfsha//turbo_uber/1/pixel"  # bare microcode: its archive's model
+    (member,) = shaderkit.shaders(stage)
+    assert member.name == stage and member.open().format_name == "gx2-microcode"

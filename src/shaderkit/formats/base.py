@@ -61,8 +61,10 @@ class ShaderFile(ABC):
         return []
 
     def disassemble(self) -> str:
-        """Text of every program in the file."""
-        raise UnsupportedOperation(f"{self.format_name}: no disassembler for this format yet")
+        """Text of every program in the file. A model with no text of its own (an archive, an
+        executable) raises UnsupportedOperation: ``shaderkit.shaders`` gives the shaders inside it."""
+        raise UnsupportedOperation(f"{self.format_name}: no text of its own (an archive or executable); "
+                                   "shaderkit.shaders() gives the shaders inside it")
 
 
 def textless(cls: type) -> bool:

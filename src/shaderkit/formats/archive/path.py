@@ -16,11 +16,14 @@ No file I/O here: callers pass the bytes of the outermost file.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from shaderkit.dataclass import dataclass
+from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.limits import MAX_NESTING_DEPTH
+
+if TYPE_CHECKING:
+    from shaderkit.formats.base import ShaderFile
 
 SEPARATOR = "//"
 
@@ -365,10 +368,26 @@ def unwrap(data: bytes, where: str = "", depth: int = 0) -> tuple[bytes, Any | N
 @dataclass
 class Member:
     """A shader inside a file with no text of its own: its ``outer//inner`` name and bytes, or why
-    the archive holding it could not be listed."""
+    the archive holding it could not be listed (``error``; its bytes are the archive's)."""
     name: str
-    data: bytes
+    data: bytes = field(repr=False)
     error: str = ""
+    #: the model the container gives a member without magic (a Wii U BFSHA stage's microcode)
+    offered: Any = field(default=None, repr=False)
+
+    def open(self) -> ShaderFile:
+        """The shader's typed model, parsed now: ShaderFormatError for damaged bytes, or with
+        ``error`` when its archive could not be listed."""
+        from shaderkit.formats.registry import detect
+
+        if self.error:
+            raise ShaderFormatError(self.error, None, self.name)
+        if self.offered is not None:
+            return self.offered
+        spec = detect(self.data)
+        if spec is None:
+            raise ShaderFormatError(f"not a known shader format (starts with {self.data[:4]!r})", 0, self.name)
+        return spec.parse(self.data)
 
 
 def shader_members(name: str, data: bytes) -> list[Member]:
@@ -392,6 +411,18 @@ def shader_members(name: str, data: bytes) -> list[Member]:
         elif item.error:
             found.append(Member(item.path, item.data, item.error))
     return found
+
+
+def shaders_of(name: str, data: bytes) -> list[Member]:
+    """The shaders ``disasm`` and ``verify`` take from the file ``name``: the file itself when its
+    format has text of its own, else :func:`shader_members` (none for bytes of no known format
+    with no known file inside)."""
+    from shaderkit.formats.registry import detect
+
+    spec = detect(data)
+    if spec is not None and has_text(kind_of(data) or spec.name):
+        return [Member(name, data)]
+    return shader_members(name, data)
 
 
 def has_text(format_name: str) -> bool:
