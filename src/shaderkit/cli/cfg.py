@@ -111,6 +111,20 @@ def nesting(kinds: list[str | None]) -> Nesting:
     return found
 
 
+def branch_edges(steps: list[Step], kinds: list[str | None]) -> Nesting:
+    """The :func:`nesting` of ``kinds``, after setting the edges of its matched ifs (true: the next
+    step, false: after the else, or the end) and elses (to the end)."""
+    nest = nesting(kinds)
+    for i, else_at in nest.else_of.items():
+        if i in nest.end_of:
+            steps[else_at].targets, steps[else_at].falls_through = [(nest.end_of[i], "")], False
+    for i, end in nest.end_of.items():
+        if kinds[i] == "if":
+            after = nest.else_of[i] + 1 if i in nest.else_of else end
+            steps[i].targets, steps[i].falls_through = [(i + 1, "true"), (after, "false")], False
+    return nest
+
+
 def _sm4_kind(name: str) -> str | None:
     if name.startswith("if_"):
         return "if"
@@ -128,17 +142,11 @@ def sm4_steps(texts: list[str]) -> list[Step]:
     steps = [Step(t) for t in texts]
     names = [_mnemonic(t) for t in texts]
     labels = {t.split()[1]: i for i, (t, n) in enumerate(zip(texts, names)) if n == "label" and len(t.split()) > 1}
-    nest = nesting([_sm4_kind(name) for name in names])
-    else_owner = {v: k for k, v in nest.else_of.items()}
+    nest = branch_edges(steps, [_sm4_kind(name) for name in names])
     end_owner = {v: k for k, v in nest.end_of.items()}
     for i, name in enumerate(names):
         step = steps[i]
-        if name.startswith("if_") and i in nest.end_of:
-            after = nest.else_of[i] + 1 if i in nest.else_of else nest.end_of[i]
-            step.targets, step.falls_through = [(i + 1, "true"), (after, "false")], False
-        elif name == "else" and i in else_owner and else_owner[i] in nest.end_of:
-            step.targets, step.falls_through = [(nest.end_of[else_owner[i]], "")], False
-        elif name == "endloop" and i in end_owner:
+        if name == "endloop" and i in end_owner:
             step.targets, step.falls_through = [(end_owner[i], "loop")], False
         elif name == "switch" and i in nest.end_of:
             step.targets = [(c, texts[c].strip()) for c in nest.cases[i]]
@@ -310,17 +318,11 @@ def d3d9_steps(words: Any) -> list[Step]:
     conditional = [info is not None and info.sources > 0 for info in infos]  # break_comp, breakp
     operands = [text.partition(" ")[2].replace(",", " ").split() for text, _, _ in found]
     labels = {ops[0]: i for i, (name, ops) in enumerate(zip(names, operands)) if name == "label" and ops}
-    nest = nesting([_D3D9_KINDS.get(name) for name in names])
-    else_owner = {v: k for k, v in nest.else_of.items()}
+    nest = branch_edges(steps, [_D3D9_KINDS.get(name) for name in names])
     end_owner = {v: k for k, v in nest.end_of.items()}
     for i, name in enumerate(names):
         step = steps[i]
-        if name == "if" and i in nest.end_of:
-            after = nest.else_of[i] + 1 if i in nest.else_of else nest.end_of[i]
-            step.targets, step.falls_through = [(i + 1, "true"), (after, "false")], False
-        elif name == "else" and i in else_owner and else_owner[i] in nest.end_of:
-            step.targets, step.falls_through = [(nest.end_of[else_owner[i]], "")], False
-        elif name in ("rep", "loop") and i in nest.end_of:
+        if name in ("rep", "loop") and i in nest.end_of:
             step.targets = [(nest.end_of[i] + 1, "skip")]
         elif name in ("endrep", "endloop") and i in end_owner:
             step.targets = [(end_owner[i] + 1, "loop")]
