@@ -180,6 +180,10 @@ def test_shaders_inside_sections_are_members() -> None:
     assert ("//.data//@0x40", "gsh") in found
     model = Rpl.from_bytes(data)
     assert model.member(".data")[0x40 : 0x40 + len(gsh)] == gsh
+    # scan records the shader, not the executable holding it (an RPX is no shader)
+    from shaderkit.cli.archive import scan_bytes
+
+    assert [(r["path"], r["format"]) for r in scan_bytes("game.rpx", data)] == [("game.rpx//.data//@0x40", "gsh")]
 
 
 @pytest.mark.parametrize("damage", ["truncated", "section past end", "bad zlib", "size word lies", "names index"])

@@ -14,10 +14,6 @@ import click
 from shaderkit.cli.common import load_member, read_input, store_member, write_output
 from shaderkit.schemas import SCHEMA_VERSION
 
-#: formats that only hold other files; everything else the registry reads is a shader file
-CONTAINERS = frozenset({"yaz0", "zstd", "sarc", "bfres-wiiu", "bfres-switch", "bfres"})
-
-
 @click.command()
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per member.")
@@ -91,14 +87,14 @@ def _record(path: str, fmt: str, data: bytes, model: Any = None, stage: str | No
 def scan_bytes(path: str, data: bytes) -> list[dict[str, Any]]:
     """One record per shader in ``data`` and in every archive inside it; errors become records."""
     from shaderkit.errors import ShaderkitError
-    from shaderkit.formats.archive.path import walk
+    from shaderkit.formats.archive.path import has_text, kind_of, walk
     from shaderkit.formats.registry import detect
 
     records: list[dict[str, Any]] = []
 
     def visit(name: str, blob: bytes, fmt: str | None) -> None:
         spec = detect(blob)
-        if spec is None or spec.name in CONTAINERS:
+        if spec is None or not has_text(kind_of(blob) or spec.name):  # (archives, executables: what they hold)
             return
         try:
             model = spec.parse(blob)
