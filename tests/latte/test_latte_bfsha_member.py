@@ -396,3 +396,28 @@ def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk
         assert out["exports"]["PIX0"] == [[3, 3, 3, 3]], spec
     status, _, err = sk("run", str(gsh), "--inputs", str(inputs), "--texture", f"env:2d={cube}")
     assert status == 2 and "does not fit" in err  # an explicit kind still wins (and (6, 2, 2, 4) is no 2D image)
+
+
+def test_run_takes_a_2d_array_kind_from_sampler_type_10(tmp_path: Path, sk: Sk) -> None:
+    import numpy as np
+
+    source = tmp_path / "layers.psh"
+    source.write_text(CUBE_PSH.replace('"SAMPLERCUBE"', '"SAMPLER2DARRAY"'))
+    gsh = tmp_path / "layers.gsh"
+    status, _, err = sk("asm", str(source), "-o", str(gsh))
+    assert status == 0, err
+    # GX2SamplerVarType 2D_ARRAY is 10 (the public GX2 readers' enum): the GX2SamplerVar's type word
+    # (name offset, type, location: big-endian) sits right before its location 0
+    data = gsh.read_bytes()
+    assert b"\x00\x00\x00\x0a\x00\x00\x00\x00" in data and b"\x00\x00\x00\x04\x00\x00\x00\x00" not in data
+    layers = np.zeros((3, 2, 2, 4), np.float32)
+    for layer in range(3):
+        layers[layer] = layer + 1
+    texture = tmp_path / "layers.npy"
+    np.save(texture, layers)
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"R0": [[0.25, 0.25, 2, 0]]}))  # z: the layer (2 reads 3)
+    out = _run(sk, str(gsh), "--inputs", str(inputs), "--texture", f"env={texture}")
+    assert out["exports"]["PIX0"] == [[3, 3, 3, 3]]
+    status, out_text, _ = sk("disasm", str(gsh))
+    assert status == 0 and "type=sampler2DArray" in out_text

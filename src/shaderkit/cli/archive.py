@@ -14,6 +14,7 @@ import click
 from shaderkit.cli.common import load_member, read_input, store_member, write_output
 from shaderkit.schemas import SCHEMA_VERSION
 
+
 @click.command()
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per member.")

@@ -26,10 +26,12 @@ _VAR_TYPES = (
     "double2x2", "double2x3", "double2x4", "double3x2", "double3x3", "double3x4",
     "double4x2", "double4x3", "double4x4",
 )
-#: GX2SamplerVarType -> its GLSL-like name
-SAMPLER_TYPES = {0: "sampler1D", 1: "sampler2D", 3: "sampler3D", 4: "samplerCube"}
+#: GX2SamplerVarType -> its GLSL-like name (0-4 as wut and decaf-emu name them; 6, 10, 12 and 13
+#: as the GX2 shader readers of Cafe Shader Studio and ShaderLibrary do)
+SAMPLER_TYPES = {0: "sampler1D", 1: "sampler2D", 3: "sampler3D", 4: "samplerCube", 6: "sampler2DShadow",
+                 10: "sampler2DArray", 12: "sampler2DArrayShadow", 13: "samplerCubeArray"}
 #: GX2SamplerVarType -> the Latte VM's texture kind of a texture bound to such a sampler
-SAMPLER_KINDS = {0: "1d", 1: "2d", 3: "3d", 4: "cube"}
+SAMPLER_KINDS = {0: "1d", 1: "2d", 3: "3d", 4: "cube", 6: "2d", 10: "2d_array", 12: "2d_array", 13: "cube_array"}
 
 
 def var_type_name(value: int) -> str:
