@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 #: a line that opens an SM4/5 program in fxc's listing syntax (hand edits may add a comment)
 _SM4_VERSION = re.compile(r"^[ \t]*(ps|vs|gs|hs|ds|cs|lib)_[45]_[01][ \t]*(//.*)?$", re.M)
 #: the first code line of a D3D9 listing (``ps_3_0``, ``vs_1_1``, ``ps_2_x``, ``vs_2_sw``, ``tx_1_0``;
-#: the D3D8-era ``vs.1.1``; Helix mod's edited listings: ``vs_3_0 // Converted from vs_2_0``)
-_D3D9_VERSION = re.compile(r"^[ \t]*((ps|vs)([_.])[1-3]\3([0-4]|x|sw)|tx_1_0)[ \t]*((//|;).*)?$", re.M)
+#: the D3D8-era ``vs.1.1``; Helix mod's edited listings: ``vs_3_0 // Converted from vs_2_0``; fxc
+#: 9.30's ``/    ps_3_0`` of a shader without constants)
+_D3D9_VERSION = re.compile(r"^/?[ \t]*((ps|vs)([_.])[1-3]\3([0-4]|x|sw)|tx_1_0)[ \t]*((//|;).*)?$", re.M)
 
 
 def detect_syntax(text: str) -> str:
