@@ -28,16 +28,17 @@ SPRITE = "RetroArch__ctr_sprite__82b12978.shbin"
 WORLD = "Re-Craft-3DS__world__7006574e.shbin"
 
 
-def _hand_cgfx() -> bytes:
+def _hand_cgfx(pair_count: int = 16) -> bytes:
     """A CGFX written by hand from SPICA's structures: one texture entry (opaque) and one shader.
 
     The shader object here has two extra words before the binary size/pointer pair, so the parser
-    must find the DVLB by its pointer rather than at a fixed field.
+    must find the DVLB by its pointer rather than at a fixed field. ``pair_count``: the DATA
+    section's dictionary pairs (bannertool writes 15, no ``emitters``; the shader DICT follows them).
     """
     shbin = _shbin(WORLD)
     header_size = 0x14
     data_at = header_size
-    dict_at = data_at + 8 + 16 * 8  # 0x9C
+    dict_at = data_at + 8 + pair_count * 8  # 0x9C with 16 pairs
     nodes_at = dict_at + 12
     shdr_at = nodes_at + 2 * 16  # root + one entry
     shdr = 40  # type, SHDR, revision, name, user count, user ptr, 2 unknown, size, pointer
@@ -48,14 +49,14 @@ def _hand_cgfx() -> bytes:
     dvlb_at = texture_at + len(texture)
     total = dvlb_at + len(shbin)
 
-    pairs = [0] * 32
+    pairs = [0] * 2 * pair_count
     pairs[2 * 1] = 1  # one texture
     pairs[2 * 1 + 1] = texture_at - (data_at + 8 + 8 * 1 + 4)
     pairs[2 * 4] = 1  # one shader
     pairs[2 * 4 + 1] = dict_at - (data_at + 8 + 8 * 4 + 4)
     out = bytearray()
     out += struct.pack("<4sHHIII", b"CGFX", 0xFEFF, header_size, 0x05000000, total, 1)
-    out += struct.pack("<4sI32I", b"DATA", total - data_at, *pairs)
+    out += struct.pack(f"<4sI{2 * pair_count}I", b"DATA", total - data_at, *pairs)
     out += struct.pack("<4sII", b"DICT", 12 + 32, 1)
     out += struct.pack("<IHHii", 0xFFFFFFFF, 1, 0, 0, 0)
     entry = nodes_at + 16
@@ -89,6 +90,20 @@ def test_hand_built_cgfx() -> None:
     assert {"item": "raw", "offset": 0xF0 + 13, "size": 3 + 32} in rows
     assert {"item": "shaders.0.dvlb", "offset": 0x120, "size": len(_shbin(WORLD))} in rows
     assert {"item": "shaders.0.dvlb_size", "offset": 0xC8 + 32, "size": 4} in rows
+
+
+def test_data_with_15_dictionaries() -> None:
+    # bannertool's CGFX files end DATA after 15 pairs (no emitters): the first DICT follows them,
+    # so a 16th pair would read its magic ("DICT" = 0x54434944 emitters)
+    data = _hand_cgfx(pair_count=15)
+    model = Cgfx.from_bytes(data)
+    assert len(model.dict_counts) == 15 and model.summary()["dictionaries"] == {"textures": 1, "shaders": 1}
+    assert model.to_bytes() == data and model.problems() == []
+    assert model.shaders[0].dvlb is not None and model.shaders[0].dvlb.to_bytes() == _shbin(WORLD)
+    model.shaders[0].name = "OtherShader1"  # an edit keeps the 15 pairs (offsets unchanged)
+    out = model.to_bytes()
+    assert len(out) == len(data) and out[0x1C : 0x1C + 8 * 15] == data[0x1C : 0x1C + 8 * 15]
+    assert Cgfx.from_bytes(out).shaders[0].name == "OtherShader1"
 
 
 def test_same_size_edit_is_written_in_place() -> None:

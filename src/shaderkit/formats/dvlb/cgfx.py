@@ -37,6 +37,8 @@ from shaderkit.io.writer import Writer
 CGFX_MAGIC = b"CGFX"
 _HEADER = struct.Struct("<4sHHIII")
 _DATA = struct.Struct("<4sI16I16I")  # magic, size, then 16 (count, offset) pairs interleaved
+#: the DATA section with ``n`` dictionary pairs (files written with 15 end before ``emitters``)
+_DATA_OF = [struct.Struct(f"<4sI{2 * n}I") for n in range(17)]
 _DICT = struct.Struct("<4sII")
 _NODE = struct.Struct("<IHHii")
 _SHDR = struct.Struct("<I4sIiIIIi")  # assumed layout of a new SHDR object
@@ -85,7 +87,8 @@ class Cgfx(ShaderFile):
     shaders: list[CgfxShader] = field(default_factory=list)
     revision: int = 0x05000000
     section_count: int = 1
-    #: entry counts of the 16 dictionaries (index 4 follows ``shaders``)
+    #: entry counts of the dictionaries DATA lists (16; 15 in files without ``emitters``; index 4
+    #: follows ``shaders``)
     dict_counts: list[int] = field(default_factory=lambda: [0] * 16)
     root_reference_bit: int = 0xFFFFFFFF
     root_left: int = 0
@@ -236,6 +239,21 @@ def _dvlb_extent(data: bytes, start: int, size_at: int | None) -> int:
     return end
 
 
+def _pair_count(data: bytes, header_size: int) -> int:
+    """How many (count, offset) pairs DATA holds: 16, or fewer when a dictionary starts sooner
+    (bannertool's CGFX files list 15, their first DICT right after the 15th pair)."""
+    pairs_at = header_size + 8
+    n = 16
+    i = 0
+    while i < n:
+        count, offset = struct.unpack_from("<Ii", data, pairs_at + 8 * i)
+        dict_at = pairs_at + 8 * i + 4 + offset
+        if count and pairs_at < dict_at < pairs_at + 8 * n:
+            n = (dict_at - pairs_at) // 8
+        i += 1
+    return max(n, 1)
+
+
 def _parse(data: bytes) -> Cgfx:
     r = Reader(data, context="CGFX")
     r.need(_HEADER.size, "CGFX header")
@@ -246,7 +264,8 @@ def _parse(data: bytes) -> Cgfx:
         raise r.error(f"byte order mark {bom:#06x}: only little-endian CGFX (0xfeff) is supported", 4)
     if header_size < _HEADER.size or header_size + _DATA.size > len(data):
         raise r.error(f"header size {header_size:#x} leaves no room for the DATA section", 6)
-    fields = _DATA.unpack_from(data, header_size)
+    pair_count = _pair_count(data, header_size)
+    fields = _DATA_OF[pair_count].unpack_from(data, header_size)
     if fields[0] != b"DATA":
         raise r.error(f"bad DATA magic: found {fields[0]!r}", header_size)
     pairs = fields[2:]
@@ -254,10 +273,10 @@ def _parse(data: bytes) -> Cgfx:
     offsets = list(pairs[1::2])
     rec = Recorder(r)
     rec.table(KEY_HEADER, 0, _HEADER.size, "CGFX header")
-    rec.table(KEY_DATA, header_size, _DATA.size, "DATA")
+    rec.table(KEY_DATA, header_size, _DATA_OF[pair_count].size, "DATA")
     shaders: list[CgfxShader] = []
     root = (0xFFFFFFFF, 0, 0)
-    count = counts[SHADER_DICT]
+    count = counts[SHADER_DICT] if pair_count > SHADER_DICT else 0
     if count:
         with r.scope("shaders"):
             dict_at = header_size + 8 + 8 * SHADER_DICT + 4 + offsets[SHADER_DICT]
@@ -352,8 +371,12 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
     added or removed: a new DICT (tree rebuilt) and, per new shader, an SHDR object, its name and
     DVLB are appended; the rest stays."""
     header = stored_fields(layout, KEY_HEADER, _HEADER)
-    data = stored_fields(layout, KEY_DATA, _DATA)
-    if header is None or data is None or len(model.dict_counts) != 16:
+    stored_data = layout.items.get(KEY_DATA)
+    pair_count = len(model.dict_counts)
+    if stored_data is None or pair_count > 16 or len(stored_data.data) != _DATA_OF[pair_count].size:
+        raise Relayout
+    data = stored_fields(layout, KEY_DATA, _DATA_OF[pair_count])
+    if header is None or data is None:
         raise Relayout
     header_size = header[2]
     count = len(model.shaders)
@@ -392,7 +415,10 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
     data_size = w.end - header_size if data[1] == layout.size - header_size else data[1]
     w.put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, header_size, model.revision, file_size, model.section_count))
     counts, offsets = list(model.dict_counts), list(data[2:][1::2])
-    counts[SHADER_DICT] = count
+    if count and pair_count <= SHADER_DICT:
+        raise Relayout  # (a DATA without the shader dictionary's pair)
+    if pair_count > SHADER_DICT:
+        counts[SHADER_DICT] = count
     if dict_at is not None:
         offsets[SHADER_DICT] = dict_at - (header_size + 8 + 8 * SHADER_DICT + 4)
         if same:
@@ -402,7 +428,7 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
         else:
             tree_size, root_pointers = _DICT.size + _NODE.size * (count + 1), (0, 0)
         w.put(dict_at, _DICT.pack(b"DICT", tree_size, count) + _NODE.pack(*tree[0], *root_pointers) + b"".join(nodes))
-    w.put(header_size, _DATA.pack(b"DATA", data_size, *_data_pairs(counts, offsets)))
+    w.put(header_size, _DATA_OF[pair_count].pack(b"DATA", data_size, *_data_pairs(counts, offsets)))
     if not w.verify():
         raise Relayout
     return w.getvalue()
