@@ -167,3 +167,25 @@ def test_vertex_shader_limit_is_512_words() -> None:
     src = ".proc main\n" + "  mov r0, r1\n" * 512 + "  end\n.end\n"
     err = _error(src)
     assert "max 512" in err.message and err.line == 514
+
+
+def test_descriptor_second_words_round_trip() -> None:
+    import struct
+
+    from shaderkit.formats.dvlb.dvlb import Dvlb
+    from shaderkit.formats.dvlb.source import dvlb_to_source
+
+    # a value above 32 bits in the opdescs pragma is the entry's second word (picasso writes 0)
+    src = "; shaderkit: opdescs 0xf0000036f 0x6c36f\n.proc main\n  mov r0, r1  ; shaderkit: desc 1\n  end\n.end\n"
+    data = assemble_sources([("p.pica", src)])
+    dvlp = 8 + 4 * struct.unpack_from("<I", data, 4)[0]  # DVLP after "DVLB", the DVLE count and offsets
+    table_at = dvlp + struct.unpack_from("<I", data, dvlp + 0x10)[0]  # its descriptor table offset
+    assert struct.unpack_from("<4I", data, table_at) == (0x36F, 0xF, 0x6C36F, 0)
+    # a file whose entries have such words (libbrahma's, from an older assembler: 0xf) lists them in
+    # the pragma, so its text assembles back to the same bytes
+    model = Dvlb.from_bytes(assemble_sources([("p.pica", ".proc main\n  mov r0, r1\n  mov r1, r0\n  end\n.end\n")]))
+    for descriptor in model.dvlp.opdescs:
+        descriptor.extra = 0xF
+    old = model.to_bytes()
+    text = dvlb_to_source(Dvlb.from_bytes(old))
+    assert "0xf" in text.splitlines()[1] and assemble_sources([("t.pica", text)]) == old

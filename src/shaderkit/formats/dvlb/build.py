@@ -63,7 +63,7 @@ def program_to_dvlb(program: Program) -> Dvlb:
             setattr(dvle, key, value)
         dvle.labels = [Label(lid, offset, name, unknown) for lid, offset, name, unknown in data.labels]
         dvles.append(dvle)
-    dvlp = Dvlp(code=list(program.code), opdescs=[OperandDescriptor(d & 0xFFFFFFFF) for d in program.opdescs])
+    dvlp = Dvlp(code=list(program.code), opdescs=[OperandDescriptor(d & 0xFFFFFFFF, d >> 32) for d in program.opdescs])
     return Dvlb(dvlp=dvlp, dvles=dvles)
 
 

@@ -929,7 +929,9 @@ def dvlb_to_sources(dvlb: Dvlb, marker: Callable[[int], str] | None = None) -> l
     When picasso's descriptor merging would not rebuild this file's descriptor table (files made
     by nihstro keep descriptors that agree on every used bit apart), the text also carries
     ``; shaderkit: opdescs ...`` and per-instruction ``; shaderkit: desc N`` comments: picasso
-    ignores them, ``shaderkit asm`` uses them to rebuild the same table and words.
+    ignores them, ``shaderkit asm`` uses them to rebuild the same table and words. An entry whose
+    second word is not 0 (picasso writes 0; older assemblers did not) is given as one value with
+    that word above bit 32 (``0xf8006c368``: second word 0xf).
 
     ``marker`` (word index -> text) is appended to every instruction line; the text is decided
     without it.
@@ -984,7 +986,7 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
                 lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
         if hints and i == 0:
-            pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.value:#x}" for d in dvlb.dvlp.opdescs)]))
+            pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)]))
         if headers[i]:
             pragmas.append(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
         if orders and orders[i]:
@@ -1409,7 +1411,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             unit.add(f"{PRAGMA_LAYOUT} {rule}")
         unit.pragma_at = len(unit.lines)
         if hints and i == 0:
-            unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d:#x}" for d in opdescs)]))
+            unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)]))
         if headers[i]:
             unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
         if orders and orders[i]:

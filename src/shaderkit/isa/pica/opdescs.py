@@ -90,6 +90,8 @@ class DescriptorTable:
         # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
         self.pinned = False
         self.desc_hint: int | None = None
+        #: the pinned entries' second words (by slot; picasso writes 0)
+        self.opdesc_extras: list[int] = []
 
     def error(self, message: str, column: int = 0) -> Exception:
         """The exception to raise (the assembler's names the line and column)."""
@@ -154,6 +156,10 @@ class DescriptorTable:
         values, masks = self.slots.values, self.slots.masks
         values[a], values[b] = values[b], values[a]
         masks[a], masks[b] = masks[b], masks[a]
+        extras = self.opdesc_extras
+        if extras:
+            extras += [0] * (max(a, b) + 1 - len(extras))
+            extras[a], extras[b] = extras[b], extras[a]
         self.slots.repack()
         for i, word in enumerate(self.code):
             if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
