@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -304,3 +305,40 @@ def test_grown_dvlb_appended_after_the_next_one_is_found_again() -> None:
     assert 0xF4 + pointer == len(data)  # the grown DVLB at the old end
     again = Cgfx.from_bytes(out)
     assert [s.dvlb for s in again.shaders] == [s.dvlb for s in model.shaders]
+
+
+def test_disasm_text_goes_back_into_the_cgfx_and_csdr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from conftest import run_cli
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dvlb.build import assemble_into
+
+    data = _hand_cgfx()
+    text = Cgfx.from_bytes(data).disassemble()
+    assert text.startswith("; shader SpriteShader\n")
+    assert assemble_into(Cgfx.from_bytes(data), text).to_bytes() == data
+    # an edit reaches the shader inside: const95's x (0.0) becomes 2.0 (float24 0x400000 in the DVLE)
+    edited = text.replace(".constf const95(0.0,", ".constf const95(2.0,", 1)
+    assert edited != text
+    model = assemble_into(Cgfx.from_bytes(data), edited)
+    assert isinstance(model, Cgfx)
+    out = model.to_bytes()
+    dvlb = Cgfx.from_bytes(out).shaders[0].dvlb
+    assert dvlb is not None and dvlb.dvles[0].constants[0].value[0] == 2.0
+    assert out[: len(data) - len(_shbin(WORLD))] == data[: len(data) - len(_shbin(WORLD))]  # the rest kept
+    # the CLI: disasm then asm --base gives the file back; a CSDR (base64 of it) too
+    wrapped = base64.encodebytes(data)
+    for name, blob in (("x.bcsdr", data), ("x.csdr", wrapped)):
+        path = tmp_path / name
+        path.write_bytes(blob)
+        code, listing, err = run_cli(capsys, "disasm", str(path))
+        assert code == 0, err
+        (tmp_path / "x.pica").write_text(listing)
+        code, _, err = run_cli(capsys, "asm", str(tmp_path / "x.pica"), "--base", str(path), "-o", str(tmp_path / "o"))
+        assert code == 0, err
+        assert (tmp_path / "o").read_bytes() == blob
+    # a part named after another shader, or a part missing, is an error with its line
+    with pytest.raises(AssemblyError, match="expected the part of shader 'SpriteShader'") as found:
+        assemble_into(Cgfx.from_bytes(data), text.replace("; shader SpriteShader", "; shader Other"))
+    assert found.value.line == 1
+    with pytest.raises(AssemblyError, match="1 shader programs"):
+        assemble_into(Cgfx.from_bytes(data), text + "\n; shader Extra\n.proc main\n  end\n.end\n")

@@ -54,7 +54,8 @@ def _default_output(source: str, extension: str = ".shbin") -> str:
                    "D3D9: the bare shader (.cso/.vso/.pso) whose comment blocks (CTAB, DBUG, preshader) "
                    "the assembled code keeps. "
                    "Maxwell: the BNSH, NVN program blob or DKSH module whose stage code the assembled text replaces. "
-                   "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces.")
+                   "Wii U: GSH, SHARCFB or BFSHA whose programs an edited `disasm` listing replaces. "
+                   "PICA200: the SHBIN, CGFX (.bcsdr) or CSDR whose shaders edited `disasm` text replaces.")
 @click.option("--variation", type=int, default=None,
               help="Maxwell: replace only this BNSH variation's stage (NVN blob: part index; DKSH: program "
                    "index). Without --variation/--stage, every stage section of a whole `disasm` listing "
@@ -107,12 +108,15 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         write_output(output or _default_output(sources[0], suffix), data)
         return
     if base is not None:
+        if syntax in ("auto", "pica") and _pica(texts, output, base, no_nop):
+            return
         if syntax in ("auto", "latte") and _latte(sources, output, syntax, base):
             return
         if syntax in ("auto", "maxwell"):
             _maxwell(sources, output, base, variation, stage)
             return
-        raise click.UsageError("--base is for SM4/5 listings, Maxwell text and Wii U listings")
+        raise click.UsageError("--base is for SM4/5 listings, Maxwell text, Wii U listings and PICA200 text "
+                               "(into a SHBIN, CGFX or CSDR)")
     if syntax == "maxwell":
         raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob or a DKSH module)")
     if syntax in ("auto", "latte") and _latte(sources, output, syntax, texts=texts):
@@ -124,6 +128,34 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     write_output(output or _default_output(sources[0]), data)
     if header:
         write_output(header, program.c_header())
+
+
+#: formats whose ``disasm`` text is PICA200 source that ``--base`` takes back
+_PICA_BASES = frozenset({"dvlb", "cgfx", "csdr"})
+
+
+def _pica(texts: list[tuple[str, str]], output: str | None, base: str, no_nop: bool) -> bool:
+    """PICA200 text (``shaderkit disasm`` output of a SHBIN, CGFX or CSDR file, edited) assembled
+    into ``base`` (also an archive member), the rest of the file kept; False when ``base`` is
+    another format."""
+    from shaderkit import detect
+    from shaderkit.cli.common import load_member, parse_named, store_member
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dvlb.build import assemble_into
+
+    steps, data = load_member(base)
+    spec = detect(data)
+    if spec is None or spec.name not in _PICA_BASES:
+        return False
+    if len(texts) != 1 or not output:
+        raise click.UsageError("--base takes one source and needs -o OUT")
+    name, text = texts[0]
+    try:
+        model = assemble_into(parse_named(base, data, steps), text, name, no_nop)
+    except AssemblyError as exc:
+        raise exc.moved(filename=name) from None
+    write_output(output, store_member(base, steps, model.to_bytes()))
+    return True
 
 
 def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation: int | None,

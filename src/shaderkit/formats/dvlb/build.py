@@ -9,6 +9,7 @@ label, output, uniform and symbol tables, padded to 4 bytes.
 from __future__ import annotations
 
 from shaderkit.errors import AssemblyError
+from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
     Constant,
@@ -94,3 +95,34 @@ def assemble_program(sources: list[tuple[str, str]], no_nop: bool = False) -> Pr
 def assemble_sources(sources: list[tuple[str, str]]) -> bytes:
     """``(filename, text)`` pairs -> SHBIN bytes; each file (or marked unit) is one DVLE."""
     return program_to_shbin(assemble_program(sources))
+
+
+def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_nop: bool = False) -> ShaderFile:
+    """``text`` (the ``shaderkit disasm`` text of a SHBIN, CGFX or CSDR file, edited) assembled
+    into ``model``: a SHBIN's DVLEs, each shader of a CGFX (its ``; shader NAME`` part, in order),
+    a CSDR's payload; the rest of the file stays as it was. AssemblyError for bad text, line
+    numbers those of ``text``."""
+    from shaderkit.formats.dvlb.cgfx import SHADER_LINE, Cgfx
+    from shaderkit.formats.dvlb.csdr import Csdr
+
+    if isinstance(model, Csdr):
+        model.payload = assemble_into(model.payload, text, filename, no_nop)
+        return model
+    if isinstance(model, Dvlb):
+        return Dvlb.from_bytes(program_to_shbin(assemble_program([(filename, text)], no_nop)))
+    if not isinstance(model, Cgfx):
+        raise TypeError(f"{model.format_name}: PICA200 text goes into a SHBIN, CGFX or CSDR file")
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(SHADER_LINE)]
+    shaders = [shader for shader in model.shaders if shader.dvlb is not None]
+    if len(starts) != len(shaders):
+        names = ", ".join(shader.name for shader in shaders)
+        raise AssemblyError(f"the CGFX holds {len(shaders)} shader programs ({names}); the text has "
+                            f"{len(starts)} '{SHADER_LINE}NAME' parts", starts[-1] + 1 if starts else 1, 1, filename)
+    for shader, lo, hi in zip(shaders, starts, [*starts[1:], len(lines)]):
+        name = lines[lo][len(SHADER_LINE):].rstrip("\r")
+        if name != shader.name:
+            raise AssemblyError(f"expected the part of shader {shader.name!r}, found {name!r}", lo + 1, 1, filename)
+        part = "\n".join([""] * lo + lines[lo:hi])  # (line numbers stay those of the whole text)
+        shader.dvlb = Dvlb.from_bytes(program_to_shbin(assemble_program([(filename, part)], no_nop)))
+    return model

@@ -43,6 +43,8 @@ _DICT = struct.Struct("<4sII")
 _NODE = struct.Struct("<IHHii")
 _SHDR = struct.Struct("<I4sIiIIIi")  # assumed layout of a new SHDR object
 SHADER_DICT = 4
+#: the line before each shader's source in the text (then its name)
+SHADER_LINE = "; shader "
 #: words of a SHDR object searched for the DVLB pointer
 SHDR_SCAN_WORDS = 32
 DICT_NAMES = (
@@ -151,7 +153,7 @@ class Cgfx(ShaderFile):
         return found
 
     def disassemble(self) -> str:
-        parts = [f"; shader {s.name}\n{s.dvlb.disassemble()}" for s in self.shaders if s.dvlb is not None]
+        parts = [f"{SHADER_LINE}{s.name}\n{s.dvlb.disassemble()}" for s in self.shaders if s.dvlb is not None]
         return "\n".join(parts)
 
 
