@@ -352,3 +352,21 @@ def test_verify_checks_the_shaders_inside_archives_and_packages(capsys: pytest.C
         (str(other), "skipped")]
     assert rows[-1] == {"summary": {"passed": 4, "failed": 2, "skipped": 2}}
     assert "checksum" in rows[2]["reason"] and "checksum" in rows[6]["reason"]
+
+
+def test_asm_base_member_writes_the_whole_archive(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # as `put` and the Wii U and PICA200 bases do: a member --base gives the outer file, the
+    # member's assembled bytes put back (DXBC, D3D9 and Maxwell wrote the member alone)
+    from shaderkit.samples import SAMPLES
+
+    dxbc, bnsh = SAMPLES["sample_vs.dxbc"](), SAMPLES["sample.bnsh"]()
+    pack = tmp_path / "pack.szs"
+    pack.write_bytes(yaz0.compress(sarc([(b"vs.cso", dxbc), (b"s.bnsh", bnsh)])))
+    for member in ("vs.cso", "s.bnsh"):
+        listing = tmp_path / f"{member}.asm"
+        code, _, err = run(capsys, "disasm", f"{pack}//{member}", "-o", str(listing))
+        assert code == 0, err
+        out = tmp_path / f"{member}.out"
+        code, _, err = run(capsys, "asm", str(listing), "--base", f"{pack}//{member}", "-o", str(out))
+        assert code == 0, err
+        assert out.read_bytes() == pack.read_bytes()

@@ -105,7 +105,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
             data = assemble_text(texts[0][1], base)
         except AssemblyError as exc:
             raise exc.moved(filename=texts[0][0]) from None
-        write_output(output or _default_output(sources[0], suffix), data)
+        write_output(output or _default_output(sources[0], suffix), _outer(base, data))
         return
     if base is not None:
         if syntax in ("auto", "pica") and _pica(texts, output, base, no_nop):
@@ -178,7 +178,18 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
         raise exc.moved(filename=sources[0]) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    write_output(output, data)
+    write_output(output, _outer(base, data))
+
+
+def _outer(base: str | None, data: bytes) -> bytes:
+    """What ``-o`` gets for the assembled ``data`` of ``--base``: the bytes themselves, or for an
+    archive member (``pack.szs//dir/x.cso``) the whole outer file with them put back, as ``put``."""
+    if base is None or "//" not in base:
+        return data
+    from shaderkit.cli.common import member_steps, store_member
+
+    steps, _ = member_steps(base)
+    return store_member(base, steps, data)
 
 
 def _base_model(base: str, kind: type, what: str) -> Any:
