@@ -117,9 +117,10 @@ def shaders(source: Source, name: str = "") -> list[Member]:
         data = _read(source)
     if name:
         return shaders_of(name, data)
-    # relative names: the members of "" are "//dir/x"
-    return [Member(m.name[len(SEPARATOR):] if m.name.startswith(SEPARATOR) else m.name, m.data, m.error, m.offered)
-            for m in shaders_of("", data)]
+    found = shaders_of("", data)
+    for member in found:  # relative names: the members of "" are "//dir/x"
+        member.name = member.name.removeprefix(SEPARATOR)
+    return found
 
 
 def _parse(data: bytes) -> ShaderFile:

@@ -101,6 +101,12 @@ def test_data_with_15_dictionaries() -> None:
     assert len(model.dict_counts) == 15 and model.summary()["dictionaries"] == {"textures": 1, "shaders": 1}
     assert model.to_bytes() == data and model.problems() == []
     assert model.shaders[0].dvlb is not None and model.shaders[0].dvlb.to_bytes() == _shbin(WORLD)
+    # all 15 dictionaries empty: the DICT magic after the 15th pair still ends DATA
+    empty = struct.pack("<4sHHIII", b"CGFX", 0xFEFF, 0x14, 0x05000000, 0x14 + 8 + 8 * 15 + 28, 1)
+    empty += struct.pack("<4sI30I", b"DATA", 8 + 8 * 15 + 28, *[0] * 30)
+    empty += struct.pack("<4sII", b"DICT", 28, 0) + struct.pack("<IHHii", 0xFFFFFFFF, 0, 0, 0, 0)
+    bare = Cgfx.from_bytes(empty)
+    assert len(bare.dict_counts) == 15 and bare.summary()["dictionaries"] == {} and bare.to_bytes() == empty
     model.shaders[0].name = "OtherShader1"  # an edit keeps the 15 pairs (offsets unchanged)
     out = model.to_bytes()
     assert len(out) == len(data) and out[0x1C : 0x1C + 8 * 15] == data[0x1C : 0x1C + 8 * 15]
@@ -339,6 +345,9 @@ def test_disasm_text_goes_back_into_the_cgfx_and_csdr(capsys: pytest.CaptureFixt
     # a part named after another shader, or a part missing, is an error with its line
     with pytest.raises(AssemblyError, match="expected the part of shader 'SpriteShader'") as found:
         assemble_into(Cgfx.from_bytes(data), text.replace("; shader SpriteShader", "; shader Other"))
+    assert found.value.line == 1
+    with pytest.raises(AssemblyError, match="text before the first") as found:  # (it would be dropped)
+        assemble_into(Cgfx.from_bytes(data), ".proc junk\n  end\n.end\n" + text)
     assert found.value.line == 1
     with pytest.raises(AssemblyError, match="1 shader programs"):
         assemble_into(Cgfx.from_bytes(data), text + "\n; shader Extra\n.proc main\n  end\n.end\n")

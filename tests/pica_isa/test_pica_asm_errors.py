@@ -188,4 +188,5 @@ def test_descriptor_second_words_round_trip() -> None:
         descriptor.extra = 0xF
     old = model.to_bytes()
     text = dvlb_to_source(Dvlb.from_bytes(old))
-    assert "0xf" in text.splitlines()[1] and assemble_sources([("t.pica", text)]) == old
+    pragma = " ".join(["; shaderkit: opdescs", *(f"{0xF << 32 | d.value:#x}" for d in model.dvlp.opdescs)])
+    assert text.splitlines()[1] == pragma and assemble_sources([("t.pica", text)]) == old

@@ -184,7 +184,9 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
 def _outer(base: str | None, data: bytes) -> bytes:
     """What ``-o`` gets for the assembled ``data`` of ``--base``: the bytes themselves, or for an
     archive member (``pack.szs//dir/x.cso``) the whole outer file with them put back, as ``put``."""
-    if base is None or "//" not in base:
+    from shaderkit.formats.archive.path import SEPARATOR
+
+    if base is None or SEPARATOR not in base:
         return data
     from shaderkit.cli.common import member_steps, store_member
 

@@ -376,18 +376,14 @@ class Member:
     offered: Any = field(default=None, repr=False)
 
     def open(self) -> ShaderFile:
-        """The shader's typed model, parsed now: ShaderFormatError for damaged bytes, or with
-        ``error`` when its archive could not be listed."""
-        from shaderkit.formats.registry import detect
+        """The shader's typed model (:func:`shaderkit.open` of its bytes, or the one its archive
+        offers), parsed now: ShaderFormatError for damaged bytes, or with ``error`` when its
+        archive could not be listed."""
+        import shaderkit
 
         if self.error:
             raise ShaderFormatError(self.error, None, self.name)
-        if self.offered is not None:
-            return self.offered
-        spec = detect(self.data)
-        if spec is None:
-            raise ShaderFormatError(f"not a known shader format (starts with {self.data[:4]!r})", 0, self.name)
-        return spec.parse(self.data)
+        return self.offered if self.offered is not None else shaderkit.open(self.data)
 
 
 def shader_members(name: str, data: bytes) -> list[Member]:

@@ -8,8 +8,9 @@ label, output, uniform and symbol tables, padded to 4 bytes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shaderkit.errors import AssemblyError
-from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
     Constant,
@@ -24,6 +25,9 @@ from shaderkit.formats.dvlb.dvlb import (
 from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_rule
 from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble, split_units
 from shaderkit.isa.pica.table import SPACE_OF_KIND
+
+if TYPE_CHECKING:
+    from shaderkit.formats.base import ShaderFile
 
 
 def _constant(kind: int, reg: int, values: tuple[int, ...]) -> Constant:
@@ -115,6 +119,10 @@ def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_n
     lines = text.split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith(SHADER_LINE)]
     shaders = [shader for shader in model.shaders if shader.dvlb is not None]
+    stray = next((i for i, line in enumerate(lines[: starts[0] if starts else len(lines)])
+                  if line.strip() and not line.lstrip().startswith(";")), None)
+    if stray is not None:  # (text no part takes would be dropped without a word)
+        raise AssemblyError(f"text before the first '{SHADER_LINE}NAME' line", stray + 1, 1, filename)
     if len(starts) != len(shaders):
         names = ", ".join(shader.name for shader in shaders)
         raise AssemblyError(f"the CGFX holds {len(shaders)} shader programs ({names}); the text has "

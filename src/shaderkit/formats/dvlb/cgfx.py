@@ -41,6 +41,7 @@ _DATA = struct.Struct("<4sI16I16I")  # magic, size, then 16 (count, offset) pair
 _DATA_OF = [struct.Struct(f"<4sI{2 * n}I") for n in range(17)]
 _DICT = struct.Struct("<4sII")
 _NODE = struct.Struct("<IHHii")
+_DICT_MAGIC = int.from_bytes(b"DICT", "little")
 _SHDR = struct.Struct("<I4sIiIIIi")  # assumed layout of a new SHDR object
 SHADER_DICT = 4
 #: the line before each shader's source in the text (then its name)
@@ -249,6 +250,9 @@ def _pair_count(data: bytes, header_size: int) -> int:
     i = 0
     while i < n:
         count, offset = struct.unpack_from("<Ii", data, pairs_at + 8 * i)
+        if count == _DICT_MAGIC:  # (a DICT right after fewer pairs, all of them empty)
+            n = i
+            break
         dict_at = pairs_at + 8 * i + 4 + offset
         if count and pairs_at < dict_at < pairs_at + 8 * n:
             n = (dict_at - pairs_at) // 8
