@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sm4_text import f32, machine
@@ -280,3 +282,17 @@ def test_cube_faces_and_linear_mip_filtering() -> None:
                  textures={0: tex}, samplers={0: Sampler(filter="point", mip_filter="linear")})
     assert f32(m2.o[0])[:, 0].tolist() == [0.5, 0.5]
     assert f32(m2.o[1])[:, 0].tolist() == [0.25, 0.25]
+
+
+@pytest.mark.parametrize(("dimension", "shape", "expected"), [
+    ("texture1d", (4, 4, 4), "(w, c)"),  # a 2D image given for a 1D texture
+    ("texture3d", (4, 4, 4), "(d, h, w, c)"),
+    ("texturecube", (4, 4, 4), "(6, h, w, c)"),
+    ("texture2d", (4, 4), "(h, w, c)"),  # no channel axis
+])
+def test_texture_arrays_of_the_wrong_rank_are_refused(dimension: str, shape: tuple[int, ...], expected: str) -> None:
+    # (they failed later, inside the first load, with numpy's "too many values to unpack")
+    with pytest.raises(ValueError, match=rf"a {dimension} takes {re.escape(expected)} texels, not an array of shape"):
+        Texture.from_array(np.zeros(shape, np.float32), dimension)
+    right = {"texture1d": (4, 4), "texture3d": (2, 4, 4, 4), "texturecube": (6, 4, 4, 4), "texture2d": (4, 4, 4)}
+    assert Texture.from_array(np.zeros(right[dimension], np.float32), dimension).levels[0].ndim == 5

@@ -42,6 +42,13 @@ class Sampler:
     max_lod: float = 1e30
 
 
+#: the array :meth:`Texture.from_array` takes per dimension (the last axis: channels)
+_SHAPES = {"texture1d": "(w, c)", "texture1darray": "(layers, w, c)", "texture2d": "(h, w, c)",
+           "texture2dms": "(h, w, c)", "buffer": "(h, w, c)", "texture3d": "(d, h, w, c)",
+           "texture2darray": "(layers, h, w, c)", "texture2dmsarray": "(layers, h, w, c)",
+           "texturecube": "(6, h, w, c)", "texturecubearray": "(6n, h, w, c)"}
+
+
 def _expand(data: np.ndarray) -> np.ndarray:
     """Channels padded to 4 with D3D's defaults (0, 0, 0, 1)."""
     data = np.asarray(data)
@@ -71,7 +78,11 @@ class Texture:
     def from_array(cls, data: np.ndarray, dimension: str = "texture2d", mips: bool = False) -> Texture:
         """A texture from ``(h, w, c)`` (2D), ``(w, c)`` (1D), ``(d, h, w, c)`` (3D) or with a leading
         layer axis for arrays and cubes; ``mips=True`` builds the chain by 2x2 box filtering."""
-        data = _expand(np.asarray(data))
+        data = np.asarray(data)
+        shape = _SHAPES.get(dimension)
+        if shape is not None and data.ndim != shape.count(",") + 1:
+            raise ValueError(f"a {dimension} takes {shape} texels, not an array of shape {data.shape}")
+        data = _expand(data)
         if dimension in ("texture1d",):
             data = data[None, None, None]
         elif dimension in ("texture1darray",):
