@@ -90,6 +90,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     from shaderkit.errors import AssemblyError
 
     texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
+    based = _Base(base) if base is not None else None
     if syntax == "auto":
         detected = detect_syntax(texts[0][1])
         if detected in ("sm4", "d3d9"):
@@ -102,18 +103,18 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         if header:
             raise click.UsageError("--header is for PICA200 sources")
         try:
-            data = assemble_text(texts[0][1], base)
+            data = assemble_text(texts[0][1], based)
         except AssemblyError as exc:
             raise exc.moved(filename=texts[0][0]) from None
-        write_output(output or _default_output(sources[0], suffix), _outer(base, data))
+        write_output(output or _default_output(sources[0], suffix), based.outer(data) if based else data)
         return
-    if base is not None:
-        if syntax in ("auto", "pica") and _pica(texts, output, base, no_nop):
+    if based is not None:
+        if syntax in ("auto", "pica") and _pica(texts, output, based, no_nop):
             return
-        if syntax in ("auto", "latte") and _latte(sources, output, syntax, base):
+        if syntax in ("auto", "latte") and _latte(sources, output, syntax, based):
             return
         if syntax in ("auto", "maxwell"):
-            _maxwell(sources, output, base, variation, stage)
+            _maxwell(sources, output, based, variation, stage)
             return
         raise click.UsageError("--base is for SM4/5 listings, Maxwell text, Wii U listings and PICA200 text "
                                "(into a SHBIN, CGFX or CSDR)")
@@ -134,35 +135,31 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
 _PICA_BASES = frozenset({"dvlb", "cgfx", "csdr"})
 
 
-def _pica(texts: list[tuple[str, str]], output: str | None, base: str, no_nop: bool) -> bool:
+def _pica(texts: list[tuple[str, str]], output: str | None, base: _Base, no_nop: bool) -> bool:
     """PICA200 text (``shaderkit disasm`` output of a SHBIN, CGFX or CSDR file, edited) assembled
-    into ``base`` (also an archive member), the rest of the file kept; False when ``base`` is
-    another format."""
+    into ``base``, the rest of the file kept; False when ``base`` is another format."""
     from shaderkit import detect
-    from shaderkit.cli.common import load_member, parse_named, store_member
     from shaderkit.errors import AssemblyError
     from shaderkit.formats.dvlb.build import assemble_into
 
-    steps, data = load_member(base)
-    spec = detect(data)
+    spec = detect(base.data)
     if spec is None or spec.name not in _PICA_BASES:
         return False
     if len(texts) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
     name, text = texts[0]
     try:
-        model = assemble_into(parse_named(base, data, steps), text, name, no_nop)
+        model = assemble_into(base.model(), text, name, no_nop)
     except AssemblyError as exc:
         raise exc.moved(filename=name) from None
-    write_output(output, store_member(base, steps, model.to_bytes()))
+    write_output(output, base.outer(model.to_bytes()))
     return True
 
 
-def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation: int | None,
+def _maxwell(sources: tuple[str, ...], output: str | None, base: _Base, variation: int | None,
              stage: str | None) -> None:
     """Maxwell text (``shaderkit disasm`` output of a BNSH/NVN/DKSH file) assembled into ``base``:
     one stage when --variation or --stage names it or the text has no sections, else every section."""
-    from shaderkit.cli.common import load_model
     from shaderkit.errors import AssemblyError
     from shaderkit.formats.bnsh.text import assemble_into, assemble_listing, listing_sections
 
@@ -171,67 +168,77 @@ def _maxwell(sources: tuple[str, ...], output: str | None, base: str, variation:
     text = read_input(sources[0]).decode("utf-8")
     try:
         if variation is None and stage is None and listing_sections(text):
-            data = assemble_listing(load_model(base), text)
+            data = assemble_listing(base.model(), text)
         else:
-            data = assemble_into(load_model(base), text, variation or 0, stage or "pixel")
+            data = assemble_into(base.model(), text, variation or 0, stage or "pixel")
     except AssemblyError as exc:
         raise exc.moved(filename=sources[0]) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    write_output(output, _outer(base, data))
+    write_output(output, base.outer(data))
 
 
-def _outer(base: str | None, data: bytes) -> bytes:
-    """What ``-o`` gets for the assembled ``data`` of ``--base``: the bytes themselves, or for an
-    archive member (``pack.szs//dir/x.cso``) the whole outer file with them put back, as ``put``."""
-    from shaderkit.formats.archive.path import SEPARATOR
+class _Base:
+    """``--base FILE`` (also an archive member, ``pack.szs//dir/x.cso``), read once: its bytes,
+    the steps through the archives around it and, parsed when first asked for, its model."""
 
-    if base is None or SEPARATOR not in base:
-        return data
-    from shaderkit.cli.common import member_steps, store_member
+    def __init__(self, path: str) -> None:
+        from shaderkit.cli.common import member_steps
 
-    steps, _ = member_steps(base)
-    return store_member(base, steps, data)
+        self.path = path
+        self.steps, self.data = member_steps(path)
+        self._model: Any = None
+
+    def model(self) -> Any:
+        if self._model is None:
+            from shaderkit.cli.common import parse_named
+
+            self._model = parse_named(self.path, self.data, self.steps)
+        return self._model
+
+    def of(self, kind: type, what: str) -> Any:
+        """The model, which must be a ``kind`` (a usage error names ``what`` it is not)."""
+        model = self.model()
+        if not isinstance(model, kind):
+            raise click.UsageError(f"--base {self.path}: not {what}")
+        return model
+
+    def outer(self, data: bytes) -> bytes:
+        """What ``-o`` gets for the assembled bytes: them, or for an archive member the whole
+        outer file with them put back, as ``put`` writes it."""
+        from shaderkit.cli.common import store_member
+
+        return store_member(self.path, self.steps, data)
 
 
-def _base_model(base: str, kind: type, what: str) -> Any:
-    """The model of ``--base`` FILE, which must be a ``kind`` (a usage error names ``what`` it is not)."""
-    from shaderkit.cli.common import load_model
-
-    model = load_model(base)
-    if not isinstance(model, kind):
-        raise click.UsageError(f"--base {base}: not {what}")
-    return model
-
-
-def _assemble_dxbc(text: str, base: str | None) -> bytes:
+def _assemble_dxbc(text: str, base: _Base | None) -> bytes:
     from shaderkit.formats.dxbc import assemble
 
     if base is None:
         return assemble.assemble_container(text).to_bytes()
     from shaderkit.formats.dxbc.container import DxbcContainer
 
-    return assemble.assemble_with_base(text, _base_model(base, DxbcContainer, "a DXBC container")).to_bytes()
+    return assemble.assemble_with_base(text, base.of(DxbcContainer, "a DXBC container")).to_bytes()
 
 
-def _assemble_d3d9(text: str, base: str | None) -> bytes:
+def _assemble_d3d9(text: str, base: _Base | None) -> bytes:
     from shaderkit.formats.d3d9 import assemble
 
     if base is None:
         return assemble.assemble_shader(text).to_bytes()
     from shaderkit.formats.d3d9.shader import D3D9Shader
 
-    return assemble.assemble_with_base(text, _base_model(base, D3D9Shader, "a bare D3D9 shader")).to_bytes()
+    return assemble.assemble_with_base(text, base.of(D3D9Shader, "a bare D3D9 shader")).to_bytes()
 
 
 #: syntaxes assembled from one listing: (name in messages, output suffix, listing (+ --base) -> bytes)
-_ONE_LISTING: dict[str, tuple[str, str, Callable[[str, str | None], bytes]]] = {
+_ONE_LISTING: dict[str, tuple[str, str, Callable[[str, _Base | None], bytes]]] = {
     "sm4": ("SM4/5", ".dxbc", _assemble_dxbc),
     "d3d9": ("D3D9", ".cso", _assemble_d3d9),
 }
 
 
-def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: str | None = None,
+def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: _Base | None = None,
            texts: list[tuple[str, str]] | None = None) -> bool:
     """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
     source looks like one, or an edited ``disasm`` listing into a Wii U ``base``; False leaves the
@@ -239,7 +246,7 @@ def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: str 
     from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
 
     if base is not None:
-        return apply_to_base(sources, output, base)
+        return apply_to_base(sources, output, base.model(), base.outer)
     if syntax == "pica" or (syntax == "auto" and "-" in sources):
         return False
     if texts is None:

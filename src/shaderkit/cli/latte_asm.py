@@ -6,6 +6,11 @@ from __future__ import annotations
 import os
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 #: picasso directives (a PICA200 source has at least one)
 _PICA = re.compile(r"^\s*\.(proc|end|entry|out|in|fvec|ivec|bool|alias|constf|consti|constfa|setf|seti|setb|"
                    r"gsh|nodvle|else|if|ifu|loop)\b", re.M)
@@ -38,17 +43,15 @@ def source_stage(name: str, text: str) -> str:
     raise ValueError(f"{name}: cannot tell a vertex from a pixel shader; name it .vsh or .psh")
 
 
-def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bool:
-    """``asm LISTING --base FILE -o OUT`` for a Wii U ``base`` (GSH, SHARCFB, BFSHA, also as an
-    archive member): every program of the edited ``disasm`` listing assembled back into it, the
-    rest of the file kept; False when ``base`` is not a Wii U file."""
+def apply_to_base(sources: tuple[str, ...], output: str | None, model: Any, outer: Callable[[bytes], bytes]) -> bool:
+    """``asm LISTING --base FILE -o OUT`` for a Wii U base ``model`` (GSH, SHARCFB, BFSHA, a BFSHA
+    stage): every program of the edited ``disasm`` listing assembled back into it, the rest of the
+    file kept, ``outer`` of its bytes written; False when ``model`` is not a Wii U file."""
     import click
 
-    from shaderkit.cli.common import load_member, parse_named, read_input, store_member, write_output
+    from shaderkit.cli.common import read_input, write_output
     from shaderkit.formats.gx2.programs import apply_listing, is_stage, is_wiiu
 
-    steps, data = load_member(base)
-    model = parse_named(base, data, steps)
     if not is_wiiu(model) and not is_stage(model):
         return False
     if len(sources) != 1 or not output:
@@ -60,7 +63,7 @@ def apply_to_base(sources: tuple[str, ...], output: str | None, base: str) -> bo
         apply_listing(model, read_input(sources[0]).decode("utf-8"))
     except AssemblyError as exc:
         raise exc.moved(filename=name) from None
-    write_output(output, store_member(base, steps, model.to_bytes()))
+    write_output(output, outer(model.to_bytes()))
     return True
 
 
