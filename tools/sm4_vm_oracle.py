@@ -172,8 +172,9 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
     decl = shader.decl
     if any(dim.startswith("texture2dms") for dim, _ in decl.resources.values()):
         return "skipped", "multisampled texture: the oracle binds a single-sampled one (its results are NaN)"
-    if any(dim.startswith("texture1d") for dim, _ in decl.resources.values()):
-        return "skipped", "1D texture: the oracle binds a 2D texture to the sampler1D (moderngl makes no 1D ones)"
+    if any(dim.startswith("texture1d") for dim in [*(d for d, _ in decl.resources.values()),
+                                                    *decl.uav_dimensions.values()]):
+        return "skipped", "1D texture: the oracle binds a 2D one to the sampler1D or image1D (moderngl makes no 1D ones)"
     _bind_vm_resources(shader, res)
     for slot, (words, _fmt) in res.uav_buffers.items():
         stride = decl.structured.get((30, slot), 0)
