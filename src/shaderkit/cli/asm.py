@@ -106,7 +106,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
             data = assemble_text(texts[0][1], based)
         except AssemblyError as exc:
             raise exc.moved(filename=texts[0][0]) from None
-        write_output(output or _default_output(sources[0], suffix), based.outer(data) if based else data)
+        write_output(output or _default_output(sources[0], suffix), based.outer(data) if based is not None else data)
         return
     if based is not None:
         if syntax in ("auto", "pica") and _pica(texts, output, based, no_nop):
