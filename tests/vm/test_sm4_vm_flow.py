@@ -284,6 +284,28 @@ def test_cube_faces_and_linear_mip_filtering() -> None:
     assert f32(m2.o[1])[:, 0].tolist() == [0.25, 0.25]
 
 
+def test_cube_filtering_crosses_face_edges_and_fills_corners() -> None:
+    # D3D10+ filters cube maps seamlessly. A 2x2 cube, face k holding 2**k everywhere:
+    # (+X 1, -X 2, +Y 4, -Y 8, +Z 16, -Z 32). All values are worked by hand below.
+    faces = np.zeros((6, 2, 2, 4), np.float32)
+    faces[..., 0] = (2.0 ** np.arange(6, dtype=np.float32))[:, None, None]
+    d = Declarations(temps=1, inputs=1, outputs=2, resources={0: ("texturecube", "float")}, samplers={0})
+    v = np.zeros((1, 2, 4), np.float32)
+    # lane 0: (1, 0, 1) is on +X (ties go to x) at u = 0, v = 0.5, so bilinear x spans texels -1 and 0
+    #         half each (the -1 texel lies across the edge on +Z): 0.5 * 1 + 0.5 * 16 = 8.5
+    #         (clamped within the face it read 1)
+    # lane 1: (1, 1, 1) is +X's corner at u = v = 0, so the footprint is (-1, -1), (0, -1),
+    #         (-1, 0), (0, 0): +Y 4, +Z 16 and +X 1, and the corner texel, which no face holds,
+    #         is their average 7. A quarter each: (7 + 4 + 16 + 1) / 4 = 7
+    v[0, :, :3] = [(1, 0, 1), (1, 1, 1)]
+    text = "sample_l o0.xyzw, v0.xyzx, t0.xyzw, s0, l(0)\ngather4 o1.xyzw, v0.xyzx, t0.xyzw, s0.x"
+    m = machine(text, 2, decl=d, v=v, textures={0: Texture.from_array(faces, "texturecube")},
+                samplers={0: Sampler(filter="linear")})
+    assert f32(m.o[0])[:, 0].tolist() == [8.5, 7.0]
+    # gather4 at the corner: x = (u0, v1) +Z 16, y = (u1, v1) +X 1, z = (u1, v0) +Y 4, w = (u0, v0) the corner 7
+    assert f32(m.o[1])[1].tolist() == [16.0, 1.0, 4.0, 7.0]
+
+
 @pytest.mark.parametrize(("dimension", "shape", "expected"), [
     ("texture1d", (4, 4, 4), "(w, c)"),  # a 2D image given for a 1D texture
     ("texture3d", (4, 4, 4), "(d, h, w, c)"),

@@ -126,12 +126,57 @@ def _finish(m: Machine, ins: Instruction, resource: Operand, values: np.ndarray,
 # -- texel access --------------------------------------------------------------------------------
 
 
+#: per cube face: (the face's normal, the directions its +s and +t coordinates point to), the
+#: inverse of :func:`~.resources.cube_face`'s major-axis rule (u = (s + 1) / 2, v = (t + 1) / 2)
+_CUBE_BASES = np.array([
+    [[1, 0, 0], [0, 0, -1], [0, -1, 0]], [[-1, 0, 0], [0, 0, 1], [0, -1, 0]],
+    [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[0, -1, 0], [1, 0, 0], [0, 0, -1]],
+    [[0, 0, 1], [1, 0, 0], [0, -1, 0]], [[0, 0, -1], [-1, 0, 0], [0, -1, 0]],
+], np.float64)
+
+
+def _cube_edges(layer: np.ndarray, x: np.ndarray, y: np.ndarray, size: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A bilinear footprint's texel that falls off its cube face over one edge is the texel of the
+    adjacent face there (D3D10+ filters cube maps seamlessly): (layer, x, y, corner), with the
+    direction of the texel's centre run through the major-axis rule again; ``corner`` marks the
+    lanes whose texel falls off both ways (no texel exists; see :func:`_fill_corners`)."""
+    out_x, out_y = (x < 0) | (x >= size), (y < 0) | (y >= size)
+    edge = out_x ^ out_y
+    if not edge.any():
+        return layer, x, y, out_x & out_y
+    face = layer[edge] % 6
+    s = (x[edge] + 0.5) / size * 2 - 1
+    t = (y[edge] + 0.5) / size * 2 - 1
+    basis = _CUBE_BASES[face]
+    direction = basis[:, 0] + s[:, None] * basis[:, 1] + t[:, None] * basis[:, 2]
+    new_face, u, v = cube_face(direction)
+    layer, x, y = layer.copy(), x.copy(), y.copy()
+    layer[edge] = layer[edge] - face + new_face
+    x[edge] = np.clip(np.floor(u * size), 0, size - 1).astype(np.int64)
+    y[edge] = np.clip(np.floor(v * size), 0, size - 1).astype(np.int64)
+    return layer, x, y, out_x & out_y
+
+
+def _fill_corners(texels: list[np.ndarray], corners: list[np.ndarray]) -> None:
+    """The texel of a cube corner, which no face holds, is the average of the footprint's three
+    others (D3D10's rule)."""
+    for k, corner in enumerate(corners):
+        if corner.any():
+            others = [texels[j][corner].astype(np.float64) for j in range(4) if j != k]
+            texels[k][corner] = (sum(others) / 3).astype(texels[k].dtype)
+
+
 def _fetch(tex: Texture, level: int, layer: np.ndarray, ints: list[np.ndarray], sampler: Sampler | None,
            offsets: tuple[int, ...] = (0, 0, 0)) -> np.ndarray:
-    """Texels (lanes, 4) at integer coordinates; sampler address modes, or 0 outside for loads."""
+    """Texels (lanes, 4) at integer coordinates; sampler address modes (a cube's footprint crosses
+    onto the adjacent face), or 0 outside for loads."""
     data = tex.levels[level]
     layers, depth, height, width, _ = data.shape
     sizes = (width, height, depth)
+    if sampler is not None and tex.dimension.startswith("texturecube") and len(ints) == 2:
+        layer, x, y, _ = _cube_edges(layer, ints[0] + offsets[0], ints[1] + offsets[1], width)
+        ints, offsets = [x, y], (0, 0, 0)
     idx = [np.zeros_like(layer) for _ in range(3)]
     outside = np.zeros(layer.shape, bool)
     for axis, coord in enumerate(ints):
@@ -176,7 +221,8 @@ def _sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray,
         base = [np.floor(s - 0.5) for s in scaled]
         frac = [(s - 0.5 - b).astype(np.float32) for s, b in zip(scaled, base)]
         ints = [b.astype(np.int64) for b in base]
-    total = np.zeros((len(layer), 4), np.float32)
+    cube = tex.dimension.startswith("texturecube")
+    weights, texels, corners = [], [], []
     for corner in range(1 << dims):
         weight = np.ones(len(layer), np.float32)
         at = []
@@ -184,7 +230,15 @@ def _sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray,
             bit = corner >> a & 1
             weight = weight * (frac[a] if bit else np.float32(1) - frac[a])
             at.append(ints[a] + bit)
-        total = total + weight[:, None] * texel(at)
+        weights.append(weight)
+        texels.append(texel(at))
+        if cube:
+            corners.append(((at[0] < 0) | (at[0] >= sizes[0])) & ((at[1] < 0) | (at[1] >= sizes[1])))
+    if cube:
+        _fill_corners(texels, corners)
+    total = np.zeros((len(layer), 4), np.float32)
+    for weight, values in zip(weights, texels):
+        total = total + weight[:, None] * values
     return total
 
 
@@ -652,9 +706,15 @@ def gather_texels(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.
     size = tex.size(0)
     with np.errstate(all="ignore"):
         base = [np.floor(coords[:, a].astype(np.float64) * size[a] - 0.5).astype(np.int64) + offsets[a] for a in range(2)]
+    texels, corners = [], []
+    for du, dv in ((0, 1), (1, 1), (1, 0), (0, 0)):
+        x, y = base[0] + du, base[1] + dv
+        texels.append(_fetch(tex, 0, layer, [x, y], sampler).astype(np.float32))
+        corners.append(((x < 0) | (x >= size[0])) & ((y < 0) | (y >= size[1])))
+    if tex.dimension.startswith("texturecube"):
+        _fill_corners(texels, corners)
     out = np.zeros((len(layer), 4), np.float32)
-    for comp, (du, dv) in enumerate(((0, 1), (1, 1), (1, 0), (0, 0))):
-        t = _fetch(tex, 0, layer, [base[0] + du, base[1] + dv], sampler).astype(np.float32)
+    for comp, t in enumerate(texels):
         if ref is not None:
             out[:, comp] = COMPARISONS[sampler.comparison](ref, t[:, 0]).astype(np.float32)
         else:
