@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -304,6 +305,27 @@ def test_cube_filtering_crosses_face_edges_and_fills_corners() -> None:
     assert f32(m.o[0])[:, 0].tolist() == [8.5, 7.0]
     # gather4 at the corner: x = (u0, v1) +Z 16, y = (u1, v1) +X 1, z = (u1, v0) +Y 4, w = (u0, v0) the corner 7
     assert f32(m.o[1])[1].tolist() == [16.0, 1.0, 4.0, 7.0]
+
+
+def test_cube_filtering_is_continuous_across_all_twelve_edges() -> None:
+    # seamless filtering: just either side of every edge (two coordinates at +-1, nudged by 1e-4
+    # one way and the other) the filtered values agree; clamped within each face they jump by a
+    # texel difference (random texels in [0, 1))
+    rng = np.random.default_rng(3)
+    faces = rng.uniform(0, 1, (6, 4, 4, 4)).astype(np.float32)
+    dirs = []
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        for sa, sb, t, side in itertools.product((1, -1), (1, -1), np.linspace(-0.9, 0.9, 7), (1e-4, -1e-4)):
+            v = np.zeros(3)
+            v[3 - a - b], v[a], v[b] = t, sa * (1 + side), sb * (1 - side)
+            dirs.append(v)
+    v = np.zeros((1, len(dirs), 4), np.float32)
+    v[0, :, :3] = dirs
+    d = Declarations(temps=1, inputs=1, outputs=1, resources={0: ("texturecube", "float")}, samplers={0})
+    m = machine("sample_l o0.xyzw, v0.xyzx, t0.xyzw, s0, l(0)", len(dirs), decl=d, v=v,
+                textures={0: Texture.from_array(faces, "texturecube")}, samplers={0: Sampler(filter="linear")})
+    pairs = f32(m.o[0]).reshape(-1, 2, 4)
+    assert np.abs(pairs[:, 0] - pairs[:, 1]).max() < 2e-3
 
 
 @pytest.mark.parametrize(("dimension", "shape", "expected"), [
