@@ -307,6 +307,28 @@ def test_cube_filtering_crosses_face_edges_and_fills_corners() -> None:
     assert f32(m.o[1])[1].tolist() == [16.0, 1.0, 4.0, 7.0]
 
 
+def test_gather4_c_compares_each_texel_and_averages_a_cube_corner() -> None:
+    # 2D: a 2x2 texture, red (rows y) [[0.1, 0.5], [0.3, 0.9]], at its centre: x = (u0, v1) 0.3,
+    # y = (u1, v1) 0.9, z = (u1, v0) 0.5, w = (u0, v0) 0.1; ref 0.4 <= texel gives (0, 1, 1, 0).
+    # Cube: a 2x2 cube, face k holding k / 10 (+X 0, +Y 0.2, +Z 0.4), at +X's corner (1, 1, 1):
+    # x = +Z 0.4, y = +X 0, z = +Y 0.2, w = the corner; ref 0.2 <= texel gives (1, 0, 1) and the
+    # corner the average of those three results, 2/3
+    image = np.zeros((2, 2, 4), np.float32)
+    image[..., 0] = [[0.1, 0.5], [0.3, 0.9]]
+    faces = np.zeros((6, 2, 2, 4), np.float32)
+    faces[..., 0] = (np.arange(6, dtype=np.float32) / 10)[:, None, None]
+    d = Declarations(temps=1, inputs=2, outputs=2, samplers={0},
+                     resources={0: ("texture2d", "float"), 1: ("texturecube", "float")})
+    v = np.zeros((2, 2, 4), np.float32)  # (two lanes, the same coordinates)
+    v[0, :] = (0.5, 0.5, 0, 0)
+    v[1, :] = (1, 1, 1, 0)
+    text = "gather4_c o0.xyzw, v0.xyxx, t0.xyzw, s0.x, l(0.4)\ngather4_c o1.xyzw, v1.xyzx, t1.xyzw, s0.x, l(0.2)"
+    m = machine(text, 2, decl=d, v=v, samplers={0: Sampler(filter="point", comparison="less_equal")},
+                textures={0: Texture.from_array(image), 1: Texture.from_array(faces, "texturecube")})
+    assert f32(m.o[0]).tolist() == [[0.0, 1.0, 1.0, 0.0]] * 2
+    assert f32(m.o[1]).tolist() == [pytest.approx([1.0, 0.0, 1.0, 2 / 3])] * 2
+
+
 def test_cube_filtering_is_continuous_across_all_twelve_edges() -> None:
     # seamless filtering: just either side of every edge (two coordinates at +-1, nudged by 1e-4
     # one way and the other) the filtered values agree; clamped within each face they jump by a

@@ -30,7 +30,7 @@ Texture sampling: point/linear filtering with texel centres at +0.5, wrap/mirror
 address modes, mip selection from explicit LOD, gradients or quad derivatives, comparison before
 filtering, gather in D3D's (u0,v1) (u1,v1) (u1,v0) (u0,v0) order, cube faces by the major axis and
 seamless cube filtering (a footprint texel off one edge is the adjacent face's; a corner texel, on
-no face, the average of the other three, as D3D10 asks).
+no face, the average of the other three, as D3D10 asks; with a comparison, of their results).
 Interface calls (``fcall``) go through the function table chosen with :meth:`Shader.bind_interface`
 (by default each interface's first table); ``this`` pointers read as 0 (instance data at the start
 of its constant buffer, resource and sampler slot 0). Double ops (``dmovc`` included) work on

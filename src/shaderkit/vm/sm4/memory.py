@@ -706,17 +706,14 @@ def gather_texels(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.
     size = tex.size(0)
     with np.errstate(all="ignore"):
         base = [np.floor(coords[:, a].astype(np.float64) * size[a] - 0.5).astype(np.int64) + offsets[a] for a in range(2)]
-    texels, corners = [], []
+    values, corners = [], []
     for du, dv in ((0, 1), (1, 1), (1, 0), (0, 0)):
         x, y = base[0] + du, base[1] + dv
-        texels.append(_fetch(tex, 0, layer, [x, y], sampler).astype(np.float32))
+        t = _fetch(tex, 0, layer, [x, y], sampler).astype(np.float32)
+        # (compared before a cube corner is filled, as sample_c compares before filtering)
+        values.append(COMPARISONS[sampler.comparison](ref, t[:, 0])[:, None].astype(np.float32) if ref is not None
+                      else t[:, channel:channel + 1])
         corners.append(((x < 0) | (x >= size[0])) & ((y < 0) | (y >= size[1])))
     if tex.dimension.startswith("texturecube"):
-        _fill_corners(texels, corners)
-    out = np.zeros((len(layer), 4), np.float32)
-    for comp, t in enumerate(texels):
-        if ref is not None:
-            out[:, comp] = COMPARISONS[sampler.comparison](ref, t[:, 0]).astype(np.float32)
-        else:
-            out[:, comp] = t[:, channel]
-    return out
+        _fill_corners(values, corners)
+    return np.concatenate(values, axis=1)
