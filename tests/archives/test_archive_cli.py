@@ -309,20 +309,15 @@ def test_disasm_of_compressed_and_embedded_shaders(capsys: pytest.CaptureFixture
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "not a known shader format" in err and "1 known file inside it, the first at @0x40" in err
     # --split takes the SHBIN files of a folder, as before: the package is no input of it
-    from shaderkit.samples import SAMPLES as BUILT
-
-    (folder / "prog.shbin").write_bytes(BUILT["sample.shbin"]())
+    (folder / "prog.shbin").write_bytes(SAMPLES["sample.shbin"]())
     (folder / "textures.sarc").unlink()
     code, _, err = run(capsys, "disasm", "--split", "-o", str(tmp_path / "split"), str(folder))
     assert code == 0, err
     assert [p.name for p in (tmp_path / "split").iterdir()] == ["prog.0.v.pica"]
 
 
-def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    root = corpus_root()
-    if root is None:
-        pytest.skip("corpus not found")
-    pack = root / "wiiu" / "st_BodyB_Ysi.szs"
+def test_disasm_of_the_corpus_archive_is_its_bfsha(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
+    pack = corpus / "wiiu" / "st_BodyB_Ysi.szs"
     code, whole, _ = run(capsys, "disasm", str(pack))
     assert code == 0
     code, member, _ = run(capsys, "disasm", f"{pack}//Turbo_UBER.bfsha")

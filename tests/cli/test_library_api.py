@@ -83,8 +83,9 @@ def test_readme_example_type_checks_strict(tmp_path: Path) -> None:
     assert result.returncode == 1 and "input_signature" in result.stdout, result.stdout + result.stderr
 
 
-def test_shaders_gives_the_shaders_inside_archives_and_packages(tmp_path: Path) -> None:
-    sys.path.insert(0, str(REPO / "tests" / "archives"))
+def test_shaders_gives_the_shaders_inside_archives_and_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "archives"))
     from test_archive_cli import sarc
 
     from shaderkit.formats.archive import yaz0

@@ -10,6 +10,7 @@ import struct
 import pytest
 from dxbc_build import Blob, container
 
+from d3d9_build import fxlc_instruction, fxlc_operand
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.fx10_block import ASSIGN_EXPRESSION, ASSIGN_EXPRESSION_INDEX
@@ -22,19 +23,10 @@ LIT, IN, OUT, TMP = 1, 2, 4, 7
 FXC_TAIL = bytes.fromhex("f0f0f0f00f0f0f0fffff0000")
 
 
-def op(table: int, offset: int) -> list[int]:
-    return [0, table, offset]
+op, ins = fxlc_operand, fxlc_instruction
 
 
-def ins(opcode: int, comps: int, out: list[int], *inputs: list[int], scalar: bool = False) -> list[int]:
-    token = opcode << 20 | comps | (0x80000000 if scalar else 0)
-    words = [token, len(inputs)]
-    for i in inputs:
-        words += i
-    return words + out
-
-
-def fxlc(*instructions: list[int], tail: bytes = FXC_TAIL) -> bytes:
+def fxlc(*instructions: tuple[int, ...], tail: bytes = FXC_TAIL) -> bytes:
     words = [len(instructions)] + [w for i in instructions for w in i]
     return struct.pack(f"<{len(words)}I", *words) + tail
 

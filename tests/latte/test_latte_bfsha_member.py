@@ -375,19 +375,28 @@ END_OF_PROGRAM
 """
 
 
-def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk) -> None:
-    import numpy as np
-
+def _sampling_gsh(tmp_path: Path, sk: Sk, sampler_type: str) -> Path:
+    """CUBE_PSH with sampler ``env`` of ``sampler_type``, assembled to a GSH."""
     source = tmp_path / "env.psh"
-    source.write_text(CUBE_PSH)
+    source.write_text(CUBE_PSH.replace('"SAMPLERCUBE"', f'"{sampler_type}"'))
     gsh = tmp_path / "env.gsh"
     status, _, err = sk("asm", str(source), "-o", str(gsh))
     assert status == 0, err
-    faces = np.zeros((6, 2, 2, 4), np.float32)
-    for face in range(6):
-        faces[face] = face + 1  # every texel of face k reads k + 1
-    cube = tmp_path / "cube.npy"
-    np.save(cube, faces)
+    return gsh
+
+
+def _slices(tmp_path: Path, count: int) -> str:
+    """``count`` 2x2 slices (faces or layers) whose every texel in slice k reads k + 1, saved."""
+    import numpy as np
+
+    return _save(tmp_path, "slices", np.arange(1, count + 1, dtype=np.float32)[:, None, None, None]
+                 * np.ones((count, 2, 2, 4), np.float32))
+
+
+def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk) -> None:
+
+    gsh = _sampling_gsh(tmp_path, sk, "SAMPLERCUBE")
+    cube = _slices(tmp_path, 6)  # every texel of face k reads k + 1
     inputs = tmp_path / "in.json"
     # CUBE + MULADD leave face coordinates in [1, 2] and the face in z: face 2 (+Y) for this lane
     inputs.write_text(json.dumps({"R0": [[1.25, 1.25, 2, 0]]}))
@@ -399,22 +408,13 @@ def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk
 
 
 def test_run_takes_a_2d_array_kind_from_sampler_type_10(tmp_path: Path, sk: Sk) -> None:
-    import numpy as np
 
-    source = tmp_path / "layers.psh"
-    source.write_text(CUBE_PSH.replace('"SAMPLERCUBE"', '"SAMPLER2DARRAY"'))
-    gsh = tmp_path / "layers.gsh"
-    status, _, err = sk("asm", str(source), "-o", str(gsh))
-    assert status == 0, err
+    gsh = _sampling_gsh(tmp_path, sk, "SAMPLER2DARRAY")
     # GX2SamplerVarType 2D_ARRAY is 10 (the public GX2 readers' enum): the GX2SamplerVar's type word
     # (name offset, type, location: big-endian) sits right before its location 0
     data = gsh.read_bytes()
     assert b"\x00\x00\x00\x0a\x00\x00\x00\x00" in data and b"\x00\x00\x00\x04\x00\x00\x00\x00" not in data
-    layers = np.zeros((3, 2, 2, 4), np.float32)
-    for layer in range(3):
-        layers[layer] = layer + 1
-    texture = tmp_path / "layers.npy"
-    np.save(texture, layers)
+    texture = _slices(tmp_path, 3)  # every texel of layer k reads k + 1
     inputs = tmp_path / "in.json"
     inputs.write_text(json.dumps({"R0": [[0.25, 0.25, 2, 0]]}))  # z: the layer (2 reads 3)
     out = _run(sk, str(gsh), "--inputs", str(inputs), "--texture", f"env={texture}")

@@ -16,6 +16,7 @@ import math
 import struct
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ np = pytest.importorskip("numpy")
 
 from click.testing import CliRunner  # noqa: E402
 
-from d3d9_build import CREATOR, END, comment, pack, string  # noqa: E402
+from d3d9_build import CREATOR, END, comment, fxlc_instruction, fxlc_operand, pack, string  # noqa: E402
 from shaderkit.cli import cli  # noqa: E402
 from shaderkit.formats.d3d9.assemble import assemble_shader  # noqa: E402
 from shaderkit.vm.d3d9 import D3D9Shader, VMError  # noqa: E402
@@ -66,7 +67,7 @@ def ctab(constants: list[Constant], version: int = 0x46580201) -> bytes:
 
 
 def op(table: int, register: int, component: int = 0) -> tuple[int, ...]:
-    return (0, table, 4 * register + component)
+    return fxlc_operand(table, 4 * register + component)
 
 
 def rel(index: tuple[int, ...], table: int, register: int) -> tuple[int, ...]:
@@ -74,10 +75,7 @@ def rel(index: tuple[int, ...], table: int, register: int) -> tuple[int, ...]:
     return (1, index[1], index[2], table, 4 * register)
 
 
-def ins(opcode: int, components: int, output: tuple[int, ...], *inputs: tuple[int, ...], scalar: bool = False
-        ) -> tuple[int, ...]:
-    token = opcode << 20 | components | (0x80000000 if scalar else 0)
-    return (token, len(inputs), *(w for operand in inputs for w in operand), *output)
+ins = fxlc_instruction
 
 
 def preshader(parameters: list[Constant], literals: list[float],
@@ -304,9 +302,9 @@ def test_a_block_that_does_not_read_is_a_vm_error_at_run() -> None:
         ps.run(lanes=1)
 
 
-def cli_file(tmp_path: Path, pres: bytes, text: str = PS) -> Path:
+def cli_file(tmp_path: Path, pres: bytes) -> Path:
     path = tmp_path / "pres.pso"
-    path.write_bytes(with_pres(text, pres))
+    path.write_bytes(with_pres(PS, pres))
     return path
 
 
@@ -339,15 +337,18 @@ def test_every_byte_of_the_block_damaged_runs_or_raises_a_clear_error() -> None:
                      ins(MUL, 4, op(OUT, 0), op(LIT, 0, 1), op(IN, 0), scalar=True),
                      ins(MOV, 4, op(OUT, 1), rel(op(IN, 1), IN, 0)))
     good = with_pres(PS, pres)
+    outcomes: Counter[str] = Counter()
     for at in range(4, 4 + 8 + len(pres)):
         for value in (0x00, 0x01, 0x80, 0xFF):
             damaged = bytearray(good)
             damaged[at] = value
             try:
-                ps = D3D9Shader.from_bytes(bytes(damaged))
-                ps.run(lanes=1)
-            except (ShaderFormatError, VMError):
-                continue
+                D3D9Shader.from_bytes(bytes(damaged)).run(lanes=1)
+                outcomes["ran"] += 1
+            except (ShaderFormatError, VMError) as exc:
+                outcomes[type(exc).__name__] += 1
+    # every kind of outcome occurs: the damage reaches the parser and the preshader alike
+    assert outcomes["ran"] and outcomes["ShaderFormatError"] and outcomes["VMError"], outcomes
 
 
 def effect_with(shader_bytes: bytes, parameters: list[tuple[bytes, int, int, int, list[float]]]) -> bytes:
