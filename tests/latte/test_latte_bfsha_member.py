@@ -394,7 +394,6 @@ def _slices(tmp_path: Path, count: int) -> str:
 
 
 def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk) -> None:
-
     gsh = _sampling_gsh(tmp_path, sk, "SAMPLERCUBE")
     cube = _slices(tmp_path, 6)  # every texel of face k reads k + 1
     inputs = tmp_path / "in.json"
@@ -408,7 +407,6 @@ def test_run_takes_a_samplers_kind_from_its_declared_type(tmp_path: Path, sk: Sk
 
 
 def test_run_takes_a_2d_array_kind_from_sampler_type_10(tmp_path: Path, sk: Sk) -> None:
-
     gsh = _sampling_gsh(tmp_path, sk, "SAMPLER2DARRAY")
     # GX2SamplerVarType 2D_ARRAY is 10 (the public GX2 readers' enum): the GX2SamplerVar's type word
     # (name offset, type, location: big-endian) sits right before its location 0
