@@ -40,6 +40,19 @@ def detect(data: bytes) -> FormatSpec | None:
     return _detect(data)
 
 
+def _load(source: Source) -> tuple[bytes, ShaderFile | None]:
+    """The bytes of ``source``; for a path naming an archive member (``pack.szs//dir/x.bfsha``)
+    the member's, with the model its archive offers for a member without magic (a Wii U BFSHA
+    stage's microcode), else None."""
+    if isinstance(source, (str, os.PathLike)) and "//" in os.fspath(source):
+        from shaderkit.files import read_member
+        from shaderkit.formats.archive.path import member_model
+
+        steps, data = read_member(os.fspath(source))
+        return data, member_model(steps)
+    return _read(source), None
+
+
 def _read(source: Source) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
@@ -68,16 +81,7 @@ def open(source: Source, kind: type[ModelT] | None = None) -> ShaderFile:  # noq
     With ``kind`` (a model class such as ``DxbcContainer``), the result has that static type and a
     file of another format raises ShaderFormatError, so type checkers know the attributes.
     """
-    offered = None
-    if isinstance(source, str) and "//" in source:  # an archive member: pack.szs//dir/x.bfsha
-        from shaderkit.files import read_member
-        from shaderkit.formats.archive.path import member_model
-
-        steps, data = read_member(source)
-        # (a member without magic, a Wii U BFSHA stage's microcode: the model its archive offers)
-        offered = member_model(steps)
-    else:
-        data = _read(source)
+    data, offered = _load(source)
     model = offered if offered is not None else _parse(data)
     if kind is not None and not isinstance(model, kind):
         spec = detect(data)  # (the format read; an offered model names its own)
@@ -100,21 +104,13 @@ def shaders(source: Source, name: str = "") -> list[Member]:
     is ``""``). A damaged archive around the shaders raises ShaderFormatError; a damaged archive
     inside it is a member whose ``error`` says why and whose ``open()`` raises.
     """
-    from shaderkit.formats.archive.path import SEPARATOR, Member, member_model, shaders_of
+    from shaderkit.formats.archive.path import SEPARATOR, Member, shaders_of
 
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        if SEPARATOR in name:
-            from shaderkit.files import read_member
-
-            steps, data = read_member(name)
-            offered = member_model(steps)  # (a member without magic: the model its archive gives)
-            if offered is not None:
-                return [Member(name, data, offered=offered)]
-        else:
-            data = _read(source)
-    else:
-        data = _read(source)
+    data, offered = _load(source)
+    if offered is not None:
+        return [Member(name, data, offered=offered)]
     if name:
         return shaders_of(name, data)
     found = shaders_of("", data)

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from shaderkit.cli import cli
-from shaderkit.cli.batch import output_names, output_stem
+from shaderkit.cli.batch import distinct_stems, output_stem
 from shaderkit.samples import SAMPLES
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -32,7 +32,7 @@ def test_known_suffixes_are_stripped() -> None:
 
 
 def test_output_names_are_unique() -> None:
-    names = output_names(["a/foo.cso", "b/foo.cso", "foo.shbin", "bar.dxbc", "FOO.cso"])
+    names = [stem + ".asm" for stem in distinct_stems(["a/foo.cso", "b/foo.cso", "foo.shbin", "bar.dxbc", "FOO.cso"])]
     assert len({n.lower() for n in names}) == 5
     assert names[3] == "bar.asm"
     assert all(n.endswith(".asm") and ".cso." not in n for n in names[:2])

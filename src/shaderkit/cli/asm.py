@@ -7,7 +7,7 @@ import re
 
 import click
 
-from shaderkit.cli.common import read_input, write_output
+from shaderkit.cli.common import member_steps, parse_named, read_input, store_member, write_output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,16 +183,12 @@ class _Base:
     the steps through the archives around it and, parsed when first asked for, its model."""
 
     def __init__(self, path: str) -> None:
-        from shaderkit.cli.common import member_steps
-
         self.path = path
         self.steps, self.data = member_steps(path)
         self._model: Any = None
 
     def model(self) -> Any:
         if self._model is None:
-            from shaderkit.cli.common import parse_named
-
             self._model = parse_named(self.path, self.data, self.steps)
         return self._model
 
@@ -206,8 +202,6 @@ class _Base:
     def outer(self, data: bytes) -> bytes:
         """What ``-o`` gets for the assembled bytes: them, or for an archive member the whole
         outer file with them put back, as ``put`` writes it."""
-        from shaderkit.cli.common import store_member
-
         return store_member(self.path, self.steps, data)
 
 

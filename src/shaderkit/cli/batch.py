@@ -62,11 +62,6 @@ def _distinct_stem(name: str, taken: set[str]) -> str:
     return chosen
 
 
-def output_names(files: tuple[str, ...] | list[str]) -> list[str]:
-    """One distinct ``.asm`` name per input (:func:`distinct_stems` + ``.asm``)."""
-    return [stem + ".asm" for stem in distinct_stems(files)]
-
-
 def _open(name: str, data: bytes | None) -> tuple[ShaderFile | None, list[Member] | None, ShaderFormatError | None]:
     """(model, None, None) of an input with text of its own; (model, the shaders inside it,
     error) of one without: an archive, an executable, or bytes of no known format (model None,

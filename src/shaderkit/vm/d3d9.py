@@ -354,6 +354,7 @@ class _Run:
         self.mask = np.ones(n, bool)
         self.stack: list[_Frame] = []
         self.discarded = np.zeros(n, bool)
+        pre = pre if pre is not None else PreshaderOutputs()
         self.consts = shader._constant_file(pre)
         self.ints = shader._int_file(pre)
         self.bools = shader._bool_file(pre)
@@ -1432,8 +1433,9 @@ class D3D9Shader:
             raise VMError(f"no sampler named {name!r}")
         return int(c.register_index)
 
-    def _constant_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
-        rows = {**(pre.floats if pre is not None else {}), **self.floats}  # (the caller's win)
+    # (the preshader's outputs, then the caller's values over them, then the shader's def*)
+    def _constant_file(self, pre: PreshaderOutputs) -> np.ndarray:
+        rows = {**pre.floats, **self.floats}
         top = max([256, *(k + 1 for k in rows)])
         for ins in self._defs:
             if ins.opcode == OP_DEF and ins.dest is not None:
@@ -1446,9 +1448,9 @@ class D3D9Shader:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(F32)
         return out
 
-    def _int_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
+    def _int_file(self, pre: PreshaderOutputs) -> np.ndarray:
         out = np.zeros((16, 4), np.int64)
-        for k, row in {**(pre.ints if pre is not None else {}), **self.int_values}.items():
+        for k, row in {**pre.ints, **self.int_values}.items():
             if 0 <= k < 16:
                 out[k] = row
         for ins in self._defs:
@@ -1456,9 +1458,9 @@ class D3D9Shader:
                 out[ins.dest.number] = np.array(ins.values[:4], np.uint32).view(np.int32)
         return out
 
-    def _bool_file(self, pre: PreshaderOutputs | None) -> np.ndarray:
+    def _bool_file(self, pre: PreshaderOutputs) -> np.ndarray:
         out = np.zeros(16, bool)
-        for k, v in {**(pre.bools if pre is not None else {}), **self.bool_values}.items():
+        for k, v in {**pre.bools, **self.bool_values}.items():
             if 0 <= k < 16:
                 out[k] = v
         for ins in self._defs:

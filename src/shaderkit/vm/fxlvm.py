@@ -117,22 +117,18 @@ def _arc(function: Callable[[float], float]) -> Callable[[float], float]:
 
 
 def _fmin(a: float, b: float) -> float:
-    if math.isnan(a):
-        return b
-    if math.isnan(b):
-        return a
+    if math.isnan(a) or math.isnan(b):
+        return b if math.isnan(a) else a
     return a if a < b else b
 
 
 def _fmax(a: float, b: float) -> float:
-    if math.isnan(a):
-        return b
-    if math.isnan(b):
-        return a
-    return a if a > b else b
+    return -_fmin(-a, -b)
 
 
-def _dot(values: Sequence[float], n: int) -> float:
+def _dot(*values: float) -> float:
+    """The sum of the products of the first half of ``values`` with the second half."""
+    n = len(values) // 2
     total = 0.0
     for i in range(n):
         total += values[i] * values[i + n]
@@ -176,8 +172,8 @@ _OPS: dict[str, _Op] = {
     "atan2": _Op(math.atan2),
     "div": _Op(lambda a, b: 0.0),
     "cmp": _Op(lambda a, b, c: b if a >= 0.0 else c),
-    "dot": _Op(lambda *values: _dot(values, len(values) // 2), whole=True),
-    "d3ds_dotswiz": _Op(lambda *values: _dot(values, len(values) // 2), (6, 8)),
+    "dot": _Op(_dot, whole=True),
+    "d3ds_dotswiz": _Op(_dot, (6, 8)),
 }
 assert set(_OPS) <= set(OPCODE_BY_NAME), set(_OPS) - set(OPCODE_BY_NAME)
 assert all((op.inputs == ()) == (OPCODES[OPCODE_BY_NAME[name]].inputs is not None) for name, op in _OPS.items())

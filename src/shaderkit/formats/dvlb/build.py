@@ -96,9 +96,9 @@ def assemble_program(sources: list[tuple[str, str]], no_nop: bool = False) -> Pr
     return assemble(units, no_nop)
 
 
-def assemble_sources(sources: list[tuple[str, str]]) -> bytes:
+def assemble_sources(sources: list[tuple[str, str]], no_nop: bool = False) -> bytes:
     """``(filename, text)`` pairs -> SHBIN bytes; each file (or marked unit) is one DVLE."""
-    return program_to_shbin(assemble_program(sources))
+    return program_to_shbin(assemble_program(sources, no_nop))
 
 
 def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_nop: bool = False) -> ShaderFile:
@@ -113,7 +113,7 @@ def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_n
         model.payload = assemble_into(model.payload, text, filename, no_nop)
         return model
     if isinstance(model, Dvlb):
-        return Dvlb.from_bytes(program_to_shbin(assemble_program([(filename, text)], no_nop)))
+        return Dvlb.from_bytes(assemble_sources([(filename, text)], no_nop))
     if not isinstance(model, Cgfx):
         raise TypeError(f"{model.format_name}: PICA200 text goes into a SHBIN, CGFX or CSDR file")
     lines = text.split("\n")
@@ -132,5 +132,5 @@ def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_n
         if name != shader.name:
             raise AssemblyError(f"expected the part of shader {shader.name!r}, found {name!r}", lo + 1, 1, filename)
         part = "\n".join([""] * lo + lines[lo:hi])  # (line numbers stay those of the whole text)
-        shader.dvlb = Dvlb.from_bytes(program_to_shbin(assemble_program([(filename, part)], no_nop)))
+        shader.dvlb = Dvlb.from_bytes(assemble_sources([(filename, part)], no_nop))
     return model

@@ -36,9 +36,10 @@ from shaderkit.io.writer import Writer
 
 CGFX_MAGIC = b"CGFX"
 _HEADER = struct.Struct("<4sHHIII")
-_DATA = struct.Struct("<4sI16I16I")  # magic, size, then 16 (count, offset) pairs interleaved
-#: the DATA section with ``n`` dictionary pairs (files written with 15 end before ``emitters``)
+#: the DATA section with ``n`` (count, offset) dictionary pairs after magic and size (files with 15
+#: end before ``emitters``)
 _DATA_OF = [struct.Struct(f"<4sI{2 * n}I") for n in range(17)]
+_DATA = _DATA_OF[16]
 _DICT = struct.Struct("<4sII")
 _NODE = struct.Struct("<IHHii")
 _DICT_MAGIC = int.from_bytes(b"DICT", "little")
@@ -247,8 +248,9 @@ def _pair_count(data: bytes, header_size: int) -> int:
     (bannertool's CGFX files list 15, their first DICT right after the 15th pair)."""
     pairs_at = header_size + 8
     n = 16
-    i = 0
-    while i < n:
+    for i in range(16):
+        if i >= n:
+            break
         count, offset = struct.unpack_from("<Ii", data, pairs_at + 8 * i)
         if count == _DICT_MAGIC:  # (a DICT right after fewer pairs, all of them empty)
             n = i
@@ -256,7 +258,6 @@ def _pair_count(data: bytes, header_size: int) -> int:
         dict_at = pairs_at + 8 * i + 4 + offset
         if count and pairs_at < dict_at < pairs_at + 8 * n:
             n = (dict_at - pairs_at) // 8
-        i += 1
     return max(n, 1)
 
 
@@ -379,13 +380,12 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
     header = stored_fields(layout, KEY_HEADER, _HEADER)
     stored_data = layout.items.get(KEY_DATA)
     pair_count = len(model.dict_counts)
-    if stored_data is None or pair_count > 16 or len(stored_data.data) != _DATA_OF[pair_count].size:
-        raise Relayout
-    data = stored_fields(layout, KEY_DATA, _DATA_OF[pair_count])
-    if header is None or data is None:
-        raise Relayout
-    header_size = header[2]
     count = len(model.shaders)
+    if (header is None or stored_data is None or pair_count > 16 or len(stored_data.data) != _DATA_OF[pair_count].size
+            or (count and pair_count <= SHADER_DICT)):  # (a DATA without the shader dictionary's pair)
+        raise Relayout
+    data = _DATA_OF[pair_count].unpack(stored_data.data)
+    header_size = header[2]
     stored_dict = layout.items.get(KEY_SHADER_DICT)
     stored_count = (len(stored_dict.data) - _DICT.size) // _NODE.size - 1 if stored_dict is not None else 0
     same = stored_dict is not None and count == stored_count
@@ -421,8 +421,6 @@ def _write_placed(model: Cgfx, layout: Layout, blobs: list[bytes | None]) -> byt
     data_size = w.end - header_size if data[1] == layout.size - header_size else data[1]
     w.put(0, _HEADER.pack(CGFX_MAGIC, 0xFEFF, header_size, model.revision, file_size, model.section_count))
     counts, offsets = list(model.dict_counts), list(data[2:][1::2])
-    if count and pair_count <= SHADER_DICT:
-        raise Relayout  # (a DATA without the shader dictionary's pair)
     if pair_count > SHADER_DICT:
         counts[SHADER_DICT] = count
     if dict_at is not None:

@@ -88,7 +88,7 @@ class OperandDescriptor:
     """One 8-byte entry of the DVLP operand descriptor table."""
 
     value: int
-    #: the second word of the entry (0 in every file seen)
+    #: the second word of the entry (picasso writes 0; older assemblers did not: libbrahma's 0xf)
     extra: int = 0
 
 

@@ -102,6 +102,12 @@ PRAGMA_NO_NOP = "; shaderkit: no-nop"
 PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
 
 
+def opdescs_pragma(dvlb: Dvlb) -> str:
+    """The ``; shaderkit: opdescs ...`` line pinning ``dvlb``'s descriptor table (an entry whose
+    second word is not 0 with that word above bit 32)."""
+    return " ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)])
+
+
 def desc_pragma(desc: int, inverted: bool) -> str:
     """The ``  ; shaderkit: desc N [inverted]`` comment ending an instruction line."""
     return f"  {PRAGMA_DESC} {desc}" + (" inverted" if inverted else "")
@@ -986,7 +992,7 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
                 lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
         if hints and i == 0:
-            pragmas.append(" ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)]))
+            pragmas.append(opdescs_pragma(dvlb))
         if headers[i]:
             pragmas.append(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
         if orders and orders[i]:
@@ -1411,7 +1417,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             unit.add(f"{PRAGMA_LAYOUT} {rule}")
         unit.pragma_at = len(unit.lines)
         if hints and i == 0:
-            unit.add(" ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)]))
+            unit.add(opdescs_pragma(dvlb))
         if headers[i]:
             unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
         if orders and orders[i]:

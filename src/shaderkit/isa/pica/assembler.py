@@ -577,9 +577,7 @@ class Assembler(DescriptorTable):
                 raise AssemblyError(f"entrypoint '{dvle.entrypoint}' is undefined", 1, 1, dvle.filename)
             start, size = self.procs[dvle.entrypoint]
             dvle.entry_start, dvle.entry_end = start, start + size
-        extras = self.opdesc_extras
-        opdescs = [value | (extras[slot] << 32 if slot < len(extras) else 0) for slot, value in enumerate(self.opdescs)]
-        return Program(list(self.code), opdescs, self.dvles, list(self.global_uniforms),
+        return Program(list(self.code), self.opdesc_entries(), self.dvles, list(self.global_uniforms),
                        self.layout_rule, self.layout_rule_at, self.layout_symbols)
 
     def _line(self, raw: str) -> None:
@@ -607,9 +605,7 @@ class Assembler(DescriptorTable):
                 values = [int(w, 16) for w in words[1:]]
                 if len(values) > MAX_OPDESC or any(not 0 <= v < 1 << 64 for v in values):
                     raise self.error("bad descriptor table", col)
-                # (a value above 32 bits carries the entry's second word, which picasso writes as 0)
-                self.pin_opdescs([v & 0xFFFFFFFF for v in values])
-                self.opdesc_extras = [v >> 32 for v in values]
+                self.pin_opdescs(values)
             elif words == ["no-nop"]:  # picasso -n / --no-nop: no automatic padding NOPs from here on
                 self.no_nop = True
             elif words and words[0] == "layout" and len(words) in (2, 3):

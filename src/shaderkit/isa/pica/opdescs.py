@@ -134,9 +134,16 @@ class DescriptorTable:
         return self.slots.masks
 
     def pin_opdescs(self, values: list[int]) -> None:
-        """Start from the descriptor table ``values``, every bit fixed (``; shaderkit: opdescs``)."""
-        self.slots = PackedSlots(values, [0xFFFFFFFF] * len(values))
+        """Start from the descriptor table ``values``, every bit fixed (``; shaderkit: opdescs``);
+        bits 32.. of a value are its entry's second word (picasso writes 0)."""
+        self.slots = PackedSlots([v & 0xFFFFFFFF for v in values], [0xFFFFFFFF] * len(values))
+        self.opdesc_extras = [v >> 32 for v in values]
         self.pinned = True
+
+    def opdesc_entries(self) -> list[int]:
+        """The descriptor table by slot, each entry's second word in bits 32.."""
+        extras = self.opdesc_extras
+        return [value | (extras[slot] << 32 if slot < len(extras) else 0) for slot, value in enumerate(self.opdescs)]
 
     def place_mad_opdesc(self, desc: int, col: int) -> int:
         """Keep a MAD descriptor below 32 (its field has 5 bits): picasso swaps it with a free slot."""

@@ -135,16 +135,19 @@ _CUBE_BASES = np.array([
 ], np.float64)
 
 
+def _off_face(coord: np.ndarray, size: int) -> np.ndarray:
+    return (coord < 0) | (coord >= size)
+
+
 def _cube_edges(layer: np.ndarray, x: np.ndarray, y: np.ndarray, size: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A bilinear footprint's texel that falls off its cube face over one edge is the texel of the
-    adjacent face there (D3D10+ filters cube maps seamlessly): (layer, x, y, corner), with the
-    direction of the texel's centre run through the major-axis rule again; ``corner`` marks the
-    lanes whose texel falls off both ways (no texel exists; see :func:`_fill_corners`)."""
-    out_x, out_y = (x < 0) | (x >= size), (y < 0) | (y >= size)
-    edge = out_x ^ out_y
+    adjacent face there (D3D10+ filters cube maps seamlessly): (layer, x, y), with the direction
+    of the texel's centre run through the major-axis rule again. A texel off both ways (a corner:
+    no face holds it) is left to :func:`_fill_corners`."""
+    edge = _off_face(x, size) ^ _off_face(y, size)
     if not edge.any():
-        return layer, x, y, out_x & out_y
+        return layer, x, y
     face = layer[edge] % 6
     s = (x[edge] + 0.5) / size * 2 - 1
     t = (y[edge] + 0.5) / size * 2 - 1
@@ -155,13 +158,14 @@ def _cube_edges(layer: np.ndarray, x: np.ndarray, y: np.ndarray, size: int
     layer[edge] = layer[edge] - face + new_face
     x[edge] = np.clip(np.floor(u * size), 0, size - 1).astype(np.int64)
     y[edge] = np.clip(np.floor(v * size), 0, size - 1).astype(np.int64)
-    return layer, x, y, out_x & out_y
+    return layer, x, y
 
 
-def _fill_corners(texels: list[np.ndarray], corners: list[np.ndarray]) -> None:
-    """The texel of a cube corner, which no face holds, is the average of the footprint's three
-    others (D3D10's rule)."""
-    for k, corner in enumerate(corners):
+def _fill_corners(texels: list[np.ndarray], footprint: list[tuple[np.ndarray, np.ndarray]], size: int) -> None:
+    """The texel of a cube corner (its ``footprint`` coordinates off the face both ways), which no
+    face holds, is the average of the footprint's three others (D3D10's rule)."""
+    for k, (x, y) in enumerate(footprint):
+        corner = _off_face(x, size) & _off_face(y, size)
         if corner.any():
             others = [texels[j][corner].astype(np.float64) for j in range(4) if j != k]
             texels[k][corner] = (sum(others) / 3).astype(texels[k].dtype)
@@ -175,7 +179,7 @@ def _fetch(tex: Texture, level: int, layer: np.ndarray, ints: list[np.ndarray], 
     layers, depth, height, width, _ = data.shape
     sizes = (width, height, depth)
     if sampler is not None and tex.dimension.startswith("texturecube") and len(ints) == 2:
-        layer, x, y, _ = _cube_edges(layer, ints[0] + offsets[0], ints[1] + offsets[1], width)
+        layer, x, y = _cube_edges(layer, ints[0] + offsets[0], ints[1] + offsets[1], width)
         ints, offsets = [x, y], (0, 0, 0)
     idx = [np.zeros_like(layer) for _ in range(3)]
     outside = np.zeros(layer.shape, bool)
@@ -222,7 +226,7 @@ def _sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray,
         frac = [(s - 0.5 - b).astype(np.float32) for s, b in zip(scaled, base)]
         ints = [b.astype(np.int64) for b in base]
     cube = tex.dimension.startswith("texturecube")
-    weights, texels, corners = [], [], []
+    weights, texels, footprint = [], [], []
     for corner in range(1 << dims):
         weight = np.ones(len(layer), np.float32)
         at = []
@@ -233,9 +237,9 @@ def _sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray,
         weights.append(weight)
         texels.append(texel(at))
         if cube:
-            corners.append(((at[0] < 0) | (at[0] >= sizes[0])) & ((at[1] < 0) | (at[1] >= sizes[1])))
+            footprint.append((at[0], at[1]))
     if cube:
-        _fill_corners(texels, corners)
+        _fill_corners(texels, footprint, sizes[0])
     total = np.zeros((len(layer), 4), np.float32)
     for weight, values in zip(weights, texels):
         total = total + weight[:, None] * values
@@ -706,14 +710,14 @@ def gather_texels(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.
     size = tex.size(0)
     with np.errstate(all="ignore"):
         base = [np.floor(coords[:, a].astype(np.float64) * size[a] - 0.5).astype(np.int64) + offsets[a] for a in range(2)]
-    values, corners = [], []
+    values, footprint = [], []
     for du, dv in ((0, 1), (1, 1), (1, 0), (0, 0)):
         x, y = base[0] + du, base[1] + dv
         t = _fetch(tex, 0, layer, [x, y], sampler).astype(np.float32)
         # (compared before a cube corner is filled, as sample_c compares before filtering)
         values.append(COMPARISONS[sampler.comparison](ref, t[:, 0])[:, None].astype(np.float32) if ref is not None
                       else t[:, channel:channel + 1])
-        corners.append(((x < 0) | (x >= size[0])) & ((y < 0) | (y >= size[1])))
+        footprint.append((x, y))
     if tex.dimension.startswith("texturecube"):
-        _fill_corners(values, corners)
+        _fill_corners(values, footprint, size[0])
     return np.concatenate(values, axis=1)

@@ -42,11 +42,16 @@ class Sampler:
     max_lod: float = 1e30
 
 
-#: the array :meth:`Texture.from_array` takes per dimension (the last axis: channels)
-_SHAPES = {"texture1d": "(w, c)", "texture1darray": "(layers, w, c)", "texture2d": "(h, w, c)",
-           "texture2dms": "(h, w, c)", "buffer": "(h, w, c)", "texture3d": "(d, h, w, c)",
-           "texture2darray": "(layers, h, w, c)", "texture2dmsarray": "(layers, h, w, c)",
-           "texturecube": "(6, h, w, c)", "texturecubearray": "(6n, h, w, c)"}
+_ALL = slice(None)
+#: per dimension: the array :meth:`Texture.from_array` takes (the last axis: channels) and the
+#: index that makes it a level's (layers, depth, height, width, 4)
+_LAYOUTS: dict[str, tuple[str, tuple[slice | None, ...]]] = {
+    "texture1d": ("(w, c)", (None, None, None)), "texture1darray": ("(layers, w, c)", (_ALL, None, None)),
+    "texture2d": ("(h, w, c)", (None, None)), "texture2dms": ("(h, w, c)", (None, None)),
+    "buffer": ("(h, w, c)", (None, None)), "texture3d": ("(d, h, w, c)", (None,)),
+    "texture2darray": ("(layers, h, w, c)", (_ALL, None)), "texture2dmsarray": ("(layers, h, w, c)", (_ALL, None)),
+    "texturecube": ("(6, h, w, c)", (_ALL, None)), "texturecubearray": ("(6n, h, w, c)", (_ALL, None)),
+}
 
 
 def _expand(data: np.ndarray) -> np.ndarray:
@@ -79,22 +84,12 @@ class Texture:
         """A texture from ``(h, w, c)`` (2D), ``(w, c)`` (1D), ``(d, h, w, c)`` (3D) or with a leading
         layer axis for arrays and cubes; ``mips=True`` builds the chain by 2x2 box filtering."""
         data = np.asarray(data)
-        shape = _SHAPES.get(dimension)
-        if shape is not None and data.ndim != shape.count(",") + 1:
-            raise ValueError(f"a {dimension} takes {shape} texels, not an array of shape {data.shape}")
-        data = _expand(data)
-        if dimension in ("texture1d",):
-            data = data[None, None, None]
-        elif dimension in ("texture1darray",):
-            data = data[:, None, None]
-        elif dimension in ("texture2d", "texture2dms", "buffer"):
-            data = data[None, None]
-        elif dimension in ("texture2darray", "texture2dmsarray", "texturecube", "texturecubearray"):
-            data = data[:, None]
-        elif dimension == "texture3d":
-            data = data[None]
-        else:
+        if dimension not in _LAYOUTS:
             raise ValueError(f"unknown texture dimension {dimension!r}")
+        shape, index = _LAYOUTS[dimension]
+        if data.ndim != shape.count(",") + 1:
+            raise ValueError(f"a {dimension} takes {shape} texels, not an array of shape {data.shape}")
+        data = _expand(data)[index]
         levels = [data]
         while mips and max(levels[-1].shape[1:4]) > 1:
             prev = levels[-1].astype(np.float64)
