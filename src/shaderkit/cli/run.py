@@ -281,10 +281,10 @@ def run(file: str, dvle: int, shader_index: int, textures: tuple[str, ...], inpu
     model = parse_named(file, data, steps)
     if model.format_name == "d3d9":
         from shaderkit.cli.run_d3d9 import run_d3d9
+        from shaderkit.formats.archive.path import member_parameters
 
-        values = getattr(steps[-1].node, "parameter_values", None) if steps else None  # a member of an effect
-        defaults = values() if values is not None else {}
-        run_d3d9(model, inputs_path, (*uniforms, *cbuffers), output_path or "-", count, textures, max_steps, defaults)
+        run_d3d9(model, inputs_path, (*uniforms, *cbuffers), output_path or "-", count, textures, max_steps,
+                 member_parameters(steps))  # (a member of an effect: its initial values)
         return
     from shaderkit.cli.run_latte import is_latte_model, run_latte
 

@@ -286,6 +286,14 @@ def member_model(steps: list[Step]) -> Any | None:
         raise ShaderFormatError(str(exc.args[0] if exc.args else exc), None, steps[-1].member) from None
 
 
+def member_parameters(steps: list[Step]) -> dict[str, Any]:
+    """The parameter values the innermost container gives the member it gave (a D3D9 effect's
+    initial values, by name, for one of its shaders), else {}. Containers give them through a
+    ``parameter_values()`` method."""
+    values = getattr(steps[-1].node, "parameter_values", None) if steps else None
+    return values() if values is not None else {}
+
+
 def open_member(steps: list[Step], data: bytes) -> Any:
     """The model of the member ``steps`` reached (its bytes: ``data``): the typed model its
     container offers (:func:`member_model`), else :func:`shaderkit.open` of the bytes."""
