@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import shaderkit
+from shaderkit.formats.dxbc.assemble import assemble_with_base
 from shaderkit.testing import HlslShader, assert_close
 from shaderkit.vm.sm4 import Sampler, Shader, Texture, VmError
 
@@ -164,3 +165,17 @@ def test_interface_calls_follow_the_bound_function_tables(corpus: Path) -> None:
     assert_close(second["o0"].view(np.float32), [[0.5, 1.0, 2.0, 1.0]])
     with pytest.raises(VmError, match="may use tables"):
         shader.bind_interface(0, 5)
+
+
+def test_system_values_sharing_a_register_fill_only_their_components(corpus: Path) -> None:
+    # FxDis test_PS declares v3.x render target index, v3.y viewport index, v3.z primitive_id,
+    # v5.x sampleIndex and v5.y is_front_face; its code, replaced, copies four of them out
+    base = shaderkit.open((corpus / "dxbc" / "slimshader__Tests_FxDis_test_PS.dxbc").read_bytes())
+    lines = base.disassemble().splitlines()
+    last_declaration = max(i for i, line in enumerate(lines) if line.startswith("dcl_"))
+    body = ["mov o0.x, v3.x", "mov o0.y, v3.z", "mov o0.z, v5.x", "mov o0.w, v5.y", "ret"]
+    shader = Shader(assemble_with_base("\n".join(lines[: last_declaration + 1] + body) + "\n", base))
+    out = np.ascontiguousarray(shader.run_pixel({}, count=3)["o0"]).view(np.uint32)
+    assert out.tolist() == [[0, i, 0, 0xFFFFFFFF] for i in range(3)]  # index 0, primitive i, sample 0, front
+    given = shader.run_pixel({"v3": np.full((3, 1), 7, np.uint32)}, count=3)["o0"]  # v3.x given, v3.z still i
+    assert np.ascontiguousarray(given).view(np.uint32)[:, :2].tolist() == [[7, i] for i in range(3)]

@@ -16,7 +16,8 @@ by default each fragment fills a whole quad (derivatives 0, as for one-pixel poi
 ``quads=True`` to give fragments in quad order (top-left, top-right, bottom-left, bottom-right).
 System values the caller does not give: SV_VertexID = 0..n-1, SV_IsFrontFace = true, pixel
 SV_Position = the pixel centre (fragment i at (i + 0.5, 0.5); with quads, quad k covers pixels
-2k..2k+1 of rows 0..1), z = 0.5, w = 1, SV_PrimitiveID = the quad's index. Unbound views read as
+2k..2k+1 of rows 0..1), z = 0.5, w = 1, SV_PrimitiveID = the quad's index; each fills only its declared
+components, beside ordinary inputs or other system values in the same register. Unbound views read as
 zeros and drop writes. Each run has an instruction budget (:func:`step_limit`) so a runaway loop
 raises :class:`VmError` instead of hanging.
 
@@ -404,7 +405,7 @@ class Shader:
         elements = self._elements("input_signature")
         registers = max(self.decl.inputs, 1)
         plan: list[tuple[int, int, np.ndarray]] = []
-        given = set()
+        given: set[tuple[int, int]] = set()  # (register, component)
         for key, value in inputs.items():
             array = np.asarray(value)
             if array.ndim == 1:
@@ -413,23 +414,29 @@ class Shader:
                 raise VmError(f"input {key}: {array.shape[0]} rows, expected {count}")
             register, start, bits = _input_slot(key, array, elements, registers)
             plan.append((register, start, bits))
-            given.add(register)
-        for register, system in self.decl.system_inputs.items():
-            if register in given or register >= registers:
-                continue
-            if system == _VERTEX_ID:
-                values = np.arange(count, dtype=np.uint32)[:, None]
-            elif system == _IS_FRONT_FACE:
-                values = np.full((count, 1), 0xFFFFFFFF, np.uint32)
-            elif system == _PRIMITIVE_ID and self.stage == "pixel":  # one primitive per fragment (quad)
-                values = (np.arange(count, dtype=np.uint32) // 4)[:, None]
-            elif system == _POSITION and self.stage == "pixel":
-                plan.append((register, 0, _pixel_positions(count, quads).view(np.uint32)))
-                continue
-            else:
-                continue
-            plan.append((register, 0, np.broadcast_to(values, (count, 4))))
+            given.update((register, c) for c in range(start, start + bits.shape[1]))
+        for register, entries in self.decl.system_inputs.items():
+            for system, mask in entries:
+                start, stop = (mask & -mask).bit_length() - 1, mask.bit_length()
+                if register < registers and not any((register, c) in given for c in range(start, stop)):
+                    values = self._system_value(system, count, quads)
+                    if values is not None:
+                        plan.append((register, start, values[:, start:stop]))
         return plan
+
+    def _system_value(self, system: int, count: int, quads: bool) -> np.ndarray | None:
+        """(count, 4) uint32 bits of a system value the caller did not give, or None (left 0)."""
+        if system == _VERTEX_ID:
+            values = np.arange(count, dtype=np.uint32)
+        elif system == _IS_FRONT_FACE:
+            values = np.full(count, 0xFFFFFFFF, np.uint32)
+        elif system == _PRIMITIVE_ID and self.stage == "pixel":  # one primitive per fragment (quad)
+            values = np.arange(count, dtype=np.uint32) // 4
+        elif system == _POSITION and self.stage == "pixel":
+            return _pixel_positions(count, quads).view(np.uint32)
+        else:
+            return None
+        return np.broadcast_to(values[:, None], (count, 4))
 
     def _outputs(self, m: Machine | _Results, lanes: np.ndarray | slice) -> Outputs:
         values: dict[str, Any] = {}

@@ -158,7 +158,9 @@ class Declarations:
     function_tables: dict[int, list[int]] = field(default_factory=dict)  # ft# -> fb# per call site
     interfaces: dict[int, list[int]] = field(default_factory=dict)  # fp# -> the ft# it may use
     thread_group: tuple[int, int, int] = (1, 1, 1)
-    system_inputs: dict[int, int] = field(default_factory=dict)  # v# -> system value name id
+    #: v# -> [(system value name id, component mask)]: one register can hold several system
+    #: values and ordinary inputs (``v3.x`` render target index, ``v3.z`` primitive ID)
+    system_inputs: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     # geometry shaders
     input_primitive: int = 0  # dcl_inputprimitive code (PRIMITIVES)
     output_topology: int = 0  # dcl_outputtopology code (PRIMITIVE_TOPOLOGIES)
@@ -235,7 +237,7 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
         elif name.startswith("dcl_input") and op is not None and op.type == OT.INPUT:
             d.inputs = max(d.inputs, reg + 1)
             if name in ("dcl_input_sgv", "dcl_input_siv", "dcl_input_ps_sgv", "dcl_input_ps_siv") and ins.raw:
-                d.system_inputs[reg] = ins.raw[0]
+                d.system_inputs.setdefault(reg, []).append((ins.raw[0], op.mask or 0xF))
         elif name.startswith("dcl_output") and op is not None and op.type == OT.OUTPUT:
             d.outputs = max(d.outputs, reg + 1)
         elif name == "dcl_constantbuffer" and op is not None:
