@@ -597,3 +597,14 @@ def test_control_point_count_past_32_bits_is_an_error_at_its_line() -> None:
         assemble_container("\n".join(lines) + "\n")
     assert (info.value.line, info.value.column) == (at + 1, 1)
     assert "4294967296 does not fit 32 bits" in info.value.message
+
+
+def test_precision_note_of_an_absolute_value_goes_inside_the_bars() -> None:
+    # d3dcompiler_47's disassembler on a Resident Evil 2 compute shader (3Dmigoto's test files):
+    line = ("mad r2.xyzw {min16f}, |r2.xyzw {min16f}|, l(-4.000000, -4.000000, -4.000000, -4.000000) "
+            "{def32 as min16f}, l(1.000000, 1.000000, 1.000000, 1.000000) {def32 as min16f}")
+    prog = assemble("cs_5_0\n" + line + "\nret\n")
+    assert format_program(prog).splitlines()[1].strip() == line
+    outside = assemble("cs_5_0\n" + line.replace("|r2.xyzw {min16f}|", "|r2.xyzw| {min16f}") + "\nret\n")
+    assert encode(outside) == encode(prog)  # the older spelling still reads
+    assert prog.instructions[0].operands[1].modifier == 2 and prog.instructions[0].operands[1].min_precision == 1

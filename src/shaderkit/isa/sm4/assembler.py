@@ -214,6 +214,31 @@ def _split(text: str, pos: int) -> list[tuple[str, int]]:
 _OPERAND_CACHES: tuple[dict[tuple[str, str, Imm], Operand], dict[tuple[str, str, Imm], Operand]] = ({}, {})
 
 
+class _Notes:
+    """The ``{...}`` notes of one operand: minimum precision and ``nonuniform``."""
+
+    def __init__(self) -> None:
+        self.precision = 0
+        self.annotated = False  # an explicit precision (not "def32 as ...": no extended token)
+        self.nonuniform = False
+
+    def strip(self, body: str, at: int) -> str:
+        """``body`` without its trailing notes, which are recorded."""
+        while body.endswith("}") and "{" in body:
+            open_at = body.rindex("{")
+            note = body[open_at + 1 : -1].strip()
+            body = body[:open_at].rstrip()
+            if note == "nonuniform":
+                self.nonuniform = True
+                continue
+            first = note.split(" as ")[0].strip()
+            if first not in _PRECISION:
+                raise _Fail(f"unknown precision {first!r}", at + open_at + 1)
+            self.precision = _PRECISION[first]
+            self.annotated = " as " not in note
+        return body
+
+
 class _OperandReader:
     """Reads one operand's text; ``role``: "dest" (mask), "src" (swizzle / one component) or
     "dcl" (declarations: masks, fxc's implicit components)."""
@@ -243,28 +268,17 @@ class _OperandReader:
         if body.startswith("-"):
             modifier |= 1
             body, at = body[1:], at + 1
-        # annotations: " {min16f}", " {min16f as def32}", " {nonuniform}"
-        precision = 0
-        annotated = False  # an explicit precision (not "def32 as ...": no extended token)
-        nonuniform = False
-        while body.endswith("}") and "{" in body:
-            open_at = body.rindex("{")
-            note = body[open_at + 1 : -1].strip()
-            note_pos = at + open_at
-            body = body[:open_at].rstrip()
-            if note == "nonuniform":
-                nonuniform = True
-                continue
-            first = note.split(" as ")[0].strip()
-            if first not in _PRECISION:
-                raise _Fail(f"unknown precision {first!r}", note_pos + 1)
-            precision = _PRECISION[first]
-            annotated = " as " not in note
+        # annotations " {min16f}", " {min16f as def32}", " {nonuniform}": after the operand, or
+        # inside an absolute value's bars (``|r2.xyzw {min16f}|``, as fxc writes them)
+        notes = _Notes()
+        body = notes.strip(body, at)
         if body.startswith("|"):
             if not body.endswith("|") or len(body) < 3:
                 raise _Fail("unclosed |absolute value|", at)
             modifier |= 2
             body, at = body[1:-1], at + 1
+            body = notes.strip(body, at)
+        precision, annotated, nonuniform = notes.precision, notes.annotated, notes.nonuniform
         op = self.core(body, at, role, kind)
         if modifier or precision or nonuniform or annotated:
             if modifier and role != "src":

@@ -99,6 +99,12 @@ def _old_crt_tie(value: float, text: str) -> str:
     return ("-" if text.startswith("-") else "") + f"{rounded:f}"
 
 
+def _annotated(text: str, note: str) -> str:
+    """An operand with a ``{...}`` note; inside an absolute value's bars (``|r2.xyzw {min16f}|``,
+    as d3dcompiler_47's disassembler writes it)."""
+    return text[:-1] + note + "|" if text.endswith("|") else text + note
+
+
 def fmt_int(word: int) -> str:
     """Integer immediates: small values decimal, others ``0x%08x``."""
     signed = word - (1 << 32) if word & 0x80000000 else word
@@ -311,9 +317,9 @@ class Formatter:
                 text = "-|" + text + "|"
             prec = op.min_precision
             if prec and annotate:
-                text += " {" + _prec(prec) + "}"
+                text = _annotated(text, " {" + _prec(prec) + "}")
             if op.non_uniform:
-                text += " {nonuniform}"
+                text = _annotated(text, " {nonuniform}")
         return text
 
     # -- instructions ----------------------------------------------------------------------
@@ -425,11 +431,11 @@ class Formatter:
             prec = op.min_precision
             if i == 0 or not same_typed or (inst.opcode == 55 and i == 1):
                 if prec:
-                    parts[i] += " {" + _prec(prec) + "}"
+                    parts[i] = _annotated(parts[i], " {" + _prec(prec) + "}")
             elif prec != dest:
-                parts[i] += " {" + _prec(prec) + " as " + _prec(dest) + "}"
+                parts[i] = _annotated(parts[i], " {" + _prec(prec) + " as " + _prec(dest) + "}")
             elif prec:
-                parts[i] += " {" + _prec(prec) + "}"
+                parts[i] = _annotated(parts[i], " {" + _prec(prec) + "}")
 
     def unknown(self, inst: Instruction) -> str:
         """A comment naming an unknown opcode and its words in hex."""
