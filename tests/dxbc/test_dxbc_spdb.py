@@ -193,22 +193,48 @@ def test_annotations_from_text_make_an_spdb() -> None:
         "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w") + 1
 
 
-def test_a_register_type_without_a_letter_is_read_back() -> None:
-    """A debug range on a register type fxc's notes have no letter for (a compute shader's
-    vThreadID: type 32 at byte offset 0xFFFFFFB0, in an NVIDIA Flow demo) prints as
-    ``reg32_268435451.x``; the listing assembles to that type and offset and prints it again."""
+def test_register_types_without_a_letter_are_read_back() -> None:
+    """A debug range on a one-register type prints its name without a number (a compute shader's
+    vThreadID: type 32 at byte offset 0xFFFFFFB0 in an NVIDIA Flow demo, which d3dcompiler_47's
+    disassembler prints ``vThreadID.x <- tidx.x``); a type with neither letter nor name prints as
+    ``reg7_3.z``. The listing assembles to those types and prints them again."""
     from shaderkit.errors import AssemblyError
     from shaderkit.formats.dxbc.assemble import assemble_container
     from shaderkit.formats.dxbc.disasm import listing
 
-    text = ANNOTATED.replace("//   o0.x <-", "//   reg32_268435451.y <- tidx.y;\n//   o0.x <-")
+    text = ANNOTATED.replace("//   o0.x <-", "//   vThreadID.y <- tidx.y;\n//   reg7_3.z <- other;\n//   o0.x <-")
     built = DxbcContainer.from_bytes(assemble_container(text).to_bytes())
     spdb = built.chunk("SPDB")
     assert isinstance(spdb, ProgramDatabase)
     payload = spdb.build()
-    # S_DEFRANGE_HLSL: type 32, one register, parent offset 0, size 4; the offset is the last field
+    # S_DEFRANGE_HLSL: type, one register, parent offset 0, size 4, ..., the byte offset last
     assert struct.pack("<4H", 32, 1, 0, 4) in payload and b"tidx.y\0" in payload
-    assert struct.pack("<I", 268435451 * 16 + 4) in payload  # component y: + 4 bytes
+    assert struct.pack("<4H", 7, 1, 0, 4) in payload and struct.pack("<I", 3 * 16 + 8) in payload
     assert [line.rstrip() for line in listing(built).splitlines()] == [line.rstrip() for line in text.splitlines()]
     with pytest.raises(AssemblyError, match="out of range"):  # 2**28 * 16 does not fit the u32 offset
-        assemble_container(text.replace("reg32_268435451", "reg32_268435456"))
+        assemble_container(text.replace("reg7_3.z", "reg7_268435456.z"))
+    with pytest.raises(AssemblyError, match="unreadable variable note"):  # one register: no number
+        assemble_container(text.replace("vThreadID.y", "vThreadID0.y"))
+
+
+def test_a_variable_live_again_after_a_gap_is_noted_again() -> None:
+    """S_DEFRANGE_HLSL gaps (CV_LVAR_ADDR_GAP: start after range_start, length) come before the
+    register offsets; where a gap ends the instruction before wrote the variable again, and
+    d3dcompiler_47's disassembler notes it there (an NVIDIA Flow demo's ``value`` in r1: after
+    ``ld_indexable`` and again after the ``add`` that ends its gap)."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.codeview import S_DEFRANGE_HLSL
+    from shaderkit.formats.dxbc.disasm import listing
+
+    built = DxbcContainer.from_bytes(assemble_container(ANNOTATED).to_bytes())
+    spdb = built.chunk("SPDB")
+    assert isinstance(spdb, ProgramDatabase)
+    ranges = [s for _, m in spdb.modules() for s in m.symbols if s.kind == S_DEFRANGE_HLSL and s.raw is None]
+    first_s = min((s for s in ranges if s.number("register_type") == 0 and s.register_offsets() == [0]),
+                  key=lambda s: s.number("range_start"))  # s in r0.x, noted at the add
+    mul_and_mov = 7 * 4 + 5 * 4  # mul r0.x, r0.x, l(2.0): 7 words; mov o0.xyzw, r0.xxxx: 5 words
+    first_s.values["range_size"] = mul_and_mov + 4  # through ret
+    first_s.tail = struct.pack("<HH", 0, mul_and_mov) + first_s.tail  # not live in mul and mov
+    lines = listing(built).splitlines()
+    assert "mov o0.xyzw, r0.xxxx  // r0.x <- s" in lines
+    assert first_s.gaps() == [(0, mul_and_mov)] and first_s.register_offsets() == [0]

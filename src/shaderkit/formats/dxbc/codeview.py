@@ -23,6 +23,7 @@ import struct
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
+from shaderkit.isa.sm4.opcodes import REGISTER_NAMES
 
 Value = int | str | list[int] | list[str] | list["CodeViewRecord"]
 Layout = tuple[tuple[str, str], ...]
@@ -129,6 +130,8 @@ S_LOCAL, S_DEFRANGE_HLSL, S_END = 0x113E, 0x1150, 0x0006
 #: ``S_DEFRANGE_HLSL`` register types fxc's variable notes name (``r0.x``); any other type ``t``
 #: is written ``reg{t}_{n}``
 HLSL_REGISTER_PREFIXES = {0: "r", 1: "v", 2: "o"}
+#: register types with one register, named without a number (``vThreadID.x <- tidx.x``)
+HLSL_REGISTER_NAMES = {kind: name for kind, name in REGISTER_NAMES.items() if name != name.lower()}
 LF_FIELDLIST, LF_MEMBER = 0x1203, 0x150D
 
 
@@ -184,6 +187,15 @@ class CodeViewRecord:
         if len(body) + 2 > 0xFFFF:
             raise ShaderFormatError(f"CodeView record of {len(body)} bytes is too long", 0, "SPDB")
         return struct.pack("<2H", len(body) + 2, self.kind) + body
+
+    def gaps(self) -> list[tuple[int, int]]:
+        """``S_DEFRANGE_HLSL``: (start after ``range_start``, length) of each stretch where the
+        variable is not live, stored before the register offsets."""
+        count = self.number("flags") & 3
+        if self.raw is not None or len(self.tail) < 4 * count:
+            return []
+        stored = (len(self.tail) - 4 * count) // 4
+        return [struct.unpack_from("<HH", self.tail, 4 * i) for i in range(stored)]
 
     def register_offsets(self) -> list[int]:
         """``S_DEFRANGE_HLSL``: the register offsets at the end of the tail (``flags & 3`` of them)."""
@@ -373,6 +385,6 @@ def read_records(data: bytes, start: int, stop: int, table: str) -> tuple[list[C
 
 
 __all__ = [
-    "HLSL_REGISTER_PREFIXES", "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
+    "HLSL_REGISTER_NAMES", "HLSL_REGISTER_PREFIXES", "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
     "S_LOCAL", "TYPE_LAYOUTS", "CodeViewRecord", "decode_record", "read_records",
 ]

@@ -350,7 +350,12 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
 
 
 def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
-    from shaderkit.formats.dxbc.codeview import HLSL_REGISTER_PREFIXES, S_DEFRANGE_HLSL, S_LOCAL
+    from shaderkit.formats.dxbc.codeview import (
+        HLSL_REGISTER_NAMES,
+        HLSL_REGISTER_PREFIXES,
+        S_DEFRANGE_HLSL,
+        S_LOCAL,
+    )
 
     local: tuple[str, int] | None = None
     first = None
@@ -364,12 +369,19 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
             registers = symbol.register_offsets() or [0]
             reg = registers[0]
             reg_type = symbol.number("register_type")
-            prefix = HLSL_REGISTER_PREFIXES.get(reg_type, f"reg{reg_type}_")
-            register = f"{prefix}{reg >> 4}.{'xyzw'[(reg >> 2) & 3]}"
+            component = "xyzw"[(reg >> 2) & 3]
+            if reg_type in HLSL_REGISTER_NAMES:
+                register = f"{HLSL_REGISTER_NAMES[reg_type]}.{component}"
+            else:
+                register = f"{HLSL_REGISTER_PREFIXES.get(reg_type, f'reg{reg_type}_')}{reg >> 4}.{component}"
             name = local[0] + types.suffix(local[1], symbol.number("parent_offset"))
             start = symbol.number("range_start")
-            ranges.append((start, register, name))
+            end = start + symbol.number("range_size")
             first = start if first is None else min(first, start)
+            ranges.append((start, register, name))
+            # live again after each gap: the instruction ending there wrote it again
+            ranges.extend((start + gap + length, register, name) for gap, length in symbol.gaps()
+                          if start + gap + length < end)
     for start, register, name in ranges:
         if start == first:
             info.initial.append((register, name))

@@ -17,13 +17,21 @@ import re
 import struct
 
 from shaderkit.errors import AssemblyError
-from shaderkit.formats.dxbc.codeview import HLSL_REGISTER_PREFIXES, S_DEFRANGE_HLSL, S_LOCAL
+from shaderkit.formats.dxbc.codeview import (
+    HLSL_REGISTER_NAMES,
+    HLSL_REGISTER_PREFIXES,
+    S_DEFRANGE_HLSL,
+    S_LOCAL,
+)
 from shaderkit.formats.dxbc.spdb import MSF_MAGIC, ProgramDatabase
 
 _BLOCK = 512
 _REGISTER_TYPES = {prefix: kind for kind, prefix in HLSL_REGISTER_PREFIXES.items()}
-#: ``r0.x <- name``, or ``reg32_5.x <- name`` for a register type without a letter
-_NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_)(\d+)\.([xyzw]) <- (.+)$")
+_SINGLE_REGISTERS = {name: kind for kind, name in HLSL_REGISTER_NAMES.items()}
+#: ``r0.x <- name``, ``vThreadID.x <- name``, or ``reg32_5.x <- name`` for a register type
+#: without a letter
+_SINGLE_ALTERNATIVES = "|".join(sorted(_SINGLE_REGISTERS, key=len, reverse=True))
+_NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_|({_SINGLE_ALTERNATIVES}))(\d*)\.([xyzw]) <- (.+)$")
 _LINE_RE = re.compile(r'#line (\d+)(?: "([^"]*)")?$')
 _INITIAL = "// Initial variable locations:"
 _PDB_VERSION = 20000404
@@ -39,11 +47,14 @@ def _notes(text: str, line: int) -> list[tuple[int, int, str]]:
         m = _NOTE_RE.match(item)
         if m is None:
             raise AssemblyError(f"unreadable variable note {item!r}", line, 1)
-        kind = _REGISTER_TYPES[m.group(1)] if m.group(1) else int(m.group(2))
-        register = int(m.group(3))
+        letter, number, single, index, component, name = m.groups()
+        if (single is None) == (index == ""):  # a number after a letter, none after a name
+            raise AssemblyError(f"unreadable variable note {item!r}", line, 1)
+        kind = _REGISTER_TYPES[letter] if letter else _SINGLE_REGISTERS[single] if single else int(number)
+        register = int(index or 0)
         if register >= 1 << 28 or kind > 0xFFFF:  # stored as a u32 byte offset and a u16 type
             raise AssemblyError(f"register {item.split('.')[0]} is out of range", line, 1)
-        out.append((kind, register * 16 + "xyzw".index(m.group(4)) * 4, m.group(5)))
+        out.append((kind, register * 16 + "xyzw".index(component) * 4, name))
     return out
 
 
