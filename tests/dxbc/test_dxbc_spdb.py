@@ -238,3 +238,38 @@ def test_a_variable_live_again_after_a_gap_is_noted_again() -> None:
     lines = listing(built).splitlines()
     assert "mov o0.xyzw, r0.xxxx  // r0.x <- s" in lines
     assert first_s.gaps() == [(0, mul_and_mov)] and first_s.register_offsets() == [0]
+
+
+def test_inlined_functions_give_their_own_lines_and_scope_their_variables() -> None:
+    """fxc inlines every function; with /Zi each call is an S_INLINESITE whose binary annotations
+    (CodeView's line program) give the inlined statements' lines, starting from the inlinee's
+    line in DEBUG_S_INLINEELINES. d3dcompiler_47's disassembler (seen on NVIDIA Flow's demo
+    shaders) prints those lines, and notes an inlined function's variable only after an
+    instruction inside that function. Here: an inlinee declared at b.fxh line 40 whose one
+    statement (line 41) is the ``mul``; its variable ``inner`` is noted after the mul, its
+    parameter ``param`` (live after the ``add``, outside the function) is not."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.codeview import decode_record
+    from shaderkit.formats.dxbc.disasm import listing
+    from shaderkit.formats.dxbc.spdb import C13Subsection
+
+    built = DxbcContainer.from_bytes(assemble_container(ANNOTATED).to_bytes())
+    spdb = built.chunk("SPDB")
+    assert isinstance(spdb, ProgramDatabase)
+    module = next(stream for _, stream in spdb.modules())
+    fxh = next(at for at, name in module.file_names(spdb.names).items() if name == "b.fxh")
+    # ChangeLineOffset +1 (06 02), ChangeCodeLengthAndCodeOffset(28, 72) (0c 1c 48): [72, 100) at line 41
+    site = decode_record(0x114D, struct.pack("<3I", 0, 0, 0x1000) + bytes.fromhex("06020c1c48"), "symbol")
+
+    def variable(name: str, start: int, offset: int) -> list:
+        return [decode_record(0x113E, struct.pack("<IH", 0, 0) + name.encode() + b"\0", "symbol"),
+                decode_record(0x1150, struct.pack("<4HIII", 0, 1, 0, 4, start, 0, offset), "symbol")]
+
+    module.symbols += [site, *variable("inner", 100, 8), *variable("param", 72, 12),
+                             decode_record(0x114E, b"", "symbol")]
+    module.subsections.append(C13Subsection(0xF6, struct.pack("<4I", 0, 0x1000, fxh, 40)))
+    lines = listing(built).splitlines()
+    at = lines.index("add r0.x, v0.y, v0.x  // r0.x <- s")
+    assert lines[at + 1 : at + 7] == ["", '#line 41 "b.fxh"', "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w; r0.z <- inner",
+                                      "", "#line 8", "mov o0.xyzw, r0.xxxx"]
+    assert "param" not in listing(built)

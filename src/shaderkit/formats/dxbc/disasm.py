@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         ShaderData5,
         Technique,
     )
-    from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream
+    from shaderkit.formats.dxbc.spdb import C13Subsection, ProgramDatabase, TypeStream
     from shaderkit.isa.sm4.model import Program
     from shaderkit.isa.sm4.text import Formatter
 
@@ -143,6 +143,7 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
     ``offsets`` are the instructions' word offsets in the program."""
     out = [lines[0]]
     first_code = next((o * 4 for o in offsets if o * 4 in debug.lines), None)
+    line_of = debug.lines_of([o * 4 for o in offsets])
     current: tuple[int, str] | None = None
     # a variable's range starts right after the instruction that wrote it: note it there
     following = [o * 4 for o in offsets[1:]] + [-1]
@@ -156,7 +157,7 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
             rows = ["; ".join(items) for items in groups.values()]
             out.extend("//   " + row + ("; " if i < len(rows) - 1 else "") for i, row in enumerate(rows))
             out.append("//")
-        where = debug.lines.get(offset)
+        where = line_of.get(offset)
         if where is not None and where != current:
             if current is not None:
                 out.append("")
@@ -164,7 +165,7 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
             same_file = current is not None and current[1] == file
             out.append(f"#line {line}" if same_file else f'#line {line} "{file}"')
             current = where
-        notes = debug.notes.get(after)
+        notes = debug.notes_after(offset, after)
         out.append(text + ("  // " + "; ".join(notes) if notes else ""))
     return out
 
@@ -279,10 +280,30 @@ class DebugInfo:
     def __init__(self) -> None:
         #: program byte offset -> (line, file name)
         self.lines: dict[int, tuple[int, str]] = {}
-        #: program byte offset where a range starts -> ``r0.x <- name`` notes
-        self.notes: dict[int, list[str]] = {}
+        #: program byte offset where a range starts -> (``r0.x <- name`` note, the code ranges of
+        #: the inlined function declaring the variable, or None for the shader's own function)
+        self.notes: dict[int, list[tuple[str, list[tuple[int, int]] | None]]] = {}
         #: (register, name) pairs live when the program starts
         self.initial: list[tuple[str, str]] = []
+        #: statement ranges of inlined functions, innermost last: (start, end, line, file name)
+        self.inlined: list[tuple[int, int, int, str]] = []
+
+    def lines_of(self, offsets: list[int]) -> dict[int, tuple[int, str]]:
+        """(line, file) of the instructions at ``offsets`` (ascending bytes): the innermost
+        inlined function's statement covering one, else the C13 line record there."""
+        from bisect import bisect_left
+
+        found = {offset: self.lines[offset] for offset in offsets if offset in self.lines}
+        for start, end, line, file in self.inlined:  # enclosing sites come before the ones inside
+            for k in range(bisect_left(offsets, start), bisect_left(offsets, end)):
+                found[offsets[k]] = (line, file)
+        return found
+
+    def notes_after(self, offset: int, after: int) -> list[str]:
+        """The notes of ranges starting at ``after``, the end of the instruction at ``offset``:
+        a variable of an inlined function only where that instruction is inside the function."""
+        return [text for text, scope in self.notes.get(after, ())
+                if scope is None or any(start <= offset < end for start, end in scope)]
 
 
 class _Types:
@@ -340,8 +361,9 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     names = pdb.names
     info = DebugInfo()
     for _module, stream in pdb.modules():
-        _read_symbols(stream.symbols, types, info)
         files = stream.file_names(names)
+        inlinees = _inlinee_lines(stream.subsections)
+        _read_symbols(stream.symbols, types, info, _InlineSites(inlinees, files))
         for sub in stream.subsections:
             for block in sub.blocks or []:
                 for offset, line in block.rows():
@@ -349,21 +371,142 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     return info
 
 
-def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo) -> None:
+_S_INLINESITE, _S_INLINESITE_END = 0x114D, 0x114E
+_INLINEE_LINES = 0xF6
+
+
+def _inlinee_lines(subsections: list[C13Subsection]) -> dict[int, tuple[int, int]]:
+    """``DEBUG_S_INLINEELINES``: inlinee (function id) -> (file checksum offset, first line)."""
+    from shaderkit.formats.dxbc.spdb import _fail
+
+    out: dict[int, tuple[int, int]] = {}
+    for sub in subsections:
+        if sub.kind != _INLINEE_LINES or sub.blocks is not None or len(sub.data) < 4:
+            continue
+        data = sub.data
+        extended = struct.unpack_from("<I", data)[0] == 1  # ..._SIGNATURE_EX: extra files follow
+        at = 4
+        while at + 12 <= len(data):
+            inlinee, file_id, line = struct.unpack_from("<3I", data, at)
+            at += 12
+            if extended:
+                if at + 4 > len(data):
+                    raise _fail(f"DEBUG_S_INLINEELINES: entry at {at - 12} is cut short")
+                at += 4 + 4 * struct.unpack_from("<I", data, at)[0]
+            out[inlinee] = (file_id, line)
+    return out
+
+
+class _InlineSites:
+    """The statement ranges of ``S_INLINESITE`` records, from their binary annotations (the
+    CodeView line program: compressed opcodes changing the code offset, line and file)."""
+
+    def __init__(self, inlinees: dict[int, tuple[int, int]], files: dict[int, str]) -> None:
+        self.inlinees = inlinees
+        self.files = files
+
+    def ranges(self, site: CodeViewRecord, start: int) -> list[tuple[int, int, int, str]]:
+        """(start, end, line, file) of each statement of ``site``; ``start`` is the enclosing
+        procedure's first code byte, where offsets begin."""
+        file_id, line = self.inlinees.get(site.number("inlinee"), (0, 0))
+        data, at = site.tail, 0
+        offset, statements = start, True
+        records: list[list[int]] = []  # [start, end or -1, line, file id]
+
+        def number() -> int:
+            nonlocal at
+            if at >= len(data):
+                raise _annotation_error(site)
+            first = data[at]
+            size = 1 if first < 0x80 else 2 if first < 0xC0 else 4
+            if at + size > len(data) or first >= 0xE0:
+                raise _annotation_error(site)
+            value = int.from_bytes(data[at : at + size], "big") & (0x1FFFFFFF if size == 4 else 0x3FFF)
+            at += size
+            return value
+
+        def signed(value: int) -> int:
+            return -(value >> 1) if value & 1 else value >> 1
+
+        last_statement = False  # the last record emitted was a statement (kept), not an expression
+
+        def emit(length: int = -1) -> None:
+            nonlocal last_statement
+            last_statement = statements
+            if statements:
+                if records and records[-1][1] < 0:
+                    records[-1][1] = offset
+                records.append([offset, offset + length if length >= 0 else -1, line, file_id])
+
+        while at < len(data):
+            op = number()
+            if op == 0:  # end (padding)
+                break
+            if op in (2, 8, 9, 13, 7, 10):  # code offset base, range kind, columns, line end
+                value = number()
+                if op == 8:
+                    statements = value == 1
+            elif op == 1:
+                offset = number()
+            elif op == 3:
+                offset += number()
+                emit()
+            elif op == 4:
+                length = number()
+                if last_statement:
+                    records[-1][1] = records[-1][0] + length
+            elif op == 5:
+                file_id = number()
+            elif op == 6:
+                line += signed(number())
+            elif op == 11:
+                value = number()
+                offset += value & 0xF
+                line += signed(value >> 4)
+                emit()
+            elif op == 12:
+                length = number()
+                offset += number()
+                emit(length)
+            else:
+                raise _annotation_error(site)
+        if records and records[-1][1] < 0:  # no length and nothing after: its first instruction
+            records[-1][1] = records[-1][0] + 1
+        return [(a, b, n, self.files.get(f, "")) for a, b, n, f in records]
+
+
+def _annotation_error(site: CodeViewRecord) -> ShaderFormatError:
+    from shaderkit.formats.dxbc.spdb import _fail
+
+    return _fail(f"S_INLINESITE of inlinee 0x{site.number('inlinee'):x}: unreadable binary annotations")
+
+
+def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo, sites: _InlineSites) -> None:
     from shaderkit.formats.dxbc.codeview import (
         HLSL_REGISTER_NAMES,
         HLSL_REGISTER_PREFIXES,
+        PROCEDURES,
         S_DEFRANGE_HLSL,
         S_LOCAL,
     )
 
     local: tuple[str, int] | None = None
     first = None
-    ranges: list[tuple[int, str, str]] = []
+    ranges: list[tuple[int, str, str, list[tuple[int, int]] | None]] = []
+    code_start = 0
+    scopes: list[list[tuple[int, int]]] = []  # the code ranges of the open inline sites
     for symbol in symbols:
         if symbol.raw is not None:
             continue
-        if symbol.kind == S_LOCAL:
+        if symbol.kind in PROCEDURES:
+            code_start, scopes = symbol.number("offset"), []
+        elif symbol.kind == _S_INLINESITE:
+            statements = sites.ranges(symbol, code_start)
+            info.inlined.extend(statements)
+            scopes.append([(start, end) for start, end, _, _ in statements])
+        elif symbol.kind == _S_INLINESITE_END and scopes:
+            scopes.pop()
+        elif symbol.kind == S_LOCAL:
             local = (symbol.text("name"), symbol.number("type"))
         elif symbol.kind == S_DEFRANGE_HLSL and local is not None:
             registers = symbol.register_offsets() or [0]
@@ -378,15 +521,16 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo)
             start = symbol.number("range_start")
             end = start + symbol.number("range_size")
             first = start if first is None else min(first, start)
-            ranges.append((start, register, name))
+            scope = scopes[-1] if scopes else None
+            ranges.append((start, register, name, scope))
             # live again after each gap: the instruction ending there wrote it again
-            ranges.extend((start + gap + length, register, name) for gap, length in symbol.gaps()
+            ranges.extend((start + gap + length, register, name, scope) for gap, length in symbol.gaps()
                           if start + gap + length < end)
-    for start, register, name in ranges:
+    for start, register, name, scope in ranges:
         if start == first:
             info.initial.append((register, name))
         else:
-            info.notes.setdefault(start, []).append(f"{register} <- {name}")
+            info.notes.setdefault(start, []).append((f"{register} <- {name}", scope))
 
 
 # Instructions reach the annotations through the decoded program; see ``_annotate``.
