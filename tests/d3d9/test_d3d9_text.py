@@ -34,7 +34,7 @@ CASES = {
         0x00000005, 0x811F0000, 0x84E40000, 0xA6E40000,  # mul_x2_sat r0, r0_bx2, 1 - c0
         0x40000002, 0x80080000, 0x83000000, 0xA7E40001,  # +add r0.w, -r0_bias.x, c1_x2
     ), ["ps_1_4", "texld r0, t0", "texcrd r1.xyz, t1", "phase", "mul_x2_sat r0, r0_bx2, 1 - c0",
-        "+add r0.w, -r0_bias.x, c1_x2"]),
+        "  + add r0.w, -r0_bias.x, c1_x2"]),  # co-issued: d3dcompiler_47 writes "  + mov r0.w, t2.w"
     "ps_1_1": (stream(
         0xFFFF0101,
         0x00000042, 0xB00F0000,  # tex t0
@@ -71,7 +71,8 @@ CASES = {
 def test_text_of_each_form(name: str) -> None:
     data, expected = CASES[name]
     model = D3D9Shader.from_bytes(data)
-    code = [line[4:] for line in model.disassemble().splitlines() if line.startswith("    ")]
+    lines = model.disassemble().splitlines()
+    code = [line if line.startswith("  + ") else line[4:] for line in lines if line.startswith(("    ", "  + "))]
     assert code == expected
 
 
@@ -120,7 +121,8 @@ def test_flow_control_forms() -> None:
                   0x0000001C,  # ret
                   0x0100001E, 0xA0E41001)  # label l1
     model = D3D9Shader.from_bytes(data)
-    code = [line[4:] for line in model.disassemble().splitlines() if line.startswith("    ")]
+    lines = model.disassemble().splitlines()
+    code = [line if line.startswith("  + ") else line[4:] for line in lines if line.startswith(("    ", "  + "))]
     assert code == ["vs_3_0", "breakp p0.x", "sgn r0, r1", "callnz l1, b0", "ret", "label l1"]
     assert assemble_shader(model.disassemble()).to_bytes() == data
 
@@ -310,3 +312,25 @@ def test_fmt_defs_spells_each_word_as_fmt_def() -> None:
     words = [0, 0x80000000, 0x3F800000, 0xBF000000, 0x7F800000, 0x3727C5AC]
     assert fmt_defs(words) == ["0", "-0", "1", "-0.5", "inf", "9.99999975e-006"]
     assert fmt_defs(words) == [fmt_def(w) for w in words] and fmt_defs([]) == []
+
+
+def test_slot_counts_split_texture_and_arithmetic_as_d3dcompiler_does() -> None:
+    # d3dcompiler_47 on real shaders: texldl takes 2 texture slots (HLSLCrossCompiler's ps3 fxaa,
+    # 12 texldl: 24 texture); texldd 1 texture and 2 arithmetic (its parallax shader: 9 texldd
+    # and 2 texld give 11 texture); a co-issued ps_1_x instruction shares its partner's slot
+    # (Splinter Cell's WaterBlend: tex x3, lrp, + mov: 4 slots, 3 texture, 1 arithmetic)
+    ps30 = D3D9Shader.from_bytes(CASES["ps_3_0"][0]).disassemble().splitlines()
+    assert ps30[-1] == "// approximately 6 instruction slots used (3 texture, 3 arithmetic)"
+    ps14 = D3D9Shader.from_bytes(CASES["ps_1_4"][0]).disassemble().splitlines()
+    assert ps14[-1] == "// approximately 3 instruction slots used (2 texture, 1 arithmetic)"
+
+
+def test_texture_parameters_take_their_d3d10_names() -> None:
+    # SDL2's ps_2_0 shaders (fxc 6.3): "//   Texture2D theSampler+theTextureU;" under d3dcompiler_47
+    from test_d3d9_format import PS30, ctab_payload
+
+    payload = bytearray(ctab_payload())
+    struct.pack_into("<I4HII", payload, 28, 64, 3, 0, 1, 0, 48, 0)  # sampler register set, s0, type at 48
+    struct.pack_into("<6HI", payload, 48, 4, 7, 1, 1, 1, 0, 0)  # object, D3DXPT_TEXTURE2D
+    data = PS30.replace(ctab_payload(), bytes(payload))
+    assert "//   Texture2D tint;" in D3D9Shader.from_bytes(data).disassemble().splitlines()

@@ -322,8 +322,9 @@ class _ProgramAssembler:
             predicate = self.source(m.group(1), 1)
             skipped, text = m.end(), text[m.end() :]
         coissue = text.startswith("+")
-        if coissue:
-            skipped, text = skipped + 1, text[1:]
+        if coissue:  # ``+mov`` or ``+ mov``
+            rest = text[1:].lstrip()
+            skipped, text = skipped + len(text) - len(rest), rest
         try:
             words = self.plain_statement(text, predicate)
         except _Fail as exc:

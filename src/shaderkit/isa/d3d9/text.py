@@ -491,13 +491,17 @@ def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> l
         opcode = INSTRUCTION_OPCODE.get(token)
         if opcode in BLOCK_CLOSES:
             depth = max(depth - 1, 0)
-        out.append("    " + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
+        paired = text.startswith("+")  # ps_1_x co-issue: ``  + mov r0.w, t2.w``, in the slot before
+        indent = "  + " + "  " * depth if paired else "    " + "  " * depth
+        out.append(indent + text[paired:] + ("  // " + ", ".join(notes) if notes else ""))
         if opcode in BLOCK_OPENS:
             depth += 1
-        if opcode in UNCOUNTED:
+        if opcode in UNCOUNTED or paired:
             continue
         if opcode in TEXTURE_OPCODES:
-            texture += TEXTURE_SLOTS.get(opcode, 1)
+            slots = TEXTURE_SLOTS.get(opcode, 1)
+            texture += slots
+            arithmetic += SLOTS.get(opcode, slots) - slots
         else:
             arithmetic += SLOTS.get(opcode, 1)
     total = texture + arithmetic
