@@ -237,7 +237,7 @@ def test_discard_spelling_follows_the_compiler(version: str, nonzero: str) -> No
 
 @pytest.mark.parametrize(("version", "declaration"), [
     ("9.29.952.3111", "//   float4 fUV;"),  # Effekseer's public fxc 9.29 listings: no [1] for one element
-    ("10.1", "//   float4 fUV[1];"),
+    ("10.1", "//   float4 fUV;"),  # d3dcompiler_47 (10.0.18362) on 3Dmigoto's "float4 cb3[1];" fixes
 ])
 def test_one_element_array_follows_the_compiler(version: str, declaration: str) -> None:
     from shaderkit.formats.dxbc.listing import buffer_definitions

@@ -154,13 +154,14 @@ def _decl_line(indent: int, decl: str, comment: str) -> str:
     return prefix.ljust(40) + comment
 
 
-def _array(elements: int, shown: int) -> str:
-    """``[N]`` of an array type; ``shown``: the smallest count printed (fxc 9.29 leaves out ``[1]``)."""
-    return f"[{elements}]" if elements >= shown else ""
+def _array(elements: int) -> str:
+    """``[N]`` of an array type; one element prints as none (``float4 cb3;``: 15 public fxc 9.29
+    listings from Effekseer, and d3dcompiler_47 on 10 shaders compiled from 3Dmigoto fixes)."""
+    return f"[{elements}]" if elements > 1 else ""
 
 
 def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[str], first: bool,
-                  base: int, elements: int, shown: int) -> None:
+                  base: int, elements: int) -> None:
     """A struct member or variable: ``struct X { members } name;`` with fxc's blank lines."""
     pad = " " * indent
     if not first:
@@ -172,22 +173,21 @@ def _struct_lines(t: ShaderType, name: str, indent: int, tail: str, out: list[st
     if len(out) > MAX_LINES:  # shared struct types can describe an exponential tree
         raise ShaderFormatError(f"buffer definitions need more than {MAX_LINES} lines", None, "RDEF")
     for i, m in enumerate(t.members):
-        _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0, shown)
+        _member_lines(m.type, m.name, indent + 4, base + m.offset, out, i == 0)
     out.append("//")
-    out.append(_decl_line(indent, "} " + name + _array(elements, shown) + ";", tail))
+    out.append(_decl_line(indent, "} " + name + _array(elements) + ";", tail))
 
 
-def _member_lines(t: ShaderType, name: str, indent: int, offset: int, out: list[str], first: bool,
-                  shown: int) -> None:
+def _member_lines(t: ShaderType, name: str, indent: int, offset: int, out: list[str], first: bool) -> None:
     """A struct member; ``offset`` is absolute (fxc adds the enclosing offsets)."""
     tail = f"// Offset: {offset:4d}"
     if t.variable_class == 5:
-        _struct_lines(t, name, indent, tail, out, first, offset, t.elements, shown)
+        _struct_lines(t, name, indent, tail, out, first, offset, t.elements)
     else:
-        out.append(_decl_line(indent, f"{type_name(t)} {name}{_array(t.elements, shown)};", tail))
+        out.append(_decl_line(indent, f"{type_name(t)} {name}{_array(t.elements)};", tail))
 
 
-def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer: bool, shown: int) -> None:
+def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer: bool) -> None:
     """A cbuffer variable; ``whole_buffer`` marks an SM5.1 ``ConstantBuffer<T>`` (its single
     struct variable is named like the buffer and printed without the array size)."""
     t = v.type
@@ -198,12 +198,12 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
     if not v.flags & 2:
         tail += " [unused]"
     if t.variable_class == 5:
-        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset, 0 if whole_buffer else t.elements, shown)
+        _struct_lines(t, v.name, 3, tail, out, first, v.start_offset, 0 if whole_buffer else t.elements)
     elif t.variable_class == 7:
         iface = t.pointee.name if t.pointee is not None else t.name
-        out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements, shown)};", tail))
+        out.append(_decl_line(3, f"interface {iface} {v.name}{_array(t.elements)};", tail))
     else:
-        out.append(_decl_line(3, f"{type_name(t)} {v.name}{_array(t.elements, shown)};", tail))
+        out.append(_decl_line(3, f"{type_name(t)} {v.name}{_array(t.elements)};", tail))
     if v.default_value is not None:  # zeros too: fxc prints every default the RDEF stores
         words = [f"0x{w:08x}" for (w,) in _WORD.iter_unpack(v.default_value[: len(v.default_value) // 4 * 4])]
         for i in range(0, len(words), 4):
@@ -211,25 +211,23 @@ def _variable_lines(v: ShaderVariable, out: list[str], first: bool, whole_buffer
             out.append(lead + " ".join(words[i : i + 4]) + " ")
 
 
-def _cbuffer_lines(cb: ConstantBuffer, out: list[str], shown: int) -> None:
+def _cbuffer_lines(cb: ConstantBuffer, out: list[str]) -> None:
     kind = {0: "cbuffer", 1: "tbuffer", 2: "interfaces", 3: "Resource bind info for"}.get(cb.cbuffer_type, "cbuffer")
     out += [f"// {kind} {cb.name}", "// {", "//"]
     whole = len(cb.variables) == 1 and cb.variables[0].name == cb.name
     for i, v in enumerate(cb.variables):
-        _variable_lines(v, out, i == 0, whole, shown)
+        _variable_lines(v, out, i == 0, whole)
     out += ["//", "// }", "//"]
 
 
 def buffer_definitions(rdef: ResourceDefinition, style: str | None = None) -> list[str]:
-    """The ``// Buffer Definitions:`` block: every cbuffer with its variables (fxc 9.29 and older
-    print an array of one element without ``[1]``, as 15 public 9.29 listings do). ``style``: the
+    """The ``// Buffer Definitions:`` block: every cbuffer with its variables. ``style``: the
     creator whose spellings apply (default: the RDEF's, see :func:`style_creator`)."""
     if not rdef.constant_buffers:
         return []
     out = ["//", "// Buffer Definitions: ", "//"]
-    shown = 2 if before_fxc_9_30(style_creator(rdef.creator) if style is None else style) else 1
     for cb in rdef.constant_buffers:
-        _cbuffer_lines(cb, out, shown)
+        _cbuffer_lines(cb, out)
     return out
 
 
