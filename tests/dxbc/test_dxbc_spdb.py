@@ -273,3 +273,43 @@ def test_inlined_functions_give_their_own_lines_and_scope_their_variables() -> N
     assert lines[at + 1 : at + 7] == ["", '#line 41 "b.fxh"', "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w; r0.z <- inner",
                                       "", "#line 8", "mov o0.xyzw, r0.xxxx"]
     assert "param" not in listing(built)
+
+
+def test_debug_notes_in_the_forms_d3dcompiler_writes() -> None:
+    """Forms d3dcompiler_47 (10.0.18362) writes in the listings of /Zi shaders compiled from
+    3Dmigoto's HLSL fixes: notes on an ``else`` say where the variables were before it (``Prior
+    locations:``); an indexable temp is noted as a whole array (``x0 <- x0``); the initial
+    locations take one row per run of one register, so a register seen again starts a new row."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.disasm import listing
+
+    body = ANNOTATED.replace("dcl_temps 1\n", "dcl_temps 1\ndcl_indexableTemp x0[2], 4\n").replace(
+        "//   o0.x <- <main return value>.x\n",
+        "//   o0.x <- <main return value>.x; \n//   x0 <- x0; \n//   v0.z <- late\n").replace(
+        "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w\n",
+        "if_nz r0.x\n  mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w\n"
+        "else   // Prior locations: r0.z <- s\n  mov r0.x, l(0)\nendif \n")
+    built = DxbcContainer.from_bytes(assemble_container(body).to_bytes())
+    assert [line.rstrip() for line in listing(built).splitlines()] == [line.rstrip() for line in body.splitlines()]
+
+
+def test_matrix_members_are_named_by_row_and_column() -> None:
+    """LF_MATRIX: ``major_stride`` bytes per major vector, bit 0 of the attributes row_major. A
+    column_major float4x4 in v3 reads ``v3.x <- vp._m00; v3.y <- vp._m10`` and a row_major one
+    in v1 ``v1.x <- vp._m00; v1.y <- vp._m01`` in d3dcompiler_47's listings."""
+    from shaderkit.formats.dxbc.codeview import decode_record
+    from shaderkit.formats.dxbc.disasm import _Types
+
+    def matrix(attributes: int) -> _Types:
+        body = struct.pack("<4IB", 0x40, 4, 4, 16, attributes) + b"\x40\x00float4x4\0"
+        record = decode_record(0x151C, body, "type")
+        assert record.raw is None and record.number("matrix_attributes") == attributes
+
+        class Stream:
+            def record(self, index: int) -> object:
+                return record
+
+        return _Types(Stream())  # type: ignore[arg-type]
+
+    assert [matrix(0).suffix(0x1000, o) for o in (0, 4, 8, 16, 60)] == ["._m00", "._m10", "._m20", "._m01", "._m33"]
+    assert [matrix(1).suffix(0x1000, o) for o in (0, 4, 8, 16, 60)] == ["._m00", "._m01", "._m02", "._m10", "._m33"]

@@ -151,10 +151,13 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
         offset = word * 4
         if offset == first_code and debug.initial:
             out.extend(("//", "// Initial variable locations:"))
-            groups: dict[str, list[str]] = {}
+            groups: list[tuple[str, list[str]]] = []  # one row per run of one register
             for register, name in debug.initial:
-                groups.setdefault(register.split(".")[0], []).append(f"{register} <- {name}")
-            rows = ["; ".join(items) for items in groups.values()]
+                base = register.split(".")[0]
+                if not groups or groups[-1][0] != base:
+                    groups.append((base, []))
+                groups[-1][1].append(f"{register} <- {name}")
+            rows = ["; ".join(items) for _, items in groups]
             out.extend("//   " + row + ("; " if i < len(rows) - 1 else "") for i, row in enumerate(rows))
             out.append("//")
         where = line_of.get(offset)
@@ -166,7 +169,10 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
             out.append(f"#line {line}" if same_file else f'#line {line} "{file}"')
             current = where
         notes = debug.notes_after(offset, after)
-        out.append(text + ("  // " + "; ".join(notes) if notes else ""))
+        if notes:  # where an else starts, the notes say where variables were before it
+            lead = "  // Prior locations: " if text.lstrip().startswith("else") else "  // "
+            text += lead + "; ".join(notes)
+        out.append(text)
     return out
 
 
@@ -336,6 +342,11 @@ class _Types:
         name = record.name
         if name in ("LF_MODIFIER_EX", "LF_MODIFIER"):
             return self.suffix(record.number("type"), offset, depth + 1)
+        if name == "LF_MATRIX":  # _m<row><column>; the stride steps along rows (row_major) or columns
+            stride = record.number("major_stride") or 16
+            major, minor = offset // stride, offset % stride // 4
+            row, column = (major, minor) if record.number("matrix_attributes") & 1 else (minor, major)
+            return f"._m{row}{column}"
         if name == "LF_VECTOR":
             count, size = record.number("count"), record.number("size")
             step = size // count if count else 4
@@ -372,6 +383,7 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
 
 
 _S_INLINESITE, _S_INLINESITE_END = 0x114D, 0x114E
+_INDEXABLE_TEMP = 3  # S_DEFRANGE_HLSL register type of x#
 _INLINEE_LINES = 0xF6
 
 
@@ -513,7 +525,9 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo,
             reg = registers[0]
             reg_type = symbol.number("register_type")
             component = "xyzw"[(reg >> 2) & 3]
-            if reg_type in HLSL_REGISTER_NAMES:
+            if reg_type == _INDEXABLE_TEMP:  # a whole array: x0 <- name
+                register = f"x{reg >> 4}"
+            elif reg_type in HLSL_REGISTER_NAMES:
                 register = f"{HLSL_REGISTER_NAMES[reg_type]}.{component}"
             else:
                 register = f"{HLSL_REGISTER_PREFIXES.get(reg_type, f'reg{reg_type}_')}{reg >> 4}.{component}"

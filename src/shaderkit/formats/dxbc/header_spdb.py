@@ -32,6 +32,10 @@ _SINGLE_REGISTERS = {name: kind for kind, name in HLSL_REGISTER_NAMES.items()}
 #: without a letter
 _SINGLE_ALTERNATIVES = "|".join(sorted(_SINGLE_REGISTERS, key=len, reverse=True))
 _NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_|({_SINGLE_ALTERNATIVES}))(\d*)\.([xyzw]) <- (.+)$")
+#: an indexable temp array as a whole: ``x0 <- name``
+_ARRAY_NOTE_RE = re.compile(r"x(\d+) <- (.+)$")
+_INDEXABLE_TEMP = 3
+_PRIOR = "Prior locations:"
 _LINE_RE = re.compile(r'#line (\d+)(?: "([^"]*)")?$')
 _INITIAL = "// Initial variable locations:"
 _PDB_VERSION = 20000404
@@ -40,9 +44,18 @@ _PDB_VERSION = 20000404
 def _notes(text: str, line: int) -> list[tuple[int, int, str]]:
     """(register type, register * 16 + component * 4, name) of ``a <- b; c <- d``."""
     out = []
+    text = text.strip()
+    if text.startswith(_PRIOR):  # notes on an else
+        text = text[len(_PRIOR) :]
     for item in text.split(";"):
         item = item.strip()
         if not item:
+            continue
+        array = _ARRAY_NOTE_RE.match(item)
+        if array is not None:
+            if int(array.group(1)) >= 1 << 28:
+                raise AssemblyError(f"register x{array.group(1)} is out of range", line, 1)
+            out.append((_INDEXABLE_TEMP, int(array.group(1)) * 16, array.group(2)))
             continue
         m = _NOTE_RE.match(item)
         if m is None:
