@@ -313,3 +313,22 @@ def test_matrix_members_are_named_by_row_and_column() -> None:
 
     assert [matrix(0).suffix(0x1000, o) for o in (0, 4, 8, 16, 60)] == ["._m00", "._m10", "._m20", "._m01", "._m33"]
     assert [matrix(1).suffix(0x1000, o) for o in (0, 4, 8, 16, 60)] == ["._m00", "._m01", "._m02", "._m10", "._m33"]
+
+
+def test_inline_sites_covering_the_program_over_and_over_are_refused() -> None:
+    """Bad bytes must not make the listing quadratic: a thousand inline sites each covering the
+    whole program raise ShaderFormatError instead of painting every instruction 1,000 times."""
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.codeview import decode_record
+    from shaderkit.formats.dxbc.disasm import listing
+
+    built = DxbcContainer.from_bytes(assemble_container(ANNOTATED).to_bytes())
+    spdb = built.chunk("SPDB")
+    assert isinstance(spdb, ProgramDatabase)
+    module = next(stream for _, stream in spdb.modules())
+    # ChangeCodeLengthAndCodeOffset(1000, 0): one statement over bytes 0..1000
+    site = struct.pack("<3I", 0, 0, 0x1000) + bytes.fromhex("0c83e800")
+    module.symbols += [decode_record(0x114D, site, "symbol") for _ in range(1000)]
+    with pytest.raises(ShaderFormatError, match="inline sites cover the program"):
+        listing(built)

@@ -288,7 +288,7 @@ class DebugInfo:
         self.lines: dict[int, tuple[int, str]] = {}
         #: program byte offset where a range starts -> (``r0.x <- name`` note, the code ranges of
         #: the inlined function declaring the variable, or None for the shader's own function)
-        self.notes: dict[int, list[tuple[str, list[tuple[int, int]] | None]]] = {}
+        self.notes: dict[int, list[tuple[str, _Scope | None]]] = {}
         #: (register, name) pairs live when the program starts
         self.initial: list[tuple[str, str]] = []
         #: statement ranges of inlined functions, innermost last: (start, end, line, file name)
@@ -300,16 +300,40 @@ class DebugInfo:
         from bisect import bisect_left
 
         found = {offset: self.lines[offset] for offset in offsets if offset in self.lines}
+        budget = 64 * len(offsets) + 4096  # real sites nest a few deep; bad bytes must not hang
         for start, end, line, file in self.inlined:  # enclosing sites come before the ones inside
-            for k in range(bisect_left(offsets, start), bisect_left(offsets, end)):
+            first, stop = bisect_left(offsets, start), bisect_left(offsets, end)
+            budget -= stop - first + 1
+            if budget < 0:
+                raise ShaderFormatError("SPDB inline sites cover the program more than 64 times over", None, "SPDB")
+            for k in range(first, stop):
                 found[offsets[k]] = (line, file)
         return found
 
     def notes_after(self, offset: int, after: int) -> list[str]:
         """The notes of ranges starting at ``after``, the end of the instruction at ``offset``:
         a variable of an inlined function only where that instruction is inside the function."""
-        return [text for text, scope in self.notes.get(after, ())
-                if scope is None or any(start <= offset < end for start, end in scope)]
+        return [text for text, scope in self.notes.get(after, ()) if scope is None or offset in scope]
+
+
+class _Scope:
+    """The code ranges of an inlined function, merged and sorted for lookups."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted(ranges):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __contains__(self, offset: int) -> bool:
+        from bisect import bisect_right
+
+        k = bisect_right(self.starts, offset) - 1
+        return k >= 0 and offset < self.ends[k]
 
 
 class _Types:
@@ -504,9 +528,9 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo,
 
     local: tuple[str, int] | None = None
     first = None
-    ranges: list[tuple[int, str, str, list[tuple[int, int]] | None]] = []
+    ranges: list[tuple[int, str, str, _Scope | None]] = []
     code_start = 0
-    scopes: list[list[tuple[int, int]]] = []  # the code ranges of the open inline sites
+    scopes: list[_Scope] = []  # the code ranges of the open inline sites
     for symbol in symbols:
         if symbol.raw is not None:
             continue
@@ -515,7 +539,7 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo,
         elif symbol.kind == _S_INLINESITE:
             statements = sites.ranges(symbol, code_start)
             info.inlined.extend(statements)
-            scopes.append([(start, end) for start, end, _, _ in statements])
+            scopes.append(_Scope([(start, end) for start, end, _, _ in statements]))
         elif symbol.kind == _S_INLINESITE_END and scopes:
             scopes.pop()
         elif symbol.kind == S_LOCAL:
