@@ -266,8 +266,8 @@ _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("cut cut_stream".split(), "cut_instruction_count"),
 }
 #: FLOAT-typed instructions fxc does not count as float arithmetic
-_FLOAT_ALSO_NOT = frozenset("swapc sync samplepos sampleinfo lod resinfo bufinfo gather4 gather4_c gather4_po gather4_po_c "
-                            "gather4_s gather4_c_s gather4_po_s gather4_po_c_s".split())
+_NOT_FLOAT_ARITHMETIC = frozenset("swapc sync samplepos sampleinfo lod resinfo bufinfo gather4 gather4_c gather4_po "
+                                  "gather4_po_c gather4_s gather4_c_s gather4_po_s gather4_po_c_s".split())
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
 _NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label",
                       "customdata"})
@@ -295,7 +295,7 @@ def _counts(prog: Program) -> dict[str, int]:
         field = _STAT_FIELDS.get(name)
         if field is not None:
             c[field] += 1
-        elif info.imm == Imm.FLOAT and info.num_operands > 1 and name not in _FLOAT_ALSO_NOT:
+        elif info.imm == Imm.FLOAT and info.num_operands > 1 and name not in _NOT_FLOAT_ARITHMETIC:
             c["float_instruction_count"] += 1
             if name in _ROUNDING:  # float arithmetic that fxc counts as a conversion too
                 c["conversion_instruction_count"] += 1
