@@ -67,12 +67,18 @@ CASES = {
 }
 
 
+def _code_lines(lines: list[str]) -> list[str]:
+    """The program lines of a listing without fxc's 4-space indentation (a co-issued ``  + ``
+    line as it is)."""
+    return [line if line.startswith("  + ") else line[4:] for line in lines if line.startswith(("    ", "  + "))]
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_text_of_each_form(name: str) -> None:
     data, expected = CASES[name]
     model = D3D9Shader.from_bytes(data)
     lines = model.disassemble().splitlines()
-    code = [line if line.startswith("  + ") else line[4:] for line in lines if line.startswith(("    ", "  + "))]
+    code = _code_lines(lines)
     assert code == expected
 
 
@@ -122,7 +128,7 @@ def test_flow_control_forms() -> None:
                   0x0100001E, 0xA0E41001)  # label l1
     model = D3D9Shader.from_bytes(data)
     lines = model.disassemble().splitlines()
-    code = [line if line.startswith("  + ") else line[4:] for line in lines if line.startswith(("    ", "  + "))]
+    code = _code_lines(lines)
     assert code == ["vs_3_0", "breakp p0.x", "sgn r0, r1", "callnz l1, b0", "ret", "label l1"]
     assert assemble_shader(model.disassemble()).to_bytes() == data
 

@@ -332,3 +332,27 @@ def test_inline_sites_covering_the_program_over_and_over_are_refused() -> None:
     module.symbols += [decode_record(0x114D, site, "symbol") for _ in range(1000)]
     with pytest.raises(ShaderFormatError, match="inline sites cover the program"):
         listing(built)
+
+
+def test_backward_inline_ranges_and_huge_register_numbers_stay_bounded() -> None:
+    """An annotation that moves the code offset back (CodeOffset 0x7f, then ChangeCodeOffset,
+    then CodeOffset 0 ...) closes ranges that end before they start: they cover nothing and cost
+    nothing. A register or line number of thousands of digits is out of range, not a ValueError."""
+    from shaderkit.errors import AssemblyError
+    from shaderkit.formats.dxbc.assemble import assemble_container
+    from shaderkit.formats.dxbc.codeview import decode_record
+    from shaderkit.formats.dxbc.disasm import listing, read_debug_info
+
+    built = DxbcContainer.from_bytes(assemble_container(ANNOTATED).to_bytes())
+    spdb = built.chunk("SPDB")
+    assert isinstance(spdb, ProgramDatabase)
+    module = next(stream for _, stream in spdb.modules())
+    site = struct.pack("<3I", 0, 0, 0x1000) + bytes.fromhex("017f0300" + "01000300" * 1000)
+    module.symbols.append(decode_record(0x114D, site, "symbol"))
+    assert all(start < end for start, end, _, _ in read_debug_info(spdb).inlined)
+    assert "mul r0.x, r0.x, l(2.000000)  // r0.x <- s; r0.y <- t.w" in listing(built).splitlines()
+    for huge in ("x" + "9" * 5000 + " <- a", "r" + "9" * 5000 + ".x <- a"):
+        with pytest.raises(AssemblyError, match="out of range"):
+            assemble_container(ANNOTATED.replace("//   o0.x <- <main return value>.x", "//   " + huge))
+    with pytest.raises(AssemblyError, match="out of range"):
+        assemble_container(ANNOTATED.replace('#line 3 "a.hlsl"', '#line ' + "9" * 5000 + ' "a.hlsl"'))

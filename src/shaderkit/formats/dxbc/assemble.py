@@ -265,9 +265,8 @@ _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("emit emit_stream emitThenCut emitThenCut_stream".split(), "emit_instruction_count"),
     **dict.fromkeys("cut cut_stream".split(), "cut_instruction_count"),
 }
-#: FLOAT-typed instructions fxc does not count as float arithmetic
-_NOT_FLOAT_ARITHMETIC = frozenset("swapc sync samplepos sampleinfo lod resinfo bufinfo gather4 gather4_c gather4_po "
-                                  "gather4_po_c gather4_s gather4_c_s gather4_po_s gather4_po_c_s".split())
+#: FLOAT-typed instructions fxc does not count as float arithmetic (swapc counts in no field)
+_NOT_FLOAT_ARITHMETIC = frozenset("lod gather4 gather4_c gather4_s gather4_c_s".split())
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
 _NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label",
                       "customdata"})

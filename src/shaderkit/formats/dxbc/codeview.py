@@ -23,7 +23,6 @@ import struct
 
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderFormatError
-from shaderkit.isa.sm4.opcodes import REGISTER_NAMES
 
 Value = int | str | list[int] | list[str] | list["CodeViewRecord"]
 Layout = tuple[tuple[str, str], ...]
@@ -127,11 +126,14 @@ SYMBOL_LAYOUTS: dict[int, tuple[str, Layout]] = {
 
 PROCEDURES = frozenset({0x110F, 0x1110, 0x1146, 0x1147})
 S_LOCAL, S_DEFRANGE_HLSL, S_END = 0x113E, 0x1150, 0x0006
+S_INLINESITE, S_INLINESITE_END = 0x114D, 0x114E
 #: ``S_DEFRANGE_HLSL`` register types fxc's variable notes name (``r0.x``); any other type ``t``
 #: is written ``reg{t}_{n}``
 HLSL_REGISTER_PREFIXES = {0: "r", 1: "v", 2: "o"}
-#: register types with one register, named without a number (``vThreadID.x <- tidx.x``)
-HLSL_REGISTER_NAMES = {kind: name for kind, name in REGISTER_NAMES.items() if name != name.lower()}
+#: the register type (D3D10 operand type) of an indexable temp, noted as a whole array: ``x0 <- x0``
+HLSL_INDEXABLE_TEMP = 3
+#: how d3dcompiler_47 starts the notes on an ``else``
+PRIOR_LOCATIONS = "Prior locations:"
 LF_FIELDLIST, LF_MEMBER = 0x1203, 0x150D
 
 
@@ -385,6 +387,7 @@ def read_records(data: bytes, start: int, stop: int, table: str) -> tuple[list[C
 
 
 __all__ = [
-    "HLSL_REGISTER_NAMES", "HLSL_REGISTER_PREFIXES", "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
+    "HLSL_INDEXABLE_TEMP", "HLSL_REGISTER_PREFIXES", "LF_FIELDLIST", "LF_MEMBER", "MEMBER_LAYOUTS", "PRIOR_LOCATIONS", "PROCEDURES", "SYMBOL_LAYOUTS", "S_DEFRANGE_HLSL", "S_END",
+    "S_INLINESITE", "S_INLINESITE_END",
     "S_LOCAL", "TYPE_LAYOUTS", "CodeViewRecord", "decode_record", "read_records",
 ]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import struct
+from bisect import bisect_left, bisect_right
 from contextvars import ContextVar
 
 from shaderkit.errors import ShaderFormatError
@@ -141,6 +142,8 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
     """Interleave ``#line`` directives, the initial variable locations and per-instruction notes
     (``// r0.x <- name``) as fxc prints them for shaders compiled with debug information;
     ``offsets`` are the instructions' word offsets in the program."""
+    from shaderkit.formats.dxbc.codeview import PRIOR_LOCATIONS
+
     out = [lines[0]]
     first_code = next((o * 4 for o in offsets if o * 4 in debug.lines), None)
     line_of = debug.lines_of([o * 4 for o in offsets])
@@ -170,7 +173,7 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
             current = where
         notes = debug.notes_after(offset, after)
         if notes:  # where an else starts, the notes say where variables were before it
-            lead = "  // Prior locations: " if text.lstrip().startswith("else") else "  // "
+            lead = f"  // {PRIOR_LOCATIONS} " if text.lstrip().startswith("else") else "  // "
             text += lead + "; ".join(notes)
         out.append(text)
     return out
@@ -297,13 +300,11 @@ class DebugInfo:
     def lines_of(self, offsets: list[int]) -> dict[int, tuple[int, str]]:
         """(line, file) of the instructions at ``offsets`` (ascending bytes): the innermost
         inlined function's statement covering one, else the C13 line record there."""
-        from bisect import bisect_left
-
         found = {offset: self.lines[offset] for offset in offsets if offset in self.lines}
         budget = 64 * len(offsets) + 4096  # real sites nest a few deep; bad bytes must not hang
         for start, end, line, file in self.inlined:  # enclosing sites come before the ones inside
             first, stop = bisect_left(offsets, start), bisect_left(offsets, end)
-            budget -= stop - first + 1
+            budget -= max(stop - first, 0) + 1
             if budget < 0:
                 raise ShaderFormatError("SPDB inline sites cover the program more than 64 times over", None, "SPDB")
             for k in range(first, stop):
@@ -330,8 +331,6 @@ class _Scope:
                 self.ends.append(end)
 
     def __contains__(self, offset: int) -> bool:
-        from bisect import bisect_right
-
         k = bisect_right(self.starts, offset) - 1
         return k >= 0 and offset < self.ends[k]
 
@@ -406,18 +405,13 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     return info
 
 
-_S_INLINESITE, _S_INLINESITE_END = 0x114D, 0x114E
-_INDEXABLE_TEMP = 3  # S_DEFRANGE_HLSL register type of x#
-_INLINEE_LINES = 0xF6
-
-
 def _inlinee_lines(subsections: list[C13Subsection]) -> dict[int, tuple[int, int]]:
     """``DEBUG_S_INLINEELINES``: inlinee (function id) -> (file checksum offset, first line)."""
-    from shaderkit.formats.dxbc.spdb import _fail
+    from shaderkit.formats.dxbc.spdb import DEBUG_S_INLINEELINES, _fail
 
     out: dict[int, tuple[int, int]] = {}
     for sub in subsections:
-        if sub.kind != _INLINEE_LINES or sub.blocks is not None or len(sub.data) < 4:
+        if sub.kind != DEBUG_S_INLINEELINES or len(sub.data) < 4:
             continue
         data = sub.data
         extended = struct.unpack_from("<I", data)[0] == 1  # ..._SIGNATURE_EX: extra files follow
@@ -482,7 +476,7 @@ class _InlineSites:
                 value = number()
                 if op == 8:
                     statements = value == 1
-            elif op == 1:
+            elif op == 1:  # an absolute offset (the procedure's own start is one too)
                 offset = number()
             elif op == 3:
                 offset += number()
@@ -508,7 +502,7 @@ class _InlineSites:
                 raise _annotation_error(site)
         if records and records[-1][1] < 0:  # no length and nothing after: its first instruction
             records[-1][1] = records[-1][0] + 1
-        return [(a, b, n, self.files.get(f, "")) for a, b, n, f in records]
+        return [(a, b, n, self.files.get(f, "")) for a, b, n, f in records if b > a]
 
 
 def _annotation_error(site: CodeViewRecord) -> ShaderFormatError:
@@ -519,12 +513,15 @@ def _annotation_error(site: CodeViewRecord) -> ShaderFormatError:
 
 def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo, sites: _InlineSites) -> None:
     from shaderkit.formats.dxbc.codeview import (
-        HLSL_REGISTER_NAMES,
+        HLSL_INDEXABLE_TEMP,
         HLSL_REGISTER_PREFIXES,
         PROCEDURES,
         S_DEFRANGE_HLSL,
+        S_INLINESITE,
+        S_INLINESITE_END,
         S_LOCAL,
     )
+    from shaderkit.isa.sm4.opcodes import SINGLE_REGISTER_NAMES
 
     local: tuple[str, int] | None = None
     first = None
@@ -536,11 +533,11 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo,
             continue
         if symbol.kind in PROCEDURES:
             code_start, scopes = symbol.number("offset"), []
-        elif symbol.kind == _S_INLINESITE:
+        elif symbol.kind == S_INLINESITE:
             statements = sites.ranges(symbol, code_start)
             info.inlined.extend(statements)
             scopes.append(_Scope([(start, end) for start, end, _, _ in statements]))
-        elif symbol.kind == _S_INLINESITE_END and scopes:
+        elif symbol.kind == S_INLINESITE_END and scopes:
             scopes.pop()
         elif symbol.kind == S_LOCAL:
             local = (symbol.text("name"), symbol.number("type"))
@@ -549,10 +546,10 @@ def _read_symbols(symbols: list[CodeViewRecord], types: _Types, info: DebugInfo,
             reg = registers[0]
             reg_type = symbol.number("register_type")
             component = "xyzw"[(reg >> 2) & 3]
-            if reg_type == _INDEXABLE_TEMP:  # a whole array: x0 <- name
+            if reg_type == HLSL_INDEXABLE_TEMP:  # a whole array: x0 <- name
                 register = f"x{reg >> 4}"
-            elif reg_type in HLSL_REGISTER_NAMES:
-                register = f"{HLSL_REGISTER_NAMES[reg_type]}.{component}"
+            elif reg_type in SINGLE_REGISTER_NAMES:
+                register = f"{SINGLE_REGISTER_NAMES[reg_type]}.{component}"
             else:
                 register = f"{HLSL_REGISTER_PREFIXES.get(reg_type, f'reg{reg_type}_')}{reg >> 4}.{component}"
             name = local[0] + types.suffix(local[1], symbol.number("parent_offset"))

@@ -18,44 +18,50 @@ import struct
 
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.dxbc.codeview import (
-    HLSL_REGISTER_NAMES,
+    HLSL_INDEXABLE_TEMP,
     HLSL_REGISTER_PREFIXES,
+    PRIOR_LOCATIONS,
     S_DEFRANGE_HLSL,
     S_LOCAL,
 )
 from shaderkit.formats.dxbc.spdb import MSF_MAGIC, ProgramDatabase
+from shaderkit.isa.sm4.opcodes import SINGLE_REGISTER_NAMES
 
 _BLOCK = 512
 _REGISTER_TYPES = {prefix: kind for kind, prefix in HLSL_REGISTER_PREFIXES.items()}
-_SINGLE_REGISTERS = {name: kind for kind, name in HLSL_REGISTER_NAMES.items()}
+_SINGLE_REGISTERS = {name: kind for kind, name in SINGLE_REGISTER_NAMES.items()}
 #: ``r0.x <- name``, ``vThreadID.x <- name``, or ``reg32_5.x <- name`` for a register type
 #: without a letter
 _SINGLE_ALTERNATIVES = "|".join(sorted(_SINGLE_REGISTERS, key=len, reverse=True))
 _NOTE_RE = re.compile(rf"(?:([{''.join(_REGISTER_TYPES)}])|reg(\d+)_|({_SINGLE_ALTERNATIVES}))(\d*)\.([xyzw]) <- (.+)$")
 #: an indexable temp array as a whole: ``x0 <- name``
 _ARRAY_NOTE_RE = re.compile(r"x(\d+) <- (.+)$")
-_INDEXABLE_TEMP = 3
-_PRIOR = "Prior locations:"
 _LINE_RE = re.compile(r'#line (\d+)(?: "([^"]*)")?$')
 _INITIAL = "// Initial variable locations:"
 _PDB_VERSION = 20000404
+
+
+def _bounded(digits: str, limit: int, what: str, line: int) -> int:
+    """The decimal ``digits`` as a number below ``limit``, else AssemblyError naming ``what``."""
+    if len(digits) > 10 or int(digits) >= limit:
+        raise AssemblyError(f"{what} is out of range", line, 1)
+    return int(digits)
 
 
 def _notes(text: str, line: int) -> list[tuple[int, int, str]]:
     """(register type, register * 16 + component * 4, name) of ``a <- b; c <- d``."""
     out = []
     text = text.strip()
-    if text.startswith(_PRIOR):  # notes on an else
-        text = text[len(_PRIOR) :]
+    if text.startswith(PRIOR_LOCATIONS):  # notes on an else
+        text = text[len(PRIOR_LOCATIONS) :]
     for item in text.split(";"):
         item = item.strip()
         if not item:
             continue
         array = _ARRAY_NOTE_RE.match(item)
         if array is not None:
-            if int(array.group(1)) >= 1 << 28:
-                raise AssemblyError(f"register x{array.group(1)} is out of range", line, 1)
-            out.append((_INDEXABLE_TEMP, int(array.group(1)) * 16, array.group(2)))
+            register = _bounded(array.group(1), 1 << 28, f"register x{array.group(1)[:12]}", line)
+            out.append((HLSL_INDEXABLE_TEMP, register * 16, array.group(2)))
             continue
         m = _NOTE_RE.match(item)
         if m is None:
@@ -63,10 +69,10 @@ def _notes(text: str, line: int) -> list[tuple[int, int, str]]:
         letter, number, single, index, component, name = m.groups()
         if (single is None) == (index == ""):  # a number after a letter, none after a name
             raise AssemblyError(f"unreadable variable note {item!r}", line, 1)
-        kind = _REGISTER_TYPES[letter] if letter else _SINGLE_REGISTERS[single] if single else int(number)
-        register = int(index or 0)
-        if register >= 1 << 28 or kind > 0xFFFF:  # stored as a u32 byte offset and a u16 type
-            raise AssemblyError(f"register {item.split('.')[0]} is out of range", line, 1)
+        what = f"register {item.split('.')[0][:24]}"  # stored as a u32 byte offset and a u16 type
+        kind = _REGISTER_TYPES[letter] if letter else _SINGLE_REGISTERS[single] if single else \
+            _bounded(number, 1 << 16, what, line)
+        register = _bounded(index or "0", 1 << 28, what, line)
         out.append((kind, register * 16 + "xyzw".index(component) * 4, name))
     return out
 
@@ -90,9 +96,7 @@ def spdb_from_listing(lines: list[str], first: int, instruction_lines: list[int]
             continue
         m = _LINE_RE.match(stripped)
         if m is not None:
-            value = int(m.group(1))
-            if value > 0xFFFFFF:
-                raise AssemblyError(f"line number {value} does not fit 24 bits", n + 1, 1)
+            value = _bounded(m.group(1), 1 << 24, f"line number {m.group(1)[:12]}", n + 1)
             if m.group(2) is None and current is None:
                 raise AssemblyError("#line without a file name before any #line with one", n + 1, 1)
             current = (value, m.group(2) if m.group(2) is not None else current[1] if current else "")

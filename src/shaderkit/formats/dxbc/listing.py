@@ -220,9 +220,8 @@ def _cbuffer_lines(cb: ConstantBuffer, out: list[str]) -> None:
     out += ["//", "// }", "//"]
 
 
-def buffer_definitions(rdef: ResourceDefinition, style: str | None = None) -> list[str]:
-    """The ``// Buffer Definitions:`` block: every cbuffer with its variables. ``style``: the
-    creator whose spellings apply (default: the RDEF's, see :func:`style_creator`)."""
+def buffer_definitions(rdef: ResourceDefinition) -> list[str]:
+    """The ``// Buffer Definitions:`` block: every cbuffer with its variables."""
     if not rdef.constant_buffers:
         return []
     out = ["//", "// Buffer Definitions: ", "//"]
@@ -537,7 +536,7 @@ def comment_header(container: DxbcContainer) -> list[str]:
             notes.append("//")
     out += notes
     if rdef is not None:
-        out += buffer_definitions(rdef, style)
+        out += buffer_definitions(rdef)
         out += resource_bindings(rdef, is_legacy_creator(style))
         out.append("//")
     shader = container.shader

@@ -492,8 +492,8 @@ def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> l
         if opcode in BLOCK_CLOSES:
             depth = max(depth - 1, 0)
         paired = text.startswith("+")  # ps_1_x co-issue: ``  + mov r0.w, t2.w``, in the slot before
-        indent = "  + " + "  " * depth if paired else "    " + "  " * depth
-        out.append(indent + text[paired:] + ("  // " + ", ".join(notes) if notes else ""))
+        lead, text = ("  + ", text[1:]) if paired else ("    ", text)
+        out.append(lead + "  " * depth + text + ("  // " + ", ".join(notes) if notes else ""))
         if opcode in BLOCK_OPENS:
             depth += 1
         if opcode in UNCOUNTED or paired:

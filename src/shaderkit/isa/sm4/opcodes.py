@@ -302,6 +302,8 @@ REGISTER_NAMES: dict[int, str] = {
     36: "vThreadIDInGroupFlattened", 37: "vGSInstanceID", 38: "oDepthGE", 39: "oDepthLE",
     40: "vCycleCounter", 41: "oStencilRef", 42: "vInnerCoverage",
 }
+#: operand types with a single register, named without a number (vThreadID, oDepth ...)
+SINGLE_REGISTER_NAMES: dict[int, str] = {kind: name for kind, name in REGISTER_NAMES.items() if name != name.lower()}
 
 class RegisterTypeInfo(NamedTuple):
     """What fxc's text leaves implicit about an operand type."""
