@@ -195,9 +195,7 @@ def compare_file(oracle: Any, path: Path, n: int = 16, seed: int = 1234) -> tupl
         if info.stage == "cs":
             shader.dispatch((2, 1, 1))
         else:
-            feed = {f"v{loc}": _ordinary_components(decl, loc, np.asarray(values))
-                    for loc, values in inputs.items() if loc < decl.inputs}
-            feed = {key: values for key, values in feed.items() if values.shape[1]}
+            feed = _vm_feed(shader, {loc: values for loc, values in inputs.items() if loc < decl.inputs})
             if info.stage == "vs":
                 ours = shader.run_vertex(feed, count=n)
             else:
@@ -1170,14 +1168,25 @@ def run_alone(path: Path, n: int = 16) -> tuple[str, str]:
     return "ran", ""
 
 
-def _ordinary_components(decl: Any, register: int, values: np.ndarray) -> np.ndarray:
-    """The components of input ``register`` before its system value (SV_PrimitiveID in ``v3.y``
-    beside an ordinary ``v3.x``), which the VM then supplies as the oracle does."""
-    values = values if values.ndim == 2 else values[:, None]
-    if register not in decl.system_inputs:
-        return values
-    first = min((mask & -mask).bit_length() - 1 for _, mask in decl.system_inputs[register])
-    return values[:, :first]
+def _vm_feed(shader: Any, inputs: dict[int, Any]) -> dict[str, np.ndarray]:
+    """The VM's inputs from the oracle's (by location): whole registers, except that a register
+    holding a system value (SV_PrimitiveID in ``v3.z`` beside an ordinary ``v3.x``) is fed by its
+    ordinary signature elements only, so the VM supplies the system value as the oracle does."""
+    from shaderkit.vm.sm4.outputs import element_key
+
+    signature = shader.container.input_signature
+    feed: dict[str, np.ndarray] = {}
+    for loc, values in inputs.items():
+        values = np.asarray(values)
+        values = values if values.ndim == 2 else values[:, None]
+        if loc not in shader.decl.system_inputs:
+            feed[f"v{loc}"] = values
+            continue
+        for element in signature.elements if signature else []:
+            start = (element.mask & -element.mask).bit_length() - 1
+            if element.register == loc and not element.system_value_type and 0 <= start < values.shape[1]:
+                feed[element_key(element)] = values[:, start : start + bin(element.mask).count("1")]
+    return feed
 
 
 def compare_any(oracle: Any, path: Path, domain: Path | None = None) -> tuple[str, str]:
