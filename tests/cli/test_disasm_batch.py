@@ -31,7 +31,7 @@ def test_known_suffixes_are_stripped() -> None:
     assert output_stem("a/game.rpx//.data//@0x45cc") == "game.rpx@0x45cc"  # found at an offset: named after its file
 
 
-def test_output_names_are_unique() -> None:
+def test_distinct_stems_give_unique_output_names() -> None:
     names = [stem + ".asm" for stem in distinct_stems(["a/foo.cso", "b/foo.cso", "foo.shbin", "bar.dxbc", "FOO.cso"])]
     assert len({n.lower() for n in names}) == 5
     assert names[3] == "bar.asm"

@@ -126,3 +126,12 @@ def test_shaders_of_a_member_path(corpus: Path) -> None:
     stage = f"{pack}//Turbo_UBER.bfsha//turbo_uber/1/pixel"  # bare microcode: its archive's model
     (member,) = shaderkit.shaders(stage)
     assert member.name == stage and member.open().format_name == "gx2-microcode"
+
+
+def test_member_open_names_the_member_of_an_unknown_format() -> None:
+    from shaderkit.errors import ShaderFormatError
+    from shaderkit.formats.archive.path import Member
+
+    with pytest.raises(ShaderFormatError) as info:
+        Member("pack.szs//dir/x.bin", b"\0" * 16).open()
+    assert str(info.value).startswith("pack.szs//dir/x.bin: not a known shader format")

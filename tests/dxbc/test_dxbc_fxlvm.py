@@ -10,7 +10,8 @@ import struct
 import pytest
 from dxbc_build import Blob, container
 
-from d3d9_build import fxlc_instruction, fxlc_operand
+from d3d9_build import fxlc_instruction as ins
+from d3d9_build import fxlc_operand as op
 from shaderkit.errors import ShaderFormatError
 from shaderkit.formats.dxbc.container import DxbcContainer
 from shaderkit.formats.dxbc.fx10_block import ASSIGN_EXPRESSION, ASSIGN_EXPRESSION_INDEX
@@ -22,8 +23,6 @@ LIT, IN, OUT, TMP = 1, 2, 4, 7
 #: fxc's bytes after the last instruction
 FXC_TAIL = bytes.fromhex("f0f0f0f00f0f0f0fffff0000")
 
-
-op, ins = fxlc_operand, fxlc_instruction
 
 
 def fxlc(*instructions: tuple[int, ...], tail: bytes = FXC_TAIL) -> bytes:

@@ -188,3 +188,19 @@ def test_listing_literal_past_32_bits_is_an_error_at_its_line(capsys: pytest.Cap
     code, err = run(capsys, "asm", str(listing), "--base", str(path), "-o", str(tmp_path / "out"))
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"listing.txt:{at + 1}:" in err and "0x13f800000 does not fit 32 bits" in err, err
+
+
+def test_asm_base_reads_its_listing_from_standard_input_once(tmp_path: Path) -> None:
+    # `disasm x.sharcfb | asm - --base x.sharcfb`: the listing comes from stdin, which asm read
+    # once and then a second time for the Wii U base (an empty listing, "0 programs")
+    from click.testing import CliRunner
+
+    from shaderkit.cli import cli
+    from shaderkit.samples import SAMPLES
+
+    base = tmp_path / "sample.sharcfb"
+    base.write_bytes(SAMPLES["sample.sharcfb"]())
+    listing = CliRunner().invoke(cli, ["disasm", str(base)]).output
+    result = CliRunner().invoke(cli, ["asm", "-", "--base", str(base), "-o", str(tmp_path / "out")], input=listing)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out").read_bytes() == base.read_bytes()

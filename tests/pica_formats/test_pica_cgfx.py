@@ -107,6 +107,12 @@ def test_data_with_15_dictionaries() -> None:
     empty += struct.pack("<4sII", b"DICT", 28, 0) + struct.pack("<IHHii", 0xFFFFFFFF, 0, 0, 0, 0)
     bare = Cgfx.from_bytes(empty)
     assert len(bare.dict_counts) == 15 and bare.summary()["dictionaries"] == {} and bare.to_bytes() == empty
+    # a DICT right after the DATA header: no pairs at all (the magic is not read as a count; the
+    # file runs on past where 16 pairs would end)
+    none = struct.pack("<4sHHIII", b"CGFX", 0xFEFF, 0x14, 0x05000000, 0x14 + 8 + 28 + 128, 1)
+    none += struct.pack("<4sI", b"DATA", 8 + 28) + struct.pack("<4sII", b"DICT", 28, 0)
+    none += struct.pack("<IHHii", 0xFFFFFFFF, 0, 0, 0, 0) + bytes(128)
+    assert Cgfx.from_bytes(none).dict_counts == [] and Cgfx.from_bytes(none).to_bytes() == none
     model.shaders[0].name = "OtherShader1"  # an edit keeps the 15 pairs (offsets unchanged)
     out = model.to_bytes()
     assert len(out) == len(data) and out[0x1C : 0x1C + 8 * 15] == data[0x1C : 0x1C + 8 * 15]
@@ -351,3 +357,19 @@ def test_disasm_text_goes_back_into_the_cgfx_and_csdr(capsys: pytest.CaptureFixt
     assert found.value.line == 1
     with pytest.raises(AssemblyError, match="1 shader programs"):
         assemble_into(Cgfx.from_bytes(data), text + "\n; shader Extra\n.proc main\n  end\n.end\n")
+
+
+def test_asm_base_refuses_a_csdr_around_a_dvob(tmp_path: Path) -> None:
+    # a CSDR may wrap a DVOB (object file), which holds no assembled program to replace: a usage
+    # error naming what --base takes (it was a TypeError traceback)
+    from click.testing import CliRunner
+    from test_pica_dvob import _hand_dvoj
+
+    from shaderkit.cli import cli
+
+    (tmp_path / "x.csdr").write_bytes(base64.encodebytes(_hand_dvoj()))
+    (tmp_path / "t.pica").write_text(".proc main\n\tend\n.end\n")
+    result = CliRunner().invoke(cli, ["asm", str(tmp_path / "t.pica"), "--base", str(tmp_path / "x.csdr"),
+                                      "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "SHBIN, CGFX or CSDR" in result.output
+    assert not (tmp_path / "o").exists()

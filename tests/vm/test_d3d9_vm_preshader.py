@@ -25,7 +25,8 @@ np = pytest.importorskip("numpy")
 
 from click.testing import CliRunner  # noqa: E402
 
-from d3d9_build import CREATOR, END, comment, fxlc_instruction, fxlc_operand, pack, string  # noqa: E402
+from d3d9_build import CREATOR, END, comment, fxlc_operand, pack, string  # noqa: E402
+from d3d9_build import fxlc_instruction as ins  # noqa: E402
 from shaderkit.cli import cli  # noqa: E402
 from shaderkit.formats.d3d9.assemble import assemble_shader  # noqa: E402
 from shaderkit.vm.d3d9 import D3D9Shader, VMError  # noqa: E402
@@ -74,8 +75,6 @@ def rel(index: tuple[int, ...], table: int, register: int) -> tuple[int, ...]:
     """``array[index]``: the index operand's table and offset, then the array's."""
     return (1, index[1], index[2], table, 4 * register)
 
-
-ins = fxlc_instruction
 
 
 def preshader(parameters: list[Constant], literals: list[float],

@@ -280,3 +280,14 @@ def test_phase_drops_the_alpha_of_temporaries() -> None:
                              "add r0, r1, r2\n")
     # r1.a is lost at the phase marker (0 here), r2.a rewritten after it: a = 0 + 0.125
     np.testing.assert_array_equal(sh.run(lanes=1)["r0"], [[1, 0.5, 0.25, 0.125]])
+
+
+def test_cube_maps_filter_within_each_face() -> None:
+    # D3D9 hardware does not filter across cube faces: with linear filtering at +X's edge
+    # (1, 0, 1), u = 0, the texel across the edge (on +Z, 4) is not read; +X's own texel (0)
+    # clamps, even with a sampler that asks for seamless filtering (the SM4 VM would give 2)
+    faces = np.zeros((6, 2, 2, 4), np.float32)
+    faces[:, :, :, 0] = np.arange(6)[:, None, None]
+    sh = D3D9Shader.assemble("ps_2_0\ndcl t0.xyz\ndcl_cube s0\ntexld r0, t0, s0\nmov oC0, r0\n")
+    sh.texture(0, faces).sampler(0, Sampler(filter="linear", mip_filter="point", seamless=True))
+    assert sh.run(t0=[[1, 0, 1]])["oC0"][0, 0] == 0

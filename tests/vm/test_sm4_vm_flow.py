@@ -305,6 +305,10 @@ def test_cube_filtering_crosses_face_edges_and_fills_corners() -> None:
     assert f32(m.o[0])[:, 0].tolist() == [8.5, 7.0]
     # gather4 at the corner: x = (u0, v1) +Z 16, y = (u1, v1) +X 1, z = (u1, v0) +Y 4, w = (u0, v0) the corner 7
     assert f32(m.o[1])[1].tolist() == [16.0, 1.0, 4.0, 7.0]
+    # Sampler(seamless=False), as the D3D9 and Maxwell VMs sample: every texel clamps onto +X, 1
+    clamped = machine(text, 2, decl=d, v=v, textures={0: Texture.from_array(faces, "texturecube")},
+                      samplers={0: Sampler(filter="linear", seamless=False)})
+    assert f32(clamped.o[0])[:, 0].tolist() == [1.0, 1.0] and f32(clamped.o[1])[1].tolist() == [1.0] * 4
 
 
 def test_gather4_c_compares_each_texel_and_averages_a_cube_corner() -> None:
@@ -354,6 +358,7 @@ def test_cube_filtering_is_continuous_across_all_twelve_edges() -> None:
     ("texture1d", (4, 4, 4), "(w, c)", (4, 4)),  # a 2D image given for a 1D texture
     ("texture3d", (4, 4, 4), "(d, h, w, c)", (2, 4, 4, 4)),
     ("texturecube", (4, 4, 4), "(6, h, w, c)", (6, 4, 4, 4)),
+    ("texturecubearray", (5, 4, 4, 4), "(6n, h, w, c)", (12, 4, 4, 4)),  # not whole cubes
     ("texture2d", (4, 4), "(h, w, c)", (4, 4, 4)),  # no channel axis
 ])
 def test_texture_arrays_of_the_wrong_rank_are_refused(dimension: str, shape: tuple[int, ...], expected: str,

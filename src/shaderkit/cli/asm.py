@@ -30,6 +30,11 @@ def detect_syntax(text: str) -> str:
     return "d3d9" if _D3D9_VERSION.search(text) else "pica"
 
 
+def _display(source: str) -> str:
+    """A source's name in messages (``-`` is standard input)."""
+    return source if source != "-" else "<stdin>"
+
+
 def _default_output(source: str, extension: str = ".shbin") -> str:
     if source == "-":
         return "-"
@@ -89,7 +94,8 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
     """
     from shaderkit.errors import AssemblyError
 
-    texts = [(name if name != "-" else "<stdin>", read_input(name).decode("latin-1")) for name in sources]
+    raw = [(name, read_input(name)) for name in sources]  # (stdin is read once)
+    texts = [(_display(name), data.decode("latin-1")) for name, data in raw]
     based = _Base(base) if base is not None else None
     if syntax == "auto":
         detected = detect_syntax(texts[0][1])
@@ -109,18 +115,20 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         write_output(output or _default_output(sources[0], suffix), based.outer(data) if based is not None else data)
         return
     if based is not None:
+        if header:
+            raise click.UsageError("--header is for PICA200 sources assembled without --base")
         if syntax in ("auto", "pica") and _pica(texts, output, based, no_nop):
             return
-        if syntax in ("auto", "latte") and _latte(sources, output, syntax, based):
+        if syntax in ("auto", "latte") and _latte(raw, output, syntax, based):
             return
         if syntax in ("auto", "maxwell"):
-            _maxwell(sources, output, based, variation, stage)
+            _maxwell(raw, output, based, variation, stage)
             return
         raise click.UsageError("--base is for SM4/5 listings, Maxwell text, Wii U listings and PICA200 text "
                                "(into a SHBIN, CGFX or CSDR)")
     if syntax == "maxwell":
         raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob or a DKSH module)")
-    if syntax in ("auto", "latte") and _latte(sources, output, syntax, texts=texts):
+    if syntax in ("auto", "latte") and _latte(raw, output, syntax):
         return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
@@ -131,19 +139,13 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         write_output(header, program.c_header())
 
 
-#: formats whose ``disasm`` text is PICA200 source that ``--base`` takes back
-_PICA_BASES = frozenset({"dvlb", "cgfx", "csdr"})
-
-
 def _pica(texts: list[tuple[str, str]], output: str | None, base: _Base, no_nop: bool) -> bool:
     """PICA200 text (``shaderkit disasm`` output of a SHBIN, CGFX or CSDR file, edited) assembled
     into ``base``, the rest of the file kept; False when ``base`` is another format."""
-    from shaderkit import detect
     from shaderkit.errors import AssemblyError
-    from shaderkit.formats.dvlb.build import assemble_into
+    from shaderkit.formats.dvlb.build import assemble_into, takes_pica_text
 
-    spec = detect(base.data)
-    if spec is None or spec.name not in _PICA_BASES:
+    if not takes_pica_text(base.model()):
         return False
     if len(texts) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
@@ -156,23 +158,23 @@ def _pica(texts: list[tuple[str, str]], output: str | None, base: _Base, no_nop:
     return True
 
 
-def _maxwell(sources: tuple[str, ...], output: str | None, base: _Base, variation: int | None,
+def _maxwell(raw: list[tuple[str, bytes]], output: str | None, base: _Base, variation: int | None,
              stage: str | None) -> None:
     """Maxwell text (``shaderkit disasm`` output of a BNSH/NVN/DKSH file) assembled into ``base``:
     one stage when --variation or --stage names it or the text has no sections, else every section."""
     from shaderkit.errors import AssemblyError
     from shaderkit.formats.bnsh.text import assemble_into, assemble_listing, listing_sections
 
-    if len(sources) != 1 or not output:
+    if len(raw) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
-    text = read_input(sources[0]).decode("utf-8")
+    name, text = _display(raw[0][0]), raw[0][1].decode("utf-8")
     try:
         if variation is None and stage is None and listing_sections(text):
             data = assemble_listing(base.model(), text)
         else:
             data = assemble_into(base.model(), text, variation or 0, stage or "pixel")
     except AssemblyError as exc:
-        raise exc.moved(filename=sources[0]) from None
+        raise exc.moved(filename=name) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     write_output(output, base.outer(data))
@@ -232,24 +234,23 @@ _ONE_LISTING: dict[str, tuple[str, str, Callable[[str, _Base | None], bytes]]] =
 }
 
 
-def _latte(sources: tuple[str, ...], output: str | None, syntax: str, base: _Base | None = None,
-           texts: list[tuple[str, str]] | None = None) -> bool:
+def _latte(raw: list[tuple[str, bytes]], output: str | None, syntax: str, base: _Base | None = None) -> bool:
     """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
     source looks like one, or an edited ``disasm`` listing into a Wii U ``base``; False leaves the
     sources to the other syntaxes."""
     from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
 
     if base is not None:
-        return apply_to_base(sources, output, base.model(), base.outer)
-    if syntax == "pica" or (syntax == "auto" and "-" in sources):
+        return apply_to_base([(_display(name), data.decode("utf-8")) for name, data in raw], output, base.model(),
+                             base.outer)
+    if syntax == "pica" or (syntax == "auto" and any(name == "-" for name, _ in raw)):
         return False
-    if texts is None:
-        texts = [(name if name != "-" else "<stdin>", read_input(name).decode("utf-8", "replace")) for name in sources]
+    texts = [(_display(name), data.decode("utf-8", "replace")) for name, data in raw]
     if syntax == "auto" and not all(looks_like_latte(text) for _, text in texts):
         return False
     try:
         data = assemble_gsh(texts)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    write_output(output or default_output(sources[0]), data)
+    write_output(output or default_output(raw[0][0]), data)
     return True

@@ -43,24 +43,23 @@ def source_stage(name: str, text: str) -> str:
     raise ValueError(f"{name}: cannot tell a vertex from a pixel shader; name it .vsh or .psh")
 
 
-def apply_to_base(sources: tuple[str, ...], output: str | None, model: Any, outer: Callable[[bytes], bytes]) -> bool:
+def apply_to_base(texts: list[tuple[str, str]], output: str | None, model: Any, outer: Callable[[bytes], bytes]) -> bool:
     """``asm LISTING --base FILE -o OUT`` for a Wii U base ``model`` (GSH, SHARCFB, BFSHA, a BFSHA
     stage): every program of the edited ``disasm`` listing assembled back into it, the rest of the
     file kept, ``outer`` of its bytes written; False when ``model`` is not a Wii U file."""
     import click
 
-    from shaderkit.cli.common import read_input, write_output
+    from shaderkit.cli.common import write_output
+    from shaderkit.errors import AssemblyError
     from shaderkit.formats.gx2.programs import apply_listing, is_stage, is_wiiu
 
     if not is_wiiu(model) and not is_stage(model):
         return False
-    if len(sources) != 1 or not output:
+    if len(texts) != 1 or not output:
         raise click.UsageError("--base takes one listing and needs -o OUT")
-    name = sources[0] if sources[0] != "-" else "<stdin>"
-    from shaderkit.errors import AssemblyError
-
+    name, text = texts[0]
     try:
-        apply_listing(model, read_input(sources[0]).decode("utf-8"))
+        apply_listing(model, text)
     except AssemblyError as exc:
         raise exc.moved(filename=name) from None
     write_output(output, outer(model.to_bytes()))

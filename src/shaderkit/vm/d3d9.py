@@ -66,7 +66,8 @@ Numeric rules (the D3D9 asm reference's pseudo-code, with the choices it leaves 
   rule: the operand is a destination that allows no write mask); the lane runs on.
 * Textures: :class:`~shaderkit.vm.sm4.Texture` (2D, cube, volume) sampled as the SM4 VM samples
   (texel centres at +0.5, point/linear filtering, wrap/mirror/clamp/border, mips by LOD from the
-  quad or ``texldl``/``texldb``/``texldd``); the default sampler is D3D9's default state: point
+  quad or ``texldl``/``texldb``/``texldd``; cube maps filter within each face, as D3D9 hardware
+  does, whatever the sampler's ``seamless``); the default sampler is D3D9's default state: point
   filtering, wrap, no mip filter (D3DSAMP_MIPFILTER D3DTEXF_NONE, D3DSAMP_MAXMIPLEVEL 0: a
   mipped texture bound without a sampler reads level 0 whatever the LOD). ``texldp`` divides
   x, y, z by w. ps_1_x texture stages: stage n samples the
@@ -109,6 +110,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -189,7 +191,7 @@ _NOT = next(value for value, text in SOURCE_MODIFIERS.items() if text == ("!", "
 _VPOS, _VFACE = NAMED_REGISTERS["vPos"], NAMED_REGISTERS["vFace"]
 #: D3D9's default sampler state: D3DTEXF_POINT min/mag filtering, D3DTADDRESS_WRAP, D3DSAMP_MIPFILTER
 #: D3DTEXF_NONE and D3DSAMP_MAXMIPLEVEL 0: only level 0 is read (max_lod 0 clamps every LOD to it)
-_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0)
+_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0, seamless=False)
 _DIMENSIONS = {"_2d": "texture2d", "_cube": "texturecube", "_volume": "texture3d"}
 
 
@@ -945,6 +947,8 @@ def _sample(m: _Run, stage: int, coords: np.ndarray, lod: np.ndarray | None = No
     if tex is None:
         return np.zeros((m.n, 4), F32)  # an unbound stage reads as 0 (D3D9 returns (0, 0, 0, 1) on some cards)
     sampler = m.shader.samplers.get(stage, _DEFAULT_SAMPLER)
+    if sampler.seamless and tex.is_cube:
+        sampler = replace(sampler, seamless=False)
     values = sample_texture(tex, sampler, np.asarray(coords, F32), lod, ddx, ddy, quads=m.quads, bias=bias)
     return values.astype(F32)
 

@@ -117,8 +117,10 @@ def _arc(function: Callable[[float], float]) -> Callable[[float], float]:
 
 
 def _fmin(a: float, b: float) -> float:
-    if math.isnan(a) or math.isnan(b):
-        return b if math.isnan(a) else a
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
     return a if a < b else b
 
 

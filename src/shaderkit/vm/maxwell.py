@@ -2410,7 +2410,7 @@ def _sample_level(st: Machine, plan: _TexPlan, tex: Texture, filter_: str, wrap:
     coords = np.stack([np.nan_to_num(_read_f(st, r)) for r in plan.coords], axis=1)
     mode = CLAMP if wrap == "clamp" or cube else WRAP
     sampler = Sampler(filter="point" if filter_ == "nearest" else "linear", address=(mode, mode, mode),
-                      comparison="less_equal")
+                      comparison="less_equal", seamless=False)  # (cube faces clamp, as documented above)
     if cube:
         face, u, v = cube_face(coords.astype(np.float64))
         return sample_level(tex, sampler, 0, layer * _CUBE_FACES + face, np.stack([u, v], axis=1).astype(F32),

@@ -385,13 +385,19 @@ class Member:
 
     def open(self) -> ShaderFile:
         """The shader's typed model (:func:`shaderkit.open` of its bytes, or the one its archive
-        offers), parsed now: ShaderFormatError for damaged bytes, or with ``error`` when its
-        archive could not be listed."""
+        offers), parsed now: ShaderFormatError for damaged bytes (named after the member when the
+        error names no structure), or with ``error`` when its archive could not be listed."""
         import shaderkit
 
         if self.error:
             raise ShaderFormatError(self.error, None, self.name)
-        return self.offered if self.offered is not None else shaderkit.open(self.data)
+        if self.offered is not None:
+            return self.offered
+        try:
+            return shaderkit.open(self.data)
+        except ShaderFormatError as exc:
+            exc.context = exc.context or self.name
+            raise
 
 
 def shader_members(name: str, data: bytes) -> list[Member]:

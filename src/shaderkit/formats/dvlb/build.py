@@ -8,8 +8,6 @@ label, output, uniform and symbol tables, padded to 4 bytes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from shaderkit.errors import AssemblyError
 from shaderkit.formats.dvlb.dvlb import (
     DVLE_VERSION_PICASSO,
@@ -26,6 +24,7 @@ from shaderkit.formats.dvlb.rules import LAYOUT_RULES, RuleMismatch, write_with_
 from shaderkit.isa.pica.assembler import CONST_BOOL, CONST_FVEC, Program, assemble, split_units
 from shaderkit.isa.pica.table import SPACE_OF_KIND
 
+TYPE_CHECKING = False  # (typing loads only for type checkers)
 if TYPE_CHECKING:
     from shaderkit.formats.base import ShaderFile
 
@@ -101,6 +100,17 @@ def assemble_sources(sources: list[tuple[str, str]], no_nop: bool = False) -> by
     return program_to_shbin(assemble_program(sources, no_nop))
 
 
+def takes_pica_text(model: ShaderFile) -> bool:
+    """True for a file :func:`assemble_into` takes PICA200 text back into: a SHBIN, a CGFX, or a
+    CSDR around one of them."""
+    from shaderkit.formats.dvlb.cgfx import Cgfx
+    from shaderkit.formats.dvlb.csdr import Csdr
+
+    if isinstance(model, Csdr):
+        return takes_pica_text(model.payload)
+    return isinstance(model, (Dvlb, Cgfx))
+
+
 def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_nop: bool = False) -> ShaderFile:
     """``text`` (the ``shaderkit disasm`` text of a SHBIN, CGFX or CSDR file, edited) assembled
     into ``model``: a SHBIN's DVLEs, each shader of a CGFX (its ``; shader NAME`` part, in order),
@@ -115,7 +125,7 @@ def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_n
     if isinstance(model, Dvlb):
         return Dvlb.from_bytes(assemble_sources([(filename, text)], no_nop))
     if not isinstance(model, Cgfx):
-        raise TypeError(f"{model.format_name}: PICA200 text goes into a SHBIN, CGFX or CSDR file")
+        raise ValueError(f"{model.format_name}: PICA200 text goes into a SHBIN, CGFX or CSDR file")
     lines = text.split("\n")
     starts = [i for i, line in enumerate(lines) if line.startswith(SHADER_LINE)]
     shaders = [shader for shader in model.shaders if shader.dvlb is not None]

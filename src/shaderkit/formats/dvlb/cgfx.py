@@ -247,18 +247,16 @@ def _pair_count(data: bytes, header_size: int) -> int:
     """How many (count, offset) pairs DATA holds: 16, or fewer when a dictionary starts sooner
     (bannertool's CGFX files list 15, their first DICT right after the 15th pair)."""
     pairs_at = header_size + 8
-    n = 16
-    for i in range(16):
-        if i >= n:
-            break
+    n, i = 16, 0
+    while i < n:
         count, offset = struct.unpack_from("<Ii", data, pairs_at + 8 * i)
-        if count == _DICT_MAGIC:  # (a DICT right after fewer pairs, all of them empty)
-            n = i
-            break
+        if count == _DICT_MAGIC:  # (a DICT right after fewer pairs, all of them empty; even none)
+            return i
         dict_at = pairs_at + 8 * i + 4 + offset
         if count and pairs_at < dict_at < pairs_at + 8 * n:
             n = (dict_at - pairs_at) // 8
-    return max(n, 1)
+        i += 1
+    return n
 
 
 def _parse(data: bytes) -> Cgfx:

@@ -178,7 +178,7 @@ def _fetch(tex: Texture, level: int, layer: np.ndarray, ints: list[np.ndarray], 
     data = tex.levels[level]
     layers, depth, height, width, _ = data.shape
     sizes = (width, height, depth)
-    if sampler is not None and tex.dimension.startswith("texturecube") and len(ints) == 2:
+    if sampler is not None and sampler.seamless and tex.is_cube and len(ints) == 2:
         layer, x, y = _cube_edges(layer, ints[0] + offsets[0], ints[1] + offsets[1], width)
         ints, offsets = [x, y], (0, 0, 0)
     idx = [np.zeros_like(layer) for _ in range(3)]
@@ -225,7 +225,7 @@ def _sample_level(tex: Texture, sampler: Sampler, level: int, layer: np.ndarray,
         base = [np.floor(s - 0.5) for s in scaled]
         frac = [(s - 0.5 - b).astype(np.float32) for s, b in zip(scaled, base)]
         ints = [b.astype(np.int64) for b in base]
-    cube = tex.dimension.startswith("texturecube")
+    cube = sampler.seamless and tex.is_cube
     weights, texels, footprint = [], [], []
     for corner in range(1 << dims):
         weight = np.ones(len(layer), np.float32)
@@ -250,7 +250,7 @@ def _coords(tex: Texture, addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(layer per lane, normalized coordinates (lanes, d)) for sampling."""
     dims, array = _spatial(tex.dimension)
     f = addr.view(np.float32)
-    if tex.dimension.startswith("texturecube"):
+    if tex.is_cube:
         face, u, v = cube_face(f[:, :3].astype(np.float64))
         cube = np.rint(f[:, 3]).astype(np.int64) if array else np.zeros(len(f), np.int64)
         return cube * 6 + face, np.stack([u, v], axis=1).astype(np.float32)
@@ -718,6 +718,6 @@ def gather_texels(tex: Texture, sampler: Sampler, layer: np.ndarray, coords: np.
         values.append(COMPARISONS[sampler.comparison](ref, t[:, 0])[:, None].astype(np.float32) if ref is not None
                       else t[:, channel:channel + 1])
         footprint.append((x, y))
-    if tex.dimension.startswith("texturecube"):
+    if sampler.seamless and tex.is_cube:
         _fill_corners(values, footprint, size[0])
     return np.concatenate(values, axis=1)

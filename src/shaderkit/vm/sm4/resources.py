@@ -40,6 +40,9 @@ class Sampler:
     mip_lod_bias: float = 0.0
     min_lod: float = 0.0
     max_lod: float = 1e30
+    #: cube maps filter across face edges, as D3D10+ requires; False clamps within each face
+    #: (D3D9 hardware, the Maxwell VM's samplers)
+    seamless: bool = True
 
 
 _ALL = slice(None)
@@ -87,7 +90,9 @@ class Texture:
         if dimension not in _LAYOUTS:
             raise ValueError(f"unknown texture dimension {dimension!r}")
         shape, index = _LAYOUTS[dimension]
-        if data.ndim != shape.count(",") + 1:
+        rank = 5 - index.count(None)  # (the index adds the axes the array lacks)
+        cube = dimension.startswith("texturecube")
+        if data.ndim != rank or (cube and data.shape[0] % 6):
             raise ValueError(f"a {dimension} takes {shape} texels, not an array of shape {data.shape}")
         data = _expand(data)[index]
         levels = [data]
@@ -109,7 +114,12 @@ class Texture:
     def layers(self) -> int:
         """The array size (cubes: the number of cubes)."""
         count = self.levels[0].shape[0]
-        return count // 6 if self.dimension.startswith("texturecube") else count
+        return count // 6 if self.is_cube else count
+
+    @property
+    def is_cube(self) -> bool:
+        """A cube map or cube-map array."""
+        return self.dimension.startswith("texturecube")
 
 
 @dataclass
