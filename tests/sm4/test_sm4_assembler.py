@@ -611,24 +611,37 @@ def test_precision_note_of_an_absolute_value_goes_inside_the_bars() -> None:
 
 
 def test_stat_counters_derived_from_code_match_fxc() -> None:
-    """The counters an edit moves (``update_statistics``) are those fxc writes in STAT: every
-    corpus shader's sample, emit and cut counters, and the declaration count of the vertex,
-    pixel and compute shaders (fxc counts only input and output declarations). 4,408 compiled
-    and real shaders gave the same; fxc's load, float, mov, conversion and flow-control counts
-    also depend on operands and are only approximated."""
+    """The counters an edit moves (``update_statistics``) and text alone writes are those fxc
+    wrote in every corpus STAT: loads (not from g#), stores to a UAV, atomics, barriers, gathers
+    (``reserved2``), lod (``reserved3``), instructions on an indexable temp (array, instead of
+    their own counter), flow control (a condition read from a constant buffer is static), the
+    immediate constant buffer's elements (defs), the geometry-shader and patch declarations, the
+    largest hull phase's temps, and the input and output declarations (but of hull shaders).
+    fxc 9.x counts no instruction of a hull shader's fork and join phases. fxc's float, mov, int,
+    uint and conversion counts depend on more than the code shows and are only approximated."""
     from shaderkit.formats.dxbc.assemble import _counts
+    from shaderkit.formats.dxbc.listing import before_fxc_9_30, is_legacy_creator
     from shaderkit.isa.sm4.decode import decode
 
-    exact = ["texture_normal_instructions", "texture_comp_instructions", "texture_bias_instructions",
-             "texture_gradient_instructions", "emit_instruction_count", "cut_instruction_count"]
-    checked = 0
+    exact = ["texture_normal_instructions", "texture_load_instructions", "texture_comp_instructions",
+             "texture_bias_instructions", "texture_gradient_instructions", "emit_instruction_count",
+             "cut_instruction_count", "static_flow_control_count", "dynamic_flow_control_count",
+             "temp_register_count", "temp_array_count", "array_instruction_count", "def_count", "reserved2",
+             "reserved3", "input_primitive", "gs_output_topology", "gs_max_output_vertex_count"]
+    sm5 = ["gs_instance_count", "barrier_instructions", "interlocked_instructions"]
+    checked = hull = 0
     for path in _corpus():
         container = DxbcContainer.from_bytes(path.read_bytes())
         stat, shader = container.statistics, container.shader
         if stat is None or shader is None:
             continue
-        counts = _counts(decode(shader.tokens))
-        fields = exact + (["dcl_count"] if shader.tokens[0] >> 16 in (0, 1, 5) else [])  # ps, vs, cs
+        creator = container.rdef.creator if container.rdef is not None else ""
+        prog = decode(shader.tokens)
+        counts = _counts(prog, is_legacy_creator(creator))
+        fields = exact + (["dcl_count"] if prog.program_type != 3 else [])
+        if stat.sm5_fields:  # (fxc 9.29 counted no texture store: 1 of 1)
+            fields += sm5 + ([] if before_fxc_9_30(creator) else ["texture_store_instructions"])
         assert {f: counts[f] for f in fields} == {f: getattr(stat, f) for f in fields}, path.name
         checked += 1
-    assert checked >= 250
+        hull += prog.program_type == 3
+    assert checked >= 250 and hull >= 10

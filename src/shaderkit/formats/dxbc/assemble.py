@@ -30,6 +30,7 @@ from shaderkit.formats.dxbc.listing import (
     _SCALAR_NAMES,
     DEBUG_LAYER_NOTE,
     DISASSEMBLER,
+    is_legacy_creator,
 )
 from shaderkit.formats.dxbc.listing import _SV_NAMES as SV_NAMES
 from shaderkit.formats.dxbc.sfi0 import FEATURE_NAMES, FeatureInfo
@@ -38,8 +39,8 @@ from shaderkit.formats.dxbc.stat import Statistics
 from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_bits
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
-from shaderkit.isa.sm4.model import Program
-from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, Imm
+from shaderkit.isa.sm4.model import Instruction, Program
+from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, Imm, OperandType
 from shaderkit.isa.sm4.table import CONTROLS_AT
 
 TYPE_CHECKING = False
@@ -70,7 +71,7 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         if words != list(shader.tokens):
             stat = target.statistics
             if stat is not None:
-                update_statistics(stat, old, prog)
+                update_statistics(stat, old, prog, formatter.legacy)
             shader.tokens = array("I", words)
     if base.effect is not None:
         _apply_expression_edits(text, base.effect)
@@ -266,32 +267,77 @@ _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("cut cut_stream".split(), "cut_instruction_count"),
 }
 #: FLOAT-typed instructions fxc does not count as float arithmetic (swapc counts in no field)
-_NOT_FLOAT_ARITHMETIC = frozenset("lod gather4 gather4_c gather4_s gather4_c_s".split())
+_NOT_FLOAT_ARITHMETIC = frozenset("gather4_c gather4_po_c".split())
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
 _NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label",
                       "customdata"})
+#: the gathers fxc counts in ``reserved2``: all but the compare gathers without a residency status
+#: (gather4_c and gather4_po_c count in no field)
+_GATHERS = frozenset("gather4 gather4_s gather4_po gather4_po_s gather4_c_s gather4_po_c_s".split())
+#: loads and stores whose resource is thread-group shared memory (g#) count as neither
+_MEMORY_LOADS = frozenset("ld_raw ld_structured ld_raw_s ld_structured_s".split())
+_STORES = frozenset("store_raw store_structured store_uav_typed".split())
+_TGSM, _UAV = int(OperandType.THREAD_GROUP_SHARED_MEMORY), int(OperandType.UNORDERED_ACCESS_VIEW)
+_CONSTANT_BUFFER = int(OperandType.CONSTANT_BUFFER)
+_INDEXABLE_TEMP = int(OperandType.INDEXABLE_TEMP)
+_HULL_SHADER = 3
+#: D3D_PRIMITIVE of a patch of one control point (n points: this + n - 1)
+_PATCH_PRIMITIVE_BASE = 8
+_NOT_REGISTER_DECLARATIONS = frozenset("dcl_inputprimitive dcl_outputtopology dcl_input_control_point_count "
+                                       "dcl_output_control_point_count".split())
+_FORK_JOIN = frozenset({"hs_fork_phase", "hs_join_phase"})
+#: customdata class of an immediate constant buffer
+_ICB_CLASS = 3
 
 
-def _counts(prog: Program) -> dict[str, int]:
-    """Counters shaderkit can derive from a program (the STAT fields of the same name)."""
+def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
+    """Counters shaderkit can derive from a program (the STAT fields of the same name), as fxc
+    counts them (the rules after the name table: checked against the corpus's 278 STAT chunks).
+    ``legacy``: as fxc before the Windows 10 SDK counts (a hull shader's fork and join phases add
+    to no instruction counter: fxc 9.30, 8 of 8 hull shaders; 10.1 counts them, 5 of 5)."""
     c: dict[str, int] = {f.name: 0 for f in fields(Statistics) if f.type in ("int", int)}
+    code_counts = True
     for inst in prog.instructions:
         info = OPCODES.get(inst.opcode)
         if info is None:
             continue
         name = info.name
         if info.dcl:
-            if name.startswith(("dcl_input", "dcl_output")):  # fxc counts only these declarations
-                c["dcl_count"] += 1
-            if name == "dcl_temps" and inst.raw:
-                c["temp_register_count"] = inst.raw[0]
-            elif name == "dcl_indexableTemp" and len(inst.raw) > 1:
-                c["temp_array_count"] += inst.raw[1]
+            _count_declaration(c, prog, name, inst)
             continue
-        if name in _NO_SLOT:
+        if name == "customdata":
+            if inst.controls == _ICB_CLASS:  # one def per 4-component element
+                c["def_count"] += len(inst.raw) // 4
+            continue
+        if legacy and name in _FORK_JOIN:
+            code_counts = False
+        if name in _NO_SLOT or not code_counts:
             continue
         c["instruction_count"] += 1
+        if any(op.type == _INDEXABLE_TEMP for op in inst.operands):
+            c["array_instruction_count"] += 1  # (in place of the instruction's own counter)
+            continue
+        if name in _MEMORY_LOADS and any(op.type == _TGSM for op in inst.operands):
+            continue
+        if name in _STORES:
+            if inst.operands and inst.operands[0].type == _UAV:
+                c["texture_store_instructions"] += 1
+            continue
+        if name.startswith(("atomic_", "imm_atomic_")):
+            c["interlocked_instructions"] += 1
+            continue
+        if name == "sync":
+            c["barrier_instructions"] += 1
+            continue
+        if name == "lod":
+            c["reserved3"] += 1
+            continue
+        if name in _GATHERS:
+            c["reserved2"] += 1
+            continue
         field = _STAT_FIELDS.get(name)
+        if field == "dynamic_flow_control_count" and inst.operands and inst.operands[0].type == _CONSTANT_BUFFER:
+            field = "static_flow_control_count"  # a condition read from a constant buffer is uniform
         if field is not None:
             c[field] += 1
         elif info.imm == Imm.FLOAT and info.num_operands > 1 and name not in _NOT_FLOAT_ARITHMETIC:
@@ -301,9 +347,30 @@ def _counts(prog: Program) -> dict[str, int]:
     return c
 
 
-def update_statistics(stat: Statistics, old: Program, new: Program) -> None:
-    """Move ``stat``'s counters by the difference between ``old`` and ``new``."""
-    before, after = _counts(old), _counts(new)
+def _count_declaration(c: dict[str, int], prog: Program, name: str, inst: Instruction) -> None:
+    """What a declaration adds to the counters (fxc counts only input and output declarations)."""
+    if name.startswith(("dcl_input", "dcl_output")) and name not in _NOT_REGISTER_DECLARATIONS:
+        c["dcl_count"] += 1
+    if name == "dcl_temps" and inst.raw:
+        c["temp_register_count"] = max(c["temp_register_count"], inst.raw[0])  # (the largest hull phase)
+    elif name == "dcl_indexableTemp" and len(inst.raw) > 1:
+        c["temp_array_count"] += inst.raw[1]
+    elif name == "dcl_gsinstances" and inst.raw:
+        c["gs_instance_count"] = inst.raw[0]
+    elif name == "dcl_maxout" and inst.raw:
+        c["gs_max_output_vertex_count"] = inst.raw[0]
+    elif name == "dcl_outputtopology":
+        c["gs_output_topology"] = inst.controls
+    elif name == "dcl_inputprimitive":
+        c["input_primitive"] = inst.controls
+    elif name == "dcl_input_control_point_count" and prog.program_type == _HULL_SHADER and inst.controls:
+        c["input_primitive"] = _PATCH_PRIMITIVE_BASE + inst.controls - 1
+
+
+def update_statistics(stat: Statistics, old: Program, new: Program, legacy: bool = False) -> None:
+    """Move ``stat``'s counters by the difference between ``old`` and ``new`` (``legacy``: counted
+    as fxc before the Windows 10 SDK counts, see :func:`_counts`)."""
+    before, after = _counts(old, legacy), _counts(new, legacy)
     for name, value in after.items():
         delta = value - before[name]
         if delta:
@@ -402,7 +469,8 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
     features = _features_from_header(header)
     if features is not None:
         chunks.append(features)
-    stat = _statistics_from_text(lines[assembled.line - 1 : stop], header, prog, assembled.line)
+    stat = _statistics_from_text(lines[assembled.line - 1 : stop], header, prog, assembled.line,
+                                 is_legacy_creator(creator))
     if stat is not None:
         chunks.append(stat)
     spdb = spdb_from_listing(lines[:stop], assembled.line - 1, assembled.lines, decode(words).offsets)
@@ -570,7 +638,8 @@ def _features_from_header(header: list[str]) -> FeatureInfo | None:
     return FeatureInfo(flags) if flags else None
 
 
-def _statistics_from_text(body: list[str], header: list[str], prog: Program, first_line: int = 1) -> Statistics | None:
+def _statistics_from_text(body: list[str], header: list[str], prog: Program, first_line: int = 1,
+                          legacy: bool = False) -> Statistics | None:
     """STAT from the listing: the footer's slot count, the tessellation tables and the
     sample-frequency note of the header; the other counters derived from the code (None
     without a footer or with a count of 0: nothing says fxc wrote a STAT)."""
@@ -583,7 +652,7 @@ def _statistics_from_text(body: list[str], header: list[str], prog: Program, fir
     if slots > 0xFFFFFFFF:
         raise AssemblyError(f"slot count {slots} does not fit 32 bits", first_line, 1)
     stat = Statistics()
-    for name, value in _counts(prog).items():
+    for name, value in _counts(prog, legacy).items():
         setattr(stat, name, value)
     stat.instruction_count = slots
     stat.sm5_fields = prog.major >= 5
