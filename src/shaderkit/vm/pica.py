@@ -16,8 +16,8 @@ IFU/CALLU/JMPU/LOOP never split.
 The numeric and flow-control rules are those of azahar's shader interpreter (Citra's successor),
 see ``shared/reference/pica_vm.md``: float32 arithmetic (not float24), 0 * inf = +0 in products,
 dot products summed from +0, unfused MAD, MIN/MAX as ``a < b ? a : b`` / ``a > b ? a : b``,
-RCP/RSQ in IEEE float32 (RCP(-0) = -inf), MOVA truncating toward zero, relative offsets outside
-[-128, 127] read as 0 and indices >= 96 read (1, 1, 1, 1), LOOP running i.x + 1 passes, IF stack 8,
+RCP/RSQ in IEEE float32 (RCP(-0) = -inf), EX2/LG2 as glibc's exp2f/log2f (:mod:`.glibc_math`),
+MOVA truncating toward zero, relative offsets outside [-128, 127] read as 0 and indices >= 96 read (1, 1, 1, 1), LOOP running i.x + 1 passes, IF stack 8,
 CALL stack 4 and LOOP stack 4 as circular buffers that drop the oldest entry, up to three CALL
 returns on one instruction, and geometry-shader EMIT toggling between two output banks.
 
@@ -63,6 +63,7 @@ from shaderkit.isa.pica.opcodes import (
     OUTPUT_SEMANTICS,
     opdesc_src,
 )
+from shaderkit.vm.glibc_math import exp2f, log2f
 
 if TYPE_CHECKING:
     from shaderkit.formats.dvlb.dvlb import Dvlb, Dvle
@@ -538,7 +539,7 @@ _COMPONENT_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "slti": lambda a, b: _as_float(a < b),
 }
 _SCALAR_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "rcp": _rcp, "rsq": _rsq, "ex2": np.exp2, "lg2": np.log2,
+    "rcp": _rcp, "rsq": _rsq, "ex2": exp2f, "lg2": log2f,
 }
 _CMP_FUNCS: tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], ...] = (
     operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,

@@ -17,6 +17,7 @@ from shaderkit.vm.sm4.resources import (
     Texture,
     address,
     cube_face,
+    cube_face_bases,
     lod_from_gradients,
 )
 
@@ -126,13 +127,8 @@ def _finish(m: Machine, ins: Instruction, resource: Operand, values: np.ndarray,
 # -- texel access --------------------------------------------------------------------------------
 
 
-#: per cube face: (the face's normal, the directions its +s and +t coordinates point to), the
-#: inverse of :func:`~.resources.cube_face`'s major-axis rule (u = (s + 1) / 2, v = (t + 1) / 2)
-_CUBE_BASES = np.array([
-    [[1, 0, 0], [0, 0, -1], [0, -1, 0]], [[-1, 0, 0], [0, 0, 1], [0, -1, 0]],
-    [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[0, -1, 0], [1, 0, 0], [0, 0, -1]],
-    [[0, 0, 1], [1, 0, 0], [0, -1, 0]], [[0, 0, -1], [-1, 0, 0], [0, -1, 0]],
-], np.float64)
+#: per cube face: its normal and the directions its +s and +t coordinates point to
+_CUBE_BASES = cube_face_bases()
 
 
 def _off_face(coord: np.ndarray, size: int) -> np.ndarray:

@@ -186,15 +186,39 @@ def lod_from_gradients(ddx: np.ndarray, ddy: np.ndarray, size: np.ndarray) -> np
         return np.log2(rho)
 
 
+#: per cube face (+x, -x, +y, -y, +z, -z): (axis, sign) of its normal, of the direction its s
+#: coordinate grows to and of its t coordinate's (D3D's major-axis rule: u = (s / |ma| + 1) / 2)
+CUBE_FACES = (
+    ((0, 1), (2, -1), (1, -1)), ((0, -1), (2, 1), (1, -1)),
+    ((1, 1), (0, 1), (2, 1)), ((1, -1), (0, 1), (2, -1)),
+    ((2, 1), (0, 1), (1, -1)), ((2, -1), (0, -1), (1, -1)),
+)
+_FACE_AXES = np.array([[axis for axis, _ in face] for face in CUBE_FACES])
+_FACE_SIGNS = np.array([[sign for _, sign in face] for face in CUBE_FACES], np.float64)
+
+
 def cube_face(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Face index (0..5) and face (u, v) in [0, 1] for a cube direction (D3D's major-axis rule)."""
+    """Face index (0..5) and face (u, v) in [0, 1] for a cube direction (D3D's major-axis rule,
+    :data:`CUBE_FACES`)."""
     x, y, z = direction[:, 0], direction[:, 1], direction[:, 2]
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     face = np.where((ax >= ay) & (ax >= az), np.where(x >= 0, 0, 1), np.where(ay >= az, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
-    sc = np.select([face == 0, face == 1, face == 2, face == 3, face == 4], [-z, z, x, x, x], -x)
-    tc = np.select([face == 2, face == 3], [z, -z], -y)
-    ma = np.select([face < 2, face < 4], [ax, ay], az)
+    lanes = np.arange(len(face))
+    axes, signs = _FACE_AXES[face], _FACE_SIGNS[face]
+    ma = np.abs(direction[lanes, axes[:, 0]])
+    sc = signs[:, 1] * direction[lanes, axes[:, 1]]
+    tc = signs[:, 2] * direction[lanes, axes[:, 2]]
     with np.errstate(all="ignore"):
         u = (sc / ma + 1) * 0.5
         v = (tc / ma + 1) * 0.5
     return face, np.nan_to_num(u), np.nan_to_num(v)
+
+
+def cube_face_bases() -> np.ndarray:
+    """Per face of :data:`CUBE_FACES`: its normal and its s and t directions as vectors (6, 3, 3),
+    the inverse of :func:`cube_face`: direction = normal + s * s_dir + t * t_dir."""
+    bases = np.zeros((6, 3, 3), np.float64)
+    for f, face in enumerate(CUBE_FACES):
+        for row, (axis, sign) in enumerate(face):
+            bases[f, row, axis] = sign
+    return bases
