@@ -244,11 +244,10 @@ def _effect_targets(shaders: list[DxbcContainer], programs: list[Assembled]) -> 
 
 # -- statistics ------------------------------------------------------------------------------------
 
-#: the STAT counter each instruction adds to, as fxc counts (against the STAT chunks of 4,408
-#: real and d3dcompiler_47-compiled shaders: sample, emit and cut counters exact; declarations
-#: (inputs and outputs only) exact but for geometry and tessellation shaders; int, movc,
-#: instruction count 99 %, flow control, uint and loads 94-97 %; fxc also looks at operands
-#: for float, mov and conversion counts, which names alone give for 70-85 %)
+#: the STAT counter each instruction adds to by its name, as fxc counts (against the STAT chunks
+#: of 4,408 real and d3dcompiler_47-compiled shaders; the operand rules of :func:`_counts` come on
+#: top). fxc's float, mov, int, uint and conversion counts also follow what its compiler made
+#: of the source, which names and operands give for 70-99 %
 _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("iadd ieq ige ilt imad imax imin imul ine ishl ishr ineg".split(), "int_instruction_count"),
     **dict.fromkeys("and not or udiv uge ult umin umax umul umad ushr xor".split(), "uint_instruction_count"),
@@ -269,8 +268,7 @@ _STAT_FIELDS: dict[str, str] = {
 #: FLOAT-typed instructions fxc does not count as float arithmetic (swapc counts in no field)
 _NOT_FLOAT_ARITHMETIC = frozenset("gather4_c gather4_po_c".split())
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
-_NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label",
-                      "customdata"})
+_NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label"})
 #: the gathers fxc counts in ``reserved2``: all but the compare gathers without a residency status
 #: (gather4_c and gather4_po_c count in no field)
 _GATHERS = frozenset("gather4 gather4_s gather4_po gather4_po_s gather4_c_s gather4_po_c_s".split())
