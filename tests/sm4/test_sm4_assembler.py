@@ -645,3 +645,22 @@ def test_stat_counters_derived_from_code_match_fxc() -> None:
         checked += 1
         hull += prog.program_type == 3
     assert checked >= 250 and hull >= 10
+
+
+def test_run_together_default_words_are_an_error_at_their_file_line() -> None:
+    """Text fuzzing: two default-value words without a space between them raised ValueError; and
+    a library function's header errors counted lines from the function's header, not the file."""
+    from shaderkit.formats.dxbc.assemble import assemble_container
+
+    files = corpus_files("dxbc", "dxdecompiler__Internal_Misc_LibraryTest3_5_0.fxc.asm")
+    if not files:
+        pytest.skip("corpus library listing not found")
+    lines = files[0].read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("//      = 0x") and n > 0
+              and "TestGlobal2" in lines[n - 1])
+    words = lines[at].split()
+    lines[at] = " ".join(words[:-2]) + " " + words[-2] + words[-1]  # "0x00000006 0x000000060x00000006"
+    with pytest.raises(AssemblyError) as info:
+        assemble_container("\n".join(lines) + "\n")
+    assert (info.value.line, info.value.column) == (at + 1, 1)
+    assert "unreadable buffer definition line" in info.value.message

@@ -431,10 +431,14 @@ def _shader_container(lines: list[str], start: int, stop: int, assembled: Assemb
             break
     sm5 = prog.major >= 5
     chunks: list[Chunk] = []
-    interfaces = interfaces_from_header(header)
     rdef = None
-    if creator and creator != DISASSEMBLER:  # the disassembler's name: the container had no RDEF
-        rdef = rdef_from_header(header, creator, _rdef_target(prog))
+    try:  # (the header parsers count lines from the header's first; a library function's is not the file's)
+        interfaces = interfaces_from_header(header)
+        if creator and creator != DISASSEMBLER:  # the disassembler's name: the container had no RDEF
+            rdef = rdef_from_header(header, creator, _rdef_target(prog))
+    except AssemblyError as exc:
+        raise exc.moved(start) from None
+    if rdef is not None:
         if any(inst.opcode == _DCL_GLOBAL_FLAGS and inst.controls & _SKIP_OPTIMIZATION_CONTROL
                for inst in prog.instructions):
             rdef.flags |= SKIP_OPTIMIZATION

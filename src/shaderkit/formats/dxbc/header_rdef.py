@@ -54,7 +54,7 @@ _INDEX_TAIL_RE = re.compile(r"// Index: *(\d+)(?:\.([xyzw]+))?(?:(?: \d+)+|-\d+(
 _DECL_RE = re.compile(r"(row_major )?(\S+) (\S+?)(?:\[(\d+)\])?;$")
 _INTERFACE_RE = re.compile(r"interface (\S+) (\S+?)(?:\[(\d+)\])?;$")
 _CLOSE_RE = re.compile(r"\} (\S+?)(?:\[(\d+)\])?;$")
-_WORDS_RE = re.compile(r"(?:= )?((?:0x[0-9a-f]{8} ?)+)$")
+_WORDS_RE = re.compile(r"(?:= )?(0x[0-9a-f]{8}(?: 0x[0-9a-f]{8})*) ?$")
 _VECTOR_RE = re.compile(r"([1-4])(?:x([1-4]))?$")
 _DIMENSIONS = {name: value for value, name in _DIMENSION_NAMES.items()}
 _RETURN_TYPES = {name: value for value, name in _RETURN_TYPE_NAMES.items()}
