@@ -40,7 +40,7 @@ from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_b
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Instruction, Program
-from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, Imm, OperandType
+from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, PROGRAM_TYPES, Imm, OperandType
 from shaderkit.isa.sm4.table import CONTROLS_AT
 
 TYPE_CHECKING = False
@@ -278,7 +278,7 @@ _STORES = frozenset("store_raw store_structured store_uav_typed".split())
 _TGSM, _UAV = int(OperandType.THREAD_GROUP_SHARED_MEMORY), int(OperandType.UNORDERED_ACCESS_VIEW)
 _CONSTANT_BUFFER = int(OperandType.CONSTANT_BUFFER)
 _INDEXABLE_TEMP = int(OperandType.INDEXABLE_TEMP)
-_HULL_SHADER = 3
+_HULL_SHADER = PROGRAM_TYPES.index("hs")
 #: D3D_PRIMITIVE of a patch of one control point (n points: this + n - 1)
 _PATCH_PRIMITIVE_BASE = 8
 _NOT_REGISTER_DECLARATIONS = frozenset("dcl_inputprimitive dcl_outputtopology dcl_input_control_point_count "
