@@ -22,7 +22,7 @@ from shaderkit.isa.sm4.assembler import assemble_listing, keep_base_bits
 from shaderkit.isa.sm4.decode import decode_bytes
 from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Index, Instruction
-from shaderkit.isa.sm4.opcodes import OPCODES
+from shaderkit.isa.sm4.opcodes import OPCODES, PROGRAM_TYPES
 from shaderkit.isa.sm4.text import format_program
 
 
@@ -638,12 +638,13 @@ def test_stat_counters_derived_from_code_match_fxc() -> None:
         creator = container.rdef.creator if container.rdef is not None else ""
         prog = decode(shader.tokens)
         counts = _counts(prog, is_legacy_creator(creator))
-        fields = exact + (["dcl_count"] if prog.program_type != 3 else [])
+        hull_shader = prog.program_type == PROGRAM_TYPES.index("hs")
+        fields = exact + (["dcl_count"] if not hull_shader else [])
         if stat.sm5_fields:  # (fxc 9.29 counted no texture store: 1 of 1)
             fields += sm5 + ([] if before_fxc_9_30(creator) else ["texture_store_instructions"])
         assert {f: counts[f] for f in fields} == {f: getattr(stat, f) for f in fields}, path.name
         checked += 1
-        hull += prog.program_type == 3
+        hull += hull_shader
     assert checked >= 250 and hull >= 10
 
 
@@ -664,3 +665,21 @@ def test_run_together_default_words_are_an_error_at_their_file_line() -> None:
         assemble_container("\n".join(lines) + "\n")
     assert (info.value.line, info.value.column) == (at + 1, 1)
     assert "unreadable buffer definition line" in info.value.message
+
+
+@pytest.mark.parametrize("line", ["// customdata class 2: 0x000000060x00000006",
+                                  "// unknown opcode 300: 0x0100012c0x00000001",
+                                  "// customdata class 2: 0x6"])
+def test_raw_word_lines_that_do_not_read_are_errors(line: str) -> None:
+    # (run together, they raised ValueError; a line that did not read at all was dropped as a comment)
+    with pytest.raises(AssemblyError) as info:
+        assemble(f"ps_5_0\n{line}\nret\n")
+    assert (info.value.line, info.value.column) == (2, 1)
+
+
+def test_customdata_without_words_reads_back() -> None:
+    from shaderkit.isa.sm4.opcodes import CUSTOMDATA_CLASSES
+
+    prog = assemble("ps_5_0\n// customdata class 2:\n// customdata class 2: 0x00000006 0x00000007 \nret\n")
+    assert CUSTOMDATA_CLASSES[prog.instructions[0].controls] == "opaque"
+    assert [inst.raw for inst in prog.instructions[:2]] == [[], [6, 7]]

@@ -4,7 +4,7 @@ bit for a fifth of all inputs since NumPy 2.4."""
 
 from __future__ import annotations
 
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 
 import numpy as np
 
@@ -19,8 +19,9 @@ _EXP2_SHIFT = float.fromhex("0x1.8p+52") / _EXP2_N
 
 def _powers_of_two() -> np.ndarray:
     """The bits of 2^(i/32), correctly rounded, less i << 47 (so that adding k << 47 scales by 2^(k//32))."""
-    getcontext().prec = 40
-    bits = [np.float64(float(Decimal(2) ** (Decimal(i) / _EXP2_N))).view(np.uint64) for i in range(_EXP2_N)]
+    with localcontext() as context:
+        context.prec = 40
+        bits = [np.float64(float(Decimal(2) ** (Decimal(i) / _EXP2_N))).view(np.uint64) for i in range(_EXP2_N)]
     return np.array([int(b) - (i << (52 - _EXP2_BITS)) for i, b in enumerate(bits)], np.uint64)
 
 
@@ -32,8 +33,8 @@ def exp2f(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, np.float32)
     with np.errstate(all="ignore"):
         xd = x.astype(np.float64)
-        finite = np.isfinite(xd) & (xd < 128) & (xd > -150)
-        xs = np.where(finite, xd, 0.0)
+        in_range = (xd < 128) & (xd > -150)  # (NaN: neither)
+        xs = np.where(in_range, xd, 0.0)
         kd = xs + _EXP2_SHIFT
         ki = kd.view(np.uint64)
         r = xs - (kd - _EXP2_SHIFT)
@@ -41,12 +42,12 @@ def exp2f(x: np.ndarray) -> np.ndarray:
         c0, c1, c2 = _EXP2_POLY
         y = ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * s
         out = y.astype(np.float32)
-        # |x| >= 128, infinities and NaN: overflow to inf, underflow to 0 at -150 and below, NaN stays
-        out = np.where(finite, out, np.where(xd >= 128, np.float32(np.inf), np.float32(0)))
-        return np.where(np.isnan(x), x, out)
+        # x >= 128 overflows to inf, x <= -150 underflows to 0, NaN comes back as x + x (quieted)
+        out = np.where(in_range, out, np.where(xd >= 128, np.float32(np.inf), np.float32(0)))
+        return np.where(np.isnan(x), x + x, out)
 
 
-#: log2f: per subinterval of [0x3f330000, 2 * 0x3f330000): (1/c, log2(c)) for a c near its centre
+#: log2f: per subinterval of [asfloat(0x3f330000) = 0.6992, 1.3984): (1/c, log2(c)) for a c near its centre
 _LOG2_TABLE = np.array([[float.fromhex(a), float.fromhex(b)] for a, b in (
     ("0x1.661ec79f8f3bep+0", "-0x1.efec65b963019p-2"), ("0x1.571ed4aaf883dp+0", "-0x1.b0b6832d4fca4p-2"),
     ("0x1.49539f0f010bp+0", "-0x1.7418b0a1fb77bp-2"), ("0x1.3c995b0b80385p+0", "-0x1.39de91a6dcf7bp-2"),
@@ -84,7 +85,6 @@ def log2f(x: np.ndarray) -> np.ndarray:
     r2 = r * r
     y = (a0 * r2 + (a1 * r + a2)) * r2 + (a3 * r + y0)
     out = y.astype(np.float32)
-    bits = x.view(np.uint32)
-    fixed = np.where(bits & 0x7FFFFFFF == 0, np.float32(-np.inf),
-                     np.where(bits == 0x7F800000, np.float32(np.inf), np.float32(np.nan)))
-    return np.where(special & ~subnormal, fixed, np.where(bits == 0x3F800000, np.float32(0), out))
+    with np.errstate(all="ignore"):  # glibc's results: -inf for zeros, inf for inf, (x - x) / (x - x) else
+        fixed = np.where(x == 0, np.float32(-np.inf), np.where(x == np.inf, x, (x - x) / (x - x)))
+    return np.where(special & ~subnormal, fixed, out)

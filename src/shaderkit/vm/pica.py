@@ -17,9 +17,10 @@ The numeric and flow-control rules are those of azahar's shader interpreter (Cit
 see ``shared/reference/pica_vm.md``: float32 arithmetic (not float24), 0 * inf = +0 in products,
 dot products summed from +0, unfused MAD, MIN/MAX as ``a < b ? a : b`` / ``a > b ? a : b``,
 RCP/RSQ in IEEE float32 (RCP(-0) = -inf), EX2/LG2 as glibc's exp2f/log2f (:mod:`.glibc_math`),
-MOVA truncating toward zero, relative offsets outside [-128, 127] read as 0 and indices >= 96 read (1, 1, 1, 1), LOOP running i.x + 1 passes, IF stack 8,
-CALL stack 4 and LOOP stack 4 as circular buffers that drop the oldest entry, up to three CALL
-returns on one instruction, and geometry-shader EMIT toggling between two output banks.
+MOVA truncating toward zero, relative offsets outside [-128, 127] read as 0 and indices >= 96 read
+(1, 1, 1, 1), LOOP running i.x + 1 passes, IF stack 8, CALL stack 4 and LOOP stack 4 as circular
+buffers that drop the oldest entry, up to three CALL returns on one instruction, and geometry-shader
+EMIT toggling between two output banks.
 
 Choices where the emulators disagree or do nothing (documented and tested):
 

@@ -40,7 +40,15 @@ from shaderkit.isa.sm4.assembler import Assembled, assemble_listing, keep_base_b
 from shaderkit.isa.sm4.decode import decode
 from shaderkit.isa.sm4.encode import encode
 from shaderkit.isa.sm4.model import Instruction, Program
-from shaderkit.isa.sm4.opcodes import GLOBAL_FLAGS, OPCODES, PROGRAM_TYPES, Imm, OperandType
+from shaderkit.isa.sm4.opcodes import (
+    GLOBAL_FLAGS,
+    ICB_CLASS,
+    OPCODES,
+    PRIMITIVES,
+    PROGRAM_TYPES,
+    Imm,
+    OperandType,
+)
 from shaderkit.isa.sm4.table import CONTROLS_AT
 
 TYPE_CHECKING = False
@@ -71,7 +79,9 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
         if words != list(shader.tokens):
             stat = target.statistics
             if stat is not None:
-                update_statistics(stat, old, prog, formatter.legacy)
+                # (how fxc counted is the compiler's fact, not the listing style disasm --fxc chose)
+                creator = target.rdef.creator if target.rdef is not None else ""
+                update_statistics(stat, old, prog, is_legacy_creator(creator))
             shader.tokens = array("I", words)
     if base.effect is not None:
         _apply_expression_edits(text, base.effect)
@@ -265,13 +275,13 @@ _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("emit emit_stream emitThenCut emitThenCut_stream".split(), "emit_instruction_count"),
     **dict.fromkeys("cut cut_stream".split(), "cut_instruction_count"),
 }
-#: FLOAT-typed instructions fxc does not count as float arithmetic (swapc counts in no field)
-_NOT_FLOAT_ARITHMETIC = frozenset("gather4_c gather4_po_c".split())
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
 _NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label"})
-#: the gathers fxc counts in ``reserved2``: all but the compare gathers without a residency status
-#: (gather4_c and gather4_po_c count in no field)
-_GATHERS = frozenset("gather4 gather4_s gather4_po gather4_po_s gather4_c_s gather4_po_c_s".split())
+#: instructions fxc counts in no field: the compare gathers without a residency status (swapc, a
+#: two-destination float instruction, counts as no float arithmetic either: see the float rule)
+_UNCOUNTED = frozenset({"gather4_c", "gather4_po_c"})
+#: the gathers fxc counts in ``reserved2``: all the others
+_GATHERS = frozenset(info.name for info in OPCODES.values() if info.name.startswith("gather4")) - _UNCOUNTED
 #: loads and stores whose resource is thread-group shared memory (g#) count as neither
 _MEMORY_LOADS = frozenset("ld_raw ld_structured ld_raw_s ld_structured_s".split())
 _STORES = frozenset("store_raw store_structured store_uav_typed".split())
@@ -280,19 +290,19 @@ _CONSTANT_BUFFER = int(OperandType.CONSTANT_BUFFER)
 _INDEXABLE_TEMP = int(OperandType.INDEXABLE_TEMP)
 _HULL_SHADER = PROGRAM_TYPES.index("hs")
 #: D3D_PRIMITIVE of a patch of one control point (n points: this + n - 1)
-_PATCH_PRIMITIVE_BASE = 8
+_PATCH_PRIMITIVE_BASE = next(value for value, name in PRIMITIVES.items() if name == "1_control_point_patch")
 _NOT_REGISTER_DECLARATIONS = frozenset("dcl_inputprimitive dcl_outputtopology dcl_input_control_point_count "
                                        "dcl_output_control_point_count".split())
 _FORK_JOIN = frozenset({"hs_fork_phase", "hs_join_phase"})
-#: customdata class of an immediate constant buffer
-_ICB_CLASS = 3
 
 
 def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
     """Counters shaderkit can derive from a program (the STAT fields of the same name), as fxc
     counts them (the rules after the name table: checked against the corpus's 278 STAT chunks).
     ``legacy``: as fxc before the Windows 10 SDK counts (a hull shader's fork and join phases add
-    to no instruction counter: fxc 9.30, 8 of 8 hull shaders; 10.1 counts them, 5 of 5)."""
+    to no instruction counter: fxc 9.30, 8 of 8 hull shaders; 10.1 counts them, 5 of 5; the 6.3
+    compiler is assumed to count as 9.30, no sample). Not followed: fxc 9.29 counted no texture
+    store (1 sample)."""
     c: dict[str, int] = {f.name: 0 for f in fields(Statistics) if f.type in ("int", int)}
     code_counts = True
     for inst in prog.instructions:
@@ -304,7 +314,7 @@ def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
             _count_declaration(c, prog, name, inst)
             continue
         if name == "customdata":
-            if inst.controls == _ICB_CLASS:  # one def per 4-component element
+            if inst.controls == ICB_CLASS:  # one def per 4-component element
                 c["def_count"] += len(inst.raw) // 4
             continue
         if legacy and name in _FORK_JOIN:
@@ -333,12 +343,14 @@ def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
         if name in _GATHERS:
             c["reserved2"] += 1
             continue
+        if name in _UNCOUNTED:
+            continue
         field = _STAT_FIELDS.get(name)
         if field == "dynamic_flow_control_count" and inst.operands and inst.operands[0].type == _CONSTANT_BUFFER:
             field = "static_flow_control_count"  # a condition read from a constant buffer is uniform
         if field is not None:
             c[field] += 1
-        elif info.imm == Imm.FLOAT and info.num_operands > 1 and name not in _NOT_FLOAT_ARITHMETIC:
+        elif info.imm == Imm.FLOAT and info.num_operands > 1:
             c["float_instruction_count"] += 1
             if name in _ROUNDING:  # float arithmetic that fxc counts as a conversion too
                 c["conversion_instruction_count"] += 1

@@ -41,6 +41,7 @@ from shaderkit.formats.dxbc.rdef import (
     ShaderTypeMember,
     ShaderVariable,
 )
+from shaderkit.isa.sm4.assembler import HEX_WORDS
 
 _SCALARS = sorted(((name, value) for value, name in _SCALAR_NAMES.items()), key=lambda item: -len(item[0]))
 _SCALAR_BY_NAME = {name: value for name, value in _SCALARS}
@@ -54,7 +55,7 @@ _INDEX_TAIL_RE = re.compile(r"// Index: *(\d+)(?:\.([xyzw]+))?(?:(?: \d+)+|-\d+(
 _DECL_RE = re.compile(r"(row_major )?(\S+) (\S+?)(?:\[(\d+)\])?;$")
 _INTERFACE_RE = re.compile(r"interface (\S+) (\S+?)(?:\[(\d+)\])?;$")
 _CLOSE_RE = re.compile(r"\} (\S+?)(?:\[(\d+)\])?;$")
-_WORDS_RE = re.compile(r"(?:= )?(0x[0-9a-f]{8}(?: 0x[0-9a-f]{8})*) ?$")
+_WORDS_RE = re.compile(rf"(?:= )?({HEX_WORDS}) ?$")
 _VECTOR_RE = re.compile(r"([1-4])(?:x([1-4]))?$")
 _DIMENSIONS = {name: value for value, name in _DIMENSION_NAMES.items()}
 _RETURN_TYPES = {name: value for value, name in _RETURN_TYPE_NAMES.items()}

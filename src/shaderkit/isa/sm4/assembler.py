@@ -506,9 +506,13 @@ def _strip_comment(line: str) -> str:
     return line
 
 
-_UNKNOWN_RE = re.compile(r"^// unknown opcode \d+: ((?:0x[0-9a-f]{8} ?)+)$")
+#: 32-bit words as the listings print them: ``0x%08x``, one space apart
+HEX_WORDS = r"0x[0-9a-f]{8}(?: 0x[0-9a-f]{8})*"
+_UNKNOWN_RE = re.compile(rf"^// unknown opcode \d+: ({HEX_WORDS}) ?$")
 #: customdata blocks fxc prints as a comment: with their words (exact text) or without them
-_CUSTOMDATA_RE = re.compile(r"^// customdata class (\d+)(?:: ((?:0x[0-9a-f]{8} ?)*)|, (\d+) words)$")
+_CUSTOMDATA_RE = re.compile(rf"^// customdata class (\d+)(?::(?: ({HEX_WORDS}) ?)?|, (\d+) words)$")
+#: the comment lines that are instructions (read by the two patterns above)
+_RAW_STATEMENTS = ("// unknown opcode ", "// customdata class ")
 
 
 def _statements(lines: list[str], first: int) -> list[_Statement]:
@@ -519,8 +523,7 @@ def _statements(lines: list[str], first: int) -> list[_Statement]:
     for n, raw_line in enumerate(lines):
         number = first + n
         stripped = raw_line.strip()
-        unknown = _UNKNOWN_RE.match(stripped) or _CUSTOMDATA_RE.match(stripped)
-        if unknown is not None:
+        if stripped.startswith(_RAW_STATEMENTS):
             out.append(_Statement(stripped, number, raw_line.index("/") + 1))
             continue
         code = _strip_comment(raw_line).rstrip()
@@ -581,10 +584,13 @@ class _ProgramAssembler:
             if count is not None:  # the words are not in the text: only a base can supply them
                 self.unresolved.append(len(self.program.instructions))
                 return Instruction(OP_CUSTOMDATA, int(cls) & _DATA_CLASS_MASK, [], [], [0] * min(int(count), 1 << 20))
-            return Instruction(OP_CUSTOMDATA, int(cls) & _DATA_CLASS_MASK, [], [], [int(w, 16) for w in words.split()])
-        if text.startswith("// unknown opcode"):
-            words = [int(w, 16) for w in text.split(":", 1)[1].split()]
-            return _raw_instruction(words)
+            return Instruction(OP_CUSTOMDATA, int(cls) & _DATA_CLASS_MASK, [], [],
+                               [int(w, 16) for w in (words or "").split()])
+        unknown = _UNKNOWN_RE.match(text)
+        if unknown is not None:
+            return _raw_instruction([int(w, 16) for w in unknown.group(1).split()])
+        if text.startswith(_RAW_STATEMENTS):
+            raise _Fail("unreadable words: each one 0x and 8 lower-case hex digits, one space apart", 0)
         if text.startswith("dcl_immediateConstantBuffer"):
             return self.icb(text)
         if text.startswith(("printf ", "errorf ", "printf\t", "errorf\t")):

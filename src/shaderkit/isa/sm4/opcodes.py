@@ -410,6 +410,8 @@ MIN_PRECISION = {0: "", 1: "min16f", 2: "min2_8f", 4: "min16i", 5: "min16u", 6: 
 
 CUSTOMDATA_CLASSES = {0: "comment", 1: "debuginfo", 2: "opaque", 3: "icb", 4: "shader_message",
                       5: "clip_plane_constant_mappings"}
+#: the customdata class of an immediate constant buffer
+ICB_CLASS = next(value for value, name in CUSTOMDATA_CLASSES.items() if name == "icb")
 
 PROGRAM_TYPES = ("ps", "vs", "gs", "hs", "ds", "cs")
 

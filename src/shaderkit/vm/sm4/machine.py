@@ -18,7 +18,7 @@ import numpy as np
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import ShaderkitError
 from shaderkit.isa.sm4.model import Instruction, Operand
-from shaderkit.isa.sm4.opcodes import OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
+from shaderkit.isa.sm4.opcodes import ICB_CLASS, OPCODES, RESOURCE_DIMENSIONS, RETURN_TYPES, OperandType
 from shaderkit.vm.sm4.alu import ALU, BITS, DOUBLE, FLOAT, INT, TRUE, UINT, flush, to_bits
 from shaderkit.vm.sm4.fast import Fast, compile_tree
 from shaderkit.vm.sm4.geometry import HANDLERS as GEOMETRY_HANDLERS
@@ -246,7 +246,7 @@ def _declarations(instructions: list[Instruction]) -> Declarations:
                 d.constant_buffers[op.indices[1].value] = ins.raw[0] if ins.raw else 4096
             else:
                 d.constant_buffers[reg] = op.indices[1].value if len(op.indices) > 1 else 4096
-        elif name == "customdata" and ins.controls == 3:  # class 3: immediate constant buffer
+        elif name == "customdata" and ins.controls == ICB_CLASS:
             words = np.array(ins.raw, dtype=np.uint32)
             d.icb = words[: len(words) // 4 * 4].reshape(-1, 4)
         elif name == "dcl_resource" and op is not None:

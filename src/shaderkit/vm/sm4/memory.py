@@ -12,12 +12,12 @@ from shaderkit.vm.sm4.alu import FLOAT, INT, UINT, flush
 from shaderkit.vm.sm4.resources import (
     BORDER,
     COMPARISONS,
+    CUBE_FACE_BASES,
     Buffer,
     Sampler,
     Texture,
     address,
     cube_face,
-    cube_face_bases,
     lod_from_gradients,
 )
 
@@ -127,8 +127,6 @@ def _finish(m: Machine, ins: Instruction, resource: Operand, values: np.ndarray,
 # -- texel access --------------------------------------------------------------------------------
 
 
-#: per cube face: its normal and the directions its +s and +t coordinates point to
-_CUBE_BASES = cube_face_bases()
 
 
 def _off_face(coord: np.ndarray, size: int) -> np.ndarray:
@@ -147,7 +145,7 @@ def _cube_edges(layer: np.ndarray, x: np.ndarray, y: np.ndarray, size: int
     face = layer[edge] % 6
     s = (x[edge] + 0.5) / size * 2 - 1
     t = (y[edge] + 0.5) / size * 2 - 1
-    basis = _CUBE_BASES[face]
+    basis = CUBE_FACE_BASES[face]
     direction = basis[:, 0] + s[:, None] * basis[:, 1] + t[:, None] * basis[:, 2]
     new_face, u, v = cube_face(direction)
     layer, x, y = layer.copy(), x.copy(), y.copy()
