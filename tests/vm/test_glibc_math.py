@@ -51,3 +51,14 @@ def test_same_bits_as_the_host_glibc() -> None:
         got = ours(x)
         same = got.view(np.uint32) == host.view(np.uint32)  # NaNs too: sign, payload, quieting
         assert same.all(), (name, x[~same].view(np.uint32)[:5])
+
+
+def test_building_the_table_leaves_the_decimal_context_alone() -> None:
+    import decimal
+    import importlib
+
+    import shaderkit.vm.glibc_math as module
+
+    before = decimal.getcontext().prec
+    importlib.reload(module)
+    assert decimal.getcontext().prec == before
