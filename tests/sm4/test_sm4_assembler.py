@@ -683,3 +683,31 @@ def test_customdata_without_words_reads_back() -> None:
     prog = assemble("ps_5_0\n// customdata class 2:\n// customdata class 2: 0x00000006 0x00000007 \nret\n")
     assert CUSTOMDATA_CLASSES[prog.instructions[0].controls] == "opaque"
     assert [inst.raw for inst in prog.instructions[:2]] == [[], [6, 7]]
+
+
+def test_an_edit_counts_as_the_compiler_that_wrote_the_stat() -> None:
+    """fxc 9.30 counts no instruction of a hull shader's fork phases: adding one there moves no
+    counter, even when the listing is printed in 10.1's spelling (``disasm --fxc``)."""
+    from shaderkit.formats.dxbc.listing import FXC_STYLE
+
+    files = corpus_files("dxbc", "slimshader__Tests_Sdk_Direct3D11_SubD11_SubD11_HS.dxbc")
+    if not files:
+        pytest.skip("corpus hull shader not found")
+    data = files[0].read_bytes()
+    token = FXC_STYLE.set("Microsoft (R) HLSL Shader Compiler 10.1")
+    try:
+        lines = listing(DxbcContainer.from_bytes(data)).splitlines()
+        last_fork = max(n for n, line in enumerate(lines) if line.startswith("hs_fork_phase"))
+        at = next(n for n in range(last_fork, len(lines)) if lines[n].startswith("dcl_temps"))
+        lines.insert(at + 1, "mul r0.x, r0.x, r0.x")
+        base = DxbcContainer.from_bytes(data)
+        before = base.statistics.float_instruction_count  # type: ignore[union-attr]
+        edited = assemble_with_base("\n".join(lines) + "\n", base)
+    finally:
+        FXC_STYLE.reset(token)
+    assert edited.statistics.float_instruction_count == before  # type: ignore[union-attr]
+    plain = DxbcContainer.from_bytes(data)  # a control-point phase instruction does count
+    lines = listing(plain).splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("dcl_temps"))
+    lines.insert(at + 1, "mul r0.x, r0.x, r0.x")
+    assert assemble_with_base("\n".join(lines) + "\n", plain).statistics.float_instruction_count == before + 1  # type: ignore[union-attr]
