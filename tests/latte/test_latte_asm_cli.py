@@ -204,3 +204,29 @@ def test_asm_base_reads_its_listing_from_standard_input_once(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["asm", "-", "--base", str(base), "-o", str(tmp_path / "out")], input=listing)
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out").read_bytes() == base.read_bytes()
+
+
+@pytest.mark.parametrize("base_name", ["sample.sharcfb", "sample.bnsh"])
+def test_asm_base_with_text_not_utf8_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                      base_name: str) -> None:
+    # a Latin-1 comment: one clear line and exit 2 whatever the base (a UnicodeDecodeError traceback)
+    from shaderkit.samples import SAMPLES
+
+    base = tmp_path / base_name
+    base.write_bytes(SAMPLES[base_name]())
+    (tmp_path / "t.txt").write_bytes(b"; caf\xe9\n")
+    code, _, err = run_cli(capsys, "asm", str(tmp_path / "t.txt"), "--base", str(base), "-o", str(tmp_path / "o"))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_asm_header_with_base_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from shaderkit.samples import SAMPLES
+
+    base = tmp_path / "sample.shbin"
+    base.write_bytes(SAMPLES["sample.shbin"]())
+    (tmp_path / "t.pica").write_text(".proc main\n\tend\n.end\n")
+    code, _, err = run_cli(capsys, "asm", str(tmp_path / "t.pica"), "--base", str(base), "-o", str(tmp_path / "o"),
+                           "--header", str(tmp_path / "h.h"))
+    assert code == 2 and "--header" in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "h.h").exists()

@@ -102,12 +102,12 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         if detected in ("sm4", "d3d9"):
             syntax = detected
     listing = _ONE_LISTING.get(syntax)
+    if header and (listing is not None or based is not None):
+        raise click.UsageError("--header is for PICA200 sources assembled without --base")
     if listing is not None:
         kind, suffix, assemble_text = listing
         if len(texts) != 1:
             raise click.UsageError(f"{kind} takes one listing")
-        if header:
-            raise click.UsageError("--header is for PICA200 sources")
         try:
             data = assemble_text(texts[0][1], based)
         except AssemblyError as exc:
@@ -115,8 +115,6 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
         write_output(output or _default_output(sources[0], suffix), based.outer(data) if based is not None else data)
         return
     if based is not None:
-        if header:
-            raise click.UsageError("--header is for PICA200 sources assembled without --base")
         if syntax in ("auto", "pica") and _pica(texts, output, based, no_nop):
             return
         if syntax in ("auto", "latte") and _latte(raw, output, syntax, based):
@@ -143,9 +141,12 @@ def _pica(texts: list[tuple[str, str]], output: str | None, base: _Base, no_nop:
     """PICA200 text (``shaderkit disasm`` output of a SHBIN, CGFX or CSDR file, edited) assembled
     into ``base``, the rest of the file kept; False when ``base`` is another format."""
     from shaderkit.errors import AssemblyError
-    from shaderkit.formats.dvlb.build import assemble_into, takes_pica_text
+    from shaderkit.formats.dvlb.build import assemble_into
+    from shaderkit.formats.dvlb.cgfx import Cgfx
+    from shaderkit.formats.dvlb.csdr import Csdr
+    from shaderkit.formats.dvlb.dvlb import Dvlb
 
-    if not takes_pica_text(base.model()):
+    if not isinstance(base.model(), (Dvlb, Cgfx, Csdr)):
         return False
     if len(texts) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
@@ -154,6 +155,8 @@ def _pica(texts: list[tuple[str, str]], output: str | None, base: _Base, no_nop:
         model = assemble_into(base.model(), text, name, no_nop)
     except AssemblyError as exc:
         raise exc.moved(filename=name) from None
+    except ValueError as exc:  # (a CSDR around a DVOB: no program to replace)
+        raise click.UsageError(str(exc)) from None
     write_output(output, base.outer(model.to_bytes()))
     return True
 
@@ -167,8 +170,9 @@ def _maxwell(raw: list[tuple[str, bytes]], output: str | None, base: _Base, vari
 
     if len(raw) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
-    name, text = _display(raw[0][0]), raw[0][1].decode("utf-8")
+    name = _display(raw[0][0])
     try:
+        text = raw[0][1].decode("utf-8")
         if variation is None and stage is None and listing_sections(text):
             data = assemble_listing(base.model(), text)
         else:
@@ -241,9 +245,8 @@ def _latte(raw: list[tuple[str, bytes]], output: str | None, syntax: str, base: 
     from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
 
     if base is not None:
-        return apply_to_base([(_display(name), data.decode("utf-8")) for name, data in raw], output, base.model(),
-                             base.outer)
-    if syntax == "pica" or (syntax == "auto" and any(name == "-" for name, _ in raw)):
+        return apply_to_base([(_display(name), data) for name, data in raw], output, base.model(), base.outer)
+    if syntax == "auto" and any(name == "-" for name, _ in raw):
         return False
     texts = [(_display(name), data.decode("utf-8", "replace")) for name, data in raw]
     if syntax == "auto" and not all(looks_like_latte(text) for _, text in texts):

@@ -43,7 +43,8 @@ def source_stage(name: str, text: str) -> str:
     raise ValueError(f"{name}: cannot tell a vertex from a pixel shader; name it .vsh or .psh")
 
 
-def apply_to_base(texts: list[tuple[str, str]], output: str | None, model: Any, outer: Callable[[bytes], bytes]) -> bool:
+def apply_to_base(sources: list[tuple[str, bytes]], output: str | None, model: Any,
+                  outer: Callable[[bytes], bytes]) -> bool:
     """``asm LISTING --base FILE -o OUT`` for a Wii U base ``model`` (GSH, SHARCFB, BFSHA, a BFSHA
     stage): every program of the edited ``disasm`` listing assembled back into it, the rest of the
     file kept, ``outer`` of its bytes written; False when ``model`` is not a Wii U file."""
@@ -55,9 +56,13 @@ def apply_to_base(texts: list[tuple[str, str]], output: str | None, model: Any, 
 
     if not is_wiiu(model) and not is_stage(model):
         return False
-    if len(texts) != 1 or not output:
+    if len(sources) != 1 or not output:
         raise click.UsageError("--base takes one listing and needs -o OUT")
-    name, text = texts[0]
+    name, data = sources[0]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         apply_listing(model, text)
     except AssemblyError as exc:

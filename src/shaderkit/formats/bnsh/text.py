@@ -196,7 +196,7 @@ def code_slots(base: ShaderFile) -> dict[str, tuple[int, str]]:
         assert isinstance(base, Dksh)
         return {base.program_title(i): (i, program.stage) for i, program in enumerate(base.programs)}
     raise ValueError(f"{base.format_name}: Maxwell text goes into a BNSH file, an NVN program blob or a DKSH "
-                     "module (--base also takes DXBC, D3D9 and Wii U files; PICA200 text goes into a SHBIN, CGFX or CSDR)")
+                     "module (--base also takes DXBC, D3D9 and Wii U files; PICA200 sources need no --base)")
 
 
 def _put_code(base: ShaderFile, index: int, stage: str, code: bytes) -> None:

@@ -100,17 +100,6 @@ def assemble_sources(sources: list[tuple[str, str]], no_nop: bool = False) -> by
     return program_to_shbin(assemble_program(sources, no_nop))
 
 
-def takes_pica_text(model: ShaderFile) -> bool:
-    """True for a file :func:`assemble_into` takes PICA200 text back into: a SHBIN, a CGFX, or a
-    CSDR around one of them."""
-    from shaderkit.formats.dvlb.cgfx import Cgfx
-    from shaderkit.formats.dvlb.csdr import Csdr
-
-    if isinstance(model, Csdr):
-        return takes_pica_text(model.payload)
-    return isinstance(model, (Dvlb, Cgfx))
-
-
 def assemble_into(model: ShaderFile, text: str, filename: str = "<source>", no_nop: bool = False) -> ShaderFile:
     """``text`` (the ``shaderkit disasm`` text of a SHBIN, CGFX or CSDR file, edited) assembled
     into ``model``: a SHBIN's DVLEs, each shader of a CGFX (its ``; shader NAME`` part, in order),

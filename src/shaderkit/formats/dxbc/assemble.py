@@ -254,10 +254,13 @@ def _effect_targets(shaders: list[DxbcContainer], programs: list[Assembled]) -> 
 
 # -- statistics ------------------------------------------------------------------------------------
 
-#: the STAT counter each instruction adds to by its name, as fxc counts (against the STAT chunks
-#: of 4,408 real and d3dcompiler_47-compiled shaders; the operand rules of :func:`_counts` come on
-#: top). fxc's float, mov, int, uint and conversion counts also follow what its compiler made
-#: of the source, which names and operands give for 70-99 %
+#: instructions fxc counts in no field: the compare gathers without a residency status (swapc, a
+#: two-destination float instruction, counts as no float arithmetic either: see the float rule)
+_UNCOUNTED = frozenset({"gather4_c", "gather4_po_c"})
+#: the STAT counter each instruction adds to by its name ("": none), as fxc counts (against the STAT
+#: chunks of 4,408 real and d3dcompiler_47-compiled shaders, and the corpus's 278 for the operand
+#: rules of :func:`_counts`). fxc's float, mov, int, uint and conversion counts also follow what
+#: its compiler made of the source, which names and operands give for 70-99 %
 _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("iadd ieq ige ilt imad imax imin imul ine ishl ishr ineg".split(), "int_instruction_count"),
     **dict.fromkeys("and not or udiv uge ult umin umax umul umad ushr xor".split(), "uint_instruction_count"),
@@ -274,17 +277,17 @@ _STAT_FIELDS: dict[str, str] = {
     **dict.fromkeys("ftoi ftou itof utof dtof ftod dtoi dtou itod utod".split(), "conversion_instruction_count"),
     **dict.fromkeys("emit emit_stream emitThenCut emitThenCut_stream".split(), "emit_instruction_count"),
     **dict.fromkeys("cut cut_stream".split(), "cut_instruction_count"),
+    **dict.fromkeys("store_raw store_structured store_uav_typed".split(), "texture_store_instructions"),
+    **dict.fromkeys((info.name for info in OPCODES.values() if info.name.startswith(("atomic_", "imm_atomic_"))),
+                    "interlocked_instructions"),
+    "sync": "barrier_instructions",
+    # the gathers fxc counts in reserved2 (all but _UNCOUNTED), lod in reserved3
+    **dict.fromkeys((info.name for info in OPCODES.values() if info.name.startswith("gather4")), "reserved2"),
+    "lod": "reserved3",
+    **dict.fromkeys(_UNCOUNTED, ""),
 }
 _ROUNDING = frozenset("round_ne round_ni round_pi round_z frc".split())
 _NO_SLOT = frozenset({"hs_decls", "hs_control_point_phase", "hs_fork_phase", "hs_join_phase", "label"})
-#: instructions fxc counts in no field: the compare gathers without a residency status (swapc, a
-#: two-destination float instruction, counts as no float arithmetic either: see the float rule)
-_UNCOUNTED = frozenset({"gather4_c", "gather4_po_c"})
-#: the gathers fxc counts in ``reserved2``: all the others
-_GATHERS = frozenset(info.name for info in OPCODES.values() if info.name.startswith("gather4")) - _UNCOUNTED
-#: loads and stores whose resource is thread-group shared memory (g#) count as neither
-_MEMORY_LOADS = frozenset("ld_raw ld_structured ld_raw_s ld_structured_s".split())
-_STORES = frozenset("store_raw store_structured store_uav_typed".split())
 _TGSM, _UAV = int(OperandType.THREAD_GROUP_SHARED_MEMORY), int(OperandType.UNORDERED_ACCESS_VIEW)
 _CONSTANT_BUFFER = int(OperandType.CONSTANT_BUFFER)
 _INDEXABLE_TEMP = int(OperandType.INDEXABLE_TEMP)
@@ -298,11 +301,10 @@ _FORK_JOIN = frozenset({"hs_fork_phase", "hs_join_phase"})
 
 def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
     """Counters shaderkit can derive from a program (the STAT fields of the same name), as fxc
-    counts them (the rules after the name table: checked against the corpus's 278 STAT chunks).
-    ``legacy``: as fxc before the Windows 10 SDK counts (a hull shader's fork and join phases add
-    to no instruction counter: fxc 9.30, 8 of 8 hull shaders; 10.1 counts them, 5 of 5; the 6.3
-    compiler is assumed to count as 9.30, no sample). Not followed: fxc 9.29 counted no texture
-    store (1 sample)."""
+    counts them: by name (:data:`_STAT_FIELDS`), then by operand. ``legacy``: as fxc before the
+    Windows 10 SDK counts (a hull shader's fork and join phases add to no instruction counter: fxc
+    9.30, 8 of 8 hull shaders; 10.1 counts them, 5 of 5; the 6.3 compiler is assumed to count as
+    9.30, no sample). Not followed: fxc 9.29 counted no texture store (1 sample)."""
     c: dict[str, int] = {f.name: 0 for f in fields(Statistics) if f.type in ("int", int)}
     code_counts = True
     for inst in prog.instructions:
@@ -322,35 +324,19 @@ def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
         if name in _NO_SLOT or not code_counts:
             continue
         c["instruction_count"] += 1
-        if any(op.type == _INDEXABLE_TEMP for op in inst.operands):
-            c["array_instruction_count"] += 1  # (in place of the instruction's own counter)
-            continue
-        if name in _MEMORY_LOADS and any(op.type == _TGSM for op in inst.operands):
-            continue
-        if name in _STORES:
-            if inst.operands and inst.operands[0].type == _UAV:
-                c["texture_store_instructions"] += 1
-            continue
-        if name.startswith(("atomic_", "imm_atomic_")):
-            c["interlocked_instructions"] += 1
-            continue
-        if name == "sync":
-            c["barrier_instructions"] += 1
-            continue
-        if name == "lod":
-            c["reserved3"] += 1
-            continue
-        if name in _GATHERS:
-            c["reserved2"] += 1
-            continue
-        if name in _UNCOUNTED:
-            continue
         field = _STAT_FIELDS.get(name)
-        if field == "dynamic_flow_control_count" and inst.operands and inst.operands[0].type == _CONSTANT_BUFFER:
+        types = [op.type for op in inst.operands]
+        if _INDEXABLE_TEMP in types:
+            field = "array_instruction_count"  # in place of the instruction's own counter
+        elif field == "texture_load_instructions" and _TGSM in types:
+            field = ""  # loads from and stores to g# count nowhere
+        elif field == "texture_store_instructions" and types[:1] != [_UAV]:
+            field = ""
+        elif field == "dynamic_flow_control_count" and types[:1] == [_CONSTANT_BUFFER]:
             field = "static_flow_control_count"  # a condition read from a constant buffer is uniform
-        if field is not None:
+        if field:
             c[field] += 1
-        elif info.imm == Imm.FLOAT and info.num_operands > 1:
+        elif field is None and info.imm == Imm.FLOAT and info.num_operands > 1:
             c["float_instruction_count"] += 1
             if name in _ROUNDING:  # float arithmetic that fxc counts as a conversion too
                 c["conversion_instruction_count"] += 1

@@ -44,7 +44,7 @@ class Statistics:
     input_primitive: int = 0
     gs_output_topology: int = 0
     gs_max_output_vertex_count: int = 0
-    reserved2: int = 0  # fxc counts gathers here (formats.dxbc.assemble._GATHERS)
+    reserved2: int = 0  # fxc counts gathers here (formats.dxbc.assemble._STAT_FIELDS)
     reserved3: int = 0  # fxc counts lod instructions here
     is_sample_frequency_shader: int = 0
     # SM5 only
