@@ -90,8 +90,8 @@ def test_debug_info_lines_and_variables() -> None:
     # values read off fxc's listing of the same file
     assert info.lines[0x64][0] == 21 and info.lines[0x64][1].endswith("DebugTest.hlsl")
     assert [info.lines[o][0] for o in (0x84, 0xA4, 0xC0, 0xEC)] == [22, 23, 19, 24]
-    assert info.notes[0x84] == [("r0.x <- fLighting", None)]  # (note, None: the shader's own variable)
-    assert info.notes[0xEC][0] == ("r1.x <- vDiffuse.x", None)
+    assert info.notes_after(0x64, 0x84) == ["r0.x <- fLighting"]
+    assert info.notes_after(0xC0, 0xEC)[0] == "r1.x <- vDiffuse.x"
     assert ("v1.y", "Input.vTexcoord.y") in info.initial
 
 

@@ -191,7 +191,7 @@ _NOT = next(value for value, text in SOURCE_MODIFIERS.items() if text == ("!", "
 _VPOS, _VFACE = NAMED_REGISTERS["vPos"], NAMED_REGISTERS["vFace"]
 #: D3D9's default sampler state: D3DTEXF_POINT min/mag filtering, D3DTADDRESS_WRAP, D3DSAMP_MIPFILTER
 #: D3DTEXF_NONE and D3DSAMP_MAXMIPLEVEL 0: only level 0 is read (max_lod 0 clamps every LOD to it)
-_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0, seamless=False)
+_DEFAULT_SAMPLER = Sampler(filter="point", mip_filter="point", max_lod=0.0)
 _DIMENSIONS = {"_2d": "texture2d", "_cube": "texturecube", "_volume": "texture3d"}
 
 
@@ -947,7 +947,7 @@ def _sample(m: _Run, stage: int, coords: np.ndarray, lod: np.ndarray | None = No
     if tex is None:
         return np.zeros((m.n, 4), F32)  # an unbound stage reads as 0 (D3D9 returns (0, 0, 0, 1) on some cards)
     sampler = m.shader.samplers.get(stage, _DEFAULT_SAMPLER)
-    if sampler.seamless and tex.is_cube:
+    if sampler.seamless and tex.is_cube:  # (D3D9 filters within each face, whatever the sampler says)
         sampler = replace(sampler, seamless=False)
     values = sample_texture(tex, sampler, np.asarray(coords, F32), lod, ddx, ddy, quads=m.quads, bias=bias)
     return values.astype(F32)

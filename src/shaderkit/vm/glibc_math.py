@@ -72,11 +72,10 @@ def log2f(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         scaled = (x * np.float32(2.0**23)).view(np.uint32).astype(np.int64) - (23 << 23)
     ix = np.where(subnormal, scaled, np.where(special, 0x3F800000, ix))
-    tmp = ix - _LOG2_OFF
+    tmp = ix - _LOG2_OFF  # (within int32: ix is a positive normal's bits here)
     i = (tmp >> (23 - 4)) % 16
-    top = tmp & 0xFF800000  # (of the 32-bit two's complement value)
-    iz = (ix - top) % (1 << 32)
-    k = ((tmp % (1 << 32)).astype(np.uint32).view(np.int32) >> 23).astype(np.float64)
+    iz = _LOG2_OFF + (tmp & 0x7FFFFF)  # z = x / 2^k, in [asfloat(_LOG2_OFF), 2 * that)
+    k = (tmp >> 23).astype(np.float64)
     invc, logc = _LOG2_TABLE[i, 0], _LOG2_TABLE[i, 1]
     z = iz.astype(np.uint32).view(np.float32).astype(np.float64)
     r = z * invc - 1

@@ -396,8 +396,7 @@ class Member:
         try:
             return shaderkit.open(self.data)
         except ShaderFormatError as exc:
-            exc.context = exc.context or self.name
-            raise
+            raise ShaderFormatError(exc.message, exc.offset, exc.context or self.name) from None
 
 
 def shader_members(name: str, data: bytes) -> list[Member]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 
 from shaderkit.formats.d3dx.creator import writes_stray_slash
-from shaderkit.formats.d3dx.ctab import CLASS_STRUCT, REGISTER_SETS, type_name
+from shaderkit.formats.d3dx.ctab import CLASS_STRUCT, REGISTER_SETS, TYPE_NAMES, type_name
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -32,6 +32,9 @@ MAX_LINES = 1 << 16
 #: the characters ``str.splitlines`` breaks at (a table string is latin-1): written as ``\\xNN``
 #: in the header, so that each header line stays one line and the listing reads back
 _LINE_BREAKS = str.maketrans({c: f"\\x{ord(c):02x}" for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85"})
+#: the Parameters block names textures by their D3D10 types (d3dcompiler_47:
+#: ``Texture2D theSampler+theTextureU;`` for SDL2's ps_2_0 shaders)
+_LISTING_TYPE_NAMES = {**TYPE_NAMES, 6: "Texture1D", 7: "Texture2D", 8: "Texture3D", 9: "TextureCube"}
 
 
 def _one_line(text: str) -> str:
@@ -56,7 +59,7 @@ def _declaration(table: ConstantTable, name: str, offset: int, indent: str, dept
         return [f"//{indent}? {name};"]
     array = f"[{info.elements}]" if info.elements > 1 else ""
     if info.klass != CLASS_STRUCT or depth >= MAX_DEPTH:
-        return [f"//{indent}{type_name(table, offset)} {name}{array};"]
+        return [f"//{indent}{type_name(table, offset, _LISTING_TYPE_NAMES)} {name}{array};"]
     # fxc sets a struct off with a line of just the indentation before and after it
     lines = [f"//{indent}"] if lead else []
     lines += [f"//{indent}struct", f"//{indent}{{"]

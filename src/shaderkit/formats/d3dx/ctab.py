@@ -30,10 +30,9 @@ _TYPE = struct.Struct("<6HI")
 MAX_CONSTANTS = 4096
 #: D3DXREGISTER_SET -> register letter
 REGISTER_SETS = {0: "b", 1: "i", 2: "c", 3: "s"}
-#: D3DXPARAMETER_TYPE -> HLSL spelling as the listing's Parameters block writes it (d3dcompiler_47:
-#: ``Texture2D theSampler+theTextureU;`` for SDL2's ps_2_0 shaders, its D3D10 type names)
-TYPE_NAMES = {0: "void", 1: "bool", 2: "int", 3: "float", 4: "string", 5: "texture", 6: "Texture1D",
-              7: "Texture2D", 8: "Texture3D", 9: "TextureCube", 10: "sampler", 11: "sampler1D", 12: "sampler2D",
+#: D3DXPARAMETER_TYPE -> HLSL spelling
+TYPE_NAMES = {0: "void", 1: "bool", 2: "int", 3: "float", 4: "string", 5: "texture", 6: "texture1D",
+              7: "texture2D", 8: "texture3D", 9: "textureCUBE", 10: "sampler", 11: "sampler1D", 12: "sampler2D",
               13: "sampler3D", 14: "samplerCUBE", 15: "pixelshader", 16: "vertexshader"}
 #: D3DXPARAMETER_CLASS values
 CLASS_SCALAR, CLASS_VECTOR, CLASS_MATRIX_ROWS, CLASS_MATRIX_COLUMNS, CLASS_OBJECT, CLASS_STRUCT = range(6)
@@ -159,13 +158,13 @@ class ConstantTable:
         return None
 
 
-def type_name(table: ConstantTable, offset: int) -> str:
+def type_name(table: ConstantTable, offset: int, names: dict[int, str] = TYPE_NAMES) -> str:
     """HLSL spelling of the type at ``offset`` without array brackets (``float4``, ``row_major float4x4``,
-    ``sampler2D``, ``struct``; ``?`` when out of range)."""
+    ``sampler2D``, ``struct``; ``?`` when out of range); ``names``: of the D3DXPARAMETER_TYPEs."""
     info = table.type_at(offset)
     if info is None:
         return "?"
-    base = TYPE_NAMES.get(info.type, f"type{info.type}")
+    base = names.get(info.type, f"type{info.type}")
     if info.klass == CLASS_VECTOR:
         return f"{base}{info.columns}"
     if info.klass == CLASS_MATRIX_ROWS:

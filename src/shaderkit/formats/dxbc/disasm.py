@@ -30,6 +30,7 @@ import importlib
 import struct
 from bisect import bisect_left, bisect_right
 from contextvars import ContextVar
+from itertools import groupby
 
 from shaderkit.errors import ShaderFormatError
 from shaderkit.io.reader import Reader
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
         ShaderData5,
         Technique,
     )
-    from shaderkit.formats.dxbc.spdb import C13Subsection, ProgramDatabase, TypeStream
+    from shaderkit.formats.dxbc.spdb import ProgramDatabase, TypeStream
     from shaderkit.isa.sm4.model import Program
     from shaderkit.isa.sm4.text import Formatter
 
@@ -154,13 +155,8 @@ def _annotate(offsets: list[int], lines: list[str], debug: DebugInfo) -> list[st
         offset = word * 4
         if offset == first_code and debug.initial:
             out.extend(("//", "// Initial variable locations:"))
-            groups: list[tuple[str, list[str]]] = []  # one row per run of one register
-            for register, name in debug.initial:
-                base = register.split(".")[0]
-                if not groups or groups[-1][0] != base:
-                    groups.append((base, []))
-                groups[-1][1].append(f"{register} <- {name}")
-            rows = ["; ".join(items) for _, items in groups]
+            rows = ["; ".join(f"{register} <- {name}" for register, name in run)  # a row per run of one register
+                    for _, run in groupby(debug.initial, key=lambda note: note[0].split(".")[0])]
             out.extend("//   " + row + ("; " if i < len(rows) - 1 else "") for i, row in enumerate(rows))
             out.append("//")
         where = line_of.get(offset)
@@ -396,35 +392,13 @@ def read_debug_info(spdb: bytes | ProgramDatabase) -> DebugInfo:
     info = DebugInfo()
     for _module, stream in pdb.modules():
         files = stream.file_names(names)
-        inlinees = _inlinee_lines(stream.subsections)
+        inlinees = stream.inlinee_lines()
         _read_symbols(stream.symbols, types, info, _InlineSites(inlinees, files))
         for sub in stream.subsections:
             for block in sub.blocks or []:
                 for offset, line in block.rows():
                     info.lines.setdefault(offset, (line, files.get(block.file_id, "")))
     return info
-
-
-def _inlinee_lines(subsections: list[C13Subsection]) -> dict[int, tuple[int, int]]:
-    """``DEBUG_S_INLINEELINES``: inlinee (function id) -> (file checksum offset, first line)."""
-    from shaderkit.formats.dxbc.spdb import DEBUG_S_INLINEELINES, _fail
-
-    out: dict[int, tuple[int, int]] = {}
-    for sub in subsections:
-        if sub.kind != DEBUG_S_INLINEELINES or len(sub.data) < 4:
-            continue
-        data = sub.data
-        extended = struct.unpack_from("<I", data)[0] == 1  # ..._SIGNATURE_EX: extra files follow
-        at = 4
-        while at + 12 <= len(data):
-            inlinee, file_id, line = struct.unpack_from("<3I", data, at)
-            at += 12
-            if extended:
-                if at + 4 > len(data):
-                    raise _fail(f"DEBUG_S_INLINEELINES: entry at {at - 12} is cut short")
-                at += 4 + 4 * struct.unpack_from("<I", data, at)[0]
-            out[inlinee] = (file_id, line)
-    return out
 
 
 class _InlineSites:

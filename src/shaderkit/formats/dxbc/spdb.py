@@ -692,6 +692,25 @@ class ModuleStream:
                 out[at] = names.string(name) if names is not None else ""
         return out
 
+    def inlinee_lines(self) -> dict[int, tuple[int, int]]:
+        """``DEBUG_S_INLINEELINES``: inlinee (function id) -> (file checksum offset, first line)."""
+        out: dict[int, tuple[int, int]] = {}
+        for sub in self.subsections:
+            if sub.kind != DEBUG_S_INLINEELINES or len(sub.data) < 4:
+                continue
+            data = sub.data
+            extended = struct.unpack_from("<I", data)[0] == 1  # ..._SIGNATURE_EX: extra files follow
+            at = 4
+            while at + 12 <= len(data):
+                inlinee, file_id, line = struct.unpack_from("<3I", data, at)
+                at += 12
+                if extended:
+                    if at + 4 > len(data):
+                        raise _fail(f"DEBUG_S_INLINEELINES: entry at {at - 12} is cut short")
+                    at += 4 + 4 * struct.unpack_from("<I", data, at)[0]
+                out[inlinee] = (file_id, line)
+        return out
+
 
 @dataclass
 class SymbolStream:

@@ -87,14 +87,14 @@ CONST_BANKS = {11: 2048, 12: 4096, 13: 6144}
 #: instruction slots of the D3D9 macro instructions by opcode (every other instruction takes one)
 #: (the D3D9 reference's instruction-slot tables; flow control as fxc counts it: if 3, else 1, endif 1;
 #: lrp takes one slot in every profile as fxc counts it, not the reference's two for vs_2_0/ps_2_0)
-SLOTS = {36: 3, 32: 3, 37: 8, 33: 2, 93: 3,  # nrm, pow, sincos, crs, texldd
+SLOTS = {36: 3, 32: 3, 37: 8, 33: 2, 93: 3, 95: 2,  # nrm, pow, sincos, crs, texldd, texldl
          20: 4, 21: 3, 22: 4, 23: 3, 24: 2,  # m4x4, m4x3, m3x4, m3x3, m3x2
          38: 3, 39: 2, 27: 3, 29: 2, 40: 3, 41: 3,  # rep, endrep, loop, endloop, if, if_comp
          45: 3, 96: 3, 25: 2, 26: 3, 30: 0,  # break_comp, breakp, call, callnz, label
          90: 2, 91: 2, 92: 2}  # dp2add, dsx, dsy
 #: the texture instructions by opcode (texkill is not one) and the texture slots of those that
-#: take more than one; slots beyond those (texldd's 3, in ``SLOTS``) count as arithmetic, as
-#: d3dcompiler_47 counts them (texldl: 2 texture; texldd: 1 texture and 2 arithmetic)
+#: take more than one; the rest of their ``SLOTS`` count as arithmetic, as d3dcompiler_47 counts
+#: them (texldl: 2 texture; texldd: 1 texture and 2 arithmetic)
 TEXTURE_OPCODES = frozenset({66, 93, 95, 64, *range(67, 75), *range(76, 78), *range(82, 88)})
 TEXTURE_SLOTS = {95: 2}  # texldl
 #: opcodes that take no slot (declarations, definitions, ps_1_4's phase marker)

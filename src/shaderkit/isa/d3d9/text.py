@@ -498,12 +498,9 @@ def listing_lines(program: bytes | Sequence[int], prefix: str = "lib_4_0_") -> l
             depth += 1
         if opcode in UNCOUNTED or paired:
             continue
-        if opcode in TEXTURE_OPCODES:
-            slots = TEXTURE_SLOTS.get(opcode, 1)
-            texture += slots
-            arithmetic += SLOTS.get(opcode, slots) - slots
-        else:
-            arithmetic += SLOTS.get(opcode, 1)
+        textures = TEXTURE_SLOTS.get(opcode, 1) if opcode in TEXTURE_OPCODES else 0
+        texture += textures
+        arithmetic += SLOTS.get(opcode, 1) - textures
     total = texture + arithmetic
     plural = "slot" if total == 1 else "slots"
     split = f" ({texture} texture, {arithmetic} arithmetic)" if texture else ""

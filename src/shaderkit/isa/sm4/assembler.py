@@ -35,6 +35,7 @@ from shaderkit.errors import AssemblyError
 from shaderkit.isa.sm4 import dcl
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
+    ICB_CLASS,
     MIN_PRECISION,
     OP_CUSTOMDATA,
     OPCODES,
@@ -825,7 +826,7 @@ class _ProgramAssembler:
             if len(values) != 4:
                 raise _Fail(f"an immediate constant buffer row holds 4 values, found {len(values)}", at)
             words.extend(self.operands.literal(v, a, Imm.UNTYPED) for v, a in values)
-        return Instruction(OP_CUSTOMDATA, 3, [], [], words)
+        return Instruction(OP_CUSTOMDATA, ICB_CLASS, [], [], words)
 
     def message(self, text: str) -> Instruction:
         name = text[:6]

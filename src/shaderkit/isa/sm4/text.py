@@ -19,6 +19,7 @@ import struct
 from shaderkit.isa.sm4.dcl import format_declaration
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
+    ICB_CLASS,
     MIN_PRECISION,
     OPCODES,
     REGISTER_NAMES,
@@ -472,7 +473,7 @@ class Formatter:
     def customdata(self, inst: Instruction) -> str:
         """The text of a customdata block (immediate constant buffer, message, or a comment)."""
         cls = inst.controls
-        if cls == 3:
+        if cls == ICB_CLASS:
             return self.icb(inst.raw)
         if cls == 4:
             return self.message(inst)

@@ -46,6 +46,10 @@ class Sampler:
 
 
 _ALL = slice(None)
+
+
+def _is_cube(dimension: str) -> bool:
+    return dimension.startswith("texturecube")
 #: per dimension: the array :meth:`Texture.from_array` takes (the last axis: channels) and the
 #: index that makes it a level's (layers, depth, height, width, 4)
 _LAYOUTS: dict[str, tuple[str, tuple[slice | None, ...]]] = {
@@ -91,7 +95,7 @@ class Texture:
             raise ValueError(f"unknown texture dimension {dimension!r}")
         shape, index = _LAYOUTS[dimension]
         rank = 5 - index.count(None)  # (the index adds the axes the array lacks)
-        cube = dimension.startswith("texturecube")
+        cube = _is_cube(dimension)
         if data.ndim != rank or (cube and data.shape[0] % 6):
             raise ValueError(f"a {dimension} takes {shape} texels, not an array of shape {data.shape}")
         data = _expand(data)[index]
@@ -119,7 +123,7 @@ class Texture:
     @property
     def is_cube(self) -> bool:
         """A cube map or cube-map array."""
-        return self.dimension.startswith("texturecube")
+        return _is_cube(self.dimension)
 
 
 @dataclass
