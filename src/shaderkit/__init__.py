@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 
+from shaderkit._native import SourceWhenStale
 from shaderkit.errors import AssemblyError, ShaderFormatError, UnsupportedOperation
+
+if not any(finder is SourceWhenStale for finder in sys.meta_path):  # (compiled modules only when current)
+    sys.meta_path.insert(0, SourceWhenStale)
 
 TYPE_CHECKING = False  # (typing loads only for type checkers, or when Source is asked for: start-up)
 if TYPE_CHECKING:

@@ -380,12 +380,12 @@ def test_table_covers_every_opcode_once() -> None:
     """Every declaration has exactly one template; every other opcode one or more spellings
     that read back to it; no spelling is shared by two opcodes."""
     from shaderkit.isa.sm4.assembler import SPELLINGS
-    from shaderkit.isa.sm4.dcl import LAYOUTS, PATTERNS
+    from shaderkit.isa.sm4.dcl import LAYOUTS, patterns
     from shaderkit.isa.sm4.opcodes import DCL_TEMPLATES
 
     declarations = {v for v, info in OPCODES.items() if info.dcl}
     assert set(DCL_TEMPLATES) == declarations == set(LAYOUTS)
-    assert {op for op, _ in PATTERNS} == declarations
+    assert {op for op, _ in patterns()} == declarations
     spelled = {opcode for opcode, _ in SPELLINGS.values()}
     others = {v for v, info in OPCODES.items()
               if not info.dcl and v != 53 and not info.name.startswith("reserved")}

@@ -617,7 +617,7 @@ class _ProgramAssembler:
         for prefix, opcode in dcl.BY_PREFIX:
             if not normal.startswith(prefix):
                 continue
-            m = dcl.PATTERNS[opcode, self.sm51].fullmatch(normal)
+            m = dcl.patterns()[opcode, self.sm51].fullmatch(normal)
             if m is None:
                 continue
             try:

@@ -2,7 +2,7 @@
 
 Each template is compiled once at import time into a list of pieces, and the pieces, on first
 use, into one printing function per opcode (:data:`PRINTERS`, used by :func:`format_declaration` and the
-one-pass printer); ``PATTERNS`` (a regular expression per template, one group per field,
+one-pass printer); :func:`patterns` (a regular expression per template, one group per field,
 compiled on first use) lets the assembler read the same text back with
 :func:`fields_to_instruction`.
 """
@@ -21,22 +21,29 @@ from shaderkit.isa.sm4.opcodes import (
     RETURN_TYPES,
 )
 from shaderkit.isa.sm4.table import CONTROLS_AT
-from shaderkit.named_tuple import NamedTuple
-
-TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
 
-class Piece(NamedTuple):
-    """One piece of a declaration's text template: its kind, literal text, word index or bit shift, width and names."""
-    kind: str  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
-    #            "interp", "flags", "bodies", "tables"
-    text: str = ""  # literal text
-    at: int = 0  # raw word index, or control bit shift
-    width: int = 0  # control field width
-    names: dict[int, str] | None = None  # enumeration
-    legacy_omits: bool = False  # {interp:legacy}
+class Piece:
+    """One piece of a declaration's text template: its kind, literal text, word index or bit shift, width and names.
+
+    (A plain class, not a NamedTuple: mypyc's NamedTuples load ``typing``, a share of start-up.)
+    """
+
+    __slots__ = ("kind", "text", "at", "width", "names", "legacy_omits")
+
+    def __init__(self, kind: str, text: str = "", at: int = 0, width: int = 0, names: dict[int, str] | None = None,
+                 legacy_omits: bool = False) -> None:
+        self.kind = kind  # "lit", "op", "c", "r", "rt", "f", "hi", "space", "cbsize", "samples", "uav",
+        #                   "interp", "flags", "bodies", "tables"
+        self.text = text  # literal text
+        self.at = at  # raw word index, or control bit shift
+        self.width = width  # control field width
+        self.names = names  # enumeration
+        self.legacy_omits = legacy_omits  # {interp:legacy}
+
+    def __repr__(self) -> str:
+        return (f"Piece({self.kind!r}, {self.text!r}, at={self.at}, width={self.width}, names={self.names!r}, "
+                f"legacy_omits={self.legacy_omits})")
 
 
 _FIELD = re.compile(r"\{\{|\}\}|\{([a-z]+)(?::([0-9]+|legacy))?(?::([0-9]+))?(?::([A-Z_]+))?\}")
@@ -310,15 +317,13 @@ def _pattern(pieces: list[Piece], sm51: bool) -> re.Pattern[str]:
 _patterns: dict[tuple[int, bool], re.Pattern[str]] = {}
 
 
-def __getattr__(name: str) -> Any:
-    # PATTERNS, (opcode, sm51) -> the pattern reading a declaration's text, compiles on first use
-    # (the assembler's; printing needs none of it)
-    if name == "PATTERNS":
-        if not _patterns:
-            _patterns.update({(op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items()
-                              for sm51 in (False, True)})
-        return _patterns
-    raise AttributeError(name)
+def patterns() -> dict[tuple[int, bool], re.Pattern[str]]:
+    """(opcode, sm51) -> the pattern reading a declaration's text; compiled on first use (the
+    assembler's; printing needs none of it)."""
+    if not _patterns:
+        _patterns.update({(op, sm51): _pattern(pieces, sm51) for op, pieces in LAYOUTS.items()
+                          for sm51 in (False, True)})
+    return _patterns
 
 
 #: declaration opcodes by the literal text their template starts with, longest first
@@ -355,7 +360,7 @@ def _value(piece: Piece, text: str, group: str) -> int:
 def fields_to_instruction(opcode: int, m: re.Match[str], sm51: bool,
                           read_operand: Callable[[str, int], Operand],
                           read_float: Callable[[str, int], int]) -> Instruction:
-    """The declaration instruction of a :data:`PATTERNS` match. ``read_operand(text, start)``
+    """The declaration instruction of a :func:`patterns` match. ``read_operand(text, start)``
     and ``read_float(text, start)`` read the operand and float fields (start: column in the
     matched text)."""
     controls = 0

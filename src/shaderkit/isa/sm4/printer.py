@@ -61,7 +61,6 @@ from shaderkit.isa.sm4.text import (
     _msvc_f,
     fmt_int,
 )
-from shaderkit.named_tuple import NamedTuple
 
 # -- operand tables ---------------------------------------------------------------------------
 
@@ -119,12 +118,20 @@ def _register_forms(sm51: bool) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(counts), tuple(formats)
 
 
-class RegisterTables(NamedTuple):
-    """Per ``token >> TYPE_AT`` of a simple operand token, for SM4/5.0 or SM5.1 register names."""
-    counts: tuple[int, ...]  # the words after the token (or _IMMEDIATE/_HARD)
-    formats: tuple[str, ...]  # the ``%d`` format of the register text
-    glued: tuple[str | None, ...]  # the register name of a one-index glued operand (r0), else None
-    glued_types: dict[int, str]  # the register name of every type whose first immediate index is glued
+class RegisterTables:
+    """Per ``token >> TYPE_AT`` of a simple operand token, for SM4/5.0 or SM5.1 register names.
+
+    (A plain class, not a NamedTuple: mypyc's NamedTuples load ``typing``, a share of start-up.)
+    """
+
+    __slots__ = ("counts", "formats", "glued", "glued_types")
+
+    def __init__(self, counts: tuple[int, ...], formats: tuple[str, ...], glued: tuple[str | None, ...],
+                 glued_types: dict[int, str]) -> None:
+        self.counts = counts  # the words after the token (or _IMMEDIATE/_HARD)
+        self.formats = formats  # the ``%d`` format of the register text
+        self.glued = glued  # the register name of a one-index glued operand (r0), else None
+        self.glued_types = glued_types  # the register name of every type whose first immediate index is glued
 
 
 def _register_tables(sm51: bool) -> RegisterTables:
@@ -311,7 +318,8 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     prog = Program(program_type, major, minor, [], extra)
     formatter = Formatter(prog, legacy, since_9_30=since_9_30)
     sm51 = formatter.sm51
-    counts, formats, glued, glued_types = register_tables(sm51)
+    tables = register_tables(sm51)
+    counts, formats, glued, glued_types = tables.counts, tables.formats, tables.glued, tables.glued_types
     float_text = formatter.float_text
     declarations, printers, cb_name, type_mask = DECLARATIONS, PRINTERS, "cb" if legacy else "CB", TYPE_MASK
     out = [prog.profile]
