@@ -15,6 +15,9 @@
   fresh process (instructions/s; best of ``--rounds`` processes), PICA200 ``disassemble`` of every
   corpus SHBIN (instructions/s).
 
+``src/`` is measured as built: with the compiled modules where ``pip install -e .`` compiled them
+(``compiled_build`` in the report), else from source.
+
 CPU time (user + system of the process and the children it waited for) is what is compared:
 the machine may be shared, and CPU time moves far less under load than wall time. Each job is
 the best (least CPU) of ``--rounds`` rounds in which the jobs take turns: load from other users
@@ -173,6 +176,14 @@ def in_process(root: Path, repeat: int) -> dict[str, object]:
     return report
 
 
+def compiled_build() -> bool:
+    """True when ``src/`` holds a compiled build of its current sources (see shaderkit._native),
+    which the figures then measure (a ``--baseline-src`` folder is measured as it is)."""
+    from shaderkit._native import compiled_is_current
+
+    return compiled_is_current()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
@@ -187,6 +198,7 @@ def main() -> None:
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
         "load_average_at_start": [round(x, 1) for x in os.getloadavg()],
         "vkd3d": shutil.which("vkd3d-compiler"),
+        "compiled_build": compiled_build(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         env = cached_python_env(os.path.join(tmp, "pycache"), SRC)
