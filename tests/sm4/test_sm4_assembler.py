@@ -711,3 +711,12 @@ def test_an_edit_counts_as_the_compiler_that_wrote_the_stat() -> None:
     at = next(n for n, line in enumerate(lines) if line.startswith("dcl_temps"))
     lines.insert(at + 1, "mul r0.x, r0.x, r0.x")
     assert assemble_with_base("\n".join(lines) + "\n", plain).statistics.float_instruction_count == before + 1  # type: ignore[union-attr]
+
+
+def test_stat_counters_are_32_bit_words() -> None:
+    """Text fuzzing: indexable temps summing past 2**32 elements made STAT's build raise
+    struct.error (a traceback from ``asm``); the counters wrap as fxc's 32-bit ones do."""
+    from shaderkit.formats.dxbc.assemble import _counts
+
+    prog = assemble("vs_5_0\ndcl_indexableTemp x0[4294967295], 4\ndcl_indexableTemp x1[4], 4\nret\n")
+    assert _counts(prog)["temp_array_count"] == 3  # 4294967295 + 4 - 2**32

@@ -340,7 +340,7 @@ def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
             c["float_instruction_count"] += 1
             if name in _ROUNDING:  # float arithmetic that fxc counts as a conversion too
                 c["conversion_instruction_count"] += 1
-    return c
+    return {name: value & 0xFFFFFFFF for name, value in c.items()}  # (STAT's counters are 32-bit words)
 
 
 def _count_declaration(c: dict[str, int], prog: Program, name: str, inst: Instruction) -> None:
