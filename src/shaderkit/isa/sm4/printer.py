@@ -314,7 +314,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     offset. ``since_9_30=False`` spells texel offsets and ``discard`` as fxc 9.29 did (see
     :class:`~.text.Formatter`).
     """
-    words, length, (minor, major, extra, program_type) = program_header(words, base)
+    code, length, (minor, major, extra, program_type) = program_header(words, base)  # (a tuple: compiled, read fast)
     prog = Program(program_type, major, minor, [], extra)
     formatter = Formatter(prog, legacy, since_9_30=since_9_30)
     sm51 = formatter.sm51
@@ -325,8 +325,6 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     out = [prog.profile]
     if starts is None:
         starts = []
-    note = starts.append
-    emit = out.append
     plans, blocks, suffixes, indents = PLANS, BLOCKS, SUFFIXES, _INDENT
     simple_limit, type_at, low_mask = SIMPLE_LIMIT, TYPE_AT, (1 << TYPE_AT) - 1
     opcode_mask, length_at, length_mask, more_at = OPCODE_MASK, LENGTH_AT, LENGTH_MASK, EXTENDED_BIT
@@ -340,7 +338,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
     indent = ""
     pos = 2
     while pos < length:
-        token = words[pos]
+        token = code[pos]
         end = pos + ((token >> length_at) & length_mask)
         p = pos + 1
         entry = fast.get(token & fast_key)
@@ -358,7 +356,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     extended = []
                     more = 1
                     while more and p < end:
-                        ext = words[p]
+                        ext = code[p]
                         p += 1
                         more = ext >> more_at
                         extended.append(ext & 0x7FFFFFFF)
@@ -382,25 +380,25 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
             declaration = declarations[token & opcode_mask]
             if declaration is not None and not token >> more_at and pos < end <= length:
                 op = ""
-                if declaration:  # the declared operand (simple ones here), then raw words
-                    t = words[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
+                if declaration:  # the declared operand (simple ones here), then raw code
+                    t = code[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
                     count = counts[t >> type_at] if t < simple_limit else _HARD
                     if count >= 0 and p + 1 + count <= end:
                         op_type = (t >> type_at) & type_mask
                         if count == 3 and sm51 and op_type in UPPER_51:  # SM5.1 range T0[1:3]
-                            upper = words[p + 3]
-                            op = (f"{UPPER_51[op_type]}{words[p + 1]}[{words[p + 2]}:"
+                            upper = code[p + 3]
+                            op = (f"{UPPER_51[op_type]}{code[p + 1]}[{code[p + 2]}:"
                                   f"{'*' if upper == 0xFFFFFFFF else upper}]")
                         elif op_type == 8:  # dcl_constantbuffer cb0[4]: "cb" upper case but in fxc 9.x
-                            op = cb_name + (formats[t >> type_at] % words[p + 1 : p + 1 + count])[2:]
+                            op = cb_name + (formats[t >> type_at] % code[p + 1 : p + 1 + count])[2:]
                         else:
-                            op = (formats[t >> type_at] % words[p + 1 : p + 1 + count] if count
+                            op = (formats[t >> type_at] % code[p + 1 : p + 1 + count] if count
                                   else formats[t >> type_at]) + suffixes[t & low_mask]
                         p += 1 + count
                     else:
                         p = -1
                 if p >= 0:
-                    text = printers[token & opcode_mask]((token >> controls_at) & controls_mask, words[p:end], op, float_text,
+                    text = printers[token & opcode_mask]((token >> controls_at) & controls_mask, code[p:end], op, float_text,
                                           sm51, legacy)
         elif pos < end <= length:
             if not kinds:
@@ -409,12 +407,12 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                 parts = []
                 try:
                     for kind in kinds:
-                        t = words[p]
+                        t = code[p]
                         if t < simple_limit:
                             key = t >> type_at
                             prefix = glued[key]
                             if prefix is not None:  # r0.xyzw, v1.x, cb0 ...
-                                index = words[p + 1]
+                                index = code[p + 1]
                                 parts.append(prefix + (decimal[index] if index < 1024 else str(index))
                                              + suffixes[t & low_mask])
                                 p += 2
@@ -425,7 +423,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                     break
                                 n = imm32_words[t & 3]
                                 if n == 1:
-                                    value = words[p + 1]
+                                    value = code[p + 1]
                                     if value < 1024 and (kind == _INT or kind == _UNTYPED):  # integer text
                                         parts.append("l(" + decimal[value] + ")")
                                     elif kind != _INT and 0 < value >> 23 & 0xFF < 0xFF and not legacy:
@@ -433,7 +431,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                     else:
                                         parts.append(immediate_text((value,), kind, legacy))
                                 elif n:
-                                    parts.append(immediate_text(words[p + 1 : p + 1 + n], kind, legacy))
+                                    parts.append(immediate_text(code[p + 1 : p + 1 + n], kind, legacy))
                                 else:
                                     break
                                 p += 1 + n
@@ -441,14 +439,14 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                                 if p + 1 + count > end:  # runs past the instruction: the typed decoder reports it
                                     break
                                 fmt = formats[key]
-                                parts.append((fmt % words[p + 1 : p + 1 + count] if count else fmt)
+                                parts.append((fmt % code[p + 1 : p + 1 + count] if count else fmt)
                                              + suffixes[t & low_mask])
                                 p += 1 + count
                             else:
                                 break
                             continue
                         # a modifier token (-r0.x, |r1|), relative indices (cb0[r0.x + 3]) ...
-                        found = register_text(words, p, 0, glued_types)
+                        found = register_text(code, p, 0, glued_types)
                         if found is None:
                             break
                         parts.append(found[0])
@@ -456,18 +454,18 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     else:
                         if p <= end:
                             text = head + ", ".join(parts)
-                except IndexError:  # read past the words: the typed decoder reports it
+                except IndexError:  # read past the code: the typed decoder reports it
                     pass
         if text is None:  # through the typed model (validates and raises like decode())
             if cur is None:
-                cur = _Cursor(words, base)
+                cur = _Cursor(code, base)
             cur.pos = pos
             text = formatter.instruction(decode_instruction(cur, length))
             end = cur.pos
             if indent and "\n" in text:
                 text = text.replace("\n", "\n" + indent)
-        note(pos)
-        emit(indent + text if indent else text)
+        starts.append(pos)  # (methods called directly: a compiled build calls list.append natively)
+        out.append(indent + text if indent else text)
         if block & 1:
             level += 1
             indent = indents[level] if level < 64 else "  " * level
