@@ -27,7 +27,7 @@ def warn(message: str) -> None:
 
 def native_extensions() -> list[Extension]:
     native = runpy.run_path(os.path.join(PACKAGE_DIR, "_native.py"))
-    if os.environ.get(native["PURE_ENV"], "") in ("1", "true", "yes") or not BUILDING & set(sys.argv[1:]):
+    if native["pure_requested"](os.environ) or not BUILDING & set(sys.argv[1:]):
         return []
     try:
         from mypyc.build import mypycify

@@ -21,6 +21,7 @@ from shaderkit._native import (
     SourceWhenStale,
     compiled_is_current,
     library_name,
+    pure_requested,
     source_path,
 )
 
@@ -65,6 +66,14 @@ def _module_level_imports(module: str) -> set[str]:
     return {name for name in found if os.path.isfile(source_path(name))}
 
 
+def test_no_native_module_defines_a_module_getattr() -> None:
+    """mypyc's module initialisation calls a module-level ``__getattr__`` before the module's
+    globals exist: the import crashed the process (dcl.PATTERNS was one; now dcl.patterns())."""
+    for module in NATIVE:
+        tree = ast.parse(Path(source_path(module)).read_text(encoding="utf-8"))
+        assert not [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"], module
+
+
 def test_compiled_against_lists_every_module_level_import() -> None:
     """COMPILED_AGAINST is the closure of the NATIVE modules' top-level imports, nothing more."""
     seen: set[str] = set()
@@ -107,6 +116,11 @@ def _run(code: str, pure: bool) -> str:
     if pure:
         env[PURE_ENV] = "1"
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_what_asks_for_source() -> None:
+    assert all(pure_requested({PURE_ENV: value}) for value in ("1", "true", "YES"))
+    assert not any(pure_requested(env) for env in ({}, {PURE_ENV: "0"}, {PURE_ENV: ""}, {"OTHER": "1"}))
 
 
 def test_the_environment_asks_for_source() -> None:

@@ -4,8 +4,8 @@ Where a C compiler is at hand, ``setup.py`` compiles the modules of :data:`NATIV
 source with mypyc (as black and mypy ship); the ``.py`` files stay beside them, and a build without
 a compiler is the plain Python package. Nothing is written twice: the compiled module is the source.
 
-The compiled modules share one library named after a digest of their sources
-(:func:`library_name`). :class:`SourceWhenStale` loads every one of them from source when that
+The compiled modules share one library named after a checksum of their sources and of the modules
+they were compiled against (:func:`library_name`). :class:`SourceWhenStale` loads every one of them from source when that
 library is absent: a pure build, a build older than the sources (an editable install after an
 edit), or ``SHADERKIT_PURE_PYTHON=1`` in the environment. All or none: compiled modules call each
 other directly, so a mix could run code older than its source.
@@ -26,7 +26,7 @@ from importlib.machinery import (
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from types import ModuleType
 
 #: compiled by mypyc where a compiler is available (hot paths of disasm: SM4/SM5 and PICA200 text)
@@ -87,6 +87,11 @@ def library_name(package_dir: str = PACKAGE_DIR) -> str:
     return f"shaderkit_native_{crc:08x}{adler:08x}"
 
 
+def pure_requested(environ: Mapping[str, str]) -> bool:
+    """True when ``environ`` asks for the plain Python modules (:data:`PURE_ENV` set to 1)."""
+    return environ.get(PURE_ENV, "").lower() in ("1", "true", "yes")
+
+
 _current: bool | None = None
 
 
@@ -96,7 +101,7 @@ def compiled_is_current() -> bool:
     import of a NATIVE module."""
     global _current
     if _current is None:
-        _current = os.environ.get(PURE_ENV, "") not in ("1", "true", "yes") and (
+        _current = not pure_requested(os.environ) and (
             PathFinder.find_spec(library_name() + "__mypyc") is not None)
     return _current
 
