@@ -179,9 +179,9 @@ def in_process(root: Path, repeat: int) -> dict[str, object]:
 def compiled_build() -> bool:
     """True when ``src/`` holds a compiled build of its current sources (see shaderkit._native),
     which the figures then measure (a ``--baseline-src`` folder is measured as it is)."""
-    from shaderkit._native import compiled_is_current
+    from shaderkit._native import compiled_in_use
 
-    return compiled_is_current()
+    return compiled_in_use()
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 import shaderkit
-from shaderkit._native import PURE_ENV, compiled_is_current
+from shaderkit._native import PURE_ENV, compiled_in_use
 
 MIN_LENGTH = 10
 _PLACEHOLDER = re.compile(r"^\s*(todo|fixme|xxx|tbd|docstring|\.\.\.)\b", re.IGNORECASE)
@@ -132,7 +132,7 @@ def test_placeholder_rule() -> None:
 
 
 def test_every_public_name_has_a_docstring() -> None:
-    if compiled_is_current():  # mypyc keeps no module or class docstrings, and its functions are builtins:
+    if compiled_in_use():  # mypyc keeps no module or class docstrings, and its functions are builtins:
         # the walk reads the source modules, in a process that loads them
         result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                  f"{__file__}::test_every_public_name_has_a_docstring"],

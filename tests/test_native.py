@@ -15,55 +15,77 @@ import pytest
 
 from shaderkit import _native
 from shaderkit._native import (
-    COMPILED_AGAINST,
+    MANIFEST,
     NATIVE,
     PURE_ENV,
     SourceWhenStale,
-    compiled_is_current,
+    build_is_current,
+    compiled_against,
+    compiled_in_use,
     library_name,
     pure_requested,
     source_path,
+    source_stamps,
 )
 
 
-def _copy_sources(target: Path) -> None:
-    for module in NATIVE + COMPILED_AGAINST:
-        dest = Path(source_path(module, str(target)))
+def test_library_name_changes_with_any_source_byte(tmp_path: Path) -> None:
+    modules = ["shaderkit.isa.sm4.text", "shaderkit.isa.sm4.model"]
+    for module in modules:
+        dest = Path(source_path(module, str(tmp_path)))
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source_path(module), dest)
-
-
-def test_library_name_changes_with_any_source_byte(tmp_path: Path) -> None:
-    _copy_sources(tmp_path)
-    name = library_name(str(tmp_path))
-    assert name == library_name() and name.startswith("shaderkit_native_")
-    for module in (NATIVE[0], NATIVE[-1], COMPILED_AGAINST[0], "shaderkit.isa.sm4.model"):
+    name = library_name(modules, str(tmp_path))
+    assert name == library_name(modules) and name.startswith("shaderkit_native_")
+    assert library_name(modules[::-1], str(tmp_path)) != name
+    for module in modules:
         path = Path(source_path(module, str(tmp_path)))
         original = path.read_bytes()
         path.write_bytes(original + b"\n")
-        assert library_name(str(tmp_path)) != name
+        assert library_name(modules, str(tmp_path)) != name
         path.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))
-        assert library_name(str(tmp_path)) != name
+        assert library_name(modules, str(tmp_path)) != name
         path.write_bytes(original)
-    assert library_name(str(tmp_path)) == name
+    assert library_name(modules, str(tmp_path)) == name
 
 
 def test_every_native_module_has_its_source() -> None:
-    assert len(set(NATIVE + COMPILED_AGAINST)) == len(NATIVE) + len(COMPILED_AGAINST)
-    for module in NATIVE + COMPILED_AGAINST:
+    assert len(set(NATIVE)) == len(NATIVE)
+    for module in NATIVE:
         assert module.startswith("shaderkit.") and os.path.isfile(source_path(module)), module
 
 
-def _module_level_imports(module: str) -> set[str]:
-    """The shaderkit modules (not packages) ``module`` imports in its top-level statements."""
-    found = set()
-    for node in ast.parse(Path(source_path(module)).read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("shaderkit"):
-            found.add(node.module or "")
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("shaderkit"))
-    return {name for name in found if os.path.isfile(source_path(name))}
+def test_compiled_against_follows_imports_at_every_level() -> None:
+    against = compiled_against()
+    assert len(set(against)) == len(against) and against[:len(NATIVE) + 1] == ["shaderkit._native", *NATIVE]
+    assert all(os.path.isfile(source_path(module)) for module in against)
+    assert "shaderkit.isa.sm4.model" in against  # (module level, in decode.py)
+    assert "shaderkit.isa.sm4.encode" in against  # (in a function of text.py)
+    assert "shaderkit.isa.pica.assembler" in against  # (in functions of formats/dvlb/source.py)
+    assert "shaderkit.isa.pica.float24" in against  # (imported by an imported module)
+
+
+def test_an_editable_build_is_current_until_a_recorded_source_changes(tmp_path: Path) -> None:
+    """``shaderkit.a``/``shaderkit.b`` in a package folder of their own, with and without a manifest."""
+    (tmp_path / "a.py").write_text("A = 1\n")
+    (tmp_path / "b.py").write_text("B = 2\n")
+    folder, manifest = str(tmp_path), tmp_path / MANIFEST
+    assert build_is_current(folder)  # no manifest: a wheel
+    stamps = source_stamps(["shaderkit.a", "shaderkit.b"], folder)
+    assert [line.split()[:2] for line in stamps] == [["shaderkit.a", "6"], ["shaderkit.b", "6"]]
+    manifest.write_text("\n".join(["shaderkit_native_x", *stamps]) + "\n")
+    assert build_is_current(folder)
+    stat = os.stat(tmp_path / "b.py")
+    (tmp_path / "b.py").write_text("B = 3\n")  # an edit of the same size
+    os.utime(tmp_path / "b.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert not build_is_current(folder)
+    os.utime(tmp_path / "b.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))  # (the same stamp: taken as unchanged)
+    assert build_is_current(folder)
+    (tmp_path / "a.py").unlink()
+    assert not build_is_current(folder)  # a recorded module gone
+    for text in ("", "shaderkit_native_x\n", "shaderkit_native_x\nshaderkit.b 6\n"):
+        manifest.write_text(text)
+        assert not build_is_current(folder), text
 
 
 def test_no_native_module_defines_a_module_getattr() -> None:
@@ -72,18 +94,6 @@ def test_no_native_module_defines_a_module_getattr() -> None:
     for module in NATIVE:
         tree = ast.parse(Path(source_path(module)).read_text(encoding="utf-8"))
         assert not [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"], module
-
-
-def test_compiled_against_lists_every_module_level_import() -> None:
-    """COMPILED_AGAINST is the closure of the NATIVE modules' top-level imports, nothing more."""
-    seen: set[str] = set()
-    todo = list(NATIVE)
-    while todo:
-        module = todo.pop()
-        if module not in seen:
-            seen.add(module)
-            todo.extend(_module_level_imports(module))
-    assert sorted(seen - set(NATIVE)) == sorted(COMPILED_AGAINST)
 
 
 def test_a_stale_build_loads_every_module_from_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -125,24 +135,25 @@ def test_what_asks_for_source() -> None:
 
 def test_the_environment_asks_for_source() -> None:
     code = ("import shaderkit._native as n, shaderkit.isa.sm4.printer as p, shaderkit.formats.dvlb.source as s;"
-            "print(n.compiled_is_current(), p.__file__, s.__file__)")
+            "print(n.compiled_in_use(), p.__file__, s.__file__)")
     current, printer, source = _run(code, pure=True).split()
     assert current == "False" and printer.endswith("printer.py") and source.endswith("source.py")
-    current, printer, _ = _run(code, pure=False).split()
-    assert current == str(compiled_is_current())
-    assert printer.endswith(".py") != compiled_is_current()
 
 
-@pytest.mark.skipif(not compiled_is_current(), reason="no compiled build of the current sources (a pure install)")
+@pytest.mark.skipif(not compiled_in_use(), reason="no compiled build of the current sources (a pure install)")
 def test_compiled_modules_print_what_the_source_prints(corpus: Path, tmp_path: Path) -> None:
-    """Every corpus DXBC and PICA200 listing, compiled against source: the same bytes."""
+    """Every corpus DXBC and PICA200 listing, compiled against source: the same bytes (and the
+    compiled run did load every NATIVE module compiled)."""
+    code = f"import importlib; print(*(importlib.import_module(m).__file__ for m in {NATIVE!r}))"
+    assert not any(path.endswith(".py") for path in _run(code, pure=False).split())
+    assert all(path.endswith(".py") for path in _run(code, pure=True).split())
     for mode in ("compiled", "source"):
         env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
         if mode == "source":
             env[PURE_ENV] = "1"
         for folder in ("dxbc", "pica"):
             subprocess.run([sys.executable, "-m", "shaderkit", "disasm", "-o", str(tmp_path / mode / folder),
-                            str(corpus / folder)], env=env, capture_output=True, check=False)
+                            str(corpus / folder)], env=env, capture_output=True, check=True)
     compiled = sorted(p.relative_to(tmp_path / "compiled") for p in (tmp_path / "compiled").rglob("*") if p.is_file())
     source = sorted(p.relative_to(tmp_path / "source") for p in (tmp_path / "source").rglob("*") if p.is_file())
     assert compiled == source and len(compiled) > 400

@@ -4,11 +4,13 @@ Where a C compiler is at hand, ``setup.py`` compiles the modules of :data:`NATIV
 source with mypyc (as black and mypy ship); the ``.py`` files stay beside them, and a build without
 a compiler is the plain Python package. Nothing is written twice: the compiled module is the source.
 
-The compiled modules share one library named after a checksum of their sources and of the modules
-they were compiled against (:func:`library_name`). :class:`SourceWhenStale` loads every one of them from source when that
-library is absent: a pure build, a build older than the sources (an editable install after an
-edit), or ``SHADERKIT_PURE_PYTHON=1`` in the environment. All or none: compiled modules call each
-other directly, so a mix could run code older than its source.
+A wheel's compiled modules were built from the sources beside them. An editable build (``pip
+install -e .``) compiles in the source tree, where the sources go on changing: it writes
+:data:`MANIFEST` beside them, the library's name and the size and modification time of every module
+mypyc compiled against (:func:`compiled_against`), and each editable build first removes what an
+earlier one left. :class:`SourceWhenStale` loads every NATIVE module from source when one of those
+files has changed since (an edit or a checkout) or when ``SHADERKIT_PURE_PYTHON=1`` is set. All or
+none: compiled modules call each other directly, so a mix could run code older than its source.
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ from importlib.machinery import (
     ExtensionFileLoader,
     FileFinder,
     ModuleSpec,
-    PathFinder,
     SourceFileLoader,
 )
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from types import ModuleType
 
 #: compiled by mypyc where a compiler is available (hot paths of disasm: SM4/SM5 and PICA200 text)
@@ -38,48 +39,54 @@ NATIVE = (
     "shaderkit.formats.dvlb.rules",
     "shaderkit.formats.dvlb.source",
 )
-#: the modules the NATIVE ones import at module level, directly or not: mypyc compiled against
-#: their types, so an edit to one of them makes the build stale too (a test keeps this complete)
-COMPILED_AGAINST = (
-    "shaderkit.dataclass",
-    "shaderkit.errors",
-    "shaderkit.formats.base",
-    "shaderkit.formats.dvlb.dvlb",
-    "shaderkit.formats.dvlb.placement",
-    "shaderkit.io.float32",
-    "shaderkit.io.layout",
-    "shaderkit.io.limits",
-    "shaderkit.io.reader",
-    "shaderkit.isa.field",
-    "shaderkit.isa.pica.decode",
-    "shaderkit.isa.pica.float24",
-    "shaderkit.isa.pica.opdescs",
-    "shaderkit.isa.pica.table",
-    "shaderkit.isa.sm4.model",
-    "shaderkit.isa.sm4.opcodes",
-    "shaderkit.isa.sm4.table",
-    "shaderkit.named_tuple",
-)
 #: set to 1 to run the source modules even where a current compiled build is installed
 PURE_ENV = "SHADERKIT_PURE_PYTHON"
 #: the package directory (``shaderkit/``), where every NATIVE module's source lies
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: an editable build's record, beside the sources: the library name, then one module per line
+MANIFEST = "_native_build.txt"
 
 
 def source_path(module: str, package_dir: str = PACKAGE_DIR) -> str:
-    """Where ``module``'s source lies under ``package_dir``."""
-    return os.path.join(package_dir, *module.split(".")[1:]) + ".py"
+    """Where ``module``'s source lies under ``package_dir`` (a package: its ``__init__.py``)."""
+    path = os.path.join(package_dir, *module.split(".")[1:])
+    return path + ".py" if not os.path.isdir(path) else os.path.join(path, "__init__.py")
 
 
-def library_name(package_dir: str = PACKAGE_DIR) -> str:
-    """The name of the compiled library built from the current sources (mypyc's group name): a
+def compiled_against(package_dir: str = PACKAGE_DIR) -> list[str]:
+    """This module, the NATIVE modules and every shaderkit module they import, directly or not, at
+    any level (function bodies and type-checking blocks too: mypyc checks calls into all of them
+    against their annotations), read from the sources. The build's part; nothing imports ast at
+    run time."""
+    import ast
+
+    found = ["shaderkit._native", *NATIVE]
+    todo = list(NATIVE)
+    while todo:
+        with open(source_path(todo.pop(), package_dir), "rb") as file:
+            tree = ast.parse(file.read())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("shaderkit"):
+                module = node.module or ""
+                names = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names if alias.name.startswith("shaderkit")]
+            for name in names:
+                if name not in found and os.path.isfile(source_path(name, package_dir)):
+                    found.append(name)
+                    todo.append(name)
+    return found
+
+
+def library_name(modules: Iterable[str], package_dir: str = PACKAGE_DIR) -> str:
+    """The compiled library's name (mypyc's group name) for these modules' current sources: a
     CRC-32 and an Adler-32 (change detection, not security; zlib is cheap to load, hashlib is not)
-    over the name, length and bytes of every NATIVE and COMPILED_AGAINST module, so any edit to
-    them gives another name."""
+    over each module's name, length and bytes, so any edit to one of them gives another name."""
     from zlib import adler32, crc32
 
     crc, adler = 0, 1
-    for module in NATIVE + COMPILED_AGAINST:
+    for module in modules:
         with open(source_path(module, package_dir), "rb") as file:
             source = file.read()
         for part in (b"%s\0%d\0" % (module.encode(), len(source)), source):
@@ -92,18 +99,55 @@ def pure_requested(environ: Mapping[str, str]) -> bool:
     return environ.get(PURE_ENV, "").lower() in ("1", "true", "yes")
 
 
+def source_stamps(modules: Iterable[str], package_dir: str = PACKAGE_DIR) -> list[str]:
+    """``module size mtime_ns`` of each module's source: what an editable build records, and what
+    an edit (or a checkout) changes. A stat per file, nothing read."""
+    stamps = []
+    for module in modules:
+        stat = os.stat(source_path(module, package_dir))
+        stamps.append(f"{module} {stat.st_size} {stat.st_mtime_ns}")
+    return stamps
+
+
+def build_is_current(package_dir: str = PACKAGE_DIR) -> bool:
+    """True unless an editable build's :data:`MANIFEST` records sources that have changed since
+    (any stamp of :func:`source_stamps` differs, or a module is gone). No manifest: a wheel, built
+    from the files beside it."""
+    path = os.path.join(package_dir, MANIFEST)
+    if not os.path.exists(path):
+        return True
+    try:
+        with open(path, encoding="utf-8") as file:
+            recorded = file.read().splitlines()[1:]  # (the first line names the library)
+        return bool(recorded) and source_stamps((line.split(" ", 1)[0] for line in recorded), package_dir) == recorded
+    except (OSError, ValueError):
+        return False
+
+
 _current: bool | None = None
 
 
 def compiled_is_current() -> bool:
-    """True when the compiled modules may load: not asked for source (:data:`PURE_ENV`), and a
-    library built from these very sources is importable. Decided once per process, on the first
-    import of a NATIVE module."""
+    """True when the compiled modules may load: not asked for source (:data:`PURE_ENV`) and the
+    build is current (:func:`build_is_current`). Decided once per process, on the first import of
+    a NATIVE module that has a compiled module beside it."""
     global _current
     if _current is None:
-        _current = not pure_requested(os.environ) and (
-            PathFinder.find_spec(library_name() + "__mypyc") is not None)
+        _current = not pure_requested(os.environ) and build_is_current()
     return _current
+
+
+def has_compiled_module(module: str, path: Iterable[str]) -> bool:
+    """True when a compiled ``module`` lies in one of the folders of ``path``."""
+    return any(FileFinder(entry, (ExtensionFileLoader, EXTENSION_SUFFIXES)).find_spec(module) is not None
+               for entry in path)
+
+
+def compiled_in_use(package_dir: str = PACKAGE_DIR) -> bool:
+    """True when the NATIVE modules run compiled in this process: each has a compiled module
+    beside its source, and :func:`compiled_is_current`."""
+    return all(has_compiled_module(module, [os.path.dirname(source_path(module, package_dir))])
+               for module in NATIVE) and compiled_is_current()
 
 
 class SourceWhenStale:
@@ -116,13 +160,8 @@ class SourceWhenStale:
     @classmethod
     def find_spec(cls, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
-        if fullname not in cls._names or path is None:
-            return None
-        for entry in path:
-            if FileFinder(entry, (ExtensionFileLoader, EXTENSION_SUFFIXES)).find_spec(fullname) is not None:
-                break
-        else:
-            return None  # (no compiled module: the standard finders load the source)
+        if fullname not in cls._names or path is None or not has_compiled_module(fullname, path):
+            return None  # (not ours, or no compiled module: the standard finders load the source)
         if compiled_is_current():
             return None
         for entry in path:

@@ -715,8 +715,14 @@ def test_an_edit_counts_as_the_compiler_that_wrote_the_stat() -> None:
 
 def test_stat_counters_are_32_bit_words() -> None:
     """Text fuzzing: indexable temps summing past 2**32 elements made STAT's build raise
-    struct.error (a traceback from ``asm``); the counters wrap as fxc's 32-bit ones do."""
-    from shaderkit.formats.dxbc.assemble import _counts
+    struct.error (a traceback from ``asm``); the counters wrap as fxc's 32-bit ones do, from text
+    alone and after an edit."""
+    from shaderkit.formats.dxbc.assemble import assemble_container, update_statistics
+    from shaderkit.formats.dxbc.stat import Statistics
 
-    prog = assemble("vs_5_0\ndcl_indexableTemp x0[4294967295], 4\ndcl_indexableTemp x1[4], 4\nret\n")
-    assert _counts(prog)["temp_array_count"] == 3  # 4294967295 + 4 - 2**32
+    body = "dcl_indexableTemp x0[4294967295], 4\ndcl_indexableTemp x1[4], 4\nret\n// Approximately 1 instruction slots used\n"
+    container = DxbcContainer.from_bytes(assemble_container("vs_5_0\n" + body).to_bytes())
+    assert container.statistics is not None and container.statistics.temp_array_count == 3  # 4294967295 + 4 - 2**32
+    stat = Statistics(temp_array_count=5)
+    update_statistics(stat, assemble("vs_5_0\ndcl_indexableTemp x1[4], 4\nret\n"), assemble("vs_5_0\n" + body))
+    assert stat.temp_array_count == 4  # 5 + 4294967295, wrapped

@@ -100,3 +100,20 @@ def test_declaration_without_its_operand_at_the_end_fails_alike() -> None:
     result = _one_pass(words, False)
     assert result == _typed(words, False)
     assert isinstance(result[0], str) and isinstance(result[1], int)
+
+
+def test_words_may_come_as_a_list_or_numpy_integers() -> None:
+    """A compiled build refuses NumPy's integers where an int is declared: the words are made
+    Python ints once, at the header (``np.frombuffer(data, '<u4')`` is a natural way to read them)."""
+    np = pytest.importorskip("numpy")
+    from shaderkit.isa.sm4.decode import decode
+    from shaderkit.isa.sm4.printer import program_lines
+    from shaderkit.isa.sm4.text import Formatter
+
+    # ps_4_0: mov o0.xyzw, l(1.0, 0, 0, 1.0); ret
+    words = (0x00000040, 11, 0x08000036, 0x001020F2, 0x00000000, 0x00004002, 0x3F800000, 0, 0, 0x3F800000,
+             0x0100003E)
+    expected = ["ps_4_0", "mov o0.xyzw, l(1.000000,0,0,1.000000)", "ret "]  # (as fxc writes them: no spaces in l(), "ret ")
+    for form in (words, list(words), np.array(words, dtype=np.uint32), np.array(words, dtype=np.int64)):
+        assert program_lines(form) == expected
+        assert Formatter(decode(form)).lines() == expected

@@ -340,7 +340,7 @@ def _counts(prog: Program, legacy: bool = False) -> dict[str, int]:
             c["float_instruction_count"] += 1
             if name in _ROUNDING:  # float arithmetic that fxc counts as a conversion too
                 c["conversion_instruction_count"] += 1
-    return {name: value & 0xFFFFFFFF for name, value in c.items()}  # (STAT's counters are 32-bit words)
+    return c
 
 
 def _count_declaration(c: dict[str, int], prog: Program, name: str, inst: Instruction) -> None:
@@ -653,7 +653,7 @@ def _statistics_from_text(body: list[str], header: list[str], prog: Program, fir
         raise AssemblyError(f"slot count {slots} does not fit 32 bits", first_line, 1)
     stat = Statistics()
     for name, value in _counts(prog, legacy).items():
-        setattr(stat, name, value)
+        setattr(stat, name, value & 0xFFFFFFFF)  # (32-bit counters, wrapping as fxc's do)
     stat.instruction_count = slots
     stat.sm5_fields = prog.major >= 5
     lines = [line.strip() for line in header]

@@ -310,14 +310,16 @@ def _remember(key: Sequence[int]) -> None:
 def program_header(words: Sequence[int], base: int = 0) -> tuple[tuple[int, ...], int, tuple[int, int, int, int]]:
     """(words as a tuple, program length in words, (minor, major, extra, program type)) of a
     SHDR/SHEX payload; ShaderFormatError when the version and length words do not fit."""
-    total = len(words)
+    # (Python ints in a tuple: a compiled build reads them fast, and refuses NumPy's integers)
+    code = words if type(words) is tuple else tuple(map(int, words))
+    total = len(code)
     if total < 2:
         raise ShaderFormatError(f"program has {total} words, needs at least 2", base, "SHDR")
-    version, length = words[0], words[1]
+    version, length = code[0], code[1]
     if length < 2 or length > total:
         raise ShaderFormatError(f"program length {length} words does not fit {total}", base + 4, "SHDR")
     minor, major, extra, program_type = unpack_version(version)
-    return tuple(words), length, (minor, major, extra, program_type)
+    return code, length, (minor, major, extra, program_type)
 
 
 def decode(words: Sequence[int], base: int = 0) -> Program:
