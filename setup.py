@@ -70,7 +70,7 @@ class OptionalBuildExt(build_ext):
             return
         if self.extensions and (self.inplace or getattr(self, "editable_mode", False)):
             with open(os.path.join(PACKAGE_DIR, NATIVE["MANIFEST"]), "w", encoding="utf-8") as file:
-                file.write("\n".join([NATIVE["library_name"](AGAINST), *NATIVE["source_stamps"](AGAINST)]) + "\n")
+                file.write("\n".join(NATIVE["source_stamps"](AGAINST)) + "\n")
 
 
 building = BUILDING & set(sys.argv[1:])

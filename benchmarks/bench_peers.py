@@ -46,6 +46,8 @@ sys.path.insert(0, SRC)
 from _corpus import corpus_root  # noqa: E402
 from _spawn import cached_python_env, interleaved, shaderkit_argv, spawn_cpu  # noqa: E402
 
+from shaderkit._native import compiled_in_use  # noqa: E402
+
 SMALL_DXBC = "dxbc/slimshader__VirtualMachine_PS_Simple.dxbc"  # 500 bytes
 SMALL_SHBIN = "pica/simple_tri__vshader__6335ca80.shbin"  # 263 bytes
 
@@ -176,14 +178,6 @@ def in_process(root: Path, repeat: int) -> dict[str, object]:
     return report
 
 
-def compiled_build() -> bool:
-    """True when ``src/`` holds a compiled build of its current sources (see shaderkit._native),
-    which the figures then measure (a ``--baseline-src`` folder is measured as it is)."""
-    from shaderkit._native import compiled_in_use
-
-    return compiled_in_use()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
@@ -198,7 +192,7 @@ def main() -> None:
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
         "load_average_at_start": [round(x, 1) for x in os.getloadavg()],
         "vkd3d": shutil.which("vkd3d-compiler"),
-        "compiled_build": compiled_build(),
+        "compiled_build": compiled_in_use(),  # (src/ measured as built, see the docstring)
     }
     with tempfile.TemporaryDirectory() as tmp:
         env = cached_python_env(os.path.join(tmp, "pycache"), SRC)

@@ -73,7 +73,7 @@ def test_an_editable_build_is_current_until_a_recorded_source_changes(tmp_path: 
     assert build_is_current(folder)  # no manifest: a wheel
     stamps = source_stamps(["shaderkit.a", "shaderkit.b"], folder)
     assert [line.split()[:2] for line in stamps] == [["shaderkit.a", "6"], ["shaderkit.b", "6"]]
-    manifest.write_text("\n".join(["shaderkit_native_x", *stamps]) + "\n")
+    manifest.write_text("\n".join(stamps) + "\n")
     assert build_is_current(folder)
     stat = os.stat(tmp_path / "b.py")
     (tmp_path / "b.py").write_text("B = 3\n")  # an edit of the same size
@@ -83,7 +83,7 @@ def test_an_editable_build_is_current_until_a_recorded_source_changes(tmp_path: 
     assert build_is_current(folder)
     (tmp_path / "a.py").unlink()
     assert not build_is_current(folder)  # a recorded module gone
-    for text in ("", "shaderkit_native_x\n", "shaderkit_native_x\nshaderkit.b 6\n"):
+    for text in ("", "\n", "shaderkit.b 6\n"):
         manifest.write_text(text)
         assert not build_is_current(folder), text
 
@@ -121,11 +121,17 @@ def test_the_finder_is_first_and_installed_once() -> None:
         i for i, finder in enumerate(sys.meta_path) if getattr(finder, "__name__", "") == "PathFinder")
 
 
-def _run(code: str, pure: bool) -> str:
+def _env(pure: bool) -> dict[str, str]:
+    """This process's environment, asking for the source modules or not."""
     env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
     if pure:
         env[PURE_ENV] = "1"
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    return env
+
+
+def _run(code: str, pure: bool) -> str:
+    return subprocess.run([sys.executable, "-c", code], env=_env(pure), capture_output=True, text=True,
+                          check=True).stdout
 
 
 def test_what_asks_for_source() -> None:
@@ -148,12 +154,9 @@ def test_compiled_modules_print_what_the_source_prints(corpus: Path, tmp_path: P
     assert not any(path.endswith(".py") for path in _run(code, pure=False).split())
     assert all(path.endswith(".py") for path in _run(code, pure=True).split())
     for mode in ("compiled", "source"):
-        env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
-        if mode == "source":
-            env[PURE_ENV] = "1"
         for folder in ("dxbc", "pica"):
             subprocess.run([sys.executable, "-m", "shaderkit", "disasm", "-o", str(tmp_path / mode / folder),
-                            str(corpus / folder)], env=env, capture_output=True, check=True)
+                            str(corpus / folder)], env=_env(mode == "source"), capture_output=True, check=True)
     compiled = sorted(p.relative_to(tmp_path / "compiled") for p in (tmp_path / "compiled").rglob("*") if p.is_file())
     source = sorted(p.relative_to(tmp_path / "source") for p in (tmp_path / "source").rglob("*") if p.is_file())
     assert compiled == source and len(compiled) > 400

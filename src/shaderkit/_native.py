@@ -6,8 +6,8 @@ a compiler is the plain Python package. Nothing is written twice: the compiled m
 
 A wheel's compiled modules were built from the sources beside them. An editable build (``pip
 install -e .``) compiles in the source tree, where the sources go on changing: it writes
-:data:`MANIFEST` beside them, the library's name and the size and modification time of every module
-mypyc compiled against (:func:`compiled_against`), and each editable build first removes what an
+:data:`MANIFEST` beside them, the size and modification time of every module mypyc compiled
+against (:func:`compiled_against`), and each editable build first removes what an
 earlier one left. :class:`SourceWhenStale` loads every NATIVE module from source when one of those
 files has changed since (an edit or a checkout) or when ``SHADERKIT_PURE_PYTHON=1`` is set. All or
 none: compiled modules call each other directly, so a mix could run code older than its source.
@@ -43,7 +43,7 @@ NATIVE = (
 PURE_ENV = "SHADERKIT_PURE_PYTHON"
 #: the package directory (``shaderkit/``), where every NATIVE module's source lies
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-#: an editable build's record, beside the sources: the library name, then one module per line
+#: an editable build's record, beside the sources: one :func:`source_stamps` line per module
 MANIFEST = "_native_build.txt"
 
 
@@ -118,7 +118,7 @@ def build_is_current(package_dir: str = PACKAGE_DIR) -> bool:
         return True
     try:
         with open(path, encoding="utf-8") as file:
-            recorded = file.read().splitlines()[1:]  # (the first line names the library)
+            recorded = file.read().splitlines()
         return bool(recorded) and source_stamps((line.split(" ", 1)[0] for line in recorded), package_dir) == recorded
     except (OSError, ValueError):
         return False

@@ -28,6 +28,11 @@ class ShaderFormatError(ShaderkitError):
     def __reduce__(self) -> tuple[type, tuple[str, int | None, str]]:
         return (type(self), (self.message, self.offset, self.context))
 
+    def within(self, name: str) -> ShaderFormatError:
+        """This error as read from ``name`` (a file or archive member path): the name before the
+        context (``pack.szs//vs.cso: RDEF: ...``)."""
+        return ShaderFormatError(self.message, self.offset, f"{name}: {self.context}" if self.context else name)
+
 
 class AssemblyError(ShaderkitError):
     """Assembly source text is invalid; ``line`` and ``column`` are 1-based."""

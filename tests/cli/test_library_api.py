@@ -105,9 +105,10 @@ def test_shaders_gives_the_shaders_inside_archives_and_packages(tmp_path: Path, 
         assert [m.data for m in found] == [dxbc, shbin, bytes(damaged), dxbc[:100]]
         assert isinstance(found[0].open(), DxbcContainer) and isinstance(found[1].open(), Dvlb)
         assert "file size field 3" in found[2].error
-        for broken in found[2:]:  # opened only when asked: the damage shows there
-            with pytest.raises(shaderkit.ShaderFormatError):
+        for broken in found[2:]:  # opened only when asked: the damage shows there, named after the member
+            with pytest.raises(shaderkit.ShaderFormatError) as info:
                 broken.open()
+            assert str(info.value).startswith(broken.name + ": ")
     assert shaderkit.shaders(pack, "game.szs")[0].name == "game.szs//vs.cso"
     # a shader is its own only shader; a compressed one is the stream's; a package's by offset
     assert [(m.name, m.data) for m in shaderkit.shaders(dxbc)] == [("", dxbc)]

@@ -217,6 +217,7 @@ def test_asm_base_with_text_not_utf8_is_a_usage_error(capsys: pytest.CaptureFixt
     (tmp_path / "t.txt").write_bytes(b"; caf\xe9\n")
     code, _, err = run_cli(capsys, "asm", str(tmp_path / "t.txt"), "--base", str(base), "-o", str(tmp_path / "o"))
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "t.txt: not UTF-8 text" in err  # (the BNSH base's error did not name the file)
     assert not (tmp_path / "o").exists()
 
 
@@ -230,3 +231,12 @@ def test_asm_header_with_base_is_refused(capsys: pytest.CaptureFixture[str], tmp
                            "--header", str(tmp_path / "h.h"))
     assert code == 2 and "--header" in err
     assert not (tmp_path / "o").exists() and not (tmp_path / "h.h").exists()
+
+
+def test_asm_header_for_latte_sources_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """(--header was ignored for decaf Latte sources: a GSH and no header, exit 0)"""
+    source = tmp_path / "hand.psh"
+    source.write_text(HAND)
+    code, _, err = run_cli(capsys, "asm", str(source), "-o", str(tmp_path / "o.gsh"), "--header", str(tmp_path / "h.h"))
+    assert code == 2 and "--header" in err
+    assert not (tmp_path / "o.gsh").exists() and not (tmp_path / "h.h").exists()

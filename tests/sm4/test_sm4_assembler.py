@@ -635,7 +635,7 @@ def test_stat_counters_derived_from_code_match_fxc() -> None:
         stat, shader = container.statistics, container.shader
         if stat is None or shader is None:
             continue
-        creator = container.rdef.creator if container.rdef is not None else ""
+        creator = container.creator
         prog = decode(shader.tokens)
         counts = _counts(prog, is_legacy_creator(creator))
         hull_shader = prog.program_type == PROGRAM_TYPES.index("hs")

@@ -7,7 +7,7 @@ import re
 
 import click
 
-from shaderkit.cli.common import member_steps, parse_named, read_input, store_member, write_output
+from shaderkit.cli.common import member_steps, parse_named, read_input, store_member, utf8_text, write_output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
             syntax = detected
     listing = _ONE_LISTING.get(syntax)
     if header and (listing is not None or based is not None):
-        raise click.UsageError("--header is for PICA200 sources assembled without --base")
+        raise click.UsageError(_HEADER_IS_PICA)
     if listing is not None:
         kind, suffix, assemble_text = listing
         if len(texts) != 1:
@@ -126,7 +126,7 @@ def asm(sources: tuple[str, ...], output: str | None, header: str | None, base: 
                                "(into a SHBIN, CGFX or CSDR)")
     if syntax == "maxwell":
         raise click.UsageError("Maxwell text needs --base FILE.bnsh (or an NVN blob or a DKSH module)")
-    if syntax in ("auto", "latte") and _latte(raw, output, syntax):
+    if syntax in ("auto", "latte") and _latte(raw, output, syntax, header=header):
         return
     from shaderkit.formats.dvlb.build import assemble_program, program_to_shbin
 
@@ -171,8 +171,8 @@ def _maxwell(raw: list[tuple[str, bytes]], output: str | None, base: _Base, vari
     if len(raw) != 1 or not output:
         raise click.UsageError("--base takes one source and needs -o OUT")
     name = _display(raw[0][0])
+    text = utf8_text(name, raw[0][1])
     try:
-        text = raw[0][1].decode("utf-8")
         if variation is None and stage is None and listing_sections(text):
             data = assemble_listing(base.model(), text)
         else:
@@ -238,10 +238,15 @@ _ONE_LISTING: dict[str, tuple[str, str, Callable[[str, _Base | None], bytes]]] =
 }
 
 
-def _latte(raw: list[tuple[str, bytes]], output: str | None, syntax: str, base: _Base | None = None) -> bool:
+#: the one refusal of --header (only a PICA200 SHBIN assembled from sources has a C header)
+_HEADER_IS_PICA = "--header is for PICA200 sources assembled without --base"
+
+
+def _latte(raw: list[tuple[str, bytes]], output: str | None, syntax: str, base: _Base | None = None,
+           header: str | None = None) -> bool:
     """Assemble decaf Latte sources into a GSH when ``--syntax latte`` says so or (auto) every
     source looks like one, or an edited ``disasm`` listing into a Wii U ``base``; False leaves the
-    sources to the other syntaxes."""
+    sources to the other syntaxes (a ``header`` asked for Latte sources is refused)."""
     from shaderkit.cli.latte_asm import apply_to_base, assemble_gsh, default_output, looks_like_latte
 
     if base is not None:
@@ -251,6 +256,8 @@ def _latte(raw: list[tuple[str, bytes]], output: str | None, syntax: str, base: 
     texts = [(_display(name), data.decode("utf-8", "replace")) for name, data in raw]
     if syntax == "auto" and not all(looks_like_latte(text) for _, text in texts):
         return False
+    if header:
+        raise click.UsageError(_HEADER_IS_PICA)
     try:
         data = assemble_gsh(texts)
     except ValueError as exc:

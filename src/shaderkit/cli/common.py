@@ -35,6 +35,16 @@ def read_input(path: str) -> bytes:
         return handle.read()
 
 
+def utf8_text(name: str, data: bytes) -> str:
+    """``data`` (read from ``name``) as UTF-8 text; a usage error naming the file when it is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        import click
+
+        raise click.UsageError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def write_output(path: str, data: bytes | str) -> None:
     """Write to ``path`` (``-`` is standard output), creating parent folders."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -63,8 +73,7 @@ def member_steps(path: str) -> tuple[list[Any], bytes]:
     try:
         return load_member(path)
     except ShaderFormatError as exc:
-        context = f"{path}: {exc.context}" if exc.context else path
-        raise ShaderFormatError(exc.message, exc.offset, context) from None
+        raise exc.within(path) from None
 
 
 def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile:
@@ -81,8 +90,7 @@ def parse_named(path: str, data: bytes, steps: Sequence[Any] = ()) -> ShaderFile
             return open_member(list(steps), data)
         return shaderkit.open(data)
     except ShaderFormatError as exc:
-        context = f"{path}: {exc.context}" if exc.context else path
-        raise ShaderFormatError(exc.message, exc.offset, context) from None
+        raise exc.within(path) from None
 
 
 def load_member(path: str) -> tuple[list[Any], bytes]:

@@ -50,7 +50,7 @@ def apply_to_base(sources: list[tuple[str, bytes]], output: str | None, model: A
     file kept, ``outer`` of its bytes written; False when ``model`` is not a Wii U file."""
     import click
 
-    from shaderkit.cli.common import write_output
+    from shaderkit.cli.common import utf8_text, write_output
     from shaderkit.errors import AssemblyError
     from shaderkit.formats.gx2.programs import apply_listing, is_stage, is_wiiu
 
@@ -59,10 +59,7 @@ def apply_to_base(sources: list[tuple[str, bytes]], output: str | None, model: A
     if len(sources) != 1 or not output:
         raise click.UsageError("--base takes one listing and needs -o OUT")
     name, data = sources[0]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise click.UsageError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = utf8_text(name, data)
     try:
         apply_listing(model, text)
     except AssemblyError as exc:

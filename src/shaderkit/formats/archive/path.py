@@ -385,8 +385,8 @@ class Member:
 
     def open(self) -> ShaderFile:
         """The shader's typed model (:func:`shaderkit.open` of its bytes, or the one its archive
-        offers), parsed now: ShaderFormatError for damaged bytes (named after the member when the
-        error names no structure), or with ``error`` when its archive could not be listed."""
+        offers), parsed now: ShaderFormatError for damaged bytes (the member's name before the
+        structure it names), or with ``error`` when its archive could not be listed."""
         import shaderkit
 
         if self.error:
@@ -396,7 +396,7 @@ class Member:
         try:
             return shaderkit.open(self.data)
         except ShaderFormatError as exc:
-            raise ShaderFormatError(exc.message, exc.offset, exc.context or self.name) from None
+            raise exc.within(self.name) from None
 
 
 def shader_members(name: str, data: bytes) -> list[Member]:

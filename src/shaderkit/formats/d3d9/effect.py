@@ -58,6 +58,7 @@ from shaderkit.formats.d3dx.ctab import (  # D3DXPARAMETER_CLASS
     CLASS_STRUCT,
     CLASS_VECTOR,
 )
+from shaderkit.formats.d3dx.ctab import TYPE_NAMES as CTAB_TYPE_NAMES
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
@@ -78,10 +79,10 @@ EXPRESSION_TAG = 0x46580200
 
 #: D3DXPARAMETER_CLASS
 CLASS_NAMES = ("scalar", "vector", "matrix_rows", "matrix_columns", "object", "struct")
-#: D3DXPARAMETER_TYPE names as HLSL spells them
-TYPE_NAMES = ("void", "bool", "int", "float", "string", "texture", "texture1D", "texture2D", "texture3D",
-              "textureCUBE", "sampler", "sampler1D", "sampler2D", "sampler3D", "samplerCUBE", "PixelShader",
-              "VertexShader", "pixelfragment", "vertexfragment", "unsupported")
+#: D3DXPARAMETER_TYPE names as HLSL spells them: the constant table's up to samplerCUBE, then an
+#: effect's shader and fragment objects (an effect file writes PixelShader/VertexShader)
+TYPE_NAMES = (*(CTAB_TYPE_NAMES[t] for t in range(15)), "PixelShader", "VertexShader", "pixelfragment",
+              "vertexfragment", "unsupported")
 TYPE_STRING = 4
 SAMPLER_TYPES = frozenset(range(10, 15))
 #: the states of a pass or sampler by operation number (the names an effect file uses)

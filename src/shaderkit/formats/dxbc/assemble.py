@@ -80,8 +80,7 @@ def assemble_with_base(text: str, base: DxbcContainer) -> DxbcContainer:
             stat = target.statistics
             if stat is not None:
                 # (how fxc counted is the compiler's fact, not the listing style disasm --fxc chose)
-                creator = target.rdef.creator if target.rdef is not None else ""
-                update_statistics(stat, old, prog, is_legacy_creator(creator))
+                update_statistics(stat, old, prog, is_legacy_creator(target.creator))
             shader.tokens = array("I", words)
     if base.effect is not None:
         _apply_expression_edits(text, base.effect)
@@ -173,8 +172,7 @@ def _apply_level9_edits(lines: list[str], stop: int, base: DxbcContainer, start:
         raise AssemblyError(f"the text holds {len(sections)} level-9 program(s), the base {len(chunks)}", where, 1)
     if not chunks:
         return
-    rdef = base.rdef
-    new = level9_chunks(lines, stop, rdef.creator if rdef is not None else "", start)
+    new = level9_chunks(lines, stop, base.creator, start)
     for (fourcc, _, title, end), chunk, mine in zip(sections, chunks, new):
         if not isinstance(chunk, Level9Shader) or fourcc != chunk.fourcc:
             raise AssemblyError(f"the base's level-9 chunk here is {chunk.fourcc}, not {fourcc}", title + 1, 1)
@@ -206,7 +204,7 @@ def _apply_signature_edits(header: list[str], base: DxbcContainer) -> None:
         chunk = next((c for c in base.chunks if isinstance(c, Signature) and c.fourcc in family), None)
         if rows is None or chunk is None:
             continue
-        output = title == "Output signature" or (title == "Patch Constant signature" and program_type == 3)
+        output = title == "Output signature" or (title == "Patch Constant signature" and program_type == _HULL_SHADER)
         elements = [_element(row, output) for row in rows]
         if len(elements) == len(chunk.elements):
             for new, old in zip(elements, chunk.elements):

@@ -460,6 +460,13 @@ class DxbcContainer(ShaderFile):
         return self._first(ResourceDefinition, "RDEF")
 
     @property
+    def creator(self) -> str:
+        """The compiler the RDEF chunk names (``Microsoft (R) HLSL Shader Compiler 9.29.952.3111``),
+        or "" without one."""
+        rdef = self.rdef
+        return rdef.creator if rdef is not None else ""
+
+    @property
     def input_signature(self) -> Signature | None:
         """The first input signature chunk (ISGN/ISG1), or None."""
         return self._first(Signature, *INPUT_SIGNATURES)

@@ -102,8 +102,7 @@ _SIG_HEADER_NARROW = [
 def container_style(container: DxbcContainer) -> str:
     """The creator whose spellings the listing of ``container`` follows: its RDEF's (none: 10.x
     spellings), unless ``disasm --fxc`` chose another one (:data:`FXC_STYLE`)."""
-    rdef = container.rdef
-    return style_creator(rdef.creator if rdef is not None else "")
+    return style_creator(container.creator)
 
 
 def style_creator(creator: str) -> str:

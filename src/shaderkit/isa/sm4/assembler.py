@@ -36,6 +36,7 @@ from shaderkit.isa.sm4 import dcl
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     ICB_CLASS,
+    MESSAGE_CLASS,
     MIN_PRECISION,
     OP_CUSTOMDATA,
     OPCODES,
@@ -866,7 +867,7 @@ class _ProgramAssembler:
         text_words = list(struct.unpack(f"<{len(data) // 4}I", data))
         msg_id = 0x200103 if name == "errorf" else 0x200102
         raw = [msg_id, 1, len(body), len(operands), len(words), *words, *text_words]
-        return Instruction(OP_CUSTOMDATA, 4, [], [], raw)
+        return Instruction(OP_CUSTOMDATA, MESSAGE_CLASS, [], [], raw)
 
 
 _UNESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "\\": "\\"}

@@ -410,8 +410,9 @@ MIN_PRECISION = {0: "", 1: "min16f", 2: "min2_8f", 4: "min16i", 5: "min16u", 6: 
 
 CUSTOMDATA_CLASSES = {0: "comment", 1: "debuginfo", 2: "opaque", 3: "icb", 4: "shader_message",
                       5: "clip_plane_constant_mappings"}
-#: the customdata class of an immediate constant buffer
-ICB_CLASS = next(value for value, name in CUSTOMDATA_CLASSES.items() if name == "icb")
+#: the customdata classes of an immediate constant buffer and of a shader message (printf/errorf)
+ICB_CLASS, MESSAGE_CLASS = ({name: value for value, name in CUSTOMDATA_CLASSES.items()}[name]
+                            for name in ("icb", "shader_message"))
 
 PROGRAM_TYPES = ("ps", "vs", "gs", "hs", "ds", "cs")
 

@@ -20,6 +20,7 @@ from shaderkit.isa.sm4.dcl import format_declaration
 from shaderkit.isa.sm4.model import Index, Instruction, Operand, Program
 from shaderkit.isa.sm4.opcodes import (
     ICB_CLASS,
+    MESSAGE_CLASS,
     MIN_PRECISION,
     OPCODES,
     REGISTER_NAMES,
@@ -475,7 +476,7 @@ class Formatter:
         cls = inst.controls
         if cls == ICB_CLASS:
             return self.icb(inst.raw)
-        if cls == 4:
+        if cls == MESSAGE_CLASS:
             return self.message(inst)
         return self.opaque_customdata(inst)
 

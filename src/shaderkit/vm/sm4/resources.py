@@ -218,14 +218,6 @@ def cube_face(direction: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return face, np.nan_to_num(u), np.nan_to_num(v)
 
 
-def _face_bases() -> np.ndarray:
-    bases = np.zeros((6, 3, 3), np.float64)
-    for f, face in enumerate(CUBE_FACES):
-        for row, (axis, sign) in enumerate(face):
-            bases[f, row, axis] = sign
-    return bases
-
-
 #: per face of :data:`CUBE_FACES`: its normal and its s and t directions as vectors (6, 3, 3), the
 #: inverse of :func:`cube_face`: direction = normal + s * s_dir + t * t_dir
-CUBE_FACE_BASES = _face_bases()
+CUBE_FACE_BASES = np.eye(3)[_FACE_AXES] * _FACE_SIGNS[..., None]
