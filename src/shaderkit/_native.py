@@ -11,6 +11,11 @@ against (:func:`compiled_against`), and each editable build first removes what a
 earlier one left. :class:`SourceWhenStale` loads every NATIVE module from source when one of those
 files has changed since (an edit or a checkout) or when ``SHADERKIT_PURE_PYTHON=1`` is set. All or
 none: compiled modules call each other directly, so a mix could run code older than its source.
+
+In a NATIVE module, module-level tables are annotated ``Final`` (imported for type checkers only):
+mypyc then keeps them in C variables instead of reading the module dict at every use. A class an
+interpreted module subclasses is marked ``allow_interpreted_subclasses`` (the PICA200 assembler
+extends ``opdescs.DescriptorTable``).
 """
 
 from __future__ import annotations
@@ -30,14 +35,17 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from types import ModuleType
 
-#: compiled by mypyc where a compiler is available (hot paths of disasm: SM4/SM5 and PICA200 text)
+#: compiled by mypyc where a compiler is available (hot paths of disasm: SM4/SM5 and PICA200 text,
+#: PICA200's layout rules and descriptor merging)
 NATIVE = (
     "shaderkit.isa.sm4.decode",
     "shaderkit.isa.sm4.dcl",
     "shaderkit.isa.sm4.text",
     "shaderkit.isa.sm4.printer",
+    "shaderkit.formats.dvlb.pack",
     "shaderkit.formats.dvlb.rules",
     "shaderkit.formats.dvlb.source",
+    "shaderkit.isa.pica.opdescs",
 )
 #: set to 1 to run the source modules even where a current compiled build is installed
 PURE_ENV = "SHADERKIT_PURE_PYTHON"

@@ -19,6 +19,30 @@ import struct
 from shaderkit.dataclass import dataclass, field
 from shaderkit.errors import UnsupportedOperation
 from shaderkit.formats.base import ShaderFile
+from shaderkit.formats.dvlb.pack import (
+    _CONSTANT,
+    _DVLE_HEADER,
+    _DVLP_HEADER,
+    _LABEL,
+    _OPDESC,
+    _OUTPUT,
+    _UNIFORM,
+    DVLB_MAGIC,
+    DVLE_HEADER_SIZE,
+    DVLE_MAGIC,
+    DVLP_HEADER_MIN,
+    DVLP_HEADER_PICASSO,
+    DVLP_MAGIC,
+    _encode_name,
+    _pack_constants,
+    _pack_dvle_header,
+    _pack_labels,
+    _pack_opdescs,
+    _pack_outputs,
+    _pack_uniforms,
+    _symbol_table,
+    _write_canonical,
+)
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
 from shaderkit.io.reader import Reader
@@ -38,23 +62,8 @@ TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-DVLB_MAGIC = b"DVLB"
-DVLP_MAGIC = b"DVLP"
-DVLE_MAGIC = b"DVLE"
-
 #: DVLE version written by picasso >= v2.5 (older picasso and nihstro write 0).
 DVLE_VERSION_PICASSO = 0x1002
-
-_DVLP_HEADER = struct.Struct("<4s6I")  # magic, version, code off/size, opdesc off/count, symtab off
-DVLP_HEADER_MIN = _DVLP_HEADER.size  # 0x1C: nihstro's header; picasso adds three words
-DVLP_HEADER_PICASSO = 0x28
-_DVLE_HEADER = struct.Struct("<4sHBBIIHHBBBB10I")
-DVLE_HEADER_SIZE = _DVLE_HEADER.size  # 0x40
-_OPDESC = struct.Struct("<II")
-_CONSTANT = struct.Struct("<HH4I")
-_LABEL = struct.Struct("<B3sIII")
-_OUTPUT = struct.Struct("<HHB3s")
-_UNIFORM = struct.Struct("<IHH")
 
 SHADER_TYPES = {0: "vertex", 1: "geometry"}
 # register spaces, constant kinds and output semantics live once, in the ISA table
@@ -553,44 +562,6 @@ def _parse_dvle(r: Reader, data: bytes, index: int, offset: int, rec: Recorder) 
 # -- writing --------------------------------------------------------------------------------------
 
 
-def _encode_name(name: str) -> bytes:
-    return name.encode("latin-1")
-
-
-def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbol_size: int) -> bytes:
-    const_off, label_off, out_off, unif_off, sym_off = offsets
-    return _DVLE_HEADER.pack(
-        DVLE_MAGIC, dvle.version, dvle.shader_type, dvle.merge_outmaps,
-        dvle.main_offset, dvle.endmain_offset, dvle.input_mask, dvle.output_mask,
-        dvle.gs_mode, dvle.gs_fixed_vertex_start, dvle.gs_variable_vertex_num, dvle.gs_fixed_vertex_num,
-        const_off, len(dvle.constants), label_off, len(dvle.labels), out_off, len(dvle.outputs),
-        unif_off, len(dvle.uniforms), sym_off, symbol_size,
-    )  # fmt: skip
-
-
-# Table packers shared with the DVOJ writer (dvob.py): entries in order, names by symbol offset.
-
-
-def _pack_constants(constants: list[Constant]) -> bytes:
-    return b"".join([_CONSTANT.pack(c.type, c.register, *c.words) for c in constants])
-
-
-def _pack_labels(labels: list[Label], symbols: list[int]) -> bytes:
-    return b"".join([_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols)])
-
-
-def _pack_opdescs(opdescs: list[OperandDescriptor]) -> bytes:
-    return b"".join([_OPDESC.pack(o.value, o.extra) for o in opdescs])
-
-
-def _pack_outputs(outputs: list[Output]) -> bytes:
-    return b"".join([_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs])
-
-
-def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
-    return b"".join([_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
-
-
 @dataclass(frozen=True)
 class AppendRule:
     """How the assembler that wrote a file lays out a DVLE: the order of its tables, whether label
@@ -686,75 +657,3 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
     if w.end > layout.size:
         w.pad_to(rule.alignment)
     return w.getvalue()
-
-
-def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
-    size = (
-        DVLE_HEADER_SIZE
-        + _CONSTANT.size * len(dvle.constants)
-        + _LABEL.size * len(dvle.labels)
-        + _OUTPUT.size * len(dvle.outputs)
-        + _UNIFORM.size * len(dvle.uniforms)
-        + symbol_size
-    )
-    return (size + 3) & ~3
-
-
-def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
-    """picasso's symbol table: uniform names in table order, then label names, each NUL-terminated
-    (``labels_first``: nihstro's default order). Returns the table and the label and uniform
-    symbol offsets."""
-    pool = bytearray()
-    syms: dict[str, list[int]] = {"labels": [], "uniforms": []}
-    groups = [("uniforms", [u.name for u in dvle.uniforms]), ("labels", [lb.name for lb in dvle.labels])]
-    for table, names in reversed(groups) if labels_first else groups:
-        for name in names:
-            syms[table].append(len(pool))
-            pool += _encode_name(name) + b"\0"
-    return bytes(pool), syms["labels"], syms["uniforms"]
-
-
-def _pack_dvle(dvle: Dvle, table: tuple[bytes, list[int], list[int]]) -> bytes:
-    """A DVLE packed in picasso's order: header, constants, labels, outputs, uniforms, then the
-    symbol table; ``table`` is :func:`_symbol_table`'s (pool, label and uniform symbol offsets)."""
-    pool, label_syms, uniform_syms = table
-    const_off = DVLE_HEADER_SIZE
-    label_off = const_off + _CONSTANT.size * len(dvle.constants)
-    out_off = label_off + _LABEL.size * len(dvle.labels)
-    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
-    return b"".join((_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
-                     _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
-                     _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool))
-
-
-def _write_canonical(model: Dvlb) -> bytes:
-    """Lay the model out as picasso >= v2.5 does."""
-    dvlp = model.dvlp
-    unknown = list(dvlp.unknown_words) + [0] * (3 - len(dvlp.unknown_words))
-    header_size = DVLP_HEADER_MIN + 4 * len(unknown)
-    code_size = 4 * len(dvlp.code)
-    dvlp_size = header_size + code_size + _OPDESC.size * len(dvlp.opdescs)
-    tables = [_symbol_table(dvle) for dvle in model.dvles]
-
-    offsets = []
-    offset = 8 + 4 * len(model.dvles) + dvlp_size
-    for dvle, (pool, _, _) in zip(model.dvles, tables):
-        offsets.append(offset)
-        offset += _dvle_size(dvle, len(pool))
-    parts = [
-        DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(model.dvles), *offsets),
-        _DVLP_HEADER.pack(
-            DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
-            len(dvlp.opdescs), dvlp_size,
-        ),
-        struct.pack(f"<{len(unknown)}I", *unknown), struct.pack(f"<{len(dvlp.code)}I", *dvlp.code),
-        _pack_opdescs(dvlp.opdescs),
-    ]  # fmt: skip
-    size = 8 + 4 * len(offsets) + dvlp_size
-    for dvle, table in zip(model.dvles, tables):
-        entry = _pack_dvle(dvle, table)
-        size += len(entry)
-        parts += [entry, b"\0" * (-size % 4)]  # (each DVLE padded to 4 bytes from the file start)
-        size += -size % 4
-    return b"".join(parts)

@@ -22,11 +22,6 @@ from typing import Any, ClassVar
 from shaderkit.dataclass import dataclass, field
 from shaderkit.formats.base import ShaderFile
 from shaderkit.formats.dvlb.dvlb import (
-    _CONSTANT,
-    _LABEL,
-    _OPDESC,
-    _OUTPUT,
-    _UNIFORM,
     SHADER_TYPES,
     Constant,
     Dvlb,
@@ -36,14 +31,21 @@ from shaderkit.formats.dvlb.dvlb import (
     OperandDescriptor,
     Output,
     Uniform,
+    _table,
+    mask_text,
+)
+from shaderkit.formats.dvlb.pack import (
+    _CONSTANT,
+    _LABEL,
+    _OPDESC,
+    _OUTPUT,
+    _UNIFORM,
     _encode_name,
     _pack_constants,
     _pack_labels,
     _pack_opdescs,
     _pack_outputs,
     _pack_uniforms,
-    _table,
-    mask_text,
 )
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned

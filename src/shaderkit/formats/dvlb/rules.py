@@ -25,6 +25,10 @@ import struct
 from collections.abc import Callable
 
 from shaderkit.formats.dvlb.dvlb import (
+    Dvlb,
+    name_key,
+)
+from shaderkit.formats.dvlb.pack import (
     _CONSTANT,
     _DVLP_HEADER,
     _LABEL,
@@ -35,7 +39,6 @@ from shaderkit.formats.dvlb.dvlb import (
     DVLE_HEADER_SIZE,
     DVLP_HEADER_MIN,
     DVLP_MAGIC,
-    Dvlb,
     _encode_name,
     _pack_constants,
     _pack_dvle,
@@ -46,13 +49,16 @@ from shaderkit.formats.dvlb.dvlb import (
     _pack_uniforms,
     _symbol_table,
     _write_canonical,
-    name_key,
 )
 
-RULE_PICASSO = "picasso"
-RULE_PICASSO_2014 = "picasso-2014"
-RULE_PICASSO_2015 = "picasso-2015"
-RULE_NIHSTRO = "nihstro"
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Final
+
+RULE_PICASSO: Final = "picasso"
+RULE_PICASSO_2014: Final = "picasso-2014"
+RULE_PICASSO_2015: Final = "picasso-2015"
+RULE_NIHSTRO: Final = "nihstro"
 
 
 class RuleMismatch(ValueError):
@@ -162,7 +168,7 @@ def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
     ))  # fmt: skip
 
 
-LAYOUT_RULES: dict[str, Callable[[Dvlb], bytes]] = {
+LAYOUT_RULES: Final[dict[str, Callable[[Dvlb], bytes]]] = {
     RULE_PICASSO: _write_canonical,
     RULE_PICASSO_2014: write_picasso_2014,
     RULE_PICASSO_2015: write_picasso_2015,
@@ -197,7 +203,7 @@ def _recorded_symbol_order(model: Dvlb) -> str:
 
 
 #: how many DVLP header words after the symbol offset each rule writes, given the model's count
-_RULE_HEADER_WORDS: dict[str, Callable[[int], int]] = {
+_RULE_HEADER_WORDS: Final[dict[str, Callable[[int], int]]] = {
     RULE_PICASSO: lambda count: max(3, count),
     RULE_PICASSO_2014: lambda count: 3,
     RULE_PICASSO_2015: lambda count: 3,

@@ -58,17 +58,24 @@ from shaderkit.isa.pica.table import (
     CONST_KIND_NAMES,
     DEFAULT_OPSRC,
     DESC_FORMATS,
+    ENCODERS,
     FORMAT_FIELDS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
     IDX_NAMES,
     IDX_SOURCE,
+    MAX_CONSTANT,
+    MAX_OUTPUT,
+    MAX_STACK,
+    MAX_UNIFORM,
+    MAX_VSH_SIZE,
     MOVA_TARGET_NAMES,
     MOVA_UNUSED_MASK,
     NAMED_INPUT_LIMIT,
     NARROW_SOURCE_END,
     NUM_BITS,
     OUTPUT_SEMANTICS,
+    OUTPUT_SLOTS,
     SEMANTIC_DUMMY,
     SETEMIT_FLAG_TEXT,
     SPACE_OF_KIND,
@@ -82,6 +89,7 @@ from shaderkit.isa.pica.table import (
     make_opdesc,
     mask_text,
     picasso_num,
+    split_num,
     src_name,
     swizzle_text,
     uniform_space,
@@ -89,17 +97,19 @@ from shaderkit.isa.pica.table import (
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from typing import Final
+
     from shaderkit.isa.pica.assembler import ParsedInstruction
 
 #: pragmas for shaderkit's assembler (comments to picasso): pin the descriptor table and choices
-PRAGMA_OPDESCS = "; shaderkit: opdescs"
-PRAGMA_DESC = "; shaderkit: desc"
-PRAGMA_DVLE = "; shaderkit: dvle"
-PRAGMA_LABEL = "; shaderkit: label"
-PRAGMA_LAYOUT = "; shaderkit: layout"
+PRAGMA_OPDESCS: Final = "; shaderkit: opdescs"
+PRAGMA_DESC: Final = "; shaderkit: desc"
+PRAGMA_DVLE: Final = "; shaderkit: dvle"
+PRAGMA_LABEL: Final = "; shaderkit: label"
+PRAGMA_LAYOUT: Final = "; shaderkit: layout"
 #: picasso -n: the file was made without automatic padding NOPs (picasso before v2.5 added none)
-PRAGMA_NO_NOP = "; shaderkit: no-nop"
-PRAGMA_UNIFORM_ORDER = "; shaderkit: uniform-order"
+PRAGMA_NO_NOP: Final = "; shaderkit: no-nop"
+PRAGMA_UNIFORM_ORDER: Final = "; shaderkit: uniform-order"
 
 
 def opdescs_pragma(dvlb: Dvlb) -> str:
@@ -113,18 +123,22 @@ def desc_pragma(desc: int, inverted: bool) -> str:
     return f"  {PRAGMA_DESC} {desc}" + (" inverted" if inverted else "")
 
 
-_FLOW_CALLS = ("call", "callc", "callu")
-_FLOW_JUMPS = ("jmpc", "jmpu")
-_KIND_DIRECTIVE = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
-_V, _R, _C, _I, _B = SPACES["v"], SPACES["r"], SPACES["c"], SPACES["i"], SPACES["b"]
-_SPACE_START = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
-_SPACE_END = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
-_SETEMIT_TEXT = SETEMIT_FLAG_TEXT
+_FLOW_CALLS: Final = ("call", "callc", "callu")
+_FLOW_JUMPS: Final = ("jmpc", "jmpu")
+_KIND_DIRECTIVE: Final = {kind: f".{name}" for kind, name in CONST_KIND_NAMES.items()}
+_V: Final = SPACES["v"]
+_R: Final = SPACES["r"]
+_C: Final = SPACES["c"]
+_I: Final = SPACES["i"]
+_B: Final = SPACES["b"]
+_SPACE_START: Final = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
+_SPACE_END: Final = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
+_SETEMIT_TEXT: Final = SETEMIT_FLAG_TEXT
 #: how a text is written (the arguments of _sources): descriptor hints, DVLE header overrides,
 #: layout rule, uniform-table orders
 _Choice = tuple[bool, list[dict[str, int]], str, "list[list[int]] | None"]
 #: a descriptor that prints every operand plainly (for a missing descriptor)
-_PLAIN_DESC = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
+_PLAIN_DESC: Final = make_opdesc(0xF, DEFAULT_OPSRC, DEFAULT_OPSRC, DEFAULT_OPSRC)
 
 
 def _uniform_kind(index: int) -> tuple[int, int]:
@@ -144,7 +158,7 @@ def _uniform_space_entry(prefix: str) -> tuple[int, int, int]:
 
 
 #: the uniform spaces in table.uniform_space's order (highest table base first), built at import
-_UNIFORM_SPACES = tuple(sorted((_uniform_space_entry(prefix) for prefix in "vcib"), reverse=True))
+_UNIFORM_SPACES: Final = tuple(sorted((_uniform_space_entry(prefix) for prefix in "vcib"), reverse=True))
 
 
 def _ident(name: str) -> str:
@@ -152,7 +166,7 @@ def _ident(name: str) -> str:
     return name.replace(".", "$")
 
 
-_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_IDENT_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
 def _valid_ident(name: str) -> bool:
@@ -397,7 +411,7 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
 
 
 #: an output mask's components (bit 0 = x)
-_OUTPUT_COMPONENTS = tuple("".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1) for mask in range(16))
+_OUTPUT_COMPONENTS: Final = tuple("".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1) for mask in range(16))
 
 
 def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
@@ -433,14 +447,14 @@ def _cond_text(refx: int, refy: int, op: int) -> str | None:
 
 
 #: (refx, refy, condop) -> the condition's text, None when picasso cannot write it
-_COND_TEXTS = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) for op in range(4)}
+_COND_TEXTS: Final = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in (0, 1) for op in range(4)}
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
-_SOURCE_MODIFIERS = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
+_SOURCE_MODIFIERS: Final = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
                                                          for swizzle in range(256)) for sign in ("", "-"))
 #: _SOURCE_MODIFIERS of a source after another operand: (", " and the sign, swizzle)
-_LISTED_SOURCE_MODIFIERS = tuple((", " + sign, suffix) for sign, suffix in _SOURCE_MODIFIERS)
+_LISTED_SOURCE_MODIFIERS: Final = tuple((", " + sign, suffix) for sign, suffix in _SOURCE_MODIFIERS)
 #: destination mask -> its suffix ("" for xyzw)
-_MASK_SUFFIXES = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
+_MASK_SUFFIXES: Final = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
 #: one operand's text: (printer, unit, position, word, descriptor, names, labels) -> text, or None for none
 _OperandPrinter = Callable[["_Code", "_Unit", int, int, int, "_Names", "dict[int, str]"], "str | None"]
@@ -590,8 +604,8 @@ def _descriptor(code: _Code, unit: _Unit, index: int) -> int:
 
 
 #: the text of every unnamed destination (5-bit field) and unindexed source (7-bit field), built at import
-_RAW_DEST_TEXTS = tuple(_raw_dst(reg) for reg in range(32))
-_RAW_SOURCE_TEXTS = tuple(_raw_src(reg) for reg in range(128))
+_RAW_DEST_TEXTS: Final = tuple(_raw_dst(reg) for reg in range(32))
+_RAW_SOURCE_TEXTS: Final = tuple(_raw_src(reg) for reg in range(128))
 
 
 def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> _RowPrinter:
@@ -629,7 +643,7 @@ def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int)
 
 
 #: one printer per 6-bit opcode value, built from the table at import time
-_PRINTERS: tuple[_RowPrinter, ...] = tuple(_row_printer(row) for row in BY_OPCODE6)
+_PRINTERS: Final[tuple[_RowPrinter, ...]] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
 
 _Field = tuple[int, int, int, int]
@@ -663,7 +677,12 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
 
 
 #: built from the table at import time (see _word_tables)
-_RESERVED6, _DESC_FIELD6, _SRC_FIELDS6, _INDEXED6, _INVERTED6 = _word_tables()
+_WORD_TABLES: Final = _word_tables()
+_RESERVED6: Final = _WORD_TABLES[0]
+_DESC_FIELD6: Final = _WORD_TABLES[1]
+_SRC_FIELDS6: Final = _WORD_TABLES[2]
+_INDEXED6: Final = _WORD_TABLES[3]
+_INVERTED6: Final = _WORD_TABLES[4]
 
 
 def _forced_inverted(word: int) -> bool:
@@ -778,10 +797,10 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
 
 
 #: indentation by block depth
-_INDENTS = tuple("\t" * depth for depth in range(64))
-_BLOCK_OPENERS = frozenset({"ifu", "ifc", "loop"})
+_INDENTS: Final = tuple("\t" * depth for depth in range(64))
+_BLOCK_OPENERS: Final = frozenset({"ifu", "ifc", "loop"})
 #: per 6-bit opcode value: True for the mnemonics that shape the text (see _Code.structure)
-_STRUCTURE6 = tuple(row.mnemonic in _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS) for row in BY_OPCODE6)
+_STRUCTURE6: Final = tuple(row.mnemonic in _BLOCK_OPENERS.union(_FLOW_CALLS, _FLOW_JUMPS) for row in BY_OPCODE6)
 
 
 def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Names,
@@ -1051,9 +1070,9 @@ def _uniform_order(table: list[Uniform], rebuilt: list[Uniform]) -> list[int]:
 
 
 #: a block or procedure that ends right after one of these gets picasso's padding NOP
-_FLOW_PAD = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
+_FLOW_PAD: Final = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 #: flow-control fields the text gives the assembler besides the addresses (dst, num)
-_FLOW_FIELDS = ("condop", "refx", "refy", "bool_id", "int_id")
+_FLOW_FIELDS: Final = ("condop", "refx", "refy", "bool_id", "int_id")
 
 
 def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Choice | None:
@@ -1067,17 +1086,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     lossy, uniforms in register order, and code whose blocks and procedures get no padding NOP (so
     the text lists the words in code order).
     """
-    from shaderkit.isa.pica.table import (
-        ENCODERS,
-        MAX_CONSTANT,
-        MAX_OUTPUT,
-        MAX_STACK,
-        MAX_UNIFORM,
-        MAX_VSH_SIZE,
-        OUTPUT_SLOTS,
-        split_num,
-    )
-
     code = dvlb.dvlp.code
     ranges = _ranges(dvlb)
     if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
@@ -1262,10 +1270,13 @@ def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], i
 
 #: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
 #: a descriptor form (then _REPLAY_DESC6 holds its _replay_desc); built at import
-_UNKNOWN, _NO_OPERANDS, _FLOW, _DESC = range(4)
-_REPLAY_KIND6 = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
+_UNKNOWN: Final = 0
+_NO_OPERANDS: Final = 1
+_FLOW: Final = 2
+_DESC: Final = 3
+_REPLAY_KIND6: Final = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
-_REPLAY_DESC6 = _replay_descs(_REPLAY_KIND6)
+_REPLAY_DESC6: Final = _replay_descs(_REPLAY_KIND6)
 assert all(replay is None or not replay[2] >> 31 for replay in _REPLAY_DESC6)  # (below bit 31: see PackedSlots)
 
 
@@ -1321,7 +1332,7 @@ def _rebuild(texts: list[str]) -> Dvlb | None:
         return None
 
 
-_HEADER_FIELDS = ("version", "shader_type", "merge_outmaps", "main_offset", "endmain_offset", "input_mask",
+_HEADER_FIELDS: Final = ("version", "shader_type", "merge_outmaps", "main_offset", "endmain_offset", "input_mask",
                   "output_mask", "gs_mode", "gs_fixed_vertex_start", "gs_variable_vertex_num",
                   "gs_fixed_vertex_num")
 

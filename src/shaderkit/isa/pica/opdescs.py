@@ -16,6 +16,16 @@ from shaderkit.isa.pica.table import (
     replace_fields,
 )
 
+TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
+if TYPE_CHECKING:
+    from typing import Final
+
+if __name__ == "mypyc":  # (never at run time: the decorator matters only to mypyc, which reads both)
+    from mypy_extensions import mypyc_attr as _mypyc_attr
+else:
+    def _mypyc_attr(*_: object, **__: object) -> object:  # type: ignore[misc]
+        return lambda cls: cls
+
 
 def optimize_mask(mask: int, mnemonic: str, opdesc: int) -> int:
     """Drop the descriptor bits the instruction ignores (picasso's optimizeOpdesc)."""
@@ -30,7 +40,7 @@ def _has_wide_desc(op6: int) -> bool:
 
 
 #: 6-bit opcode -> the word has a 7-bit descriptor field (what picasso's swapOpdesc renumbers)
-_WIDE_DESC = tuple(_has_wide_desc(op6) for op6 in range(64))
+_WIDE_DESC: Final = tuple(_has_wide_desc(op6) for op6 in range(64))
 
 
 class PackedSlots:
@@ -80,6 +90,7 @@ class PackedSlots:
         return slot
 
 
+@_mypyc_attr(allow_interpreted_subclasses=True)  # (the assembler is one, and overrides error)
 class DescriptorTable:
     """Assembled words and the descriptor table picasso builds while emitting them."""
 
