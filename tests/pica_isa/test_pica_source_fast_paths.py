@@ -8,8 +8,6 @@
   printers; both must give the same text and the same notes.
 * the descriptor-merge replay reads optimizeOpdesc's masks from an import-time table; they must
   be opdescs.optimize_mask's.
-* the replay finds the slot a descriptor merges into with integer lanes (PackedSlots);
-  it must be the first slot findOrAddOpdesc's loop finds, and merge and append as it does.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ import pytest
 from conftest import corpus_params
 from shaderkit.formats.dvlb import rules, source
 from shaderkit.formats.dvlb.dvlb import Dvlb
-from shaderkit.isa.pica.opdescs import PackedSlots, optimize_mask
+from shaderkit.isa.pica.opdescs import DescriptorTable, optimize_mask
 from shaderkit.isa.pica.table import BY_MNEMONIC, BY_OPCODE6, DESC_FORMATS, SYNTAXES, TEXT_MNEMONIC
 
 FILES = corpus_params("pica", "*.shbin")
@@ -209,37 +207,19 @@ def test_uniform_kind_is_uniform_space() -> None:
         assert source._uniform_kind(index) == (kind, index - space.table_base + space.base)
 
 
-def _scan(values: list[int], masks: list[int], opdesc: int, mask: int) -> int:
-    """findOrAddOpdesc's loop: the first slot agreeing with opdesc on the bits both fix, or -1."""
-    return next((i for i, (value, have) in enumerate(zip(values, masks)) if not (opdesc ^ value) & mask & have), -1)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_packed_slots_find_the_slot_the_scan_finds(seed: int) -> None:
-    rnd = random.Random(seed)
-    values: list[int] = []
-    masks: list[int] = []
-    slots = PackedSlots(values, masks)
-    expect_values: list[int] = []
-    expect_masks: list[int] = []
-    width = rnd.choice([4, 8, 31])  # (few bits: many merges; 31: the widest descriptor bits)
-    for _ in range(300):
-        opdesc = rnd.getrandbits(width)
-        mask = rnd.getrandbits(width) | rnd.choice([0, 1 << (width - 1)])
-        expected = _scan(expect_values, expect_masks, opdesc, mask)
-        found = slots.first_agreeing(opdesc, mask)
-        assert found == expected
-        if found >= 0:
-            slots.merge(found, opdesc, mask)
-            expect_values[found] = (expect_values[found] & ~mask) | (opdesc & mask)
-            expect_masks[found] |= mask
-        elif len(values) < 128:
-            assert slots.append(opdesc, mask) == len(expect_values)
-            expect_values.append(opdesc)
-            expect_masks.append(mask)
-        if rnd.random() < 0.05 and len(values) > 1:  # a MAD swap, then the lanes packed again
-            a, b = rnd.sample(range(len(values)), 2)
-            for table in (values, masks, expect_values, expect_masks):
-                table[a], table[b] = table[b], table[a]
-            slots.repack()
-        assert (values, masks) == (expect_values, expect_masks)
+def test_descriptor_merging_by_hand() -> None:
+    """findOrAddOpdesc: the first slot that agrees on the bits both fix takes the new bits; else a
+    new slot; -1 once the 128 slots are taken (values worked out by hand)."""
+    table = DescriptorTable()
+    assert table.merge_opdesc(0b1010, 0b1111) == 0  # (empty table: a new slot)
+    assert table.merge_opdesc(0b0110, 0b0011) == 0  # 1010 ^ 0110 = 1100, & 0011 = 0: agrees
+    assert (table.opdescs, table.opdesc_masks) == ([0b1010], [0b1111])  # (its low bits were already 10)
+    assert table.merge_opdesc(0b0001, 0b0011) == 1  # 1010 ^ 0001 = 1011, & 0011 = 0011: a new slot
+    assert table.merge_opdesc(0b0101, 0b1100) == 1  # slot 0: 1111 & 1100; slot 1: 0100 & 0011 & 1100 = 0
+    assert (table.opdescs, table.opdesc_masks) == ([0b1010, 0b0101], [0b1111, 0b1111])
+    table.swap_opdesc(0, 1)
+    assert table.opdescs == [0b0101, 0b1010]
+    full = DescriptorTable()
+    full.pin_opdescs(list(range(128)))
+    assert full.merge_opdesc(200, 0xFF) == -1  # (disagrees with every pinned value)
+    assert full.merge_opdesc(77, 0xFF) == 77

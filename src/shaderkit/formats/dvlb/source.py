@@ -1277,7 +1277,6 @@ _DESC: Final = 3
 _REPLAY_KIND6: Final = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO_OPERANDS if row.fmt == "0"
                       else _DESC if row.fmt in DESC_FORMATS else _FLOW for row in BY_OPCODE6)
 _REPLAY_DESC6: Final = _replay_descs(_REPLAY_KIND6)
-assert all(replay is None or not replay[2] >> 31 for replay in _REPLAY_DESC6)  # (below bit 31: see PackedSlots)
 
 
 def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,

@@ -43,60 +43,15 @@ def _has_wide_desc(op6: int) -> bool:
 _WIDE_DESC: Final = tuple(_has_wide_desc(op6) for op6 in range(64))
 
 
-class PackedSlots:
-    """Descriptor slots (values and the masks of the bits each fixes), also packed one slot per
-    32-bit lane into integers, so that findOrAddOpdesc's scan for the first slot a descriptor
-    agrees with takes a few integer operations instead of a Python loop over up to 128 slots.
-    The masks a descriptor is merged under stay below bit 31 (an operand descriptor's fields end
-    at bit 30), which the lane test needs."""
-
-    __slots__ = ("values", "masks", "packed_values", "packed_masks", "ones")
-
-    def __init__(self, values: list[int], masks: list[int]) -> None:
-        self.values, self.masks = values, masks
-        self.repack()
-
-    def repack(self) -> None:
-        """Pack the lists again (after slots were swapped)."""
-        self.packed_values = sum(value << 32 * slot for slot, value in enumerate(self.values))
-        self.packed_masks = sum(mask << 32 * slot for slot, mask in enumerate(self.masks))
-        self.ones = sum(1 << 32 * slot for slot in range(len(self.values)))  # (1 in every lane)
-
-    def first_agreeing(self, opdesc: int, mask: int) -> int:
-        """The first slot agreeing with ``opdesc`` on the bits both it and ``mask`` fix, or -1."""
-        ones = self.ones
-        differ = ((opdesc * ones) ^ self.packed_values) & self.packed_masks & (mask * ones)  # lane 0: agrees
-        high = ones << 31
-        agree = ~(differ + (high - ones)) & high  # (a lane below 2**31 plus 2**31 - 1 sets bit 31 unless 0)
-        return ((agree & -agree).bit_length() - 1) >> 5 if agree else -1
-
-    def merge(self, slot: int, opdesc: int, mask: int) -> None:
-        """Merge ``opdesc`` under ``mask`` into ``slot`` (which agrees with it)."""
-        value = self.values[slot]
-        merged = (value & ~mask) | (opdesc & mask)
-        self.values[slot] = merged
-        self.masks[slot] |= mask
-        self.packed_values ^= (value ^ merged) << 32 * slot
-        self.packed_masks |= mask << 32 * slot
-
-    def append(self, opdesc: int, mask: int) -> int:
-        """A new slot holding ``opdesc`` under ``mask``; its index."""
-        slot = len(self.values)
-        self.values.append(opdesc)
-        self.masks.append(mask)
-        self.packed_values |= opdesc << 32 * slot
-        self.packed_masks |= mask << 32 * slot
-        self.ones |= 1 << 32 * slot
-        return slot
-
-
 @_mypyc_attr(allow_interpreted_subclasses=True)  # (the assembler is one, and overrides error)
 class DescriptorTable:
     """Assembled words and the descriptor table picasso builds while emitting them."""
 
     def __init__(self) -> None:
         self.code: list[int] = []
-        self.slots = PackedSlots([], [])
+        #: the descriptor values by slot, and the bits each value fixes (a merge may set only the others)
+        self.opdescs: list[int] = []
+        self.opdesc_masks: list[int] = []
         self.opdesc_is_mad = 0
         # "; shaderkit: opdescs ..." pins the descriptor table; "; shaderkit: desc N" picks an entry
         self.pinned = False
@@ -126,28 +81,25 @@ class DescriptorTable:
     def merge_opdesc(self, opdesc: int, mask: int) -> int:
         """picasso's findOrAddOpdesc with the mask already optimized: the first slot agreeing with
         ``opdesc`` on the bits both fix takes its bits under ``mask``, else a new slot does; the
-        slot, or -1 when the table is full."""
-        slots = self.slots
-        slot = slots.first_agreeing(opdesc, mask)
-        if slot >= 0:
-            slots.merge(slot, opdesc, mask)
-            return slot
-        return slots.append(opdesc, mask) if len(slots.values) < MAX_OPDESC else -1
-
-    @property
-    def opdescs(self) -> list[int]:
-        """The descriptor values, by slot."""
-        return self.slots.values
-
-    @property
-    def opdesc_masks(self) -> list[int]:
-        """The bits each slot's value fixes."""
-        return self.slots.masks
+        slot, or -1 when the table is full. (A plain scan: compiled, it beats any packed form.)"""
+        values, masks = self.opdescs, self.opdesc_masks
+        for slot, value in enumerate(values):
+            fixed = masks[slot]
+            if not (value ^ opdesc) & fixed & mask:
+                values[slot] = (value & ~mask) | (opdesc & mask)
+                masks[slot] = fixed | mask
+                return slot
+        if len(values) >= MAX_OPDESC:
+            return -1
+        values.append(opdesc)
+        masks.append(mask)
+        return len(values) - 1
 
     def pin_opdescs(self, values: list[int]) -> None:
         """Start from the descriptor table ``values``, every bit fixed (``; shaderkit: opdescs``);
         bits 32.. of a value are its entry's second word (picasso writes 0)."""
-        self.slots = PackedSlots([v & 0xFFFFFFFF for v in values], [0xFFFFFFFF] * len(values))
+        self.opdescs = [v & 0xFFFFFFFF for v in values]
+        self.opdesc_masks = [0xFFFFFFFF] * len(values)
         self.opdesc_extras = [v >> 32 for v in values]
         self.pinned = True
 
@@ -171,14 +123,13 @@ class DescriptorTable:
 
     def swap_opdesc(self, a: int, b: int) -> None:
         """Swap descriptor slots ``a`` and ``b`` and renumber the code words using them."""
-        values, masks = self.slots.values, self.slots.masks
+        values, masks = self.opdescs, self.opdesc_masks
         values[a], values[b] = values[b], values[a]
         masks[a], masks[b] = masks[b], masks[a]
         extras = self.opdesc_extras
         if extras:
             extras += [0] * (max(a, b) + 1 - len(extras))
             extras[a], extras[b] = extras[b], extras[a]
-        self.slots.repack()
         for i, word in enumerate(self.code):
             if _WIDE_DESC[word >> 26]:  # picasso renumbers the 7-bit descriptor fields only
                 cur = word & (MAX_OPDESC - 1)
