@@ -51,3 +51,32 @@ def test_model_round_trip(dvlp: Dvlp, entries: list[Dvle]) -> None:
     assert parsed == model  # layout hints are not compared
     assert parsed.to_bytes() == data
     assert parsed.relayout() == data
+
+
+def test_writer_takes_what_a_model_holds() -> None:
+    """A model holding lists where it declares tuples, tuples where it declares lists and NumPy
+    integers writes the bytes of the same model with plain values (from source and compiled: the
+    compiled writer reads the model untyped), fresh and after an edit of a parsed file."""
+    import numpy as np
+
+    def model(seq: type, num: type) -> Dvlb:
+        return Dvlb(
+            dvlp=Dvlp(code=seq([num(0x4C000000), num(0x88000000)]), opdescs=seq([OperandDescriptor(num(0x36F))])),
+            dvles=seq([Dvle(main_offset=num(0), endmain_offset=num(1), output_mask=num(1),
+                            constants=seq([Constant(num(2), num(95), seq([num(0x3F0000)] * 4))]),
+                            labels=seq([Label(num(1), num(1), "done")]),
+                            outputs=seq([Output(num(0), num(0), num(0xF))]),
+                            uniforms=seq([Uniform("proj", num(0x10), num(0x13))]))]),
+        )
+
+    plain = Dvlb.from_bytes(model(list, int).to_bytes()).to_bytes()
+    assert model(tuple, np.uint32).to_bytes() == plain
+    words = model(list, int)
+    words.dvles[0].constants[0].words = [np.uint32(0x3F0000)] * 4  # type: ignore[assignment]
+    assert words.to_bytes() == plain
+    parsed = Dvlb.from_bytes(plain)
+    parsed.dvles[0].constants[0].words = [0x400000, 0, 0, 0x3F0000]  # type: ignore[assignment]
+    parsed.dvles[0].uniforms = (Uniform("proj", 0x10, 0x13),)  # type: ignore[assignment]
+    edited = Dvlb.from_bytes(parsed.to_bytes())
+    assert edited.dvles[0].constants[0].words == (0x400000, 0, 0, 0x3F0000)
+    assert len(edited.to_bytes()) == len(plain)

@@ -3,7 +3,9 @@
 The model (:mod:`.dvlb`) reads with these layouts and writes with these packers; :mod:`.rules` and
 the disassembler's layout check write whole files with them. Compiled by mypyc in a compiled build
 (``shaderkit._native.NATIVE``): the disassembler lays every parsed file out again to name its
-layout rule.
+layout rule. Model arguments are typed ``Any`` on purpose: compiled code checks a declared type at
+every read (a list where the model declares a tuple, a NumPy integer where it declares an int would
+raise TypeError), and the writer takes what the model holds, as the source does.
 """
 
 from __future__ import annotations
@@ -12,9 +14,7 @@ import struct
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
-    from typing import Final
-
-    from shaderkit.formats.dvlb.dvlb import Constant, Dvlb, Dvle, Label, OperandDescriptor, Output, Uniform
+    from typing import Any, Final
 
 DVLB_MAGIC: Final = b"DVLB"
 DVLP_MAGIC: Final = b"DVLP"
@@ -36,7 +36,7 @@ def _encode_name(name: str) -> bytes:
     return name.encode("latin-1")
 
 
-def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbol_size: int) -> bytes:
+def _pack_dvle_header(dvle: Any, offsets: tuple[int, int, int, int, int], symbol_size: int) -> bytes:
     const_off, label_off, out_off, unif_off, sym_off = offsets
     return _DVLE_HEADER.pack(
         DVLE_MAGIC, dvle.version, dvle.shader_type, dvle.merge_outmaps,
@@ -50,27 +50,27 @@ def _pack_dvle_header(dvle: Dvle, offsets: tuple[int, int, int, int, int], symbo
 # Table packers shared with the DVOJ writer (dvob.py): entries in order, names by symbol offset.
 
 
-def _pack_constants(constants: list[Constant]) -> bytes:
+def _pack_constants(constants: Any) -> bytes:
     return b"".join([_CONSTANT.pack(c.type, c.register, *c.words) for c in constants])
 
 
-def _pack_labels(labels: list[Label], symbols: list[int]) -> bytes:
+def _pack_labels(labels: Any, symbols: list[int]) -> bytes:
     return b"".join([_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols)])
 
 
-def _pack_opdescs(opdescs: list[OperandDescriptor]) -> bytes:
+def _pack_opdescs(opdescs: Any) -> bytes:
     return b"".join([_OPDESC.pack(o.value, o.extra) for o in opdescs])
 
 
-def _pack_outputs(outputs: list[Output]) -> bytes:
+def _pack_outputs(outputs: Any) -> bytes:
     return b"".join([_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs])
 
 
-def _pack_uniforms(uniforms: list[Uniform], symbols: list[int]) -> bytes:
+def _pack_uniforms(uniforms: Any, symbols: list[int]) -> bytes:
     return b"".join([_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
 
 
-def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
+def _dvle_size(dvle: Any, symbol_size: int) -> int:
     size = (
         DVLE_HEADER_SIZE
         + _CONSTANT.size * len(dvle.constants)
@@ -82,7 +82,7 @@ def _dvle_size(dvle: Dvle, symbol_size: int) -> int:
     return (size + 3) & ~3
 
 
-def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
+def _symbol_table(dvle: Any, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
     """picasso's symbol table: uniform names in table order, then label names, each NUL-terminated
     (``labels_first``: nihstro's default order). Returns the table and the label and uniform
     symbol offsets."""
@@ -96,7 +96,7 @@ def _symbol_table(dvle: Dvle, labels_first: bool = False) -> tuple[bytes, list[i
     return bytes(pool), syms["labels"], syms["uniforms"]
 
 
-def _pack_dvle(dvle: Dvle, table: tuple[bytes, list[int], list[int]]) -> bytes:
+def _pack_dvle(dvle: Any, table: tuple[bytes, list[int], list[int]]) -> bytes:
     """A DVLE packed in picasso's order: header, constants, labels, outputs, uniforms, then the
     symbol table; ``table`` is :func:`_symbol_table`'s (pool, label and uniform symbol offsets)."""
     pool, label_syms, uniform_syms = table
@@ -110,7 +110,7 @@ def _pack_dvle(dvle: Dvle, table: tuple[bytes, list[int], list[int]]) -> bytes:
                      _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool))
 
 
-def _write_canonical(model: Dvlb) -> bytes:
+def _write_canonical(model: Any) -> bytes:
     """Lay the model out as picasso >= v2.5 does."""
     dvlp = model.dvlp
     unknown = list(dvlp.unknown_words) + [0] * (3 - len(dvlp.unknown_words))
