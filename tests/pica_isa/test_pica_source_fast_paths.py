@@ -8,6 +8,8 @@
   printers; both must give the same text and the same notes.
 * the descriptor-merge replay reads optimizeOpdesc's masks from an import-time table; they must
   be opdescs.optimize_mask's.
+
+Beside them, picasso's descriptor merging itself (DescriptorTable), worked out by hand.
 """
 
 from __future__ import annotations
@@ -217,8 +219,10 @@ def test_descriptor_merging_by_hand() -> None:
     assert table.merge_opdesc(0b0001, 0b0011) == 1  # 1010 ^ 0001 = 1011, & 0011 = 0011: a new slot
     assert table.merge_opdesc(0b0101, 0b1100) == 1  # slot 0: 1111 & 1100; slot 1: 0100 & 0011 & 1100 = 0
     assert (table.opdescs, table.opdesc_masks) == ([0b1010, 0b0101], [0b1111, 0b1111])
+    table.code.append(0x00000000)  # add, descriptor 0 (the 7-bit field at bit 0)
     table.swap_opdesc(0, 1)
-    assert table.opdescs == [0b0101, 0b1010]
+    assert (table.opdescs, table.code) == ([0b0101, 0b1010], [0x00000001])  # (the word follows its slot)
+    assert table.merge_opdesc(0b1010, 0b0011) == 1  # slot 0: 0101 ^ 1010 = 1111, & 0011: no; slot 1 agrees
     full = DescriptorTable()
     full.pin_opdescs(list(range(128)))
     assert full.merge_opdesc(200, 0xFF) == -1  # (disagrees with every pinned value)

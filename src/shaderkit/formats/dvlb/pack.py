@@ -5,7 +5,8 @@ the disassembler's layout check write whole files with them. Compiled by mypyc i
 (``shaderkit._native.NATIVE``): the disassembler lays every parsed file out again to name its
 layout rule. Model arguments are typed ``Any`` on purpose: compiled code checks a declared type at
 every read (a list where the model declares a tuple, a NumPy integer where it declares an int would
-raise TypeError), and the writer takes what the model holds, as the source does.
+raise TypeError), and the writer takes what the model holds, as the source does. (The compiled
+disassembler and layout rules still read the model as declared: see the README's install notes.)
 """
 
 from __future__ import annotations

@@ -50,12 +50,15 @@ from shaderkit.isa.pica.float24 import f24_to_f32
 from shaderkit.isa.pica.opdescs import DescriptorTable
 from shaderkit.isa.pica.table import (
     BASE_OF_INVERTED,
+    BY_MNEMONIC,
     BY_OPCODE6,
     CMP_OPS,
     CONDOP_AND,
     CONDOP_OR,
     CONDOP_X,
     CONST_KIND_NAMES,
+    DC_MOVA,
+    DC_PER_COMPONENT,
     DEFAULT_OPSRC,
     DESC_FORMATS,
     ENCODERS,
@@ -85,6 +88,7 @@ from shaderkit.isa.pica.table import (
     TEXT_MNEMONIC,
     UNIT_MARKER,
     OpcodeInfo,
+    dont_care_bits,
     dst_name,
     make_opdesc,
     mask_text,
@@ -1145,10 +1149,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
-    # descriptor << 32 | mask -> the slot it merged into. A slot's bits under its mask never change
-    # (a merge must agree with them), so a slot that did not match a pair never will, and the one
-    # it merged into always will: the pair merges there again (until MAD swaps slots)
-    merged: dict[int, int] = {}
     code_out = asm.code
     try:
         for pos, word in enumerate(code):
@@ -1207,19 +1207,11 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             # DescriptorTable.merge_opdesc, with the optimized mask taken from the table)
             opdesc = values[desc_index] & desc_bits
             mask = merge_masks[opdesc & 0xF]
-            found = merged.get(opdesc << 32 | mask)
-            if found is not None:
-                desc = found  # (merging it there again changes nothing)
-            else:
-                desc = asm.merge_opdesc(opdesc, mask)
-                if desc < 0:
-                    return None  # (too many descriptors: the assembler refuses the text)
-                merged[opdesc << 32 | mask] = desc
+            desc = asm.merge_opdesc(opdesc, mask)
+            if desc < 0:
+                return None  # (too many descriptors: the assembler refuses the text)
             if mad:
-                placed = asm.place_mad_opdesc(desc, 0)
-                if placed != desc:  # (slots swapped)
-                    merged.clear()
-                desc = placed
+                desc = asm.place_mad_opdesc(desc, 0)
             code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
@@ -1250,8 +1242,6 @@ def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], i
     are worked out once per don't-care rule and descriptor bits (table.dont_care_bits reads only
     the row's rule, and of the descriptor only its 4 mask bits, and those for the per-component
     and MOVA rules only)."""
-    from shaderkit.isa.pica.table import BY_MNEMONIC, DC_MOVA, DC_PER_COMPONENT, dont_care_bits
-
     found: dict[tuple[str, int], tuple[int, ...]] = {}
 
     def merge_masks(row: OpcodeInfo) -> tuple[int, ...]:

@@ -81,7 +81,8 @@ class DescriptorTable:
     def merge_opdesc(self, opdesc: int, mask: int) -> int:
         """picasso's findOrAddOpdesc with the mask already optimized: the first slot agreeing with
         ``opdesc`` on the bits both fix takes its bits under ``mask``, else a new slot does; the
-        slot, or -1 when the table is full. (A plain scan: compiled, it beats any packed form.)"""
+        slot, or -1 when the table is full. (A plain scan: compiled, it is several times as fast as the
+        packed-lane integers it replaced.)"""
         values, masks = self.opdescs, self.opdesc_masks
         for slot, value in enumerate(values):
             fixed = masks[slot]
