@@ -12,10 +12,10 @@ earlier one left. :class:`SourceWhenStale` loads every NATIVE module from source
 files has changed since (an edit or a checkout) or when ``SHADERKIT_PURE_PYTHON=1`` is set. All or
 none: compiled modules call each other directly, so a mix could run code older than its source.
 
-In the PICA200 NATIVE modules, module-level tables are annotated ``Final`` (imported for type checkers only):
-mypyc then keeps them in C variables instead of reading the module dict at every use. A class an
-interpreted module subclasses is marked ``allow_interpreted_subclasses`` (the PICA200 assembler
-extends ``opdescs.DescriptorTable``).
+In the PICA200 NATIVE modules, module-level tables are annotated ``Final`` (imported for type
+checkers only): mypyc then keeps them in C variables instead of reading the module dict at every
+use. A class an interpreted module subclasses is marked ``allow_interpreted_subclasses`` (the
+PICA200 assembler extends ``opdescs.DescriptorTable``).
 """
 
 from __future__ import annotations

@@ -71,18 +71,6 @@ def _pack_uniforms(uniforms: Any, symbols: list[int]) -> bytes:
     return b"".join([_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
 
 
-def _dvle_size(dvle: Any, symbol_size: int) -> int:
-    size = (
-        DVLE_HEADER_SIZE
-        + _CONSTANT.size * len(dvle.constants)
-        + _LABEL.size * len(dvle.labels)
-        + _OUTPUT.size * len(dvle.outputs)
-        + _UNIFORM.size * len(dvle.uniforms)
-        + symbol_size
-    )
-    return (size + 3) & ~3
-
-
 def _symbol_table(dvle: Any, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
     """picasso's symbol table: uniform names in table order, then label names, each NUL-terminated
     (``labels_first``: nihstro's default order). Returns the table and the label and uniform
@@ -118,26 +106,21 @@ def _write_canonical(model: Any) -> bytes:
     header_size = DVLP_HEADER_MIN + 4 * len(unknown)
     code_size = 4 * len(dvlp.code)
     dvlp_size = header_size + code_size + _OPDESC.size * len(dvlp.opdescs)
-    tables = [_symbol_table(dvle) for dvle in model.dvles]
-
+    entries = [_pack_dvle(dvle, _symbol_table(dvle)) for dvle in model.dvles]
     offsets = []
-    offset = 8 + 4 * len(model.dvles) + dvlp_size
-    for dvle, (pool, _, _) in zip(model.dvles, tables):
-        offsets.append(offset)
-        offset += _dvle_size(dvle, len(pool))
-    parts = [
-        DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(model.dvles), *offsets),
+    size = 8 + 4 * len(entries) + dvlp_size
+    padded = []
+    for entry in entries:  # (each DVLE padded to 4 bytes from the file start)
+        offsets.append(size)
+        size += len(entry)
+        padded += [entry, b"\0" * (-size % 4)]
+        size += -size % 4
+    return b"".join([
+        DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(entries), *offsets),
         _DVLP_HEADER.pack(
             DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
             len(dvlp.opdescs), dvlp_size,
         ),
         struct.pack(f"<{len(unknown)}I", *unknown), struct.pack(f"<{len(dvlp.code)}I", *dvlp.code),
-        _pack_opdescs(dvlp.opdescs),
-    ]  # fmt: skip
-    size = 8 + 4 * len(offsets) + dvlp_size
-    for dvle, table in zip(model.dvles, tables):
-        entry = _pack_dvle(dvle, table)
-        size += len(entry)
-        parts += [entry, b"\0" * (-size % 4)]  # (each DVLE padded to 4 bytes from the file start)
-        size += -size % 4
-    return b"".join(parts)
+        _pack_opdescs(dvlp.opdescs), *padded,
+    ])  # fmt: skip

@@ -1136,7 +1136,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         uniforms = dvle.uniforms
         if any(a.first_register >= b.first_register for a, b in zip(uniforms, uniforms[1:])):
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
-        if _refused_by_picasso(dvle, units[i], MAX_STACK, MAX_UNIFORM, MAX_CONSTANT, MAX_OUTPUT, OUTPUT_SLOTS):
+        if _refused_by_picasso(dvle, units[i]):
             return None  # (assembly fails, and the plain text is kept)
         inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
         outputs = {o.register for o in dvle.outputs}
@@ -1269,21 +1269,20 @@ _REPLAY_KIND6: Final = tuple(_UNKNOWN if row.mnemonic.startswith("unk") else _NO
 _REPLAY_DESC6: Final = _replay_descs(_REPLAY_KIND6)
 
 
-def _refused_by_picasso(dvle: Dvle, unit: _Unit, max_stack: int, max_uniform: int, max_constant: int,
-                        max_output: int, output_slots: int) -> bool:
+def _refused_by_picasso(dvle: Dvle, unit: _Unit) -> bool:
     """True when picasso could refuse this DVLE's text: blocks nested too deep, too many table
     entries (gap fillers count), outputs that overlap, lie beyond the output registers or that
     only a dummy may use, an input declared twice, a constant beyond its register file, or a
     top-down constant on a register a uniform of its kind takes."""
-    if unit.depth + 1 > max_stack or 2 * len(dvle.uniforms) + 1 > max_uniform or len(dvle.constants) >= max_constant:
+    if unit.depth + 1 > MAX_STACK or 2 * len(dvle.uniforms) + 1 > MAX_UNIFORM or len(dvle.constants) >= MAX_CONSTANT:
         return True
-    if len(dvle.outputs) > max_output:
+    if len(dvle.outputs) > MAX_OUTPUT:
         return True
     used: dict[int, int] = {}
     output_count, inputs_end = SPACES["o"].count, _V.end
     for out in dvle.outputs:
         if (out.mask & used.get(out.register, 0) or out.register >= output_count
-                or (out.register >= output_slots and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
+                or (out.register >= OUTPUT_SLOTS and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
             return True
         used[out.register] = used.get(out.register, 0) | out.mask
     inputs = [u.first_register for u in dvle.uniforms if u.first_register < inputs_end]

@@ -380,7 +380,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
             declaration = declarations[token & opcode_mask]
             if declaration is not None and not token >> more_at and pos < end <= length:
                 op = ""
-                if declaration:  # the declared operand (simple ones here), then raw code
+                if declaration:  # the declared operand (simple ones here), then raw words
                     t = code[p] if p < end else simple_limit  # no operand word: the typed decoder reports it
                     count = counts[t >> type_at] if t < simple_limit else _HARD
                     if count >= 0 and p + 1 + count <= end:
@@ -454,7 +454,7 @@ def program_lines(words: Sequence[int], base: int = 0, legacy: bool = False,
                     else:
                         if p <= end:
                             text = head + ", ".join(parts)
-                except IndexError:  # read past the code: the typed decoder reports it
+                except IndexError:  # read past the words: the typed decoder reports it
                     pass
         if text is None:  # through the typed model (validates and raises like decode())
             if cur is None:

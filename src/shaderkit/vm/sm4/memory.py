@@ -127,8 +127,6 @@ def _finish(m: Machine, ins: Instruction, resource: Operand, values: np.ndarray,
 # -- texel access --------------------------------------------------------------------------------
 
 
-
-
 def _off_face(coord: np.ndarray, size: int) -> np.ndarray:
     return (coord < 0) | (coord >= size)
 

@@ -49,7 +49,10 @@ _ALL = slice(None)
 
 
 def _is_cube(dimension: str) -> bool:
+    """A cube map or cube-map array dimension."""
     return dimension.startswith("texturecube")
+
+
 #: per dimension: the array :meth:`Texture.from_array` takes (the last axis: channels) and the
 #: index that makes it a level's (layers, depth, height, width, 4)
 _LAYOUTS: dict[str, tuple[str, tuple[slice | None, ...]]] = {
