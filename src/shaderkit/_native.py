@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 #: compiled by mypyc where a compiler is available (hot paths of disasm: SM4/SM5 and PICA200 text,
-#: PICA200's layout rules and descriptor merging)
+#: PICA200's layout rules, descriptor merging and float24 constants; every rebuild's stored bytes)
 NATIVE = (
     "shaderkit.isa.sm4.decode",
     "shaderkit.isa.sm4.dcl",
@@ -46,6 +46,8 @@ NATIVE = (
     "shaderkit.formats.dvlb.rules",
     "shaderkit.formats.dvlb.source",
     "shaderkit.isa.pica.opdescs",
+    "shaderkit.isa.pica.float24",
+    "shaderkit.io.stored",
 )
 #: set to 1 to run the source modules even where a current compiled build is installed
 PURE_ENV = "SHADERKIT_PURE_PYTHON"

@@ -121,3 +121,22 @@ def test_every_finite_exponent_decodes_by_the_formula(exponent: int) -> None:
         assert f24_to_f32(raw) == expected
         assert f24_to_f32(0x800000 | raw) == -expected
 
+
+
+def test_takes_numpy_numbers_as_python_numbers() -> None:
+    """What a model may hold (NumPy integers and floats) converts as Python numbers do; a compiled
+    build's typed parameters would refuse them."""
+    np = pytest.importorskip("numpy")
+    assert f24_to_f32(np.uint32(0x3F8000)) == 1.5 and f24_to_f32(np.int64(0xC04000)) == -2.5
+    assert f32_to_f24(np.float32(-2.5)) == 0xC04000 and f32_to_f24(np.float64(0.5)) == 0x3E0000
+    assert f32_to_f24(np.float32("nan")) == 0x7F0000 and f32_to_f24(3) == 0x408000  # 1.5 * 2**1
+
+
+@pytest.mark.parametrize("value", ["1.0", b"1", None, [1.0]])
+def test_refuses_what_is_not_a_number(value: object) -> None:
+    with pytest.raises(TypeError):
+        f32_to_f24(value)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        f24_to_f32(value)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        f24_to_f32(1.0)  # type: ignore[arg-type]

@@ -8,6 +8,8 @@
   printers; both must give the same text and the same notes.
 * the descriptor-merge replay reads optimizeOpdesc's masks from an import-time table; they must
   be opdescs.optimize_mask's.
+* the replay checks a flow-control word against the fields its text gives without calling the
+  row's encoder; the answer must be the encoder's (``ENCODERS[mnemonic](fields) == word``).
 
 Beside them, picasso's descriptor merging itself (DescriptorTable), worked out by hand.
 """
@@ -25,7 +27,7 @@ from conftest import corpus_params
 from shaderkit.formats.dvlb import rules, source
 from shaderkit.formats.dvlb.dvlb import Dvlb
 from shaderkit.isa.pica.opdescs import DescriptorTable, optimize_mask
-from shaderkit.isa.pica.table import BY_MNEMONIC, BY_OPCODE6, DESC_FORMATS, SYNTAXES, TEXT_MNEMONIC
+from shaderkit.isa.pica.table import BY_MNEMONIC, BY_OPCODE6, DESC_FORMATS, ENCODERS, SYNTAXES, TEXT_MNEMONIC
 
 FILES = corpus_params("pica", "*.shbin")
 
@@ -132,6 +134,42 @@ def test_register_printers_are_the_operand_printers() -> None:
         fast = source._PRINTERS[op6](code, fast_unit, 0, word, names, {})
         slow = _generic_text(op6, code, slow_unit, word, copy.deepcopy(names))
         assert (fast, fast_unit.lines) == (slow, slow_unit.lines), hex(word)
+
+
+def _encoder_gives(word: int, fields: dict[str, int]) -> bool:
+    try:
+        return ENCODERS[BY_OPCODE6[(word & 0xFFFFFFFF) >> 26].mnemonic](fields) == word
+    except ValueError:  # (a value that does not fit, a field the row lacks)
+        return False
+
+
+def test_assembles_to_is_the_encoder() -> None:
+    rng = random.Random(25)
+    rows = [op6 for op6, row in enumerate(BY_OPCODE6) if not row.mnemonic.startswith("unk")]
+    names = sorted({name for row in BY_OPCODE6 for name, _, _ in row.fields})
+    agreed = {True: 0, False: 0}
+    for _ in range(20000):
+        op6 = rng.choice(rows)
+        row = BY_OPCODE6[op6]
+        word = op6 << 26 | rng.getrandbits(26) & (0 if rng.random() < 0.5 else 0x3FFFFFF)
+        fields = {name: (word >> lsb) & ((1 << width) - 1) for name, lsb, width in row.fields}
+        if rng.random() < 0.5:
+            word &= ~sum(((1 << width) - 1) << lsb for name, lsb, width in row.fields if not fields[name] and
+                         rng.random() < 0.5)
+        for _ in range(rng.randrange(3)):  # edits: drop a field, change one, add one the row may lack
+            edit = rng.random()
+            if edit < 0.3 and fields:
+                del fields[rng.choice(sorted(fields))]
+            elif edit < 0.7 and fields:
+                fields[rng.choice(sorted(fields))] = rng.choice([0, 1, rng.getrandbits(12), -1])
+            else:
+                fields[rng.choice(names)] = rng.getrandbits(3)
+        if rng.random() < 0.05:
+            word |= rng.choice([1 << 32, 1 << 40])
+        expected = _encoder_gives(word, fields)
+        assert source._assembles_to(word, fields) == expected, (hex(word), fields)
+        agreed[expected] += 1
+    assert min(agreed.values()) > 1000  # (both answers were tried often)
 
 
 def test_replay_masks_are_optimize_mask() -> None:

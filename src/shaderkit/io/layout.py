@@ -19,6 +19,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable
 
 from shaderkit.dataclass import dataclass, field
+from shaderkit.io.stored import stored_bytes
 from shaderkit.named_tuple import NamedTuple
 
 Key = Hashable
@@ -105,12 +106,7 @@ class Layout:
 
     def stored_bytes(self, fill: int = 0) -> bytearray:
         """The parsed region rebuilt from its items and raw spans (bytes neither covers: ``fill``)."""
-        out = bytearray([fill]) * self.size
-        for at, data in self.items.values():
-            out[at : at + len(data)] = data
-        for at, data in self.raw:
-            out[at : at + len(data)] = data
-        return out
+        return stored_bytes(self.size, self.items.values(), self.raw, fill)
 
     def raw_between(self, lo: int, hi: int) -> bytes:
         """The raw bytes kept in ``[lo, hi)`` (the parts of raw spans inside it, in order)."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 from shaderkit.formats.dvlb.dvlb import (
     CONSTANT_BOOL,
@@ -61,7 +61,6 @@ from shaderkit.isa.pica.table import (
     DC_PER_COMPONENT,
     DEFAULT_OPSRC,
     DESC_FORMATS,
-    ENCODERS,
     FORMAT_FIELDS,
     GSH_MODES,
     IDENTITY_SWIZZLE,
@@ -136,6 +135,18 @@ _C: Final = SPACES["c"]
 _I: Final = SPACES["i"]
 _B: Final = SPACES["b"]
 _SPACE_START: Final = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
+_SPACE_COUNT: Final = {kind: space.count for kind, space in SPACE_OF_KIND.items()}
+#: the register-file bounds read per instruction or table entry, as ints (a space's ``end`` is a
+#: property of an interpreted class: a call at every read)
+_V_END: Final = _V.end
+_R_BASE: Final = _R.base
+_R_END: Final = _R.end
+_C_BASE: Final = _C.base
+_C_END: Final = _C.end
+_I_BASE: Final = _I.base
+_I_END: Final = _I.end
+_B_BASE: Final = _B.base
+_OUTPUT_COUNT: Final = SPACES["o"].count
 _SPACE_END: Final = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 _SETEMIT_TEXT: Final = SETEMIT_FLAG_TEXT
 #: how a text is written (the arguments of _sources): descriptor hints, DVLE header overrides,
@@ -200,7 +211,7 @@ class _Names:
         self.texts: dict[int, str] = {}
 
     def flag(self, reg: int) -> str:
-        space = _I if reg < _B.base else _B
+        space = _I if reg < _B_BASE else _B
         return self.flags.get(reg) or f"{space.prefix}{reg - space.base}"
 
     def source_ref(self, reg: int) -> tuple[str, int]:
@@ -359,7 +370,7 @@ def _shared_space_conflicts(dvles: list[Dvle], alloc: _Allocation) -> int:
     conflicts = 0
     for dvle in dvles:
         scratch = _Unit()
-        _declare_uniforms(scratch, dvle, trial, False, _C.base, _Names(), set())
+        _declare_uniforms(scratch, dvle, trial, False, _C_BASE, _Names(), set())
         conflicts += len(scratch.notes)
     return conflicts
 
@@ -377,7 +388,7 @@ def _conflicts_in_shared_space(dvlb: Dvlb, index: int, alloc: _Allocation) -> bo
 
 
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
-    end = {CONSTANT_FVEC: _C.end, CONSTANT_IVEC: _I.end}
+    end = {CONSTANT_FVEC: _C_END, CONSTANT_IVEC: _I_END}
     for const in dvle.constants:
         words = const.words
         if const.type == CONSTANT_BOOL:
@@ -386,13 +397,13 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
                 unit.lossy("bool constant has extra bits set")
             continue
         if const.type == CONSTANT_FVEC:
-            reg = _C.base + const.register
+            reg = _C_BASE + const.register
             args = ", ".join([_float_text(w) for w in words])
             if any(w >> 24 or ((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF) for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
         elif const.type == CONSTANT_IVEC:
-            reg = _I.base + const.register
+            reg = _I_BASE + const.register
             args = ", ".join(str(b) for b in words[0].to_bytes(4, "little"))
             if any(words[1:]):
                 unit.lossy("ivec constant has extra words set")
@@ -546,7 +557,7 @@ def _operand_printer(kind: str, fmt: str) -> _OperandPrinter:
         return target
     if kind in ("bool", "[!]bool", "int"):
         flag_lsb, flag_mask = shift_mask("int_id" if kind == "int" else "bool_id")
-        base = _I.base if kind == "int" else _B.base
+        base = _I_BASE if kind == "int" else _B_BASE
 
         def flag(code: _Code, unit: _Unit, pos: int, word: int, desc: int, names: _Names,
                  labels: dict[int, str]) -> str:
@@ -579,9 +590,9 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
             return "nop"
         return unknown
     kinds = SYNTAXES[row.syntax]
-    if row.fmt in DESC_FORMATS and kinds and kinds[0] == "dst" and set(kinds[1:]) <= {"src1", "src2", "src3"}:
-        desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
-        return _register_printer(row, mnemonic + " ", desc_lsb, desc_mask)
+    form = _register_form(row)
+    if form is not None:
+        return _register_printer(form)
     operands = tuple(_operand_printer(kind, row.fmt) for kind in kinds)
     if not operands:
         return lambda code, unit, pos, word, names, labels: mnemonic
@@ -612,40 +623,60 @@ _RAW_DEST_TEXTS: Final = tuple(_raw_dst(reg) for reg in range(32))
 _RAW_SOURCE_TEXTS: Final = tuple(_raw_src(reg) for reg in range(128))
 
 
-def _register_printer(row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> _RowPrinter:
-    """The printer of a form written ``dst, src...`` (most ALU rows): the operand printers of
-    :func:`_operand_printer` unrolled into one plan (the same text and notes, in the same order)."""
-    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
-    idx_source = IDX_SOURCE.get(row.fmt)
-    dst_lsb, dst_mask = spec["dst"]
-    #: per source: (descriptor shift, register field, idx field)
-    sources = tuple((SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
-                    for kind in SYNTAXES[row.syntax][1:])
-    modifiers, suffixes = _LISTED_SOURCE_MODIFIERS, _MASK_SUFFIXES
-    assert dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
-    raw_dests, raw_sources = _RAW_DEST_TEXTS, _RAW_SOURCE_TEXTS
+class _RegisterForm:
+    """How a form written ``dst, src...`` prints (most ALU rows): the operand printers of
+    :func:`_operand_printer` unrolled into one plan (the same text and notes, in the same order).
+    A compiled class: :func:`_emit` calls :meth:`text` directly, not through a generic call."""
 
-    def registers(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
-        descs, index = code.opdescs, (word >> desc_lsb) & desc_mask
+    def __init__(self, row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> None:
+        spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
+        idx_source = IDX_SOURCE.get(row.fmt)
+        self.head = head
+        self.desc_lsb, self.desc_mask = desc_lsb, desc_mask
+        self.dst_lsb, self.dst_mask = spec["dst"]
+        #: per source: (descriptor shift, register field, idx field)
+        self.sources: tuple[tuple[int, int, int, int, int], ...] = tuple(
+            (SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
+            for kind in SYNTAXES[row.syntax][1:])
+        assert self.dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in self.sources)
+
+    def text(self, code: _Code, unit: _Unit, word: int, names: _Names) -> str:
+        descs, index = code.opdescs, (word >> self.desc_lsb) & self.desc_mask
         desc = descs[index] if index < len(descs) else _descriptor(code, unit, index)
-        reg = (word >> dst_lsb) & dst_mask
+        reg = (word >> self.dst_lsb) & self.dst_mask
         if desc & 0xF:
-            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}{suffixes[desc & 0xF]}"
+            text = f"{self.head}{names.dst.get(reg) or _RAW_DEST_TEXTS[reg]}{_MASK_SUFFIXES[desc & 0xF]}"
         else:
             unit.lossy("destination mask is empty")
-            text = f"{head}{names.dst.get(reg) or raw_dests[reg]}.x"
+            text = f"{self.head}{names.dst.get(reg) or _RAW_DEST_TEXTS[reg]}.x"
         texts, named = names.texts, names.src
-        for shift, lsb, mask, idx_lsb, idx_mask in sources:
+        for shift, lsb, mask, idx_lsb, idx_mask in self.sources:
             reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
-            sign, swizzle = modifiers[(desc >> shift) & 0x1FF]  # (the sign after ", ")
+            sign, swizzle = _LISTED_SOURCE_MODIFIERS[(desc >> shift) & 0x1FF]  # (the sign after ", ")
             if idx or reg in named:
                 text = f"{text}{sign}{texts.get(reg << 2 | idx) or names.source(reg, idx)}{swizzle}"
             else:
-                text = f"{text}{sign}{raw_sources[reg]}{swizzle}"
+                text = f"{text}{sign}{_RAW_SOURCE_TEXTS[reg]}{swizzle}"
         return text
-    return registers
 
 
+def _register_form(row: OpcodeInfo) -> _RegisterForm | None:
+    """The :class:`_RegisterForm` of a row written ``dst, src...``, else None."""
+    kinds = SYNTAXES[row.syntax]
+    if (row.mnemonic.startswith("unk") or row.fmt not in DESC_FORMATS or not kinds or kinds[0] != "dst"
+            or not set(kinds[1:]) <= {"src1", "src2", "src3"}):
+        return None
+    desc_lsb, desc_mask = next((lsb, (1 << width) - 1) for name, lsb, width in row.fields if name == "desc")
+    return _RegisterForm(row, TEXT_MNEMONIC.get(row.mnemonic, row.base) + " ", desc_lsb, desc_mask)
+
+
+def _register_printer(form: _RegisterForm) -> _RowPrinter:
+    """``form`` as a row printer."""
+    return lambda code, unit, pos, word, names, labels: form.text(code, unit, word, names)
+
+
+#: the register form of each 6-bit opcode value (None for the other rows), built at import
+_REGISTER_FORMS6: Final = tuple(_register_form(row) for row in BY_OPCODE6)
 #: one printer per 6-bit opcode value, built from the table at import time
 _PRINTERS: Final[tuple[_RowPrinter, ...]] = tuple(_row_printer(row) for row in BY_OPCODE6)
 
@@ -654,12 +685,14 @@ _Field = tuple[int, int, int, int]
 
 
 def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[tuple[int, int], ...], ...],
-                            tuple[_Field | None, ...], tuple[_Field | None, ...]]:
+                            tuple[_Field | None, ...], tuple[_Field | None, ...],
+                            tuple[tuple[tuple[str, int, int], ...], ...]]:
     """Per 6-bit opcode value, from one walk of the rows' field layouts: the bits no field covers
     (what decode() calls ``extra``); the descriptor field of descriptor forms and their source
     fields ((lsb, mask) each); the source relative addressing applies to and the ``idx`` field
     (register lsb, mask, idx lsb, mask), or None; for an inverted form (dphi, dsti, sgei, slti,
-    madi) its wide source and the ``idx`` field, else None."""
+    madi) its wide source and the ``idx`` field, else None; every field (name, lsb, mask), as
+    decode() reads them."""
     from shaderkit.isa.pica.decode import word_layouts
 
     reserved: list[int] = []
@@ -667,7 +700,9 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
     sources: list[tuple[tuple[int, int], ...]] = []
     indexed: list[_Field | None] = []
     inverted: list[_Field | None] = []
+    every: list[tuple[tuple[str, int, int], ...]] = []
     for row, fields, extra_bits in word_layouts():
+        every.append(fields)
         spec = {name: (lsb, mask) for name, lsb, mask in fields}
         described = row.fmt in DESC_FORMATS
         reserved.append(extra_bits)
@@ -677,7 +712,7 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
         indexed.append((*spec[kind], *spec["idx"]) if kind in spec and "idx" in spec else None)
         wide = "src3" if row.fmt == "5i" else "src2"
         inverted.append((*spec[wide], *spec["idx"]) if row.mnemonic in BASE_OF_INVERTED else None)
-    return tuple(reserved), tuple(desc), tuple(sources), tuple(indexed), tuple(inverted)
+    return tuple(reserved), tuple(desc), tuple(sources), tuple(indexed), tuple(inverted), tuple(every)
 
 
 #: built from the table at import time (see _word_tables)
@@ -687,6 +722,33 @@ _DESC_FIELD6: Final = _WORD_TABLES[1]
 _SRC_FIELDS6: Final = _WORD_TABLES[2]
 _INDEXED6: Final = _WORD_TABLES[3]
 _INVERTED6: Final = _WORD_TABLES[4]
+_FIELDS6: Final = _WORD_TABLES[5]
+
+
+def _operands(word: int) -> dict[str, int]:
+    """``decode(word).operands`` (the printer reads a few fields of a few words: no Instruction)."""
+    return {name: (word >> lsb) & mask for name, lsb, mask in _FIELDS6[(word & 0xFFFFFFFF) >> 26]}
+
+
+#: per 6-bit opcode value: True when the row's mnemonic names that row (the assembler encodes the
+#: mnemonic with it: ENCODERS)
+_OWN_ROW6: Final = tuple(BY_MNEMONIC.get(row.mnemonic) is row for row in BY_OPCODE6)
+
+
+def _assembles_to(word: int, fields: dict[str, int]) -> bool:
+    """True when the assembler writes ``word`` for its row's mnemonic and these field values
+    (``ENCODERS[mnemonic](fields) == word``, without the call): the row has every field given, each
+    field of the word holds the value given (0 where none is), and no other bit is set."""
+    if not 0 <= word <= 0xFFFFFFFF or word & _RESERVED6[word >> 26] or not _OWN_ROW6[word >> 26]:
+        return False
+    given = 0
+    for name, lsb, mask in _FIELDS6[word >> 26]:
+        value = fields.get(name)
+        if value is not None:
+            given += 1
+        if (word >> lsb) & mask != (0 if value is None else value):
+            return False
+    return given == len(fields)
 
 
 def _forced_inverted(word: int) -> bool:
@@ -784,7 +846,7 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
     code = printer.code
     for pos in printer.structure:
         if lo <= pos < hi and printer.row(pos).mnemonic in _FLOW_JUMPS:
-            target = decode(code[pos]).get("dst")
+            target = _operands(code[pos]).get("dst", 0)
             if lo <= target <= hi:
                 labels.setdefault(target, f"label_{target:03x}")
     cuts = [c for c in sorted(set(printer.proc_starts) | {lo, hi}) if lo <= c <= hi]
@@ -849,7 +911,7 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
             pos = run_end
             continue
         block: list[int] | None = None
-        operands = decode(code[pos]).operands
+        operands = _operands(code[pos])
         limit = stack[-1][0] if stack else stop
         if row.mnemonic == "loop":
             close = operands["dst"] + 1
@@ -884,7 +946,11 @@ def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names
         word = code[pos]
         op6 = (word & 0xFFFFFFFF) >> 26
         if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
-            lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
+            form = _REGISTER_FORMS6[word >> 26]
+            if form is not None:
+                lines.append(indent + form.text(printer, unit, word, names))
+            else:
+                lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
         else:
             lines.append(indent + printer.text(unit, pos, names, labels))
         line = len(lines) - 1  # (the instruction's line: after the notes its printing added)
@@ -908,21 +974,24 @@ def _input_text(reg: int) -> str:
 
 def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, used: set[str]) -> None:
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
-    inputs_end = _V.end
-    source_fields = _SRC_FIELDS6
-    read = {reg for word in printer.code[lo:hi] for lsb, mask in source_fields[(word & 0xFFFFFFFF) >> 26]
-            if (reg := (word >> lsb) & mask) < inputs_end}
-    _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in sorted(read) if reg not in names.src])
     # picasso refuses an index register after a temporary's own name ("r0[a0.x]": index register not
-    # allowed with this kind of register) but not after an alias of it
-    indexed = set()
+    # allowed with this kind of register) but not after an alias of it: such temporaries get one too
+    read: set[int] = set()
+    indexed: set[int] = set()
+    named = names.src  # (inputs and constants: no temporary is named before these aliases)
     for word in printer.code[lo:hi]:
-        field = _INDEXED6[(word & 0xFFFFFFFF) >> 26]
+        op6 = (word & 0xFFFFFFFF) >> 26
+        for lsb, mask in _SRC_FIELDS6[op6]:
+            reg = (word >> lsb) & mask
+            if reg < _V_END:
+                read.add(reg)
+        field = _INDEXED6[op6]
         if field is not None and (word >> field[2]) & field[3]:
             reg = (word >> field[0]) & field[1]
-            if _R.base <= reg < _R.end and reg not in names.src:
+            if _R_BASE <= reg < _R_END and reg not in named:
                 indexed.add(reg)
-    _add_aliases(unit, names, used, [(reg, f"temp{reg - _R.base}", f"r{reg - _R.base}") for reg in sorted(indexed)])
+    _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in sorted(read) if reg not in named])
+    _add_aliases(unit, names, used, [(reg, f"temp{reg - _R_BASE}", f"r{reg - _R_BASE}") for reg in sorted(indexed)])
 
 
 def _add_aliases(unit: _Unit, names: _Names, used: set[str], aliases: list[tuple[int, str, str]]) -> None:
@@ -939,11 +1008,18 @@ def _add_aliases(unit: _Unit, names: _Names, used: set[str], aliases: list[tuple
 def _ranges(dvlb: Dvlb) -> list[tuple[int, int]] | None:
     """Code range of each DVLE: cut at the entry points when they increase in DVLE order."""
     size = len(dvlb.dvlp.code)
-    starts = [min(d.main_offset, size) for d in dvlb.dvles]
-    if any(b <= a for a, b in zip(starts, starts[1:])):
-        return None
-    bounds = [0, *starts[1:], size]
-    return list(zip(bounds, bounds[1:]))
+    ranges: list[tuple[int, int]] = []
+    lo, previous = 0, 0  # (the first DVLE's range starts at 0, wherever its entry is)
+    for i, dvle in enumerate(dvlb.dvles):
+        start = min(dvle.main_offset, size)
+        if i:
+            if start <= previous:
+                return None
+            ranges.append((lo, start))
+            lo = start
+        previous = start
+    ranges.append((lo, size))
+    return ranges
 
 
 def _entry(dvle: Dvle, lo: int, hi: int) -> tuple[int, int]:
@@ -1128,7 +1204,7 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
-    inputs_end = _V.end
+    inputs_end = _V_END
     for i, dvle in enumerate(dvlb.dvles):
         entry = procs.get(units[i].entry)  # picasso: main_offset, endmain_offset = the entry procedure
         if entry is None:
@@ -1138,13 +1214,16 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
         if _refused_by_picasso(dvle, units[i]):
             return None  # (assembly fails, and the plain text is kept)
-        inputs = [u.first_register for u in uniforms if u.first_register < inputs_end]
-        outputs = {o.register for o in dvle.outputs}
-        picasso = {"version": DVLE_VERSION_PICASSO, "shader_type": dvle.shader_type, "merge_outmaps": 0, "main_offset": entry[0],
-                   "endmain_offset": entry[1], "input_mask": sum(1 << r for r in set(inputs)),
-                   "output_mask": sum(1 << r for r in outputs), "gs_mode": 0, "gs_fixed_vertex_start": 0,
-                   "gs_variable_vertex_num": 0, "gs_fixed_vertex_num": 0}
-        headers.append(_changed_fields(_header_values(dvle), _header_items(picasso)))
+        input_mask = output_mask = 0
+        for u in uniforms:
+            if u.first_register < inputs_end:
+                input_mask |= 1 << u.first_register
+        for o in dvle.outputs:
+            output_mask |= 1 << o.register
+        # _HEADER_FIELDS as picasso writes them: version, shader type, merge_outmaps, main and
+        # endmain offsets, input and output masks, then the four geometry fields
+        picasso = (DVLE_VERSION_PICASSO, dvle.shader_type, 0, entry[0], entry[1], input_mask, output_mask, 0, 0, 0, 0)
+        headers.append(_changed_fields(_header_values(dvle), picasso))
     values = [d.value for d in dvlb.dvlp.opdescs]
     if any(d.extra for d in dvlb.dvlp.opdescs):
         return None
@@ -1161,8 +1240,8 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     code_out.append(word)
                 else:  # flow control: the word the assembler writes
                     row = BY_OPCODE6[word >> 26]
-                    inst = decode(word)
-                    fields = {k: v for k, v in inst.operands.items() if k in _FLOW_FIELDS}
+                    operands = _operands(word)
+                    fields = {k: v for k, v in operands.items() if k in _FLOW_FIELDS}
                     mnemonic = row.mnemonic
                     if mnemonic in ("ifu", "ifc", "loop"):
                         close, else_at = blocks[pos]
@@ -1178,12 +1257,12 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                     elif mnemonic in ("jmpc", "jmpu"):
                         fields["dst"] = jumps[pos]
                         if mnemonic == "jmpu":
-                            fields["num"] = inst.get("num") & 1
+                            fields["num"] = operands.get("num", 0) & 1
                     elif mnemonic == "setemit":
                         if not any(lo <= pos < hi and dvle.is_geometry for dvle, (lo, hi) in zip(dvlb.dvles, ranges)):
                             return None  # (setemit makes picasso's DVLE a geometry shader)
-                        fields = {k: inst.operands[k] for k in ("vertex_id", "prim", "winding")}
-                    if ENCODERS[mnemonic](fields) != word:
+                        fields = {k: operands[k] for k in ("vertex_id", "prim", "winding")}
+                    if not _assembles_to(word, fields):
                         return None
                     code_out.append(word)
                 continue
@@ -1279,7 +1358,7 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit) -> bool:
     if len(dvle.outputs) > MAX_OUTPUT:
         return True
     used: dict[int, int] = {}
-    output_count, inputs_end = SPACES["o"].count, _V.end
+    output_count, inputs_end = _OUTPUT_COUNT, _V_END
     for out in dvle.outputs:
         if (out.mask & used.get(out.register, 0) or out.register >= output_count
                 or (out.register >= OUTPUT_SLOTS and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
@@ -1288,7 +1367,7 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit) -> bool:
     inputs = [u.first_register for u in dvle.uniforms if u.first_register < inputs_end]
     if len(set(inputs)) != len(inputs):
         return True
-    if any(not 0 <= const.register < SPACE_OF_KIND[const.type].count for const in dvle.constants
+    if any(not 0 <= const.register < _SPACE_COUNT[const.type] for const in dvle.constants
            if const.type in SPACE_OF_KIND):
         return True  # (a register the directive cannot name)
     lowest_constant: dict[int, int] = {}
@@ -1325,8 +1404,8 @@ _HEADER_FIELDS: Final = ("version", "shader_type", "merge_outmaps", "main_offset
                   "gs_fixed_vertex_num")
 
 
-#: a DVLE's (and a dict's) values of _HEADER_FIELDS, as one tuple
-_header_values, _header_items = attrgetter(*_HEADER_FIELDS), itemgetter(*_HEADER_FIELDS)
+#: a DVLE's values of _HEADER_FIELDS, as one tuple
+_header_values = attrgetter(*_HEADER_FIELDS)
 
 
 def _changed_fields(old: tuple[int, ...], new: tuple[int, ...]) -> dict[str, int]:
@@ -1397,8 +1476,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
                                 for mask in range(16))
     for pos in printer.structure:
         if printer.row(pos).mnemonic in _FLOW_CALLS:
-            inst = decode(code[pos])
-            start, num = inst.get("dst"), picasso_num(inst.operands)
+            operands = _operands(code[pos])
+            start, num = operands.get("dst", 0), picasso_num(operands)
             name = proc_starts.setdefault(start, f"proc_{start:03x}")
             procs.setdefault((start, num), name)
             if start + num <= len(code):
@@ -1410,7 +1489,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit(entry=entry_names[i])
         lo, hi = ranges[i]
-        unit.add(f"{UNIT_MARKER} {i}: {'geometry' if dvle.is_geometry else 'vertex'} shader, "
+        geometry = dvle.is_geometry
+        unit.add(f"{UNIT_MARKER} {i}: {'geometry' if geometry else 'vertex'} shader, "
                  f"entry {entry_names[i]} (words {entries[i][0]}..{entries[i][0] + entries[i][1]})")
         if rule and i == 0:
             unit.add(f"{PRAGMA_LAYOUT} {rule}")
@@ -1429,9 +1509,9 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         names = _Names()
         used: set[str] = set()
         gsh_space = False
-        first_free = _C.base
-        if dvle.is_geometry:
-            fixed_start = _C.base + dvle.gs_fixed_vertex_start
+        first_free = _C_BASE
+        if geometry:
+            fixed_start = _C_BASE + dvle.gs_fixed_vertex_start
             gs_new = bool(dvle.gs_mode or dvle.merge_outmaps or dvle.gs_variable_vertex_num
                           or dvle.gs_fixed_vertex_num)
             has_dummy = any(o.semantic == SEMANTIC_DUMMY for o in dvle.outputs)
@@ -1440,9 +1520,9 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
             if gs_new:
                 fvecs = [_uniform_kind(u.first_register)[1] for u in dvle.uniforms
                          if _uniform_kind(u.first_register)[0] == CONSTANT_FVEC]
-                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else _C.base)
+                first_free = min(fvecs) if fvecs else (fixed_start + 1 if dvle.gs_mode == 2 else _C_BASE)
                 mode = GSH_MODES[dvle.gs_mode] if dvle.gs_mode < 3 else "point"
-                line = f".gsh {mode} c{first_free - _C.base}"
+                line = f".gsh {mode} c{first_free - _C_BASE}"
                 if dvle.gs_mode == 1:
                     line += f" {dvle.gs_variable_vertex_num}"
                 elif dvle.gs_mode == 2:
@@ -1460,7 +1540,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         if entry_names[i] != "main":
             unit.add(f".entry {entry_names[i]}")
         if dvle.input_mask and not all(dvle.input_mask >> u.first_register & 1
-                                       for u in dvle.uniforms if u.first_register < _V.end):
+                                       for u in dvle.uniforms if u.first_register < _V_END):
             unit.lossy("input mask does not match the .in declarations")
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
