@@ -16,8 +16,15 @@ def stored_bytes(size: int, items: Iterable[tuple[int, bytes]], raw: Iterable[tu
                  fill: int = 0) -> bytearray:
     """``size`` bytes of ``fill`` with each (offset, bytes) of ``items``, then of ``raw``, written over them."""
     out = bytearray([fill]) * size
-    for at, data in items:
-        out[at : at + len(data)] = data
-    for at, data in raw:
-        out[at : at + len(data)] = data
+    pieces = [*items, *raw]
+    if all(0 <= at and at + len(data) <= size for at, data in pieces):
+        view = memoryview(out)  # (a bytearray's slice assignment copies the bytes into a bytearray first)
+        try:
+            for at, data in pieces:
+                view[at : at + len(data)] = data
+        finally:
+            view.release()
+    else:  # (a piece reaching past the end: the slice assignment moves what follows, as it always did)
+        for at, data in pieces:
+            out[at : at + len(data)] = data
     return out

@@ -60,6 +60,7 @@ from shaderkit.isa.pica.table import (
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 #: DVLE version written by picasso >= v2.5 (older picasso and nihstro write 0).
@@ -324,14 +325,20 @@ class Dvlb(ShaderFile):
         return found
 
     def disassemble(self) -> str:
-        try:
-            from shaderkit.formats.dvlb.source import dvlb_to_source
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.startswith("shaderkit"):
-                raise UnsupportedOperation("dvlb: the PICA200 disassembler is not available yet") from None
-            raise
-        text: str = dvlb_to_source(self)
-        return text
+        global _dvlb_to_source
+        if _dvlb_to_source is None:  # (imported once: an import statement costs a tenth of a small file's text)
+            try:
+                from shaderkit.formats.dvlb.source import dvlb_to_source
+            except ModuleNotFoundError as exc:
+                if exc.name and exc.name.startswith("shaderkit"):
+                    raise UnsupportedOperation("dvlb: the PICA200 disassembler is not available yet") from None
+                raise
+            _dvlb_to_source = dvlb_to_source
+        return _dvlb_to_source(self)
+
+
+#: source.dvlb_to_source, once Dvlb.disassemble has imported it
+_dvlb_to_source: Callable[[Dvlb], str] | None = None
 
 
 def _layout_name(layout: Layout | None) -> str:

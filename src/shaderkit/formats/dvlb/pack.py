@@ -76,13 +76,14 @@ def _symbol_table(dvle: Any, labels_first: bool = False) -> tuple[bytes, list[in
     (``labels_first``: nihstro's default order). Returns the table and the label and uniform
     symbol offsets."""
     pool = bytearray()
-    syms: dict[str, list[int]] = {"labels": [], "uniforms": []}
-    groups = [("uniforms", [u.name for u in dvle.uniforms]), ("labels", [lb.name for lb in dvle.labels])]
-    for table, names in reversed(groups) if labels_first else groups:
-        for name in names:
-            syms[table].append(len(pool))
-            pool += _encode_name(name) + b"\0"
-    return bytes(pool), syms["labels"], syms["uniforms"]
+    label_syms: list[int] = []
+    uniform_syms: list[int] = []
+    for table in ("labels", "uniforms") if labels_first else ("uniforms", "labels"):
+        syms = label_syms if table == "labels" else uniform_syms
+        for entry in dvle.labels if table == "labels" else dvle.uniforms:
+            syms.append(len(pool))
+            pool += _encode_name(entry.name) + b"\0"
+    return bytes(pool), label_syms, uniform_syms
 
 
 def _pack_dvle(dvle: Any, table: tuple[bytes, list[int], list[int]]) -> bytes:

@@ -118,7 +118,7 @@ PRAGMA_UNIFORM_ORDER: Final = "; shaderkit: uniform-order"
 def opdescs_pragma(dvlb: Dvlb) -> str:
     """The ``; shaderkit: opdescs ...`` line pinning ``dvlb``'s descriptor table (an entry whose
     second word is not 0 with that word above bit 32)."""
-    return " ".join([PRAGMA_OPDESCS, *(f"{d.extra << 32 | d.value:#x}" for d in dvlb.dvlp.opdescs)])
+    return " ".join([PRAGMA_OPDESCS, *(hex(d.extra << 32 | d.value) for d in dvlb.dvlp.opdescs)])
 
 
 def desc_pragma(desc: int, inverted: bool) -> str:
@@ -640,24 +640,27 @@ class _RegisterForm:
             for kind in SYNTAXES[row.syntax][1:])
         assert self.dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in self.sources)
 
-    def text(self, code: _Code, unit: _Unit, word: int, names: _Names) -> str:
+    def text(self, code: _Code, unit: _Unit, word: int, names: _Names, indent: str = "") -> str:
+        """The instruction's text after ``indent``."""
         descs, index = code.opdescs, (word >> self.desc_lsb) & self.desc_mask
         desc = descs[index] if index < len(descs) else _descriptor(code, unit, index)
         reg = (word >> self.dst_lsb) & self.dst_mask
         if desc & 0xF:
-            text = f"{self.head}{names.dst.get(reg) or _RAW_DEST_TEXTS[reg]}{_MASK_SUFFIXES[desc & 0xF]}"
+            parts = [indent, self.head, names.dst.get(reg) or _RAW_DEST_TEXTS[reg], _MASK_SUFFIXES[desc & 0xF]]
         else:
             unit.lossy("destination mask is empty")
-            text = f"{self.head}{names.dst.get(reg) or _RAW_DEST_TEXTS[reg]}.x"
+            parts = [indent, self.head, names.dst.get(reg) or _RAW_DEST_TEXTS[reg], ".x"]
         texts, named = names.texts, names.src
         for shift, lsb, mask, idx_lsb, idx_mask in self.sources:
             reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
             sign, swizzle = _LISTED_SOURCE_MODIFIERS[(desc >> shift) & 0x1FF]  # (the sign after ", ")
+            parts.append(sign)
             if idx or reg in named:
-                text = f"{text}{sign}{texts.get(reg << 2 | idx) or names.source(reg, idx)}{swizzle}"
+                parts.append(texts.get(reg << 2 | idx) or names.source(reg, idx))
             else:
-                text = f"{text}{sign}{_RAW_SOURCE_TEXTS[reg]}{swizzle}"
-        return text
+                parts.append(_RAW_SOURCE_TEXTS[reg])
+            parts.append(swizzle)
+        return "".join(parts)
 
 
 def _register_form(row: OpcodeInfo) -> _RegisterForm | None:
@@ -758,6 +761,12 @@ def _forced_inverted(word: int) -> bool:
     return field is not None and (word >> field[0]) & field[1] < NARROW_SOURCE_END and not (word >> field[2]) & field[3]
 
 
+def _proc_label(start: int) -> str:
+    """The name of a procedure starting at word ``start`` that no entry point names: ``proc_`` and
+    at least three hex digits (a format spec would make this a ``str.format`` call)."""
+    return "proc_" + hex(start)[2:].zfill(3)
+
+
 class _Code:
     """Prints the instructions of one DVLE's code range."""
 
@@ -788,7 +797,7 @@ class _Code:
         name = self.procs.get((start, num))
         if name is None:
             unit.lossy(f"call target {start}+{num} is not one procedure")
-            name = self.proc_starts.get(start, f"proc_{start:03x}")
+            name = self.proc_starts.get(start) or _proc_label(start)
         return name
 
     def scanned(self, pos: int, names: _Names) -> ParsedInstruction | None:
@@ -848,10 +857,11 @@ def _write_code(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names,
         if lo <= pos < hi and printer.row(pos).mnemonic in _FLOW_JUMPS:
             target = _operands(code[pos]).get("dst", 0)
             if lo <= target <= hi:
-                labels.setdefault(target, f"label_{target:03x}")
+                if target not in labels:
+                    labels[target] = f"label_{target:03x}"
     cuts = [c for c in sorted(set(printer.proc_starts) | {lo, hi}) if lo <= c <= hi]
     for start, stop in zip(cuts, cuts[1:]):
-        name = entry_name if start == entry[0] else printer.proc_starts.get(start, f"proc_{start:03x}")
+        name = entry_name if start == entry[0] else printer.proc_starts.get(start) or _proc_label(start)
         unit.add(f".proc {name}")
         unit.procs.setdefault(name, (start, stop))
         _write_block(unit, printer, start, stop, names, labels)
@@ -948,7 +958,7 @@ def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names
         if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
             form = _REGISTER_FORMS6[word >> 26]
             if form is not None:
-                lines.append(indent + form.text(printer, unit, word, names))
+                lines.append(form.text(printer, unit, word, names, indent))
             else:
                 lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
         else:
@@ -1093,7 +1103,7 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
         if hints and i == 0:
             pragmas.append(opdescs_pragma(dvlb))
         if headers[i]:
-            pragmas.append(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+            pragmas.append(" ".join([PRAGMA_DVLE, *(f"{k}={hex(v)}" for k, v in headers[i].items())]))
         if orders and orders[i]:
             pragmas.append(" ".join([PRAGMA_UNIFORM_ORDER, *map(str, orders[i])]))
         lines[unit.pragma_at:unit.pragma_at] = pragmas
@@ -1178,15 +1188,19 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     jumps: dict[int, int] = {}  # jump position -> where the label it names is (labels are per unit)
     for unit in units:
         labels = dict(unit.labels)
-        if procs.keys() & unit.procs.keys() or len(labels) != len(unit.labels):
+        if len(labels) != len(unit.labels):
             return None
-        procs.update(unit.procs)
-        blocks.update((pos, (close, else_at)) for pos, close, else_at in unit.blocks)
-        targets.update(unit.targets)
-        jumps.update((pos, labels[name]) for pos, name in unit.targets.items() if name in labels)
-
-    def row_at(pos: int) -> OpcodeInfo:
-        return BY_OPCODE6[code[pos] >> 26]
+        for name, span in unit.procs.items():
+            if name in procs:  # (a name two units define)
+                return None
+            procs[name] = span
+        for pos, close, else_at in unit.blocks:
+            blocks[pos] = (close, else_at)
+        for pos, name in unit.targets.items():
+            targets[pos] = name
+            if name in labels:
+                jumps[pos] = labels[name]
+    rows = BY_OPCODE6
     # picasso's padding NOPs: a block, else part or procedure ending right after a jump or call
     # (a loop also after breakc), right after another block's end, or too short
     closes = [close for close, _ in blocks.values()]
@@ -1194,13 +1208,13 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     ends_after_end = set(closes)
     for pos, (close, else_at) in blocks.items():
-        loop = row_at(pos).mnemonic == "loop"
-        if close - pos < 2 or row_at(close - 1).mnemonic in _FLOW_PAD or (loop and row_at(close - 1).mnemonic == "breakc"):
+        loop = rows[code[pos] >> 26].mnemonic == "loop"
+        if close - pos < 2 or rows[code[close - 1] >> 26].mnemonic in _FLOW_PAD or (loop and rows[code[close - 1] >> 26].mnemonic == "breakc"):
             return None
-        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or row_at(else_at - 1).mnemonic in _FLOW_PAD):
+        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or rows[code[else_at - 1] >> 26].mnemonic in _FLOW_PAD):
             return None
     for start, stop in procs.values():
-        if stop <= start or stop in ends_after_end or row_at(stop - 1).mnemonic in _FLOW_PAD:
+        if stop <= start or stop in ends_after_end or rows[code[stop - 1] >> 26].mnemonic in _FLOW_PAD:
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
@@ -1353,31 +1367,37 @@ def _refused_by_picasso(dvle: Dvle, unit: _Unit) -> bool:
     entries (gap fillers count), outputs that overlap, lie beyond the output registers or that
     only a dummy may use, an input declared twice, a constant beyond its register file, or a
     top-down constant on a register a uniform of its kind takes."""
-    if unit.depth + 1 > MAX_STACK or 2 * len(dvle.uniforms) + 1 > MAX_UNIFORM or len(dvle.constants) >= MAX_CONSTANT:
+    uniforms, constants, outputs = dvle.uniforms, dvle.constants, dvle.outputs
+    if unit.depth + 1 > MAX_STACK or 2 * len(uniforms) + 1 > MAX_UNIFORM or len(constants) >= MAX_CONSTANT:
         return True
-    if len(dvle.outputs) > MAX_OUTPUT:
+    if len(outputs) > MAX_OUTPUT:
         return True
     used: dict[int, int] = {}
-    output_count, inputs_end = _OUTPUT_COUNT, _V_END
-    for out in dvle.outputs:
-        if (out.mask & used.get(out.register, 0) or out.register >= output_count
-                or (out.register >= OUTPUT_SLOTS and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
+    for out in outputs:
+        register, mask = out.register, out.mask
+        if (mask & used.get(register, 0) or register >= _OUTPUT_COUNT
+                or (register >= OUTPUT_SLOTS and (out.semantic != SEMANTIC_DUMMY or dvle.is_geometry))):
             return True
-        used[out.register] = used.get(out.register, 0) | out.mask
-    inputs = [u.first_register for u in dvle.uniforms if u.first_register < inputs_end]
-    if len(set(inputs)) != len(inputs):
-        return True
-    if any(not 0 <= const.register < _SPACE_COUNT[const.type] for const in dvle.constants
-           if const.type in SPACE_OF_KIND):
-        return True  # (a register the directive cannot name)
+        used[register] = used.get(register, 0) | mask
+    inputs: set[int] = set()
+    for u in uniforms:
+        first = u.first_register
+        if first < _V_END:
+            if first in inputs:
+                return True  # (an input declared twice)
+            inputs.add(first)
     lowest_constant: dict[int, int] = {}
-    for const in dvle.constants:
-        if const.type in (CONSTANT_FVEC, CONSTANT_IVEC):
-            lowest_constant[const.type] = min(lowest_constant.get(const.type, 1 << 16), const.register)
-    for u in dvle.uniforms:
-        kind, reg = _uniform_kind(u.first_register)
+    for const in constants:
+        kind, register = const.type, const.register
+        if kind in _SPACE_COUNT and not 0 <= register < _SPACE_COUNT[kind]:
+            return True  # (a register the directive cannot name)
+        if kind == CONSTANT_FVEC or kind == CONSTANT_IVEC:
+            lowest_constant[kind] = min(lowest_constant.get(kind, 1 << 16), register)
+    for u in uniforms:
+        first = u.first_register
+        kind, reg = _uniform_kind(first)
         if kind in lowest_constant:
-            last = reg + u.last_register - u.first_register - _SPACE_START[kind]
+            last = reg + u.last_register - first - _SPACE_START[kind]
             if last >= lowest_constant[kind]:
                 return True
     return False
@@ -1478,12 +1498,13 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         if printer.row(pos).mnemonic in _FLOW_CALLS:
             operands = _operands(code[pos])
             start, num = operands.get("dst", 0), picasso_num(operands)
-            name = proc_starts.setdefault(start, f"proc_{start:03x}")
+            name = proc_starts.get(start) or proc_starts.setdefault(start, _proc_label(start))
             procs.setdefault((start, num), name)
-            if start + num <= len(code):
-                proc_starts.setdefault(start + num, f"proc_{start + num:03x}")
+            if start + num <= len(code) and start + num not in proc_starts:
+                proc_starts[start + num] = _proc_label(start + num)
     for start, size in entries:
-        proc_starts.setdefault(start + size, f"proc_{start + size:03x}")
+        if start + size not in proc_starts:
+            proc_starts[start + size] = _proc_label(start + size)
     alloc = _Allocation()
     units: list[_Unit] = []
     for i, dvle in enumerate(dvlb.dvles):
@@ -1498,12 +1519,12 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         if hints and i == 0:
             unit.add(opdescs_pragma(dvlb))
         if headers[i]:
-            unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={v:#x}" for k, v in headers[i].items())]))
+            unit.add(" ".join([PRAGMA_DVLE, *(f"{k}={hex(v)}" for k, v in headers[i].items())]))
         if orders and orders[i]:
             unit.add(" ".join([PRAGMA_UNIFORM_ORDER, *map(str, orders[i])]))
         for label in dvle.labels:
             if _valid_ident(label.name):
-                unit.add(f"{PRAGMA_LABEL} {label.id} {label.program_offset} {label.name} {label.unknown:#x}")
+                unit.add(f"{PRAGMA_LABEL} {label.id} {label.program_offset} {label.name} {hex(label.unknown)}")
             else:
                 unit.lossy(f"label name {label.name!r} cannot be written")
         names = _Names()
