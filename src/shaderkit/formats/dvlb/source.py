@@ -304,8 +304,9 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
     inputs = []
     per_kind: dict[int, list[tuple[int, int, str]]] = {}
     for u in dvle.uniforms:
-        kind, reg = _uniform_kind(u.first_register)
-        size = u.last_register - u.first_register + 1
+        first = u.first_register
+        kind, reg = _uniform_kind(first)
+        size = u.last_register - first + 1
         name = _ident(u.name)
         if not name and kind >= 0 and "" not in used:
             # picasso names a uniform "" for an empty argument (".fvec ,"); code reads it by register
@@ -390,63 +391,64 @@ def _conflicts_in_shared_space(dvlb: Dvlb, index: int, alloc: _Allocation) -> bo
 def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
     end = {CONSTANT_FVEC: _C_END, CONSTANT_IVEC: _I_END}
     for const in dvle.constants:
-        words = const.words
-        if const.type == CONSTANT_BOOL:
-            unit.add(f".setb b{const.register} {'true' if words[0] else 'false'}")
+        words, kind, register = const.words, const.type, const.register
+        if kind == CONSTANT_BOOL:
+            unit.add(f".setb b{register} {'true' if words[0] else 'false'}")
             if words[0] > 1 or any(words[1:]):
                 unit.lossy("bool constant has extra bits set")
             continue
-        if const.type == CONSTANT_FVEC:
-            reg = _C_BASE + const.register
+        if kind == CONSTANT_FVEC:
+            reg = _C_BASE + register
             args = ", ".join([_float_text(w) for w in words])
             if any(w >> 24 or ((w & 0x7F0000) == 0x7F0000 and w & 0xFFFF) for w in words):
                 unit.lossy("fvec constant holds bits picasso cannot produce (NaN or high bits)")
             prefix, setter = "constf", "setf"
-        elif const.type == CONSTANT_IVEC:
-            reg = _I_BASE + const.register
+        elif kind == CONSTANT_IVEC:
+            reg = _I_BASE + register
             args = ", ".join(str(b) for b in words[0].to_bytes(4, "little"))
             if any(words[1:]):
                 unit.lossy("ivec constant has extra words set")
             prefix, setter = "consti", "seti"
         else:
-            unit.lossy(f"constant of unknown type {const.type} dropped")
+            unit.lossy(f"constant of unknown type {kind} dropped")
             continue
-        letter = _C.prefix if const.type == CONSTANT_FVEC else _I.prefix
-        if reg == end[const.type] - 1:
-            name = f"const{const.register}" if letter == "c" else f"iconst{const.register}"
+        letter = _C.prefix if kind == CONSTANT_FVEC else _I.prefix
+        if reg == end[kind] - 1:
+            name = f"const{register}" if letter == "c" else f"iconst{register}"
             while name in used:
                 name += "_"
             used.add(name)
             unit.add(f".{prefix} {name}({args})")
-            end[const.type] -= 1
-            if const.type == CONSTANT_FVEC:
+            end[kind] -= 1
+            if kind == CONSTANT_FVEC:
                 names.src[reg] = (name, reg, 1)
         else:
-            unit.add(f".{setter} {letter}{const.register}({args})")
+            unit.add(f".{setter} {letter}{register}({args})")
 
 
-#: an output mask's components (bit 0 = x)
-_OUTPUT_COMPONENTS: Final = tuple("".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1) for mask in range(16))
+#: an output mask's register suffix: its components (bit 0 = x) after a dot, none for xyzw
+_OUTPUT_SUFFIXES: Final = tuple("" if mask == 0xF else "." + "".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1)
+                                for mask in range(16))
 
 
 def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
     for out in dvle.outputs:
+        register, mask = out.register, out.mask
         semantic = OUTPUT_SEMANTICS.get(out.semantic)
         if semantic is None:
-            unit.lossy(f"output o{out.register} has semantic {out.semantic}, which picasso cannot write")
+            unit.lossy(f"output o{register} has semantic {out.semantic}, which picasso cannot write")
             continue
-        if not 0 < out.mask < 16:
-            unit.lossy(f"output o{out.register} has component mask {out.mask:#x}")
+        if not 0 < mask < 16:
+            unit.lossy(f"output o{register} has component mask {mask:#x}")
             continue
-        reg = f"o{out.register}" + ("" if out.mask == 0xF else f".{_OUTPUT_COMPONENTS[out.mask]}")
         name = "-"
-        if out.register not in names.dst:
+        if register not in names.dst:
             name = f"out_{semantic}"
             while name in used:
                 name += "_"
             used.add(name)
-            names.dst[out.register] = name
-        unit.add(f".out {name} {semantic} {reg}")
+            names.dst[register] = name
+        unit.add(f".out {name} {semantic} o{register}{_OUTPUT_SUFFIXES[mask]}")
 
 
 def _cond_text(refx: int, refy: int, op: int) -> str | None:
@@ -1560,8 +1562,8 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         _declare_outputs(unit, dvle, names, used)
         if entry_names[i] != "main":
             unit.add(f".entry {entry_names[i]}")
-        if dvle.input_mask and not all(dvle.input_mask >> u.first_register & 1
-                                       for u in dvle.uniforms if u.first_register < _V_END):
+        input_mask = dvle.input_mask
+        if input_mask and not all(input_mask >> u.first_register & 1 for u in dvle.uniforms if u.first_register < _V_END):
             unit.lossy("input mask does not match the .in declarations")
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
