@@ -766,7 +766,7 @@ def _forced_inverted(word: int) -> bool:
 def _proc_label(start: int) -> str:
     """The name of a procedure starting at word ``start`` that no entry point names: ``proc_`` and
     at least three hex digits (a format spec would make this a ``str.format`` call)."""
-    return "proc_" + hex(start)[2:].zfill(3)
+    return "proc_" + hex(start)[2:].zfill(3) if start >= 0 else f"proc_{start:03x}"
 
 
 class _Code:
