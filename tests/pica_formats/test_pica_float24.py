@@ -138,5 +138,8 @@ def test_refuses_what_is_not_a_number(value: object) -> None:
         f32_to_f24(value)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         f24_to_f32(value)  # type: ignore[arg-type]
+
+
+def test_refuses_a_float_as_a_word() -> None:
     with pytest.raises(TypeError):
         f24_to_f32(1.0)  # type: ignore[arg-type]

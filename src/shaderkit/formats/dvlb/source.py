@@ -44,6 +44,7 @@ from shaderkit.formats.dvlb.dvlb import (
     Dvle,
     Uniform,
 )
+from shaderkit.formats.dvlb.dvlb import mask_text as output_mask_text
 from shaderkit.formats.dvlb.rules import RULE_PICASSO, matching_rule
 from shaderkit.isa.pica.decode import decode
 from shaderkit.isa.pica.float24 import f24_to_f32
@@ -136,6 +137,7 @@ _I: Final = SPACES["i"]
 _B: Final = SPACES["b"]
 _SPACE_START: Final = {kind: space.base for kind, space in SPACE_OF_KIND.items()}
 _SPACE_COUNT: Final = {kind: space.count for kind, space in SPACE_OF_KIND.items()}
+_SPACE_END: Final = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 #: the register-file bounds read per instruction or table entry, as ints (a space's ``end`` is a
 #: property of an interpreted class: a call at every read)
 _V_END: Final = _V.end
@@ -147,7 +149,6 @@ _I_BASE: Final = _I.base
 _I_END: Final = _I.end
 _B_BASE: Final = _B.base
 _OUTPUT_COUNT: Final = SPACES["o"].count
-_SPACE_END: Final = {kind: space.end for kind, space in SPACE_OF_KIND.items()}
 _SETEMIT_TEXT: Final = SETEMIT_FLAG_TEXT
 #: how a text is written (the arguments of _sources): descriptor hints, DVLE header overrides,
 #: layout rule, uniform-table orders
@@ -427,8 +428,7 @@ def _declare_constants(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -
 
 
 #: an output mask's register suffix: its components (bit 0 = x) after a dot, none for xyzw
-_OUTPUT_SUFFIXES: Final = tuple("" if mask == 0xF else "." + "".join(c for bit, c in enumerate("xyzw") if mask >> bit & 1)
-                                for mask in range(16))
+_OUTPUT_SUFFIXES: Final = tuple("" if mask == 0xF else "." + output_mask_text(mask) for mask in range(16))
 
 
 def _declare_outputs(unit: _Unit, dvle: Dvle, names: _Names, used: set[str]) -> None:
@@ -584,7 +584,8 @@ def _operand_printer(kind: str, fmt: str) -> _OperandPrinter:
 
 
 def _row_printer(row: OpcodeInfo) -> _RowPrinter:
-    """``mnemonic operand, ...`` of one opcode row, from its syntax (table.SYNTAXES)."""
+    """``mnemonic operand, ...`` of one opcode row, from its syntax (table.SYNTAXES); the rows
+    written ``dst, src...`` print through their :class:`_RegisterForm` instead."""
     mnemonic = TEXT_MNEMONIC.get(row.mnemonic, row.base)
     if row.mnemonic.startswith("unk"):
         def unknown(code: _Code, unit: _Unit, pos: int, word: int, names: _Names, labels: dict[int, str]) -> str:
@@ -592,9 +593,6 @@ def _row_printer(row: OpcodeInfo) -> _RowPrinter:
             return "nop"
         return unknown
     kinds = SYNTAXES[row.syntax]
-    form = _register_form(row)
-    if form is not None:
-        return _register_printer(form)
     operands = tuple(_operand_printer(kind, row.fmt) for kind in kinds)
     if not operands:
         return lambda code, unit, pos, word, names, labels: mnemonic
@@ -683,7 +681,8 @@ def _register_printer(form: _RegisterForm) -> _RowPrinter:
 #: the register form of each 6-bit opcode value (None for the other rows), built at import
 _REGISTER_FORMS6: Final = tuple(_register_form(row) for row in BY_OPCODE6)
 #: one printer per 6-bit opcode value, built from the table at import time
-_PRINTERS: Final[tuple[_RowPrinter, ...]] = tuple(_row_printer(row) for row in BY_OPCODE6)
+_PRINTERS: Final[tuple[_RowPrinter, ...]] = tuple(_row_printer(row) if form is None else _register_printer(form)
+                                                  for row, form in zip(BY_OPCODE6, _REGISTER_FORMS6))
 
 
 _Field = tuple[int, int, int, int]
@@ -1167,6 +1166,11 @@ _FLOW_PAD: Final = frozenset({"jmpc", "jmpu", "call", "callc", "callu"})
 _FLOW_FIELDS: Final = ("condop", "refx", "refy", "bool_id", "int_id")
 
 
+def _mnemonic_at(code: list[int], pos: int) -> str:
+    """The mnemonic of the word at ``pos``."""
+    return BY_OPCODE6[code[pos] >> 26].mnemonic
+
+
 def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Choice | None:
     """The arguments of :func:`_sources` (hints, header overrides, layout rule, uniform orders)
     that :func:`_checked_by_assembly` would find, decided without assembling: the text's
@@ -1202,7 +1206,6 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             targets[pos] = name
             if name in labels:
                 jumps[pos] = labels[name]
-    rows = BY_OPCODE6
     # picasso's padding NOPs: a block, else part or procedure ending right after a jump or call
     # (a loop also after breakc), right after another block's end, or too short
     closes = [close for close, _ in blocks.values()]
@@ -1210,13 +1213,13 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
         return None
     ends_after_end = set(closes)
     for pos, (close, else_at) in blocks.items():
-        loop = rows[code[pos] >> 26].mnemonic == "loop"
-        if close - pos < 2 or rows[code[close - 1] >> 26].mnemonic in _FLOW_PAD or (loop and rows[code[close - 1] >> 26].mnemonic == "breakc"):
+        loop = _mnemonic_at(code, pos) == "loop"
+        if close - pos < 2 or _mnemonic_at(code, close - 1) in _FLOW_PAD or (loop and _mnemonic_at(code, close - 1) == "breakc"):
             return None
-        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or rows[code[else_at - 1] >> 26].mnemonic in _FLOW_PAD):
+        if else_at >= 0 and (else_at - pos < 2 or else_at in ends_after_end or _mnemonic_at(code, else_at - 1) in _FLOW_PAD):
             return None
     for start, stop in procs.values():
-        if stop <= start or stop in ends_after_end or rows[code[stop - 1] >> 26].mnemonic in _FLOW_PAD:
+        if stop <= start or stop in ends_after_end or _mnemonic_at(code, stop - 1) in _FLOW_PAD:
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
