@@ -202,14 +202,16 @@ class _Names:
 
     (A plain class, not a dataclass: building a dataclass costs about a millisecond at import.)"""
 
-    __slots__ = ("src", "dst", "flags", "texts")
+    __slots__ = ("src", "dst", "flags", "texts", "plain")
 
     def __init__(self) -> None:
         self.src: dict[int, tuple[str, int, int]] = {}  # reg -> (name, base, size)
         self.dst: dict[int, str] = {}
         self.flags: dict[int, str] = {}  # picasso register (i 0x80.., b 0x88..) -> text
-        #: source text by register << 2 | index register, once the names are complete (the code is printed)
+        #: source text by register << 2 | index register (``plain``: by register, unindexed), once
+        #: the names are complete (the code is printed)
         self.texts: dict[int, str] = {}
+        self.plain: dict[int, str] = {}
 
     def flag(self, reg: int) -> str:
         space = _I if reg < _B_BASE else _B
@@ -227,6 +229,11 @@ class _Names:
         text = self.texts.get(key)
         if text is None:
             text = self.texts[key] = self._source(reg, idx)
+        return text
+
+    def plain_source(self, reg: int) -> str:
+        """source(reg, 0), kept by register (a small int key: no int object is made)."""
+        text = self.plain[reg] = self._source(reg, 0)
         return text
 
     def _source(self, reg: int, idx: int) -> str:
@@ -626,7 +633,8 @@ _RAW_SOURCE_TEXTS: Final = tuple(_raw_src(reg) for reg in range(128))
 class _RegisterForm:
     """How a form written ``dst, src...`` prints (most ALU rows): the operand printers of
     :func:`_operand_printer` unrolled into one plan (the same text and notes, in the same order).
-    A compiled class: :func:`_emit` calls :meth:`text` directly, not through a generic call."""
+    A compiled class: :func:`_emit` calls :meth:`text` directly, not through a generic call, and
+    the line is built in one step (one to three sources, each a field per attribute)."""
 
     def __init__(self, row: OpcodeInfo, head: str, desc_lsb: int, desc_mask: int) -> None:
         spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in FORMAT_FIELDS[row.fmt]}
@@ -635,32 +643,51 @@ class _RegisterForm:
         self.desc_lsb, self.desc_mask = desc_lsb, desc_mask
         self.dst_lsb, self.dst_mask = spec["dst"]
         #: per source: (descriptor shift, register field, idx field)
-        self.sources: tuple[tuple[int, int, int, int, int], ...] = tuple(
-            (SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
-            for kind in SYNTAXES[row.syntax][1:])
-        assert self.dst_mask < len(_RAW_DEST_TEXTS) and all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in self.sources)
+        sources = [(SRC_SHIFT[int(kind[3]) - 1], *spec[kind], *(spec["idx"] if kind == idx_source else (0, 0)))
+                   for kind in SYNTAXES[row.syntax][1:]]
+        assert 1 <= len(sources) <= 3 and self.dst_mask < len(_RAW_DEST_TEXTS)
+        assert all(mask < len(_RAW_SOURCE_TEXTS) for _, _, mask, _, _ in sources)
+        self.count = len(sources)
+        sources += [(0, 0, 0, 0, 0)] * (3 - len(sources))
+        self.shift1, self.lsb1, self.mask1, self.idx_lsb1, self.idx_mask1 = sources[0]
+        self.shift2, self.lsb2, self.mask2, self.idx_lsb2, self.idx_mask2 = sources[1]
+        self.shift3, self.lsb3, self.mask3, self.idx_lsb3, self.idx_mask3 = sources[2]
 
     def text(self, code: _Code, unit: _Unit, word: int, names: _Names, indent: str = "") -> str:
         """The instruction's text after ``indent``."""
         descs, index = code.opdescs, (word >> self.desc_lsb) & self.desc_mask
         desc = descs[index] if index < len(descs) else _descriptor(code, unit, index)
         reg = (word >> self.dst_lsb) & self.dst_mask
+        dst = names.dst.get(reg) or _RAW_DEST_TEXTS[reg]
         if desc & 0xF:
-            parts = [indent, self.head, names.dst.get(reg) or _RAW_DEST_TEXTS[reg], _MASK_SUFFIXES[desc & 0xF]]
+            suffix = _MASK_SUFFIXES[desc & 0xF]
         else:
             unit.lossy("destination mask is empty")
-            parts = [indent, self.head, names.dst.get(reg) or _RAW_DEST_TEXTS[reg], ".x"]
-        texts, named = names.texts, names.src
-        for shift, lsb, mask, idx_lsb, idx_mask in self.sources:
-            reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
-            sign, swizzle = _LISTED_SOURCE_MODIFIERS[(desc >> shift) & 0x1FF]  # (the sign after ", ")
-            parts.append(sign)
-            if idx or reg in named:
-                parts.append(texts.get(reg << 2 | idx) or names.source(reg, idx))
-            else:
-                parts.append(_RAW_SOURCE_TEXTS[reg])
-            parts.append(swizzle)
-        return "".join(parts)
+            suffix = ".x"
+        sign1, text1, swizzle1 = _source_text(word, desc, names, self.shift1, self.lsb1, self.mask1,
+                                              self.idx_lsb1, self.idx_mask1)
+        if self.count == 1:
+            return f"{indent}{self.head}{dst}{suffix}{sign1}{text1}{swizzle1}"
+        sign2, text2, swizzle2 = _source_text(word, desc, names, self.shift2, self.lsb2, self.mask2,
+                                              self.idx_lsb2, self.idx_mask2)
+        if self.count == 2:
+            return f"{indent}{self.head}{dst}{suffix}{sign1}{text1}{swizzle1}{sign2}{text2}{swizzle2}"
+        sign3, text3, swizzle3 = _source_text(word, desc, names, self.shift3, self.lsb3, self.mask3,
+                                              self.idx_lsb3, self.idx_mask3)
+        return (f"{indent}{self.head}{dst}{suffix}{sign1}{text1}{swizzle1}{sign2}{text2}{swizzle2}"
+                f"{sign3}{text3}{swizzle3}")
+
+
+def _source_text(word: int, desc: int, names: _Names, shift: int, lsb: int, mask: int, idx_lsb: int,
+                 idx_mask: int) -> tuple[str, str, str]:
+    """A source operand of a :class:`_RegisterForm`: (", " and its sign, register text, swizzle)."""
+    reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
+    sign, swizzle = _LISTED_SOURCE_MODIFIERS[(desc >> shift) & 0x1FF]
+    if idx:
+        return sign, names.source(reg, idx), swizzle
+    if reg in names.src:
+        return sign, names.plain.get(reg) or names.plain_source(reg), swizzle
+    return sign, _RAW_SOURCE_TEXTS[reg], swizzle
 
 
 def _register_form(row: OpcodeInfo) -> _RegisterForm | None:
