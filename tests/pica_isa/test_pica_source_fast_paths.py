@@ -179,7 +179,7 @@ def test_replay_masks_are_optimize_mask() -> None:
         row = BY_OPCODE6[op6]
         name = "mad" if row.fmt in ("5", "5i") else row.base
         assert name in BY_MNEMONIC
-        assert replay[1] == tuple(optimize_mask(row.desc_bits, name, dest_mask) for dest_mask in range(16)), row.mnemonic
+        assert replay.merge_masks == tuple(optimize_mask(row.desc_bits, name, dest_mask) for dest_mask in range(16)), row.mnemonic
 
 
 def test_matching_rule_with_a_nul_in_a_name(corpus: Path) -> None:

@@ -1312,32 +1312,20 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
                         return None
                     code_out.append(word)
                 continue
-            desc_mask, merge_masks, desc_bits, mad, input_fields, wide_field, idx_field = replay
-            if input_fields:  # picasso refuses two different input registers in one instruction
-                first_input = -1
-                for lsb, reg_mask in input_fields:
-                    reg = (word >> lsb) & reg_mask
-                    if reg < inputs_end:
-                        if first_input < 0:
-                            first_input = reg
-                        elif reg != first_input:
-                            return None
-            desc_index = word & desc_mask
-            if desc_index >= len(values):
+            if replay.two_inputs(word):  # picasso refuses two different input registers in one instruction
                 return None
-            if wide_field is not None and (word >> wide_field[0]) & wide_field[1] < NARROW_SOURCE_END and not (
-                    (word >> idx_field[0]) & idx_field[1]):
-                return None  # picasso picks the inverted form only for a wide or indexed second operand
+            desc_index = word & replay.desc_mask
+            if desc_index >= len(values) or replay.narrow_inverted(word):
+                return None
             # what the printed operands give back, merged as picasso merges it (findOrAddOpdesc:
             # DescriptorTable.merge_opdesc, with the optimized mask taken from the table)
-            opdesc = values[desc_index] & desc_bits
-            mask = merge_masks[opdesc & 0xF]
-            desc = asm.merge_opdesc(opdesc, mask)
+            opdesc = values[desc_index] & replay.desc_bits
+            desc = asm.merge_opdesc(opdesc, replay.merge_masks[opdesc & 0xF])
             if desc < 0:
                 return None  # (too many descriptors: the assembler refuses the text)
-            if mad:
+            if replay.mad:
                 desc = asm.place_mad_opdesc(desc, 0)
-            code_out.append((word & ~desc_mask) | desc)  # (the assembler keeps desc within the field)
+            code_out.append((word & ~replay.desc_mask) | desc)  # (the assembler keeps desc within the field)
     except (ValueError, KeyError):
         return None
     same_code = asm.code == code and asm.opdescs == values
@@ -1346,27 +1334,51 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     return not same_code, headers, rule, [[] for _ in dvlb.dvles]
 
 
-def _replay_desc(row: OpcodeInfo, merge_masks: Callable[[OpcodeInfo], tuple[int, ...]]
-                 ) -> tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
-                            tuple[int, int] | None, tuple[int, int]]:
-    """How the replay treats a descriptor form: (desc field mask, the mask picasso merges the
-    descriptor under by its destination mask (optimizeOpdesc of the name it merges it as, given
-    by ``merge_masks``), descriptor bits read, MAD, source fields checked for two input registers,
-    the wide field an inverted form needs wide (or indexed), the idx field)."""
-    spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
-    mad = row.fmt in ("5", "5i")
-    two_sources = row.fmt in ("1", "1i", "5", "5i")  # (dst_src_src and MAD: picasso checks their inputs)
-    inputs = tuple(spec[f] for f in ("src1", "src2", "src3") if f in spec) if two_sources else ()
-    wide = spec["src3" if row.fmt == "5i" else "src2"] if row.mnemonic in BASE_OF_INVERTED else None
-    return spec["desc"][1], merge_masks(row), row.desc_bits, mad, inputs, wide, spec.get("idx", (0, 0))
+class _Replay:
+    """How the replay treats a descriptor form: its descriptor field mask, the masks picasso merges
+    the descriptor under by destination mask (optimizeOpdesc of the name it merges it as), the
+    descriptor bits read, MAD or not, the source fields checked for two different input registers
+    (none, or the first two or three sources), the wide source an inverted form needs wide (or
+    indexed) and the ``idx`` field. A compiled class: the replay reads its fields as C ints."""
+
+    def __init__(self, row: OpcodeInfo, merge_masks: tuple[int, ...]) -> None:
+        spec = {name: (lsb, (1 << width) - 1) for name, lsb, width in row.fields}
+        self.desc_mask = spec["desc"][1]
+        self.merge_masks = merge_masks
+        self.desc_bits = row.desc_bits
+        self.mad = row.fmt in ("5", "5i")
+        # (dst_src_src and MAD: picasso checks their inputs)
+        inputs = [spec[f] for f in ("src1", "src2", "src3") if f in spec] if row.fmt in ("1", "1i", "5", "5i") else []
+        assert len(inputs) in (0, 2, 3)
+        self.input_count = len(inputs)
+        inputs += [(0, 0)] * (3 - len(inputs))
+        (self.in1_lsb, self.in1_mask), (self.in2_lsb, self.in2_mask), (self.in3_lsb, self.in3_mask) = inputs
+        self.inverted = row.mnemonic in BASE_OF_INVERTED
+        self.wide_lsb, self.wide_mask = spec["src3" if row.fmt == "5i" else "src2"] if self.inverted else (0, 0)
+        self.idx_lsb, self.idx_mask = spec.get("idx", (0, 0))
+
+    def two_inputs(self, word: int) -> bool:
+        """True when the word's checked sources read two different input registers (picasso refuses it)."""
+        if not self.input_count:
+            return False
+        end = _V_END
+        a, b = (word >> self.in1_lsb) & self.in1_mask, (word >> self.in2_lsb) & self.in2_mask
+        c = (word >> self.in3_lsb) & self.in3_mask if self.input_count == 3 else end
+        first = a if a < end else b if b < end else c if c < end else -1
+        return first >= 0 and ((b < end and b != first) or (c < end and c != first))
+
+    def narrow_inverted(self, word: int) -> bool:
+        """True for an inverted form whose wide source is narrow and not indexed: picasso picks the
+        inverted form only for a wide or indexed second operand."""
+        return (self.inverted and (word >> self.wide_lsb) & self.wide_mask < NARROW_SOURCE_END
+                and not (word >> self.idx_lsb) & self.idx_mask)
 
 
-def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], int, bool, tuple[tuple[int, int], ...],
-                                                         tuple[int, int] | None, tuple[int, int]] | None, ...]:
-    """_replay_desc of each descriptor form by 6-bit opcode (None for the others). The merge masks
-    are worked out once per don't-care rule and descriptor bits (table.dont_care_bits reads only
-    the row's rule, and of the descriptor only its 4 mask bits, and those for the per-component
-    and MOVA rules only)."""
+def _replay_descs(kinds: tuple[int, ...]) -> tuple[_Replay | None, ...]:
+    """The :class:`_Replay` of each descriptor form by 6-bit opcode (None for the others). The merge
+    masks are worked out once per don't-care rule and descriptor bits (table.dont_care_bits reads
+    only the row's rule, and of the descriptor only its 4 mask bits, and those for the
+    per-component and MOVA rules only)."""
     found: dict[tuple[str, int], tuple[int, ...]] = {}
 
     def merge_masks(row: OpcodeInfo) -> tuple[int, ...]:
@@ -1380,11 +1392,11 @@ def _replay_descs(kinds: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...], i
                           if merge_row.dont_care in (DC_PER_COMPONENT, DC_MOVA)
                           else (bits & ~dont_care_bits(merge_row, 0xF),) * 16)
         return found[key]
-    return tuple(_replay_desc(row, merge_masks) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
+    return tuple(_Replay(row, merge_masks(row)) if kind == _DESC else None for row, kind in zip(BY_OPCODE6, kinds))
 
 
 #: how the replay treats a word, by its 6-bit opcode: an unknown word, no operands, flow control,
-#: a descriptor form (then _REPLAY_DESC6 holds its _replay_desc); built at import
+#: a descriptor form (then _REPLAY_DESC6 holds its _Replay); built at import
 _UNKNOWN: Final = 0
 _NO_OPERANDS: Final = 1
 _FLOW: Final = 2
