@@ -186,7 +186,8 @@ _IDENT_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 
 
 def _valid_ident(name: str) -> bool:
-    return bool(name) and not name[0].isdigit() and _IDENT_CHARS.issuperset(name)
+    """True for a name of _IDENT_CHARS not starting with a digit (an ASCII identifier, ``$`` a letter)."""
+    return name.isascii() and name.replace("$", "_").isidentifier()
 
 
 def _float_text(word: int) -> str:
@@ -337,10 +338,12 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
             unit.lossy(f"uniform {u.name} has an invalid register range")
             continue
         per_kind.setdefault(kind, []).append((reg, size, name))
-        for r in range(reg, reg + size):
-            if kind == CONSTANT_FVEC:
-                names.src.setdefault(r, (name, reg, size))
-            else:
+        if kind == CONSTANT_FVEC:
+            named = (name, reg, size)
+            for r in range(reg, reg + size):
+                names.src.setdefault(r, named)
+        else:
+            for r in range(reg, reg + size):
                 names.flags.setdefault(r, name if size == 1 else f"{name}[{r - reg}]")
     for reg, name in inputs:
         unit.add(f".in {name} {_input_text(reg)}")
@@ -349,8 +352,12 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
     if gsh_space:
         local_start = {**_SPACE_START, CONSTANT_FVEC: first_free}
     for kind in (CONSTANT_FVEC, CONSTANT_IVEC, CONSTANT_BOOL):
+        declared = per_kind.get(kind)
+        if declared is None:
+            continue
+        declared.sort()
         directive = _KIND_DIRECTIVE[kind]
-        for reg, size, name in sorted(per_kind.get(kind, [])):
+        for reg, size, name in declared:
             decl = f"{name}[{size}]" if size > 1 else name or ","
             known = None if gsh_space else alloc.known.get(name)
             if known is not None:
@@ -1014,7 +1021,7 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     """``.alias inN vN`` for the input registers the code reads that no ``.in`` names."""
     # picasso refuses an index register after a temporary's own name ("r0[a0.x]": index register not
     # allowed with this kind of register) but not after an alias of it: such temporaries get one too
-    read: set[int] = set()
+    read = 0  # (one bit per input register)
     indexed: set[int] = set()
     named = names.src  # (inputs and constants: no temporary is named before these aliases)
     for word in printer.code[lo:hi]:
@@ -1022,13 +1029,14 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
         for lsb, mask in _SRC_FIELDS6[op6]:
             reg = (word >> lsb) & mask
             if reg < _V_END:
-                read.add(reg)
+                read |= 1 << reg
         field = _INDEXED6[op6]
         if field is not None and (word >> field[2]) & field[3]:
             reg = (word >> field[0]) & field[1]
             if _R_BASE <= reg < _R_END and reg not in named:
                 indexed.add(reg)
-    _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in sorted(read) if reg not in named])
+    _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in range(_V_END)
+                                    if read >> reg & 1 and reg not in named])
     _add_aliases(unit, names, used, [(reg, f"temp{reg - _R_BASE}", f"r{reg - _R_BASE}") for reg in sorted(indexed)])
 
 
