@@ -31,6 +31,13 @@ _CONSTANT: Final = struct.Struct("<HH4I")
 _LABEL: Final = struct.Struct("<B3sIII")
 _OUTPUT: Final = struct.Struct("<HHB3s")
 _UNIFORM: Final = struct.Struct("<IHH")
+# (the packers' bound methods: compiled code would look each method up at every call)
+_pack_dvle_fields: Final = _DVLE_HEADER.pack
+_pack_constant: Final = _CONSTANT.pack
+_pack_label: Final = _LABEL.pack
+_pack_opdesc: Final = _OPDESC.pack
+_pack_output: Final = _OUTPUT.pack
+_pack_uniform: Final = _UNIFORM.pack
 
 
 def _encode_name(name: str) -> bytes:
@@ -39,7 +46,7 @@ def _encode_name(name: str) -> bytes:
 
 def _pack_dvle_header(dvle: Any, offsets: tuple[int, int, int, int, int], symbol_size: int) -> bytes:
     const_off, label_off, out_off, unif_off, sym_off = offsets
-    return _DVLE_HEADER.pack(
+    return _pack_dvle_fields(
         DVLE_MAGIC, dvle.version, dvle.shader_type, dvle.merge_outmaps,
         dvle.main_offset, dvle.endmain_offset, dvle.input_mask, dvle.output_mask,
         dvle.gs_mode, dvle.gs_fixed_vertex_start, dvle.gs_variable_vertex_num, dvle.gs_fixed_vertex_num,
@@ -52,23 +59,23 @@ def _pack_dvle_header(dvle: Any, offsets: tuple[int, int, int, int, int], symbol
 
 
 def _pack_constants(constants: Any) -> bytes:
-    return b"".join([_CONSTANT.pack(c.type, c.register, *c.words) for c in constants])
+    return b"".join([_pack_constant(c.type, c.register, *c.words) for c in constants])
 
 
 def _pack_labels(labels: Any, symbols: list[int]) -> bytes:
-    return b"".join([_LABEL.pack(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols)])
+    return b"".join([_pack_label(lb.id, lb.reserved, lb.program_offset, lb.unknown, sym) for lb, sym in zip(labels, symbols)])
 
 
 def _pack_opdescs(opdescs: Any) -> bytes:
-    return b"".join([_OPDESC.pack(o.value, o.extra) for o in opdescs])
+    return b"".join([_pack_opdesc(o.value, o.extra) for o in opdescs])
 
 
 def _pack_outputs(outputs: Any) -> bytes:
-    return b"".join([_OUTPUT.pack(o.semantic, o.register, o.mask, o.reserved) for o in outputs])
+    return b"".join([_pack_output(o.semantic, o.register, o.mask, o.reserved) for o in outputs])
 
 
 def _pack_uniforms(uniforms: Any, symbols: list[int]) -> bytes:
-    return b"".join([_UNIFORM.pack(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
+    return b"".join([_pack_uniform(sym, u.first_register, u.last_register) for u, sym in zip(uniforms, symbols)])
 
 
 def _symbol_table(dvle: Any, labels_first: bool = False) -> tuple[bytes, list[int], list[int]]:
