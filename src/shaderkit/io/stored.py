@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 def stored_bytes(size: int, items: Iterable[tuple[int, bytes]], raw: Iterable[tuple[int, bytes]],
                  fill: int = 0) -> bytearray:
     """``size`` bytes of ``fill`` with each (offset, bytes) of ``items``, then of ``raw``, written over them."""
-    out = bytearray([fill]) * size
     pieces = [*items, *raw]
+    tiled = _tiling(size, pieces)
+    if tiled is not None:  # (each byte written once: the pieces joined in offset order)
+        return bytearray().join(tiled)
+    out = bytearray([fill]) * size
     if all(0 <= at and at + len(data) <= size for at, data in pieces):
         view = memoryview(out)  # (a bytearray's slice assignment copies the bytes into a bytearray first)
         try:
@@ -28,3 +31,23 @@ def stored_bytes(size: int, items: Iterable[tuple[int, bytes]], raw: Iterable[tu
         for at, data in pieces:
             out[at : at + len(data)] = data
     return out
+
+
+def _tiling(size: int, pieces: list[tuple[int, bytes]]) -> list[bytes] | None:
+    """The non-empty pieces' bytes in offset order when they cover ``[0, size)`` once each (no gap,
+    no overlap, nothing past the end), else None."""
+    by_offset: dict[int, bytes] = {}
+    for at, data in pieces:
+        if len(data):
+            if at in by_offset:
+                return None
+            by_offset[at] = data
+    parts: list[bytes] = []
+    pos = 0
+    while pos < size:
+        found = by_offset.get(pos)
+        if found is None:
+            return None
+        parts.append(found)
+        pos += len(found)
+    return parts if pos == size and len(parts) == len(by_offset) else None

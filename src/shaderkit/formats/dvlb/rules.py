@@ -211,7 +211,8 @@ _RULE_HEADER_WORDS: Final[dict[str, Callable[[int], int]]] = {
 }
 
 
-def _writes_recorded_bytes(model: Dvlb, rule: str, writer: Callable[[Dvlb], bytes], recorded: bytes) -> bool:
+def _writes_recorded_bytes(model: Dvlb, rule: str, writer: Callable[[Dvlb], bytes],
+                            recorded: bytes | bytearray) -> bool:
     """True when ``model.to_bytes()`` is ``recorded`` because ``rule`` (``writer``) lays the model out
     as ``recorded``: then every table, string and header of the model packs to the bytes
     the parse recorded at the offsets the headers give (the rule writes the same packers' output
@@ -236,7 +237,7 @@ def matching_rule(model: Dvlb) -> tuple[str, str] | None:
     """
     if model.layout is None:
         return RULE_PICASSO, ""
-    recorded = bytes(model.layout.stored_bytes())  # what the placed writer starts from
+    recorded = model.layout.stored_bytes()  # what the placed writer starts from
     for rule, writer in LAYOUT_RULES.items():
         try:
             if _writes_recorded_bytes(model, rule, writer, recorded):
