@@ -292,13 +292,12 @@ class _Unit:
         #: a geometry DVLE written with a bare ``.gsh`` (picasso's compatible mode: shared uniform space)
         self.compat_gsh = False
         #: where the header pragmas go (after the marker and layout lines), and the instruction lines
-        #: that take a descriptor hint (line index, descriptor index): see _with_pragmas
+        #: (first line, first word, end word: one line per word from the first line on), for the
+        #: descriptor hints of _with_pragmas
         self.pragma_at = 0
-        self.desc_lines: list[tuple[int, int]] = []
+        self.code_runs: list[tuple[int, int, int]] = []
         #: note lines ("; ! ...") that descriptor hints make moot (see _with_pragmas)
         self.pinned_notes: list[int] = []
-        #: instruction lines of inverted forms picasso would not choose (see _forced_inverted)
-        self.inverted_lines: set[int] = set()
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -984,10 +983,12 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
 def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names: _Names,
           labels: dict[int, str]) -> None:
     """The lines of the instructions from ``start`` to ``stop`` (at one indentation), their
-    descriptor notes and (when scanning) their parses."""
-    code, lines, printers, desc_lines = printer.code, unit.lines, _PRINTERS, unit.desc_lines
+    notes and (when scanning) their parses; the lines are noted in ``unit.code_runs``."""
+    code, lines, printers = printer.code, unit.lines, _PRINTERS
     plain, scan = not printer.hints and printer.marker is None, printer.scan
+    run_line, run_start = len(lines), start
     for pos in range(start, stop):
+        written = len(lines)
         word = code[pos]
         op6 = (word & 0xFFFFFFFF) >> 26
         if plain and not word & _RESERVED6[op6]:  # (what printer.text does for a plain word)
@@ -998,16 +999,16 @@ def _emit(unit: _Unit, printer: _Code, start: int, stop: int, indent: str, names
                 lines.append(indent + printers[word >> 26](printer, unit, pos, word, names, labels))
         else:
             lines.append(indent + printer.text(unit, pos, names, labels))
-        line = len(lines) - 1  # (the instruction's line: after the notes its printing added)
-        desc_field = _DESC_FIELD6[op6]
-        if desc_field is not None:
-            desc_lines.append((line, (word >> desc_field[0]) & desc_field[1]))
-            if _INVERTED6[op6] is not None and _forced_inverted(word):
-                unit.inverted_lines.add(line)
+        if len(lines) != written + 1:  # (notes went before the instruction's line: a new run)
+            if pos > run_start:
+                unit.code_runs.append((run_line, run_start, pos))
+            run_line, run_start = len(lines) - 1, pos
         if scan:
             scanned = printer.scanned(pos, names)
             if scanned is not None:
-                unit.scanned[line] = scanned
+                unit.scanned[len(lines) - 1] = scanned
+    if stop > run_start:
+        unit.code_runs.append((run_line, run_start, stop))
 
 
 def _input_text(reg: int) -> str:
@@ -1131,8 +1132,14 @@ def _with_pragmas(dvlb: Dvlb, units: list[_Unit], hints: bool, headers: list[dic
     for i, unit in enumerate(units):
         lines = list(unit.lines)
         if hints:
-            for index, desc in unit.desc_lines:
-                lines[index] += desc_pragma(desc, index in unit.inverted_lines)
+            code = dvlb.dvlp.code
+            for first_line, first, end in unit.code_runs:
+                for pos in range(first, end):
+                    word = code[pos]
+                    desc_field = _DESC_FIELD6[(word & 0xFFFFFFFF) >> 26]
+                    if desc_field is not None:
+                        lines[first_line + pos - first] += desc_pragma(
+                            (word >> desc_field[0]) & desc_field[1], _forced_inverted(word))
             for index in unit.pinned_notes:
                 lines[index] = f"; {lines[index][4:]}: kept by the desc pragma"  # (was "; ! note")
         pragmas = []
