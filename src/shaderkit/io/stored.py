@@ -36,18 +36,12 @@ def stored_bytes(size: int, items: Iterable[tuple[int, bytes]], raw: Iterable[tu
 def _tiling(size: int, pieces: list[tuple[int, bytes]]) -> list[bytes] | None:
     """The non-empty pieces' bytes in offset order when they cover ``[0, size)`` once each (no gap,
     no overlap, nothing past the end), else None."""
-    by_offset: dict[int, bytes] = {}
-    for at, data in pieces:
-        if len(data):
-            if at in by_offset:
-                return None
-            by_offset[at] = data
     parts: list[bytes] = []
     pos = 0
-    while pos < size:
-        found = by_offset.get(pos)
-        if found is None:
-            return None
-        parts.append(found)
-        pos += len(found)
-    return parts if pos == size and len(parts) == len(by_offset) else None
+    for at, data in sorted(pieces):  # (by offset; a tie, an overlap, is refused below)
+        if len(data):
+            if at != pos:
+                return None
+            parts.append(data)
+            pos += len(data)
+    return parts if pos == size else None
