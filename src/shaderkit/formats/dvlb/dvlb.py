@@ -42,6 +42,7 @@ from shaderkit.formats.dvlb.pack import (
     _pack_uniforms,
     _symbol_table,
     _write_canonical,
+    pack_u32s,
 )
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
@@ -608,7 +609,7 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             return u32_offset(w.place(key, data) - base)
         return stored if stored is not None else u32_offset(w.end - base)
 
-    code_off = offset_of(KEY_CODE, struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), dvlp_start,
+    code_off = offset_of(KEY_CODE, pack_u32s(dvlp.code), dvlp_start,
                          stored_dvlp[2] if dvlp_kept and stored_dvlp else None)
     opd_off = offset_of(KEY_OPDESCS, _pack_opdescs(dvlp.opdescs), dvlp_start,
                         stored_dvlp[4] if dvlp_kept and stored_dvlp else None)
@@ -655,10 +656,10 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             sym_off, sym_size = u32_offset(table_at - at), len(symbols.data)
         w.put(at, _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), sym_size))
 
-    w.put(0, DVLB_MAGIC + struct.pack(f"<I{count}I", count, *dvle_offsets))
+    w.put(0, DVLB_MAGIC + pack_u32s([count, *dvle_offsets]))
     w.put(dvlp_start, _DVLP_HEADER.pack(
         DVLP_MAGIC, dvlp.version, code_off, len(dvlp.code), opd_off, len(dvlp.opdescs), fname_off,
-    ) + struct.pack(f"<{len(dvlp.unknown_words)}I", *dvlp.unknown_words))  # fmt: skip
+    ) + pack_u32s(dvlp.unknown_words))  # fmt: skip
     if not w.verify():
         raise Relayout
     if w.end > layout.size:

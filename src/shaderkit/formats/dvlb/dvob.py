@@ -46,6 +46,7 @@ from shaderkit.formats.dvlb.pack import (
     _pack_opdescs,
     _pack_outputs,
     _pack_uniforms,
+    pack_u32s,
 )
 from shaderkit.formats.dvlb.placement import Recorder, Relayout, SymbolTable, stored_fields, u32_offset
 from shaderkit.io.layout import Key, Layout, PlacedWriter, append_aligned
@@ -299,7 +300,7 @@ def _tables(obj: Dvoj, symbols: list[int]) -> list[bytes]:
     return [
         _pack_constants(obj.constants),
         _pack_labels(obj.labels, label_syms),
-        struct.pack(f"<{len(obj.code)}I", *obj.code),
+        pack_u32s(obj.code),
         _pack_opdescs(obj.opdescs),
         b"".join(_LINE.pack(s, ln.line) for ln, s in zip(obj.line_numbers, line_syms)),
         b"".join(_RELOCATION.pack(x.address, x.unknown0, x.unknown1) for x in obj.relocations),
@@ -354,7 +355,7 @@ def _write_placed(model: Dvob, layout: Layout) -> bytes:
             symbol_size = len(symbols.data)
         w.put(base, _header(obj, offsets, symbol_size))
     if not bare:
-        w.put(0, DVOB_MAGIC + struct.pack(f"<I{count}I", count, *bases))
+        w.put(0, DVOB_MAGIC + pack_u32s([count, *bases]))
     if not w.verify():
         raise Relayout
     if w.end > layout.size:

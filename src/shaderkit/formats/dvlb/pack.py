@@ -40,6 +40,22 @@ _pack_output: Final = _OUTPUT.pack
 _pack_uniform: Final = _UNIFORM.pack
 
 
+#: struct.Struct("<NI") by count N (struct.pack would build and look up the format string at every call)
+_U32S: Final[dict[int, struct.Struct]] = {}
+_U32S_KEPT: Final = 64
+
+
+def pack_u32s(words: Any) -> bytes:
+    """The words as little-endian u32s (struct.error for a word out of range, as struct.pack)."""
+    count = len(words)
+    packer = _U32S.get(count)
+    if packer is None:
+        packer = struct.Struct(f"<{count}I")
+        if len(_U32S) < _U32S_KEPT:
+            _U32S[count] = packer
+    return packer.pack(*words)
+
+
 def _encode_name(name: str) -> bytes:
     return name.encode("latin-1")
 
@@ -124,11 +140,11 @@ def _write_canonical(model: Any) -> bytes:
         padded += [entry, b"\0" * (-size % 4)]
         size += -size % 4
     return b"".join([
-        DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(entries), *offsets),
+        DVLB_MAGIC, pack_u32s([len(entries), *offsets]),
         _DVLP_HEADER.pack(
             DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
             len(dvlp.opdescs), dvlp_size,
         ),
-        struct.pack(f"<{len(unknown)}I", *unknown), struct.pack(f"<{len(dvlp.code)}I", *dvlp.code),
+        pack_u32s(unknown), pack_u32s(dvlp.code),
         _pack_opdescs(dvlp.opdescs), *padded,
     ])  # fmt: skip

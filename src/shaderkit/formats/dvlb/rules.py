@@ -49,6 +49,7 @@ from shaderkit.formats.dvlb.pack import (
     _pack_uniforms,
     _symbol_table,
     _write_canonical,
+    pack_u32s,
 )
 
 TYPE_CHECKING = False  # (typing loads only for type checkers: start-up)
@@ -82,7 +83,7 @@ def _single_dvle_prefix(model: Dvlb, rule: str, header_words: list[int]) -> tupl
     header_size = DVLP_HEADER_MIN + 4 * len(header_words)
     code_offset = header_size + DVLE_HEADER_SIZE
     opdesc_offset = code_offset + 4 * len(dvlp.code)
-    blob = struct.pack(f"<{len(dvlp.code)}I", *dvlp.code) + _pack_opdescs(dvlp.opdescs)
+    blob = pack_u32s(dvlp.code) + _pack_opdescs(dvlp.opdescs)
     return 12 + header_size, code_offset, opdesc_offset, blob
 
 
@@ -92,7 +93,7 @@ def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offse
     return _DVLP_HEADER.pack(
         DVLP_MAGIC, dvlp.version, code_offset, len(dvlp.code), opdesc_offset, len(dvlp.opdescs),
         symbol_offset,
-    ) + struct.pack(f"<{len(header_words)}I", *header_words)  # fmt: skip
+    ) + pack_u32s(header_words)  # fmt: skip
 
 
 def write_picasso_2014(model: Dvlb) -> bytes:
@@ -129,9 +130,9 @@ def write_picasso_2015(model: Dvlb) -> bytes:
     for entry in entries:
         offsets.append(offset)
         offset += len(entry)
-    return b"".join([DVLB_MAGIC, struct.pack(f"<I{len(offsets)}I", len(offsets), *offsets),
+    return b"".join([DVLB_MAGIC, pack_u32s([len(offsets), *offsets]),
                      _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
-                     struct.pack(f"<{len(dvlp.code)}I", *dvlp.code), _pack_opdescs(dvlp.opdescs), *entries])
+                     pack_u32s(dvlp.code), _pack_opdescs(dvlp.opdescs), *entries])
 
 
 def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
