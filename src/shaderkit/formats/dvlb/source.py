@@ -756,10 +756,49 @@ def _word_tables() -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...],
 _WORD_TABLES: Final = _word_tables()
 _RESERVED6: Final = _WORD_TABLES[0]
 _DESC_FIELD6: Final = _WORD_TABLES[1]
-_SRC_FIELDS6: Final = _WORD_TABLES[2]
-_INDEXED6: Final = _WORD_TABLES[3]
 _INVERTED6: Final = _WORD_TABLES[4]
 _FIELDS6: Final = _WORD_TABLES[5]
+
+
+class _SourceReads:
+    """What a word of one 6-bit opcode reads, for the alias scan: its source fields (none for the
+    forms without a descriptor, else one to three) and the source relative addressing applies to.
+    A compiled class: the scan reads its fields as C ints."""
+
+    def __init__(self, sources: tuple[tuple[int, int], ...], indexed: _Field | None) -> None:
+        assert len(sources) <= 3
+        self.count = len(sources)
+        padded = [*sources, *[(0, 0)] * (3 - len(sources))]
+        (self.lsb1, self.mask1), (self.lsb2, self.mask2), (self.lsb3, self.mask3) = padded
+        self.indexed = indexed is not None
+        self.reg_lsb, self.reg_mask, self.idx_lsb, self.idx_mask = indexed or (0, 0, 0, 0)
+
+    def inputs(self, word: int) -> int:
+        """The input registers the word's sources read, one bit each."""
+        read = 0
+        if self.count >= 1:
+            reg = (word >> self.lsb1) & self.mask1
+            if reg < _V_END:
+                read |= 1 << reg
+            if self.count >= 2:
+                reg = (word >> self.lsb2) & self.mask2
+                if reg < _V_END:
+                    read |= 1 << reg
+                if self.count >= 3:
+                    reg = (word >> self.lsb3) & self.mask3
+                    if reg < _V_END:
+                        read |= 1 << reg
+        return read
+
+    def indexed_register(self, word: int) -> int:
+        """The register read with relative addressing, or -1."""
+        if self.indexed and (word >> self.idx_lsb) & self.idx_mask:
+            return (word >> self.reg_lsb) & self.reg_mask
+        return -1
+
+
+#: the _SourceReads of each 6-bit opcode value, built at import
+_SOURCE_READS6: Final = tuple(_SourceReads(sources, indexed) for sources, indexed in zip(_WORD_TABLES[2], _WORD_TABLES[3]))
 
 
 def _operands(word: int) -> dict[str, int]:
@@ -1026,16 +1065,11 @@ def _alias_inputs(unit: _Unit, printer: _Code, lo: int, hi: int, names: _Names, 
     indexed: set[int] = set()
     named = names.src  # (inputs and constants: no temporary is named before these aliases)
     for word in printer.code[lo:hi]:
-        op6 = (word & 0xFFFFFFFF) >> 26
-        for lsb, mask in _SRC_FIELDS6[op6]:
-            reg = (word >> lsb) & mask
-            if reg < _V_END:
-                read |= 1 << reg
-        field = _INDEXED6[op6]
-        if field is not None and (word >> field[2]) & field[3]:
-            reg = (word >> field[0]) & field[1]
-            if _R_BASE <= reg < _R_END and reg not in named:
-                indexed.add(reg)
+        reads = _SOURCE_READS6[(word & 0xFFFFFFFF) >> 26]
+        read |= reads.inputs(word)
+        reg = reads.indexed_register(word)
+        if _R_BASE <= reg < _R_END and reg not in named:
+            indexed.add(reg)
     _add_aliases(unit, names, used, [(reg, f"in{reg}", _input_text(reg)) for reg in range(_V_END)
                                     if read >> reg & 1 and reg not in named])
     _add_aliases(unit, names, used, [(reg, f"temp{reg - _R_BASE}", f"r{reg - _R_BASE}") for reg in sorted(indexed)])
