@@ -481,8 +481,9 @@ _COND_TEXTS: Final = {(x, y, op): _cond_text(x, y, op) for x in (0, 1) for y in 
 #: a source's 9 descriptor bits (negate | swizzle << 1) -> (sign, ".swizzle" or "")
 _SOURCE_MODIFIERS: Final = tuple((sign, suffix) for suffix in ("" if swizzle == IDENTITY_SWIZZLE else "." + swizzle_text(swizzle)
                                                          for swizzle in range(256)) for sign in ("", "-"))
-#: _SOURCE_MODIFIERS of a source after another operand: (", " and the sign, swizzle)
-_LISTED_SOURCE_MODIFIERS: Final = tuple((", " + sign, suffix) for sign, suffix in _SOURCE_MODIFIERS)
+#: the _SOURCE_MODIFIERS of a source after another operand: ", " and the sign, and the swizzle
+_LISTED_SIGNS: Final = tuple(", " + sign for sign, _ in _SOURCE_MODIFIERS)
+_LISTED_SWIZZLES: Final = tuple(suffix for _, suffix in _SOURCE_MODIFIERS)
 #: destination mask -> its suffix ("" for xyzw)
 _MASK_SUFFIXES: Final = tuple("" if mask == 0xF else "." + mask_text(mask) for mask in range(16))
 
@@ -688,7 +689,8 @@ def _source_text(word: int, desc: int, names: _Names, shift: int, lsb: int, mask
                  idx_mask: int) -> tuple[str, str, str]:
     """A source operand of a :class:`_RegisterForm`: (", " and its sign, register text, swizzle)."""
     reg, idx = (word >> lsb) & mask, (word >> idx_lsb) & idx_mask
-    sign, swizzle = _LISTED_SOURCE_MODIFIERS[(desc >> shift) & 0x1FF]
+    modifiers = (desc >> shift) & 0x1FF
+    sign, swizzle = _LISTED_SIGNS[modifiers], _LISTED_SWIZZLES[modifiers]
     if idx:
         return sign, names.source(reg, idx), swizzle
     if reg in names.src:
