@@ -962,11 +962,14 @@ def _write_block(unit: _Unit, printer: _Code, start: int, stop: int, names: _Nam
     code = printer.code
     # where more than an instruction line is written: labels and block openers (and the else and
     # end of the open block, from the stack); the instructions between are emitted as one run
-    events = sorted({pos for pos in labels if start <= pos < stop}.union(
-        pos for pos in printer.structure if start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS))
+    events = [pos for pos in labels if start <= pos < stop]
+    for pos in printer.structure:
+        if start <= pos < stop and printer.row(pos).mnemonic in _BLOCK_OPENERS:
+            events.append(pos)
     if not events:  # (no blocks or labels: one run)
         _emit(unit, printer, start, stop, _INDENTS[1], names, labels)
         return
+    events = sorted(set(events))
     pos = start
     while True:
         while stack:
