@@ -298,6 +298,13 @@ class _Unit:
         self.code_runs: list[tuple[int, int, int]] = []
         #: note lines ("; ! ...") that descriptor hints make moot (see _with_pragmas)
         self.pinned_notes: list[int] = []
+        #: the printer of the code (shared by the units of one file)
+        self.printer: _Code | None = None
+        #: from the uniform table (_declare_uniforms): the input registers it declares, one bit
+        #: each; entries not in increasing register order; a name picasso would read as a register
+        self.input_mask = 0
+        self.uniforms_unsorted = False
+        self.shadowing_uniform = False
 
     def add(self, text: str) -> None:
         self.lines.append(text)
@@ -311,11 +318,20 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
                       first_free: int, names: _Names, used: set[str]) -> None:
     inputs = []
     per_kind: dict[int, list[tuple[int, int, str]]] = {}
+    previous = -1
     for u in dvle.uniforms:
         first = u.first_register
         kind, reg = _uniform_kind(first)
         size = u.last_register - first + 1
         name = _ident(u.name)
+        # what the replay asks of the uniform table (see _Unit)
+        if first <= previous:
+            unit.uniforms_unsorted = True
+        previous = first
+        if first < _V_END:
+            unit.input_mask |= 1 << first
+        if _register_like(name):
+            unit.shadowing_uniform = True
         if not name and kind >= 0 and "" not in used:
             # picasso names a uniform "" for an empty argument (".fvec ,"); code reads it by register
             used.add(name)
@@ -861,6 +877,10 @@ class _Code:
         #: order: the passes that look for them walk these only
         self.structure = [pos for pos, word in enumerate(code) if _STRUCTURE6[(word & 0xFFFFFFFF) >> 26]]
         self.opdescs = opdescs
+        #: a descriptor entry's second word is not 0 (set by _units)
+        self.descriptor_extras = False
+        #: _ranges of the file (set by _units)
+        self.ranges: list[tuple[int, int]] | None = None
         self.procs = procs
         self.proc_starts = proc_starts
 
@@ -1264,10 +1284,11 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
     the text lists the words in code order).
     """
     code = dvlb.dvlp.code
-    ranges = _ranges(dvlb)
+    printer = units[0].printer if units else None
+    ranges = _ranges(dvlb) if printer is None else printer.ranges
     if (ranges is None or len(code) > MAX_VSH_SIZE or any(unit.notes for unit in units)
             or any(d.shader_type > 1 or (d.shader_type == 1 and not u.compat_gsh) for d, u in zip(dvlb.dvles, units))
-            or any(_register_like(_ident(u.name)) for d in dvlb.dvles for u in d.uniforms)):
+            or any(unit.shadowing_uniform for unit in units)):
         return None  # (a uniform named like a register shadows one the text may spell out)
     procs: dict[str, tuple[int, int]] = {}
     blocks: dict[int, tuple[int, int]] = {}
@@ -1304,28 +1325,27 @@ def _decided_without_assembly(dvlb: Dvlb, units: list[_Unit], rule: str) -> _Cho
             return None
     # the DVLE headers picasso writes for this text
     headers: list[dict[str, int]] = []
-    inputs_end = _V_END
     for i, dvle in enumerate(dvlb.dvles):
         entry = procs.get(units[i].entry)  # picasso: main_offset, endmain_offset = the entry procedure
         if entry is None:
             return None
-        uniforms = dvle.uniforms
-        if any(a.first_register >= b.first_register for a, b in zip(uniforms, uniforms[1:])):
+        if units[i].uniforms_unsorted:
             return None  # picasso sorts the uniform table by register (nihstro keeps declaration order)
         if _refused_by_picasso(dvle, units[i]):
             return None  # (assembly fails, and the plain text is kept)
-        input_mask = output_mask = 0
-        for u in uniforms:
-            if u.first_register < inputs_end:
-                input_mask |= 1 << u.first_register
+        input_mask, output_mask = units[i].input_mask, 0
         for o in dvle.outputs:
             output_mask |= 1 << o.register
         # _HEADER_FIELDS as picasso writes them: version, shader type, merge_outmaps, main and
         # endmain offsets, input and output masks, then the four geometry fields
         picasso = (DVLE_VERSION_PICASSO, dvle.shader_type, 0, entry[0], entry[1], input_mask, output_mask, 0, 0, 0, 0)
         headers.append(_changed_fields(_header_values(dvle), picasso))
-    values = [d.value for d in dvlb.dvlp.opdescs]
-    if any(d.extra for d in dvlb.dvlp.opdescs):
+    if printer is None:
+        values = [d.value for d in dvlb.dvlp.opdescs]
+        extras = any(d.extra for d in dvlb.dvlp.opdescs)
+    else:
+        values, extras = printer.opdescs, printer.descriptor_extras
+    if extras:
         return None
     asm = DescriptorTable()  # replays picasso's findOrAddOpdesc / MAD swaps on the words
     code_out = asm.code
@@ -1567,9 +1587,14 @@ def _sources(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str =
 def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "", scan: bool = False,
            orders: list[list[int]] | None = None, marker: Callable[[int], str] | None = None) -> list[_Unit]:
     code = list(dvlb.dvlp.code)
-    opdescs = [d.value for d in dvlb.dvlp.opdescs]
+    opdescs: list[int] = []
+    extras = False
+    for d in dvlb.dvlp.opdescs:
+        opdescs.append(d.value)
+        if d.extra:
+            extras = True
     count = len(dvlb.dvles)
-    ranges = _ranges(dvlb)
+    ranges = file_ranges = _ranges(dvlb)
     shared = ranges is None
     if ranges is None:  # entry points out of order: all code goes with the first DVLE
         ranges = [(0, len(code))] + [(len(code), len(code))] * (count - 1)
@@ -1583,6 +1608,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         procs.setdefault((start, size), name)
     entry_names = [proc_starts[start] for start, _ in entries]
     printer = _Code(code, opdescs, procs, proc_starts)
+    printer.descriptor_extras, printer.ranges = extras, file_ranges
     printer.hints = hints
     printer.marker = marker
     printer.scan = scan and not hints and marker is None
@@ -1607,6 +1633,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
     units: list[_Unit] = []
     for i, dvle in enumerate(dvlb.dvles):
         unit = _Unit(entry=entry_names[i])
+        unit.printer = printer
         lo, hi = ranges[i]
         geometry = dvle.is_geometry
         unit.add(f"{UNIT_MARKER} {i}: {'geometry' if geometry else 'vertex'} shader, "
@@ -1659,7 +1686,7 @@ def _units(dvlb: Dvlb, hints: bool, headers: list[dict[str, int]], rule: str = "
         if entry_names[i] != "main":
             unit.add(f".entry {entry_names[i]}")
         input_mask = dvle.input_mask
-        if input_mask and not all(input_mask >> u.first_register & 1 for u in dvle.uniforms if u.first_register < _V_END):
+        if input_mask and unit.input_mask & ~input_mask:
             unit.lossy("input mask does not match the .in declarations")
         _alias_inputs(unit, printer, lo, hi, names, used)
         unit.add("")
