@@ -31,8 +31,14 @@ _CONSTANT: Final = struct.Struct("<HH4I")
 _LABEL: Final = struct.Struct("<B3sIII")
 _OUTPUT: Final = struct.Struct("<HHB3s")
 _UNIFORM: Final = struct.Struct("<IHH")
+_CONSTANT_SIZE: Final = _CONSTANT.size
+_LABEL_SIZE: Final = _LABEL.size
+_OPDESC_SIZE: Final = _OPDESC.size
+_OUTPUT_SIZE: Final = _OUTPUT.size
+_UNIFORM_SIZE: Final = _UNIFORM.size
 # (the packers' bound methods: compiled code would look each method up at every call)
 _pack_dvle_fields: Final = _DVLE_HEADER.pack
+_pack_dvlp_fields: Final = _DVLP_HEADER.pack
 _pack_constant: Final = _CONSTANT.pack
 _pack_label: Final = _LABEL.pack
 _pack_opdesc: Final = _OPDESC.pack
@@ -101,50 +107,60 @@ def _symbol_table(dvle: Any, labels_first: bool = False) -> tuple[bytes, list[in
     pool = bytearray()
     label_syms: list[int] = []
     uniform_syms: list[int] = []
-    for table in ("labels", "uniforms") if labels_first else ("uniforms", "labels"):
-        syms = label_syms if table == "labels" else uniform_syms
-        for entry in dvle.labels if table == "labels" else dvle.uniforms:
-            syms.append(len(pool))
-            pool += _encode_name(entry.name) + b"\0"
+    if labels_first:
+        _add_names(pool, label_syms, dvle.labels)
+        _add_names(pool, uniform_syms, dvle.uniforms)
+    else:
+        _add_names(pool, uniform_syms, dvle.uniforms)
+        _add_names(pool, label_syms, dvle.labels)
     return bytes(pool), label_syms, uniform_syms
+
+
+def _add_names(pool: bytearray, symbols: list[int], entries: Any) -> None:
+    """Each entry's name, NUL-terminated, at the end of ``pool``; its offset in ``symbols``."""
+    for entry in entries:
+        symbols.append(len(pool))
+        pool += _encode_name(entry.name)
+        pool.append(0)
 
 
 def _pack_dvle(dvle: Any, table: tuple[bytes, list[int], list[int]]) -> bytes:
     """A DVLE packed in picasso's order: header, constants, labels, outputs, uniforms, then the
     symbol table; ``table`` is :func:`_symbol_table`'s (pool, label and uniform symbol offsets)."""
     pool, label_syms, uniform_syms = table
+    constants, labels, outputs, uniforms = dvle.constants, dvle.labels, dvle.outputs, dvle.uniforms
     const_off = DVLE_HEADER_SIZE
-    label_off = const_off + _CONSTANT.size * len(dvle.constants)
-    out_off = label_off + _LABEL.size * len(dvle.labels)
-    unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
-    sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
+    label_off = const_off + _CONSTANT_SIZE * len(constants)
+    out_off = label_off + _LABEL_SIZE * len(labels)
+    unif_off = out_off + _OUTPUT_SIZE * len(outputs)
+    sym_off = unif_off + _UNIFORM_SIZE * len(uniforms)
     return b"".join((_pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
-                     _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
-                     _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool))
+                     _pack_constants(constants), _pack_labels(labels, label_syms),
+                     _pack_outputs(outputs), _pack_uniforms(uniforms, uniform_syms), pool))
 
 
 def _write_canonical(model: Any) -> bytes:
     """Lay the model out as picasso >= v2.5 does."""
     dvlp = model.dvlp
-    unknown = list(dvlp.unknown_words) + [0] * (3 - len(dvlp.unknown_words))
+    code, opdescs, unknown_words = dvlp.code, dvlp.opdescs, dvlp.unknown_words
+    unknown = list(unknown_words) + [0] * (3 - len(unknown_words))
     header_size = DVLP_HEADER_MIN + 4 * len(unknown)
-    code_size = 4 * len(dvlp.code)
-    dvlp_size = header_size + code_size + _OPDESC.size * len(dvlp.opdescs)
+    code_size = 4 * len(code)
+    dvlp_size = header_size + code_size + _OPDESC_SIZE * len(opdescs)
     entries = [_pack_dvle(dvle, _symbol_table(dvle)) for dvle in model.dvles]
-    offsets = []
+    header = [len(entries)]  # (the DVLE count, then each DVLE's offset)
     size = 8 + 4 * len(entries) + dvlp_size
     padded = []
     for entry in entries:  # (each DVLE padded to 4 bytes from the file start)
-        offsets.append(size)
+        header.append(size)
         size += len(entry)
-        padded += [entry, b"\0" * (-size % 4)]
+        padded.append(entry)
+        padded.append(b"\0" * (-size % 4))
         size += -size % 4
     return b"".join([
-        DVLB_MAGIC, pack_u32s([len(entries), *offsets]),
-        _DVLP_HEADER.pack(
-            DVLP_MAGIC, dvlp.version, header_size, len(dvlp.code), header_size + code_size,
-            len(dvlp.opdescs), dvlp_size,
+        DVLB_MAGIC, pack_u32s(header),
+        _pack_dvlp_fields(
+            DVLP_MAGIC, dvlp.version, header_size, len(code), header_size + code_size, len(opdescs), dvlp_size,
         ),
-        pack_u32s(unknown), pack_u32s(dvlp.code),
-        _pack_opdescs(dvlp.opdescs), *padded,
+        pack_u32s(unknown), pack_u32s(code), _pack_opdescs(opdescs), *padded,
     ])  # fmt: skip
