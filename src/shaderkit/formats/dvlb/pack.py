@@ -41,7 +41,6 @@ _pack_dvle_fields: Final = _DVLE_HEADER.pack
 _pack_dvlp_fields: Final = _DVLP_HEADER.pack
 _pack_constant: Final = _CONSTANT.pack
 _pack_label: Final = _LABEL.pack
-_pack_opdesc: Final = _OPDESC.pack
 _pack_output: Final = _OUTPUT.pack
 _pack_uniform: Final = _UNIFORM.pack
 
@@ -89,7 +88,11 @@ def _pack_labels(labels: Any, symbols: list[int]) -> bytes:
 
 
 def _pack_opdescs(opdescs: Any) -> bytes:
-    return b"".join([_pack_opdesc(o.value, o.extra) for o in opdescs])
+    words = []  # (each entry's two words: one pack of them all)
+    for o in opdescs:
+        words.append(o.value)
+        words.append(o.extra)
+    return pack_u32s(words)
 
 
 def _pack_outputs(outputs: Any) -> bytes:

@@ -314,6 +314,14 @@ class _Unit:
         self.notes.append(text)
 
 
+def _kind_list(per_kind: dict[int, list[tuple[int, int, str]]], kind: int) -> list[tuple[int, int, str]]:
+    """``per_kind[kind]``, made empty when missing (setdefault would make a list at every call)."""
+    found = per_kind.get(kind)
+    if found is None:
+        found = per_kind[kind] = []
+    return found
+
+
 def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bool,
                       first_free: int, names: _Names, used: set[str]) -> None:
     inputs = []
@@ -335,7 +343,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         if not name and kind >= 0 and "" not in used:
             # picasso names a uniform "" for an empty argument (".fvec ,"); code reads it by register
             used.add(name)
-            per_kind.setdefault(kind, []).append((reg, size, name))
+            _kind_list(per_kind, kind).append((reg, size, name))
             continue
         if not _valid_ident(name) or name.startswith("_") or name in used:
             fixed = "u_" + "".join(c if c in _IDENT_CHARS else "_" for c in name)
@@ -352,7 +360,7 @@ def _declare_uniforms(unit: _Unit, dvle: Dvle, alloc: _Allocation, gsh_space: bo
         if size < 1 or reg + size > _SPACE_END[kind]:
             unit.lossy(f"uniform {u.name} has an invalid register range")
             continue
-        per_kind.setdefault(kind, []).append((reg, size, name))
+        _kind_list(per_kind, kind).append((reg, size, name))
         if kind == CONSTANT_FVEC:
             named = (name, reg, size)
             for r in range(reg, reg + size):
