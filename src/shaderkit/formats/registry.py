@@ -61,7 +61,8 @@ class FormatSpec:
 
 
 def _magic(*magics: bytes, at: int = 0) -> Callable[[bytes], bool]:
-    return lambda data: any(data[at : at + len(m)] == m for m in magics)
+    assert all(magics)  # (an empty magic would match only where the data is long enough)
+    return lambda data: data.startswith(magics, at)
 
 
 def _big_endian_nn(magic: bytes) -> Callable[[bytes], bool]:
