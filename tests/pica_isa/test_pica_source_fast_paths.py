@@ -128,6 +128,8 @@ def test_register_printers_are_the_operand_printers() -> None:
         if rng.random() < 0.5:  # some named sources (arrays), destinations and flags
             names.src[rng.randrange(128)] = ("arr", 0x20, 4)
             names.src.update({reg: ("arr", 0x20, 4) for reg in range(0x20, 0x24)})
+            one = rng.randrange(128)
+            names.src[one] = ("one", one, 1)
             names.dst[rng.randrange(32)] = "out_color"
         fast_unit, slow_unit = source._Unit(), source._Unit()
         code = source._Code([word], opdescs, {}, {})

@@ -233,8 +233,15 @@ class _Names:
         return text
 
     def plain_source(self, reg: int) -> str:
-        """source(reg, 0), kept by register (a small int key: no int object is made)."""
-        text = self.plain[reg] = self._source(reg, 0)
+        """source(reg, 0) (no index register: IDX_NAMES[0] is ""), kept by register (a small int
+        key: no int object is made)."""
+        found = self.src.get(reg)
+        if found is None:
+            text = _raw_src(reg)
+        else:
+            name, first, size = found
+            text = name if size == 1 else f"{name}[{reg - first}]"
+        self.plain[reg] = text
         return text
 
     def _source(self, reg: int, idx: int) -> str:
