@@ -332,7 +332,8 @@ class Dvlb(ShaderFile):
                 from shaderkit.formats.dvlb.source import dvlb_to_source
             except ModuleNotFoundError as exc:
                 if exc.name and exc.name.startswith("shaderkit"):
-                    raise UnsupportedOperation("dvlb: the PICA200 disassembler is not available yet") from None
+                    raise UnsupportedOperation(f"dvlb: the PICA200 disassembler cannot be loaded ({exc.name} is "
+                                               "missing from this installation)") from None
                 raise
             _dvlb_to_source = dvlb_to_source
         return _dvlb_to_source(self)
