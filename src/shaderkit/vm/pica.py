@@ -97,7 +97,10 @@ _U32_STRUCT = struct.Struct("<I")
 
 
 def f24_to_f32(raw: int) -> float:
-    """A float24 word as azahar decodes it (exponent 0 with mantissa != 0 is a denormal)."""
+    """A float24 word as azahar decodes it (exponent 0 with mantissa != 0 is a denormal).
+
+    Not :func:`shaderkit.isa.pica.float24.f24_to_f32`, which gives the value picasso's encoding
+    means (there such a word is 1.m * 2**-63): the VM follows the emulator."""
     raw &= 0xFFFFFF
     sign = -1.0 if raw & 0x800000 else 1.0
     exponent = (raw >> 16) & 0x7F
