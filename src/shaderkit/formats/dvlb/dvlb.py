@@ -35,7 +35,9 @@ from shaderkit.formats.dvlb.pack import (
     DVLP_MAGIC,
     _encode_name,
     _pack_constants,
+    _pack_dvlb_header,
     _pack_dvle_header,
+    _pack_dvlp_header,
     _pack_labels,
     _pack_opdescs,
     _pack_outputs,
@@ -657,10 +659,8 @@ def _write_placed(model: Dvlb, layout: Layout) -> bytes:
             sym_off, sym_size = u32_offset(table_at - at), len(symbols.data)
         w.put(at, _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), sym_size))
 
-    w.put(0, DVLB_MAGIC + pack_u32s([count, *dvle_offsets]))
-    w.put(dvlp_start, _DVLP_HEADER.pack(
-        DVLP_MAGIC, dvlp.version, code_off, len(dvlp.code), opd_off, len(dvlp.opdescs), fname_off,
-    ) + pack_u32s(dvlp.unknown_words))  # fmt: skip
+    w.put(0, _pack_dvlb_header(dvle_offsets))
+    w.put(dvlp_start, _pack_dvlp_header(dvlp, code_off, opd_off, fname_off, dvlp.unknown_words))
     if not w.verify():
         raise Relayout
     if w.end > layout.size:

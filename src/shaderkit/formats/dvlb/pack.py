@@ -76,6 +76,19 @@ def _pack_dvle_header(dvle: Any, offsets: tuple[int, int, int, int, int], symbol
     )  # fmt: skip
 
 
+def _pack_dvlb_header(dvle_offsets: list[int]) -> bytes:
+    """The DVLB header: magic, DVLE count, then each DVLE's offset."""
+    return DVLB_MAGIC + pack_u32s([len(dvle_offsets), *dvle_offsets])
+
+
+def _pack_dvlp_header(dvlp: Any, code_offset: int, opdesc_offset: int, symbol_offset: int, words: Any) -> bytes:
+    """The DVLP header: its fields (offsets relative to the DVLP), then ``words`` (the words after
+    the symbol-table offset: picasso's three, nihstro's none, or what a file held)."""
+    return _pack_dvlp_fields(
+        DVLP_MAGIC, dvlp.version, code_offset, len(dvlp.code), opdesc_offset, len(dvlp.opdescs), symbol_offset,
+    ) + pack_u32s(words)  # fmt: skip
+
+
 # Table packers shared with the DVOJ writer (dvob.py): entries in order, names by symbol offset.
 
 
@@ -151,19 +164,17 @@ def _write_canonical(model: Any) -> bytes:
     code_size = 4 * len(code)
     dvlp_size = header_size + code_size + _OPDESC_SIZE * len(opdescs)
     entries = [_pack_dvle(dvle, _symbol_table(dvle)) for dvle in model.dvles]
-    header = [len(entries)]  # (the DVLE count, then each DVLE's offset)
+    offsets = []
     size = 8 + 4 * len(entries) + dvlp_size
     padded = []
     for entry in entries:  # (each DVLE padded to 4 bytes from the file start)
-        header.append(size)
+        offsets.append(size)
         size += len(entry)
         padded.append(entry)
         padded.append(b"\0" * (-size % 4))
         size += -size % 4
     return b"".join([
-        DVLB_MAGIC, pack_u32s(header),
-        _pack_dvlp_fields(
-            DVLP_MAGIC, dvlp.version, header_size, len(code), header_size + code_size, len(opdescs), dvlp_size,
-        ),
-        pack_u32s(unknown), pack_u32s(code), _pack_opdescs(opdescs), *padded,
+        _pack_dvlb_header(offsets),
+        _pack_dvlp_header(dvlp, header_size, header_size + code_size, dvlp_size, unknown),
+        pack_u32s(code), _pack_opdescs(opdescs), *padded,
     ])  # fmt: skip

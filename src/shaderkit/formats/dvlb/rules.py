@@ -21,7 +21,6 @@ it is not current picasso's.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 
 from shaderkit.formats.dvlb.dvlb import (
@@ -30,19 +29,18 @@ from shaderkit.formats.dvlb.dvlb import (
 )
 from shaderkit.formats.dvlb.pack import (
     _CONSTANT,
-    _DVLP_HEADER,
     _LABEL,
     _OPDESC,
     _OUTPUT,
     _UNIFORM,
-    DVLB_MAGIC,
     DVLE_HEADER_SIZE,
     DVLP_HEADER_MIN,
-    DVLP_MAGIC,
     _encode_name,
     _pack_constants,
+    _pack_dvlb_header,
     _pack_dvle,
     _pack_dvle_header,
+    _pack_dvlp_header,
     _pack_labels,
     _pack_opdescs,
     _pack_outputs,
@@ -87,15 +85,6 @@ def _single_dvle_prefix(model: Dvlb, rule: str, header_words: list[int]) -> tupl
     return 12 + header_size, code_offset, opdesc_offset, blob
 
 
-def _dvlp_header(model: Dvlb, code_offset: int, opdesc_offset: int, symbol_offset: int,
-                 header_words: list[int]) -> bytes:
-    dvlp = model.dvlp
-    return _DVLP_HEADER.pack(
-        DVLP_MAGIC, dvlp.version, code_offset, len(dvlp.code), opdesc_offset, len(dvlp.opdescs),
-        symbol_offset,
-    ) + pack_u32s(header_words)  # fmt: skip
-
-
 def write_picasso_2014(model: Dvlb) -> bytes:
     """A one-DVLE SHBIN laid out as picasso 2014 writes it."""
     words = _header_words(model, 3, RULE_PICASSO_2014)
@@ -109,8 +98,8 @@ def write_picasso_2014(model: Dvlb) -> bytes:
     unif_off = out_off + _OUTPUT.size * len(dvle.outputs)
     sym_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
     return b"".join((
-        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
-        _dvlp_header(model, code_offset, opdesc_offset, end_of_descs, words),
+        _pack_dvlb_header([dvle_offset]),
+        _pack_dvlp_header(model.dvlp, code_offset, opdesc_offset, end_of_descs, words),
         _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
         blob, _pack_constants(dvle.constants), _pack_labels(dvle.labels, label_syms),
         _pack_outputs(dvle.outputs), _pack_uniforms(dvle.uniforms, uniform_syms), pool,
@@ -130,8 +119,8 @@ def write_picasso_2015(model: Dvlb) -> bytes:
     for entry in entries:
         offsets.append(offset)
         offset += len(entry)
-    return b"".join([DVLB_MAGIC, pack_u32s([len(offsets), *offsets]),
-                     _dvlp_header(model, header_size, opdesc_offset, dvlp_size, words),
+    return b"".join([_pack_dvlb_header(offsets),
+                     _pack_dvlp_header(model.dvlp, header_size, opdesc_offset, dvlp_size, words),
                      pack_u32s(dvlp.code), _pack_opdescs(dvlp.opdescs), *entries])
 
 
@@ -161,8 +150,8 @@ def write_nihstro(model: Dvlb, symbols: str = "") -> bytes:
     label_off = unif_off + _UNIFORM.size * len(dvle.uniforms)
     sym_off = label_off + _LABEL.size * len(dvle.labels)
     return b"".join((
-        DVLB_MAGIC, struct.pack("<II", 1, dvle_offset),
-        _dvlp_header(model, code_offset, opdesc_offset, 0, words),
+        _pack_dvlb_header([dvle_offset]),
+        _pack_dvlp_header(model.dvlp, code_offset, opdesc_offset, 0, words),
         _pack_dvle_header(dvle, (const_off, label_off, out_off, unif_off, sym_off), len(pool)),
         blob, _pack_outputs(dvle.outputs), _pack_constants(dvle.constants),
         _pack_uniforms(dvle.uniforms, uniform_syms), _pack_labels(dvle.labels, label_syms), bytes(pool),
